@@ -1,0 +1,5 @@
+"""`python -m cpmodels` runs the command-line interface."""
+
+from cpmodels.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,162 @@
+"""Command-line interface: parse arguments, call the library, print, set the exit status.
+
+Exit status: 0 solved (or done), 1 proved unsolvable, 2 bad input, 3 stopped by the time
+limit without an answer, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from cpmodels import __version__
+from cpmodels.errors import CpmodelsError, InputError
+from cpmodels.spec import CalendarSpec, TowersSpec, json_schema, load_spec
+
+EXIT_OK, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+STATUS_EXIT = {"solved": EXIT_OK, "unsolvable": EXIT_UNSOLVABLE, "unknown": EXIT_UNKNOWN}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports bad arguments on one line with exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    return value
+
+
+def _size(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size like 6x6 (rows x columns)")
+    rows, cols = int(match[1]), int(match[2])
+    if not (1 <= rows <= 200 and 1 <= cols <= 200):
+        raise argparse.ArgumentTypeError(f"{text!r}: rows and columns must be 1 to 200")
+    return rows, cols
+
+
+def _add_instance_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", help="path of a YAML spec (see specs/)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--date", help="calendar specs: a real date, YYYY-MM-DD (default: today)")
+    which.add_argument("--labels", nargs="+", metavar="LABEL",
+                       help="calendar specs: one label per group, e.g. --labels Feb 31 Mon")
+    p.add_argument("--target", help="packing specs with several target boards: which one")
+    p.add_argument("--no-flip", action="store_true",
+                   help="keep every piece face up as drawn (rotations only)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="cpmodels", description="Solve puzzle specs with constraint models.")
+    parser.add_argument("--version", action="version", version=f"cpmodels {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    solve = sub.add_parser("solve", help="solve one puzzle and show the answer")
+    _add_instance_args(solve)
+    solve.add_argument("--size", type=_size, metavar="RxC", help="towers specs: grid size")
+    solve.add_argument("--time-limit", type=_positive_seconds, metavar="S",
+                       help="stop after S seconds (towers: return the best board so far)")
+    solve.add_argument("--format", choices=("text", "json"), default="text")
+
+    validate = sub.add_parser("validate", help="check spec files and report every problem")
+    validate.add_argument("specs", nargs="+", metavar="SPEC")
+
+    sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
+    return parser
+
+
+def _colour_ok(stream: Any) -> bool:
+    return (hasattr(stream, "isatty") and stream.isatty() and "NO_COLOR" not in os.environ
+            and os.environ.get("TERM") != "dumb")
+
+
+def _emit(payload: dict[str, Any], text: str, fmt: str) -> None:
+    if fmt == "json":
+        print(json.dumps(payload))
+    else:
+        print(text)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    spec = load_spec(args.spec)
+    colour = _colour_ok(sys.stdout)
+    if isinstance(spec, TowersSpec):
+        for flag in ("date", "labels", "target"):
+            if getattr(args, flag) is not None:
+                raise InputError(f"--{flag} does not apply to a towers spec")
+        from cpmodels.backends import towers as towers_backend
+        from cpmodels.render import towers_payload, towers_text
+        from cpmodels.towers import towers_problem
+
+        rows, cols = args.size or (None, None)
+        problem = towers_problem(spec, rows, cols)
+        result = towers_backend.solve(problem, time_limit=args.time_limit)
+        _emit(towers_payload(problem, result), towers_text(problem, result, colour), args.format)
+        return STATUS_EXIT[result.status]
+
+    if args.size is not None:
+        raise InputError("--size applies to towers specs only")
+    from cpmodels.backends import cpsat
+    from cpmodels.instance import packing_instance, parse_date
+    from cpmodels.render import packing_payload, packing_text
+
+    date = parse_date(args.date) if args.date else None
+    if date is None and args.labels is None and isinstance(spec, CalendarSpec):
+        date = dt.date.today()
+    instance = packing_instance(spec, target=args.target, labels=args.labels, date=date,
+                                face_up=args.no_flip)
+    result = cpsat.solve(instance.cover, time_limit=args.time_limit)
+    _emit(packing_payload(instance, result), packing_text(instance, result, colour),
+          args.format)
+    return STATUS_EXIT[result.status]
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    worst = EXIT_OK
+    for path in args.specs:
+        try:
+            spec = load_spec(path)
+        except CpmodelsError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            worst = EXIT_BAD_INPUT
+            continue
+        print(f"{path}: ok ({spec.kind} '{spec.name}')")
+    return worst
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), indent=2))
+    return EXIT_OK
+
+
+COMMANDS = {"solve": cmd_solve, "validate": cmd_validate, "schema": cmd_schema}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every user error is one line on stderr, never a traceback."""
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except CpmodelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK

@@ -1,0 +1,83 @@
+"""The exact-cover problem: the one representation every packing backend consumes.
+
+Items are the things to cover (board cells, pieces); an item is covered between ``low`` and
+``high`` times (1..1 for a board cell, ``count``..``count`` for a piece with several copies,
+0..1 for a secondary item). Options are the placements; choosing an option covers each of
+its items once. A solution is a set of options that covers every item within its bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from cpmodels.geometry import Cell, Placement, placements
+
+
+@dataclass(frozen=True)
+class Item:
+    """Something to cover: ``low`` to ``high`` times (``low == 0`` makes it secondary)."""
+
+    name: str
+    low: int = 1
+    high: int = 1
+
+    @property
+    def secondary(self) -> bool:
+        return self.low == 0
+
+
+@dataclass
+class ExactCover:
+    """Items, options (tuples of item indices) and the placement each option stands for."""
+
+    items: list[Item] = field(default_factory=list)
+    options: list[tuple[int, ...]] = field(default_factory=list)
+    placements: list[Placement] = field(default_factory=list)
+
+    def item_options(self) -> list[list[int]]:
+        """For each item, the indices of the options that cover it."""
+        by_item: list[list[int]] = [[] for _ in self.items]
+        for j, option in enumerate(self.options):
+            for i in option:
+                by_item[i].append(j)
+        return by_item
+
+    def decode(self, chosen: Iterable[int]) -> list[Placement]:
+        """The placements of the chosen option indices, sorted by piece then cells."""
+        return sorted(self.placements[j] for j in chosen)
+
+    def is_solution(self, chosen: Sequence[int]) -> bool:
+        """Check a set of option indices against every item's bounds."""
+        counts = [0] * len(self.items)
+        for j in chosen:
+            for i in self.options[j]:
+                counts[i] += 1
+        return all(it.low <= n <= it.high for it, n in zip(self.items, counts))
+
+
+@dataclass(frozen=True)
+class PieceKind:
+    """A piece as the cover sees it: its name, its distinct orientations and how many copies."""
+
+    name: str
+    orientations: tuple[frozenset[Cell], ...]
+    count: int = 1
+
+
+def packing_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind]) -> ExactCover:
+    """Compile "fill exactly these cells with exactly these pieces" into an exact cover.
+
+    Items are the cells (each covered once) followed by the pieces (each covered ``count``
+    times); an option is one placement: its cells plus its piece.
+    """
+    cell_list = sorted(set(cells))
+    cover = ExactCover(items=[Item(f"r{r}c{c}") for r, c in cell_list])
+    cell_index = {rc: i for i, rc in enumerate(cell_list)}
+    for kind in pieces:
+        piece_item = len(cover.items)
+        cover.items.append(Item(kind.name, kind.count, kind.count))
+        for placement in placements(kind.name, kind.orientations, cell_list):
+            cover.options.append((*(cell_index[rc] for rc in placement.cells), piece_item))
+            cover.placements.append(placement)
+    return cover

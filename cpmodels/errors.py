@@ -1,0 +1,31 @@
+"""Exceptions that carry a one-line, user-facing message."""
+
+from __future__ import annotations
+
+
+class CpmodelsError(Exception):
+    """Base class: an error whose message is meant for the user, not a traceback."""
+
+
+class SpecError(CpmodelsError):
+    """A spec file is missing, unreadable or invalid.
+
+    The message names the file, the field path (and line when known) and what is wrong.
+    """
+
+    def __init__(self, source: str, message: str, field: str | None = None,
+                 line: int | None = None) -> None:
+        self.source = source
+        self.field = field
+        self.line = line
+        self.reason = message
+        where = source
+        if line is not None:
+            where += f":{line}"
+        if field:
+            where += f": {field}"
+        super().__init__(f"{where}: {message}")
+
+
+class InputError(CpmodelsError):
+    """A command-line argument (date, labels, size, target, ...) is invalid for the spec."""

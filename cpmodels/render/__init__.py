@@ -1,0 +1,6 @@
+"""Turning results into JSON payloads and terminal text."""
+
+from cpmodels.render.payload import packing_payload, towers_payload
+from cpmodels.render.text import packing_text, towers_text
+
+__all__ = ["packing_payload", "packing_text", "towers_payload", "towers_text"]

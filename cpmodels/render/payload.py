@@ -1,0 +1,45 @@
+"""The JSON contract of ``solve``: plain dicts that other tools and the tests read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cpmodels.backends.result import CoverResult
+from cpmodels.backends.towers import TowersResult
+from cpmodels.instance import PackingInstance
+from cpmodels.towers import TowersProblem
+
+
+def packing_payload(instance: PackingInstance, result: CoverResult) -> dict[str, Any]:
+    """``{"spec", "status", "labels", "uncovered", "placements", "seconds", ...}``."""
+    placements = instance.cover.decode(result.chosen) if result.status == "solved" else []
+    return {
+        "spec": instance.name,
+        "target": instance.target,
+        "status": result.status,
+        "labels": list(instance.labels),
+        "uncovered": [list(rc) for rc in instance.uncovered],
+        "placements": [
+            {"piece": p.piece, "cells": [list(rc) for rc in p.cells]} for p in placements
+        ],
+        "seconds": round(result.seconds, 4),
+        "backend": result.backend,
+    }
+
+
+def towers_payload(problem: TowersProblem, result: TowersResult) -> dict[str, Any]:
+    """The packing contract (empty labels and placements) plus grid, score, optimal, bound."""
+    return {
+        "spec": problem.name,
+        "status": result.status,
+        "labels": [],
+        "uncovered": [],
+        "placements": [],
+        "seconds": round(result.seconds, 4),
+        "backend": result.backend,
+        "size": [problem.rows, problem.cols],
+        "grid": result.grid,
+        "score": result.score,
+        "optimal": result.optimal,
+        "bound": result.bound,
+    }

@@ -1,0 +1,211 @@
+"""Load a YAML spec file into a validated model, or fail with one clear line per problem."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+import yaml
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from cpmodels.errors import SpecError
+from cpmodels.spec.models import CalendarSpec, PackingSpec, Spec, SpecFieldError, TowersSpec
+
+MAX_SPEC_BYTES = 1_000_000
+MAX_DEPTH = 20
+
+_ADAPTER: TypeAdapter[Spec] = TypeAdapter(Spec)
+_KINDS: dict[str, type[BaseModel]] = {
+    "packing": PackingSpec, "calendar": CalendarSpec, "towers": TowersSpec,
+}
+
+Path_ = tuple[str | int, ...]
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML with no aliases (no "billion laughs"), bounded nesting, no duplicate keys."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.MarkedYAMLError(problem="YAML aliases (*name) are not allowed in specs",
+                                       problem_mark=event.start_mark)
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.MarkedYAMLError(
+                    problem=f"nesting deeper than {MAX_DEPTH} levels",
+                    problem_mark=self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (list, dict)):
+                raise yaml.MarkedYAMLError(problem="a mapping key must be a plain value",
+                                           problem_mark=key_node.start_mark)
+            if key in seen:
+                raise yaml.MarkedYAMLError(problem=f"duplicate key {key!r}",
+                                           problem_mark=key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _node_lines(node: Any, path: Path_, lines: dict[Path_, int]) -> None:
+    """Record the 1-based line of every mapping key and sequence item below ``node``."""
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            lines[(*path, key)] = key_node.start_mark.line + 1
+            _node_lines(value_node, (*path, key), lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _node_lines(item, (*path, i), lines)
+
+
+def parse_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
+    """YAML text to plain data plus the line of each field path."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise SpecError(source, f"YAML syntax error: {problem}", line=line) from None
+    except yaml.YAMLError as exc:
+        raise SpecError(source, f"YAML error: {exc}") from None
+    except RecursionError:
+        raise SpecError(source, "the YAML is nested too deeply") from None
+    finally:
+        loader.dispose()
+    lines: dict[Path_, int] = {}
+    if node is not None:
+        _node_lines(node, (), lines)
+    return data, lines
+
+
+def _field_names(model: type[BaseModel] | None, loc: Path_) -> list[str]:
+    """The field names allowed at ``loc`` (walking the model's annotations), if known."""
+    current: Any = model
+    for key in loc:
+        if isinstance(key, int):
+            args = get_args(current)
+            current = args[0] if args else None
+            continue
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(key)
+            if field is None:
+                return []
+            current = field.annotation
+            while get_origin(current) is not None and get_origin(current) not in (list, dict):
+                inner = [a for a in get_args(current) if a is not type(None)]
+                current = inner[0] if inner else None
+        else:
+            return []
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _describe(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[Path_, str]:
+    """The field path and a human message (with the fix) for one pydantic error."""
+    loc: Path_ = tuple(error["loc"])
+    kind = error["type"]
+    original = (error.get("ctx") or {}).get("error")
+    if isinstance(original, SpecFieldError):
+        return original.path, str(original)
+    message = error["msg"].removeprefix("Value error, ")
+    if kind == "extra_forbidden":
+        allowed = _field_names(model, loc[:-1])
+        hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        fix = f"did you mean {hint[0]!r}?" if hint else (
+            f"allowed fields: {', '.join(allowed)}" if allowed else "remove it")
+        return loc, f"unknown field {loc[-1]!r}; {fix}"
+    if kind == "missing":
+        return loc, "required field is missing"
+    if kind == "union_tag_invalid" or kind == "union_tag_not_found":
+        return ("kind",), f"'kind' must be one of {', '.join(_KINDS)}"
+    if "input" in error and kind not in ("value_error", "assertion_error"):
+        shown = json.dumps(error["input"], default=str)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        message = f"{message} (got {shown})"
+    return loc, message
+
+
+def _format_path(path: Path_) -> str:
+    text = ""
+    for key in path:
+        text += f"[{key}]" if isinstance(key, int) else (f".{key}" if text else str(key))
+    return text
+
+
+def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None) -> Spec:
+    """Validate plain data (a parsed spec) into a spec model, or raise :class:`SpecError`.
+
+    The error's message lists every problem, one line each, the first being the most useful.
+    """
+    lines = lines or {}
+    if data is None:
+        raise SpecError(source, "the spec is empty; it needs at least 'kind' and 'name'")
+    if not isinstance(data, dict):
+        raise SpecError(source, f"a spec must be a mapping of fields, not a {type(data).__name__}",
+                        line=lines.get(()))
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        model = _KINDS.get(data.get("kind")) if isinstance(data.get("kind"), str) else None
+        problems: list[SpecError] = []
+        for error in exc.errors():
+            loc = tuple(error["loc"])
+            if model is not None and loc and loc[0] == data.get("kind"):
+                error = {**error, "loc": loc[1:]}
+            path, message = _describe(error, model)
+            line = next((lines[path[:n]] for n in range(len(path), -1, -1)
+                         if path[:n] in lines), None)
+            problems.append(SpecError(source, message, field=_format_path(path) or None,
+                                      line=line))
+        first = problems[0]
+        if len(problems) > 1:
+            rest = "\n".join(str(p) for p in problems[1:])
+            raise SpecError(first.source, f"{first.reason}\n{rest}", first.field,
+                            first.line) from None
+        raise first from None
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a spec file; every failure is a :class:`SpecError`."""
+    source = str(path)
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if not p.is_file():
+            raise SpecError(source, "not a file; give the path of a .yaml spec")
+        if size > MAX_SPEC_BYTES:
+            raise SpecError(source, f"the file is {size:,} bytes; specs are at most "
+                                    f"{MAX_SPEC_BYTES:,} bytes")
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(source, "no such file; check the path (the bundled specs are in "
+                                "specs/)") from None
+    except UnicodeDecodeError:
+        raise SpecError(source, "the file is not UTF-8 text") from None
+    except OSError as exc:
+        raise SpecError(source, f"cannot read the file: {exc.strerror or exc}") from None
+    data, lines = parse_yaml(text, source)
+    return validate_data(data, source, lines)
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of every spec kind, for editors and other tools."""
+    schema = _ADAPTER.json_schema()
+    schema["title"] = "cpmodels spec"
+    return schema

@@ -1,0 +1,403 @@
+"""Pydantic models of the three spec kinds: ``packing``, ``calendar`` and ``towers``.
+
+A spec describes a board, its pieces and its rules; it never contains solver code.
+Board drawings are text rows with row 0 at the top:
+
+* ``packing`` boards: one character per cell, ``.`` a cell to fill, ``#`` a wall.
+* ``calendar`` boards: whitespace-separated tokens, ``#`` a wall, ``.`` a plain cell that is
+  always covered, anything else a label that belongs to exactly one label group.
+* pieces: one character per square, ``#`` part of the piece, ``.`` (or a space) empty;
+  rows may be given as a list or as one string with ``/`` between rows.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    field_validator,
+    model_validator,
+)
+
+from cpmodels.cover import PieceKind
+from cpmodels.geometry import Cell, Shape, is_connected, normalize, orientations, parse_drawing
+
+#: Limits that keep a hand-written spec from asking for an absurd model.
+MAX_BOARD_SIDE = 200
+MAX_PIECE_SIDE = 50
+MAX_COUNT = 1000
+
+DATE_GROUPS = {"month": 12, "day": 31, "weekday": 7}
+
+
+class SpecFieldError(ValueError):
+    """A validation failure that belongs to a field other than the one being validated."""
+
+    def __init__(self, path: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class StrictModel(BaseModel):
+    """Base: unknown fields are errors, values are not silently coerced across types."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _rows(value: object) -> object:
+    """Accept a drawing as a list of rows or as one string with ``/`` or newlines between rows."""
+    if isinstance(value, str):
+        text = value.strip("\n")
+        return text.split("\n") if "\n" in text else text.split("/")
+    return value
+
+
+Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\s/#]+$")]
+
+
+class Piece(StrictModel):
+    """A named piece drawn as text rows."""
+
+    name: Name
+    shape: list[str] = Field(min_length=1, description="rows, '#' = square, '.' = empty")
+    count: PositiveInt = Field(1, le=MAX_COUNT, description="how many copies must be used")
+    rotate: bool | None = Field(None, description="override the spec-wide rotate setting")
+    flip: bool | None = Field(None, description="override the spec-wide flip setting")
+    letter: str | None = Field(None, min_length=1, max_length=1,
+                               description="letter that draws this piece in text output")
+
+    _normalize_shape = field_validator("shape", mode="before")(_rows)
+
+    @field_validator("shape")
+    @classmethod
+    def _check_shape(cls, rows: list[str]) -> list[str]:
+        for i, row in enumerate(rows):
+            bad = sorted(set(row) - set("#. "))
+            if bad:
+                raise ValueError(
+                    f"row {i} has {', '.join(repr(b) for b in bad)}; "
+                    "draw squares with '#' and empty places with '.'"
+                )
+        if len(rows) > MAX_PIECE_SIDE or max(len(r) for r in rows) > MAX_PIECE_SIDE:
+            raise ValueError(f"a piece is at most {MAX_PIECE_SIDE} squares on a side")
+        cells = parse_drawing(rows)
+        if not cells:
+            raise ValueError("the piece has no squares; draw them with '#'")
+        if not is_connected(cells):
+            raise ValueError("the piece is not connected: every '#' must touch another "
+                             "'#' by an edge")
+        return rows
+
+    @cached_property
+    def cells(self) -> Shape:
+        return normalize(parse_drawing(self.shape))
+
+    @property
+    def area(self) -> int:
+        return len(self.cells)
+
+    def kind(self, *, rotate: bool, flip: bool, face_up: bool = False) -> PieceKind:
+        """The cover's view of this piece under the given defaults (the piece may override).
+
+        ``face_up`` keeps the piece as drawn (rotations only), whatever the settings say.
+        """
+        rot = rotate if self.rotate is None else self.rotate
+        flp = False if face_up else (flip if self.flip is None else self.flip)
+        return PieceKind(self.name, tuple(orientations(self.cells, rotate=rot, flip=flp)),
+                         self.count)
+
+
+class PieceSetSpec(StrictModel):
+    """Fields shared by the packing kinds: the pieces and how they may be turned."""
+
+    name: Name
+    description: str = ""
+    rotate: bool = Field(True, description="pieces may be rotated")
+    flip: bool = Field(True, description="pieces may be turned over")
+    pieces: list[Piece] = Field(min_length=1)
+
+    @field_validator("pieces")
+    @classmethod
+    def _unique_pieces(cls, pieces: list[Piece]) -> list[Piece]:
+        seen: set[str] = set()
+        letters: set[str] = set()
+        for p in pieces:
+            if p.name in seen:
+                raise ValueError(f"two pieces are named {p.name!r}; names must be unique")
+            seen.add(p.name)
+            if p.letter is not None:
+                if p.letter in letters:
+                    raise ValueError(f"two pieces are drawn with letter {p.letter!r}")
+                letters.add(p.letter)
+        return pieces
+
+    @property
+    def piece_area(self) -> int:
+        return sum(p.area * p.count for p in self.pieces)
+
+    def piece_kinds(self, *, face_up: bool = False) -> list[PieceKind]:
+        """Pieces with their allowed orientations; ``face_up`` forbids turning any piece over."""
+        return [p.kind(rotate=self.rotate, flip=self.flip, face_up=face_up) for p in self.pieces]
+
+    def letters(self) -> dict[str, str]:
+        """One distinct display letter per piece: its own, else a letter of its name, else A-Z."""
+        taken = {p.letter for p in self.pieces if p.letter}
+        result: dict[str, str] = {}
+        pool = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+        for p in self.pieces:
+            if p.letter:
+                result[p.name] = p.letter
+                continue
+            for ch in [ch for ch in p.name.upper() if ch.isalpha()] + list(pool):
+                if ch not in taken:
+                    taken.add(ch)
+                    result[p.name] = ch
+                    break
+            else:  # more pieces than symbols: reuse, the drawing is still readable by colour
+                result[p.name] = "?"
+        return result
+
+
+def _board_rows(value: object) -> object:
+    if isinstance(value, str):
+        return value.strip("\n").split("\n")
+    return value
+
+
+def _check_rectangular(widths: list[int], unit: str) -> None:
+    if len(widths) > MAX_BOARD_SIDE or max(widths) > MAX_BOARD_SIDE:
+        raise ValueError(f"a board is at most {MAX_BOARD_SIDE} {unit}s on a side")
+    for i, w in enumerate(widths):
+        if w != widths[0]:
+            raise ValueError(
+                f"row {i} has {w} {unit}s but row 0 has {widths[0]}; "
+                "pad short rows with '#' so every row has the same width"
+            )
+
+
+def _area_check(spec: PieceSetSpec, board_cells: int, uncovered: int,
+                path: tuple[str | int, ...]) -> None:
+    need = board_cells - uncovered
+    if spec.piece_area != need:
+        detail = f"{board_cells} cells"
+        if uncovered:
+            detail += f", {uncovered} of them uncovered, leaving {need} to fill"
+        raise SpecFieldError(
+            path,
+            f"the pieces cover {spec.piece_area} cells but the board has {detail}; "
+            "add or remove pieces or board cells",
+        )
+
+
+class Target(StrictModel):
+    """One of several boards that the same piece set must fill, one at a time."""
+
+    name: Name
+    board: list[str] = Field(min_length=1, description="rows, '.' = cell, '#' = wall")
+
+    _normalize_board = field_validator("board", mode="before")(_board_rows)
+
+    @field_validator("board")
+    @classmethod
+    def _check_board(cls, rows: list[str]) -> list[str]:
+        for i, row in enumerate(rows):
+            bad = sorted(set(row) - set(".#"))
+            if bad:
+                raise ValueError(
+                    f"row {i} has {', '.join(repr(b) for b in bad)}; "
+                    "draw cells with '.' and walls with '#'"
+                )
+        _check_rectangular([len(r) for r in rows], "character")
+        if "." not in "".join(rows):
+            raise ValueError("the board has no cells; draw them with '.'")
+        return rows
+
+    @cached_property
+    def cells(self) -> frozenset[Cell]:
+        return parse_drawing(self.board, filled=".")
+
+
+class PackingSpec(PieceSetSpec):
+    """Fill a board (or each of several target boards) with every piece exactly as counted."""
+
+    kind: Literal["packing"]
+    board: list[str] | None = Field(None, description="rows, '.' = cell, '#' = wall")
+    targets: list[Target] | None = Field(None, min_length=1,
+                                         description="several boards to fill one at a time")
+
+    _normalize_board = field_validator("board", mode="before")(_board_rows)
+
+    @field_validator("board")
+    @classmethod
+    def _check_board(cls, rows: list[str] | None) -> list[str] | None:
+        if rows is not None:
+            Target._check_board(rows)
+        return rows
+
+    @model_validator(mode="after")
+    def _check_targets(self) -> PackingSpec:
+        if (self.board is None) == (self.targets is None):
+            raise SpecFieldError(("board",), "give either 'board' or 'targets', not both "
+                                             "and not neither")
+        names: set[str] = set()
+        for i, target in enumerate(self.all_targets()):
+            if target.name in names:
+                raise SpecFieldError(("targets", i, "name"),
+                                     f"two targets are named {target.name!r}")
+            names.add(target.name)
+            path: tuple[str | int, ...] = ("board",) if self.board else ("targets", i)
+            _area_check(self, len(target.cells), 0, path)
+        return self
+
+    def all_targets(self) -> list[Target]:
+        """The boards to fill: the single ``board`` (named like the spec) or the ``targets``."""
+        if self.targets is not None:
+            return list(self.targets)
+        assert self.board is not None
+        return [Target(name=self.name, board=self.board)]
+
+
+class CalendarSpec(PieceSetSpec):
+    """A packing board whose labelled cells leave one label of each group uncovered."""
+
+    kind: Literal["calendar"]
+    board: list[str] = Field(min_length=1, description="rows of whitespace-separated tokens: "
+                                                       "'#' wall, '.' plain cell, else a label")
+    groups: dict[Name, list[Name]] = Field(
+        min_length=1,
+        description="label groups in order; 'month' (12), 'day' (31) and 'weekday' (7, Monday "
+                    "first) let real dates be asked for",
+    )
+
+    _normalize_board = field_validator("board", mode="before")(_board_rows)
+
+    @field_validator("groups", mode="before")
+    @classmethod
+    def _labels_as_text(cls, groups: object) -> object:
+        """Day numbers may be written as YAML integers; labels are compared as text."""
+        if isinstance(groups, dict):
+            return {
+                k: [str(x) if isinstance(x, int) and not isinstance(x, bool) else x for x in v]
+                if isinstance(v, list) else v
+                for k, v in groups.items()
+            }
+        return groups
+
+    @field_validator("board")
+    @classmethod
+    def _check_board(cls, rows: list[str]) -> list[str]:
+        _check_rectangular([len(r.split()) for r in rows], "token")
+        return rows
+
+    @field_validator("groups")
+    @classmethod
+    def _check_groups(cls, groups: dict[str, list[str]]) -> dict[str, list[str]]:
+        seen: dict[str, str] = {}
+        for name, labels in groups.items():
+            if not labels:
+                raise ValueError(f"group {name!r} has no labels")
+            for label in labels:
+                if label in seen:
+                    where = "twice in" if seen[label] == name else f"in {seen[label]!r} and"
+                    raise ValueError(f"label {label!r} appears {where} group {name!r}")
+                seen[label] = name
+            if name in DATE_GROUPS and len(labels) != DATE_GROUPS[name]:
+                raise ValueError(f"group {name!r} must list {DATE_GROUPS[name]} labels in "
+                                 f"calendar order, not {len(labels)}")
+        return groups
+
+    @model_validator(mode="after")
+    def _check_labels(self) -> CalendarSpec:
+        grouped = {label for labels in self.groups.values() for label in labels}
+        placed: dict[str, Cell] = {}
+        for r, row in enumerate(self.board):
+            for c, token in enumerate(row.split()):
+                if token in ("#", "."):
+                    continue
+                if token not in grouped:
+                    raise SpecFieldError(
+                        ("board", r),
+                        f"label {token!r} (column {c}) is in no group; add it to 'groups' "
+                        "or draw a plain cell with '.'",
+                    )
+                if token in placed:
+                    raise SpecFieldError(("board", r), f"label {token!r} is drawn twice")
+                placed[token] = (r, c)
+        missing = [label for label in sorted(grouped) if label not in placed]
+        if missing:
+            raise SpecFieldError(("groups",), "labels not drawn on the board: "
+                                              + ", ".join(missing))
+        _area_check(self, len(self.cells), len(self.groups), ("pieces",))
+        return self
+
+    @cached_property
+    def cells(self) -> frozenset[Cell]:
+        return frozenset(
+            (r, c) for r, row in enumerate(self.board)
+            for c, token in enumerate(row.split()) if token != "#"
+        )
+
+    @cached_property
+    def label_cells(self) -> dict[str, Cell]:
+        """Where each label is drawn."""
+        return {
+            token: (r, c) for r, row in enumerate(self.board)
+            for c, token in enumerate(row.split()) if token not in ("#", ".")
+        }
+
+    def group_of(self, label: str) -> str | None:
+        return next((g for g, labels in self.groups.items() if label in labels), None)
+
+
+class Colour(StrictModel):
+    """A tower colour: its points and the colours it needs among its orthogonal neighbours."""
+
+    name: Name
+    letter: str = Field(min_length=1, max_length=1)
+    points: int = Field(ge=-10**6, le=10**6)
+    needs: list[Name] = Field(default_factory=list)
+
+
+class TowersSpec(StrictModel):
+    """Fill an R x C grid with towers to maximise the total score."""
+
+    kind: Literal["towers"]
+    name: Name
+    description: str = ""
+    rows: PositiveInt = Field(5, le=MAX_BOARD_SIDE)
+    cols: PositiveInt = Field(5, le=MAX_BOARD_SIDE)
+    colours: list[Colour] = Field(min_length=1)
+    allow_empty: bool = Field(False, description="cells may stay empty (0 points)")
+    empty_letter: str = Field(".", min_length=1, max_length=1)
+
+    @field_validator("colours")
+    @classmethod
+    def _check_colours(cls, colours: list[Colour]) -> list[Colour]:
+        names = [c.name for c in colours]
+        letters = [c.letter for c in colours]
+        for i, colour in enumerate(colours):
+            if names.index(colour.name) != i:
+                raise ValueError(f"two colours are named {colour.name!r}")
+            if letters.index(colour.letter) != i:
+                raise ValueError(f"two colours are drawn with letter {colour.letter!r}")
+            for need in colour.needs:
+                if need not in names:
+                    raise ValueError(f"{colour.name} needs {need!r}, which is not a colour "
+                                     f"(colours: {', '.join(names)})")
+                if need == colour.name:
+                    raise ValueError(f"{colour.name} cannot need itself")
+            if len(set(colour.needs)) != len(colour.needs):
+                raise ValueError(f"{colour.name} lists a needed colour twice")
+            if len(colour.needs) > 4:
+                raise ValueError(f"{colour.name} needs {len(colour.needs)} colours but a cell "
+                                 "has at most 4 neighbours")
+        return colours
+
+
+Spec = Annotated[PackingSpec | CalendarSpec | TowersSpec, Field(discriminator="kind")]
+PackingLike = PackingSpec | CalendarSpec

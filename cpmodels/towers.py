@@ -1,0 +1,71 @@
+"""The towers grid problem, independent of any solver: colours, rules and scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from cpmodels.spec.models import TowersSpec
+
+
+@dataclass(frozen=True)
+class TowerColour:
+    letter: str
+    name: str
+    points: int
+    needs: tuple[int, ...]  # indices of the colours that must be among the neighbours
+
+
+@dataclass(frozen=True)
+class TowersProblem:
+    """An R x C grid to fill with towers; a colour scores only with its needed neighbours."""
+
+    name: str
+    rows: int
+    cols: int
+    colours: tuple[TowerColour, ...]
+    allow_empty: bool = False
+    empty_letter: str = "."
+
+    def neighbours(self, r: int, c: int) -> list[tuple[int, int]]:
+        return [
+            (r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+            if 0 <= r + dr < self.rows and 0 <= c + dc < self.cols
+        ]
+
+    def violations(self, grid: Sequence[str]) -> list[str]:
+        """Every broken rule of a board drawn one letter per cell (empty list: it is legal)."""
+        problems: list[str] = []
+        if len(grid) != self.rows or any(len(row) != self.cols for row in grid):
+            return [f"the board is not {self.rows}x{self.cols}"]
+        by_letter = {col.letter: col for col in self.colours}
+        for r, row in enumerate(grid):
+            for c, letter in enumerate(row):
+                if letter == self.empty_letter and self.allow_empty:
+                    continue
+                colour = by_letter.get(letter)
+                if colour is None:
+                    problems.append(f"({r},{c}) holds {letter!r}, not a colour")
+                    continue
+                around = {grid[nr][nc] for nr, nc in self.neighbours(r, c)}
+                for need in colour.needs:
+                    if self.colours[need].letter not in around:
+                        problems.append(f"{colour.name} at ({r},{c}) has no "
+                                        f"{self.colours[need].name} neighbour")
+        return problems
+
+    def score(self, grid: Sequence[str]) -> int:
+        points = {col.letter: col.points for col in self.colours}
+        return sum(points.get(letter, 0) for row in grid for letter in row)
+
+
+def towers_problem(spec: TowersSpec, rows: int | None = None,
+                   cols: int | None = None) -> TowersProblem:
+    """The problem a towers spec describes, at its own size or at ``rows`` x ``cols``."""
+    names = [col.name for col in spec.colours]
+    colours = tuple(
+        TowerColour(col.letter, col.name, col.points, tuple(names.index(n) for n in col.needs))
+        for col in spec.colours
+    )
+    return TowersProblem(spec.name, rows or spec.rows, cols or spec.cols, colours,
+                         spec.allow_empty, spec.empty_letter)
