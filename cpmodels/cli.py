@@ -13,6 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from cpmodels import __version__
@@ -37,6 +38,16 @@ def _positive_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
 
 
@@ -72,6 +83,29 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--time-limit", type=_positive_seconds, metavar="S",
                        help="stop after S seconds (towers: return the best board so far)")
     solve.add_argument("--format", choices=("text", "json"), default="text")
+
+    count = sub.add_parser("count", help="count every solution of one puzzle")
+    _add_instance_args(count)
+    count.add_argument("--distinct", action="store_true",
+                       help="count solutions up to the board's symmetries")
+    count.add_argument("--time-limit", type=_positive_seconds, metavar="S")
+    count.add_argument("--format", choices=("text", "json"), default="text")
+
+    enum = sub.add_parser("enumerate", help="write every solution, one JSON object a line")
+    _add_instance_args(enum)
+    enum.add_argument("--out", required=True, type=Path, metavar="FILE.jsonl")
+    enum.add_argument("--limit", type=_positive_int, metavar="N", help="stop after N solutions")
+
+    sweep = sub.add_parser("sweep", help="count every label combination of a calendar spec")
+    sweep.add_argument("spec")
+    sweep.add_argument("--out", required=True, type=Path, metavar="FILE.csv")
+    sweep.add_argument("--jobs", type=_positive_int, metavar="N",
+                       help="worker processes (default: every core)")
+    sweep.add_argument("--resume", action="store_true",
+                       help="keep the rows FILE.csv already has and count the rest")
+    sweep.add_argument("--no-flip", action="store_true",
+                       help="keep every piece face up as drawn (rotations only)")
+    sweep.add_argument("--format", choices=("text", "json"), default="text")
 
     validate = sub.add_parser("validate", help="check spec files and report every problem")
     validate.add_argument("specs", nargs="+", metavar="SPEC")
@@ -126,6 +160,107 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return STATUS_EXIT[result.status]
 
 
+def _packing_instance(args: argparse.Namespace):
+    from cpmodels.instance import packing_instance, parse_date
+
+    spec = load_spec(args.spec)
+    if isinstance(spec, TowersSpec):
+        raise InputError(f"{args.command} applies to packing and calendar specs, "
+                         "not to towers")
+    date = parse_date(args.date) if args.date else None
+    if date is None and args.labels is None and isinstance(spec, CalendarSpec):
+        date = dt.date.today()
+    return packing_instance(spec, target=args.target, labels=args.labels, date=date,
+                            face_up=args.no_flip)
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from cpmodels.counting import count_instance
+
+    instance = _packing_instance(args)
+    result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit)
+    payload = {
+        "spec": instance.name, "target": instance.target, "labels": list(instance.labels),
+        "count": result.count, "distinct": result.distinct, "symmetries": result.symmetries,
+        "backend": result.backend, "seconds": round(result.seconds, 4),
+    }
+    what = (f"{result.count:,} distinct solutions (up to {result.symmetries} symmetries)"
+            if args.distinct else f"{result.count:,} solutions") if result.count is not None \
+        else "unknown: stopped at the time limit"
+    name = instance.name + (f" / {instance.target}" if instance.target != instance.name else "")
+    labels = f" {' '.join(instance.labels)}" if instance.labels else ""
+    _emit(payload, f"{name}{labels}: {what} in {result.seconds:.2f} s ({result.backend})",
+          args.format)
+    if result.count is None:
+        return EXIT_UNKNOWN
+    return EXIT_OK if result.count else EXIT_UNSOLVABLE
+
+
+def cmd_enumerate(args: argparse.Namespace) -> int:
+    import time
+
+    from cpmodels.backends import engine
+    from cpmodels.backends.result import CoverResult
+    from cpmodels.render import packing_payload
+
+    instance = _packing_instance(args)
+    start = time.perf_counter()
+    written = 0
+    try:
+        with args.out.open("w") as handle:
+            for chosen in engine.iter_solutions(instance.cover):
+                result = CoverResult("solved", engine.NAME, time.perf_counter() - start,
+                                     chosen)
+                handle.write(json.dumps(packing_payload(instance, result)) + "\n")
+                handle.flush()
+                written += 1
+                if args.limit is not None and written >= args.limit:
+                    break
+    except OSError as exc:
+        raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    except KeyboardInterrupt:
+        print(f"interrupted: {written} complete solutions kept in {args.out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(f"{written} solutions written to {args.out} in {time.perf_counter() - start:.2f} s "
+          f"({engine.NAME})")
+    return EXIT_OK if written else EXIT_UNSOLVABLE
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    import time
+
+    from cpmodels.sweep import run_sweep
+
+    spec = load_spec(args.spec)
+    if not isinstance(spec, CalendarSpec):
+        raise InputError(f"sweep needs a calendar spec; {args.spec} is a {spec.kind} spec")
+    start = time.perf_counter()
+    try:
+        summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
+                            face_up=args.no_flip)
+    except OSError as exc:
+        raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    except KeyboardInterrupt:
+        print(f"interrupted: the finished rows are kept in {args.out}; run the same command "
+              "with --resume to count the rest", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    seconds = time.perf_counter() - start
+    payload = {**summary.as_dict(), "spec": spec.name, "seconds": round(seconds, 3)}
+    lines = [
+        f"{spec.name}: {summary.combinations} combinations, {summary.total:,} solutions "
+        f"({summary.real_total:,} over real dates) in {seconds:.2f} s; rows in {args.out}",
+    ]
+    if summary.fewest and summary.most:
+        lines.append(f"fewest: {' '.join(summary.fewest.labels)} with {summary.fewest.count:,}")
+        lines.append(f"most: {' '.join(summary.most.labels)} with {summary.most.count:,}")
+    lines.append(f"unsolvable: {len(summary.unsolvable)}" + (
+        " (" + ", ".join(" ".join(u) for u in summary.unsolvable[:20])
+        + (", ..." if len(summary.unsolvable) > 20 else "") + ")"
+        if summary.unsolvable else ""))
+    _emit(payload, "\n".join(lines), args.format)
+    return EXIT_OK
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in args.specs:
@@ -144,7 +279,10 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"solve": cmd_solve, "validate": cmd_validate, "schema": cmd_schema}
+COMMANDS = {
+    "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "sweep": cmd_sweep,
+    "validate": cmd_validate, "schema": cmd_schema,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

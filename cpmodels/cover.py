@@ -21,6 +21,7 @@ class Item:
     name: str
     low: int = 1
     high: int = 1
+    cell: Cell | None = None  # the board cell this item stands for, if any
 
     @property
     def secondary(self) -> bool:
@@ -65,14 +66,27 @@ class PieceKind:
     count: int = 1
 
 
+def scan_order(cells: Iterable[Cell]) -> list[Cell]:
+    """Cells in reading order along the board's shorter side (column by column when the board
+    is wider than tall), the order in which a "first empty cell" search fills them."""
+    cell_set = set(cells)
+    if not cell_set:
+        return []
+    height = max(r for r, _ in cell_set) - min(r for r, _ in cell_set) + 1
+    width = max(c for _, c in cell_set) - min(c for _, c in cell_set) + 1
+    if width > height:
+        return sorted(cell_set, key=lambda rc: (rc[1], rc[0]))
+    return sorted(cell_set)
+
+
 def packing_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind]) -> ExactCover:
     """Compile "fill exactly these cells with exactly these pieces" into an exact cover.
 
-    Items are the cells (each covered once) followed by the pieces (each covered ``count``
-    times); an option is one placement: its cells plus its piece.
+    Items are the cells (each covered once, in :func:`scan_order`) followed by the pieces (each
+    covered ``count`` times); an option is one placement: its cells, then its piece.
     """
-    cell_list = sorted(set(cells))
-    cover = ExactCover(items=[Item(f"r{r}c{c}") for r, c in cell_list])
+    cell_list = scan_order(cells)
+    cover = ExactCover(items=[Item(f"r{r}c{c}", cell=(r, c)) for r, c in cell_list])
     cell_index = {rc: i for i, rc in enumerate(cell_list)}
     for kind in pieces:
         piece_item = len(cover.items)

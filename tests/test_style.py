@@ -16,6 +16,6 @@ def test_ruff_clean():
     ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
     if not Path(ruff).exists():
         pytest.fail("ruff is not installed; install the test extra: pip install -e '.[test]'")
-    result = subprocess.run([ruff, "check", "cpmodels", "tests", "benchmarks"], cwd=ROOT,
+    result = subprocess.run([ruff, "check", "."], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,222 @@
+"""The counting engine against the reference figures, CP-SAT and a brute-force counter."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import subprocess
+import sys
+import time
+
+import pytest
+from checker import brute_force_count, check_packing, variants_of
+from conftest import ROOT, SPECS
+
+from cpmodels.backends import cpsat, engine
+from cpmodels.counting import count_instance
+from cpmodels.cover import Item, PieceKind, packing_cover
+from cpmodels.geometry import orientations, parse_drawing
+from cpmodels.instance import packing_instance
+from cpmodels.spec import load_spec
+
+SMALL = [
+    ({(r, c) for r in range(2) for c in range(5)}, {"L": "####/#...", "P": "##/##/#."}),
+    ({(r, c) for r in range(3) for c in range(5)},
+     {"L": "####/#...", "P": "##/##/#.", "U": "#.#/###"}),
+    ({(r, c) for r in range(4) for c in range(5)},
+     {"L": "####/#...", "P": "##/##/#.", "Y": "####/.#..", "N": "##../.###"}),
+    ({(r, c) for r in range(4) for c in range(4)},
+     {"T": "###/.#.", "L": "###/#..", "S": "##./.##", "O": "##/##"}),
+    ({(r, c) for r in range(5) for c in range(5)} - {(2, 2)},
+     {"L": "####/#...", "T": "###/.#.", "S": "##./.##", "O": "##/##", "I": "####",
+      "J": "#../###"}),
+]
+
+
+@pytest.mark.parametrize(("cells", "pieces"), SMALL)
+def test_engine_agrees_with_cpsat_and_brute_force(cells, pieces):
+    shapes = {name: variants_of(rows) for name, rows in pieces.items()}
+    kinds = [PieceKind(name, tuple(s), 1) for name, s in shapes.items()]
+    cover = packing_cover(cells, kinds)
+    expected = brute_force_count(cells, shapes)
+    counted, _ = engine.count(cover)
+    streamed = list(engine.iter_solutions(cover, batch=3))
+    by_cpsat = {tuple(sorted(s)) for s in cpsat.enumerate_solutions(cover)}
+    assert counted == len(streamed) == len(by_cpsat) == expected
+    assert {tuple(sorted(s)) for s in streamed} == by_cpsat
+    assert all(cover.is_solution(s) for s in streamed)
+    assert (engine.solve(cover).status == "solved") == (expected > 0)
+
+
+def test_multiplicities_and_secondary_items():
+    # Two copies of the L tetromino fill a 2x4 box in 2 ways (not 2 x 2!).
+    l4 = tuple(orientations(parse_drawing(["###", "#.."])))
+    cover = packing_cover({(r, c) for r in range(2) for c in range(4)},
+                          [PieceKind("L", l4, 2)])
+    assert engine.count(cover)[0] == 2 == len(list(engine.iter_solutions(cover)))
+    assert len(list(cpsat.enumerate_solutions(cover))) == 2
+    # A secondary item shared by two options forbids choosing both.
+    cover.items.append(Item("x", 0, 1))
+    for j in range(len(cover.options)):
+        if cover.placements[j].cells[0] == (0, 0):
+            cover.options[j] = (*cover.options[j], len(cover.items) - 1)
+    assert engine.count(cover)[0] == len(list(cpsat.enumerate_solutions(cover)))
+
+
+def test_boards_wider_than_64_cells():
+    # 3x30 and 10x12 boards need several words of bits.
+    bar = tuple(orientations(parse_drawing(["###"])))
+    cover = packing_cover({(r, c) for r in range(3) for c in range(30)},
+                          [PieceKind("I3", bar, 30)])
+    n, _ = engine.count(cover)
+    assert n == len(list(cpsat.enumerate_solutions(cover, limit=100_000)))
+    domino = tuple(orientations(parse_drawing(["##"])))
+    cover = packing_cover({(r, c) for r in range(10) for c in range(12)},
+                          [PieceKind("D", domino, 60)])
+    # Domino tilings of a 10x12 board, by Kasteleyn's product formula.
+    kasteleyn = 1.0
+    for j in range(1, 6):
+        for k in range(1, 7):
+            kasteleyn *= 4 * math.cos(math.pi * j / 11) ** 2 + 4 * math.cos(math.pi * k / 13) ** 2
+    assert engine.count(cover)[0] == round(kasteleyn) == 65743732590821
+
+
+@pytest.mark.parametrize(("spec", "labels", "expected"), [
+    ("calendar_week.yaml", ["Apr", "6", "Mon"], 97),
+    ("calendar_week.yaml", ["Jun", "7", "Tue"], 10374),
+    ("calendar_day.yaml", ["Oct", "6"], 7),
+    ("calendar_day.yaml", ["Jan", "25"], 216),
+    ("calendar_day.yaml", ["Jan", "3"], 47),
+    ("calendar_week_11.yaml", ["Jan", "1", "Mon"], 119836),
+])
+def test_reference_counts(run_cli, spec, labels, expected):
+    code, out, _ = run_cli("count", SPECS / spec, "--labels", *labels, "--format", "json")
+    payload = json.loads(out)
+    assert code == 0
+    assert payload["count"] == expected
+    assert payload["labels"] == labels and payload["backend"] == "engine"
+    assert payload["distinct"] is False
+
+
+@pytest.mark.parametrize(("target", "distinct", "raw"), [
+    ("6x10", 2339, 9356), ("5x12", 1010, 4040), ("4x15", 368, 1472), ("3x20", 2, 8),
+])
+def test_pentomino_rectangles(target, distinct, raw):
+    instance = packing_instance(load_spec(SPECS / "pentominoes_6x10.yaml"), target=target)
+    assert count_instance(instance, distinct=True).count == distinct
+    if raw < 5000:
+        assert count_instance(instance).count == raw
+
+
+def test_scott_centre_hole_distinct_and_raw(run_cli):
+    code, out, _ = run_cli("count", SPECS / "pentominoes_8x8_centre.yaml", "--distinct",
+                           "--format", "json")
+    payload = json.loads(out)
+    assert code == 0 and payload["count"] == 65 and payload["symmetries"] == 8
+    code, out, _ = run_cli("count", SPECS / "pentominoes_8x8_centre.yaml")
+    assert "520 solutions" in out
+
+
+def test_distinct_without_an_asymmetric_piece_uses_canonical_forms():
+    # Only symmetric pieces (I and O tetrominoes) in a 4x4 box: canonical-form counting.
+    spec_pieces = [PieceKind("I", tuple(orientations(parse_drawing(["####"]))), 2),
+                   PieceKind("O", tuple(orientations(parse_drawing(["##", "##"]))), 2)]
+    from cpmodels.symmetry import canonical, problem_symmetries, reduce_by_symmetry
+
+    cells = frozenset((r, c) for r in range(4) for c in range(4))
+    cover = packing_cover(cells, spec_pieces)
+    syms = problem_symmetries(cover, cells)
+    assert len(syms) == 8 and reduce_by_symmetry(cover, syms) is None
+    raw = [cover.decode(s) for s in engine.iter_solutions(cover)]
+    assert len(raw) == len(list(cpsat.enumerate_solutions(cover)))
+    classes = {canonical(s, syms) for s in raw}
+    # Two I's side by side with the two O's in the other half (1 class), or the I's
+    # apart with the O's stacked between them (1 class).
+    assert len(classes) == 2
+
+
+def test_face_up_pieces_break_reflection_symmetry():
+    from cpmodels.symmetry import problem_symmetries
+
+    spec = load_spec(SPECS / "pentominoes_8x8_square.yaml")
+    up = packing_instance(spec, face_up=True)
+    assert len(problem_symmetries(up.cover, up.cells)) == 4
+    free = packing_instance(spec)
+    assert len(problem_symmetries(free.cover, free.cells)) == 8
+
+
+def test_enumerate_writes_checked_solutions(run_cli, tmp_path):
+    out = tmp_path / "sols.jsonl"
+    code, text, _ = run_cli("enumerate", SPECS / "calendar_day.yaml", "--labels", "Oct", "6",
+                            "--out", out)
+    assert code == 0 and "7 solutions" in text
+    lines = out.read_text().splitlines()
+    assert len(lines) == 7
+    seen = set()
+    for line in lines:
+        payload = json.loads(line)
+        check_packing(SPECS / "calendar_day.yaml", payload)
+        seen.add(json.dumps(payload["placements"]))
+    assert len(seen) == 7
+    code, text, _ = run_cli("enumerate", SPECS / "pentominoes_6x10.yaml", "--out", out,
+                            "--limit", "3")
+    assert code == 0 and len(out.read_text().splitlines()) == 3
+
+
+def _sweep_rows(path):
+    with path.open() as handle:
+        return list(csv.reader(handle))
+
+
+def test_calendar_day_sweep_figures(run_cli, tmp_path):
+    out = tmp_path / "day.csv"
+    code, text, _ = run_cli("sweep", SPECS / "calendar_day.yaml", "--out", out, "--format",
+                            "json")
+    summary = json.loads(text)
+    assert code == 0
+    assert summary["combinations"] == 372
+    assert summary["total"] == 25061 and summary["real_total"] == 24405
+    assert summary["fewest"] == {"labels": ["Oct", "6"], "count": 7}
+    assert summary["most"] == {"labels": ["Jan", "25"], "count": 216}
+    assert summary["unsolvable"] == []
+    rows = _sweep_rows(out)
+    assert rows[0] == ["month", "day", "real_date", "count"]
+    assert rows[1:5] == [["Jan", "1", "true", "64"], ["Jan", "2", "true", "109"],
+                         ["Jan", "3", "true", "47"], ["Jan", "4", "true", "103"]]
+    assert ["Feb", "30", "false"] == _sweep_rows(out)[1 + 31 + 29][:3]
+    # One worker gives the same rows in the same order.
+    serial = tmp_path / "serial.csv"
+    run_cli("sweep", SPECS / "calendar_day.yaml", "--out", serial, "--jobs", "1")
+    assert serial.read_text() == out.read_text()
+
+
+def test_sweep_resume_after_interrupt(tmp_path):
+    out = tmp_path / "day.csv"
+    cmd = [sys.executable, "-m", "cpmodels", "sweep", str(SPECS / "calendar_day.yaml"),
+           "--out", str(out), "--jobs", "1"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if out.exists() and len(out.read_text().splitlines()) > 40:
+            break
+        time.sleep(0.01)
+    proc.kill()
+    proc.wait()
+    kept = _sweep_rows(out)
+    assert 1 < len(kept) < 373, "the run was not interrupted part way"
+    # A half-written last line (as a kill can leave) is ignored and counted again.
+    with out.open("a") as handle:
+        handle.write("Dec,3")
+    done = subprocess.run([*cmd, "--resume", "--format", "json"], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    summary = json.loads(done.stdout)
+    assert summary["combinations"] == 372 and summary["total"] == 25061
+    rows = _sweep_rows(out)
+    labels = [tuple(r[:2]) for r in rows[1:] if len(r) == 4]
+    assert len(labels) == len(set(labels)) == 372
+
+
+def test_sweep_refuses_other_kinds(run_cli, tmp_path):
+    code, _, err = run_cli("sweep", SPECS / "sixpack.yaml", "--out", tmp_path / "x.csv")
+    assert code == 2 and "calendar spec" in err
