@@ -416,7 +416,8 @@ def _count_prefixes(prefixes, opt_mask, opt_counter, tag_word, tag_bit, anchor_s
         if ok:
             out[p] = _count(filled, counters, code, opt_mask, opt_counter, tag_word,
                             tag_bit, anchor_start, anchor_opts, group_end, low, high, radix,
-                            n_branch, use_memo, keys, values, stats, cell_nb, opt_nb_start, opt_nb, fillable, limit)
+                            n_branch, use_memo, keys, values, stats, cell_nb, opt_nb_start,
+                            opt_nb, fillable, limit)
     return out
 
 

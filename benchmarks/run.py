@@ -1,0 +1,86 @@
+"""Print each reference figure with the time it took: ``python benchmarks/run.py [NAME ...]``.
+
+Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, week11_jan1mon,
+week_jun7tue, centre_8x8, towers_5x5, towers_6x6. With no name, every benchmark runs.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from cpmodels.backends import towers as towers_backend
+from cpmodels.counting import count_instance
+from cpmodels.instance import packing_instance
+from cpmodels.spec import load_spec
+from cpmodels.sweep import run_sweep
+from cpmodels.towers import towers_problem
+
+SPECS = Path(__file__).resolve().parents[1] / "specs"
+
+
+def _count(spec: str, distinct: bool = False, **kw: object) -> Callable[[], str]:
+    def run() -> str:
+        instance = packing_instance(load_spec(SPECS / spec), **kw)
+        return f"{count_instance(instance, distinct=distinct).count:,}"
+    return run
+
+
+def _sweep(spec: str) -> Callable[[], str]:
+    def run() -> str:
+        with tempfile.TemporaryDirectory() as tmp:
+            s = run_sweep(load_spec(SPECS / spec), Path(tmp) / "sweep.csv")
+        fewest, most = s.fewest, s.most
+        assert fewest is not None and most is not None
+        return (f"{s.combinations} combinations, total {s.total:,} (real dates "
+                f"{s.real_total:,}), fewest {' '.join(fewest.labels)} {fewest.count}, most "
+                f"{' '.join(most.labels)} {most.count}, unsolvable {len(s.unsolvable)}")
+    return run
+
+
+def _towers(n: int) -> Callable[[], str]:
+    def run() -> str:
+        r = towers_backend.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n))
+        return f"score {r.score}, bound {r.bound}, optimal {r.optimal}"
+    return run
+
+
+BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
+    "calendar_day_sweep": ("calendar_day sweep of 372 (oracle 25,061)",
+                           _sweep("calendar_day.yaml")),
+    "calendar_week_sweep": ("calendar_week sweep of 2604 (oracle 4,937,780)",
+                            _sweep("calendar_week.yaml")),
+    "square_8x8": ("8x8 square box, distinct (oracle 16,146)",
+                   _count("pentominoes_8x8_square.yaml", True)),
+    "rect_6x10": ("6x10 pentominoes, distinct (oracle 2,339)",
+                  _count("pentominoes_6x10.yaml", True)),
+    "week11_jan1mon": ("calendar_week_11 Jan 1 Mon (oracle 119,836)",
+                       _count("calendar_week_11.yaml", labels=["Jan", "1", "Mon"])),
+    "week_jun7tue": ("calendar_week Jun 7 Tue (oracle 10,374)",
+                     _count("calendar_week.yaml", labels=["Jun", "7", "Tue"])),
+    "centre_8x8": ("8x8 centre hole, raw (oracle 520)", _count("pentominoes_8x8_centre.yaml")),
+    "towers_5x5": ("towers 5x5 (oracle 730)", _towers(5)),
+    "towers_6x6": ("towers 6x6 (oracle 1,130)", _towers(6)),
+}
+
+
+def main(names: list[str]) -> int:
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}")
+        return 2
+    # Warm the compiled engine so the first figure does not pay for loading it.
+    _count("calendar_day.yaml", labels=["Oct", "6"])()
+    for name in names or list(BENCHMARKS):
+        title, run = BENCHMARKS[name]
+        start = time.perf_counter()
+        figure = run()
+        print(f"{name:22s} {time.perf_counter() - start:8.2f} s  {title}: {figure}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
