@@ -125,3 +125,18 @@ def brute_force_count(cells, shapes_by_piece) -> int:
 
 def variants_of(rows, rotate=True, flip=True):
     return _variants(_shape(_rows(rows)), rotate, flip)
+
+
+#: Small boards and piece sets whose tilings the backends and the brute force must agree on.
+SMALL_BOARDS = [
+    ({(r, c) for r in range(2) for c in range(5)}, {"L": "####/#...", "P": "##/##/#."}),
+    ({(r, c) for r in range(3) for c in range(5)},
+     {"L": "####/#...", "P": "##/##/#.", "U": "#.#/###"}),
+    ({(r, c) for r in range(4) for c in range(5)},
+     {"L": "####/#...", "P": "##/##/#.", "Y": "####/.#..", "N": "##../.###"}),
+    ({(r, c) for r in range(4) for c in range(4)},
+     {"T": "###/.#.", "L": "###/#..", "S": "##./.##", "O": "##/##"}),
+    ({(r, c) for r in range(5) for c in range(5)} - {(2, 2)},
+     {"L": "####/#...", "T": "###/.#.", "S": "##./.##", "O": "##/##", "I": "####",
+      "J": "#../###"}),
+]

@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from checker import brute_force_count, check_packing, variants_of
+from checker import SMALL_BOARDS, brute_force_count, check_packing, variants_of
 from conftest import ROOT, SPECS
 
 from cpmodels.backends import cpsat, engine
@@ -20,21 +20,8 @@ from cpmodels.geometry import orientations, parse_drawing
 from cpmodels.instance import packing_instance
 from cpmodels.spec import load_spec
 
-SMALL = [
-    ({(r, c) for r in range(2) for c in range(5)}, {"L": "####/#...", "P": "##/##/#."}),
-    ({(r, c) for r in range(3) for c in range(5)},
-     {"L": "####/#...", "P": "##/##/#.", "U": "#.#/###"}),
-    ({(r, c) for r in range(4) for c in range(5)},
-     {"L": "####/#...", "P": "##/##/#.", "Y": "####/.#..", "N": "##../.###"}),
-    ({(r, c) for r in range(4) for c in range(4)},
-     {"T": "###/.#.", "L": "###/#..", "S": "##./.##", "O": "##/##"}),
-    ({(r, c) for r in range(5) for c in range(5)} - {(2, 2)},
-     {"L": "####/#...", "T": "###/.#.", "S": "##./.##", "O": "##/##", "I": "####",
-      "J": "#../###"}),
-]
 
-
-@pytest.mark.parametrize(("cells", "pieces"), SMALL)
+@pytest.mark.parametrize(("cells", "pieces"), SMALL_BOARDS)
 def test_engine_agrees_with_cpsat_and_brute_force(cells, pieces):
     shapes = {name: variants_of(rows) for name, rows in pieces.items()}
     kinds = [PieceKind(name, tuple(s), 1) for name, s in shapes.items()]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from checker import brute_force_count, variants_of
+from checker import SMALL_BOARDS, brute_force_count, variants_of
 from conftest import SPECS
 
 from cpmodels.backends import cpsat
@@ -63,19 +63,7 @@ def test_unlabelled_calendar_shape_symmetry_is_still_one():
     assert len(board_symmetries(s.cells)) == 1
 
 
-SMALL = [
-    # 2x10 with two pentominoes and other small boards: counted by brute force in the tests.
-    ({(r, c) for r in range(2) for c in range(5)}, {"L": "####/#...", "P": "##/##/#."}),
-    ({(r, c) for r in range(3) for c in range(5)},
-     {"L": "####/#...", "P": "##/##/#.", "U": "#.#/###"}),
-    ({(r, c) for r in range(4) for c in range(5)},
-     {"L": "####/#...", "P": "##/##/#.", "Y": "####/.#..", "N": "##../.###"}),
-    ({(r, c) for r in range(4) for c in range(4)},
-     {"T": "###/.#.", "L": "###/#..", "S": "##./.##", "O": "##/##"}),
-]
-
-
-@pytest.mark.parametrize(("cells", "pieces"), SMALL)
+@pytest.mark.parametrize(("cells", "pieces"), SMALL_BOARDS)
 def test_cpsat_enumeration_matches_brute_force(cells, pieces):
     shapes = {name: variants_of(rows) for name, rows in pieces.items()}
     kinds = [PieceKind(name, tuple(s), 1) for name, s in shapes.items()]
