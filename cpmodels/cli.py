@@ -18,7 +18,7 @@ from typing import Any
 
 from cpmodels import __version__
 from cpmodels.errors import CpmodelsError, InputError
-from cpmodels.spec import CalendarSpec, TowersSpec, json_schema, load_spec
+from cpmodels.spec import CalendarSpec, Spec, TowersSpec, json_schema, load_spec
 
 EXIT_OK, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 STATUS_EXIT = {"solved": EXIT_OK, "unsolvable": EXIT_UNSOLVABLE, "unknown": EXIT_UNKNOWN}
@@ -146,24 +146,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.size is not None:
         raise InputError("--size applies to towers specs only")
     from cpmodels.backends import cpsat
-    from cpmodels.instance import packing_instance, parse_date
     from cpmodels.render import packing_payload, packing_text
 
-    date = parse_date(args.date) if args.date else None
-    if date is None and args.labels is None and isinstance(spec, CalendarSpec):
-        date = dt.date.today()
-    instance = packing_instance(spec, target=args.target, labels=args.labels, date=date,
-                                face_up=args.no_flip)
+    instance = _packing_instance(args, spec)
     result = cpsat.solve(instance.cover, time_limit=args.time_limit)
     _emit(packing_payload(instance, result), packing_text(instance, result, colour),
           args.format)
     return STATUS_EXIT[result.status]
 
 
-def _packing_instance(args: argparse.Namespace):
+def _packing_instance(args: argparse.Namespace, spec: Spec | None = None):
+    """The instance the arguments ask for (``--date``/``--labels``/``--target``/``--no-flip``)."""
     from cpmodels.instance import packing_instance, parse_date
 
-    spec = load_spec(args.spec)
+    spec = spec if spec is not None else load_spec(args.spec)
     if isinstance(spec, TowersSpec):
         raise InputError(f"{args.command} applies to packing and calendar specs, "
                          "not to towers")
