@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("spec")
     sweep.add_argument("--out", required=True, type=Path, metavar="FILE.csv")
     sweep.add_argument("--jobs", type=_positive_int, metavar="N",
-                       help="worker processes (default: every core)")
+                       help="worker processes (default: every core; they are used once the "
+                       "first month has taken over a second)")
     sweep.add_argument("--resume", action="store_true",
                        help="keep the rows FILE.csv already has and count the rest")
     sweep.add_argument("--no-flip", action="store_true",

@@ -2,19 +2,25 @@
 
 The whole calendar compiles to one exact cover: every board cell is an item, and each label
 group gets a slack item that one *slack option* per label covers together with that label's
-cell. A combination is the set of its slack options; the engine counts the solutions that
-contain it, branching on the slack items first, and keeps one table of sub-board counts per
-worker, shared by every combination that worker counts.
+cell (the hole). The engine counts that cover once per label of the first group (a *task*,
+whose hole is forced) and tallies the counts by the holes of the other groups, so one search
+counts every combination of a task, and a worker's table of sub-board counts is shared by the
+tasks it runs.
 """
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import itertools
+import math
+import multiprocessing as mp
 import os
+import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
@@ -89,38 +95,78 @@ def sweep_cover(spec: CalendarSpec, *, face_up: bool = False) -> tuple[ExactCove
     return cover, slack_items
 
 
-def combination_options(cover: ExactCover, labels_per_group: Sequence[Sequence[str]],
-                        spec: CalendarSpec) -> dict[tuple[str, ...], list[int]]:
-    """Slack option ids of every combination."""
-    by_cell = {
-        (p.piece, p.cells[0]): j for j, p in enumerate(cover.placements)
-        if p.piece.startswith(SLACK_PREFIX)
-    }
-    groups = list(spec.groups)
-    return {
-        combo: [by_cell[(SLACK_PREFIX + g, spec.label_cells[label])]
-                for g, label in zip(groups, combo)]
-        for combo in labels_per_group
-    }
+MAX_TALLY = 512  # combinations one search may tally (the length of a state's count vector)
+SWEEP_MEMO_SLOTS = 1 << 24
+SWEEP_ARENA = 1 << 28  # counts kept for memoised states (committed only as it is used)
+PARALLEL_AFTER = 1.0  # seconds the first task must take before the others go to workers
 
 
-# Worker state: one compiled cover and one table of sub-board counts per process.
+def fixed_group_count(spec: CalendarSpec) -> int:
+    """How many leading groups a task fixes: at least one, and enough that the other groups'
+    combinations number at most :data:`MAX_TALLY`."""
+    sizes = [len(labels) for labels in spec.groups.values()]
+    k = 1
+    while k < len(sizes) and math.prod(sizes[k:]) > MAX_TALLY:
+        k += 1
+    return k
+
+
+def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str], int]:
+    """The slack option id of each (group, label)."""
+    by_cell = {(p.piece, p.cells[0]): j for j, p in enumerate(cover.placements)
+               if p.piece.startswith(SLACK_PREFIX)}
+    return {(g, label): by_cell[(SLACK_PREFIX + g, spec.label_cells[label])]
+            for g, labels in spec.groups.items() for label in labels}
+
+
+# Worker state: one compiled cover, its tally layout and one table of sub-board counts.
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(cover: ExactCover, slack_items: list[int], memo_slots: int) -> None:
-    compiled = engine.compile_cover(cover, first=slack_items)
+def _worker_init(cover: ExactCover, tally_items: list[int], memo_slots: int) -> None:
+    compiled = engine.compile_cover(cover)
     _WORKER["compiled"] = compiled
-    _WORKER["memo"] = engine.Memo(compiled.n_words, memo_slots)
+    _WORKER["layout"] = engine.tally_layout(compiled, tally_items)
+    _WORKER["memo"] = engine.Memo(compiled.n_words, memo_slots, SWEEP_ARENA)
 
 
-def _worker_count(prefixes: list[list[int]]) -> list[int]:
-    return engine.count_prefixes(_WORKER["compiled"], prefixes, _WORKER["memo"])
+def _worker_tally(prefix: list[int]) -> dict[tuple[int, ...], int]:
+    return engine.tally_prefixes(_WORKER["compiled"], _WORKER["layout"], [prefix],
+                                 _WORKER["memo"])[0]
 
 
-def _chunks(items: list, size: int) -> Iterator[list]:
-    for i in range(0, len(items), size):
-        yield items[i:i + size]
+def _quiet_worker(*init: Any) -> None:
+    """Leave Ctrl-C to the parent, which stops the workers; set up when given arguments."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if init:
+        _worker_init(*init)
+
+
+def _tally_tasks(prefixes: list[list[int]], jobs: int,
+                 ) -> tuple[Iterator[dict[tuple[int, ...], int]], Pool | None]:
+    """Tally every task in order: the first here, the rest split into runs across workers.
+
+    Workers are forked after the first task, so each starts with its sub-board table warm
+    (most sub-boards below the first group's cells are shared by every task) and nothing to
+    import or compile. Where fork is missing, workers start cold. When the first task was
+    quick, so are the rest (they reuse its sub-boards): they run here, without workers.
+    """
+    if jobs == 1 or len(prefixes) < 3:
+        return map(_worker_tally, prefixes), None
+    start = time.perf_counter()
+    first = _worker_tally(prefixes[0])
+    rest = prefixes[1:]
+    if time.perf_counter() - start < PARALLEL_AFTER:
+        return itertools.chain([first], map(_worker_tally, rest)), None
+    if "fork" in mp.get_all_start_methods():
+        pool = mp.get_context("fork").Pool(jobs, initializer=_quiet_worker)
+    else:
+        w = _WORKER
+        args = (w["compiled"].cover, w["layout"].items, len(w["memo"].values))
+        pool = mp.get_context("spawn").Pool(jobs, initializer=_quiet_worker, initargs=args)
+    # Each worker takes a run of consecutive tasks: neighbours share most sub-boards.
+    results = pool.imap(_worker_tally, rest, chunksize=-(-len(rest) // jobs))
+    return itertools.chain([first], results), pool
 
 
 def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
@@ -149,22 +195,26 @@ def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
 
 
 def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume: bool = False,
-              face_up: bool = False, chunk: int | None = None,
-              memo_slots: int = engine.DEFAULT_MEMO_SLOTS,
+              face_up: bool = False, memo_slots: int = SWEEP_MEMO_SLOTS,
               on_row: Callable[[Row], None] | None = None) -> SweepSummary:
     """Count every combination, appending one CSV row per combination in a fixed order.
 
-    Rows are flushed as soon as they and every row before them are known, so an interrupted
-    run keeps complete rows only; ``resume`` skips the rows an earlier run finished.
+    Rows are flushed task by task, in order, so an interrupted run keeps complete rows only;
+    ``resume`` skips the rows an earlier run finished.
     """
-    columns = [*spec.groups, "real_date", "count"]
+    groups = list(spec.groups)
+    columns = [*groups, "real_date", "count"]
     combos = [tuple(c) for c in all_label_combinations(spec)]
     done = read_rows(out, columns) if resume else {}
-    todo = [c for c in combos if c not in done]
     cover, slack_items = sweep_cover(spec, face_up=face_up)
-    options = combination_options(cover, todo, spec)
-    jobs = jobs or os.cpu_count() or 1
-    size = chunk or max(1, min(64, len(todo) // (jobs * 4) or 1))
+    option_of = slack_options(cover, spec)
+    n_fixed = fixed_group_count(spec)
+    free = groups[n_fixed:]
+    free_combos = list(itertools.product(*(spec.groups[g] for g in free)))
+    tasks = [fixed for fixed in itertools.product(*(spec.groups[g] for g in groups[:n_fixed]))
+             if any(fixed + rest not in done for rest in free_combos)]
+    prefixes = [[option_of[(g, label)] for g, label in zip(groups, fixed)] for fixed in tasks]
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     summary = SweepSummary()
     by_labels = dict(done)
 
@@ -187,28 +237,28 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         if not done:
             writer.writerow(columns)
             handle.flush()
-        batches = list(_chunks(todo, size))
-        prefix_batches = [[options[c] for c in batch] for batch in batches]
-        if jobs == 1:
-            _worker_init(cover, slack_items, memo_slots)
-            results: Iterator[list[int]] = map(_worker_count, prefix_batches)
-            pool = None
-        else:
-            pool = ProcessPoolExecutor(jobs, initializer=_worker_init,
-                                       initargs=(cover, slack_items, memo_slots))
-            results = pool.map(_worker_count, prefix_batches)
+        _worker_init(cover, slack_items[n_fixed:], memo_slots)
+        results, pool = _tally_tasks(prefixes, jobs)
         try:
-            for batch, counts in zip(batches, results):
-                for labels, n in zip(batch, counts):
-                    row = Row(labels, real(labels), n)
-                    writer.writerow([*labels, "true" if row.real_date else "false", n])
+            for fixed, counts in zip(tasks, results):
+                for rest in free_combos:
+                    labels = fixed + rest
+                    if labels in done:
+                        continue
+                    key = tuple(option_of[(g, label)] for g, label in zip(free, rest))
+                    row = Row(labels, real(labels), counts.get(key, 0))
+                    writer.writerow([*labels, "true" if row.real_date else "false", row.count])
                     by_labels[labels] = row
                     if on_row is not None:
                         on_row(row)
                 handle.flush()
-        finally:
+        except BaseException:
             if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
+                pool.terminate()
+            raise
+        if pool is not None:
+            pool.close()
+            pool.join()
     for combo in combos:
         if combo in by_labels:
             summary.add(by_labels[combo])

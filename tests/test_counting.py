@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 import subprocess
@@ -16,7 +17,7 @@ from conftest import ROOT, SPECS
 from cpmodels.backends import cpsat, engine
 from cpmodels.counting import count_instance
 from cpmodels.cover import Item, PieceKind, packing_cover
-from cpmodels.geometry import orientations, parse_drawing
+from cpmodels.geometry import Placement, orientations, parse_drawing
 from cpmodels.instance import packing_instance
 from cpmodels.spec import load_spec
 
@@ -207,3 +208,42 @@ def test_sweep_resume_after_interrupt(tmp_path):
 def test_sweep_refuses_other_kinds(run_cli, tmp_path):
     code, _, err = run_cli("sweep", SPECS / "sixpack.yaml", "--out", tmp_path / "x.csv")
     assert code == 2 and "calendar spec" in err
+
+
+def test_tallied_counts_match_brute_force_per_combination():
+    # A 3x5 box, two 5-cell pieces, and two holes: one in the left half, one in the right.
+    # One tallied search must give every hole combination's count.
+    board = {(r, c) for r in range(3) for c in range(5)}
+    shapes = {"L": variants_of("####/#..."), "P": variants_of("##/##/#.")}
+    cover = packing_cover(board, [PieceKind(n, tuple(s), 1) for n, s in shapes.items()])
+    halves = {"left": sorted(rc for rc in board if rc[1] < 2),
+              "right": sorted(rc for rc in board if rc[1] >= 2)}
+    # The five holes: left, right, and three more anywhere (an item covered 3 times).
+    cell_item = {it.cell: i for i, it in enumerate(cover.items) if it.cell is not None}
+    tally_items = []
+    for name, cells in [*halves.items(), ("any", sorted(board))]:
+        item = len(cover.items)
+        cover.items.append(Item(name, 3, 3) if name == "any" else Item(name))
+        if name != "any":
+            tally_items.append(item)
+        for rc in cells:
+            cover.options.append((cell_item[rc], item))
+            cover.placements.append(Placement(name, (rc,)))
+    compiled = engine.compile_cover(cover)
+    layout = engine.tally_layout(compiled, tally_items)
+    memo = engine.Memo(compiled.n_words)
+    tallied = engine.tally_prefixes(compiled, layout, [[]], memo)[0]
+    right_only = engine.tally_layout(compiled, tally_items[1:])
+    left_first = engine.tally_prefixes(compiled, right_only, [[o] for o in layout.options[0]])
+    with pytest.raises(ValueError, match="another tally layout"):
+        engine.tally_prefixes(compiled, right_only, [[]], memo)
+    assert sum(tallied.values()) == engine.count(cover)[0] > 0
+    for (a, b), n in tallied.items():
+        assert left_first[layout.options[0].index(a)][(b,)] == n
+    for a in layout.options[0]:
+        for b in layout.options[1]:
+            holes = {cover.placements[a].cells[0], cover.placements[b].cells[0]}
+            expected = sum(brute_force_count(board - holes - set(extra), shapes)
+                           for extra in itertools.combinations(sorted(board - holes), 3))
+            assert tallied.get((a, b), 0) == expected
+

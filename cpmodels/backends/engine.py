@@ -10,8 +10,12 @@ The search is Knuth's Algorithm X with a fixed branching order, on bitsets of an
   whose first exact-one item that is. Options of a used piece are skipped as a block.
 * Counting memoises the number of completions of each state (covered bits plus counter
   values) in an exact hash table (full keys, no hash-only matches), so a sub-board reached in
-  several ways is counted once. The table is kept between calls, which lets a sweep share
-  sub-board counts across label combinations.
+  several ways is counted once. The table is kept between calls.
+* Counts can be *tallied*: split by which option covers each of a few chosen items. A state
+  then keeps a vector of counts, one per combination of the options still open to those
+  items, and memoised states store the nonzero run of it. This is how a sweep counts every
+  label combination of a calendar in one search: the holes are options like any other, and
+  a sub-board reached with the holes in different places is counted once for all of them.
 
 Enumeration runs an explicit-stack search that can pause after any number of solutions and
 resume, so solutions stream without being stored.
@@ -63,16 +67,15 @@ class CompiledCover:
     region_limit: int  # regions of fewer cells than this are checked (0: no pruning)
 
 
-def compile_cover(cover: ExactCover, first: Sequence[int] = ()) -> CompiledCover:
-    """Lay out ``cover`` for the engine; items in ``first`` are branched on before all others.
+def compile_cover(cover: ExactCover) -> CompiledCover:
+    """Lay out ``cover`` for the engine (branching follows the order of the exact-one items).
 
     Options that touch no exact-one item can never be chosen by Algorithm X and are dropped
     (as in Knuth's formulation, every option needs a primary item).
     """
     items = cover.items
     exact = [i for i, it in enumerate(items) if it.low == it.high == 1]
-    first_list = [i for i in first if items[i].low == items[i].high == 1]
-    order = first_list + [i for i in exact if i not in set(first_list)]
+    order = exact
     secondary = [i for i, it in enumerate(items) if it.low == 0 and it.high == 1]
     counters = [i for i, it in enumerate(items)
                 if not (it.low == it.high == 1) and not (it.low == 0 and it.high == 1)]
@@ -192,18 +195,112 @@ def _region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> t
     return cell_nb, opt_nb_start, np.array(flat, dtype=np.int64), fillable, limit
 
 
-class Memo:
-    """An exact hash table of sub-board counts, reusable across calls on one compiled cover."""
+@dataclass
+class TallyLayout:
+    """How counts split by the option chosen for each *tally item*.
 
-    def __init__(self, n_words: int, slots: int = DEFAULT_MEMO_SLOTS) -> None:
+    A tally item is an exact-one item whose covering option is recorded: counting then returns
+    one count per combination of those options (for a sweep, one per label combination).
+    A state in which the tally items of ``mask`` are still uncovered keeps a vector of
+    ``length[mask]`` counts, tally item 0 varying slowest.
+    """
+
+    items: list[int]  # the tally items (cover item indices), in layout order
+    options: list[list[int]]  # per tally item, the option ids that cover it, in index order
+    bit: np.ndarray  # [T] the item's bit
+    last_anchor: np.ndarray  # [T] the last branching position any of its options is tried at
+    opt_tally: np.ndarray  # [options] tally item covered by the option, or -1
+    opt_index: np.ndarray  # [options] the option's index among that item's options
+    length: np.ndarray  # [2**T] vector length of a state whose uncovered tally items are mask
+    stride: np.ndarray  # [2**T, T] stride of each uncovered tally item in that layout
+    map_start: np.ndarray  # [2**T * T + 1] child-to-parent index maps, by (mask, item)
+    map_flat: np.ndarray
+
+
+def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
+    """The layout of counts split by the options covering ``items`` (exact-one items)."""
+    cover = cc.cover
+    for i in items:
+        if not 0 <= cc.bit_of_item[i] < cc.n_branch:
+            raise ValueError(f"tally item {cover.items[i].name} is not an exact-one item")
+    n_t = len(items)
+    if n_t > 16:
+        raise ValueError("at most 16 tally items")
+    covering: list[list[int]] = [[] for _ in items]
+    where = {item: t for t, item in enumerate(items)}
+    opt_tally = np.full(len(cover.options), -1, dtype=np.int64)
+    opt_index = np.full(len(cover.options), -1, dtype=np.int64)
+    anchor_of = np.full(len(cover.options), -1, dtype=np.int64)
+    for a in range(cc.n_branch):
+        anchor_of[cc.anchor_opts[cc.anchor_start[a]:cc.anchor_start[a + 1]]] = a
+    last_anchor = np.full(max(n_t, 1), -1, dtype=np.int64)
+    for j, option in enumerate(cover.options):
+        hits = [where[i] for i in option if i in where]
+        if len(hits) > 1:
+            raise ValueError("an option may cover at most one tally item")
+        if hits and anchor_of[j] >= 0:
+            t = hits[0]
+            opt_tally[j] = t
+            opt_index[j] = len(covering[t])
+            covering[t].append(j)
+            last_anchor[t] = max(last_anchor[t], anchor_of[j])
+    sizes = [max(1, len(c)) for c in covering]
+    length = np.ones(1 << n_t, dtype=np.int64)
+    stride = np.zeros((1 << n_t, max(n_t, 1)), dtype=np.int64)
+    for mask in range(1 << n_t):
+        n = 1
+        for t in range(n_t - 1, -1, -1):
+            if mask >> t & 1:
+                stride[mask, t] = n
+                n *= sizes[t]
+        length[mask] = n
+    map_start = np.zeros((1 << n_t) * max(n_t, 1) + 1, dtype=np.int64)
+    flat: list[int] = []
+    for mask in range(1 << n_t):
+        for t in range(max(n_t, 1)):
+            map_start[mask * max(n_t, 1) + t] = len(flat)
+            if n_t == 0 or not mask >> t & 1:
+                continue
+            child = mask & ~(1 << t)
+            for x in range(int(length[child])):
+                # Spell out x in the child's layout, then place it in the parent's.
+                y = 0
+                for u in range(n_t):
+                    if child >> u & 1:
+                        coord = (x // int(stride[child, u])) % sizes[u]
+                        y += coord * int(stride[mask, u])
+                flat.append(y)
+    map_start[-1] = len(flat)
+    bits = np.array([int(cc.bit_of_item[i]) for i in items] or [0], dtype=np.int64)
+    return TallyLayout(list(items), covering, bits, last_anchor, opt_tally, opt_index,
+                       length, stride, map_start, np.array(flat or [0], dtype=np.int64))
+
+
+class Memo:
+    """An exact hash table of sub-board counts, reusable across calls on one compiled cover.
+
+    Each stored state points into ``arena``, where the nonzero run of its count vector lives
+    (one number when nothing is tallied). Storing stops, without harm, when the table is
+    three quarters full or the arena is full.
+    """
+
+    def __init__(self, n_words: int, slots: int = DEFAULT_MEMO_SLOTS,
+                 arena: int | None = None) -> None:
         size = 1 << max(4, (slots - 1).bit_length())
+        # Zero-filled arrays are committed page by page as they are touched.
         self.keys = np.zeros((size, n_words + 1), dtype=np.uint64)
-        self.values = np.full(size, -1, dtype=np.int64)
-        self.stats = np.zeros(4, dtype=np.int64)  # used slots, hits, misses, nodes
+        self.values = np.zeros(size, dtype=np.int64)  # 1 + count or arena offset; 0: empty
+        self.arena = np.zeros(4 * size if arena is None else arena, dtype=np.int64)
+        self.stats = np.zeros(5, dtype=np.int64)  # used slots, hits, misses, nodes, arena used
+        self.owner: tuple | None = None  # the cover and tally layout the counts belong to
 
     @property
     def used(self) -> int:
         return int(self.stats[0])
+
+    @property
+    def nodes(self) -> int:
+        return int(self.stats[3])
 
 
 @njit(cache=True, inline="always")
@@ -217,7 +314,7 @@ def _slot(filled, code, keys, values):
         h = x ^ (x >> np.uint64(31))
     mask = np.uint64(values.shape[0] - 1)
     s = np.int64(h & mask)
-    while values[s] >= 0:
+    while values[s] > 0:
         same = keys[s, n_words] == code
         if same:
             for w in range(n_words):
@@ -272,41 +369,120 @@ def _dead(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch, st
 
 
 @njit(cache=True, inline="always")
-def _store(filled, code, total, keys, values, stats):
-    if stats[0] * 4 < values.shape[0] * 3:
+def _uncovered_tally(filled, tally_bit, n_tally):
+    mask = 0
+    for t in range(n_tally):
+        b = tally_bit[t]
+        if not (filled[b >> 6] >> np.uint64(b & 63)) & np.uint64(1):
+            mask |= 1 << t
+    return mask
+
+
+@njit(cache=True, inline="always")
+def _add_into(acc, src, start, lo, n, o, mask, opt_tally, opt_index, stride, map_start,
+              map_flat, n_tally):
+    """Add a child's counts (entries ``lo .. lo+n-1`` of its vector, read from ``src`` at
+    ``start``) to the parent's vector ``acc``; option ``o`` led from parent to child."""
+    t = opt_tally[o]
+    if t < 0:
+        for x in range(n):
+            acc[lo + x] += src[start + x]
+    else:
+        base = opt_index[o] * stride[mask, t]
+        m0 = map_start[mask * max(n_tally, 1) + t] + lo
+        for x in range(n):
+            acc[base + map_flat[m0 + x]] += src[start + x]
+
+
+@njit(cache=True, inline="always")
+def _nonzero_range(vec, n):
+    lo = 0
+    while lo < n and vec[lo] == 0:
+        lo += 1
+    hi = n
+    while hi > lo and vec[hi - 1] == 0:
+        hi -= 1
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def _lookup(filled, code, keys, values, stats):
+    slot = _slot(filled, code, keys, values)
+    if values[slot] > 0:
+        stats[1] += 1
+        return values[slot] - 1
+    stats[2] += 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _store(filled, code, vec, lo, hi, scalar, keys, values, arena, stats):
+    """Keep a state's counts. A plain count goes in the table itself (as count + 1); a count
+    vector goes in ``arena`` as its first nonzero index, the run length and the run."""
+    top = stats[4]
+    n = hi - lo
+    if stats[0] * 4 < values.shape[0] * 3 and (scalar or top + n + 2 <= arena.shape[0]):
         n_words = filled.shape[0]
         slot = _slot(filled, code, keys, values)
         for w in range(n_words):
             keys[slot, w] = filled[w]
         keys[slot, n_words] = code
-        values[slot] = total
         stats[0] += 1
+        if scalar:
+            values[slot] = vec[0] + 1
+            return
+        arena[top] = lo
+        arena[top + 1] = n
+        for x in range(n):
+            arena[top + 2 + x] = vec[lo + x]
+        values[slot] = top + 1
+        stats[4] = top + n + 2
 
 
 @njit(cache=True)
-def _count(filled, counters, code, opt_mask, opt_counter, tag_word, tag_bit, anchor_start,
-           anchor_opts, group_end, low, high, radix, n_branch, use_memo, keys, values, stats,
-           cell_nb, opt_nb_start, opt_nb, fillable, limit):
-    """Count the completions of a state with an explicit stack (no recursion)."""
+def _tally(filled, counters, code, opt_mask, opt_counter, tag_word, tag_bit, anchor_start,
+           anchor_opts, group_end, low, high, radix, n_branch, use_memo, keys, values, arena,
+           stats, cell_nb, opt_nb_start, opt_nb, fillable, limit, n_tally, tally_bit,
+           last_anchor, opt_tally, opt_index, length, stride, map_start, map_flat, out):
+    """Count the completions of a state, split by the options that cover the tally items.
+
+    Writes ``length[mask]`` counts to ``out``, where ``mask`` holds the tally items the state
+    leaves uncovered. Explicit stack (no recursion); one count vector per depth.
+    """
     n_words = filled.shape[0]
+    scalar = n_tally == 0  # a plain count: the table holds counts, not arena offsets
+    one = np.ones(1, dtype=np.int64)
+    root_mask = _uncovered_tally(filled, tally_bit, n_tally)
+    n_root = length[root_mask]
+    for x in range(n_root):
+        out[x] = 0
     pos = 0
     while pos < n_branch and (filled[pos >> 6] >> np.uint64(pos & 63)) & np.uint64(1):
         pos += 1
     if pos == n_branch:
+        out[0] = 1
         for c in range(counters.shape[0]):
             if counters[c] < low[c]:
-                return 0
-        return 1
+                out[0] = 0
+        return
+    for t in range(n_tally):
+        if (root_mask >> t) & 1 and last_anchor[t] < pos:
+            return
     if use_memo:
-        slot = _slot(filled, code, keys, values)
-        if values[slot] >= 0:
-            stats[1] += 1
-            return values[slot]
+        at = _lookup(filled, code, keys, values, stats)
+        if at >= 0 and scalar:
+            out[0] = at
+            return
+        if at >= 0:
+            for x in range(arena[at + 1]):
+                out[arena[at] + x] = arena[at + 2 + x]
+            return
     depth_max = n_branch + 1
+    acc = np.zeros((depth_max, n_root), dtype=np.int64)
     stack_pos = np.zeros(depth_max, dtype=np.int64)
     stack_k = np.zeros(depth_max, dtype=np.int64)
-    stack_total = np.zeros(depth_max, dtype=np.int64)
     stack_code = np.zeros(depth_max, dtype=np.uint64)
+    stack_mask = np.zeros(depth_max, dtype=np.int64)
     chosen = np.zeros(depth_max, dtype=np.int64)
     scratch = np.zeros((2, n_words), dtype=np.uint64)
     fill_stack = np.zeros(n_branch + 1, dtype=np.int64)
@@ -314,23 +490,33 @@ def _count(filled, counters, code, opt_mask, opt_counter, tag_word, tag_bit, anc
     stack_pos[0] = pos
     stack_k[0] = anchor_start[pos]
     stack_code[0] = code
+    stack_mask[0] = root_mask
     stats[3] += 1
     while True:
         pos = stack_pos[depth]
         k = stack_k[depth]
         if k >= anchor_start[pos + 1]:
-            total = stack_total[depth]
+            lo, hi = 0, 1
+            if not scalar:
+                lo, hi = _nonzero_range(acc[depth], length[stack_mask[depth]])
             if use_memo:
-                _store(filled, stack_code[depth], total, keys, values, stats)
+                _store(filled, stack_code[depth], acc[depth], lo, hi, scalar, keys, values,
+                       arena, stats)
+            if depth == 0:
+                for x in range(lo, hi):
+                    out[x] = acc[0, x]
+                return
             depth -= 1
-            if depth < 0:
-                return total
             o = chosen[depth]
             for w in range(n_words):
                 filled[w] ^= opt_mask[o, w]
             if opt_counter[o] >= 0:
                 counters[opt_counter[o]] -= 1
-            stack_total[depth] += total
+            if scalar:
+                acc[depth, 0] += acc[depth + 1, 0]
+            else:
+                _add_into(acc[depth], acc[depth + 1], lo, lo, hi - lo, o, stack_mask[depth],
+                          opt_tally, opt_index, stride, map_start, map_flat, n_tally)
             continue
         o = anchor_opts[k]
         tw = tag_word[o]
@@ -352,27 +538,43 @@ def _count(filled, counters, code, opt_mask, opt_counter, tag_word, tag_bit, anc
         if c >= 0:
             counters[c] += 1
             child_code += radix[c]
+        mask = stack_mask[depth]
+        child_mask = mask
+        if opt_tally[o] >= 0:
+            child_mask = mask & ~(1 << opt_tally[o])
         nxt = pos + 1
         while nxt < n_branch and (filled[nxt >> 6] >> np.uint64(nxt & 63)) & np.uint64(1):
             nxt += 1
-        done = False
+        done = True
         if nxt == n_branch:
-            ok = 1
+            ok = True
             for cc in range(counters.shape[0]):
                 if counters[cc] < low[cc]:
-                    ok = 0
-            stack_total[depth] += ok
-            done = True
-        elif _dead(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch, fill_stack):
-            done = True
-        elif use_memo:
-            slot = _slot(filled, child_code, keys, values)
-            if values[slot] >= 0:
-                stats[1] += 1
-                stack_total[depth] += values[slot]
-                done = True
+                    ok = False
+            if ok and scalar:
+                acc[depth, 0] += 1
+            elif ok:
+                _add_into(acc[depth], one, 0, 0, 1, o, mask, opt_tally, opt_index, stride,
+                          map_start, map_flat, n_tally)
+        else:
+            starved = False
+            for t in range(n_tally):
+                if (child_mask >> t) & 1 and last_anchor[t] < nxt:
+                    starved = True
+            if starved or _dead(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit,
+                                scratch, fill_stack):
+                pass
+            elif use_memo:
+                at = _lookup(filled, child_code, keys, values, stats)
+                if at >= 0 and scalar:
+                    acc[depth, 0] += at
+                elif at >= 0:
+                    _add_into(acc[depth], arena, at + 2, arena[at], arena[at + 1], o, mask,
+                              opt_tally, opt_index, stride, map_start, map_flat, n_tally)
+                else:
+                    done = False
             else:
-                stats[2] += 1
+                done = False
         if done:
             for w in range(n_words):
                 filled[w] ^= opt_mask[o, w]
@@ -384,16 +586,19 @@ def _count(filled, counters, code, opt_mask, opt_counter, tag_word, tag_bit, anc
         depth += 1
         stack_pos[depth] = nxt
         stack_k[depth] = anchor_start[nxt]
-        stack_total[depth] = 0
         stack_code[depth] = child_code
+        stack_mask[depth] = child_mask
+        for x in range(length[child_mask]):
+            acc[depth, x] = 0
 
 
 @njit(cache=True)
-def _count_prefixes(prefixes, opt_mask, opt_counter, tag_word, tag_bit, anchor_start,
+def _tally_prefixes(prefixes, opt_mask, opt_counter, tag_word, tag_bit, anchor_start,
                     anchor_opts, group_end, low, high, radix, n_branch, n_words, use_memo,
-                    keys, values, stats, cell_nb, opt_nb_start, opt_nb, fillable, limit):
-    """Count the completions of each row of ``prefixes`` (option ids forced first; -1 pads)."""
-    out = np.zeros(prefixes.shape[0], dtype=np.int64)
+                    keys, values, arena, stats, cell_nb, opt_nb_start, opt_nb, fillable, limit,
+                    n_tally, tally_bit, last_anchor, opt_tally, opt_index, length, stride,
+                    map_start, map_flat, out, out_mask):
+    """Tally the completions of each row of ``prefixes`` (option ids forced first; -1 pads)."""
     for p in range(prefixes.shape[0]):
         filled = np.zeros(n_words, dtype=np.uint64)
         counters = np.zeros(low.shape[0], dtype=np.int64)
@@ -413,12 +618,15 @@ def _count_prefixes(prefixes, opt_mask, opt_counter, tag_word, tag_bit, anchor_s
                 code += radix[c]
                 if counters[c] > high[c]:
                     ok = False
+        out_mask[p] = _uncovered_tally(filled, tally_bit, n_tally)
         if ok:
-            out[p] = _count(filled, counters, code, opt_mask, opt_counter, tag_word,
-                            tag_bit, anchor_start, anchor_opts, group_end, low, high, radix,
-                            n_branch, use_memo, keys, values, stats, cell_nb, opt_nb_start,
-                            opt_nb, fillable, limit)
-    return out
+            _tally(filled, counters, code, opt_mask, opt_counter, tag_word, tag_bit,
+                   anchor_start, anchor_opts, group_end, low, high, radix, n_branch, use_memo,
+                   keys, values, arena, stats, cell_nb, opt_nb_start, opt_nb, fillable, limit,
+                   n_tally, tally_bit, last_anchor, opt_tally, opt_index, length, stride,
+                   map_start, map_flat, out[p])
+        else:
+            out[p, :] = 0
 
 
 @njit(cache=True)
@@ -530,18 +738,60 @@ def _geometry(cc: CompiledCover) -> tuple:
     return cc.cell_nb, cc.opt_nb_start, cc.opt_nb, cc.fillable, cc.region_limit
 
 
-def count_prefixes(cc: CompiledCover, prefixes: Sequence[Sequence[int]],
-                   memo: Memo | None = None) -> list[int]:
-    """Count the solutions that contain each given set of options (one count per set)."""
+def _layout_args(layout: TallyLayout) -> tuple:
+    return (len(layout.items), layout.bit, layout.last_anchor, layout.opt_tally,
+            layout.opt_index, layout.length, layout.stride, layout.map_start, layout.map_flat)
+
+
+def tally_prefixes(cc: CompiledCover, layout: TallyLayout,
+                   prefixes: Sequence[Sequence[int]], memo: Memo | None = None,
+                   ) -> list[dict[tuple[int, ...], int]]:
+    """For each set of forced options, the solution counts by tally combination.
+
+    Each result maps a tuple of option ids (the options covering the tally items, in
+    ``layout.items`` order) to the number of solutions that contain them and the forced
+    options; combinations without solutions are left out.
+    """
     if memo is None:
         memo = Memo(cc.n_words)
+    owner = (id(cc), tuple(layout.items))
+    if memo.owner is None:
+        memo.owner = owner
+    elif memo.owner != owner:
+        raise ValueError("this memo holds counts of another cover or another tally layout")
     width = max([len(p) for p in prefixes] + [1])
     arr = np.full((len(prefixes), width), -1, dtype=np.int64)
     for r, prefix in enumerate(prefixes):
         arr[r, :len(prefix)] = prefix
-    counts = _count_prefixes(arr, *_args(cc), cc.radix, cc.n_branch, cc.n_words,
-                             cc.memo_ok, memo.keys, memo.values, memo.stats, *_geometry(cc))
-    return [int(x) for x in counts]
+    n_t = len(layout.items)
+    out = np.zeros((len(prefixes), int(layout.length[-1])), dtype=np.int64)
+    masks = np.zeros(len(prefixes), dtype=np.int64)
+    _tally_prefixes(arr, *_args(cc), cc.radix, cc.n_branch, cc.n_words, cc.memo_ok, memo.keys,
+                    memo.values, memo.arena, memo.stats, *_geometry(cc), *_layout_args(layout),
+                    out, masks)
+    results = []
+    for r, prefix in enumerate(prefixes):
+        mask = int(masks[r])
+        fixed = {int(layout.opt_tally[o]): int(o) for o in prefix if layout.opt_tally[o] >= 0}
+        counts: dict[tuple[int, ...], int] = {}
+        for x in np.flatnonzero(out[r, :int(layout.length[mask])]):
+            combo = []
+            for t in range(n_t):
+                if mask >> t & 1:
+                    index = (int(x) // int(layout.stride[mask, t])) % len(layout.options[t])
+                    combo.append(layout.options[t][index])
+                else:
+                    combo.append(fixed.get(t, -1))
+            counts[tuple(combo)] = int(out[r, x])
+        results.append(counts)
+    return results
+
+
+def count_prefixes(cc: CompiledCover, prefixes: Sequence[Sequence[int]],
+                   memo: Memo | None = None) -> list[int]:
+    """Count the solutions that contain each given set of options (one count per set)."""
+    layout = tally_layout(cc, [])
+    return [counts.get((), 0) for counts in tally_prefixes(cc, layout, prefixes, memo)]
 
 
 def top_branches(cc: CompiledCover) -> list[list[int]]:
