@@ -1,7 +1,8 @@
 """Print each reference figure with the time it took: ``python benchmarks/run.py [NAME ...]``.
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, week11_jan1mon,
-week_jun7tue, centre_8x8, towers_5x5, towers_6x6. With no name, every benchmark runs.
+week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, towers_5x5, towers_6x6.
+With no name, every benchmark runs.
 """
 
 from __future__ import annotations
@@ -22,11 +23,20 @@ from cpmodels.towers import towers_problem
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 
 
-def _count(spec: str, distinct: bool = False, **kw: object) -> Callable[[], str]:
+def _count(spec: str, distinct: bool = False, backend: str = "engine",
+           **kw: object) -> Callable[[], str]:
     def run() -> str:
         instance = packing_instance(load_spec(SPECS / spec), **kw)
-        return f"{count_instance(instance, distinct=distinct).count:,}"
+        return f"{count_instance(instance, distinct=distinct, backend=backend).count:,}"
     return run
+
+
+def _prove_face_up() -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        s = run_sweep(load_spec(SPECS / "calendar_week.yaml"), Path(tmp) / "up.csv",
+                      face_up=True, prove=True)
+    return (f"{len(s.unsolvable)} unsolvable of {s.combinations}, {s.proofs} proofs "
+            "written and checked")
 
 
 def _sweep(spec: str) -> Callable[[], str]:
@@ -62,6 +72,12 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
     "week_jun7tue": ("calendar_week Jun 7 Tue (oracle 10,374)",
                      _count("calendar_week.yaml", labels=["Jun", "7", "Tue"])),
     "centre_8x8": ("8x8 centre hole, raw (oracle 520)", _count("pentominoes_8x8_centre.yaml")),
+    "sat_centre_8x8": ("8x8 centre hole through the CNF backend (oracle 520)",
+                       _count("pentominoes_8x8_centre.yaml", backend="sat")),
+    "sat_jun7tue": ("calendar_week Jun 7 Tue through the CNF backend (oracle 10,374)",
+                    _count("calendar_week.yaml", backend="sat", labels=["Jun", "7", "Tue"])),
+    "prove_face_up": ("calendar_week face up: sweep, then prove each unsolvable one (oracle 56)",
+                      _prove_face_up),
     "towers_5x5": ("towers 5x5 (oracle 730)", _towers(5)),
     "towers_6x6": ("towers 6x6 (oracle 1,130)", _towers(6)),
 }

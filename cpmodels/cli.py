@@ -72,6 +72,14 @@ def _add_instance_args(p: argparse.ArgumentParser) -> None:
                    help="keep every piece face up as drawn (rotations only)")
 
 
+def _add_backend_arg(p: argparse.ArgumentParser, default: str) -> None:
+    from cpmodels.backends import BACKENDS
+
+    p.add_argument("--backend", choices=BACKENDS, default=default,
+                   help=f"engine (compiled search), cpsat (OR-Tools) or sat (python-sat); "
+                   f"default {default}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cpmodels", description="Solve puzzle specs with constraint models.")
     parser.add_argument("--version", action="version", version=f"cpmodels {__version__}")
@@ -83,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--time-limit", type=_positive_seconds, metavar="S",
                        help="stop after S seconds (towers: return the best board so far)")
     solve.add_argument("--format", choices=("text", "json"), default="text")
+    _add_backend_arg(solve, "cpsat")
 
     count = sub.add_parser("count", help="count every solution of one puzzle")
     _add_instance_args(count)
@@ -90,11 +99,20 @@ def build_parser() -> argparse.ArgumentParser:
                        help="count solutions up to the board's symmetries")
     count.add_argument("--time-limit", type=_positive_seconds, metavar="S")
     count.add_argument("--format", choices=("text", "json"), default="text")
+    _add_backend_arg(count, "engine")
 
     enum = sub.add_parser("enumerate", help="write every solution, one JSON object a line")
     _add_instance_args(enum)
     enum.add_argument("--out", required=True, type=Path, metavar="FILE.jsonl")
     enum.add_argument("--limit", type=_positive_int, metavar="N", help="stop after N solutions")
+    _add_backend_arg(enum, "engine")
+
+    prove = sub.add_parser("prove", help="solve, or prove there is no solution with a checked "
+                           "DRUP proof")
+    _add_instance_args(prove)
+    prove.add_argument("--proof", type=Path, metavar="FILE",
+                       help="write the proof to FILE and the formula to FILE.cnf")
+    prove.add_argument("--format", choices=("text", "json"), default="text")
 
     sweep = sub.add_parser("sweep", help="count every label combination of a calendar spec")
     sweep.add_argument("spec")
@@ -106,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="keep the rows FILE.csv already has and count the rest")
     sweep.add_argument("--no-flip", action="store_true",
                        help="keep every piece face up as drawn (rotations only)")
+    sweep.add_argument("--prove", action="store_true",
+                       help="attach a checked proof to every unsolvable row (FILE.proofs/)")
     sweep.add_argument("--format", choices=("text", "json"), default="text")
 
     validate = sub.add_parser("validate", help="check spec files and report every problem")
@@ -146,11 +166,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     if args.size is not None:
         raise InputError("--size applies to towers specs only")
-    from cpmodels.backends import cpsat
+    from cpmodels.backends import solve_cover
     from cpmodels.render import packing_payload, packing_text
 
     instance = _packing_instance(args, spec)
-    result = cpsat.solve(instance.cover, time_limit=args.time_limit)
+    result = solve_cover(args.backend, instance.cover, time_limit=args.time_limit)
     _emit(packing_payload(instance, result), packing_text(instance, result, colour),
           args.format)
     return STATUS_EXIT[result.status]
@@ -175,7 +195,8 @@ def cmd_count(args: argparse.Namespace) -> int:
     from cpmodels.counting import count_instance
 
     instance = _packing_instance(args)
-    result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit)
+    result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit,
+                            backend=args.backend)
     payload = {
         "spec": instance.name, "target": instance.target, "labels": list(instance.labels),
         "count": result.count, "distinct": result.distinct, "symmetries": result.symmetries,
@@ -196,7 +217,7 @@ def cmd_count(args: argparse.Namespace) -> int:
 def cmd_enumerate(args: argparse.Namespace) -> int:
     import time
 
-    from cpmodels.backends import engine
+    from cpmodels.backends import iter_cover_solutions
     from cpmodels.backends.result import CoverResult
     from cpmodels.render import packing_payload
 
@@ -205,9 +226,9 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     written = 0
     try:
         with args.out.open("w") as handle:
-            for chosen in engine.iter_solutions(instance.cover):
-                result = CoverResult("solved", engine.NAME, time.perf_counter() - start,
-                                     chosen)
+            for chosen in iter_cover_solutions(args.backend, instance.cover):
+                result = CoverResult("solved", args.backend, time.perf_counter() - start,
+                                     sorted(chosen))
                 handle.write(json.dumps(packing_payload(instance, result)) + "\n")
                 handle.flush()
                 written += 1
@@ -219,8 +240,33 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         print(f"interrupted: {written} complete solutions kept in {args.out}", file=sys.stderr)
         return EXIT_INTERRUPTED
     print(f"{written} solutions written to {args.out} in {time.perf_counter() - start:.2f} s "
-          f"({engine.NAME})")
+          f"({args.backend})")
     return EXIT_OK if written else EXIT_UNSOLVABLE
+
+
+def cmd_prove(args: argparse.Namespace) -> int:
+    from cpmodels.proving import prove_cover
+    from cpmodels.render import packing_payload, packing_text
+
+    instance = _packing_instance(args)
+    try:
+        outcome = prove_cover(instance.cover, args.proof)
+    except OSError as exc:
+        raise InputError(f"cannot write {args.proof}: {exc.strerror or exc}") from None
+    result, check = outcome.result, outcome.check
+    payload = packing_payload(instance, result)
+    if check is None:
+        _emit(payload, packing_text(instance, result, _colour_ok(sys.stdout)), args.format)
+        return EXIT_OK
+    payload.update(proof_checked=check.ok, lemmas=check.lemmas,
+                   proof=str(args.proof) if args.proof else None)
+    if check.ok:
+        where = f"; proof in {args.proof}, formula in {args.proof}.cnf" if args.proof else ""
+        text = f"unsolvable (proof checked: {check.lemmas} lemmas){where}"
+    else:
+        text = f"no solution found, but the proof was rejected: {check.message}"
+    _emit(payload, text, args.format)
+    return EXIT_UNSOLVABLE if check.ok else EXIT_UNKNOWN
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -234,7 +280,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     try:
         summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
-                            face_up=args.no_flip)
+                            face_up=args.no_flip, prove=args.prove)
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
@@ -254,6 +300,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         " (" + ", ".join(" ".join(u) for u in summary.unsolvable[:20])
         + (", ..." if len(summary.unsolvable) > 20 else "") + ")"
         if summary.unsolvable else ""))
+    if args.prove and summary.unsolvable:
+        lines.append(f"proofs: {summary.proofs} of {len(summary.unsolvable)} checked, in "
+                     f"{args.out}.proofs/")
     _emit(payload, "\n".join(lines), args.format)
     return EXIT_OK
 
@@ -277,7 +326,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
-    "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "sweep": cmd_sweep,
+    "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "prove": cmd_prove,
+    "sweep": cmd_sweep,
     "validate": cmd_validate, "schema": cmd_schema,
 }
 

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cpmodels.backends import engine
+from cpmodels.backends import engine, iter_cover_solutions
 from cpmodels.cover import ExactCover
 from cpmodels.instance import PackingInstance
 from cpmodels.symmetry import canonical, problem_symmetries, reduce_by_symmetry
@@ -41,10 +41,25 @@ def count_cover(cover: ExactCover, *, deadline: float | None = None,
     return total
 
 
+def count_by_enumeration(backend: str, cover: ExactCover, *,
+                         deadline: float | None = None) -> int | None:
+    """Count the solutions another backend streams (``None`` when ``deadline`` passes)."""
+    total = 0
+    for _ in iter_cover_solutions(backend, cover):
+        total += 1
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
+    return total
+
+
 def count_instance(instance: PackingInstance, *, distinct: bool = False,
-                   time_limit: float | None = None,
-                   progress: Progress | None = None) -> CountResult:
-    """Count the instance's solutions, raw or up to symmetry (``distinct``)."""
+                   time_limit: float | None = None, progress: Progress | None = None,
+                   backend: str = engine.NAME) -> CountResult:
+    """Count the instance's solutions, raw or up to symmetry (``distinct``).
+
+    The engine counts without listing solutions; the ``sat`` and ``cpsat`` backends count
+    the solutions they enumerate.
+    """
     start = time.perf_counter()
     deadline = start + time_limit if time_limit else None
     cover = instance.cover
@@ -54,14 +69,17 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
         reduced = reduce_by_symmetry(cover, symmetries)
         if reduced is None:
             keys = set()
-            for chosen in engine.iter_solutions(cover):
+            for chosen in iter_cover_solutions(backend, cover):
                 keys.add(canonical(cover.decode(chosen), symmetries))
                 if deadline is not None and time.perf_counter() > deadline:
-                    return CountResult(None, True, len(symmetries), engine.NAME,
+                    return CountResult(None, True, len(symmetries), backend,
                                        time.perf_counter() - start)
-            return CountResult(len(keys), True, len(symmetries), engine.NAME,
+            return CountResult(len(keys), True, len(symmetries), backend,
                                time.perf_counter() - start)
         cover = reduced.cover
-    total = count_cover(cover, deadline=deadline, progress=progress)
-    return CountResult(total, distinct, len(symmetries), engine.NAME,
+    if backend == engine.NAME:
+        total = count_cover(cover, deadline=deadline, progress=progress)
+    else:
+        total = count_by_enumeration(backend, cover, deadline=deadline)
+    return CountResult(total, distinct, len(symmetries), backend,
                        time.perf_counter() - start)

@@ -42,6 +42,7 @@ class Row:
     labels: tuple[str, ...]
     real_date: bool
     count: int
+    proof: str = ""  # with --prove: the checked proof of an unsolvable combination
 
 
 @dataclass
@@ -52,9 +53,11 @@ class SweepSummary:
     fewest: Row | None = None
     most: Row | None = None
     unsolvable: list[tuple[str, ...]] = field(default_factory=list)
+    proofs: int = 0  # unsolvable rows with a checked proof
 
     def add(self, row: Row) -> None:
         self.combinations += 1
+        self.proofs += bool(row.proof)
         self.total += row.count
         if row.real_date:
             self.real_total += row.count
@@ -73,6 +76,7 @@ class SweepSummary:
             "combinations": self.combinations, "total": self.total,
             "real_total": self.real_total, "fewest": one(self.fewest), "most": one(self.most),
             "unsolvable": [list(labels) for labels in self.unsolvable],
+            "proofs": self.proofs,
         }
 
 
@@ -186,24 +190,48 @@ def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
     if header != columns:
         raise InputError(f"{path} has columns {','.join(header)}, not {','.join(columns)}; "
                          "it belongs to another spec: give another --out")
-    n = len(columns) - 2
+    n = columns.index("real_date")
     for record in reader:
-        if len(record) != len(columns) or not record[-1].isdigit():
+        if len(record) != len(columns) or not record[n + 1].isdigit():
             continue
-        rows[tuple(record[:n])] = Row(tuple(record[:n]), record[-2] == "true", int(record[-1]))
+        proof = record[n + 2] if len(record) > n + 2 else ""
+        rows[tuple(record[:n])] = Row(tuple(record[:n]), record[n] == "true",
+                                      int(record[n + 1]), proof)
     return rows
 
 
+def _record(row: Row, prove: bool) -> list[str]:
+    return [*row.labels, "true" if row.real_date else "false", str(row.count),
+            *([row.proof] if prove else [])]
+
+
+def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
+               folder: Path) -> str:
+    """Prove a combination unsolvable; the proof's file name, or "" when it was rejected."""
+    from cpmodels.instance import packing_instance
+    from cpmodels.proving import prove_cover
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / ("-".join(labels) + ".drup")
+    cover = packing_instance(spec, labels=list(labels), face_up=face_up).cover
+    outcome = prove_cover(cover, path)
+    if outcome.check is None or not outcome.check.ok:
+        return ""
+    return f"{folder.name}/{path.name}"
+
+
 def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume: bool = False,
-              face_up: bool = False, memo_slots: int = SWEEP_MEMO_SLOTS,
+              face_up: bool = False, memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
               on_row: Callable[[Row], None] | None = None) -> SweepSummary:
     """Count every combination, appending one CSV row per combination in a fixed order.
 
     Rows are flushed task by task, in order, so an interrupted run keeps complete rows only;
-    ``resume`` skips the rows an earlier run finished.
+    ``resume`` skips the rows an earlier run finished. With ``prove``, each unsolvable row
+    names a DRUP proof (checked here) written to ``<out>.proofs/``.
     """
     groups = list(spec.groups)
-    columns = [*groups, "real_date", "count"]
+    columns = [*groups, "real_date", "count", *(["proof"] if prove else [])]
+    proof_dir = out.with_name(out.name + ".proofs")
     combos = [tuple(c) for c in all_label_combinations(spec)]
     done = read_rows(out, columns) if resume else {}
     cover, slack_items = sweep_cover(spec, face_up=face_up)
@@ -229,8 +257,7 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
             writer.writerow(columns)
             for combo in combos:
                 if combo in done:
-                    row = done[combo]
-                    writer.writerow([*combo, "true" if row.real_date else "false", row.count])
+                    writer.writerow(_record(done[combo], prove))
         os.replace(tmp, out)
     with out.open("a" if done else "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
@@ -247,7 +274,9 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
                         continue
                     key = tuple(option_of[(g, label)] for g, label in zip(free, rest))
                     row = Row(labels, real(labels), counts.get(key, 0))
-                    writer.writerow([*labels, "true" if row.real_date else "false", row.count])
+                    if prove and row.count == 0:
+                        row.proof = _prove_row(spec, labels, face_up, proof_dir)
+                    writer.writerow(_record(row, prove))
                     by_labels[labels] = row
                     if on_row is not None:
                         on_row(row)

@@ -1,0 +1,205 @@
+"""The CNF backend (python-sat): solve, enumerate every solution, prove there is none.
+
+The exact cover becomes a formula with one variable per option (option ``j`` is variable
+``j + 1``) and one cardinality constraint per item, so a model decodes straight to placements:
+a board cell or a single piece is covered exactly once, a piece with copies exactly ``count``
+times, a secondary item at most once. Two encodings from ``pysat.card`` are used, each where
+it measured best (``docs/cnf.md``):
+
+* ``EncType.native``: cardinality constraints kept whole, for Minicard. No auxiliary
+  variables, and propagation straight on the constraints; used to solve and to enumerate.
+* ``EncType.seqcounter`` (Sinz's sequential counter): plain clauses, 3n of them and n
+  auxiliary variables for n options where the pairwise encoding needs n(n-1)/2. Used for
+  proofs, which need pure CNF: Glucose writes a DRUP proof of it.
+
+Enumeration does not add blocking clauses (they slowed the solver to one solution every half
+second). It splits the search into disjoint parts all the way down: the solver's unit
+propagation under the current assumptions tells which options are still possible, the item
+with the fewest possible options is split into one part per option, and a part where every
+item is covered is a solution. No part is searched twice and nothing accumulates.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from pysat.card import CardEnc, EncType
+from pysat.solvers import Solver
+
+from cpmodels.backends.result import CoverResult
+from cpmodels.cover import ExactCover
+
+NAME = "sat"
+SOLVER = "minicard"  # native cardinality constraints
+PROOF_SOLVER = "glucose4"  # writes DRUP proofs
+PROOF_ENCODING = EncType.seqcounter
+
+
+@dataclass
+class CnfModel:
+    """Clauses (and native at-most constraints) over option variables ``1 .. n_options``,
+    auxiliary variables after them."""
+
+    n_vars: int
+    n_options: int
+    clauses: list[list[int]] = field(default_factory=list)
+    atmosts: list[tuple[list[int], int]] = field(default_factory=list)
+
+    def decode(self, model: Sequence[int]) -> list[int]:
+        """Option ids chosen in a model (a list of literals, as solvers return them)."""
+        return [lit - 1 for lit in model[:self.n_options] if lit > 0]
+
+    def dimacs(self) -> str:
+        """The clauses in DIMACS text (pure CNF models only)."""
+        head = f"p cnf {self.n_vars} {len(self.clauses)}\n"
+        return head + "".join(" ".join(map(str, c)) + " 0\n" for c in self.clauses)
+
+    def solver(self, name: str, **kwargs: object) -> Solver:
+        """A solver loaded with the model."""
+        sat = Solver(name=name, bootstrap_with=self.clauses, **kwargs)
+        for lits, bound in self.atmosts:
+            sat.add_atmost(lits, bound)
+        return sat
+
+
+def build_cnf(cover: ExactCover, encoding: int = EncType.native) -> CnfModel:
+    """Compile ``cover``: one variable per option, one cardinality constraint per item."""
+    model = CnfModel(len(cover.options), len(cover.options))
+    for item, options in zip(cover.items, cover.item_options()):
+        lits = [j + 1 for j in options]
+        if item.low > len(lits):
+            model.n_vars += 1  # the item cannot be covered often enough: x and not x
+            model.clauses += [[model.n_vars], [-model.n_vars]]
+            continue
+        bounds = []
+        if item.low > 0:
+            bounds.append(("atleast", item.low))
+        if item.high < len(lits):
+            bounds.append(("atmost", item.high))
+        for kind, bound in bounds:
+            if encoding == EncType.native:
+                if kind == "atleast":
+                    model.atmosts.append(([-x for x in lits], len(lits) - bound))
+                else:
+                    model.atmosts.append((lits, bound))
+                continue
+            if kind == "atleast" and bound == 1:
+                model.clauses.append(lits)
+                continue
+            make = CardEnc.atleast if kind == "atleast" else CardEnc.atmost
+            part = make(lits, bound=bound, top_id=model.n_vars, encoding=encoding)
+            model.clauses += part.clauses
+            model.n_vars = max(model.n_vars, part.nv)
+    if encoding == EncType.native:
+        # Minicard needs each at-least-one as a clause too, to propagate from it at once.
+        model.clauses += [[j + 1 for j in options] for item, options
+                          in zip(cover.items, cover.item_options()) if item.low == 1]
+    return model
+
+
+class _Incidence:
+    """Which items each option covers, for counting coverage under a partial assignment."""
+
+    def __init__(self, cover: ExactCover) -> None:
+        self.n_items = len(cover.items)
+        self.entry_item = np.array([i for o in cover.options for i in o], dtype=np.int64)
+        self.entry_option = np.array([j for j, o in enumerate(cover.options) for _ in o],
+                                     dtype=np.int64)
+        self.low = np.array([it.low for it in cover.items], dtype=np.float64)
+        self.exact_one = np.array([it.low == it.high == 1 for it in cover.items])
+        self.by_item = cover.item_options()
+
+    def per_item(self, weights: np.ndarray) -> np.ndarray:
+        return np.bincount(self.entry_item, weights=weights[self.entry_option],
+                           minlength=self.n_items)
+
+
+def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
+                   solver: str = SOLVER) -> Iterator[list[int]]:
+    """Stream every solution (option ids, forced ones included), each exactly once."""
+    model = build_cnf(cover)
+    n = len(cover.options)
+    inc = _Incidence(cover)
+    with model.solver(solver) as sat:
+        stack = [[j + 1 for j in forced]]
+        while stack:
+            assumptions = stack.pop()
+            ok, implied = sat.propagate(assumptions=assumptions)
+            if not ok:
+                continue
+            lits = np.asarray(implied or [], dtype=np.int64)
+            lits = lits[np.abs(lits) <= n]
+            possible = np.ones(n, dtype=np.float64)
+            possible[np.abs(lits) - 1] = 0.0
+            taken = np.zeros(n, dtype=np.float64)
+            taken[lits[lits > 0] - 1] = 1.0
+            short = inc.low - inc.per_item(taken)
+            if (short > 0).any():
+                room = inc.per_item(possible)
+                if (room < short).any():
+                    continue
+                scores = np.where(short > 0, room, np.inf)
+                i = int(np.argmin(scores))
+                choices = [j for j in inc.by_item[i] if possible[j]]
+                if inc.exact_one[i]:
+                    # One part per option: exactly one of them covers item i.
+                    stack += [[*assumptions, j + 1] for j in reversed(choices)]
+                    continue
+                j = choices[0]
+            else:
+                free = np.flatnonzero(possible)
+                if free.size == 0:
+                    yield sorted(int(x) - 1 for x in lits[lits > 0])
+                    continue
+                j = int(free[0])  # an option every item still has room for: in or out
+            stack += [[*assumptions, -(j + 1)], [*assumptions, j + 1]]
+
+
+def count(cover: ExactCover, *, deadline: float | None = None) -> tuple[int | None, float]:
+    """Count by enumeration; ``(None, seconds)`` when ``deadline`` (a perf_counter) passes."""
+    start = time.perf_counter()
+    n = 0
+    for _ in iter_solutions(cover):
+        n += 1
+        if deadline is not None and time.perf_counter() > deadline:
+            return None, time.perf_counter() - start
+    return n, time.perf_counter() - start
+
+
+def solve(cover: ExactCover, *, solver: str = SOLVER) -> CoverResult:
+    """One solution, or "unsolvable" when the solver refutes the formula."""
+    start = time.perf_counter()
+    model = build_cnf(cover)
+    chosen = None
+    with model.solver(solver) as sat:
+        if sat.solve():
+            chosen = sorted(model.decode(sat.get_model()))
+    seconds = time.perf_counter() - start
+    if chosen is None:
+        return CoverResult("unsolvable", NAME, seconds)
+    return CoverResult("solved", NAME, seconds, chosen)
+
+
+@dataclass
+class Refutation:
+    """A solver's answer with its evidence: a solution, or the formula and a DRUP proof."""
+
+    chosen: list[int] | None
+    model: CnfModel
+    proof: list[str]  # DRUP lines ("1 -2 0", "d 3 4 0"), empty when solved
+    seconds: float
+
+
+def refute(cover: ExactCover, *, solver: str = PROOF_SOLVER) -> Refutation:
+    """Solve with proof logging: a solution, or the proof that there is none."""
+    start = time.perf_counter()
+    model = build_cnf(cover, PROOF_ENCODING)
+    with model.solver(solver, with_proof=True) as sat:
+        if sat.solve():
+            return Refutation(sorted(model.decode(sat.get_model())), model, [],
+                              time.perf_counter() - start)
+        proof = list(sat.get_proof() or [])
+    return Refutation(None, model, proof, time.perf_counter() - start)

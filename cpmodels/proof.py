@@ -1,0 +1,248 @@
+"""Checking DRUP proofs of unsatisfiability: an independent checker built on unit propagation.
+
+A DRUP proof is a list of lemmas (clauses) and deletions. Each lemma must follow from the
+clauses so far by *reverse unit propagation* (RUP): assuming every literal of the lemma false
+and propagating units must end in a conflict. The proof holds when the empty clause follows.
+This checker shares no code with any solver: it reads the formula and the proof as text-level
+clauses and propagates with two watched literals per clause (compiled with numba). Lemmas that
+need the RAT rule are rejected (the proofs checked here are DRUP). Deleting clauses can only
+make the check stricter, so deletions are applied, except of clauses satisfied at the top
+level (a later lemma may need the units they imply), as drat-trim does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+
+@dataclass
+class ProofCheck:
+    """The verdict: ``ok``, how many lemmas were checked, and where a bad proof fails."""
+
+    ok: bool
+    lemmas: int
+    message: str
+
+
+def parse_proof(lines: Iterable[str]) -> list[tuple[bool, list[int]]]:
+    """DRUP text lines to ``(is_deletion, literals)`` steps (a trailing 0 ends each line)."""
+    steps = []
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("c"):
+            continue
+        deletion = text.startswith("d ")
+        fields = text[2:].split() if deletion else text.split()
+        try:
+            lits = [int(x) for x in fields]
+        except ValueError:
+            raise ValueError(f"proof line {number} is not a clause: {text[:60]!r}") from None
+        if not lits or lits[-1] != 0 or 0 in lits[:-1]:
+            raise ValueError(f"proof line {number} does not end with a single 0")
+        steps.append((deletion, lits[:-1]))
+    return steps
+
+
+@njit(cache=True)
+def _lit_index(lit):
+    return 2 * (abs(lit) - 1) + (1 if lit < 0 else 0)
+
+
+@njit(cache=True)
+def _truth(lit, value):
+    v = value[abs(lit) - 1]
+    return v if lit > 0 else -v
+
+
+@njit(cache=True)
+def _assign(lit, value, trail, top):
+    value[abs(lit) - 1] = 1 if lit > 0 else -1
+    trail[top] = lit
+    return top + 1
+
+
+@njit(cache=True)
+def _watch(c, k, lits, start, head, nxt):
+    """Put watch ``k`` of clause ``c`` (on its literal at position ``k``) on that literal."""
+    e = 2 * c + k
+    t = _lit_index(lits[start[c] + k])
+    nxt[e] = head[t]
+    head[t] = e
+
+
+@njit(cache=True)
+def _rup(target, lits, start, length, active, head, nxt, units, n_units, value, trail,
+         snapshot):
+    """True when assuming clause ``target`` false (-1: the empty clause) and propagating the
+    active clauses yields a conflict. Two watched literals per clause (positions 0 and 1 of
+    its literals); the assignment is undone before returning, and a non-empty ``snapshot``
+    receives it first."""
+    top = 0
+    conflict = False
+    if target >= 0:
+        for q in range(start[target], start[target] + length[target]):
+            now = _truth(-lits[q], value)
+            if now == -1:
+                conflict = True  # the lemma is a tautology
+            elif now == 0:
+                top = _assign(-lits[q], value, trail, top)
+    for u in range(n_units):
+        c = units[u]
+        if conflict:
+            break
+        if active[c]:
+            now = _truth(lits[start[c]], value)
+            if now == -1:
+                conflict = True
+            elif now == 0:
+                top = _assign(lits[start[c]], value, trail, top)
+    done = 0
+    while done < top and not conflict:
+        false_lit = -trail[done]
+        done += 1
+        t = _lit_index(false_lit)
+        e = head[t]
+        prev = -1
+        while e >= 0:
+            after = nxt[e]
+            c = e // 2
+            k = e % 2
+            moved = False
+            if active[c] and not conflict:
+                s0 = start[c]
+                other = lits[s0 + 1 - k]
+                if _truth(other, value) != 1:
+                    for r in range(s0 + 2, s0 + length[c]):
+                        if _truth(lits[r], value) != -1:
+                            # Watch this literal instead: swap it into position k.
+                            lits[r], lits[s0 + k] = lits[s0 + k], lits[r]
+                            if prev < 0:
+                                head[t] = after
+                            else:
+                                nxt[prev] = after
+                            _watch(c, k, lits, start, head, nxt)
+                            moved = True
+                            break
+                    if not moved:
+                        now = _truth(other, value)
+                        if now == -1:
+                            conflict = True
+                        elif now == 0:
+                            top = _assign(other, value, trail, top)
+            if not moved:
+                prev = e
+            e = after
+    if snapshot.shape[0] > 0:
+        snapshot[:] = value
+    for k in range(top):
+        value[abs(trail[k]) - 1] = 0
+    return conflict
+
+
+@njit(cache=True)
+def _check(n_vars, n_formula, lits, start, length, step_kind, step_clause, units,
+           n_units_formula):
+    """Replay the proof; returns the index of the first step that fails, or -1."""
+    n_clauses = start.shape[0]
+    active = np.zeros(n_clauses, dtype=np.bool_)
+    head = np.full(2 * n_vars, -1, dtype=np.int64)
+    nxt = np.full(2 * n_clauses, -1, dtype=np.int64)
+    for c in range(n_formula):
+        active[c] = True
+        if length[c] >= 2:
+            _watch(c, 0, lits, start, head, nxt)
+            _watch(c, 1, lits, start, head, nxt)
+    value = np.zeros(n_vars, dtype=np.int8)
+    trail = np.zeros(n_vars + 1, dtype=np.int64)
+    n_units = n_units_formula
+    top = np.zeros(n_vars, dtype=np.int8)  # the top-level assignment (units propagated)
+    no_snapshot = np.zeros(0, dtype=np.int8)
+    stale = True
+    for s in range(step_kind.shape[0]):
+        c = step_clause[s]
+        if step_kind[s] == 1:
+            if c < 0:
+                continue
+            # A clause satisfied at the top level may be the reason for a top-level unit that
+            # later lemmas need (solvers delete such clauses), so it stays, as in drat-trim.
+            # Deleting any other clause only makes the check stricter.
+            if stale:
+                _rup(-1, lits, start, length, active, head, nxt, units, n_units, value, trail,
+                     top)
+                stale = False
+            keep = length[c] <= 1
+            for q in range(start[c], start[c] + length[c]):
+                if _truth(lits[q], top) == 1:
+                    keep = True
+            if not keep:
+                active[c] = False  # its watches stay and are skipped
+            continue
+        if not _rup(c, lits, start, length, active, head, nxt, units, n_units, value, trail,
+                    no_snapshot):
+            return s
+        active[c] = True
+        stale = True
+        if length[c] == 0:
+            return -1
+        if length[c] == 1:
+            units[n_units] = c
+            n_units += 1
+        else:
+            _watch(c, 0, lits, start, head, nxt)
+            _watch(c, 1, lits, start, head, nxt)
+    # The proof must end in the empty clause, or make it follow by propagation.
+    if not _rup(-1, lits, start, length, active, head, nxt, units, n_units, value, trail,
+                no_snapshot):
+        return step_kind.shape[0]
+    return -1
+
+
+def check_drup(clauses: Sequence[Sequence[int]], proof: Iterable[str]) -> ProofCheck:
+    """Check a DRUP proof that ``clauses`` are unsatisfiable."""
+    try:
+        steps = parse_proof(proof)
+    except ValueError as exc:
+        return ProofCheck(False, 0, str(exc))
+    all_clauses = [sorted(set(c)) for c in clauses]
+    n_formula = len(all_clauses)
+    where: dict[tuple[int, ...], list[int]] = {}
+    for c, clause in enumerate(all_clauses):
+        where.setdefault(tuple(clause), []).append(c)
+    kinds, targets = [], []
+    for deletion, lemma in steps:
+        key = tuple(sorted(set(lemma)))
+        if deletion:
+            found = where.get(key)
+            kinds.append(1)
+            targets.append(found.pop() if found else -1)
+            continue
+        where.setdefault(key, []).append(len(all_clauses))
+        kinds.append(0)
+        targets.append(len(all_clauses))
+        all_clauses.append(list(key))
+    n_vars = max([abs(x) for c in all_clauses for x in c] + [1])
+    length = np.array([len(c) for c in all_clauses], dtype=np.int64)
+    start = np.zeros(len(all_clauses), dtype=np.int64)
+    if len(all_clauses) > 1:
+        start[1:] = np.cumsum(length)[:-1]
+    lits = np.array([x for c in all_clauses for x in c] or [0], dtype=np.int64)
+    units = np.zeros(len(all_clauses) + 1, dtype=np.int64)
+    formula_units = [c for c in range(n_formula) if length[c] == 1]
+    units[:len(formula_units)] = formula_units
+    if any(length[c] == 0 for c in range(n_formula)):
+        return ProofCheck(True, 0, "the formula contains the empty clause")
+    failed = _check(n_vars, n_formula, lits, start, length,
+                    np.array(kinds, dtype=np.int64), np.array(targets, dtype=np.int64),
+                    units, len(formula_units))
+    lemmas = sum(1 for k in kinds if k == 0)
+    if failed == -1:
+        return ProofCheck(True, lemmas, f"proof checked: {lemmas} lemmas")
+    if failed == len(kinds):
+        return ProofCheck(False, lemmas, "the proof does not reach the empty clause")
+    lemma = " ".join(map(str, steps[failed][1])) or "(empty clause)"
+    return ProofCheck(False, lemmas, f"step {failed + 1}: lemma {lemma[:60]} does not follow "
+                      "by unit propagation")

@@ -1,0 +1,46 @@
+"""Proving a packing instance unsolvable: a DRUP proof from the SAT solver, checked here."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from cpmodels.backends import cnf
+from cpmodels.backends.result import CoverResult
+from cpmodels.cover import ExactCover
+from cpmodels.proof import ProofCheck, check_drup
+
+
+@dataclass
+class ProofOutcome:
+    """A solution (``result.status == "solved"``) or a refutation and its checked proof."""
+
+    result: CoverResult
+    check: ProofCheck | None = None
+    proof_path: Path | None = None
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def prove_cover(cover: ExactCover, proof_path: Path | None = None) -> ProofOutcome:
+    """Solve ``cover`` with proof logging; when it has no solution, check the DRUP proof with
+    the independent checker and, given ``proof_path``, write the proof there and the formula
+    (DIMACS) beside it as ``<proof_path>.cnf``, so any DRAT checker can check it again."""
+    start = time.perf_counter()
+    refutation = cnf.refute(cover)
+    if refutation.chosen is not None:
+        return ProofOutcome(CoverResult("solved", cnf.NAME, time.perf_counter() - start,
+                                        refutation.chosen))
+    check = check_drup(refutation.model.clauses, refutation.proof)
+    if proof_path is not None:
+        _write_atomic(proof_path, "".join(line + "\n" for line in refutation.proof))
+        _write_atomic(proof_path.with_name(proof_path.name + ".cnf"), refutation.model.dimacs())
+    status = "unsolvable" if check.ok else "unknown"
+    return ProofOutcome(CoverResult(status, cnf.NAME, time.perf_counter() - start), check,
+                        proof_path)
