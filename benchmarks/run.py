@@ -1,8 +1,8 @@
 """Print each reference figure with the time it took: ``python benchmarks/run.py [NAME ...]``.
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, week11_jan1mon,
-week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, towers_5x5, towers_6x6.
-With no name, every benchmark runs.
+week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, towers_3x3 ..
+towers_10x10 (9x9 and 10x10 run for 10 minutes each). With no name, every benchmark runs.
 """
 
 from __future__ import annotations
@@ -51,11 +51,16 @@ def _sweep(spec: str) -> Callable[[], str]:
     return run
 
 
-def _towers(n: int) -> Callable[[], str]:
+def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     def run() -> str:
-        r = towers_backend.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n))
-        return f"score {r.score}, bound {r.bound}, optimal {r.optimal}"
+        r = towers_backend.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
+                                 time_limit=time_limit)
+        return (f"score {r.score:,}, bound {r.bound:,}, "
+                f"{'proved' if r.optimal else 'not proved'} ({r.backend})")
     return run
+
+
+TOWERS_ORACLES = {3: "200", 4: "440", 5: "730", 6: "1,130", 7: "1,570", 8: "2,100"}
 
 
 BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
@@ -78,8 +83,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
                     _count("calendar_week.yaml", backend="sat", labels=["Jun", "7", "Tue"])),
     "prove_face_up": ("calendar_week face up: sweep, then prove each unsolvable one (oracle 56)",
                       _prove_face_up),
-    "towers_5x5": ("towers 5x5 (oracle 730)", _towers(5)),
-    "towers_6x6": ("towers 6x6 (oracle 1,130)", _towers(6)),
+    **{f"towers_{n}x{n}": (f"towers {n}x{n} (oracle {oracle})", _towers(n))
+       for n, oracle in TOWERS_ORACLES.items()},
+    "towers_9x9": ("towers 9x9, 10 minutes", _towers(9, 600)),
+    "towers_10x10": ("towers 10x10, 10 minutes (best known 3,400, bound 3,650)",
+                     _towers(10, 600)),
 }
 
 

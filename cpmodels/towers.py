@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from cpmodels.errors import InputError
 from cpmodels.spec.models import TowersSpec
 
 
@@ -26,6 +27,7 @@ class TowersProblem:
     colours: tuple[TowerColour, ...]
     allow_empty: bool = False
     empty_letter: str = "."
+    fixed: tuple[tuple[tuple[int, int], int], ...] = ()  # built cells: colour index, -1 empty
 
     def neighbours(self, r: int, c: int) -> list[tuple[int, int]]:
         return [
@@ -39,6 +41,10 @@ class TowersProblem:
         if len(grid) != self.rows or any(len(row) != self.cols for row in grid):
             return [f"the board is not {self.rows}x{self.cols}"]
         by_letter = {col.letter: col for col in self.colours}
+        for (r, c), k in self.fixed:
+            want = self.empty_letter if k < 0 else self.colours[k].letter
+            if grid[r][c] != want:
+                problems.append(f"({r},{c}) is built as {want!r} but holds {grid[r][c]!r}")
         for r, row in enumerate(grid):
             for c, letter in enumerate(row):
                 if letter == self.empty_letter and self.allow_empty:
@@ -67,5 +73,15 @@ def towers_problem(spec: TowersSpec, rows: int | None = None,
         TowerColour(col.letter, col.name, col.points, tuple(names.index(n) for n in col.needs))
         for col in spec.colours
     )
-    return TowersProblem(spec.name, rows or spec.rows, cols or spec.cols, colours,
-                         spec.allow_empty, spec.empty_letter)
+    rows, cols = rows or spec.rows, cols or spec.cols
+    fixed: list[tuple[tuple[int, int], int]] = []
+    if spec.fixed is not None:
+        if (rows, cols) != (spec.rows, spec.cols):
+            raise InputError(f"{spec.name} has cells built on a {spec.rows}x{spec.cols} board; "
+                             f"it cannot be solved at {rows}x{cols}")
+        letters = {col.letter: k for k, col in enumerate(spec.colours)}
+        letters[spec.empty_letter] = -1
+        fixed = [((r, c), letters[ch]) for r, row in enumerate(spec.fixed)
+                 for c, ch in enumerate(row) if ch != "?"]
+    return TowersProblem(spec.name, rows, cols, colours, spec.allow_empty, spec.empty_letter,
+                         tuple(fixed))

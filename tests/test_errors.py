@@ -102,6 +102,22 @@ CASES = [
      name: t
      colours: [{name: Blue, letter: B, points: 10, needs: [Red]}]
      """, ["colours", "needs 'Red', which is not a colour"]),
+    ("""\
+     kind: towers
+     name: t
+     rows: 2
+     cols: 3
+     colours: [{name: Blue, letter: B, points: 10}]
+     fixed: ["B??"]
+     """, ["fixed", "must be 2 strings of 3 characters"]),
+    ("""\
+     kind: towers
+     name: t
+     rows: 1
+     cols: 3
+     colours: [{name: Blue, letter: B, points: 10}]
+     fixed: ["BX?"]
+     """, ["fixed[0]", "'X' at column 1 is not a colour letter"]),
 ]
 
 

@@ -88,7 +88,8 @@ def test_schema_is_json_schema(run_cli):
         assert f'"{kind}"' in text
 
 
-@pytest.mark.parametrize(("size", "score"), [("3x3", 200), ("4x4", 440), ("5x5", 730)])
+@pytest.mark.parametrize(("size", "score"), [("3x3", 200), ("4x4", 440), ("5x5", 730),
+                                             ("6x6", 1130)])
 def test_towers_proves_known_optima(solve_json, size, score):
     code, payload = solve_json(SPECS / "towers.yaml", "--size", size)
     rows, cols = map(int, size.split("x"))

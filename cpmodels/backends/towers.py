@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from cpmodels.backends import towers_dp
 from cpmodels.backends.cpsat import DEFAULT_WORKERS
 from cpmodels.backends.result import Status
 from cpmodels.towers import TowersProblem
@@ -42,6 +43,9 @@ def build_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
         for k in range(len(problem.colours))
     }
     ks = range(len(problem.colours))
+    for (r, c), k in problem.fixed:
+        for other in ks:
+            model.add(x[r, c, other] == (1 if other == k else 0))
     for r in range(problem.rows):
         for c in range(problem.cols):
             cell = [x[r, c, k] for k in ks]
@@ -62,21 +66,31 @@ def build_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
     return model, x
 
 
-def solve(problem: TowersProblem, *, time_limit: float | None = None,
-          workers: int | None = None) -> TowersResult:
-    """Maximise the score; report optimality, the best bound and the board."""
-    start = time.perf_counter()
+def _search(problem: TowersProblem, time_limit: float | None, workers: int | None,
+            target: int | None = None, hint: list[str] | None = None,
+            known: dict[tuple[int, int], str] | None = None,
+            ) -> tuple[int, list[str], int | None]:
+    """One CP-SAT run: (status, board or [], bound); ``target`` asks for a board that good,
+    ``known`` gives the letters of some cells."""
     model, x = build_model(problem)
+    letter_of = [col.letter for col in problem.colours]
+    for (r, c), letter in (known or {}).items():
+        for k, own in enumerate(letter_of):
+            model.add(x[r, c, k] == (1 if own == letter else 0))
+    if target is not None:
+        model.add(sum(problem.colours[k].points * v for (_, _, k), v in x.items()) >= target)
+    if hint:
+        letters = {col.letter: k for k, col in enumerate(problem.colours)}
+        for (r, c, k), v in x.items():
+            model.add_hint(v, letters.get(hint[r][c]) == k)
     solver = cp_model.CpSolver()
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit))
     solver.parameters.num_workers = workers or DEFAULT_WORKERS
     status = solver.solve(model)
-    seconds = time.perf_counter() - start
-    if status == cp_model.INFEASIBLE:
-        return TowersResult("unsolvable", seconds)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return TowersResult("unknown", seconds, bound=int(solver.best_objective_bound))
+        bound = int(solver.best_objective_bound) if status == cp_model.UNKNOWN else None
+        return status, [], bound
     grid = []
     for r in range(problem.rows):
         row = ""
@@ -84,5 +98,72 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
             held = [k for k in range(len(problem.colours)) if solver.boolean_value(x[r, c, k])]
             row += problem.colours[held[0]].letter if held else problem.empty_letter
         grid.append(row)
-    return TowersResult("solved", seconds, grid, problem.score(grid),
-                        status == cp_model.OPTIMAL, int(solver.best_objective_bound))
+    return status, grid, int(solver.best_objective_bound)
+
+
+DP_FIRST_WIDTH = 6  # up to this width the programme alone finds the optimum in about a second
+
+
+def incumbent_budget(problem: TowersProblem) -> float:
+    """Seconds CP-SAT gets to find a good board before the dynamic programme proves it."""
+    return 2.0 + problem.rows * problem.cols / 4
+
+
+def solve(problem: TowersProblem, *, time_limit: float | None = None,
+          workers: int | None = None, use_dp: bool = True) -> TowersResult:
+    """Maximise the score; report optimality, the best bound and the board.
+
+    CP-SAT looks for the board. Where it does not prove the optimum and the board is narrow
+    enough, the exact dynamic programme (``towers_dp``) proves that nothing beats CP-SAT's
+    board, or finds the better score, which CP-SAT is then asked to reach.
+    """
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+
+    def left() -> float | None:
+        return None if deadline is None else deadline - time.perf_counter()
+
+    width = min(problem.rows, problem.cols)
+    narrow = use_dp and width <= towers_dp.max_width(problem)
+    if narrow and width <= DP_FIRST_WIDTH:
+        # Narrow enough for the programme to find an optimal board outright.
+        dp = towers_dp.solve_dp(problem, deadline=deadline, board=True)
+        if dp.finished and dp.grid is None:
+            return TowersResult("unsolvable", time.perf_counter() - start, backend="dp")
+        if dp.finished and dp.grid is not None:
+            return TowersResult("solved", time.perf_counter() - start, dp.grid,
+                                problem.score(dp.grid), True, dp.best, "dp")
+    first = left()
+    if narrow:
+        budget = incumbent_budget(problem)
+        first = budget if first is None else min(first, budget)
+    status, grid, bound = _search(problem, first, workers)
+    if status == cp_model.INFEASIBLE:
+        return TowersResult("unsolvable", time.perf_counter() - start)
+    score = problem.score(grid) if grid else None
+    optimal = status == cp_model.OPTIMAL
+    backend = NAME
+    if narrow and not optimal and (left() is None or left() > 0):
+        # The programme's pruning needs an incumbent; without a board it counts from scratch.
+        dp = towers_dp.solve_dp(problem, incumbent=score,
+                                deadline=None if deadline is None else deadline)
+        if dp.finished:
+            backend = f"{NAME}+dp"
+            if dp.best is None:
+                if score is None:
+                    return TowersResult("unsolvable", time.perf_counter() - start,
+                                        backend=backend)
+                optimal, bound = True, score
+            else:
+                # The programme traced the better board over the half it pruned; CP-SAT
+                # completes the other half.
+                bound = dp.best
+                status, better, _ = _search(problem, left(), workers, target=dp.best,
+                                            hint=grid or None, known=dp.partial)
+                if better:
+                    grid, score, optimal = better, problem.score(better), True
+    if not grid:
+        return TowersResult("unknown", time.perf_counter() - start, bound=bound,
+                            backend=backend)
+    return TowersResult("solved", time.perf_counter() - start, grid, score, optimal,
+                        score if optimal else bound, backend)

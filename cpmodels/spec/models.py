@@ -374,6 +374,27 @@ class TowersSpec(StrictModel):
     colours: list[Colour] = Field(min_length=1)
     allow_empty: bool = Field(False, description="cells may stay empty (0 points)")
     empty_letter: str = Field(".", min_length=1, max_length=1)
+    fixed: list[str] | None = Field(
+        None, description="a partly built city: one string per row, a colour letter (or the "
+        "empty letter) for a cell already built, ? for a free cell")
+
+    @model_validator(mode="after")
+    def _check_fixed(self) -> TowersSpec:
+        if self.fixed is None:
+            return self
+        if len(self.fixed) != self.rows or any(len(row) != self.cols for row in self.fixed):
+            raise SpecFieldError(("fixed",), f"must be {self.rows} strings of {self.cols} "
+                                 f"characters (the board is {self.rows}x{self.cols})")
+        letters = {c.letter for c in self.colours} | {"?"}
+        if self.allow_empty:
+            letters.add(self.empty_letter)
+        for r, row in enumerate(self.fixed):
+            for c, ch in enumerate(row):
+                if ch not in letters:
+                    raise SpecFieldError(("fixed", r), f"{ch!r} at column {c} is not a colour "
+                                         f"letter, '?'" + (" or the empty letter"
+                                                          if self.allow_empty else ""))
+        return self
 
     @field_validator("colours")
     @classmethod

@@ -1,0 +1,288 @@
+"""Exact dynamic programme for the towers grid on narrow boards: proves optima.
+
+Cells are placed one at a time in reading order. A state is the *frontier*: for each column,
+the last cell placed there, as its colour and the set of colours it still needs from the
+neighbours not yet placed. A cell leaves the frontier when its last neighbour is placed; a
+state in which some cell needs more colours than it has neighbours to come is dropped. For
+every state only the best score so far is kept, so the last layer holds the optimum.
+
+With an incumbent score (from CP-SAT), the second half of the board is pruned by a bound:
+turning the board half a turn maps the cells still to place onto the first cells of the
+reading order, so the best score any state reached after that many cells bounds what is
+left. A state that cannot beat the incumbent is dropped; the programme then either finds a
+better score or proves that none exists. States are kept in open-addressing hash tables of
+64-bit keys, so the width is at most 64 // (bits per cell): 8 columns for five colours.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from cpmodels.towers import TowersProblem
+
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
+MEMORY_LIMIT = 3 << 30  # bytes of hash tables before the programme gives up
+
+
+@dataclass
+class DpResult:
+    """``best`` is the optimum (no incumbent), the better score found, or ``None`` when no
+    board beats the incumbent; ``finished`` is False when a limit stopped the programme."""
+
+    best: int | None
+    finished: bool
+    peak_states: int
+    seconds: float
+    grid: list[str] | None = None  # an optimal board, when asked for and found
+    # With an incumbent: the cells of the pruned half of a better board, by (row, col).
+    partial: dict[tuple[int, int], str] | None = None
+
+
+@njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _slot(key, mask):
+    h = key ^ (key >> np.uint64(33))
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    return h & mask
+
+
+@njit(cache=True)
+def _insert(keys, vals, key, val):
+    """Keep the best score of ``key``; 1 when the key is new."""
+    mask = np.uint64(keys.shape[0] - 1)
+    s = _slot(key, mask)
+    while True:
+        k = keys[s]
+        if k == _EMPTY:
+            keys[s] = key
+            vals[s] = val
+            return 1
+        if k == key:
+            if vals[s] < val:
+                vals[s] = val
+            return 0
+        s = (s + np.uint64(1)) & mask
+
+
+@njit(cache=True, inline="always")
+def _around(key, j, bits, n_colours, none):
+    """The frontier cells that meet cell (i, j): above (colour, still needed) and left."""
+    cell = np.uint64((1 << bits) - 1)
+    colour_bits = np.uint64(bits - n_colours)
+    colour_mask = np.uint64((1 << (bits - n_colours)) - 1)
+    up = (key >> np.uint64(bits * j)) & cell
+    left_colour, left_missing = none, 0
+    if j > 0:
+        left = (key >> np.uint64(bits * (j - 1))) & cell
+        left_colour = np.int64(left & colour_mask)
+        left_missing = np.int64(left >> colour_bits)
+    return np.int64(up & colour_mask), np.int64(up >> colour_bits), left_colour, left_missing
+
+
+@njit(cache=True, inline="always")
+def _successor(key, k, i, j, rows, cols, needs, bits, none, up_colour, up_missing, left_colour,
+               left_missing):
+    """The state after placing colour ``k`` at (i, j) from state ``key`` (whose cells around
+    (i, j) are given, see ``_around``), or ``_EMPTY`` when that breaks a rule: a cell left
+    needing more colours than it has neighbours to come."""
+    cell = np.uint64((1 << bits) - 1)
+    colour_bits = np.int64(bits - needs.shape[0])
+    bit = 1 << k
+    if up_colour != none and (up_missing & ~bit) != 0:
+        return _EMPTY  # the cell above sees its last neighbour and still lacks a colour
+    new = key
+    if j > 0:
+        still = left_missing & ~bit
+        if _popcount(still) > (1 if i < rows - 1 else 0):
+            return _EMPTY
+        before = np.uint64(bits * (j - 1))
+        new = (new & ~(cell << before)) | (np.uint64(left_colour | (still << colour_bits))
+                                           << before)
+    missing = needs[k]
+    if up_colour != none:
+        missing &= ~(1 << up_colour)
+    if left_colour != none:
+        missing &= ~(1 << left_colour)
+    if _popcount(missing) > (1 if j < cols - 1 else 0) + (1 if i < rows - 1 else 0):
+        return _EMPTY
+    here = np.uint64(bits * j)
+    return (new & ~(cell << here)) | (np.uint64(k | (missing << colour_bits)) << here)
+
+
+@njit(cache=True)
+def _step(keys, vals, i, j, rows, cols, points, needs, allowed, bits, none, floor, new_keys,
+          new_vals):
+    """The layer after placing cell (i, j) into ``new_keys``/``new_vals`` (emptied here; a
+    bigger table is made if they fill up); successors scoring below ``floor`` are dropped."""
+    new_keys[:] = _EMPTY
+    cap = new_keys.shape[0]
+    used = 0
+    for s in range(keys.shape[0]):
+        key = keys[s]
+        if key == _EMPTY:
+            continue
+        uc, um, lc, lm = _around(key, j, bits, needs.shape[0], none)
+        for k in range(points.shape[0]):
+            score = vals[s] + points[k]
+            if not (allowed >> k) & 1 or score < floor:
+                continue
+            new = _successor(key, k, i, j, rows, cols, needs, bits, none, uc, um, lc, lm)
+            if new == _EMPTY:
+                continue
+            used += _insert(new_keys, new_vals, new, score)
+            if used * 2 > cap:
+                cap *= 2
+                grown_keys = np.full(cap, _EMPTY, dtype=np.uint64)
+                grown_vals = np.zeros(cap, dtype=np.int64)
+                for q in range(new_keys.shape[0]):
+                    if new_keys[q] != _EMPTY:
+                        _insert(grown_keys, grown_vals, new_keys[q], new_vals[q])
+                new_keys, new_vals = grown_keys, grown_vals
+    return new_keys, new_vals, used
+
+
+@njit(cache=True)
+def _predecessor(keys, vals, target, value, i, j, rows, cols, points, needs, allowed, bits,
+                 none):
+    """A state of the layer before (i, j) and the colour that lead to ``target`` with
+    score ``value``; (-1, -1) when there is none."""
+    for s in range(keys.shape[0]):
+        uc, um, lc, lm = _around(keys[s], j, bits, needs.shape[0], none)
+        for k in range(points.shape[0]):
+            if (allowed >> k) & 1 and vals[s] + points[k] == value and _successor(
+                    keys[s], k, i, j, rows, cols, needs, bits, none, uc, um, lc,
+                    lm) == target:
+                return s, k
+    return -1, -1
+
+
+@njit(cache=True)
+def _best(keys, vals):
+    best = -1
+    for s in range(keys.shape[0]):
+        if keys[s] != _EMPTY and vals[s] > best:
+            best = vals[s]
+    return best
+
+
+def max_width(problem: TowersProblem) -> int:
+    """The widest board (columns, after turning it) the programme can take."""
+    return 64 // _bits(problem)[0]
+
+
+def _bits(problem: TowersProblem) -> tuple[int, int]:
+    n = len(problem.colours) + (1 if problem.allow_empty else 0)
+    colour_bits = n.bit_length()  # codes 0 .. n - 1, and one more for "no cell"
+    return colour_bits + n, (1 << colour_bits) - 1
+
+
+def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
+             deadline: float | None = None, memory_limit: int = MEMORY_LIMIT,
+             board: bool = False) -> DpResult:
+    """The optimum, or whether any board beats ``incumbent`` (see the module docstring).
+
+    With ``board``, every layer is kept (compacted) so an optimal board can be traced back.
+    With an incumbent, the layers of the pruned half are kept, so a better board, if there
+    is one, is traced back over that half (``partial``).
+    """
+    start = time.perf_counter()
+    rows, cols = problem.rows, problem.cols
+    fixed = dict(problem.fixed)
+    turned = cols > rows
+    if turned:  # place along the shorter side
+        rows, cols = cols, rows
+        fixed = {(c, r): k for (r, c), k in fixed.items()}
+    bits, none = _bits(problem)
+    if cols > 64 // bits:
+        raise ValueError(f"the programme takes boards up to {64 // bits} wide")
+    colours = list(problem.colours)
+    points = np.array([c.points for c in colours] + ([0] if problem.allow_empty else []),
+                      dtype=np.int64)
+    needs = np.array([sum(1 << n for n in c.needs) for c in colours]
+                     + ([0] if problem.allow_empty else []), dtype=np.int64)
+    every = (1 << len(points)) - 1
+    empty_code = len(colours)
+    init = np.uint64(0)
+    for j in range(cols):
+        init |= np.uint64(none) << np.uint64(bits * j)
+    keys = np.full(16, _EMPTY, dtype=np.uint64)
+    vals = np.zeros(16, dtype=np.int64)
+    keys[0] = init
+    len_keys = 1
+    buffers = [(keys, vals), (np.empty(16, dtype=np.uint64), np.empty(16, dtype=np.int64))]
+    current = 0  # the buffer that holds the layer; the next one goes in the other
+    total = rows * cols
+    best_after = [0] * (total + 1)
+    layers: list[tuple[np.ndarray, np.ndarray]] = []
+    kept = 0
+    allowed_at = []
+    # The half-turn bound needs the board to look the same turned: not with built cells.
+    symmetric = not fixed
+    peak = 1
+    for t in range(total):
+        i, j = divmod(t, cols)
+        rest = total - t - 1
+        floor = -(1 << 62)
+        if incumbent is not None and symmetric and rest <= t:
+            floor = incumbent + 1 - best_after[rest]
+        code = fixed.get((i, j))
+        allowed = every if code is None else 1 << (empty_code if code < 0 else code)
+        allowed_at.append(allowed)
+        if board or floor > -(1 << 62):
+            full = keys != _EMPTY
+            layers.append((keys[full], vals[full]))
+            kept += int(full.sum()) * 16
+        else:
+            layers.append((np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)))
+        # Tables are reused from layer to layer: fresh memory costs page faults.
+        cap = 16
+        while cap < 4 * len_keys:
+            cap *= 2
+        target = 1 if current == 0 else 0
+        if buffers[target][0].shape[0] < cap:
+            buffers[target] = (np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int64))
+        keys, vals, n = _step(keys, vals, i, j, rows, cols, points, needs, allowed, bits, none,
+                              floor, buffers[target][0][:cap], buffers[target][1][:cap])
+        if keys.shape[0] != cap:  # the table grew: keep the bigger one
+            buffers[target] = (keys, vals)
+        current = target
+        len_keys = n
+        best_after[t + 1] = int(_best(keys, vals))
+        peak = max(peak, n)
+        out_of_time = deadline is not None and time.perf_counter() > deadline
+        if out_of_time or keys.nbytes * 2 + kept > memory_limit:
+            return DpResult(None, False, peak, time.perf_counter() - start)
+        if n == 0:
+            return DpResult(None, True, peak, time.perf_counter() - start)
+    letters = [c.letter for c in colours] + [problem.empty_letter]
+    found: dict[tuple[int, int], str] = {}
+    full = keys != _EMPTY
+    at = int(np.argmax(np.where(full, vals, -1)))
+    key, value = keys[at], int(vals[at])
+    for t in range(total - 1, -1, -1):
+        prev_keys, prev_vals = layers[t]
+        if not len(prev_keys):
+            break
+        i, j = divmod(t, cols)
+        s, k = _predecessor(prev_keys, prev_vals, key, value, i, j, rows, cols, points, needs,
+                            allowed_at[t], bits, none)
+        found[(j, i) if turned else (i, j)] = letters[k]
+        key, value = prev_keys[s], int(prev_vals[s])
+    grid = None
+    if board:
+        grid = ["".join(found[r, c] for c in range(problem.cols)) for r in range(problem.rows)]
+    return DpResult(best_after[total], True, peak, time.perf_counter() - start, grid,
+                    None if board else found)

@@ -1,0 +1,86 @@
+"""Towers: the dynamic programme against CP-SAT, generalised specs, built cells."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from checker import check_towers
+from conftest import SPECS
+
+from cpmodels.backends import towers, towers_dp
+from cpmodels.spec import load_spec
+from cpmodels.towers import towers_problem
+
+
+def _spec(tmp_path, text):
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(text))
+    return load_spec(path)
+
+
+def _rules_hold(problem, grid):
+    """An independent reading of the rules: colours, needed neighbours, built cells."""
+    by_letter = {c.letter: c for c in problem.colours}
+    for r, row in enumerate(grid):
+        for c, letter in enumerate(row):
+            if letter == problem.empty_letter and problem.allow_empty:
+                continue
+            around = {grid[r + dr][c + dc] for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                      if 0 <= r + dr < problem.rows and 0 <= c + dc < problem.cols}
+            for need in by_letter[letter].needs:
+                assert problem.colours[need].letter in around
+    for (r, c), k in problem.fixed:
+        assert grid[r][c] == (problem.empty_letter if k < 0 else problem.colours[k].letter)
+    return sum(by_letter[ch].points for row in grid for ch in row if ch in by_letter)
+
+
+@pytest.mark.parametrize("size", [(1, 5), (2, 7), (3, 4), (4, 3), (3, 6), (4, 5)])
+def test_programme_agrees_with_cpsat(size):
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), *size)
+    by_dp = towers.solve(problem)
+    by_cpsat = towers.solve(problem, use_dp=False)
+    assert by_dp.backend == "dp" and by_dp.optimal and by_cpsat.optimal
+    assert by_dp.score == by_cpsat.score == check_towers(by_dp.grid, *size)
+
+
+def test_programme_with_an_incumbent():
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 5, 5)
+    assert towers_dp.solve_dp(problem).best == 730
+    assert towers_dp.solve_dp(problem, incumbent=730).best is None  # nothing beats 730
+    assert towers_dp.solve_dp(problem, incumbent=700).best == 730
+    # A 7-wide board: CP-SAT's board, then the programme proves it (the benchmark does 7x7).
+    result = towers.solve(towers_problem(load_spec(SPECS / "towers.yaml"), 3, 7))
+    assert result.optimal and check_towers(result.grid, 3, 7) == result.score == 620
+
+
+def test_any_colours_empty_cells_and_built_cells(tmp_path):
+    spec = _spec(tmp_path, """\
+        kind: towers
+        name: custom
+        rows: 3
+        cols: 4
+        allow_empty: true
+        colours:
+          - {name: Stone, letter: S, points: 1}
+          - {name: Tower, letter: T, points: 9, needs: [Stone]}
+          - {name: Castle, letter: C, points: 30, needs: [Tower, Stone, Moat]}
+          - {name: Moat, letter: M, points: -2}
+        fixed: ["??.?", "?C??", "????"]
+        """)
+    problem = towers_problem(spec)
+    assert problem.fixed == (((0, 2), -1), ((1, 1), 2))
+    by_dp, by_cpsat = towers.solve(problem), towers.solve(problem, use_dp=False)
+    assert by_dp.optimal and by_cpsat.optimal and by_dp.score == by_cpsat.score
+    assert _rules_hold(problem, by_dp.grid) == by_dp.score
+    assert _rules_hold(problem, by_cpsat.grid) == by_cpsat.score
+    with pytest.raises(Exception, match="cannot be solved at 4x4"):
+        towers_problem(spec, 4, 4)
+
+
+def test_wide_boards_use_cpsat_alone():
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 9, 9)
+    assert towers_dp.max_width(problem) == 8
+    result = towers.solve(problem, time_limit=2)
+    assert result.backend == "cpsat" and result.bound >= result.score
+    assert check_towers(result.grid, 9, 9) == result.score
