@@ -1,5 +1,5 @@
 """`python -m cpmodels` runs the command-line interface."""
 
-from cpmodels.cli import main
+from cpmodels.cli import run
 
-raise SystemExit(main())
+run()

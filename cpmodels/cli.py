@@ -345,3 +345,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+
+
+def run() -> None:
+    """The program's entry point: run :func:`main` and exit with its status.
+
+    After Ctrl-C everything written is flushed and closed, so the process leaves at once
+    rather than wait for a search thread that is still unwinding.
+    """
+    code = main()
+    if code == EXIT_INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)

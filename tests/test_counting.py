@@ -6,6 +6,7 @@ import csv
 import itertools
 import json
 import math
+import signal
 import subprocess
 import sys
 import time
@@ -247,3 +248,19 @@ def test_tallied_counts_match_brute_force_per_combination():
                            for extra in itertools.combinations(sorted(board - holes), 3))
             assert tallied.get((a, b), 0) == expected
 
+
+
+def test_ctrl_c_stops_a_long_count_at_once():
+    cmd = [sys.executable, "-m", "cpmodels", "count"]
+    # Warm the compiled engine first, so the signal does not land during compilation.
+    subprocess.run([*cmd, str(SPECS / "calendar_day.yaml"), "--labels", "Oct", "6"], cwd=ROOT,
+                   check=True, capture_output=True)
+    proc = subprocess.Popen([*cmd, str(SPECS / "pentominoes_8x8_square.yaml"), "--distinct"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    assert proc.poll() is None, "the count finished before it could be interrupted"
+    sent = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "interrupted" in err
+    assert time.perf_counter() - sent < 1.5

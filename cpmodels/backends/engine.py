@@ -32,6 +32,7 @@ from numba import njit
 
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
+from cpmodels.interrupt import interruptible
 
 NAME = "engine"
 DEFAULT_MEMO_SLOTS = 1 << 22
@@ -592,7 +593,7 @@ def _tally(filled, counters, code, opt_mask, opt_counter, tag_word, tag_bit, anc
             acc[depth, x] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _tally_prefixes(prefixes, opt_mask, opt_counter, tag_word, tag_bit, anchor_start,
                     anchor_opts, group_end, low, high, radix, n_branch, n_words, use_memo,
                     keys, values, arena, stats, cell_nb, opt_nb_start, opt_nb, fillable, limit,
@@ -629,7 +630,7 @@ def _tally_prefixes(prefixes, opt_mask, opt_counter, tag_word, tag_bit, anchor_s
             out[p, :] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _search(state, filled, counters, chosen, stack_pos, stack_k, opt_mask, opt_counter, tag_word,
             tag_bit, anchor_start, anchor_opts, group_end, low, high, n_branch, out, max_out,
             cell_nb, opt_nb_start, opt_nb, fillable, limit):
@@ -766,9 +767,9 @@ def tally_prefixes(cc: CompiledCover, layout: TallyLayout,
     n_t = len(layout.items)
     out = np.zeros((len(prefixes), int(layout.length[-1])), dtype=np.int64)
     masks = np.zeros(len(prefixes), dtype=np.int64)
-    _tally_prefixes(arr, *_args(cc), cc.radix, cc.n_branch, cc.n_words, cc.memo_ok, memo.keys,
-                    memo.values, memo.arena, memo.stats, *_geometry(cc), *_layout_args(layout),
-                    out, masks)
+    interruptible(_tally_prefixes, arr, *_args(cc), cc.radix, cc.n_branch, cc.n_words,
+                  cc.memo_ok, memo.keys, memo.values, memo.arena, memo.stats, *_geometry(cc),
+                  *_layout_args(layout), out, masks)
     results = []
     for r, prefix in enumerate(prefixes):
         mask = int(masks[r])
@@ -837,8 +838,8 @@ def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
     state = np.array([-1, 0], dtype=np.int64)
     base = [int(o) for o in forced]
     while state[0] != -2:
-        _search(state, filled, counters, chosen, stack_pos, stack_k, *_args(cc), cc.n_branch,
-                out, batch, *_geometry(cc))
+        interruptible(_search, state, filled, counters, chosen, stack_pos, stack_k, *_args(cc),
+                      cc.n_branch, out, batch, *_geometry(cc))
         for r in range(int(state[1])):
             row = out[r]
             n = int(np.argmax(row < 0)) if np.any(row < 0) else len(row)

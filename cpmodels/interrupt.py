@@ -1,0 +1,34 @@
+"""Run compiled code so that Ctrl-C still stops the program at once.
+
+A compiled search holds the interpreter until it returns, so Ctrl-C would wait for it. The
+searches release the interpreter lock (``nogil``); :func:`interruptible` runs one in a daemon
+thread while the main thread waits in short steps, where Ctrl-C arrives as usual. The search
+thread is left to finish on its own; it writes only to its own arrays.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+def interruptible(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a daemon thread; Ctrl-C in the main thread is not held up by it."""
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True, name="cpmodels-search")
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
