@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from cpmodels.backends import engine, iter_cover_solutions
 from cpmodels.cover import ExactCover
 from cpmodels.instance import PackingInstance
+from cpmodels.interrupt import leave_ctrl_c_to_parent
 from cpmodels.symmetry import canonical, problem_symmetries, reduce_by_symmetry
 
 Progress = Callable[[int, int], None]  # (branches done, branches in all)
@@ -25,19 +29,61 @@ class CountResult:
     seconds: float
 
 
+PARALLEL_AFTER = 0.5  # seconds of counting here before the other branches go to workers
+
+# The cover being counted, for forked workers to inherit.
+_COUNTING: dict[str, Any] = {}
+
+
+def _count_branch(branch: list[int]) -> int:
+    return engine.count_prefixes(_COUNTING["compiled"], [branch], _COUNTING["memo"])[0]
+
+
 def count_cover(cover: ExactCover, *, deadline: float | None = None,
-                progress: Progress | None = None) -> int | None:
-    """Count with the engine, one top-level branch at a time (so it can stop and report)."""
+                progress: Progress | None = None, jobs: int | None = None) -> int | None:
+    """Count with the engine, one top-level branch at a time (so it can stop and report).
+
+    Branches are counted here; once that has taken more than half a second, the rest are
+    shared among ``jobs`` forked workers (default: every core), which inherit the compiled
+    cover and its sub-board table.
+    """
     compiled = engine.compile_cover(cover)
-    memo = engine.Memo(compiled.n_words)
-    branches = engine.top_branches(compiled)
-    total = 0
-    for done, branch in enumerate(branches):
+    _COUNTING.update(compiled=compiled, memo=engine.Memo(compiled.n_words))
+    pending = engine.top_branches(compiled)
+    in_all = len(pending)
+    jobs = jobs or os.cpu_count() or 1
+    can_fork = "fork" in mp.get_all_start_methods()
+    start = time.perf_counter()
+    total = done = 0
+
+    def counted(n: int) -> bool:
+        """Add one branch's count; False when the deadline has passed."""
+        nonlocal total, done
+        total, done = total + n, done + 1
+        if progress is not None:
+            progress(done, in_all)
+        return deadline is None or time.perf_counter() <= deadline
+
+    while pending and (jobs == 1 or not can_fork or len(pending) < 2
+                       or time.perf_counter() - start < PARALLEL_AFTER):
         if deadline is not None and time.perf_counter() > deadline:
             return None
-        total += engine.count_prefixes(compiled, [branch], memo)[0]
-        if progress is not None:
-            progress(done + 1, len(branches))
+        if not counted(_count_branch(pending.pop(0))):
+            return None
+    if not pending:
+        return total
+    pool = mp.get_context("fork").Pool(min(jobs, len(pending)),
+                                       initializer=leave_ctrl_c_to_parent)
+    try:
+        for n in pool.imap_unordered(_count_branch, pending):
+            if not counted(n):
+                pool.terminate()
+                return None
+    except BaseException:
+        pool.terminate()
+        raise
+    pool.close()
+    pool.join()
     return total
 
 

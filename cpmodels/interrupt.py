@@ -8,9 +8,15 @@ thread is left to finish on its own; it writes only to its own arrays.
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Callable
 from typing import Any
+
+
+def leave_ctrl_c_to_parent() -> None:
+    """In a worker process: ignore Ctrl-C; the parent stops the workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def interruptible(fn: Callable[..., Any], *args: Any) -> Any:

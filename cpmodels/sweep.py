@@ -16,7 +16,6 @@ import itertools
 import math
 import multiprocessing as mp
 import os
-import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.errors import InputError
 from cpmodels.geometry import Placement
 from cpmodels.instance import all_label_combinations
+from cpmodels.interrupt import leave_ctrl_c_to_parent
 from cpmodels.spec.models import CalendarSpec
 
 LEAP_YEAR = 2024  # real dates are the month/day pairs of a leap year (Feb 29 included)
@@ -141,7 +141,7 @@ def _worker_tally(prefix: list[int]) -> dict[tuple[int, ...], int]:
 
 def _quiet_worker(*init: Any) -> None:
     """Leave Ctrl-C to the parent, which stops the workers; set up when given arguments."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    leave_ctrl_c_to_parent()
     if init:
         _worker_init(*init)
 
