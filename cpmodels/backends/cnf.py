@@ -158,17 +158,6 @@ def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
             stack += [[*assumptions, -(j + 1)], [*assumptions, j + 1]]
 
 
-def count(cover: ExactCover, *, deadline: float | None = None) -> tuple[int | None, float]:
-    """Count by enumeration; ``(None, seconds)`` when ``deadline`` (a perf_counter) passes."""
-    start = time.perf_counter()
-    n = 0
-    for _ in iter_solutions(cover):
-        n += 1
-        if deadline is not None and time.perf_counter() > deadline:
-            return None, time.perf_counter() - start
-    return n, time.perf_counter() - start
-
-
 def solve(cover: ExactCover, *, solver: str = SOLVER) -> CoverResult:
     """One solution, or "unsolvable" when the solver refutes the formula."""
     start = time.perf_counter()
