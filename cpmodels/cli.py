@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import os
 import re
 import sys
@@ -80,6 +81,16 @@ def _add_backend_arg(p: argparse.ArgumentParser, default: str) -> None:
                    f"default {default}")
 
 
+def _add_quiet_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (there is none anyway when stderr is not a terminal)")
+
+
+def _bars(args: argparse.Namespace) -> bool:
+    """Whether to show progress bars: not --quiet, and stderr is a terminal."""
+    return not args.quiet and sys.stderr.isatty()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cpmodels", description="Solve puzzle specs with constraint models.")
     parser.add_argument("--version", action="version", version=f"cpmodels {__version__}")
@@ -90,7 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--size", type=_size, metavar="RxC", help="towers specs: grid size")
     solve.add_argument("--time-limit", type=_positive_seconds, metavar="S",
                        help="stop after S seconds (towers: return the best board so far)")
-    solve.add_argument("--format", choices=("text", "json"), default="text")
+    solve.add_argument("--format", choices=("text", "json", "svg", "png"), default="text",
+                       help="text (default), json, or a picture: svg or png (with --out)")
+    solve.add_argument("--out", type=Path, metavar="FILE",
+                       help="write the svg/png picture to FILE (svg goes to stdout without it)")
     _add_backend_arg(solve, "cpsat")
 
     count = sub.add_parser("count", help="count every solution of one puzzle")
@@ -100,12 +114,17 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--time-limit", type=_positive_seconds, metavar="S")
     count.add_argument("--format", choices=("text", "json"), default="text")
     _add_backend_arg(count, "engine")
+    _add_quiet_arg(count)
 
     enum = sub.add_parser("enumerate", help="write every solution, one JSON object a line")
     _add_instance_args(enum)
-    enum.add_argument("--out", required=True, type=Path, metavar="FILE.jsonl")
+    enum.add_argument("--out", required=True, type=Path, metavar="FILE",
+                      help="FILE.jsonl; for pictures FILE.svg becomes FILE-1.svg, FILE-2.svg...")
     enum.add_argument("--limit", type=_positive_int, metavar="N", help="stop after N solutions")
+    enum.add_argument("--format", choices=("jsonl", "svg", "png"), default="jsonl",
+                      help="jsonl (default), or one svg/png picture per solution (with --limit)")
     _add_backend_arg(enum, "engine")
+    _add_quiet_arg(enum)
 
     prove = sub.add_parser("prove", help="solve, or prove there is no solution with a checked "
                            "DRUP proof")
@@ -126,7 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="keep every piece face up as drawn (rotations only)")
     sweep.add_argument("--prove", action="store_true",
                        help="attach a checked proof to every unsolvable row (FILE.proofs/)")
+    sweep.add_argument("--plot", type=Path, metavar="FILE.png",
+                       help="draw a calendar heatmap of the counts (png, or svg by extension)")
     sweep.add_argument("--format", choices=("text", "json"), default="text")
+    _add_quiet_arg(sweep)
 
     validate = sub.add_parser("validate", help="check spec files and report every problem")
     validate.add_argument("specs", nargs="+", metavar="SPEC")
@@ -147,8 +169,44 @@ def _emit(payload: dict[str, Any], text: str, fmt: str) -> None:
         print(text)
 
 
+PICTURES = ("svg", "png")
+
+
+def _picture_bytes(scene: Any, fmt: str) -> bytes:
+    if fmt == "svg":
+        from cpmodels.render.svg import scene_svg
+
+        return scene_svg(scene).encode()
+    from cpmodels.render.raster import scene_png
+
+    return scene_png(scene)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (a temporary file renamed into place)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _write_picture(scene: Any, fmt: str, out: Path | None, text: str) -> None:
+    """Write the picture to ``out`` (and say so), or an SVG to stdout when there is no file."""
+    if out is None:
+        if fmt == "png":
+            raise InputError("--format png needs --out FILE.png")
+        sys.stdout.write(_picture_bytes(scene, fmt).decode())
+        return
+    _write_file(out, _picture_bytes(scene, fmt))
+    print(f"{text}\npicture written to {out}")
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
+    if args.out is not None and args.format not in PICTURES:
+        raise InputError("--out goes with --format svg or png")
     colour = _colour_ok(sys.stdout)
     if isinstance(spec, TowersSpec):
         for flag in ("date", "labels", "target"):
@@ -161,7 +219,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
         rows, cols = args.size or (None, None)
         problem = towers_problem(spec, rows, cols)
         result = towers_backend.solve(problem, time_limit=args.time_limit)
-        _emit(towers_payload(problem, result), towers_text(problem, result, colour), args.format)
+        text = towers_text(problem, result, colour)
+        if args.format in PICTURES:
+            from cpmodels.render.pictures import towers_picture
+
+            _write_picture(towers_picture(problem, result), args.format, args.out, text)
+        else:
+            _emit(towers_payload(problem, result), text, args.format)
         return STATUS_EXIT[result.status]
 
     if args.size is not None:
@@ -171,8 +235,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     instance = _packing_instance(args, spec)
     result = solve_cover(args.backend, instance.cover, time_limit=args.time_limit)
-    _emit(packing_payload(instance, result), packing_text(instance, result, colour),
-          args.format)
+    text = packing_text(instance, result, colour)
+    if args.format in PICTURES:
+        from cpmodels.render.pictures import packing_picture
+
+        _write_picture(packing_picture(instance, result), args.format, args.out, text)
+    else:
+        _emit(packing_payload(instance, result), text, args.format)
     return STATUS_EXIT[result.status]
 
 
@@ -193,10 +262,17 @@ def _packing_instance(args: argparse.Namespace, spec: Spec | None = None):
 
 def cmd_count(args: argparse.Namespace) -> int:
     from cpmodels.counting import count_instance
+    from cpmodels.progress import progress_bar
 
     instance = _packing_instance(args)
-    result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit,
-                            backend=args.backend)
+    with progress_bar(total=None, desc="count", unit="branch", enabled=_bars(args)) as bar:
+        def progress(done: int, in_all: int) -> None:
+            bar.total = in_all
+            bar.n = done
+            bar.refresh()
+
+        result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit,
+                                backend=args.backend, progress=progress)
     payload = {
         "spec": instance.name, "target": instance.target, "labels": list(instance.labels),
         "count": result.count, "distinct": result.distinct, "symmetries": result.symmetries,
@@ -219,27 +295,44 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
 
     from cpmodels.backends import iter_cover_solutions
     from cpmodels.backends.result import CoverResult
+    from cpmodels.progress import progress_bar
     from cpmodels.render import packing_payload
 
+    picture = args.format in PICTURES
+    if picture and args.limit is None:
+        raise InputError(f"--format {args.format} writes one picture per solution; "
+                         "give --limit N")
     instance = _packing_instance(args)
     start = time.perf_counter()
     written = 0
+    where = (f"{args.out.with_suffix('')}-N.{args.format}" if picture else str(args.out))
+    bar = progress_bar(total=args.limit, desc="enumerate", unit="sol",
+                       enabled=_bars(args))
     try:
-        with args.out.open("w") as handle:
+        with bar, (open(os.devnull, "w") if picture else args.out.open("w")) as handle:
             for chosen in iter_cover_solutions(args.backend, instance.cover):
                 result = CoverResult("solved", args.backend, time.perf_counter() - start,
                                      sorted(chosen))
-                handle.write(json.dumps(packing_payload(instance, result)) + "\n")
-                handle.flush()
                 written += 1
+                if picture:
+                    from cpmodels.render.pictures import packing_picture
+
+                    path = args.out.with_name(f"{args.out.stem}-{written}.{args.format}")
+                    _write_file(path, _picture_bytes(packing_picture(instance, result),
+                                                     args.format))
+                else:
+                    handle.write(json.dumps(packing_payload(instance, result)) + "\n")
+                    handle.flush()
+                bar.update()
                 if args.limit is not None and written >= args.limit:
                     break
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
-        print(f"interrupted: {written} complete solutions kept in {args.out}", file=sys.stderr)
+        print(f"interrupted: {written} complete solutions kept in {where}; run again with "
+              f"--limit to write a given number", file=sys.stderr)
         return EXIT_INTERRUPTED
-    print(f"{written} solutions written to {args.out} in {time.perf_counter() - start:.2f} s "
+    print(f"{written} solutions written to {where} in {time.perf_counter() - start:.2f} s "
           f"({args.backend})")
     return EXIT_OK if written else EXIT_UNSOLVABLE
 
@@ -272,15 +365,26 @@ def cmd_prove(args: argparse.Namespace) -> int:
 def cmd_sweep(args: argparse.Namespace) -> int:
     import time
 
-    from cpmodels.sweep import run_sweep
+    from cpmodels.progress import progress_bar
+    from cpmodels.sweep import read_rows, run_sweep, sweep_columns
 
     spec = load_spec(args.spec)
     if not isinstance(spec, CalendarSpec):
         raise InputError(f"sweep needs a calendar spec; {args.spec} is a {spec.kind} spec")
+    if args.plot is not None and args.plot.suffix.lower() not in (".png", ".svg"):
+        raise InputError(f"--plot {args.plot}: give a .png or .svg file name")
+    if len(spec.groups) < 2 and args.plot is not None:
+        raise InputError(f"--plot needs at least two label groups; {spec.name} has one")
     start = time.perf_counter()
+    kept = len(read_rows(args.out, sweep_columns(spec, prove=args.prove))) if args.resume else 0
+    in_all = math.prod(len(labels) for labels in spec.groups.values())
     try:
-        summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
-                            face_up=args.no_flip, prove=args.prove)
+        with progress_bar(total=in_all, desc="sweep", unit="combo",
+                          enabled=_bars(args)) as bar:
+            bar.update(kept)
+            summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
+                                face_up=args.no_flip, prove=args.prove,
+                                on_row=lambda row: bar.update())
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
@@ -303,8 +407,25 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.prove and summary.unsolvable:
         lines.append(f"proofs: {summary.proofs} of {len(summary.unsolvable)} checked, in "
                      f"{args.out}.proofs/")
+    if args.plot is not None:
+        from cpmodels.render.heatmap import sweep_heatmap
+
+        rows = read_rows(args.out, sweep_columns(spec, prove=args.prove))
+        figure = sweep_heatmap(spec.groups, {k: (r.real_date, r.count) for k, r in rows.items()},
+                               f"{spec.name}: solutions per combination")
+        _write_figure(figure, args.plot)
+        lines.append(f"heatmap in {args.plot}")
+        payload["plot"] = str(args.plot)
     _emit(payload, "\n".join(lines), args.format)
     return EXIT_OK
+
+
+def _write_figure(figure: Any, path: Path) -> None:
+    import io
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=path.suffix.lower().lstrip("."), dpi=100, facecolor="white")
+    _write_file(path, buffer.getvalue())
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -220,6 +220,11 @@ def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
     return f"{folder.name}/{path.name}"
 
 
+def sweep_columns(spec: CalendarSpec, *, prove: bool = False) -> list[str]:
+    """The CSV header: one column per group, ``real_date``, ``count`` (and ``proof``)."""
+    return [*spec.groups, "real_date", "count", *(["proof"] if prove else [])]
+
+
 def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume: bool = False,
               face_up: bool = False, memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
               on_row: Callable[[Row], None] | None = None) -> SweepSummary:
@@ -230,7 +235,7 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     names a DRUP proof (checked here) written to ``<out>.proofs/``.
     """
     groups = list(spec.groups)
-    columns = [*groups, "real_date", "count", *(["proof"] if prove else [])]
+    columns = sweep_columns(spec, prove=prove)
     proof_dir = out.with_name(out.name + ".proofs")
     combos = [tuple(c) for c in all_label_combinations(spec)]
     done = read_rows(out, columns) if resume else {}

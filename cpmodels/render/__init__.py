@@ -1,4 +1,4 @@
-"""Turning results into JSON payloads and terminal text."""
+"""Results as JSON payloads, terminal text and pictures (SVG, PNG, sweep heatmaps)."""
 
 from cpmodels.render.payload import packing_payload, towers_payload
 from cpmodels.render.text import packing_text, towers_text

@@ -1,6 +1,6 @@
 """Spec models and loading: YAML files validated by pydantic."""
 
-from cpmodels.spec.loading import json_schema, load_spec, validate_data
+from cpmodels.spec.loading import json_schema, load_spec, parse_spec, validate_data
 from cpmodels.spec.models import (
     CalendarSpec,
     Colour,
@@ -14,5 +14,5 @@ from cpmodels.spec.models import (
 
 __all__ = [
     "CalendarSpec", "Colour", "PackingLike", "PackingSpec", "Piece", "Spec", "Target",
-    "TowersSpec", "json_schema", "load_spec", "validate_data",
+    "TowersSpec", "json_schema", "load_spec", "parse_spec", "validate_data",
 ]

@@ -200,6 +200,13 @@ def load_spec(path: str | Path) -> Spec:
         raise SpecError(source, "the file is not UTF-8 text") from None
     except OSError as exc:
         raise SpecError(source, f"cannot read the file: {exc.strerror or exc}") from None
+    return parse_spec(text, source)
+
+
+def parse_spec(text: str, source: str = "<spec>") -> Spec:
+    """Validate a spec given as YAML text; errors name ``source`` as they would a file."""
+    if len(text.encode("utf-8")) > MAX_SPEC_BYTES:
+        raise SpecError(source, f"the spec is over {MAX_SPEC_BYTES:,} bytes")
     data, lines = parse_yaml(text, source)
     return validate_data(data, source, lines)
 

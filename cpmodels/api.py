@@ -1,0 +1,267 @@
+"""The package from Python and Jupyter: results that print, draw and convert themselves.
+
+>>> from cpmodels import api
+>>> api.solve("specs/calendar_week.yaml", date="2026-11-21")   # draws itself in Jupyter
+>>> api.sweep("specs/calendar_day.yaml").to_dataframe()
+
+Solutions and towers boards display as SVG, sweep results as a heatmap (PNG); each has
+``svg()``/``png()`` (or ``figure()``) and ``to_dict()`` with the CLI's JSON contract.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cpmodels.backends import iter_cover_solutions, solve_cover
+from cpmodels.backends.result import CoverResult
+from cpmodels.backends.towers import TowersResult
+from cpmodels.counting import CountResult
+from cpmodels.errors import InputError
+from cpmodels.instance import PackingInstance, packing_instance, parse_date
+from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
+from cpmodels.render.pictures import packing_picture, towers_picture
+from cpmodels.render.scene import Scene
+from cpmodels.spec import CalendarSpec, Spec, TowersSpec, load_spec
+from cpmodels.sweep import Row, SweepSummary, read_rows, run_sweep, sweep_columns
+from cpmodels.towers import TowersProblem, towers_problem
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+SpecLike = Spec | str | Path
+
+
+def load(spec: SpecLike) -> Spec:
+    """A spec from a path (validated) or an already loaded spec."""
+    return load_spec(spec) if isinstance(spec, str | Path) else spec
+
+
+class _Picture:
+    """Mixin: a result drawn as a :class:`Scene` shows itself as SVG in Jupyter."""
+
+    def scene(self) -> Scene:
+        raise NotImplementedError
+
+    def svg(self) -> str:
+        """The picture as an SVG document."""
+        from cpmodels.render.svg import scene_svg
+
+        return scene_svg(self.scene())
+
+    def png(self) -> bytes:
+        """The picture as PNG bytes."""
+        from cpmodels.render.raster import scene_png
+
+        return scene_png(self.scene())
+
+    def _repr_svg_(self) -> str:
+        return self.svg()
+
+
+@dataclass(repr=False)
+class PackingSolution(_Picture):
+    """One answer to a packing or calendar instance."""
+
+    instance: PackingInstance
+    result: CoverResult
+
+    @property
+    def status(self) -> str:
+        return self.result.status
+
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI's JSON contract (``solve --format json``)."""
+        return packing_payload(self.instance, self.result)
+
+    def scene(self) -> Scene:
+        return packing_picture(self.instance, self.result)
+
+    def __str__(self) -> str:
+        return packing_text(self.instance, self.result)
+
+    def __repr__(self) -> str:
+        labels = " ".join(self.instance.labels) or self.instance.target
+        return f"<PackingSolution {self.instance.name} {labels}: {self.status}>"
+
+
+@dataclass(repr=False)
+class TowersSolution(_Picture):
+    """A towers board with its score, and whether it is proved optimal."""
+
+    problem: TowersProblem
+    result: TowersResult
+
+    @property
+    def score(self) -> int | None:
+        return self.result.score
+
+    def to_dict(self) -> dict[str, Any]:
+        return towers_payload(self.problem, self.result)
+
+    def scene(self) -> Scene:
+        return towers_picture(self.problem, self.result)
+
+    def __str__(self) -> str:
+        return towers_text(self.problem, self.result)
+
+    def __repr__(self) -> str:
+        p, r = self.problem, self.result
+        return (f"<TowersSolution {p.name} {p.rows}x{p.cols}: score {r.score}"
+                f"{' (optimal)' if r.optimal else f', bound {r.bound}'}>")
+
+
+def instance(spec: SpecLike, *, date: dt.date | str | None = None,
+             labels: Sequence[str] | None = None, target: str | None = None,
+             face_up: bool = False) -> PackingInstance:
+    """A packing instance: a calendar on a date (default today) or labels, or a target."""
+    spec = load(spec)
+    if isinstance(spec, TowersSpec):
+        raise InputError(f"{spec.name} is a towers spec; use api.towers()")
+    if isinstance(date, str):
+        date = parse_date(date)
+    if isinstance(spec, CalendarSpec) and date is None and labels is None:
+        date = dt.date.today()
+    return packing_instance(spec, target=target, labels=labels, date=date, face_up=face_up)
+
+
+def solve(spec: SpecLike, *, date: dt.date | str | None = None,
+          labels: Sequence[str] | None = None, target: str | None = None,
+          face_up: bool = False, backend: str = "cpsat",
+          time_limit: float | None = None) -> PackingSolution:
+    """Solve one packing instance (see :func:`instance`)."""
+    inst = instance(spec, date=date, labels=labels, target=target, face_up=face_up)
+    return PackingSolution(inst, solve_cover(backend, inst.cover, time_limit=time_limit))
+
+
+def solutions(spec: SpecLike, *, date: dt.date | str | None = None,
+              labels: Sequence[str] | None = None, target: str | None = None,
+              face_up: bool = False, backend: str = "engine") -> Iterator[PackingSolution]:
+    """Every solution of one packing instance, streamed."""
+    inst = instance(spec, date=date, labels=labels, target=target, face_up=face_up)
+    start = time.perf_counter()
+    for chosen in iter_cover_solutions(backend, inst.cover):
+        yield PackingSolution(inst, CoverResult("solved", backend, time.perf_counter() - start,
+                                                sorted(chosen)))
+
+
+def count(spec: SpecLike, *, date: dt.date | str | None = None,
+          labels: Sequence[str] | None = None, target: str | None = None,
+          face_up: bool = False, distinct: bool = False, backend: str = "engine",
+          time_limit: float | None = None) -> CountResult:
+    """Count every solution of one packing instance (``distinct``: up to symmetry)."""
+    from cpmodels.counting import count_instance
+
+    inst = instance(spec, date=date, labels=labels, target=target, face_up=face_up)
+    return count_instance(inst, distinct=distinct, time_limit=time_limit, backend=backend)
+
+
+def towers(spec: SpecLike = "specs/towers.yaml", size: tuple[int, int] | None = None, *,
+           time_limit: float | None = None) -> TowersSolution:
+    """The best towers board (proved optimal where the time allows)."""
+    from cpmodels.backends import towers as towers_backend
+
+    spec = load(spec)
+    if not isinstance(spec, TowersSpec):
+        raise InputError(f"{spec.name} is not a towers spec")
+    rows, cols = size or (None, None)
+    problem = towers_problem(spec, rows, cols)
+    return TowersSolution(problem, towers_backend.solve(problem, time_limit=time_limit))
+
+
+@dataclass(repr=False)
+class SweepResult:
+    """Every label combination's count; shows itself as a calendar heatmap."""
+
+    spec: CalendarSpec
+    rows: dict[tuple[str, ...], Row]
+    summary: SweepSummary = field(default_factory=SweepSummary)
+
+    @classmethod
+    def read_csv(cls, spec: SpecLike, path: str | Path) -> SweepResult:
+        """The rows a sweep wrote to ``path`` (complete rows only)."""
+        spec = load(spec)
+        if not isinstance(spec, CalendarSpec):
+            raise InputError(f"{spec.name} is not a calendar spec")
+        path = Path(path)
+        if not path.exists():
+            raise InputError(f"{path} does not exist")
+        rows = read_rows(path, sweep_columns(spec, prove=_has_proofs(path)))
+        summary = SweepSummary()
+        for row in rows.values():
+            summary.add(row)
+        return cls(spec, rows, summary)
+
+    def counts(self) -> dict[tuple[str, ...], int]:
+        return {labels: row.count for labels, row in self.rows.items()}
+
+    def easiest(self, n: int = 5, real_only: bool = True) -> list[Row]:
+        """The ``n`` combinations with the most solutions."""
+        return sorted(self._rows(real_only), key=lambda row: -row.count)[:n]
+
+    def hardest(self, n: int = 5, real_only: bool = True) -> list[Row]:
+        """The ``n`` combinations with the fewest solutions."""
+        return sorted(self._rows(real_only), key=lambda row: row.count)[:n]
+
+    def _rows(self, real_only: bool) -> list[Row]:
+        return [row for row in self.rows.values() if row.real_date or not real_only]
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per combination (needs pandas): one column per group, real_date, count."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise InputError("to_dataframe needs pandas: pip install pandas") from None
+        groups = list(self.spec.groups)
+        return pd.DataFrame(
+            [{**dict(zip(groups, row.labels)), "real_date": row.real_date, "count": row.count}
+             for row in self.rows.values()],
+            columns=[*groups, "real_date", "count"])
+
+    def figure(self) -> Figure:
+        """The heatmap: months down, days across, a panel per weekday."""
+        from cpmodels.render.heatmap import sweep_heatmap
+
+        rows = {labels: (row.real_date, row.count) for labels, row in self.rows.items()}
+        return sweep_heatmap(self.spec.groups, rows, f"{self.spec.name}: solutions per "
+                             "combination")
+
+    def png(self) -> bytes:
+        from cpmodels.render.raster import figure_png
+
+        return figure_png(self.figure())
+
+    def _repr_png_(self) -> bytes:
+        return self.png()
+
+    def __repr__(self) -> str:
+        return f"<SweepResult {self}>"
+
+    def __str__(self) -> str:
+        s = self.summary
+        return (f"{self.spec.name}: {s.combinations} combinations, {s.total:,} solutions, "
+                f"{len(s.unsolvable)} unsolvable")
+
+
+def _has_proofs(path: Path) -> bool:
+    with path.open() as handle:
+        return handle.readline().rstrip("\n").endswith(",proof")
+
+
+def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = None,
+          face_up: bool = False, resume: bool = False) -> SweepResult:
+    """Count every label combination of a calendar (rows also go to ``out`` if given)."""
+    spec = load(spec)
+    if not isinstance(spec, CalendarSpec):
+        raise InputError(f"sweep needs a calendar spec; {spec.name} is a {spec.kind} spec")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(out) if out is not None else Path(folder) / "sweep.csv"
+        summary = run_sweep(spec, path, jobs=jobs, face_up=face_up, resume=resume)
+        rows = read_rows(path, sweep_columns(spec, prove=False))
+    return SweepResult(spec, rows, summary)
