@@ -19,6 +19,7 @@ from typing import Any
 
 from cpmodels import __version__
 from cpmodels.errors import CpmodelsError, InputError
+from cpmodels.interrupt import TimeLimitReached, time_limit
 from cpmodels.spec import CalendarSpec, Spec, TowersSpec, json_schema, load_spec
 
 EXIT_OK, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -121,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     enum.add_argument("--out", required=True, type=Path, metavar="FILE",
                       help="FILE.jsonl; for pictures FILE.svg becomes FILE-1.svg, FILE-2.svg...")
     enum.add_argument("--limit", type=_positive_int, metavar="N", help="stop after N solutions")
+    enum.add_argument("--resume", action="store_true",
+                      help="keep the solutions FILE.jsonl already has and write the rest")
+    enum.add_argument("--time-limit", type=_positive_seconds, metavar="S",
+                      help="stop after S seconds, keeping every solution written")
     enum.add_argument("--format", choices=("jsonl", "svg", "png"), default="jsonl",
                       help="jsonl (default), or one svg/png picture per solution (with --limit)")
     _add_backend_arg(enum, "engine")
@@ -131,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_instance_args(prove)
     prove.add_argument("--proof", type=Path, metavar="FILE",
                        help="write the proof to FILE and the formula to FILE.cnf")
+    prove.add_argument("--time-limit", type=_positive_seconds, metavar="S")
     prove.add_argument("--format", choices=("text", "json"), default="text")
 
     sweep = sub.add_parser("sweep", help="count every label combination of a calendar spec")
@@ -141,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "first month has taken over a second)")
     sweep.add_argument("--resume", action="store_true",
                        help="keep the rows FILE.csv already has and count the rest")
+    sweep.add_argument("--time-limit", type=_positive_seconds, metavar="S",
+                       help="stop after S seconds, keeping the finished rows (then --resume)")
     sweep.add_argument("--no-flip", action="store_true",
                        help="keep every piece face up as drawn (rotations only)")
     sweep.add_argument("--prove", action="store_true",
@@ -302,15 +310,25 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     if picture and args.limit is None:
         raise InputError(f"--format {args.format} writes one picture per solution; "
                          "give --limit N")
+    if picture and args.resume:
+        raise InputError("--resume goes with --format jsonl")
     instance = _packing_instance(args)
     start = time.perf_counter()
-    written = 0
+    kept = _keep_complete_lines(args.out) if args.resume else 0
+    written = kept
     where = (f"{args.out.with_suffix('')}-N.{args.format}" if picture else str(args.out))
     bar = progress_bar(total=args.limit, desc="enumerate", unit="sol",
                        enabled=_bars(args))
+    bar.update(kept)
     try:
-        with bar, (open(os.devnull, "w") if picture else args.out.open("w")) as handle:
-            for chosen in iter_cover_solutions(args.backend, instance.cover):
+        with bar, (open(os.devnull, "w") if picture else
+                   args.out.open("a" if args.resume else "w")) as handle:
+            solutions = iter_cover_solutions(args.backend, instance.cover)
+            if args.limit is not None and written >= args.limit:
+                solutions = iter(())
+            for k, chosen in enumerate(solutions):
+                if k < kept:  # written by the earlier run: the order is the same every run
+                    continue
                 result = CoverResult("solved", args.backend, time.perf_counter() - start,
                                      sorted(chosen))
                 written += 1
@@ -328,13 +346,34 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
                     break
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
-    except KeyboardInterrupt:
-        print(f"interrupted: {written} complete solutions kept in {where}; run again with "
-              f"--limit to write a given number", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:
+        again = ("" if picture else
+                 "; run the same command with --resume to write the rest")
+        print(f"{_stopped(stop)}: {written} complete solutions kept in {where}{again}",
+              file=sys.stderr)
+        return _stop_status(stop)
     print(f"{written} solutions written to {where} in {time.perf_counter() - start:.2f} s "
           f"({args.backend})")
     return EXIT_OK if written else EXIT_UNSOLVABLE
+
+
+def _keep_complete_lines(path: Path) -> int:
+    """Drop a line cut short by a killed run (atomically); the number of complete lines."""
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    if complete != data:
+        _write_file(path, complete)
+    return complete.count(b"\n")
+
+
+def _stopped(stop: BaseException) -> str:
+    return str(stop) if isinstance(stop, TimeLimitReached) else "interrupted"
+
+
+def _stop_status(stop: BaseException) -> int:
+    return EXIT_UNKNOWN if isinstance(stop, TimeLimitReached) else EXIT_INTERRUPTED
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -343,14 +382,14 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
     instance = _packing_instance(args)
     try:
-        outcome = prove_cover(instance.cover, args.proof)
+        outcome = prove_cover(instance.cover, args.proof, time_limit=args.time_limit)
     except OSError as exc:
         raise InputError(f"cannot write {args.proof}: {exc.strerror or exc}") from None
     result, check = outcome.result, outcome.check
     payload = packing_payload(instance, result)
     if check is None:
         _emit(payload, packing_text(instance, result, _colour_ok(sys.stdout)), args.format)
-        return EXIT_OK
+        return STATUS_EXIT[result.status]
     payload.update(proof_checked=check.ok, lemmas=check.lemmas,
                    proof=str(args.proof) if args.proof else None)
     if check.ok:
@@ -387,10 +426,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                                 on_row=lambda row: bar.update())
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
-    except KeyboardInterrupt:
-        print(f"interrupted: the finished rows are kept in {args.out}; run the same command "
-              "with --resume to count the rest", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as stop:
+        print(f"{_stopped(stop)}: the finished rows are kept in {args.out}; run the same "
+              "command with --resume to count the rest", file=sys.stderr)
+        return _stop_status(stop)
     seconds = time.perf_counter() - start
     payload = {**summary.as_dict(), "spec": spec.name, "seconds": round(seconds, 3)}
     lines = [
@@ -453,14 +492,26 @@ COMMANDS = {
 }
 
 
+SELF_TIMED = ("solve", "count", "prove")  # commands that stop at --time-limit on their own
+SELF_TIMED_GRACE = 5.0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every user error is one line on stderr, never a traceback."""
     args = build_parser().parse_args(argv)
+    limit = getattr(args, "time_limit", None)
+    if limit is not None and args.command in SELF_TIMED:
+        limit += SELF_TIMED_GRACE  # a backstop: these stop on time and answer by themselves
     try:
-        return COMMANDS[args.command](args)
+        with time_limit(limit):
+            return COMMANDS[args.command](args)
     except CpmodelsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except TimeLimitReached:
+        print(f"stopped by the time limit ({args.time_limit:g} s) without an answer",
+              file=sys.stderr)
+        return EXIT_UNKNOWN
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -471,11 +522,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> None:
     """The program's entry point: run :func:`main` and exit with its status.
 
-    After Ctrl-C everything written is flushed and closed, so the process leaves at once
-    rather than wait for a search thread that is still unwinding.
+    After Ctrl-C or a time limit everything written is flushed and closed, so the process
+    leaves at once rather than wait for a search thread that is still unwinding.
     """
     code = main()
-    if code == EXIT_INTERRUPTED:
+    if code in (EXIT_INTERRUPTED, EXIT_UNKNOWN):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

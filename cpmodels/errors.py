@@ -29,3 +29,7 @@ class SpecError(CpmodelsError):
 
 class InputError(CpmodelsError):
     """A command-line argument (date, labels, size, target, ...) is invalid for the spec."""
+
+
+class TooLargeError(CpmodelsError):
+    """A problem would need more memory than the package allows; refused before any work."""

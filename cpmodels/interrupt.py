@@ -1,4 +1,4 @@
-"""Run compiled code so that Ctrl-C still stops the program at once.
+"""Run compiled code so that Ctrl-C and time limits still stop the program at once.
 
 A compiled search holds the interpreter until it returns, so Ctrl-C would wait for it. The
 searches release the interpreter lock (``nogil``); :func:`interruptible` runs one in a daemon
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -38,3 +39,43 @@ def interruptible(fn: Callable[..., Any], *args: Any) -> Any:
     if "error" in outcome:
         raise outcome["error"]
     return outcome.get("value")
+
+
+class TimeLimitReached(KeyboardInterrupt):
+    """Raised in the main thread when a :func:`time_limit` runs out.
+
+    It is a kind of Ctrl-C, so every run that stops cleanly on Ctrl-C (keeping finished rows
+    and lines, stopping worker processes) stops the same way on its time limit.
+    """
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`TimeLimitReached` in the main thread after ``seconds`` (None: never).
+
+    A timer thread signals the main thread itself (SIGALRM), which wakes it from any wait;
+    searches run through :func:`interruptible` are left behind at once.
+    """
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    main = threading.main_thread().ident
+    fired = threading.Event()
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        if fired.is_set():
+            raise TimeLimitReached(f"stopped by the time limit ({seconds:g} s)")
+
+    def ring() -> None:
+        fired.set()
+        signal.pthread_kill(main, signal.SIGALRM)
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    timer = threading.Timer(seconds, ring)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGALRM, previous)

@@ -28,12 +28,16 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def prove_cover(cover: ExactCover, proof_path: Path | None = None) -> ProofOutcome:
+def prove_cover(cover: ExactCover, proof_path: Path | None = None, *,
+                time_limit: float | None = None) -> ProofOutcome:
     """Solve ``cover`` with proof logging; when it has no solution, check the DRUP proof with
     the independent checker and, given ``proof_path``, write the proof there and the formula
-    (DIMACS) beside it as ``<proof_path>.cnf``, so any DRAT checker can check it again."""
+    (DIMACS) beside it as ``<proof_path>.cnf``, so any DRAT checker can check it again.
+    When ``time_limit`` seconds pass first, the status is "unknown" and nothing is checked."""
     start = time.perf_counter()
-    refutation = cnf.refute(cover)
+    refutation = cnf.refute(cover, time_limit=time_limit)
+    if refutation.timed_out:
+        return ProofOutcome(CoverResult("unknown", cnf.NAME, time.perf_counter() - start))
     if refutation.chosen is not None:
         return ProofOutcome(CoverResult("solved", cnf.NAME, time.perf_counter() - start,
                                         refutation.chosen))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import nbclient
 import nbformat
 import pytest
-
-from tests.conftest import ROOT
+from conftest import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 

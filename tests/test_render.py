@@ -8,12 +8,12 @@ import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
+from conftest import SPECS
 from matplotlib.image import imread
 
 from cpmodels import api
 from cpmodels.render.scene import outline
 from cpmodels.spec import load_spec
-from tests.conftest import SPECS
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -216,7 +216,7 @@ def test_progress_bars_only_on_a_terminal(run_cli, tmp_path, monkeypatch):
 
 
 def test_readme_pictures_exist_and_were_drawn_by_the_package():
-    from tests.conftest import ROOT
+    from conftest import ROOT
 
     readme = (ROOT / "README.md").read_text()
     board = ROOT / "docs/images/calendar_week_nov21.svg"

@@ -27,7 +27,7 @@ def solve_cover(backend: str, cover: ExactCover, *, time_limit: float | None = N
     if backend == "sat":
         from cpmodels.backends import cnf
 
-        return cnf.solve(cover)
+        return cnf.solve(cover, time_limit=time_limit)
     if backend == "engine":
         from cpmodels.backends import engine
 

@@ -21,6 +21,7 @@ item is covered is a solution. No part is searched twice and nothing accumulates
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -117,6 +118,16 @@ class _Incidence:
                            minlength=self.n_items)
 
 
+def _propagate(sat: Solver, assumptions: list[int]) -> tuple[bool, list[int] | None]:
+    """``sat.propagate``, with the solver's own Ctrl-C error turned into KeyboardInterrupt."""
+    try:
+        return sat.propagate(assumptions=assumptions)
+    except Exception as exc:  # pysolvers.error: "Caught keyboard interrupt"
+        if "keyboard interrupt" in str(exc).lower():
+            raise KeyboardInterrupt from None
+        raise
+
+
 def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
                    solver: str = SOLVER) -> Iterator[list[int]]:
     """Stream every solution (option ids, forced ones included), each exactly once."""
@@ -127,10 +138,12 @@ def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
         stack = [[j + 1 for j in forced]]
         while stack:
             assumptions = stack.pop()
-            ok, implied = sat.propagate(assumptions=assumptions)
+            ok, implied = _propagate(sat, assumptions)
             if not ok:
                 continue
-            lits = np.asarray(implied or [], dtype=np.int64)
+            # Literals fixed at the top level may be left out of ``implied``: the assumptions
+            # are added so a branch always makes progress.
+            lits = np.unique(np.asarray([*(implied or []), *assumptions], dtype=np.int64))
             lits = lits[np.abs(lits) <= n]
             possible = np.ones(n, dtype=np.float64)
             possible[np.abs(lits) - 1] = 0.0
@@ -158,15 +171,36 @@ def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
             stack += [[*assumptions, -(j + 1)], [*assumptions, j + 1]]
 
 
-def solve(cover: ExactCover, *, solver: str = SOLVER) -> CoverResult:
-    """One solution, or "unsolvable" when the solver refutes the formula."""
+def _solve_within(sat: Solver, time_limit: float | None) -> bool | None:
+    """``sat.solve()``; None when ``time_limit`` seconds pass first.
+
+    The limited call releases the interpreter while it searches, so Ctrl-C and the
+    program's own time limits are not held up by it either.
+    """
+    timer = None
+    if time_limit is not None:
+        timer = threading.Timer(time_limit, sat.interrupt)
+        timer.daemon = True
+        timer.start()
+    try:
+        return sat.solve_limited(expect_interrupt=True)
+    finally:
+        if timer is not None:
+            timer.cancel()
+
+
+def solve(cover: ExactCover, *, solver: str = SOLVER,
+          time_limit: float | None = None) -> CoverResult:
+    """One solution, "unsolvable" when the solver refutes the formula, or "unknown" when
+    ``time_limit`` seconds pass first."""
     start = time.perf_counter()
     model = build_cnf(cover)
-    chosen = None
     with model.solver(solver) as sat:
-        if sat.solve():
-            chosen = sorted(model.decode(sat.get_model()))
+        answer = _solve_within(sat, time_limit)
+        chosen = sorted(model.decode(sat.get_model())) if answer else None
     seconds = time.perf_counter() - start
+    if answer is None:
+        return CoverResult("unknown", NAME, seconds)
     if chosen is None:
         return CoverResult("unsolvable", NAME, seconds)
     return CoverResult("solved", NAME, seconds, chosen)
@@ -180,14 +214,19 @@ class Refutation:
     model: CnfModel
     proof: list[str]  # DRUP lines ("1 -2 0", "d 3 4 0"), empty when solved
     seconds: float
+    timed_out: bool = False  # the time limit passed with neither a solution nor a proof
 
 
-def refute(cover: ExactCover, *, solver: str = PROOF_SOLVER) -> Refutation:
+def refute(cover: ExactCover, *, solver: str = PROOF_SOLVER,
+           time_limit: float | None = None) -> Refutation:
     """Solve with proof logging: a solution, or the proof that there is none."""
     start = time.perf_counter()
     model = build_cnf(cover, PROOF_ENCODING)
     with model.solver(solver, with_proof=True) as sat:
-        if sat.solve():
+        answer = _solve_within(sat, time_limit)
+        if answer is None:
+            return Refutation(None, model, [], time.perf_counter() - start, timed_out=True)
+        if answer:
             return Refutation(sorted(model.decode(sat.get_model())), model, [],
                               time.perf_counter() - start)
         proof = list(sat.get_proof() or [])

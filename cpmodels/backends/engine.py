@@ -32,10 +32,13 @@ from numba import njit
 
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
+from cpmodels.errors import TooLargeError
 from cpmodels.interrupt import interruptible
 
 NAME = "engine"
 DEFAULT_MEMO_SLOTS = 1 << 22
+MAX_MASK_BYTES = 4 << 30  # option bitsets: options x words x 8 bytes
+MAX_MEMO_KEY_BYTES = 2 << 30  # a memo's keys (committed only as they are touched)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -91,6 +94,11 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
         counter_of_item[i] = c
 
     n_opts = len(cover.options)
+    if n_opts * n_words * 8 > MAX_MASK_BYTES:
+        raise TooLargeError(
+            f"the problem is too large for the counting engine: {n_opts:,} options x "
+            f"{n_bits:,} items need {n_opts * n_words * 8 / 2**30:.1f} GB of bitsets; the "
+            f"limit is {MAX_MASK_BYTES / 2**30:.0f} GB. Try --backend cpsat or sat")
     opt_mask = np.zeros((n_opts, n_words), dtype=np.uint64)
     opt_counter = np.full(n_opts, -1, dtype=np.int64)
     opt_tag_word = np.full(n_opts, -1, dtype=np.int64)
@@ -287,7 +295,10 @@ class Memo:
 
     def __init__(self, n_words: int, slots: int = DEFAULT_MEMO_SLOTS,
                  arena: int | None = None) -> None:
-        size = 1 << max(4, (slots - 1).bit_length())
+        fit = MAX_MEMO_KEY_BYTES // ((n_words + 1) * 8)  # wide boards get fewer slots
+        size = 1 << max(4, (min(slots, fit) - 1).bit_length())
+        if size > fit:
+            size >>= 1
         # Zero-filled arrays are committed page by page as they are touched.
         self.keys = np.zeros((size, n_words + 1), dtype=np.uint64)
         self.values = np.zeros(size, dtype=np.int64)  # 1 + count or arena offset; 0: empty
@@ -818,7 +829,11 @@ def count(cover: ExactCover, *, memo_slots: int = DEFAULT_MEMO_SLOTS,
 
 def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
                    batch: int = 1024) -> Iterator[list[int]]:
-    """Stream every solution (option ids, forced ones included), ``batch`` at a time."""
+    """Stream every solution (option ids, forced ones included).
+
+    The search pauses to hand over 1, 2, 4, ... and then ``batch`` solutions at a time, so
+    the first ones arrive at once and the rest with little overhead.
+    """
     cc = compile_cover(cover)
     filled = np.zeros(cc.n_words, dtype=np.uint64)
     counters = np.zeros(len(cc.counter_low), dtype=np.int64)
@@ -837,9 +852,11 @@ def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
     out = np.zeros((batch, depth_max), dtype=np.int64)
     state = np.array([-1, 0], dtype=np.int64)
     base = [int(o) for o in forced]
+    step = 1
     while state[0] != -2:
         interruptible(_search, state, filled, counters, chosen, stack_pos, stack_k, *_args(cc),
-                      cc.n_branch, out, batch, *_geometry(cc))
+                      cc.n_branch, out, step, *_geometry(cc))
+        step = min(2 * step, batch)
         for r in range(int(state[1])):
             row = out[r]
             n = int(np.argmax(row < 0)) if np.any(row < 0) else len(row)

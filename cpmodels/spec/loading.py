@@ -71,17 +71,25 @@ def _node_lines(node: Any, path: Path_, lines: dict[Path_, int]) -> None:
 
 def parse_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
     """YAML text to plain data plus the line of each field path."""
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise SpecError(source, f"the text holds a character YAML does not allow: "
+                                f"{chr(exc.character)!r}", line=line) from None
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
+    except yaml.reader.ReaderError as exc:
+        raise SpecError(source, f"the text holds a character YAML does not allow: "
+                                f"{chr(exc.character)!r}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         problem = exc.problem or exc.context or "invalid YAML"
         raise SpecError(source, f"YAML syntax error: {problem}", line=line) from None
     except yaml.YAMLError as exc:
-        raise SpecError(source, f"YAML error: {exc}") from None
+        raise SpecError(source, "YAML error: " + " ".join(str(exc).split())) from None
     except RecursionError:
         raise SpecError(source, "the YAML is nested too deeply") from None
     finally:
@@ -133,8 +141,10 @@ def _describe(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[Pat
         return loc, "required field is missing"
     if kind == "union_tag_invalid" or kind == "union_tag_not_found":
         return ("kind",), f"'kind' must be one of {', '.join(_KINDS)}"
+    if kind == "string_pattern_mismatch":
+        message = "a name is one word: no spaces, '/' or '#'"
     if "input" in error and kind not in ("value_error", "assertion_error"):
-        shown = json.dumps(error["input"], default=str)
+        shown = json.dumps(error["input"], default=str, ensure_ascii=False)
         if len(shown) > 60:
             shown = shown[:57] + "..."
         message = f"{message} (got {shown})"
@@ -205,7 +215,7 @@ def load_spec(path: str | Path) -> Spec:
 
 def parse_spec(text: str, source: str = "<spec>") -> Spec:
     """Validate a spec given as YAML text; errors name ``source`` as they would a file."""
-    if len(text.encode("utf-8")) > MAX_SPEC_BYTES:
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
         raise SpecError(source, f"the spec is over {MAX_SPEC_BYTES:,} bytes")
     data, lines = parse_yaml(text, source)
     return validate_data(data, source, lines)

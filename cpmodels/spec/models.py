@@ -170,6 +170,8 @@ def _board_rows(value: object) -> object:
 
 
 def _check_rectangular(widths: list[int], unit: str) -> None:
+    if not widths:
+        raise ValueError("the board has no rows; draw one string per row")
     if len(widths) > MAX_BOARD_SIDE or max(widths) > MAX_BOARD_SIDE:
         raise ValueError(f"a board is at most {MAX_BOARD_SIDE} {unit}s on a side")
     for i, w in enumerate(widths):
@@ -192,6 +194,22 @@ def _area_check(spec: PieceSetSpec, board_cells: int, uncovered: int,
             f"the pieces cover {spec.piece_area} cells but the board has {detail}; "
             "add or remove pieces or board cells",
         )
+
+
+def _fit_check(spec: PieceSetSpec, cells: frozenset[Cell], board: str = "the board") -> None:
+    """Every piece must fit somewhere on the board, in one of its allowed orientations."""
+    for i, kind in enumerate(spec.piece_kinds()):
+        for shape in kind.orientations:
+            (ar, ac), *rest = sorted(shape)
+            if any(all((r - ar + br, c - ac + bc) in cells for r, c in rest)
+                   for br, bc in cells):
+                break
+        else:
+            rows = 1 + max(r for r, _ in kind.orientations[0])
+            cols = 1 + max(c for _, c in kind.orientations[0])
+            raise SpecFieldError(
+                ("pieces", i), f"piece {kind.name!r} ({rows}x{cols}) fits nowhere on {board}"
+                + ("" if spec.rotate else " (rotate is false)"))
 
 
 class Target(StrictModel):
@@ -252,6 +270,8 @@ class PackingSpec(PieceSetSpec):
             names.add(target.name)
             path: tuple[str | int, ...] = ("board",) if self.board else ("targets", i)
             _area_check(self, len(target.cells), 0, path)
+            _fit_check(self, target.cells,
+                       f"target {target.name!r}" if self.targets else "the board")
         return self
 
     def all_targets(self) -> list[Target]:
@@ -333,6 +353,7 @@ class CalendarSpec(PieceSetSpec):
             raise SpecFieldError(("groups",), "labels not drawn on the board: "
                                               + ", ".join(missing))
         _area_check(self, len(self.cells), len(self.groups), ("pieces",))
+        _fit_check(self, self.cells)
         return self
 
     @cached_property

@@ -1,0 +1,310 @@
+"""Hostile specs, huge inputs, time limits, Ctrl-C and parallel runs: clean errors, nothing lost."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from checker import brute_force_count, check_packing, variants_of
+from conftest import ROOT, SPECS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cpmodels import counting, sweep
+from cpmodels.backends import BACKENDS, engine, iter_cover_solutions, solve_cover
+from cpmodels.cover import packing_cover
+from cpmodels.errors import CpmodelsError, TooLargeError
+from cpmodels.instance import packing_instance
+from cpmodels.render import packing_payload
+from cpmodels.spec import load_spec, parse_spec
+
+BAD_SPECS = sorted((Path(__file__).parent / "bad_specs").glob("*.yaml"))
+
+
+def _expected(path: Path) -> str:
+    first = path.read_bytes().split(b"\n", 1)[0].decode()
+    assert first.startswith("# expect: "), f"{path.name} has no '# expect:' line"
+    return first.removeprefix("# expect: ")
+
+
+def test_the_corpus_is_large():
+    assert len(BAD_SPECS) >= 30
+
+
+@pytest.mark.parametrize("path", BAD_SPECS, ids=[p.stem for p in BAD_SPECS])
+def test_bad_spec_corpus(run_cli, path):
+    code, out, err = run_cli("validate", path)
+    assert code == 2 and out == ""
+    first = err.splitlines()[0]
+    assert first.startswith(f"error: {path}"), first
+    assert _expected(path) in first, first
+    assert "Traceback" not in err
+    # Every command that reads the spec says the same.
+    code, _, err = run_cli("solve", path)
+    assert code == 2 and err.splitlines()[0] == first
+
+
+def test_unicode_names_are_welcome(run_cli, tmp_path):
+    path = tmp_path / "日历.yaml"
+    path.write_text('kind: packing\nname: 小盒子\nboard: ["...", "..."]\npieces:\n'
+                    "  - {name: 甲, shape: '##/#.'}\n  - {name: 乙, shape: '#./##'}\n",
+                    encoding="utf-8")
+    code, out, _ = run_cli("solve", path, "--format", "json")
+    assert code == 0 and json.loads(out)["spec"] == "小盒子"
+
+
+# --- resource limits -----------------------------------------------------------------
+
+def test_too_many_placements_are_refused_up_front(run_cli, tmp_path):
+    rows = ["." * 200] * 200
+    pieces = {"X": ".#./###/.#.", "U": "#.#/###", "V": "#../#../###", "L": "#.../####",
+              "P": "##/##/#.", "F": ".##/##./.#.", "T": "###/.#./.#.", "I": "#####"}
+    text = "kind: packing\nname: huge\nboard:\n" + "".join(f'  - "{r}"\n' for r in rows)
+    text += "pieces:\n" + "".join(f'  - {{name: {n}, shape: "{s}", count: 1000}}\n'
+                                  for n, s in pieces.items())
+    path = tmp_path / "huge.yaml"
+    path.write_text(text)
+    start = time.perf_counter()
+    code, _, err = run_cli("solve", path)
+    assert code == 2 and time.perf_counter() - start < 10
+    assert "up to 1,560,000 placements (39 piece orientations x 40,000 cells)" in err
+    assert "the limit is 500,000" in err
+
+
+def test_engine_refuses_a_cover_beyond_its_memory(monkeypatch):
+    instance = packing_instance(load_spec(SPECS / "pentominoes_6x10.yaml"))
+    monkeypatch.setattr(engine, "MAX_MASK_BYTES", 1000)
+    with pytest.raises(TooLargeError, match=r"2,056 options x 72 items .* Try --backend"):
+        engine.compile_cover(instance.cover)
+
+
+def test_wide_boards_get_a_smaller_memo():
+    memo = engine.Memo(n_words=4096)
+    assert memo.keys.nbytes <= engine.MAX_MEMO_KEY_BYTES
+
+
+# --- time limits ---------------------------------------------------------------------
+
+def _placements(path: Path) -> list:
+    return [json.loads(line)["placements"] for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("backend", ["engine", "sat"])
+def test_enumerate_time_limit_keeps_lines_and_resumes_in_order(run_cli, tmp_path, backend):
+    out = tmp_path / "box.jsonl"
+    spec = SPECS / "pentominoes_8x8_square.yaml"
+    code, _, err = run_cli("enumerate", spec, "--out", out, "--time-limit", "1.5",
+                           "--backend", backend)
+    assert code == 3 and "stopped by the time limit (1.5 s)" in err and "--resume" in err
+    first = _placements(out)
+    assert first, "nothing was written in 1.5 s"
+    with out.open("a") as handle:
+        handle.write('{"spec": "cut sho')  # a line a killed run could leave
+    code, text, _ = run_cli("enumerate", spec, "--out", out, "--resume", "--backend", backend,
+                            "--limit", str(len(first) + 5))
+    assert code == 0 and f"{len(first) + 5} solutions written" in text
+    again = tmp_path / "again.jsonl"
+    run_cli("enumerate", spec, "--out", again, "--limit", str(len(first) + 5),
+            "--backend", backend)
+    assert _placements(out) == _placements(again)
+
+
+def test_sweep_time_limit_then_resume_gives_the_full_totals(run_cli, tmp_path):
+    out = tmp_path / "week.csv"
+    spec = SPECS / "calendar_week.yaml"
+    code, _, err = run_cli("sweep", spec, "--out", out, "--no-flip", "--time-limit", "0.5",
+                           "--jobs", "1")
+    assert code == 3 and "--resume" in err
+    code, text, _ = run_cli("sweep", spec, "--out", out, "--no-flip", "--resume",
+                            "--format", "json")
+    summary = json.loads(text)
+    assert code == 0 and summary["combinations"] == 2604 and summary["total"] == 82109
+
+
+@pytest.mark.parametrize("argv", [
+    ["prove", SPECS / "pentominoes_8x8_square.yaml"],
+    ["solve", SPECS / "pentominoes_8x8_square.yaml", "--backend", "sat"],
+    ["count", SPECS / "pentominoes_8x8_square.yaml"],
+])
+def test_every_command_honours_its_time_limit(run_cli, argv):
+    start = time.perf_counter()
+    code, _, _ = run_cli(*argv, "--time-limit", "0.3")
+    assert code == 3 and time.perf_counter() - start < 6
+
+
+# --- Ctrl-C --------------------------------------------------------------------------
+
+def _interrupt_when(cmd: list[str], ready, out: Path) -> tuple[subprocess.CompletedProcess,
+                                                                  float]:
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not ready(out):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    sent = time.perf_counter()
+    stdout, stderr = proc.communicate(timeout=30)
+    return (subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr),
+            time.perf_counter() - sent)
+
+
+def test_ctrl_c_stops_enumerate_within_a_second_and_keeps_whole_lines(tmp_path):
+    out = tmp_path / "box.jsonl"
+    cmd = [sys.executable, "-m", "cpmodels", "enumerate",
+           str(SPECS / "pentominoes_8x8_square.yaml"), "--out", str(out), "--backend", "sat"]
+    done, waited = _interrupt_when(cmd, lambda p: p.exists() and p.stat().st_size > 5000, out)
+    assert done.returncode == 130 and waited < 1.0
+    assert "--resume" in done.stderr and "Traceback" not in done.stderr
+    text = out.read_text()
+    assert text.endswith("\n")
+    assert all(json.loads(line)["status"] == "solved" for line in text.splitlines())
+
+
+def test_ctrl_c_stops_a_sweep_within_a_second_and_keeps_whole_rows(tmp_path):
+    out = tmp_path / "week.csv"
+    cmd = [sys.executable, "-m", "cpmodels", "sweep", str(SPECS / "calendar_week.yaml"),
+           "--out", str(out), "--jobs", "1"]
+    done, waited = _interrupt_when(cmd, lambda p: p.exists() and p.stat().st_size > 0, out)
+    assert done.returncode == 130 and waited < 1.0
+    assert "--resume" in done.stderr
+    lines = out.read_text().splitlines()
+    assert lines[0] == "month,day,weekday,real_date,count"
+    assert all(len(line.split(",")) == 5 for line in lines)
+
+
+# --- parallel runs -------------------------------------------------------------------
+
+def test_parallel_sweep_rows_equal_serial_rows(tmp_path, monkeypatch):
+    spec = load_spec(SPECS / "calendar_day.yaml")
+    serial, parallel = tmp_path / "serial.csv", tmp_path / "parallel.csv"
+    sweep.run_sweep(spec, serial, jobs=1)
+    monkeypatch.setattr(sweep, "PARALLEL_AFTER", 0.0)  # hand every task after the first out
+    sweep.run_sweep(spec, parallel, jobs=2)
+    assert parallel.read_text() == serial.read_text()
+
+
+def test_parallel_count_equals_serial_count(monkeypatch):
+    cover = packing_instance(load_spec(SPECS / "calendar_week.yaml"),
+                             labels=["Jun", "7", "Tue"]).cover
+    serial = counting.count_cover(cover, jobs=1)
+    monkeypatch.setattr(counting, "PARALLEL_AFTER", 0.0)
+    assert counting.count_cover(cover, jobs=2) == serial == 10374
+
+
+# --- property tests ------------------------------------------------------------------
+
+STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
+
+
+@st.composite
+def polyomino(draw) -> list[str]:
+    """A connected shape of 1 to 5 squares, grown one square at a time."""
+    cells = {(0, 0)}
+    for _ in range(draw(st.integers(0, 4))):
+        r, c = draw(st.sampled_from(sorted(cells)))
+        dr, dc = draw(st.sampled_from(STEPS))
+        cells.add((r + dr, c + dc))
+    r0 = min(r for r, _ in cells)
+    c0 = min(c for _, c in cells)
+    rows = 1 + max(r for r, _ in cells) - r0
+    cols = 1 + max(c for _, c in cells) - c0
+    return ["".join("#" if (r + r0, c + c0) in cells else "." for c in range(cols))
+            for r in range(rows)]
+
+
+@st.composite
+def packing_problem(draw) -> tuple[str, list[str], dict[str, list[str]], bool]:
+    """(spec text, board rows, pieces, flip): a board with as many cells as the pieces."""
+    pieces = {f"p{k}": draw(polyomino()) for k in range(draw(st.integers(1, 4)))}
+    area = sum(row.count("#") for shape in pieces.values() for row in shape)
+    cols = draw(st.integers(2, 5))
+    rows = max(2, -(-area // cols))
+    spots = [(r, c) for r in range(rows) for c in range(cols)]
+    walls = set(draw(st.permutations(spots))[: rows * cols - area])
+    board = ["".join("#" if (r, c) in walls else "." for c in range(cols)) for r in range(rows)]
+    flip = draw(st.booleans())
+    text = (f"kind: packing\nname: random\nflip: {str(flip).lower()}\nboard:\n"
+            + "".join(f'  - "{row}"\n' for row in board) + "pieces:\n"
+            + "".join(f'  - {{name: {n}, shape: "{"/".join(s)}"}}\n' for n, s in pieces.items()))
+    return text, board, pieces, flip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(packing_problem())
+def test_backends_agree_on_random_packings(problem):
+    text, board, pieces, flip = problem
+    try:
+        spec = parse_spec(text, "random.yaml")
+    except CpmodelsError as exc:  # a piece that fits nowhere, say: refused cleanly
+        assert "fits nowhere" in str(exc) or "cells" in str(exc), str(exc)
+        return
+    instance = packing_instance(spec)
+    cover = instance.cover
+    cells = {(r, c) for r, row in enumerate(board) for c, ch in enumerate(row) if ch == "."}
+    expected = brute_force_count(cells, {n: variants_of(s, flip=flip) for n, s in pieces.items()})
+    counts = {backend: sum(1 for _ in iter_cover_solutions(backend, cover))
+              for backend in BACKENDS}
+    assert counts == dict.fromkeys(BACKENDS, expected)
+    assert engine.count(cover)[0] == expected
+    with tempfile.TemporaryDirectory() as folder:
+        spec_path = Path(folder) / "random.yaml"
+        spec_path.write_text(text)
+        for backend in BACKENDS:
+            result = solve_cover(backend, cover)
+            assert result.status == ("solved" if expected else "unsolvable"), backend
+            if expected:
+                check_packing(spec_path, packing_payload(instance, result))
+        for chosen in iter_cover_solutions("engine", cover):
+            check_packing(spec_path, packing_payload(instance, solve_result(chosen)))
+
+
+def solve_result(chosen: list[int]):
+    from cpmodels.backends.result import CoverResult
+
+    return CoverResult("solved", "engine", 0.0, sorted(chosen))
+
+
+GOOD = (SPECS / "calendar_day.yaml").read_text()
+NOISE = ":-[]{}#&*!|>'\"\t\n ,.0123456789abcXYZ日\u3000\x00"
+
+
+@st.composite
+def mutated_spec(draw) -> str:
+    """A good spec with a few random cuts, insertions and swaps."""
+    text = GOOD
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["cut", "insert", "swap"]))
+        if action == "cut":
+            text = text[:at] + text[at + draw(st.integers(1, 40)):]
+        elif action == "insert":
+            noise = st.text(st.sampled_from(list(NOISE)), max_size=8)
+            text = text[:at] + draw(noise) + text[at:]
+        else:
+            lines = text.split("\n")
+            i = draw(st.integers(0, len(lines) - 1))
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+            text = "\n".join(lines)
+    return text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(mutated_spec(), st.text(max_size=300)))
+def test_spec_loading_fails_only_cleanly(text):
+    try:
+        spec = parse_spec(text, "fuzz.yaml")
+    except CpmodelsError as exc:
+        message = str(exc)
+        assert message.startswith("fuzz.yaml") and "Traceback" not in message
+        return
+    # What loads must also compile, or be refused cleanly.
+    with contextlib.suppress(CpmodelsError):
+        packing_cover(spec.cells, spec.piece_kinds())
