@@ -53,6 +53,12 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)")
+    return int(text)
+
+
 def _size(text: str) -> tuple[int, int]:
     match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
     if not match:
@@ -157,6 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="draw a calendar heatmap of the counts (png, or svg by extension)")
     sweep.add_argument("--format", choices=("text", "json"), default="text")
     _add_quiet_arg(sweep)
+
+    serve = sub.add_parser("serve", help="serve the daily-puzzle web page")
+    serve.add_argument("specs", nargs="*", metavar="SPEC",
+                       help="calendar specs to offer (default: the calendars in specs/)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=_port, default=8000)
 
     validate = sub.add_parser("validate", help="check spec files and report every problem")
     validate.add_argument("specs", nargs="+", metavar="SPEC")
@@ -271,6 +284,7 @@ def _packing_instance(args: argparse.Namespace, spec: Spec | None = None):
 def cmd_count(args: argparse.Namespace) -> int:
     from cpmodels.counting import count_instance
     from cpmodels.progress import progress_bar
+    from cpmodels.render import count_payload
 
     instance = _packing_instance(args)
     with progress_bar(total=None, desc="count", unit="branch", enabled=_bars(args)) as bar:
@@ -281,11 +295,7 @@ def cmd_count(args: argparse.Namespace) -> int:
 
         result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit,
                                 backend=args.backend, progress=progress)
-    payload = {
-        "spec": instance.name, "target": instance.target, "labels": list(instance.labels),
-        "count": result.count, "distinct": result.distinct, "symmetries": result.symmetries,
-        "backend": result.backend, "seconds": round(result.seconds, 4),
-    }
+    payload = count_payload(instance, result)
     what = (f"{result.count:,} distinct solutions (up to {result.symmetries} symmetries)"
             if args.distinct else f"{result.count:,} solutions") if result.count is not None \
         else "unknown: stopped at the time limit"
@@ -467,6 +477,33 @@ def _write_figure(figure: Any, path: Path) -> None:
     _write_file(path, buffer.getvalue())
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from cpmodels.spec import CalendarSpec as Calendar
+    from cpmodels.web.app import create_app
+
+    paths = args.specs
+    if not paths:
+        # The weekday calendar (the main puzzle) first: the page opens on the first spec.
+        paths = sorted((p for p in Path("specs").glob("*.yaml")
+                        if isinstance(load_spec(p), Calendar)),
+                       key=lambda p: (p.stem != "calendar_week", p.name))
+        if not paths:
+            raise InputError("no calendar specs in ./specs; name the specs to serve")
+    app = create_app(paths)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {args.host}, not only on this machine", file=sys.stderr)
+    print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{args.port}/ "
+          "(Ctrl-C stops)", flush=True)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    except OSError as exc:
+        raise InputError(f"cannot listen on {args.host}:{args.port}: "
+                         f"{exc.strerror or exc}") from None
+    return EXIT_OK
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in args.specs:
@@ -487,7 +524,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "prove": cmd_prove,
-    "sweep": cmd_sweep,
+    "sweep": cmd_sweep, "serve": cmd_serve,
     "validate": cmd_validate, "schema": cmd_schema,
 }
 

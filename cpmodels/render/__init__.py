@@ -1,6 +1,6 @@
 """Results as JSON payloads, terminal text and pictures (SVG, PNG, sweep heatmaps)."""
 
-from cpmodels.render.payload import packing_payload, towers_payload
+from cpmodels.render.payload import count_payload, packing_payload, towers_payload
 from cpmodels.render.text import packing_text, towers_text
 
-__all__ = ["packing_payload", "packing_text", "towers_payload", "towers_text"]
+__all__ = ["count_payload", "packing_payload", "packing_text", "towers_payload", "towers_text"]

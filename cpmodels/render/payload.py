@@ -6,6 +6,7 @@ from typing import Any
 
 from cpmodels.backends.result import CoverResult
 from cpmodels.backends.towers import TowersResult
+from cpmodels.counting import CountResult
 from cpmodels.instance import PackingInstance
 from cpmodels.towers import TowersProblem
 
@@ -42,4 +43,13 @@ def towers_payload(problem: TowersProblem, result: TowersResult) -> dict[str, An
         "score": result.score,
         "optimal": result.optimal,
         "bound": result.bound,
+    }
+
+
+def count_payload(instance: PackingInstance, result: CountResult) -> dict[str, Any]:
+    """The JSON contract of ``count``: ``count`` is null when a time limit stopped it."""
+    return {
+        "spec": instance.name, "target": instance.target, "labels": list(instance.labels),
+        "count": result.count, "distinct": result.distinct, "symmetries": result.symmetries,
+        "backend": result.backend, "seconds": round(result.seconds, 4),
     }

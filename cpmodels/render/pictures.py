@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cpmodels.backends.result import CoverResult
 from cpmodels.backends.towers import TowersResult
+from cpmodels.geometry import Placement
 from cpmodels.instance import PackingInstance
 from cpmodels.render.scene import Scene, colour_of, packing_scene, towers_scene
 from cpmodels.towers import TowersProblem
@@ -21,10 +24,16 @@ def packing_title(instance: PackingInstance, result: CoverResult) -> str:
 def packing_picture(instance: PackingInstance, result: CoverResult) -> Scene:
     """The board with one outlined polygon per piece and the uncovered labels."""
     placements = instance.cover.decode(result.chosen) if result.status == "solved" else []
+    return placements_picture(instance, placements, packing_title(instance, result))
+
+
+def placements_picture(instance: PackingInstance, placements: Sequence[Placement],
+                       title: str) -> Scene:
+    """The board with some placements drawn (a hint, a partial solution) and its labels."""
     labels = instance.cell_labels()
     shown = {rc: labels[rc] for rc in instance.uncovered if rc in labels}
     return packing_scene(instance.board_cells, placements, instance.spec.letters(), shown,
-                         packing_title(instance, result))
+                         title)
 
 
 def towers_picture(problem: TowersProblem, result: TowersResult) -> Scene:

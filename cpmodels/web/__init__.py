@@ -1,0 +1,1 @@
+"""The daily-puzzle web page: ``python -m cpmodels serve``."""

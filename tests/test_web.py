@@ -1,0 +1,315 @@
+"""The daily-puzzle page: its JSON API, and end-to-end runs in headless Chromium."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from checker import check_packing
+from conftest import SPECS
+from fastapi.testclient import TestClient
+
+from cpmodels.instance import date_labels
+from cpmodels.spec import load_spec
+from cpmodels.web import puzzles as puzzles_module
+from cpmodels.web.app import create_app
+
+CALENDARS = [SPECS / "calendar_week.yaml", SPECS / "calendar_day.yaml"]
+WEEK = SPECS / "calendar_week.yaml"
+
+
+@pytest.fixture(scope="module")
+def client():
+    return TestClient(create_app(CALENDARS))
+
+
+def _today_labels() -> list[str]:
+    return list(date_labels(load_spec(WEEK), dt.date.today()))
+
+
+def test_specs_list_the_calendars_and_today(client):
+    data = client.get("/api/specs").json()
+    assert [s["name"] for s in data["specs"]] == ["calendar_week", "calendar_day"]
+    assert data["today"] == dt.date.today().isoformat()
+    week = data["specs"][0]
+    assert week["today"] == _today_labels() and week["flip"] and week["dates"]
+    assert list(week["groups"]) == ["month", "day", "weekday"]
+
+
+def test_solutions_step_in_a_fixed_order_and_are_legal(client):
+    seen = []
+    for index in range(4):
+        data = client.post("/api/solution", json={"spec": "calendar_week",
+                                                  "labels": ["Jun", "7", "Tue"],
+                                                  "index": index}).json()
+        assert data["status"] == "solved" and data["index"] == index
+        assert data["svg"].startswith("<svg") and data["backend"] == "engine"
+        check_packing(WEEK, data)
+        seen.append(data["placements"])
+    assert len({str(s) for s in seen}) == 4
+    again = client.post("/api/solution", json={"spec": "calendar_week", "index": 2,
+                                                "labels": ["Jun", "7", "Tue"]}).json()
+    assert again["placements"] == seen[2]
+
+
+def test_today_is_the_default(client):
+    data = client.post("/api/solution", json={"spec": "calendar_week"}).json()
+    assert data["labels"] == _today_labels() and data["status"] == "solved"
+
+
+def test_count_and_the_last_solution(client):
+    data = client.post("/api/count", json={"spec": "calendar_day",
+                                           "date": "2024-10-06"}).json()
+    assert data["count"] == 7 and data["labels"] == ["Oct", "6"]
+    last = client.post("/api/solution", json={"spec": "calendar_day", "date": "2024-10-06",
+                                              "index": 6}).json()
+    assert last["status"] == "solved"
+    beyond = client.post("/api/solution", json={"spec": "calendar_day", "date": "2024-10-06",
+                                                "index": 7})
+    assert beyond.status_code == 404 and "Oct 6 has 7" in beyond.json()["error"]
+
+
+def test_hints_grow_into_a_full_solution(client):
+    body = {"spec": "calendar_week", "labels": ["Apr", "6", "Mon"], "revealed": []}
+    for shown in range(1, 11):
+        data = client.post("/api/hint", json=body).json()
+        assert len(data["revealed"]) == shown and data["svg"].count('class="piece"') == shown
+        assert data["revealed"][: shown - 1] == body["revealed"]  # earlier pieces stay
+        body["revealed"] = data["revealed"]
+    assert data["complete"] is False  # the tenth piece completes the board
+    final = client.post("/api/hint", json=body).json()
+    assert final["complete"] is True and len(final["revealed"]) == 10
+    board = client.post("/api/solution", json={"spec": "calendar_week",
+                                                "labels": ["Apr", "6", "Mon"]}).json()
+    check_packing(WEEK, {**board, "placements": final["revealed"]})
+
+
+def test_face_up_date_without_solution(client):
+    body = {"spec": "calendar_week", "date": "2025-01-27", "face_up": True}
+    data = client.post("/api/solution", json=body).json()
+    assert data["status"] == "unsolvable" and data["labels"] == ["Jan", "27", "Mon"]
+    assert "has no solution with the pieces face up" in data["message"]
+    hint = client.post("/api/hint", json=body)
+    assert hint.status_code == 404 and "Jan 27 Mon has no solution" in hint.json()["error"]
+    flipped = client.post("/api/solution", json={**body, "face_up": False}).json()
+    assert flipped["status"] == "solved"
+
+
+BAD = [
+    ("/api/solution", {"spec": "nope"}, 404, "no spec named 'nope'"),
+    ("/api/solution", {"spec": "calendar_week", "date": "2025-02-30"}, 422, "date"),
+    ("/api/solution", {"spec": "calendar_week", "date": "tomorrow"}, 422, "date"),
+    ("/api/solution", {"spec": "calendar_week", "labels": ["Jan", "40", "Mon"]}, 400,
+     "unknown label '40'"),
+    ("/api/solution", {"spec": "calendar_week", "labels": ["Jan", "Feb", "Mon"]}, 400,
+     "both in group 'month'"),
+    ("/api/solution", {"spec": "calendar_week", "labels": ["Jan"]}, 400, "no label given"),
+    ("/api/solution", {"spec": "calendar_week", "labels": []}, 422, "labels"),
+    ("/api/solution", {"spec": "calendar_week", "labels": ["x"] * 11}, 422, "labels"),
+    ("/api/solution", {"spec": "calendar_week", "date": "2025-01-01",
+                       "labels": ["Jan", "1", "Wed"]}, 400, "not both"),
+    ("/api/solution", {"spec": "calendar_week", "index": -1}, 422, "index"),
+    ("/api/solution", {"spec": "calendar_week", "index": "first"}, 422, "index"),
+    ("/api/solution", {"spec": "calendar_week", "index": 10**9}, 400, "first 100,000"),
+    ("/api/solution", {"spec": "calendar_week", "extra": 1}, 422, "extra"),
+    ("/api/solution", {}, 422, "spec: Field required"),
+    ("/api/solution", [], 422, "request"),
+    ("/api/solution", "not json", 422, "not valid JSON"),
+    ("/api/count", {"spec": "calendar_week", "face_up": "maybe"}, 422, "face_up"),
+    ("/api/hint", {"spec": "calendar_week", "revealed": [{"piece": "I4", "cells": [[0, 0]]}]},
+     400, "is not a placement"),
+    ("/api/hint", {"spec": "calendar_week", "revealed": [{"piece": "Q", "cells": [[9, 9]]}]},
+     400, "is not a placement"),
+    ("/api/hint", {"spec": "calendar_week", "revealed": [{"piece": "I4"}]}, 422, "cells"),
+    ("/api/hint", {"spec": "calendar_week", "revealed": "all"}, 422, "revealed"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "status", "fragment"), BAD)
+def test_bad_requests_get_a_clear_4xx(client, path, body, status, fragment):
+    if isinstance(body, str):
+        response = client.post(path, content=body, headers={"content-type": "application/json"})
+    else:
+        response = client.post(path, json=body)
+    assert response.status_code == status, response.text
+    assert fragment in response.json()["error"]
+
+
+def test_serve_refuses_other_spec_kinds(run_cli):
+    code, _, err = run_cli("serve", SPECS / "towers.yaml")
+    assert code == 2 and "the page shows calendars" in err
+
+
+def test_requests_write_nothing(client, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    client.post("/api/solution", json={"spec": "calendar_day", "index": 3})
+    client.post("/api/count", json={"spec": "calendar_day"})
+    client.post("/api/hint", json={"spec": "calendar_day"})
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- a real server ---------------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    config = uvicorn.Config(create_app(CALENDARS), host="127.0.0.1", port=port,
+                            log_level="warning")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not instance.started and time.time() < deadline:
+        time.sleep(0.05)
+    assert instance.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}"
+    instance.should_exit = True
+    thread.join(10)
+
+
+def test_a_slow_count_does_not_block_the_page(server, monkeypatch):
+    def slow_total(self):
+        time.sleep(3)
+        return 7
+
+    monkeypatch.setattr(puzzles_module.Solutions, "total", slow_total)
+    counted: dict = {}
+    worker = threading.Thread(target=lambda: counted.update(httpx.post(
+        f"{server}/api/count", json={"spec": "calendar_day", "labels": ["Oct", "7"]},
+        timeout=30).json()))
+    worker.start()
+    time.sleep(0.3)
+    start = time.perf_counter()
+    assert httpx.get(f"{server}/", timeout=10).status_code == 200
+    assert httpx.get(f"{server}/api/specs", timeout=10).status_code == 200
+    assert time.perf_counter() - start < 1.5
+    worker.join()
+    assert counted["count"] == 7
+
+
+# --- the page in headless Chromium -----------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CPMODELS_E2E") == "require":
+            pytest.fail("Chromium is required (CPMODELS_E2E=require) but not installed")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    page = browser.new_page(viewport={"width": 760, "height": 980})
+    page.goto(server + "/")
+    page.wait_for_selector("#board svg path.piece", timeout=30_000)
+    yield page
+    page.close()
+
+
+def _status(page) -> str:
+    return page.locator("#status").inner_text()
+
+
+def _pieces(page) -> int:
+    return page.locator("#board svg path.piece").count()
+
+
+def _wait_status(page, text: str) -> None:
+    page.wait_for_function("t => document.querySelector('#status').textContent.includes(t)",
+                           arg=text, timeout=30_000)
+
+
+def test_page_opens_on_todays_solution(page):
+    assert _status(page).startswith(" ".join(_today_labels()) + ": solution 1")
+    assert _pieces(page) == 10
+    labels = page.eval_on_selector_all("#board svg text.label",
+                                       "els => els.map(e => e.textContent)")
+    assert sorted(labels) == sorted(_today_labels())
+    assert page.locator("#prev").is_disabled()
+
+
+def test_page_steps_through_solutions(page):
+    first = page.locator("#board").inner_html()
+    page.click("#next")
+    _wait_status(page, "solution 2")
+    second = page.locator("#board").inner_html()
+    assert second != first and _pieces(page) == 10
+    page.click("#prev")
+    _wait_status(page, "solution 1")
+    assert page.locator("#board").inner_html() == first
+
+
+def test_hint_reveals_one_piece_at_a_time(page):
+    page.click("#hint")
+    _wait_status(page, "1 piece shown")
+    assert _pieces(page) == 1
+    page.click("#hint")
+    _wait_status(page, "2 pieces shown")
+    assert _pieces(page) == 2
+    page.click("#show")
+    _wait_status(page, "solution 1")
+    assert _pieces(page) == 10
+
+
+def test_count_and_labels(page):
+    page.select_option("#group-month", "Jun")
+    page.select_option("#group-day", "7")
+    page.select_option("#group-weekday", "Tue")
+    page.click("#use-labels")
+    _wait_status(page, "Jun 7 Tue: solution 1")
+    page.click("#count")
+    _wait_status(page, "10,374 solutions")
+
+
+def test_a_date_without_solution_shows_an_error(page, tmp_path):
+    page.check("#face-up")
+    page.fill("#date", "2025-01-27")
+    page.dispatch_event("#date", "change")
+    page.wait_for_function("document.querySelector('#error').textContent.length > 0",
+                           timeout=30_000)
+    assert "Jan 27 Mon has no solution with the pieces face up" in page.locator(
+        "#error").inner_text()
+    assert _pieces(page) == 0
+    assert page.locator("#next").is_disabled() and page.locator("#hint").is_disabled()
+
+
+def test_screenshot(page, tmp_path):
+    page.select_option("#group-month", "Nov")
+    page.select_option("#group-day", "21")
+    page.select_option("#group-weekday", "Sat")
+    page.click("#use-labels")
+    _wait_status(page, "Nov 21 Sat: solution 1")
+    page.click("#count")
+    _wait_status(page, "solutions")
+    shot = tmp_path / "serve.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    target = os.environ.get("CPMODELS_SCREENSHOT")  # set to refresh the README picture
+    if target:
+        shutil.copy(shot, target)
