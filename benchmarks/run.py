@@ -1,7 +1,8 @@
 """Print each reference figure with the time it took: ``python benchmarks/run.py [NAME ...]``.
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, week11_jan1mon,
-week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, towers_3x3 ..
+week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, pictures, web_hints,
+towers_3x3 ..
 towers_10x10 (9x9 and 10x10 run for 10 minutes each). With no name, every benchmark runs.
 """
 
@@ -51,6 +52,39 @@ def _sweep(spec: str) -> Callable[[], str]:
     return run
 
 
+def _pictures() -> str:
+    """Every solution of Jun 7 Tue drawn as SVG, and 100 of them as PNG."""
+    from cpmodels import api
+    from cpmodels.render.raster import scene_png
+    from cpmodels.render.svg import scene_svg
+
+    svg = png = 0
+    for k, solution in enumerate(api.solutions(SPECS / "calendar_week.yaml",
+                                               labels=["Jun", "7", "Tue"])):
+        scene = solution.scene()
+        svg += len(scene_svg(scene)) > 0
+        if k < 100:
+            png += len(scene_png(scene)) > 0
+    return f"{svg:,} SVG and {png} PNG boards"
+
+
+def _web_hints() -> str:
+    """Ten hints (a whole board) and ten solutions through the web API, in process."""
+    from fastapi.testclient import TestClient
+
+    from cpmodels.web.app import create_app
+
+    client = TestClient(create_app([SPECS / "calendar_week.yaml"]))
+    body = {"spec": "calendar_week", "labels": ["Apr", "6", "Mon"], "revealed": []}
+    for _ in range(10):
+        body["revealed"] = client.post("/api/hint", json=body).json()["revealed"]
+    stepped = [client.post("/api/solution", json={"spec": "calendar_week", "index": index,
+                                                  "labels": ["Apr", "6", "Mon"]}).json()
+               for index in range(10)]
+    solved = sum(s["status"] == "solved" for s in stepped)
+    return f"{len(body['revealed'])} pieces hinted, {solved} solutions stepped"
+
+
 def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     def run() -> str:
         r = towers_backend.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
@@ -85,6 +119,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
                       _prove_face_up),
     **{f"towers_{n}x{n}": (f"towers {n}x{n} (oracle {oracle})", _towers(n))
        for n, oracle in TOWERS_ORACLES.items()},
+    "pictures": ("Jun 7 Tue: every solution as SVG, 100 as PNG (oracle 10,374)", _pictures),
+    "web_hints": ("web API: hints until the board is full, then 10 solutions", _web_hints),
     "towers_9x9": ("towers 9x9, 10 minutes", _towers(9, 600)),
     "towers_10x10": ("towers 10x10, 10 minutes (best known 3,400, bound 3,650)",
                      _towers(10, 600)),

@@ -142,8 +142,8 @@ def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
             if not ok:
                 continue
             # Literals fixed at the top level may be left out of ``implied``: the assumptions
-            # are added so a branch always makes progress.
-            lits = np.unique(np.asarray([*(implied or []), *assumptions], dtype=np.int64))
+            # are added (repeats do no harm below) so a branch always makes progress.
+            lits = np.asarray((implied or []) + assumptions, dtype=np.int64)
             lits = lits[np.abs(lits) <= n]
             possible = np.ones(n, dtype=np.float64)
             possible[np.abs(lits) - 1] = 0.0
@@ -165,7 +165,7 @@ def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
             else:
                 free = np.flatnonzero(possible)
                 if free.size == 0:
-                    yield sorted(int(x) - 1 for x in lits[lits > 0])
+                    yield sorted({int(x) - 1 for x in lits[lits > 0]})
                     continue
                 j = int(free[0])  # an option every item still has room for: in or out
             stack += [[*assumptions, -(j + 1)], [*assumptions, j + 1]]
