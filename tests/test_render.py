@@ -224,3 +224,27 @@ def test_readme_pictures_exist_and_were_drawn_by_the_package():
     assert f"]({board.relative_to(ROOT)})" in readme and f"]({heatmap.relative_to(ROOT)})" in readme
     assert len(_svg(board.read_text()).findall(f".//{SVG}path[@class='piece']")) == 10
     assert imread(heatmap).shape[0] > 500
+
+
+def test_terminal_colour_only_where_it_is_supported(run_cli, monkeypatch):
+    from cpmodels import cli
+    from cpmodels.render import packing_text
+
+    solution = api.solve(SPECS / "calendar_day.yaml", labels=["Oct", "6"])
+    assert "\x1b[48;5;" in packing_text(solution.instance, solution.result, colour=True)
+    assert "\x1b" not in packing_text(solution.instance, solution.result, colour=False)
+    code, out, _ = run_cli("solve", SPECS / "calendar_day.yaml", "--labels", "Oct", "6")
+    assert code == 0 and "\x1b" not in out  # captured output is not a terminal
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert cli._colour_ok(Terminal())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not cli._colour_ok(Terminal())
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("TERM", "dumb")
+    assert not cli._colour_ok(Terminal())

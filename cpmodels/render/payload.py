@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.result import CoverResult
 from cpmodels.backends.towers import TowersResult
-from cpmodels.counting import CountResult
 from cpmodels.instance import PackingInstance
 from cpmodels.towers import TowersProblem
+
+if TYPE_CHECKING:
+    from cpmodels.counting import CountResult
 
 
 def packing_payload(instance: PackingInstance, result: CoverResult) -> dict[str, Any]:
