@@ -126,8 +126,6 @@ def instance(spec: SpecLike, *, date: dt.date | str | None = None,
         raise InputError(f"{spec.name} is a towers spec; use api.towers()")
     if isinstance(date, str):
         date = parse_date(date)
-    if isinstance(spec, CalendarSpec) and date is None and labels is None:
-        date = dt.date.today()
     return packing_instance(spec, target=target, labels=labels, date=date, face_up=face_up)
 
 
@@ -180,8 +178,12 @@ class SweepResult:
     """Every label combination's count; shows itself as a calendar heatmap."""
 
     spec: CalendarSpec
-    rows: dict[tuple[str, ...], Row]
     summary: SweepSummary = field(default_factory=SweepSummary)
+
+    @property
+    def rows(self) -> dict[tuple[str, ...], Row]:
+        """Every combination's row, in sweep order."""
+        return self.summary.rows
 
     @classmethod
     def read_csv(cls, spec: SpecLike, path: str | Path) -> SweepResult:
@@ -192,14 +194,10 @@ class SweepResult:
         path = Path(path)
         if not path.exists():
             raise InputError(f"{path} does not exist")
-        rows = read_rows(path, sweep_columns(spec, prove=_has_proofs(path)))
         summary = SweepSummary()
-        for row in rows.values():
+        for row in read_rows(path, sweep_columns(spec, prove=_has_proofs(path))).values():
             summary.add(row)
-        return cls(spec, rows, summary)
-
-    def counts(self) -> dict[tuple[str, ...], int]:
-        return {labels: row.count for labels, row in self.rows.items()}
+        return cls(spec, summary)
 
     def easiest(self, n: int = 5, real_only: bool = True) -> list[Row]:
         """The ``n`` combinations with the most solutions."""
@@ -233,9 +231,9 @@ class SweepResult:
                              "combination")
 
     def png(self) -> bytes:
-        from cpmodels.render.raster import figure_png
+        from cpmodels.render.raster import figure_bytes
 
-        return figure_png(self.figure())
+        return figure_bytes(self.figure())
 
     def _repr_png_(self) -> bytes:
         return self.png()
@@ -263,5 +261,4 @@ def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = N
     with tempfile.TemporaryDirectory() as folder:
         path = Path(out) if out is not None else Path(folder) / "sweep.csv"
         summary = run_sweep(spec, path, jobs=jobs, face_up=face_up, resume=resume)
-        rows = read_rows(path, sweep_columns(spec, prove=False))
-    return SweepResult(spec, rows, summary)
+    return SweepResult(spec, summary)

@@ -7,9 +7,7 @@ limit without an answer, 130 interrupted.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import math
 import os
 import re
 import sys
@@ -91,6 +89,13 @@ def _add_backend_arg(p: argparse.ArgumentParser, default: str) -> None:
 def _add_quiet_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none anyway when stderr is not a terminal)")
+
+
+def _advance(bar: Any, done: int, in_all: int) -> None:
+    """Show ``done`` of ``in_all`` on a progress bar."""
+    bar.total = in_all
+    bar.n = done
+    bar.refresh()
 
 
 def _bars(args: argparse.Namespace) -> bool:
@@ -204,11 +209,11 @@ def _picture_bytes(scene: Any, fmt: str) -> bytes:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (a temporary file renamed into place)."""
-    tmp = path.with_name(path.name + ".tmp")
+    """Write ``data`` to ``path`` atomically; a failure is bad input naming the file."""
+    from cpmodels.files import write_atomic
+
     try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -275,8 +280,6 @@ def _packing_instance(args: argparse.Namespace, spec: Spec | None = None):
         raise InputError(f"{args.command} applies to packing and calendar specs, "
                          "not to towers")
     date = parse_date(args.date) if args.date else None
-    if date is None and args.labels is None and isinstance(spec, CalendarSpec):
-        date = dt.date.today()
     return packing_instance(spec, target=args.target, labels=args.labels, date=date,
                             face_up=args.no_flip)
 
@@ -288,13 +291,9 @@ def cmd_count(args: argparse.Namespace) -> int:
 
     instance = _packing_instance(args)
     with progress_bar(total=None, desc="count", unit="branch", enabled=_bars(args)) as bar:
-        def progress(done: int, in_all: int) -> None:
-            bar.total = in_all
-            bar.n = done
-            bar.refresh()
-
         result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit,
-                                backend=args.backend, progress=progress)
+                                backend=args.backend,
+                                progress=lambda done, in_all: _advance(bar, done, in_all))
     payload = count_payload(instance, result)
     what = (f"{result.count:,} distinct solutions (up to {result.symmetries} symmetries)"
             if args.distinct else f"{result.count:,} solutions") if result.count is not None \
@@ -415,7 +414,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     import time
 
     from cpmodels.progress import progress_bar
-    from cpmodels.sweep import read_rows, run_sweep, sweep_columns
+    from cpmodels.sweep import run_sweep
 
     spec = load_spec(args.spec)
     if not isinstance(spec, CalendarSpec):
@@ -425,15 +424,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if len(spec.groups) < 2 and args.plot is not None:
         raise InputError(f"--plot needs at least two label groups; {spec.name} has one")
     start = time.perf_counter()
-    kept = len(read_rows(args.out, sweep_columns(spec, prove=args.prove))) if args.resume else 0
-    in_all = math.prod(len(labels) for labels in spec.groups.values())
     try:
-        with progress_bar(total=in_all, desc="sweep", unit="combo",
-                          enabled=_bars(args)) as bar:
-            bar.update(kept)
+        with progress_bar(total=None, desc="sweep", unit="combo", enabled=_bars(args)) as bar:
             summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
                                 face_up=args.no_flip, prove=args.prove,
-                                on_row=lambda row: bar.update())
+                                progress=lambda done, in_all: _advance(bar, done, in_all))
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     except KeyboardInterrupt as stop:
@@ -457,37 +452,27 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         lines.append(f"proofs: {summary.proofs} of {len(summary.unsolvable)} checked, in "
                      f"{args.out}.proofs/")
     if args.plot is not None:
-        from cpmodels.render.heatmap import sweep_heatmap
+        from cpmodels.api import SweepResult
+        from cpmodels.render.raster import figure_bytes
 
-        rows = read_rows(args.out, sweep_columns(spec, prove=args.prove))
-        figure = sweep_heatmap(spec.groups, {k: (r.real_date, r.count) for k, r in rows.items()},
-                               f"{spec.name}: solutions per combination")
-        _write_figure(figure, args.plot)
+        figure = SweepResult(spec, summary).figure()
+        _write_file(args.plot, figure_bytes(figure, args.plot.suffix.lower().lstrip(".")))
         lines.append(f"heatmap in {args.plot}")
         payload["plot"] = str(args.plot)
     _emit(payload, "\n".join(lines), args.format)
     return EXIT_OK
 
 
-def _write_figure(figure: Any, path: Path) -> None:
-    import io
-
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format=path.suffix.lower().lstrip("."), dpi=100, facecolor="white")
-    _write_file(path, buffer.getvalue())
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from cpmodels.spec import CalendarSpec as Calendar
     from cpmodels.web.app import create_app
 
     paths = args.specs
     if not paths:
         # The weekday calendar (the main puzzle) first: the page opens on the first spec.
         paths = sorted((p for p in Path("specs").glob("*.yaml")
-                        if isinstance(load_spec(p), Calendar)),
+                        if isinstance(load_spec(p), CalendarSpec)),
                        key=lambda p: (p.stem != "calendar_week", p.name))
         if not paths:
             raise InputError("no calendar specs in ./specs; name the specs to serve")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 from cpmodels.backends import cnf
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
+from cpmodels.files import write_atomic
 from cpmodels.proof import ProofCheck, check_drup
 
 
@@ -20,12 +20,6 @@ class ProofOutcome:
     result: CoverResult
     check: ProofCheck | None = None
     proof_path: Path | None = None
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def prove_cover(cover: ExactCover, proof_path: Path | None = None, *,
@@ -43,8 +37,8 @@ def prove_cover(cover: ExactCover, proof_path: Path | None = None, *,
                                         refutation.chosen))
     check = check_drup(refutation.model.clauses, refutation.proof)
     if proof_path is not None:
-        _write_atomic(proof_path, "".join(line + "\n" for line in refutation.proof))
-        _write_atomic(proof_path.with_name(proof_path.name + ".cnf"), refutation.model.dimacs())
+        write_atomic(proof_path, "".join(line + "\n" for line in refutation.proof))
+        write_atomic(proof_path.with_name(proof_path.name + ".cnf"), refutation.model.dimacs())
     status = "unsolvable" if check.ok else "unknown"
     return ProofOutcome(CoverResult(status, cnf.NAME, time.perf_counter() - start), check,
                         proof_path)

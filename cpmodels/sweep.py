@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
 import itertools
 import math
 import multiprocessing as mp
@@ -26,6 +27,7 @@ from typing import Any
 from cpmodels.backends import engine
 from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.errors import InputError
+from cpmodels.files import write_atomic
 from cpmodels.geometry import Placement
 from cpmodels.instance import all_label_combinations
 from cpmodels.interrupt import leave_ctrl_c_to_parent
@@ -54,8 +56,10 @@ class SweepSummary:
     most: Row | None = None
     unsolvable: list[tuple[str, ...]] = field(default_factory=list)
     proofs: int = 0  # unsolvable rows with a checked proof
+    rows: dict[tuple[str, ...], Row] = field(default_factory=dict)  # in sweep order
 
     def add(self, row: Row) -> None:
+        self.rows[row.labels] = row
         self.combinations += 1
         self.proofs += bool(row.proof)
         self.total += row.count
@@ -227,12 +231,13 @@ def sweep_columns(spec: CalendarSpec, *, prove: bool = False) -> list[str]:
 
 def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume: bool = False,
               face_up: bool = False, memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
-              on_row: Callable[[Row], None] | None = None) -> SweepSummary:
+              progress: Callable[[int, int], None] | None = None) -> SweepSummary:
     """Count every combination, appending one CSV row per combination in a fixed order.
 
     Rows are flushed task by task, in order, so an interrupted run keeps complete rows only;
     ``resume`` skips the rows an earlier run finished. With ``prove``, each unsolvable row
-    names a DRUP proof (checked here) written to ``<out>.proofs/``.
+    names a DRUP proof (checked here) written to ``<out>.proofs/``. ``progress(done, in
+    all)`` hears of the kept rows first, then of each new row. The summary holds every row.
     """
     groups = list(spec.groups)
     columns = sweep_columns(spec, prove=prove)
@@ -250,20 +255,19 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     summary = SweepSummary()
     by_labels = dict(done)
+    if progress is not None:
+        progress(len(done), len(combos))
 
     def real(labels: tuple[str, ...]) -> bool:
         return real_date_of_any_year(spec, labels) is not None
 
     if done:
         # Rewrite the kept rows (in sweep order) atomically, dropping any line a killed run cut.
-        tmp = out.with_name(out.name + ".tmp")
-        with tmp.open("w", newline="") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(columns)
-            for combo in combos:
-                if combo in done:
-                    writer.writerow(_record(done[combo], prove))
-        os.replace(tmp, out)
+        kept = io.StringIO()
+        writer = csv.writer(kept, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows(_record(done[combo], prove) for combo in combos if combo in done)
+        write_atomic(out, kept.getvalue())
     with out.open("a" if done else "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         if not done:
@@ -283,8 +287,8 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
                         row.proof = _prove_row(spec, labels, face_up, proof_dir)
                     writer.writerow(_record(row, prove))
                     by_labels[labels] = row
-                    if on_row is not None:
-                        on_row(row)
+                    if progress is not None:
+                        progress(len(by_labels), len(combos))
                 handle.flush()
         except BaseException:
             if pool is not None:

@@ -63,13 +63,13 @@ def scene_figure(scene: Scene) -> Figure:
     return fig
 
 
-def figure_png(fig: Figure) -> bytes:
-    """PNG bytes of a figure at its own size."""
+def figure_bytes(fig: Figure, fmt: str = "png") -> bytes:
+    """A figure at its own size as PNG (or another format matplotlib writes, such as svg)."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI, facecolor="white")
+    fig.savefig(buffer, format=fmt, dpi=DPI, facecolor="white")
     return buffer.getvalue()
 
 
 def scene_png(scene: Scene) -> bytes:
     """The scene as PNG bytes, :attr:`Scene.size_px` pixels."""
-    return figure_png(scene_figure(scene))
+    return figure_bytes(scene_figure(scene))

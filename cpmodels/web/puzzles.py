@@ -18,7 +18,7 @@ from cpmodels.backends import engine
 from cpmodels.counting import count_cover
 from cpmodels.errors import InputError
 from cpmodels.geometry import Placement
-from cpmodels.instance import PackingInstance, date_labels, packing_instance
+from cpmodels.instance import PackingInstance, check_labels, date_labels, packing_instance
 from cpmodels.spec import CalendarSpec, load_spec
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
@@ -92,7 +92,7 @@ class Puzzles:
             raise InputError("give a date or labels, not both")
         if labels is None:
             return date_labels(spec, date or dt.date.today())
-        return packing_instance(spec, labels=labels).labels
+        return check_labels(spec, labels)
 
     def solutions(self, name: str, labels: Sequence[str], face_up: bool) -> Solutions:
         spec = self.spec(name)
