@@ -5,7 +5,7 @@ Cells are ``(row, col)`` pairs, row 0 at the top, as in a spec's drawing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 Cell = tuple[int, int]
@@ -90,9 +90,18 @@ def placements(piece: str, shapes: Iterable[Shape], board: Iterable[Cell]) -> li
     Each orientation is anchored by its first cell in reading order and slid onto every
     board cell, so every placement is produced exactly once.
     """
+    return [Placement(piece, cells) for cells in _fits(shapes, board)]
+
+
+def fits_anywhere(shapes: Iterable[Shape], board: Iterable[Cell]) -> bool:
+    """Whether any of ``shapes`` fits on ``board`` (stops at the first fit)."""
+    return next(_fits(shapes, board), None) is not None
+
+
+def _fits(shapes: Iterable[Shape], board: Iterable[Cell]) -> Iterator[tuple[Cell, ...]]:
+    """The cells (in reading order) of every fit of any shape, anchored at each board cell."""
     board_set = frozenset(board)
     board_sorted = sorted(board_set)
-    found: list[Placement] = []
     for shape in shapes:
         ordered = sorted(shape)
         ar, ac = ordered[0]
@@ -100,8 +109,7 @@ def placements(piece: str, shapes: Iterable[Shape], board: Iterable[Cell]) -> li
             dr, dc = br - ar, bc - ac
             cells = tuple((r + dr, c + dc) for r, c in ordered)
             if all(rc in board_set for rc in cells):
-                found.append(Placement(piece, cells))
-    return found
+                yield cells
 
 
 def board_symmetries(cells: Iterable[Cell],

@@ -25,7 +25,15 @@ from pydantic import (
 )
 
 from cpmodels.cover import PieceKind
-from cpmodels.geometry import Cell, Shape, is_connected, normalize, orientations, parse_drawing
+from cpmodels.geometry import (
+    Cell,
+    Shape,
+    fits_anywhere,
+    is_connected,
+    normalize,
+    orientations,
+    parse_drawing,
+)
 
 #: Limits that keep a hand-written spec from asking for an absurd model.
 MAX_BOARD_SIDE = 200
@@ -199,12 +207,7 @@ def _area_check(spec: PieceSetSpec, board_cells: int, uncovered: int,
 def _fit_check(spec: PieceSetSpec, cells: frozenset[Cell], board: str = "the board") -> None:
     """Every piece must fit somewhere on the board, in one of its allowed orientations."""
     for i, kind in enumerate(spec.piece_kinds()):
-        for shape in kind.orientations:
-            (ar, ac), *rest = sorted(shape)
-            if any(all((r - ar + br, c - ac + bc) in cells for r, c in rest)
-                   for br, bc in cells):
-                break
-        else:
+        if not fits_anywhere(kind.orientations, cells):
             rows = 1 + max(r for r, _ in kind.orientations[0])
             cols = 1 + max(c for _, c in kind.orientations[0])
             raise SpecFieldError(
