@@ -115,11 +115,17 @@ def _corners_only(points: Sequence[Point]) -> Loop:
     return tuple(kept)
 
 
+_TAB20_LIGHT_FIRST = (*range(1, 20, 2), *range(0, 20, 2))
+
+
+def palette_colour(index: int) -> str:
+    """The ``index``-th of 20 distinct colours (matplotlib's tab20, the light half first)."""
+    return to_hex(colormaps["tab20"](_TAB20_LIGHT_FIRST[index % 20]))
+
+
 def piece_colours(names: Sequence[str]) -> dict[str, str]:
-    """A distinct, light colour per piece name, in the spec's order (matplotlib's tab20)."""
-    cmap = colormaps["tab20"]
-    order = [*range(1, 20, 2), *range(0, 20, 2)]  # the light half first
-    return {name: to_hex(cmap(order[i % 20])) for i, name in enumerate(names)}
+    """A distinct colour per piece name, in the spec's order."""
+    return {name: palette_colour(i) for i, name in enumerate(names)}
 
 
 def packing_scene(board_cells: frozenset[Cell], placements: Sequence[Placement],
@@ -146,7 +152,7 @@ def colour_of(name: str, index: int) -> str:
             return to_hex(candidate)
         except ValueError:
             continue
-    return list(piece_colours([str(i) for i in range(index + 1)]).values())[index]
+    return palette_colour(index)
 
 
 def towers_scene(grid: Sequence[str], colours: Mapping[str, str], title: str) -> Scene:
