@@ -7,11 +7,13 @@ limit without an answer, 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -229,6 +231,22 @@ def _write_picture(scene: Any, fmt: str, out: Path | None, text: str) -> None:
     print(f"{text}\npicture written to {out}")
 
 
+def _pictures() -> Any:
+    """The picture module, imported only when a picture is asked for (it loads matplotlib)."""
+    from cpmodels.render import pictures
+
+    return pictures
+
+
+def _answer(args: argparse.Namespace, payload: dict[str, Any], text: str,
+            picture: Callable[[], Any]) -> None:
+    """Print the answer as ``--format`` asks: text, JSON, or a picture drawn by ``picture``."""
+    if args.format in PICTURES:
+        _write_picture(picture(), args.format, args.out, text)
+    else:
+        _emit(payload, text, args.format)
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
     if args.out is not None and args.format not in PICTURES:
@@ -245,13 +263,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         rows, cols = args.size or (None, None)
         problem = towers_problem(spec, rows, cols)
         result = towers_backend.solve(problem, time_limit=args.time_limit)
-        text = towers_text(problem, result, colour)
-        if args.format in PICTURES:
-            from cpmodels.render.pictures import towers_picture
-
-            _write_picture(towers_picture(problem, result), args.format, args.out, text)
-        else:
-            _emit(towers_payload(problem, result), text, args.format)
+        _answer(args, towers_payload(problem, result), towers_text(problem, result, colour),
+                lambda: _pictures().towers_picture(problem, result))
         return STATUS_EXIT[result.status]
 
     if args.size is not None:
@@ -261,13 +274,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     instance = _packing_instance(args, spec)
     result = solve_cover(args.backend, instance.cover, time_limit=args.time_limit)
-    text = packing_text(instance, result, colour)
-    if args.format in PICTURES:
-        from cpmodels.render.pictures import packing_picture
-
-        _write_picture(packing_picture(instance, result), args.format, args.out, text)
-    else:
-        _emit(packing_payload(instance, result), text, args.format)
+    _answer(args, packing_payload(instance, result), packing_text(instance, result, colour),
+            lambda: _pictures().packing_picture(instance, result))
     return STATUS_EXIT[result.status]
 
 
@@ -316,11 +324,13 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     from cpmodels.render import packing_payload
 
     picture = args.format in PICTURES
-    if picture and args.limit is None:
-        raise InputError(f"--format {args.format} writes one picture per solution; "
-                         "give --limit N")
-    if picture and args.resume:
-        raise InputError("--resume goes with --format jsonl")
+    if picture:
+        if args.limit is None:
+            raise InputError(f"--format {args.format} writes one picture per solution; "
+                             "give --limit N")
+        if args.resume:
+            raise InputError("--resume goes with --format jsonl")
+        from cpmodels.render.pictures import packing_picture
     instance = _packing_instance(args)
     start = time.perf_counter()
     kept = _keep_complete_lines(args.out) if args.resume else 0
@@ -330,20 +340,16 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
                        enabled=_bars(args))
     bar.update(kept)
     try:
-        with bar, (open(os.devnull, "w") if picture else
+        with bar, (contextlib.nullcontext() if picture else
                    args.out.open("a" if args.resume else "w")) as handle:
-            solutions = iter_cover_solutions(args.backend, instance.cover)
-            if args.limit is not None and written >= args.limit:
-                solutions = iter(())
-            for k, chosen in enumerate(solutions):
-                if k < kept:  # written by the earlier run: the order is the same every run
-                    continue
+            # Solutions come in the same order every run: skip those the earlier run wrote.
+            solutions = itertools.islice(iter_cover_solutions(args.backend, instance.cover),
+                                         kept, args.limit)
+            for chosen in solutions:
                 result = CoverResult("solved", args.backend, time.perf_counter() - start,
                                      sorted(chosen))
                 written += 1
                 if picture:
-                    from cpmodels.render.pictures import packing_picture
-
                     path = args.out.with_name(f"{args.out.stem}-{written}.{args.format}")
                     _write_file(path, _picture_bytes(packing_picture(instance, result),
                                                      args.format))
@@ -351,8 +357,6 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
                     handle.write(json.dumps(packing_payload(instance, result)) + "\n")
                     handle.flush()
                 bar.update()
-                if args.limit is not None and written >= args.limit:
-                    break
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     except KeyboardInterrupt as stop:
