@@ -1,13 +1,17 @@
-"""Print each reference figure with the time it took: ``python benchmarks/run.py [NAME ...]``.
+"""Print each reference figure with the time and peak memory it took.
+
+``python benchmarks/run.py [NAME ...]`` runs each named benchmark in a fresh process.
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, week11_jan1mon,
 week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, pictures, web_hints,
-towers_3x3 ..
+web_load, towers_3x3 ..
 towers_10x10 (9x9 and 10x10 run for 10 minutes each). With no name, every benchmark runs.
 """
 
 from __future__ import annotations
 
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -85,6 +89,66 @@ def _web_hints() -> str:
     return f"{len(body['revealed'])} pieces hinted, {solved} solutions stepped"
 
 
+def _web_load() -> str:
+    """A fresh ``cpmodels serve``: 320 mixed requests, 32 at a time; throughput, latency."""
+    import concurrent.futures as cf
+    import random
+    import socket
+    import statistics
+    from collections import Counter
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([sys.executable, "-m", "cpmodels", "serve", "--port", str(port),
+                               str(SPECS / "calendar_week.yaml"),
+                               str(SPECS / "calendar_day.yaml")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rng = random.Random(1)
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    def request(k: int) -> tuple[str, dict]:
+        week = [rng.choice(months), str(rng.randint(1, 28)), rng.choice(weekdays)]
+        day = [rng.choice(months), str(rng.randint(1, 28))]
+        return [("/api/count", {"spec": "calendar_week", "labels": week}),
+                ("/api/count", {"spec": "calendar_day", "labels": day}),
+                ("/api/solution", {"spec": "calendar_week", "labels": week,
+                                   "index": rng.randrange(20)}),
+                ("/api/hint", {"spec": "calendar_day", "labels": day}),
+                ("/api/count", {"spec": "calendar_week", "labels": ["Jan", "99", "Mon"]}),
+                ][k % 5]
+
+    load = [request(k) for k in range(320)]
+    try:
+        while True:
+            try:
+                httpx.get(url + "/api/specs", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        with httpx.Client(timeout=60) as client, cf.ThreadPoolExecutor(32) as pool:
+            def timed(item: tuple[str, dict]) -> tuple[int, float]:
+                start = time.perf_counter()
+                answer = client.post(url + item[0], json=item[1])
+                return answer.status_code, time.perf_counter() - start
+
+            start = time.perf_counter()
+            answers = list(pool.map(timed, load))
+            wall = time.perf_counter() - start
+    finally:
+        server.terminate()
+        server.wait(10)
+    latencies = sorted(t for _, t in answers)
+    p95 = latencies[int(0.95 * (len(latencies) - 1))]
+    codes = Counter(code for code, _ in answers)
+    return (f"{len(load) / wall:.0f} requests/s, p50 {statistics.median(latencies) * 1000:.0f} "
+            f"ms, p95 {p95 * 1000:.0f} ms, status {dict(sorted(codes.items()))}")
+
+
 def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     def run() -> str:
         r = towers_backend.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
@@ -121,24 +185,46 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
        for n, oracle in TOWERS_ORACLES.items()},
     "pictures": ("Jun 7 Tue: every solution as SVG, 100 as PNG (oracle 10,374)", _pictures),
     "web_hints": ("web API: hints until the board is full, then 10 solutions", _web_hints),
+    "web_load": ("web server: 320 counts, solutions, hints and bad requests, 32 at a time",
+                 _web_load),
     "towers_9x9": ("towers 9x9, 10 minutes", _towers(9, 600)),
     "towers_10x10": ("towers 10x10, 10 minutes (best known 3,400, bound 3,650)",
                      _towers(10, 600)),
 }
 
 
+def _peak_mb() -> float:
+    """The largest resident size of this process or any of its finished workers (MB)."""
+    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    return peak / 1024  # Linux reports KB
+
+
+def run_one(name: str) -> None:
+    """Run one benchmark here and print its line: time, peak memory and figure."""
+    title, run = BENCHMARKS[name]
+    # Warm the compiled engine so the figure does not pay for loading it.
+    _count("calendar_day.yaml", labels=["Oct", "6"])()
+    start = time.perf_counter()
+    figure = run()
+    seconds = time.perf_counter() - start
+    print(f"{name:22s} {seconds:8.2f} s {_peak_mb():8,.0f} MB  {title}: {figure}", flush=True)
+
+
 def main(names: list[str]) -> int:
+    if names[:1] == ["--one"]:
+        run_one(names[1])
+        return 0
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}")
         return 2
-    # Warm the compiled engine so the first figure does not pay for loading it.
-    _count("calendar_day.yaml", labels=["Oct", "6"])()
+    print(f"{'benchmark':22s} {'seconds':>10s} {'peak':>11s}  figure", flush=True)
     for name in names or list(BENCHMARKS):
-        title, run = BENCHMARKS[name]
-        start = time.perf_counter()
-        figure = run()
-        print(f"{name:22s} {time.perf_counter() - start:8.2f} s  {title}: {figure}", flush=True)
+        # Each in a fresh process, so its peak memory is its own.
+        done = subprocess.run([sys.executable, __file__, "--one", name], check=False)
+        if done.returncode != 0:
+            print(f"{name:22s} failed (exit {done.returncode})", flush=True)
     return 0
 
 

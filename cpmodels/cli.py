@@ -23,6 +23,8 @@ from cpmodels.interrupt import TimeLimitReached, time_limit
 from cpmodels.spec import CalendarSpec, Spec, TowersSpec, json_schema, load_spec
 
 EXIT_OK, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+MAX_SECONDS = 10_000_000  # the longest time limit taken (longer ones overflow timers)
+MAX_CONNECTIONS = 256  # open connections the server takes before answering 503
 STATUS_EXIT = {"solved": EXIT_OK, "unsolvable": EXIT_UNSOLVABLE, "unknown": EXIT_UNKNOWN}
 
 
@@ -38,8 +40,9 @@ def _positive_seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds and at most "
+                                         f"{MAX_SECONDS:,} (about four months)")
     return value
 
 
@@ -51,6 +54,12 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
+
+
+def _non_negative_int(text: str) -> int:
+    if not text.isdigit() or int(text) > 1_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 0 to 1,000,000")
+    return int(text)
 
 
 def _port(text: str) -> int:
@@ -177,6 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=_port, default=8000)
+    serve.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="searches run at once (default: one per core)")
+    serve.add_argument("--queue", type=_non_negative_int, default=None, metavar="N",
+                       help="searches that may wait for a worker; more get 503 (default 64)")
+    serve.add_argument("--request-timeout", type=_positive_seconds, default=20.0, metavar="S",
+                       help="seconds a request may take before it answers 504 (default 20)")
 
     validate = sub.add_parser("validate", help="check spec files and report every problem")
     validate.add_argument("specs", nargs="+", metavar="SPEC")
@@ -480,13 +495,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
                        key=lambda p: (p.stem != "calendar_week", p.name))
         if not paths:
             raise InputError("no calendar specs in ./specs; name the specs to serve")
-    app = create_app(paths)
+    app = create_app(paths, workers=args.workers, queue=args.queue,
+                     time_limit=args.request_timeout)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}, not only on this machine", file=sys.stderr)
     print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{args.port}/ "
           "(Ctrl-C stops)", flush=True)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
+                    limit_concurrency=MAX_CONNECTIONS)
     except OSError as exc:
         raise InputError(f"cannot listen on {args.host}:{args.port}: "
                          f"{exc.strerror or exc}") from None

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from cpmodels.backends import engine, iter_cover_solutions
 from cpmodels.cover import ExactCover
 from cpmodels.instance import PackingInstance
-from cpmodels.interrupt import leave_ctrl_c_to_parent
 from cpmodels.symmetry import canonical, problem_symmetries, reduce_by_symmetry
+from cpmodels.work import Counter, CountJob, StopAt, can_fork_here, run_units
 
 Progress = Callable[[int, int], None]  # (branches done, branches in all)
 
@@ -31,28 +29,23 @@ class CountResult:
 
 PARALLEL_AFTER = 0.5  # seconds of counting here before the other branches go to workers
 
-# The cover being counted, for forked workers to inherit.
-_COUNTING: dict[str, Any] = {}
-
-
-def _count_branch(branch: list[int]) -> int:
-    return engine.count_prefixes(_COUNTING["compiled"], [branch], _COUNTING["memo"])[0]
-
 
 def count_cover(cover: ExactCover, *, deadline: float | None = None,
                 progress: Progress | None = None, jobs: int | None = None) -> int | None:
     """Count with the engine, one top-level branch at a time (so it can stop and report).
 
-    Branches are counted here; once that has taken more than half a second, the rest are
-    shared among ``jobs`` forked workers (default: every core), which inherit the compiled
-    cover and its sub-board table.
+    ``None`` when ``deadline`` (a ``time.perf_counter`` value) passes first. Branches are
+    counted here; once that has taken more than half a second, the rest are shared among
+    ``jobs`` worker processes (default: every core), which start from this call's compiled
+    cover and table of sub-board counts. Safe to call from several threads at once: each
+    call owns its counter, and off the main thread it counts in the calling thread.
     """
-    compiled = engine.compile_cover(cover)
-    _COUNTING.update(compiled=compiled, memo=engine.Memo(compiled.n_words))
-    pending = engine.top_branches(compiled)
+    job = CountJob(cover)
+    counter = Counter(job)
+    pending = counter.branches()
     in_all = len(pending)
     jobs = jobs or os.cpu_count() or 1
-    can_fork = "fork" in mp.get_all_start_methods()
+    parallel = jobs > 1 and can_fork_here()
     start = time.perf_counter()
     total = done = 0
 
@@ -64,26 +57,26 @@ def count_cover(cover: ExactCover, *, deadline: float | None = None,
             progress(done, in_all)
         return deadline is None or time.perf_counter() <= deadline
 
-    while pending and (jobs == 1 or not can_fork or len(pending) < 2
-                       or time.perf_counter() - start < PARALLEL_AFTER):
-        if deadline is not None and time.perf_counter() > deadline:
-            return None
-        if not counted(_count_branch(pending.pop(0))):
-            return None
+    try:
+        with StopAt(counter, deadline):
+            while pending and (not parallel or len(pending) < 2
+                               or time.perf_counter() - start < PARALLEL_AFTER):
+                if not counted(counter.count(pending.pop(0))):
+                    return None
+    except engine.SearchStopped:
+        return None
     if not pending:
         return total
-    pool = mp.get_context("fork").Pool(min(jobs, len(pending)),
-                                       initializer=leave_ctrl_c_to_parent)
+    results = run_units(job, [(branch,) for branch in pending], jobs=jobs, warm=counter,
+                        deadline=deadline)
     try:
-        for n in pool.imap_unordered(_count_branch, pending):
-            if not counted(n):
-                pool.terminate()
+        for _, (tally,) in results:
+            if not counted(sum(tally.values())):
                 return None
-    except BaseException:
-        pool.terminate()
-        raise
-    pool.close()
-    pool.join()
+    except TimeoutError:
+        return None
+    finally:
+        results.close()
     return total
 
 

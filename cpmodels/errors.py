@@ -33,3 +33,7 @@ class InputError(CpmodelsError):
 
 class TooLargeError(CpmodelsError):
     """A problem would need more memory than the package allows; refused before any work."""
+
+
+class NotFound(CpmodelsError):
+    """Something asked for by name or number does not exist (a spec, a solution index)."""

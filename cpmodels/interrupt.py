@@ -2,8 +2,9 @@
 
 A compiled search holds the interpreter until it returns, so Ctrl-C would wait for it. The
 searches release the interpreter lock (``nogil``); :func:`interruptible` runs one in a daemon
-thread while the main thread waits in short steps, where Ctrl-C arrives as usual. The search
-thread is left to finish on its own; it writes only to its own arrays.
+thread while the main thread waits in short steps, where Ctrl-C arrives as usual. A search
+that can be stopped is then asked to stop; any other is left to finish on its own, writing
+only to its own arrays.
 """
 
 from __future__ import annotations
@@ -20,8 +21,13 @@ def leave_ctrl_c_to_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def interruptible(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` in a daemon thread; Ctrl-C in the main thread is not held up by it."""
+def interruptible(fn: Callable[..., Any], *args: Any,
+                  stop: Callable[[], None] | None = None) -> Any:
+    """``fn(*args)`` in a daemon thread; Ctrl-C in the main thread is not held up by it.
+
+    On Ctrl-C (or a time limit) ``stop()``, when given, asks the search to end, and the
+    search thread gets a second to do so before the interrupt goes on up.
+    """
     if threading.current_thread() is not threading.main_thread():
         return fn(*args)
     outcome: dict[str, Any] = {}
@@ -34,8 +40,14 @@ def interruptible(fn: Callable[..., Any], *args: Any) -> Any:
 
     worker = threading.Thread(target=run, daemon=True, name="cpmodels-search")
     worker.start()
-    while worker.is_alive():
-        worker.join(0.05)
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+    except BaseException:
+        if stop is not None:
+            stop()
+            worker.join(1.0)
+        raise
     if "error" in outcome:
         raise outcome["error"]
     return outcome.get("value")

@@ -2,10 +2,10 @@
 
 The whole calendar compiles to one exact cover: every board cell is an item, and each label
 group gets a slack item that one *slack option* per label covers together with that label's
-cell (the hole). The engine counts that cover once per label of the first group (a *task*,
-whose hole is forced) and tallies the counts by the holes of the other groups, so one search
-counts every combination of a task, and a worker's table of sub-board counts is shared by the
-tasks it runs.
+cell (the hole). The engine counts that cover once per label of the leading group (or
+groups, see :func:`fixed_group_count`): a *task*, whose holes are forced. It tallies the
+counts by the holes of the other groups, so one search counts every combination of a task,
+and a worker's table of sub-board counts is shared by the tasks it runs (``cpmodels.work``).
 """
 
 from __future__ import annotations
@@ -15,23 +15,20 @@ import datetime as dt
 import io
 import itertools
 import math
-import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
-from cpmodels.backends import engine
 from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.errors import InputError
 from cpmodels.files import write_atomic
 from cpmodels.geometry import Placement
 from cpmodels.instance import all_label_combinations
-from cpmodels.interrupt import leave_ctrl_c_to_parent
 from cpmodels.spec.models import CalendarSpec
+from cpmodels.work import Counter, CountJob, Tally, Task, in_order, run_units
 
 LEAP_YEAR = 2024  # real dates are the month/day pairs of a leap year (Feb 29 included)
 SLACK_PREFIX = "@"
@@ -127,54 +124,29 @@ def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str]
             for g, labels in spec.groups.items() for label in labels}
 
 
-# Worker state: one compiled cover, its tally layout and one table of sub-board counts.
-_WORKER: dict[str, Any] = {}
-
-
-def _worker_init(cover: ExactCover, tally_items: list[int], memo_slots: int) -> None:
-    compiled = engine.compile_cover(cover)
-    _WORKER["compiled"] = compiled
-    _WORKER["layout"] = engine.tally_layout(compiled, tally_items)
-    _WORKER["memo"] = engine.Memo(compiled.n_words, memo_slots, SWEEP_ARENA)
-
-
-def _worker_tally(prefix: list[int]) -> dict[tuple[int, ...], int]:
-    return engine.tally_prefixes(_WORKER["compiled"], _WORKER["layout"], [prefix],
-                                 _WORKER["memo"])[0]
-
-
-def _quiet_worker(*init: Any) -> None:
-    """Leave Ctrl-C to the parent, which stops the workers; set up when given arguments."""
-    leave_ctrl_c_to_parent()
-    if init:
-        _worker_init(*init)
-
-
-def _tally_tasks(prefixes: list[list[int]], jobs: int,
-                 ) -> tuple[Iterator[dict[tuple[int, ...], int]], Pool | None]:
+def _tally_tasks(counter: Counter, prefixes: list[Task], jobs: int) -> Iterator[Tally]:
     """Tally every task in order: the first here, the rest split into runs across workers.
 
-    Workers are forked after the first task, so each starts with its sub-board table warm
-    (most sub-boards below the first group's cells are shared by every task) and nothing to
-    import or compile. Where fork is missing, workers start cold. When the first task was
-    quick, so are the rest (they reuse its sub-boards): they run here, without workers.
+    Workers start from this counter after the first task, so (where processes fork) each
+    starts with its sub-board table warm: most sub-boards below the first group's cells are
+    shared by every task. When the first task was quick, so are the rest (they reuse its
+    sub-boards): they run here, without workers.
     """
     if jobs == 1 or len(prefixes) < 3:
-        return map(_worker_tally, prefixes), None
+        yield from map(counter.tally, prefixes)
+        return
     start = time.perf_counter()
-    first = _worker_tally(prefixes[0])
+    yield counter.tally(prefixes[0])
     rest = prefixes[1:]
     if time.perf_counter() - start < PARALLEL_AFTER:
-        return itertools.chain([first], map(_worker_tally, rest)), None
-    if "fork" in mp.get_all_start_methods():
-        pool = mp.get_context("fork").Pool(jobs, initializer=_quiet_worker)
-    else:
-        w = _WORKER
-        args = (w["compiled"].cover, w["layout"].items, len(w["memo"].values))
-        pool = mp.get_context("spawn").Pool(jobs, initializer=_quiet_worker, initargs=args)
-    # Each worker takes a run of consecutive tasks: neighbours share most sub-boards.
-    results = pool.imap(_worker_tally, rest, chunksize=-(-len(rest) // jobs))
-    return itertools.chain([first], results), pool
+        yield from map(counter.tally, rest)
+        return
+    results = run_units(counter.job, [(task,) for task in rest], jobs=jobs, warm=counter)
+    try:
+        for (tally,) in in_order(results):
+            yield tally
+    finally:
+        results.close()
 
 
 def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
@@ -251,7 +223,8 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     free_combos = list(itertools.product(*(spec.groups[g] for g in free)))
     tasks = [fixed for fixed in itertools.product(*(spec.groups[g] for g in groups[:n_fixed]))
              if any(fixed + rest not in done for rest in free_combos)]
-    prefixes = [[option_of[(g, label)] for g, label in zip(groups, fixed)] for fixed in tasks]
+    prefixes = [tuple(option_of[(g, label)] for g, label in zip(groups, fixed))
+                for fixed in tasks]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     summary = SweepSummary()
     by_labels = dict(done)
@@ -273,8 +246,9 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         if not done:
             writer.writerow(columns)
             handle.flush()
-        _worker_init(cover, slack_items[n_fixed:], memo_slots)
-        results, pool = _tally_tasks(prefixes, jobs)
+        counter = Counter(CountJob(cover, tuple(slack_items[n_fixed:]), memo_slots,
+                                   SWEEP_ARENA))
+        results = _tally_tasks(counter, prefixes, jobs)
         try:
             for fixed, counts in zip(tasks, results):
                 for rest in free_combos:
@@ -290,13 +264,8 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
                     if progress is not None:
                         progress(len(by_labels), len(combos))
                 handle.flush()
-        except BaseException:
-            if pool is not None:
-                pool.terminate()
-            raise
-        if pool is not None:
-            pool.close()
-            pool.join()
+        finally:
+            results.close()  # stops the workers when the sweep ends early
     for combo in combos:
         if combo in by_labels:
             summary.add(by_labels[combo])

@@ -98,7 +98,7 @@ def test_face_up_date_without_solution(client):
     assert data["status"] == "unsolvable" and data["labels"] == ["Jan", "27", "Mon"]
     assert "has no solution with the pieces face up" in data["message"]
     hint = client.post("/api/hint", json=body)
-    assert hint.status_code == 404 and "Jan 27 Mon has no solution" in hint.json()["error"]
+    assert hint.status_code == 409 and "Jan 27 Mon has no solution" in hint.json()["error"]
     flipped = client.post("/api/solution", json={**body, "face_up": False}).json()
     assert flipped["status"] == "solved"
 
@@ -182,7 +182,7 @@ def server():
 
 
 def test_a_slow_count_does_not_block_the_page(server, monkeypatch):
-    def slow_total(self):
+    def slow_total(self, deadline=None):
         time.sleep(3)
         return 7
 

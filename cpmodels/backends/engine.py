@@ -39,6 +39,7 @@ NAME = "engine"
 DEFAULT_MEMO_SLOTS = 1 << 22
 MAX_MASK_BYTES = 4 << 30  # option bitsets: options x words x 8 bytes
 MAX_MEMO_KEY_BYTES = 2 << 30  # a memo's keys (committed only as they are touched)
+STOP = 5  # index of the stop flag in Memo.stats
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -285,6 +286,10 @@ def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
                        length, stride, map_start, np.array(flat or [0], dtype=np.int64))
 
 
+class SearchStopped(RuntimeError):
+    """A search was stopped (by :meth:`Memo.stop`) before it finished: it has no count."""
+
+
 class Memo:
     """An exact hash table of sub-board counts, reusable across calls on one compiled cover.
 
@@ -303,16 +308,25 @@ class Memo:
         self.keys = np.zeros((size, n_words + 1), dtype=np.uint64)
         self.values = np.zeros(size, dtype=np.int64)  # 1 + count or arena offset; 0: empty
         self.arena = np.zeros(4 * size if arena is None else arena, dtype=np.int64)
-        self.stats = np.zeros(5, dtype=np.int64)  # used slots, hits, misses, nodes, arena used
+        # used slots, hits, misses, nodes, arena used, and a stop flag (STOP) that another
+        # thread may set: the search then returns at its next node, storing nothing partial.
+        self.stats = np.zeros(6, dtype=np.int64)
         self.owner: tuple | None = None  # the cover and tally layout the counts belong to
 
-    @property
-    def used(self) -> int:
-        return int(self.stats[0])
+    def stop(self) -> None:
+        """Ask the search using this memo to stop (safe from any thread, at any time).
+
+        What the table holds stays true: only finished sub-boards are ever stored.
+        """
+        self.stats[STOP] = 1
 
     @property
-    def nodes(self) -> int:
-        return int(self.stats[3])
+    def stopped(self) -> bool:
+        return bool(self.stats[STOP])
+
+    def clear_stop(self) -> None:
+        """Let this memo be searched again after a stop."""
+        self.stats[STOP] = 0
 
 
 @njit(cache=True, inline="always")
@@ -595,6 +609,8 @@ def _tally(filled, counters, code, opt_mask, opt_counter, tag_word, tag_bit, anc
             continue
         chosen[depth] = o
         stats[3] += 1
+        if stats[STOP] != 0:
+            return
         depth += 1
         stack_pos[depth] = nxt
         stack_k[depth] = anchor_start[nxt]
@@ -612,6 +628,8 @@ def _tally_prefixes(prefixes, opt_mask, opt_counter, tag_word, tag_bit, anchor_s
                     map_start, map_flat, out, out_mask):
     """Tally the completions of each row of ``prefixes`` (option ids forced first; -1 pads)."""
     for p in range(prefixes.shape[0]):
+        if stats[STOP] != 0:
+            return
         filled = np.zeros(n_words, dtype=np.uint64)
         counters = np.zeros(low.shape[0], dtype=np.int64)
         code = np.uint64(0)
@@ -778,9 +796,13 @@ def tally_prefixes(cc: CompiledCover, layout: TallyLayout,
     n_t = len(layout.items)
     out = np.zeros((len(prefixes), int(layout.length[-1])), dtype=np.int64)
     masks = np.zeros(len(prefixes), dtype=np.int64)
+    if memo.stopped:
+        raise SearchStopped("this memo's search was stopped")
     interruptible(_tally_prefixes, arr, *_args(cc), cc.radix, cc.n_branch, cc.n_words,
                   cc.memo_ok, memo.keys, memo.values, memo.arena, memo.stats, *_geometry(cc),
-                  *_layout_args(layout), out, masks)
+                  *_layout_args(layout), out, masks, stop=memo.stop)
+    if memo.stopped:  # the counts are partial: none of them may get out
+        raise SearchStopped("the search was stopped before it finished")
     results = []
     for r, prefix in enumerate(prefixes):
         mask = int(masks[r])
@@ -871,3 +893,19 @@ def solve(cover: ExactCover) -> CoverResult:
     if first is None:
         return CoverResult("unsolvable", NAME, seconds)
     return CoverResult("solved", NAME, seconds, sorted(first))
+
+
+def warm_up() -> None:
+    """Load (or compile) the search kernels now, on a tiny board, not in a first real search.
+
+    numba compiles under its own global lock, so first calls from several threads at once
+    are safe too; this only moves the wait to a convenient moment (a server's start).
+    """
+    from cpmodels.cover import PieceKind, packing_cover
+
+    domino = PieceKind("D", (frozenset({(0, 0), (0, 1)}), frozenset({(0, 0), (1, 0)})), 2)
+    cover = packing_cover([(r, c) for r in range(2) for c in range(2)], [domino])
+    cc = compile_cover(cover)
+    tally_prefixes(cc, tally_layout(cc, [0]), [[]])
+    count_prefixes(cc, [[]])
+    next(iter_solutions(cover), None)

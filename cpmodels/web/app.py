@@ -7,35 +7,49 @@
 * ``POST /api/count``: how many solutions it has;
 * ``POST /api/hint``: one more piece of a full solution that keeps the pieces shown.
 
-Requests are validated by pydantic models; a bad one gets a 4xx with ``{"error": message}``.
-Handlers are plain functions, which FastAPI runs in its thread pool, so a long count does
-not hold up the page. Nothing is written to disk.
+Requests are validated by pydantic models; a bad one gets a 4xx with ``{"error": message}``:
+404 only for an unknown spec or solution index, 409 for a hint where no solution keeps the
+pieces shown, 413 for a body over 64 KB. Searches (counts, solutions, hints) run in a
+bounded pool (``web/limits.py``), so a slow one does not hold up the page: a request that
+finds the pool full gets 503, one that runs out of time 504. An internal error is logged
+and answers 500 with a short JSON message. Nothing is written to disk.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
+import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from cpmodels.backends import engine
 from cpmodels.backends.result import CoverResult
 from cpmodels.counting import CountResult
-from cpmodels.errors import CpmodelsError
+from cpmodels.errors import CpmodelsError, NotFound
 from cpmodels.geometry import Placement
 from cpmodels.render import count_payload, packing_payload
 from cpmodels.render.pictures import packing_picture, placements_picture
 from cpmodels.render.svg import scene_svg
-from cpmodels.web.puzzles import Puzzles, next_hint
+from cpmodels.web.limits import BodyLimit, Busy, SearchPool
+from cpmodels.web.puzzles import Puzzles, Solutions, TooSlow, next_hint
 
-Label = str
+Label = Annotated[str, Field(min_length=1, max_length=40)]
+log = logging.getLogger("cpmodels.web")
+
+
+class NoSolution(CpmodelsError):
+    """A hint was asked for where no solution keeps the pieces shown (409)."""
 
 
 class _Request(BaseModel):
@@ -74,24 +88,54 @@ def _message(exc: RequestValidationError) -> str:
     return "; ".join(parts)
 
 
-def create_app(spec_paths: Sequence[str | Path]) -> FastAPI:
-    """The app for these calendar specs (each loaded and checked once, here)."""
+MAX_BODY_BYTES = 64 * 1024  # a request body: far more than any real request needs
+
+
+def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
+               queue: int | None = None, time_limit: float = 20.0) -> FastAPI:
+    """The app for these calendar specs (each loaded and checked once, here).
+
+    Searches run on ``workers`` threads (default: one per core) with ``queue`` more waiting
+    (default 64), each within ``time_limit`` seconds.
+    """
     puzzles = Puzzles(spec_paths)
-    app = FastAPI(title="cpmodels", docs_url=None, redoc_url=None)
+    pool = SearchPool(workers, queue, time_limit)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Load the compiled engine before the first request, not during it.
+        await asyncio.get_running_loop().run_in_executor(None, engine.warm_up)
+        yield
+        pool.shutdown()
+
+    app = FastAPI(title="cpmodels", docs_url=None, redoc_url=None, openapi_url=None,
+                  lifespan=lifespan)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+
+    def error(status: int, message: str) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"error": _message(exc)}, status_code=422)
+        return error(422, _message(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error(exc.status_code, str(exc.detail))
 
     @app.exception_handler(CpmodelsError)
-    async def bad_input(request: Request, exc: CpmodelsError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=400)
+    async def refused(request: Request, exc: CpmodelsError) -> JSONResponse:
+        status = (404 if isinstance(exc, NotFound) else 409 if isinstance(exc, NoSolution)
+                  else 503 if isinstance(exc, Busy) else 504 if isinstance(exc, TooSlow)
+                  else 400)
+        return error(status, str(exc))
 
-    @app.exception_handler(LookupError)
-    async def not_found(request: Request, exc: LookupError) -> JSONResponse:
-        return JSONResponse({"error": str(exc.args[0] if exc.args else exc)}, status_code=404)
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception) -> JSONResponse:
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return error(500, f"internal error ({type(exc).__name__}); it has been logged")
 
-    def solutions_of(req: PuzzleRequest):
+    def solutions_of(req: PuzzleRequest) -> Solutions:
         labels = puzzles.labels(req.spec, req.date, req.labels)
         return puzzles.solutions(req.spec, labels, req.face_up)
 
@@ -113,18 +157,17 @@ def create_app(spec_paths: Sequence[str | Path]) -> FastAPI:
                            "dates": "month" in spec.groups and "day" in spec.groups})
         return {"today": today.isoformat(), "specs": listed}
 
-    @app.post("/api/solution")
-    def solution(req: SolutionRequest) -> dict[str, Any]:
+    def solution_answer(req: SolutionRequest, *, deadline: float) -> dict[str, Any]:
         found = solutions_of(req)
         instance = found.instance
-        chosen = found.solution(req.index)
+        chosen = found.solution(req.index, deadline)
         if chosen is None and req.index > 0:
-            raise LookupError(f"there is no solution {req.index + 1}: "
-                              f"{' '.join(instance.labels)} has {found.count:,}")
+            raise NotFound(f"there is no solution {req.index + 1}: "
+                           f"{' '.join(instance.labels)} has {found.count:,}")
         result = (CoverResult("solved", "engine", 0.0, chosen) if chosen is not None
                   else CoverResult("unsolvable", "engine", 0.0))
         payload = packing_payload(instance, result)
-        payload.update(index=req.index, found=len(found.found), exhausted=found.exhausted,
+        payload.update(index=req.index, found=found.found, exhausted=found.exhausted,
                        count=found.count, face_up=instance.face_up,
                        svg=scene_svg(packing_picture(instance, result)))
         if chosen is None:
@@ -132,23 +175,21 @@ def create_app(spec_paths: Sequence[str | Path]) -> FastAPI:
                                   + (" with the pieces face up" if instance.face_up else ""))
         return payload
 
-    @app.post("/api/count")
-    def count(req: PuzzleRequest) -> dict[str, Any]:
+    def count_answer(req: PuzzleRequest, *, deadline: float) -> dict[str, Any]:
         found = solutions_of(req)
         start = time.perf_counter()
-        total = found.total()
+        total = found.total(deadline)
         return count_payload(found.instance, CountResult(total, False, 1, "engine",
                                                          time.perf_counter() - start))
 
-    @app.post("/api/hint")
-    def hint(req: HintRequest) -> dict[str, Any]:
+    def hint_answer(req: HintRequest, *, deadline: float) -> dict[str, Any]:
         instance = solutions_of(req).instance
         revealed = [Placement(p.piece, tuple(sorted(p.cells))) for p in req.revealed]
         more, consistent = next_hint(instance, revealed)
         labels = " ".join(instance.labels)
         if not consistent:
-            raise LookupError(f"{labels} has no solution" if not revealed else
-                              "no solution has the pieces shown; start the hints again")
+            raise NoSolution(f"{labels} has no solution" if not revealed else
+                             "no solution has the pieces shown; start the hints again")
         shown = [*revealed, *([more] if more else [])]
         pieces = sum(p.count for p in instance.spec.pieces)
         title = f"{instance.name}: {labels} (hint: {len(shown)} of {pieces} pieces)"
@@ -159,5 +200,17 @@ def create_app(spec_paths: Sequence[str | Path]) -> FastAPI:
             "complete": more is None,
             "svg": scene_svg(placements_picture(instance, shown, title)),
         }
+
+    @app.post("/api/solution")
+    async def solution(req: SolutionRequest) -> dict[str, Any]:
+        return await pool.run(solution_answer, req)
+
+    @app.post("/api/count")
+    async def count(req: PuzzleRequest) -> dict[str, Any]:
+        return await pool.run(count_answer, req)
+
+    @app.post("/api/hint")
+    async def hint(req: HintRequest) -> dict[str, Any]:
+        return await pool.run(hint_answer, req)
 
     return app

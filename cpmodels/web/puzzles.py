@@ -2,13 +2,16 @@
 
 Nothing here knows about HTTP. Solutions come from the counting engine in its fixed order,
 so "solution k" means the same board on every request; each instance keeps the solutions
-found so far (bounded) and its count, in memory only.
+found so far and its count, in memory only, and the memory held over every instance is
+bounded. Every method is safe to call from several threads at once.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import threading
+import time
+from array import array
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -16,48 +19,101 @@ from pathlib import Path
 
 from cpmodels.backends import engine
 from cpmodels.counting import count_cover
-from cpmodels.errors import InputError
+from cpmodels.errors import CpmodelsError, InputError, NotFound
 from cpmodels.geometry import Placement
 from cpmodels.instance import PackingInstance, check_labels, date_labels, packing_instance
 from cpmodels.spec import CalendarSpec, load_spec
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
+MAX_KEPT_IN_ALL = 1_000_000  # solutions kept over every instance (about 40 MB at most)
 MAX_INSTANCES = 64  # instances whose solutions and counts are kept (least recently used go)
+
+
+class TooSlow(CpmodelsError):
+    """The answer could not be found within the request's time limit."""
+
+
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.perf_counter() > deadline:
+        raise TooSlow("the search ran out of time; try again, or ask for an earlier solution")
 
 
 @dataclass
 class Solutions:
-    """The solutions of one instance, found lazily in the engine's order, and its count."""
+    """The solutions of one instance, found lazily in the engine's order, and its count.
+
+    Safe for several threads: stepping is done under one lock and counting under another
+    (so one thread counts while the others wait for its answer). The solutions found are
+    kept as one flat array of option ids, :data:`MAX_KEPT_SOLUTIONS` at most.
+    """
 
     instance: PackingInstance
-    found: list[list[int]] = field(default_factory=list)
     exhausted: bool = False
     count: int | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    _flat: array = field(default_factory=lambda: array("i"))
+    _ends: array = field(default_factory=lambda: array("q"))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _count_lock: threading.Lock = field(default_factory=threading.Lock)
     _stream: Iterator[list[int]] | None = None
 
-    def solution(self, index: int) -> list[int] | None:
-        """Solution ``index`` (0-based), or None when there are not that many."""
+    @property
+    def found(self) -> int:
+        """How many solutions have been found (and kept) so far."""
+        return len(self._ends)
+
+    def _kept(self, index: int) -> list[int]:
+        start = self._ends[index - 1] if index else 0
+        return list(self._flat[start:self._ends[index]])
+
+    def solution(self, index: int, deadline: float | None = None) -> list[int] | None:
+        """Solution ``index`` (0-based), or None when there are not that many.
+
+        Raises :class:`TooSlow` when ``deadline`` (a ``time.perf_counter`` value) passes
+        first; the solutions found by then are kept for the next request.
+        """
         if index >= MAX_KEPT_SOLUTIONS:
             raise InputError(f"the page steps through the first {MAX_KEPT_SOLUTIONS:,} "
                              "solutions only")
-        with self.lock:
+        if not self._lock.acquire(timeout=-1 if deadline is None
+                                  else max(0.0, deadline - time.perf_counter())):
+            _check(0.0)
+        try:
             if self._stream is None:
                 self._stream = engine.iter_solutions(self.instance.cover)
-            while len(self.found) <= index and not self.exhausted:
+            while self.found <= index and not self.exhausted:
+                _check(deadline)
                 chosen = next(self._stream, None)
                 if chosen is None:
                     self.exhausted = True
-                    self.count = len(self.found)
+                    self.count = self.found
+                    self._stream = None
                 else:
-                    self.found.append(sorted(chosen))
-            return self.found[index] if index < len(self.found) else None
+                    self._flat.extend(sorted(chosen))
+                    self._ends.append(len(self._flat))
+            return self._kept(index) if index < self.found else None
+        finally:
+            self._lock.release()
 
-    def total(self) -> int:
-        """Every solution, counted by the engine (in this thread; kept for next time)."""
-        if self.count is None:
-            self.count = count_cover(self.instance.cover, jobs=1)
-        return int(self.count)
+    def total(self, deadline: float | None = None) -> int:
+        """Every solution, counted by the engine in this thread (kept for next time).
+
+        Raises :class:`TooSlow` when ``deadline`` passes first; the count is then stopped.
+        """
+        if self.count is not None:
+            return self.count
+        if not self._count_lock.acquire(timeout=-1 if deadline is None
+                                        else max(0.0, deadline - time.perf_counter())):
+            _check(0.0)
+        try:
+            if self.count is None:
+                counted = count_cover(self.instance.cover, jobs=1, deadline=deadline)
+                if counted is None:
+                    raise TooSlow(f"counting {' '.join(self.instance.labels)} took longer "
+                                  "than the server allows")
+                self.count = counted
+            return self.count
+        finally:
+            self._count_lock.release()
 
 
 class Puzzles:
@@ -78,11 +134,10 @@ class Puzzles:
         self._lock = threading.Lock()
 
     def spec(self, name: str) -> CalendarSpec:
-        try:
-            return self.specs[name]
-        except KeyError:
-            raise LookupError(f"no spec named {name!r}; specs: {', '.join(self.specs)}") \
-                from None
+        spec = self.specs.get(name)
+        if spec is None:
+            raise NotFound(f"no spec named {name!r}; specs: {', '.join(self.specs)}")
+        return spec
 
     def labels(self, name: str, date: dt.date | None,
                labels: Sequence[str] | None) -> tuple[str, ...]:
@@ -104,9 +159,12 @@ class Puzzles:
             if found is None:
                 instance = packing_instance(spec, labels=labels, face_up=face_up)
                 found = self._cache[key] = Solutions(instance)
-                while len(self._cache) > MAX_INSTANCES:
-                    self._cache.popitem(last=False)
             self._cache.move_to_end(key)
+            kept = sum(s.found for s in self._cache.values())
+            while len(self._cache) > MAX_INSTANCES or (kept > MAX_KEPT_IN_ALL
+                                                       and len(self._cache) > 1):
+                _, dropped = self._cache.popitem(last=False)
+                kept -= dropped.found
             return found
 
 

@@ -1,0 +1,116 @@
+"""What keeps the server up whatever it is sent: a bounded search pool and a body limit.
+
+* :class:`SearchPool` runs the engine's searches (counts, solutions, hints) on at most
+  ``workers`` threads; at most ``queue`` more wait their turn, and a request beyond that
+  is turned away at once (:class:`Busy`, 503). Each search gets a deadline: one that
+  cannot finish by it stops and answers :class:`~cpmodels.web.puzzles.TooSlow` (504).
+* :class:`BodyLimit` refuses a request body over ``max_bytes`` (413) before it is read
+  in full, whether or not it says its length.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from starlette.exceptions import HTTPException
+
+from cpmodels.errors import CpmodelsError
+from cpmodels.web.puzzles import TooSlow
+
+T = TypeVar("T")
+DEFAULT_QUEUE = 64  # searches waiting for a worker: enough for a page opened in many tabs
+GRACE = 5.0  # seconds past a search's deadline before its request stops waiting for it
+
+
+class Busy(CpmodelsError):
+    """Too many searches are running or waiting: the request is turned away (503)."""
+
+
+class SearchPool:
+    """At most ``workers`` searches at once and ``queue`` waiting, each within ``time_limit``.
+
+    ``run(fn, *args)`` calls ``fn(*args, deadline=...)`` on a pool thread, where the deadline
+    is a ``time.perf_counter`` value ``time_limit`` seconds after the request arrived.
+    """
+
+    def __init__(self, workers: int | None = None, queue: int | None = None,
+                 time_limit: float = 20.0) -> None:
+        self.workers = workers or os.cpu_count() or 1
+        self.queue = DEFAULT_QUEUE if queue is None else queue
+        self.time_limit = time_limit
+        self._slots = threading.BoundedSemaphore(self.workers + self.queue)
+        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="cpmodels-search")
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args, deadline=...)`` on the pool; :class:`Busy` when the queue is full."""
+        if not self._slots.acquire(blocking=False):
+            raise Busy(f"the server is busy ({self.workers} searches running and "
+                       f"{self.queue} waiting); try again in a moment")
+        deadline = time.perf_counter() + self.time_limit
+
+        def call() -> T:
+            try:
+                if time.perf_counter() > deadline:
+                    raise TooSlow("the request waited too long for its turn; try again")
+                return fn(*args, deadline=deadline)
+            finally:
+                self._slots.release()
+
+        future = asyncio.get_running_loop().run_in_executor(self._executor, call)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.time_limit + GRACE)
+        except asyncio.TimeoutError:
+            raise TooSlow(f"no answer within {self.time_limit:g} s; try again") from None
+
+    def shutdown(self) -> None:
+        """Drop the waiting searches; the running ones end by their deadlines."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class BodyLimit:
+    """ASGI middleware: a request body of more than ``max_bytes`` gets 413 and JSON.
+
+    A declared length over the limit is refused before the body is read; a body that runs
+    over while it is read raises an ``HTTPException`` (413) in the handler reading it.
+    """
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length" and (not value.isdigit()
+                                              or int(value) > self.max_bytes):
+                body = json.dumps({"error": self.message}).encode()
+                await send({"type": "http.response.start", "status": 413,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        seen = 0
+
+        async def limited_receive() -> dict:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise HTTPException(413, self.message)
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+    @property
+    def message(self) -> str:
+        return f"the request body is larger than {self.max_bytes:,} bytes"

@@ -1,0 +1,272 @@
+"""Units of counting work, and the one way they are split across processes.
+
+Counting and sweeping both cut one search into independent *units*:
+
+* a :class:`CountJob` is what every unit of one search shares: the exact cover, the items
+  whose covering options split the counts (tally items) and the size of the table of
+  sub-board counts. It is a plain picklable value, sent to a worker once;
+* a unit is a tuple of *tasks*, and a task is the tuple of option ids forced before the
+  search starts. A unit's result is one tally per task: ``{options covering the tally
+  items: count}`` (``{(): n}`` when nothing is tallied).
+
+A :class:`Counter` is a job made ready to run: the compiled cover, its tally layout and one
+table of sub-board counts, which every task it runs shares. A counter belongs to one thread
+at a time (it says so, rather than corrupt its table, when two threads share it); the job
+it was made from can be shared freely.
+
+:func:`run_units` runs units in worker processes and hands back each result as it finishes.
+Each worker owns one counter, handed to it as an argument (no module-level state): where
+processes can fork, the caller's counter, already warm, is inherited as it is; elsewhere
+each worker compiles the job afresh. Units are dealt out in contiguous runs, one run per
+worker, since neighbouring tasks share most sub-boards; a worker whose run is finished takes
+the back half of the longest run left. A worker that dies (killed, out of memory) is
+replaced and its unit run again, so no unit is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import threading
+import time
+import traceback
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from cpmodels.backends import engine
+from cpmodels.cover import ExactCover
+from cpmodels.interrupt import leave_ctrl_c_to_parent
+
+Task = tuple[int, ...]  # option ids forced before the search
+Unit = tuple[Task, ...]  # tasks run in turn by one worker, sharing its table
+Tally = dict[tuple[int, ...], int]  # options covering the tally items -> solutions
+MAX_RETRIES = 2  # times a unit is run again after the worker running it died
+
+
+@dataclass(frozen=True)
+class CountJob:
+    """What every unit of one search shares (a plain value: it pickles)."""
+
+    cover: ExactCover
+    tally_items: tuple[int, ...] = ()
+    memo_slots: int = engine.DEFAULT_MEMO_SLOTS
+    arena: int | None = None  # slots of the count-vector arena (None: 4 per table slot)
+
+
+class Counter:
+    """A :class:`CountJob` compiled, with its tally layout and table of sub-board counts.
+
+    Not for two threads at once: a second thread that calls :meth:`tally` while the first
+    is in it gets a ``RuntimeError``. :meth:`stop` may be called from any thread.
+    """
+
+    def __init__(self, job: CountJob) -> None:
+        self.job = job
+        self.compiled = engine.compile_cover(job.cover)
+        self.layout = engine.tally_layout(self.compiled, list(job.tally_items))
+        self.memo = engine.Memo(self.compiled.n_words, job.memo_slots, job.arena)
+        self._busy = threading.Lock()
+
+    def tally(self, task: Task) -> Tally:
+        """The solutions that contain the options of ``task``, split by the tally items.
+
+        Raises :class:`~cpmodels.backends.engine.SearchStopped` once :meth:`stop` was called.
+        """
+        if not self._busy.acquire(blocking=False):
+            raise RuntimeError("a Counter is used by one thread at a time; give each "
+                               "thread its own")
+        try:
+            return engine.tally_prefixes(self.compiled, self.layout, [list(task)],
+                                         self.memo)[0]
+        finally:
+            self._busy.release()
+
+    def count(self, task: Task = ()) -> int:
+        """The number of solutions that contain the options of ``task`` (no tally)."""
+        return sum(self.tally(task).values())
+
+    def run(self, unit: Unit) -> list[Tally]:
+        """Every task of ``unit``, in turn."""
+        return [self.tally(task) for task in unit]
+
+    def stop(self) -> None:
+        """End the search in progress, and every later one, as soon as possible."""
+        self.memo.stop()
+
+    @property
+    def stopped(self) -> bool:
+        return self.memo.stopped
+
+    def branches(self) -> list[Task]:
+        """Disjoint tasks that together make the whole search: its first branching step."""
+        return [tuple(branch) for branch in engine.top_branches(self.compiled)]
+
+
+class StopAt:
+    """Stop a counter at ``deadline`` (a ``time.perf_counter`` value; None: never).
+
+    A context manager: a timer thread calls :meth:`Counter.stop` when the deadline passes.
+    """
+
+    def __init__(self, counter: Counter, deadline: float | None) -> None:
+        self._timer: threading.Timer | None = None
+        if deadline is not None:
+            self._timer = threading.Timer(max(0.0, deadline - time.perf_counter()),
+                                          counter.stop)
+            self._timer.daemon = True
+
+    def __enter__(self) -> StopAt:
+        if self._timer is not None:
+            self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
+def can_fork_here() -> bool:
+    """Whether worker processes may be forked from this thread.
+
+    Only from the main thread: forking a process while other threads of it hold locks can
+    leave the child stuck, and a caller off the main thread (a server's or a notebook's
+    thread pool) is already running work side by side.
+    """
+    return ("fork" in mp.get_all_start_methods()
+            and threading.current_thread() is threading.main_thread())
+
+
+def _worker(source: Counter | CountJob, conn: Connection) -> None:
+    """A worker process: run each unit it is sent, answer with its results, until None."""
+    leave_ctrl_c_to_parent()
+    counter = source if isinstance(source, Counter) else Counter(source)
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        index, unit = message
+        try:
+            conn.send(("done", index, counter.run(unit)))
+        except Exception:
+            conn.send(("error", index, traceback.format_exc()))
+            return
+
+
+class WorkerFailed(RuntimeError):
+    """A unit failed in a worker (a bug), or killed every worker that ran it."""
+
+
+@dataclass
+class _Slot:
+    process: Any
+    conn: Connection
+    run: list[int]  # unit indices still to do, in order
+    busy: int | None = None  # the unit being run
+
+
+def run_units(job: CountJob, units: Sequence[Unit], *, jobs: int,
+              warm: Counter | None = None, deadline: float | None = None,
+              ) -> Iterator[tuple[int, list[Tally]]]:
+    """Run ``units`` in ``jobs`` worker processes; yield ``(unit index, results)`` as each
+    unit finishes (in no fixed order; see :func:`in_order`).
+
+    ``warm``, a counter of ``job`` (its table filled by work done here), is what forked
+    workers start from. Closing the iterator early (Ctrl-C) stops the workers, and so does
+    ``deadline`` (a ``time.perf_counter`` value), which raises ``TimeoutError``.
+    """
+    fork = can_fork_here()
+    context = mp.get_context("fork" if fork else "spawn")
+    source: Counter | CountJob = warm if fork and warm is not None else job
+    order = list(range(len(units)))
+    n = max(1, min(jobs, len(order)))
+    size = -(-len(order) // n)
+    runs = [order[k * size:(k + 1) * size] for k in range(n)]
+    retries = dict.fromkeys(order, 0)
+    slots: list[_Slot] = []
+
+    def start(run: list[int]) -> _Slot:
+        parent, child = context.Pipe()
+        process = context.Process(target=_worker, args=(source, child), daemon=True,
+                                  name="cpmodels-worker")
+        process.start()
+        child.close()
+        slot = _Slot(process, parent, run)
+        slots.append(slot)
+        return slot
+
+    def feed(slot: _Slot) -> None:
+        if not slot.run:  # take the back half of the longest run left
+            longest = max(slots, key=lambda s: len(s.run))
+            half = len(longest.run) // 2
+            if half:
+                slot.run, longest.run = longest.run[-half:], longest.run[:-half]
+            elif longest.run:
+                slot.run = [longest.run.pop()]
+        if slot.run:
+            slot.busy = slot.run.pop(0)
+            # A dead worker cannot take it: its sentinel says so next, and the unit runs again.
+            with contextlib.suppress(OSError):
+                slot.conn.send((slot.busy, units[slot.busy]))
+        else:
+            slot.busy = None
+
+    remaining = len(order)
+    try:
+        for run in runs:
+            feed(start(run))
+        while remaining:
+            waiting = {s.conn: s for s in slots if s.busy is not None}
+            dead = {s.process.sentinel: s for s in slots if s.busy is not None}
+            if not waiting:
+                raise WorkerFailed("no worker is running and units are left")  # cannot happen
+            timeout = None if deadline is None else deadline - time.perf_counter()
+            if timeout is not None and timeout <= 0:
+                raise TimeoutError("the deadline passed with units left")
+            for ready in wait([*waiting, *dead], timeout):
+                slot = waiting.get(ready) or dead[ready]  # type: ignore[index]
+                if slot.busy is None:
+                    continue
+                if ready is slot.conn or slot.conn.poll():
+                    try:
+                        kind, index, payload = slot.conn.recv()
+                    except EOFError:
+                        kind = "died"
+                    else:
+                        if kind == "error":
+                            raise WorkerFailed(f"unit {index} failed in a worker:\n{payload}")
+                        slot.busy = None
+                        remaining -= 1
+                        yield index, payload
+                        feed(slot)
+                        continue
+                # The worker died with a unit: run it again in a new worker.
+                index = slot.busy
+                slot.busy = None
+                slots.remove(slot)
+                slot.process.join(1)
+                retries[index] += 1
+                if retries[index] > MAX_RETRIES:
+                    raise WorkerFailed(
+                        f"unit {index} killed {retries[index]} workers (exit code "
+                        f"{slot.process.exitcode}; out of memory?)")
+                feed(start([index, *slot.run]))
+    finally:
+        for slot in slots:
+            if slot.process.is_alive():
+                slot.process.terminate()
+        for slot in slots:
+            slot.process.join(5)
+            slot.conn.close()
+
+
+def in_order(results: Iterator[tuple[int, Any]]) -> Iterator[Any]:
+    """The results of :func:`run_units` by unit index, each as soon as its turn comes."""
+    held: dict[int, Any] = {}
+    turn = 0
+    for index, result in results:
+        held[index] = result
+        while turn in held:
+            yield held.pop(turn)
+            turn += 1

@@ -1,0 +1,190 @@
+"""Counting from several threads at once, stopping searches, and worker processes that die."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SPECS
+
+from cpmodels import api, counting, work
+from cpmodels.backends import engine
+from cpmodels.counting import count_cover
+from cpmodels.instance import packing_instance
+from cpmodels.spec import load_spec
+from cpmodels.sweep import run_sweep
+
+# (spec, labels, count): figures of the reference sweeps and boxes.
+CASES = [
+    ("calendar_day.yaml", ["Oct", "6"], 7),
+    ("calendar_day.yaml", ["Jan", "25"], 216),
+    ("calendar_week.yaml", ["Jun", "7", "Tue"], 10374),
+    ("calendar_week.yaml", ["Apr", "6", "Mon"], 97),
+    ("calendar_week.yaml", ["Jun", "1", "Tue"], 3537),
+    ("calendar_week.yaml", ["Jun", "2", "Tue"], 4455),
+    ("pentominoes_8x8_centre.yaml", None, 520),
+    ("calendar_week_11.yaml", ["Jan", "1", "Mon"], 119836),
+]
+
+
+def _cover(spec: str, labels: list[str] | None):
+    return packing_instance(load_spec(SPECS / spec), labels=labels).cover
+
+
+def _in_threads(calls: list) -> list:
+    """Run every call in its own thread, all released at once; their results in order."""
+    barrier = threading.Barrier(len(calls))
+    results: list = [None] * len(calls)
+
+    def run(k: int) -> None:
+        barrier.wait()
+        try:
+            results[k] = calls[k]()
+        except BaseException as exc:  # handed back to the test
+            results[k] = exc
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    return results
+
+
+def test_count_cover_from_8_threads_on_different_covers():
+    covers = [_cover(spec, labels) for spec, labels, _ in CASES]
+    expected = [n for _, _, n in CASES]
+    for _ in range(3):
+        assert _in_threads([lambda c=c: count_cover(c) for c in covers]) == expected
+
+
+def test_the_same_cover_from_8_threads():
+    cover = _cover("calendar_week.yaml", ["Jun", "7", "Tue"])
+    assert _in_threads([lambda: count_cover(cover)] * 8) == [10374] * 8
+
+
+def test_api_counts_and_sweeps_from_threads(tmp_path):
+    day = load_spec(SPECS / "calendar_day.yaml")
+    calls = [lambda: api.count(SPECS / "calendar_week.yaml", labels=["Jun", "7", "Tue"]).count,
+             lambda: api.count(SPECS / "pentominoes_6x10.yaml", distinct=True).count,
+             lambda: run_sweep(day, tmp_path / "a.csv").total,
+             lambda: run_sweep(day, tmp_path / "b.csv").total]
+    assert _in_threads(calls) == [10374, 2339, 25061, 25061]
+    assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
+
+
+def test_a_counter_is_for_one_thread_at_a_time():
+    counter = work.Counter(work.CountJob(_cover("pentominoes_8x8_square.yaml", None)))
+    outcome: list = []
+
+    def first() -> None:
+        try:
+            outcome.append(counter.count())
+        except engine.SearchStopped as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=first)
+    worker.start()
+    time.sleep(0.3)
+    with pytest.raises(RuntimeError, match="one thread at a time"):
+        counter.count()
+    counter.stop()
+    worker.join(5)
+    assert not worker.is_alive()
+    assert isinstance(outcome[0], engine.SearchStopped)
+
+
+def test_a_stopped_search_keeps_its_table_true():
+    """Stopped half-way, the table holds only finished sub-boards: counting on gives the
+    same answer as a fresh count."""
+    cover = _cover("calendar_week_11.yaml", ["Jan", "1", "Mon"])
+    counter = work.Counter(work.CountJob(cover))
+    timer = threading.Timer(0.05, counter.stop)
+    timer.start()
+    with pytest.raises(engine.SearchStopped):
+        counter.count()
+    assert counter.memo.stats[3] > 0  # it had started
+    with pytest.raises(engine.SearchStopped):  # stopped for good until cleared
+        counter.count()
+    counter.memo.clear_stop()
+    assert counter.count() == 119836
+
+
+def test_a_deadline_stops_a_count_inside_a_branch():
+    cover = _cover("pentominoes_8x8_square.yaml", None)  # minutes in all
+    for jobs in (1, 2):
+        start = time.perf_counter()
+        assert count_cover(cover, jobs=jobs, deadline=start + 0.5) is None
+        assert time.perf_counter() - start < 2.0
+
+
+def test_a_worker_that_dies_has_its_unit_run_again(monkeypatch, tmp_path):
+    if not work.can_fork_here():
+        pytest.skip("needs fork")
+    marker = tmp_path / "died"
+    real_run = work.Counter.run
+
+    def die_once(self, unit):
+        if not marker.exists():
+            marker.write_text("")
+            os._exit(9)  # as if killed while running a unit
+        return real_run(self, unit)
+
+    monkeypatch.setattr(work.Counter, "run", die_once)
+    monkeypatch.setattr(counting, "PARALLEL_AFTER", 0.0)
+    cover = _cover("calendar_week.yaml", ["Jun", "7", "Tue"])
+    assert count_cover(cover, jobs=2) == 10374
+    assert marker.exists()
+
+
+def test_a_unit_that_fails_in_a_worker_is_reported(monkeypatch):
+    if not work.can_fork_here():
+        pytest.skip("needs fork")
+
+    def fail(self, unit):
+        raise ValueError("broken unit")
+
+    monkeypatch.setattr(work.Counter, "run", fail)
+    monkeypatch.setattr(counting, "PARALLEL_AFTER", 0.0)
+    with pytest.raises(work.WorkerFailed, match="broken unit"):
+        count_cover(_cover("calendar_week.yaml", ["Jun", "7", "Tue"]), jobs=2)
+
+
+def test_units_run_in_processes_that_did_not_fork(monkeypatch):
+    """Without fork (as on macOS or Windows), workers start from the job alone."""
+    monkeypatch.setattr(work, "can_fork_here", lambda: False)
+    cover = _cover("calendar_day.yaml", ["Oct", "6"])
+    job = work.CountJob(cover)
+    branches = work.Counter(job).branches()
+    results = work.run_units(job, [(b,) for b in branches], jobs=2)
+    total = sum(sum(tally.values()) for _, (tally,) in results)
+    assert total == 7
+
+
+def test_first_use_from_8_threads_with_nothing_compiled(tmp_path: Path):
+    """A fresh interpreter with an empty compiled-code cache: 8 threads count at once."""
+    script = (
+        "import threading\n"
+        "from cpmodels.counting import count_cover\n"
+        "from cpmodels.instance import packing_instance\n"
+        "from cpmodels.spec import load_spec\n"
+        f"spec = load_spec({str(SPECS / 'calendar_day.yaml')!r})\n"
+        "days = [str(d) for d in range(1, 9)]\n"
+        "covers = [packing_instance(spec, labels=['Oct', d]).cover for d in days]\n"
+        "out = [None] * 8\n"
+        "def run(k): out[k] = count_cover(covers[k])\n"
+        "threads = [threading.Thread(target=run, args=(k,)) for k in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(out)\n"
+        "print([count_cover(c) for c in covers])\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    concurrent, serial = done.stdout.splitlines()
+    assert concurrent == serial and "None" not in concurrent

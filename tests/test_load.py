@@ -1,0 +1,174 @@
+"""A freshly started server under concurrent and hostile load (loopback only, bounded).
+
+Each test starts its own ``cpmodels serve`` process on a free port of 127.0.0.1 and stops
+it at the end: a crash (even a segfault) then shows as a dead process, not a dead test run.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+from conftest import ROOT, SPECS
+from test_web import _free_port
+
+# Counts per combination, from the weekday calendar's sweep (a tallied search, independent
+# of the per-date count the server runs).
+JUNE_TUESDAYS = {1: 3537, 2: 4455, 3: 4168, 4: 2718, 5: 5111, 6: 1687, 7: 10374, 8: 4079,
+                 9: 3918, 10: 3113, 11: 3619, 12: 2622, 13: 5474, 14: 1916, 15: 4245,
+                 16: 4270}
+DAY_COUNTS = {("Oct", "6"): 7, ("Jan", "25"): 216}
+WEEK_COUNTS = {("Apr", "6", "Mon"): 97, **{("Jun", str(d), "Tue"): n
+                                           for d, n in JUNE_TUESDAYS.items()}}
+
+
+@contextmanager
+def served(*extra: str) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``cpmodels serve`` on a free loopback port, stopped on leaving."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cpmodels", "serve", str(SPECS / "calendar_week.yaml"),
+         str(SPECS / "calendar_day.yaml"), "--host", "127.0.0.1", "--port", str(port),
+         *extra], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.stderr.read().decode()
+            try:
+                if httpx.get(f"{url}/api/specs", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        yield url, process
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stderr.close()
+
+
+def _post(client: httpx.Client, url: str, path: str, body: object) -> httpx.Response:
+    if isinstance(body, (str, bytes)):
+        return client.post(url + path, content=body,
+                           headers={"content-type": "application/json"})
+    return client.post(url + path, json=body)
+
+
+@pytest.mark.parametrize("round_", [1, 2])
+def test_sixteen_concurrent_first_counts_are_all_right(round_):
+    """The reproduction: a fresh server, 16 counts of different dates at once."""
+    with served() as (url, process), httpx.Client(timeout=60) as client, \
+            cf.ThreadPoolExecutor(16) as pool:
+        futures = {day: pool.submit(_post, client, url, "/api/count",
+                                    {"spec": "calendar_week", "labels": ["Jun", str(day), "Tue"]})
+                   for day in JUNE_TUESDAYS}
+        answers = {day: f.result() for day, f in futures.items()}
+        assert {d: r.status_code for d, r in answers.items()} == dict.fromkeys(answers, 200)
+        assert {d: r.json()["count"] for d, r in answers.items()} == JUNE_TUESDAYS
+        # Asked again one at a time, the kept counts are the same.
+        again = _post(client, url, "/api/count",
+                      {"spec": "calendar_week", "labels": ["Jun", "2", "Tue"]})
+        assert again.json()["count"] == 4455
+        assert process.poll() is None
+
+
+def _requests(rng: random.Random, n: int) -> list[tuple[str, object, int | None]]:
+    """``n`` mixed requests: (path, body, expected count or None)."""
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+              "Dec"]
+    hostile: list[tuple[str, object]] = [
+        ("/api/count", {"spec": "x" * 5000}),
+        ("/api/count", '{"spec": "' + "x" * 100_000 + '"}'),
+        ("/api/solution", {"spec": "calendar_week", "labels": ["Jan", "1", "Mon"],
+                           "index": "many"}),
+        ("/api/count", {"spec": "calendar_week", "labels": ["Jan", "99", "Mon"]}),
+        ("/api/count", {"spec": "calendar_week", "labels": [["Jan"], 1, None]}),
+        ("/api/hint", {"spec": "calendar_week", "revealed": [{"piece": "I4",
+                                                              "cells": [[0, 0]] * 64}]}),
+        ("/api/count", "[" * 20_000 + "]" * 20_000),
+        ("/api/count", '{"spec": ' + "{" * 3000),
+        ("/api/solution", "\x00\xff not json"),
+        ("/api/count", {"spec": "no_such_calendar"}),
+        ("/api/solution", {"spec": "calendar_day", "labels": ["Oct", "6"], "index": 50}),
+        ("/api/count", {"spec": "calendar_week", "date": "2026-02-30"}),
+        ("/api/count", {"spec": "calendar_week", "face_up": {"deep": [1, 2, 3]}}),
+    ]
+    out: list[tuple[str, object, int | None]] = []
+    for k in range(n):
+        kind = k % 5
+        if kind == 0:
+            labels = rng.choice(list(WEEK_COUNTS))
+            out.append(("/api/count", {"spec": "calendar_week", "labels": list(labels)},
+                        WEEK_COUNTS[labels]))
+        elif kind == 1:
+            labels = rng.choice(list(DAY_COUNTS))
+            out.append(("/api/count", {"spec": "calendar_day", "labels": list(labels)},
+                        DAY_COUNTS[labels]))
+        elif kind == 2:
+            out.append(("/api/solution", {"spec": "calendar_day", "index": rng.randrange(5),
+                                          "labels": [rng.choice(months), str(rng.randint(1, 31))]},
+                        None))
+        elif kind == 3:
+            out.append(("/api/hint", {"spec": "calendar_week", "date": "2026-11-22"}, None))
+        else:
+            path, body = rng.choice(hostile)
+            out.append((path, body, None))
+    return out
+
+
+def test_a_few_hundred_mixed_requests_32_at_a_time():
+    rng = random.Random(13)
+    load = _requests(rng, 300)
+    with served("--workers", "2") as (url, process), \
+            httpx.Client(timeout=60, limits=httpx.Limits(max_connections=32)) as client, \
+            cf.ThreadPoolExecutor(32) as pool:
+        started = time.monotonic()
+        answers = list(pool.map(lambda r: _post(client, url, r[0], r[1]), load))
+        assert time.monotonic() - started < 120
+        for (path, body, expected), answer in zip(load, answers):
+            where = f"{path} {str(body)[:80]!r}: {answer.status_code} {answer.text[:200]}"
+            assert answer.status_code in (200, 400, 404, 409, 413, 422, 503, 504), where
+            data = json.loads(answer.text)  # every answer is JSON
+            if answer.status_code != 200:
+                assert isinstance(data["error"], str) and data["error"], where
+            elif expected is not None:
+                assert data["count"] == expected, where
+        codes = {a.status_code for a in answers}
+        assert 200 in codes and {400, 413, 422} <= codes
+        assert process.poll() is None, "the server died"
+        final = _post(client, url, "/api/count",
+                      {"spec": "calendar_week", "labels": ["Jun", "7", "Tue"]})
+        assert final.status_code == 200 and final.json()["count"] == 10374
+
+
+def test_a_full_queue_answers_503_and_a_slow_search_504():
+    # One worker, nobody waiting, a tenth of a second per request: the 8 counts at once
+    # either finish, are turned away (503) or run out of time (504); none hangs or lies.
+    with served("--workers", "1", "--queue", "2", "--request-timeout", "0.1") as (url, process), \
+            httpx.Client(timeout=30) as client, cf.ThreadPoolExecutor(8) as pool:
+        bodies = [{"spec": "calendar_week", "labels": ["Jun", str(d), "Tue"]}
+                  for d in range(1, 9)]
+        answers = list(pool.map(lambda b: _post(client, url, "/api/count", b), bodies))
+        codes = [a.status_code for a in answers]
+        assert set(codes) <= {200, 503, 504} and codes.count(200) < 8, codes
+        for body, answer in zip(bodies, answers):
+            if answer.status_code == 200:
+                day = int(body["labels"][1])
+                assert answer.json()["count"] == JUNE_TUESDAYS[day]
+            else:
+                assert answer.json()["error"]
+        assert process.poll() is None
