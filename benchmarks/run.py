@@ -21,6 +21,7 @@ from pathlib import Path
 from cpmodels.backends import towers as towers_backend
 from cpmodels.counting import count_instance
 from cpmodels.instance import packing_instance
+from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.sweep import run_sweep
 from cpmodels.towers import towers_problem
@@ -31,7 +32,7 @@ SPECS = Path(__file__).resolve().parents[1] / "specs"
 def _count(spec: str, distinct: bool = False, backend: str = "engine",
            **kw: object) -> Callable[[], str]:
     def run() -> str:
-        instance = packing_instance(load_spec(SPECS / spec), **kw)
+        instance = packing_instance(Query.of(load_spec(SPECS / spec), **kw))
         return f"{count_instance(instance, distinct=distinct, backend=backend).count:,}"
     return run
 

@@ -23,7 +23,8 @@ from cpmodels.backends.result import CoverResult
 from cpmodels.backends.towers import TowersResult
 from cpmodels.counting import CountResult
 from cpmodels.errors import InputError
-from cpmodels.instance import PackingInstance, packing_instance, parse_date
+from cpmodels.instance import PackingInstance, packing_instance
+from cpmodels.query import Query
 from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
 from cpmodels.render.pictures import packing_picture, towers_picture
 from cpmodels.render.scene import Scene
@@ -117,46 +118,52 @@ class TowersSolution(_Picture):
                 f"{' (optimal)' if r.optimal else f', bound {r.bound}'}>")
 
 
-def instance(spec: SpecLike, *, date: dt.date | str | None = None,
-             labels: Sequence[str] | None = None, target: str | None = None,
-             face_up: bool = False) -> PackingInstance:
-    """A packing instance: a calendar on a date (default today) or labels, or a target."""
+def query(spec: SpecLike | Query, *, date: dt.date | str | None = None,
+          labels: Sequence[str] | None = None, target: str | None = None,
+          face_up: bool = False) -> Query:
+    """Which puzzle: a calendar on a date (default today) or labels, or a packing target;
+    ``face_up`` keeps every piece as drawn. A :class:`Query` is returned as it is."""
+    if isinstance(spec, Query):
+        if date is not None or labels is not None or target is not None or face_up:
+            raise InputError("a Query says which puzzle already; give no date, labels, "
+                             "target or face_up with it")
+        return spec
     spec = load(spec)
     if isinstance(spec, TowersSpec):
         raise InputError(f"{spec.name} is a towers spec; use api.towers()")
-    if isinstance(date, str):
-        date = parse_date(date)
-    return packing_instance(spec, target=target, labels=labels, date=date, face_up=face_up)
+    return Query.of(spec, date=date, labels=labels, target=target, face_up=face_up)
 
 
-def solve(spec: SpecLike, *, date: dt.date | str | None = None,
-          labels: Sequence[str] | None = None, target: str | None = None,
-          face_up: bool = False, backend: str = "cpsat",
-          time_limit: float | None = None) -> PackingSolution:
-    """Solve one packing instance (see :func:`instance`)."""
-    inst = instance(spec, date=date, labels=labels, target=target, face_up=face_up)
+def instance(spec: SpecLike | Query, **which: Any) -> PackingInstance:
+    """A packing instance; ``which``: ``date``, ``labels``, ``target``, ``face_up`` (see
+    :func:`query`)."""
+    return packing_instance(query(spec, **which))
+
+
+def solve(spec: SpecLike | Query, *, backend: str = "cpsat", time_limit: float | None = None,
+          **which: Any) -> PackingSolution:
+    """Solve one packing instance (``which`` as for :func:`query`)."""
+    inst = instance(spec, **which)
     return PackingSolution(inst, solve_cover(backend, inst.cover, time_limit=time_limit))
 
 
-def solutions(spec: SpecLike, *, date: dt.date | str | None = None,
-              labels: Sequence[str] | None = None, target: str | None = None,
-              face_up: bool = False, backend: str = "engine") -> Iterator[PackingSolution]:
-    """Every solution of one packing instance, streamed."""
-    inst = instance(spec, date=date, labels=labels, target=target, face_up=face_up)
+def solutions(spec: SpecLike | Query, *, backend: str = "engine",
+              **which: Any) -> Iterator[PackingSolution]:
+    """Every solution of one packing instance, streamed (``which`` as for :func:`query`)."""
+    inst = instance(spec, **which)
     start = time.perf_counter()
     for chosen in iter_cover_solutions(backend, inst.cover):
         yield PackingSolution(inst, CoverResult("solved", backend, time.perf_counter() - start,
                                                 sorted(chosen)))
 
 
-def count(spec: SpecLike, *, date: dt.date | str | None = None,
-          labels: Sequence[str] | None = None, target: str | None = None,
-          face_up: bool = False, distinct: bool = False, backend: str = "engine",
-          time_limit: float | None = None) -> CountResult:
-    """Count every solution of one packing instance (``distinct``: up to symmetry)."""
+def count(spec: SpecLike | Query, *, distinct: bool = False, backend: str = "engine",
+          time_limit: float | None = None, **which: Any) -> CountResult:
+    """Count every solution of one packing instance (``distinct``: up to symmetry;
+    ``which`` as for :func:`query`)."""
     from cpmodels.counting import count_instance
 
-    inst = instance(spec, date=date, labels=labels, target=target, face_up=face_up)
+    inst = instance(spec, **which)
     return count_instance(inst, distinct=distinct, time_limit=time_limit, backend=backend)
 
 

@@ -85,7 +85,11 @@ def _add_instance_args(p: argparse.ArgumentParser) -> None:
     which.add_argument("--labels", nargs="+", metavar="LABEL",
                        help="calendar specs: one label per group, e.g. --labels Feb 31 Mon")
     p.add_argument("--target", help="packing specs with several target boards: which one")
-    p.add_argument("--no-flip", action="store_true",
+    _add_face_up_arg(p)
+
+
+def _add_face_up_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--face-up", "--no-flip", dest="face_up", action="store_true",
                    help="keep every piece face up as drawn (rotations only)")
 
 
@@ -171,8 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="keep the rows FILE.csv already has and count the rest")
     sweep.add_argument("--time-limit", type=_positive_seconds, metavar="S",
                        help="stop after S seconds, keeping the finished rows (then --resume)")
-    sweep.add_argument("--no-flip", action="store_true",
-                       help="keep every piece face up as drawn (rotations only)")
+    _add_face_up_arg(sweep)
     sweep.add_argument("--prove", action="store_true",
                        help="attach a checked proof to every unsolvable row (FILE.proofs/)")
     sweep.add_argument("--plot", type=Path, metavar="FILE.png",
@@ -295,16 +298,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _packing_instance(args: argparse.Namespace, spec: Spec | None = None):
-    """The instance the arguments ask for (``--date``/``--labels``/``--target``/``--no-flip``)."""
-    from cpmodels.instance import packing_instance, parse_date
+    """The instance the arguments ask for (``--date``/``--labels``/``--target``/``--face-up``)."""
+    from cpmodels.instance import packing_instance
+    from cpmodels.query import Query
 
     spec = spec if spec is not None else load_spec(args.spec)
     if isinstance(spec, TowersSpec):
         raise InputError(f"{args.command} applies to packing and calendar specs, "
                          "not to towers")
-    date = parse_date(args.date) if args.date else None
-    return packing_instance(spec, target=args.target, labels=args.labels, date=date,
-                            face_up=args.no_flip)
+    return packing_instance(Query.of(spec, target=args.target, labels=args.labels,
+                                     date=args.date, face_up=args.face_up))
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -446,7 +449,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     try:
         with progress_bar(total=None, desc="sweep", unit="combo", enabled=_bars(args)) as bar:
             summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
-                                face_up=args.no_flip, prove=args.prove,
+                                face_up=args.face_up, prove=args.prove,
                                 progress=lambda done, in_all: _advance(bar, done, in_all))
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None

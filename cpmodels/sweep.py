@@ -11,13 +11,12 @@ and a worker's table of sub-board counts is shared by the tasks it runs (``cpmod
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
 import itertools
 import math
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,11 +25,9 @@ from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.errors import InputError
 from cpmodels.files import write_atomic
 from cpmodels.geometry import Placement
-from cpmodels.instance import all_label_combinations
 from cpmodels.spec.models import CalendarSpec
 from cpmodels.work import Counter, CountJob, Tally, Task, in_order, run_units
 
-LEAP_YEAR = 2024  # real dates are the month/day pairs of a leap year (Feb 29 included)
 SLACK_PREFIX = "@"
 
 
@@ -186,10 +183,11 @@ def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
     """Prove a combination unsolvable; the proof's file name, or "" when it was rejected."""
     from cpmodels.instance import packing_instance
     from cpmodels.proving import prove_cover
+    from cpmodels.query import Query
 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / ("-".join(labels) + ".drup")
-    cover = packing_instance(spec, labels=list(labels), face_up=face_up).cover
+    cover = packing_instance(Query.of(spec, labels=labels, face_up=face_up)).cover
     outcome = prove_cover(cover, path)
     if outcome.check is None or not outcome.check.ok:
         return ""
@@ -214,7 +212,7 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     groups = list(spec.groups)
     columns = sweep_columns(spec, prove=prove)
     proof_dir = out.with_name(out.name + ".proofs")
-    combos = [tuple(c) for c in all_label_combinations(spec)]
+    combos = spec.label_combinations()
     done = read_rows(out, columns) if resume else {}
     cover, slack_items = sweep_cover(spec, face_up=face_up)
     option_of = slack_options(cover, spec)
@@ -230,9 +228,6 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     by_labels = dict(done)
     if progress is not None:
         progress(len(done), len(combos))
-
-    def real(labels: tuple[str, ...]) -> bool:
-        return real_date_of_any_year(spec, labels) is not None
 
     if done:
         # Rewrite the kept rows (in sweep order) atomically, dropping any line a killed run cut.
@@ -256,7 +251,7 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
                     if labels in done:
                         continue
                     key = tuple(option_of[(g, label)] for g, label in zip(free, rest))
-                    row = Row(labels, real(labels), counts.get(key, 0))
+                    row = Row(labels, spec.real_date(labels) is not None, counts.get(key, 0))
                     if prove and row.count == 0:
                         row.proof = _prove_row(spec, labels, face_up, proof_dir)
                     writer.writerow(_record(row, prove))
@@ -270,20 +265,3 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         if combo in by_labels:
             summary.add(by_labels[combo])
     return summary
-
-
-def real_date_of_any_year(spec: CalendarSpec, labels: Sequence[str]) -> dt.date | None:
-    """The month/day as a date of a leap year when the labels name one (weekday ignored)."""
-    if "month" not in spec.groups or "day" not in spec.groups:
-        return None
-    plain = [label for label, g in zip(labels, spec.groups) if g != "weekday"]
-    groups = [g for g in spec.groups if g != "weekday"]
-    if groups != ["month", "day"]:
-        return None
-    month = spec.groups["month"].index(plain[0]) + 1
-    day = spec.groups["day"].index(plain[1]) + 1
-    try:
-        return dt.date(LEAP_YEAR, month, day)
-    except ValueError:
-        return None
-

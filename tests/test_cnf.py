@@ -15,6 +15,7 @@ from cpmodels.cover import Item, PieceKind, packing_cover
 from cpmodels.geometry import orientations, parse_drawing
 from cpmodels.instance import packing_instance
 from cpmodels.proof import check_drup
+from cpmodels.query import Query
 from cpmodels.spec import load_spec
 
 
@@ -75,7 +76,7 @@ def test_enumerate_and_solve_say_which_backend(run_cli, tmp_path):
 @pytest.fixture(scope="module")
 def face_up_refutation():
     spec = load_spec(SPECS / "calendar_week.yaml")
-    cover = packing_instance(spec, labels=["Feb", "4", "Mon"], face_up=True).cover
+    cover = packing_instance(Query.of(spec, labels=["Feb", "4", "Mon"], face_up=True)).cover
     refutation = cnf.refute(cover)
     assert refutation.chosen is None
     return refutation

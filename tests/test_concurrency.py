@@ -16,6 +16,7 @@ from cpmodels import api, counting, work
 from cpmodels.backends import engine
 from cpmodels.counting import count_cover
 from cpmodels.instance import packing_instance
+from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.sweep import run_sweep
 
@@ -33,7 +34,7 @@ CASES = [
 
 
 def _cover(spec: str, labels: list[str] | None):
-    return packing_instance(load_spec(SPECS / spec), labels=labels).cover
+    return packing_instance(Query.of(load_spec(SPECS / spec), labels=labels)).cover
 
 
 def _in_threads(calls: list) -> list:
@@ -172,10 +173,11 @@ def test_first_use_from_8_threads_with_nothing_compiled(tmp_path: Path):
         "import threading\n"
         "from cpmodels.counting import count_cover\n"
         "from cpmodels.instance import packing_instance\n"
+        "from cpmodels.query import Query\n"
         "from cpmodels.spec import load_spec\n"
         f"spec = load_spec({str(SPECS / 'calendar_day.yaml')!r})\n"
         "days = [str(d) for d in range(1, 9)]\n"
-        "covers = [packing_instance(spec, labels=['Oct', d]).cover for d in days]\n"
+        "covers = [packing_instance(Query.of(spec, labels=['Oct', d])).cover for d in days]\n"
         "out = [None] * 8\n"
         "def run(k): out[k] = count_cover(covers[k])\n"
         "threads = [threading.Thread(target=run, args=(k,)) for k in range(8)]\n"

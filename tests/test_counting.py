@@ -20,6 +20,7 @@ from cpmodels.counting import count_instance
 from cpmodels.cover import Item, PieceKind, packing_cover
 from cpmodels.geometry import Placement, orientations, parse_drawing
 from cpmodels.instance import packing_instance
+from cpmodels.query import Query
 from cpmodels.spec import load_spec
 
 
@@ -92,7 +93,7 @@ def test_reference_counts(run_cli, spec, labels, expected):
     ("6x10", 2339, 9356), ("5x12", 1010, 4040), ("4x15", 368, 1472), ("3x20", 2, 8),
 ])
 def test_pentomino_rectangles(target, distinct, raw):
-    instance = packing_instance(load_spec(SPECS / "pentominoes_6x10.yaml"), target=target)
+    instance = packing_instance(Query.of(load_spec(SPECS / "pentominoes_6x10.yaml"), target=target))
     assert count_instance(instance, distinct=True).count == distinct
     if raw < 5000:
         assert count_instance(instance).count == raw
@@ -129,9 +130,9 @@ def test_face_up_pieces_break_reflection_symmetry():
     from cpmodels.symmetry import problem_symmetries
 
     spec = load_spec(SPECS / "pentominoes_8x8_square.yaml")
-    up = packing_instance(spec, face_up=True)
+    up = packing_instance(Query.of(spec, face_up=True))
     assert len(problem_symmetries(up.cover, up.cells)) == 4
-    free = packing_instance(spec)
+    free = packing_instance(Query.of(spec))
     assert len(problem_symmetries(free.cover, free.cells)) == 8
 
 

@@ -16,6 +16,7 @@ from cpmodels.geometry import (
     placements,
 )
 from cpmodels.instance import packing_instance
+from cpmodels.query import Query
 from cpmodels.spec import load_spec
 
 
@@ -83,6 +84,6 @@ def test_counts_of_copies_are_not_multiplied():
 
 def test_pentominoes_3x20_has_two_distinct_solutions():
     spec = load_spec(SPECS / "pentominoes_6x10.yaml")
-    cover = packing_instance(spec, target="3x20").cover
+    cover = packing_instance(Query.of(spec, target="3x20")).cover
     raw = list(cpsat.enumerate_solutions(cover))
     assert len(raw) == 2 * 4  # 2 distinct x the 4 symmetries of a rectangle

@@ -22,6 +22,7 @@ from cpmodels.backends import BACKENDS, engine, iter_cover_solutions, solve_cove
 from cpmodels.cover import packing_cover
 from cpmodels.errors import CpmodelsError, TooLargeError
 from cpmodels.instance import packing_instance
+from cpmodels.query import Query
 from cpmodels.render import packing_payload
 from cpmodels.spec import load_spec, parse_spec
 
@@ -79,7 +80,7 @@ def test_too_many_placements_are_refused_up_front(run_cli, tmp_path):
 
 
 def test_engine_refuses_a_cover_beyond_its_memory(monkeypatch):
-    instance = packing_instance(load_spec(SPECS / "pentominoes_6x10.yaml"))
+    instance = packing_instance(Query.of(load_spec(SPECS / "pentominoes_6x10.yaml")))
     monkeypatch.setattr(engine, "MAX_MASK_BYTES", 1000)
     with pytest.raises(TooLargeError, match=r"2,056 options x 72 items .* Try --backend"):
         engine.compile_cover(instance.cover)
@@ -191,8 +192,8 @@ def test_parallel_sweep_rows_equal_serial_rows(tmp_path, monkeypatch):
 
 
 def test_parallel_count_equals_serial_count(monkeypatch):
-    cover = packing_instance(load_spec(SPECS / "calendar_week.yaml"),
-                             labels=["Jun", "7", "Tue"]).cover
+    cover = packing_instance(Query.of(load_spec(SPECS / "calendar_week.yaml"),
+                             labels=["Jun", "7", "Tue"])).cover
     serial = counting.count_cover(cover, jobs=1)
     monkeypatch.setattr(counting, "PARALLEL_AFTER", 0.0)
     assert counting.count_cover(cover, jobs=2) == serial == 10374
@@ -245,7 +246,7 @@ def test_backends_agree_on_random_packings(problem):
     except CpmodelsError as exc:  # a piece that fits nowhere, say: refused cleanly
         assert "fits nowhere" in str(exc) or "cells" in str(exc), str(exc)
         return
-    instance = packing_instance(spec)
+    instance = packing_instance(Query.of(spec))
     cover = instance.cover
     cells = {(r, c) for r, row in enumerate(board) for c, ch in enumerate(row) if ch == "."}
     expected = brute_force_count(cells, {n: variants_of(s, flip=flip) for n, s in pieces.items()})

@@ -17,7 +17,7 @@ from checker import check_packing
 from conftest import SPECS
 from fastapi.testclient import TestClient
 
-from cpmodels.instance import date_labels
+from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.web import puzzles as puzzles_module
 from cpmodels.web.app import create_app
@@ -32,7 +32,7 @@ def client():
 
 
 def _today_labels() -> list[str]:
-    return list(date_labels(load_spec(WEEK), dt.date.today()))
+    return list(Query.of(load_spec(WEEK)).labels)
 
 
 def test_specs_list_the_calendars_and_today(client):
@@ -101,6 +101,39 @@ def test_face_up_date_without_solution(client):
     assert hint.status_code == 409 and "Jan 27 Mon has no solution" in hint.json()["error"]
     flipped = client.post("/api/solution", json={**body, "face_up": False}).json()
     assert flipped["status"] == "solved"
+
+
+PIECE_FLIPS = """\
+kind: calendar
+name: piece_flips
+flip: false
+board:
+  - "A B . ."
+  - ". . . ."
+  - ". . . ."
+groups:
+  g: [A, B]
+pieces:
+  - {name: L, shape: "###/#..", flip: true}
+  - {name: O, shape: "##/##"}
+  - {name: V, shape: "##/#."}
+"""
+
+
+def test_face_up_applies_where_only_a_piece_may_flip(tmp_path):
+    """The spec says flip: false but one piece overrides it: face up still counts fewer."""
+    path = tmp_path / "piece_flips.yaml"
+    path.write_text(PIECE_FLIPS)
+    app = TestClient(create_app([path]))
+    assert app.get("/api/specs").json()["specs"][0]["flip"] is True
+    counts = {up: app.post("/api/count", json={"spec": "piece_flips", "labels": ["A"],
+                                               "face_up": up}).json()["count"]
+              for up in (False, True)}
+    assert counts == {False: 4, True: 1}
+    solved = app.post("/api/solution", json={"spec": "piece_flips", "labels": ["A"],
+                                             "face_up": True}).json()
+    assert solved["face_up"] is True
+    check_packing(path, solved, face_up=True)
 
 
 BAD = [

@@ -12,6 +12,9 @@ Board drawings are text rows with row 0 at the top:
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Annotated, Literal
 
@@ -25,6 +28,7 @@ from pydantic import (
 )
 
 from cpmodels.cover import PieceKind
+from cpmodels.errors import InputError
 from cpmodels.geometry import (
     Cell,
     Shape,
@@ -40,7 +44,8 @@ MAX_BOARD_SIDE = 200
 MAX_PIECE_SIDE = 50
 MAX_COUNT = 1000
 
-DATE_GROUPS = {"month": 12, "day": 31, "weekday": 7}
+DATE_GROUPS = {"month": 12, "day": 31, "weekday": 7}  # label groups a real date fills
+LEAP_YEAR = 2024  # real dates are the month/day pairs of a leap year (Feb 29 included)
 
 
 class SpecFieldError(ValueError):
@@ -147,6 +152,12 @@ class PieceSetSpec(StrictModel):
     @property
     def piece_area(self) -> int:
         return sum(p.area * p.count for p in self.pieces)
+
+    @property
+    def can_flip(self) -> bool:
+        """Whether any piece may be turned over (so asking for face-up pieces changes
+        something): the spec's ``flip`` as each piece overrides it."""
+        return any(self.flip if p.flip is None else p.flip for p in self.pieces)
 
     def piece_kinds(self, *, face_up: bool = False) -> list[PieceKind]:
         """Pieces with their allowed orientations; ``face_up`` forbids turning any piece over."""
@@ -374,8 +385,68 @@ class CalendarSpec(PieceSetSpec):
             for c, token in enumerate(row.split()) if token not in ("#", ".")
         }
 
+    @cached_property
+    def cell_labels(self) -> dict[Cell, str]:
+        """The label drawn on each labelled cell (``label_cells`` the other way round)."""
+        return {rc: label for label, rc in self.label_cells.items()}
+
     def group_of(self, label: str) -> str | None:
         return next((g for g, labels in self.groups.items() if label in labels), None)
+
+    # --- dates and label combinations: the one place that knows what they mean ---------
+
+    @property
+    def has_dates(self) -> bool:
+        """Whether real dates can be asked for: groups 'month' and 'day', and 'weekday' at
+        most besides."""
+        return {"month", "day"} <= set(self.groups) <= set(DATE_GROUPS)
+
+    def date_labels(self, date: dt.date) -> tuple[str, ...]:
+        """The labels a real date leaves uncovered, in group order."""
+        if not self.has_dates:
+            raise InputError(f"{self.name} has groups {', '.join(self.groups)}, not a month, "
+                             "a day and perhaps a weekday; ask for labels instead of a date")
+        index = {"month": date.month - 1, "day": date.day - 1, "weekday": date.weekday()}
+        return tuple(self.groups[g][index[g]] for g in self.groups)
+
+    def real_date(self, labels: Sequence[str]) -> dt.date | None:
+        """The month and day that ``labels`` name, as a date of a leap year (so Feb 29 is
+        real); None for Feb 30 and the like, or when the calendar has no dates. The weekday
+        is not checked: every weekday of a real month/day is a real combination."""
+        if not self.has_dates:
+            return None
+        named = dict(zip(self.groups, labels))
+        try:
+            return dt.date(LEAP_YEAR, self.groups["month"].index(named["month"]) + 1,
+                           self.groups["day"].index(named["day"]) + 1)
+        except ValueError:
+            return None
+
+    def check_labels(self, labels: Sequence[str]) -> tuple[str, ...]:
+        """Check a label combination (one label per group, any order); return it in group
+        order, or raise an :class:`InputError` that says what is wrong."""
+        chosen: dict[str, str] = {}
+        for label in labels:
+            group = self.group_of(label)
+            if group is None:
+                known = "; ".join(f"{g}: {' '.join(ls)}" for g, ls in self.groups.items())
+                raise InputError(f"unknown label {label!r} for {self.name} (labels are "
+                                 f"{known})")
+            if group in chosen:
+                raise InputError(f"labels {chosen[group]!r} and {label!r} are both in group "
+                                 f"{group!r}; give one label per group")
+            chosen[group] = label
+        missing = [g for g in self.groups if g not in chosen]
+        if missing:
+            raise InputError(f"no label given for group(s) {', '.join(missing)}; "
+                             f"{self.name} needs one label from each of "
+                             f"{', '.join(self.groups)}")
+        return tuple(chosen[g] for g in self.groups)
+
+    def label_combinations(self) -> list[tuple[str, ...]]:
+        """Every combination of one label per group, in group order and sweep order (2604
+        for month/day/weekday)."""
+        return list(itertools.product(*self.groups.values()))
 
 
 class Colour(StrictModel):

@@ -136,8 +136,7 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
         return error(500, f"internal error ({type(exc).__name__}); it has been logged")
 
     def solutions_of(req: PuzzleRequest) -> Solutions:
-        labels = puzzles.labels(req.spec, req.date, req.labels)
-        return puzzles.solutions(req.spec, labels, req.face_up)
+        return puzzles.solutions(puzzles.query(req.spec, req.date, req.labels, req.face_up))
 
     @app.get("/", response_class=HTMLResponse)
     def page() -> str:
@@ -148,13 +147,11 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
         today = dt.date.today()
         listed = []
         for name, spec in puzzles.specs.items():
-            try:
-                todays = list(puzzles.labels(name, today, None))
-            except CpmodelsError:
-                todays = [labels[0] for labels in spec.groups.values()]
+            todays = (spec.date_labels(today) if spec.has_dates
+                      else spec.label_combinations()[0])
             listed.append({"name": name, "description": spec.description,
-                           "groups": spec.groups, "flip": spec.flip, "today": todays,
-                           "dates": "month" in spec.groups and "day" in spec.groups})
+                           "groups": spec.groups, "flip": spec.can_flip,
+                           "today": list(todays), "dates": spec.has_dates})
         return {"today": today.isoformat(), "specs": listed}
 
     def solution_answer(req: SolutionRequest, *, deadline: float) -> dict[str, Any]:

@@ -21,7 +21,8 @@ from cpmodels.backends import engine
 from cpmodels.counting import count_cover
 from cpmodels.errors import CpmodelsError, InputError, NotFound
 from cpmodels.geometry import Placement
-from cpmodels.instance import PackingInstance, check_labels, date_labels, packing_instance
+from cpmodels.instance import PackingInstance, packing_instance
+from cpmodels.query import Query
 from cpmodels.spec import CalendarSpec, load_spec
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
@@ -139,27 +140,18 @@ class Puzzles:
             raise NotFound(f"no spec named {name!r}; specs: {', '.join(self.specs)}")
         return spec
 
-    def labels(self, name: str, date: dt.date | None,
-               labels: Sequence[str] | None) -> tuple[str, ...]:
-        """The labels a date (default today) or an explicit combination leaves uncovered."""
-        spec = self.spec(name)
-        if labels is not None and date is not None:
-            raise InputError("give a date or labels, not both")
-        if labels is None:
-            return date_labels(spec, date or dt.date.today())
-        return check_labels(spec, labels)
+    def query(self, name: str, date: dt.date | None, labels: Sequence[str] | None,
+              face_up: bool) -> Query:
+        """The puzzle asked for: a date (default today) or a label combination."""
+        return Query.of(self.spec(name), date=date, labels=labels, face_up=face_up)
 
-    def solutions(self, name: str, labels: Sequence[str], face_up: bool) -> Solutions:
-        spec = self.spec(name)
-        if face_up and not spec.flip:
-            face_up = False  # the pieces are face up already
-        key = (name, tuple(labels), face_up)
+    def solutions(self, query: Query) -> Solutions:
+        """The (kept) solutions and count of a query."""
         with self._lock:
-            found = self._cache.get(key)
+            found = self._cache.get(query.key)
             if found is None:
-                instance = packing_instance(spec, labels=labels, face_up=face_up)
-                found = self._cache[key] = Solutions(instance)
-            self._cache.move_to_end(key)
+                found = self._cache[query.key] = Solutions(packing_instance(query))
+            self._cache.move_to_end(query.key)
             kept = sum(s.found for s in self._cache.values())
             while len(self._cache) > MAX_INSTANCES or (kept > MAX_KEPT_IN_ALL
                                                        and len(self._cache) > 1):
