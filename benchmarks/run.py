@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cpmodels.backends import towers as towers_backend
+from cpmodels.backends import towers_solver
 from cpmodels.counting import count_instance
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.sweep import run_sweep
-from cpmodels.towers import towers_problem
+from cpmodels.towers_problem import towers_problem
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 
@@ -152,7 +152,7 @@ def _web_load() -> str:
 
 def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     def run() -> str:
-        r = towers_backend.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
+        r = towers_solver.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
                                  time_limit=time_limit)
         return (f"score {r.score:,}, bound {r.bound:,}, "
                 f"{'proved' if r.optimal else 'not proved'} ({r.backend})")

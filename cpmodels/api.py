@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends import iter_cover_solutions, solve_cover
 from cpmodels.backends.result import CoverResult
-from cpmodels.backends.towers import TowersResult
+from cpmodels.backends.towers_solver import TowersResult
 from cpmodels.counting import CountResult
 from cpmodels.errors import InputError
 from cpmodels.instance import PackingInstance, packing_instance
@@ -30,7 +30,7 @@ from cpmodels.render.pictures import packing_picture, towers_picture
 from cpmodels.render.scene import Scene
 from cpmodels.spec import CalendarSpec, Spec, TowersSpec, load_spec
 from cpmodels.sweep import Row, SweepSummary, read_rows, run_sweep, sweep_columns
-from cpmodels.towers import TowersProblem, towers_problem
+from cpmodels.towers_problem import TowersProblem, towers_problem
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -170,14 +170,14 @@ def count(spec: SpecLike | Query, *, distinct: bool = False, backend: str = "eng
 def towers(spec: SpecLike = "specs/towers.yaml", size: tuple[int, int] | None = None, *,
            time_limit: float | None = None) -> TowersSolution:
     """The best towers board (proved optimal where the time allows)."""
-    from cpmodels.backends import towers as towers_backend
+    from cpmodels.backends import towers_solver
 
     spec = load(spec)
     if not isinstance(spec, TowersSpec):
         raise InputError(f"{spec.name} is not a towers spec")
     rows, cols = size or (None, None)
     problem = towers_problem(spec, rows, cols)
-    return TowersSolution(problem, towers_backend.solve(problem, time_limit=time_limit))
+    return TowersSolution(problem, towers_solver.solve(problem, time_limit=time_limit))
 
 
 @dataclass(repr=False)

@@ -108,7 +108,7 @@ def _add_quiet_arg(p: argparse.ArgumentParser) -> None:
 
 def _advance(bar: Any, done: int, in_all: int) -> None:
     """Show ``done`` of ``in_all`` on a progress bar."""
-    bar.total = in_all
+    bar.total = in_all or None  # 0: not known (solutions counted as they are listed)
     bar.n = done
     bar.refresh()
 
@@ -274,13 +274,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
         for flag in ("date", "labels", "target"):
             if getattr(args, flag) is not None:
                 raise InputError(f"--{flag} does not apply to a towers spec")
-        from cpmodels.backends import towers as towers_backend
+        from cpmodels.backends import towers_solver
         from cpmodels.render import towers_payload, towers_text
-        from cpmodels.towers import towers_problem
+        from cpmodels.towers_problem import towers_problem
 
         rows, cols = args.size or (None, None)
         problem = towers_problem(spec, rows, cols)
-        result = towers_backend.solve(problem, time_limit=args.time_limit)
+        result = towers_solver.solve(problem, time_limit=args.time_limit)
         _answer(args, towers_payload(problem, result), towers_text(problem, result, colour),
                 lambda: _pictures().towers_picture(problem, result))
         return STATUS_EXIT[result.status]

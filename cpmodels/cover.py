@@ -29,10 +29,6 @@ class Item:
     high: int = 1
     cell: Cell | None = None  # the board cell this item stands for, if any
 
-    @property
-    def secondary(self) -> bool:
-        return self.low == 0
-
 
 @dataclass
 class ExactCover:

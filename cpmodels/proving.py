@@ -9,8 +9,8 @@ from pathlib import Path
 from cpmodels.backends import cnf
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
+from cpmodels.drup import ProofCheck, check_drup
 from cpmodels.files import write_atomic
-from cpmodels.proof import ProofCheck, check_drup
 
 
 @dataclass

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cpmodels.backends.engine.work import Counter, CountJob, Tally, Task, in_order, run_units
 from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.errors import InputError
 from cpmodels.files import write_atomic
 from cpmodels.geometry import Placement
 from cpmodels.spec.models import CalendarSpec
-from cpmodels.work import Counter, CountJob, Tally, Task, in_order, run_units
 
 SLACK_PREFIX = "@"
 

@@ -10,7 +10,6 @@ class of equivalent solutions then has exactly one member left.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from cpmodels.cover import ExactCover
 from cpmodels.geometry import Cell, Placement, board_symmetries
@@ -33,23 +32,15 @@ def _image(p: Placement, sym: Symmetry) -> Placement:
     return Placement(p.piece, tuple(sorted(sym.get(rc, rc) for rc in p.cells)))
 
 
-@dataclass
-class ReducedCover:
-    """A cover with one piece held to one placement per orbit, and what that means."""
-
-    cover: ExactCover
-    group_size: int
-    piece: str | None  # the piece whose placements were reduced (None: nothing to reduce)
-
-
-def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> ReducedCover | None:
-    """Keep one placement per orbit of a piece that no symmetry fixes, or ``None``.
+def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> ExactCover | None:
+    """The cover with one piece held to one placement per orbit of the symmetries, where some
+    piece (used once) has no placement that a symmetry fixes; else ``None``.
 
     The count of the reduced cover is the number of solutions up to symmetry. ``None`` means
     no piece qualifies (every piece is symmetric or has copies); count by canonical forms.
     """
     if len(symmetries) == 1:
-        return ReducedCover(cover, 1, None)
+        return cover
     by_piece: dict[str, list[int]] = {}
     for j, p in enumerate(cover.placements):
         by_piece.setdefault(p.piece, []).append(j)
@@ -82,7 +73,7 @@ def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> Red
         if placement.piece != piece or j in keep:
             reduced.options.append(option)
             reduced.placements.append(placement)
-    return ReducedCover(reduced, len(symmetries), piece)
+    return reduced
 
 
 def canonical(placements: Sequence[Placement], symmetries: Sequence[Symmetry]) -> tuple:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SPECS
 
-from cpmodels import api, counting, work
+from cpmodels import api
 from cpmodels.backends import engine
-from cpmodels.counting import count_cover
+from cpmodels.backends.engine import work
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
@@ -57,16 +57,16 @@ def _in_threads(calls: list) -> list:
     return results
 
 
-def test_count_cover_from_8_threads_on_different_covers():
+def test_counts_from_8_threads_on_different_covers():
     covers = [_cover(spec, labels) for spec, labels, _ in CASES]
     expected = [n for _, _, n in CASES]
     for _ in range(3):
-        assert _in_threads([lambda c=c: count_cover(c) for c in covers]) == expected
+        assert _in_threads([lambda c=c: engine.count(c) for c in covers]) == expected
 
 
 def test_the_same_cover_from_8_threads():
     cover = _cover("calendar_week.yaml", ["Jun", "7", "Tue"])
-    assert _in_threads([lambda: count_cover(cover)] * 8) == [10374] * 8
+    assert _in_threads([lambda: engine.count(cover)] * 8) == [10374] * 8
 
 
 def test_api_counts_and_sweeps_from_threads(tmp_path):
@@ -120,7 +120,7 @@ def test_a_deadline_stops_a_count_inside_a_branch():
     cover = _cover("pentominoes_8x8_square.yaml", None)  # minutes in all
     for jobs in (1, 2):
         start = time.perf_counter()
-        assert count_cover(cover, jobs=jobs, deadline=start + 0.5) is None
+        assert engine.count(cover, jobs=jobs, time_limit=0.5) is None
         assert time.perf_counter() - start < 2.0
 
 
@@ -137,9 +137,9 @@ def test_a_worker_that_dies_has_its_unit_run_again(monkeypatch, tmp_path):
         return real_run(self, unit)
 
     monkeypatch.setattr(work.Counter, "run", die_once)
-    monkeypatch.setattr(counting, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(work, "PARALLEL_AFTER", 0.0)
     cover = _cover("calendar_week.yaml", ["Jun", "7", "Tue"])
-    assert count_cover(cover, jobs=2) == 10374
+    assert engine.count(cover, jobs=2) == 10374
     assert marker.exists()
 
 
@@ -151,9 +151,9 @@ def test_a_unit_that_fails_in_a_worker_is_reported(monkeypatch):
         raise ValueError("broken unit")
 
     monkeypatch.setattr(work.Counter, "run", fail)
-    monkeypatch.setattr(counting, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(work, "PARALLEL_AFTER", 0.0)
     with pytest.raises(work.WorkerFailed, match="broken unit"):
-        count_cover(_cover("calendar_week.yaml", ["Jun", "7", "Tue"]), jobs=2)
+        engine.count(_cover("calendar_week.yaml", ["Jun", "7", "Tue"]), jobs=2)
 
 
 def test_units_run_in_processes_that_did_not_fork(monkeypatch):
@@ -171,7 +171,7 @@ def test_first_use_from_8_threads_with_nothing_compiled(tmp_path: Path):
     """A fresh interpreter with an empty compiled-code cache: 8 threads count at once."""
     script = (
         "import threading\n"
-        "from cpmodels.counting import count_cover\n"
+        "from cpmodels.backends.engine import count\n"
         "from cpmodels.instance import packing_instance\n"
         "from cpmodels.query import Query\n"
         "from cpmodels.spec import load_spec\n"
@@ -179,11 +179,11 @@ def test_first_use_from_8_threads_with_nothing_compiled(tmp_path: Path):
         "days = [str(d) for d in range(1, 9)]\n"
         "covers = [packing_instance(Query.of(spec, labels=['Oct', d])).cover for d in days]\n"
         "out = [None] * 8\n"
-        "def run(k): out[k] = count_cover(covers[k])\n"
+        "def run(k): out[k] = count(covers[k])\n"
         "threads = [threading.Thread(target=run, args=(k,)) for k in range(8)]\n"
         "[t.start() for t in threads]; [t.join() for t in threads]\n"
         "print(out)\n"
-        "print([count_cover(c) for c in covers])\n")
+        "print([count(c) for c in covers])\n")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300, check=False)

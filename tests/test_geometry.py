@@ -69,7 +69,7 @@ def test_cpsat_enumeration_matches_brute_force(cells, pieces):
     shapes = {name: variants_of(rows) for name, rows in pieces.items()}
     kinds = [PieceKind(name, tuple(s), 1) for name, s in shapes.items()]
     cover = packing_cover(cells, kinds)
-    found = list(cpsat.enumerate_solutions(cover))
+    found = list(cpsat.iter_solutions(cover))
     assert len(found) == brute_force_count(cells, shapes)
     assert all(cover.is_solution(sol) for sol in found)
     assert len({tuple(sorted(sol)) for sol in found}) == len(found)
@@ -79,11 +79,11 @@ def test_counts_of_copies_are_not_multiplied():
     # 2x4 box with two copies of the L tetromino: 2 tilings, not 2 x 2! = 4.
     kinds = [PieceKind("L", tuple(orientations(parse_drawing(["###", "#.."]))), 2)]
     cover = packing_cover({(r, c) for r in range(2) for c in range(4)}, kinds)
-    assert len(list(cpsat.enumerate_solutions(cover))) == 2
+    assert len(list(cpsat.iter_solutions(cover))) == 2
 
 
 def test_pentominoes_3x20_has_two_distinct_solutions():
     spec = load_spec(SPECS / "pentominoes_6x10.yaml")
     cover = packing_instance(Query.of(spec, target="3x20")).cover
-    raw = list(cpsat.enumerate_solutions(cover))
+    raw = list(cpsat.iter_solutions(cover))
     assert len(raw) == 2 * 4  # 2 distinct x the 4 symmetries of a rectangle

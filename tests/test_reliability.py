@@ -17,8 +17,10 @@ from conftest import ROOT, SPECS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cpmodels import counting, sweep
+from cpmodels import sweep
 from cpmodels.backends import BACKENDS, engine, iter_cover_solutions, solve_cover
+from cpmodels.backends.engine import layout, work
+from cpmodels.backends.engine.memo import MAX_MEMO_KEY_BYTES
 from cpmodels.cover import packing_cover
 from cpmodels.errors import CpmodelsError, TooLargeError
 from cpmodels.instance import packing_instance
@@ -81,14 +83,14 @@ def test_too_many_placements_are_refused_up_front(run_cli, tmp_path):
 
 def test_engine_refuses_a_cover_beyond_its_memory(monkeypatch):
     instance = packing_instance(Query.of(load_spec(SPECS / "pentominoes_6x10.yaml")))
-    monkeypatch.setattr(engine, "MAX_MASK_BYTES", 1000)
+    monkeypatch.setattr(layout, "MAX_MASK_BYTES", 1000)
     with pytest.raises(TooLargeError, match=r"2,056 options x 72 items .* Try --backend"):
         engine.compile_cover(instance.cover)
 
 
 def test_wide_boards_get_a_smaller_memo():
     memo = engine.Memo(n_words=4096)
-    assert memo.keys.nbytes <= engine.MAX_MEMO_KEY_BYTES
+    assert memo.keys.nbytes <= MAX_MEMO_KEY_BYTES
 
 
 # --- time limits ---------------------------------------------------------------------
@@ -194,9 +196,9 @@ def test_parallel_sweep_rows_equal_serial_rows(tmp_path, monkeypatch):
 def test_parallel_count_equals_serial_count(monkeypatch):
     cover = packing_instance(Query.of(load_spec(SPECS / "calendar_week.yaml"),
                              labels=["Jun", "7", "Tue"])).cover
-    serial = counting.count_cover(cover, jobs=1)
-    monkeypatch.setattr(counting, "PARALLEL_AFTER", 0.0)
-    assert counting.count_cover(cover, jobs=2) == serial == 10374
+    serial = engine.count(cover, jobs=1)
+    monkeypatch.setattr(work, "PARALLEL_AFTER", 0.0)
+    assert engine.count(cover, jobs=2) == serial == 10374
 
 
 # --- property tests ------------------------------------------------------------------
@@ -253,7 +255,7 @@ def test_backends_agree_on_random_packings(problem):
     counts = {backend: sum(1 for _ in iter_cover_solutions(backend, cover))
               for backend in BACKENDS}
     assert counts == dict.fromkeys(BACKENDS, expected)
-    assert engine.count(cover)[0] == expected
+    assert engine.count(cover) == expected
     with tempfile.TemporaryDirectory() as folder:
         spec_path = Path(folder) / "random.yaml"
         spec_path.write_text(text)

@@ -8,9 +8,9 @@ import pytest
 from checker import check_towers
 from conftest import SPECS
 
-from cpmodels.backends import towers, towers_dp
+from cpmodels.backends import towers_dp, towers_solver
 from cpmodels.spec import load_spec
-from cpmodels.towers import towers_problem
+from cpmodels.towers_problem import towers_problem
 
 
 def _spec(tmp_path, text):
@@ -38,8 +38,8 @@ def _rules_hold(problem, grid):
 @pytest.mark.parametrize("size", [(1, 5), (2, 7), (3, 4), (4, 3), (3, 6), (4, 5)])
 def test_programme_agrees_with_cpsat(size):
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), *size)
-    by_dp = towers.solve(problem)
-    by_cpsat = towers.solve(problem, use_dp=False)
+    by_dp = towers_solver.solve(problem)
+    by_cpsat = towers_solver.solve(problem, use_dp=False)
     assert by_dp.backend == "dp" and by_dp.optimal and by_cpsat.optimal
     assert by_dp.score == by_cpsat.score == check_towers(by_dp.grid, *size)
 
@@ -50,7 +50,7 @@ def test_programme_with_an_incumbent():
     assert towers_dp.solve_dp(problem, incumbent=730).best is None  # nothing beats 730
     assert towers_dp.solve_dp(problem, incumbent=700).best == 730
     # A 7-wide board: CP-SAT's board, then the programme proves it (the benchmark does 7x7).
-    result = towers.solve(towers_problem(load_spec(SPECS / "towers.yaml"), 3, 7))
+    result = towers_solver.solve(towers_problem(load_spec(SPECS / "towers.yaml"), 3, 7))
     assert result.optimal and check_towers(result.grid, 3, 7) == result.score == 620
 
 
@@ -70,7 +70,7 @@ def test_any_colours_empty_cells_and_built_cells(tmp_path):
         """)
     problem = towers_problem(spec)
     assert problem.fixed == (((0, 2), -1), ((1, 1), 2))
-    by_dp, by_cpsat = towers.solve(problem), towers.solve(problem, use_dp=False)
+    by_dp, by_cpsat = towers_solver.solve(problem), towers_solver.solve(problem, use_dp=False)
     assert by_dp.optimal and by_cpsat.optimal and by_dp.score == by_cpsat.score
     assert _rules_hold(problem, by_dp.grid) == by_dp.score
     assert _rules_hold(problem, by_cpsat.grid) == by_cpsat.score
@@ -81,6 +81,6 @@ def test_any_colours_empty_cells_and_built_cells(tmp_path):
 def test_wide_boards_use_cpsat_alone():
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), 9, 9)
     assert towers_dp.max_width(problem) == 8
-    result = towers.solve(problem, time_limit=2)
+    result = towers_solver.solve(problem, time_limit=2)
     assert result.backend == "cpsat" and result.bound >= result.score
     assert check_towers(result.grid, 9, 9) == result.score

@@ -1,52 +1,58 @@
 """Solvers. Packing backends consume an :class:`~cpmodels.cover.ExactCover` and nothing else.
 
+Every packing backend keeps one contract (``TEMPLATE.py``: ``NAME``, ``STREAMS``, ``solve``,
+``iter_solutions``, ``count``, each with ``time_limit`` and ``forced``), and this table is
+the one place that maps a name to one:
+
 * ``engine``: the compiled exact-cover search (counts in bulk, streams solutions);
-* ``cpsat``: OR-Tools CP-SAT (solves, enumerates on one worker);
+* ``cpsat``: OR-Tools CP-SAT (solves; enumerates on one worker, streamed);
 * ``sat``: CNF for python-sat (solves, enumerates, proves unsolvability with a DRUP proof).
+
+The towers maximisation has its own solver (``backends/towers_solver.py``), not this contract.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import importlib
+from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
 
 from cpmodels.backends.result import CoverResult, Status
 from cpmodels.cover import ExactCover
 
-BACKENDS = ("engine", "cpsat", "sat")
+#: Backend name -> its module (imported when first asked for: CP-SAT and python-sat load
+#: large libraries).
+BACKENDS: dict[str, str] = {
+    "engine": "cpmodels.backends.engine",
+    "cpsat": "cpmodels.backends.cpsat",
+    "sat": "cpmodels.backends.cnf",
+}
 
-__all__ = ["BACKENDS", "CoverResult", "Status", "iter_cover_solutions", "solve_cover"]
+__all__ = ["BACKENDS", "CoverResult", "Status", "backend", "count_cover",
+           "iter_cover_solutions", "solve_cover"]
 
 
-def solve_cover(backend: str, cover: ExactCover, *, time_limit: float | None = None,
-                ) -> CoverResult:
+def backend(name: str) -> ModuleType:
+    """The backend module called ``name`` (see ``TEMPLATE.py`` for what it offers)."""
+    if name not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}")
+    return importlib.import_module(BACKENDS[name])
+
+
+def solve_cover(name: str, cover: ExactCover, *, time_limit: float | None = None,
+                forced: Sequence[int] = ()) -> CoverResult:
     """One solution of ``cover`` (or a proof of none) from the named backend."""
-    if backend == "cpsat":
-        from cpmodels.backends import cpsat
-
-        return cpsat.solve(cover, time_limit=time_limit)
-    if backend == "sat":
-        from cpmodels.backends import cnf
-
-        return cnf.solve(cover, time_limit=time_limit)
-    if backend == "engine":
-        from cpmodels.backends import engine
-
-        return engine.solve(cover)
-    raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+    return backend(name).solve(cover, time_limit=time_limit, forced=forced)
 
 
-def iter_cover_solutions(backend: str, cover: ExactCover) -> Iterator[list[int]]:
-    """Every solution of ``cover`` (option ids), streamed by the named backend."""
-    if backend == "cpsat":
-        from cpmodels.backends import cpsat
+def iter_cover_solutions(name: str, cover: ExactCover, *, time_limit: float | None = None,
+                         forced: Sequence[int] = ()) -> Iterator[list[int]]:
+    """Every solution of ``cover`` (option ids) from the named backend."""
+    return backend(name).iter_solutions(cover, time_limit=time_limit, forced=forced)
 
-        return cpsat.enumerate_solutions(cover)
-    if backend == "sat":
-        from cpmodels.backends import cnf
 
-        return cnf.iter_solutions(cover)
-    if backend == "engine":
-        from cpmodels.backends import engine
-
-        return engine.iter_solutions(cover)
-    raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
+def count_cover(name: str, cover: ExactCover, *, time_limit: float | None = None,
+                forced: Sequence[int] = (),
+                progress: Callable[[int, int], None] | None = None) -> int | None:
+    """How many solutions ``cover`` has (None: the time limit passed first)."""
+    return backend(name).count(cover, time_limit=time_limit, forced=forced, progress=progress)

@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from cpmodels.backends.result import CoverResult
+from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
 
 NAME = "sat"
+STREAMS = True  # each solution is handed over as the split search reaches it
 SOLVER = "minicard"  # native cardinality constraints
 PROOF_SOLVER = "glucose4"  # writes DRUP proofs
 PROOF_ENCODING = EncType.seqcounter
@@ -128,15 +129,19 @@ def _propagate(sat: Solver, assumptions: list[int]) -> tuple[bool, list[int] | N
         raise
 
 
-def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
-                   solver: str = SOLVER) -> Iterator[list[int]]:
-    """Stream every solution (option ids, forced ones included), each exactly once."""
+def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
+                   forced: Sequence[int] = (), solver: str = SOLVER) -> Iterator[list[int]]:
+    """Stream every solution (option ids, forced ones included), each exactly once; raises
+    ``TimeoutError`` when ``time_limit`` seconds pass before the last one."""
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     model = build_cnf(cover)
     n = len(cover.options)
     inc = _Incidence(cover)
     with model.solver(solver) as sat:
         stack = [[j + 1 for j in forced]]
         while stack:
+            if deadline is not None and time.perf_counter() > deadline:
+                raise TimeoutError(f"stopped at the time limit ({time_limit:g} s)")
             assumptions = stack.pop()
             ok, implied = _propagate(sat, assumptions)
             if not ok:
@@ -171,8 +176,16 @@ def iter_solutions(cover: ExactCover, *, forced: Sequence[int] = (),
             stack += [[*assumptions, -(j + 1)], [*assumptions, j + 1]]
 
 
-def _solve_within(sat: Solver, time_limit: float | None) -> bool | None:
-    """``sat.solve()``; None when ``time_limit`` seconds pass first.
+def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
+          progress: Callable[[int, int], None] | None = None) -> int | None:
+    """How many solutions, counted as they are enumerated (None at the time limit)."""
+    return count_by_enumeration(iter_solutions, cover, time_limit=time_limit, forced=forced,
+                                progress=progress)
+
+
+def _solve_within(sat: Solver, time_limit: float | None,
+                  assumptions: Sequence[int] = ()) -> bool | None:
+    """``sat.solve(assumptions)``; None when ``time_limit`` seconds pass first.
 
     The limited call releases the interpreter while it searches, so Ctrl-C and the
     program's own time limits are not held up by it either.
@@ -183,20 +196,20 @@ def _solve_within(sat: Solver, time_limit: float | None) -> bool | None:
         timer.daemon = True
         timer.start()
     try:
-        return sat.solve_limited(expect_interrupt=True)
+        return sat.solve_limited(assumptions=list(assumptions), expect_interrupt=True)
     finally:
         if timer is not None:
             timer.cancel()
 
 
-def solve(cover: ExactCover, *, solver: str = SOLVER,
-          time_limit: float | None = None) -> CoverResult:
+def solve(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
+          solver: str = SOLVER) -> CoverResult:
     """One solution, "unsolvable" when the solver refutes the formula, or "unknown" when
     ``time_limit`` seconds pass first."""
     start = time.perf_counter()
     model = build_cnf(cover)
     with model.solver(solver) as sat:
-        answer = _solve_within(sat, time_limit)
+        answer = _solve_within(sat, time_limit, [j + 1 for j in forced])
         chosen = sorted(model.decode(sat.get_model())) if answer else None
     seconds = time.perf_counter() - start
     if answer is None:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from ortools.sat.python import cp_model
 
-from cpmodels.backends.result import CoverResult
+from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
 
 NAME = "cpsat"
+STREAMS = True  # solutions come through a queue as CP-SAT finds them
 DEFAULT_WORKERS = 8  # CP-SAT's portfolio of strategies; it time-slices on fewer cores
+STREAM_BUFFER = 256  # solutions found ahead of the consumer before the search waits
 
 
 def build_model(cover: ExactCover) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
@@ -37,11 +42,19 @@ def _solver(time_limit: float | None, workers: int | None) -> cp_model.CpSolver:
     return solver
 
 
-def solve(cover: ExactCover, *, time_limit: float | None = None,
+def _forced_model(cover: ExactCover, forced: Sequence[int],
+                  ) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
+    model, chosen = build_model(cover)
+    for j in forced:
+        model.add(chosen[j] == 1)
+    return model, chosen
+
+
+def solve(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
           workers: int | None = None) -> CoverResult:
     """Find one solution, prove there is none, or give up at the time limit."""
     start = time.perf_counter()
-    model, chosen = build_model(cover)
+    model, chosen = _forced_model(cover, forced)
     solver = _solver(time_limit, workers)
     status = solver.solve(model)
     seconds = time.perf_counter() - start
@@ -55,25 +68,74 @@ def solve(cover: ExactCover, *, time_limit: float | None = None,
     return CoverResult("unknown", NAME, seconds)
 
 
-class _Collector(cp_model.CpSolverSolutionCallback):
-    def __init__(self, chosen: list[cp_model.IntVar], limit: int | None) -> None:
+class _Stream(cp_model.CpSolverSolutionCallback):
+    """Hands each solution to the consumer through a bounded queue (the search waits while
+    the queue is full); stops the search once the consumer has gone."""
+
+    def __init__(self, chosen: list[cp_model.IntVar], out: queue.Queue,
+                 gone: threading.Event) -> None:
         super().__init__()
         self._chosen = chosen
-        self._limit = limit
-        self.solutions: list[list[int]] = []
+        self._out = out
+        self._gone = gone
 
     def on_solution_callback(self) -> None:
-        self.solutions.append([j for j, v in enumerate(self._chosen) if self.boolean_value(v)])
-        if self._limit is not None and len(self.solutions) >= self._limit:
-            self.stop_search()
+        solution = [j for j, v in enumerate(self._chosen) if self.boolean_value(v)]
+        while not self._gone.is_set():
+            with contextlib.suppress(queue.Full):
+                self._out.put(solution, timeout=0.1)
+                return
+        self.stop_search()
 
 
-def enumerate_solutions(cover: ExactCover, *, limit: int | None = None,
-                        time_limit: float | None = None) -> Iterator[list[int]]:
-    """Every solution (as option indices), up to ``limit``; CP-SAT enumerates on one worker."""
-    model, chosen = build_model(cover)
+_DONE = object()  # the end of a stream (immutable: shared safely)
+
+
+def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
+                   forced: Sequence[int] = ()) -> Iterator[list[int]]:
+    """Every solution (option indices), streamed as CP-SAT finds them on one worker;
+    raises ``TimeoutError`` when ``time_limit`` seconds pass before the last one."""
+    model, chosen = _forced_model(cover, forced)
     solver = _solver(time_limit, 1)
     solver.parameters.enumerate_all_solutions = True
-    collector = _Collector(chosen, limit)
-    solver.solve(model, collector)
-    yield from collector.solutions
+    out: queue.Queue = queue.Queue(maxsize=STREAM_BUFFER)
+    gone = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["status"] = solver.solve(model, _Stream(chosen, out, gone))
+        except BaseException as exc:  # handed to the consumer
+            outcome["error"] = exc
+        while not gone.is_set():
+            with contextlib.suppress(queue.Full):
+                out.put(_DONE, timeout=0.1)
+                return
+
+    thread = threading.Thread(target=run, daemon=True, name="cpmodels-cpsat")
+    thread.start()
+    try:
+        while True:
+            try:
+                item = out.get(timeout=0.1)  # short waits: Ctrl-C is not held up
+            except queue.Empty:
+                continue
+            if item is _DONE:
+                break
+            yield item  # type: ignore[misc]
+    finally:
+        gone.set()
+        solver.stop_search()
+        thread.join(5)
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    if outcome.get("status") not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        raise TimeoutError(f"CP-SAT stopped at the time limit ({time_limit} s) before "
+                           "the last solution")
+
+
+def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
+          progress: Callable[[int, int], None] | None = None) -> int | None:
+    """How many solutions, counted as they are enumerated (None at the time limit)."""
+    return count_by_enumeration(iter_solutions, cover, time_limit=time_limit, forced=forced,
+                                progress=progress)

@@ -1,9 +1,13 @@
-"""What a packing backend returns."""
+"""What a packing backend returns, and the count of a backend that can only enumerate."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from cpmodels.cover import ExactCover
 
 Status = Literal["solved", "unsolvable", "unknown"]
 
@@ -16,3 +20,22 @@ class CoverResult:
     backend: str
     seconds: float
     chosen: list[int] = field(default_factory=list)
+
+
+def count_by_enumeration(iter_solutions: Callable[..., Iterator[list[int]]],
+                         cover: ExactCover, *, time_limit: float | None = None,
+                         forced: Sequence[int] = (),
+                         progress: Callable[[int, int], None] | None = None) -> int | None:
+    """Count the solutions ``iter_solutions`` streams (None when the time limit passes).
+
+    ``progress(found, 0)`` hears of every thousandth solution (the total is not known).
+    """
+    total = 0
+    try:
+        for _ in iter_solutions(cover, time_limit=time_limit, forced=forced):
+            total += 1
+            if progress is not None and total % 1000 == 0:
+                progress(total, 0)
+    except TimeoutError:
+        return None
+    return total

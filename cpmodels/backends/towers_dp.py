@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from cpmodels.towers import TowersProblem
+from cpmodels.towers_problem import TowersProblem
 
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 MEMORY_LIMIT = 3 << 30  # bytes of hash tables before the programme gives up

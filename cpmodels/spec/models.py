@@ -62,6 +62,14 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+def _check_characters(rows: list[str], allowed: str, how: str) -> None:
+    """A ``ValueError`` naming the first row with a character outside ``allowed``."""
+    for i, row in enumerate(rows):
+        bad = sorted(set(row) - set(allowed))
+        if bad:
+            raise ValueError(f"row {i} has {', '.join(repr(b) for b in bad)}; {how}")
+
+
 def _rows(value: object) -> object:
     """Accept a drawing as a list of rows or as one string with ``/`` or newlines between rows."""
     if isinstance(value, str):
@@ -89,13 +97,7 @@ class Piece(StrictModel):
     @field_validator("shape")
     @classmethod
     def _check_shape(cls, rows: list[str]) -> list[str]:
-        for i, row in enumerate(rows):
-            bad = sorted(set(row) - set("#. "))
-            if bad:
-                raise ValueError(
-                    f"row {i} has {', '.join(repr(b) for b in bad)}; "
-                    "draw squares with '#' and empty places with '.'"
-                )
+        _check_characters(rows, "#. ", "draw squares with '#' and empty places with '.'")
         if len(rows) > MAX_PIECE_SIDE or max(len(r) for r in rows) > MAX_PIECE_SIDE:
             raise ValueError(f"a piece is at most {MAX_PIECE_SIDE} squares on a side")
         cells = parse_drawing(rows)
@@ -237,13 +239,7 @@ class Target(StrictModel):
     @field_validator("board")
     @classmethod
     def _check_board(cls, rows: list[str]) -> list[str]:
-        for i, row in enumerate(rows):
-            bad = sorted(set(row) - set(".#"))
-            if bad:
-                raise ValueError(
-                    f"row {i} has {', '.join(repr(b) for b in bad)}; "
-                    "draw cells with '.' and walls with '#'"
-                )
+        _check_characters(rows, ".#", "draw cells with '.' and walls with '#'")
         _check_rectangular([len(r) for r in rows], "character")
         if "." not in "".join(rows):
             raise ValueError("the board has no cells; draw them with '.'")

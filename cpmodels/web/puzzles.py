@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cpmodels.backends import engine
-from cpmodels.counting import count_cover
 from cpmodels.errors import CpmodelsError, InputError, NotFound
 from cpmodels.geometry import Placement
 from cpmodels.instance import PackingInstance, packing_instance
@@ -107,7 +106,8 @@ class Solutions:
             _check(0.0)
         try:
             if self.count is None:
-                counted = count_cover(self.instance.cover, jobs=1, deadline=deadline)
+                left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+                counted = engine.count(self.instance.cover, time_limit=left, jobs=1)
                 if counted is None:
                     raise TooSlow(f"counting {' '.join(self.instance.labels)} took longer "
                                   "than the server allows")

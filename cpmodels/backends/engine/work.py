@@ -14,6 +14,8 @@ table of sub-board counts, which every task it runs shares. A counter belongs to
 at a time (it says so, rather than corrupt its table, when two threads share it); the job
 it was made from can be shared freely.
 
+:func:`count` (the engine's count in the backend contract) counts a cover this way:
+its first branches here, the rest in workers once that has taken half a second.
 :func:`run_units` runs units in worker processes and hands back each result as it finishes.
 Each worker owns one counter, handed to it as an argument (no module-level state): where
 processes can fork, the caller's counter, already warm, is inherited as it is; elsewhere
@@ -27,21 +29,26 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from cpmodels.backends import engine
+from cpmodels.backends.engine.drivers import tally_prefixes, top_branches
+from cpmodels.backends.engine.layout import compile_cover
+from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS, Memo, SearchStopped
+from cpmodels.backends.engine.tally import tally_layout
 from cpmodels.cover import ExactCover
 from cpmodels.interrupt import leave_ctrl_c_to_parent
 
 Task = tuple[int, ...]  # option ids forced before the search
 Unit = tuple[Task, ...]  # tasks run in turn by one worker, sharing its table
 Tally = dict[tuple[int, ...], int]  # options covering the tally items -> solutions
+Progress = Callable[[int, int], None]  # (branches done, branches in all)
 MAX_RETRIES = 2  # times a unit is run again after the worker running it died
 
 
@@ -51,7 +58,7 @@ class CountJob:
 
     cover: ExactCover
     tally_items: tuple[int, ...] = ()
-    memo_slots: int = engine.DEFAULT_MEMO_SLOTS
+    memo_slots: int = DEFAULT_MEMO_SLOTS
     arena: int | None = None  # slots of the count-vector arena (None: 4 per table slot)
 
 
@@ -64,21 +71,21 @@ class Counter:
 
     def __init__(self, job: CountJob) -> None:
         self.job = job
-        self.compiled = engine.compile_cover(job.cover)
-        self.layout = engine.tally_layout(self.compiled, list(job.tally_items))
-        self.memo = engine.Memo(self.compiled.n_words, job.memo_slots, job.arena)
+        self.compiled = compile_cover(job.cover)
+        self.layout = tally_layout(self.compiled, list(job.tally_items))
+        self.memo = Memo(self.compiled.n_words, job.memo_slots, job.arena)
         self._busy = threading.Lock()
 
     def tally(self, task: Task) -> Tally:
         """The solutions that contain the options of ``task``, split by the tally items.
 
-        Raises :class:`~cpmodels.backends.engine.SearchStopped` once :meth:`stop` was called.
+        Raises :class:`~.memo.SearchStopped` once :meth:`stop` was called.
         """
         if not self._busy.acquire(blocking=False):
             raise RuntimeError("a Counter is used by one thread at a time; give each "
                                "thread its own")
         try:
-            return engine.tally_prefixes(self.compiled, self.layout, [list(task)],
+            return tally_prefixes(self.compiled, self.layout, [list(task)],
                                          self.memo)[0]
         finally:
             self._busy.release()
@@ -101,7 +108,7 @@ class Counter:
 
     def branches(self) -> list[Task]:
         """Disjoint tasks that together make the whole search: its first branching step."""
-        return [tuple(branch) for branch in engine.top_branches(self.compiled)]
+        return [tuple(branch) for branch in top_branches(self.compiled)]
 
 
 class StopAt:
@@ -270,3 +277,58 @@ def in_order(results: Iterator[tuple[int, Any]]) -> Iterator[Any]:
         while turn in held:
             yield held.pop(turn)
             turn += 1
+
+
+PARALLEL_AFTER = 0.5  # seconds of counting here before the other branches go to workers
+
+
+def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
+          progress: Progress | None = None, jobs: int | None = None) -> int | None:
+    """Count every solution (that contains the ``forced`` options), one top-level branch at
+    a time, so it can stop and report ``progress(done, in all)``.
+
+    ``None`` when ``time_limit`` seconds pass first. Branches are
+    counted here; once that has taken more than half a second, the rest are shared among
+    ``jobs`` worker processes (default: every core), which start from this call's compiled
+    cover and table of sub-board counts. Safe to call from several threads at once: each
+    call owns its counter, and off the main thread it counts in the calling thread.
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    job = CountJob(cover)
+    counter = Counter(job)
+    pending = [tuple(forced)] if forced else counter.branches()
+    in_all = len(pending)
+    jobs = jobs or os.cpu_count() or 1
+    parallel = jobs > 1 and can_fork_here()
+    start = time.perf_counter()
+    total = done = 0
+
+    def counted(n: int) -> bool:
+        """Add one branch's count; False when the deadline has passed."""
+        nonlocal total, done
+        total, done = total + n, done + 1
+        if progress is not None:
+            progress(done, in_all)
+        return deadline is None or time.perf_counter() <= deadline
+
+    try:
+        with StopAt(counter, deadline):
+            while pending and (not parallel or len(pending) < 2
+                               or time.perf_counter() - start < PARALLEL_AFTER):
+                if not counted(counter.count(pending.pop(0))):
+                    return None
+    except SearchStopped:
+        return None
+    if not pending:
+        return total
+    results = run_units(job, [(branch,) for branch in pending], jobs=jobs, warm=counter,
+                        deadline=deadline)
+    try:
+        for _, (tally,) in results:
+            if not counted(sum(tally.values())):
+                return None
+    except TimeoutError:
+        return None
+    finally:
+        results.close()
+    return total

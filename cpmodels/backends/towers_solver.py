@@ -10,7 +10,7 @@ from ortools.sat.python import cp_model
 from cpmodels.backends import towers_dp
 from cpmodels.backends.cpsat import DEFAULT_WORKERS
 from cpmodels.backends.result import Status
-from cpmodels.towers import TowersProblem
+from cpmodels.towers_problem import TowersProblem
 
 NAME = "cpsat"
 

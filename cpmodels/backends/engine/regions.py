@@ -1,0 +1,100 @@
+"""Region pruning: an empty region that no pieces can fill ends a branch of the search.
+
+An empty region (cells joined by edges) must be filled by some of the pieces, so a region
+whose size is no sum of piece areas is a dead end. :func:`region_data` works out, when a
+cover is compiled, the board's adjacency and which region sizes the pieces can fill;
+:func:`dead_end` flood-fills the regions next to an option just placed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cpmodels.cover import ExactCover
+
+
+def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tuple:
+    """Adjacency of the board cells and the region sizes the pieces can fill.
+
+    An empty region (cells joined by edges) must be filled by some of the pieces, so a region
+    whose size is no sum of piece areas is a dead end. Only exact-one cell items count as
+    board cells; without a consistent piece area per tag item the check is switched off.
+    """
+    cell_bit = {it.cell: int(bit_of_item[i]) for i, it in enumerate(cover.items)
+                if it.cell is not None and 0 <= bit_of_item[i] < n_branch}
+    cell_nb = np.full((max(n_branch, 1), 4), -1, dtype=np.int64)
+    for (r, c), b in cell_bit.items():
+        for k, nb in enumerate(((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))):
+            cell_nb[b, k] = cell_bit.get(nb, -1)
+    area: dict[int, int] = {}
+    consistent = bool(cell_bit)
+    opt_nb_start = np.zeros(len(cover.options) + 1, dtype=np.int64)
+    flat: list[int] = []
+    for j, option in enumerate(cover.options):
+        cells = [cover.items[i].cell for i in option if cover.items[i].cell in cell_bit]
+        if len(cells) != sum(1 for i in option if cover.items[i].cell is not None):
+            consistent = False
+        if area.setdefault(option[-1], len(cells)) != len(cells) or not cells:
+            consistent = False
+        inside = set(cells)
+        around = {nb for r, c in cells for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                  if nb in cell_bit and nb not in inside}
+        flat += sorted(cell_bit[nb] for nb in around)
+        opt_nb_start[j + 1] = len(flat)
+    total = len(cell_bit)
+    fillable = np.zeros(total + 1, dtype=np.bool_)
+    fillable[0] = True
+    if consistent:
+        for tag, size in area.items():
+            for _ in range(cover.items[tag].high):
+                fillable[size:] |= fillable[:-size].copy() if size <= total else False
+    limit = 0
+    if consistent:
+        gaps = [k for k in range(1, total + 1) if not fillable[k]]
+        # Flood fills cost time: look only at regions smaller than two of the largest pieces.
+        cap = 2 * max(area.values()) + 2
+        gaps = [k for k in gaps if k < cap]
+        limit = max(gaps) + 1 if gaps else 0
+    return cell_nb, opt_nb_start, np.array(flat, dtype=np.int64), fillable, limit
+
+
+@njit(cache=True)
+def dead_end(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch, stack):
+    """True when option ``o`` (already applied) leaves an empty region no pieces can fill.
+
+    Regions next to the option are flood-filled up to ``limit`` cells; ``scratch[0]`` marks
+    the current fill, ``scratch[1]`` the regions measured to the end.
+    """
+    if limit == 0:
+        return False
+    n_words = filled.shape[0]
+    for w in range(n_words):
+        scratch[1, w] = filled[w]
+    one = np.uint64(1)
+    for q in range(opt_nb_start[o], opt_nb_start[o + 1]):
+        b = opt_nb[q]
+        if (scratch[1, b >> 6] >> np.uint64(b & 63)) & one:
+            continue
+        for w in range(n_words):
+            scratch[0, w] = scratch[1, w]
+        scratch[0, b >> 6] |= one << np.uint64(b & 63)
+        size = 1
+        top = 1
+        stack[0] = b
+        while top > 0 and size < limit:
+            top -= 1
+            x = stack[top]
+            for d in range(4):
+                y = cell_nb[x, d]
+                if y >= 0 and not (scratch[0, y >> 6] >> np.uint64(y & 63)) & one:
+                    scratch[0, y >> 6] |= one << np.uint64(y & 63)
+                    stack[top] = y
+                    top += 1
+                    size += 1
+        if size < limit:
+            if not fillable[size]:
+                return True
+            for w in range(n_words):
+                scratch[1, w] = scratch[0, w]
+    return False

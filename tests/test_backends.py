@@ -1,0 +1,84 @@
+"""The one backend contract: every packing backend offers the same calls and honours them."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import time
+
+import pytest
+from conftest import SPECS
+
+from cpmodels.backends import (
+    BACKENDS,
+    backend,
+    count_cover,
+    iter_cover_solutions,
+    solve_cover,
+)
+from cpmodels.instance import packing_instance
+from cpmodels.query import Query
+from cpmodels.spec import load_spec
+
+
+def _cover(spec: str, **which):
+    return packing_instance(Query.of(load_spec(SPECS / spec), **which)).cover
+
+
+@pytest.mark.parametrize("name", list(BACKENDS))
+def test_every_backend_offers_the_contract(name):
+    module = backend(name)
+    assert name == module.NAME and isinstance(module.STREAMS, bool)
+    for call in ("solve", "iter_solutions", "count"):
+        params = inspect.signature(getattr(module, call)).parameters
+        assert {"time_limit", "forced"} <= set(params), (name, call)
+        assert params["time_limit"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert "progress" in inspect.signature(module.count).parameters
+
+
+def test_an_unknown_backend_is_named_in_the_error():
+    with pytest.raises(ValueError, match="unknown backend 'dlx'; choose from engine"):
+        backend("dlx")
+
+
+@pytest.mark.parametrize("name", list(BACKENDS))
+def test_forced_options_are_in_every_answer(name):
+    cover = _cover("calendar_day.yaml", labels=["Oct", "6"])
+    solutions = sorted(sorted(s) for s in iter_cover_solutions("engine", cover))
+    assert len(solutions) == 7
+    forced = [solutions[3][0], solutions[3][1]]
+    expected = [s for s in solutions if set(forced) <= set(s)]
+    got = sorted(sorted(s) for s in iter_cover_solutions(name, cover, forced=forced))
+    assert got == expected
+    assert count_cover(name, cover, forced=forced) == len(expected)
+    solved = solve_cover(name, cover, forced=forced)
+    assert solved.status == "solved" and set(forced) <= set(solved.chosen)
+    # Two options that overlap: no solution has both.
+    clash = next(j for j in range(len(cover.options)) if j != forced[0]
+                 and set(cover.options[j]) & set(cover.options[forced[0]]))
+    assert solve_cover(name, cover, forced=[forced[0], clash]).status == "unsolvable"
+
+
+@pytest.mark.parametrize("name", list(BACKENDS))
+def test_every_backend_honours_its_time_limit(name):
+    cover = _cover("pentominoes_8x8_square.yaml")  # 129,168 raw solutions: minutes for all
+    start = time.perf_counter()
+    assert count_cover(name, cover, time_limit=0.5) is None
+    with pytest.raises(TimeoutError):
+        for _ in iter_cover_solutions(name, cover, time_limit=0.5):
+            pass
+    assert time.perf_counter() - start < 8
+
+
+@pytest.mark.parametrize("name", list(BACKENDS))
+def test_solutions_stream_and_stop_when_the_consumer_does(name):
+    """The first solutions of a big search arrive long before it could end; closing the
+    stream ends the search."""
+    cover = _cover("pentominoes_8x8_square.yaml")
+    start = time.perf_counter()
+    stream = iter_cover_solutions(name, cover)
+    first = list(itertools.islice(stream, 3))
+    stream.close()
+    assert len(first) == 3 and len({tuple(sorted(s)) for s in first}) == 3
+    assert all(cover.is_solution(sorted(s)) for s in first)
+    assert time.perf_counter() - start < 20
