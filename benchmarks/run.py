@@ -4,7 +4,7 @@
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, week11_jan1mon,
 week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, pictures, web_hints,
-web_load, towers_3x3 ..
+web_load, cluster_week_sweep, week11_sweep, week11_units, towers_3x3 ..
 towers_10x10 (9x9 and 10x10 run for 10 minutes each). With no name, every benchmark runs.
 """
 
@@ -150,6 +150,56 @@ def _web_load() -> str:
             f"ms, p95 {p95 * 1000:.0f} ms, status {dict(sorted(codes.items()))}")
 
 
+def _cluster_sweep(spec: str) -> Callable[[], str]:
+    """A sweep through a local Dask cluster of 2 workers, checked against one process."""
+    def run() -> str:
+        from cpmodels.backends.engine.cluster import connect
+
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            with connect("local:2") as cluster:
+                on = run_sweep(load_spec(SPECS / spec), Path(tmp) / "on.csv", cluster=cluster)
+            seconds = time.perf_counter() - start
+            run_sweep(load_spec(SPECS / spec), Path(tmp) / "alone.csv")
+            same = (Path(tmp) / "on.csv").read_text() == (Path(tmp) / "alone.csv").read_text()
+        return (f"{on.combinations} combinations, total {on.total:,} in {on.units} units on "
+                f"2 workers in {seconds:.1f} s (cluster start included); rows "
+                f"{'equal' if same else 'DIFFERENT'} to one process's")
+    return run
+
+
+def _week11_units() -> str:
+    """The calendar_week_11 sweep cut into units, each timed in one process (its table warm
+    from the units before it, as on a worker); predicted times on N workers."""
+    import heapq
+
+    from cpmodels.backends.engine.work import Counter, CountJob, split_tasks
+    from cpmodels.sweep import SWEEP_ARENA, SWEEP_MEMO_SLOTS, slack_options, sweep_cover
+
+    spec = load_spec(SPECS / "calendar_week_11.yaml")
+    cover, slack = sweep_cover(spec)
+    option = slack_options(cover, spec)
+    counter = Counter(CountJob(cover, tuple(slack[1:]), SWEEP_MEMO_SLOTS, SWEEP_ARENA))
+    months = [(option[("month", m)],) for m in spec.groups["month"]]
+    units = [part for group in split_tasks(counter, months, 16 * 128) for part in group]
+    seconds, total = [], 0
+    for unit in units:
+        start = time.perf_counter()
+        total += sum(counter.tally(unit).values())
+        seconds.append(time.perf_counter() - start)
+
+    def predicted(workers: int) -> float:  # units handed out in order to the first free
+        free = [0.0] * workers
+        for s in seconds:
+            heapq.heappush(free, heapq.heappop(free) + s)
+        return max(free)
+
+    longest = max(seconds)
+    return (f"{len(units)} units, {sum(seconds):.0f} s in all, longest {longest:.2f} s "
+            f"({longest / sum(seconds):.1%}); predicted on 8/32/128 workers: "
+            f"{predicted(8):.0f}/{predicted(32):.0f}/{predicted(128):.0f} s; total {total:,}")
+
+
 def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     def run() -> str:
         r = towers_solver.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
@@ -188,6 +238,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
     "web_hints": ("web API: hints until the board is full, then 10 solutions", _web_hints),
     "web_load": ("web server: 320 counts, solutions, hints and bad requests, 32 at a time",
                  _web_load),
+    "cluster_week_sweep": ("calendar_week sweep on a local Dask cluster (oracle 4,937,780)",
+                           _cluster_sweep("calendar_week.yaml")),
+    "week11_sweep": ("calendar_week_11 sweep of 2604, every core", _sweep("calendar_week_11.yaml")),
+    "week11_units": ("calendar_week_11 sweep as cluster units, timed one by one",
+                     _week11_units),
     "towers_9x9": ("towers 9x9, 10 minutes", _towers(9, 600)),
     "towers_10x10": ("towers 10x10, 10 minutes (best known 3,400, bound 3,650)",
                      _towers(10, 600)),

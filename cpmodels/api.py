@@ -158,13 +158,17 @@ def solutions(spec: SpecLike | Query, *, backend: str = "engine",
 
 
 def count(spec: SpecLike | Query, *, distinct: bool = False, backend: str = "engine",
-          time_limit: float | None = None, **which: Any) -> CountResult:
+          time_limit: float | None = None, cluster: Any = None, **which: Any) -> CountResult:
     """Count every solution of one packing instance (``distinct``: up to symmetry;
-    ``which`` as for :func:`query`)."""
+    ``which`` as for :func:`query`). ``cluster``: a Dask cluster to count on (an address
+    such as ``"local:2"`` or ``"tcp://HOST:8786"``, or a ``distributed.Client``)."""
+    from cpmodels.backends.engine.cluster import using
     from cpmodels.counting import count_instance
 
     inst = instance(spec, **which)
-    return count_instance(inst, distinct=distinct, time_limit=time_limit, backend=backend)
+    with using(cluster) as on:
+        return count_instance(inst, distinct=distinct, time_limit=time_limit,
+                              backend=backend, cluster=on)
 
 
 def towers(spec: SpecLike = "specs/towers.yaml", size: tuple[int, int] | None = None, *,
@@ -260,12 +264,17 @@ def _has_proofs(path: Path) -> bool:
 
 
 def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = None,
-          face_up: bool = False, resume: bool = False) -> SweepResult:
-    """Count every label combination of a calendar (rows also go to ``out`` if given)."""
+          face_up: bool = False, resume: bool = False, cluster: Any = None) -> SweepResult:
+    """Count every label combination of a calendar (rows also go to ``out`` if given);
+    ``cluster`` as for :func:`count`."""
+    from cpmodels.backends.engine.cluster import using
+
     spec = load(spec)
     if not isinstance(spec, CalendarSpec):
         raise InputError(f"sweep needs a calendar spec; {spec.name} is a {spec.kind} spec")
     with tempfile.TemporaryDirectory() as folder:
         path = Path(out) if out is not None else Path(folder) / "sweep.csv"
-        summary = run_sweep(spec, path, jobs=jobs, face_up=face_up, resume=resume)
+        with using(cluster) as on:
+            summary = run_sweep(spec, path, jobs=jobs, face_up=face_up, resume=resume,
+                                cluster=on)
     return SweepResult(spec, summary)

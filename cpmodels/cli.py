@@ -101,6 +101,31 @@ def _add_backend_arg(p: argparse.ArgumentParser, default: str) -> None:
                    f"default {default}")
 
 
+def _add_cluster_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run the units of work on a Dask cluster: local, local:N (N workers "
+                   "on this machine) or tcp://HOST:PORT (default: $CPMODELS_CLUSTER, else "
+                   "this machine only; needs the cluster extra)")
+
+
+@contextlib.contextmanager
+def _cluster(args: argparse.Namespace) -> Any:
+    """The cluster ``--cluster`` (or ``$CPMODELS_CLUSTER``) names, connected; else None."""
+    from cpmodels.backends.engine.cluster import ENV, connect
+
+    address = args.cluster or os.environ.get(ENV)
+    if not address:
+        yield None
+        return
+    if getattr(args, "backend", "engine") != "engine":
+        raise InputError(f"--cluster runs the engine's units of work, not {args.backend}'s; "
+                         "leave out --backend or --cluster")
+    with connect(address) as cluster:
+        where = f"; dashboard {cluster.dashboard}" if cluster.dashboard else ""
+        print(f"cluster {cluster.address}: {cluster.workers} workers{where}", file=sys.stderr)
+        yield cluster
+
+
 def _add_quiet_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none anyway when stderr is not a terminal)")
@@ -141,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     count.add_argument("--time-limit", type=_positive_seconds, metavar="S")
     count.add_argument("--format", choices=("text", "json"), default="text")
     _add_backend_arg(count, "engine")
+    _add_cluster_arg(count)
     _add_quiet_arg(count)
 
     enum = sub.add_parser("enumerate", help="write every solution, one JSON object a line")
@@ -155,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     enum.add_argument("--format", choices=("jsonl", "svg", "png"), default="jsonl",
                       help="jsonl (default), or one svg/png picture per solution (with --limit)")
     _add_backend_arg(enum, "engine")
+    _add_cluster_arg(enum)
     _add_quiet_arg(enum)
 
     prove = sub.add_parser("prove", help="solve, or prove there is no solution with a checked "
@@ -181,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--plot", type=Path, metavar="FILE.png",
                        help="draw a calendar heatmap of the counts (png, or svg by extension)")
     sweep.add_argument("--format", choices=("text", "json"), default="text")
+    _add_cluster_arg(sweep)
     _add_quiet_arg(sweep)
 
     serve = sub.add_parser("serve", help="serve the daily-puzzle web page")
@@ -316,11 +344,13 @@ def cmd_count(args: argparse.Namespace) -> int:
     from cpmodels.render import count_payload
 
     instance = _packing_instance(args)
-    with progress_bar(total=None, desc="count", unit="branch", enabled=_bars(args)) as bar:
+    with _cluster(args) as cluster, progress_bar(total=None, desc="count", unit="unit",
+                                                 enabled=_bars(args)) as bar:
         result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit,
-                                backend=args.backend,
+                                backend=args.backend, cluster=cluster,
                                 progress=lambda done, in_all: _advance(bar, done, in_all))
-    payload = count_payload(instance, result)
+        on = cluster.describe() if cluster is not None else {}
+    payload = {**count_payload(instance, result), **on}
     what = (f"{result.count:,} distinct solutions (up to {result.symmetries} symmetries)"
             if args.distinct else f"{result.count:,} solutions") if result.count is not None \
         else "unknown: stopped at the time limit"
@@ -358,11 +388,18 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
                        enabled=_bars(args))
     bar.update(kept)
     try:
-        with bar, (contextlib.nullcontext() if picture else
-                   args.out.open("a" if args.resume else "w")) as handle:
-            # Solutions come in the same order every run: skip those the earlier run wrote.
-            solutions = itertools.islice(iter_cover_solutions(args.backend, instance.cover),
-                                         kept, args.limit)
+        with _cluster(args) as cluster, bar, (contextlib.nullcontext() if picture else
+                                              args.out.open("a" if args.resume else "w")
+                                              ) as handle:
+            if cluster is not None:
+                from cpmodels.backends.engine.cluster import solutions_on
+
+                stream = solutions_on(cluster, instance.cover)
+            else:
+                stream = iter_cover_solutions(args.backend, instance.cover)
+            # Solutions come in the same order every run (on a cluster too): skip those the
+            # earlier run wrote.
+            solutions = itertools.islice(stream, kept, args.limit)
             for chosen in solutions:
                 result = CoverResult("solved", args.backend, time.perf_counter() - start,
                                      sorted(chosen))
@@ -447,10 +484,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise InputError(f"--plot needs at least two label groups; {spec.name} has one")
     start = time.perf_counter()
     try:
-        with progress_bar(total=None, desc="sweep", unit="combo", enabled=_bars(args)) as bar:
+        with _cluster(args) as cluster, progress_bar(total=None, desc="sweep", unit="combo",
+                                                     enabled=_bars(args)) as bar:
             summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
-                                face_up=args.face_up, prove=args.prove,
+                                face_up=args.face_up, prove=args.prove, cluster=cluster,
                                 progress=lambda done, in_all: _advance(bar, done, in_all))
+            on = ({**cluster.describe(), "units": summary.units} if cluster is not None
+                  else {})
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     except KeyboardInterrupt as stop:
@@ -458,7 +498,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
               "command with --resume to count the rest", file=sys.stderr)
         return _stop_status(stop)
     seconds = time.perf_counter() - start
-    payload = {**summary.as_dict(), "spec": spec.name, "seconds": round(seconds, 3)}
+    payload = {**summary.as_dict(), "spec": spec.name, "seconds": round(seconds, 3), **on}
     lines = [
         f"{spec.name}: {summary.combinations} combinations, {summary.total:,} solutions "
         f"({summary.real_total:,} over real dates) in {seconds:.2f} s; rows in {args.out}",

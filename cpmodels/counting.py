@@ -5,10 +5,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from cpmodels.backends import count_cover, iter_cover_solutions
+from cpmodels.errors import InputError
 from cpmodels.instance import PackingInstance
 from cpmodels.symmetry import canonical, problem_symmetries, reduce_by_symmetry
+
+if TYPE_CHECKING:
+    from cpmodels.backends.engine.cluster import Cluster
 
 Progress = Callable[[int, int], None]  # (branches done, branches in all)
 
@@ -26,13 +31,16 @@ class CountResult:
 
 def count_instance(instance: PackingInstance, *, distinct: bool = False,
                    time_limit: float | None = None, progress: Progress | None = None,
-                   backend: str = "engine") -> CountResult:
+                   backend: str = "engine", cluster: Cluster | None = None) -> CountResult:
     """Count the instance's solutions, raw or up to symmetry (``distinct``).
 
-    The engine counts without listing solutions (across processes); the ``sat`` and
-    ``cpsat`` backends count the solutions they enumerate.
+    The engine counts without listing solutions (across processes, or in units on a Dask
+    ``cluster``); the ``sat`` and ``cpsat`` backends count the solutions they enumerate.
     """
     start = time.perf_counter()
+    if cluster is not None and backend != "engine":
+        raise InputError(f"a cluster runs the engine's units of work, not {backend}'s; "
+                         "leave out --backend or --cluster")
     symmetries = [{}]
     cover = instance.cover
     if distinct:
@@ -50,6 +58,11 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
                                time.perf_counter() - start)
         cover = reduced
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-    total = count_cover(backend, cover, time_limit=left, progress=progress)
+    if cluster is not None:
+        from cpmodels.backends.engine.cluster import count_on
+
+        total = count_on(cluster, cover, time_limit=left, progress=progress)
+    else:
+        total = count_cover(backend, cover, time_limit=left, progress=progress)
     return CountResult(total, distinct, len(symmetries), backend,
                        time.perf_counter() - start)

@@ -19,14 +19,26 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine.work import Counter, CountJob, Tally, Task, in_order, run_units
+from cpmodels.backends.engine.work import (
+    Counter,
+    CountJob,
+    Tally,
+    Task,
+    add_tallies,
+    in_order,
+    run_units,
+    split_tasks,
+)
 from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.errors import InputError
 from cpmodels.files import write_atomic
 from cpmodels.geometry import Placement
 from cpmodels.spec.models import CalendarSpec
+
+if TYPE_CHECKING:
+    from cpmodels.backends.engine.cluster import Cluster
 
 SLACK_PREFIX = "@"
 
@@ -50,6 +62,7 @@ class SweepSummary:
     most: Row | None = None
     unsolvable: list[tuple[str, ...]] = field(default_factory=list)
     proofs: int = 0  # unsolvable rows with a checked proof
+    units: int = 0  # units of work sent to a cluster (0: none)
     rows: dict[tuple[str, ...], Row] = field(default_factory=dict)  # in sweep order
 
     def add(self, row: Row) -> None:
@@ -199,9 +212,37 @@ def sweep_columns(spec: CalendarSpec, *, prove: bool = False) -> list[str]:
     return [*spec.groups, "real_date", "count", *(["proof"] if prove else [])]
 
 
+def _tally_on_cluster(counter: Counter, prefixes: list[Task], cluster: Cluster,
+                      summary: SweepSummary) -> Iterator[Tally]:
+    """Tally every task in order on a Dask cluster: each task cut into parts (enough that
+    no part is a large share of the work), every part a unit; a task's tally is ready when
+    all its parts are."""
+    from cpmodels.backends.engine.cluster import run_units_on, units_for
+
+    groups = split_tasks(counter, prefixes, units_for(cluster))
+    units = [(part,) for group in groups for part in group]
+    owner = [t for t, group in enumerate(groups) for _ in group]
+    summary.units = len(units)
+    left = [len(group) for group in groups]
+    done: dict[int, list[Tally]] = {}
+    turn = 0
+    results = run_units_on(cluster, counter.job, units)
+    try:
+        for index, (tally,) in results:
+            task = owner[index]
+            done.setdefault(task, []).append(tally)
+            left[task] -= 1
+            while turn < len(groups) and left[turn] == 0:
+                yield add_tallies(done.pop(turn, []))
+                turn += 1
+    finally:
+        results.close()
+
+
 def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume: bool = False,
               face_up: bool = False, memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
-              progress: Callable[[int, int], None] | None = None) -> SweepSummary:
+              progress: Callable[[int, int], None] | None = None,
+              cluster: Cluster | None = None) -> SweepSummary:
     """Count every combination, appending one CSV row per combination in a fixed order.
 
     Rows are flushed task by task, in order, so an interrupted run keeps complete rows only;
@@ -243,7 +284,8 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
             handle.flush()
         counter = Counter(CountJob(cover, tuple(slack_items[n_fixed:]), memo_slots,
                                    SWEEP_ARENA))
-        results = _tally_tasks(counter, prefixes, jobs)
+        results = (_tally_tasks(counter, prefixes, jobs) if cluster is None
+                   else _tally_on_cluster(counter, prefixes, cluster, summary))
         try:
             for fixed, counts in zip(tasks, results):
                 for rest in free_combos:

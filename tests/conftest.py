@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,14 @@ def solve_json(run_cli):
         return code, json.loads(out)
 
     return run
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """Stop a process a test started: terminate, then kill if it lingers."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

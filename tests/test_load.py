@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 import httpx
 import pytest
-from conftest import ROOT, SPECS
+from conftest import ROOT, SPECS, stop_process
 from test_web import _free_port
 
 # Counts per combination, from the weekday calendar's sweep (a tallied search, independent
@@ -52,12 +52,7 @@ def served(*extra: str) -> Iterator[tuple[str, subprocess.Popen]]:
             time.sleep(0.1)
         yield url, process
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         process.stderr.close()
 
 

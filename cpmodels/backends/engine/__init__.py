@@ -36,10 +36,13 @@ The table of sub-board counts (``memo.py``)
     An open-addressing hash table keyed by the whole state (``filled`` words plus the
     counter code; no hash-only matches). A plain count is stored in the table itself;
     a tally vector's nonzero run goes into an arena. ``stats`` counts slots used, hits,
-    misses, nodes and arena used, and holds the stop flag that ends a search from any
-    thread. A table is filled only with finished sub-boards, so it stays true after a stop.
+    misses, nodes and arena used, holds the stop flag that ends a search from any thread,
+    and counts how often a full table was emptied to make room (a long search keeps its
+    recent sub-boards rather than stop storing). A table is filled only with finished
+    sub-boards, so it stays true after a stop.
 
-The search (``kernels.py``)
+The search (``kernels.py``, which holds everything numba compiles, the table's lookup and
+store and the region flood fill included)
     Knuth's Algorithm X with a fixed branching order and an explicit stack: at each state
     branch on the first uncovered exact-one item (the classic "first empty cell") and try
     the options anchored there. Every kernel takes the same steps (``_next_open``,

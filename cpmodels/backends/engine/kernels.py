@@ -1,5 +1,9 @@
 """The compiled searches: one set of steps, a counting kernel and an enumerating kernel.
 
+Everything numba compiles lives in this one file: numba's cache checks only the file of
+the function it caches, so a step kept in another file could be changed and the cached
+kernel go on running the old one.
+
 Every kernel walks the same tree (see the package's introduction) with the same steps:
 :func:`_next_open` finds the item to branch on, :func:`_next_fit` the next option to try
 there (skipping a used-up piece's options as a block), :func:`_place` and :func:`_unplace`
@@ -15,8 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cpmodels.backends.engine.memo import STOP, lookup, store
-from cpmodels.backends.engine.regions import dead_end
+from cpmodels.backends.engine.memo import FLUSHES, STOP
 
 # --- the steps every kernel takes -------------------------------------------------------
 
@@ -82,6 +85,127 @@ def _unplace(o, filled, counters, opt_mask, opt_counter):
     c = opt_counter[o]
     if c >= 0:
         counters[c] -= 1
+
+
+# --- the table of sub-board counts (its data: memo.py) ---------------------------------
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, inline="always")
+def slot_of(filled, code, keys, values):
+    n_words = filled.shape[0]
+    h = code * _GOLDEN
+    for w in range(n_words):
+        x = filled[w] ^ h
+        x = (x ^ (x >> np.uint64(30))) * _MIX1
+        x = (x ^ (x >> np.uint64(27))) * _MIX2
+        h = x ^ (x >> np.uint64(31))
+    mask = np.uint64(values.shape[0] - 1)
+    s = np.int64(h & mask)
+    while values[s] > 0:
+        same = keys[s, n_words] == code
+        if same:
+            for w in range(n_words):
+                if keys[s, w] != filled[w]:
+                    same = False
+                    break
+        if same:
+            return s
+        s = (s + 1) & np.int64(mask)
+    return s
+
+
+
+@njit(cache=True, inline="always")
+def lookup(filled, code, keys, values, stats):
+    slot = slot_of(filled, code, keys, values)
+    if values[slot] > 0:
+        stats[1] += 1
+        return values[slot] - 1
+    stats[2] += 1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def store(filled, code, vec, lo, hi, scalar, keys, values, arena, stats):
+    """Keep a state's counts. A plain count goes in the table itself (as count + 1); a count
+    vector goes in ``arena`` as its first nonzero index, the run length and the run.
+
+    A table three quarters full, or an arena without room, is emptied first (every count
+    kept is a shortcut, never needed): a long search keeps the recent sub-boards instead of
+    running on with a full table that can keep nothing new.
+    """
+    n = hi - lo
+    if not scalar and n + 2 > arena.shape[0]:
+        return  # this vector could never fit
+    if stats[0] * 4 >= values.shape[0] * 3 or not (scalar or stats[4] + n + 2 <= arena.shape[0]):
+        values[:] = 0  # a zero value marks an empty slot: the keys may stay
+        stats[0] = 0
+        stats[4] = 0
+        stats[FLUSHES] += 1
+    top = stats[4]
+    n_words = filled.shape[0]
+    slot = slot_of(filled, code, keys, values)
+    for w in range(n_words):
+        keys[slot, w] = filled[w]
+    keys[slot, n_words] = code
+    stats[0] += 1
+    if scalar:
+        values[slot] = vec[0] + 1
+        return
+    arena[top] = lo
+    arena[top + 1] = n
+    for x in range(n):
+        arena[top + 2 + x] = vec[lo + x]
+    values[slot] = top + 1
+    stats[4] = top + n + 2
+
+
+# --- region pruning (its data: regions.py) --------------------------------------------
+
+
+@njit(cache=True)
+def dead_end(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch, stack):
+    """True when option ``o`` (already applied) leaves an empty region no pieces can fill.
+
+    Regions next to the option are flood-filled up to ``limit`` cells; ``scratch[0]`` marks
+    the current fill, ``scratch[1]`` the regions measured to the end.
+    """
+    if limit == 0:
+        return False
+    n_words = filled.shape[0]
+    for w in range(n_words):
+        scratch[1, w] = filled[w]
+    one = np.uint64(1)
+    for q in range(opt_nb_start[o], opt_nb_start[o + 1]):
+        b = opt_nb[q]
+        if (scratch[1, b >> 6] >> np.uint64(b & 63)) & one:
+            continue
+        for w in range(n_words):
+            scratch[0, w] = scratch[1, w]
+        scratch[0, b >> 6] |= one << np.uint64(b & 63)
+        size = 1
+        top = 1
+        stack[0] = b
+        while top > 0 and size < limit:
+            top -= 1
+            x = stack[top]
+            for d in range(4):
+                y = cell_nb[x, d]
+                if y >= 0 and not (scratch[0, y >> 6] >> np.uint64(y & 63)) & one:
+                    scratch[0, y >> 6] |= one << np.uint64(y & 63)
+                    stack[top] = y
+                    top += 1
+                    size += 1
+        if size < limit:
+            if not fillable[size]:
+                return True
+            for w in range(n_words):
+                scratch[1, w] = scratch[0, w]
+    return False
 
 
 # --- tally vectors ----------------------------------------------------------------------

@@ -3,13 +3,13 @@
 An empty region (cells joined by edges) must be filled by some of the pieces, so a region
 whose size is no sum of piece areas is a dead end. :func:`region_data` works out, when a
 cover is compiled, the board's adjacency and which region sizes the pieces can fill;
-:func:`dead_end` flood-fills the regions next to an option just placed.
+:func:`~.kernels.dead_end` (compiled with the other kernels) flood-fills the regions next
+to an option just placed.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from cpmodels.cover import ExactCover
 
@@ -57,44 +57,3 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
         gaps = [k for k in gaps if k < cap]
         limit = max(gaps) + 1 if gaps else 0
     return cell_nb, opt_nb_start, np.array(flat, dtype=np.int64), fillable, limit
-
-
-@njit(cache=True)
-def dead_end(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch, stack):
-    """True when option ``o`` (already applied) leaves an empty region no pieces can fill.
-
-    Regions next to the option are flood-filled up to ``limit`` cells; ``scratch[0]`` marks
-    the current fill, ``scratch[1]`` the regions measured to the end.
-    """
-    if limit == 0:
-        return False
-    n_words = filled.shape[0]
-    for w in range(n_words):
-        scratch[1, w] = filled[w]
-    one = np.uint64(1)
-    for q in range(opt_nb_start[o], opt_nb_start[o + 1]):
-        b = opt_nb[q]
-        if (scratch[1, b >> 6] >> np.uint64(b & 63)) & one:
-            continue
-        for w in range(n_words):
-            scratch[0, w] = scratch[1, w]
-        scratch[0, b >> 6] |= one << np.uint64(b & 63)
-        size = 1
-        top = 1
-        stack[0] = b
-        while top > 0 and size < limit:
-            top -= 1
-            x = stack[top]
-            for d in range(4):
-                y = cell_nb[x, d]
-                if y >= 0 and not (scratch[0, y >> 6] >> np.uint64(y & 63)) & one:
-                    scratch[0, y >> 6] |= one << np.uint64(y & 63)
-                    stack[top] = y
-                    top += 1
-                    size += 1
-        if size < limit:
-            if not fillable[size]:
-                return True
-            for w in range(n_words):
-                scratch[1, w] = scratch[0, w]
-    return False

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+import numpy as np
+
 from cpmodels.backends.engine.drivers import tally_prefixes, top_branches
 from cpmodels.backends.engine.layout import compile_cover
 from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS, Memo, SearchStopped
@@ -109,6 +111,52 @@ class Counter:
     def branches(self) -> list[Task]:
         """Disjoint tasks that together make the whole search: its first branching step."""
         return [tuple(branch) for branch in top_branches(self.compiled)]
+
+    def split(self, task: Task) -> list[Task]:
+        """``task`` cut into the disjoint tasks that together make it: one per option that
+        can cover the first item it leaves open (the search's next branching step). A task
+        that cannot be cut (nothing left open, or no option fits) stays whole."""
+        cc = self.compiled
+        filled = np.zeros(cc.n_words, dtype=np.uint64)
+        counters = np.zeros(len(cc.counter_low), dtype=np.int64)
+        for o in task:
+            filled |= cc.opt_mask[o]
+            if cc.opt_counter[o] >= 0:
+                counters[cc.opt_counter[o]] += 1
+        pos = next((b for b in range(cc.n_branch)
+                    if not int(filled[b >> 6]) >> (b & 63) & 1), None)
+        if pos is None:
+            return [task]
+        parts = []
+        for o in cc.anchor_opts[cc.anchor_start[pos]:cc.anchor_start[pos + 1]]:
+            c, tw = cc.opt_counter[o], cc.opt_tag_word[o]
+            if np.any(cc.opt_mask[o] & filled) or (c >= 0 and counters[c] >= cc.counter_high[c]):
+                continue
+            if tw >= 0 and filled[tw] & cc.opt_tag_bit[o]:
+                continue
+            parts.append((*task, int(o)))
+        return parts or [task]
+
+
+def split_tasks(counter: Counter, tasks: Sequence[Task], at_least: int,
+                depth: int = 3) -> list[list[Task]]:
+    """Each task cut (breadth first, at most ``depth`` steps) until there are ``at_least``
+    parts in all: for each task, the parts whose tallies add up to its tally."""
+    parts = [[task] for task in tasks]
+    for _ in range(depth):
+        if sum(map(len, parts)) >= at_least:
+            break
+        parts = [[piece for part in group for piece in counter.split(part)] for group in parts]
+    return parts
+
+
+def add_tallies(tallies: Sequence[Tally]) -> Tally:
+    """The tally of a task from the tallies of its parts."""
+    total: Tally = {}
+    for tally in tallies:
+        for key, n in tally.items():
+            total[key] = total.get(key, 0) + n
+    return total
 
 
 class StopAt:

@@ -1,0 +1,138 @@
+"""Units of work on a real Dask cluster: a scheduler and two workers as processes on loopback.
+
+Each test starts what it needs on free ports of 127.0.0.1 and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from conftest import SPECS, stop_process
+from test_web import _free_port
+
+import cpmodels
+from cpmodels import api
+from cpmodels.backends.engine import cluster as cluster_module
+from cpmodels.errors import InputError
+from cpmodels.spec import load_spec
+from cpmodels.sweep import run_sweep
+
+pytest.importorskip("distributed")
+
+def _start(*argv: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", "import sys; from distributed.cli."
+                             f"{argv[0]} import main; sys.argv[0] = {argv[0]!r}; main()",
+                             *argv[1:]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+@contextmanager
+def dask_cluster(workers: int = 2) -> Iterator[tuple[str, list[subprocess.Popen]]]:
+    """A scheduler and ``workers`` single-threaded workers (no nanny: a killed worker stays
+    dead) on 127.0.0.1; the scheduler's address and the worker processes."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = _start("dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+                       "--dashboard-address", f"127.0.0.1:{_free_port()}")
+    started = [scheduler]
+    try:
+        started += [_start("dask_worker", address, "--nthreads", "1", "--no-nanny",
+                           "--host", "127.0.0.1", "--no-dashboard") for _ in range(workers)]
+        from distributed import Client
+
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(workers, timeout=60)
+        yield address, started[1:]
+    finally:
+        for process in reversed(started):
+            stop_process(process)
+
+
+def _rows(path: Path) -> list[list[str]]:
+    with path.open(newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def test_a_sweep_survives_a_worker_killed_mid_run(tmp_path):
+    spec = load_spec(SPECS / "calendar_day.yaml")
+    alone = run_sweep(spec, tmp_path / "alone.csv", jobs=1)
+    killed = threading.Event()
+    with dask_cluster(2) as (address, workers), cluster_module.connect(address) as cluster:
+        assert cluster.workers == 2
+
+        def progress(done: int, in_all: int) -> None:
+            if done >= 31 and not killed.is_set():  # the first month is in: kill a worker
+                os.kill(workers[0].pid, signal.SIGKILL)
+                killed.set()
+
+        summary = run_sweep(spec, tmp_path / "cluster.csv", cluster=cluster,
+                            progress=progress)
+        assert killed.is_set() and workers[0].wait(10) == -signal.SIGKILL
+        assert cluster.workers == 1
+    assert summary.units >= 64
+    assert summary.total == alone.total == 25061
+    assert _rows(tmp_path / "cluster.csv") == _rows(tmp_path / "alone.csv")
+
+
+def test_counts_and_enumeration_on_a_cluster_match_one_process(tmp_path, run_cli):
+    with dask_cluster(2) as (address, _):
+        assert api.count(SPECS / "calendar_week.yaml", labels=["Jun", "7", "Tue"],
+                         cluster=address).count == 10374
+        code, _, err = run_cli("enumerate", SPECS / "calendar_day.yaml", "--labels", "Oct",
+                                 "6", "--out", tmp_path / "on.jsonl", "--cluster", address)
+        assert code == 0 and f"cluster {address}: 2 workers" in err
+    code, _, _ = run_cli("enumerate", SPECS / "calendar_day.yaml", "--labels", "Oct", "6",
+                         "--out", tmp_path / "here.jsonl")
+    here = [line.split('"seconds"')[0] for line in
+             (tmp_path / "here.jsonl").read_text().splitlines()]
+    assert [line.split('"seconds"')[0] for line in
+            (tmp_path / "on.jsonl").read_text().splitlines()] == here
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_2(run_cli):
+    start = time.perf_counter()
+    port = _free_port()  # nothing listens there
+    code, _, err = run_cli("count", SPECS / "calendar_day.yaml", "--labels", "Oct", "6",
+                           "--cluster", f"tcp://127.0.0.1:{port}")
+    assert code == 2 and time.perf_counter() - start < 15
+    assert err.strip() == (f"error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} "
+                           "within 10 s (OSError); is it running?")
+
+
+def test_bad_cluster_addresses_and_backends_are_refused(run_cli, monkeypatch):
+    for address, fragment in [("local:0", "local:N with N from 1 to 256"),
+                              ("my-laptop", "give local, local:N or a scheduler address")]:
+        code, _, err = run_cli("count", SPECS / "calendar_day.yaml", "--cluster", address)
+        assert code == 2 and fragment in err
+    code, _, err = run_cli("count", SPECS / "calendar_day.yaml", "--backend", "sat",
+                           "--cluster", "local:1")
+    assert code == 2 and "not sat's" in err
+    monkeypatch.setenv("CPMODELS_CLUSTER", "nowhere")  # the environment's address is used
+    code, _, err = run_cli("count", SPECS / "calendar_day.yaml")
+    assert code == 2 and "'nowhere'" in err
+
+
+def test_without_the_extra_the_message_names_it(run_cli, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    code, _, err = run_cli("sweep", SPECS / "calendar_day.yaml", "--out", tmp_path / "x.csv",
+                           "--cluster", "local")
+    assert code == 2 and "pip install 'cpmodels[cluster]'" in err
+
+
+def test_workers_of_another_version_are_refused(monkeypatch):
+    real = cpmodels.__version__
+    with dask_cluster(1) as (address, _):
+        monkeypatch.setattr(cpmodels, "__version__", "0.0.0-other")
+        with pytest.raises(InputError, match=f"workers run cpmodels {real} .* this client "
+                                             "0.0.0-other"):
+            cluster_module.connect(address)
