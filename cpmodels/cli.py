@@ -224,6 +224,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--request-timeout", type=_positive_seconds, default=20.0, metavar="S",
                        help="seconds a request may take before it answers 504 (default 20)")
 
+    design = sub.add_parser("design", help="try piece sets on a calendar board: which solve "
+                            "every date, and how hard each set is")
+    design.add_argument("design", metavar="DESIGN", help="a design file (see specs/designs/)")
+    design.add_argument("--out", type=Path, metavar="FILE.jsonl",
+                        help="one JSON line per candidate set as it is decided")
+    design.add_argument("--resume", action="store_true",
+                        help="keep the sets FILE.jsonl already has and decide the rest")
+    design.add_argument("--time-limit", type=_positive_seconds, metavar="S",
+                        help="stop after S seconds, keeping the sets decided (then --resume)")
+    design.add_argument("--format", choices=("text", "json"), default="text")
+    _add_quiet_arg(design)
+
     validate = sub.add_parser("validate", help="check spec files and report every problem")
     validate.add_argument("specs", nargs="+", metavar="SPEC")
 
@@ -553,6 +565,68 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_design(args: argparse.Namespace) -> int:
+    import time
+
+    from cpmodels.design import Design, Verdict, load_board, run_design
+    from cpmodels.progress import progress_bar
+    from cpmodels.spec.loading import load_design
+
+    spec = load_design(args.design)
+    design = Design(spec, load_board(spec, args.design))
+    if args.resume and args.out is None:
+        raise InputError("--resume goes with --out FILE.jsonl")
+    done: dict[tuple[str, ...], Verdict] = {}
+    if args.resume and args.out.exists():
+        _keep_complete_lines(args.out)
+        for line in args.out.read_text().splitlines():
+            try:
+                record = json.loads(line)
+                verdict = Verdict(**{**record, "first_failure": _tuple(record["first_failure"]),
+                                     "argmin": _tuple(record["argmin"])})
+            except (ValueError, TypeError, KeyError):
+                raise InputError(f"{args.out} holds a line that is no design verdict; give "
+                                 "another --out") from None
+            done[tuple(verdict.pieces)] = verdict
+    start = time.perf_counter()
+    handle = args.out.open("a" if args.resume else "w") if args.out is not None else None
+    bar = progress_bar(total=None, desc="design", unit="set", enabled=_bars(args))
+
+    def decided(verdict: Verdict) -> None:
+        if handle is not None:
+            handle.write(json.dumps(verdict.as_dict()) + "\n")
+            handle.flush()
+        bar.update()
+
+    try:
+        with bar:
+            verdicts = run_design(design, done=done, on_verdict=decided)
+    except KeyboardInterrupt as stop:
+        where = f"; the sets decided are kept in {args.out} (then --resume)" if handle else ""
+        print(f"{_stopped(stop)}{where}", file=sys.stderr)
+        return _stop_status(stop)
+    finally:
+        if handle is not None:
+            handle.close()
+    seconds = time.perf_counter() - start
+    working = sorted((v for v in verdicts if v.works), key=lambda v: (-(v.min or 0), v.pieces))
+    payload = {"candidates": len(verdicts), "seconds": round(seconds, 3),
+               "working": [{k: v for k, v in w.as_dict().items()
+                            if k not in ("works", "first_failure")} for w in working]}
+    lines = [f"{spec.name}: {len(verdicts)} candidate sets, {len(working)} solve every "
+             f"required combination ({len(design.required)}) in {seconds:.2f} s"]
+    if working:
+        lines.append(f"{'pieces':40s} {'fewest':>7s} {'on':12s} {'most':>7s} {'total':>10s}")
+        lines += [f"{' '.join(w.pieces):40s} {w.min:7,d} {' '.join(w.argmin or ()):12s} "
+                  f"{w.max:7,d} {w.total:10,d}" for w in working]
+    _emit(payload, "\n".join(lines), args.format)
+    return EXIT_OK
+
+
+def _tuple(value: Any) -> tuple[str, ...] | None:
+    return tuple(value) if value is not None else None
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     worst = EXIT_OK
     for path in args.specs:
@@ -573,7 +647,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "prove": cmd_prove,
-    "sweep": cmd_sweep, "serve": cmd_serve,
+    "sweep": cmd_sweep, "serve": cmd_serve, "design": cmd_design,
     "validate": cmd_validate, "schema": cmd_schema,
 }
 

@@ -52,9 +52,15 @@ class Query:
             if labels is not None and date is not None:
                 raise InputError("give a date or labels, not both")
             if labels is not None:
+                if isinstance(labels, str) or not all(isinstance(x, str) for x in labels):
+                    raise InputError(f"labels {labels!r}: give a list of label names, one "
+                                     "per group")
                 chosen = spec.check_labels(labels)
             else:
                 day = parse_date(date) if isinstance(date, str) else date
+                if day is not None and not isinstance(day, dt.date):
+                    raise InputError(f"date {date!r} is not a date; give a datetime.date or "
+                                     "YYYY-MM-DD text")
                 chosen = spec.date_labels(day or dt.date.today())
             return cls(spec, spec.name, chosen, face_up)
         assert isinstance(spec, PackingSpec)

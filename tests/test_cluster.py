@@ -111,7 +111,9 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(run_cli):
 
 def test_bad_cluster_addresses_and_backends_are_refused(run_cli, monkeypatch):
     for address, fragment in [("local:0", "local:N with N from 1 to 256"),
-                              ("my-laptop", "give local, local:N or a scheduler address")]:
+                              ("my-laptop", "give local, local:N or a scheduler address"),
+                              ("tcp://", "is not a scheduler address (missing port"),
+                              ("ftp://x", "unknown address scheme 'ftp'")]:
         code, _, err = run_cli("count", SPECS / "calendar_day.yaml", "--cluster", address)
         assert code == 2 and fragment in err
     code, _, err = run_cli("count", SPECS / "calendar_day.yaml", "--backend", "sat",
@@ -136,3 +138,16 @@ def test_workers_of_another_version_are_refused(monkeypatch):
         with pytest.raises(InputError, match=f"workers run cpmodels {real} .* this client "
                                              "0.0.0-other"):
             cluster_module.connect(address)
+
+
+def test_resume_on_a_cluster_finishes_what_a_killed_client_left(tmp_path, run_cli):
+    spec = SPECS / "calendar_day.yaml"
+    code, _, _ = run_cli("sweep", spec, "--out", tmp_path / "full.csv")
+    assert code == 0
+    lines = (tmp_path / "full.csv").read_text().splitlines(keepends=True)
+    # What a killed client leaves: the header, some rows, and a line cut short.
+    (tmp_path / "part.csv").write_text("".join(lines[:100]) + lines[100][:5])
+    code, out, _ = run_cli("sweep", spec, "--out", tmp_path / "part.csv", "--resume",
+                           "--cluster", "local:1", "--format", "json")
+    assert code == 0 and '"workers": 1' in out
+    assert (tmp_path / "part.csv").read_text() == (tmp_path / "full.csv").read_text()

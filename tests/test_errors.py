@@ -208,3 +208,21 @@ def test_towers_time_limit_gives_the_best_board_or_unknown(run_cli):
                            "--time-limit", "0.001")
     assert code in (0, 3)
     assert ("unknown" in out) == (code == 3)
+
+
+@pytest.mark.parametrize(("which", "fragment"), [
+    ({"date": 5}, "is not a date"),
+    ({"labels": "Jun 7 Tue"}, "give a list of label names"),
+    ({"labels": [1, 2, 3]}, "give a list of label names"),
+    ({"date": "2026-02-30"}, "(--labels Feb 30)"),
+    ({"date": "2026-06-02", "labels": ["Jun", "2", "Tue"]}, "not both"),
+    ({"target": "5x12"}, "is a calendar; it has no targets"),
+    ({"face_up": True, "labels": ["Jun", "99", "Tue"]}, "unknown label '99'"),
+])
+def test_a_bad_query_from_python_is_one_clear_error(which, fragment):
+    from cpmodels import api
+    from cpmodels.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        api.query(SPECS / "calendar_week.yaml", **which)
+    assert fragment in str(caught.value)

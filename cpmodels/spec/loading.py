@@ -11,12 +11,14 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from cpmodels.errors import SpecError
+from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.models import CalendarSpec, PackingSpec, Spec, SpecFieldError, TowersSpec
 
 MAX_SPEC_BYTES = 1_000_000
 MAX_DEPTH = 20
 
 _ADAPTER: TypeAdapter[Spec] = TypeAdapter(Spec)
+_DESIGN: TypeAdapter[DesignSpec] = TypeAdapter(DesignSpec)
 _KINDS: dict[str, type[BaseModel]] = {
     "packing": PackingSpec, "calendar": CalendarSpec, "towers": TowersSpec,
 }
@@ -158,8 +160,10 @@ def _format_path(path: Path_) -> str:
     return text
 
 
-def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None) -> Spec:
-    """Validate plain data (a parsed spec) into a spec model, or raise :class:`SpecError`.
+def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None,
+                  design: bool = False) -> Any:
+    """Validate plain data (a parsed spec, or a design file's) into its model, or raise
+    :class:`SpecError`.
 
     The error's message lists every problem, one line each, the first being the most useful.
     """
@@ -170,9 +174,10 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None)
         raise SpecError(source, f"a spec must be a mapping of fields, not a {type(data).__name__}",
                         line=lines.get(()))
     try:
-        return _ADAPTER.validate_python(data)
+        return (_DESIGN if design else _ADAPTER).validate_python(data)
     except ValidationError as exc:
-        model = _KINDS.get(data.get("kind")) if isinstance(data.get("kind"), str) else None
+        model = (DesignSpec if design else _KINDS.get(data.get("kind"))
+                 if isinstance(data.get("kind"), str) else None)
         problems: list[SpecError] = []
         for error in exc.errors():
             loc = tuple(error["loc"])
@@ -193,6 +198,21 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None)
 
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a spec file; every failure is a :class:`SpecError`."""
+    return parse_spec(_read(path), str(path))
+
+
+def load_design(path: str | Path) -> DesignSpec:
+    """Read and validate a design file; every failure is a :class:`SpecError`."""
+    source = str(path)
+    data, lines = parse_yaml(_read(path), source)
+    if isinstance(data, dict) and data.get("kind") != "design":
+        raise SpecError(source, "'kind' must be design in a design file", field="kind",
+                        line=lines.get(("kind",)))
+    return validate_data(data, source, lines, design=True)
+
+
+def _read(path: str | Path) -> str:
+    """A spec or design file's text, or a :class:`SpecError` saying why it cannot be read."""
     source = str(path)
     p = Path(path)
     try:
@@ -210,7 +230,7 @@ def load_spec(path: str | Path) -> Spec:
         raise SpecError(source, "the file is not UTF-8 text") from None
     except OSError as exc:
         raise SpecError(source, f"cannot read the file: {exc.strerror or exc}") from None
-    return parse_spec(text, source)
+    return text
 
 
 def parse_spec(text: str, source: str = "<spec>") -> Spec:

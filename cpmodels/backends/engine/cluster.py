@@ -109,6 +109,8 @@ def connect(address: str | Any) -> Cluster:
                          "such as tcp://HOST:8786")
     try:
         client = distributed.Client(text, timeout=CONNECT_TIMEOUT)
+    except ValueError as exc:
+        raise InputError(f"--cluster {text!r} is not a scheduler address ({exc})") from None
     except (OSError, TimeoutError) as exc:
         raise InputError(f"cannot reach the Dask scheduler at {text} within "
                          f"{CONNECT_TIMEOUT} s ({type(exc).__name__}); is it running?") from None

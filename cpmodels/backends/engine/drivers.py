@@ -12,7 +12,11 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from cpmodels.backends.engine.kernels import search_kernel, tally_prefixes_kernel
+from cpmodels.backends.engine.kernels import (
+    exists_kernel,
+    search_kernel,
+    tally_prefixes_kernel,
+)
 from cpmodels.backends.engine.layout import CompiledCover, compile_cover
 from cpmodels.backends.engine.memo import Memo, SearchStopped
 from cpmodels.backends.engine.tally import TallyLayout, tally_layout
@@ -77,6 +81,22 @@ def count_prefixes(cc: CompiledCover, prefixes: Sequence[Sequence[int]],
     """Count the solutions that contain each given set of options (one count per set)."""
     layout = tally_layout(cc, [])
     return [counts.get((), 0) for counts in tally_prefixes(cc, layout, prefixes, memo)]
+
+
+def exists(cc: CompiledCover, prefixes: Sequence[Sequence[int]], *,
+           first_failure: bool = False) -> list[bool | None]:
+    """For each set of forced options, whether some solution contains it (each decided by
+    the search's first solution, not a count). With ``first_failure``, the sets after the
+    first one without a solution are not searched (None)."""
+    width = max([len(p) for p in prefixes] + [1])
+    arr = np.full((len(prefixes), width), -1, dtype=np.int64)
+    for r, prefix in enumerate(prefixes):
+        arr[r, :len(prefix)] = prefix
+    out = np.full(len(prefixes), -1, dtype=np.int64)
+    stop = np.zeros(1, dtype=np.int64)
+    interruptible(exists_kernel, arr, cc.kernel, out, first_failure, stop,
+                  stop=lambda: stop.fill(1))
+    return [None if x < 0 else bool(x) for x in out]
 
 
 def top_branches(cc: CompiledCover) -> list[list[int]]:

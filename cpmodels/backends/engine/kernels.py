@@ -474,3 +474,41 @@ def search_kernel(state, filled, counters, chosen, stack_pos, stack_k, lay, out,
         stack_k[depth] = anchor_start[nxt]
     state[0] = depth if depth >= 0 else -2
     state[1] = written
+
+
+@njit(cache=True, nogil=True)
+def exists_kernel(prefixes, lay, out, first_failure, stop):
+    """For each row of ``prefixes`` (option ids forced first; -1 pads), whether some
+    solution contains them: ``out[p]`` is 1 or 0. With ``first_failure``, rows after the
+    first 0 are left as they were (not searched)."""
+    n_words = lay.opt_mask.shape[1]
+    depth_max = lay.n_branch + 1
+    chosen = np.zeros(depth_max, dtype=np.int64)
+    stack_pos = np.zeros(depth_max, dtype=np.int64)
+    stack_k = np.zeros(depth_max, dtype=np.int64)
+    found = np.zeros((1, depth_max), dtype=np.int64)
+    state = np.zeros(2, dtype=np.int64)
+    for p in range(prefixes.shape[0]):
+        if stop[0] != 0:
+            return
+        filled = np.zeros(n_words, dtype=np.uint64)
+        counters = np.zeros(lay.low.shape[0], dtype=np.int64)
+        ok = True
+        for q in range(prefixes.shape[1]):
+            o = prefixes[p, q]
+            if o < 0:
+                continue
+            ok = ok and _fits(o, filled, lay.opt_mask)
+            _place(o, filled, counters, lay.opt_mask, lay.opt_counter)
+            c = lay.opt_counter[o]
+            if c >= 0:
+                ok = ok and counters[c] <= lay.high[c]
+        out[p] = 0
+        if ok:
+            state[0] = -1
+            state[1] = 0
+            search_kernel(state, filled, counters, chosen, stack_pos, stack_k, lay, found, 1,
+                          stop)
+            out[p] = 1 if state[1] > 0 else 0
+        if first_failure and out[p] == 0:
+            return

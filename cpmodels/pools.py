@@ -1,0 +1,59 @@
+"""Named pools of free polyominoes: every shape of n squares, up to rotation and reflection.
+
+Pools are made, not listed: :func:`free_polyominoes` grows the shapes of n squares from
+those of n - 1 and keeps one canonical form of each. Conventional names are given where
+there are some (the pentomino letters F I L N P T U V W X Y Z; I4 O4 T4 S4 L4; I3 V3);
+hexominoes are H01 to H35 in canonical order.
+"""
+
+from __future__ import annotations
+
+from cpmodels.errors import InputError
+from cpmodels.geometry import D4, Shape, normalize, parse_drawing
+
+#: Pool names and the size of their pieces.
+POOLS = {"monominoes": 1, "dominoes": 2, "trominoes": 3, "tetrominoes": 4,
+         "pentominoes": 5, "hexominoes": 6}
+
+#: Conventional names, by a drawing of the shape.
+NAMED = {
+    "M1": "#", "D2": "##", "I3": "###", "V3": "##/#.",
+    "I4": "####", "O4": "##/##", "T4": "###/.#.", "S4": ".##/##.", "L4": "###/#..",
+    "F": ".##/##./.#.", "I": "#####", "L": "####/#...", "N": "##../.###",
+    "P": "##/##/#.", "T": "###/.#./.#.", "U": "#.#/###", "V": "#../#../###",
+    "W": "#../##./.##", "X": ".#./###/.#.", "Y": "####/.#..", "Z": "##./.#./.##",
+}
+
+
+def canonical(shape: Shape) -> tuple[tuple[int, int], ...]:
+    """One form of a shape shared by all its rotations and reflections."""
+    return min(tuple(sorted(normalize(t(rc) for rc in shape))) for t in D4)
+
+
+def free_polyominoes(n: int) -> list[Shape]:
+    """Every free polyomino of ``n`` squares (1 <= n <= 8), in canonical order."""
+    if not 1 <= n <= 8:
+        raise InputError(f"polyominoes of {n} squares: give 1 to 8")
+    shapes = {canonical(frozenset({(0, 0)}))}
+    for _ in range(n - 1):
+        grown = set()
+        for form in shapes:
+            cells = set(form)
+            for r, c in form:
+                for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                    if nb not in cells:
+                        grown.add(canonical(frozenset(cells | {nb})))
+        shapes = grown
+    return [frozenset(form) for form in sorted(shapes)]
+
+
+def pool(name: str) -> list[tuple[str, Shape]]:
+    """The named pool's pieces as ``(name, shape)``, in canonical order."""
+    if name not in POOLS:
+        raise InputError(f"unknown pool {name!r}; pools: {', '.join(POOLS)}")
+    names = {canonical(parse_drawing(drawing.split("/"))): piece
+             for piece, drawing in NAMED.items()}
+    out = []
+    for k, shape in enumerate(free_polyominoes(POOLS[name]), start=1):
+        out.append((names.get(canonical(shape), f"H{k:02d}"), shape))
+    return out

@@ -1,0 +1,83 @@
+"""The design file: which piece sets to try on a calendar board, and what they must do.
+
+```yaml
+kind: design
+name: apad_pentomino_sets
+board: calendar_day.yaml     # a calendar spec, relative to this file (its pieces are ignored)
+fixed:                       # pieces in every candidate set (as a spec's pieces)
+  - {name: O6, shape: "###/###"}
+choose:                      # the rest, drawn from pools: how many distinct pieces of each
+  - {pool: pentominoes, count: 7}
+require: real-dates          # or all-combinations
+face_up: false               # true: every required date with the pieces face up as well
+```
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from cpmodels.pools import POOLS
+from cpmodels.spec.models import Name, Piece, StrictModel
+
+MAX_DRAW = 50  # pieces one draw may take
+
+
+class Draw(StrictModel):
+    """Pieces drawn from one pool: ``count`` distinct ones (a number or ``[min, max]``)."""
+
+    pool: Literal["monominoes", "dominoes", "trominoes", "tetrominoes", "pentominoes",
+                  "hexominoes"] | list[Piece] = Field(
+        description=f"a pool name ({', '.join(POOLS)}) or a list of pieces")
+    count: int | list[int] = Field(description="how many pieces: a number or [min, max]")
+
+    @field_validator("count")
+    @classmethod
+    def _check_count(cls, count: int | list[int]) -> int | list[int]:
+        low, high = (count, count) if isinstance(count, int) else (
+            tuple(count) if len(count) == 2 else (None, None))
+        if low is None or high is None:
+            raise ValueError("a range is two numbers, [min, max]")
+        if not 0 <= low <= high <= MAX_DRAW:
+            raise ValueError(f"counts run from 0 to {MAX_DRAW}, min first")
+        return count
+
+    @model_validator(mode="after")
+    def _check_pool(self) -> Draw:
+        if isinstance(self.pool, list):
+            names = [p.name for p in self.pool]
+            if len(set(names)) != len(names):
+                raise ValueError("two pieces of the pool share a name")
+            if not self.pool:
+                raise ValueError("the pool lists no pieces")
+        return self
+
+    @property
+    def counts(self) -> range:
+        """The numbers of pieces this draw may take."""
+        low, high = (self.count, self.count) if isinstance(self.count, int) else self.count
+        return range(low, high + 1)
+
+
+class DesignSpec(StrictModel):
+    """Which piece sets to try on a calendar board, and which dates each must solve."""
+
+    kind: Literal["design"]
+    name: Name
+    description: str = ""
+    board: str = Field(min_length=1, max_length=400,
+                       description="path of a calendar spec, relative to this file")
+    fixed: list[Piece] = Field(default_factory=list, max_length=50)
+    choose: list[Draw] = Field(min_length=1, max_length=10)
+    require: Literal["real-dates", "all-combinations"] = "real-dates"
+    face_up: bool = Field(False, description="also require every date with pieces face up")
+
+    @field_validator("fixed")
+    @classmethod
+    def _unique_fixed(cls, fixed: list[Piece]) -> list[Piece]:
+        names = [p.name for p in fixed]
+        if len(set(names)) != len(names):
+            raise ValueError("two fixed pieces share a name")
+        return fixed
