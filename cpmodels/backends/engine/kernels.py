@@ -208,6 +208,25 @@ def dead_end(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch,
     return False
 
 
+@njit(cache=True, inline="always")
+def _force(prefix, filled, counters, lay):
+    """Place the options of ``prefix`` (-1 pads) on an empty state; ``(whether they fit
+    together, the counter code)``."""
+    code = np.uint64(0)
+    ok = True
+    for q in range(prefix.shape[0]):
+        o = prefix[q]
+        if o < 0:
+            continue
+        ok = ok and _fits(o, filled, lay.opt_mask)
+        _place(o, filled, counters, lay.opt_mask, lay.opt_counter)
+        c = lay.opt_counter[o]
+        if c >= 0:
+            code += lay.radix[c]
+            ok = ok and counters[c] <= lay.high[c]
+    return ok, code
+
+
 # --- tally vectors ----------------------------------------------------------------------
 
 
@@ -389,18 +408,7 @@ def tally_prefixes_kernel(prefixes, lay, tal, table, out, out_mask):
             return
         filled = np.zeros(n_words, dtype=np.uint64)
         counters = np.zeros(lay.low.shape[0], dtype=np.int64)
-        code = np.uint64(0)
-        ok = True
-        for q in range(prefixes.shape[1]):
-            o = prefixes[p, q]
-            if o < 0:
-                continue
-            ok = ok and _fits(o, filled, lay.opt_mask)
-            _place(o, filled, counters, lay.opt_mask, lay.opt_counter)
-            c = lay.opt_counter[o]
-            if c >= 0:
-                code += lay.radix[c]
-                ok = ok and counters[c] <= lay.high[c]
+        ok, code = _force(prefixes[p], filled, counters, lay)
         out_mask[p] = _uncovered_tally(filled, tal.bit, tal.n_tally)
         if ok:
             _tally(filled, counters, code, lay, tal, table, out[p])
@@ -493,16 +501,7 @@ def exists_kernel(prefixes, lay, out, first_failure, stop):
             return
         filled = np.zeros(n_words, dtype=np.uint64)
         counters = np.zeros(lay.low.shape[0], dtype=np.int64)
-        ok = True
-        for q in range(prefixes.shape[1]):
-            o = prefixes[p, q]
-            if o < 0:
-                continue
-            ok = ok and _fits(o, filled, lay.opt_mask)
-            _place(o, filled, counters, lay.opt_mask, lay.opt_counter)
-            c = lay.opt_counter[o]
-            if c >= 0:
-                ok = ok and counters[c] <= lay.high[c]
+        ok, _ = _force(prefixes[p], filled, counters, lay)
         out[p] = 0
         if ok:
             state[0] = -1
