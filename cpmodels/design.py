@@ -3,11 +3,14 @@
 A design file (``spec/design.py``) names a calendar board, fixed pieces and draws from
 pools. Every candidate set whose area fills the board is decided in two steps:
 
-1. *Existence*, date by date, with the engine's first-solution search over one compiled
-   cover per set (``engine.exists``), the dates that rejected earlier sets tried first, so
-   a set that fails usually fails at its first date.
+1. *Existence*, date by date, with the engine's first-solution search
+   (``engine.exists``), the dates that rejected earlier sets tried first, so a set that
+   fails usually fails at its first date.
 2. *Counts*, only for the sets that pass: one tallied search per month, as a sweep does,
    giving the fewest and most solutions over the required dates and their total.
+
+Every set runs on one compiled cover of the board with every piece of the design in it
+(see :class:`_Compiled`), so nothing is compiled per set.
 """
 
 from __future__ import annotations
@@ -16,13 +19,17 @@ import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from math import comb
 from pathlib import Path
 from typing import Any
 
 from cpmodels.backends.engine import compile_cover
 from cpmodels.backends.engine.drivers import exists
+from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.backends.engine.work import Counter, CountJob
+from cpmodels.cover import ExactCover
 from cpmodels.errors import InputError, SpecError
+from cpmodels.geometry import Placement
 from cpmodels.pools import canonical, pool
 from cpmodels.spec import CalendarSpec, Piece, load_spec
 from cpmodels.spec.design import DesignSpec
@@ -64,13 +71,35 @@ def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
 
 
 @dataclass
+class _Compiled:
+    """Every piece a design may use, in one exact cover of the board: each optional piece
+    has an extra option, *left out*, that covers its piece item and no cell. A set is the
+    task that forces its missing pieces left out, so one compiled cover (and one table of
+    sub-board counts) serves every candidate."""
+
+    cover: ExactCover
+    compiled: Any
+    left_out: dict[int, int]  # piece index -> its left-out option
+    slack: dict[tuple[str, str], int]  # (group, label) -> the slack option of that hole
+    tally_items: tuple[int, ...]
+    counter: Counter | None = None
+
+
+@dataclass
 class Design:
-    """A design file with its board: the candidate sets and how each is decided."""
+    """A design file with its board: the candidate sets and how each is decided.
+
+    ``pieces`` lists every piece a set may hold, the fixed ones first; a candidate is a
+    tuple of indices into it.
+    """
 
     spec: DesignSpec
     board: CalendarSpec
     required: list[tuple[str, ...]] = field(init=False)
+    pieces: list[Piece] = field(init=False)
+    _draws: list[list[int]] = field(init=False)  # per draw, its pieces' indices
     _order: list[int] = field(init=False)  # required combinations, most rejecting first
+    _compiled: dict[bool, _Compiled] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         combos = self.board.label_combinations()
@@ -81,75 +110,126 @@ class Design:
             combos = [c for c in combos if self.board.real_date(c) is not None]
         self.required = combos
         self._order = list(range(len(combos)))
+        self.pieces = list(self.spec.fixed)
+        self._draws = []
+        by_shape: dict[tuple, int] = {}
+        for draw in self.spec.choose:
+            drawn = ([Piece(name=n, shape=_drawing(s)) for n, s in pool(draw.pool)]
+                     if isinstance(draw.pool, str) else list(draw.pool))
+            indices = []
+            for piece in drawn:
+                key = (piece.name, canonical(piece.cells))
+                if key not in by_shape:
+                    by_shape[key] = len(self.pieces)
+                    self.pieces.append(piece)
+                indices.append(by_shape[key])
+            self._draws.append(indices)
 
     @property
     def area(self) -> int:
         """The cells a set must cover."""
         return len(self.board.cells) - len(self.board.groups)
 
-    def candidates(self) -> Iterator[list[Piece]]:
+    def names(self, chosen: Sequence[int]) -> list[str]:
+        return [self.pieces[i].name for i in chosen]
+
+    def candidates(self) -> Iterator[tuple[int, ...]]:
         """Every set of distinct pieces the design allows whose area fills the board: the
-        fixed pieces, then each draw's pieces (in pool order)."""
+        fixed pieces, then each draw's pieces (sorted by name within the draw)."""
+        fixed = tuple(range(len(self.spec.fixed)))
         fixed_area = sum(p.area * p.count for p in self.spec.fixed)
+        shape = [canonical(p.cells) for p in self.pieces]
         choices = []
-        for draw in self.spec.choose:
-            pieces = ([Piece(name=n, shape=_drawing(s)) for n, s in pool(draw.pool)]
-                      if isinstance(draw.pool, str) else list(draw.pool))
-            choices.append([tuple(sorted(combo, key=lambda p: p.name)) for k in draw.counts
-                            for combo in itertools.combinations(pieces, k)])
+        for draw, indices in zip(self.spec.choose, self._draws):
+            choices.append([tuple(sorted(combo, key=lambda i: self.pieces[i].name))
+                            for k in draw.counts
+                            for combo in itertools.combinations(indices, k)])
         for picked in itertools.product(*choices):
-            pieces = [*self.spec.fixed, *(p for combo in picked for p in combo)]
-            if fixed_area + sum(p.area for combo in picked for p in combo) != self.area:
+            chosen = fixed + tuple(i for combo in picked for i in combo)
+            if fixed_area + sum(self.pieces[i].area for combo in picked for i in combo) \
+                    != self.area:
                 continue
-            shapes = [canonical(p.cells) for p in pieces]
+            shapes = [shape[i] for i in chosen]
             if len(set(shapes)) == len(shapes):
-                yield pieces
+                yield chosen
 
     def count_candidates(self) -> int:
+        """How many sets the draws allow before the area check."""
         total = 1
-        for draw in self.spec.choose:
-            size = len(pool(draw.pool)) if isinstance(draw.pool, str) else len(draw.pool)
-            total *= sum(_binomial(size, k) for k in draw.counts)
+        for draw, indices in zip(self.spec.choose, self._draws):
+            total *= sum(comb(len(indices), k) for k in draw.counts)
         return total
 
-    def set_spec(self, pieces: Sequence[Piece]) -> CalendarSpec:
-        return self.board.model_copy(update={"pieces": list(pieces)})
+    def set_spec(self, chosen: Sequence[int]) -> CalendarSpec:
+        """The board's calendar spec with the set's pieces."""
+        return self.board.model_copy(update={"pieces": [self.pieces[i] for i in chosen]})
 
-    def decide(self, pieces: Sequence[Piece]) -> Verdict:
+    def _cover(self, face_up: bool) -> _Compiled:
+        if face_up not in self._compiled:
+            spec = self.board.model_copy(update={"pieces": self.pieces})
+            cover, slack_items = sweep_cover(spec, face_up=face_up)
+            slack = slack_options(cover, spec)
+            items = {it.name: i for i, it in enumerate(cover.items)}
+            left_out = {}
+            for k in range(len(self.spec.fixed), len(self.pieces)):
+                left_out[k] = len(cover.options)
+                cover.options.append((items[self.pieces[k].name],))
+                cover.placements.append(Placement(self.pieces[k].name, ()))
+            n_fixed = fixed_group_count(spec)
+            self._compiled[face_up] = _Compiled(cover, compile_cover(cover), left_out, slack,
+                                                tuple(slack_items[n_fixed:]))
+        return self._compiled[face_up]
+
+    def _left_out(self, compiled: _Compiled, chosen: Sequence[int]) -> tuple[int, ...]:
+        held = set(chosen)
+        return tuple(o for k, o in compiled.left_out.items() if k not in held)
+
+    def decide(self, chosen: Sequence[int]) -> Verdict:
         """Whether the set solves every required date (face up too, when asked), and its
         counts when it does."""
-        names = [p.name for p in pieces]
-        spec = self.set_spec(pieces)
+        names = self.names(chosen)
+        groups = list(self.board.groups)
         for face_up in (False, True) if self.spec.face_up else (False,):
-            cover, _ = sweep_cover(spec, face_up=face_up)
-            option = slack_options(cover, spec)
-            groups = list(spec.groups)
-            prefixes = [[option[(g, label)] for g, label in zip(groups, self.required[i])]
+            compiled = self._cover(face_up)
+            out = self._left_out(compiled, chosen)
+            prefixes = [[*out, *(compiled.slack[(g, label)]
+                                 for g, label in zip(groups, self.required[i]))]
                         for i in self._order]
-            answers = exists(compile_cover(cover), prefixes, first_failure=True)
+            # Every hole is forced: the regions left are for the set's pieces alone.
+            fillable, limit = region_sizes([self.pieces[i].area for i in chosen
+                                            for _ in range(self.pieces[i].count)], self.area)
+            answers = exists(compiled.compiled, prefixes, first_failure=True,
+                             fillable=fillable, limit=limit)
             failed = next((k for k, ok in enumerate(answers) if ok is False), None)
             if failed is not None:
                 index = self._order.pop(failed)
                 self._order.insert(0, index)  # the next set tries this date first
                 return Verdict(names, False, self.required[index])
-        counts = self.counts(spec)
-        low = min(self.required, key=lambda c: (counts.get(c, 0), self.required.index(c)))
+        counts = self.counts(chosen)
+        low = min(self.required, key=lambda c: counts.get(c, 0))
         high = max(self.required, key=lambda c: counts.get(c, 0))
         return Verdict(names, True, None, counts.get(low, 0), low, counts.get(high, 0),
                        sum(counts.get(c, 0) for c in self.required))
 
-    def counts(self, spec: CalendarSpec) -> dict[tuple[str, ...], int]:
-        """Every label combination's count for a set (one tallied search per task)."""
-        cover, slack = sweep_cover(spec)
-        option = slack_options(cover, spec)
-        groups = list(spec.groups)
-        n_fixed = fixed_group_count(spec)
-        counter = Counter(CountJob(cover, tuple(slack[n_fixed:])))
-        by_option = {o: label for (g, label), o in option.items()}
+    def counts(self, chosen: Sequence[int]) -> dict[tuple[str, ...], int]:
+        """Every label combination's count for a set: one tallied search per task of the
+        leading group(s), on the shared cover, its table kept from set to set."""
+        compiled = self._cover(False)
+        if compiled.counter is None:
+            compiled.counter = Counter(CountJob(compiled.cover, compiled.tally_items))
+        groups = list(self.board.groups)
+        n_fixed = len(groups) - len(compiled.tally_items)
+        by_option = {o: label for (_, label), o in compiled.slack.items()}
+        out = self._left_out(compiled, chosen)
+        # The set's pieces and the holes still open (one cell each) fill the regions left.
+        regions = region_sizes([self.pieces[i].area for i in chosen
+                                for _ in range(self.pieces[i].count)]
+                               + [1] * len(compiled.tally_items),
+                               self.area + len(compiled.tally_items))
         counts: dict[tuple[str, ...], int] = {}
-        for fixed in itertools.product(*(spec.groups[g] for g in groups[:n_fixed])):
-            task = tuple(option[(g, label)] for g, label in zip(groups, fixed))
-            for key, n in counter.tally(task).items():
+        for fixed in itertools.product(*(self.board.groups[g] for g in groups[:n_fixed])):
+            task = out + tuple(compiled.slack[(g, label)] for g, label in zip(groups, fixed))
+            for key, n in compiled.counter.tally(task, regions).items():
                 counts[fixed + tuple(by_option[o] for o in key)] = n
         return counts
 
@@ -158,12 +238,6 @@ def _drawing(shape: frozenset[tuple[int, int]]) -> list[str]:
     rows = max(r for r, _ in shape) + 1
     cols = max(c for _, c in shape) + 1
     return ["".join("#" if (r, c) in shape else "." for c in range(cols)) for r in range(rows)]
-
-
-def _binomial(n: int, k: int) -> int:
-    from math import comb
-
-    return comb(n, k) if 0 <= k <= n else 0
 
 
 def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = None,
@@ -176,14 +250,14 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
         raise InputError(f"the design asks for {design.count_candidates():,} sets before the "
                          f"area check; the limit is {MAX_CANDIDATES:,}")
     verdicts = []
-    for pieces in design.candidates():
-        key = tuple(p.name for p in pieces)
+    for chosen in design.candidates():
+        key = tuple(design.names(chosen))
         if done and key in done:
             verdicts.append(done[key])
             continue
         if deadline is not None and time.perf_counter() > deadline:
             break
-        verdict = design.decide(pieces)
+        verdict = design.decide(chosen)
         verdicts.append(verdict)
         if on_verdict is not None:
             on_verdict(verdict)

@@ -30,13 +30,15 @@ STREAMS = True  # iter_solutions hands over each solution as the search finds it
 
 def tally_prefixes(cc: CompiledCover, layout: TallyLayout,
                    prefixes: Sequence[Sequence[int]], memo: Memo | None = None,
+                   regions: tuple[np.ndarray, int] | None = None,
                    ) -> list[dict[tuple[int, ...], int]]:
     """For each set of forced options, the solution counts by tally combination.
 
     Each result maps a tuple of option ids (the options covering the tally items, in
     ``layout.items`` order) to the number of solutions that contain them and the forced
     options; combinations without solutions are left out. Raises :class:`SearchStopped`
-    when the memo's search is (or gets) stopped.
+    when the memo's search is (or gets) stopped. ``regions`` (fillable sizes and limit, see
+    ``regions.region_sizes``) replaces the cover's when the prefixes leave fewer pieces.
     """
     if memo is None:
         memo = Memo(cc.n_words)
@@ -54,7 +56,10 @@ def tally_prefixes(cc: CompiledCover, layout: TallyLayout,
     masks = np.zeros(len(prefixes), dtype=np.int64)
     if memo.stopped:
         raise SearchStopped("this memo's search was stopped")
-    interruptible(tally_prefixes_kernel, arr, cc.kernel, layout.kernel, memo.kernel, out,
+    lay = cc.kernel
+    if regions is not None:
+        lay = lay._replace(fillable=regions[0], limit=regions[1])
+    interruptible(tally_prefixes_kernel, arr, lay, layout.kernel, memo.kernel, out,
                   masks, stop=memo.stop)
     if memo.stopped:  # the counts are partial: none of them may get out
         raise SearchStopped("the search was stopped before it finished")
@@ -84,17 +89,23 @@ def count_prefixes(cc: CompiledCover, prefixes: Sequence[Sequence[int]],
 
 
 def exists(cc: CompiledCover, prefixes: Sequence[Sequence[int]], *,
-           first_failure: bool = False) -> list[bool | None]:
+           first_failure: bool = False, fillable: np.ndarray | None = None,
+           limit: int | None = None) -> list[bool | None]:
     """For each set of forced options, whether some solution contains it (each decided by
     the search's first solution, not a count). With ``first_failure``, the sets after the
-    first one without a solution are not searched (None)."""
+    first one without a solution are not searched (None). ``fillable`` and ``limit``
+    (see ``regions.region_sizes``) replace the cover's region sizes when the prefixes leave
+    fewer pieces to place than the cover holds."""
     width = max([len(p) for p in prefixes] + [1])
     arr = np.full((len(prefixes), width), -1, dtype=np.int64)
     for r, prefix in enumerate(prefixes):
         arr[r, :len(prefix)] = prefix
     out = np.full(len(prefixes), -1, dtype=np.int64)
     stop = np.zeros(1, dtype=np.int64)
-    interruptible(exists_kernel, arr, cc.kernel, out, first_failure, stop,
+    lay = cc.kernel
+    if fillable is not None:
+        lay = lay._replace(fillable=fillable, limit=cc.region_limit if limit is None else limit)
+    interruptible(exists_kernel, arr, lay, out, first_failure, stop,
                   stop=lambda: stop.fill(1))
     return [None if x < 0 else bool(x) for x in out]
 

@@ -35,25 +35,31 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
         cells = [cover.items[i].cell for i in option if cover.items[i].cell in cell_bit]
         if len(cells) != sum(1 for i in option if cover.items[i].cell is not None):
             consistent = False
-        if area.setdefault(option[-1], len(cells)) != len(cells) or not cells:
-            consistent = False
+        if cells and area.setdefault(option[-1], len(cells)) != len(cells):
+            consistent = False  # (an option with no cell, a piece left out, fills nothing)
         inside = set(cells)
         around = {nb for r, c in cells for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
                   if nb in cell_bit and nb not in inside}
         flat += sorted(cell_bit[nb] for nb in around)
         opt_nb_start[j + 1] = len(flat)
-    total = len(cell_bit)
+    consistent = consistent and bool(area)
+    areas = [size for tag, size in area.items() for _ in range(cover.items[tag].high)]
+    fillable, limit = region_sizes(areas if consistent else [], len(cell_bit))
+    return cell_nb, opt_nb_start, np.array(flat, dtype=np.int64), fillable, limit
+
+
+def region_sizes(areas: list[int], total: int) -> tuple[np.ndarray, int]:
+    """Which region sizes (0 to ``total``) pieces of these ``areas`` can fill (each piece
+    once), and the size below which regions are checked (0: none; also when ``areas`` is
+    empty, for a cover without a consistent area per piece)."""
     fillable = np.zeros(total + 1, dtype=np.bool_)
     fillable[0] = True
-    if consistent:
-        for tag, size in area.items():
-            for _ in range(cover.items[tag].high):
-                fillable[size:] |= fillable[:-size].copy() if size <= total else False
-    limit = 0
-    if consistent:
-        gaps = [k for k in range(1, total + 1) if not fillable[k]]
-        # Flood fills cost time: look only at regions smaller than two of the largest pieces.
-        cap = 2 * max(area.values()) + 2
-        gaps = [k for k in gaps if k < cap]
-        limit = max(gaps) + 1 if gaps else 0
-    return cell_nb, opt_nb_start, np.array(flat, dtype=np.int64), fillable, limit
+    if not areas:
+        return fillable, 0
+    for size in areas:
+        fillable[size:] |= fillable[:-size].copy() if size <= total else False
+    gaps = [k for k in range(1, total + 1) if not fillable[k]]
+    # Flood fills cost time: look only at regions smaller than two of the largest pieces.
+    cap = 2 * max(areas) + 2
+    gaps = [k for k in gaps if k < cap]
+    return fillable, (max(gaps) + 1 if gaps else 0)

@@ -78,17 +78,18 @@ class Counter:
         self.memo = Memo(self.compiled.n_words, job.memo_slots, job.arena)
         self._busy = threading.Lock()
 
-    def tally(self, task: Task) -> Tally:
+    def tally(self, task: Task, regions: tuple[Any, int] | None = None) -> Tally:
         """The solutions that contain the options of ``task``, split by the tally items.
 
+        ``regions`` replaces the cover's fillable region sizes (see ``tally_prefixes``).
         Raises :class:`~.memo.SearchStopped` once :meth:`stop` was called.
         """
         if not self._busy.acquire(blocking=False):
             raise RuntimeError("a Counter is used by one thread at a time; give each "
                                "thread its own")
         try:
-            return tally_prefixes(self.compiled, self.layout, [list(task)],
-                                         self.memo)[0]
+            return tally_prefixes(self.compiled, self.layout, [list(task)], self.memo,
+                                  regions)[0]
         finally:
             self._busy.release()
 
