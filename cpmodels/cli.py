@@ -122,7 +122,9 @@ def _cluster(args: argparse.Namespace) -> Any:
                          "leave out --backend or --cluster")
     with connect(address) as cluster:
         where = f"; dashboard {cluster.dashboard}" if cluster.dashboard else ""
-        print(f"cluster {cluster.address}: {cluster.workers} workers{where}", file=sys.stderr)
+        n = cluster.workers
+        print(f"cluster {cluster.address}: {n} worker{'' if n == 1 else 's'}{where}",
+              file=sys.stderr)
         yield cluster
 
 
