@@ -4,7 +4,7 @@
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, week11_jan1mon,
 week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, pictures, web_hints,
-web_load, cluster_week_sweep, week11_sweep, week11_units, towers_3x3 ..
+web_load, design_apad, cluster_week_sweep, week11_sweep, week11_units, towers_3x3 ..
 towers_10x10 (9x9 and 10x10 run for 10 minutes each). With no name, every benchmark runs.
 """
 
@@ -200,6 +200,23 @@ def _week11_units() -> str:
             f"{predicted(8):.0f}/{predicted(32):.0f}/{predicted(128):.0f} s; total {total:,}")
 
 
+def _design(name: str) -> Callable[[], str]:
+    """A design file decided in full: candidates, working sets, the best hardest date."""
+    def run() -> str:
+        from cpmodels.design import Design, load_board, run_design
+        from cpmodels.spec.loading import load_design
+
+        path = SPECS / "designs" / name
+        spec = load_design(path)
+        verdicts = run_design(Design(spec, load_board(spec, path)))
+        working = sorted((v for v in verdicts if v.works), key=lambda v: -(v.min or 0))
+        best = working[0] if working else None
+        return (f"{len(verdicts):,} sets, {len(working)} solve every date"
+                + (f"; best {' '.join(best.pieces)} (hardest {' '.join(best.argmin or ())}: "
+                   f"{best.min})" if best else ""))
+    return run
+
+
 def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     def run() -> str:
         r = towers_solver.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
@@ -238,6 +255,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
     "web_hints": ("web API: hints until the board is full, then 10 solutions", _web_hints),
     "web_load": ("web server: 320 counts, solutions, hints and bad requests, 32 at a time",
                  _web_load),
+    "design_apad": ("2x3 rectangle + 7 of 12 pentominoes on calendar_day (792 sets)",
+                    _design("apad_rectangle_pentominoes.yaml")),
     "cluster_week_sweep": ("calendar_week sweep on a local Dask cluster (oracle 4,937,780)",
                            _cluster_sweep("calendar_week.yaml")),
     "week11_sweep": ("calendar_week_11 sweep of 2604, every core", _sweep("calendar_week_11.yaml")),

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
+    from cpmodels.design import Design, Verdict
+
 SpecLike = Spec | str | Path
 
 
@@ -278,3 +280,82 @@ def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = N
             summary = run_sweep(spec, path, jobs=jobs, face_up=face_up, resume=resume,
                                 cluster=on)
     return SweepResult(spec, summary)
+
+
+@dataclass(repr=False)
+class DesignResult:
+    """Every candidate set's verdict; shows itself as the ranked table of the sets that
+    work, with the best set's hardest date solved and drawn."""
+
+    design: Design
+    verdicts: list[Verdict]
+    seconds: float = 0.0
+
+    @property
+    def working(self) -> list[Verdict]:
+        """The sets that solve every required date, best first."""
+        from cpmodels.design import ranked
+
+        return ranked(self.verdicts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI's JSON (``design --format json``)."""
+        from cpmodels.design import summary
+
+        return summary(self.verdicts, self.seconds)
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per candidate set (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise InputError("to_dataframe needs pandas: pip install pandas") from None
+        return pd.DataFrame([{**v.as_dict(), "pieces": " ".join(v.pieces)}
+                             for v in self.verdicts])
+
+    def hardest(self, rank: int = 0) -> PackingSolution:
+        """A working set's hardest date, solved (``rank`` 0: the best set)."""
+        verdict = self.working[rank]
+        chosen = next(c for c in self.design.candidates()
+                      if self.design.names(c) == verdict.pieces)
+        spec = self.design.set_spec(chosen)
+        return solve(spec, labels=list(verdict.argmin or ()), backend="engine")
+
+    def __str__(self) -> str:
+        lines = [f"{self.design.spec.name}: {len(self.verdicts)} candidate sets, "
+                 f"{len(self.working)} solve every required combination"]
+        lines += [f"{' '.join(w.pieces):40s} fewest {w.min:,} ({' '.join(w.argmin or ())}), "
+                  f"most {w.max:,}, total {w.total:,}" for w in self.working]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"<DesignResult {self.design.spec.name}: {len(self.working)} of "
+                f"{len(self.verdicts)} sets work>")
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = "".join(
+            f"<tr><td>{escape(' '.join(w.pieces))}</td><td>{w.min:,}</td>"
+            f"<td>{escape(' '.join(w.argmin or ()))}</td><td>{w.max:,}</td>"
+            f"<td>{w.total:,}</td></tr>" for w in self.working)
+        picture = self.hardest().svg() if self.working else ""
+        return (f"<p>{escape(self.design.spec.name)}: {len(self.working)} of "
+                f"{len(self.verdicts)} sets solve every required combination</p>"
+                "<table><tr><th>pieces</th><th>fewest</th><th>on</th><th>most</th>"
+                f"<th>total</th></tr>{rows}</table>{picture}")
+
+
+def design(path: str | Path, *, time_limit: float | None = None) -> DesignResult:
+    """Decide every candidate set of a design file (``time_limit``: stop after that many
+    seconds with the sets decided so far)."""
+    from cpmodels.design import Design as _Design
+    from cpmodels.design import load_board, run_design
+    from cpmodels.spec.loading import load_design
+
+    spec = load_design(path)
+    found = _Design(spec, load_board(spec, path))
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    verdicts = run_design(found, deadline=deadline)
+    return DesignResult(found, verdicts, time.perf_counter() - start)

@@ -570,7 +570,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_design(args: argparse.Namespace) -> int:
     import time
 
-    from cpmodels.design import Design, Verdict, load_board, run_design
+    from cpmodels.design import Design, Verdict, load_board, ranked, run_design, summary
     from cpmodels.progress import progress_bar
     from cpmodels.spec.loading import load_design
 
@@ -611,10 +611,8 @@ def cmd_design(args: argparse.Namespace) -> int:
         if handle is not None:
             handle.close()
     seconds = time.perf_counter() - start
-    working = sorted((v for v in verdicts if v.works), key=lambda v: (-(v.min or 0), v.pieces))
-    payload = {"candidates": len(verdicts), "seconds": round(seconds, 3),
-               "working": [{k: v for k, v in w.as_dict().items()
-                            if k not in ("works", "first_failure")} for w in working]}
+    working = ranked(verdicts)
+    payload = summary(verdicts, seconds)
     lines = [f"{spec.name}: {len(verdicts)} candidate sets, {len(working)} solve every "
              f"required combination ({len(design.required)}) in {seconds:.2f} s"]
     if working:

@@ -57,6 +57,20 @@ class Verdict:
                 "max": self.max, "total": self.total}
 
 
+def ranked(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """The sets that solve every required date, best first: the most solutions on their
+    hardest date, then the most in all."""
+    return sorted((v for v in verdicts if v.works),
+                  key=lambda v: (-(v.min or 0), -(v.total or 0), v.pieces))
+
+
+def summary(verdicts: Sequence[Verdict], seconds: float) -> dict[str, Any]:
+    """``design --format json``: the candidates, the working sets ranked, the time."""
+    return {"candidates": len(verdicts), "seconds": round(seconds, 3),
+            "working": [{k: v for k, v in w.as_dict().items()
+                         if k not in ("works", "first_failure")} for w in ranked(verdicts)]}
+
+
 def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
     """The calendar spec a design file names (relative to the design file)."""
     path = Path(source).parent / design.board

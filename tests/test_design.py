@@ -114,3 +114,21 @@ def test_a_design_needs_a_calendar_board(tmp_path, run_cli):
                     "choose:\n  - {pool: pentominoes, count: 7}\n")
     code, _, err = run_cli("design", path)
     assert code == 2 and "is a towers spec; a design needs a calendar board" in err
+
+
+def test_api_design_ranks_draws_and_converts(tmp_path):
+    from cpmodels import api
+
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL)
+    result = api.design(path)
+    assert [w.pieces[-1] for w in result.working] == ["F", "T", "Z", "I", "W"]
+    assert result.to_dict()["candidates"] == 6
+    html = result._repr_html_()
+    assert "<table>" in html and "<svg" in html and "5 of 6 sets" in html
+    best = result.hardest()
+    assert best.status == "solved" and best.instance.labels == ("Apr", "6")
+    frame = result.to_dataframe()
+    assert len(frame) == 6 and frame["works"].sum() == 5
+    cut = api.design(path, time_limit=1e-9)  # stopped before the first set
+    assert cut.verdicts == []
