@@ -238,7 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     design.add_argument("--format", choices=("text", "json"), default="text")
     _add_quiet_arg(design)
 
-    validate = sub.add_parser("validate", help="check spec files and report every problem")
+    validate = sub.add_parser("validate", help="check spec (and design) files and report "
+                              "every problem")
     validate.add_argument("specs", nargs="+", metavar="SPEC")
 
     sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
@@ -628,10 +629,17 @@ def _tuple(value: Any) -> tuple[str, ...] | None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from cpmodels.design import load_board
+    from cpmodels.spec.loading import is_design, load_design
+
     worst = EXIT_OK
     for path in args.specs:
         try:
-            spec = load_spec(path)
+            if is_design(path):
+                spec = load_design(path)
+                load_board(spec, path)
+            else:
+                spec = load_spec(path)
         except CpmodelsError as exc:
             print(f"error: {exc}", file=sys.stderr)
             worst = EXIT_BAD_INPUT

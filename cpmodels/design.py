@@ -29,7 +29,7 @@ from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.backends.engine.work import Counter, CountJob
 from cpmodels.cover import ExactCover
 from cpmodels.errors import InputError, SpecError
-from cpmodels.geometry import Placement
+from cpmodels.geometry import Placement, normalize, orientations
 from cpmodels.pools import canonical, pool
 from cpmodels.spec import CalendarSpec, Piece, load_spec
 from cpmodels.spec.design import DesignSpec
@@ -49,12 +49,16 @@ class Verdict:
     argmin: tuple[str, ...] | None = None
     max: int | None = None
     total: int | None = None
+    face_up_sides: list[str] | None = None  # face up: the sides that work (NAME~: mirrored)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"pieces": self.pieces, "works": self.works,
-                "first_failure": list(self.first_failure) if self.first_failure else None,
-                "min": self.min, "argmin": list(self.argmin) if self.argmin else None,
-                "max": self.max, "total": self.total}
+        out = {"pieces": self.pieces, "works": self.works,
+               "first_failure": list(self.first_failure) if self.first_failure else None,
+               "min": self.min, "argmin": list(self.argmin) if self.argmin else None,
+               "max": self.max, "total": self.total}
+        if self.face_up_sides is not None:
+            out["face_up_sides"] = self.face_up_sides
+        return out
 
 
 def ranked(verdicts: Sequence[Verdict]) -> list[Verdict]:
@@ -93,10 +97,12 @@ class _Compiled:
 
     cover: ExactCover
     compiled: Any
-    left_out: dict[int, int]  # piece index -> its left-out option
+    left_out: dict[int, int]  # piece index (face up: side index) -> its left-out option
     slack: dict[tuple[str, str], int]  # (group, label) -> the slack option of that hole
     tally_items: tuple[int, ...]
     counter: Counter | None = None
+    sides: list[list[int]] = field(default_factory=list)  # face up: piece -> its sides
+    pieces: list[Piece] = field(default_factory=list)  # the cover's pieces (face up: sides)
 
 
 @dataclass
@@ -179,51 +185,97 @@ class Design:
         return self.board.model_copy(update={"pieces": [self.pieces[i] for i in chosen]})
 
     def _cover(self, face_up: bool) -> _Compiled:
+        """The shared cover: every piece once; face up, every side of every piece (a chiral
+        piece has two, as drawn and mirrored, ``NAME~``), each side a piece of its own."""
         if face_up not in self._compiled:
-            spec = self.board.model_copy(update={"pieces": self.pieces})
+            pieces = list(self.pieces)
+            sides: list[list[int]] = []
+            if face_up:
+                pieces = []
+                for piece in self.pieces:
+                    sides.append([len(pieces)])
+                    pieces.append(piece)
+                    if len(orientations(piece.cells)) != len(orientations(piece.cells,
+                                                                          flip=False)):
+                        mirror = normalize((r, -c) for r, c in piece.cells)
+                        sides[-1].append(len(pieces))
+                        pieces.append(Piece(name=piece.name + "~", shape=_drawing(mirror),
+                                            count=piece.count))
+            spec = self.board.model_copy(update={"pieces": pieces})
             cover, slack_items = sweep_cover(spec, face_up=face_up)
             slack = slack_options(cover, spec)
-            items = {it.name: i for i, it in enumerate(cover.items)}
+            # The piece items follow the cells, one per piece in order (names may repeat).
+            items = [i for i, it in enumerate(cover.items) if it.cell is None][:len(pieces)]
+            optional = range(len(pieces)) if face_up else range(len(self.spec.fixed),
+                                                                len(pieces))
             left_out = {}
-            for k in range(len(self.spec.fixed), len(self.pieces)):
+            for k in optional:
                 left_out[k] = len(cover.options)
-                cover.options.append((items[self.pieces[k].name],))
-                cover.placements.append(Placement(self.pieces[k].name, ()))
+                cover.options.append((items[k],))
+                cover.placements.append(Placement(pieces[k].name, ()))
             n_fixed = fixed_group_count(spec)
             self._compiled[face_up] = _Compiled(cover, compile_cover(cover), left_out, slack,
-                                                tuple(slack_items[n_fixed:]))
+                                                tuple(slack_items[n_fixed:]), None, sides,
+                                                pieces)
         return self._compiled[face_up]
 
     def _left_out(self, compiled: _Compiled, chosen: Sequence[int]) -> tuple[int, ...]:
         held = set(chosen)
         return tuple(o for k, o in compiled.left_out.items() if k not in held)
 
-    def decide(self, chosen: Sequence[int]) -> Verdict:
-        """Whether the set solves every required date (face up too, when asked), and its
-        counts when it does."""
-        names = self.names(chosen)
+    def _first_failure(self, compiled: _Compiled, out: Sequence[int],
+                       chosen: Sequence[int]) -> tuple[str, ...] | None:
+        """The first required combination no solution covers, with the options of ``out``
+        forced (pieces left out), or None; a failing one is tried first next time."""
         groups = list(self.board.groups)
-        for face_up in (False, True) if self.spec.face_up else (False,):
-            compiled = self._cover(face_up)
-            out = self._left_out(compiled, chosen)
-            prefixes = [[*out, *(compiled.slack[(g, label)]
-                                 for g, label in zip(groups, self.required[i]))]
-                        for i in self._order]
-            # Every hole is forced: the regions left are for the set's pieces alone.
-            fillable, limit = region_sizes([self.pieces[i].area for i in chosen
-                                            for _ in range(self.pieces[i].count)], self.area)
-            answers = exists(compiled.compiled, prefixes, first_failure=True,
-                             fillable=fillable, limit=limit)
-            failed = next((k for k, ok in enumerate(answers) if ok is False), None)
-            if failed is not None:
-                index = self._order.pop(failed)
-                self._order.insert(0, index)  # the next set tries this date first
-                return Verdict(names, False, self.required[index])
+        prefixes = [[*out, *(compiled.slack[(g, label)]
+                             for g, label in zip(groups, self.required[i]))]
+                    for i in self._order]
+        # Every hole is forced: the regions left are for the set's pieces alone.
+        fillable, limit = region_sizes([self.pieces[i].area for i in chosen
+                                        for _ in range(self.pieces[i].count)], self.area)
+        answers = exists(compiled.compiled, prefixes, first_failure=True,
+                         fillable=fillable, limit=limit)
+        failed = next((k for k, ok in enumerate(answers) if ok is False), None)
+        if failed is None:
+            return None
+        index = self._order.pop(failed)
+        self._order.insert(0, index)  # the next set tries this combination first
+        return self.required[index]
+
+    def _face_up_sides(self, chosen: Sequence[int]) -> tuple[list[str] | None,
+                                                             tuple[str, ...] | None]:
+        """Sides of the set's pieces that solve every required combination face up, or
+        None and the combination that rejected the pieces as drawn."""
+        compiled = self._cover(True)
+        options = [compiled.sides[i] for i in chosen]
+        as_drawn_failure = None
+        for pick in itertools.product(*options):
+            failure = self._first_failure(compiled, self._left_out(compiled, pick), chosen)
+            if failure is None:
+                return [self.pieces[i].name + ("~" if side != compiled.sides[i][0] else "")
+                        for i, side in zip(chosen, pick)], None
+            as_drawn_failure = as_drawn_failure or failure
+        return None, as_drawn_failure
+
+    def decide(self, chosen: Sequence[int]) -> Verdict:
+        """Whether the set solves every required date (and face up, with some choice of
+        sides, when asked), and its counts (pieces turned over freely) when it does."""
+        names = self.names(chosen)
+        compiled = self._cover(False)
+        failure = self._first_failure(compiled, self._left_out(compiled, chosen), chosen)
+        if failure is not None:
+            return Verdict(names, False, failure)
+        sides = None
+        if self.spec.face_up:
+            sides, failure = self._face_up_sides(chosen)
+            if sides is None:
+                return Verdict(names, False, failure)
         counts = self.counts(chosen)
         low = min(self.required, key=lambda c: counts.get(c, 0))
         high = max(self.required, key=lambda c: counts.get(c, 0))
         return Verdict(names, True, None, counts.get(low, 0), low, counts.get(high, 0),
-                       sum(counts.get(c, 0) for c in self.required))
+                       sum(counts.get(c, 0) for c in self.required), sides)
 
     def counts(self, chosen: Sequence[int]) -> dict[tuple[str, ...], int]:
         """Every label combination's count for a set: one tallied search per task of the

@@ -132,3 +132,33 @@ def test_api_design_ranks_draws_and_converts(tmp_path):
     assert len(frame) == 6 and frame["works"].sum() == 5
     cut = api.design(path, time_limit=1e-9)  # stopped before the first set
     assert cut.verdicts == []
+
+
+def test_the_bundled_designs_validate(run_cli):
+    designs = sorted((SPECS / "designs").glob("*.yaml"))
+    code, out, err = run_cli("validate", *designs)
+    assert code == 0 and len(designs) >= 3 and err == ""
+    assert out.count(": ok (design '") == len(designs)
+
+
+def test_face_up_tries_every_choice_of_sides(tmp_path):
+    """The commercial set face up: whichever side of each piece is up, some date has no
+    solution; each side choice's failing date is checked by CP-SAT."""
+    import itertools
+
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL + "face_up: true\n")
+    spec = load_design(path)
+    design = Design(spec, load_board(spec, path))
+    verdicts = {tuple(v.pieces[7:]): v for v in run_design(design)}
+    assert not any(v.works for v in verdicts.values())
+    chosen = next(c for c in design.candidates() if design.names(c)[7:] == ["Z"])
+    compiled = design._cover(True)
+    picks = list(itertools.product(*(compiled.sides[i] for i in chosen)))
+    assert len(picks) == 2 ** 5  # L N P Y Z are chiral; O6 U V are not
+    for pick in picks:
+        failure = design._first_failure(compiled, design._left_out(compiled, pick), chosen)
+        assert failure is not None
+        sided = design.board.model_copy(update={"pieces": [compiled.pieces[k] for k in pick]})
+        cover = packing_instance(Query.of(sided, labels=list(failure), face_up=True)).cover
+        assert solve_cover("cpsat", cover).status == "unsolvable", (pick, failure)

@@ -211,6 +211,16 @@ def load_design(path: str | Path) -> DesignSpec:
     return validate_data(data, source, lines, design=True)
 
 
+def is_design(path: str | Path) -> bool:
+    """Whether a file says ``kind: design`` (a quick look; the loaders check properly)."""
+    try:
+        with Path(path).open(encoding="utf-8", errors="replace") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return any(line.strip().replace(" ", "") == "kind:design" for line in head.splitlines())
+
+
 def _read(path: str | Path) -> str:
     """A spec or design file's text, or a :class:`SpecError` saying why it cannot be read."""
     source = str(path)
