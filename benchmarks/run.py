@@ -208,7 +208,7 @@ def _design(name: str) -> Callable[[], str]:
 
         path = SPECS / "designs" / name
         spec = load_design(path)
-        verdicts = run_design(Design(spec, load_board(spec, path)))
+        verdicts = run_design(Design(spec, load_board(spec, path)), jobs=None)
         working = sorted((v for v in verdicts if v.works), key=lambda v: -(v.min or 0))
         best = working[0] if working else None
         return (f"{len(verdicts):,} sets, {len(working)} solve every date"

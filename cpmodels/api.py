@@ -346,9 +346,10 @@ class DesignResult:
                 f"<th>total</th></tr>{rows}</table>{picture}")
 
 
-def design(path: str | Path, *, time_limit: float | None = None) -> DesignResult:
+def design(path: str | Path, *, time_limit: float | None = None,
+           jobs: int | None = None) -> DesignResult:
     """Decide every candidate set of a design file (``time_limit``: stop after that many
-    seconds with the sets decided so far)."""
+    seconds with the sets decided so far; ``jobs``: worker processes, default every core)."""
     from cpmodels.design import Design as _Design
     from cpmodels.design import load_board, run_design
     from cpmodels.spec.loading import load_design
@@ -357,5 +358,5 @@ def design(path: str | Path, *, time_limit: float | None = None) -> DesignResult
     found = _Design(spec, load_board(spec, path))
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    verdicts = run_design(found, deadline=deadline)
+    verdicts = run_design(found, deadline=deadline, jobs=jobs)
     return DesignResult(found, verdicts, time.perf_counter() - start)

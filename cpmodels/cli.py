@@ -235,6 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep the sets FILE.jsonl already has and decide the rest")
     design.add_argument("--time-limit", type=_positive_seconds, metavar="S",
                         help="stop after S seconds, keeping the sets decided (then --resume)")
+    design.add_argument("--jobs", type=_positive_int, metavar="N",
+                        help="worker processes (default: every core)")
     design.add_argument("--format", choices=("text", "json"), default="text")
     _add_quiet_arg(design)
 
@@ -603,7 +605,7 @@ def cmd_design(args: argparse.Namespace) -> int:
 
     try:
         with bar:
-            verdicts = run_design(design, done=done, on_verdict=decided)
+            verdicts = run_design(design, done=done, on_verdict=decided, jobs=args.jobs)
     except KeyboardInterrupt as stop:
         where = f"; the sets decided are kept in {args.out} (then --resume)" if handle else ""
         print(f"{_stopped(stop)}{where}", file=sys.stderr)

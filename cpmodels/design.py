@@ -16,6 +16,7 @@ Every set runs on one compiled cover of the board with every piece of the design
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from typing import Any
 from cpmodels.backends.engine import compile_cover
 from cpmodels.backends.engine.drivers import exists
 from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.backends.engine.work import Counter, CountJob
+from cpmodels.backends.engine.work import Counter, CountJob, can_fork_here, in_order, run_units
 from cpmodels.cover import ExactCover
 from cpmodels.errors import InputError, SpecError
 from cpmodels.geometry import Placement, normalize, orientations
@@ -173,6 +174,10 @@ class Design:
             if len(set(shapes)) == len(shapes):
                 yield chosen
 
+    def run(self, unit: Sequence[tuple[int, ...]]) -> list[Verdict]:
+        """Decide a run of candidate sets (a unit of work for a worker process)."""
+        return [self.decide(chosen) for chosen in unit]
+
     def count_candidates(self) -> int:
         """How many sets the draws allow before the area check."""
         total = 1
@@ -239,7 +244,20 @@ class Design:
         failed = next((k for k, ok in enumerate(answers) if ok is False), None)
         if failed is None:
             return None
-        index = self._order.pop(failed)
+        index = self._order[failed]
+        # Report the earliest failing combination in calendar order, whatever order found
+        # one (so the answer does not depend on the sets decided before, or on --jobs):
+        # check the earlier ones not yet known to be solvable.
+        solvable = {self._order[k] for k in range(failed)}
+        earlier = [i for i in range(index) if i not in solvable]
+        if earlier:
+            before = exists(compiled.compiled, [[*out, *(compiled.slack[(g, label)]
+                                                         for g, label in
+                                                         zip(groups, self.required[i]))]
+                                                for i in earlier],
+                            first_failure=True, fillable=fillable, limit=limit)
+            index = next((i for i, ok in zip(earlier, before) if ok is False), index)
+        self._order.remove(index)
         self._order.insert(0, index)  # the next set tries this combination first
         return self.required[index]
 
@@ -306,19 +324,29 @@ def _drawing(shape: frozenset[tuple[int, int]]) -> list[str]:
     return ["".join("#" if (r, c) in shape else "." for c in range(cols)) for r in range(rows)]
 
 
+PARALLEL_LIMIT = 2_000_000  # candidate sets beyond which a design runs in one process
+UNITS_PER_JOB = 8  # units per worker process: enough for the loads to even out
+
+
 def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = None,
                on_verdict: Callable[[Verdict], None] | None = None,
-               deadline: float | None = None) -> list[Verdict]:
-    """Decide every candidate in order (those in ``done`` are taken as decided); each new
-    verdict goes to ``on_verdict`` as it is made. Stops (returning what it has) at
-    ``deadline``, a ``time.perf_counter`` value."""
+               deadline: float | None = None, jobs: int | None = 1) -> list[Verdict]:
+    """Decide every candidate (those in ``done`` are taken as decided); each new verdict
+    goes to ``on_verdict`` as it is made, in candidate order. Stops (returning what it has)
+    at ``deadline``, a ``time.perf_counter`` value. ``jobs`` worker processes (None: every
+    core) share the sets in contiguous runs, each starting from this process's compiled
+    cover (where processes fork; else one process decides them all)."""
     if design.count_candidates() > MAX_CANDIDATES:
         raise InputError(f"the design asks for {design.count_candidates():,} sets before the "
                          f"area check; the limit is {MAX_CANDIDATES:,}")
+    done = done or {}
+    jobs = jobs or os.cpu_count() or 1
+    if jobs > 1 and can_fork_here() and design.count_candidates() <= PARALLEL_LIMIT:
+        return _run_parallel(design, done, on_verdict, deadline, jobs)
     verdicts = []
     for chosen in design.candidates():
         key = tuple(design.names(chosen))
-        if done and key in done:
+        if key in done:
             verdicts.append(done[key])
             continue
         if deadline is not None and time.perf_counter() > deadline:
@@ -328,3 +356,29 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
         if on_verdict is not None:
             on_verdict(verdict)
     return verdicts
+
+
+def _run_parallel(design: Design, done: dict[tuple[str, ...], Verdict],
+                  on_verdict: Callable[[Verdict], None] | None, deadline: float | None,
+                  jobs: int) -> list[Verdict]:
+    candidates = list(design.candidates())
+    keys = [tuple(design.names(c)) for c in candidates]
+    pending = [c for c, key in zip(candidates, keys) if key not in done]
+    size = max(1, -(-len(pending) // (jobs * UNITS_PER_JOB)))
+    units = [tuple(pending[k:k + size]) for k in range(0, len(pending), size)]
+    design._cover(False)  # compiled once here; the workers start from it
+    if design.spec.face_up:
+        design._cover(True)
+    decided = dict(done)
+    results = run_units(None, units, jobs=jobs, warm=design, deadline=deadline)
+    try:
+        for found in in_order(results):
+            for verdict in found:
+                decided[tuple(verdict.pieces)] = verdict
+                if on_verdict is not None:
+                    on_verdict(verdict)
+    except TimeoutError:
+        pass
+    finally:
+        results.close()
+    return [decided[key] for key in keys if key in decided]

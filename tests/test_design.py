@@ -162,3 +162,14 @@ def test_face_up_tries_every_choice_of_sides(tmp_path):
         sided = design.board.model_copy(update={"pieces": [compiled.pieces[k] for k in pick]})
         cover = packing_instance(Query.of(sided, labels=list(failure), face_up=True)).cover
         assert solve_cover("cpsat", cover).status == "unsolvable", (pick, failure)
+
+
+def test_worker_processes_give_the_same_verdicts(tmp_path):
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL.replace("count: 1}", "count: [1, 2]}").replace(
+        '  - {name: Y, shape: "####/..#."}\n', ""))  # 6 fixed: only draws of 2 fill the board
+    spec = load_design(path)
+    alone = run_design(Design(spec, load_board(spec, path)), jobs=1)
+    shared = run_design(Design(spec, load_board(spec, path)), jobs=2)
+    assert len(alone) == 21 and [v.as_dict() for v in shared] == [v.as_dict() for v in alone]
+    assert any(v.works for v in alone) and any(not v.works for v in alone)

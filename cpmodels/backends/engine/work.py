@@ -36,7 +36,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -194,10 +194,17 @@ def can_fork_here() -> bool:
             and threading.current_thread() is threading.main_thread())
 
 
-def _worker(source: Counter | CountJob, conn: Connection) -> None:
+class Runner(Protocol):
+    """Anything that runs units in a worker: a :class:`Counter`, or another object with a
+    ``run(unit)`` method (a design's candidate sets) handed over by fork."""
+
+    def run(self, unit: Any) -> Any: ...
+
+
+def _worker(source: Runner | CountJob, conn: Connection) -> None:
     """A worker process: run each unit it is sent, answer with its results, until None."""
     leave_ctrl_c_to_parent()
-    counter = source if isinstance(source, Counter) else Counter(source)
+    counter = Counter(source) if isinstance(source, CountJob) else source
     while True:
         message = conn.recv()
         if message is None:
@@ -222,19 +229,22 @@ class _Slot:
     busy: int | None = None  # the unit being run
 
 
-def run_units(job: CountJob, units: Sequence[Unit], *, jobs: int,
-              warm: Counter | None = None, deadline: float | None = None,
-              ) -> Iterator[tuple[int, list[Tally]]]:
+def run_units(job: CountJob | None, units: Sequence[Any], *, jobs: int,
+              warm: Runner | None = None, deadline: float | None = None,
+              ) -> Iterator[tuple[int, Any]]:
     """Run ``units`` in ``jobs`` worker processes; yield ``(unit index, results)`` as each
     unit finishes (in no fixed order; see :func:`in_order`).
 
     ``warm``, a counter of ``job`` (its table filled by work done here), is what forked
-    workers start from. Closing the iterator early (Ctrl-C) stops the workers, and so does
-    ``deadline`` (a ``time.perf_counter`` value), which raises ``TimeoutError``.
+    workers start from; any other runner (``job`` None) needs fork. Closing the iterator
+    early (Ctrl-C) stops the workers, and so does ``deadline`` (a ``time.perf_counter``
+    value), which raises ``TimeoutError``.
     """
     fork = can_fork_here()
     context = mp.get_context("fork" if fork else "spawn")
-    source: Counter | CountJob = warm if fork and warm is not None else job
+    source = warm if fork and warm is not None else job
+    if source is None:
+        raise WorkerFailed("these units need worker processes forked from this one")
     order = list(range(len(units)))
     n = max(1, min(jobs, len(order)))
     size = -(-len(order) // n)
