@@ -4,8 +4,8 @@ A design file (``spec/design.py``) names a calendar board, fixed pieces and draw
 pools. Every candidate set whose area fills the board is decided in two steps:
 
 1. *Existence*, date by date, with the engine's first-solution search
-   (``engine.exists``), the dates that rejected earlier sets tried first, so a set that
-   fails usually fails at its first date.
+   (``engine.exists``), in an order set by the dates that rejected the first candidates
+   (:meth:`Design.learn_order`), so a set that fails usually fails at its first date.
 2. *Counts*, only for the sets that pass: one tallied search per month, as a sweep does,
    giving the fewest and most solutions over the required dates and their total.
 
@@ -37,6 +37,7 @@ from cpmodels.spec.design import DesignSpec
 from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
 
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
+LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
 
 
 @dataclass
@@ -120,6 +121,7 @@ class Design:
     pieces: list[Piece] = field(init=False)
     _draws: list[list[int]] = field(init=False)  # per draw, its pieces' indices
     _order: list[int] = field(init=False)  # required combinations, most rejecting first
+    _learning: bool = field(init=False, default=False)
     _compiled: dict[bool, _Compiled] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -245,21 +247,24 @@ class Design:
         if failed is None:
             return None
         index = self._order[failed]
-        # Report the earliest failing combination in calendar order, whatever order found
-        # one (so the answer does not depend on the sets decided before, or on --jobs):
-        # check the earlier ones not yet known to be solvable.
-        solvable = {self._order[k] for k in range(failed)}
-        earlier = [i for i in range(index) if i not in solvable]
-        if earlier:
-            before = exists(compiled.compiled, [[*out, *(compiled.slack[(g, label)]
-                                                         for g, label in
-                                                         zip(groups, self.required[i]))]
-                                                for i in earlier],
-                            first_failure=True, fillable=fillable, limit=limit)
-            index = next((i for i, ok in zip(earlier, before) if ok is False), index)
-        self._order.remove(index)
-        self._order.insert(0, index)  # the next set tries this combination first
+        if self._learning:
+            self._order.remove(index)
+            self._order.insert(0, index)  # the next set tries this combination first
         return self.required[index]
+
+    def learn_order(self, sets: int = LEARN_FROM) -> None:
+        """Settle the order in which combinations are tried: the ones that reject the first
+        ``sets`` candidates go first, then the order is frozen. Every set's first failure is
+        then the first in that order, whatever sets were decided before it, in whichever
+        process (so ``--jobs`` and ``--resume`` give the same verdicts)."""
+        self._order = list(range(len(self.required)))
+        self._learning = True
+        for face_up in (False, True) if self.spec.face_up else (False,):
+            compiled = self._cover(face_up)
+            for chosen in itertools.islice(self.candidates(), sets):
+                held = tuple(compiled.sides[i][0] for i in chosen) if face_up else chosen
+                self._first_failure(compiled, self._left_out(compiled, held), chosen)
+        self._learning = False
 
     def _face_up_sides(self, chosen: Sequence[int]) -> tuple[list[str] | None,
                                                              tuple[str, ...] | None]:
@@ -341,6 +346,7 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
                          f"area check; the limit is {MAX_CANDIDATES:,}")
     done = done or {}
     jobs = jobs or os.cpu_count() or 1
+    design.learn_order()
     if jobs > 1 and can_fork_here() and design.count_candidates() <= PARALLEL_LIMIT:
         return _run_parallel(design, done, on_verdict, deadline, jobs)
     verdicts = []
