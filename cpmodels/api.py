@@ -310,8 +310,10 @@ class DesignResult:
             import pandas as pd
         except ImportError:
             raise InputError("to_dataframe needs pandas: pip install pandas") from None
+        columns = ["pieces", "works", "first_failure", "min", "argmin", "max", "total",
+                   *(["face_up_sides"] if self.design.spec.face_up else [])]
         return pd.DataFrame([{**v.as_dict(), "pieces": " ".join(v.pieces)}
-                             for v in self.verdicts])
+                             for v in self.verdicts], columns=columns)
 
     def hardest(self, rank: int = 0) -> PackingSolution:
         """A working set's hardest date, solved (``rank`` 0: the best set)."""

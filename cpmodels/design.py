@@ -331,6 +331,7 @@ def _drawing(shape: frozenset[tuple[int, int]]) -> list[str]:
 
 PARALLEL_LIMIT = 2_000_000  # candidate sets beyond which a design runs in one process
 UNITS_PER_JOB = 8  # units per worker process: enough for the loads to even out
+MAX_UNIT = 64  # sets in one unit: verdicts come back (and are written) at least this often
 
 
 def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = None,
@@ -370,7 +371,7 @@ def _run_parallel(design: Design, done: dict[tuple[str, ...], Verdict],
     candidates = list(design.candidates())
     keys = [tuple(design.names(c)) for c in candidates]
     pending = [c for c, key in zip(candidates, keys) if key not in done]
-    size = max(1, -(-len(pending) // (jobs * UNITS_PER_JOB)))
+    size = max(1, min(MAX_UNIT, -(-len(pending) // (jobs * UNITS_PER_JOB))))
     units = [tuple(pending[k:k + size]) for k in range(0, len(pending), size)]
     design._cover(False)  # compiled once here; the workers start from it
     if design.spec.face_up:
