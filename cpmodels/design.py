@@ -30,7 +30,7 @@ from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.backends.engine.work import Counter, CountJob, can_fork_here, in_order, run_units
 from cpmodels.cover import ExactCover
 from cpmodels.errors import InputError, SpecError
-from cpmodels.geometry import Placement, normalize, orientations
+from cpmodels.geometry import Placement, normalize, orientations, render_shape
 from cpmodels.pools import canonical, pool
 from cpmodels.spec import CalendarSpec, Piece, load_spec
 from cpmodels.spec.design import DesignSpec
@@ -137,7 +137,7 @@ class Design:
         self._draws = []
         by_shape: dict[tuple, int] = {}
         for draw in self.spec.choose:
-            drawn = ([Piece(name=n, shape=_drawing(s)) for n, s in pool(draw.pool)]
+            drawn = ([Piece(name=n, shape=render_shape(s)) for n, s in pool(draw.pool)]
                      if isinstance(draw.pool, str) else list(draw.pool))
             indices = []
             for piece in drawn:
@@ -206,7 +206,7 @@ class Design:
                                                                           flip=False)):
                         mirror = normalize((r, -c) for r, c in piece.cells)
                         sides[-1].append(len(pieces))
-                        pieces.append(Piece(name=piece.name + "~", shape=_drawing(mirror),
+                        pieces.append(Piece(name=piece.name + "~", shape=render_shape(mirror),
                                             count=piece.count))
             spec = self.board.model_copy(update={"pieces": pieces})
             cover, slack_items = sweep_cover(spec, face_up=face_up)
@@ -321,12 +321,6 @@ class Design:
             for key, n in compiled.counter.tally(task, regions).items():
                 counts[fixed + tuple(by_option[o] for o in key)] = n
         return counts
-
-
-def _drawing(shape: frozenset[tuple[int, int]]) -> list[str]:
-    rows = max(r for r, _ in shape) + 1
-    cols = max(c for _, c in shape) + 1
-    return ["".join("#" if (r, c) in shape else "." for c in range(cols)) for r in range(rows)]
 
 
 PARALLEL_LIMIT = 2_000_000  # candidate sets beyond which a design runs in one process

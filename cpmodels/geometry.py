@@ -139,3 +139,15 @@ def parse_drawing(rows: Iterable[str], filled: str = "#") -> Shape:
     return frozenset(
         (r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == filled
     )
+
+
+def render_shape(shape: Iterable[Cell], filled: str = "#", empty: str = ".") -> list[str]:
+    """Draw a shape as text rows (the inverse of :func:`parse_drawing` for normalized shapes)."""
+    cells = normalize(shape)
+    if not cells:
+        return []
+    height = max(r for r, _ in cells) + 1
+    width = max(c for _, c in cells) + 1
+    return [
+        "".join(filled if (r, c) in cells else empty for c in range(width)) for r in range(height)
+    ]

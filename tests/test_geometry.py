@@ -87,3 +87,10 @@ def test_pentominoes_3x20_has_two_distinct_solutions():
     cover = packing_instance(Query.of(spec, target="3x20")).cover
     raw = list(cpsat.iter_solutions(cover))
     assert len(raw) == 2 * 4  # 2 distinct x the 4 symmetries of a rectangle
+
+
+def test_render_shape_draws_what_parse_drawing_reads():
+    from cpmodels.geometry import render_shape
+
+    for drawing in ([".##", "##.", ".#."], ["####", "#..."], ["#"]):
+        assert render_shape(parse_drawing(drawing)) == drawing
