@@ -38,6 +38,13 @@ def _check(deadline: float | None) -> None:
         raise TooSlow("the search ran out of time; try again, or ask for an earlier solution")
 
 
+def _acquire(lock: threading.Lock, deadline: float | None) -> None:
+    """Take ``lock``, waiting no later than ``deadline``; :class:`TooSlow` if it passes."""
+    wait = -1 if deadline is None else max(0.0, deadline - time.perf_counter())
+    if not lock.acquire(timeout=wait):
+        _check(0.0)
+
+
 @dataclass
 class Solutions:
     """The solutions of one instance, found lazily in the engine's order, and its count.
@@ -74,9 +81,7 @@ class Solutions:
         if index >= MAX_KEPT_SOLUTIONS:
             raise InputError(f"the page steps through the first {MAX_KEPT_SOLUTIONS:,} "
                              "solutions only")
-        if not self._lock.acquire(timeout=-1 if deadline is None
-                                  else max(0.0, deadline - time.perf_counter())):
-            _check(0.0)
+        _acquire(self._lock, deadline)
         try:
             if self._stream is None:
                 self._stream = engine.iter_solutions(self.instance.cover)
@@ -101,9 +106,7 @@ class Solutions:
         """
         if self.count is not None:
             return self.count
-        if not self._count_lock.acquire(timeout=-1 if deadline is None
-                                        else max(0.0, deadline - time.perf_counter())):
-            _check(0.0)
+        _acquire(self._count_lock, deadline)
         try:
             if self.count is None:
                 left = None if deadline is None else max(0.0, deadline - time.perf_counter())

@@ -172,11 +172,6 @@ def _run_unit(job_key: str, job: CountJob, unit: Unit) -> list[Tally]:
     return counter.run(unit)
 
 
-def _solutions(job: CountJob, task: Task) -> list[list[int]]:
-    """On a worker: every solution that contains the options of ``task``, in engine order."""
-    return list(iter_solutions(job.cover, forced=task))
-
-
 def _submit(cluster: Cluster, fn: Any, job: CountJob, items: Sequence[Any],
             deadline: float | None) -> Iterator[tuple[int, Any]]:
     """``fn(job_key, job, item)`` for every item on the cluster, as each finishes; the job
@@ -220,8 +215,7 @@ def count_on(cluster: Cluster, cover: ExactCover, *, time_limit: float | None = 
     limit passed first)."""
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     job = CountJob(cover)
-    parts = [part for group in split_tasks(Counter(job), [()], units_for(cluster))
-             for part in group]
+    parts = _parts(cluster, job)
     total = done = 0
     try:
         for _, (tally,) in run_units_on(cluster, job, [(part,) for part in parts], deadline):
@@ -238,12 +232,17 @@ def solutions_on(cluster: Cluster, cover: ExactCover) -> Iterator[list[int]]:
     """Every solution of ``cover``, enumerated in units on the cluster and handed back in
     the order one process finds them."""
     job = CountJob(cover)
-    parts = [part for group in split_tasks(Counter(job), [()], units_for(cluster))
-             for part in group]
-
-    for found in in_order(_submit(cluster, _enumerate_unit, job, parts, None)):
+    for found in in_order(_submit(cluster, _enumerate_unit, job, _parts(cluster, job), None)):
         yield from found
 
 
+def _parts(cluster: Cluster, job: CountJob) -> list[Task]:
+    """The whole search of ``job`` cut into enough disjoint tasks for the cluster, in the
+    order one process searches them."""
+    return [part for group in split_tasks(Counter(job), [()], units_for(cluster))
+            for part in group]
+
+
 def _enumerate_unit(job_key: str, job: CountJob, task: Task) -> list[list[int]]:
-    return _solutions(job, task)
+    """On a worker: every solution that contains the options of ``task``, in engine order."""
+    return list(iter_solutions(job.cover, forced=task))
