@@ -103,6 +103,7 @@ class _Compiled:
     slack: dict[tuple[str, str], int]  # (group, label) -> the slack option of that hole
     tally_items: tuple[int, ...]
     counter: Counter | None = None
+    holes: list[tuple[int, ...]] = field(default_factory=list)  # required combo -> options
     sides: list[list[int]] = field(default_factory=list)  # face up: piece -> its sides
     pieces: list[Piece] = field(default_factory=list)  # the cover's pieces (face up: sides)
 
@@ -221,28 +222,31 @@ class Design:
                 cover.options.append((items[k],))
                 cover.placements.append(Placement(pieces[k].name, ()))
             n_fixed = fixed_group_count(spec)
+            groups = list(spec.groups)
+            holes = [tuple(slack[(g, label)] for g, label in zip(groups, combo))
+                     for combo in self.required]
             self._compiled[face_up] = _Compiled(cover, compile_cover(cover), left_out, slack,
-                                                tuple(slack_items[n_fixed:]), None, sides,
-                                                pieces)
+                                                tuple(slack_items[n_fixed:]), None, holes,
+                                                sides, pieces)
         return self._compiled[face_up]
 
     def _left_out(self, compiled: _Compiled, chosen: Sequence[int]) -> tuple[int, ...]:
         held = set(chosen)
         return tuple(o for k, o in compiled.left_out.items() if k not in held)
 
+    def _regions(self, chosen: Sequence[int], holes: int = 0) -> tuple[Any, int]:
+        """Region sizes the set's pieces (and ``holes`` open holes of one cell) can fill."""
+        areas = [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].count)]
+        return region_sizes(areas + [1] * holes, self.area + holes)
+
     def _first_failure(self, compiled: _Compiled, out: Sequence[int],
-                       chosen: Sequence[int]) -> tuple[str, ...] | None:
-        """The first required combination no solution covers, with the options of ``out``
-        forced (pieces left out), or None; a failing one is tried first next time."""
-        groups = list(self.board.groups)
-        prefixes = [[*out, *(compiled.slack[(g, label)]
-                             for g, label in zip(groups, self.required[i]))]
-                    for i in self._order]
-        # Every hole is forced: the regions left are for the set's pieces alone.
-        fillable, limit = region_sizes([self.pieces[i].area for i in chosen
-                                        for _ in range(self.pieces[i].count)], self.area)
-        answers = exists(compiled.compiled, prefixes, first_failure=True,
-                         fillable=fillable, limit=limit)
+                       regions: tuple[Any, int]) -> tuple[str, ...] | None:
+        """The first required combination, in the order combinations are tried, that no
+        solution covers with the options of ``out`` forced (pieces left out), or None.
+        While the order is being learnt, a failing combination moves to its front.
+        ``regions``: the set's (every hole is forced, so its pieces fill what is left)."""
+        prefixes = [[*out, *compiled.holes[i]] for i in self._order]
+        answers = exists(compiled.compiled, prefixes, first_failure=True, regions=regions)
         failed = next((k for k, ok in enumerate(answers) if ok is False), None)
         if failed is None:
             return None
@@ -263,7 +267,8 @@ class Design:
             compiled = self._cover(face_up)
             for chosen in itertools.islice(self.candidates(), sets):
                 held = tuple(compiled.sides[i][0] for i in chosen) if face_up else chosen
-                self._first_failure(compiled, self._left_out(compiled, held), chosen)
+                self._first_failure(compiled, self._left_out(compiled, held),
+                                    self._regions(chosen))
         self._learning = False
 
     def _face_up_sides(self, chosen: Sequence[int]) -> tuple[list[str] | None,
@@ -272,9 +277,10 @@ class Design:
         None and the combination that rejected the pieces as drawn."""
         compiled = self._cover(True)
         options = [compiled.sides[i] for i in chosen]
+        regions = self._regions(chosen)
         as_drawn_failure = None
         for pick in itertools.product(*options):
-            failure = self._first_failure(compiled, self._left_out(compiled, pick), chosen)
+            failure = self._first_failure(compiled, self._left_out(compiled, pick), regions)
             if failure is None:
                 return [self.pieces[i].name + ("~" if side != compiled.sides[i][0] else "")
                         for i, side in zip(chosen, pick)], None
@@ -286,7 +292,8 @@ class Design:
         sides, when asked), and its counts (pieces turned over freely) when it does."""
         names = self.names(chosen)
         compiled = self._cover(False)
-        failure = self._first_failure(compiled, self._left_out(compiled, chosen), chosen)
+        failure = self._first_failure(compiled, self._left_out(compiled, chosen),
+                                      self._regions(chosen))
         if failure is not None:
             return Verdict(names, False, failure)
         sides = None
@@ -311,10 +318,7 @@ class Design:
         by_option = {o: label for (_, label), o in compiled.slack.items()}
         out = self._left_out(compiled, chosen)
         # The set's pieces and the holes still open (one cell each) fill the regions left.
-        regions = region_sizes([self.pieces[i].area for i in chosen
-                                for _ in range(self.pieces[i].count)]
-                               + [1] * len(compiled.tally_items),
-                               self.area + len(compiled.tally_items))
+        regions = self._regions(chosen, holes=len(compiled.tally_items))
         counts: dict[tuple[str, ...], int] = {}
         for fixed in itertools.product(*(self.board.groups[g] for g in groups[:n_fixed])):
             task = out + tuple(compiled.slack[(g, label)] for g, label in zip(groups, fixed))

@@ -17,7 +17,7 @@ from cpmodels.backends.engine.kernels import (
     search_kernel,
     tally_prefixes_kernel,
 )
-from cpmodels.backends.engine.layout import CompiledCover, compile_cover
+from cpmodels.backends.engine.layout import CompiledCover, Layout, compile_cover
 from cpmodels.backends.engine.memo import Memo, SearchStopped
 from cpmodels.backends.engine.tally import TallyLayout, tally_layout
 from cpmodels.backends.result import CoverResult
@@ -56,11 +56,8 @@ def tally_prefixes(cc: CompiledCover, layout: TallyLayout,
     masks = np.zeros(len(prefixes), dtype=np.int64)
     if memo.stopped:
         raise SearchStopped("this memo's search was stopped")
-    lay = cc.kernel
-    if regions is not None:
-        lay = lay._replace(fillable=regions[0], limit=regions[1])
-    interruptible(tally_prefixes_kernel, arr, lay, layout.kernel, memo.kernel, out,
-                  masks, stop=memo.stop)
+    interruptible(tally_prefixes_kernel, arr, _with_regions(cc, regions), layout.kernel,
+                  memo.kernel, out, masks, stop=memo.stop)
     if memo.stopped:  # the counts are partial: none of them may get out
         raise SearchStopped("the search was stopped before it finished")
     results = []
@@ -81,6 +78,13 @@ def tally_prefixes(cc: CompiledCover, layout: TallyLayout,
     return results
 
 
+def _with_regions(cc: CompiledCover, regions: tuple[np.ndarray, int] | None) -> Layout:
+    """The kernels' view of ``cc``, with its region sizes replaced when ``regions`` is given."""
+    if regions is None:
+        return cc.kernel
+    return cc.kernel._replace(fillable=regions[0], limit=regions[1])
+
+
 def count_prefixes(cc: CompiledCover, prefixes: Sequence[Sequence[int]],
                    memo: Memo | None = None) -> list[int]:
     """Count the solutions that contain each given set of options (one count per set)."""
@@ -89,23 +93,19 @@ def count_prefixes(cc: CompiledCover, prefixes: Sequence[Sequence[int]],
 
 
 def exists(cc: CompiledCover, prefixes: Sequence[Sequence[int]], *,
-           first_failure: bool = False, fillable: np.ndarray | None = None,
-           limit: int | None = None) -> list[bool | None]:
+           first_failure: bool = False,
+           regions: tuple[np.ndarray, int] | None = None) -> list[bool | None]:
     """For each set of forced options, whether some solution contains it (each decided by
     the search's first solution, not a count). With ``first_failure``, the sets after the
-    first one without a solution are not searched (None). ``fillable`` and ``limit``
-    (see ``regions.region_sizes``) replace the cover's region sizes when the prefixes leave
-    fewer pieces to place than the cover holds."""
+    first one without a solution are not searched (None). ``regions`` as for
+    :func:`tally_prefixes`."""
     width = max([len(p) for p in prefixes] + [1])
     arr = np.full((len(prefixes), width), -1, dtype=np.int64)
     for r, prefix in enumerate(prefixes):
         arr[r, :len(prefix)] = prefix
     out = np.full(len(prefixes), -1, dtype=np.int64)
     stop = np.zeros(1, dtype=np.int64)
-    lay = cc.kernel
-    if fillable is not None:
-        lay = lay._replace(fillable=fillable, limit=cc.region_limit if limit is None else limit)
-    interruptible(exists_kernel, arr, lay, out, first_failure, stop,
+    interruptible(exists_kernel, arr, _with_regions(cc, regions), out, first_failure, stop,
                   stop=lambda: stop.fill(1))
     return [None if x < 0 else bool(x) for x in out]
 
