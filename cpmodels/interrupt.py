@@ -53,6 +53,22 @@ def interruptible(fn: Callable[..., Any], *args: Any,
     return outcome.get("value")
 
 
+@contextmanager
+def stop_after(seconds: float | None, stop: Callable[[], None]) -> Iterator[None]:
+    """Call ``stop()`` from a timer thread once ``seconds`` have passed (None: never),
+    unless the block has ended first: how a search that checks a flag gets a time limit."""
+    if seconds is None:
+        yield
+        return
+    timer = threading.Timer(max(0.0, seconds), stop)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 class TimeLimitReached(KeyboardInterrupt):
     """Raised in the main thread when a :func:`time_limit` runs out.
 

@@ -21,7 +21,6 @@ item is covered is a solution. No part is searched twice and nothing accumulates
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from pysat.solvers import Solver
 
 from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
+from cpmodels.interrupt import stop_after
 
 NAME = "sat"
 STREAMS = True  # each solution is handed over as the split search reaches it
@@ -190,16 +190,8 @@ def _solve_within(sat: Solver, time_limit: float | None,
     The limited call releases the interpreter while it searches, so Ctrl-C and the
     program's own time limits are not held up by it either.
     """
-    timer = None
-    if time_limit is not None:
-        timer = threading.Timer(time_limit, sat.interrupt)
-        timer.daemon = True
-        timer.start()
-    try:
+    with stop_after(time_limit, sat.interrupt):
         return sat.solve_limited(assumptions=list(assumptions), expect_interrupt=True)
-    finally:
-        if timer is not None:
-            timer.cancel()
 
 
 def solve(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator, Sequence
 
@@ -22,7 +21,7 @@ from cpmodels.backends.engine.memo import Memo, SearchStopped
 from cpmodels.backends.engine.tally import TallyLayout, tally_layout
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
-from cpmodels.interrupt import interruptible
+from cpmodels.interrupt import interruptible, stop_after
 
 NAME = "engine"
 STREAMS = True  # iter_solutions hands over each solution as the search finds it
@@ -143,14 +142,9 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
     out = np.zeros((batch, depth_max), dtype=np.int64)
     state = np.array([-1, 0], dtype=np.int64)
     stop = np.zeros(1, dtype=np.int64)
-    timer = None
-    if time_limit is not None:
-        timer = threading.Timer(time_limit, stop.fill, (1,))
-        timer.daemon = True
-        timer.start()
     base = [int(o) for o in forced]
     step = 1
-    try:
+    with stop_after(time_limit, lambda: stop.fill(1)):
         while state[0] != -2:
             interruptible(search_kernel, state, filled, counters, chosen, stack_pos, stack_k,
                           cc.kernel, out, step, stop, stop=lambda: stop.fill(1))
@@ -161,9 +155,6 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
                 yield base + [int(o) for o in row[:n]]
             if stop[0] and state[0] != -2:
                 raise TimeoutError(f"the engine stopped at the time limit ({time_limit:g} s)")
-    finally:
-        if timer is not None:
-            timer.cancel()
 
 
 def solve(cover: ExactCover, *, time_limit: float | None = None,

@@ -45,7 +45,7 @@ from cpmodels.backends.engine.layout import compile_cover
 from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS, Memo, SearchStopped
 from cpmodels.backends.engine.tally import tally_layout
 from cpmodels.cover import ExactCover
-from cpmodels.interrupt import leave_ctrl_c_to_parent
+from cpmodels.interrupt import leave_ctrl_c_to_parent, stop_after
 
 Task = tuple[int, ...]  # option ids forced before the search
 Unit = tuple[Task, ...]  # tasks run in turn by one worker, sharing its table
@@ -158,29 +158,6 @@ def add_tallies(tallies: Sequence[Tally]) -> Tally:
         for key, n in tally.items():
             total[key] = total.get(key, 0) + n
     return total
-
-
-class StopAt:
-    """Stop a counter at ``deadline`` (a ``time.perf_counter`` value; None: never).
-
-    A context manager: a timer thread calls :meth:`Counter.stop` when the deadline passes.
-    """
-
-    def __init__(self, counter: Counter, deadline: float | None) -> None:
-        self._timer: threading.Timer | None = None
-        if deadline is not None:
-            self._timer = threading.Timer(max(0.0, deadline - time.perf_counter()),
-                                          counter.stop)
-            self._timer.daemon = True
-
-    def __enter__(self) -> StopAt:
-        if self._timer is not None:
-            self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
 
 
 def can_fork_here() -> bool:
@@ -371,7 +348,8 @@ def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequenc
         return deadline is None or time.perf_counter() <= deadline
 
     try:
-        with StopAt(counter, deadline):
+        with stop_after(None if deadline is None else deadline - time.perf_counter(),
+                        counter.stop):
             while pending and (not parallel or len(pending) < 2
                                or time.perf_counter() - start < PARALLEL_AFTER):
                 if not counted(counter.count(pending.pop(0))):
