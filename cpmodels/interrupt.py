@@ -99,11 +99,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.pthread_kill(main, signal.SIGALRM)
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
-    timer = threading.Timer(seconds, ring)
-    timer.daemon = True
-    timer.start()
     try:
-        yield
+        with stop_after(seconds, ring):
+            yield
     finally:
-        timer.cancel()
         signal.signal(signal.SIGALRM, previous)
