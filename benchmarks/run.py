@@ -4,7 +4,8 @@
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, week11_jan1mon,
 week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up, pictures, web_hints,
-web_load, design_apad, cluster_week_sweep, week11_sweep, week11_units, towers_3x3 ..
+web_load, design_apad, design_apad_difficulty, design_weekday, design_weekday_cluster,
+week_difficulty, cluster_week_sweep, week11_sweep, week11_units, towers_3x3 ..
 towers_10x10 (9x9 and 10x10 run for 10 minutes each). With no name, every benchmark runs.
 """
 
@@ -200,20 +201,54 @@ def _week11_units() -> str:
             f"{predicted(8):.0f}/{predicted(32):.0f}/{predicted(128):.0f} s; total {total:,}")
 
 
-def _design(name: str) -> Callable[[], str]:
-    """A design file decided in full: candidates, working sets, the best hardest date."""
+def _design(name: str, *, counts: bool = True, difficulty: bool = False,
+            cluster: str | None = None, time_limit: float | None = None
+            ) -> Callable[[], str]:
+    """A design file decided in full (or for ``time_limit`` seconds, with the rate and the
+    time the whole would take): candidates, working sets, the best set."""
     def run() -> str:
-        from cpmodels.design import Design, load_board, run_design
+        from cpmodels.backends.engine.cluster import using
+        from cpmodels.design import Design, load_board, ranked_by_difficulty, run_design
         from cpmodels.spec.loading import load_design
 
         path = SPECS / "designs" / name
         spec = load_design(path)
-        verdicts = run_design(Design(spec, load_board(spec, path)), jobs=None)
+        design = Design(spec, load_board(spec, path), with_counts=counts,
+                        with_difficulty=difficulty)
+        start = time.perf_counter()
+        with using(cluster) as on:
+            begun = time.perf_counter()
+            deadline = None if time_limit is None else begun + time_limit
+            verdicts = run_design(design, jobs=None, cluster=on, deadline=deadline)
+        seconds = time.perf_counter() - begun
         working = sorted((v for v in verdicts if v.works), key=lambda v: -(v.min or 0))
-        best = working[0] if working else None
-        return (f"{len(verdicts):,} sets, {len(working)} solve every date"
-                + (f"; best {' '.join(best.pieces)} (hardest {' '.join(best.argmin or ())}: "
-                   f"{best.min})" if best else ""))
+        text = f"{len(verdicts):,} sets, {len(working)} solve every date"
+        if time_limit is not None:
+            total = sum(1 for _ in design.candidates())
+            text += (f" in {seconds:.0f} s ({len(verdicts) / seconds * 60:.0f} sets a minute;"
+                     f" all {total:,}: about {total / len(verdicts) * seconds / 60:.0f} min)")
+        if cluster is not None:
+            text += f"; cluster start {begun - start:.1f} s"
+        if counts and working:
+            best = working[0]
+            text += (f"; best {' '.join(best.pieces)} (hardest {' '.join(best.argmin or ())}:"
+                     f" {best.min})")
+        gentlest = ranked_by_difficulty(verdicts)
+        if gentlest:
+            text += (f"; gentlest {' '.join(gentlest[0].pieces)} (difficulty "
+                     f"{gentlest[0].difficulty:,} on {' '.join(gentlest[0].difficulty_argmax)})")
+        return text
+    return run
+
+
+def _sweep_difficulty(spec: str) -> Callable[[], str]:
+    def run() -> str:
+        with tempfile.TemporaryDirectory() as tmp:
+            s = run_sweep(load_spec(SPECS / spec), Path(tmp) / "rows.csv", difficulty=True)
+        hard, easy = s.most_difficult, s.least_difficult
+        return (f"{s.combinations} combinations; most difficult {' '.join(hard.labels)} "
+                f"({hard.difficulty:,}, {hard.count:,} solutions), least "
+                f"{' '.join(easy.labels)} ({easy.difficulty:,}, {easy.count:,} solutions)")
     return run
 
 
@@ -257,6 +292,18 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
                  _web_load),
     "design_apad": ("2x3 rectangle + 7 of 12 pentominoes on calendar_day (792 sets)",
                     _design("apad_rectangle_pentominoes.yaml")),
+    "design_apad_difficulty": ("the same 792 sets, existence and difficulty (no counts)",
+                               _design("apad_rectangle_pentominoes.yaml", counts=False,
+                                       difficulty=True)),
+    "design_weekday": ("7 of 12 pentominoes + 3 of 5 tetrominoes on calendar_week, "
+                       "existence only, 10 minutes",
+                       _design("weekday_pentominoes_tetrominoes.yaml", counts=False,
+                               time_limit=600)),
+    "design_weekday_cluster": ("the same on a local Dask cluster of 2 workers, 10 minutes",
+                               _design("weekday_pentominoes_tetrominoes.yaml", counts=False,
+                                       time_limit=600, cluster="local:2")),
+    "week_difficulty": ("calendar_week sweep with the difficulty column",
+                        _sweep_difficulty("calendar_week.yaml")),
     "cluster_week_sweep": ("calendar_week sweep on a local Dask cluster (oracle 4,937,780)",
                            _cluster_sweep("calendar_week.yaml")),
     "week11_sweep": ("calendar_week_11 sweep of 2604, every core", _sweep("calendar_week_11.yaml")),

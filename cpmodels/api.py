@@ -29,7 +29,7 @@ from cpmodels.render import packing_payload, packing_text, towers_payload, tower
 from cpmodels.render.pictures import packing_picture, towers_picture
 from cpmodels.render.scene import Scene
 from cpmodels.spec import CalendarSpec, Spec, TowersSpec, load_spec
-from cpmodels.sweep import Row, SweepSummary, read_rows, run_sweep, sweep_columns
+from cpmodels.sweep import Row, SweepSummary, file_columns, read_rows, run_sweep
 from cpmodels.towers_problem import TowersProblem, towers_problem
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ class SweepResult:
         if not path.exists():
             raise InputError(f"{path} does not exist")
         summary = SweepSummary()
-        for row in read_rows(path, sweep_columns(spec, prove=_has_proofs(path))).values():
+        for row in read_rows(path, file_columns(path, spec)).values():
             summary.add(row)
         return cls(spec, summary)
 
@@ -223,17 +223,26 @@ class SweepResult:
     def _rows(self, real_only: bool) -> list[Row]:
         return [row for row in self.rows.values() if row.real_date or not real_only]
 
+    def hardest_to_find(self, n: int = 5, real_only: bool = True) -> list[Row]:
+        """The ``n`` combinations with the highest difficulty (a sweep with difficulty)."""
+        rows = [row for row in self._rows(real_only) if row.difficulty is not None]
+        return sorted(rows, key=lambda row: -(row.difficulty or 0))[:n]
+
     def to_dataframe(self) -> pd.DataFrame:
-        """One row per combination (needs pandas): one column per group, real_date, count."""
+        """One row per combination (needs pandas): one column per group, real_date, count
+        (and difficulty, when the sweep has it)."""
         try:
             import pandas as pd
         except ImportError:
             raise InputError("to_dataframe needs pandas: pip install pandas") from None
         groups = list(self.spec.groups)
+        scored = any(row.difficulty is not None for row in self.rows.values())
+        extra = ["difficulty"] if scored else []
         return pd.DataFrame(
-            [{**dict(zip(groups, row.labels)), "real_date": row.real_date, "count": row.count}
+            [{**dict(zip(groups, row.labels)), "real_date": row.real_date, "count": row.count,
+              **({"difficulty": row.difficulty} if scored else {})}
              for row in self.rows.values()],
-            columns=[*groups, "real_date", "count"])
+            columns=[*groups, "real_date", "count", *extra])
 
     def figure(self) -> Figure:
         """The heatmap: months down, days across, a panel per weekday."""
@@ -260,15 +269,12 @@ class SweepResult:
                 f"{len(s.unsolvable)} unsolvable")
 
 
-def _has_proofs(path: Path) -> bool:
-    with path.open() as handle:
-        return handle.readline().rstrip("\n").endswith(",proof")
-
-
 def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = None,
-          face_up: bool = False, resume: bool = False, cluster: Any = None) -> SweepResult:
+          face_up: bool = False, resume: bool = False, cluster: Any = None,
+          difficulty: bool = False) -> SweepResult:
     """Count every label combination of a calendar (rows also go to ``out`` if given);
-    ``cluster`` as for :func:`count`."""
+    ``cluster`` as for :func:`count`; ``difficulty`` adds each solvable combination's
+    :mod:`~cpmodels.difficulty` score."""
     from cpmodels.backends.engine.cluster import using
 
     spec = load(spec)
@@ -278,7 +284,7 @@ def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = N
         path = Path(out) if out is not None else Path(folder) / "sweep.csv"
         with using(cluster) as on:
             summary = run_sweep(spec, path, jobs=jobs, face_up=face_up, resume=resume,
-                                cluster=on)
+                                cluster=on, difficulty=difficulty)
     return SweepResult(spec, summary)
 
 
@@ -304,6 +310,13 @@ class DesignResult:
 
         return summary(self.verdicts, self.seconds)
 
+    @property
+    def by_difficulty(self) -> list[Verdict]:
+        """The working sets with difficulties, gentlest hardest date first."""
+        from cpmodels.design import ranked_by_difficulty
+
+        return ranked_by_difficulty(self.verdicts)
+
     def to_dataframe(self) -> pd.DataFrame:
         """One row per candidate set (needs pandas)."""
         try:
@@ -311,23 +324,54 @@ class DesignResult:
         except ImportError:
             raise InputError("to_dataframe needs pandas: pip install pandas") from None
         columns = ["pieces", "works", "first_failure", "min", "argmin", "max", "total",
-                   *(["face_up_sides"] if self.design.spec.face_up else [])]
+                   *(["face_up_sides"] if self.design.spec.face_up else []),
+                   *(["difficulty", "difficulty_argmax", "difficulty_mean"]
+                     if self.design.with_difficulty else [])]
         return pd.DataFrame([{**v.as_dict(), "pieces": " ".join(v.pieces)}
                              for v in self.verdicts], columns=columns)
 
     def hardest(self, rank: int = 0) -> PackingSolution:
-        """A working set's hardest date, solved (``rank`` 0: the best set)."""
+        """A working set's hardest date, solved (``rank`` 0: the best set): the date with
+        the fewest solutions, or the highest difficulty when the sets were not counted."""
         verdict = self.working[rank]
         chosen = next(c for c in self.design.candidates()
                       if self.design.names(c) == verdict.pieces)
         spec = self.design.set_spec(chosen)
-        return solve(spec, labels=list(verdict.argmin or ()), backend="engine")
+        labels = verdict.argmin or verdict.difficulty_argmax or self.design.required[0]
+        return solve(spec, labels=list(labels), backend="engine")
+
+    def _tables(self) -> list[tuple[str, list[str], list[list[str]]]]:
+        """The ranked tables: a title, the column heads, the rows."""
+        tables = []
+        counted = [w for w in self.working if w.min is not None]
+        if counted:
+            tables.append(("by the fewest solutions of a date, most first",
+                           ["pieces", "fewest", "on", "most", "total"],
+                           [[" ".join(w.pieces), f"{w.min:,}", " ".join(w.argmin or ()),
+                             f"{w.max or 0:,}", f"{w.total or 0:,}"] for w in counted]))
+        elif self.working and not self.by_difficulty:
+            tables.append(("sets that work", ["pieces"],
+                           [[" ".join(w.pieces)] for w in self.working]))
+        if self.by_difficulty:
+            tables.append(("by the difficulty of the hardest date, gentlest first",
+                           ["pieces", "hardest", "on", "mean"],
+                           [[" ".join(w.pieces), f"{w.difficulty:,}",
+                             " ".join(w.difficulty_argmax or ()), f"{w.difficulty_mean:,}"]
+                            for w in self.by_difficulty]))
+        return tables
+
+    def _headline(self) -> str:
+        return (f"{self.design.spec.name}: {len(self.verdicts)} candidate sets, "
+                f"{len(self.working)} solve every required combination")
 
     def __str__(self) -> str:
-        lines = [f"{self.design.spec.name}: {len(self.verdicts)} candidate sets, "
-                 f"{len(self.working)} solve every required combination"]
-        lines += [f"{' '.join(w.pieces):40s} fewest {w.min:,} ({' '.join(w.argmin or ())}), "
-                  f"most {w.max:,}, total {w.total:,}" for w in self.working]
+        lines = [self._headline()]
+        for title, heads, rows in self._tables():
+            lines.append(f"ranked {title}:" if title != "sets that work" else f"{title}:")
+            widths = [max(len(x) for x in column) for column in zip(heads, *rows)]
+            lines += ["  ".join(x.ljust(w) if k == 0 else x.rjust(w)
+                                for k, (x, w) in enumerate(zip(row, widths))).rstrip()
+                      for row in [heads, *rows]]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -337,28 +381,34 @@ class DesignResult:
     def _repr_html_(self) -> str:
         from html import escape
 
-        rows = "".join(
-            f"<tr><td>{escape(' '.join(w.pieces))}</td><td>{w.min:,}</td>"
-            f"<td>{escape(' '.join(w.argmin or ()))}</td><td>{w.max:,}</td>"
-            f"<td>{w.total:,}</td></tr>" for w in self.working)
-        picture = self.hardest().svg() if self.working else ""
-        return (f"<p>{escape(self.design.spec.name)}: {len(self.working)} of "
-                f"{len(self.verdicts)} sets solve every required combination</p>"
-                "<table><tr><th>pieces</th><th>fewest</th><th>on</th><th>most</th>"
-                f"<th>total</th></tr>{rows}</table>{picture}")
+        parts = [f"<p>{escape(self._headline())}</p>"]
+        for title, heads, rows in self._tables():
+            head = "".join(f"<th>{escape(h)}</th>" for h in heads)
+            body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
+                           for row in rows)
+            parts.append(f"<p>Ranked {escape(title)}:</p><table><tr>{head}</tr>{body}</table>")
+        if self.working:
+            parts.append(self.hardest().svg())
+        return "".join(parts)
 
 
-def design(path: str | Path, *, time_limit: float | None = None,
-           jobs: int | None = None) -> DesignResult:
+def design(path: str | Path, *, time_limit: float | None = None, jobs: int | None = None,
+           counts: bool = True, difficulty: bool = False, cluster: Any = None
+           ) -> DesignResult:
     """Decide every candidate set of a design file (``time_limit``: stop after that many
-    seconds with the sets decided so far; ``jobs``: worker processes, default every core)."""
+    seconds with the sets decided so far; ``jobs``: worker processes, default every core;
+    ``counts``: count the working sets' solutions; ``difficulty``: measure their dates'
+    difficulty and rank them by it too; ``cluster`` as for :func:`count`)."""
+    from cpmodels.backends.engine.cluster import using
     from cpmodels.design import Design as _Design
     from cpmodels.design import load_board, run_design
     from cpmodels.spec.loading import load_design
 
     spec = load_design(path)
-    found = _Design(spec, load_board(spec, path))
+    found = _Design(spec, load_board(spec, path), with_counts=counts,
+                    with_difficulty=difficulty)
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    verdicts = run_design(found, deadline=deadline, jobs=jobs)
+    with using(cluster) as on:
+        verdicts = run_design(found, deadline=deadline, jobs=jobs, cluster=on)
     return DesignResult(found, verdicts, time.perf_counter() - start)

@@ -207,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_face_up_arg(sweep)
     sweep.add_argument("--prove", action="store_true",
                        help="attach a checked proof to every unsolvable row (FILE.proofs/)")
+    sweep.add_argument("--difficulty", action="store_true",
+                       help="add a difficulty column: the mean nodes a plain backtracker "
+                       "visits before its first solution, over 16 piece orders (see "
+                       "docs/difficulty.md)")
     sweep.add_argument("--plot", type=Path, metavar="FILE.png",
                        help="draw a calendar heatmap of the counts (png, or svg by extension)")
     sweep.add_argument("--format", choices=("text", "json"), default="text")
@@ -237,7 +241,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="stop after S seconds, keeping the sets decided (then --resume)")
     design.add_argument("--jobs", type=_positive_int, metavar="N",
                         help="worker processes (default: every core)")
+    design.add_argument("--no-counts", action="store_true",
+                        help="only decide which sets work; do not count their solutions")
+    design.add_argument("--difficulty", action="store_true",
+                        help="measure each working set's difficulty on every required date "
+                        "(see docs/difficulty.md) and rank the sets by it too")
     design.add_argument("--format", choices=("text", "json"), default="text")
+    _add_cluster_arg(design)
     _add_quiet_arg(design)
 
     validate = sub.add_parser("validate", help="check spec (and design) files and report "
@@ -505,6 +515,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                                                      enabled=_bars(args)) as bar:
             summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
                                 face_up=args.face_up, prove=args.prove, cluster=cluster,
+                                difficulty=args.difficulty,
                                 progress=lambda done, in_all: _advance(bar, done, in_all))
             on = ({**cluster.describe(), "units": summary.units} if cluster is not None
                   else {})
@@ -523,6 +534,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if summary.fewest and summary.most:
         lines.append(f"fewest: {' '.join(summary.fewest.labels)} with {summary.fewest.count:,}")
         lines.append(f"most: {' '.join(summary.most.labels)} with {summary.most.count:,}")
+    for word, row in (("most difficult", summary.most_difficult),
+                      ("least difficult", summary.least_difficult)):
+        if row is not None:
+            lines.append(f"{word}: {' '.join(row.labels)} (difficulty {row.difficulty:,}, "
+                         f"{row.count:,} solutions)")
     lines.append(f"unsolvable: {len(summary.unsolvable)}" + (
         " (" + ", ".join(" ".join(u) for u in summary.unsolvable[:20])
         + (", ..." if len(summary.unsolvable) > 20 else "") + ")"
@@ -573,12 +589,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_design(args: argparse.Namespace) -> int:
     import time
 
-    from cpmodels.design import Design, Verdict, load_board, ranked, run_design, summary
+    from cpmodels.design import (
+        Design,
+        Verdict,
+        load_board,
+        ranked,
+        ranked_by_difficulty,
+        run_design,
+        summary,
+    )
     from cpmodels.progress import progress_bar
     from cpmodels.spec.loading import load_design
 
     spec = load_design(args.design)
-    design = Design(spec, load_board(spec, args.design))
+    design = Design(spec, load_board(spec, args.design), with_counts=not args.no_counts,
+                    with_difficulty=args.difficulty)
     if args.resume and args.out is None:
         raise InputError("--resume goes with --out FILE.jsonl")
     done: dict[tuple[str, ...], Verdict] = {}
@@ -586,10 +611,8 @@ def cmd_design(args: argparse.Namespace) -> int:
         _keep_complete_lines(args.out)
         for line in args.out.read_text().splitlines():
             try:
-                record = json.loads(line)
-                verdict = Verdict(**{**record, "first_failure": _tuple(record["first_failure"]),
-                                     "argmin": _tuple(record["argmin"])})
-            except (ValueError, TypeError, KeyError):
+                verdict = Verdict.from_dict(json.loads(line))
+            except ValueError:
                 raise InputError(f"{args.out} holds a line that is no design verdict; give "
                                  "another --out") from None
             done[tuple(verdict.pieces)] = verdict
@@ -604,8 +627,10 @@ def cmd_design(args: argparse.Namespace) -> int:
         bar.update()
 
     try:
-        with bar:
-            verdicts = run_design(design, done=done, on_verdict=decided, jobs=args.jobs)
+        with bar, _cluster(args) as cluster:
+            verdicts = run_design(design, done=done, on_verdict=decided, jobs=args.jobs,
+                                  cluster=cluster)
+            on = cluster.describe() if cluster is not None else {}
     except KeyboardInterrupt as stop:
         where = f"; the sets decided are kept in {args.out} (then --resume)" if handle else ""
         print(f"{_stopped(stop)}{where}", file=sys.stderr)
@@ -615,19 +640,28 @@ def cmd_design(args: argparse.Namespace) -> int:
             handle.close()
     seconds = time.perf_counter() - start
     working = ranked(verdicts)
-    payload = summary(verdicts, seconds)
-    lines = [f"{spec.name}: {len(verdicts)} candidate sets, {len(working)} solve every "
+    skipped = design.skipped()
+    payload = {**summary(verdicts, seconds, skipped), **on}
+    same = f" ({skipped} more skipped as equal to an earlier set)" if skipped else ""
+    lines = [f"{spec.name}: {len(verdicts)} candidate sets{same}, {len(working)} solve every "
              f"required combination ({len(design.required)}) in {seconds:.2f} s"]
-    if working:
+    counted = [w for w in working if w.min is not None]
+    if counted:
+        lines.append("ranked by the fewest solutions of a required combination, most first:")
         lines.append(f"{'pieces':40s} {'fewest':>7s} {'on':12s} {'most':>7s} {'total':>10s}")
         lines += [f"{' '.join(w.pieces):40s} {w.min:7,d} {' '.join(w.argmin or ()):12s} "
-                  f"{w.max:7,d} {w.total:10,d}" for w in working]
+                  f"{w.max or 0:7,d} {w.total or 0:10,d}" for w in counted]
+    by_difficulty = ranked_by_difficulty(verdicts)
+    if working and not counted and not by_difficulty:
+        lines += [" ".join(w.pieces) for w in working]
+    if by_difficulty:
+        lines.append("ranked by the difficulty of the hardest combination, gentlest first:")
+        lines.append(f"{'pieces':40s} {'hardest':>8s} {'on':12s} {'mean':>7s}")
+        lines += [f"{' '.join(w.pieces):40s} {w.difficulty:8,d} "
+                  f"{' '.join(w.difficulty_argmax or ()):12s} {w.difficulty_mean or 0:7,d}"
+                  for w in by_difficulty]
     _emit(payload, "\n".join(lines), args.format)
     return EXIT_OK
-
-
-def _tuple(value: Any) -> tuple[str, ...] | None:
-    return tuple(value) if value is not None else None
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

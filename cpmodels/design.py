@@ -22,21 +22,33 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import compile_cover
 from cpmodels.backends.engine.drivers import exists
+from cpmodels.backends.engine.memo import Memo
 from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.backends.engine.work import Counter, CountJob, can_fork_here, in_order, run_units
 from cpmodels.cover import ExactCover
+from cpmodels.difficulty import Backtracker
 from cpmodels.errors import InputError, SpecError
-from cpmodels.geometry import Placement, normalize, orientations, render_shape
+from cpmodels.geometry import (
+    Placement,
+    board_reflections,
+    normalize,
+    orientations,
+    render_shape,
+)
 from cpmodels.pools import canonical, pool
 from cpmodels.spec import CalendarSpec, Piece, load_spec
 from cpmodels.spec.design import DesignSpec
 from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
 
+if TYPE_CHECKING:
+    from cpmodels.backends.engine.cluster import Cluster
+
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
+DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share
 LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
 
 
@@ -52,6 +64,9 @@ class Verdict:
     max: int | None = None
     total: int | None = None
     face_up_sides: list[str] | None = None  # face up: the sides that work (NAME~: mirrored)
+    difficulty: int | None = None  # the highest difficulty of a required date
+    difficulty_argmax: tuple[str, ...] | None = None  # ... on this combination
+    difficulty_mean: int | None = None  # the mean difficulty over the required dates
 
     def as_dict(self) -> dict[str, Any]:
         out = {"pieces": self.pieces, "works": self.works,
@@ -60,7 +75,29 @@ class Verdict:
                "max": self.max, "total": self.total}
         if self.face_up_sides is not None:
             out["face_up_sides"] = self.face_up_sides
+        if self.difficulty is not None:
+            out["difficulty"] = self.difficulty
+            out["difficulty_argmax"] = list(self.difficulty_argmax or ())
+            out["difficulty_mean"] = self.difficulty_mean
         return out
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> Verdict:
+        """A verdict from its JSON line (``as_dict``); ``ValueError`` when it is none."""
+        try:
+            pieces = record["pieces"]
+            if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces) \
+                    or not isinstance(record["works"], bool):
+                raise ValueError("not a verdict")
+            return cls(**{**record, "first_failure": _labels(record["first_failure"]),
+                          "argmin": _labels(record["argmin"]),
+                          "difficulty_argmax": _labels(record.get("difficulty_argmax"))})
+        except (KeyError, TypeError) as exc:
+            raise ValueError("not a verdict") from exc
+
+
+def _labels(value: Any) -> tuple[str, ...] | None:
+    return tuple(value) if value is not None else None
 
 
 def ranked(verdicts: Sequence[Verdict]) -> list[Verdict]:
@@ -70,11 +107,27 @@ def ranked(verdicts: Sequence[Verdict]) -> list[Verdict]:
                   key=lambda v: (-(v.min or 0), -(v.total or 0), v.pieces))
 
 
-def summary(verdicts: Sequence[Verdict], seconds: float) -> dict[str, Any]:
-    """``design --format json``: the candidates, the working sets ranked, the time."""
-    return {"candidates": len(verdicts), "seconds": round(seconds, 3),
-            "working": [{k: v for k, v in w.as_dict().items()
-                         if k not in ("works", "first_failure")} for w in ranked(verdicts)]}
+def ranked_by_difficulty(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """The working sets with difficulties, gentlest first: the lowest difficulty on their
+    hardest date, then the lowest mean."""
+    return sorted((v for v in verdicts if v.works and v.difficulty is not None),
+                  key=lambda v: (v.difficulty, v.difficulty_mean, v.pieces))
+
+
+def summary(verdicts: Sequence[Verdict], seconds: float, skipped: int = 0) -> dict[str, Any]:
+    """``design --format json``: the candidates, the working sets ranked (and ranked by
+    difficulty, when measured), the time."""
+    def brief(w: Verdict) -> dict[str, Any]:
+        return {k: v for k, v in w.as_dict().items() if k not in ("works", "first_failure")}
+
+    out: dict[str, Any] = {"candidates": len(verdicts), "seconds": round(seconds, 3),
+                           "working": [brief(w) for w in ranked(verdicts)]}
+    if skipped:
+        out["skipped_as_equal"] = skipped
+    by_difficulty = ranked_by_difficulty(verdicts)
+    if by_difficulty:
+        out["by_difficulty"] = [brief(w) for w in by_difficulty]
+    return out
 
 
 def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
@@ -103,6 +156,8 @@ class _Compiled:
     slack: dict[tuple[str, str], int]  # (group, label) -> the slack option of that hole
     tally_items: tuple[int, ...]
     counter: Counter | None = None
+    backtracker: Backtracker | None = None
+    dead: Memo | None = None  # states of the cover known to have no completion
     holes: list[tuple[int, ...]] = field(default_factory=list)  # required combo -> options
     sides: list[list[int]] = field(default_factory=list)  # face up: piece -> its sides
     pieces: list[Piece] = field(default_factory=list)  # the cover's pieces (face up: sides)
@@ -118,11 +173,14 @@ class Design:
 
     spec: DesignSpec
     board: CalendarSpec
+    with_counts: bool = True  # count the working sets' solutions (else existence only)
+    with_difficulty: bool = False  # measure the working sets' difficulty on every date
     required: list[tuple[str, ...]] = field(init=False)
     pieces: list[Piece] = field(init=False)
     _draws: list[list[int]] = field(init=False)  # per draw, its pieces' indices
     _order: list[int] = field(init=False)  # required combinations, most rejecting first
     _learning: bool = field(init=False, default=False)
+    _passed: set[tuple[int, ...]] = field(init=False, default_factory=set)  # while learning
     _compiled: dict[bool, _Compiled] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -157,12 +215,56 @@ class Design:
     def names(self, chosen: Sequence[int]) -> list[str]:
         return [self.pieces[i].name for i in chosen]
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (for a cluster's workers) without the compiled covers: a worker compiles
+        its own, and keeps the learnt order of combinations."""
+        return {**self.__dict__, "_compiled": {}}
+
+    def _can_flip(self, piece: Piece) -> bool:
+        return self.board.flip if piece.flip is None else piece.flip
+
+    def _shape_key(self, piece: Piece, mirrored: bool = False) -> tuple:
+        """What makes two pieces the same piece: the shape up to the moves it may make
+        (turning over too, when it may flip), and its copies."""
+        if self._can_flip(piece):
+            return canonical(piece.cells), piece.count
+        cells = [(r, -c) for r, c in piece.cells] if mirrored else piece.cells
+        return min(tuple(sorted(o)) for o in orientations(cells, flip=False)), piece.count
+
+    def _board_mirrors(self) -> bool:
+        """Whether a reflection of the board maps the required combinations' holes onto
+        required holes: a set and its mirror image (each piece turned over) then solve the
+        same dates, mirrored, so only one of them needs deciding."""
+        cells = self.board.label_cells
+        holes = {frozenset(cells[label] for label in combo) for combo in self.required}
+        return any({frozenset(m[rc] for rc in hole) for hole in holes} == holes
+                   for m in board_reflections(self.board.cells))
+
     def candidates(self) -> Iterator[tuple[int, ...]]:
         """Every set of distinct pieces the design allows whose area fills the board: the
-        fixed pieces, then each draw's pieces (sorted by name within the draw)."""
+        fixed pieces, then each draw's pieces (sorted by name within the draw). A set that
+        is an earlier one up to the board's symmetries and mirror images (the same shapes,
+        drawn under other names, or each turned over on a board with a mirror symmetry) is
+        skipped: it solves the same dates. :meth:`skipped` counts them."""
+        for chosen, first in self._all_sets():
+            if first:
+                yield chosen
+
+    def skipped(self) -> int:
+        """How many sets :meth:`candidates` skips as equal to an earlier one."""
+        return sum(not first for _, first in self._all_sets())
+
+    def _all_sets(self) -> Iterator[tuple[tuple[int, ...], bool]]:
+        """Every set with the area, and whether it is the first of its equals."""
         fixed = tuple(range(len(self.spec.fixed)))
         fixed_area = sum(p.area * p.count for p in self.spec.fixed)
-        shape = [canonical(p.cells) for p in self.pieces]
+        own = [self._shape_key(p) for p in self.pieces]
+        shape = [key for key, _ in own]  # a set's pieces are distinct shapes
+        mirrors = any(not self._can_flip(p) for p in self.pieces) and self._board_mirrors()
+        mirror = [self._shape_key(p, mirrored=True) for p in self.pieces] if mirrors else own
+        # Sets can only be equal when two pieces are (or mirror into each other).
+        may_repeat = len(set(own)) < len(own) or mirrors
+        seen: set[tuple] = set()
         choices = []
         for draw, indices in zip(self.spec.choose, self._draws):
             choices.append([tuple(sorted(combo, key=lambda i: self.pieces[i].name))
@@ -174,8 +276,16 @@ class Design:
                     != self.area:
                 continue
             shapes = [shape[i] for i in chosen]
-            if len(set(shapes)) == len(shapes):
-                yield chosen
+            if len(set(shapes)) != len(shapes):
+                continue
+            if not may_repeat:
+                yield chosen, True
+                continue
+            key = tuple(sorted(own[i] for i in chosen))
+            twin = tuple(sorted(mirror[i] for i in chosen))
+            first = key not in seen and twin not in seen
+            seen.add(key)
+            yield chosen, first
 
     def run(self, unit: Sequence[tuple[int, ...]]) -> list[Verdict]:
         """Decide a run of candidate sets (a unit of work for a worker process)."""
@@ -225,9 +335,9 @@ class Design:
             groups = list(spec.groups)
             holes = [tuple(slack[(g, label)] for g, label in zip(groups, combo))
                      for combo in self.required]
-            self._compiled[face_up] = _Compiled(cover, compile_cover(cover), left_out, slack,
-                                                tuple(slack_items[n_fixed:]), None, holes,
-                                                sides, pieces)
+            self._compiled[face_up] = _Compiled(
+                cover, compile_cover(cover), left_out, slack, tuple(slack_items[n_fixed:]),
+                holes=holes, sides=sides, pieces=pieces)
         return self._compiled[face_up]
 
     def _left_out(self, compiled: _Compiled, chosen: Sequence[int]) -> tuple[int, ...]:
@@ -246,7 +356,10 @@ class Design:
         While the order is being learnt, a failing combination moves to its front.
         ``regions``: the set's (every hole is forced, so its pieces fill what is left)."""
         prefixes = [[*out, *compiled.holes[i]] for i in self._order]
-        answers = exists(compiled.compiled, prefixes, first_failure=True, regions=regions)
+        if compiled.dead is None:
+            compiled.dead = Memo(compiled.compiled.n_words, DEAD_STATES)
+        answers = exists(compiled.compiled, prefixes, first_failure=True, regions=regions,
+                         memo=compiled.dead)
         failed = next((k for k, ok in enumerate(answers) if ok is False), None)
         if failed is None:
             return None
@@ -262,13 +375,19 @@ class Design:
         then the first in that order, whatever sets were decided before it, in whichever
         process (so ``--jobs`` and ``--resume`` give the same verdicts)."""
         self._order = list(range(len(self.required)))
+        self._passed = set()
         self._learning = True
         for face_up in (False, True) if self.spec.face_up else (False,):
             compiled = self._cover(face_up)
             for chosen in itertools.islice(self.candidates(), sets):
                 held = tuple(compiled.sides[i][0] for i in chosen) if face_up else chosen
-                self._first_failure(compiled, self._left_out(compiled, held),
-                                    self._regions(chosen))
+                failure = self._first_failure(compiled, self._left_out(compiled, held),
+                                              self._regions(chosen))
+                if failure is None and not face_up:
+                    # Passing every combination does not hang on their order: kept, so
+                    # the set is not searched again. (A failure is found again: which
+                    # combination fails first depends on the final order.)
+                    self._passed.add(tuple(chosen))
         self._learning = False
 
     def _face_up_sides(self, chosen: Sequence[int]) -> tuple[list[str] | None,
@@ -292,8 +411,8 @@ class Design:
         sides, when asked), and its counts (pieces turned over freely) when it does."""
         names = self.names(chosen)
         compiled = self._cover(False)
-        failure = self._first_failure(compiled, self._left_out(compiled, chosen),
-                                      self._regions(chosen))
+        failure = None if tuple(chosen) in self._passed else self._first_failure(
+            compiled, self._left_out(compiled, chosen), self._regions(chosen))
         if failure is not None:
             return Verdict(names, False, failure)
         sides = None
@@ -301,11 +420,37 @@ class Design:
             sides, failure = self._face_up_sides(chosen)
             if sides is None:
                 return Verdict(names, False, failure)
-        counts = self.counts(chosen)
-        low = min(self.required, key=lambda c: counts.get(c, 0))
-        high = max(self.required, key=lambda c: counts.get(c, 0))
-        return Verdict(names, True, None, counts.get(low, 0), low, counts.get(high, 0),
-                       sum(counts.get(c, 0) for c in self.required), sides)
+        verdict = Verdict(names, True, face_up_sides=sides)
+        if self.with_counts:
+            counts = self.counts(chosen)
+            low = min(self.required, key=lambda c: counts.get(c, 0))
+            high = max(self.required, key=lambda c: counts.get(c, 0))
+            verdict.min, verdict.argmin = counts.get(low, 0), low
+            verdict.max = counts.get(high, 0)
+            verdict.total = sum(counts.get(c, 0) for c in self.required)
+        if self.with_difficulty:
+            scores = self.difficulties(chosen)
+            hardest = max(self.required, key=lambda c: scores[c])
+            verdict.difficulty, verdict.difficulty_argmax = scores[hardest], hardest
+            verdict.difficulty_mean = round(sum(scores.values()) / len(scores))
+        return verdict
+
+    def difficulties(self, chosen: Sequence[int]) -> dict[tuple[str, ...], int]:
+        """Every required combination's difficulty (:mod:`cpmodels.difficulty`) for a set
+        that solves them all, on the shared cover (the same figures as a sweep of the set's
+        spec with ``--difficulty``)."""
+        compiled = self._cover(False)
+        if compiled.backtracker is None:
+            compiled.backtracker = Backtracker.of(compiled.cover)
+        out = self._left_out(compiled, chosen)
+        scores = {}
+        for combo, holes in zip(self.required, compiled.holes):
+            found = compiled.backtracker.difficulty([*out, *holes])
+            if found is None:
+                raise RuntimeError(f"{' '.join(combo)} has no solution, yet the set "
+                                   "passed; please report this")
+            scores[combo] = found.score
+        return scores
 
     def counts(self, chosen: Sequence[int]) -> dict[tuple[str, ...], int]:
         """Every label combination's count for a set: one tallied search per task of the
@@ -329,25 +474,28 @@ class Design:
 
 PARALLEL_LIMIT = 2_000_000  # candidate sets beyond which a design runs in one process
 UNITS_PER_JOB = 8  # units per worker process: enough for the loads to even out
-MAX_UNIT = 64  # sets in one unit: verdicts come back (and are written) at least this often
+MAX_UNIT = 16  # sets in one unit: verdicts come back (and are written) at least this often
 
 
 def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = None,
                on_verdict: Callable[[Verdict], None] | None = None,
-               deadline: float | None = None, jobs: int | None = 1) -> list[Verdict]:
+               deadline: float | None = None, jobs: int | None = 1,
+               cluster: Cluster | None = None) -> list[Verdict]:
     """Decide every candidate (those in ``done`` are taken as decided); each new verdict
     goes to ``on_verdict`` as it is made, in candidate order. Stops (returning what it has)
     at ``deadline``, a ``time.perf_counter`` value. ``jobs`` worker processes (None: every
     core) share the sets in contiguous runs, each starting from this process's compiled
-    cover (where processes fork; else one process decides them all)."""
+    cover (where processes fork; else one process decides them all); with ``cluster``, the
+    runs are units of work on its workers instead."""
     if design.count_candidates() > MAX_CANDIDATES:
         raise InputError(f"the design asks for {design.count_candidates():,} sets before the "
                          f"area check; the limit is {MAX_CANDIDATES:,}")
     done = done or {}
     jobs = jobs or os.cpu_count() or 1
     design.learn_order()
-    if jobs > 1 and can_fork_here() and design.count_candidates() <= PARALLEL_LIMIT:
-        return _run_parallel(design, done, on_verdict, deadline, jobs)
+    if design.count_candidates() <= PARALLEL_LIMIT and (
+            cluster is not None or (jobs > 1 and can_fork_here())):
+        return _run_in_units(design, done, on_verdict, deadline, jobs, cluster)
     verdicts = []
     for chosen in design.candidates():
         key = tuple(design.names(chosen))
@@ -363,19 +511,32 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
     return verdicts
 
 
-def _run_parallel(design: Design, done: dict[tuple[str, ...], Verdict],
+def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
                   on_verdict: Callable[[Verdict], None] | None, deadline: float | None,
-                  jobs: int) -> list[Verdict]:
+                  jobs: int, cluster: Cluster | None) -> list[Verdict]:
+    """The sets not done, cut into units run by worker processes or a cluster's workers;
+    verdicts handed on in candidate order."""
     candidates = list(design.candidates())
     keys = [tuple(design.names(c)) for c in candidates]
     pending = [c for c, key in zip(candidates, keys) if key not in done]
-    size = max(1, min(MAX_UNIT, -(-len(pending) // (jobs * UNITS_PER_JOB))))
+    if cluster is None:
+        parts = jobs * UNITS_PER_JOB
+    else:
+        from cpmodels.backends.engine.cluster import units_for
+
+        parts = units_for(cluster)
+    size = max(1, min(MAX_UNIT, -(-len(pending) // parts)))
     units = [tuple(pending[k:k + size]) for k in range(0, len(pending), size)]
-    design._cover(False)  # compiled once here; the workers start from it
-    if design.spec.face_up:
-        design._cover(True)
+    if cluster is None:
+        design._cover(False)  # compiled once here; the forked workers start from it
+        if design.spec.face_up:
+            design._cover(True)
+        results = run_units(None, units, jobs=jobs, warm=design, deadline=deadline)
+    else:
+        from cpmodels.backends.engine.cluster import run_units_on
+
+        results = run_units_on(cluster, design, units, deadline)
     decided = dict(done)
-    results = run_units(None, units, jobs=jobs, warm=design, deadline=deadline)
     try:
         for found in in_order(results):
             for verdict in found:

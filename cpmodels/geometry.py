@@ -117,11 +117,21 @@ def board_symmetries(cells: Iterable[Cell],
     image back on the board's bounding box, that maps the board's cell set onto itself and
     every labelled cell onto a cell with the same label.
     """
+    return _symmetries(cells, labels, D4)
+
+
+def board_reflections(cells: Iterable[Cell]) -> list[dict[Cell, Cell]]:
+    """The symmetries of the board's cell set that turn it over (mirror images)."""
+    return _symmetries(cells, None, REFLECTIONS)
+
+
+def _symmetries(cells: Iterable[Cell], labels: Mapping[Cell, str] | None,
+                transforms: Iterable[Transform]) -> list[dict[Cell, Cell]]:
     cell_list = sorted(set(cells))
     cell_set = frozenset(cell_list)
     labels = dict(labels or {})
     found: list[dict[Cell, Cell]] = []
-    for t in D4:
+    for t in transforms:
         image = [t(rc) for rc in cell_list]
         r0 = min(r for r, _ in image) - min(r for r, _ in cell_list)
         c0 = min(c for _, c in image) - min(c for _, c in cell_list)

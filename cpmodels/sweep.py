@@ -17,6 +17,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from cpmodels.backends.engine.work import (
     split_tasks,
 )
 from cpmodels.cover import ExactCover, Item, packing_cover
+from cpmodels.difficulty import Backtracker, Difficulty
 from cpmodels.errors import InputError
 from cpmodels.files import write_atomic
 from cpmodels.geometry import Placement
@@ -51,6 +53,7 @@ class Row:
     real_date: bool
     count: int
     proof: str = ""  # with --prove: the checked proof of an unsolvable combination
+    difficulty: int | None = None  # with --difficulty: see cpmodels.difficulty (None: none)
 
 
 @dataclass
@@ -61,6 +64,8 @@ class SweepSummary:
     fewest: Row | None = None
     most: Row | None = None
     unsolvable: list[tuple[str, ...]] = field(default_factory=list)
+    most_difficult: Row | None = None  # with --difficulty: the highest difficulty
+    least_difficult: Row | None = None
     proofs: int = 0  # unsolvable rows with a checked proof
     units: int = 0  # units of work sent to a cluster (0: none)
     rows: dict[tuple[str, ...], Row] = field(default_factory=dict)  # in sweep order
@@ -78,17 +83,33 @@ class SweepSummary:
             self.fewest = row
         if self.most is None or row.count > self.most.count:
             self.most = row
+        if row.difficulty is not None:
+            if self.most_difficult is None or \
+                    row.difficulty > (self.most_difficult.difficulty or 0):
+                self.most_difficult = row
+            if self.least_difficult is None or \
+                    row.difficulty < (self.least_difficult.difficulty or 0):
+                self.least_difficult = row
 
     def as_dict(self) -> dict[str, Any]:
         def one(row: Row | None) -> dict[str, Any] | None:
-            return None if row is None else {"labels": list(row.labels), "count": row.count}
+            if row is None:
+                return None
+            out: dict[str, Any] = {"labels": list(row.labels), "count": row.count}
+            if row.difficulty is not None:
+                out["difficulty"] = row.difficulty
+            return out
 
-        return {
+        out = {
             "combinations": self.combinations, "total": self.total,
             "real_total": self.real_total, "fewest": one(self.fewest), "most": one(self.most),
             "unsolvable": [list(labels) for labels in self.unsolvable],
             "proofs": self.proofs,
         }
+        if self.most_difficult is not None:
+            out["most_difficult"] = one(self.most_difficult)
+            out["least_difficult"] = one(self.least_difficult)
+        return out
 
 
 def sweep_cover(spec: CalendarSpec, *, face_up: bool = False) -> tuple[ExactCover, list[int]]:
@@ -175,20 +196,33 @@ def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
         return rows
     if header != columns:
         raise InputError(f"{path} has columns {','.join(header)}, not {','.join(columns)}; "
-                         "it belongs to another spec: give another --out")
+                         "it belongs to another spec or other options (--prove, "
+                         "--difficulty): give another --out")
     n = columns.index("real_date")
+    at = {name: k for k, name in enumerate(columns)}
     for record in reader:
         if len(record) != len(columns) or not record[n + 1].isdigit():
             continue
-        proof = record[n + 2] if len(record) > n + 2 else ""
-        rows[tuple(record[:n])] = Row(tuple(record[:n]), record[n] == "true",
-                                      int(record[n + 1]), proof)
+        hard = record[at["difficulty"]] if "difficulty" in at else ""
+        if hard and not hard.isdigit():
+            continue
+        rows[tuple(record[:n])] = Row(
+            tuple(record[:n]), record[n] == "true", int(record[n + 1]),
+            record[at["proof"]] if "proof" in at else "", int(hard) if hard else None)
     return rows
 
 
-def _record(row: Row, prove: bool) -> list[str]:
+def file_columns(path: Path, spec: CalendarSpec) -> list[str]:
+    """The columns of a sweep file of ``spec`` as its header has them (which options)."""
+    with path.open(newline="") as handle:
+        header = next(csv.reader(handle), [])
+    return sweep_columns(spec, prove="proof" in header, difficulty="difficulty" in header)
+
+
+def _record(row: Row, prove: bool, difficulty: bool) -> list[str]:
+    hard = "" if row.difficulty is None else str(row.difficulty)
     return [*row.labels, "true" if row.real_date else "false", str(row.count),
-            *([row.proof] if prove else [])]
+            *([hard] if difficulty else []), *([row.proof] if prove else [])]
 
 
 def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
@@ -207,9 +241,31 @@ def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
     return f"{folder.name}/{path.name}"
 
 
-def sweep_columns(spec: CalendarSpec, *, prove: bool = False) -> list[str]:
-    """The CSV header: one column per group, ``real_date``, ``count`` (and ``proof``)."""
-    return [*spec.groups, "real_date", "count", *(["proof"] if prove else [])]
+def sweep_columns(spec: CalendarSpec, *, prove: bool = False,
+                  difficulty: bool = False) -> list[str]:
+    """The CSV header: one column per group, ``real_date``, ``count`` (then ``difficulty``
+    and ``proof`` when asked)."""
+    return [*spec.groups, "real_date", "count", *(["difficulty"] if difficulty else []),
+            *(["proof"] if prove else [])]
+
+
+class _Scores:
+    """Difficulty scores of a sweep's rows, worked out in a pool of threads (the search
+    releases the GIL) on one shared, read-only :class:`~cpmodels.difficulty.Backtracker`."""
+
+    def __init__(self, cover: ExactCover, threads: int) -> None:
+        self.backtracker = Backtracker.of(cover)
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="difficulty")
+
+    def submit(self, row: Row, holes: list[int]) -> Future[Difficulty | None]:
+        if row.count == 0:
+            done: Future[Difficulty | None] = Future()
+            done.set_result(None)
+            return done
+        return self.pool.submit(self.backtracker.difficulty, holes)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _tally_on_cluster(counter: Counter, prefixes: list[Task], cluster: Cluster,
@@ -242,16 +298,19 @@ def _tally_on_cluster(counter: Counter, prefixes: list[Task], cluster: Cluster,
 def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume: bool = False,
               face_up: bool = False, memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
               progress: Callable[[int, int], None] | None = None,
-              cluster: Cluster | None = None) -> SweepSummary:
+              cluster: Cluster | None = None, difficulty: bool = False) -> SweepSummary:
     """Count every combination, appending one CSV row per combination in a fixed order.
 
     Rows are flushed task by task, in order, so an interrupted run keeps complete rows only;
     ``resume`` skips the rows an earlier run finished. With ``prove``, each unsolvable row
-    names a DRUP proof (checked here) written to ``<out>.proofs/``. ``progress(done, in
-    all)`` hears of the kept rows first, then of each new row. The summary holds every row.
+    names a DRUP proof (checked here) written to ``<out>.proofs/``. With ``difficulty``,
+    each solvable row gets its :mod:`~cpmodels.difficulty` score, worked out in ``jobs``
+    threads of this process (a task's scores while the next task is counted).
+    ``progress(done, in all)`` hears of the kept rows first, then of each new row. The
+    summary holds every row.
     """
     groups = list(spec.groups)
-    columns = sweep_columns(spec, prove=prove)
+    columns = sweep_columns(spec, prove=prove, difficulty=difficulty)
     proof_dir = out.with_name(out.name + ".proofs")
     combos = spec.label_combinations()
     done = read_rows(out, columns) if resume else {}
@@ -275,7 +334,8 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         kept = io.StringIO()
         writer = csv.writer(kept, lineterminator="\n")
         writer.writerow(columns)
-        writer.writerows(_record(done[combo], prove) for combo in combos if combo in done)
+        writer.writerows(_record(done[combo], prove, difficulty)
+                         for combo in combos if combo in done)
         write_atomic(out, kept.getvalue())
     with out.open("a" if done else "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
@@ -286,23 +346,48 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
                                    SWEEP_ARENA))
         results = (_tally_tasks(counter, prefixes, jobs) if cluster is None
                    else _tally_on_cluster(counter, prefixes, cluster, summary))
+        scores = _Scores(cover, jobs) if difficulty else None
+
+        def write(rows: list[Row], scored: list[Future[Difficulty | None]]) -> None:
+            for row, future in zip(rows, scored):
+                found = future.result()
+                row.difficulty = None if found is None else found.score
+            for row in rows:
+                if prove and row.count == 0:
+                    row.proof = _prove_row(spec, row.labels, face_up, proof_dir)
+                writer.writerow(_record(row, prove, difficulty))
+                by_labels[row.labels] = row
+                if progress is not None:
+                    progress(len(by_labels), len(combos))
+            handle.flush()
+
+        waiting: tuple[list[Row], list[Future[Difficulty | None]]] | None = None
         try:
             for fixed, counts in zip(tasks, results):
+                rows = []
                 for rest in free_combos:
                     labels = fixed + rest
                     if labels in done:
                         continue
                     key = tuple(option_of[(g, label)] for g, label in zip(free, rest))
-                    row = Row(labels, spec.real_date(labels) is not None, counts.get(key, 0))
-                    if prove and row.count == 0:
-                        row.proof = _prove_row(spec, labels, face_up, proof_dir)
-                    writer.writerow(_record(row, prove))
-                    by_labels[labels] = row
-                    if progress is not None:
-                        progress(len(by_labels), len(combos))
-                handle.flush()
+                    rows.append(Row(labels, spec.real_date(labels) is not None,
+                                    counts.get(key, 0)))
+                if scores is None:
+                    write(rows, [])
+                    continue
+                # This task's scores run while the next task is counted.
+                scored = [scores.submit(row, [option_of[(g, label)]
+                                              for g, label in zip(groups, row.labels)])
+                          for row in rows]
+                if waiting is not None:
+                    write(*waiting)
+                waiting = rows, scored
+            if waiting is not None:
+                write(*waiting)
         finally:
             results.close()  # stops the workers when the sweep ends early
+            if scores is not None:
+                scores.close()
     for combo in combos:
         if combo in by_labels:
             summary.add(by_labels[combo])

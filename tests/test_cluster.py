@@ -6,6 +6,7 @@ Each test starts what it needs on free ports of 127.0.0.1 and stops it at the en
 from __future__ import annotations
 
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -151,3 +152,20 @@ def test_resume_on_a_cluster_finishes_what_a_killed_client_left(tmp_path, run_cl
                            "--cluster", "local:1", "--format", "json")
     assert code == 0 and '"workers": 1' in out
     assert (tmp_path / "part.csv").read_text() == (tmp_path / "full.csv").read_text()
+
+
+def test_a_design_on_a_cluster_gives_the_verdicts_of_one_process(tmp_path, run_cli):
+    from test_design import SMALL
+
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL.replace("count: 1}", "count: [1, 2]}").replace(
+        '  - {name: Y, shape: "####/..#."}\n', ""))  # 21 sets
+    here, there = tmp_path / "here.jsonl", tmp_path / "there.jsonl"
+    code, _, _ = run_cli("design", path, "--out", here, "--jobs", "1")
+    assert code == 0
+    with dask_cluster(2) as (address, _):
+        code, text, err = run_cli("design", path, "--out", there, "--cluster", address,
+                                  "--format", "json")
+    assert code == 0 and f"cluster {address}: 2 workers" in err
+    assert json.loads(text)["workers"] == 2
+    assert there.read_text() == here.read_text() and len(here.read_text().splitlines()) == 21

@@ -125,13 +125,23 @@ def test_api_design_ranks_draws_and_converts(tmp_path):
     assert [w.pieces[-1] for w in result.working] == ["F", "T", "Z", "I", "W"]
     assert result.to_dict()["candidates"] == 6
     html = result._repr_html_()
-    assert "<table>" in html and "<svg" in html and "5 of 6 sets" in html
+    assert html.count("<table>") == 1 and "<svg" in html and "5 solve every" in html
+    assert "Z" in str(result) and "fewest" in str(result)
     best = result.hardest()
     assert best.status == "solved" and best.instance.labels == ("Apr", "6")
     frame = result.to_dataframe()
     assert len(frame) == 6 and frame["works"].sum() == 5
     cut = api.design(path, time_limit=1e-9)  # stopped before the first set
     assert cut.verdicts == []
+    gentle = api.design(path, counts=False, difficulty=True, jobs=1)
+    assert {tuple(w.pieces) for w in gentle.working} == {tuple(w.pieces)
+                                                         for w in result.working}
+    assert len(gentle.by_difficulty) == 5 and all(w.min is None for w in gentle.working)
+    html = gentle._repr_html_()
+    assert html.count("<table>") == 1 and "gentlest first" in html and "<svg" in html
+    assert gentle.hardest().instance.labels == gentle.working[0].difficulty_argmax
+    assert list(gentle.to_dataframe().columns)[-3:] == ["difficulty", "difficulty_argmax",
+                                                         "difficulty_mean"]
 
 
 def test_the_bundled_designs_validate(run_cli):
@@ -174,3 +184,128 @@ def test_worker_processes_give_the_same_verdicts(tmp_path):
     shared = run_design(Design(spec, load_board(spec, path)), jobs=2)
     assert len(alone) == 21 and [v.as_dict() for v in shared] == [v.as_dict() for v in alone]
     assert any(v.works for v in alone) and any(not v.works for v in alone)
+
+
+MIRROR_BOARD = """\
+kind: calendar
+name: corners
+board:
+  - "a . . . b"
+  - ". . . . ."
+  - ". . . . ."
+  - "c . . . d"
+groups:
+  corner: [a, b, c, d]
+pieces:  # a design uses the board alone
+  - {name: V3, shape: "##/#."}
+  - {name: L4, shape: "###/#.."}
+  - {name: I4, shape: "####"}
+  - {name: O4, shape: "##/##"}
+  - {name: T4, shape: "###/.#."}
+"""
+
+MIRROR_DESIGN = """\
+kind: design
+name: one_sided_tetrominoes
+board: corners.yaml
+fixed:
+  - {name: V3, shape: "##/#."}
+choose:
+  - count: 4
+    pool:
+      - {name: L4, shape: "###/#..", flip: false}
+      - {name: J4, shape: "###/..#", flip: false}
+      - {name: S4, shape: ".##/##.", flip: false}
+      - {name: Z4, shape: "##./.##", flip: false}
+      - {name: I4, shape: "####"}
+      - {name: O4, shape: "##/##"}
+      - {name: T4, shape: "###/.#."}
+require: all-combinations
+"""
+
+
+def test_mirror_image_sets_are_decided_once(tmp_path):
+    """On a board with a mirror symmetry that maps the required holes onto each other, a
+    set of one-sided pieces and its mirror image (L4 for J4, S4 for Z4) solve the same
+    combinations: only the first is decided. Deciding every set shows why."""
+    (tmp_path / "corners.yaml").write_text(MIRROR_BOARD)
+    path = tmp_path / "design.yaml"
+    path.write_text(MIRROR_DESIGN)
+    spec = load_design(path)
+    design = Design(spec, load_board(spec, path), with_counts=False)
+    swap = {"L4": "J4", "J4": "L4", "S4": "Z4", "Z4": "S4"}
+    every = {tuple(sorted(design.names(c))): design.decide(c).works
+             for c, _ in design._all_sets()}
+    assert len(every) == 35 and any(every.values()) and not all(every.values())
+    for names, works in every.items():
+        assert every[tuple(sorted(swap.get(n, n) for n in names))] == works
+    self_mirrored = sum(tuple(sorted(swap.get(n, n) for n in names)) == names
+                        for names in every)
+    decided = run_design(design)
+    assert design.skipped() == (35 - self_mirrored) // 2 and \
+        len(decided) == 35 - design.skipped()
+    for verdict in decided:
+        assert verdict.works == every[tuple(sorted(verdict.pieces))]
+    # Pieces that may turn over make no mirror pairs: L4 and J4 are then one piece.
+    free = Design(load_design(path).model_copy(update={"choose": [
+        spec.choose[0].model_copy(update={"pool": [p.model_copy(update={"flip": None})
+                                                   for p in spec.choose[0].pool]})]}),
+        load_board(spec, path), with_counts=False)
+    # 16 sets of distinct shapes, 5 once named alike (4 of the 5 free tetrominoes).
+    assert sum(1 for _ in free.candidates()) == 5 and free.skipped() == 11
+
+
+def test_the_same_shapes_under_other_names_are_one_set(tmp_path, run_cli):
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL.replace("{pool: pentominoes, count: 1}", """count: 1
+    pool:
+      - {name: Z, shape: "##./.#./.##"}
+      - {name: S, shape: ".##/.#./##."}
+      - {name: X, shape: ".#./###/.#."}"""))
+    code, text, _ = run_cli("design", path, "--format", "json")
+    result = json.loads(text)
+    assert code == 0 and result["candidates"] == 2 and result["skipped_as_equal"] == 1
+    assert [w["pieces"][-1] for w in result["working"]] == ["Z"]
+
+
+def test_difficulty_ranks_the_working_sets_and_matches_a_sweep(tmp_path, run_cli):
+    from cpmodels.sweep import run_sweep
+
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL)
+    out = tmp_path / "sets.jsonl"
+    code, text, _ = run_cli("design", path, "--difficulty", "--no-counts", "--format",
+                            "json", "--out", out)
+    result = json.loads(text)
+    assert code == 0 and len(result["working"]) == 5
+    assert all(w["min"] is None for w in result["working"])  # --no-counts
+    hardest = [w["difficulty"] for w in result["by_difficulty"]]
+    assert hardest == sorted(hardest) and len(hardest) == 5
+    commercial = next(w for w in result["by_difficulty"] if w["pieces"][-1] == "Z")
+    spec = load_design(path)
+    design = Design(spec, load_board(spec, path))
+    chosen = next(c for c in design.candidates() if design.names(c)[-1] == "Z")
+    rows = run_sweep(design.set_spec(chosen), tmp_path / "z.csv", difficulty=True,
+                     jobs=1).rows
+    scores = {labels: row.difficulty for labels, row in rows.items() if row.real_date}
+    assert commercial["difficulty"] == max(scores.values())
+    assert tuple(commercial["difficulty_argmax"]) == max(scores, key=scores.get)
+    assert commercial["difficulty_mean"] == round(sum(scores.values()) / len(scores))
+    # The lines resume with their difficulties.
+    code, again, _ = run_cli("design", path, "--difficulty", "--no-counts", "--format",
+                             "json", "--out", out, "--resume")
+    assert code == 0 and json.loads(again)["by_difficulty"] == result["by_difficulty"]
+
+
+@pytest.mark.parametrize("line", ['{"pieces": "O6", "works": true}', '{"works": true}',
+                                  '[1, 2]', '{"pieces": ["O6"], "works": 3}',
+                                  '{"pieces": ["O6"], "works": true, "first_failure": null, '
+                                  '"min": null, "argmin": null, "max": null, "total": null, '
+                                  '"colour": 1}'])
+def test_a_resumed_file_with_a_foreign_line_is_refused(tmp_path, run_cli, line):
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL)
+    out = tmp_path / "sets.jsonl"
+    out.write_text(line + "\n")
+    code, _, err = run_cli("design", path, "--out", out, "--resume")
+    assert code == 2 and "no design verdict" in err and "Traceback" not in err

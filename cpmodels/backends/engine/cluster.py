@@ -30,9 +30,8 @@ from cpmodels.backends.engine.work import (
     Counter,
     CountJob,
     Progress,
-    Tally,
+    Runner,
     Task,
-    Unit,
     in_order,
     split_tasks,
 )
@@ -152,8 +151,9 @@ def check_versions(cluster: Cluster) -> None:
                          "on both")
 
 
-def _run_unit(job_key: str, job: CountJob, unit: Unit) -> list[Tally]:
-    """On a worker: run ``unit`` with this thread's counter of ``job`` (kept warm)."""
+def _run_unit(job_key: str, job: CountJob | Runner, unit: Any) -> Any:
+    """On a worker: run ``unit`` with this thread's counter of ``job`` (kept warm), or with
+    the worker's copy of a runner (a design, which compiles its cover once)."""
     from distributed import get_worker
 
     worker = get_worker()
@@ -162,17 +162,17 @@ def _run_unit(job_key: str, job: CountJob, unit: Unit) -> list[Tally]:
         kept: dict[tuple[str, int], Counter] = worker.__dict__.setdefault(
             "_cpmodels_counters", {})
         key = (job_key, threading.get_ident())
-        counter = kept.get(key)
+        counter: Any = kept.get(key)
         if counter is None:
             jobs = list(dict.fromkeys(k[0] for k in kept))
             for old in jobs[:max(0, len(jobs) - MAX_JOBS_KEPT + 1)]:
                 for k in [k for k in kept if k[0] == old]:
                     del kept[k]
-            counter = kept[key] = Counter(job)
+            counter = kept[key] = Counter(job) if isinstance(job, CountJob) else job
     return counter.run(unit)
 
 
-def _submit(cluster: Cluster, fn: Any, job: CountJob, items: Sequence[Any],
+def _submit(cluster: Cluster, fn: Any, job: CountJob | Runner, items: Sequence[Any],
             deadline: float | None) -> Iterator[tuple[int, Any]]:
     """``fn(job_key, job, item)`` for every item on the cluster, as each finishes; the job
     is scattered to every worker once. Closing the iterator (Ctrl-C, an error) cancels the
@@ -197,9 +197,11 @@ def _submit(cluster: Cluster, fn: Any, job: CountJob, items: Sequence[Any],
         client.cancel(shared, force=True)
 
 
-def run_units_on(cluster: Cluster, job: CountJob, units: Sequence[Unit],
-                 deadline: float | None = None) -> Iterator[tuple[int, list[Tally]]]:
-    """Run ``units`` on the cluster; yield ``(unit index, results)`` as each finishes."""
+def run_units_on(cluster: Cluster, job: CountJob | Runner, units: Sequence[Any],
+                 deadline: float | None = None) -> Iterator[tuple[int, Any]]:
+    """Run ``units`` on the cluster; yield ``(unit index, results)`` as each finishes.
+    ``job``: a :class:`~.work.CountJob` (each unit a tuple of tasks, tallied) or a picklable
+    runner whose ``run(unit)`` makes the results (a design)."""
     return _submit(cluster, _run_unit, job, units, deadline)
 
 

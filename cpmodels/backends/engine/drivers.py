@@ -17,7 +17,7 @@ from cpmodels.backends.engine.kernels import (
     tally_prefixes_kernel,
 )
 from cpmodels.backends.engine.layout import CompiledCover, Layout, compile_cover
-from cpmodels.backends.engine.memo import Memo, SearchStopped
+from cpmodels.backends.engine.memo import STOP, Memo, SearchStopped
 from cpmodels.backends.engine.tally import TallyLayout, tally_layout
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
@@ -92,20 +92,26 @@ def count_prefixes(cc: CompiledCover, prefixes: Sequence[Sequence[int]],
 
 
 def exists(cc: CompiledCover, prefixes: Sequence[Sequence[int]], *,
-           first_failure: bool = False,
-           regions: tuple[np.ndarray, int] | None = None) -> list[bool | None]:
+           first_failure: bool = False, regions: tuple[np.ndarray, int] | None = None,
+           memo: Memo | None = None) -> list[bool | None]:
     """For each set of forced options, whether some solution contains it (each decided by
     the search's first solution, not a count). With ``first_failure``, the sets after the
     first one without a solution are not searched (None). ``regions`` as for
-    :func:`tally_prefixes`."""
+    :func:`tally_prefixes`. A ``memo`` of ``cc`` keeps the states found dead, for these
+    prefixes and for later calls (one thread at a time; its ``stop`` stops the search)."""
     width = max([len(p) for p in prefixes] + [1])
     arr = np.full((len(prefixes), width), -1, dtype=np.int64)
     for r, prefix in enumerate(prefixes):
         arr[r, :len(prefix)] = prefix
     out = np.full(len(prefixes), -1, dtype=np.int64)
-    stop = np.zeros(1, dtype=np.int64)
-    interruptible(exists_kernel, arr, _with_regions(cc, regions), out, first_failure, stop,
-                  stop=lambda: stop.fill(1))
+    table = memo if memo is not None else Memo(cc.n_words, slots=16)
+    table.clear_stop()  # a stop left by an earlier, interrupted call
+    stop = table.stats[STOP:STOP + 1]
+    interruptible(exists_kernel, arr, _with_regions(cc, regions), table.kernel,
+                  memo is not None, out, first_failure, stop, stop=table.stop)
+    if table.stopped:
+        table.clear_stop()
+        raise SearchStopped("the existence search was stopped")
     return [None if x < 0 else bool(x) for x in out]
 
 

@@ -484,30 +484,91 @@ def search_kernel(state, filled, counters, chosen, stack_pos, stack_k, lay, out,
     state[1] = written
 
 
+@njit(cache=True)
+def _first_solution(filled, counters, code, lay, table, use_table, stop, chosen, stack_pos,
+                    stack_k, stack_code, scratch, fill_stack):
+    """Whether the state has a completion: a depth-first search that ends at its first
+    solution. With ``use_table``, every state it exhausts is kept in ``table`` as dead (a
+    count of 0), and a state found there is not searched again: the table carries over
+    from one prefix to the next, and from one call to the next. Returns False at once,
+    keeping nothing partial, when ``stop[0]`` is set (the caller checks it)."""
+    (opt_mask, opt_counter, tag_word, tag_bit, anchor_start, anchor_opts, group_end, low,
+     high, radix, n_branch, memo_ok, cell_nb, opt_nb_start, opt_nb, fillable, limit) = lay
+    keys, values, arena, stats = table
+    use_table = use_table and memo_ok
+    none = np.zeros(1, dtype=np.int64)
+    pos = _next_open(filled, 0, n_branch)
+    if pos == n_branch:
+        return _counters_full(counters, low)
+    if use_table and lookup(filled, code, keys, values, stats) >= 0:
+        return False
+    depth = 0
+    stack_pos[0] = pos
+    stack_k[0] = anchor_start[pos]
+    stack_code[0] = code
+    while True:
+        if stop[0] != 0:
+            return False
+        pos = stack_pos[depth]
+        o, stack_k[depth] = _next_fit(stack_k[depth], anchor_start[pos + 1], filled, counters,
+                                      anchor_opts, group_end, tag_word, tag_bit, opt_counter,
+                                      high, opt_mask)
+        if o < 0:  # every option tried: this state has no completion
+            if use_table:
+                store(filled, stack_code[depth], none, 0, 1, True, keys, values, arena, stats)
+            depth -= 1
+            if depth < 0:
+                return False
+            _unplace(chosen[depth], filled, counters, opt_mask, opt_counter)
+            continue
+        _place(o, filled, counters, opt_mask, opt_counter)
+        chosen[depth] = o
+        child_code = stack_code[depth]
+        c = opt_counter[o]
+        if c >= 0:
+            child_code += radix[c]
+        nxt = _next_open(filled, pos + 1, n_branch)
+        if nxt == n_branch:
+            if _counters_full(counters, low):
+                return True
+            _unplace(o, filled, counters, opt_mask, opt_counter)
+            continue
+        if dead_end(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch,
+                    fill_stack) or (use_table and
+                                    lookup(filled, child_code, keys, values, stats) >= 0):
+            _unplace(o, filled, counters, opt_mask, opt_counter)
+            continue
+        depth += 1
+        stack_pos[depth] = nxt
+        stack_k[depth] = anchor_start[nxt]
+        stack_code[depth] = child_code
+
+
 @njit(cache=True, nogil=True)
-def exists_kernel(prefixes, lay, out, first_failure, stop):
+def exists_kernel(prefixes, lay, table, use_table, out, first_failure, stop):
     """For each row of ``prefixes`` (option ids forced first; -1 pads), whether some
-    solution contains them: ``out[p]`` is 1 or 0. With ``first_failure``, rows after the
-    first 0 are left as they were (not searched)."""
+    solution contains them: ``out[p]`` is 1 or 0 (see :func:`_first_solution`; ``table``
+    keeps the dead states when ``use_table``). With ``first_failure``, rows after the
+    first 0 are left as they were (not searched); so are the rows after a stop."""
     n_words = lay.opt_mask.shape[1]
     depth_max = lay.n_branch + 1
     chosen = np.zeros(depth_max, dtype=np.int64)
     stack_pos = np.zeros(depth_max, dtype=np.int64)
     stack_k = np.zeros(depth_max, dtype=np.int64)
-    found = np.zeros((1, depth_max), dtype=np.int64)
-    state = np.zeros(2, dtype=np.int64)
+    stack_code = np.zeros(depth_max, dtype=np.uint64)
+    scratch = np.zeros((2, n_words), dtype=np.uint64)
+    fill_stack = np.zeros(lay.n_branch + 1, dtype=np.int64)
     for p in range(prefixes.shape[0]):
         if stop[0] != 0:
             return
         filled = np.zeros(n_words, dtype=np.uint64)
         counters = np.zeros(lay.low.shape[0], dtype=np.int64)
-        ok, _ = _force(prefixes[p], filled, counters, lay)
-        out[p] = 0
-        if ok:
-            state[0] = -1
-            state[1] = 0
-            search_kernel(state, filled, counters, chosen, stack_pos, stack_k, lay, found, 1,
-                          stop)
-            out[p] = 1 if state[1] > 0 else 0
+        ok, code = _force(prefixes[p], filled, counters, lay)
+        found = ok and _first_solution(filled, counters, code, lay, table, use_table, stop,
+                                       chosen, stack_pos, stack_k, stack_code, scratch,
+                                       fill_stack)
+        if stop[0] != 0:
+            return
+        out[p] = 1 if found else 0
         if first_failure and out[p] == 0:
             return
