@@ -700,6 +700,38 @@ SELF_TIMED = ("solve", "count", "prove")  # commands that stop at --time-limit o
 SELF_TIMED_GRACE = 5.0
 
 
+#: The engine's kernels each command loads before its work (see engine.warm_up).
+ENGINE_COMMANDS = {"count": ("count",), "enumerate": ("search",), "sweep": ("count",),
+                   "design": ("count", "exists")}
+COMPILE_NOTICE_AFTER = 1.0  # seconds loading the kernels may take before it is announced
+
+
+def _load_kernels(kernels: Sequence[str], quiet: bool) -> None:
+    """Load the engine's compiled search kernels before the work starts. After a fresh
+    install they are compiled first (about 10 s, once: numba caches them); that wait is
+    announced on stderr, and its length reported, so a first run does not look stuck."""
+    import threading
+    import time
+
+    from cpmodels.backends.engine import warm_up
+
+    loaded = threading.Event()
+
+    def announce() -> None:
+        if not loaded.wait(COMPILE_NOTICE_AFTER):
+            print("compiling the search kernels (the first run after an install; they are "
+                  "cached for later runs)...", file=sys.stderr, flush=True)
+
+    if not quiet:
+        threading.Thread(target=announce, daemon=True).start()
+    start = time.perf_counter()
+    warm_up(kernels)
+    loaded.set()
+    seconds = time.perf_counter() - start
+    if seconds > COMPILE_NOTICE_AFTER and not quiet:
+        print(f"search kernels compiled in {seconds:.1f} s", file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every user error is one line on stderr, never a traceback."""
     args = build_parser().parse_args(argv)
@@ -708,6 +740,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         limit += SELF_TIMED_GRACE  # a backstop: these stop on time and answer by themselves
     try:
         with time_limit(limit):
+            if args.command in ENGINE_COMMANDS and getattr(args, "backend", "engine") == "engine":
+                _load_kernels(ENGINE_COMMANDS[args.command],
+                              quiet=getattr(args, "quiet", False))
             return COMMANDS[args.command](args)
     except CpmodelsError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cpmodels.backends import count_cover, iter_cover_solutions
+from cpmodels.cover import ExactCover
 from cpmodels.errors import InputError
 from cpmodels.instance import PackingInstance
 from cpmodels.symmetry import canonical, problem_symmetries, reduce_by_symmetry
@@ -43,6 +44,7 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
                          "leave out --backend or --cluster")
     symmetries = [{}]
     cover = instance.cover
+    orbit = 1  # a raw count is the count of ``cover`` times this
     if distinct:
         symmetries = problem_symmetries(cover, instance.cells, instance.cell_labels())
         reduced = reduce_by_symmetry(cover, symmetries)
@@ -57,6 +59,8 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
             return CountResult(len(keys), True, len(symmetries), backend,
                                time.perf_counter() - start)
         cover = reduced
+    elif backend == "engine":
+        cover, orbit = _orbit_representatives(instance)
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
     if cluster is not None:
         from cpmodels.backends.engine.cluster import count_on
@@ -64,5 +68,26 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
         total = count_on(cluster, cover, time_limit=left, progress=progress)
     else:
         total = count_cover(backend, cover, time_limit=left, progress=progress)
+    if total is not None:
+        total *= orbit
     return CountResult(total, distinct, len(symmetries), backend,
                        time.perf_counter() - start)
+
+
+def _orbit_representatives(instance: PackingInstance) -> tuple[ExactCover, int]:
+    """A raw count's shortcut on a symmetric board: the cover with one piece held to one
+    placement per orbit, and the orbits' size.
+
+    When some piece used once has no placement that a symmetry fixes, no solution is fixed
+    by a symmetry either (that piece would be), so every class of equivalent solutions has
+    exactly as many members as there are symmetries, and exactly one of them has the held
+    piece's chosen placement: the raw count is the reduced count times the symmetries.
+    Otherwise (no symmetry, or no such piece): the cover itself, and 1.
+    """
+    cover = instance.cover
+    symmetries = problem_symmetries(cover, instance.cells, instance.cell_labels())
+    if len(symmetries) > 1:
+        reduced = reduce_by_symmetry(cover, symmetries)
+        if reduced is not None:
+            return reduced, len(symmetries)
+    return cover, 1

@@ -28,7 +28,7 @@ from cpmodels.backends.engine import compile_cover
 from cpmodels.backends.engine.drivers import exists
 from cpmodels.backends.engine.memo import Memo
 from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.backends.engine.work import Counter, CountJob, can_fork_here, in_order, run_units
+from cpmodels.backends.engine.work import Counter, CountJob, can_fork_here, run_units
 from cpmodels.cover import ExactCover
 from cpmodels.difficulty import Backtracker
 from cpmodels.errors import InputError, SpecError
@@ -482,7 +482,8 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
                deadline: float | None = None, jobs: int | None = 1,
                cluster: Cluster | None = None) -> list[Verdict]:
     """Decide every candidate (those in ``done`` are taken as decided); each new verdict
-    goes to ``on_verdict`` as it is made, in candidate order. Stops (returning what it has)
+    goes to ``on_verdict`` as it is made (in candidate order within a unit of work; the
+    verdicts returned are in candidate order). Stops (returning what it has)
     at ``deadline``, a ``time.perf_counter`` value. ``jobs`` worker processes (None: every
     core) share the sets in contiguous runs, each starting from this process's compiled
     cover (where processes fork; else one process decides them all); with ``cluster``, the
@@ -515,7 +516,7 @@ def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
                   on_verdict: Callable[[Verdict], None] | None, deadline: float | None,
                   jobs: int, cluster: Cluster | None) -> list[Verdict]:
     """The sets not done, cut into units run by worker processes or a cluster's workers;
-    verdicts handed on in candidate order."""
+    each unit's verdicts handed on as it finishes."""
     candidates = list(design.candidates())
     keys = [tuple(design.names(c)) for c in candidates]
     pending = [c for c, key in zip(candidates, keys) if key not in done]
@@ -538,7 +539,8 @@ def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
         results = run_units_on(cluster, design, units, deadline)
     decided = dict(done)
     try:
-        for found in in_order(results):
+        # Each unit's verdicts are handed on as it finishes: a stop loses no finished set.
+        for _, found in results:
             for verdict in found:
                 decided[tuple(verdict.pieces)] = verdict
                 if on_verdict is not None:

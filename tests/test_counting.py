@@ -265,3 +265,52 @@ def test_ctrl_c_stops_a_long_count_at_once():
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and "interrupted" in err
     assert time.perf_counter() - sent < 1.5
+
+
+@pytest.mark.parametrize("target", ["4x15", "3x20"])
+def test_a_raw_count_on_a_symmetric_board_is_the_orbits_times_the_symmetries(target):
+    """The engine counts one placement per orbit of a piece no symmetry fixes and multiplies
+    by the symmetries: the same raw count as counting the whole cover, and as CP-SAT's
+    enumeration on the smallest board."""
+    from cpmodels.backends import count_cover
+    from cpmodels.counting import _orbit_representatives
+
+    instance = packing_instance(Query.of(load_spec(SPECS / "pentominoes_6x10.yaml"),
+                                         target=target))
+    reduced, orbit = _orbit_representatives(instance)
+    assert orbit == 4 and len(reduced.options) < len(instance.cover.options)
+    whole = count_cover("engine", instance.cover)
+    assert count_instance(instance).count == whole == orbit * count_cover("engine", reduced)
+    if target == "3x20":
+        assert whole == sum(1 for _ in cpsat.iter_solutions(instance.cover)) == 8
+
+
+def test_no_shortcut_without_a_piece_to_hold():
+    """Only symmetric pieces: the raw count is the whole cover's."""
+    from cpmodels.counting import _orbit_representatives
+    from cpmodels.instance import PackingInstance
+
+    pieces = [PieceKind("I", tuple(orientations(parse_drawing(["####"]))), 2),
+              PieceKind("O", tuple(orientations(parse_drawing(["##", "##"]))), 2)]
+    cells = frozenset((r, c) for r in range(4) for c in range(4))
+    cover = packing_cover(cells, pieces)
+    from types import SimpleNamespace
+
+    square = PackingInstance(SimpleNamespace(spec=None), (), cells, cover)
+    assert _orbit_representatives(square) == (cover, 1)
+
+
+def test_a_first_run_says_it_compiles_the_kernels(tmp_path):
+    """With an empty numba cache (a fresh install), ``count`` announces the compilation and
+    says how long it took; the next run loads the kernels from the cache, silently."""
+    import os
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "cpmodels", "count", str(SPECS / "calendar_day.yaml"),
+               "--labels", "Oct", "6"]
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0 and "7 solutions" in first.stdout
+    assert "compiling the search kernels" in first.stderr
+    assert "search kernels compiled in" in first.stderr
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "compil" not in again.stderr

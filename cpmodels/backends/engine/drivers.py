@@ -179,17 +179,30 @@ def solve(cover: ExactCover, *, time_limit: float | None = None,
     return CoverResult("solved", NAME, seconds, sorted(first))
 
 
-def warm_up() -> None:
-    """Load (or compile) the search kernels now, on a tiny board, not in a first real search.
+KERNELS = ("count", "exists", "search")  # what warm_up can load: counting and tallying,
+# first-solution existence, enumeration
+
+
+def warm_up(kernels: Sequence[str] = KERNELS) -> None:
+    """Load (or compile) search kernels now, on a tiny board, not in a first real search:
+    ``count`` (counts and tallies), ``exists`` (first solutions), ``search`` (solutions).
 
     numba compiles under its own global lock, so first calls from several threads at once
-    are safe too; this only moves the wait to a convenient moment (a server's start).
+    are safe too; this only moves the wait to a convenient moment (a server's start, or
+    before a command's progress bar).
     """
     from cpmodels.cover import PieceKind, packing_cover
 
+    unknown = set(kernels) - set(KERNELS)
+    if unknown:
+        raise ValueError(f"no kernels named {sorted(unknown)}; known: {KERNELS}")
     domino = PieceKind("D", (frozenset({(0, 0), (0, 1)}), frozenset({(0, 0), (1, 0)})), 2)
     cover = packing_cover([(r, c) for r in range(2) for c in range(2)], [domino])
     cc = compile_cover(cover)
-    tally_prefixes(cc, tally_layout(cc, [0]), [[]])
-    count_prefixes(cc, [[]])
-    next(iter_solutions(cover), None)
+    if "count" in kernels:
+        tally_prefixes(cc, tally_layout(cc, [0]), [[]])
+        count_prefixes(cc, [[]])
+    if "exists" in kernels:
+        exists(cc, [[]], memo=Memo(cc.n_words, slots=16))
+    if "search" in kernels:
+        next(iter_solutions(cover), None)
