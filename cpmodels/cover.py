@@ -61,11 +61,13 @@ class ExactCover:
 
 @dataclass(frozen=True)
 class PieceKind:
-    """A piece as the cover sees it: its name, its distinct orientations and how many copies."""
+    """A piece as the cover sees it: its name, its distinct orientations and how many copies
+    (``count``, at most; ``low`` at least, when it may be used fewer times)."""
 
     name: str
     orientations: tuple[frozenset[Cell], ...]
     count: int = 1
+    low: int | None = None  # None: exactly ``count``
 
 
 def scan_order(cells: Iterable[Cell]) -> list[Cell]:
@@ -107,7 +109,8 @@ def packing_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind]) -> ExactCo
     cell_index = {rc: i for i, rc in enumerate(cell_list)}
     for kind in pieces:
         piece_item = len(cover.items)
-        cover.items.append(Item(kind.name, kind.count, kind.count))
+        cover.items.append(Item(kind.name, kind.count if kind.low is None else kind.low,
+                                kind.count))
         for placement in placements(kind.name, kind.orientations, cell_list):
             cover.options.append((*(cell_index[rc] for rc in placement.cells), piece_item))
             cover.placements.append(placement)

@@ -44,10 +44,12 @@ def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> Exa
     by_piece: dict[str, list[int]] = {}
     for j, p in enumerate(cover.placements):
         by_piece.setdefault(p.piece, []).append(j)
-    counts = {it.name: it.high for it in cover.items}
+    # Only a piece in every solution, once, pins every class: one that may be left out
+    # would leave the classes without it unreduced.
+    once = {it.name for it in cover.items if it.low == it.high == 1}
     best: tuple[int, str, set[int]] | None = None
     for piece, option_ids in by_piece.items():
-        if counts.get(piece) != 1:
+        if piece not in once:
             continue
         keep: set[int] = set()
         seen: set[Placement] = set()

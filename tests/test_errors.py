@@ -37,7 +37,7 @@ CASES = [
     (GOOD_PACKING.replace("board:", "boardd:"),
      [":3:", "boardd", "unknown field", "did you mean 'board'"]),
     (GOOD_PACKING.replace('{name: O, shape: "#../###"}', '{name: O, shape: "#../###", count: "2"}'),
-     [":6:", "pieces[1].count", "valid integer", '"2"']),
+     [":6:", "pieces[1].count", "give a count: a number of copies", '"2"']),
     (GOOD_PACKING.replace('"#../###"', '"#./.#/#."').replace('"....", "...."', '"...", "..."')
      .replace('"###/#.."', '"###"'),
      [":6:", "pieces[1].shape", "not connected"]),
@@ -47,7 +47,7 @@ CASES = [
      [":3:", "board", "pieces cover 8 cells", "board has 6 cells"]),
     (GOOD_PACKING.replace("name: O", "name: L"), [":4:", "pieces", "two pieces are named 'L'"]),
     (GOOD_PACKING.replace('"#../###"}', '"#../###", count: 0}'),
-     ["pieces[1].count", "greater than 0"]),
+     ["pieces[1].count", "give a count from 1 to 1000"]),
     (GOOD_PACKING.replace('"#../###"', '"##/#x"'), ["pieces[1].shape", "'x'"]),
     (GOOD_PACKING.replace("kind: packing", "kind: jigsaw"), [":1:", "kind", "one of packing"]),
     (GOOD_PACKING.replace("kind: packing\n", ""), ["kind", "'kind' must be one of"]),

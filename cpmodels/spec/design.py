@@ -25,6 +25,15 @@ from cpmodels.spec.models import Name, Piece, StrictModel
 MAX_DRAW = 50  # pieces one draw may take
 
 
+def _fixed_counts(pieces: list[Piece]) -> None:
+    """A design's pieces each have one count: which pieces a set holds is the design's
+    question, asked by its draws."""
+    for p in pieces:
+        if not isinstance(p.count, int):
+            raise ValueError(f"piece {p.name!r} has a count range; in a design every piece "
+                             "has one count (draw optional pieces with a pool's count range)")
+
+
 class Draw(StrictModel):
     """Pieces drawn from one pool: ``count`` distinct ones (a number or ``[min, max]``)."""
 
@@ -52,6 +61,7 @@ class Draw(StrictModel):
                 raise ValueError("two pieces of the pool share a name")
             if not self.pool:
                 raise ValueError("the pool lists no pieces")
+            _fixed_counts(self.pool)
         return self
 
     @property
@@ -80,4 +90,5 @@ class DesignSpec(StrictModel):
         names = [p.name for p in fixed]
         if len(set(names)) != len(names):
             raise ValueError("two fixed pieces share a name")
+        _fixed_counts(fixed)
         return fixed

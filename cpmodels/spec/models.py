@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import json
 from collections.abc import Sequence
 from functools import cached_property
 from typing import Annotated, Literal
@@ -86,13 +87,50 @@ class Piece(StrictModel):
 
     name: Name
     shape: list[str] = Field(min_length=1, description="rows, '#' = square, '.' = empty")
-    count: PositiveInt = Field(1, le=MAX_COUNT, description="how many copies must be used")
+    count: int | list[int] = Field(1, description="how many copies must be used: a number, "
+                                   "or [min, max] for a piece used a range of times")
     rotate: bool | None = Field(None, description="override the spec-wide rotate setting")
     flip: bool | None = Field(None, description="override the spec-wide flip setting")
     letter: str | None = Field(None, min_length=1, max_length=1,
                                description="letter that draws this piece in text output")
 
     _normalize_shape = field_validator("shape", mode="before")(_rows)
+
+    @field_validator("count", mode="before")
+    @classmethod
+    def _count_shape(cls, count: object) -> object:
+        if isinstance(count, bool) or not isinstance(count, (int, list)) or (
+                isinstance(count, list) and not all(isinstance(x, int) and
+                                                    not isinstance(x, bool) for x in count)):
+            try:
+                shown = json.dumps(count)
+            except (TypeError, ValueError):
+                shown = repr(count)
+            raise ValueError("give a count: a number of copies, or [min, max] for a piece "
+                             f"used a range of times (got {shown[:40]})")
+        return count
+
+    @field_validator("count")
+    @classmethod
+    def _check_count(cls, count: int | list[int]) -> int | list[int]:
+        if isinstance(count, int):
+            if not 1 <= count <= MAX_COUNT:
+                raise ValueError(f"give a count from 1 to {MAX_COUNT}, or a range [min, max]")
+            return count
+        if len(count) != 2 or not 0 <= count[0] <= count[1] or not 1 <= count[1] <= MAX_COUNT:
+            raise ValueError(f"a range is [min, max] with 0 <= min <= max and 1 <= max <= "
+                             f"{MAX_COUNT}, e.g. [0, 1] for a piece that may be left out")
+        return count
+
+    @property
+    def low(self) -> int:
+        """The fewest copies a solution uses."""
+        return self.count if isinstance(self.count, int) else self.count[0]
+
+    @property
+    def high(self) -> int:
+        """The most copies a solution uses."""
+        return self.count if isinstance(self.count, int) else self.count[1]
 
     @field_validator("shape")
     @classmethod
@@ -124,7 +162,7 @@ class Piece(StrictModel):
         rot = rotate if self.rotate is None else self.rotate
         flp = False if face_up else (flip if self.flip is None else self.flip)
         return PieceKind(self.name, tuple(orientations(self.cells, rotate=rot, flip=flp)),
-                         self.count)
+                         self.high, self.low)
 
 
 class PieceSetSpec(StrictModel):
@@ -153,7 +191,20 @@ class PieceSetSpec(StrictModel):
 
     @property
     def piece_area(self) -> int:
-        return sum(p.area * p.count for p in self.pieces)
+        """The cells the pieces cover (each at its most copies)."""
+        return sum(p.area * p.high for p in self.pieces)
+
+    def covers_exactly(self, cells: int) -> bool:
+        """Whether some choice of copies, each piece within its count, covers ``cells``."""
+        reachable = 1  # bit k: k cells can be covered
+        for p in self.pieces:
+            step = 0
+            for k in range(p.low, p.high + 1):
+                step |= reachable << (k * p.area)
+                if k * p.area > cells:
+                    break
+            reachable = step & ((1 << (cells + 1)) - 1)
+        return bool(reachable >> cells & 1)
 
     @property
     def can_flip(self) -> bool:
@@ -206,13 +257,18 @@ def _check_rectangular(widths: list[int], unit: str) -> None:
 def _area_check(spec: PieceSetSpec, board_cells: int, uncovered: int,
                 path: tuple[str | int, ...]) -> None:
     need = board_cells - uncovered
-    if spec.piece_area != need:
+    if not spec.covers_exactly(need):
         detail = f"{board_cells} cells"
         if uncovered:
             detail += f", {uncovered} of them uncovered, leaving {need} to fill"
+        low = sum(p.area * p.low for p in spec.pieces)
+        cover = (f"cover {spec.piece_area}" if low == spec.piece_area else
+                 f"cover from {low} to {spec.piece_area} (but no choice of copies within the "
+                 f"counts covers {need})" if low <= need <= spec.piece_area else
+                 f"cover from {low} to {spec.piece_area}")
         raise SpecFieldError(
             path,
-            f"the pieces cover {spec.piece_area} cells but the board has {detail}; "
+            f"the pieces {cover} cells but the board has {detail}; "
             "add or remove pieces or board cells",
         )
 

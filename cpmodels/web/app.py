@@ -188,7 +188,9 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
             raise NoSolution(f"{labels} has no solution" if not revealed else
                              "no solution has the pieces shown; start the hints again")
         shown = [*revealed, *([more] if more else [])]
-        pieces = sum(p.count for p in instance.spec.pieces)
+        low = sum(p.low for p in instance.spec.pieces)
+        high = sum(p.high for p in instance.spec.pieces)
+        pieces = f"{high}" if low == high else f"{low} to {high}"
         title = f"{instance.name}: {labels} (hint: {len(shown)} of {pieces} pieces)"
         return {
             "spec": instance.name, "labels": list(instance.labels),
