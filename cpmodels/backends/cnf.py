@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
@@ -103,20 +104,75 @@ def build_cnf(cover: ExactCover, encoding: int = EncType.native) -> CnfModel:
 
 
 class _Incidence:
-    """Which items each option covers, for counting coverage under a partial assignment."""
+    """Which items each option covers and which options cover each item, as flat arrays
+    (CSR), for :func:`_next_step`."""
 
     def __init__(self, cover: ExactCover) -> None:
-        self.n_items = len(cover.items)
-        self.entry_item = np.array([i for o in cover.options for i in o], dtype=np.int64)
-        self.entry_option = np.array([j for j, o in enumerate(cover.options) for _ in o],
-                                     dtype=np.int64)
-        self.low = np.array([it.low for it in cover.items], dtype=np.float64)
-        self.exact_one = np.array([it.low == it.high == 1 for it in cover.items])
+        self.n_options = len(cover.options)
+        self.opt_start, self.opt_items = _csr(cover.options)
         self.by_item = cover.item_options()
+        self.item_start, self.item_opts = _csr(self.by_item)
+        self.low = np.array([it.low for it in cover.items], dtype=np.int64)
+        self.exact_one = np.array([it.low == it.high == 1 for it in cover.items])
 
-    def per_item(self, weights: np.ndarray) -> np.ndarray:
-        return np.bincount(self.entry_item, weights=weights[self.entry_option],
-                           minlength=self.n_items)
+    def step(self, lits: np.ndarray, out: np.ndarray) -> tuple[int, int, int]:
+        return _next_step(lits, self.n_options, self.opt_start, self.opt_items,
+                          self.item_start, self.item_opts, self.low, out)
+
+
+def _csr(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    start = np.zeros(len(rows) + 1, dtype=np.int64)
+    start[1:] = np.cumsum([len(r) for r in rows])
+    flat = np.array([x for r in rows for x in r], dtype=np.int64)
+    return start, flat
+
+
+DEAD, ITEM, OPTION, SOLVED = 0, 1, 2, 3  # what _next_step found
+
+
+@njit(cache=True)
+def _next_step(lits, n, opt_start, opt_items, item_start, item_opts, low, out):
+    """Where the split search goes from a propagated part, given its literals: ``(DEAD, ..)``
+    when some item can no longer be covered enough; ``(ITEM, i, k)`` to split on item ``i``
+    (the one short of cover with the fewest possible options), whose ``k`` possible options
+    are written to ``out``; ``(OPTION, j, 0)`` to split on option ``j`` in or out (every
+    item covered enough, ``j`` still open); ``(SOLVED, ..)`` when nothing is left open."""
+    n_items = low.shape[0]
+    possible = np.ones(n, dtype=np.bool_)
+    taken = np.zeros(n, dtype=np.bool_)
+    for lit in lits:
+        v = abs(lit)
+        if v <= n:
+            possible[v - 1] = False
+            if lit > 0:
+                taken[v - 1] = True
+    short = low.copy()
+    room = np.zeros(n_items, dtype=np.int64)
+    for j in range(n):
+        if taken[j]:
+            for k in range(opt_start[j], opt_start[j + 1]):
+                short[opt_items[k]] -= 1
+        elif possible[j]:
+            for k in range(opt_start[j], opt_start[j + 1]):
+                room[opt_items[k]] += 1
+    best = -1
+    for i in range(n_items):
+        if short[i] > 0:
+            if room[i] < short[i]:
+                return DEAD, -1, 0
+            if best < 0 or room[i] < room[best]:
+                best = i
+    if best >= 0:
+        count = 0
+        for k in range(item_start[best], item_start[best + 1]):
+            if possible[item_opts[k]]:
+                out[count] = item_opts[k]
+                count += 1
+        return ITEM, best, count
+    for j in range(n):
+        if possible[j]:
+            return OPTION, j, 0
+    return SOLVED, -1, 0
 
 
 def _propagate(sat: Solver, assumptions: list[int]) -> tuple[bool, list[int] | None]:
@@ -137,6 +193,7 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
     model = build_cnf(cover)
     n = len(cover.options)
     inc = _Incidence(cover)
+    out = np.zeros(max(1, n), dtype=np.int64)
     with model.solver(solver) as sat:
         stack = [[j + 1 for j in forced]]
         while stack:
@@ -148,31 +205,18 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
                 continue
             # Literals fixed at the top level may be left out of ``implied``: the assumptions
             # are added (repeats do no harm below) so a branch always makes progress.
-            lits = np.asarray((implied or []) + assumptions, dtype=np.int64)
-            lits = lits[np.abs(lits) <= n]
-            possible = np.ones(n, dtype=np.float64)
-            possible[np.abs(lits) - 1] = 0.0
-            taken = np.zeros(n, dtype=np.float64)
-            taken[lits[lits > 0] - 1] = 1.0
-            short = inc.low - inc.per_item(taken)
-            if (short > 0).any():
-                room = inc.per_item(possible)
-                if (room < short).any():
-                    continue
-                scores = np.where(short > 0, room, np.inf)
-                i = int(np.argmin(scores))
-                choices = [j for j in inc.by_item[i] if possible[j]]
-                if inc.exact_one[i]:
-                    # One part per option: exactly one of them covers item i.
-                    stack += [[*assumptions, j + 1] for j in reversed(choices)]
-                    continue
-                j = choices[0]
-            else:
-                free = np.flatnonzero(possible)
-                if free.size == 0:
-                    yield sorted({int(x) - 1 for x in lits[lits > 0]})
-                    continue
-                j = int(free[0])  # an option every item still has room for: in or out
+            lits = np.array((implied or []) + assumptions, dtype=np.int64)
+            found, at, k = inc.step(lits, out)
+            if found == DEAD:
+                continue
+            if found == SOLVED:
+                yield sorted({int(x) - 1 for x in lits if 0 < x <= n})
+                continue
+            if found == ITEM and inc.exact_one[at]:
+                # One part per option: exactly one of them covers item ``at``.
+                stack += [[*assumptions, int(j) + 1] for j in out[:k][::-1]]
+                continue
+            j = int(out[0]) if found == ITEM else at  # an option in or out
             stack += [[*assumptions, -(j + 1)], [*assumptions, j + 1]]
 
 
