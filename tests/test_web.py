@@ -345,3 +345,36 @@ def test_screenshot(page, tmp_path):
     target = os.environ.get("CPMODELS_SCREENSHOT")  # set to refresh the README picture
     if target:
         shutil.copy(shot, target)
+
+
+def test_a_late_answer_does_not_overwrite_a_newer_one(browser, server):
+    """The first load's answer is held back (fetch delayed in the page) while the date is
+    changed: the newer answer (no solution face up) stays on the board when the older one
+    arrives."""
+    page = browser.new_page(viewport={"width": 760, "height": 980})
+    page.add_init_script("""
+        const original = window.fetch;
+        let first = true;
+        window.fetch = async (...args) => {
+          const slow = first && String(args[0]).includes("/api/solution");
+          if (slow) first = false;
+          const response = await original(...args);
+          if (slow) await new Promise((done) => setTimeout(done, 1500));
+          return response;
+        };
+    """)
+    try:
+        page.goto(server + "/")
+        page.wait_for_function("document.querySelectorAll('#spec option').length > 0",
+                               timeout=30_000)
+        page.check("#face-up")
+        page.fill("#date", "2025-01-27")
+        page.dispatch_event("#date", "change")
+        page.wait_for_function("document.querySelector('#error').textContent.length > 0",
+                               timeout=30_000)
+        page.wait_for_timeout(2500)  # the held-back first answer has arrived by now
+        assert "Jan 27 Mon has no solution with the pieces face up" in page.locator(
+            "#error").inner_text()
+        assert _pieces(page) == 0
+    finally:
+        page.close()
