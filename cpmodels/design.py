@@ -226,10 +226,9 @@ class Design:
     def _shape_key(self, piece: Piece, mirrored: bool = False) -> tuple:
         """What makes two pieces the same piece: the shape up to the moves it may make
         (turning over too, when it may flip), and its copies."""
-        if self._can_flip(piece):
-            return canonical(piece.cells), piece.count
-        cells = [(r, -c) for r, c in piece.cells] if mirrored else piece.cells
-        return min(tuple(sorted(o)) for o in orientations(cells, flip=False)), piece.count
+        flip = self._can_flip(piece)
+        cells = [(r, -c) for r, c in piece.cells] if mirrored and not flip else piece.cells
+        return canonical(cells, flip=flip), piece.count
 
     def _board_mirrors(self) -> bool:
         """Whether a reflection of the board maps the required combinations' holes onto

@@ -108,10 +108,6 @@ class Backtracker:
                    flat_cells, cells_start, flat_counters, counters_start, tuple(starts),
                    tuple(listed))
 
-    @property
-    def orders(self) -> int:
-        return len(self.start)
-
     def nodes(self, forced: Sequence[int] = (), max_nodes: int = MAX_NODES
               ) -> list[int] | None:
         """Nodes to the first solution with the ``forced`` options down, one figure per

@@ -8,8 +8,10 @@ hexominoes are H01 to H35 in canonical order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from cpmodels.errors import InputError
-from cpmodels.geometry import D4, Shape, normalize, parse_drawing
+from cpmodels.geometry import D4, ROTATIONS, Cell, Shape, normalize, parse_drawing
 
 #: Pool names and the size of their pieces.
 POOLS = {"monominoes": 1, "dominoes": 2, "trominoes": 3, "tetrominoes": 4,
@@ -25,9 +27,12 @@ NAMED = {
 }
 
 
-def canonical(shape: Shape) -> tuple[tuple[int, int], ...]:
-    """One form of a shape shared by all its rotations and reflections."""
-    return min(tuple(sorted(normalize(t(rc) for rc in shape))) for t in D4)
+def canonical(shape: Iterable[Cell], *, flip: bool = True) -> tuple[tuple[int, int], ...]:
+    """One form of a shape shared by all its rotations and reflections (``flip`` False:
+    by its rotations only)."""
+    cells = list(shape)
+    return min(tuple(sorted(normalize(t(rc) for rc in cells)))
+               for t in (D4 if flip else ROTATIONS))
 
 
 def free_polyominoes(n: int) -> list[Shape]:

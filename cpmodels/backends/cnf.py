@@ -110,8 +110,7 @@ class _Incidence:
     def __init__(self, cover: ExactCover) -> None:
         self.n_options = len(cover.options)
         self.opt_start, self.opt_items = _csr(cover.options)
-        self.by_item = cover.item_options()
-        self.item_start, self.item_opts = _csr(self.by_item)
+        self.item_start, self.item_opts = _csr(cover.item_options())
         self.low = np.array([it.low for it in cover.items], dtype=np.int64)
         self.exact_one = np.array([it.low == it.high == 1 for it in cover.items])
 
