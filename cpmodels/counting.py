@@ -11,7 +11,14 @@ from cpmodels.backends import count_cover, iter_cover_solutions
 from cpmodels.cover import ExactCover
 from cpmodels.errors import InputError
 from cpmodels.instance import PackingInstance
-from cpmodels.symmetry import canonical, problem_symmetries, reduce_by_symmetry
+from cpmodels.symmetry import (
+    IDENTITY,
+    count_classes,
+    fixed_cover,
+    option_permutations,
+    problem_symmetries,
+    reduce_by_symmetry,
+)
 
 if TYPE_CHECKING:
     from cpmodels.backends.engine.cluster import Cluster
@@ -42,21 +49,27 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
     if cluster is not None and backend != "engine":
         raise InputError(f"a cluster runs the engine's units of work, not {backend}'s; "
                          "leave out --backend or --cluster")
-    symmetries = [{}]
+    symmetries = [IDENTITY]
     cover = instance.cover
     orbit = 1  # a raw count is the count of ``cover`` times this
     if distinct:
         symmetries = problem_symmetries(cover, instance.cells, instance.cell_labels())
         reduced = reduce_by_symmetry(cover, symmetries)
-        if reduced is None:  # no placement to pin: keep one canonical form of each solution
-            keys = set()
+        if reduced is None:  # no placement to pin: Burnside, or one member of each class
+            permutations = option_permutations(cover, symmetries)
+            fixed = [fixed_cover(cover, perm) for perm in permutations[1:]]
+            if all(f is not None for f in fixed):
+                total = _burnside([cover, *fixed], backend, start, time_limit, progress,
+                                  cluster)
+                return CountResult(total, True, len(symmetries), backend,
+                                   time.perf_counter() - start)
             try:
-                for chosen in iter_cover_solutions(backend, cover, time_limit=time_limit):
-                    keys.add(canonical(cover.decode(chosen), symmetries))
+                classes = count_classes(
+                    iter_cover_solutions(backend, cover, time_limit=time_limit), permutations)
             except TimeoutError:
                 return CountResult(None, True, len(symmetries), backend,
                                    time.perf_counter() - start)
-            return CountResult(len(keys), True, len(symmetries), backend,
+            return CountResult(classes, True, len(symmetries), backend,
                                time.perf_counter() - start)
         cover = reduced
     elif backend == "engine":
@@ -72,6 +85,30 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
         total *= orbit
     return CountResult(total, distinct, len(symmetries), backend,
                        time.perf_counter() - start)
+
+
+def _burnside(covers: list[ExactCover], backend: str, start: float, time_limit: float | None,
+              progress: Progress | None, cluster: Cluster | None) -> int | None:
+    """Classes of solutions by Burnside's lemma: the mean of the counts of ``covers`` (the
+    problem itself, then the solutions each other symmetry fixes); None at the time limit."""
+    total = 0
+    for k, cover in enumerate(covers):
+        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        if left is not None and left <= 0:
+            return None
+        if cluster is not None and k == 0:
+            from cpmodels.backends.engine.cluster import count_on
+
+            count = count_on(cluster, cover, time_limit=left, progress=progress)
+        else:
+            count = count_cover(backend, cover, time_limit=left,
+                                progress=progress if k == 0 else None)
+        if count is None:
+            return None
+        total += count
+    if total % len(covers):
+        raise AssertionError(f"Burnside's sum {total} is not a multiple of {len(covers)}")
+    return total // len(covers)
 
 
 def _orbit_representatives(instance: PackingInstance) -> tuple[ExactCover, int]:

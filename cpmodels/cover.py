@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cpmodels.errors import TooLargeError
-from cpmodels.geometry import Cell, Placement, placements
+from cpmodels.geometry import SQUARE, Placement, placements
+from cpmodels.grids import Cell, Grid
 
 # Past this many placements a problem is refused before any is made. CP-SAT (8 workers)
 # takes about 10 KB a placement: 1.6 GB for a 50 x 50 board of pentominoes (110,000), 4.6 GB
@@ -32,11 +33,16 @@ class Item:
 
 @dataclass
 class ExactCover:
-    """Items, options (tuples of item indices) and the placement each option stands for."""
+    """Items, options (tuples of item indices) and the placement each option stands for.
+
+    ``grid`` names the grid of the cell items (:mod:`cpmodels.grids`): which cells are
+    neighbours, for the engine's region pruning, and which maps are symmetries.
+    """
 
     items: list[Item] = field(default_factory=list)
     options: list[tuple[int, ...]] = field(default_factory=list)
     placements: list[Placement] = field(default_factory=list)
+    grid: str = "square"
 
     def item_options(self) -> list[list[int]]:
         """For each item, the indices of the options that cover it."""
@@ -49,6 +55,23 @@ class ExactCover:
     def decode(self, chosen: Iterable[int]) -> list[Placement]:
         """The placements of the chosen option indices, sorted by piece then cells."""
         return sorted(self.placements[j] for j in chosen)
+
+    def dlx_text(self) -> str:
+        """The problem in the input format of Knuth's DLX programs: one line of item names
+        (primary, then ``|`` and the secondary ones), then one line per option.
+
+        Items are named ``i0``, ``i1``, ... in order. Only items covered exactly once
+        (primary) or at most once (secondary) can be written.
+        """
+        for item in self.items:
+            if (item.low, item.high) not in ((1, 1), (0, 1)):
+                raise ValueError(f"item {item.name!r} is covered {item.low} to {item.high} "
+                                 "times; DLX input has items covered once or at most once")
+        primary = [f"i{i}" for i, it in enumerate(self.items) if it.low == 1]
+        secondary = [f"i{i}" for i, it in enumerate(self.items) if it.low == 0]
+        lines = [" ".join(primary) + (" | " + " ".join(secondary) if secondary else "")]
+        lines += [" ".join(f"i{i}" for i in option) for option in self.options]
+        return "\n".join(lines) + "\n"
 
     def is_solution(self, chosen: Sequence[int]) -> bool:
         """Check a set of option indices against every item's bounds."""
@@ -72,15 +95,25 @@ class PieceKind:
 
 def scan_order(cells: Iterable[Cell]) -> list[Cell]:
     """Cells in reading order along the board's shorter side (column by column when the board
-    is wider than tall), the order in which a "first empty cell" search fills them."""
+    is wider than tall), the order in which a "first empty cell" search fills them.
+
+    In any dimension: the axis with the longest extent varies slowest, the shortest fastest
+    (ties in axis order).
+    """
     cell_set = set(cells)
     if not cell_set:
         return []
-    height = max(r for r, _ in cell_set) - min(r for r, _ in cell_set) + 1
-    width = max(c for _, c in cell_set) - min(c for _, c in cell_set) + 1
-    if width > height:
-        return sorted(cell_set, key=lambda rc: (rc[1], rc[0]))
-    return sorted(cell_set)
+    dim = len(next(iter(cell_set)))
+    extent = [max(c[k] for c in cell_set) - min(c[k] for c in cell_set) for k in range(dim)]
+    axes = sorted(range(dim), key=lambda k: (-extent[k], k))
+    return sorted(cell_set, key=lambda cell: tuple(cell[k] for k in axes))
+
+
+def cell_name(cell: Cell) -> str:
+    """An item's name for a board cell: ``r2c5`` in the plane, ``x1y0z2`` in space."""
+    if len(cell) == 3:
+        return "x{}y{}z{}".format(*cell)
+    return "r{}c{}".format(*cell)
 
 
 def check_placement_count(n_cells: int, pieces: Sequence[PieceKind]) -> None:
@@ -97,7 +130,8 @@ def check_placement_count(n_cells: int, pieces: Sequence[PieceKind]) -> None:
             "smaller board or fewer distinct pieces")
 
 
-def packing_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind]) -> ExactCover:
+def packing_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind],
+                  grid: Grid = SQUARE) -> ExactCover:
     """Compile "fill exactly these cells with exactly these pieces" into an exact cover.
 
     Items are the cells (each covered once, in :func:`scan_order`) followed by the pieces (each
@@ -105,13 +139,14 @@ def packing_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind]) -> ExactCo
     """
     cell_list = scan_order(cells)
     check_placement_count(len(cell_list), pieces)
-    cover = ExactCover(items=[Item(f"r{r}c{c}", cell=(r, c)) for r, c in cell_list])
+    cover = ExactCover(items=[Item(cell_name(cell), cell=cell) for cell in cell_list],
+                       grid=grid.name)
     cell_index = {rc: i for i, rc in enumerate(cell_list)}
     for kind in pieces:
         piece_item = len(cover.items)
         cover.items.append(Item(kind.name, kind.count if kind.low is None else kind.low,
                                 kind.count))
-        for placement in placements(kind.name, kind.orientations, cell_list):
+        for placement in placements(kind.name, kind.orientations, cell_list, grid):
             cover.options.append((*(cell_index[rc] for rc in placement.cells), piece_item))
             cover.placements.append(placement)
     return cover

@@ -140,6 +140,10 @@ def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
     if not isinstance(spec, CalendarSpec):
         raise SpecError(str(source), f"{design.board} is a {spec.kind} spec; a design "
                                      "needs a calendar board", field="board")
+    if spec.grid != "square":
+        raise SpecError(str(source), f"{design.board} is on the {spec.grid} grid; a design "
+                                     "draws its pieces from pools of polyominoes, so it needs "
+                                     "a square-grid board", field="board")
     return spec
 
 

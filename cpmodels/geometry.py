@@ -1,73 +1,55 @@
 """Grid geometry: shapes, orientations, placements and board symmetries.
 
-Cells are ``(row, col)`` pairs, row 0 at the top, as in a spec's drawing.
+Cells are tuples of integers in the convention of their grid (:mod:`cpmodels.grids`);
+on the square grid ``(row, col)`` pairs, row 0 at the top, as in a spec's drawing. Every
+function takes the grid (square unless told).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-Cell = tuple[int, int]
+from cpmodels.grids import GRIDS, Cell, Grid, Transform
+
+SQUARE: Grid = GRIDS["square"]
+
 Shape = frozenset[Cell]
 
 #: The eight symmetries of the square grid (the dihedral group D4), as maps on cells.
 #: The first four are the rotations (identity first); the last four add a reflection.
-Transform = Callable[[Cell], Cell]
-ROTATIONS: tuple[Transform, ...] = (
-    lambda rc: (rc[0], rc[1]),
-    lambda rc: (rc[1], -rc[0]),
-    lambda rc: (-rc[0], -rc[1]),
-    lambda rc: (-rc[1], rc[0]),
-)
-REFLECTIONS: tuple[Transform, ...] = (
-    lambda rc: (rc[0], -rc[1]),
-    lambda rc: (rc[1], rc[0]),
-    lambda rc: (-rc[0], rc[1]),
-    lambda rc: (-rc[1], -rc[0]),
-)
+ROTATIONS: tuple[Transform, ...] = SQUARE.rotations
+REFLECTIONS: tuple[Transform, ...] = SQUARE.reflections
 D4: tuple[Transform, ...] = ROTATIONS + REFLECTIONS
 
 
-def normalize(cells: Iterable[Cell]) -> Shape:
-    """Translate cells so that the smallest row and the smallest column are 0."""
-    cells = list(cells)
-    if not cells:
-        return frozenset()
-    r0 = min(r for r, _ in cells)
-    c0 = min(c for _, c in cells)
-    return frozenset((r - r0, c - c0) for r, c in cells)
+def normalize(cells: Iterable[Cell], grid: Grid = SQUARE) -> Shape:
+    """Translate cells to their canonical place (on the square grid: the smallest row and
+    the smallest column 0)."""
+    return grid.normalize(cells)
 
 
-def is_connected(cells: Iterable[Cell]) -> bool:
-    """True when the cells form one orthogonally connected region (an empty set is not)."""
-    todo = set(cells)
-    if not todo:
-        return False
-    stack = [todo.pop()]
-    while stack:
-        r, c = stack.pop()
-        for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            if nb in todo:
-                todo.remove(nb)
-                stack.append(nb)
-    return not todo
+def is_connected(cells: Iterable[Cell], grid: Grid = SQUARE) -> bool:
+    """True when the cells form one region joined by edges (an empty set is not)."""
+    return grid.is_connected(cells)
 
 
-def orientations(shape: Iterable[Cell], *, rotate: bool = True, flip: bool = True) -> list[Shape]:
+def orientations(shape: Iterable[Cell], *, rotate: bool = True, flip: bool = True,
+                 grid: Grid = SQUARE) -> list[Shape]:
     """Distinct normalized orientations of a shape, the shape as drawn first.
 
-    ``rotate`` allows the four rotations, ``flip`` allows turning the piece over.
+    ``rotate`` allows the grid's rotations, ``flip`` allows turning the piece over (its
+    mirror images).
     """
-    transforms: list[Transform] = [ROTATIONS[0]]
+    transforms: list[Transform] = [grid.rotations[0]]
     if rotate:
-        transforms = list(ROTATIONS)
+        transforms = list(grid.rotations)
     if flip:
-        transforms += list(REFLECTIONS) if rotate else [REFLECTIONS[0]]
+        transforms += list(grid.reflections) if rotate else [grid.reflections[0]]
     seen: list[Shape] = []
     base = list(shape)
     for t in transforms:
-        oriented = normalize(t(rc) for rc in base)
+        oriented = grid.normalize(t(rc) for rc in base)
         if oriented not in seen:
             seen.append(oriented)
     return seen
@@ -81,61 +63,67 @@ class Placement:
     cells: tuple[Cell, ...]
 
 
-def placements(piece: str, shapes: Iterable[Shape], board: Iterable[Cell]) -> list[Placement]:
-    """Every placement of any of ``shapes`` whose cells all lie on ``board``.
+def placements(piece: str, shapes: Iterable[Shape], board: Iterable[Cell],
+               grid: Grid = SQUARE) -> list[Placement]:
+    """Every placement of any of ``shapes`` whose cells all lie on ``board``: **where a
+    placement is made**.
 
     Each orientation is anchored by its first cell in reading order and slid onto every
-    board cell, so every placement is produced exactly once.
+    board cell the grid lets it move to, so every placement is produced exactly once.
     """
-    return [Placement(piece, cells) for cells in _fits(shapes, board)]
+    return [Placement(piece, cells) for cells in _fits(shapes, board, grid)]
 
 
-def fits_anywhere(shapes: Iterable[Shape], board: Iterable[Cell]) -> bool:
+def fits_anywhere(shapes: Iterable[Shape], board: Iterable[Cell], grid: Grid = SQUARE) -> bool:
     """Whether any of ``shapes`` fits on ``board`` (stops at the first fit)."""
-    return next(_fits(shapes, board), None) is not None
+    return next(_fits(shapes, board, grid), None) is not None
 
 
-def _fits(shapes: Iterable[Shape], board: Iterable[Cell]) -> Iterator[tuple[Cell, ...]]:
+def _fits(shapes: Iterable[Shape], board: Iterable[Cell],
+          grid: Grid) -> Iterator[tuple[Cell, ...]]:
     """The cells (in reading order) of every fit of any shape, anchored at each board cell."""
     board_set = frozenset(board)
     board_sorted = sorted(board_set)
     for shape in shapes:
         ordered = sorted(shape)
-        ar, ac = ordered[0]
-        for br, bc in board_sorted:
-            dr, dc = br - ar, bc - ac
-            cells = tuple((r + dr, c + dc) for r, c in ordered)
+        anchor = ordered[0]
+        for target in board_sorted:
+            if not grid.translates(anchor, target):
+                continue
+            shift = tuple(b - a for a, b in zip(anchor, target))
+            cells = tuple(tuple(x + d for x, d in zip(cell, shift)) for cell in ordered)
             if all(rc in board_set for rc in cells):
                 yield cells
 
 
-def board_symmetries(cells: Iterable[Cell],
-                     labels: Mapping[Cell, str] | None = None) -> list[dict[Cell, Cell]]:
+def board_symmetries(cells: Iterable[Cell], labels: Mapping[Cell, str] | None = None,
+                     grid: Grid = SQUARE) -> list[dict[Cell, Cell]]:
     """The symmetries of the board drawing as cell permutations, identity first.
 
-    A symmetry is one of the eight grid symmetries, followed by the translation that puts the
-    image back on the board's bounding box, that maps the board's cell set onto itself and
-    every labelled cell onto a cell with the same label.
+    A symmetry is one of the grid's symmetries, followed by the translation that puts the
+    image back where the board is, that maps the board's cell set onto itself and every
+    labelled cell onto a cell with the same label.
     """
-    return _symmetries(cells, labels, D4)
+    return _symmetries(cells, labels, grid.symmetries, grid)
 
 
-def board_reflections(cells: Iterable[Cell]) -> list[dict[Cell, Cell]]:
+def board_reflections(cells: Iterable[Cell], grid: Grid = SQUARE) -> list[dict[Cell, Cell]]:
     """The symmetries of the board's cell set that turn it over (mirror images)."""
-    return _symmetries(cells, None, REFLECTIONS)
+    return _symmetries(cells, None, grid.reflections, grid)
 
 
 def _symmetries(cells: Iterable[Cell], labels: Mapping[Cell, str] | None,
-                transforms: Iterable[Transform]) -> list[dict[Cell, Cell]]:
+                transforms: Iterable[Transform], grid: Grid) -> list[dict[Cell, Cell]]:
     cell_list = sorted(set(cells))
     cell_set = frozenset(cell_list)
     labels = dict(labels or {})
+    home = grid.origin(cell_list)
     found: list[dict[Cell, Cell]] = []
     for t in transforms:
         image = [t(rc) for rc in cell_list]
-        r0 = min(r for r, _ in image) - min(r for r, _ in cell_list)
-        c0 = min(c for _, c in image) - min(c for _, c in cell_list)
-        mapping = {rc: (ir - r0, ic - c0) for rc, (ir, ic) in zip(cell_list, image)}
+        shift = tuple(h - o for h, o in zip(home, grid.origin(image)))
+        mapping = {rc: tuple(x + d for x, d in zip(im, shift))
+                   for rc, im in zip(cell_list, image)}
         if frozenset(mapping.values()) != cell_set:
             continue
         if any(labels.get(mapping[rc]) != labels.get(rc) for rc in cell_list):

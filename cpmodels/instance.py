@@ -59,4 +59,4 @@ def packing_instance(query: Query) -> PackingInstance:
         uncovered = ()
         cells = next(t.cells for t in spec.all_targets() if t.name == query.target)
     kinds = spec.piece_kinds(face_up=query.face_up)
-    return PackingInstance(query, uncovered, cells, packing_cover(cells, kinds))
+    return PackingInstance(query, uncovered, cells, packing_cover(cells, kinds, spec.geometry))

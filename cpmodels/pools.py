@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from cpmodels.errors import InputError
 from cpmodels.geometry import D4, ROTATIONS, Cell, Shape, normalize, parse_drawing
+from cpmodels.grids import Grid
 
 #: Pool names and the size of their pieces.
 POOLS = {"monominoes": 1, "dominoes": 2, "trominoes": 3, "tetrominoes": 4,
@@ -33,6 +34,24 @@ def canonical(shape: Iterable[Cell], *, flip: bool = True) -> tuple[tuple[int, i
     cells = list(shape)
     return min(tuple(sorted(normalize(t(rc) for rc in cells)))
                for t in (D4 if flip else ROTATIONS))
+
+
+def polyforms(n: int, grid: Grid, *, flip: bool = True) -> list[Shape]:
+    """Every shape of ``n`` cells of ``grid`` joined by edges (faces), up to the grid's
+    rotations and, with ``flip``, its mirror images; in canonical order (1 <= n <= 8)."""
+    if not 1 <= n <= 8:
+        raise InputError(f"shapes of {n} cells: give 1 to 8")
+    transforms = grid.symmetries if flip else grid.rotations
+
+    def form(cells: Iterable[Cell]) -> tuple[Cell, ...]:
+        cells = list(cells)
+        return min(tuple(sorted(grid.normalize(t(c) for c in cells))) for t in transforms)
+
+    shapes = {form([(0,) * grid.dim])}
+    for _ in range(n - 1):
+        shapes = {form(set(shape) | {nb}) for shape in shapes for cell in shape
+                  for nb in grid.neighbours(cell) if nb not in shape}
+    return [frozenset(shape) for shape in sorted(shapes)]
 
 
 def free_polyominoes(n: int) -> list[Shape]:

@@ -117,7 +117,7 @@ def sweep_cover(spec: CalendarSpec, *, face_up: bool = False) -> tuple[ExactCove
 
     Slack option ids follow the placements; ``slack_option(label)`` finds them by label.
     """
-    cover = packing_cover(spec.cells, spec.piece_kinds(face_up=face_up))
+    cover = packing_cover(spec.cells, spec.piece_kinds(face_up=face_up), spec.geometry)
     cell_index = {it.cell: i for i, it in enumerate(cover.items) if it.cell is not None}
     slack_items = []
     for group, labels in spec.groups.items():

@@ -1,43 +1,103 @@
 """Symmetries of a packing problem, and counting solutions up to them.
 
 A symmetry of the board drawing (see :func:`cpmodels.geometry.board_symmetries`) is a
-symmetry of the problem when it also maps each piece's allowed orientations onto themselves
-(a reflection is no symmetry when pieces must stay face up). Counting up to symmetry keeps,
-for one piece used once whose placements no symmetry fixes, one placement per orbit: every
-class of equivalent solutions then has exactly one member left.
+symmetry of the problem when it maps the placements of each piece onto the placements of
+one piece: the same piece as a rule, or another piece of the same count whose shapes are
+the mirror images (a reflection of the Soma cube swaps its two screw pieces). Two
+solutions are the same when a symmetry maps one onto the other as sets of placed shapes.
+A reflection is no symmetry when pieces must stay face up and no piece is their mirror.
+
+Counting up to symmetry keeps, for one piece used once that every symmetry maps onto
+itself and whose placements no symmetry fixes, one placement per orbit: every class of
+equivalent solutions then has exactly one member left. Without such a piece, Burnside's
+lemma counts the classes: the mean over the symmetries of the solutions each one leaves as
+they are (:func:`fixed_cover` turns those into an exact cover of their own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from cpmodels.cover import ExactCover
-from cpmodels.geometry import Cell, Placement, board_symmetries
+from cpmodels.geometry import Placement, board_symmetries
+from cpmodels.grids import Cell, grid
 
-Symmetry = dict[Cell, Cell]
+
+@dataclass(frozen=True)
+class Symmetry:
+    """A map of board cells, and the pieces it turns into others (mirror-image pairs)."""
+
+    cells: dict[Cell, Cell] = field(default_factory=dict)
+    pieces: dict[str, str] = field(default_factory=dict)
+
+    def image(self, p: Placement) -> Placement:
+        """Where this symmetry puts a placement."""
+        return Placement(self.pieces.get(p.piece, p.piece),
+                         tuple(sorted(self.cells.get(rc, rc) for rc in p.cells)))
+
+
+IDENTITY = Symmetry()
 
 
 def problem_symmetries(cover: ExactCover, board: frozenset[Cell],
                        labels: dict[Cell, str] | None = None) -> list[Symmetry]:
-    """Board symmetries (identity first) that map the cover's placement set onto itself."""
+    """Board symmetries (identity first) that map the cover's placements onto themselves,
+    each with the piece permutation that goes with it."""
+    footprints: dict[str, set[tuple[Cell, ...]]] = {}
+    for p in cover.placements:
+        footprints.setdefault(p.piece, set()).add(p.cells)
+    bounds = {it.name: (it.low, it.high) for it in cover.items if it.cell is None}
+    by_footprint: dict[frozenset[tuple[Cell, ...]], list[str]] = {}
+    for piece, cells in footprints.items():
+        by_footprint.setdefault(frozenset(cells), []).append(piece)
     found = []
-    placement_set = set(cover.placements)
-    for sym in board_symmetries(board, labels):
-        if all(_image(p, sym) in placement_set for p in cover.placements):
-            found.append(sym)
+    for cell_map in board_symmetries(board, labels, grid(cover.grid)):
+        pieces = _piece_map(cell_map, footprints, by_footprint, bounds)
+        if pieces is not None:
+            found.append(Symmetry(cell_map, {a: b for a, b in pieces.items() if a != b}))
     return found
 
 
-def _image(p: Placement, sym: Symmetry) -> Placement:
-    return Placement(p.piece, tuple(sorted(sym.get(rc, rc) for rc in p.cells)))
+def _piece_map(cell_map: dict[Cell, Cell], footprints: dict[str, set[tuple[Cell, ...]]],
+               by_footprint: dict[frozenset[tuple[Cell, ...]], list[str]],
+               bounds: dict[str, tuple[int, int]]) -> dict[str, str] | None:
+    """The piece each piece's placements go to under ``cell_map`` (itself when it can), or
+    None when some piece's images are no piece's placements."""
+    mapped: dict[str, str] = {}
+    taken: set[str] = set()
+    for piece, cells in footprints.items():
+        image = frozenset(tuple(sorted(cell_map.get(rc, rc) for rc in option))
+                          for option in cells)
+        candidates = by_footprint.get(image, [])
+        if piece in candidates:
+            mapped[piece] = piece
+            taken.add(piece)
+    for piece, cells in footprints.items():
+        if piece in mapped:
+            continue
+        image = frozenset(tuple(sorted(cell_map.get(rc, rc) for rc in option))
+                          for option in cells)
+        target = next((q for q in by_footprint.get(image, []) if q not in taken
+                       and bounds.get(q) == bounds.get(piece)), None)
+        if target is None:
+            return None
+        mapped[piece] = target
+        taken.add(target)
+    return mapped
 
 
 def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> ExactCover | None:
     """The cover with one piece held to one placement per orbit of the symmetries, where some
-    piece (used once) has no placement that a symmetry fixes; else ``None``.
+    piece (used once, mapped onto itself by every symmetry) has no placement that a symmetry
+    fixes; else ``None``.
 
     The count of the reduced cover is the number of solutions up to symmetry. ``None`` means
-    no piece qualifies (every piece is symmetric or has copies); count by canonical forms.
+    no piece qualifies (every piece is symmetric, has copies or has a mirror twin); count by
+    canonical forms.
     """
     if len(symmetries) == 1:
         return cover
@@ -47,9 +107,10 @@ def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> Exa
     # Only a piece in every solution, once, pins every class: one that may be left out
     # would leave the classes without it unreduced.
     once = {it.name for it in cover.items if it.low == it.high == 1}
+    moved = {piece for sym in symmetries for piece in sym.pieces}
     best: tuple[int, str, set[int]] | None = None
     for piece, option_ids in by_piece.items():
-        if piece not in once:
+        if piece not in once or piece in moved:
             continue
         keep: set[int] = set()
         seen: set[Placement] = set()
@@ -59,7 +120,7 @@ def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> Exa
             p = cover.placements[j]
             if p in seen:
                 continue
-            orbit = [_image(p, sym) for sym in symmetries]
+            orbit = [sym.image(p) for sym in symmetries]
             if len(set(orbit)) != len(symmetries):
                 ok = False  # some symmetry fixes this placement
                 break
@@ -70,7 +131,7 @@ def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> Exa
     if best is None:
         return None
     _, piece, keep = best
-    reduced = ExactCover(items=list(cover.items))
+    reduced = ExactCover(items=list(cover.items), grid=cover.grid)
     for j, (option, placement) in enumerate(zip(cover.options, cover.placements)):
         if placement.piece != piece or j in keep:
             reduced.options.append(option)
@@ -80,5 +141,78 @@ def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> Exa
 
 def canonical(placements: Sequence[Placement], symmetries: Sequence[Symmetry]) -> tuple:
     """A key equal for two solutions exactly when a symmetry maps one onto the other."""
-    return min(tuple(sorted(_image(p, sym) for p in placements)) for sym in symmetries)
+    return min(tuple(sorted(sym.image(p) for p in placements)) for sym in symmetries)
 
+
+def fixed_cover(cover: ExactCover, permutation: np.ndarray) -> ExactCover | None:
+    """The exact cover whose solutions are the solutions of ``cover`` that a symmetry (as
+    ``permutation`` of the options) leaves as they are; None when that cannot be written as
+    an exact cover (an orbit that uses a piece of several copies more than once).
+
+    Such a solution is a union of whole orbits of options under the symmetry, so the options
+    are the orbits whose members are disjoint, each covering the items of all its members.
+    """
+    fixed = ExactCover(items=list(cover.items), grid=cover.grid)
+    seen = np.zeros(len(cover.options), dtype=bool)
+    for j in range(len(cover.options)):
+        if seen[j]:
+            continue
+        orbit = [j]
+        k = int(permutation[j])
+        while k != j:
+            orbit.append(k)
+            k = int(permutation[k])
+        seen[orbit] = True
+        items = [i for o in orbit for i in cover.options[o]]
+        if len(set(items)) == len(items):
+            fixed.options.append(tuple(items))
+            fixed.placements.append(cover.placements[j])
+            continue
+        cells = [i for i in items if cover.items[i].cell is not None]
+        pieces = [i for i in items if cover.items[i].cell is None]
+        if len(set(cells)) == len(cells) and any(
+                cover.items[i].high > 1 for i in pieces if pieces.count(i) > 1):
+            return None  # a piece of several copies used twice by one orbit
+    return fixed
+
+
+def option_permutations(cover: ExactCover, symmetries: Sequence[Symmetry]) -> np.ndarray:
+    """``perm[g, j]``: the option that symmetry ``g`` maps option ``j`` to."""
+    index = {p: j for j, p in enumerate(cover.placements)}
+    return np.array([[index[sym.image(p)] for p in cover.placements] for sym in symmetries],
+                    dtype=np.int64).reshape(len(symmetries), len(cover.placements))
+
+
+def count_classes(solutions: Iterable[Sequence[int]], permutations: np.ndarray,
+                  batch: int = 1 << 15) -> int:
+    """How many classes of equivalent solutions there are among ``solutions`` (each a set of
+    option indices; every member of a class must be among them).
+
+    A solution is counted when its sorted options are, lexicographically, no greater than
+    those of any of its images: one member of each class is. Solutions are taken in
+    batches, compared with their images as arrays.
+    """
+    n_options = permutations.shape[1]
+    # A solution with fewer options (a piece left out) is padded past every option index.
+    extended = np.concatenate([permutations, np.full((len(permutations), 1), n_options,
+                                                     dtype=np.int64)], axis=1)
+    total = 0
+    solutions = iter(solutions)
+    while True:
+        chunk = [list(s) for s in itertools.islice(solutions, batch)]
+        if not chunk:
+            return total
+        width = max(len(s) for s in chunk)
+        rows = np.full((len(chunk), width), n_options, dtype=np.int64)
+        for i, s in enumerate(chunk):
+            rows[i, :len(s)] = s
+        rows.sort(axis=1)
+        least = np.ones(len(rows), dtype=bool)
+        for perm in extended[1:]:
+            image = np.sort(perm[rows], axis=1)
+            differ = image != rows
+            first = differ.argmax(axis=1)
+            pick = np.arange(len(rows))
+            smaller = differ.any(axis=1) & (image[pick, first] < rows[pick, first])
+            least &= ~smaller
+        total += int(least.sum())

@@ -8,7 +8,7 @@ from cpmodels.backends.result import CoverResult
 from cpmodels.backends.towers_solver import TowersResult
 from cpmodels.geometry import Placement
 from cpmodels.instance import PackingInstance
-from cpmodels.render.scene import Scene, colour_of, packing_scene, towers_scene
+from cpmodels.render.scene import Scene, colour_of, packing_scene, solid_scene, towers_scene
 from cpmodels.towers_problem import TowersProblem
 
 
@@ -30,10 +30,13 @@ def packing_picture(instance: PackingInstance, result: CoverResult) -> Scene:
 def placements_picture(instance: PackingInstance, placements: Sequence[Placement],
                        title: str) -> Scene:
     """The board with some placements drawn (a hint, a partial solution) and its labels."""
+    spec = instance.spec
+    if spec.grid == "cube":
+        return solid_scene(instance.board_cells, placements, spec.letters(), title)
     labels = instance.cell_labels()
     shown = {rc: labels[rc] for rc in instance.uncovered if rc in labels}
-    return packing_scene(instance.board_cells, placements, instance.spec.letters(), shown,
-                         title)
+    return packing_scene(instance.board_cells, placements, spec.letters(), shown, title,
+                         spec.grid)
 
 
 def towers_picture(problem: TowersProblem, result: TowersResult) -> Scene:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import io
 
 from matplotlib.figure import Figure
-from matplotlib.patches import PathPatch, Rectangle
+from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 
 from cpmodels.render.scene import (
     BOARD,
-    CELL_PX,
     INK,
     MARGIN_PX,
     TITLE_PX,
@@ -22,44 +21,56 @@ from cpmodels.render.scene import (
 DPI = 100
 
 
-def _mpl_path(loops: list[Loop]) -> MplPath:
+def _mpl_path(scene: Scene, loops: list[Loop]) -> MplPath:
+    """Loops in drawing units as one matplotlib path in pixels."""
     vertices: list[tuple[float, float]] = []
     codes: list[int] = []
     for loop in loops:
-        vertices += [*loop, loop[0]]
+        vertices += [scene.px(p) for p in (*loop, loop[0])]
         codes += [MplPath.MOVETO] + [MplPath.LINETO] * (len(loop) - 1) + [MplPath.CLOSEPOLY]
     return MplPath(vertices, codes)
 
 
 def scene_figure(scene: Scene) -> Figure:
-    """A figure of the scene in grid units (y down), sized to :attr:`Scene.size_px`."""
+    """A figure of the scene in pixels (y down), sized to :attr:`Scene.size_px`."""
     width, height = scene.size_px
     fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
     ax = fig.add_axes((0, 0, 1, 1))
-    m, t = MARGIN_PX / CELL_PX, TITLE_PX / CELL_PX
-    ax.set_xlim(-m, width / CELL_PX - m)  # one cell is CELL_PX pixels either way
-    ax.set_ylim(height / CELL_PX - m - t, -m - t)
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
     ax.set_axis_off()
     lw = 72 / DPI  # points per pixel
-    for r, c in scene.walls:
-        ax.add_patch(Rectangle((c, r), 1, 1, facecolor=WALL, edgecolor="none"))
+
+    def cell(c: tuple[int, ...]) -> MplPath:
+        return _mpl_path(scene, [scene.drawing.corners(c)])
+
+    for c in scene.walls:
+        ax.add_patch(PathPatch(cell(c), facecolor=WALL, edgecolor="none"))
     if scene.board:
-        ax.add_patch(PathPatch(_mpl_path(scene.board), facecolor=BOARD, edgecolor="none"))
-    for (r, c), colour in scene.fills.items():
-        ax.add_patch(Rectangle((c, r), 1, 1, facecolor=colour, edgecolor=INK, lw=1 * lw))
+        ax.add_patch(PathPatch(_mpl_path(scene, scene.board), facecolor=BOARD,
+                               edgecolor="none"))
+    for c, colour in scene.fills.items():
+        ax.add_patch(PathPatch(cell(c), facecolor=colour, edgecolor=INK, lw=1 * lw))
     for shape in scene.shapes:
-        ax.add_patch(PathPatch(_mpl_path(shape.loops), facecolor=shape.colour, edgecolor=INK,
-                               lw=2.5 * lw, joinstyle="round", gid=shape.name))
-    for (r, c), text in scene.texts.items():
-        tower = (r, c) in scene.fills
-        ax.text(c + 0.5, r + 0.5, text, ha="center", va="center", color=scene.ink((r, c)),
+        ax.add_patch(PathPatch(_mpl_path(scene, shape.loops), facecolor=shape.colour,
+                               edgecolor=INK, lw=2.5 * lw, joinstyle="round", gid=shape.name))
+    for face in scene.faces:
+        ax.add_patch(PathPatch(_mpl_path(scene, [face.loop]), facecolor=face.colour,
+                               edgecolor=INK, lw=1 * lw, joinstyle="round"))
+    for c, text in scene.texts.items():
+        tower = c in scene.fills
+        x, y = scene.px(scene.drawing.centre(c))
+        ax.text(x, y, text, ha="center", va="center", color=scene.ink(c),
                 fontsize=(15 if len(text) < 3 else 12) * lw,
                 fontweight="bold" if tower else "normal")
+    for point, text in scene.captions:
+        x, y = scene.px(point)
+        ax.text(x, y, text, ha="center", va="center", color=INK, fontsize=12 * lw)
     if scene.board:
-        ax.add_patch(PathPatch(_mpl_path(scene.board), facecolor="none", edgecolor=INK,
+        ax.add_patch(PathPatch(_mpl_path(scene, scene.board), facecolor="none", edgecolor=INK,
                                lw=4 * lw, joinstyle="round"))
-    ax.text(0, -m - t / 2, scene.title, ha="left", va="center", color=INK,
-            fontsize=15 * lw)
+    ax.text(MARGIN_PX, MARGIN_PX + TITLE_PX / 2, scene.title, ha="left", va="center",
+            color=INK, fontsize=15 * lw)
     return fig
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 
 from cpmodels.backends.result import CoverResult
 from cpmodels.backends.towers_solver import TowersResult
@@ -21,8 +22,14 @@ def _paint(text: str, index: int, colour: bool) -> str:
 
 
 def draw_board(cells: frozenset[Cell], placements: list[Placement], letters: Mapping[str, str],
-               labels: Mapping[Cell, str], colour: bool = False) -> list[str]:
-    """Rows of text: a piece's letter on its cells, labels on uncovered cells, walls blank."""
+               labels: Mapping[Cell, str], colour: bool = False,
+               grid: str = "square") -> list[str]:
+    """Rows of text: a piece's letter on its cells, labels on uncovered cells, walls blank.
+
+    Square and triangle cells are written at ``[row, col]`` (a triangle's neighbours across
+    its base are in the row above or below); hex rows are shifted half a cell right per row,
+    as the hexagons lie; a solid's layers stand side by side, bottom first.
+    """
     owner: dict[Cell, str] = {}
     for p in placements:
         for rc in p.cells:
@@ -30,23 +37,61 @@ def draw_board(cells: frozenset[Cell], placements: list[Placement], letters: Map
     order = {name: i for i, name in enumerate(letters)}
     every = cells | set(labels)
     width = max([len(label) for label in labels.values()] + [1])
+
+    def token(rc: Cell) -> str:
+        if rc in owner:
+            piece = owner[rc]
+            return _paint(letters.get(piece, "?").center(width), order.get(piece, 0), colour)
+        if rc in cells:
+            return labels.get(rc, ".").center(width)
+        return " " * width
+
+    if grid == "cube":
+        return _layers_side_by_side(every, token)
+    if grid == "hex":
+        width += (width + 1) % 2  # a cell and its gap take an even number of columns
+        qs, rs = [q for q, _ in every], [r for _, r in every]
+        indent = [(r - min(rs)) * (width + 1) // 2 for r in range(min(rs), max(rs) + 1)]
+        shift = min(indent[r - min(rs)] + (q - min(qs)) * (width + 1) for q, r in every)
+        lines = []
+        for r in range(min(rs), max(rs) + 1):
+            row = [q for q, rr in every if rr == r]
+            if not row:
+                lines.append("")
+                continue
+            lead = indent[r - min(rs)] + (min(row) - min(qs)) * (width + 1) - shift
+            parts = [token((q, r)) for q in range(min(row), max(row) + 1)]
+            lines.append((" " * lead + " ".join(parts)).rstrip())
+        return lines
+    r0, c0 = min(r for r, _ in every), min(c for _, c in every)
     rows = max(r for r, _ in every) + 1
     cols = max(c for _, c in every) + 1
-    lines = []
-    for r in range(rows):
-        parts = []
-        for c in range(cols):
-            rc = (r, c)
-            if rc in owner:
-                piece = owner[rc]
-                parts.append(_paint(letters.get(piece, "?").center(width), order.get(piece, 0),
-                                    colour))
-            elif rc in cells:
-                parts.append(labels.get(rc, ".").center(width))
-            else:
-                parts.append(" " * width)
-        lines.append(" ".join(parts).rstrip())
-    return lines
+    if grid == "square":
+        r0 = c0 = 0
+    return [" ".join(token((r, c)) for c in range(c0, cols)).rstrip()
+            for r in range(r0, rows)]
+
+
+def _layers_side_by_side(every: set[Cell], token: Callable[[Cell], str]) -> list[str]:
+    """Each layer ``z`` (bottom first) as rows ``y`` of cells ``x``, the layers side by side
+    under a ``z = k`` heading."""
+    x0, y0, z0 = (min(c[k] for c in every) for k in range(3))
+    x1, y1, z1 = (max(c[k] for c in every) + 1 for k in range(3))
+    blocks = []
+    for z in range(z0, z1):
+        rows = [" ".join(token((x, y, z)) for x in range(x0, x1)) for y in range(y0, y1)]
+        span = max(len(_visible(row)) for row in rows)
+        heading = f"z = {z}"
+        span = max(span, len(heading))
+        blocks.append([heading.ljust(span)] + [row + " " * (span - len(_visible(row)))
+                                                for row in rows])
+    return ["   ".join(block[i] for block in blocks).rstrip()
+            for i in range(len(blocks[0]))]
+
+
+def _visible(text: str) -> str:
+    """Text without its colour codes."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 def packing_text(instance: PackingInstance, result: CoverResult, colour: bool = False) -> str:
@@ -60,7 +105,7 @@ def packing_text(instance: PackingInstance, result: CoverResult, colour: bool = 
         labels = instance.cell_labels()
         shown = {rc: labels[rc] for rc in instance.uncovered if rc in labels}
         lines += draw_board(instance.board_cells, placements, instance.spec.letters(), shown,
-                            colour)
+                            colour, instance.spec.grid)
     verdict = {"solved": "solved", "unsolvable": "no solution (proved)",
                "unknown": "unknown: stopped at the time limit without an answer"}
     lines.append(f"{verdict[result.status]} in {result.seconds:.2f} s ({result.backend})")

@@ -111,7 +111,8 @@ def _field_names(model: type[BaseModel] | None, loc: Path_) -> list[str]:
             current = args[0] if args else None
             continue
         if isinstance(current, type) and issubclass(current, BaseModel):
-            field = current.model_fields.get(key)
+            field = next((f for name, f in current.model_fields.items()
+                          if (f.alias or name) == key), None)
             if field is None:
                 return []
             current = field.annotation
@@ -121,7 +122,7 @@ def _field_names(model: type[BaseModel] | None, loc: Path_) -> list[str]:
         else:
             return []
     if isinstance(current, type) and issubclass(current, BaseModel):
-        return list(current.model_fields)
+        return [f.alias or name for name, f in current.model_fields.items()]
     return []
 
 

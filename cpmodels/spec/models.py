@@ -8,6 +8,13 @@ Board drawings are text rows with row 0 at the top:
   always covered, anything else a label that belongs to exactly one label group.
 * pieces: one character per square, ``#`` part of the piece, ``.`` (or a space) empty;
   rows may be given as a list or as one string with ``/`` between rows.
+
+Drawings are for the square grid. On every grid (``grid: square | triangle | hex | cube``,
+see :mod:`cpmodels.grids`) boards, targets and pieces may instead list their ``cells`` as
+coordinates; a cube board may be a ``box: [X, Y, Z]``, and cube boards and pieces may be
+``layers`` of square drawings, bottom first (character ``x`` of row ``y`` of layer ``z`` is
+cell ``[x, y, z]``). A calendar's token drawing reads as ``[row, col]`` on the square and
+triangle grids and as axial ``[q, r] = [col, row]`` on the hex grid.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from pydantic import (
 from cpmodels.cover import PieceKind
 from cpmodels.errors import InputError
 from cpmodels.geometry import (
-    Cell,
+    SQUARE,
     Shape,
     fits_anywhere,
     is_connected,
@@ -39,11 +46,14 @@ from cpmodels.geometry import (
     orientations,
     parse_drawing,
 )
+from cpmodels.grids import Cell, Grid, GridName, grid
 
 #: Limits that keep a hand-written spec from asking for an absurd model.
 MAX_BOARD_SIDE = 200
 MAX_PIECE_SIDE = 50
 MAX_COUNT = 1000
+MAX_CELLS = MAX_BOARD_SIDE ** 2  # cells of a board given by coordinates, a box or layers
+MAX_COORDINATE = 10_000
 
 DATE_GROUPS = {"month": 12, "day": 31, "weekday": 7}  # label groups a real date fills
 LEAP_YEAR = 2024  # real dates are the month/day pairs of a leap year (Feb 29 included)
@@ -82,11 +92,74 @@ def _rows(value: object) -> object:
 Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[^\s/#]+$")]
 
 
+def _layers(value: object) -> object:
+    """Accept each layer as a list of rows or one string with ``/`` or newlines between rows."""
+    if isinstance(value, list):
+        return [_rows(layer) for layer in value]
+    return value
+
+
+def _check_coordinates(cells: list[list[int]], limit: int) -> list[list[int]]:
+    """Cells as coordinates: one arity (2 or 3), in range, none twice, at most ``limit``."""
+    if not cells:
+        raise ValueError("no cells; list them as coordinates, e.g. [[0, 0], [0, 1]]")
+    if len(cells) > limit:
+        raise ValueError(f"{len(cells):,} cells; at most {limit:,}")
+    arity = len(cells[0])
+    seen: set[tuple[int, ...]] = set()
+    for i, cell in enumerate(cells):
+        if len(cell) not in (2, 3):
+            raise ValueError(f"cell {i} is {cell}: a cell is [a, b] on a plane grid or "
+                             "[x, y, z] on the cube grid")
+        if len(cell) != arity:
+            raise ValueError(f"cell {i} is {cell} but cell 0 is {cells[0]}: give every cell "
+                             "the same number of coordinates")
+        if any(abs(x) > MAX_COORDINATE for x in cell):
+            raise ValueError(f"cell {i} is {cell}: coordinates are at most {MAX_COORDINATE:,}"
+                             " in size")
+        if tuple(cell) in seen:
+            raise ValueError(f"cell {cell} is listed twice")
+        seen.add(tuple(cell))
+    return cells
+
+
+def _check_layers(layers: list[list[str]], mark: str, how: str) -> list[list[str]]:
+    """Layers of square drawings: allowed characters, sizes, at least one ``mark``."""
+    if not layers:
+        raise ValueError("no layers; give one drawing per layer, bottom first")
+    if len(layers) > MAX_PIECE_SIDE * 4:
+        raise ValueError(f"{len(layers)} layers; at most {MAX_PIECE_SIDE * 4}")
+    for z, rows in enumerate(layers):
+        if not rows:
+            raise ValueError(f"layer {z} has no rows; draw an empty layer as '.'")
+        try:
+            _check_characters(rows, how[0] + how[1] + " ", f"draw {how[2]}")
+        except ValueError as exc:
+            raise ValueError(f"layer {z}: {exc}") from None
+        if len(rows) > MAX_BOARD_SIDE or max(len(r) for r in rows) > MAX_BOARD_SIDE:
+            raise ValueError(f"layer {z} is over {MAX_BOARD_SIDE} cells on a side")
+    if not any(mark in row for rows in layers for row in rows):
+        raise ValueError(f"the layers have no cells; draw them with {mark!r}")
+    return layers
+
+
+def _layer_cells(layers: list[list[str]], mark: str) -> frozenset[Cell]:
+    """Cells ``(x, y, z)`` of layers drawn bottom first: character x of row y of layer z."""
+    return frozenset((x, y, z) for z, rows in enumerate(layers)
+                     for y, row in enumerate(rows) for x, ch in enumerate(row) if ch == mark)
+
+
 class Piece(StrictModel):
-    """A named piece drawn as text rows."""
+    """A named piece: a drawing (square grid), its cells' coordinates (any grid), or layers
+    of drawings (cube grid)."""
 
     name: Name
-    shape: list[str] = Field(min_length=1, description="rows, '#' = square, '.' = empty")
+    shape: list[str] | None = Field(None, min_length=1,
+                                    description="rows, '#' = square, '.' = empty (square grid)")
+    coords: list[list[int]] | None = Field(
+        None, alias="cells", description="the piece's cells as coordinates in the spec's grid")
+    layers: list[list[str]] | None = Field(
+        None, description="square drawings of the piece's layers, bottom first (cube grid)")
     count: int | list[int] = Field(1, description="how many copies must be used: a number, "
                                    "or [min, max] for a piece used a range of times")
     rotate: bool | None = Field(None, description="override the spec-wide rotate setting")
@@ -95,6 +168,38 @@ class Piece(StrictModel):
                                description="letter that draws this piece in text output")
 
     _normalize_shape = field_validator("shape", mode="before")(_rows)
+    _normalize_layers = field_validator("layers", mode="before")(_layers)
+
+    @field_validator("coords")
+    @classmethod
+    def _check_coords(cls, cells: list[list[int]] | None) -> list[list[int]] | None:
+        return None if cells is None else _check_coordinates(cells, MAX_PIECE_SIDE ** 2)
+
+    @field_validator("layers")
+    @classmethod
+    def _check_piece_layers(cls, layers: list[list[str]] | None) -> list[list[str]] | None:
+        if layers is None:
+            return None
+        if len(layers) > MAX_PIECE_SIDE:
+            raise ValueError(f"a piece is at most {MAX_PIECE_SIDE} layers high")
+        return _check_layers(layers, "#", ("#", ".", "cubes with '#' and empty places "
+                                                     "with '.'"))
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Piece:
+        given = [k for k, v in (("shape", self.shape), ("cells", self.coords),
+                                ("layers", self.layers)) if v is not None]
+        if len(given) != 1:
+            raise ValueError("give the piece as one of 'shape' (a drawing, square grid), "
+                             "'cells' (coordinates, any grid) or 'layers' (cube grid)"
+                             + (f", not {' and '.join(given)}" if given else ""))
+        return self
+
+    @property
+    def form(self) -> str:
+        """Which key gives the piece: ``shape``, ``cells`` or ``layers``."""
+        return "shape" if self.shape is not None else "cells" if self.coords is not None \
+            else "layers"
 
     @field_validator("count", mode="before")
     @classmethod
@@ -134,7 +239,9 @@ class Piece(StrictModel):
 
     @field_validator("shape")
     @classmethod
-    def _check_shape(cls, rows: list[str]) -> list[str]:
+    def _check_shape(cls, rows: list[str] | None) -> list[str] | None:
+        if rows is None:
+            return None
         _check_characters(rows, "#. ", "draw squares with '#' and empty places with '.'")
         if len(rows) > MAX_PIECE_SIDE or max(len(r) for r in rows) > MAX_PIECE_SIDE:
             raise ValueError(f"a piece is at most {MAX_PIECE_SIDE} squares on a side")
@@ -148,21 +255,28 @@ class Piece(StrictModel):
 
     @cached_property
     def cells(self) -> Shape:
-        return normalize(parse_drawing(self.shape))
+        """The piece's cells as given (a drawing's squares moved to row and column 0)."""
+        if self.shape is not None:
+            return normalize(parse_drawing(self.shape))
+        if self.coords is not None:
+            return frozenset(tuple(cell) for cell in self.coords)
+        assert self.layers is not None
+        return _layer_cells(self.layers, "#")
 
     @property
     def area(self) -> int:
         return len(self.cells)
 
-    def kind(self, *, rotate: bool, flip: bool, face_up: bool = False) -> PieceKind:
+    def kind(self, *, rotate: bool, flip: bool, face_up: bool = False,
+             grid: Grid = SQUARE) -> PieceKind:
         """The cover's view of this piece under the given defaults (the piece may override).
 
-        ``face_up`` keeps the piece as drawn (rotations only), whatever the settings say.
+        ``face_up`` keeps the piece as given (rotations only), whatever the settings say.
         """
         rot = rotate if self.rotate is None else self.rotate
         flp = False if face_up else (flip if self.flip is None else self.flip)
-        return PieceKind(self.name, tuple(orientations(self.cells, rotate=rot, flip=flp)),
-                         self.high, self.low)
+        shapes = orientations(self.cells, rotate=rot, flip=flp, grid=grid)
+        return PieceKind(self.name, tuple(shapes), self.high, self.low)
 
 
 class PieceSetSpec(StrictModel):
@@ -170,9 +284,43 @@ class PieceSetSpec(StrictModel):
 
     name: Name
     description: str = ""
+    grid: GridName = Field("square", description="the grid: square, triangle, hex or cube")
     rotate: bool = Field(True, description="pieces may be rotated")
-    flip: bool = Field(True, description="pieces may be turned over")
+    flip: bool = Field(True, description="pieces may be turned over (their mirror images; "
+                                         "false by default on the cube grid)")
     pieces: list[Piece] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _solid_pieces_keep_their_hand(cls, data: object) -> object:
+        """A real 3-D piece cannot be turned into its mirror image: on the cube grid
+        ``flip`` is false unless the spec says otherwise."""
+        if isinstance(data, dict) and data.get("grid") == "cube" and "flip" not in data:
+            return {**data, "flip": False}
+        return data
+
+    @property
+    def geometry(self) -> Grid:
+        """The spec's grid (:mod:`cpmodels.grids`)."""
+        return grid(self.grid)
+
+    def _check_piece_grid(self) -> None:
+        """Each piece is given in a form its grid allows, with cells of the grid's arity,
+        connected in the grid."""
+        geo = self.geometry
+        for i, piece in enumerate(self.pieces):
+            path = ("pieces", i, piece.form)
+            _check_form(piece.form, geo, path, "piece")
+            if piece.form == "shape" and geo.name != "square":
+                continue
+            if any(len(cell) != geo.dim for cell in piece.cells):
+                bad = next(list(c) for c in piece.cells if len(c) != geo.dim)
+                raise SpecFieldError(path, f"cell {bad} has {len(bad)} coordinates; on the "
+                                           f"{geo.name} grid a cell is {geo.coordinates}")
+            if not is_connected(piece.cells, geo):
+                joined = "a face" if geo.dim == 3 else "an edge"
+                raise SpecFieldError(path, f"the piece is not connected on the {geo.name} "
+                                           f"grid: every cell must share {joined} with another")
 
     @field_validator("pieces")
     @classmethod
@@ -214,7 +362,8 @@ class PieceSetSpec(StrictModel):
 
     def piece_kinds(self, *, face_up: bool = False) -> list[PieceKind]:
         """Pieces with their allowed orientations; ``face_up`` forbids turning any piece over."""
-        return [p.kind(rotate=self.rotate, flip=self.flip, face_up=face_up) for p in self.pieces]
+        return [p.kind(rotate=self.rotate, flip=self.flip, face_up=face_up, grid=self.geometry)
+                for p in self.pieces]
 
     def letters(self) -> dict[str, str]:
         """One distinct display letter per piece: its own, else a letter of its name, else A-Z."""
@@ -276,76 +425,158 @@ def _area_check(spec: PieceSetSpec, board_cells: int, uncovered: int,
 def _fit_check(spec: PieceSetSpec, cells: frozenset[Cell], board: str = "the board") -> None:
     """Every piece must fit somewhere on the board, in one of its allowed orientations."""
     for i, kind in enumerate(spec.piece_kinds()):
-        if not fits_anywhere(kind.orientations, cells):
-            rows = 1 + max(r for r, _ in kind.orientations[0])
-            cols = 1 + max(c for _, c in kind.orientations[0])
+        if not fits_anywhere(kind.orientations, cells, spec.geometry):
+            first = kind.orientations[0]
+            size = "x".join(str(1 + max(c[k] for c in first)) for k in range(len(next(iter(
+                first))))) if spec.grid in ("square", "cube") else f"{len(first)} cells"
             raise SpecFieldError(
-                ("pieces", i), f"piece {kind.name!r} ({rows}x{cols}) fits nowhere on {board}"
+                ("pieces", i), f"piece {kind.name!r} ({size}) fits nowhere on {board}"
                 + ("" if spec.rotate else " (rotate is false)"))
 
 
-class Target(StrictModel):
-    """One of several boards that the same piece set must fill, one at a time."""
+def _check_form(form: str, geo: Grid, path: tuple[str | int, ...], what: str) -> None:
+    """A drawing is for the square grid, a box or layers for the cube grid."""
+    if form in ("shape", "board") and geo.name != "square":
+        raise SpecFieldError(path, f"a drawing is read on the square grid; on the {geo.name} "
+                                   f"grid give the {what}'s 'cells' as {geo.coordinates}")
+    if form in ("box", "layers") and geo.name != "cube":
+        raise SpecFieldError(path, f"'{form}' is for the cube grid; on the {geo.name} grid "
+                                   f"give the {what}'s 'cells' as {geo.coordinates}"
+                                   + (" or draw it" if geo.name == "square" else ""))
 
-    name: Name
-    board: list[str] = Field(min_length=1, description="rows, '.' = cell, '#' = wall")
+
+class BoardFields(StrictModel):
+    """The ways to give a packing board: a drawing (square grid), coordinates (any grid), a
+    box or layers of drawings (cube grid). Exactly one is given."""
+
+    board: list[str] | None = Field(None,
+                                    description="rows, '.' = cell, '#' = wall (square grid)")
+    coords: list[list[int]] | None = Field(
+        None, alias="cells", description="the board's cells as coordinates in the spec's grid")
+    box: list[int] | None = Field(None, description="[X, Y, Z]: a box of cubes (cube grid)")
+    layers: list[list[str]] | None = Field(
+        None, description="square drawings of the board's layers, bottom first, "
+                          "'.' = cell, '#' = wall (cube grid)")
 
     _normalize_board = field_validator("board", mode="before")(_board_rows)
+    _normalize_layers = field_validator("layers", mode="before")(_layers)
 
     @field_validator("board")
     @classmethod
-    def _check_board(cls, rows: list[str]) -> list[str]:
+    def _check_board(cls, rows: list[str] | None) -> list[str] | None:
+        if rows is None:
+            return None
         _check_characters(rows, ".#", "draw cells with '.' and walls with '#'")
         _check_rectangular([len(r) for r in rows], "character")
         if "." not in "".join(rows):
             raise ValueError("the board has no cells; draw them with '.'")
         return rows
 
+    @field_validator("coords")
+    @classmethod
+    def _check_coords(cls, cells: list[list[int]] | None) -> list[list[int]] | None:
+        return None if cells is None else _check_coordinates(cells, MAX_CELLS)
+
+    @field_validator("box")
+    @classmethod
+    def _check_box(cls, box: list[int] | None) -> list[int] | None:
+        if box is None:
+            return None
+        if len(box) != 3 or not all(1 <= side <= MAX_BOARD_SIDE for side in box):
+            raise ValueError(f"a box is [X, Y, Z], each side 1 to {MAX_BOARD_SIDE}")
+        if box[0] * box[1] * box[2] > MAX_CELLS:
+            raise ValueError(f"a box of {box[0] * box[1] * box[2]:,} cells; at most "
+                             f"{MAX_CELLS:,}")
+        return box
+
+    @field_validator("layers")
+    @classmethod
+    def _check_board_layers(cls, layers: list[list[str]] | None) -> list[list[str]] | None:
+        if layers is None:
+            return None
+        for z, rows in enumerate(layers):
+            try:
+                _check_rectangular([len(r) for r in rows], "character")
+            except ValueError as exc:
+                raise ValueError(f"layer {z}: {exc}") from None
+        return _check_layers(layers, ".", (".", "#", "cells with '.' and walls with '#'"))
+
+    def given(self) -> list[str]:
+        """The keys given, by their names in a spec."""
+        return [k for k, v in (("board", self.board), ("cells", self.coords), ("box", self.box),
+                               ("layers", self.layers)) if v is not None]
+
     @cached_property
     def cells(self) -> frozenset[Cell]:
-        return parse_drawing(self.board, filled=".")
+        """The board's cells in its grid's coordinates."""
+        if self.board is not None:
+            return parse_drawing(self.board, filled=".")
+        if self.coords is not None:
+            return frozenset(tuple(cell) for cell in self.coords)
+        if self.box is not None:
+            return frozenset(itertools.product(*(range(side) for side in self.box)))
+        return _layer_cells(self.layers or [], ".")
+
+    def check_grid(self, geo: Grid, path: tuple[str | int, ...]) -> None:
+        """The board is given in a form the grid allows, with cells of its arity."""
+        form = self.given()[0]
+        _check_form(form, geo, (*path, form), "board")
+        if any(len(cell) != geo.dim for cell in self.cells):
+            bad = next(list(c) for c in self.cells if len(c) != geo.dim)
+            raise SpecFieldError((*path, form), f"cell {bad} has {len(bad)} coordinates; on "
+                                                f"the {geo.name} grid a cell is "
+                                                f"{geo.coordinates}")
 
 
-class PackingSpec(PieceSetSpec):
+class Target(BoardFields):
+    """One of several boards that the same piece set must fill, one at a time."""
+
+    name: Name
+
+    @model_validator(mode="after")
+    def _one_board(self) -> Target:
+        if len(self.given()) != 1:
+            raise ValueError("give the target's board as one of 'board' (a drawing), 'cells' "
+                             "(coordinates), 'box' or 'layers' (cube grid)")
+        return self
+
+
+class PackingSpec(PieceSetSpec, BoardFields):
     """Fill a board (or each of several target boards) with every piece exactly as counted."""
 
     kind: Literal["packing"]
-    board: list[str] | None = Field(None, description="rows, '.' = cell, '#' = wall")
     targets: list[Target] | None = Field(None, min_length=1,
                                          description="several boards to fill one at a time")
 
-    _normalize_board = field_validator("board", mode="before")(_board_rows)
-
-    @field_validator("board")
-    @classmethod
-    def _check_board(cls, rows: list[str] | None) -> list[str] | None:
-        if rows is not None:
-            Target._check_board(rows)
-        return rows
-
     @model_validator(mode="after")
     def _check_targets(self) -> PackingSpec:
-        if (self.board is None) == (self.targets is None):
-            raise SpecFieldError(("board",), "give either 'board' or 'targets', not both "
-                                             "and not neither")
+        given = self.given()
+        if len(given) > 1 or bool(given) == (self.targets is not None):
+            raise SpecFieldError((given[-1] if given else "board",),
+                                 "give the board as one of 'board' (a drawing), 'cells', "
+                                 "'box' or 'layers', or give 'targets'; not both and not "
+                                 "neither")
+        self._check_piece_grid()
         names: set[str] = set()
         for i, target in enumerate(self.all_targets()):
             if target.name in names:
                 raise SpecFieldError(("targets", i, "name"),
                                      f"two targets are named {target.name!r}")
             names.add(target.name)
-            path: tuple[str | int, ...] = ("board",) if self.board else ("targets", i)
-            _area_check(self, len(target.cells), 0, path)
+            path: tuple[str | int, ...] = () if self.targets is None else ("targets", i)
+            target.check_grid(self.geometry, path)
+            _area_check(self, len(target.cells), 0, path or (given[0],))
             _fit_check(self, target.cells,
                        f"target {target.name!r}" if self.targets else "the board")
         return self
 
     def all_targets(self) -> list[Target]:
-        """The boards to fill: the single ``board`` (named like the spec) or the ``targets``."""
+        """The boards to fill: the single board (named like the spec) or the ``targets``."""
         if self.targets is not None:
             return list(self.targets)
-        assert self.board is not None
-        return [Target(name=self.name, board=self.board)]
+        return [Target.model_validate({"name": self.name, "board": self.board,
+                                       "cells": self.coords, "box": self.box,
+                                       "layers": self.layers})]
 
 
 class CalendarSpec(PieceSetSpec):
@@ -418,14 +649,23 @@ class CalendarSpec(PieceSetSpec):
         if missing:
             raise SpecFieldError(("groups",), "labels not drawn on the board: "
                                               + ", ".join(missing))
+        if self.geometry.dim != 2:
+            raise SpecFieldError(("grid",), "a calendar is drawn in the plane: use grid "
+                                            "square, triangle or hex")
+        self._check_piece_grid()
         _area_check(self, len(self.cells), len(self.groups), ("pieces",))
         _fit_check(self, self.cells)
         return self
 
+    def _token_cell(self, row: int, col: int) -> Cell:
+        """The cell of the drawing's token ``col`` in row ``row``: ``[row, col]``, or axial
+        ``[q, r] = [col, row]`` on the hex grid."""
+        return (col, row) if self.grid == "hex" else (row, col)
+
     @cached_property
     def cells(self) -> frozenset[Cell]:
         return frozenset(
-            (r, c) for r, row in enumerate(self.board)
+            self._token_cell(r, c) for r, row in enumerate(self.board)
             for c, token in enumerate(row.split()) if token != "#"
         )
 
@@ -433,7 +673,7 @@ class CalendarSpec(PieceSetSpec):
     def label_cells(self) -> dict[str, Cell]:
         """Where each label is drawn."""
         return {
-            token: (r, c) for r, row in enumerate(self.board)
+            token: self._token_cell(r, c) for r, row in enumerate(self.board)
             for c, token in enumerate(row.split()) if token not in ("#", ".")
         }
 

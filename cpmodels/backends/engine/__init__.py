@@ -20,7 +20,7 @@ Items and options (``layout.py``)
     ``a``, sorted by tag, and ``group_end[k]`` is where the run of options with the tag of
     option ``anchor_opts[k]`` ends, so a piece already used is skipped as a block.
 
-    Region pruning needs the board's shape: ``cell_nb`` (the four neighbours of each cell
+    Region pruning needs the board's shape: ``cell_nb`` (the grid neighbours of each cell
     bit), ``opt_nb`` (the cells bordering each option) and ``fillable[k]`` (whether some of
     the pieces add up to ``k`` cells). An empty region of fewer than ``region_limit`` cells
     that no pieces can fill is a dead end.

@@ -193,7 +193,7 @@ def dead_end(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch,
         while top > 0 and size < limit:
             top -= 1
             x = stack[top]
-            for d in range(4):
+            for d in range(cell_nb.shape[1]):
                 y = cell_nb[x, d]
                 if y >= 0 and not (scratch[0, y >> 6] >> np.uint64(y & 63)) & one:
                     scratch[0, y >> 6] |= one << np.uint64(y & 63)

@@ -43,7 +43,7 @@ class CompiledCover:
     counter_high: np.ndarray
     radix: np.ndarray  # counter state code = sum(counter * radix)
     memo_ok: bool
-    cell_nb: np.ndarray  # [n_branch, 4] neighbouring board-cell bits, -1 padded
+    cell_nb: np.ndarray  # [n_branch, degree] neighbouring board-cell bits, -1 padded
     opt_nb_start: np.ndarray  # [options + 1] into opt_nb
     opt_nb: np.ndarray  # board-cell bits next to each option (outside it)
     fillable: np.ndarray  # fillable[k]: k cells can be filled by some of the pieces

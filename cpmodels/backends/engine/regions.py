@@ -1,10 +1,10 @@
 """Region pruning: an empty region that no pieces can fill ends a branch of the search.
 
-An empty region (cells joined by edges) must be filled by some of the pieces, so a region
-whose size is no sum of piece areas is a dead end. :func:`region_data` works out, when a
-cover is compiled, the board's adjacency and which region sizes the pieces can fill;
-:func:`~.kernels.dead_end` (compiled with the other kernels) flood-fills the regions next
-to an option just placed.
+An empty region (cells joined by edges, or faces in space) must be filled by some of the
+pieces, so a region whose size is no sum of piece areas is a dead end. :func:`region_data`
+works out, when a cover is compiled, the board's adjacency in its grid and which region
+sizes the pieces can fill; :func:`~.kernels.dead_end` (compiled with the other kernels)
+flood-fills the regions next to an option just placed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from cpmodels.cover import ExactCover
+from cpmodels.grids import grid
 
 
 def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tuple:
@@ -21,11 +22,13 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
     whose size is no sum of piece areas is a dead end. Only exact-one cell items count as
     board cells; without a consistent piece area per tag item the check is switched off.
     """
+    neighbours = grid(cover.grid).neighbours
     cell_bit = {it.cell: int(bit_of_item[i]) for i, it in enumerate(cover.items)
                 if it.cell is not None and 0 <= bit_of_item[i] < n_branch}
-    cell_nb = np.full((max(n_branch, 1), 4), -1, dtype=np.int64)
-    for (r, c), b in cell_bit.items():
-        for k, nb in enumerate(((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))):
+    degree = max((len(neighbours(cell)) for cell in cell_bit), default=4)
+    cell_nb = np.full((max(n_branch, 1), degree), -1, dtype=np.int64)
+    for cell, b in cell_bit.items():
+        for k, nb in enumerate(neighbours(cell)):
             cell_nb[b, k] = cell_bit.get(nb, -1)
     area: dict[int, int] = {}
     consistent = bool(cell_bit)
@@ -38,7 +41,7 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
         if cells and area.setdefault(option[-1], len(cells)) != len(cells):
             consistent = False  # (an option with no cell, a piece left out, fills nothing)
         inside = set(cells)
-        around = {nb for r, c in cells for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+        around = {nb for cell in cells for nb in neighbours(cell)
                   if nb in cell_bit and nb not in inside}
         flat += sorted(cell_bit[nb] for nb in around)
         opt_nb_start[j + 1] = len(flat)
