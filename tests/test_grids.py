@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import time
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from conftest import SPECS
@@ -15,6 +17,7 @@ from matplotlib.image import imread
 
 from cpmodels import api
 from cpmodels.backends import count_cover, iter_cover_solutions
+from cpmodels.backends.engine import links
 from cpmodels.counting import count_instance
 from cpmodels.cover import PieceKind, packing_cover
 from cpmodels.errors import SpecError
@@ -391,3 +394,55 @@ def test_every_grid_is_known_by_name():
     assert set(GRIDS) == {"square", "triangle", "hex", "cube"}
     with pytest.raises(ValueError, match="unknown grid"):
         grid("pentagon")
+
+
+# --- solids are counted by dancing links ----------------------------------------------
+
+def test_solids_are_counted_by_dancing_links_with_forced_options_and_progress():
+    inst = api.instance(SOLIDS, target="box_2x3x10")
+    assert links.suits(inst.cover) and not links.suits(api.instance(RHOMBUS).cover)
+    seen = []
+    assert links.count(inst.cover, progress=lambda done, total: seen.append((done, total))) \
+        == 96
+    assert seen[-1][0] == seen[-1][1] == len(seen)
+    containing: dict[int, int] = {}
+    for chosen in iter_cover_solutions("cpsat", inst.cover):
+        for j in chosen:
+            containing[j] = containing.get(j, 0) + 1
+    for j in [*list(containing)[:5], 0, 1]:
+        assert links.count(inst.cover, forced=(j,)) == containing.get(j, 0)
+
+
+def test_a_solid_count_stops_at_its_time_limit():
+    inst = api.instance(SOLIDS, target="box_3x4x5")
+    start = time.perf_counter()
+    assert count_cover("engine", inst.cover, time_limit=0.5) is None
+    assert time.perf_counter() - start < 5
+
+
+def test_solids_counted_from_several_threads_at_once():
+    covers = [api.instance(SOMA).cover, api.instance(SOLIDS, target="box_2x3x10").cover] * 2
+    with ThreadPoolExecutor(4) as pool:
+        counts = list(pool.map(lambda cover: links.count(cover, jobs=2), covers))
+    assert counts == [11_520, 96] * 2
+
+
+def test_the_web_page_serves_a_hex_calendar(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from cpmodels.web.app import create_app
+
+    path = tmp_path / "hex_week.yaml"
+    path.write_text(HEX_CALENDAR)
+    with TestClient(create_app([path])) as client:
+        assert "hex_week" in json.dumps(client.get("/api/specs").json())
+        data = client.post("/api/solution", json={"spec": "hex_week",
+                                                  "labels": ["Wed"]}).json()
+        assert data["status"] == "solved" and data["svg"].count('class="piece"') == 5
+        assert client.post("/api/count", json={"spec": "hex_week",
+                                               "labels": ["Wed"]}).json()["count"] == 8
+        body = {"spec": "hex_week", "labels": ["Wed"], "revealed": []}
+        for shown in range(1, 6):
+            hint = client.post("/api/hint", json=body).json()
+            assert len(hint["revealed"]) == shown
+            body["revealed"] = hint["revealed"]

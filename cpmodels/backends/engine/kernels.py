@@ -166,6 +166,15 @@ def store(filled, code, vec, lo, hi, scalar, keys, values, arena, stats):
 
 # --- region pruning (its data: regions.py) --------------------------------------------
 
+@njit(cache=True, inline="always")
+def _flood_step(y, scratch, stack, top, size):
+    """Push cell bit ``y`` onto the flood fill's stack unless it is filled or seen."""
+    one = np.uint64(1)
+    if y >= 0 and not (scratch[0, y >> 6] >> np.uint64(y & 63)) & one:
+        scratch[0, y >> 6] |= one << np.uint64(y & 63)
+        stack[top] = y
+        return top + 1, size + 1
+    return top, size
 
 @njit(cache=True)
 def dead_end(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch, stack):
@@ -193,13 +202,12 @@ def dead_end(o, filled, cell_nb, opt_nb_start, opt_nb, fillable, limit, scratch,
         while top > 0 and size < limit:
             top -= 1
             x = stack[top]
-            for d in range(cell_nb.shape[1]):
-                y = cell_nb[x, d]
-                if y >= 0 and not (scratch[0, y >> 6] >> np.uint64(y & 63)) & one:
-                    scratch[0, y >> 6] |= one << np.uint64(y & 63)
-                    stack[top] = y
-                    top += 1
-                    size += 1
+            if cell_nb.shape[1] == 4:  # the square grid, with a loop numba can unroll
+                for d in range(4):
+                    top, size = _flood_step(cell_nb[x, d], scratch, stack, top, size)
+            else:
+                for d in range(cell_nb.shape[1]):
+                    top, size = _flood_step(cell_nb[x, d], scratch, stack, top, size)
         if size < limit:
             if not fillable[size]:
                 return True

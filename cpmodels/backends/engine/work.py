@@ -40,6 +40,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from cpmodels.backends.engine import links
 from cpmodels.backends.engine.drivers import tally_prefixes, top_branches
 from cpmodels.backends.engine.layout import compile_cover
 from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS, Memo, SearchStopped
@@ -327,8 +328,12 @@ def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequenc
     counted here; once that has taken more than half a second, the rest are shared among
     ``jobs`` worker processes (default: every core), which start from this call's compiled
     cover and table of sub-board counts. Safe to call from several threads at once: each
-    call owns its counter, and off the main thread it counts in the calling thread.
+    call owns its counter, and off the main thread it counts in the calling thread. A solid
+    is counted by dancing links instead, in threads (:mod:`.links`).
     """
+    if links.suits(cover):  # a solid: the most constrained item first (links.py)
+        return links.count(cover, time_limit=time_limit, forced=tuple(forced),
+                           progress=progress, jobs=jobs or os.cpu_count() or 1)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     job = CountJob(cover)
     counter = Counter(job)

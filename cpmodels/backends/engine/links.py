@@ -1,0 +1,297 @@
+"""Dancing links with the most constrained item first: how the engine counts solids.
+
+The engine's first-empty-cell search with its table of sub-boards is what makes plane
+boards fast: behind a front of one column few sub-boards recur. A box of cubes has a
+front of a whole layer, and a cell deep inside can be covered in many more ways, so there
+branching on the item with the fewest options left (Knuth's Algorithm X with dancing
+links, as in his DLX1) takes far fewer nodes. Measured on the solid pentominoes: the
+2x5x6 box in 51 s by the first-empty-cell search against 6.6 s by DLX1 on one core.
+
+Data layout (DLX1's). Items are ``1..n`` (``0`` is the root of the list of items still to
+cover; an item covered at most once is kept out of that list, linked to itself). Nodes
+follow the items: each option is a run of nodes, one per item, between spacers. Every
+node and item header has ``up`` and ``down`` links in its item's circular list, and
+``top`` names its item; a spacer has ``top <= 0``, its ``up`` is the first node of the
+option before it and its ``down`` the last node of the option after it, so a walk around
+an option steps over the spacers. ``length[i]`` is how many options item ``i`` has left.
+
+A count is split at the root: its most constrained item's options are the tasks, each
+searched in a thread of its own on its own copy of the links (the kernel releases the
+GIL). Only covers whose items are all covered exactly once or at most once are laid out
+this way; :func:`suits` says which covers the engine hands over.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from cpmodels.cover import ExactCover
+
+CHECK_EVERY = (1 << 16) - 1  # nodes between looks at the stop flag
+
+
+@dataclass(frozen=True)
+class Links:
+    """The dancing-links arrays of a cover (copied per search; see the module docstring)."""
+
+    top: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    length: np.ndarray
+    prev: np.ndarray
+    next: np.ndarray
+    first_node: np.ndarray  # option j's first node
+
+    def copy(self) -> tuple[np.ndarray, ...]:
+        """Fresh link arrays for one search (``top`` and the option index are shared)."""
+        return (self.top, self.up.copy(), self.down.copy(), self.length.copy(),
+                self.prev.copy(), self.next.copy())
+
+
+def suits(cover: ExactCover) -> bool:
+    """Whether the engine counts this cover with dancing links: a solid (cube grid) whose
+    items are all covered exactly once or at most once."""
+    return cover.grid == "cube" and bool(cover.items) and all(
+        (item.low, item.high) in ((1, 1), (0, 1)) for item in cover.items)
+
+
+def links(cover: ExactCover) -> Links:
+    """Lay the cover out as dancing links."""
+    n = len(cover.items)
+    n_nodes = n + 1 + sum(len(o) for o in cover.options) + len(cover.options) + 1
+    top = np.zeros(n_nodes, np.int64)
+    up = np.arange(n_nodes, dtype=np.int64)
+    down = np.arange(n_nodes, dtype=np.int64)
+    length = np.zeros(n + 1, np.int64)
+    prev = np.arange(n + 1, dtype=np.int64)
+    nxt = np.arange(n + 1, dtype=np.int64)
+    primary = [0] + [i + 1 for i, it in enumerate(cover.items) if it.low == 1]
+    for a, b in zip(primary, primary[1:] + primary[:1]):
+        nxt[a], prev[b] = b, a
+    first_node = np.zeros(len(cover.options), np.int64)
+    spacer = n + 1
+    top[spacer] = 0
+    for j, option in enumerate(cover.options):
+        first = spacer + 1
+        first_node[j] = first
+        for k, item in enumerate(option):
+            node, head = first + k, item + 1
+            top[node] = head
+            last = up[head]
+            down[last], up[node], down[node], up[head] = node, last, head, node
+            length[head] += 1
+        down[spacer] = first + len(option) - 1  # the last node of the option after it
+        spacer = first + len(option)
+        top[spacer] = -(j + 1)
+        up[spacer] = first  # the first node of the option before it
+    return Links(top, up, down, length, prev, nxt, first_node)
+
+
+@njit(cache=True, inline="always")
+def _cover(c, top, up, down, length, prev, nxt):
+    left, right = prev[c], nxt[c]
+    nxt[left], prev[right] = right, left
+    rr = down[c]
+    while rr != c:
+        nn = rr + 1
+        while nn != rr:
+            uu, dd, cc = up[nn], down[nn], top[nn]
+            if cc <= 0:
+                nn = uu
+                continue
+            down[uu], up[dd] = dd, uu
+            length[cc] -= 1
+            nn += 1
+        rr = down[rr]
+
+
+@njit(cache=True, inline="always")
+def _uncover(c, top, up, down, length, prev, nxt):
+    rr = down[c]
+    while rr != c:
+        nn = rr + 1
+        while nn != rr:
+            uu, dd, cc = up[nn], down[nn], top[nn]
+            if cc <= 0:
+                nn = uu
+                continue
+            down[uu] = nn
+            up[dd] = nn
+            length[cc] += 1
+            nn += 1
+        rr = down[rr]
+    left, right = prev[c], nxt[c]
+    nxt[left] = c
+    prev[right] = c
+
+
+@njit(cache=True, nogil=True)
+def take_kernel(top, up, down, length, prev, nxt, forced):
+    """Take the options whose first nodes are ``forced``: cover each of their items. False
+    when two of them share an item."""
+    for f in forced:
+        pp = f
+        while True:
+            cc = top[pp]
+            if cc <= 0:
+                pp = up[pp]
+                if pp == f:
+                    break
+                continue
+            if prev[cc] != cc and nxt[prev[cc]] != cc:
+                return False  # a primary item already covered
+            _cover(cc, top, up, down, length, prev, nxt)
+            pp += 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def count_kernel(top, up, down, length, prev, nxt, forced, stop):
+    """Solutions that contain the options whose first nodes are ``forced`` (-1 when
+    ``stop[0]`` was set before the search finished)."""
+    if not take_kernel(top, up, down, length, prev, nxt, forced):
+        return 0
+    if nxt[0] == 0:
+        return 1
+    n_items = length.shape[0]
+    choice = np.zeros(n_items + 1, np.int64)
+    best_at = np.zeros(n_items + 1, np.int64)
+    count = 0
+    nodes = 0
+    level = 0
+    best = 0
+    cur = 0
+    mode = 0  # 0 forward, 1 advance, 2 backup, 3 recover
+    while True:
+        if mode == 0:
+            nodes += 1
+            if nodes & 65535 == 0 and stop[0]:
+                return -1
+            t = n_items + len(top)
+            k = nxt[0]
+            while k != 0:
+                if length[k] < t:
+                    best, t = k, length[k]
+                    if t == 0:
+                        break
+                k = nxt[k]
+            _cover(best, top, up, down, length, prev, nxt)
+            best_at[level] = best
+            cur = down[best]
+            choice[level] = cur
+            mode = 1
+        elif mode == 1:
+            if cur == best:
+                mode = 2
+                continue
+            pp = cur + 1
+            while pp != cur:
+                cc = top[pp]
+                if cc <= 0:
+                    pp = up[pp]
+                else:
+                    _cover(cc, top, up, down, length, prev, nxt)
+                    pp += 1
+            if nxt[0] == 0:
+                count += 1
+                mode = 3
+            else:
+                level += 1
+                mode = 0
+        elif mode == 2:
+            _uncover(best, top, up, down, length, prev, nxt)
+            if level == 0:
+                return count
+            level -= 1
+            cur = choice[level]
+            best = best_at[level]
+            mode = 3
+        else:
+            pp = cur - 1
+            while pp != cur:
+                cc = top[pp]
+                if cc <= 0:
+                    pp = down[pp]
+                else:
+                    _uncover(cc, top, up, down, length, prev, nxt)
+                    pp -= 1
+            cur = down[cur]
+            choice[level] = cur
+            mode = 1
+
+
+def root_tasks(lk: Links, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
+    """The options of the most constrained item (once ``forced`` is taken), each with
+    ``forced``: the top-level branches of a count."""
+    arrays = lk.copy()
+    top, _, down, length, _, nxt = arrays
+    first = np.array([lk.first_node[j] for j in forced], np.int64)
+    if not take_kernel(*arrays, first):
+        return []
+    if nxt[0] == 0:
+        return [forced]
+    best, t, k = 0, 1 << 62, int(nxt[0])
+    while k != 0:
+        if length[k] < t:
+            best, t = k, int(length[k])
+        k = int(nxt[k])
+    option_of = {int(node): j for j, node in enumerate(lk.first_node)}
+    tasks = []
+    node = int(down[best])
+    while node != best:
+        start = node
+        while top[start - 1] > 0:
+            start -= 1
+        tasks.append((*forced, option_of[start]))
+        node = int(down[node])
+    return tasks
+
+
+def count(cover: ExactCover, *, time_limit: float | None = None,
+          forced: tuple[int, ...] = (), progress: Callable[[int, int], None] | None = None,
+          jobs: int = 2) -> int | None:
+    """Count the solutions (with the ``forced`` options) in ``jobs`` threads; None when
+    ``time_limit`` seconds pass first. Ctrl-C stops every thread and is raised again."""
+    lk = links(cover)
+    tasks = root_tasks(lk, tuple(forced))
+    if not tasks:
+        return 0
+    stop = np.zeros(1, np.int64)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    total, done = 0, 0
+    lock = threading.Lock()
+
+    def run(task: tuple[int, ...]) -> int:
+        first = np.array([lk.first_node[j] for j in task], np.int64)
+        return int(count_kernel(*lk.copy(), first, stop))
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        pending = {pool.submit(run, task) for task in tasks}
+        try:
+            while pending:
+                left = None if deadline is None else deadline - time.perf_counter()
+                if left is not None and left <= 0:
+                    stop[0] = 1
+                    return None
+                finished, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    n = future.result()
+                    if n < 0:
+                        return None
+                    with lock:
+                        total, done = total + n, done + 1
+                    if progress is not None:
+                        progress(done, len(tasks))
+        except BaseException:
+            stop[0] = 1
+            raise
+        finally:
+            stop[0] = 1 if pending else stop[0]
+    return total
