@@ -446,3 +446,13 @@ def test_the_web_page_serves_a_hex_calendar(tmp_path):
             hint = client.post("/api/hint", json=body).json()
             assert len(hint["revealed"]) == shown
             body["revealed"] = hint["revealed"]
+
+
+def test_a_square_board_given_by_cells_anywhere_is_framed_around_its_cells(run_cli, tmp_path):
+    path = tmp_path / "far.yaml"
+    path.write_text("kind: packing\nname: far\ncells: [[-2, -1], [-2, 0], [-2, 1], [-1, -1], "
+                    "[-1, 0], [-1, 1]]\npieces:\n  - {name: L, shape: '##/#.', count: 2}\n")
+    code, out, _ = run_cli("solve", path)
+    assert code == 0 and out.splitlines()[1:3] == ["L L L", "L L L"]
+    scene = api.solve(path).scene()
+    assert scene.bounds == (-1, -2, 2, 0) and not scene.walls

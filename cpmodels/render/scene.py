@@ -214,11 +214,12 @@ def packing_scene(board_cells: frozenset[Cell], placements: Sequence[Placement],
     drawing = DRAWINGS[grid]
     every = set(board_cells) | set(labels)
     colours = piece_colours(list(letters))
-    if grid == "square":
+    if grid == "square":  # walls are drawn inside the board's frame
+        r0, c0 = min(r for r, _ in every), min(c for _, c in every)
         rows = max(r for r, _ in every) + 1
         cols = max(c for _, c in every) + 1
-        scene = Scene((0, 0, cols, rows), title, drawing, board=outline(board_cells))
-        scene.walls = [(r, c) for r in range(rows) for c in range(cols)
+        scene = Scene((c0, r0, cols, rows), title, drawing, board=outline(board_cells))
+        scene.walls = [(r, c) for r in range(r0, rows) for c in range(c0, cols)
                        if (r, c) not in board_cells]
     else:
         corners = [pt for cell in every for pt in drawing.corners(cell)]

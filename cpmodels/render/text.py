@@ -66,8 +66,6 @@ def draw_board(cells: frozenset[Cell], placements: list[Placement], letters: Map
     r0, c0 = min(r for r, _ in every), min(c for _, c in every)
     rows = max(r for r, _ in every) + 1
     cols = max(c for _, c in every) + 1
-    if grid == "square":
-        r0 = c0 = 0
     return [" ".join(token((r, c)) for c in range(c0, cols)).rstrip()
             for r in range(r0, rows)]
 
