@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 
 import pytest
@@ -83,4 +84,49 @@ def test_wide_boards_use_cpsat_alone():
     assert towers_dp.max_width(problem) == 8
     result = towers_solver.solve(problem, time_limit=2)
     assert result.backend == "cpsat" and result.bound >= result.score
+    assert check_towers(result.grid, 9, 9) == result.score
+
+
+def test_band_bounds_hold_and_are_exact_for_one_band():
+    spec = load_spec(SPECS / "towers.yaml")
+    for n, optimum in ((3, 200), (4, 440), (5, 730), (6, 1130)):
+        bound, cut = towers_dp.upper_bound(towers_problem(spec, n, n), max_band=3)
+        assert bound >= optimum and sum(cut) == n
+    # One band of the whole board, with no free rows, is the exact optimum.
+    assert towers_dp.upper_bound(towers_problem(spec, 5, 5), max_band=5) == (730, [5])
+
+
+def test_a_band_bound_is_the_best_band_score_by_brute_force():
+    spec = load_spec(SPECS / "towers.yaml")
+    problem = towers_problem(spec, 4, 2)  # a band of rows 1-2 with free rows 0 and 3
+    points = {col.letter: col.points for col in problem.colours}
+    best = 0
+    for cells in itertools.product([c.letter for c in problem.colours], repeat=8):
+        grid = ["".join(cells[0:2]), "".join(cells[2:4]), "".join(cells[4:6]),
+                "".join(cells[6:8])]
+        broken = [p for p in problem.violations(grid) if " at (1," in p or " at (2," in p]
+        if not broken:
+            best = max(best, sum(points[ch] for row in grid[1:3] for ch in row))
+    band = towers_problem(spec, 2, 2)
+    assert towers_dp.band_bound(band, 2, True, True) == best
+
+
+def test_rest_bounds_keep_the_proof_and_prune():
+    spec = load_spec(SPECS / "towers.yaml")
+    problem = towers_problem(spec, 6, 6)
+    rest = towers_dp.rest_bounds(problem, towers_dp.BandBounds(problem, 3))
+    assert rest[-1] == 0 and all(a >= b for a, b in itertools.pairwise(rest))
+    plain = towers_dp.solve_dp(problem, incumbent=1130)
+    pruned = towers_dp.solve_dp(problem, incumbent=1130, rest_bound=rest)
+    assert plain.best is None and pruned.best is None and pruned.finished
+    assert pruned.peak_states < plain.peak_states
+    assert towers_dp.solve_dp(problem, incumbent=1100, rest_bound=rest).best == 1130
+
+
+def test_wide_boards_get_the_band_bound():
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 9, 9)
+    bound, cut = towers_dp.upper_bound(problem, max_band=3)
+    assert (bound, cut) == (3230, [3, 3, 3])
+    result = towers_solver.solve(problem, time_limit=10, band_height=3)
+    assert result.bound is not None and result.bound <= bound
     assert check_towers(result.grid, 9, 9) == result.score

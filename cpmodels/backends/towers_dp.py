@@ -191,12 +191,17 @@ def _bits(problem: TowersProblem) -> tuple[int, int]:
 
 def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
              deadline: float | None = None, memory_limit: int = MEMORY_LIMIT,
-             board: bool = False) -> DpResult:
+             board: bool = False, helpers: frozenset[int] = frozenset(),
+             rest_bound: list[int] | None = None) -> DpResult:
     """The optimum, or whether any board beats ``incumbent`` (see the module docstring).
 
     With ``board``, every layer is kept (compacted) so an optimal board can be traced back.
     With an incumbent, the layers of the pruned half are kept, so a better board, if there
-    is one, is traced back over that half (``partial``).
+    is one, is traced back over that half (``partial``). ``helpers`` are rows whose towers
+    score nothing and need nothing: neighbours of a band of rows, free to be anything (see
+    :func:`upper_bound`). ``rest_bound[t]``, when given with an incumbent, bounds the score
+    of the cells from the ``t``-th on (in the programme's reading order): a state that
+    cannot beat the incumbent even so is dropped in the first half too.
     """
     start = time.perf_counter()
     rows, cols = problem.rows, problem.cols
@@ -230,7 +235,8 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     kept = 0
     allowed_at = []
     # The half-turn bound needs the board to look the same turned: not with built cells.
-    symmetric = not fixed
+    symmetric = not fixed and not helpers
+    free_points, free_needs = np.zeros_like(points), np.zeros_like(needs)
     peak = 1
     for t in range(total):
         i, j = divmod(t, cols)
@@ -238,10 +244,12 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
         floor = -(1 << 62)
         if incumbent is not None and symmetric and rest <= t:
             floor = incumbent + 1 - best_after[rest]
+        if incumbent is not None and rest_bound is not None:
+            floor = max(floor, incumbent + 1 - rest_bound[t + 1])
         code = fixed.get((i, j))
         allowed = every if code is None else 1 << (empty_code if code < 0 else code)
         allowed_at.append(allowed)
-        if board or floor > -(1 << 62):
+        if board or (incumbent is not None and symmetric and rest <= t):  # the half traced
             full = keys != _EMPTY
             layers.append((keys[full], vals[full]))
             kept += int(full.sum()) * 16
@@ -254,8 +262,11 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
         target = 1 if current == 0 else 0
         if buffers[target][0].shape[0] < cap:
             buffers[target] = (np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int64))
-        keys, vals, n = _step(keys, vals, i, j, rows, cols, points, needs, allowed, bits, none,
-                              floor, buffers[target][0][:cap], buffers[target][1][:cap])
+        helper = (j if turned else i) in helpers
+        keys, vals, n = _step(keys, vals, i, j, rows, cols,
+                              free_points if helper else points, free_needs if helper else needs,
+                              allowed, bits, none, floor, buffers[target][0][:cap],
+                              buffers[target][1][:cap])
         if keys.shape[0] != cap:  # the table grew: keep the bigger one
             buffers[target] = (keys, vals)
         current = target
@@ -286,3 +297,81 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
         grid = ["".join(found[r, c] for c in range(problem.cols)) for r in range(problem.rows)]
     return DpResult(best_after[total], True, peak, time.perf_counter() - start, grid,
                     None if board else found)
+
+
+def band_bound(problem: TowersProblem, height: int, above: bool, below: bool, *,
+               deadline: float | None = None) -> int | None:
+    """The best score of ``height`` full rows of the board whose neighbouring rows (one
+    ``above``, one ``below``, where the band has them) may hold any towers, scoring nothing
+    and needing nothing. No board scores more on such a band of its rows. None when the
+    programme did not finish (time or memory)."""
+    rows = height + above + below
+    helpers = frozenset(([0] if above else []) + ([rows - 1] if below else []))
+    band = TowersProblem(problem.name, rows, problem.cols, problem.colours,
+                         problem.allow_empty, problem.empty_letter)
+    result = solve_dp(band, deadline=deadline, helpers=helpers)
+    return result.best if result.finished else None
+
+
+class BandBounds:
+    """Bounds on bands of a board's rows (:func:`band_bound`), each worked out once."""
+
+    def __init__(self, problem: TowersProblem, max_band: int = 5,
+                 deadline: float | None = None) -> None:
+        if problem.fixed:
+            raise ValueError("the band bound is for boards with no towers built")
+        self.problem, self.max_band, self.deadline = problem, max_band, deadline
+        self.known: dict[tuple[int, bool, bool], int | None] = {}
+
+    def band(self, height: int, above: bool, below: bool) -> int | None:
+        key = (height, above, below)
+        if key not in self.known:
+            self.known[key] = band_bound(self.problem, height, above, below,
+                                         deadline=self.deadline)
+        return self.known[key]
+
+    def rows(self, first: int) -> tuple[int | None, list[int]]:
+        """A bound on rows ``first`` to the last (the row above them free, if any): the cut
+        into bands of at most ``max_band`` rows with the least sum, and its band heights."""
+        last = self.problem.rows
+        best: dict[int, tuple[int, list[int]]] = {first: (0, [])}
+        for end in range(first + 1, last + 1):
+            for h in range(1, min(self.max_band, end - first) + 1):
+                before = best.get(end - h)
+                b = self.band(h, end - h > 0, end < last)
+                if before is None or b is None:
+                    continue
+                if end not in best or before[0] + b < best[end][0]:
+                    best[end] = (before[0] + b, [*before[1], h])
+        found = best.get(last)
+        return (found[0], found[1]) if found is not None else (None, [])
+
+
+def upper_bound(problem: TowersProblem, *, max_band: int = 5,
+                deadline: float | None = None) -> tuple[int | None, list[int]]:
+    """An upper bound on the board's score: its rows cut into bands of at most ``max_band``
+    rows, each bounded by :func:`band_bound`, the cut that gives the least sum. Returns the
+    bound and the band heights from the top (None and [] if a band did not finish)."""
+    return BandBounds(problem, max_band, deadline).rows(0)
+
+
+def rest_bounds(problem: TowersProblem, bands: BandBounds) -> list[int] | None:
+    """For each number of cells placed (reading order, rows of the square board), a bound
+    on the score of the cells still to place: the most points a tower scores on each cell
+    left in the current row, plus the band bound of the rows below; or, when no tower
+    scores below 0, the band bound of the rows from the current one on, if less."""
+    if problem.rows != problem.cols:
+        return None
+    most = max(c.points for c in problem.colours)
+    out = []
+    for t in range(problem.rows * problem.cols + 1):
+        i, j = divmod(t, problem.cols)
+        below, _ = bands.rows(min(i + (1 if j else 0), problem.rows))
+        if below is None:
+            return None
+        bound = below + most * ((problem.cols - j) % problem.cols)
+        if j and min(c.points for c in problem.colours) >= 0:
+            whole, _ = bands.rows(i)  # the rows from this one on bound their part too
+            bound = min(bound, whole if whole is not None else bound)
+        out.append(bound)
+    return out

@@ -68,11 +68,13 @@ def build_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
 
 def _search(problem: TowersProblem, time_limit: float | None, workers: int | None,
             target: int | None = None, hint: list[str] | None = None,
-            known: dict[tuple[int, int], str] | None = None,
+            known: dict[tuple[int, int], str] | None = None, ceiling: int | None = None,
             ) -> tuple[int, list[str], int | None]:
     """One CP-SAT run: (status, board or [], bound); ``target`` asks for a board that good,
-    ``known`` gives the letters of some cells."""
+    ``known`` gives the letters of some cells, ``ceiling`` is a bound proved elsewhere."""
     model, x = build_model(problem)
+    if ceiling is not None:
+        model.add(sum(problem.colours[k].points * v for (_, _, k), v in x.items()) <= ceiling)
     letter_of = [col.letter for col in problem.colours]
     for (r, c), letter in (known or {}).items():
         for k, own in enumerate(letter_of):
@@ -102,6 +104,8 @@ def _search(problem: TowersProblem, time_limit: float | None, workers: int | Non
 
 
 DP_FIRST_WIDTH = 6  # up to this width the programme alone finds the optimum in about a second
+DP_PROOF_WIDTH = 8  # wider, the programme's layers outgrow this machine's memory
+BAND_HEIGHT = 5  # rows in a band of the band bound on boards too wide for the programme
 
 
 def incumbent_budget(problem: TowersProblem) -> float:
@@ -110,12 +114,15 @@ def incumbent_budget(problem: TowersProblem) -> float:
 
 
 def solve(problem: TowersProblem, *, time_limit: float | None = None,
-          workers: int | None = None, use_dp: bool = True) -> TowersResult:
+          workers: int | None = None, use_dp: bool = True,
+          band_height: int = BAND_HEIGHT) -> TowersResult:
     """Maximise the score; report optimality, the best bound and the board.
 
     CP-SAT looks for the board. Where it does not prove the optimum and the board is narrow
     enough, the exact dynamic programme (``towers_dp``) proves that nothing beats CP-SAT's
-    board, or finds the better score, which CP-SAT is then asked to reach.
+    board, or finds the better score, which CP-SAT is then asked to reach. Wider boards are
+    bounded by bands of at most ``band_height`` rows, each solved exactly
+    (``towers_dp.upper_bound``), and CP-SAT searches under that bound.
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
@@ -124,7 +131,7 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
         return None if deadline is None else deadline - time.perf_counter()
 
     width = min(problem.rows, problem.cols)
-    narrow = use_dp and width <= towers_dp.max_width(problem)
+    narrow = use_dp and width <= min(DP_PROOF_WIDTH, towers_dp.max_width(problem))
     if narrow and width <= DP_FIRST_WIDTH:
         # Narrow enough for the programme to find an optimal board outright.
         dp = towers_dp.solve_dp(problem, deadline=deadline, board=True)
@@ -133,11 +140,19 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
         if dp.finished and dp.grid is not None:
             return TowersResult("solved", time.perf_counter() - start, dp.grid,
                                 problem.score(dp.grid), True, dp.best, "dp")
+    ceiling = None
+    if not narrow and use_dp and not problem.fixed:
+        # Too wide to prove: bound the score by bands of rows, each solved exactly (in at
+        # most half the time), and give CP-SAT that bound as a constraint.
+        half = None if deadline is None else start + (deadline - start) / 2
+        ceiling, _ = towers_dp.upper_bound(problem, max_band=band_height, deadline=half)
     first = left()
     if narrow:
         budget = incumbent_budget(problem)
         first = budget if first is None else min(first, budget)
-    status, grid, bound = _search(problem, first, workers)
+    status, grid, bound = _search(problem, first, workers, ceiling=ceiling)
+    if ceiling is not None and (bound is None or ceiling < bound):
+        bound = ceiling
     if status == cp_model.INFEASIBLE:
         return TowersResult("unsolvable", time.perf_counter() - start)
     score = problem.score(grid) if grid else None
@@ -165,5 +180,7 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     if not grid:
         return TowersResult("unknown", time.perf_counter() - start, bound=bound,
                             backend=backend)
+    if not optimal and bound is not None and score == bound:
+        optimal = True  # the board reaches a bound proved by the bands
     return TowersResult("solved", time.perf_counter() - start, grid, score, optimal,
                         score if optimal else bound, backend)
