@@ -67,21 +67,15 @@ def _piece_map(cell_map: dict[Cell, Cell], footprints: dict[str, set[tuple[Cell,
                bounds: dict[str, tuple[int, int]]) -> dict[str, str] | None:
     """The piece each piece's placements go to under ``cell_map`` (itself when it can), or
     None when some piece's images are no piece's placements."""
-    mapped: dict[str, str] = {}
-    taken: set[str] = set()
-    for piece, cells in footprints.items():
-        image = frozenset(tuple(sorted(cell_map.get(rc, rc) for rc in option))
-                          for option in cells)
-        candidates = by_footprint.get(image, [])
-        if piece in candidates:
-            mapped[piece] = piece
-            taken.add(piece)
-    for piece, cells in footprints.items():
+    images = {piece: by_footprint.get(frozenset(
+        tuple(sorted(cell_map.get(rc, rc) for rc in option)) for option in cells), [])
+        for piece, cells in footprints.items()}
+    mapped = {piece: piece for piece, candidates in images.items() if piece in candidates}
+    taken = set(mapped)
+    for piece, candidates in images.items():
         if piece in mapped:
             continue
-        image = frozenset(tuple(sorted(cell_map.get(rc, rc) for rc in option))
-                          for option in cells)
-        target = next((q for q in by_footprint.get(image, []) if q not in taken
+        target = next((q for q in candidates if q not in taken
                        and bounds.get(q) == bounds.get(piece)), None)
         if target is None:
             return None

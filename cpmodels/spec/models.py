@@ -310,13 +310,7 @@ class PieceSetSpec(StrictModel):
         geo = self.geometry
         for i, piece in enumerate(self.pieces):
             path = ("pieces", i, piece.form)
-            _check_form(piece.form, geo, path, "piece")
-            if piece.form == "shape" and geo.name != "square":
-                continue
-            if any(len(cell) != geo.dim for cell in piece.cells):
-                bad = next(list(c) for c in piece.cells if len(c) != geo.dim)
-                raise SpecFieldError(path, f"cell {bad} has {len(bad)} coordinates; on the "
-                                           f"{geo.name} grid a cell is {geo.coordinates}")
+            _check_form(piece.form, piece.cells, geo, path, "piece")
             if not is_connected(piece.cells, geo):
                 joined = "a face" if geo.dim == 3 else "an edge"
                 raise SpecFieldError(path, f"the piece is not connected on the {geo.name} "
@@ -434,8 +428,10 @@ def _fit_check(spec: PieceSetSpec, cells: frozenset[Cell], board: str = "the boa
                 + ("" if spec.rotate else " (rotate is false)"))
 
 
-def _check_form(form: str, geo: Grid, path: tuple[str | int, ...], what: str) -> None:
-    """A drawing is for the square grid, a box or layers for the cube grid."""
+def _check_form(form: str, cells: frozenset[Cell], geo: Grid, path: tuple[str | int, ...],
+                what: str) -> None:
+    """A drawing is for the square grid, a box or layers for the cube grid; every cell has
+    the grid's number of coordinates."""
     if form in ("shape", "board") and geo.name != "square":
         raise SpecFieldError(path, f"a drawing is read on the square grid; on the {geo.name} "
                                    f"grid give the {what}'s 'cells' as {geo.coordinates}")
@@ -443,6 +439,10 @@ def _check_form(form: str, geo: Grid, path: tuple[str | int, ...], what: str) ->
         raise SpecFieldError(path, f"'{form}' is for the cube grid; on the {geo.name} grid "
                                    f"give the {what}'s 'cells' as {geo.coordinates}"
                                    + (" or draw it" if geo.name == "square" else ""))
+    bad = next((list(c) for c in cells if len(c) != geo.dim), None)
+    if bad is not None:
+        raise SpecFieldError(path, f"cell {bad} has {len(bad)} coordinates; on the "
+                                   f"{geo.name} grid a cell is {geo.coordinates}")
 
 
 class BoardFields(StrictModel):
@@ -520,12 +520,7 @@ class BoardFields(StrictModel):
     def check_grid(self, geo: Grid, path: tuple[str | int, ...]) -> None:
         """The board is given in a form the grid allows, with cells of its arity."""
         form = self.given()[0]
-        _check_form(form, geo, (*path, form), "board")
-        if any(len(cell) != geo.dim for cell in self.cells):
-            bad = next(list(c) for c in self.cells if len(c) != geo.dim)
-            raise SpecFieldError((*path, form), f"cell {bad} has {len(bad)} coordinates; on "
-                                                f"the {geo.name} grid a cell is "
-                                                f"{geo.coordinates}")
+        _check_form(form, self.cells, geo, (*path, form), "board")
 
 
 class Target(BoardFields):

@@ -23,7 +23,6 @@ this way; :func:`suits` says which covers the engine hands over.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -132,6 +131,20 @@ def _uncover(c, top, up, down, length, prev, nxt):
     prev[right] = c
 
 
+@njit(cache=True, inline="always")
+def _most_constrained(length, nxt):
+    """The item still to cover with the fewest options left (the first of them)."""
+    best, t = 0, 1 << 62
+    k = nxt[0]
+    while k != 0:
+        if length[k] < t:
+            best, t = k, length[k]
+            if t == 0:
+                break
+        k = nxt[k]
+    return best
+
+
 @njit(cache=True, nogil=True)
 def take_kernel(top, up, down, length, prev, nxt, forced):
     """Take the options whose first nodes are ``forced``: cover each of their items. False
@@ -150,6 +163,12 @@ def take_kernel(top, up, down, length, prev, nxt, forced):
             _cover(cc, top, up, down, length, prev, nxt)
             pp += 1
     return True
+
+
+@njit(cache=True)
+def most_constrained_kernel(length, nxt):
+    """:func:`_most_constrained` from Python."""
+    return _most_constrained(length, nxt)
 
 
 @njit(cache=True, nogil=True)
@@ -174,14 +193,7 @@ def count_kernel(top, up, down, length, prev, nxt, forced, stop):
             nodes += 1
             if nodes & 65535 == 0 and stop[0]:
                 return -1
-            t = n_items + len(top)
-            k = nxt[0]
-            while k != 0:
-                if length[k] < t:
-                    best, t = k, length[k]
-                    if t == 0:
-                        break
-                k = nxt[k]
+            best = _most_constrained(length, nxt)
             _cover(best, top, up, down, length, prev, nxt)
             best_at[level] = best
             cur = down[best]
@@ -237,11 +249,7 @@ def root_tasks(lk: Links, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]
         return []
     if nxt[0] == 0:
         return [forced]
-    best, t, k = 0, 1 << 62, int(nxt[0])
-    while k != 0:
-        if length[k] < t:
-            best, t = k, int(length[k])
-        k = int(nxt[k])
+    best = int(most_constrained_kernel(length, nxt))
     option_of = {int(node): j for j, node in enumerate(lk.first_node)}
     tasks = []
     node = int(down[best])
@@ -266,7 +274,6 @@ def count(cover: ExactCover, *, time_limit: float | None = None,
     stop = np.zeros(1, np.int64)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     total, done = 0, 0
-    lock = threading.Lock()
 
     def run(task: tuple[int, ...]) -> int:
         first = np.array([lk.first_node[j] for j in task], np.int64)
@@ -285,13 +292,9 @@ def count(cover: ExactCover, *, time_limit: float | None = None,
                     n = future.result()
                     if n < 0:
                         return None
-                    with lock:
-                        total, done = total + n, done + 1
+                    total, done = total + n, done + 1
                     if progress is not None:
                         progress(done, len(tasks))
-        except BaseException:
+        finally:  # ends the searches still running (a time limit, Ctrl-C, an error)
             stop[0] = 1
-            raise
-        finally:
-            stop[0] = 1 if pending else stop[0]
     return total
