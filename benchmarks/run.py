@@ -6,7 +6,8 @@ Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, rect_6x10
 week11_jan1mon, week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up,
 pictures, web_hints, web_load, design_apad, design_apad_difficulty, design_weekday,
 design_weekday_cluster, week_difficulty, first_count, cluster_week_sweep, week11_sweep,
-week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each). With no
+week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each),
+towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it). With no
 name, every benchmark runs.
 """
 
@@ -287,6 +288,30 @@ def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     return run
 
 
+def _towers_certificate(n: int) -> Callable[[], str]:
+    def run() -> str:
+        import tempfile
+        import time
+
+        from cpmodels.backends import towers_dp
+        from cpmodels.towers_certificate import CertificateWriter, check_certificate
+
+        problem = towers_problem(load_spec(SPECS / "towers.yaml"), n, n)
+        layout = towers_dp.key_layout(problem)
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "towers.cert"
+            writer = CertificateWriter(path, problem, layout.turned, layout.cell_bits,
+                                       layout.colour_bits)
+            r = towers_solver.solve(problem, layer_sink=writer.layer)
+            writer.finish(r.score, r.grid)
+            start = time.perf_counter()
+            check = check_certificate(path, problem)
+            return (f"score {r.score:,} ({r.backend}); certificate {check.states:,} states, "
+                    f"{path.stat().st_size / 1e6:.1f} MB, checked "
+                    f"{'ok' if check.ok else 'REJECTED'} in {time.perf_counter() - start:.1f} s")
+    return run
+
+
 TOWERS_ORACLES = {3: "200", 4: "440", 5: "730", 6: "1,130", 7: "1,570", 8: "2,100"}
 
 
@@ -352,6 +377,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
                     _count("solid_pentominoes.yaml", target="box_2x5x6")),
     "solid_3x4x5": ("solid pentominoes, 3x4x5 box, raw (oracle 31,520)",
                     _count("solid_pentominoes.yaml", target="box_3x4x5")),
+    **{f"towers_{n}x{n}_certificate": (f"towers {n}x{n} with its certificate, checked",
+                                        _towers_certificate(n)) for n in (6, 7, 8)},
     "towers_9x9": ("towers 9x9, 10 minutes", _towers(9, 600)),
     "towers_10x10": ("towers 10x10, 10 minutes (best known 3,400)",
                      _towers(10, 600)),

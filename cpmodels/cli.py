@@ -159,6 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text (default), json, or a picture: svg or png (with --out)")
     solve.add_argument("--out", type=Path, metavar="FILE",
                        help="write the svg/png picture to FILE (svg goes to stdout without it)")
+    solve.add_argument("--proof", type=Path, metavar="FILE",
+                       help="towers specs: write a certificate of the optimum to FILE and "
+                       "check it (boards up to 8 wide; see docs/towers.md)")
     _add_backend_arg(solve, "cpsat")
 
     count = sub.add_parser("count", help="count every solution of one puzzle")
@@ -254,6 +257,16 @@ def build_parser() -> argparse.ArgumentParser:
                               "every problem")
     validate.add_argument("specs", nargs="+", metavar="SPEC")
 
+    verify = sub.add_parser("verify", help="check a towers certificate written by solve "
+                            "--proof, without the solver")
+    verify.add_argument("spec", help="the towers spec the certificate is for")
+    verify.add_argument("--proof", type=Path, metavar="FILE", required=True,
+                        help="the certificate")
+    verify.add_argument("--size", type=_size, metavar="RxC",
+                        help="the board size (default: the size the certificate is for)")
+    verify.add_argument("--format", choices=("text", "json"), default="text")
+    _add_quiet_arg(verify)
+
     sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
     return parser
 
@@ -335,13 +348,18 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
         rows, cols = args.size or (None, None)
         problem = towers_problem(spec, rows, cols)
-        result = towers_solver.solve(problem, time_limit=args.time_limit)
-        _answer(args, towers_payload(problem, result), towers_text(problem, result, colour),
-                lambda: _pictures().towers_picture(problem, result))
-        return STATUS_EXIT[result.status]
+        if args.proof is None:
+            result = towers_solver.solve(problem, time_limit=args.time_limit)
+            _answer(args, towers_payload(problem, result), towers_text(problem, result, colour),
+                    lambda: _pictures().towers_picture(problem, result))
+            return STATUS_EXIT[result.status]
+        return _solve_towers_with_proof(args, problem, colour)
 
     if args.size is not None:
         raise InputError("--size applies to towers specs only")
+    if args.proof is not None:
+        raise InputError("solve --proof is for towers specs; a packing puzzle's proof of "
+                         "no solution comes from prove --proof")
     from cpmodels.backends import solve_cover
     from cpmodels.render import packing_payload, packing_text
 
@@ -350,6 +368,96 @@ def cmd_solve(args: argparse.Namespace) -> int:
     _answer(args, packing_payload(instance, result), packing_text(instance, result, colour),
             lambda: _pictures().packing_picture(instance, result))
     return STATUS_EXIT[result.status]
+
+
+def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: bool) -> int:
+    """Solve, write the programme's certificate of the answer, and check it."""
+    from cpmodels.backends import towers_dp, towers_solver
+    from cpmodels.render import towers_payload, towers_text
+    from cpmodels.towers_certificate import CertificateWriter, check_certificate
+
+    if min(problem.rows, problem.cols) > towers_solver.DP_PROOF_WIDTH:
+        raise InputError(f"certificates come from the exact programme, which proves boards "
+                         f"up to {towers_solver.DP_PROOF_WIDTH} wide; "
+                         f"{problem.rows}x{problem.cols} is wider (drop --proof for its "
+                         "best board and bound)")
+    layout = towers_dp.key_layout(problem)
+    writer = CertificateWriter(args.proof, problem, layout.turned, layout.cell_bits,
+                               layout.colour_bits)
+    try:
+        result = towers_solver.solve(problem, time_limit=args.time_limit,
+                                     layer_sink=writer.layer)
+        proved = result.status == "unsolvable" or result.optimal
+        if proved and writer.complete:
+            writer.finish(result.score, result.grid or None)
+        else:
+            writer.discard()
+    except OSError as exc:
+        writer.discard()
+        raise InputError(f"cannot write {args.proof}: {exc.strerror or exc}") from None
+    except BaseException:
+        writer.discard()
+        raise
+    payload = towers_payload(problem, result)
+    text = towers_text(problem, result, colour)
+    if not (proved and writer.complete):
+        why = ("the optimum was not proved" if not proved
+               else "the programme did not finish within the time limit")
+        payload.update(proof=None, proof_checked=False)
+        _answer(args, payload, f"{text}\nno certificate written: {why}",
+                lambda: _pictures().towers_picture(problem, result))
+        return EXIT_UNKNOWN
+    check = check_certificate(args.proof, problem)
+    payload.update(proof=str(args.proof), proof_checked=check.ok, proof_states=check.states)
+    note = (f"certificate in {args.proof}, checked: {check.states:,} states in "
+            f"{check.layers} layers" if check.ok
+            else f"certificate in {args.proof} was rejected: {check.message}")
+    _answer(args, payload, f"{text}\n{note}",
+            lambda: _pictures().towers_picture(problem, result))
+    return STATUS_EXIT[result.status] if check.ok else EXIT_UNKNOWN
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from cpmodels.progress import progress_bar
+    from cpmodels.towers_certificate import check_certificate, read_header
+    from cpmodels.towers_problem import towers_problem
+
+    spec = load_spec(args.spec)
+    if not isinstance(spec, TowersSpec):
+        raise InputError(f"verify checks towers certificates; {args.spec} is not a towers "
+                         "spec (a packing puzzle's DRUP proof is checked by prove itself)")
+    if not args.proof.is_file():
+        raise InputError(f"{args.proof}: no such file")
+    try:
+        header = read_header(args.proof)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    except OSError as exc:
+        raise InputError(f"cannot read {args.proof}: {exc.strerror or exc}") from None
+    if args.size is not None:
+        rows, cols = args.size
+    elif isinstance(header.get("rows"), int) and isinstance(header.get("cols"), int) \
+            and header["rows"] > 0 and header["cols"] > 0:
+        rows, cols = header["rows"], header["cols"]
+    else:
+        raise InputError(f"{args.proof}: the header gives no board size")
+    problem = towers_problem(spec, rows, cols)
+    with progress_bar(total=rows * cols, desc="checking", unit="layer",
+                      enabled=_bars(args)) as bar:
+        check = check_certificate(args.proof, problem,
+                                  on_layer=lambda t, total: bar.update(1))
+    payload = {"spec": problem.name, "size": [rows, cols], "proof": str(args.proof),
+               "ok": check.ok, "optimum": check.optimum, "states": check.states,
+               "message": check.message}
+    if check.ok:
+        what = (f"optimum {check.optimum:,} proved" if check.optimum is not None
+                else "no legal board, proved")
+        text = (f"{problem.name} {rows}x{cols}: {what} (certificate checked: {check.states:,} "
+                f"states in {check.layers} layers)")
+    else:
+        text = f"{problem.name} {rows}x{cols}: certificate rejected: {check.message}"
+    _emit(payload, text, args.format)
+    return EXIT_OK if check.ok else EXIT_UNKNOWN
 
 
 def _packing_instance(args: argparse.Namespace, spec: Spec | None = None):
@@ -692,7 +800,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 COMMANDS = {
     "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "prove": cmd_prove,
     "sweep": cmd_sweep, "serve": cmd_serve, "design": cmd_design,
-    "validate": cmd_validate, "schema": cmd_schema,
+    "validate": cmd_validate, "schema": cmd_schema, "verify": cmd_verify,
 }
 
 
@@ -738,6 +846,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     limit = getattr(args, "time_limit", None)
     if limit is not None and args.command in SELF_TIMED:
         limit += SELF_TIMED_GRACE  # a backstop: these stop on time and answer by themselves
+        if getattr(args, "proof", None) is not None and args.command == "solve":
+            limit = None  # the certificate is checked after the search's time limit
     try:
         with time_limit(limit):
             if args.command in ENGINE_COMMANDS and getattr(args, "backend", "engine") == "engine":

@@ -17,6 +17,7 @@ better score or proves that none exists. States are kept in open-addressing hash
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -178,21 +179,45 @@ def _best(keys, vals):
     return best
 
 
+@dataclass(frozen=True)
+class KeyLayout:
+    """How the programme reads a board and packs a frontier state into a 64-bit key.
+
+    The board is ``turned`` (rows and columns swapped) when it is wider than tall, and its
+    cells are placed in reading order. Column ``j`` of the frontier takes bits
+    ``cell_bits * j`` up: the colour code of its last placed cell in the low
+    ``colour_bits`` (the colours in the spec's order, then "empty"; all ones: no cell yet),
+    then the mask of the colours that cell still needs from neighbours to come.
+    """
+
+    turned: bool
+    cell_bits: int
+    colour_bits: int
+
+
+def key_layout(problem: TowersProblem) -> KeyLayout:
+    """The programme's reading order and key layout for ``problem``."""
+    n = len(problem.colours) + (1 if problem.allow_empty else 0)
+    colour_bits = n.bit_length()  # codes 0 .. n - 1, and one more for "no cell"
+    return KeyLayout(problem.cols > problem.rows, colour_bits + n, colour_bits)
+
+
 def max_width(problem: TowersProblem) -> int:
     """The widest board (columns, after turning it) the programme can take."""
     return 64 // _bits(problem)[0]
 
 
 def _bits(problem: TowersProblem) -> tuple[int, int]:
-    n = len(problem.colours) + (1 if problem.allow_empty else 0)
-    colour_bits = n.bit_length()  # codes 0 .. n - 1, and one more for "no cell"
-    return colour_bits + n, (1 << colour_bits) - 1
+    layout = key_layout(problem)
+    return layout.cell_bits, (1 << layout.colour_bits) - 1
 
 
 def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
              deadline: float | None = None, memory_limit: int = MEMORY_LIMIT,
              board: bool = False, helpers: frozenset[int] = frozenset(),
-             rest_bound: list[int] | None = None) -> DpResult:
+             rest_bound: list[int] | None = None,
+             layer_sink: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
+             ) -> DpResult:
     """The optimum, or whether any board beats ``incumbent`` (see the module docstring).
 
     With ``board``, every layer is kept (compacted) so an optimal board can be traced back.
@@ -202,11 +227,15 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     :func:`upper_bound`). ``rest_bound[t]``, when given with an incumbent, bounds the score
     of the cells from the ``t``-th on (in the programme's reading order): a state that
     cannot beat the incumbent even so is dropped in the first half too.
+
+    ``layer_sink(t, keys, values)`` is handed every layer as it is made, from the start
+    state (``t = 0``) to the states after the last cell: the frontier states reached after
+    ``t`` cells and their best scores, the programme's certificate (``towers_proof``).
     """
     start = time.perf_counter()
     rows, cols = problem.rows, problem.cols
     fixed = dict(problem.fixed)
-    turned = cols > rows
+    turned = key_layout(problem).turned
     if turned:  # place along the shorter side
         rows, cols = cols, rows
         fixed = {(c, r): k for (r, c), k in fixed.items()}
@@ -246,6 +275,9 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
             floor = incumbent + 1 - best_after[rest]
         if incumbent is not None and rest_bound is not None:
             floor = max(floor, incumbent + 1 - rest_bound[t + 1])
+        if layer_sink is not None:
+            full = keys != _EMPTY
+            layer_sink(t, keys[full], vals[full])
         code = fixed.get((i, j))
         allowed = every if code is None else 1 << (empty_code if code < 0 else code)
         allowed_at.append(allowed)
@@ -277,7 +309,12 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
         if out_of_time or keys.nbytes * 2 + kept > memory_limit:
             return DpResult(None, False, peak, time.perf_counter() - start)
         if n == 0:
-            return DpResult(None, True, peak, time.perf_counter() - start)
+            break
+    if layer_sink is not None:
+        full = keys != _EMPTY
+        layer_sink(t + 1, keys[full], vals[full])
+    if len_keys == 0:
+        return DpResult(None, True, peak, time.perf_counter() - start)
     letters = [c.letter for c in colours] + [problem.empty_letter]
     found: dict[tuple[int, int], str] = {}
     full = keys != _EMPTY

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 from ortools.sat.python import cp_model
 
 from cpmodels.backends import towers_dp
@@ -115,7 +117,9 @@ def incumbent_budget(problem: TowersProblem) -> float:
 
 def solve(problem: TowersProblem, *, time_limit: float | None = None,
           workers: int | None = None, use_dp: bool = True,
-          band_height: int = BAND_HEIGHT) -> TowersResult:
+          band_height: int = BAND_HEIGHT,
+          layer_sink: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
+          ) -> TowersResult:
     """Maximise the score; report optimality, the best bound and the board.
 
     CP-SAT looks for the board. Where it does not prove the optimum and the board is narrow
@@ -123,6 +127,10 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     board, or finds the better score, which CP-SAT is then asked to reach. Wider boards are
     bounded by bands of at most ``band_height`` rows, each solved exactly
     (``towers_dp.upper_bound``), and CP-SAT searches under that bound.
+
+    ``layer_sink`` is handed the programme's layers (see ``towers_dp.solve_dp``), for a
+    certificate of the answer (``towers_certificate``); with it the programme runs on every
+    board narrow enough, even where CP-SAT alone proves the optimum.
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
@@ -134,7 +142,7 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     narrow = use_dp and width <= min(DP_PROOF_WIDTH, towers_dp.max_width(problem))
     if narrow and width <= DP_FIRST_WIDTH:
         # Narrow enough for the programme to find an optimal board outright.
-        dp = towers_dp.solve_dp(problem, deadline=deadline, board=True)
+        dp = towers_dp.solve_dp(problem, deadline=deadline, board=True, layer_sink=layer_sink)
         if dp.finished and dp.grid is None:
             return TowersResult("unsolvable", time.perf_counter() - start, backend="dp")
         if dp.finished and dp.grid is not None:
@@ -153,15 +161,17 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     status, grid, bound = _search(problem, first, workers, ceiling=ceiling)
     if ceiling is not None and (bound is None or ceiling < bound):
         bound = ceiling
-    if status == cp_model.INFEASIBLE:
+    infeasible = status == cp_model.INFEASIBLE
+    if infeasible and not (narrow and layer_sink is not None):
         return TowersResult("unsolvable", time.perf_counter() - start)
     score = problem.score(grid) if grid else None
     optimal = status == cp_model.OPTIMAL
     backend = NAME
-    if narrow and not optimal and (left() is None or left() > 0):
+    wanted = not optimal or layer_sink is not None
+    if narrow and wanted and (left() is None or left() > 0):
         # The programme's pruning needs an incumbent; without a board it counts from scratch.
-        dp = towers_dp.solve_dp(problem, incumbent=score,
-                                deadline=None if deadline is None else deadline)
+        dp = towers_dp.solve_dp(problem, incumbent=score, deadline=deadline,
+                                layer_sink=layer_sink)
         if dp.finished:
             backend = f"{NAME}+dp"
             if dp.best is None:
@@ -173,10 +183,12 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
                 # The programme traced the better board over the half it pruned; CP-SAT
                 # completes the other half.
                 bound = dp.best
-                status, better, _ = _search(problem, left(), workers, target=dp.best,
+                _, better, _ = _search(problem, left(), workers, target=dp.best,
                                             hint=grid or None, known=dp.partial)
                 if better:
                     grid, score, optimal = better, problem.score(better), True
+    if infeasible:  # proved by CP-SAT; the programme only ran for its certificate
+        return TowersResult("unsolvable", time.perf_counter() - start, backend=backend)
     if not grid:
         return TowersResult("unknown", time.perf_counter() - start, bound=bound,
                             backend=backend)

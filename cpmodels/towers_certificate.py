@@ -1,0 +1,359 @@
+"""Certificates of towers optima, written from the dynamic programme, and their checker.
+
+**What a certificate claims.** No board of the puzzle scores more than ``optimum``, and the
+``board`` it carries is legal and scores exactly that: so ``optimum`` is the optimum. (With
+no optimum and no board, it claims that no board is legal at all.)
+
+**What it holds.** Cells are placed one at a time in reading order (the board turned when
+``turned``). After ``t`` cells, a partial board's *state* is its frontier: for each column,
+the last cell placed there, as its colour and the colours it still needs from neighbours
+not yet placed. Layer ``t`` lists states with a score each. The checker verifies, layer by
+layer, that every legal way to place the next cell from a listed state leads to a listed
+state with at least the score (``score + points``), or cannot beat the claim. By induction
+every board's prefix reaches a listed state scoring at least as much, so the last layer's
+best score bounds every board.
+
+"Cannot beat the claim" is the programme's half-turn bound, and the checker verifies it too:
+turning the board half a turn maps the cells after the ``t``-th onto the first cells of the
+reading order, so when no cell is built and the layer of that many cells was verified
+complete (no step before it used a bound), its best score bounds what the rest can add.
+
+A placement is illegal, and needs no successor, when some cell it touches is left needing
+more colours than it has neighbours still to place: each neighbour brings one colour.
+
+**The file.** A zip archive: ``header.json`` (the puzzle, the key layout, the claim) and,
+for each layer ``t``, ``layers/t.keys.npy`` (the states, sorted, packed into 64-bit keys as
+:class:`~cpmodels.backends.towers_dp.KeyLayout` describes, stored as differences from the
+previous key) and ``layers/t.scores.npy``. The checker shares no code with the programme:
+it reads the layout from the header and re-derives every transition with numpy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cpmodels.towers_problem import TowersProblem
+
+FORMAT = "cpmodels-towers-certificate"
+VERSION = 1
+_NO_SCORE = np.iinfo(np.int64).min
+
+
+def _header_problem(problem: TowersProblem) -> dict[str, Any]:
+    """The puzzle as a certificate's header records it (compared with the spec's)."""
+    letters = [c.letter for c in problem.colours]
+    return {
+        "rows": problem.rows, "cols": problem.cols,
+        "colours": [{"letter": c.letter, "points": c.points,
+                     "needs": [letters[n] for n in c.needs]} for c in problem.colours],
+        "allow_empty": problem.allow_empty, "empty_letter": problem.empty_letter,
+        "fixed": [[r, c, k] for (r, c), k in problem.fixed],
+    }
+
+
+class CertificateWriter:
+    """Writes the programme's layers (as its ``layer_sink``) and the claim to ``path``.
+
+    Layers go to ``path`` + ``.tmp`` as they come; a layer 0 starts the file again (the
+    solver may run the programme more than once). :meth:`finish` adds the header and moves
+    the file into place; :meth:`discard` removes it.
+    """
+
+    def __init__(self, path: Path, problem: TowersProblem, turned: bool, cell_bits: int,
+                 colour_bits: int) -> None:
+        self.path, self.problem = Path(path), problem
+        self.layout = {"turned": turned, "cell_bits": cell_bits, "colour_bits": colour_bits}
+        self.tmp = self.path.with_name(self.path.name + ".tmp")
+        self.archive: zipfile.ZipFile | None = None
+        self.layers = 0
+        self.complete = False  # the last run reached its last layer (or an empty one)
+        self.states = 0
+
+    def layer(self, t: int, keys: np.ndarray, scores: np.ndarray) -> None:
+        if t == 0:
+            self._close()
+            self.archive = zipfile.ZipFile(self.tmp, "w", zipfile.ZIP_DEFLATED,
+                                           compresslevel=1)
+            self.layers, self.states, self.complete = 0, 0, False
+        assert self.archive is not None and t == self.layers
+        order = np.argsort(keys)
+        keys = keys[order]
+        scores = scores[order]
+        small = len(scores) == 0 or (scores.min() >= -(1 << 31) and scores.max() < 1 << 31)
+        self._write(f"layers/{t}.keys.npy", np.diff(keys, prepend=np.uint64(0)))
+        self._write(f"layers/{t}.scores.npy", scores.astype(np.int32 if small else np.int64))
+        self.layers += 1
+        self.states += len(keys)
+        rows, cols = self.problem.rows, self.problem.cols
+        self.complete = t == rows * cols or len(keys) == 0
+
+    def _write(self, name: str, array: np.ndarray) -> None:
+        assert self.archive is not None
+        with self.archive.open(name, "w", force_zip64=True) as stream:
+            np.lib.format.write_array(stream, array, allow_pickle=False)
+
+    def finish(self, optimum: int | None, board: list[str] | None) -> None:
+        """Write the claim and move the file into place."""
+        if self.archive is None or not self.complete:
+            raise ValueError("the programme did not run to its end: no certificate")
+        header = {"format": FORMAT, "version": VERSION, "puzzle": self.problem.name,
+                  **_header_problem(self.problem), **self.layout, "layers": self.layers,
+                  "optimum": optimum, "board": board}
+        self.archive.writestr("header.json", json.dumps(header, indent=1))
+        self._close()
+        os.replace(self.tmp, self.path)
+
+    def discard(self) -> None:
+        self._close()
+        self.tmp.unlink(missing_ok=True)
+
+    def _close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
+            self.archive = None
+
+
+@dataclass
+class CertificateCheck:
+    """The checker's verdict: the optimum proved (None: no legal board), or the reason the
+    certificate was rejected; the states read and the placements the half-turn bound
+    settled."""
+
+    ok: bool
+    message: str
+    optimum: int | None = None
+    states: int = 0
+    layers: int = 0
+    bounded: int = 0
+
+
+def read_header(path: Path) -> dict[str, Any]:
+    """A certificate's header; ValueError when the file is not a towers certificate."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            header = json.loads(archive.read("header.json"))
+    except KeyError:
+        raise ValueError(f"{path} has no header.json: not a towers certificate") from None
+    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError):
+        raise ValueError(f"{path} is not a towers certificate (not a zip archive with a "
+                         "JSON header)") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a towers certificate")
+    if header.get("version") != VERSION:
+        raise ValueError(f"{path} is a certificate of version {header.get('version')!r}; "
+                         f"this checker reads version {VERSION}")
+    return header
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of each uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+class _Layers:
+    """Reads layer ``t`` of an open certificate: sorted keys and their scores."""
+
+    def __init__(self, archive: zipfile.ZipFile, count: int) -> None:
+        self.archive, self.count = archive, count
+
+    def __call__(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        if t >= self.count:
+            return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+        deltas = self._array(f"layers/{t}.keys.npy")
+        scores = self._array(f"layers/{t}.scores.npy")
+        if deltas.dtype != np.uint64 or deltas.ndim != 1 or scores.ndim != 1 \
+                or scores.dtype.kind != "i" or len(scores) != len(deltas):
+            raise ValueError(f"layer {t} is malformed (keys must be uint64 and match the "
+                             "scores one for one)")
+        if len(deltas) > 1 and not (deltas[1:] > 0).all():
+            raise ValueError(f"layer {t} lists a state twice or out of order")
+        with np.errstate(over="ignore"):
+            keys = np.cumsum(deltas, dtype=np.uint64)
+        if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
+            raise ValueError(f"layer {t}'s keys overflow 64 bits")
+        return keys, scores.astype(np.int64)
+
+    def _array(self, name: str) -> np.ndarray:
+        try:
+            with self.archive.open(name) as stream:
+                return np.lib.format.read_array(stream, allow_pickle=False)
+        except KeyError:
+            raise ValueError(f"{name} is missing") from None
+
+
+def check_certificate(path: Path, problem: TowersProblem,
+                      on_layer: Callable[[int, int], None] | None = None) -> CertificateCheck:
+    """Verify the certificate at ``path`` for ``problem`` (see the module docstring).
+
+    ``on_layer(t, total)`` is told of each layer checked. Never raises for a bad file: a
+    certificate that does not prove its claim, or does not read, is rejected with the reason.
+    """
+    try:
+        header = read_header(path)
+        if _header_problem(problem) != {k: header.get(k) for k in _header_problem(problem)}:
+            return CertificateCheck(False, _mismatch(header, problem))
+        with zipfile.ZipFile(path) as archive:
+            return _check(header, problem, archive, on_layer)
+    except KeyError as exc:
+        return CertificateCheck(False, f"unreadable certificate: the header lacks {exc}")
+    except (ValueError, TypeError, zipfile.BadZipFile, EOFError) as exc:
+        return CertificateCheck(False, f"unreadable certificate: {exc}")
+    except OSError as exc:
+        return CertificateCheck(False, f"cannot read {path}: {exc.strerror or exc}")
+
+
+def _mismatch(header: dict[str, Any], problem: TowersProblem) -> str:
+    size = f"{problem.rows}x{problem.cols}"
+    theirs = f"{header.get('rows')}x{header.get('cols')}"
+    if theirs != size:
+        return f"the certificate is for a {theirs} board, not {size}"
+    return (f"the certificate is for another puzzle (its colours, points, needs or built "
+            f"cells differ from {problem.name}'s)")
+
+
+def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipFile,
+           on_layer: Callable[[int, int], None] | None) -> CertificateCheck:
+    turned = bool(header["turned"])
+    cell_bits, colour_bits = int(header["cell_bits"]), int(header["colour_bits"])
+    rows, cols = (problem.cols, problem.rows) if turned else (problem.rows, problem.cols)
+    fixed = {((c, r) if turned else (r, c)): k for (r, c), k in problem.fixed}
+    n = len(problem.colours) + (1 if problem.allow_empty else 0)
+    none = (1 << colour_bits) - 1
+    if colour_bits < 1 or none < n or cell_bits != colour_bits + n or cell_bits * cols > 64:
+        return CertificateCheck(False, "the key layout in the header cannot hold this puzzle")
+    points = [c.points for c in problem.colours] + [0] * (n - len(problem.colours))
+    needs = [sum(1 << x for x in c.needs) for c in problem.colours] + [0] * (
+        n - len(problem.colours))
+
+    optimum, board = header["optimum"], header["board"]
+    if optimum is not None:
+        if not isinstance(optimum, int) or not isinstance(board, list) \
+                or not all(isinstance(row, str) for row in board):
+            return CertificateCheck(False, "the claim needs an integer optimum and a board")
+        wrong = problem.violations(board)
+        if wrong:
+            return CertificateCheck(False, f"the certificate's board breaks a rule: {wrong[0]}")
+        if problem.score(board) != optimum:
+            return CertificateCheck(False, f"the certificate's board scores "
+                                    f"{problem.score(board)}, not the {optimum} it claims")
+    elif board is not None:
+        return CertificateCheck(False, "a board is given with no optimum")
+
+    total = rows * cols
+    count = int(header["layers"])
+    if not 1 <= count <= total + 1:
+        return CertificateCheck(False, f"the certificate has {count} layers; "
+                                f"a {problem.rows}x{problem.cols} board has {total + 1}")
+    read = _Layers(archive, count)
+    cell = np.uint64((1 << cell_bits) - 1)
+    colour_mask = np.uint64(none)
+    shift = np.uint64(colour_bits)
+
+    def unplaced(r: int, c: int, t: int) -> int:
+        """Neighbours of (r, c) still to place after the ``t``-th cell."""
+        return sum(1 for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                   if 0 <= rr < rows and 0 <= cc < cols and rr * cols + cc > t)
+
+    def where(t: int) -> str:
+        r, c = divmod(t, cols)
+        return f"({c}, {r})" if turned else f"({r}, {c})"
+
+    start = np.uint64(0)
+    for j in range(cols):
+        start |= np.uint64(none) << np.uint64(cell_bits * j)
+    keys, scores = read(0)
+    at = np.searchsorted(keys, start)
+    if at >= len(keys) or keys[at] != start or scores[at] < 0:
+        return CertificateCheck(False, "layer 0 does not hold the empty board with score 0")
+    best = [int(scores.max())]  # best score of each layer
+    complete = 0  # layers 0 .. complete hold every legal prefix: no bound used before them
+    states, bounded = len(keys), 0
+    for t in range(total):
+        i, j = divmod(t, cols)
+        new_keys, new_scores = read(t + 1)
+        states += len(new_keys)
+        rest = total - t - 1
+        bound = None  # what the cells after this one can add, when the half turn tells
+        if optimum is not None and not fixed and rest <= t and rest <= complete:
+            bound = best[rest]
+        here = np.uint64(cell_bits * j)
+        up = (keys >> here) & cell
+        up_colour, up_needs = up & colour_mask, up >> shift
+        up_bit = np.where(up_colour < n, np.uint64(1) << np.minimum(up_colour, 63),
+                          np.uint64(0))
+        clear = ~(cell << here)
+        if j > 0:
+            before = np.uint64(cell_bits * (j - 1))
+            left = (keys >> before) & cell
+            left_colour, left_needs = left & colour_mask, left >> shift
+            left_bit = np.where(left_colour < n, np.uint64(1) << np.minimum(left_colour, 63),
+                                np.uint64(0))
+            clear &= ~(cell << before)
+        code = fixed.get((i, j))
+        allowed = range(n) if code is None else [n - 1 if code < 0 else code]
+        used_bound = False
+        for k in allowed:
+            bit = np.uint64(1 << k)
+            legal = np.ones(len(keys), dtype=bool)
+            if i > 0:  # the cell above leaves the frontier: it must need nothing more
+                legal &= _popcount(up_needs & ~bit) <= unplaced(i - 1, j, t)
+            missing = np.uint64(needs[k]) & ~up_bit
+            successor = keys & clear
+            if j > 0:
+                still = left_needs & ~bit
+                legal &= _popcount(still) <= unplaced(i, j - 1, t)
+                missing &= ~left_bit
+                successor |= (left_colour | (still << shift)) << before
+            legal &= _popcount(missing) <= unplaced(i, j, t)
+            successor |= (np.uint64(k) | (missing << shift)) << here
+            score = scores + points[k]
+            at = np.minimum(np.searchsorted(new_keys, successor), max(len(new_keys) - 1, 0))
+            if len(new_keys):
+                covered = (new_keys[at] == successor) & (new_scores[at] >= score)
+            else:
+                covered = np.zeros(len(keys), dtype=bool)
+            open_ = legal & ~covered
+            if not open_.any():
+                continue
+            if bound is not None and (score[open_] + bound <= optimum).all():
+                used_bound = True
+                bounded += int(open_.sum())
+                continue
+            s = int(np.flatnonzero(open_)[0])
+            letter = (problem.colours[k].letter if k < len(problem.colours)
+                      else problem.empty_letter)
+            return CertificateCheck(
+                False, f"placing {letter} at {where(t)} (cell {t + 1} of {total}) from state "
+                f"{int(keys[s]):#x} of layer {t} (score {int(scores[s])}) leads to state "
+                f"{int(successor[s]):#x} with score {int(score[s])}, which layer {t + 1} "
+                "does not hold" + ("" if bound is None else
+                                   f", and {int(score[s])} + {bound} beats the claim"),
+                states=states, layers=t + 1, bounded=bounded)
+        if not used_bound and complete == t:
+            complete = t + 1
+        keys, scores = new_keys, new_scores
+        best.append(int(scores.max()) if len(scores) else _NO_SCORE)
+        if on_layer is not None:
+            on_layer(t + 1, total)
+    final = best[total]
+    if optimum is None:
+        if final != _NO_SCORE:
+            return CertificateCheck(False, "the certificate claims no legal board, but its "
+                                    "last layer holds one", states=states, layers=total + 1)
+        return CertificateCheck(True, "no legal board", None, states, total + 1, bounded)
+    if final > optimum:
+        return CertificateCheck(False, f"the last layer holds a board scoring {final}, more "
+                                f"than the {optimum} claimed", states=states, layers=total + 1)
+    return CertificateCheck(True, f"optimum {optimum} proved", optimum, states, total + 1,
+                            bounded)

@@ -1,0 +1,273 @@
+"""Towers certificates: written from the programme, checked without it, forgeries rejected."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+from checker import check_towers
+from conftest import SPECS
+
+from cpmodels.backends import towers_dp, towers_solver
+from cpmodels.cli import main
+from cpmodels.spec import load_spec
+from cpmodels.towers_certificate import CertificateWriter, check_certificate
+from cpmodels.towers_problem import towers_problem
+
+# A 7x7 board scoring 1,570, the proved optimum (puzzles README); checked by check_towers.
+BOARD_7X7 = ["BRGBGRB", "GWYRWYG", "RBBGBBR", "GYWRWYG", "BRGBGRB", "GWYBYWG", "RBRGRBR"]
+
+
+def _problem(rows, cols, spec=SPECS / "towers.yaml"):
+    return towers_problem(load_spec(spec), rows, cols)
+
+
+def _certify(path, problem, claim, board, incumbent=None):
+    """Run the programme into a certificate at ``path`` claiming ``claim`` with ``board``."""
+    layout = towers_dp.key_layout(problem)
+    writer = CertificateWriter(path, problem, layout.turned, layout.cell_bits,
+                               layout.colour_bits)
+    towers_dp.solve_dp(problem, incumbent=incumbent, layer_sink=writer.layer)
+    writer.finish(claim, board)
+    return path
+
+
+def _rewrite(source, target, change):
+    """Copy a certificate, passing each entry's name and bytes through ``change``."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for name in old.namelist():
+            data = change(name, old.read(name))
+            if data is not None:
+                new.writestr(name, data)
+    return target
+
+
+def _with_header(source, target, **fields):
+    def change(name, data):
+        if name != "header.json":
+            return data
+        return json.dumps({**json.loads(data), **fields}).encode()
+    return _rewrite(source, target, change)
+
+
+def _array_bytes(array):
+    import io
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array)
+    return buffer.getvalue()
+
+
+def _layer(path, t):
+    with zipfile.ZipFile(path) as archive:
+        deltas = np.lib.format.read_array(archive.open(f"layers/{t}.keys.npy"))
+        scores = np.lib.format.read_array(archive.open(f"layers/{t}.scores.npy"))
+    return np.cumsum(deltas, dtype=np.uint64), scores
+
+
+def _with_layer(source, target, t, keys, scores):
+    def change(name, data):
+        if name == f"layers/{t}.keys.npy":
+            return _array_bytes(np.diff(keys, prepend=np.uint64(0)))
+        if name == f"layers/{t}.scores.npy":
+            return _array_bytes(scores)
+        return data
+    return _rewrite(source, target, change)
+
+
+@pytest.mark.parametrize("size, optimum", [((5, 5), 730), ((6, 6), 1130), ((7, 7), 1570)])
+def test_the_solver_s_certificates_check(tmp_path, size, optimum):
+    problem = _problem(*size)
+    if size == (7, 7):  # CP-SAT's part takes 14 s: the board is given, the programme proves
+        assert check_towers(BOARD_7X7, 7, 7) == optimum
+        path = _certify(tmp_path / "c", problem, optimum, BOARD_7X7, incumbent=optimum)
+    else:
+        layout = towers_dp.key_layout(problem)
+        writer = CertificateWriter(tmp_path / "c", problem, layout.turned, layout.cell_bits,
+                                   layout.colour_bits)
+        result = towers_solver.solve(problem, layer_sink=writer.layer)
+        assert result.optimal and writer.complete
+        writer.finish(result.score, result.grid)
+        path = tmp_path / "c"
+    check = check_certificate(path, problem)
+    assert check.ok, check.message
+    assert check.optimum == optimum and check.layers == size[0] * size[1] + 1
+    assert (check.bounded > 0) == (size == (7, 7))  # the half-turn bound pruned 7x7
+    assert not (tmp_path / "c.tmp").exists()
+
+
+def test_a_claim_below_the_optimum_is_rejected(tmp_path):
+    problem = _problem(5, 5)
+    best = towers_solver.solve(problem).grid
+    _, board_720, _ = towers_solver._search(problem, 30, None, target=720, ceiling=720)
+    assert problem.score(board_720) == 720 and not problem.violations(board_720)
+    # The programme run against 720 finds 730 in its last layer.
+    low = _certify(tmp_path / "low", problem, 720, board_720, incumbent=720)
+    check = check_certificate(low, problem)
+    assert not check.ok and "scoring 730, more than the 720" in check.message
+    # The programme's pruning against 730 does not hold against a claim of 720.
+    pruned = _certify(tmp_path / "pruned", problem, 730, best, incumbent=730)
+    assert check_certificate(pruned, problem).ok
+    forged = _with_header(pruned, tmp_path / "forged", optimum=720, board=board_720)
+    check = check_certificate(forged, problem)
+    assert not check.ok and "beats the claim" in check.message
+    # A board that does not score the claim, or breaks a rule.
+    check = check_certificate(_with_header(pruned, tmp_path / "f2", optimum=740), problem)
+    assert not check.ok and "scores 730, not the 740" in check.message
+    bad = ["W" + best[0][1:], *best[1:]]
+    check = check_certificate(_with_header(pruned, tmp_path / "f3", board=bad), problem)
+    assert not check.ok and "breaks a rule" in check.message
+
+
+def test_a_missing_state_or_a_lowered_score_is_caught(tmp_path):
+    problem = _problem(4, 5)
+    grid = towers_solver.solve(problem).grid
+    full = _certify(tmp_path / "full", problem, problem.score(grid), grid)
+    assert check_certificate(full, problem).ok
+    rng = np.random.default_rng(7)
+    # Layers of the first half: no bound can stand in for a state there. (In the second
+    # half a state that cannot beat the claim may be missing: the half-turn bound covers
+    # it, as it covers the programme's pruning.)
+    for t in (3, 7, 10):
+        keys, scores = _layer(full, t)
+        drop = int(rng.integers(len(keys)))
+        thinner = _with_layer(full, tmp_path / f"drop{t}", t, np.delete(keys, drop),
+                              np.delete(scores, drop))
+        check = check_certificate(thinner, problem)
+        assert not check.ok and f"which layer {t} does not hold" in check.message
+        top = int(np.argmax(scores))
+        lower = scores.copy()
+        lower[top] -= 10
+        check = check_certificate(_with_layer(full, tmp_path / f"low{t}", t, keys, lower),
+                                  problem)
+        assert not check.ok and f"which layer {t} does not hold" in check.message
+
+
+def test_the_certificate_must_match_the_puzzle(tmp_path):
+    problem = _problem(4, 4)
+    grid = towers_solver.solve(problem).grid
+    path = _certify(tmp_path / "c", problem, problem.score(grid), grid)
+    check = check_certificate(path, _problem(4, 5))
+    assert not check.ok and "for a 4x4 board, not 4x5" in check.message
+    other = towers_problem(_spec(tmp_path, points=15), 4, 4)
+    check = check_certificate(path, other)
+    assert not check.ok and "another puzzle" in check.message
+
+
+def _spec(tmp_path, points=10, fixed=None, allow_empty=False, rows=4, cols=4):
+    lines = [f"kind: towers\nname: t\nrows: {rows}\ncols: {cols}",
+             f"allow_empty: {str(allow_empty).lower()}", "colours:",
+             f"  - {{name: Blue, letter: B, points: {points}}}",
+             "  - {name: Red, letter: R, points: 20, needs: [Blue]}",
+             "  - {name: Green, letter: G, points: 30, needs: [Red, Blue]}",
+             "  - {name: Yellow, letter: Y, points: 40, needs: [Green, Red, Blue]}",
+             "  - {name: White, letter: W, points: 100, needs: [Yellow, Green, Red, Blue]}"]
+    if fixed:
+        lines.append(f"fixed: {json.dumps(fixed)}")
+    path = tmp_path / "spec.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return load_spec(path)
+
+
+@pytest.mark.parametrize("fixed, allow_empty, rows, cols", [
+    (["????.", "??W??", "?????"], True, 3, 5),  # turned: placed along the 3 rows' columns
+    (["????", "?G??", "????", "??.?", "????"], True, 5, 4),
+    (None, True, 3, 6),
+])
+def test_built_cells_empty_cells_and_turned_boards(tmp_path, fixed, allow_empty, rows, cols):
+    problem = towers_problem(_spec(tmp_path, fixed=fixed, allow_empty=allow_empty, rows=rows,
+                                   cols=cols))
+    layout = towers_dp.key_layout(problem)
+    writer = CertificateWriter(tmp_path / "c", problem, layout.turned, layout.cell_bits,
+                               layout.colour_bits)
+    result = towers_solver.solve(problem, layer_sink=writer.layer)
+    assert result.optimal
+    writer.finish(result.score, result.grid)
+    check = check_certificate(tmp_path / "c", problem)
+    assert check.ok, check.message
+    assert check.optimum == towers_solver.solve(problem, use_dp=False).score
+
+
+def test_a_puzzle_with_no_legal_board(tmp_path):
+    # White needs four colours; a corner has two neighbours.
+    problem = towers_problem(_spec(tmp_path, fixed=["W???", "????", "????", "????"]))
+    layout = towers_dp.key_layout(problem)
+    writer = CertificateWriter(tmp_path / "c", problem, layout.turned, layout.cell_bits,
+                               layout.colour_bits)
+    result = towers_solver.solve(problem, layer_sink=writer.layer)
+    assert result.status == "unsolvable" and writer.complete
+    writer.finish(None, None)
+    check = check_certificate(tmp_path / "c", problem)
+    assert check.ok and check.optimum is None and check.message == "no legal board"
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("not a zip", "not a towers certificate"),
+    ("no header", "no header.json"),
+    ("no layer", "layers/2.keys.npy is missing"),
+    ("duplicate", "lists a state twice"),
+    ("version", "version 9"),
+    ("layout", "key layout"),
+    ("no turned", "the header lacks 'turned'"),
+])
+def test_damaged_certificates_are_rejected_cleanly(tmp_path, damage, message):
+    problem = _problem(3, 3)
+    grid = towers_solver.solve(problem).grid
+    good = _certify(tmp_path / "good", problem, problem.score(grid), grid)
+    bad = tmp_path / "bad"
+    if damage == "not a zip":
+        bad.write_text("hello")
+    elif damage == "no header":
+        _rewrite(good, bad, lambda name, data: None if name == "header.json" else data)
+    elif damage == "no layer":
+        _rewrite(good, bad, lambda name, data: None if name.startswith("layers/2.") else data)
+    elif damage == "duplicate":
+        keys, scores = _layer(good, 4)
+        _with_layer(good, bad, 4, np.repeat(keys, 2), np.repeat(scores, 2))
+    elif damage == "version":
+        _with_header(good, bad, version=9)
+    elif damage == "layout":
+        _with_header(good, bad, cell_bits=40)
+    else:
+        def drop_turned(name, data):
+            if name != "header.json":
+                return data
+            header = json.loads(data)
+            del header["turned"]
+            return json.dumps(header).encode()
+        _rewrite(good, bad, drop_turned)
+    check = check_certificate(bad, problem)
+    assert not check.ok and message in check.message
+
+
+def test_the_command_line_writes_checks_and_verifies(tmp_path, capsys):
+    spec = str(SPECS / "towers.yaml")
+    proof = tmp_path / "5x5.cert"
+    assert main(["solve", spec, "--proof", str(proof), "--format", "json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["score"] == 730 and answer["proof_checked"] and answer["optimal"]
+    assert main(["verify", spec, "--proof", str(proof)]) == 0
+    assert "towers 5x5: optimum 730 proved (certificate checked" in capsys.readouterr().out
+    assert main(["verify", spec, "--proof", str(proof), "--size", "4x4"]) == 3
+    assert "for a 5x5 board, not 4x4" in capsys.readouterr().out
+    # Errors: one line, no traceback.
+    assert main(["solve", spec, "--size", "9x9", "--proof", str(tmp_path / "x")]) == 2
+    assert "proves boards up to 8 wide" in capsys.readouterr().err
+    assert main(["solve", str(SPECS / "sixpack.yaml"), "--proof", str(tmp_path / "x")]) == 2
+    assert "prove --proof" in capsys.readouterr().err
+    assert main(["verify", str(SPECS / "sixpack.yaml"), "--proof", str(proof)]) == 2
+    assert main(["verify", spec, "--proof", str(tmp_path / "none")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["solve", spec, "--proof", str(tmp_path / "no" / "dir" / "x")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_no_certificate_without_a_proof(tmp_path, capsys):
+    proof = tmp_path / "8x8.cert"
+    code = main(["solve", str(SPECS / "towers.yaml"), "--size", "8x8", "--time-limit", "3",
+                 "--proof", str(proof)])
+    assert code == 3 and "no certificate written" in capsys.readouterr().out
+    assert not proof.exists() and not (tmp_path / "8x8.cert.tmp").exists()
+
