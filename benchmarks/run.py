@@ -297,11 +297,9 @@ def _towers_certificate(n: int) -> Callable[[], str]:
         from cpmodels.towers_certificate import CertificateWriter, check_certificate
 
         problem = towers_problem(load_spec(SPECS / "towers.yaml"), n, n)
-        layout = towers_dp.key_layout(problem)
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "towers.cert"
-            writer = CertificateWriter(path, problem, layout.turned, layout.cell_bits,
-                                       layout.colour_bits)
+            writer = CertificateWriter(path, problem, towers_dp.key_layout(problem))
             r = towers_solver.solve(problem, layer_sink=writer.layer)
             writer.finish(r.score, r.grid)
             start = time.perf_counter()

@@ -381,9 +381,7 @@ def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: boo
                          f"up to {towers_solver.DP_PROOF_WIDTH} wide; "
                          f"{problem.rows}x{problem.cols} is wider (drop --proof for its "
                          "best board and bound)")
-    layout = towers_dp.key_layout(problem)
-    writer = CertificateWriter(args.proof, problem, layout.turned, layout.cell_bits,
-                               layout.colour_bits)
+    writer = CertificateWriter(args.proof, problem, towers_dp.key_layout(problem))
     try:
         result = towers_solver.solve(problem, time_limit=args.time_limit,
                                      layer_sink=writer.layer)
@@ -400,20 +398,22 @@ def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: boo
         raise
     payload = towers_payload(problem, result)
     text = towers_text(problem, result, colour)
+
+    def picture() -> Any:
+        return _pictures().towers_picture(problem, result)
+
     if not (proved and writer.complete):
         why = ("the optimum was not proved" if not proved
                else "the programme did not finish within the time limit")
         payload.update(proof=None, proof_checked=False)
-        _answer(args, payload, f"{text}\nno certificate written: {why}",
-                lambda: _pictures().towers_picture(problem, result))
+        _answer(args, payload, f"{text}\nno certificate written: {why}", picture)
         return EXIT_UNKNOWN
     check = check_certificate(args.proof, problem)
     payload.update(proof=str(args.proof), proof_checked=check.ok, proof_states=check.states)
     note = (f"certificate in {args.proof}, checked: {check.states:,} states in "
             f"{check.layers} layers" if check.ok
             else f"certificate in {args.proof} was rejected: {check.message}")
-    _answer(args, payload, f"{text}\n{note}",
-            lambda: _pictures().towers_picture(problem, result))
+    _answer(args, payload, f"{text}\n{note}", picture)
     return STATUS_EXIT[result.status] if check.ok else EXIT_UNKNOWN
 
 

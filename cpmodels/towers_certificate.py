@@ -36,11 +36,14 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cpmodels.towers_problem import TowersProblem
+
+if TYPE_CHECKING:  # the writer is given the programme's layout; the checker reads the header
+    from cpmodels.backends.towers_dp import KeyLayout
 
 FORMAT = "cpmodels-towers-certificate"
 VERSION = 1
@@ -62,15 +65,16 @@ def _header_problem(problem: TowersProblem) -> dict[str, Any]:
 class CertificateWriter:
     """Writes the programme's layers (as its ``layer_sink``) and the claim to ``path``.
 
-    Layers go to ``path`` + ``.tmp`` as they come; a layer 0 starts the file again (the
+    ``layout`` is the programme's (``towers_dp.key_layout``). Layers go to ``path`` +
+    ``.tmp`` as they come; a layer 0 starts the file again (the
     solver may run the programme more than once). :meth:`finish` adds the header and moves
     the file into place; :meth:`discard` removes it.
     """
 
-    def __init__(self, path: Path, problem: TowersProblem, turned: bool, cell_bits: int,
-                 colour_bits: int) -> None:
+    def __init__(self, path: Path, problem: TowersProblem, layout: KeyLayout) -> None:
         self.path, self.problem = Path(path), problem
-        self.layout = {"turned": turned, "cell_bits": cell_bits, "colour_bits": colour_bits}
+        self.layout = {"turned": layout.turned, "cell_bits": layout.cell_bits,
+                       "colour_bits": layout.colour_bits}
         self.tmp = self.path.with_name(self.path.name + ".tmp")
         self.archive: zipfile.ZipFile | None = None
         self.layers = 0

@@ -24,11 +24,13 @@ def _problem(rows, cols, spec=SPECS / "towers.yaml"):
     return towers_problem(load_spec(spec), rows, cols)
 
 
+def _writer(path, problem):
+    return CertificateWriter(path, problem, towers_dp.key_layout(problem))
+
+
 def _certify(path, problem, claim, board, incumbent=None):
     """Run the programme into a certificate at ``path`` claiming ``claim`` with ``board``."""
-    layout = towers_dp.key_layout(problem)
-    writer = CertificateWriter(path, problem, layout.turned, layout.cell_bits,
-                               layout.colour_bits)
+    writer = _writer(path, problem)
     towers_dp.solve_dp(problem, incumbent=incumbent, layer_sink=writer.layer)
     writer.finish(claim, board)
     return path
@@ -83,9 +85,7 @@ def test_the_solver_s_certificates_check(tmp_path, size, optimum):
         assert check_towers(BOARD_7X7, 7, 7) == optimum
         path = _certify(tmp_path / "c", problem, optimum, BOARD_7X7, incumbent=optimum)
     else:
-        layout = towers_dp.key_layout(problem)
-        writer = CertificateWriter(tmp_path / "c", problem, layout.turned, layout.cell_bits,
-                                   layout.colour_bits)
+        writer = _writer(tmp_path / "c", problem)
         result = towers_solver.solve(problem, layer_sink=writer.layer)
         assert result.optimal and writer.complete
         writer.finish(result.score, result.grid)
@@ -178,9 +178,7 @@ def _spec(tmp_path, points=10, fixed=None, allow_empty=False, rows=4, cols=4):
 def test_built_cells_empty_cells_and_turned_boards(tmp_path, fixed, allow_empty, rows, cols):
     problem = towers_problem(_spec(tmp_path, fixed=fixed, allow_empty=allow_empty, rows=rows,
                                    cols=cols))
-    layout = towers_dp.key_layout(problem)
-    writer = CertificateWriter(tmp_path / "c", problem, layout.turned, layout.cell_bits,
-                               layout.colour_bits)
+    writer = _writer(tmp_path / "c", problem)
     result = towers_solver.solve(problem, layer_sink=writer.layer)
     assert result.optimal
     writer.finish(result.score, result.grid)
@@ -192,9 +190,7 @@ def test_built_cells_empty_cells_and_turned_boards(tmp_path, fixed, allow_empty,
 def test_a_puzzle_with_no_legal_board(tmp_path):
     # White needs four colours; a corner has two neighbours.
     problem = towers_problem(_spec(tmp_path, fixed=["W???", "????", "????", "????"]))
-    layout = towers_dp.key_layout(problem)
-    writer = CertificateWriter(tmp_path / "c", problem, layout.turned, layout.cell_bits,
-                               layout.colour_bits)
+    writer = _writer(tmp_path / "c", problem)
     result = towers_solver.solve(problem, layer_sink=writer.layer)
     assert result.status == "unsolvable" and writer.complete
     writer.finish(None, None)

@@ -230,7 +230,7 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
 
     ``layer_sink(t, keys, values)`` is handed every layer as it is made, from the start
     state (``t = 0``) to the states after the last cell: the frontier states reached after
-    ``t`` cells and their best scores, the programme's certificate (``towers_proof``).
+    ``t`` cells and their best scores: a certificate (``cpmodels.towers_certificate``).
     """
     start = time.perf_counter()
     rows, cols = problem.rows, problem.cols
@@ -275,16 +275,18 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
             floor = incumbent + 1 - best_after[rest]
         if incumbent is not None and rest_bound is not None:
             floor = max(floor, incumbent + 1 - rest_bound[t + 1])
-        if layer_sink is not None:
-            full = keys != _EMPTY
-            layer_sink(t, keys[full], vals[full])
         code = fixed.get((i, j))
         allowed = every if code is None else 1 << (empty_code if code < 0 else code)
         allowed_at.append(allowed)
-        if board or (incumbent is not None and symmetric and rest <= t):  # the half traced
+        keep = board or (incumbent is not None and symmetric and rest <= t)  # the half traced
+        if keep or layer_sink is not None:
             full = keys != _EMPTY
-            layers.append((keys[full], vals[full]))
-            kept += int(full.sum()) * 16
+            layer = (keys[full], vals[full])
+            if layer_sink is not None:
+                layer_sink(t, *layer)
+        if keep:
+            layers.append(layer)
+            kept += len(layer[0]) * 16
         else:
             layers.append((np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)))
         # Tables are reused from layer to layer: fresh memory costs page faults.

@@ -184,7 +184,7 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
                 # completes the other half.
                 bound = dp.best
                 _, better, _ = _search(problem, left(), workers, target=dp.best,
-                                            hint=grid or None, known=dp.partial)
+                                       hint=grid or None, known=dp.partial)
                 if better:
                     grid, score, optimal = better, problem.score(better), True
     if infeasible:  # proved by CP-SAT; the programme only ran for its certificate
