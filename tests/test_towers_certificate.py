@@ -267,3 +267,27 @@ def test_no_certificate_without_a_proof(tmp_path, capsys):
     assert code == 3 and "no certificate written" in capsys.readouterr().out
     assert not proof.exists() and not (tmp_path / "8x8.cert.tmp").exists()
 
+
+
+def test_certificates_written_and_checked_from_threads_at_once(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    sizes = {(4, 4): 440, (5, 5): 730, (4, 5): None, (3, 6): None}
+    alone = {size: towers_solver.solve(_problem(*size)).score for size in sizes}
+
+    def certify(job):
+        run, size = job
+        problem = _problem(*size)
+        path = tmp_path / f"{size[0]}x{size[1]}-{run}"
+        writer = _writer(path, problem)
+        result = towers_solver.solve(problem, layer_sink=writer.layer)
+        writer.finish(result.score, result.grid)
+        return size, result.score, check_certificate(path, problem)
+
+    jobs = [(run, size) for run in range(2) for size in sizes]
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(certify, jobs))
+    assert len(answers) == 8
+    for size, score, check in answers:
+        assert check.ok and score == check.optimum == alone[size]
+        assert sizes[size] in (None, score)
