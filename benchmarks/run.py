@@ -4,7 +4,7 @@
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, rect_6x10_raw,
 week11_jan1mon, week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up,
-pictures, web_hints, web_load, design_apad, design_apad_difficulty, design_weekday,
+pictures, web_hints, web_play, web_load, design_apad, design_apad_difficulty, design_weekday,
 design_weekday_cluster, week_difficulty, first_count, cluster_week_sweep, week11_sweep,
 week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each),
 towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it). With no
@@ -91,6 +91,41 @@ def _web_hints() -> str:
                for index in range(10)]
     solved = sum(s["status"] == "solved" for s in stepped)
     return f"{len(body['revealed'])} pieces hinted, {solved} solutions stepped"
+
+
+def _web_play() -> str:
+    """A player's game through /api/check, in process: for each of 20 dates, every prefix
+    of a solution judged (10 checks), then a dead end with its pieces to take back."""
+    import random
+
+    from fastapi.testclient import TestClient
+
+    from cpmodels.web.app import create_app
+
+    client = TestClient(create_app([SPECS / "calendar_week.yaml"]))
+    rng = random.Random(5)
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    checks = dead = 0
+    for _ in range(20):
+        puzzle = {"spec": "calendar_week",
+                  "labels": [rng.choice(months), str(rng.randint(1, 28)), rng.choice(weekdays)]}
+        board = client.post("/api/solution", json={**puzzle, "index": rng.randrange(50)}).json()
+        placed = board["placements"]
+        rng.shuffle(placed)
+        for n in range(1, len(placed) + 1):
+            verdict = client.post("/api/check", json={**puzzle, "placements": placed[:n]}).json()
+            checks += 1
+            assert verdict["status"] == ("solved" if n == len(placed) else "open"), verdict
+        other = client.post("/api/solution", json={**puzzle, "index": 0}).json()["placements"]
+        mixed = placed[:3] + [p for p in other if p["piece"] not in
+                              {q["piece"] for q in placed[:3]}
+                              and not {tuple(c) for c in p["cells"]}
+                              & {tuple(c) for q in placed[:3] for c in q["cells"]}][:3]
+        verdict = client.post("/api/check", json={**puzzle, "placements": mixed}).json()
+        checks += 1
+        dead += verdict["status"] == "dead_end"
+    return f"{checks} positions judged, {dead} of 20 mixed positions dead ends"
 
 
 def _web_load() -> str:
@@ -338,6 +373,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
        for n, oracle in TOWERS_ORACLES.items()},
     "pictures": ("Jun 7 Tue: every solution as SVG, 100 as PNG (oracle 10,374)", _pictures),
     "web_hints": ("web API: hints until the board is full, then 10 solutions", _web_hints),
+    "web_play": ("web API: 20 games judged move by move, and a mixed position each",
+                 _web_play),
     "web_load": ("web server: 320 counts, solutions, hints and bad requests, 32 at a time",
                  _web_load),
     "design_apad": ("2x3 rectangle + 7 of 12 pentominoes on calendar_day (792 sets)",

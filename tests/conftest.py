@@ -1,10 +1,18 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import socket
 import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import uvicorn
 
 from cpmodels.cli import main
 
@@ -45,3 +53,62 @@ def stop_process(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_server(app) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 and a free port in a thread; stop it on the way out."""
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not instance.started and time.time() < deadline:
+        time.sleep(0.05)
+    assert instance.started, "the server did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        instance.should_exit = True
+        thread.join(10)
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium from the system packages (skipped when it is not installed, unless
+    CPMODELS_E2E=require)."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CPMODELS_E2E") == "require":
+            pytest.fail("Chromium is required (CPMODELS_E2E=require) but not installed")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+def screenshot(page, tmp_path: Path, name: str, variable: str) -> Path:
+    """A full-page screenshot (checked not to be blank), copied to the path in environment
+    ``variable`` when it is set: how the pictures in docs/images are refreshed."""
+    shot = tmp_path / name
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    target = os.environ.get(variable)
+    if target:
+        shutil.copy(shot, target)
+    return shot

@@ -18,8 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, stop_process
-from test_web import _free_port
+from conftest import SPECS, free_port, stop_process
 
 import cpmodels
 from cpmodels import api
@@ -41,10 +40,10 @@ def _start(*argv: str) -> subprocess.Popen:
 def dask_cluster(workers: int = 2) -> Iterator[tuple[str, list[subprocess.Popen]]]:
     """A scheduler and ``workers`` single-threaded workers (no nanny: a killed worker stays
     dead) on 127.0.0.1; the scheduler's address and the worker processes."""
-    port = _free_port()
+    port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     scheduler = _start("dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
-                       "--dashboard-address", f"127.0.0.1:{_free_port()}")
+                       "--dashboard-address", f"127.0.0.1:{free_port()}")
     started = [scheduler]
     try:
         started += [_start("dask_worker", address, "--nthreads", "1", "--no-nanny",
@@ -102,7 +101,7 @@ def test_counts_and_enumeration_on_a_cluster_match_one_process(tmp_path, run_cli
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(run_cli):
     start = time.perf_counter()
-    port = _free_port()  # nothing listens there
+    port = free_port()  # nothing listens there
     code, _, err = run_cli("count", SPECS / "calendar_day.yaml", "--labels", "Oct", "6",
                            "--cluster", f"tcp://127.0.0.1:{port}")
     assert code == 2 and time.perf_counter() - start < 15

@@ -17,8 +17,7 @@ from contextlib import contextmanager
 
 import httpx
 import pytest
-from conftest import ROOT, SPECS, stop_process
-from test_web import _free_port
+from conftest import ROOT, SPECS, free_port, stop_process
 
 # Counts per combination, from the weekday calendar's sweep (a tallied search, independent
 # of the per-date count the server runs).
@@ -33,7 +32,7 @@ WEEK_COUNTS = {("Apr", "6", "Mon"): 97, **{("Jun", str(d), "Tue"): n
 @contextmanager
 def served(*extra: str) -> Iterator[tuple[str, subprocess.Popen]]:
     """``cpmodels serve`` on a free loopback port, stopped on leaving."""
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "cpmodels", "serve", str(SPECS / "calendar_week.yaml"),
          str(SPECS / "calendar_day.yaml"), "--host", "127.0.0.1", "--port", str(port),

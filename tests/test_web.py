@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
-import shutil
-import socket
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from checker import check_packing
-from conftest import SPECS
+from conftest import SPECS, running_server, screenshot
 from fastapi.testclient import TestClient
 
 from cpmodels.query import Query
@@ -158,9 +153,9 @@ BAD = [
     ("/api/solution", "not json", 422, "not valid JSON"),
     ("/api/count", {"spec": "calendar_week", "face_up": "maybe"}, 422, "face_up"),
     ("/api/hint", {"spec": "calendar_week", "revealed": [{"piece": "I4", "cells": [[0, 0]]}]},
-     400, "is not a placement"),
+     400, "cells [0, 0] are not the shape of I4"),
     ("/api/hint", {"spec": "calendar_week", "revealed": [{"piece": "Q", "cells": [[9, 9]]}]},
-     400, "is not a placement"),
+     400, "there is no piece 'Q'"),
     ("/api/hint", {"spec": "calendar_week", "revealed": [{"piece": "I4"}]}, 422, "cells"),
     ("/api/hint", {"spec": "calendar_week", "revealed": "all"}, 422, "revealed"),
 ]
@@ -191,27 +186,10 @@ def test_requests_write_nothing(client, tmp_path, monkeypatch):
 
 # --- a real server ---------------------------------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    config = uvicorn.Config(create_app(CALENDARS), host="127.0.0.1", port=port,
-                            log_level="warning")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 30
-    while not instance.started and time.time() < deadline:
-        time.sleep(0.05)
-    assert instance.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}"
-    instance.should_exit = True
-    thread.join(10)
+    with running_server(create_app(CALENDARS)) as url:
+        yield url
 
 
 def test_a_slow_count_does_not_block_the_page(server, monkeypatch):
@@ -236,30 +214,10 @@ def test_a_slow_count_does_not_block_the_page(server, monkeypatch):
 
 # --- the page in headless Chromium -----------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CPMODELS_E2E") == "require":
-            pytest.fail("Chromium is required (CPMODELS_E2E=require) but not installed")
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield browser
-        browser.close()
-
-
 @pytest.fixture
 def page(browser, server):
     page = browser.new_page(viewport={"width": 760, "height": 980})
-    page.goto(server + "/")
+    page.goto(server + "/?view=solutions")
     page.wait_for_selector("#board svg path.piece", timeout=30_000)
     yield page
     page.close()
@@ -339,12 +297,7 @@ def test_a_date_without_solution_shows_an_error(page):
 
 def test_screenshot(page, tmp_path):
     _use_labels_and_count(page, "Nov", "21", "Sat")
-    shot = tmp_path / "serve.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 10_000
-    target = os.environ.get("CPMODELS_SCREENSHOT")  # set to refresh the README picture
-    if target:
-        shutil.copy(shot, target)
+    screenshot(page, tmp_path, "serve.png", "CPMODELS_SCREENSHOT")  # refreshes the README's
 
 
 def test_a_late_answer_does_not_overwrite_a_newer_one(browser, server):
@@ -364,7 +317,7 @@ def test_a_late_answer_does_not_overwrite_a_newer_one(browser, server):
         };
     """)
     try:
-        page.goto(server + "/")
+        page.goto(server + "/?view=solutions")
         page.wait_for_function("document.querySelectorAll('#spec option').length > 0",
                                timeout=30_000)
         page.check("#face-up")

@@ -1,15 +1,22 @@
 """The daily-puzzle web page and its JSON API (FastAPI).
 
-``GET /`` is the page; the API answers with the CLI's JSON contract plus the board as SVG:
+``GET /`` is the page (its scripts under ``/static/``); the API answers with the CLI's JSON
+contract plus the board as SVG:
 
 * ``GET /api/specs``: the calendars, their label groups and today's labels;
 * ``POST /api/solution``: solution ``index`` of a date or label combination;
 * ``POST /api/count``: how many solutions it has;
-* ``POST /api/hint``: one more piece of a full solution that keeps the pieces shown.
+* ``POST /api/hint``: one more piece of a full solution that keeps the pieces shown;
+* ``GET /api/layout/{spec}``: the board and pieces as play mode draws them;
+* ``POST /api/check``: a player's position judged: ``solved``, ``open`` (with the number of
+  solutions still possible), ``dead_end`` (with the pieces to take back) or ``invalid``.
 
 Requests are validated by pydantic models; a bad one gets a 4xx with ``{"error": message}``:
 404 only for an unknown spec or solution index, 409 for a hint where no solution keeps the
-pieces shown, 413 for a body over 64 KB. Searches (counts, solutions, hints) run in a
+pieces shown, 413 for a body over 64 KB. A position no one could lay on the board (an
+overlap, a cell off the board or on a label left open, a piece used too often, a shape that
+is not the piece) gets 400 with ``{"status": "invalid", "completions": 0, "message": ...}``
+as well as the ``error``. Searches (counts, solutions, hints) run in a
 bounded pool (``web/limits.py``), so a slow one does not hold up the page: a request that
 finds the pool full gets 503, one that runs out of time 504. An internal error is logged
 and answers 500 with a short JSON message. Nothing is written to disk.
@@ -29,7 +36,7 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -41,8 +48,9 @@ from cpmodels.geometry import Placement
 from cpmodels.render import count_payload, packing_payload
 from cpmodels.render.pictures import packing_picture, placements_picture
 from cpmodels.render.svg import scene_svg
-from cpmodels.web.limits import BodyLimit, Busy, SearchPool
-from cpmodels.web.puzzles import Puzzles, Solutions, TooSlow, next_hint
+from cpmodels.web.limits import BodyLimit, Busy, SearchPool, TooSlow
+from cpmodels.web.play import InvalidPosition, check_position, next_hint
+from cpmodels.web.puzzles import Puzzles, Solutions
 
 Label = Annotated[str, Field(min_length=1, max_length=40)]
 log = logging.getLogger("cpmodels.web")
@@ -78,6 +86,14 @@ class HintRequest(PuzzleRequest):
     revealed: list[PlacementModel] = Field(default_factory=list, max_length=64)
 
 
+class CheckRequest(PuzzleRequest):
+    placements: list[PlacementModel] = Field(default_factory=list, max_length=64)
+
+
+def _placements(given: Sequence[PlacementModel]) -> list[Placement]:
+    return [Placement(p.piece, tuple(p.cells)) for p in given]
+
+
 def _message(exc: RequestValidationError) -> str:
     parts = []
     for error in exc.errors():
@@ -88,6 +104,7 @@ def _message(exc: RequestValidationError) -> str:
     return "; ".join(parts)
 
 
+SCRIPTS = ("page.js", "play.js")  # the page's scripts, served from the package
 MAX_BODY_BYTES = 64 * 1024  # a request body: far more than any real request needs
 
 
@@ -123,6 +140,11 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return error(exc.status_code, str(exc.detail))
 
+    @app.exception_handler(InvalidPosition)
+    async def invalid_position(request: Request, exc: InvalidPosition) -> JSONResponse:
+        return JSONResponse({"status": "invalid", "completions": 0, "message": str(exc),
+                             "error": str(exc)}, status_code=400)
+
     @app.exception_handler(CpmodelsError)
     async def refused(request: Request, exc: CpmodelsError) -> JSONResponse:
         status = (404 if isinstance(exc, NotFound) else 409 if isinstance(exc, NoSolution)
@@ -141,6 +163,13 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     @app.get("/", response_class=HTMLResponse)
     def page() -> str:
         return resources.files("cpmodels.web").joinpath("static/index.html").read_text()
+
+    @app.get("/static/{name}")
+    def script(name: str) -> Response:
+        if name not in SCRIPTS:
+            raise NotFound(f"no file {name!r}")
+        text = resources.files("cpmodels.web").joinpath(f"static/{name}").read_text()
+        return Response(text, media_type="text/javascript")
 
     @app.get("/api/specs")
     def specs() -> dict[str, Any]:
@@ -181,13 +210,14 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
 
     def hint_answer(req: HintRequest, *, deadline: float) -> dict[str, Any]:
         instance = solutions_of(req).instance
-        revealed = [Placement(p.piece, tuple(sorted(p.cells))) for p in req.revealed]
-        more, consistent = next_hint(instance, revealed)
+        revealed = _placements(req.revealed)
+        more, consistent = next_hint(instance, revealed, deadline=deadline)
         labels = " ".join(instance.labels)
         if not consistent:
             raise NoSolution(f"{labels} has no solution" if not revealed else
-                             "no solution has the pieces shown; start the hints again")
-        shown = [*revealed, *([more] if more else [])]
+                             "no solution has the pieces shown; take some back")
+        shown = [*(Placement(p.piece, tuple(sorted(p.cells))) for p in revealed),
+                 *([more] if more else [])]
         low = sum(p.low for p in instance.spec.pieces)
         high = sum(p.high for p in instance.spec.pieces)
         pieces = f"{high}" if low == high else f"{low} to {high}"
@@ -199,6 +229,24 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
             "complete": more is None,
             "svg": scene_svg(placements_picture(instance, shown, title)),
         }
+
+    def check_answer(req: CheckRequest, *, deadline: float) -> dict[str, Any]:
+        found = solutions_of(req)
+        verdict = check_position(found.instance, _placements(req.placements),
+                                 deadline=deadline, counter=found.positions,
+                                 total=found.total)
+        return {"spec": req.spec, "labels": list(found.instance.labels),
+                "face_up": found.instance.face_up, "status": verdict.status,
+                "completions": verdict.completions, "message": verdict.message,
+                "take_back": list(verdict.take_back)}
+
+    @app.get("/api/layout/{name}")
+    def layout(name: str) -> dict[str, Any]:
+        return puzzles.layout(name)
+
+    @app.post("/api/check")
+    async def check(req: CheckRequest) -> dict[str, Any]:
+        return await pool.run(check_answer, req)
 
     @app.post("/api/solution")
     async def solution(req: SolutionRequest) -> dict[str, Any]:

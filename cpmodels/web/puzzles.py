@@ -1,4 +1,5 @@
-"""What the web page asks of a calendar: the k-th solution, the count, the next hint.
+"""What the web page asks of a calendar: the k-th solution and the count (hints and the
+player's positions are in :mod:`cpmodels.web.play`).
 
 Nothing here knows about HTTP. Solutions come from the counting engine in its fixed order,
 so "solution k" means the same board on every request; each instance keeps the solutions
@@ -16,33 +17,19 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from cpmodels.backends import engine
-from cpmodels.errors import CpmodelsError, InputError, NotFound
-from cpmodels.geometry import Placement
+from cpmodels.errors import InputError, NotFound
 from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import CalendarSpec, load_spec
+from cpmodels.web.limits import TooSlow, acquire, check_deadline
+from cpmodels.web.play import PositionCounter, board_layout
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
 MAX_KEPT_IN_ALL = 1_000_000  # solutions kept over every instance (about 40 MB at most)
 MAX_INSTANCES = 64  # instances whose solutions and counts are kept (least recently used go)
-
-
-class TooSlow(CpmodelsError):
-    """The answer could not be found within the request's time limit."""
-
-
-def _check(deadline: float | None) -> None:
-    if deadline is not None and time.perf_counter() > deadline:
-        raise TooSlow("the search ran out of time; try again, or ask for an earlier solution")
-
-
-def _acquire(lock: threading.Lock, deadline: float | None) -> None:
-    """Take ``lock``, waiting no later than ``deadline``; :class:`TooSlow` if it passes."""
-    wait = -1 if deadline is None else max(0.0, deadline - time.perf_counter())
-    if not lock.acquire(timeout=wait):
-        _check(0.0)
 
 
 @dataclass
@@ -61,7 +48,9 @@ class Solutions:
     _ends: array = field(default_factory=lambda: array("q"))
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _count_lock: threading.Lock = field(default_factory=threading.Lock)
+    _lock_positions: threading.Lock = field(default_factory=threading.Lock)
     _stream: Iterator[list[int]] | None = None
+    _positions: PositionCounter | None = None
 
     @property
     def found(self) -> int:
@@ -81,12 +70,12 @@ class Solutions:
         if index >= MAX_KEPT_SOLUTIONS:
             raise InputError(f"the page steps through the first {MAX_KEPT_SOLUTIONS:,} "
                              "solutions only")
-        _acquire(self._lock, deadline)
+        acquire(self._lock, deadline)
         try:
             if self._stream is None:
                 self._stream = engine.iter_solutions(self.instance.cover)
             while self.found <= index and not self.exhausted:
-                _check(deadline)
+                check_deadline(deadline)
                 chosen = next(self._stream, None)
                 if chosen is None:
                     self.exhausted = True
@@ -99,6 +88,14 @@ class Solutions:
         finally:
             self._lock.release()
 
+    @property
+    def positions(self) -> PositionCounter:
+        """The kept counter that judges players' positions on this puzzle."""
+        with self._lock_positions:
+            if self._positions is None:
+                self._positions = PositionCounter(self.instance.cover)
+            return self._positions
+
     def total(self, deadline: float | None = None) -> int:
         """Every solution, counted by the engine in this thread (kept for next time).
 
@@ -106,7 +103,7 @@ class Solutions:
         """
         if self.count is not None:
             return self.count
-        _acquire(self._count_lock, deadline)
+        acquire(self._count_lock, deadline)
         try:
             if self.count is None:
                 left = None if deadline is None else max(0.0, deadline - time.perf_counter())
@@ -135,6 +132,7 @@ class Puzzles:
         if not self.specs:
             raise InputError("no calendar specs to serve; name some, e.g. specs/*.yaml")
         self._cache: OrderedDict[tuple, Solutions] = OrderedDict()
+        self._layouts: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
 
     def spec(self, name: str) -> CalendarSpec:
@@ -142,6 +140,14 @@ class Puzzles:
         if spec is None:
             raise NotFound(f"no spec named {name!r}; specs: {', '.join(self.specs)}")
         return spec
+
+    def layout(self, name: str) -> dict[str, Any]:
+        """The board and pieces of a spec as play mode draws them (worked out once)."""
+        spec = self.spec(name)
+        with self._lock:
+            if name not in self._layouts:
+                self._layouts[name] = board_layout(spec)
+            return self._layouts[name]
 
     def query(self, name: str, date: dt.date | None, labels: Sequence[str] | None,
               face_up: bool) -> Query:
@@ -161,38 +167,3 @@ class Puzzles:
                 _, dropped = self._cache.popitem(last=False)
                 kept -= dropped.found
             return found
-
-
-def option_ids(instance: PackingInstance, placements: Sequence[Placement]) -> list[int]:
-    """The cover's option id of each placement, or an :class:`InputError` naming the bad one."""
-    index = {p: j for j, p in enumerate(instance.cover.placements)}
-    ids = []
-    for p in placements:
-        key = Placement(p.piece, tuple(sorted(p.cells)))
-        if key not in index:
-            raise InputError(f"{p.piece} on {list(key.cells)} is not a placement of "
-                             f"{instance.name} {' '.join(instance.labels)}")
-        ids.append(index[key])
-    return ids
-
-
-def next_hint(instance: PackingInstance,
-              revealed: Sequence[Placement]) -> tuple[Placement | None, bool]:
-    """One more piece of a full solution that contains ``revealed``.
-
-    Returns ``(placement, True)``, ``(None, True)`` when every piece is shown, or
-    ``(None, False)`` when no solution contains the revealed pieces.
-    """
-    ids = option_ids(instance, revealed)
-    if len(set(ids)) != len(ids):
-        raise InputError("a piece is revealed twice")
-    solution = next(engine.iter_solutions(instance.cover, forced=ids, batch=1), None)
-    if solution is None:
-        return None, False
-    shown = set(ids)
-    rest = [j for j in sorted(solution) if j not in shown]
-    if not rest:
-        return None, True
-    order = {name: k for k, name in enumerate(instance.spec.letters())}
-    j = min(rest, key=lambda j: (order.get(instance.cover.placements[j].piece, 0), j))
-    return instance.cover.placements[j], True

@@ -62,6 +62,7 @@ from cpmodels.backends.engine.drivers import (
     NAME,
     STREAMS,
     count_prefixes,
+    exists,
     iter_solutions,
     solve,
     tally_prefixes,
@@ -75,6 +76,6 @@ from cpmodels.backends.engine.work import count
 
 __all__ = [
     "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "CompiledCover", "Memo", "SearchStopped",
-    "TallyLayout", "compile_cover", "count", "count_prefixes", "iter_solutions", "solve",
+    "TallyLayout", "compile_cover", "count", "count_prefixes", "exists", "iter_solutions", "solve",
     "tally_layout", "tally_prefixes", "top_branches", "warm_up",
 ]

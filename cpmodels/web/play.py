@@ -1,0 +1,310 @@
+"""Play mode: what the page needs to let a player build a board, and what a position is worth.
+
+* :func:`board_layout` is a calendar's board and pieces as the page draws them: every cell
+  as a polygon (pixels) with its label, and for each piece its orientations (outlines in
+  pixels, which orientation a turn or a flip leads to, which keep the piece face up) and
+  every place on the full board each orientation fits. The page snaps a dropped piece to
+  the nearest of those places; it does no geometry of its own, so every plane grid works.
+* :func:`check_position` judges a player's position: ``invalid`` (:class:`InvalidPosition`,
+  naming the placement and what is wrong with it), ``solved``, ``open`` with the number of
+  solutions that still contain it, or ``dead_end`` with the placed pieces whose removal
+  alone would make the position solvable again.
+
+Nothing here knows about HTTP; a :class:`PositionCounter` keeps one puzzle's compiled cover
+(and a small table of sub-board counts) between the positions judged on it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cpmodels.backends import engine
+from cpmodels.cover import ExactCover
+from cpmodels.errors import InputError
+from cpmodels.geometry import Cell, Placement, placements
+from cpmodels.instance import PackingInstance
+from cpmodels.interrupt import stop_after
+from cpmodels.render.scene import DRAWINGS, CellDrawing, outline, piece_colours
+from cpmodels.spec import CalendarSpec
+from cpmodels.web.limits import TooSlow, acquire
+
+
+class InvalidPosition(InputError):
+    """A position no one could lay on the board (a 4xx, with status ``invalid``)."""
+
+
+def _px(drawing: CellDrawing, point: tuple[float, float]) -> list[float]:
+    (x, y), (sx, sy) = point, drawing.unit
+    return [round(x * sx, 2), round(y * sy, 2)]
+
+
+def _loops_px(drawing: CellDrawing, cells: Sequence[Cell]) -> list[list[list[float]]]:
+    return [[_px(drawing, pt) for pt in loop] for loop in outline(cells, drawing)]
+
+
+def board_layout(spec: CalendarSpec) -> dict[str, Any]:
+    """The board and the pieces of a calendar, as the page's play mode draws them.
+
+    Coordinates are pixels. ``cells`` lists each board cell once (``cell``, ``points``,
+    ``centre``, ``label`` or null). Each piece has ``name``, ``letter``, ``colour``,
+    ``count`` (copies at most), ``low`` (at least) and ``orientations``: each with its
+    ``cells`` (normalized), ``loops`` (its outline, holes included), ``mark`` (the centre of
+    its middle cell, where its letter goes), ``face_up`` (reachable
+    without turning the piece over), ``rotate`` and ``flip`` (the index of the orientation
+    a turn or a flip gives, or null where the piece may not be turned so) and ``places``:
+    ``[dr, dc, x, y]``, each translation that puts it on the board and the pixel offset that
+    translation moves its outline by.
+    """
+    geo = spec.geometry
+    drawing = DRAWINGS[spec.grid]
+    labels = spec.cell_labels
+    cells = sorted(spec.cells)
+    corners = [pt for cell in cells for pt in drawing.corners(cell)]
+    x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
+    x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
+    colours = piece_colours([p.name for p in spec.pieces])
+    letters = spec.letters()
+    free = {k.name: k.orientations for k in spec.piece_kinds(face_up=False)}
+    upright = {k.name: set(k.orientations) for k in spec.piece_kinds(face_up=True)}
+    pieces = []
+    for piece in spec.pieces:
+        shapes = list(free[piece.name])
+        index = {shape: k for k, shape in enumerate(shapes)}
+
+        orientations = []
+        for shape in shapes:
+            ordered = sorted(shape)
+            anchor = ordered[0]
+            cx, cy = drawing.centre(anchor)
+            places = []
+            for placed in placements(piece.name, [shape], cells, geo):
+                target = placed.cells[0]  # a translation keeps the cells' order
+                tx, ty = drawing.centre(target)
+                places.append([target[0] - anchor[0], target[1] - anchor[1],
+                               *_px(drawing, (tx - cx, ty - cy))])
+            mx = sum(drawing.centre(cell)[0] for cell in ordered) / len(ordered)
+            my = sum(drawing.centre(cell)[1] for cell in ordered) / len(ordered)
+            middle = min(ordered, key=lambda cell: (drawing.centre(cell)[0] - mx) ** 2
+                         + (drawing.centre(cell)[1] - my) ** 2)
+            orientations.append({
+                "cells": [list(cell) for cell in ordered],
+                "loops": _loops_px(drawing, ordered),
+                "mark": _px(drawing, drawing.centre(middle)),
+                "face_up": shape in upright[piece.name],
+                "rotate": index.get(geo.normalize(map(geo.rotations[1], shape))),
+                "flip": index.get(geo.normalize(map(geo.reflections[0], shape))),
+                "places": places,
+            })
+        pieces.append({"name": piece.name, "letter": letters[piece.name],
+                       "colour": colours[piece.name], "count": piece.high, "low": piece.low,
+                       "orientations": orientations})
+    return {
+        "spec": spec.name,
+        "grid": spec.grid,
+        "origin": _px(drawing, (x0, y0)),
+        "size": [round((x1 - x0) * drawing.unit[0], 2), round((y1 - y0) * drawing.unit[1], 2)],
+        "cells": [{"cell": list(cell), "points": [_px(drawing, pt) for pt in drawing.corners(cell)],
+                   "centre": _px(drawing, drawing.centre(cell)), "label": labels.get(cell)}
+                  for cell in cells],
+        "pieces": pieces,
+    }
+
+
+def _where(cell: Cell) -> str:
+    return f"[{', '.join(str(x) for x in cell)}]"
+
+
+def validate(instance: PackingInstance, placements: Sequence[Placement]) -> list[int]:
+    """The cover's option id of each placement, or an :class:`InvalidPosition` that names
+    the first placement (1-based, with its piece) that could not be on the board and why."""
+    spec = instance.spec
+    geo = spec.geometry
+    pieces = {p.name: p for p in spec.pieces}
+    kinds = {k.name: set(k.orientations) for k in spec.piece_kinds(face_up=instance.face_up)}
+    turned_over = {k.name: set(k.orientations) for k in spec.piece_kinds(face_up=False)}
+    board = instance.board_cells
+    open_labels = dict(zip(instance.uncovered, instance.labels))
+    index = {p: j for j, p in enumerate(instance.cover.placements)}
+    owner: dict[Cell, int] = {}
+    used: Counter[str] = Counter()
+    ids = []
+    for n, p in enumerate(placements, 1):
+        what = f"placement {n} ({p.piece})"
+        if p.piece not in pieces:
+            raise InvalidPosition(f"placement {n}: there is no piece {p.piece!r} in "
+                                  f"{spec.name}; pieces: {', '.join(pieces)}")
+        cells = tuple(sorted(p.cells))
+        if len(set(cells)) != len(cells):
+            twice = next(c for c in cells if cells.count(c) > 1)
+            raise InvalidPosition(f"{what}: cell {_where(twice)} is listed twice")
+        for cell in cells:
+            if cell not in board:
+                raise InvalidPosition(f"{what}: cell {_where(cell)} is not on the board")
+            if cell in open_labels:
+                raise InvalidPosition(f"{what} covers {open_labels[cell]}, which "
+                                      f"{' '.join(instance.labels)} leaves open")
+        shape = geo.normalize(cells)
+        if shape not in kinds[p.piece]:
+            if shape in turned_over[p.piece]:
+                raise InvalidPosition(f"{what} is turned over, and the pieces are face up")
+            raise InvalidPosition(f"{what}: cells {', '.join(map(_where, cells))} are not "
+                                  f"the shape of {p.piece}")
+        used[p.piece] += 1
+        if used[p.piece] > pieces[p.piece].high:
+            copies = pieces[p.piece].high
+            raise InvalidPosition(f"{what}: {p.piece} is placed {used[p.piece]} times; the "
+                                  f"puzzle has {copies} of it" if copies > 1 else
+                                  f"{what}: {p.piece} is placed twice; the puzzle has one")
+        for cell in cells:
+            if cell in owner:
+                other = placements[owner[cell] - 1].piece
+                raise InvalidPosition(f"{what} overlaps placement {owner[cell]} ({other}) "
+                                      f"at {_where(cell)}")
+            owner[cell] = n
+        ids.append(index[Placement(p.piece, cells)])
+    return ids
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a valid position is worth."""
+
+    status: str  # "solved", "open" or "dead_end"
+    completions: int  # solutions that contain the position (1 when it is one)
+    message: str
+    take_back: tuple[int, ...] = ()  # dead end: placements (0-based) whose removal suffices
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+
+POSITION_MEMO_SLOTS = 1 << 14  # sub-board counts kept per puzzle between positions (~1 MB)
+
+
+class PositionCounter:
+    """One puzzle's compiled cover and table of sub-board counts, kept between the positions
+    judged on it, so a position costs its own search and not a compilation.
+
+    Safe for several threads: one counts at a time, the others wait (within their deadline).
+    A search cut off by its deadline leaves its table stopped; the next one starts a new one.
+    """
+
+    def __init__(self, cover: ExactCover) -> None:
+        self.cover = cover
+        self._compiled: engine.CompiledCover | None = None
+        self._memo: engine.Memo | None = None
+        self._lock = threading.Lock()
+
+    def _searched(self, search: Callable[[engine.CompiledCover, engine.Memo], Any],
+                  memo_slots: int, deadline: float | None) -> Any:
+        acquire(self._lock, deadline)
+        try:
+            if self._compiled is None:
+                self._compiled = engine.compile_cover(self.cover)
+            if memo_slots != POSITION_MEMO_SLOTS:
+                memo = engine.Memo(self._compiled.n_words, slots=memo_slots)
+            else:
+                if self._memo is None or self._memo.stopped:
+                    self._memo = engine.Memo(self._compiled.n_words, slots=memo_slots)
+                memo = self._memo
+            with stop_after(_left(deadline), memo.stop):
+                return search(self._compiled, memo)
+        except engine.SearchStopped:
+            raise TooSlow("counting the solutions left from this position took longer than "
+                          "the server allows; place a few more pieces and try again") from None
+        finally:
+            self._lock.release()
+
+    def completions(self, forced: Sequence[int], deadline: float | None = None) -> int:
+        """How many solutions contain the ``forced`` options (:class:`TooSlow` if the
+        ``deadline``, a ``time.perf_counter`` value, passes first)."""
+        return self._searched(lambda cc, memo: engine.count_prefixes(cc, [forced], memo)[0],
+                              POSITION_MEMO_SLOTS, deadline)
+
+    def solvable(self, prefixes: Sequence[Sequence[int]],
+                 deadline: float | None = None) -> list[bool]:
+        """For each set of options, whether some solution contains it (first solutions
+        only, no count)."""
+        found = self._searched(lambda cc, memo: engine.exists(cc, prefixes, memo=memo), 16,
+                               deadline)
+        return [bool(x) for x in found]
+
+
+def _first(cover: ExactCover, forced: Sequence[int], deadline: float | None) -> list[int] | None:
+    """A solution that contains the ``forced`` options, or None; :class:`TooSlow` when
+    ``deadline`` passes first."""
+    try:
+        return next(engine.iter_solutions(cover, forced=forced, batch=1,
+                                          time_limit=_left(deadline)), None)
+    except TimeoutError:
+        raise TooSlow("the search ran out of time; try again with more pieces placed") from None
+
+
+def check_position(instance: PackingInstance, placements: Sequence[Placement], *,
+                   deadline: float | None = None, counter: PositionCounter | None = None,
+                   total: Callable[[float | None], int] | None = None) -> Verdict:
+    """Judge a position: solved, open (with its completions counted) or a dead end (with the
+    pieces to take back).
+
+    ``deadline`` is a ``time.perf_counter`` value the search must end by (else
+    :class:`TooSlow`); ``counter`` is the puzzle's kept :class:`PositionCounter` (default a
+    new one); ``total`` counts the empty board (a count kept elsewhere, say).
+    """
+    ids = validate(instance, placements)
+    cover = instance.cover
+    if cover.is_solution(ids):
+        return Verdict("solved", 1, "solved!")
+    counter = counter or PositionCounter(cover)
+    found = total(deadline) if not ids and total is not None else counter.completions(
+        ids, deadline)
+    if found:
+        return Verdict("open", found, f"{_plural(found, 'solution')} still possible from here")
+    puzzle = " ".join(instance.labels) + (" with the pieces face up" if instance.face_up
+                                          else "")
+    if not ids:
+        return Verdict("dead_end", 0, f"{puzzle} has no solution")
+    fewer = [ids[:k] + ids[k + 1:] for k in range(len(ids))]
+    way_out = counter.solvable([*fewer, []], deadline)
+    take_back = [k for k in range(len(ids)) if way_out[k]]
+    message = "dead end: no solution contains these pieces"
+    if take_back:
+        names = [placements[k].piece for k in take_back]
+        message += "; take back " + (names[0] if len(names) == 1 else
+                                     ", ".join(names[:-1]) + " or " + names[-1])
+        message += " to get out of it"
+    elif not way_out[-1]:
+        message = f"dead end: {puzzle} has no solution"
+    else:
+        message += "; taking back one piece is not enough"
+    return Verdict("dead_end", 0, message, tuple(take_back))
+
+
+def next_hint(instance: PackingInstance,
+              shown: Sequence[Placement], *,
+              deadline: float | None = None) -> tuple[Placement | None, bool]:
+    """One more piece of a full solution that contains the pieces ``shown`` (a player's
+    position or earlier hints), checked as :func:`validate` does.
+
+    Returns ``(placement, True)``, ``(None, True)`` when the board is full, or
+    ``(None, False)`` when no solution contains the pieces shown.
+    """
+    ids = validate(instance, shown)
+    solution = _first(instance.cover, ids, deadline)
+    if solution is None:
+        return None, False
+    rest = [j for j in sorted(solution) if j not in set(ids)]
+    if not rest:
+        return None, True
+    order = {name: k for k, name in enumerate(instance.spec.letters())}
+    j = min(rest, key=lambda j: (order.get(instance.cover.placements[j].piece, 0), j))
+    return instance.cover.placements[j], True

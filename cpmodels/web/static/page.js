@@ -1,0 +1,255 @@
+"use strict";
+// The page: which puzzle (spec, date or labels, face up), kept in the URL; the solutions
+// view (step through solutions, hints, the count). Play mode is in play.js.
+const $ = (id) => document.getElementById(id);
+const state = { specs: {}, spec: null, query: null, index: 0, revealed: [], mode: "solution",
+                found: 0, exhausted: false, count: null, solvable: true, view: "play" };
+
+// Each request for the board takes a new number; an answer that comes back after a newer
+// request was made (a slow first load, a quick change of date) is dropped.
+let latest = 0;
+
+async function current(path, body) {
+  const mine = ++latest;
+  const data = await api(path, body);
+  if (mine !== latest) throw new Stale();
+  return data;
+}
+
+class Stale extends Error {}
+
+function failed(err) { if (!(err instanceof Stale)) showError(err.message); }
+
+async function api(path, body) {
+  const response = await fetch(path, body === undefined ? {} : {
+    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  const data = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
+  if (!response.ok) {
+    const err = new Error(data.error || `HTTP ${response.status}`);
+    err.status = response.status;
+    throw err;
+  }
+  return data;
+}
+
+function localToday() {
+  const d = new Date();
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 10);
+}
+
+function puzzle() {
+  return {spec: state.spec, face_up: $("face-up").checked, ...state.query};
+}
+
+function showError(message) { $("error").textContent = message || ""; }
+
+// --- the URL follows the selection, so a link opens what its sender sees ---------------
+
+function syncUrl() {
+  const parts = [`spec=${encodeURIComponent(state.spec)}`];
+  if (state.query.date !== undefined) parts.push(`date=${encodeURIComponent(state.query.date)}`);
+  else parts.push(`labels=${state.query.labels.map(encodeURIComponent).join(",")}`);
+  if ($("face-up").checked) parts.push("face_up=1");
+  if (state.view === "solutions") parts.push("view=solutions");
+  if (state.view === "solutions" && state.mode === "solution" && state.index > 0) {
+    parts.push(`solution=${state.index + 1}`);
+  }
+  history.replaceState(null, "", `${location.pathname}?${parts.join("&")}`);
+}
+
+function fromUrl() {
+  const params = new URLSearchParams(location.search);
+  const truthy = (v) => v !== null && ["1", "true", "yes", "on"].includes(v.toLowerCase());
+  const labels = params.get("labels");
+  return {spec: params.get("spec"), date: params.get("date"), face_up: truthy(params.get("face_up")),
+          labels: labels === null ? null : labels.split(",").map((s) => s.trim()).filter(Boolean),
+          view: params.get("view") === "solutions" ? "solutions" : "play",
+          index: /^[1-9][0-9]{0,5}$/.test(params.get("solution") || "")
+            ? Number(params.get("solution")) - 1 : 0};
+}
+
+// --- the solutions view -----------------------------------------------------------------
+
+function buttons() {
+  const solution = state.mode === "solution";
+  $("prev").disabled = !solution || state.index === 0 || !state.solvable;
+  $("next").disabled = !solution || !state.solvable ||
+    (state.exhausted && state.index + 1 >= state.found);
+  $("hint").disabled = !state.solvable;
+  $("count").disabled = false;
+}
+
+function status(text) {
+  $("status").textContent = text;
+}
+
+async function showSolution(index) {
+  showError("");
+  try {
+    const data = await current("/api/solution", {...puzzle(), index});
+    state.index = index; state.mode = "solution"; state.revealed = [];
+    state.found = data.found; state.exhausted = data.exhausted;
+    state.solvable = data.status === "solved";
+    if (data.count !== null) state.count = data.count;
+    $("board").innerHTML = data.svg;
+    syncUrl();
+    const labels = data.labels.join(" ");
+    if (data.status === "solved") {
+      const of = state.count !== null ? ` of ${state.count.toLocaleString()}` : "";
+      status(`${labels}: solution ${index + 1}${of}`);
+    } else {
+      status(labels);
+      showError(data.message);
+    }
+    buttons();
+  } catch (err) { failed(err); }
+}
+
+async function hint() {
+  showError("");
+  try {
+    const data = await current("/api/hint", {...puzzle(), revealed: state.revealed});
+    state.mode = "hint"; state.revealed = data.revealed;
+    $("board").innerHTML = data.svg;
+    status(`${data.labels.join(" ")}: hint, ${data.revealed.length} piece` +
+           `${data.revealed.length === 1 ? "" : "s"} shown` + (data.complete ? " (solved)" : ""));
+    buttons();
+  } catch (err) { failed(err); }
+}
+
+async function count() {
+  showError("");
+  status("counting ...");
+  try {
+    const data = await current("/api/count", puzzle());
+    state.count = data.count;
+    status(`${data.labels.join(" ")}: ${data.count.toLocaleString()} solutions` +
+           ($("face-up").checked ? " with the pieces face up" : ""));
+  } catch (err) { if (!(err instanceof Stale)) { showError(err.message); status(""); } }
+}
+
+// --- choosing the puzzle and the view ---------------------------------------------------
+
+function fillLabels(spec, chosen) {
+  const box = $("labels-box");
+  box.innerHTML = "";
+  Object.entries(spec.groups).forEach(([group, labels], k) => {
+    const select = document.createElement("select");
+    select.id = `group-${group}`;
+    select.dataset.group = group;
+    for (const label of labels) select.add(new Option(label, label));
+    select.value = chosen.find((label) => labels.includes(label)) ?? spec.today[k];
+    const wrap = document.createElement("label");
+    wrap.append(`${group} `, select);
+    box.append(wrap);
+  });
+}
+
+// The puzzle changed: keep it in the URL and show it in the open view.
+function refresh(index = 0) {
+  state.count = null;
+  showError("");
+  state.mode = "solution";
+  state.index = 0;
+  syncUrl();
+  if (state.view === "play") return playLoad();
+  $("board").innerHTML = "";
+  status("");
+  return showSolution(index);
+}
+
+function selectSpec(name, query = null, index = 0) {
+  const spec = state.specs[name];
+  state.spec = name;
+  $("spec").value = name;
+  fillLabels(spec, query && query.labels ? query.labels : spec.today);
+  $("face-up").disabled = !spec.flip;
+  if (!spec.flip) $("face-up").checked = false;
+  $("date-box").hidden = !spec.dates;
+  $("use-date").hidden = !spec.dates;
+  if (query && query.labels) state.query = {labels: query.labels};
+  else if (query && query.date && spec.dates) state.query = {date: query.date};
+  else state.query = spec.dates ? {date: $("date").value} : {labels: spec.today};
+  if (state.query.date !== undefined) $("date").value = state.query.date;
+  return refresh(index);
+}
+
+function markView(view) {
+  state.view = view;
+  for (const [name, tab] of [["play", "tab-play"], ["solutions", "tab-solutions"]]) {
+    $(tab).setAttribute("aria-selected", String(name === view));
+    $(`${name}-view`).hidden = name !== view;
+  }
+}
+
+function showView(view) {
+  markView(view);
+  return refresh();
+}
+
+async function start() {
+  const asked = fromUrl();
+  $("date").value = localToday();
+  const data = await api("/api/specs");
+  for (const spec of data.specs) {
+    state.specs[spec.name] = spec;
+    $("spec").add(new Option(spec.description ? `${spec.name}: ${spec.description}` : spec.name,
+                             spec.name));
+  }
+  $("spec").onchange = () => selectSpec($("spec").value);
+  $("use-date").onclick = () => { state.query = {date: $("date").value}; refresh(); };
+  $("date").onchange = () => { state.query = {date: $("date").value}; refresh(); };
+  $("use-labels").onclick = () => {
+    const labels = [...document.querySelectorAll("#labels-box select")].map((s) => s.value);
+    state.query = {labels}; refresh();
+  };
+  $("face-up").onchange = refresh;
+  $("prev").onclick = () => showSolution(Math.max(0, state.index - 1));
+  $("next").onclick = () => showSolution(state.index + 1);
+  $("show").onclick = () => showSolution(state.mode === "hint" ? 0 : state.index);
+  $("hint").onclick = hint;
+  $("count").onclick = count;
+  $("tab-play").onclick = () => showView("play");
+  $("tab-solutions").onclick = () => showView("solutions");
+  playSetUp();
+  let name = data.specs[0].name;
+  let warning = "";
+  if (asked.spec !== null && asked.spec in state.specs) name = asked.spec;
+  else if (asked.spec !== null) {
+    warning = `there is no puzzle named ${JSON.stringify(asked.spec)}; showing ${name}`;
+  }
+  if (asked.face_up && state.specs[name].flip) $("face-up").checked = true;
+  markView(asked.view);
+  let query = null;
+  if (asked.labels || asked.date) {
+    const problem = asked.labels ? badLabels(state.specs[name], asked.labels)
+                                 : badDate(state.specs[name], asked.date);
+    if (problem) warning = warning || `${problem}; showing today`;
+    else query = asked.labels ? {labels: asked.labels} : {date: asked.date};
+  }
+  await selectSpec(name, query, query ? asked.index : 0);
+  if (warning) showError(warning);
+}
+
+// What is wrong with a link's labels or date, before anything is asked of the server.
+function badLabels(spec, labels) {
+  const groups = Object.entries(spec.groups);
+  const seen = new Set();
+  for (const label of labels) {
+    const group = groups.find(([, names]) => names.includes(label));
+    if (!group) return `${spec.name} has no label ${JSON.stringify(label)}`;
+    if (seen.has(group[0])) return `two labels of the group ${group[0]}`;
+    seen.add(group[0]);
+  }
+  const missing = groups.filter(([group]) => !seen.has(group)).map(([group]) => group);
+  return missing.length ? `no label given for ${missing.join(", ")}` : "";
+}
+
+function badDate(spec, date) {
+  if (!spec.dates) return `${spec.name} has no dates; give labels`;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(date) ? new Date(`${date}T00:00:00Z`) : null;
+  if (!day || isNaN(day) || day.toISOString().slice(0, 10) !== date) {
+    return `${JSON.stringify(date)} is not a date in YYYY-MM-DD form`;
+  }
+  return "";
+}
