@@ -16,7 +16,7 @@ Requests are validated by pydantic models; a bad one gets a 4xx with ``{"error":
 pieces shown, 413 for a body over 64 KB. A position no one could lay on the board (an
 overlap, a cell off the board or on a label left open, a piece used too often, a shape that
 is not the piece) gets 400 with ``{"status": "invalid", "completions": 0, "message": ...}``
-as well as the ``error``. Searches (counts, solutions, hints) run in a
+as well as the ``error``. Searches (counts, solutions, hints, checks) run in a
 bounded pool (``web/limits.py``), so a slow one does not hold up the page: a request that
 finds the pool full gets 503, one that runs out of time 504. An internal error is logged
 and answers 500 with a short JSON message. Nothing is written to disk.
