@@ -29,6 +29,7 @@ from cpmodels.render import packing_payload, packing_text, towers_payload, tower
 from cpmodels.render.pictures import packing_picture, towers_picture
 from cpmodels.render.scene import Scene
 from cpmodels.spec import CalendarSpec, Spec, TowersSpec, load_spec
+from cpmodels.spec.bundled import bundled_specs
 from cpmodels.sweep import Row, SweepSummary, file_columns, read_rows, run_sweep
 from cpmodels.towers_problem import TowersProblem, towers_problem
 
@@ -41,8 +42,20 @@ if TYPE_CHECKING:
 SpecLike = Spec | str | Path
 
 
+__all__ = [
+    "CountResult", "CoverResult", "DesignResult", "PackingSolution", "Query", "SpecLike",
+    "SweepResult", "TowersResult", "TowersSolution", "bundled", "count", "design", "instance",
+    "load", "query", "solutions", "solve", "sweep", "towers",
+]
+
+
+def bundled() -> dict[str, Path]:
+    """The bundled specs and designs by name (any function here takes a name for a path)."""
+    return bundled_specs()
+
+
 def load(spec: SpecLike) -> Spec:
-    """A spec from a path (validated) or an already loaded spec."""
+    """A spec from a path or a bundled spec's name (validated), or an already loaded spec."""
     return load_spec(spec) if isinstance(spec, str | Path) else spec
 
 
@@ -84,6 +97,7 @@ class PackingSolution(_Picture):
         return packing_payload(self.instance, self.result)
 
     def scene(self) -> Scene:
+        """The board drawn: one coloured outline per piece, the labels left open."""
         return packing_picture(self.instance, self.result)
 
     def __str__(self) -> str:
@@ -106,9 +120,11 @@ class TowersSolution(_Picture):
         return self.result.score
 
     def to_dict(self) -> dict[str, Any]:
+        """The answer as the command line's JSON has it."""
         return towers_payload(self.problem, self.result)
 
     def scene(self) -> Scene:
+        """The board drawn: coloured cells and the score."""
         return towers_picture(self.problem, self.result)
 
     def __str__(self) -> str:
@@ -173,7 +189,7 @@ def count(spec: SpecLike | Query, *, distinct: bool = False, backend: str = "eng
                               backend=backend, cluster=on)
 
 
-def towers(spec: SpecLike = "specs/towers.yaml", size: tuple[int, int] | None = None, *,
+def towers(spec: SpecLike = "towers", size: tuple[int, int] | None = None, *,
            time_limit: float | None = None) -> TowersSolution:
     """The best towers board (proved optimal where the time allows)."""
     from cpmodels.backends import towers_solver
@@ -253,6 +269,7 @@ class SweepResult:
                              "combination")
 
     def png(self) -> bytes:
+        """The heatmap as PNG bytes."""
         from cpmodels.render.raster import figure_bytes
 
         return figure_bytes(self.figure())

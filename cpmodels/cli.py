@@ -21,6 +21,9 @@ from cpmodels import __version__
 from cpmodels.errors import CpmodelsError, InputError
 from cpmodels.interrupt import TimeLimitReached, time_limit
 from cpmodels.spec import CalendarSpec, Spec, TowersSpec, json_schema, load_spec
+from cpmodels.spec.bundled import bundled_specs, spec_path
+from cpmodels.spec.design import DesignSpec
+from cpmodels.spec.loading import is_design, load_design
 
 EXIT_OK, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MAX_SECONDS = 10_000_000  # the longest time limit taken (longer ones overflow timers)
@@ -222,7 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the daily-puzzle web page")
     serve.add_argument("specs", nargs="*", metavar="SPEC",
-                       help="calendar specs to offer (default: the calendars in specs/)")
+                       help="calendar specs to offer, by path or name (default: the bundled "
+                       "calendars)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--port", type=_port, default=8000)
@@ -268,6 +272,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_quiet_arg(verify)
 
     sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
+
+    listing = sub.add_parser("specs", help="list the bundled specs: any command takes their "
+                             "names instead of paths (cpmodels solve calendar_week)")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
     return parser
 
 
@@ -349,10 +357,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
         rows, cols = args.size or (None, None)
         problem = towers_problem(spec, rows, cols)
         if args.proof is None:
-            result = towers_solver.solve(problem, time_limit=args.time_limit)
-            _answer(args, towers_payload(problem, result), towers_text(problem, result, colour),
-                    lambda: _pictures().towers_picture(problem, result))
-            return STATUS_EXIT[result.status]
+            towers = towers_solver.solve(problem, time_limit=args.time_limit)
+            _answer(args, towers_payload(problem, towers), towers_text(problem, towers, colour),
+                    lambda: _pictures().towers_picture(problem, towers))
+            return STATUS_EXIT[towers.status]
         return _solve_towers_with_proof(args, problem, colour)
 
     if args.size is not None:
@@ -544,6 +552,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
                     _write_file(path, _picture_bytes(packing_picture(instance, result),
                                                      args.format))
                 else:
+                    assert handle is not None  # opened above when no picture is asked for
                     handle.write(json.dumps(packing_payload(instance, result)) + "\n")
                     handle.flush()
                 bar.update()
@@ -671,14 +680,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from cpmodels.web.app import create_app
 
-    paths = args.specs
+    paths = [spec_path(p) for p in args.specs]
     if not paths:
-        # The weekday calendar (the main puzzle) first: the page opens on the first spec.
-        paths = sorted((p for p in Path("specs").glob("*.yaml")
-                        if isinstance(load_spec(p), CalendarSpec)),
+        # The bundled calendars, the weekday calendar (the main puzzle) first: the page
+        # opens on the first spec.
+        paths = sorted((p for p in bundled_specs().values()
+                        if not is_design(p) and isinstance(load_spec(p), CalendarSpec)),
                        key=lambda p: (p.stem != "calendar_week", p.name))
         if not paths:
-            raise InputError("no calendar specs in ./specs; name the specs to serve")
+            raise InputError("no bundled calendar specs were found; name the specs to serve")
     app = create_app(paths, workers=args.workers, queue=args.queue,
                      time_limit=args.request_timeout)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
@@ -707,7 +717,6 @@ def cmd_design(args: argparse.Namespace) -> int:
         summary,
     )
     from cpmodels.progress import progress_bar
-    from cpmodels.spec.loading import load_design
 
     spec = load_design(args.design)
     design = Design(spec, load_board(spec, args.design), with_counts=not args.no_counts,
@@ -774,11 +783,11 @@ def cmd_design(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from cpmodels.design import load_board
-    from cpmodels.spec.loading import is_design, load_design
 
     worst = EXIT_OK
     for path in args.specs:
         try:
+            spec: Spec | DesignSpec
             if is_design(path):
                 spec = load_design(path)
                 load_board(spec, path)
@@ -792,6 +801,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return worst
 
 
+def cmd_specs(args: argparse.Namespace) -> int:
+    listed = []
+    for name, path in bundled_specs().items():
+        spec = load_design(path) if is_design(path) else load_spec(path)
+        listed.append({"name": name, "kind": spec.kind,
+                       "description": spec.description.strip().splitlines()[0]
+                       if spec.description.strip() else ""})
+    if args.format == "json":
+        print(json.dumps(listed, indent=2))
+        return EXIT_OK
+    if not listed:
+        print("no bundled specs were found")
+        return EXIT_OK
+    width = max(len(s["name"]) for s in listed)
+    for s in listed:
+        print(f"{s['name']:<{width}}  {s['kind']:<8}  {s['description']}".rstrip())
+    return EXIT_OK
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     print(json.dumps(json_schema(), indent=2))
     return EXIT_OK
@@ -800,7 +828,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 COMMANDS = {
     "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "prove": cmd_prove,
     "sweep": cmd_sweep, "serve": cmd_serve, "design": cmd_design,
-    "validate": cmd_validate, "schema": cmd_schema, "verify": cmd_verify,
+    "validate": cmd_validate, "schema": cmd_schema, "verify": cmd_verify, "specs": cmd_specs,
 }
 
 

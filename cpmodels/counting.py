@@ -57,8 +57,9 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
         reduced = reduce_by_symmetry(cover, symmetries)
         if reduced is None:  # no placement to pin: Burnside, or one member of each class
             permutations = option_permutations(cover, symmetries)
-            fixed = [fixed_cover(cover, perm) for perm in permutations[1:]]
-            if all(f is not None for f in fixed):
+            maybe = [fixed_cover(cover, perm) for perm in permutations[1:]]
+            fixed = [f for f in maybe if f is not None]
+            if len(fixed) == len(maybe):
                 total = _burnside([cover, *fixed], backend, start, time_limit, progress,
                                   cluster)
                 return CountResult(total, True, len(symmetries), backend,

@@ -260,7 +260,7 @@ class Design:
     def _all_sets(self) -> Iterator[tuple[tuple[int, ...], bool]]:
         """Every set with the area, and whether it is the first of its equals."""
         fixed = tuple(range(len(self.spec.fixed)))
-        fixed_area = sum(p.area * p.count for p in self.spec.fixed)
+        fixed_area = sum(p.area * p.high for p in self.spec.fixed)
         own = [self._shape_key(p) for p in self.pieces]
         shape = [key for key, _ in own]  # a set's pieces are distinct shapes
         mirrors = any(not self._can_flip(p) for p in self.pieces) and self._board_mirrors()
@@ -349,7 +349,7 @@ class Design:
 
     def _regions(self, chosen: Sequence[int], holes: int = 0) -> tuple[Any, int]:
         """Region sizes the set's pieces (and ``holes`` open holes of one cell) can fill."""
-        areas = [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].count)]
+        areas = [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].high)]
         return region_sizes(areas + [1] * holes, self.area + holes)
 
     def _first_failure(self, compiled: _Compiled, out: Sequence[int],

@@ -78,7 +78,9 @@ class Backtracker:
         rank_of = {cell: k for k, cell in enumerate(scan_order(cells))}
         cell_rank = np.full(len(cover.items), -1, np.int64)
         counter_of = np.full(len(cover.items), -1, np.int64)
-        capacity, low, names = [], [], []
+        capacity: list[int] = []
+        low: list[int] = []
+        names: list[str] = []
         for i, item in enumerate(cover.items):
             if item.cell is not None:
                 cell_rank[i] = rank_of[item.cell]

@@ -243,6 +243,6 @@ def check_drup(clauses: Sequence[Sequence[int]], proof: Iterable[str]) -> ProofC
         return ProofCheck(True, lemmas, f"proof checked: {lemmas} lemmas")
     if failed == len(kinds):
         return ProofCheck(False, lemmas, "the proof does not reach the empty clause")
-    lemma = " ".join(map(str, steps[failed][1])) or "(empty clause)"
-    return ProofCheck(False, lemmas, f"step {failed + 1}: lemma {lemma[:60]} does not follow "
+    shown = " ".join(map(str, steps[failed][1])) or "(empty clause)"
+    return ProofCheck(False, lemmas, f"step {failed + 1}: lemma {shown[:60]} does not follow "
                       "by unit propagation")

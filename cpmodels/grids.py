@@ -181,8 +181,12 @@ def _signed_permutations(det: int) -> tuple[Transform, ...]:
         for signs in itertools.product((1, -1), repeat=3):
             if parity * signs[0] * signs[1] * signs[2] != det:
                 continue
-            found.append(lambda xyz, p=perm, s=signs: (s[0] * xyz[p[0]], s[1] * xyz[p[1]],
-                                                       s[2] * xyz[p[2]]))
+
+            def signed(xyz: Cell, p: tuple[int, ...] = perm,
+                       s: tuple[int, ...] = signs) -> Cell:
+                return s[0] * xyz[p[0]], s[1] * xyz[p[1]], s[2] * xyz[p[2]]
+
+            found.append(signed)
     return tuple(found)
 
 

@@ -88,6 +88,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         yield
         return
     main = threading.main_thread().ident
+    assert main is not None  # the main thread has always started
     fired = threading.Event()
 
     def on_alarm(signum: int, frame: Any) -> None:

@@ -28,7 +28,7 @@ NAMED = {
 }
 
 
-def canonical(shape: Iterable[Cell], *, flip: bool = True) -> tuple[tuple[int, int], ...]:
+def canonical(shape: Iterable[Cell], *, flip: bool = True) -> tuple[Cell, ...]:
     """One form of a shape shared by all its rotations and reflections (``flip`` False:
     by its rotations only)."""
     cells = list(shape)

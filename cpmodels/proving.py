@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpmodels.backends import cnf
-from cpmodels.backends.result import CoverResult
+from cpmodels.backends.result import CoverResult, Status
 from cpmodels.cover import ExactCover
 from cpmodels.drup import ProofCheck, check_drup
 from cpmodels.files import write_atomic
@@ -39,6 +39,6 @@ def prove_cover(cover: ExactCover, proof_path: Path | None = None, *,
     if proof_path is not None:
         write_atomic(proof_path, "".join(line + "\n" for line in refutation.proof))
         write_atomic(proof_path.with_name(proof_path.name + ".cnf"), refutation.model.dimacs())
-    status = "unsolvable" if check.ok else "unknown"
+    status: Status = "unsolvable" if check.ok else "unknown"
     return ProofOutcome(CoverResult(status, cnf.NAME, time.perf_counter() - start), check,
                         proof_path)

@@ -16,7 +16,7 @@ import itertools
 import math
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,7 +155,8 @@ def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str]
             for g, labels in spec.groups.items() for label in labels}
 
 
-def _tally_tasks(counter: Counter, prefixes: list[Task], jobs: int) -> Iterator[Tally]:
+def _tally_tasks(counter: Counter, prefixes: list[Task],
+                 jobs: int) -> Generator[Tally, None, None]:
     """Tally every task in order: the first here, the rest split into runs across workers.
 
     Workers start from this counter after the first task, so (where processes fork) each
@@ -269,7 +270,7 @@ class _Scores:
 
 
 def _tally_on_cluster(counter: Counter, prefixes: list[Task], cluster: Cluster,
-                      summary: SweepSummary) -> Iterator[Tally]:
+                      summary: SweepSummary) -> Generator[Tally, None, None]:
     """Tally every task in order on a Dask cluster: each task cut into parts (enough that
     no part is a large share of the work), every part a unit; a task's tally is ready when
     all its parts are."""
@@ -344,8 +345,9 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
             handle.flush()
         counter = Counter(CountJob(cover, tuple(slack_items[n_fixed:]), memo_slots,
                                    SWEEP_ARENA))
-        results = (_tally_tasks(counter, prefixes, jobs) if cluster is None
-                   else _tally_on_cluster(counter, prefixes, cluster, summary))
+        results: Generator[Tally, None, None] = (
+            _tally_tasks(counter, prefixes, jobs) if cluster is None
+            else _tally_on_cluster(counter, prefixes, cluster, summary))
         scores = _Scores(cover, jobs) if difficulty else None
 
         def write(rows: list[Row], scored: list[Future[Difficulty | None]]) -> None:

@@ -122,7 +122,7 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
                 continue
             if item is _DONE:
                 break
-            yield item  # type: ignore[misc]
+            yield item
     finally:
         gone.set()
         solver.stop_search()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -71,7 +72,7 @@ def build_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
 def _search(problem: TowersProblem, time_limit: float | None, workers: int | None,
             target: int | None = None, hint: list[str] | None = None,
             known: dict[tuple[int, int], str] | None = None, ceiling: int | None = None,
-            ) -> tuple[int, list[str], int | None]:
+            ) -> tuple[Any, list[str], int | None]:
     """One CP-SAT run: (status, board or [], bound); ``target`` asks for a board that good,
     ``known`` gives the letters of some cells, ``ceiling`` is a bound proved elsewhere."""
     model, x = build_model(problem)
@@ -168,7 +169,8 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     optimal = status == cp_model.OPTIMAL
     backend = NAME
     wanted = not optimal or layer_sink is not None
-    if narrow and wanted and (left() is None or left() > 0):
+    remaining = left()
+    if narrow and wanted and (remaining is None or remaining > 0):
         # The programme's pruning needs an incumbent; without a board it counts from scratch.
         dp = towers_dp.solve_dp(problem, incumbent=score, deadline=deadline,
                                 layer_sink=layer_sink)

@@ -27,7 +27,8 @@ def _mpl_path(scene: Scene, loops: list[Loop]) -> MplPath:
     codes: list[int] = []
     for loop in loops:
         vertices += [scene.px(p) for p in (*loop, loop[0])]
-        codes += [MplPath.MOVETO] + [MplPath.LINETO] * (len(loop) - 1) + [MplPath.CLOSEPOLY]
+        codes += [int(MplPath.MOVETO), *[int(MplPath.LINETO)] * (len(loop) - 1),
+                  int(MplPath.CLOSEPOLY)]
     return MplPath(vertices, codes)
 
 

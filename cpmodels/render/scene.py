@@ -270,8 +270,9 @@ def _shade(colour: str, factor: float) -> str:
     """The colour darkened (factor < 1) or lightened towards white (factor > 1)."""
     rgb = to_rgb(colour)
     if factor <= 1:
-        return to_hex(tuple(v * factor for v in rgb))
-    return to_hex(tuple(v + (1 - v) * (factor - 1) for v in rgb))
+        return to_hex((rgb[0] * factor, rgb[1] * factor, rgb[2] * factor))
+    red, green, blue = (v + (1 - v) * (factor - 1) for v in rgb)
+    return to_hex((red, green, blue))
 
 
 def _iso(x: float, y: float, z: float) -> Point:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
 
 from cpmodels.backends.result import CoverResult
 from cpmodels.backends.towers_solver import TowersResult
@@ -70,7 +70,7 @@ def draw_board(cells: frozenset[Cell], placements: list[Placement], letters: Map
             for r in range(r0, rows)]
 
 
-def _layers_side_by_side(every: set[Cell], token: Callable[[Cell], str]) -> list[str]:
+def _layers_side_by_side(every: Set[Cell], token: Callable[[Cell], str]) -> list[str]:
     """Each layer ``z`` (bottom first) as rows ``y`` of cells ``x``, the layers side by side
     under a ``z = k`` heading."""
     x0, y0, z0 = (min(c[k] for c in every) for k in range(3))

@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from cpmodels.errors import SpecError
+from cpmodels.spec.bundled import spec_path
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.models import CalendarSpec, PackingSpec, Spec, SpecFieldError, TowersSpec
 
@@ -64,8 +65,9 @@ def _node_lines(node: Any, path: Path_, lines: dict[Path_, int]) -> None:
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             key = key_node.value
-            lines[(*path, key)] = key_node.start_mark.line + 1
-            _node_lines(value_node, (*path, key), lines)
+            here = (*path, key)
+            lines[here] = key_node.start_mark.line + 1
+            _node_lines(value_node, here, lines)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _node_lines(item, (*path, i), lines)
@@ -87,9 +89,9 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
                                 f"{chr(exc.character)!r}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
+        at = mark.line + 1 if mark is not None else None
         problem = exc.problem or exc.context or "invalid YAML"
-        raise SpecError(source, f"YAML syntax error: {problem}", line=line) from None
+        raise SpecError(source, f"YAML syntax error: {problem}", line=at) from None
     except yaml.YAMLError as exc:
         raise SpecError(source, "YAML error: " + " ".join(str(exc).split())) from None
     except RecursionError:
@@ -177,14 +179,16 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None,
     try:
         return (_DESIGN if design else _ADAPTER).validate_python(data)
     except ValidationError as exc:
-        model = (DesignSpec if design else _KINDS.get(data.get("kind"))
-                 if isinstance(data.get("kind"), str) else None)
+        kind = data.get("kind")
+        model = (DesignSpec if design else _KINDS.get(kind) if isinstance(kind, str)
+                 else None)
         problems: list[SpecError] = []
         for error in exc.errors():
             loc = tuple(error["loc"])
-            if model is not None and loc and loc[0] == data.get("kind"):
-                error = {**error, "loc": loc[1:]}
-            path, message = _describe(error, model)
+            details: dict[str, Any] = dict(error)
+            if model is not None and loc and loc[0] == kind:
+                details["loc"] = loc[1:]
+            path, message = _describe(details, model)
             line = next((lines[path[:n]] for n in range(len(path), -1, -1)
                          if path[:n] in lines), None)
             problems.append(SpecError(source, message, field=_format_path(path) or None,
@@ -198,12 +202,16 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None,
 
 
 def load_spec(path: str | Path) -> Spec:
-    """Read and validate a spec file; every failure is a :class:`SpecError`."""
+    """Read and validate a spec file, or the bundled spec of that name (``calendar_week``);
+    every failure is a :class:`SpecError`."""
+    path = spec_path(path)
     return parse_spec(_read(path), str(path))
 
 
 def load_design(path: str | Path) -> DesignSpec:
-    """Read and validate a design file; every failure is a :class:`SpecError`."""
+    """Read and validate a design file, or the bundled design of that name; every failure
+    is a :class:`SpecError`."""
+    path = spec_path(path)
     source = str(path)
     data, lines = parse_yaml(_read(path), source)
     if isinstance(data, dict) and data.get("kind") != "design":
@@ -215,7 +223,7 @@ def load_design(path: str | Path) -> DesignSpec:
 def is_design(path: str | Path) -> bool:
     """Whether a file says ``kind: design`` (a quick look; the loaders check properly)."""
     try:
-        with Path(path).open(encoding="utf-8", errors="replace") as handle:
+        with spec_path(path).open(encoding="utf-8", errors="replace") as handle:
             head = handle.read(4096)
     except OSError:
         return False
@@ -235,8 +243,8 @@ def _read(path: str | Path) -> str:
                                     f"{MAX_SPEC_BYTES:,} bytes")
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SpecError(source, "no such file; check the path (the bundled specs are in "
-                                "specs/)") from None
+        raise SpecError(source, "no such file, and no bundled spec of that name; check the "
+                                "path, or list the bundled specs with `cpmodels specs`") from None
     except UnicodeDecodeError:
         raise SpecError(source, "the file is not UTF-8 text") from None
     except OSError as exc:

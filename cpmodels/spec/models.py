@@ -123,8 +123,10 @@ def _check_coordinates(cells: list[list[int]], limit: int) -> list[list[int]]:
     return cells
 
 
-def _check_layers(layers: list[list[str]], mark: str, how: str) -> list[list[str]]:
-    """Layers of square drawings: allowed characters, sizes, at least one ``mark``."""
+def _check_layers(layers: list[list[str]], mark: str,
+                  how: tuple[str, str, str]) -> list[list[str]]:
+    """Layers of square drawings: allowed characters, sizes, at least one ``mark``; ``how``
+    is the two characters allowed and what they draw, in words."""
     if not layers:
         raise ValueError("no layers; give one drawing per layer, bottom first")
     if len(layers) > MAX_PIECE_SIDE * 4:
@@ -678,6 +680,7 @@ class CalendarSpec(PieceSetSpec):
         return {rc: label for label, rc in self.label_cells.items()}
 
     def group_of(self, label: str) -> str | None:
+        """The group a label belongs to, or None when it is no label of this calendar."""
         return next((g for g, labels in self.groups.items() if label in labels), None)
 
     # --- dates and label combinations: the one place that knows what they mean ---------

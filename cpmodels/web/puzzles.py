@@ -76,7 +76,7 @@ class Solutions:
                 self._stream = engine.iter_solutions(self.instance.cover)
             while self.found <= index and not self.exhausted:
                 check_deadline(deadline)
-                chosen = next(self._stream, None)
+                chosen = next(self._stream, None) if self._stream is not None else None
                 if chosen is None:
                     self.exhausted = True
                     self.count = self.found

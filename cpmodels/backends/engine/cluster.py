@@ -20,7 +20,7 @@ import contextlib
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,7 +159,7 @@ def _run_unit(job_key: str, job: CountJob | Runner, unit: Any) -> Any:
     worker = get_worker()
     lock = worker.__dict__.setdefault("_cpmodels_lock", threading.Lock())
     with lock:
-        kept: dict[tuple[str, int], Counter] = worker.__dict__.setdefault(
+        kept: dict[tuple[str, int], Counter | Runner] = worker.__dict__.setdefault(
             "_cpmodels_counters", {})
         key = (job_key, threading.get_ident())
         counter: Any = kept.get(key)
@@ -173,7 +173,7 @@ def _run_unit(job_key: str, job: CountJob | Runner, unit: Any) -> Any:
 
 
 def _submit(cluster: Cluster, fn: Any, job: CountJob | Runner, items: Sequence[Any],
-            deadline: float | None) -> Iterator[tuple[int, Any]]:
+            deadline: float | None) -> Generator[tuple[int, Any], None, None]:
     """``fn(job_key, job, item)`` for every item on the cluster, as each finishes; the job
     is scattered to every worker once. Closing the iterator (Ctrl-C, an error) cancels the
     items not finished yet; ``deadline`` (a ``time.perf_counter`` value) raises
@@ -198,7 +198,7 @@ def _submit(cluster: Cluster, fn: Any, job: CountJob | Runner, items: Sequence[A
 
 
 def run_units_on(cluster: Cluster, job: CountJob | Runner, units: Sequence[Any],
-                 deadline: float | None = None) -> Iterator[tuple[int, Any]]:
+                 deadline: float | None = None) -> Generator[tuple[int, Any], None, None]:
     """Run ``units`` on the cluster; yield ``(unit index, results)`` as each finishes.
     ``job``: a :class:`~.work.CountJob` (each unit a tuple of tasks, tallied) or a picklable
     runner whose ``run(unit)`` makes the results (a design)."""

@@ -245,7 +245,7 @@ def root_tasks(lk: Links, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]
     arrays = lk.copy()
     top, _, down, length, _, nxt = arrays
     first = np.array([lk.first_node[j] for j in forced], np.int64)
-    if not take_kernel(*arrays, first):
+    if not take_kernel(*arrays, first):  # type: ignore[call-arg]
         return []
     if nxt[0] == 0:
         return [forced]
@@ -277,7 +277,7 @@ def count(cover: ExactCover, *, time_limit: float | None = None,
 
     def run(task: tuple[int, ...]) -> int:
         first = np.array([lk.first_node[j] for j in task], np.int64)
-        return int(count_kernel(*lk.copy(), first, stop))
+        return int(count_kernel(*lk.copy(), first, stop))  # type: ignore[call-arg]
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         pending = {pool.submit(run, task) for task in tasks}

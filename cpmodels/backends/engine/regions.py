@@ -35,7 +35,7 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
     opt_nb_start = np.zeros(len(cover.options) + 1, dtype=np.int64)
     flat: list[int] = []
     for j, option in enumerate(cover.options):
-        cells = [cover.items[i].cell for i in option if cover.items[i].cell in cell_bit]
+        cells = [c for i in option if (c := cover.items[i].cell) is not None and c in cell_bit]
         if len(cells) != sum(1 for i in option if cover.items[i].cell is not None):
             consistent = False
         if cells and area.setdefault(option[-1], len(cells)) != len(cells):

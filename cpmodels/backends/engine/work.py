@@ -33,7 +33,7 @@ import os
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
@@ -209,7 +209,7 @@ class _Slot:
 
 def run_units(job: CountJob | None, units: Sequence[Any], *, jobs: int,
               warm: Runner | None = None, deadline: float | None = None,
-              ) -> Iterator[tuple[int, Any]]:
+              ) -> Generator[tuple[int, Any], None, None]:
     """Run ``units`` in ``jobs`` worker processes; yield ``(unit index, results)`` as each
     unit finishes (in no fixed order; see :func:`in_order`).
 
@@ -219,7 +219,7 @@ def run_units(job: CountJob | None, units: Sequence[Any], *, jobs: int,
     value), which raises ``TimeoutError``.
     """
     fork = can_fork_here()
-    context = mp.get_context("fork" if fork else "spawn")
+    context: Any = mp.get_context("fork" if fork else "spawn")
     source = warm if fork and warm is not None else job
     if source is None:
         raise WorkerFailed("these units need worker processes forked from this one")
@@ -269,7 +269,7 @@ def run_units(job: CountJob | None, units: Sequence[Any], *, jobs: int,
             if timeout is not None and timeout <= 0:
                 raise TimeoutError("the deadline passed with units left")
             for ready in wait([*waiting, *dead], timeout):
-                slot = waiting.get(ready) or dead[ready]  # type: ignore[index]
+                slot = waiting.get(ready) or dead[ready]  # type: ignore[call-overload]
                 if slot.busy is None:
                     continue
                 if ready is slot.conn or slot.conn.poll():
@@ -305,7 +305,7 @@ def run_units(job: CountJob | None, units: Sequence[Any], *, jobs: int,
             slot.conn.close()
 
 
-def in_order(results: Iterator[tuple[int, Any]]) -> Iterator[Any]:
+def in_order(results: Iterator[tuple[int, Any]]) -> Generator[Any, None, None]:
     """The results of :func:`run_units` by unit index, each as soon as its turn comes."""
     held: dict[int, Any] = {}
     turn = 0
