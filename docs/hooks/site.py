@@ -6,6 +6,9 @@
 * ``<!-- cli-reference -->`` by every command's help, generated from the argument parser;
 * ``<!-- fields: Model -->`` by a table of a spec model's fields (type, default, meaning),
   read from the pydantic model the loader validates with.
+
+Docstrings are written with Sphinx roles (:class:`Query`); on the site a role shows as the
+code it names.
 """
 
 from __future__ import annotations
@@ -82,3 +85,10 @@ def _replace(match: re.Match[str]) -> str:
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return MARKER.sub(_replace, markdown)
+
+
+ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):<code>~?(?:[\w.]+\.)?([^<]+)</code>")
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    return ROLE.sub(r"<code>\1</code>", html)
