@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import nbclient
 import nbformat
 import pytest
@@ -12,6 +14,14 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 4
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_is_valid_as_stored(path):
+    """Valid nbformat as written on disk, every cell with an id (newer nbformat requires one)."""
+    raw = json.loads(path.read_text())
+    assert [i for i, cell in enumerate(raw["cells"]) if "id" not in cell] == []
+    nbformat.validate(nbformat.from_dict(raw))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
