@@ -21,13 +21,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cpmodels.backends import towers_solver
 from cpmodels.counting import count_instance
+from cpmodels.errors import OutOfTime
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.sweep import run_sweep
-from cpmodels.towers_problem import towers_problem
+from cpmodels.towers import model as towers_model
+from cpmodels.towers.problem import towers_problem
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 
@@ -191,7 +192,7 @@ def _web_load() -> str:
 def _cluster_sweep(spec: str) -> Callable[[], str]:
     """A sweep through a local Dask cluster of 2 workers, checked against one process."""
     def run() -> str:
-        from cpmodels.backends.engine.cluster import connect
+        from cpmodels.backends.engine import connect
 
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
@@ -211,13 +212,14 @@ def _week11_units() -> str:
     from the units before it, as on a worker); predicted times on N workers."""
     import heapq
 
-    from cpmodels.backends.engine.work import Counter, CountJob, split_tasks
+    from cpmodels.backends.engine import EngineSession, split_tasks
     from cpmodels.sweep import SWEEP_ARENA, SWEEP_MEMO_SLOTS, slack_options, sweep_cover
 
     spec = load_spec(SPECS / "calendar_week_11.yaml")
     cover, slack = sweep_cover(spec)
     option = slack_options(cover, spec)
-    counter = Counter(CountJob(cover, tuple(slack[1:]), SWEEP_MEMO_SLOTS, SWEEP_ARENA))
+    counter = EngineSession(cover, tally_items=slack[1:], table_slots=SWEEP_MEMO_SLOTS,
+                            arena=SWEEP_ARENA)
     months = [(option[("month", m)],) for m in spec.groups["month"]]
     units = [part for group in split_tasks(counter, months, 16 * 128) for part in group]
     seconds, total = [], 0
@@ -244,7 +246,7 @@ def _design(name: str, *, counts: bool = True, difficulty: bool = False,
     """A design file decided in full (or for ``time_limit`` seconds, with the rate and the
     time the whole would take): candidates, working sets, the best set."""
     def run() -> str:
-        from cpmodels.backends.engine.cluster import using
+        from cpmodels.backends.engine import using
         from cpmodels.design import Design, load_board, ranked_by_difficulty, run_design
         from cpmodels.spec.loading import load_design
 
@@ -255,8 +257,10 @@ def _design(name: str, *, counts: bool = True, difficulty: bool = False,
         start = time.perf_counter()
         with using(cluster) as on:
             begun = time.perf_counter()
-            deadline = None if time_limit is None else begun + time_limit
-            verdicts = run_design(design, jobs=None, cluster=on, deadline=deadline)
+            try:
+                verdicts = run_design(design, jobs=None, cluster=on, time_limit=time_limit)
+            except OutOfTime as stop:
+                verdicts = list(stop.partial or [])
         seconds = time.perf_counter() - begun
         working = sorted((v for v in verdicts if v.works), key=lambda v: -(v.min or 0))
         text = f"{len(verdicts):,} sets, {len(working)} solve every date"
@@ -316,7 +320,7 @@ def _sweep_difficulty(spec: str) -> Callable[[], str]:
 
 def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     def run() -> str:
-        r = towers_solver.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
+        r = towers_model.solve(towers_problem(load_spec(SPECS / "towers.yaml"), n, n),
                                  time_limit=time_limit)
         return (f"score {r.score:,}, bound {r.bound:,}, "
                 f"{'proved' if r.optimal else 'not proved'} ({r.backend})")
@@ -328,14 +332,14 @@ def _towers_certificate(n: int) -> Callable[[], str]:
         import tempfile
         import time
 
-        from cpmodels.backends import towers_dp
-        from cpmodels.towers_certificate import CertificateWriter, check_certificate
+        from cpmodels.towers import programme
+        from cpmodels.towers.certificate import CertificateWriter, check_certificate
 
         problem = towers_problem(load_spec(SPECS / "towers.yaml"), n, n)
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "towers.cert"
-            writer = CertificateWriter(path, problem, towers_dp.key_layout(problem))
-            r = towers_solver.solve(problem, layer_sink=writer.layer)
+            writer = CertificateWriter(path, problem, programme.key_layout(problem))
+            r = towers_model.solve(problem, layer_sink=writer.layer)
             writer.finish(r.score, r.grid)
             start = time.perf_counter()
             check = check_certificate(path, problem)

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends import iter_cover_solutions, solve_cover
 from cpmodels.backends.result import CoverResult
-from cpmodels.backends.towers_solver import TowersResult
 from cpmodels.counting import CountResult
-from cpmodels.errors import InputError
+from cpmodels.errors import InputError, OutOfTime
 from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.query import Query
 from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
@@ -31,7 +30,8 @@ from cpmodels.render.scene import Scene
 from cpmodels.spec import CalendarSpec, Spec, TowersSpec, load_spec
 from cpmodels.spec.bundled import bundled_specs
 from cpmodels.sweep import Row, SweepSummary, file_columns, read_rows, run_sweep
-from cpmodels.towers_problem import TowersProblem, towers_problem
+from cpmodels.towers.problem import TowersProblem, towers_problem
+from cpmodels.towers.result import TowersResult
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -180,7 +180,7 @@ def count(spec: SpecLike | Query, *, distinct: bool = False, backend: str = "eng
     """Count every solution of one packing instance (``distinct``: up to symmetry;
     ``which`` as for :func:`query`). ``cluster``: a Dask cluster to count on (an address
     such as ``"local:2"`` or ``"tcp://HOST:8786"``, or a ``distributed.Client``)."""
-    from cpmodels.backends.engine.cluster import using
+    from cpmodels.backends.engine import using
     from cpmodels.counting import count_instance
 
     inst = instance(spec, **which)
@@ -192,14 +192,14 @@ def count(spec: SpecLike | Query, *, distinct: bool = False, backend: str = "eng
 def towers(spec: SpecLike = "towers", size: tuple[int, int] | None = None, *,
            time_limit: float | None = None) -> TowersSolution:
     """The best towers board (proved optimal where the time allows)."""
-    from cpmodels.backends import towers_solver
+    from cpmodels import towers as towers_package
 
     spec = load(spec)
     if not isinstance(spec, TowersSpec):
         raise InputError(f"{spec.name} is not a towers spec")
     rows, cols = size or (None, None)
     problem = towers_problem(spec, rows, cols)
-    return TowersSolution(problem, towers_solver.solve(problem, time_limit=time_limit))
+    return TowersSolution(problem, towers_package.solve(problem, time_limit=time_limit))
 
 
 @dataclass(repr=False)
@@ -291,8 +291,8 @@ def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = N
           difficulty: bool = False) -> SweepResult:
     """Count every label combination of a calendar (rows also go to ``out`` if given);
     ``cluster`` as for :func:`count`; ``difficulty`` adds each solvable combination's
-    :mod:`~cpmodels.difficulty` score."""
-    from cpmodels.backends.engine.cluster import using
+    difficulty score (``docs/difficulty.md``)."""
+    from cpmodels.backends.engine import using
 
     spec = load(spec)
     if not isinstance(spec, CalendarSpec):
@@ -359,37 +359,18 @@ class DesignResult:
 
     def _tables(self) -> list[tuple[str, list[str], list[list[str]]]]:
         """The ranked tables: a title, the column heads, the rows."""
-        tables = []
-        counted = [w for w in self.working if w.min is not None]
-        if counted:
-            tables.append(("by the fewest solutions of a date, most first",
-                           ["pieces", "fewest", "on", "most", "total"],
-                           [[" ".join(w.pieces), f"{w.min:,}", " ".join(w.argmin or ()),
-                             f"{w.max or 0:,}", f"{w.total or 0:,}"] for w in counted]))
-        elif self.working and not self.by_difficulty:
-            tables.append(("sets that work", ["pieces"],
-                           [[" ".join(w.pieces)] for w in self.working]))
-        if self.by_difficulty:
-            tables.append(("by the difficulty of the hardest date, gentlest first",
-                           ["pieces", "hardest", "on", "mean"],
-                           [[" ".join(w.pieces), f"{w.difficulty:,}",
-                             " ".join(w.difficulty_argmax or ()), f"{w.difficulty_mean:,}"]
-                            for w in self.by_difficulty]))
-        return tables
+        from cpmodels.design.verdicts import ranking_tables
+
+        return ranking_tables(self.verdicts)
 
     def _headline(self) -> str:
         return (f"{self.design.spec.name}: {len(self.verdicts)} candidate sets, "
                 f"{len(self.working)} solve every required combination")
 
     def __str__(self) -> str:
-        lines = [self._headline()]
-        for title, heads, rows in self._tables():
-            lines.append(f"ranked {title}:" if title != "sets that work" else f"{title}:")
-            widths = [max(len(x) for x in column) for column in zip(heads, *rows)]
-            lines += ["  ".join(x.ljust(w) if k == 0 else x.rjust(w)
-                                for k, (x, w) in enumerate(zip(row, widths))).rstrip()
-                      for row in [heads, *rows]]
-        return "\n".join(lines)
+        from cpmodels.design.verdicts import tables_text
+
+        return "\n".join([self._headline(), *tables_text(self._tables())])
 
     def __repr__(self) -> str:
         return (f"<DesignResult {self.design.spec.name}: {len(self.working)} of "
@@ -403,7 +384,8 @@ class DesignResult:
             head = "".join(f"<th>{escape(h)}</th>" for h in heads)
             body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>"
                            for row in rows)
-            parts.append(f"<p>Ranked {escape(title)}:</p><table><tr>{head}</tr>{body}</table>")
+            parts.append(f"<p>{escape(title.capitalize())}:</p>"
+                         f"<table><tr>{head}</tr>{body}</table>")
         if self.working:
             parts.append(self.hardest().svg())
         return "".join(parts)
@@ -416,7 +398,7 @@ def design(path: str | Path, *, time_limit: float | None = None, jobs: int | Non
     seconds with the sets decided so far; ``jobs``: worker processes, default every core;
     ``counts``: count the working sets' solutions; ``difficulty``: measure their dates'
     difficulty and rank them by it too; ``cluster`` as for :func:`count`)."""
-    from cpmodels.backends.engine.cluster import using
+    from cpmodels.backends.engine import using
     from cpmodels.design import Design as _Design
     from cpmodels.design import load_board, run_design
     from cpmodels.spec.loading import load_design
@@ -425,7 +407,9 @@ def design(path: str | Path, *, time_limit: float | None = None, jobs: int | Non
     found = _Design(spec, load_board(spec, path), with_counts=counts,
                     with_difficulty=difficulty)
     start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
     with using(cluster) as on:
-        verdicts = run_design(found, deadline=deadline, jobs=jobs, cluster=on)
+        try:
+            verdicts = run_design(found, time_limit=time_limit, jobs=jobs, cluster=on)
+        except OutOfTime as stop:
+            verdicts = list(stop.partial) if isinstance(stop.partial, list) else []
     return DesignResult(found, verdicts, time.perf_counter() - start)

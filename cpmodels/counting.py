@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from cpmodels.backends import count_cover, iter_cover_solutions
 from cpmodels.cover import ExactCover
-from cpmodels.errors import InputError
+from cpmodels.errors import InputError, OutOfTime
 from cpmodels.instance import PackingInstance
 from cpmodels.symmetry import (
     IDENTITY,
@@ -21,20 +21,26 @@ from cpmodels.symmetry import (
 )
 
 if TYPE_CHECKING:
-    from cpmodels.backends.engine.cluster import Cluster
+    from cpmodels.backends.engine import Cluster
 
 Progress = Callable[[int, int], None]  # (branches done, branches in all)
 
 
 @dataclass
 class CountResult:
-    """A solution count; ``count`` is ``None`` when the time limit stopped it."""
+    """A solution count; ``count`` is ``None`` (and ``status`` "unknown") when the time
+    limit stopped it."""
 
     count: int | None
     distinct: bool
     symmetries: int
     backend: str
     seconds: float
+
+    @property
+    def status(self) -> str:
+        """"counted", or "unknown" when the time limit passed first."""
+        return "unknown" if self.count is None else "counted"
 
 
 def count_instance(instance: PackingInstance, *, distinct: bool = False,
@@ -60,14 +66,14 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
             maybe = [fixed_cover(cover, perm) for perm in permutations[1:]]
             fixed = [f for f in maybe if f is not None]
             if len(fixed) == len(maybe):
-                total = _burnside([cover, *fixed], backend, start, time_limit, progress,
-                                  cluster)
-                return CountResult(total, True, len(symmetries), backend,
+                classes = _burnside([cover, *fixed], backend, start, time_limit, progress,
+                                    cluster)
+                return CountResult(classes, True, len(symmetries), backend,
                                    time.perf_counter() - start)
             try:
                 classes = count_classes(
                     iter_cover_solutions(backend, cover, time_limit=time_limit), permutations)
-            except TimeoutError:
+            except OutOfTime:
                 return CountResult(None, True, len(symmetries), backend,
                                    time.perf_counter() - start)
             return CountResult(classes, True, len(symmetries), backend,
@@ -76,14 +82,11 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
     elif backend == "engine":
         cover, orbit = _orbit_representatives(instance)
     left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-    if cluster is not None:
-        from cpmodels.backends.engine.cluster import count_on
-
-        total = count_on(cluster, cover, time_limit=left, progress=progress)
-    else:
-        total = count_cover(backend, cover, time_limit=left, progress=progress)
-    if total is not None:
-        total *= orbit
+    total: int | None
+    try:
+        total = _count(cover, backend, left, progress, cluster) * orbit
+    except OutOfTime:
+        total = None
     return CountResult(total, distinct, len(symmetries), backend,
                        time.perf_counter() - start)
 
@@ -97,19 +100,24 @@ def _burnside(covers: list[ExactCover], backend: str, start: float, time_limit: 
         left = None if time_limit is None else time_limit - (time.perf_counter() - start)
         if left is not None and left <= 0:
             return None
-        if cluster is not None and k == 0:
-            from cpmodels.backends.engine.cluster import count_on
-
-            count = count_on(cluster, cover, time_limit=left, progress=progress)
-        else:
-            count = count_cover(backend, cover, time_limit=left,
-                                progress=progress if k == 0 else None)
-        if count is None:
+        try:
+            total += _count(cover, backend, left, progress if k == 0 else None,
+                            cluster if k == 0 else None)
+        except OutOfTime:
             return None
-        total += count
     if total % len(covers):
         raise AssertionError(f"Burnside's sum {total} is not a multiple of {len(covers)}")
     return total // len(covers)
+
+
+def _count(cover: ExactCover, backend: str, time_limit: float | None,
+           progress: Progress | None, cluster: Cluster | None) -> int:
+    """The named backend's count of ``cover``, or the engine's in units on ``cluster``."""
+    if cluster is not None:
+        from cpmodels.backends import engine
+
+        return engine.count(cover, time_limit=time_limit, progress=progress, cluster=cluster)
+    return count_cover(backend, cover, time_limit=time_limit, progress=progress)
 
 
 def _orbit_representatives(instance: PackingInstance) -> tuple[ExactCover, int]:

@@ -37,3 +37,19 @@ class TooLargeError(CpmodelsError):
 
 class NotFound(CpmodelsError):
     """Something asked for by name or number does not exist (a spec, a solution index)."""
+
+
+class OutOfTime(CpmodelsError, TimeoutError):
+    """A search stopped before it finished: its time limit passed, or it was cancelled.
+
+    The one way "out of time" comes back from a function that returns a value (a count, a
+    tally, a solution stream, a verdict): every limit goes in as ``time_limit`` seconds and
+    comes out as this. ``partial`` is what was finished before the stop, where there is
+    something (a count of the branches done, the verdicts decided), else None. Results that
+    are themselves an answer (a ``CoverResult``, a towers board) say ``"unknown"`` instead.
+    """
+
+    def __init__(self, message: str = "the time limit passed first",
+                 partial: object = None) -> None:
+        super().__init__(message)
+        self.partial = partial

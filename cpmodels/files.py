@@ -14,3 +14,15 @@ def write_atomic(path: Path, data: bytes | str) -> None:
     else:
         tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+def keep_complete_lines(path: Path) -> int:
+    """Drop a last line cut short by a killed run (atomically), so a run can append where
+    the earlier one stopped; the number of complete lines (0 when there is no file)."""
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    complete = data[: data.rfind(b"\n") + 1]
+    if complete != data:
+        write_atomic(path, complete)
+    return complete.count(b"\n")

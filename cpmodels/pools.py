@@ -28,7 +28,7 @@ NAMED = {
 }
 
 
-def canonical(shape: Iterable[Cell], *, flip: bool = True) -> tuple[Cell, ...]:
+def canonical_shape(shape: Iterable[Cell], *, flip: bool = True) -> tuple[Cell, ...]:
     """One form of a shape shared by all its rotations and reflections (``flip`` False:
     by its rotations only)."""
     cells = list(shape)
@@ -58,7 +58,7 @@ def free_polyominoes(n: int) -> list[Shape]:
     """Every free polyomino of ``n`` squares (1 <= n <= 8), in canonical order."""
     if not 1 <= n <= 8:
         raise InputError(f"polyominoes of {n} squares: give 1 to 8")
-    shapes = {canonical(frozenset({(0, 0)}))}
+    shapes = {canonical_shape(frozenset({(0, 0)}))}
     for _ in range(n - 1):
         grown = set()
         for form in shapes:
@@ -66,7 +66,7 @@ def free_polyominoes(n: int) -> list[Shape]:
             for r, c in form:
                 for nb in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
                     if nb not in cells:
-                        grown.add(canonical(frozenset(cells | {nb})))
+                        grown.add(canonical_shape(frozenset(cells | {nb})))
         shapes = grown
     return [frozenset(form) for form in sorted(shapes)]
 
@@ -75,9 +75,9 @@ def pool(name: str) -> list[tuple[str, Shape]]:
     """The named pool's pieces as ``(name, shape)``, in canonical order."""
     if name not in POOLS:
         raise InputError(f"unknown pool {name!r}; pools: {', '.join(POOLS)}")
-    names = {canonical(parse_drawing(drawing.split("/"))): piece
+    names = {canonical_shape(parse_drawing(drawing.split("/"))): piece
              for piece, drawing in NAMED.items()}
     out = []
     for k, shape in enumerate(free_polyominoes(POOLS[name]), start=1):
-        out.append((names.get(canonical(shape), f"H{k:02d}"), shape))
+        out.append((names.get(canonical_shape(shape), f"H{k:02d}"), shape))
     return out

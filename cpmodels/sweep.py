@@ -5,7 +5,8 @@ group gets a slack item that one *slack option* per label covers together with t
 cell (the hole). The engine counts that cover once per label of the leading group (or
 groups, see :func:`fixed_group_count`): a *task*, whose holes are forced. It tallies the
 counts by the holes of the other groups, so one search counts every combination of a task,
-and a worker's table of sub-board counts is shared by the tasks it runs (``cpmodels.work``).
+and a worker's table of sub-board counts is shared by the tasks it runs (the engine's
+``scheduling.py``).
 """
 
 from __future__ import annotations
@@ -15,32 +16,21 @@ import io
 import itertools
 import math
 import os
-import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine.work import (
-    Counter,
-    CountJob,
-    Tally,
-    Task,
-    add_tallies,
-    in_order,
-    run_units,
-    split_tasks,
-)
+from cpmodels.backends.engine import Difficulty, EngineSession, Tally, tally_tasks
 from cpmodels.cover import ExactCover, Item, packing_cover
-from cpmodels.difficulty import Backtracker, Difficulty
 from cpmodels.errors import InputError
 from cpmodels.files import write_atomic
 from cpmodels.geometry import Placement
 from cpmodels.spec.models import CalendarSpec
 
 if TYPE_CHECKING:
-    from cpmodels.backends.engine.cluster import Cluster
+    from cpmodels.backends.engine import Cluster
 
 SLACK_PREFIX = "@"
 
@@ -53,7 +43,7 @@ class Row:
     real_date: bool
     count: int
     proof: str = ""  # with --prove: the checked proof of an unsolvable combination
-    difficulty: int | None = None  # with --difficulty: see cpmodels.difficulty (None: none)
+    difficulty: int | None = None  # with --difficulty: see docs/difficulty.md (None: none)
 
 
 @dataclass
@@ -134,7 +124,6 @@ def sweep_cover(spec: CalendarSpec, *, face_up: bool = False) -> tuple[ExactCove
 MAX_TALLY = 512  # combinations one search may tally (the length of a state's count vector)
 SWEEP_MEMO_SLOTS = 1 << 24
 SWEEP_ARENA = 1 << 28  # counts kept for memoised states (committed only as it is used)
-PARALLEL_AFTER = 1.0  # seconds the first task must take before the others go to workers
 
 
 def fixed_group_count(spec: CalendarSpec) -> int:
@@ -153,32 +142,6 @@ def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str]
                if p.piece.startswith(SLACK_PREFIX)}
     return {(g, label): by_cell[(SLACK_PREFIX + g, spec.label_cells[label])]
             for g, labels in spec.groups.items() for label in labels}
-
-
-def _tally_tasks(counter: Counter, prefixes: list[Task],
-                 jobs: int) -> Generator[Tally, None, None]:
-    """Tally every task in order: the first here, the rest split into runs across workers.
-
-    Workers start from this counter after the first task, so (where processes fork) each
-    starts with its sub-board table warm: most sub-boards below the first group's cells are
-    shared by every task. When the first task was quick, so are the rest (they reuse its
-    sub-boards): they run here, without workers.
-    """
-    if jobs == 1 or len(prefixes) < 3:
-        yield from map(counter.tally, prefixes)
-        return
-    start = time.perf_counter()
-    yield counter.tally(prefixes[0])
-    rest = prefixes[1:]
-    if time.perf_counter() - start < PARALLEL_AFTER:
-        yield from map(counter.tally, rest)
-        return
-    results = run_units(counter.job, [(task,) for task in rest], jobs=jobs, warm=counter)
-    try:
-        for (tally,) in in_order(results):
-            yield tally
-    finally:
-        results.close()
 
 
 def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
@@ -252,10 +215,10 @@ def sweep_columns(spec: CalendarSpec, *, prove: bool = False,
 
 class _Scores:
     """Difficulty scores of a sweep's rows, worked out in a pool of threads (the search
-    releases the GIL) on one shared, read-only :class:`~cpmodels.difficulty.Backtracker`."""
+    releases the GIL) on the sweep's engine session, whose backtracker is read-only."""
 
-    def __init__(self, cover: ExactCover, threads: int) -> None:
-        self.backtracker = Backtracker.of(cover)
+    def __init__(self, session: EngineSession, threads: int) -> None:
+        self.session = session
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="difficulty")
 
     def submit(self, row: Row, holes: list[int]) -> Future[Difficulty | None]:
@@ -263,37 +226,10 @@ class _Scores:
             done: Future[Difficulty | None] = Future()
             done.set_result(None)
             return done
-        return self.pool.submit(self.backtracker.difficulty, holes)
+        return self.pool.submit(self.session.difficulty, holes)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _tally_on_cluster(counter: Counter, prefixes: list[Task], cluster: Cluster,
-                      summary: SweepSummary) -> Generator[Tally, None, None]:
-    """Tally every task in order on a Dask cluster: each task cut into parts (enough that
-    no part is a large share of the work), every part a unit; a task's tally is ready when
-    all its parts are."""
-    from cpmodels.backends.engine.cluster import run_units_on, units_for
-
-    groups = split_tasks(counter, prefixes, units_for(cluster))
-    units = [(part,) for group in groups for part in group]
-    owner = [t for t, group in enumerate(groups) for _ in group]
-    summary.units = len(units)
-    left = [len(group) for group in groups]
-    done: dict[int, list[Tally]] = {}
-    turn = 0
-    results = run_units_on(cluster, counter.job, units)
-    try:
-        for index, (tally,) in results:
-            task = owner[index]
-            done.setdefault(task, []).append(tally)
-            left[task] -= 1
-            while turn < len(groups) and left[turn] == 0:
-                yield add_tallies(done.pop(turn, []))
-                turn += 1
-    finally:
-        results.close()
 
 
 def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume: bool = False,
@@ -305,7 +241,7 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     Rows are flushed task by task, in order, so an interrupted run keeps complete rows only;
     ``resume`` skips the rows an earlier run finished. With ``prove``, each unsolvable row
     names a DRUP proof (checked here) written to ``<out>.proofs/``. With ``difficulty``,
-    each solvable row gets its :mod:`~cpmodels.difficulty` score, worked out in ``jobs``
+    each solvable row gets its difficulty score (``docs/difficulty.md``), worked out in ``jobs``
     threads of this process (a task's scores while the next task is counted).
     ``progress(done, in all)`` hears of the kept rows first, then of each new row. The
     summary holds every row.
@@ -343,12 +279,15 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         if not done:
             writer.writerow(columns)
             handle.flush()
-        counter = Counter(CountJob(cover, tuple(slack_items[n_fixed:]), memo_slots,
-                                   SWEEP_ARENA))
-        results: Generator[Tally, None, None] = (
-            _tally_tasks(counter, prefixes, jobs) if cluster is None
-            else _tally_on_cluster(counter, prefixes, cluster, summary))
-        scores = _Scores(cover, jobs) if difficulty else None
+        session = EngineSession(cover, tally_items=slack_items[n_fixed:],
+                                table_slots=memo_slots, arena=SWEEP_ARENA)
+
+        def on_units(n: int) -> None:
+            summary.units = n
+
+        results: Generator[Tally, None, None] = tally_tasks(
+            session, prefixes, jobs=jobs, cluster=cluster, on_units=on_units)
+        scores = _Scores(session, jobs) if difficulty else None
 
         def write(rows: list[Row], scored: list[Future[Difficulty | None]]) -> None:
             for row, future in zip(rows, scored):

@@ -133,7 +133,7 @@ def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> Exa
     return reduced
 
 
-def canonical(placements: Sequence[Placement], symmetries: Sequence[Symmetry]) -> tuple:
+def canonical_solution(placements: Sequence[Placement], symmetries: Sequence[Symmetry]) -> tuple:
     """A key equal for two solutions exactly when a symmetry maps one onto the other."""
     return min(tuple(sorted(sym.image(p) for p in placements)) for sym in symmetries)
 

@@ -55,9 +55,10 @@ def test_cli_by_name_and_the_list(run_cli, tmp_path, monkeypatch):
     listed = json.loads(out)
     assert {s["name"] for s in listed} == set(bundled_specs())
     assert all(s["description"] and "\n" not in s["description"] for s in listed)
-    code, _, err = run_cli("design", "apad_rectangle_pentominoes", "--time-limit", "0.01",
-                           "--no-counts")
-    assert "no such file" not in err
+    code, out, err = run_cli("design", "apad_rectangle_pentominoes", "--no-counts",
+                             "--jobs", "1")
+    assert code == 0 and "error" not in err
+    assert "792 candidate sets, 37 solve every required combination" in out
     code, _, err = run_cli("solve", "nope")
     assert code == 2 and "cpmodels specs" in err
 
@@ -68,3 +69,24 @@ def test_the_api_takes_names(tmp_path, monkeypatch):
     assert api.count("calendar_day", date="2024-10-06").count == 7
     assert api.towers(size=(3, 3)).result.status == "solved"
     assert set(api.bundled()) == set(bundled_specs())
+
+
+DESIGNS = sorted(name for name, path in bundled_specs().items() if path.parent.name == "designs")
+
+
+@pytest.mark.parametrize("name", DESIGNS)
+def test_every_bundled_design_runs_by_name_from_an_empty_directory(name, run_cli, tmp_path,
+                                                                     monkeypatch):
+    """Its board is found beside the bundled design file, not beside the argument."""
+    from cpmodels.design import Design, load_board
+    from cpmodels.spec.loading import load_design
+
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli("validate", name)
+    assert code == 0 and err == "" and f"(design '{name}')" in out
+    spec = load_design(name)
+    design = Design(spec, load_board(spec, name), with_counts=False)
+    first = next(design.candidates())
+    verdict = design.decide(first)
+    assert verdict.pieces == design.names(first)
+    assert list(tmp_path.iterdir()) == []

@@ -14,7 +14,7 @@ from conftest import ROOT, SPECS
 
 from cpmodels import api
 from cpmodels.backends import engine
-from cpmodels.backends.engine import work
+from cpmodels.errors import OutOfTime
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
@@ -79,56 +79,78 @@ def test_api_counts_and_sweeps_from_threads(tmp_path):
     assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text()
 
 
-def test_a_counter_is_for_one_thread_at_a_time():
-    counter = work.Counter(work.CountJob(_cover("pentominoes_8x8_square.yaml", None)))
+def test_a_session_serves_one_thread_at_a_time():
+    """A second thread waits for the session's turn within its own time limit."""
+    session = engine.EngineSession(_cover("pentominoes_8x8_square.yaml", None))
     outcome: list = []
 
     def first() -> None:
         try:
-            outcome.append(counter.count())
-        except engine.SearchStopped as exc:
+            outcome.append(session.count())
+        except OutOfTime as exc:
             outcome.append(exc)
 
     worker = threading.Thread(target=first)
     worker.start()
     time.sleep(0.3)
-    with pytest.raises(RuntimeError, match="one thread at a time"):
-        counter.count()
-    counter.stop()
+    with pytest.raises(OutOfTime, match="waited"):
+        session.count(time_limit=0.2)
+    session.stop()
     worker.join(5)
     assert not worker.is_alive()
-    assert isinstance(outcome[0], engine.SearchStopped)
+    assert isinstance(outcome[0], OutOfTime)
+    with pytest.raises(OutOfTime, match="stopped"):  # stopped for good
+        session.count()
 
 
-def test_a_stopped_search_keeps_its_table_true():
-    """Stopped half-way, the table holds only finished sub-boards: counting on gives the
-    same answer as a fresh count."""
+def test_one_session_shared_by_eight_threads_answers_each_right():
+    """Counts, tallies, existence, streams and difficulty asked of one session at once:
+    the table questions take turns, the rest run side by side, every answer right."""
+    cover = _cover("calendar_day.yaml", ["Oct", "6"])
+    session = engine.EngineSession(cover)
+    branches = session.branches()
+    expected = [engine.EngineSession(cover).count(task) for task in branches]
+    calls = [lambda: [session.count(task) for task in branches],
+             lambda: session.count(),
+             lambda: session.exists([list(task) for task in branches]),
+             lambda: sum(1 for _ in session.solutions()),
+             lambda: session.difficulty() is not None,
+             lambda: [session.count(task) for task in reversed(branches)],
+             lambda: sum(session.tally().values()),
+             lambda: len(session.first_solution() or [])]
+    results = _in_threads(calls)
+    assert results[0] == expected and results[5] == expected[::-1]
+    assert results[1] == results[3] == results[6] == 7
+    assert results[2] == [n > 0 for n in expected]
+    assert results[4] is True and results[7] > 0
+
+
+def test_a_search_out_of_time_keeps_its_table_true():
+    """Stopped half-way by its time limit, the table holds only finished sub-boards:
+    counting on with the same session gives the same answer as a fresh count."""
     cover = _cover("calendar_week_11.yaml", ["Jan", "1", "Mon"])
-    counter = work.Counter(work.CountJob(cover))
-    timer = threading.Timer(0.05, counter.stop)
-    timer.start()
-    with pytest.raises(engine.SearchStopped):
-        counter.count()
-    assert counter.memo.stats[3] > 0  # it had started
-    with pytest.raises(engine.SearchStopped):  # stopped for good until cleared
-        counter.count()
-    counter.memo.clear_stop()
-    assert counter.count() == 119836
+    session = engine.EngineSession(cover)
+    with pytest.raises(OutOfTime):
+        session.count(time_limit=0.05)
+    assert session.stats["nodes"] > 0  # it had started
+    assert session.count() == 119836
 
 
-def test_a_deadline_stops_a_count_inside_a_branch():
+def test_a_time_limit_stops_a_count_inside_a_branch():
     cover = _cover("pentominoes_8x8_square.yaml", None)  # minutes in all
     for jobs in (1, 2):
         start = time.perf_counter()
-        assert engine.count(cover, jobs=jobs, time_limit=0.5) is None
+        with pytest.raises(OutOfTime) as stop:
+            engine.count(cover, jobs=jobs, time_limit=0.5)
+        assert isinstance(stop.value.partial, int)
         assert time.perf_counter() - start < 2.0
 
 
 def test_a_worker_that_dies_has_its_unit_run_again(monkeypatch, tmp_path):
-    if not work.can_fork_here():
+    if not engine.parallel_here(2):
         pytest.skip("needs fork")
     marker = tmp_path / "died"
-    real_run = work.Counter.run
+    real_run = engine.EngineSession.run
 
     def die_once(self, unit):
         if not marker.exists():
@@ -136,33 +158,34 @@ def test_a_worker_that_dies_has_its_unit_run_again(monkeypatch, tmp_path):
             os._exit(9)  # as if killed while running a unit
         return real_run(self, unit)
 
-    monkeypatch.setattr(work.Counter, "run", die_once)
-    monkeypatch.setattr(work, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(engine.EngineSession, "run", die_once)
+    monkeypatch.setattr(engine.scheduling, "COUNT_FORK_AFTER", 0.0)
     cover = _cover("calendar_week.yaml", ["Jun", "7", "Tue"])
     assert engine.count(cover, jobs=2) == 10374
     assert marker.exists()
 
 
 def test_a_unit_that_fails_in_a_worker_is_reported(monkeypatch):
-    if not work.can_fork_here():
+    if not engine.parallel_here(2):
         pytest.skip("needs fork")
 
     def fail(self, unit):
         raise ValueError("broken unit")
 
-    monkeypatch.setattr(work.Counter, "run", fail)
-    monkeypatch.setattr(work, "PARALLEL_AFTER", 0.0)
-    with pytest.raises(work.WorkerFailed, match="broken unit"):
+    monkeypatch.setattr(engine.EngineSession, "run", fail)
+    monkeypatch.setattr(engine.scheduling, "COUNT_FORK_AFTER", 0.0)
+    with pytest.raises(engine.WorkerFailed, match="broken unit"):
         engine.count(_cover("calendar_week.yaml", ["Jun", "7", "Tue"]), jobs=2)
 
 
 def test_units_run_in_processes_that_did_not_fork(monkeypatch):
-    """Without fork (as on macOS or Windows), workers start from the job alone."""
-    monkeypatch.setattr(work, "can_fork_here", lambda: False)
-    cover = _cover("calendar_day.yaml", ["Oct", "6"])
-    job = work.CountJob(cover)
-    branches = work.Counter(job).branches()
-    results = work.run_units(job, [(b,) for b in branches], jobs=2)
+    """Without fork (as on macOS or Windows), workers start from a pickled session, which
+    leaves its compiled arrays and tables behind and compiles again."""
+    monkeypatch.setattr(engine.processes, "can_fork_here", lambda: False)
+    session = engine.EngineSession(_cover("calendar_day.yaml", ["Oct", "6"]))
+    branches = session.branches()
+    assert session.count() == 7  # warm here; nothing of that goes over
+    results = engine.run_units(session, [(b,) for b in branches], jobs=2)
     total = sum(sum(tally.values()) for _, (tally,) in results)
     assert total == 7
 

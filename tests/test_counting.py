@@ -109,10 +109,10 @@ def test_scott_centre_hole_distinct_and_raw(run_cli):
 
 
 def test_distinct_without_an_asymmetric_piece_uses_canonical_forms():
-    # Only symmetric pieces (I and O tetrominoes) in a 4x4 box: canonical-form counting.
+    # Only symmetric pieces (I and O tetrominoes) in a 4x4 box: canonical_solution-form counting.
     spec_pieces = [PieceKind("I", tuple(orientations(parse_drawing(["####"]))), 2),
                    PieceKind("O", tuple(orientations(parse_drawing(["##", "##"]))), 2)]
-    from cpmodels.symmetry import canonical, problem_symmetries, reduce_by_symmetry
+    from cpmodels.symmetry import canonical_solution, problem_symmetries, reduce_by_symmetry
 
     cells = frozenset((r, c) for r in range(4) for c in range(4))
     cover = packing_cover(cells, spec_pieces)
@@ -120,7 +120,7 @@ def test_distinct_without_an_asymmetric_piece_uses_canonical_forms():
     assert len(syms) == 8 and reduce_by_symmetry(cover, syms) is None
     raw = [cover.decode(s) for s in engine.iter_solutions(cover)]
     assert len(raw) == len(list(cpsat.iter_solutions(cover)))
-    classes = {canonical(s, syms) for s in raw}
+    classes = {canonical_solution(s, syms) for s in raw}
     # Two I's side by side with the two O's in the other half (1 class), or the I's
     # apart with the O's stacked between them (1 class).
     assert len(classes) == 2
@@ -231,19 +231,17 @@ def test_tallied_counts_match_brute_force_per_combination():
         for rc in cells:
             cover.options.append((cell_item[rc], item))
             cover.placements.append(Placement(name, (rc,)))
-    compiled = engine.compile_cover(cover)
-    layout = engine.tally_layout(compiled, tally_items)
-    memo = engine.Memo(compiled.n_words)
-    tallied = engine.tally_prefixes(compiled, layout, [[]], memo)[0]
-    right_only = engine.tally_layout(compiled, tally_items[1:])
-    left_first = engine.tally_prefixes(compiled, right_only, [[o] for o in layout.options[0]])
-    with pytest.raises(ValueError, match="another tally layout"):
-        engine.tally_prefixes(compiled, right_only, [[]], memo)
+    both = engine.EngineSession(cover, tally_items=tally_items)
+    tallied = both.tally()
+    right_only = engine.EngineSession(cover, tally_items=tally_items[1:])
+    left_options = [o for o, option in enumerate(cover.options) if tally_items[0] in option]
+    left_first = right_only.tally_many([[o] for o in left_options])
     assert sum(tallied.values()) == engine.count(cover) > 0
     for (a, b), n in tallied.items():
-        assert left_first[layout.options[0].index(a)][(b,)] == n
-    for a in layout.options[0]:
-        for b in layout.options[1]:
+        assert left_first[left_options.index(a)][(b,)] == n
+    right_options = [o for o, option in enumerate(cover.options) if tally_items[1] in option]
+    for a in left_options:
+        for b in right_options:
             holes = {cover.placements[a].cells[0], cover.placements[b].cells[0]}
             expected = sum(brute_force_count(board - holes - set(extra), shapes)
                            for extra in itertools.combinations(sorted(board - holes), 3))

@@ -88,7 +88,15 @@ BAD_DESIGNS = [
     ("kind: design\nname: x\nboard: nope.yaml\nchoose:\n  - {pool: pentominoes, count: 7}\n",
      "board: no calendar spec at"),
     ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: heptominoes, count: 7}\n",
-     "choose[0].pool"),
+     "choose[0].pool: no pool named 'heptominoes'"),
+    ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominos, count: 7}\n",
+     "did you mean 'pentominoes'?"),
+    ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: 5, count: 7}\n",
+     "choose[0].pool: give a pool name"),
+    ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: 13}\n",
+     "count asks for 13 distinct pieces, but pentominoes has 12"),
+    ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - pool: [{name: A, shape: '##'}]\n"
+     "    count: 2\n", "count asks for 2 distinct pieces, but the pool lists 1"),
     ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: [3, 1]}\n",
      "min first"),
     ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: 7}\n"
@@ -106,6 +114,8 @@ def test_bad_design_files_get_one_clear_line(tmp_path, run_cli, text, fragment):
     code, _, err = run_cli("design", path)
     assert code == 2 and fragment in err and "Traceback" not in err
     assert err.startswith(f"error: {path}")
+    assert "function-after" not in err and "literal[" not in err  # no pydantic internals
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_a_design_needs_a_calendar_board(tmp_path, run_cli):

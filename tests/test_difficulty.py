@@ -10,8 +10,8 @@ from conftest import SPECS
 from test_design import MIRROR_BOARD as CORNERS
 
 from cpmodels.backends import solve_cover
+from cpmodels.backends.engine import Backtracker
 from cpmodels.cover import ExactCover, Item, packing_cover
-from cpmodels.difficulty import Backtracker
 from cpmodels.geometry import Placement
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query

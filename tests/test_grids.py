@@ -20,14 +20,14 @@ from cpmodels.backends import count_cover, iter_cover_solutions
 from cpmodels.backends.engine import links
 from cpmodels.counting import count_instance
 from cpmodels.cover import PieceKind, packing_cover
-from cpmodels.errors import SpecError
+from cpmodels.errors import OutOfTime, SpecError
 from cpmodels.geometry import board_symmetries, orientations, placements
 from cpmodels.grids import GRIDS, grid
 from cpmodels.instance import packing_instance
 from cpmodels.pools import polyforms
 from cpmodels.query import Query
 from cpmodels.spec import load_spec, parse_spec
-from cpmodels.symmetry import canonical, problem_symmetries
+from cpmodels.symmetry import canonical_solution, problem_symmetries
 
 SVG = "{http://www.w3.org/2000/svg}"
 SOMA = SPECS / "soma.yaml"
@@ -183,9 +183,9 @@ def _random_instance(grid_name: str, seed: int):
 
 
 def _distinct_by_hand(cover, board):
-    """Classes of solutions by canonical forms: the reference for ``--distinct``."""
+    """Classes of solutions by canonical_solution forms: the reference for ``--distinct``."""
     symmetries = problem_symmetries(cover, board)
-    return len({canonical(cover.decode(chosen), symmetries)
+    return len({canonical_solution(cover.decode(chosen), symmetries)
                 for chosen in iter_cover_solutions("cpsat", cover)})
 
 
@@ -416,7 +416,8 @@ def test_solids_are_counted_by_dancing_links_with_forced_options_and_progress():
 def test_a_solid_count_stops_at_its_time_limit():
     inst = api.instance(SOLIDS, target="box_3x4x5")
     start = time.perf_counter()
-    assert count_cover("engine", inst.cover, time_limit=0.5) is None
+    with pytest.raises(OutOfTime):
+        count_cover("engine", inst.cover, time_limit=0.5)
     assert time.perf_counter() - start < 5
 
 

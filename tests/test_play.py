@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from cpmodels.backends import cnf
 from cpmodels.cover import packing_cover
+from cpmodels.errors import OutOfTime
 from cpmodels.geometry import Placement
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
@@ -347,14 +348,15 @@ def test_a_count_that_takes_too_long_is_cut_off(monkeypatch):
     as the engine's search reads it) and answers 504 with a clear message; the next request
     is answered in full."""
     app = TestClient(create_app([WEEK], time_limit=0.5))
-    real = play_module.engine.count_prefixes
+    real = play_module.engine.EngineSession.count
 
-    def endless(cc, prefixes, memo):  # a search that runs until it is told to stop
-        while not memo.stopped:
+    def endless(self, forced=(), *, time_limit=None):  # runs until its time limit
+        start = time.perf_counter()
+        while time_limit is None or time.perf_counter() - start < time_limit:
             time.sleep(0.01)
-        raise play_module.engine.SearchStopped("stopped")
+        raise OutOfTime("stopped")
 
-    monkeypatch.setattr(play_module.engine, "count_prefixes", endless)
+    monkeypatch.setattr(play_module.engine.EngineSession, "count", endless)
     inst = packing_instance(Query.of(load_spec(WEEK), labels=["Jun", "7", "Tue"]))
     one = inst.cover.placements[0]
     start = time.perf_counter()
@@ -362,7 +364,7 @@ def test_a_count_that_takes_too_long_is_cut_off(monkeypatch):
     assert response.status_code == 504
     assert "took longer than the server allows" in response.json()["error"]
     assert time.perf_counter() - start < 3
-    monkeypatch.setattr(play_module.engine, "count_prefixes", real)
+    monkeypatch.setattr(play_module.engine.EngineSession, "count", real)
     again = _check(app, [one], spec="calendar_week", labels=["Jun", "7", "Tue"])
     assert again.status_code == 200 and again.json()["status"] in ("open", "dead_end")
 
@@ -372,7 +374,7 @@ def test_the_engine_stops_a_long_count_at_the_deadline():
     spec = load_spec(SPECS / "calendar_week_11.yaml")
     instance = packing_instance(Query.of(spec, labels=["Jan", "1", "Mon"]))
     start = time.perf_counter()
-    with pytest.raises(play_module.TooSlow, match="took longer than the server allows"):
+    with pytest.raises(OutOfTime, match="took longer than the server allows"):
         play_module.check_position(instance, [], deadline=time.perf_counter() + 0.05)
     assert time.perf_counter() - start < 3
 
@@ -592,6 +594,12 @@ def test_a_deep_link_opens_its_puzzle_and_the_url_follows(player, server):
     opened = player.eval_on_selector_all("#play-board text.open",
                                          "els => els.map(e => e.textContent)")
     assert sorted(opened) == sorted(["Dec", "25", "Fri"])
+    # the label selectors show the date's labels, so "Use these labels" keeps the puzzle
+    assert [player.locator(f"#group-{g}").input_value()
+            for g in ("month", "day", "weekday")] == ["Dec", "25", "Fri"]
+    player.click("#use-labels")
+    player.wait_for_url("**labels=Dec,25,Fri**")
+    _wait_feedback(player, "still possible from here")
     count = httpx.post(f"{server}/api/count", json={"spec": "calendar_week",
                                                     "date": "2026-12-25", "face_up": True},
                        timeout=30).json()["count"]

@@ -19,8 +19,6 @@ from hypothesis import strategies as st
 
 from cpmodels import sweep
 from cpmodels.backends import BACKENDS, engine, iter_cover_solutions, solve_cover
-from cpmodels.backends.engine import layout, work
-from cpmodels.backends.engine.memo import MAX_MEMO_KEY_BYTES
 from cpmodels.cover import packing_cover
 from cpmodels.errors import CpmodelsError, TooLargeError
 from cpmodels.instance import packing_instance
@@ -83,14 +81,14 @@ def test_too_many_placements_are_refused_up_front(run_cli, tmp_path):
 
 def test_engine_refuses_a_cover_beyond_its_memory(monkeypatch):
     instance = packing_instance(Query.of(load_spec(SPECS / "pentominoes_6x10.yaml")))
-    monkeypatch.setattr(layout, "MAX_MASK_BYTES", 1000)
+    monkeypatch.setattr(engine.layout, "MAX_MASK_BYTES", 1000)
     with pytest.raises(TooLargeError, match=r"2,056 options x 72 items .* Try --backend"):
-        engine.compile_cover(instance.cover)
+        engine.EngineSession(instance.cover).count()
 
 
 def test_wide_boards_get_a_smaller_memo():
-    memo = engine.Memo(n_words=4096)
-    assert memo.keys.nbytes <= MAX_MEMO_KEY_BYTES
+    memo = engine.memo.Memo(n_words=4096)
+    assert memo.keys.nbytes <= engine.memo.MAX_MEMO_KEY_BYTES
 
 
 # --- time limits ---------------------------------------------------------------------
@@ -188,7 +186,8 @@ def test_parallel_sweep_rows_equal_serial_rows(tmp_path, monkeypatch):
     spec = load_spec(SPECS / "calendar_day.yaml")
     serial, parallel = tmp_path / "serial.csv", tmp_path / "parallel.csv"
     sweep.run_sweep(spec, serial, jobs=1)
-    monkeypatch.setattr(sweep, "PARALLEL_AFTER", 0.0)  # hand every task after the first out
+    # hand every task after the first out
+    monkeypatch.setattr(engine.scheduling, "TALLY_FORK_AFTER", 0.0)
     sweep.run_sweep(spec, parallel, jobs=2)
     assert parallel.read_text() == serial.read_text()
 
@@ -197,7 +196,7 @@ def test_parallel_count_equals_serial_count(monkeypatch):
     cover = packing_instance(Query.of(load_spec(SPECS / "calendar_week.yaml"),
                              labels=["Jun", "7", "Tue"])).cover
     serial = engine.count(cover, jobs=1)
-    monkeypatch.setattr(work, "PARALLEL_AFTER", 0.0)
+    monkeypatch.setattr(engine.scheduling, "COUNT_FORK_AFTER", 0.0)
     assert engine.count(cover, jobs=2) == serial == 10374
 
 

@@ -227,7 +227,7 @@ def test_readme_pictures_exist_and_were_drawn_by_the_package():
 
 
 def test_terminal_colour_only_where_it_is_supported(run_cli, monkeypatch):
-    from cpmodels import cli
+    from cpmodels.cli import output as cli
     from cpmodels.render import packing_text
 
     solution = api.solve(SPECS / "calendar_day.yaml", labels=["Oct", "6"])
@@ -242,9 +242,9 @@ def test_terminal_colour_only_where_it_is_supported(run_cli, monkeypatch):
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
-    assert cli._colour_ok(Terminal())
+    assert cli.colour_ok(Terminal())
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not cli._colour_ok(Terminal())
+    assert not cli.colour_ok(Terminal())
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("TERM", "dumb")
-    assert not cli._colour_ok(Terminal())
+    assert not cli.colour_ok(Terminal())

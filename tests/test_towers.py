@@ -9,9 +9,10 @@ import pytest
 from checker import check_towers
 from conftest import SPECS
 
-from cpmodels.backends import towers_dp, towers_solver
 from cpmodels.spec import load_spec
-from cpmodels.towers_problem import towers_problem
+from cpmodels.towers import bounds, programme
+from cpmodels.towers import model as towers_model
+from cpmodels.towers.problem import towers_problem
 
 
 def _spec(tmp_path, text):
@@ -39,19 +40,19 @@ def _rules_hold(problem, grid):
 @pytest.mark.parametrize("size", [(1, 5), (2, 7), (3, 4), (4, 3), (3, 6), (4, 5)])
 def test_programme_agrees_with_cpsat(size):
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), *size)
-    by_dp = towers_solver.solve(problem)
-    by_cpsat = towers_solver.solve(problem, use_dp=False)
+    by_dp = towers_model.solve(problem)
+    by_cpsat = towers_model.solve(problem, use_dp=False)
     assert by_dp.backend == "dp" and by_dp.optimal and by_cpsat.optimal
     assert by_dp.score == by_cpsat.score == check_towers(by_dp.grid, *size)
 
 
 def test_programme_with_an_incumbent():
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), 5, 5)
-    assert towers_dp.solve_dp(problem).best == 730
-    assert towers_dp.solve_dp(problem, incumbent=730).best is None  # nothing beats 730
-    assert towers_dp.solve_dp(problem, incumbent=700).best == 730
+    assert programme.solve_dp(problem).best == 730
+    assert programme.solve_dp(problem, incumbent=730).best is None  # nothing beats 730
+    assert programme.solve_dp(problem, incumbent=700).best == 730
     # A 7-wide board: CP-SAT's board, then the programme proves it (the benchmark does 7x7).
-    result = towers_solver.solve(towers_problem(load_spec(SPECS / "towers.yaml"), 3, 7))
+    result = towers_model.solve(towers_problem(load_spec(SPECS / "towers.yaml"), 3, 7))
     assert result.optimal and check_towers(result.grid, 3, 7) == result.score == 620
 
 
@@ -71,7 +72,7 @@ def test_any_colours_empty_cells_and_built_cells(tmp_path):
         """)
     problem = towers_problem(spec)
     assert problem.fixed == (((0, 2), -1), ((1, 1), 2))
-    by_dp, by_cpsat = towers_solver.solve(problem), towers_solver.solve(problem, use_dp=False)
+    by_dp, by_cpsat = towers_model.solve(problem), towers_model.solve(problem, use_dp=False)
     assert by_dp.optimal and by_cpsat.optimal and by_dp.score == by_cpsat.score
     assert _rules_hold(problem, by_dp.grid) == by_dp.score
     assert _rules_hold(problem, by_cpsat.grid) == by_cpsat.score
@@ -81,8 +82,8 @@ def test_any_colours_empty_cells_and_built_cells(tmp_path):
 
 def test_wide_boards_use_cpsat_alone():
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), 9, 9)
-    assert towers_dp.max_width(problem) == 8
-    result = towers_solver.solve(problem, time_limit=2)
+    assert programme.max_width(problem) == 8
+    result = towers_model.solve(problem, time_limit=2)
     assert result.backend == "cpsat" and result.bound >= result.score
     assert check_towers(result.grid, 9, 9) == result.score
 
@@ -90,10 +91,10 @@ def test_wide_boards_use_cpsat_alone():
 def test_band_bounds_hold_and_are_exact_for_one_band():
     spec = load_spec(SPECS / "towers.yaml")
     for n, optimum in ((3, 200), (4, 440), (5, 730), (6, 1130)):
-        bound, cut = towers_dp.upper_bound(towers_problem(spec, n, n), max_band=3)
+        bound, cut = bounds.upper_bound(towers_problem(spec, n, n), max_band=3)
         assert bound >= optimum and sum(cut) == n
     # One band of the whole board, with no free rows, is the exact optimum.
-    assert towers_dp.upper_bound(towers_problem(spec, 5, 5), max_band=5) == (730, [5])
+    assert bounds.upper_bound(towers_problem(spec, 5, 5), max_band=5) == (730, [5])
 
 
 def test_a_band_bound_is_the_best_band_score_by_brute_force():
@@ -108,25 +109,25 @@ def test_a_band_bound_is_the_best_band_score_by_brute_force():
         if not broken:
             best = max(best, sum(points[ch] for row in grid[1:3] for ch in row))
     band = towers_problem(spec, 2, 2)
-    assert towers_dp.band_bound(band, 2, True, True) == best
+    assert bounds.band_bound(band, 2, True, True) == best
 
 
 def test_rest_bounds_keep_the_proof_and_prune():
     spec = load_spec(SPECS / "towers.yaml")
     problem = towers_problem(spec, 6, 6)
-    rest = towers_dp.rest_bounds(problem, towers_dp.BandBounds(problem, 3))
+    rest = bounds.rest_bounds(problem, bounds.BandBounds(problem, 3))
     assert rest[-1] == 0 and all(a >= b for a, b in itertools.pairwise(rest))
-    plain = towers_dp.solve_dp(problem, incumbent=1130)
-    pruned = towers_dp.solve_dp(problem, incumbent=1130, rest_bound=rest)
+    plain = programme.solve_dp(problem, incumbent=1130)
+    pruned = programme.solve_dp(problem, incumbent=1130, rest_bound=rest)
     assert plain.best is None and pruned.best is None and pruned.finished
     assert pruned.peak_states < plain.peak_states
-    assert towers_dp.solve_dp(problem, incumbent=1100, rest_bound=rest).best == 1130
+    assert programme.solve_dp(problem, incumbent=1100, rest_bound=rest).best == 1130
 
 
 def test_wide_boards_get_the_band_bound():
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), 9, 9)
-    bound, cut = towers_dp.upper_bound(problem, max_band=3)
+    bound, cut = bounds.upper_bound(problem, max_band=3)
     assert (bound, cut) == (3230, [3, 3, 3])
-    result = towers_solver.solve(problem, time_limit=10, band_height=3)
+    result = towers_model.solve(problem, time_limit=10, band_height=3)
     assert result.bound is not None and result.bound <= bound
     assert check_towers(result.grid, 9, 9) == result.score

@@ -10,11 +10,12 @@ import pytest
 from checker import check_towers
 from conftest import SPECS
 
-from cpmodels.backends import towers_dp, towers_solver
 from cpmodels.cli import main
 from cpmodels.spec import load_spec
-from cpmodels.towers_certificate import CertificateWriter, check_certificate
-from cpmodels.towers_problem import towers_problem
+from cpmodels.towers import model as towers_model
+from cpmodels.towers import programme
+from cpmodels.towers.certificate import CertificateWriter, check_certificate
+from cpmodels.towers.problem import towers_problem
 
 # A 7x7 board scoring 1,570, the proved optimum (puzzles README); checked by check_towers.
 BOARD_7X7 = ["BRGBGRB", "GWYRWYG", "RBBGBBR", "GYWRWYG", "BRGBGRB", "GWYBYWG", "RBRGRBR"]
@@ -25,13 +26,13 @@ def _problem(rows, cols, spec=SPECS / "towers.yaml"):
 
 
 def _writer(path, problem):
-    return CertificateWriter(path, problem, towers_dp.key_layout(problem))
+    return CertificateWriter(path, problem, programme.key_layout(problem))
 
 
 def _certify(path, problem, claim, board, incumbent=None):
     """Run the programme into a certificate at ``path`` claiming ``claim`` with ``board``."""
     writer = _writer(path, problem)
-    towers_dp.solve_dp(problem, incumbent=incumbent, layer_sink=writer.layer)
+    programme.solve_dp(problem, incumbent=incumbent, layer_sink=writer.layer)
     writer.finish(claim, board)
     return path
 
@@ -86,7 +87,7 @@ def test_the_solver_s_certificates_check(tmp_path, size, optimum):
         path = _certify(tmp_path / "c", problem, optimum, BOARD_7X7, incumbent=optimum)
     else:
         writer = _writer(tmp_path / "c", problem)
-        result = towers_solver.solve(problem, layer_sink=writer.layer)
+        result = towers_model.solve(problem, layer_sink=writer.layer)
         assert result.optimal and writer.complete
         writer.finish(result.score, result.grid)
         path = tmp_path / "c"
@@ -99,8 +100,8 @@ def test_the_solver_s_certificates_check(tmp_path, size, optimum):
 
 def test_a_claim_below_the_optimum_is_rejected(tmp_path):
     problem = _problem(5, 5)
-    best = towers_solver.solve(problem).grid
-    _, board_720, _ = towers_solver._search(problem, 30, None, target=720, ceiling=720)
+    best = towers_model.solve(problem).grid
+    _, board_720, _ = towers_model._search(problem, 30, None, target=720, ceiling=720)
     assert problem.score(board_720) == 720 and not problem.violations(board_720)
     # The programme run against 720 finds 730 in its last layer.
     low = _certify(tmp_path / "low", problem, 720, board_720, incumbent=720)
@@ -122,7 +123,7 @@ def test_a_claim_below_the_optimum_is_rejected(tmp_path):
 
 def test_a_missing_state_or_a_lowered_score_is_caught(tmp_path):
     problem = _problem(4, 5)
-    grid = towers_solver.solve(problem).grid
+    grid = towers_model.solve(problem).grid
     full = _certify(tmp_path / "full", problem, problem.score(grid), grid)
     assert check_certificate(full, problem).ok
     rng = np.random.default_rng(7)
@@ -146,7 +147,7 @@ def test_a_missing_state_or_a_lowered_score_is_caught(tmp_path):
 
 def test_the_certificate_must_match_the_puzzle(tmp_path):
     problem = _problem(4, 4)
-    grid = towers_solver.solve(problem).grid
+    grid = towers_model.solve(problem).grid
     path = _certify(tmp_path / "c", problem, problem.score(grid), grid)
     check = check_certificate(path, _problem(4, 5))
     assert not check.ok and "for a 4x4 board, not 4x5" in check.message
@@ -179,19 +180,19 @@ def test_built_cells_empty_cells_and_turned_boards(tmp_path, fixed, allow_empty,
     problem = towers_problem(_spec(tmp_path, fixed=fixed, allow_empty=allow_empty, rows=rows,
                                    cols=cols))
     writer = _writer(tmp_path / "c", problem)
-    result = towers_solver.solve(problem, layer_sink=writer.layer)
+    result = towers_model.solve(problem, layer_sink=writer.layer)
     assert result.optimal
     writer.finish(result.score, result.grid)
     check = check_certificate(tmp_path / "c", problem)
     assert check.ok, check.message
-    assert check.optimum == towers_solver.solve(problem, use_dp=False).score
+    assert check.optimum == towers_model.solve(problem, use_dp=False).score
 
 
 def test_a_puzzle_with_no_legal_board(tmp_path):
     # White needs four colours; a corner has two neighbours.
     problem = towers_problem(_spec(tmp_path, fixed=["W???", "????", "????", "????"]))
     writer = _writer(tmp_path / "c", problem)
-    result = towers_solver.solve(problem, layer_sink=writer.layer)
+    result = towers_model.solve(problem, layer_sink=writer.layer)
     assert result.status == "unsolvable" and writer.complete
     writer.finish(None, None)
     check = check_certificate(tmp_path / "c", problem)
@@ -209,7 +210,7 @@ def test_a_puzzle_with_no_legal_board(tmp_path):
 ])
 def test_damaged_certificates_are_rejected_cleanly(tmp_path, damage, message):
     problem = _problem(3, 3)
-    grid = towers_solver.solve(problem).grid
+    grid = towers_model.solve(problem).grid
     good = _certify(tmp_path / "good", problem, problem.score(grid), grid)
     bad = tmp_path / "bad"
     if damage == "not a zip":
@@ -273,14 +274,14 @@ def test_certificates_written_and_checked_from_threads_at_once(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
 
     sizes = {(4, 4): 440, (5, 5): 730, (4, 5): None, (3, 6): None}
-    alone = {size: towers_solver.solve(_problem(*size)).score for size in sizes}
+    alone = {size: towers_model.solve(_problem(*size)).score for size in sizes}
 
     def certify(job):
         run, size = job
         problem = _problem(*size)
         path = tmp_path / f"{size[0]}x{size[1]}-{run}"
         writer = _writer(path, problem)
-        result = towers_solver.solve(problem, layer_sink=writer.layer)
+        result = towers_model.solve(problem, layer_sink=writer.layer)
         writer.finish(result.score, result.grid)
         return size, result.score, check_certificate(path, problem)
 

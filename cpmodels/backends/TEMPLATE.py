@@ -19,9 +19,10 @@ What it offers:
   when the time limit passed first.
 * ``iter_solutions(cover, *, time_limit=None, forced=())``: every solution exactly once,
   as a list of option ids (forced ones included), in the same order on every run; raises
-  ``TimeoutError`` when the time limit passes before the last one.
-* ``count(cover, *, time_limit=None, forced=(), progress=None)`` -> ``int | None``: how
-  many solutions there are (None: the time limit passed first). A backend without a
+  :class:`~cpmodels.errors.OutOfTime` when the time limit passes before the last one.
+* ``count(cover, *, time_limit=None, forced=(), progress=None)`` -> ``int``: how many
+  solutions there are (:class:`~cpmodels.errors.OutOfTime`, with the count so far as its
+  ``partial``, when the time limit passes first). A backend without a
   counting method of its own counts what it enumerates
   (:func:`cpmodels.backends.result.count_by_enumeration`). ``progress(done, in_all)`` may
   be called as it goes.
@@ -54,6 +55,6 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
 
 
 def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
-          progress: Callable[[int, int], None] | None = None) -> int | None:
-    """How many solutions (None at the time limit)."""
+          progress: Callable[[int, int], None] | None = None) -> int:
+    """How many solutions (``OutOfTime`` at the time limit)."""
     return count_by_enumeration(iter_solutions, cover, time_limit=time_limit, forced=forced)

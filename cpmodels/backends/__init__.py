@@ -8,7 +8,8 @@ the one place that maps a name to one:
 * ``cpsat``: OR-Tools CP-SAT (solves; enumerates on one worker, streamed);
 * ``sat``: CNF for python-sat (solves, enumerates, proves unsolvability with a DRUP proof).
 
-The towers maximisation has its own solver (``backends/towers_solver.py``), not this contract.
+The towers maximisation has its own solver (the ``cpmodels.towers`` package), not this
+contract.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def iter_cover_solutions(name: str, cover: ExactCover, *, time_limit: float | No
 
 def count_cover(name: str, cover: ExactCover, *, time_limit: float | None = None,
                 forced: Sequence[int] = (),
-                progress: Callable[[int, int], None] | None = None) -> int | None:
-    """How many solutions ``cover`` has (None: the time limit passed first)."""
+                progress: Callable[[int, int], None] | None = None) -> int:
+    """How many solutions ``cover`` has (:class:`~cpmodels.errors.OutOfTime` when the time
+    limit passes first)."""
     return backend(name).count(cover, time_limit=time_limit, forced=forced, progress=progress)

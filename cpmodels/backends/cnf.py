@@ -32,6 +32,7 @@ from pysat.solvers import Solver
 
 from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
+from cpmodels.errors import OutOfTime
 from cpmodels.interrupt import stop_after
 
 NAME = "sat"
@@ -187,7 +188,7 @@ def _propagate(sat: Solver, assumptions: list[int]) -> tuple[bool, list[int] | N
 def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
                    forced: Sequence[int] = (), solver: str = SOLVER) -> Iterator[list[int]]:
     """Stream every solution (option ids, forced ones included), each exactly once; raises
-    ``TimeoutError`` when ``time_limit`` seconds pass before the last one."""
+    :class:`~cpmodels.errors.OutOfTime` when ``time_limit`` seconds pass before the last one."""
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     model = build_cnf(cover)
     n = len(cover.options)
@@ -197,7 +198,7 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
         stack = [[j + 1 for j in forced]]
         while stack:
             if deadline is not None and time.perf_counter() > deadline:
-                raise TimeoutError(f"stopped at the time limit ({time_limit:g} s)")
+                raise OutOfTime(f"stopped at the time limit ({time_limit:g} s)")
             assumptions = stack.pop()
             ok, implied = _propagate(sat, assumptions)
             if not ok:
@@ -220,8 +221,8 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
 
 
 def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
-          progress: Callable[[int, int], None] | None = None) -> int | None:
-    """How many solutions, counted as they are enumerated (None at the time limit)."""
+          progress: Callable[[int, int], None] | None = None) -> int:
+    """How many solutions, counted as they are enumerated (``OutOfTime`` at the time limit)."""
     return count_by_enumeration(iter_solutions, cover, time_limit=time_limit, forced=forced,
                                 progress=progress)
 

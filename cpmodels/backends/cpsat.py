@@ -12,6 +12,7 @@ from ortools.sat.python import cp_model
 
 from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
+from cpmodels.errors import OutOfTime
 
 NAME = "cpsat"
 STREAMS = True  # solutions come through a queue as CP-SAT finds them
@@ -19,7 +20,7 @@ DEFAULT_WORKERS = 8  # CP-SAT's portfolio of strategies; it time-slices on fewer
 STREAM_BUFFER = 256  # solutions found ahead of the consumer before the search waits
 
 
-def build_model(cover: ExactCover) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
+def build_cover_model(cover: ExactCover) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
     """The CP-SAT model of an exact cover and its option variables."""
     model = cp_model.CpModel()
     chosen = [model.new_bool_var(f"o{j}") for j in range(len(cover.options))]
@@ -44,7 +45,7 @@ def _solver(time_limit: float | None, workers: int | None) -> cp_model.CpSolver:
 
 def _forced_model(cover: ExactCover, forced: Sequence[int],
                   ) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
-    model, chosen = build_model(cover)
+    model, chosen = build_cover_model(cover)
     for j in forced:
         model.add(chosen[j] == 1)
     return model, chosen
@@ -94,7 +95,8 @@ _DONE = object()  # the end of a stream (immutable: shared safely)
 def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
                    forced: Sequence[int] = ()) -> Iterator[list[int]]:
     """Every solution (option indices), streamed as CP-SAT finds them on one worker;
-    raises ``TimeoutError`` when ``time_limit`` seconds pass before the last one."""
+    raises :class:`~cpmodels.errors.OutOfTime` when ``time_limit`` seconds pass before the
+    last one."""
     model, chosen = _forced_model(cover, forced)
     solver = _solver(time_limit, 1)
     solver.parameters.enumerate_all_solutions = True
@@ -130,12 +132,12 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     if outcome.get("status") not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
-        raise TimeoutError(f"CP-SAT stopped at the time limit ({time_limit} s) before "
+        raise OutOfTime(f"CP-SAT stopped at the time limit ({time_limit} s) before "
                            "the last solution")
 
 
 def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
-          progress: Callable[[int, int], None] | None = None) -> int | None:
-    """How many solutions, counted as they are enumerated (None at the time limit)."""
+          progress: Callable[[int, int], None] | None = None) -> int:
+    """How many solutions, counted as they are enumerated (``OutOfTime`` at the time limit)."""
     return count_by_enumeration(iter_solutions, cover, time_limit=time_limit, forced=forced,
                                 progress=progress)

@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from cpmodels.errors import OutOfTime
+
 if TYPE_CHECKING:
     from cpmodels.cover import ExactCover
 
@@ -25,8 +27,9 @@ class CoverResult:
 def count_by_enumeration(iter_solutions: Callable[..., Iterator[list[int]]],
                          cover: ExactCover, *, time_limit: float | None = None,
                          forced: Sequence[int] = (),
-                         progress: Callable[[int, int], None] | None = None) -> int | None:
-    """Count the solutions ``iter_solutions`` streams (None when the time limit passes).
+                         progress: Callable[[int, int], None] | None = None) -> int:
+    """Count the solutions ``iter_solutions`` streams (:class:`~cpmodels.errors.OutOfTime`,
+    its ``partial`` the solutions counted, when the time limit passes first).
 
     ``progress(found, 0)`` hears of every thousandth solution (the total is not known).
     """
@@ -36,6 +39,6 @@ def count_by_enumeration(iter_solutions: Callable[..., Iterator[list[int]]],
             total += 1
             if progress is not None and total % 1000 == 0:
                 progress(total, 0)
-    except TimeoutError:
-        return None
+    except OutOfTime as stop:
+        raise OutOfTime(str(stop), partial=total) from None
     return total

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.result import CoverResult
-from cpmodels.backends.towers_solver import TowersResult
 from cpmodels.instance import PackingInstance
-from cpmodels.towers_problem import TowersProblem
+from cpmodels.towers.problem import TowersProblem
+from cpmodels.towers.result import TowersResult
 
 if TYPE_CHECKING:
     from cpmodels.counting import CountResult

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cpmodels.backends.result import CoverResult
-from cpmodels.backends.towers_solver import TowersResult
 from cpmodels.geometry import Placement
 from cpmodels.instance import PackingInstance
 from cpmodels.render.scene import Scene, colour_of, packing_scene, solid_scene, towers_scene
-from cpmodels.towers_problem import TowersProblem
+from cpmodels.towers.problem import TowersProblem
+from cpmodels.towers.result import TowersResult
 
 
 def packing_title(instance: PackingInstance, result: CoverResult) -> str:

@@ -8,15 +8,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 
-from cpmodels.render.scene import (
-    BOARD,
-    INK,
-    MARGIN_PX,
-    TITLE_PX,
-    WALL,
-    Loop,
-    Scene,
-)
+from cpmodels.render.scene import BOARD, INK, MARGIN_PX, TITLE_PX, WALL, Loop, Scene
 
 DPI = 100
 

@@ -5,16 +5,7 @@ from __future__ import annotations
 from xml.sax.saxutils import escape, quoteattr
 
 from cpmodels.geometry import Cell
-from cpmodels.render.scene import (
-    BOARD,
-    INK,
-    MARGIN_PX,
-    TITLE_PX,
-    WALL,
-    Loop,
-    Point,
-    Scene,
-)
+from cpmodels.render.scene import BOARD, INK, MARGIN_PX, TITLE_PX, WALL, Loop, Point, Scene
 
 
 def _xy(scene: Scene, point: Point) -> str:

@@ -6,10 +6,10 @@ import re
 from collections.abc import Callable, Mapping, Set
 
 from cpmodels.backends.result import CoverResult
-from cpmodels.backends.towers_solver import TowersResult
 from cpmodels.geometry import Cell, Placement
 from cpmodels.instance import PackingInstance
-from cpmodels.towers_problem import TowersProblem
+from cpmodels.towers.problem import TowersProblem
+from cpmodels.towers.result import TowersResult
 
 # 256-colour backgrounds that keep black text readable.
 _PALETTE = (217, 153, 187, 229, 159, 223, 183, 151, 195, 216, 189, 230, 158, 225, 186, 152)

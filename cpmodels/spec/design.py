@@ -15,12 +15,14 @@ face_up: false               # true: every required date with the pieces face up
 
 from __future__ import annotations
 
+import difflib
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from cpmodels.pools import POOLS
-from cpmodels.spec.models import Name, Piece, StrictModel
+from cpmodels.pools import POOLS, pool
+from cpmodels.spec.base import Name, StrictModel
+from cpmodels.spec.pieces import Piece
 
 MAX_DRAW = 50  # pieces one draw may take
 
@@ -42,6 +44,19 @@ class Draw(StrictModel):
         description=f"a pool name ({', '.join(POOLS)}) or a list of pieces")
     count: int | list[int] = Field(description="how many pieces: a number or [min, max]")
 
+    @field_validator("pool", mode="before")
+    @classmethod
+    def _pool_form(cls, pool: object) -> object:
+        if isinstance(pool, str):
+            if pool not in POOLS:
+                hint = difflib.get_close_matches(pool, list(POOLS), n=1)
+                raise ValueError(f"no pool named {pool!r}"
+                                 + (f"; did you mean {hint[0]!r}?" if hint else "")
+                                 + f" (pools: {', '.join(POOLS)})")
+        elif not isinstance(pool, list):
+            raise ValueError(f"give a pool name ({', '.join(POOLS)}) or a list of pieces")
+        return pool
+
     @field_validator("count")
     @classmethod
     def _check_count(cls, count: int | list[int]) -> int | list[int]:
@@ -62,6 +77,11 @@ class Draw(StrictModel):
             if not self.pool:
                 raise ValueError("the pool lists no pieces")
             _fixed_counts(self.pool)
+        size = len(self.pool) if isinstance(self.pool, list) else len(pool(self.pool))
+        what = "the pool lists" if isinstance(self.pool, list) else f"{self.pool} has"
+        if self.counts.start > size:
+            raise ValueError(f"count asks for {self.counts.start} distinct pieces, but "
+                             f"{what} {size}")
         return self
 
     @property

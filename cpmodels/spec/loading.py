@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
@@ -156,6 +157,17 @@ def _describe(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[Pat
     return loc, message
 
 
+_TYPE_TAGS = {"str", "int", "float", "bool", "list", "dict", "none"}
+_BRANCH = re.compile(r"^[a-z][a-z-]*\[.*\]$")  # literal['a','b'], list[...], function-after[...]
+
+
+def _is_branch(key: object) -> bool:
+    """Whether a key of a pydantic error's location names a branch of a union (such as
+    ``literal['a','b']``, ``list[...]`` or ``str``) rather than a field: such keys are
+    pydantic's internals, not a place in the file."""
+    return isinstance(key, str) and (key in _TYPE_TAGS or _BRANCH.match(key) is not None)
+
+
 def _format_path(path: Path_) -> str:
     text = ""
     for key in path:
@@ -183,9 +195,13 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None,
         model = (DesignSpec if design else _KINDS.get(kind) if isinstance(kind, str)
                  else None)
         problems: list[SpecError] = []
+        seen: set[Path_] = set()
         for error in exc.errors():
-            loc = tuple(error["loc"])
-            details: dict[str, Any] = dict(error)
+            loc = tuple(key for key in error["loc"] if not _is_branch(key)) or tuple(error["loc"])
+            if loc in seen:  # another branch of a union at the same place: one is enough
+                continue
+            seen.add(loc)
+            details: dict[str, Any] = {**error, "loc": loc}
             if model is not None and loc and loc[0] == kind:
                 details["loc"] = loc[1:]
             path, message = _describe(details, model)

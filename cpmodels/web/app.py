@@ -28,7 +28,7 @@ import asyncio
 import datetime as dt
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -43,12 +43,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from cpmodels.backends import engine
 from cpmodels.backends.result import CoverResult
 from cpmodels.counting import CountResult
-from cpmodels.errors import CpmodelsError, NotFound
+from cpmodels.errors import CpmodelsError, NotFound, OutOfTime
 from cpmodels.geometry import Placement
 from cpmodels.render import count_payload, packing_payload
 from cpmodels.render.pictures import packing_picture, placements_picture
 from cpmodels.render.svg import scene_svg
-from cpmodels.web.limits import BodyLimit, Busy, SearchPool, TooSlow
+from cpmodels.web.limits import BodyLimit, Busy, SearchPool
 from cpmodels.web.play import InvalidPosition, check_position, next_hint
 from cpmodels.web.puzzles import Puzzles, Solutions
 
@@ -148,7 +148,7 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     @app.exception_handler(CpmodelsError)
     async def refused(request: Request, exc: CpmodelsError) -> JSONResponse:
         status = (404 if isinstance(exc, NotFound) else 409 if isinstance(exc, NoSolution)
-                  else 503 if isinstance(exc, Busy) else 504 if isinstance(exc, TooSlow)
+                  else 503 if isinstance(exc, Busy) else 504 if isinstance(exc, OutOfTime)
                   else 400)
         return error(status, str(exc))
 
@@ -233,7 +233,7 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     def check_answer(req: CheckRequest, *, deadline: float) -> dict[str, Any]:
         found = solutions_of(req)
         verdict = check_position(found.instance, _placements(req.placements),
-                                 deadline=deadline, counter=found.positions,
+                                 deadline=deadline, session=found.positions,
                                  total=found.total)
         return {"spec": req.spec, "labels": list(found.instance.labels),
                 "face_up": found.instance.face_up, "status": verdict.status,
@@ -244,20 +244,20 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     def layout(name: str) -> dict[str, Any]:
         return puzzles.layout(name)
 
-    @app.post("/api/check")
-    async def check(req: CheckRequest) -> dict[str, Any]:
-        return await pool.run(check_answer, req)
+    def searched(path: str, request: type[PuzzleRequest],
+                 answer: Callable[..., dict[str, Any]]) -> None:
+        """POST ``path``: ``answer(request)`` run on the search pool, within its limits."""
 
-    @app.post("/api/solution")
-    async def solution(req: SolutionRequest) -> dict[str, Any]:
-        return await pool.run(solution_answer, req)
+        async def endpoint(req: PuzzleRequest) -> dict[str, Any]:
+            return await pool.run(answer, req)
 
-    @app.post("/api/count")
-    async def count(req: PuzzleRequest) -> dict[str, Any]:
-        return await pool.run(count_answer, req)
+        endpoint.__annotations__ = {"req": request, "return": dict[str, Any]}
+        endpoint.__name__ = answer.__name__.removesuffix("_answer")
+        app.post(path)(endpoint)
 
-    @app.post("/api/hint")
-    async def hint(req: HintRequest) -> dict[str, Any]:
-        return await pool.run(hint_answer, req)
+    searched("/api/check", CheckRequest, check_answer)
+    searched("/api/solution", SolutionRequest, solution_answer)
+    searched("/api/count", PuzzleRequest, count_answer)
+    searched("/api/hint", HintRequest, hint_answer)
 
     return app

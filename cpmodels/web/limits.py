@@ -3,7 +3,7 @@
 * :class:`SearchPool` runs the engine's searches (counts, solutions, hints) on at most
   ``workers`` threads; at most ``queue`` more wait their turn, and a request beyond that
   is turned away at once (:class:`Busy`, 503). Each search gets a deadline: one that
-  cannot finish by it stops and answers :class:`TooSlow` (504).
+  cannot finish by it stops and answers ``OutOfTime`` (504).
 * :class:`BodyLimit` refuses a request body over ``max_bytes`` (413) before it is read
   in full, whether or not it says its length.
 """
@@ -21,25 +21,21 @@ from typing import Any, TypeVar
 
 from starlette.exceptions import HTTPException
 
-from cpmodels.errors import CpmodelsError
+from cpmodels.errors import CpmodelsError, OutOfTime
 
 T = TypeVar("T")
 DEFAULT_QUEUE = 64  # searches waiting for a worker: enough for a page opened in many tabs
 GRACE = 5.0  # seconds past a search's deadline before its request stops waiting for it
 
 
-class TooSlow(CpmodelsError):
-    """The answer could not be found within the request's time limit."""
-
-
 def check_deadline(deadline: float | None) -> None:
-    """:class:`TooSlow` once ``deadline`` (a ``time.perf_counter`` value) has passed."""
+    """``OutOfTime`` once ``deadline`` (a ``time.perf_counter`` value) has passed."""
     if deadline is not None and time.perf_counter() > deadline:
-        raise TooSlow("the search ran out of time; try again, or ask for an earlier solution")
+        raise OutOfTime("the search ran out of time; try again, or ask for an earlier solution")
 
 
 def acquire(lock: threading.Lock, deadline: float | None) -> None:
-    """Take ``lock``, waiting no later than ``deadline``; :class:`TooSlow` if it passes."""
+    """Take ``lock``, waiting no later than ``deadline``; ``OutOfTime`` if it passes."""
     wait = -1 if deadline is None else max(0.0, deadline - time.perf_counter())
     if not lock.acquire(timeout=wait):
         check_deadline(0.0)
@@ -74,7 +70,7 @@ class SearchPool:
         def call() -> T:
             try:
                 if time.perf_counter() > deadline:
-                    raise TooSlow("the request waited too long for its turn; try again")
+                    raise OutOfTime("the request waited too long for its turn; try again")
                 return fn(*args, deadline=deadline)
             finally:
                 self._slots.release()
@@ -82,8 +78,10 @@ class SearchPool:
         future = asyncio.get_running_loop().run_in_executor(self._executor, call)
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.time_limit + GRACE)
+        except OutOfTime:  # the search's own answer (a TimeoutError too): passed on as it is
+            raise
         except asyncio.TimeoutError:
-            raise TooSlow(f"no answer within {self.time_limit:g} s; try again") from None
+            raise OutOfTime(f"no answer within {self.time_limit:g} s; try again") from None
 
     def shutdown(self) -> None:
         """Drop the waiting searches; the running ones end by their deadlines."""

@@ -10,13 +10,12 @@
   solutions that still contain it, or ``dead_end`` with the placed pieces whose removal
   alone would make the position solvable again.
 
-Nothing here knows about HTTP; a :class:`PositionCounter` keeps one puzzle's compiled cover
-(and a small table of sub-board counts) between the positions judged on it.
+Nothing here knows about HTTP; a puzzle keeps one engine session (:func:`position_session`:
+its compiled cover and a small table of sub-board counts) between the positions judged on it.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -25,13 +24,11 @@ from typing import Any
 
 from cpmodels.backends import engine
 from cpmodels.cover import ExactCover
-from cpmodels.errors import InputError
+from cpmodels.errors import InputError, OutOfTime
 from cpmodels.geometry import Cell, Placement, placements
 from cpmodels.instance import PackingInstance
-from cpmodels.interrupt import stop_after
 from cpmodels.render.scene import DRAWINGS, CellDrawing, outline, piece_colours
 from cpmodels.spec import CalendarSpec
-from cpmodels.web.limits import TooSlow, acquire
 
 
 class InvalidPosition(InputError):
@@ -171,7 +168,7 @@ def validate(instance: PackingInstance, placements: Sequence[Placement]) -> list
 
 
 @dataclass(frozen=True)
-class Verdict:
+class PositionVerdict:
     """What a valid position is worth."""
 
     status: str  # "solved", "open" or "dead_end"
@@ -188,93 +185,47 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
-POSITION_MEMO_SLOTS = 1 << 14  # sub-board counts kept per puzzle between positions (~1 MB)
+POSITION_TABLE_SLOTS = 1 << 14  # sub-board counts kept per puzzle between positions (~1 MB)
 
 
-class PositionCounter:
-    """One puzzle's compiled cover and table of sub-board counts, kept between the positions
-    judged on it, so a position costs its own search and not a compilation.
-
-    Safe for several threads: one counts at a time, the others wait (within their deadline).
-    A search cut off by its deadline leaves its table stopped; the next one starts a new one.
-    """
-
-    def __init__(self, cover: ExactCover) -> None:
-        self.cover = cover
-        self._compiled: engine.CompiledCover | None = None
-        self._memo: engine.Memo | None = None
-        self._lock = threading.Lock()
-
-    def _searched(self, search: Callable[[engine.CompiledCover, engine.Memo], Any],
-                  memo_slots: int, deadline: float | None) -> Any:
-        acquire(self._lock, deadline)
-        try:
-            if self._compiled is None:
-                self._compiled = engine.compile_cover(self.cover)
-            if memo_slots != POSITION_MEMO_SLOTS:
-                memo = engine.Memo(self._compiled.n_words, slots=memo_slots)
-            else:
-                if self._memo is None or self._memo.stopped:
-                    self._memo = engine.Memo(self._compiled.n_words, slots=memo_slots)
-                memo = self._memo
-            with stop_after(_left(deadline), memo.stop):
-                return search(self._compiled, memo)
-        except engine.SearchStopped:
-            raise TooSlow("counting the solutions left from this position took longer than "
-                          "the server allows; place a few more pieces and try again") from None
-        finally:
-            self._lock.release()
-
-    def completions(self, forced: Sequence[int], deadline: float | None = None) -> int:
-        """How many solutions contain the ``forced`` options (:class:`TooSlow` if the
-        ``deadline``, a ``time.perf_counter`` value, passes first)."""
-        return self._searched(lambda cc, memo: engine.count_prefixes(cc, [forced], memo)[0],
-                              POSITION_MEMO_SLOTS, deadline)
-
-    def solvable(self, prefixes: Sequence[Sequence[int]],
-                 deadline: float | None = None) -> list[bool]:
-        """For each set of options, whether some solution contains it (first solutions
-        only, no count)."""
-        found = self._searched(lambda cc, memo: engine.exists(cc, prefixes, memo=memo), 16,
-                               deadline)
-        return [bool(x) for x in found]
-
-
-def _first(cover: ExactCover, forced: Sequence[int], deadline: float | None) -> list[int] | None:
-    """A solution that contains the ``forced`` options, or None; :class:`TooSlow` when
-    ``deadline`` passes first."""
-    try:
-        return next(engine.iter_solutions(cover, forced=forced, batch=1,
-                                          time_limit=_left(deadline)), None)
-    except TimeoutError:
-        raise TooSlow("the search ran out of time; try again with more pieces placed") from None
+def position_session(cover: ExactCover) -> engine.EngineSession:
+    """The engine session a puzzle keeps to judge positions: its compiled cover and a small
+    table of sub-board counts, kept between the positions judged on it (one search at a
+    time; the others wait within their time limits)."""
+    return engine.EngineSession(cover, table_slots=POSITION_TABLE_SLOTS)
 
 
 def check_position(instance: PackingInstance, placements: Sequence[Placement], *,
-                   deadline: float | None = None, counter: PositionCounter | None = None,
-                   total: Callable[[float | None], int] | None = None) -> Verdict:
+                   deadline: float | None = None, session: engine.EngineSession | None = None,
+                   total: Callable[[float | None], int] | None = None) -> PositionVerdict:
     """Judge a position: solved, open (with its completions counted) or a dead end (with the
     pieces to take back).
 
-    ``deadline`` is a ``time.perf_counter`` value the search must end by (else
-    :class:`TooSlow`); ``counter`` is the puzzle's kept :class:`PositionCounter` (default a
-    new one); ``total`` counts the empty board (a count kept elsewhere, say).
+    ``deadline`` is the request's ``time.perf_counter`` value the search must end by (else
+    :class:`~cpmodels.errors.OutOfTime`; each engine question gets the seconds left);
+    ``session`` is the puzzle's kept engine session (default: :func:`position_session`);
+    ``total`` counts the empty board (a count kept elsewhere, say).
     """
     ids = validate(instance, placements)
     cover = instance.cover
     if cover.is_solution(ids):
-        return Verdict("solved", 1, "solved!")
-    counter = counter or PositionCounter(cover)
-    found = total(deadline) if not ids and total is not None else counter.completions(
-        ids, deadline)
+        return PositionVerdict("solved", 1, "solved!")
+    session = session or position_session(cover)
+    try:
+        found = total(deadline) if not ids and total is not None else session.count(
+            ids, time_limit=_left(deadline))
+    except OutOfTime:
+        raise OutOfTime("counting the solutions left from this position took longer than "
+                        "the server allows; place a few more pieces and try again") from None
     if found:
-        return Verdict("open", found, f"{_plural(found, 'solution')} still possible from here")
+        return PositionVerdict("open", found,
+                               f"{_plural(found, 'solution')} still possible from here")
     puzzle = " ".join(instance.labels) + (" with the pieces face up" if instance.face_up
                                           else "")
     if not ids:
-        return Verdict("dead_end", 0, f"{puzzle} has no solution")
+        return PositionVerdict("dead_end", 0, f"{puzzle} has no solution")
     fewer = [ids[:k] + ids[k + 1:] for k in range(len(ids))]
-    way_out = counter.solvable([*fewer, []], deadline)
+    way_out = session.exists([*fewer, []], remember=False, time_limit=_left(deadline))
     take_back = [k for k in range(len(ids)) if way_out[k]]
     message = "dead end: no solution contains these pieces"
     if take_back:
@@ -286,7 +237,7 @@ def check_position(instance: PackingInstance, placements: Sequence[Placement], *
         message = f"dead end: {puzzle} has no solution"
     else:
         message += "; taking back one piece is not enough"
-    return Verdict("dead_end", 0, message, tuple(take_back))
+    return PositionVerdict("dead_end", 0, message, tuple(take_back))
 
 
 def next_hint(instance: PackingInstance,
@@ -299,7 +250,11 @@ def next_hint(instance: PackingInstance,
     ``(None, False)`` when no solution contains the pieces shown.
     """
     ids = validate(instance, shown)
-    solution = _first(instance.cover, ids, deadline)
+    try:
+        solution = engine.EngineSession(instance.cover).first_solution(
+            ids, time_limit=_left(deadline))
+    except OutOfTime:
+        raise OutOfTime("the search ran out of time; try again with more pieces placed") from None
     if solution is None:
         return None, False
     rest = [j for j in sorted(solution) if j not in set(ids)]

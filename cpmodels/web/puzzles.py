@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from cpmodels.backends import engine
-from cpmodels.errors import InputError, NotFound
+from cpmodels.errors import InputError, NotFound, OutOfTime
 from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import CalendarSpec, load_spec
-from cpmodels.web.limits import TooSlow, acquire, check_deadline
-from cpmodels.web.play import PositionCounter, board_layout
+from cpmodels.web.limits import acquire, check_deadline
+from cpmodels.web.play import board_layout, position_session
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
 MAX_KEPT_IN_ALL = 1_000_000  # solutions kept over every instance (about 40 MB at most)
@@ -50,7 +50,7 @@ class Solutions:
     _count_lock: threading.Lock = field(default_factory=threading.Lock)
     _lock_positions: threading.Lock = field(default_factory=threading.Lock)
     _stream: Iterator[list[int]] | None = None
-    _positions: PositionCounter | None = None
+    _positions: engine.EngineSession | None = None
 
     @property
     def found(self) -> int:
@@ -64,7 +64,7 @@ class Solutions:
     def solution(self, index: int, deadline: float | None = None) -> list[int] | None:
         """Solution ``index`` (0-based), or None when there are not that many.
 
-        Raises :class:`TooSlow` when ``deadline`` (a ``time.perf_counter`` value) passes
+        Raises ``OutOfTime`` when ``deadline`` (a ``time.perf_counter`` value) passes
         first; the solutions found by then are kept for the next request.
         """
         if index >= MAX_KEPT_SOLUTIONS:
@@ -89,17 +89,17 @@ class Solutions:
             self._lock.release()
 
     @property
-    def positions(self) -> PositionCounter:
-        """The kept counter that judges players' positions on this puzzle."""
+    def positions(self) -> engine.EngineSession:
+        """The kept engine session that judges players' positions on this puzzle."""
         with self._lock_positions:
             if self._positions is None:
-                self._positions = PositionCounter(self.instance.cover)
+                self._positions = position_session(self.instance.cover)
             return self._positions
 
     def total(self, deadline: float | None = None) -> int:
         """Every solution, counted by the engine in this thread (kept for next time).
 
-        Raises :class:`TooSlow` when ``deadline`` passes first; the count is then stopped.
+        Raises ``OutOfTime`` when ``deadline`` passes first; the count is then stopped.
         """
         if self.count is not None:
             return self.count
@@ -107,11 +107,11 @@ class Solutions:
         try:
             if self.count is None:
                 left = None if deadline is None else max(0.0, deadline - time.perf_counter())
-                counted = engine.count(self.instance.cover, time_limit=left, jobs=1)
-                if counted is None:
-                    raise TooSlow(f"counting {' '.join(self.instance.labels)} took longer "
-                                  "than the server allows")
-                self.count = counted
+                try:
+                    self.count = engine.count(self.instance.cover, time_limit=left, jobs=1)
+                except OutOfTime:
+                    raise OutOfTime(f"counting {' '.join(self.instance.labels)} took longer "
+                                    "than the server allows") from None
             return self.count
         finally:
             self._count_lock.release()

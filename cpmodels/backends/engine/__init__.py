@@ -51,31 +51,106 @@ store and the region flood fill included)
     :class:`~.memo.Table`). ``_tally`` counts (memoised, tallied); ``search_kernel`` enumerates
     and can pause after any number of solutions and resume, so solutions stream.
 
-Drivers (``drivers.py``) and work (``work.py``)
-    ``drivers.py`` calls the kernels from Python: counts of forced prefixes, streaming of
-    solutions, the backend contract (:func:`solve`, :func:`iter_solutions`, :func:`count`).
-    ``work.py`` is where work is split across processes: a :class:`~.work.CountJob` and its
-    units, a :class:`~.work.Counter` that runs them, and :func:`~.work.run_units`.
+The session (``session.py``), the one door
+    An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,
+    existence, first solutions, streamed solutions, and the search cut into tasks. Every
+    feature (counts, sweeps, design, difficulty's hardest dates, the web page's position
+    checks) asks its questions through one; nothing outside this package imports its
+    modules.
+
+Scheduling (``scheduling.py``)
+    Where work is split across processes: units of tasks run by worker processes
+    (``processes.py``) or a Dask cluster (``cluster.py``), behind one :func:`run_units`;
+    the backend contract's :func:`count` and a sweep's :func:`tally_tasks` are built on it.
+
+This module is the engine's side of the backend contract (``backends/TEMPLATE.py``):
+:func:`solve`, :func:`iter_solutions` and :func:`count`.
 """
 
-from cpmodels.backends.engine.drivers import (
-    NAME,
-    STREAMS,
-    count_prefixes,
-    exists,
-    iter_solutions,
-    solve,
-    tally_prefixes,
-    top_branches,
-    warm_up,
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+
+from cpmodels.backends.engine.cluster import ENV as CLUSTER_ENV
+from cpmodels.backends.engine.cluster import Cluster, connect, using
+from cpmodels.backends.engine.difficulty import Backtracker, Difficulty
+from cpmodels.backends.engine.links import suits as counted_by_links
+from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS
+from cpmodels.backends.engine.processes import WorkerFailed
+from cpmodels.backends.engine.scheduling import (
+    add_tallies,
+    cluster_solutions,
+    count,
+    in_order,
+    parallel_here,
+    run_units,
+    split_tasks,
+    tally_tasks,
+    units_wanted,
 )
-from cpmodels.backends.engine.layout import CompiledCover, compile_cover
-from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS, Memo, SearchStopped
-from cpmodels.backends.engine.tally import TallyLayout, tally_layout
-from cpmodels.backends.engine.work import count
+from cpmodels.backends.engine.session import EngineSession, Regions, Tally, Task, Unit
+from cpmodels.backends.result import CoverResult
+from cpmodels.cover import ExactCover
+from cpmodels.errors import OutOfTime
+
+NAME = "engine"
+STREAMS = True  # iter_solutions hands over each solution as the search finds it
 
 __all__ = [
-    "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "CompiledCover", "Memo", "SearchStopped",
-    "TallyLayout", "compile_cover", "count", "count_prefixes", "exists", "iter_solutions", "solve",
-    "tally_layout", "tally_prefixes", "top_branches", "warm_up",
+    "CLUSTER_ENV", "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "Backtracker", "Cluster",
+    "Difficulty", "EngineSession", "Regions", "Tally",
+    "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect", "count",
+    "counted_by_links", "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
+    "split_tasks", "tally_tasks", "units_wanted", "using", "warm_up",
 ]
+
+
+def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
+                   forced: Sequence[int] = (), batch: int = 1024) -> Iterator[list[int]]:
+    """Stream every solution (option ids, forced ones included), in a fixed order; raises
+    :class:`~cpmodels.errors.OutOfTime` when ``time_limit`` seconds pass before the last."""
+    return EngineSession(cover).solutions(forced, time_limit=time_limit, batch=batch)
+
+
+def solve(cover: ExactCover, *, time_limit: float | None = None,
+          forced: Sequence[int] = ()) -> CoverResult:
+    """The first solution, a proof by exhaustion that there is none, or "unknown" when
+    ``time_limit`` seconds pass first."""
+    start = time.perf_counter()
+    try:
+        first = EngineSession(cover).first_solution(forced, time_limit=time_limit)
+    except OutOfTime:
+        return CoverResult("unknown", NAME, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    if first is None:
+        return CoverResult("unsolvable", NAME, seconds)
+    return CoverResult("solved", NAME, seconds, sorted(first))
+
+
+KERNELS = ("count", "exists", "search")  # what warm_up can load: counting and tallying,
+# first-solution existence, enumeration
+
+
+def warm_up(kernels: Sequence[str] = KERNELS) -> None:
+    """Load (or compile) search kernels now, on a tiny board, not in a first real search:
+    ``count`` (counts and tallies), ``exists`` (first solutions), ``search`` (solutions).
+
+    numba compiles under its own global lock, so first calls from several threads at once
+    are safe too; this only moves the wait to a convenient moment (a server's start, or
+    before a command's progress bar).
+    """
+    from cpmodels.cover import PieceKind, packing_cover
+
+    unknown = set(kernels) - set(KERNELS)
+    if unknown:
+        raise ValueError(f"no kernels named {sorted(unknown)}; known: {KERNELS}")
+    domino = PieceKind("D", (frozenset({(0, 0), (0, 1)}), frozenset({(0, 0), (1, 0)})), 2)
+    cover = packing_cover([(r, c) for r in range(2) for c in range(2)], [domino])
+    if "count" in kernels:
+        EngineSession(cover, tally_items=[0]).tally()
+        EngineSession(cover).count()
+    if "exists" in kernels:
+        EngineSession(cover).exists([[]])
+    if "search" in kernels:
+        EngineSession(cover).first_solution()

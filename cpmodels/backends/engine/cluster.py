@@ -1,22 +1,23 @@
 """The same units of work on a Dask cluster (the ``cluster`` extra: ``distributed``).
 
 :func:`connect` reaches a running scheduler (``tcp://HOST:PORT``, ``tls://...``) or starts a
-local cluster on loopback (``local``, ``local:N``); :func:`run_units_on` runs the units of
-:mod:`~cpmodels.backends.engine.work` there and hands back each result as it finishes, like
-:func:`~cpmodels.backends.engine.work.run_units`.
+local cluster on loopback (``local``, ``local:N``); :func:`run_units_on` runs units there and
+hands back each result as it finishes, as ``processes.run_units`` does on this machine
+(``scheduling.py`` chooses between the two).
 
-What goes over the wire: the :class:`~.work.CountJob` (the exact cover, the tally items)
-once per worker, scattered before the units; then each unit (a tuple of tuples of option
-ids) and its results (tallies: small dicts of counts). A worker keeps one
-:class:`~.work.Counter` per job and thread, so its compiled cover and table of sub-board
-counts stay warm from one unit of a job to the next; it is kept on the worker object, not
-in a module-level variable. Units are pure: a unit whose worker died is run again elsewhere
-by the scheduler, and the answer cannot change.
+What goes over the wire: the runner (an engine session pickles as its exact cover and
+tally items, without compiled arrays) once per worker, scattered before the units; then
+each unit (a tuple of tuples of option ids) and its results (tallies: small dicts of
+counts). A worker keeps one copy of the runner per job and thread, so its compiled cover and
+tables stay warm from one unit of a job to the next; it is kept on the worker object, not in
+a module-level variable. Units are pure: a unit whose worker died is run again elsewhere by
+the scheduler, and the answer cannot change.
 """
 
 from __future__ import annotations
 
 import contextlib
+import pickle
 import threading
 import time
 import uuid
@@ -25,18 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import cpmodels
-from cpmodels.backends.engine.drivers import iter_solutions
-from cpmodels.backends.engine.work import (
-    Counter,
-    CountJob,
-    Progress,
-    Runner,
-    Task,
-    in_order,
-    split_tasks,
-)
-from cpmodels.cover import ExactCover
-from cpmodels.errors import InputError
+from cpmodels.backends.engine.processes import Runner
+from cpmodels.backends.engine.session import EngineSession, Task
+from cpmodels.errors import InputError, OutOfTime
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler before giving up
 ENV = "CPMODELS_CLUSTER"  # the cluster address when --cluster is not given
@@ -151,37 +143,42 @@ def check_versions(cluster: Cluster) -> None:
                          "on both")
 
 
-def _run_unit(job_key: str, job: CountJob | Runner, unit: Any) -> Any:
-    """On a worker: run ``unit`` with this thread's counter of ``job`` (kept warm), or with
-    the worker's copy of a runner (a design, which compiles its cover once)."""
+def _run_unit(job_key: str, runner: Runner, unit: Any) -> Any:
+    """On a worker: run ``unit`` with this thread's copy of ``runner`` (kept warm)."""
+    return _kept(job_key, runner).run(unit)
+
+
+def _kept(job_key: str, runner: Any) -> Any:
+    """This worker thread's copy of ``runner`` for the job ``job_key``: made (by a pickle
+    round trip, so without another thread's tables) the first time, then kept; only the
+    newest :data:`MAX_JOBS_KEPT` jobs are kept."""
     from distributed import get_worker
 
     worker = get_worker()
     lock = worker.__dict__.setdefault("_cpmodels_lock", threading.Lock())
     with lock:
-        kept: dict[tuple[str, int], Counter | Runner] = worker.__dict__.setdefault(
-            "_cpmodels_counters", {})
+        kept: dict[tuple[str, int], Any] = worker.__dict__.setdefault("_cpmodels_runners", {})
         key = (job_key, threading.get_ident())
-        counter: Any = kept.get(key)
-        if counter is None:
+        copy = kept.get(key)
+        if copy is None:
             jobs = list(dict.fromkeys(k[0] for k in kept))
             for old in jobs[:max(0, len(jobs) - MAX_JOBS_KEPT + 1)]:
                 for k in [k for k in kept if k[0] == old]:
                     del kept[k]
-            counter = kept[key] = Counter(job) if isinstance(job, CountJob) else job
-    return counter.run(unit)
+            copy = kept[key] = pickle.loads(pickle.dumps(runner))
+    return copy
 
 
-def _submit(cluster: Cluster, fn: Any, job: CountJob | Runner, items: Sequence[Any],
+def _submit(cluster: Cluster, fn: Any, runner: Runner, items: Sequence[Any],
             deadline: float | None) -> Generator[tuple[int, Any], None, None]:
-    """``fn(job_key, job, item)`` for every item on the cluster, as each finishes; the job
-    is scattered to every worker once. Closing the iterator (Ctrl-C, an error) cancels the
-    items not finished yet; ``deadline`` (a ``time.perf_counter`` value) raises
-    ``TimeoutError``."""
+    """``fn(job_key, runner, item)`` for every item on the cluster, as each finishes; the
+    runner is scattered to every worker once. Closing the iterator (Ctrl-C, an error)
+    cancels the items not finished yet; ``deadline`` (a ``time.perf_counter`` value) raises
+    :class:`~cpmodels.errors.OutOfTime`."""
     distributed = _distributed()
     client = cluster.client
     job_key = uuid.uuid4().hex
-    shared = client.scatter(job, broadcast=True, hash=False)
+    shared = client.scatter(runner, broadcast=True, hash=False)
     futures = [client.submit(fn, job_key, shared, item, pure=False,
                              key=f"cpmodels-{job_key}-{i}")
                for i, item in enumerate(items)]
@@ -191,18 +188,16 @@ def _submit(cluster: Cluster, fn: Any, job: CountJob | Runner, items: Sequence[A
         for future in distributed.as_completed(futures, timeout=timeout):
             yield index[future.key], future.result()
     except distributed.TimeoutError:
-        raise TimeoutError("the time limit passed with units left") from None
+        raise OutOfTime("the time limit passed with units left") from None
     finally:
         client.cancel([f for f in futures if not f.done()], force=True)
         client.cancel(shared, force=True)
 
 
-def run_units_on(cluster: Cluster, job: CountJob | Runner, units: Sequence[Any],
+def run_units_on(cluster: Cluster, runner: Runner, units: Sequence[Any],
                  deadline: float | None = None) -> Generator[tuple[int, Any], None, None]:
-    """Run ``units`` on the cluster; yield ``(unit index, results)`` as each finishes.
-    ``job``: a :class:`~.work.CountJob` (each unit a tuple of tasks, tallied) or a picklable
-    runner whose ``run(unit)`` makes the results (a design)."""
-    return _submit(cluster, _run_unit, job, units, deadline)
+    """Run ``units`` on the cluster; yield ``(unit index, results)`` as each finishes."""
+    return _submit(cluster, _run_unit, runner, units, deadline)
 
 
 def units_for(cluster: Cluster) -> int:
@@ -211,40 +206,12 @@ def units_for(cluster: Cluster) -> int:
     return max(MIN_UNITS, UNITS_PER_WORKER * max(1, cluster.workers))
 
 
-def count_on(cluster: Cluster, cover: ExactCover, *, time_limit: float | None = None,
-             progress: Progress | None = None) -> int | None:
-    """How many solutions ``cover`` has, counted in units on the cluster (None: the time
-    limit passed first)."""
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    job = CountJob(cover)
-    parts = _parts(cluster, job)
-    total = done = 0
-    try:
-        for _, (tally,) in run_units_on(cluster, job, [(part,) for part in parts], deadline):
-            total += sum(tally.values())
-            done += 1
-            if progress is not None:
-                progress(done, len(parts))
-    except TimeoutError:
-        return None
-    return total
+def solutions_on(cluster: Cluster, session: EngineSession,
+                 tasks: Sequence[Task]) -> Generator[tuple[int, Any], None, None]:
+    """Every solution of each task (in engine order), one task a unit on the cluster."""
+    return _submit(cluster, _enumerate_unit, session, tasks, None)
 
 
-def solutions_on(cluster: Cluster, cover: ExactCover) -> Iterator[list[int]]:
-    """Every solution of ``cover``, enumerated in units on the cluster and handed back in
-    the order one process finds them."""
-    job = CountJob(cover)
-    for found in in_order(_submit(cluster, _enumerate_unit, job, _parts(cluster, job), None)):
-        yield from found
-
-
-def _parts(cluster: Cluster, job: CountJob) -> list[Task]:
-    """The whole search of ``job`` cut into enough disjoint tasks for the cluster, in the
-    order one process searches them."""
-    return [part for group in split_tasks(Counter(job), [()], units_for(cluster))
-            for part in group]
-
-
-def _enumerate_unit(job_key: str, job: CountJob, task: Task) -> list[list[int]]:
+def _enumerate_unit(job_key: str, session: EngineSession, task: Task) -> list[list[int]]:
     """On a worker: every solution that contains the options of ``task``, in engine order."""
-    return list(iter_solutions(job.cover, forced=task))
+    return list(_kept(job_key, session).solutions(task))

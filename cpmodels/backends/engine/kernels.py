@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cpmodels.backends.engine.memo import FLUSHES, STOP
+from cpmodels.backends.engine.memo import ARENA_USED, FLUSHES, HITS, MISSES, NODES, STOP, USED
 
 # --- the steps every kernel takes -------------------------------------------------------
 
@@ -123,9 +123,9 @@ def slot_of(filled, code, keys, values):
 def lookup(filled, code, keys, values, stats):
     slot = slot_of(filled, code, keys, values)
     if values[slot] > 0:
-        stats[1] += 1
+        stats[HITS] += 1
         return values[slot] - 1
-    stats[2] += 1
+    stats[MISSES] += 1
     return -1
 
 
@@ -141,18 +141,19 @@ def store(filled, code, vec, lo, hi, scalar, keys, values, arena, stats):
     n = hi - lo
     if not scalar and n + 2 > arena.shape[0]:
         return  # this vector could never fit
-    if stats[0] * 4 >= values.shape[0] * 3 or not (scalar or stats[4] + n + 2 <= arena.shape[0]):
+    if (stats[USED] * 4 >= values.shape[0] * 3
+            or not (scalar or stats[ARENA_USED] + n + 2 <= arena.shape[0])):
         values[:] = 0  # a zero value marks an empty slot: the keys may stay
-        stats[0] = 0
-        stats[4] = 0
+        stats[USED] = 0
+        stats[ARENA_USED] = 0
         stats[FLUSHES] += 1
-    top = stats[4]
+    top = stats[ARENA_USED]
     n_words = filled.shape[0]
     slot = slot_of(filled, code, keys, values)
     for w in range(n_words):
         keys[slot, w] = filled[w]
     keys[slot, n_words] = code
-    stats[0] += 1
+    stats[USED] += 1
     if scalar:
         values[slot] = vec[0] + 1
         return
@@ -161,7 +162,7 @@ def store(filled, code, vec, lo, hi, scalar, keys, values, arena, stats):
     for x in range(n):
         arena[top + 2 + x] = vec[lo + x]
     values[slot] = top + 1
-    stats[4] = top + n + 2
+    stats[ARENA_USED] = top + n + 2
 
 
 # --- region pruning (its data: regions.py) --------------------------------------------
@@ -231,7 +232,7 @@ def _force(prefix, filled, counters, lay):
         c = lay.opt_counter[o]
         if c >= 0:
             code += lay.radix[c]
-            ok = ok and counters[c] <= lay.high[c]
+            ok = ok and counters[c] <= lay.counter_high[c]
     return ok, code
 
 
@@ -327,7 +328,7 @@ def _tally(filled, counters, code, lay, tal, table, out):
     stack_k[0] = anchor_start[pos]
     stack_code[0] = code
     stack_mask[0] = root_mask
-    stats[3] += 1
+    stats[NODES] += 1
     while True:
         pos = stack_pos[depth]
         o, stack_k[depth] = _next_fit(stack_k[depth], anchor_start[pos + 1], filled, counters,
@@ -393,7 +394,7 @@ def _tally(filled, counters, code, lay, tal, table, out):
             _unplace(o, filled, counters, opt_mask, opt_counter)
             continue
         chosen[depth] = o
-        stats[3] += 1
+        stats[NODES] += 1
         if stats[STOP] != 0:
             return
         depth += 1
@@ -415,7 +416,7 @@ def tally_prefixes_kernel(prefixes, lay, tal, table, out, out_mask):
         if stats[STOP] != 0:
             return
         filled = np.zeros(n_words, dtype=np.uint64)
-        counters = np.zeros(lay.low.shape[0], dtype=np.int64)
+        counters = np.zeros(lay.counter_low.shape[0], dtype=np.int64)
         ok, code = _force(prefixes[p], filled, counters, lay)
         out_mask[p] = _uncovered_tally(filled, tal.bit, tal.n_tally)
         if ok:
@@ -570,7 +571,7 @@ def exists_kernel(prefixes, lay, table, use_table, out, first_failure, stop):
         if stop[0] != 0:
             return
         filled = np.zeros(n_words, dtype=np.uint64)
-        counters = np.zeros(lay.low.shape[0], dtype=np.int64)
+        counters = np.zeros(lay.counter_low.shape[0], dtype=np.int64)
         ok, code = _force(prefixes[p], filled, counters, lay)
         found = ok and _first_solution(filled, counters, code, lay, table, use_table, stop,
                                        chosen, stack_pos, stack_k, stack_code, scratch,

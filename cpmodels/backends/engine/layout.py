@@ -16,11 +16,12 @@ from cpmodels.errors import TooLargeError
 
 MAX_MASK_BYTES = 4 << 30  # option bitsets: options x words x 8 bytes
 
-#: What the search kernels read of a compiled cover, bundled as one argument.
+#: What the search kernels read of a compiled cover, bundled as one argument (the fields
+#: of :class:`CompiledCover` of the same names).
 Layout = namedtuple("Layout", [
-    "opt_mask", "opt_counter", "tag_word", "tag_bit", "anchor_start", "anchor_opts",
-    "group_end", "low", "high", "radix", "n_branch", "use_memo", "cell_nb", "opt_nb_start",
-    "opt_nb", "fillable", "limit"])
+    "opt_mask", "opt_counter", "opt_tag_word", "opt_tag_bit", "anchor_start", "anchor_opts",
+    "group_end", "counter_low", "counter_high", "radix", "n_branch", "memo_ok", "cell_nb",
+    "opt_nb_start", "opt_nb", "fillable", "region_limit"])
 
 
 @dataclass

@@ -12,15 +12,18 @@ import numpy as np
 
 DEFAULT_MEMO_SLOTS = 1 << 22
 MAX_MEMO_KEY_BYTES = 2 << 30  # a memo's keys (committed only as they are touched)
-STOP = 5  # index of the stop flag in Memo.stats
-FLUSHES = 6  # index of the number of times the full table was emptied
+# What each entry of ``Memo.stats`` holds (the kernels read and write them by these names).
+USED = 0  # slots in use
+HITS = 1  # lookups that found their state
+MISSES = 2  # lookups that did not
+NODES = 3  # states searched
+ARENA_USED = 4  # arena slots in use
+STOP = 5  # the stop flag another thread may set
+FLUSHES = 6  # times the full table was emptied to make room
+STATS = 7
 
 #: What the search kernels read and write of a table, bundled as one argument.
 Table = namedtuple("Table", ["keys", "values", "arena", "stats"])
-
-
-class SearchStopped(RuntimeError):
-    """A search was stopped (by :meth:`Memo.stop`) before it finished: it has no count."""
 
 
 class Memo:
@@ -41,10 +44,9 @@ class Memo:
         self.keys = np.zeros((size, n_words + 1), dtype=np.uint64)
         self.values = np.zeros(size, dtype=np.int64)  # 1 + count or arena offset; 0: empty
         self.arena = np.zeros(4 * size if arena is None else arena, dtype=np.int64)
-        # used slots, hits, misses, nodes, arena used, a stop flag (STOP) that another
-        # thread may set (the search then returns at its next node, storing nothing
-        # partial), and how often the full table was emptied (FLUSHES).
-        self.stats = np.zeros(7, dtype=np.int64)
+        # Indexed by USED .. FLUSHES above; a search that sees STOP set returns at its next
+        # node, storing nothing partial.
+        self.stats = np.zeros(STATS, dtype=np.int64)
         self.owner: tuple | None = None  # the cover and tally layout the counts belong to
 
     def stop(self) -> None:

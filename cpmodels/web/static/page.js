@@ -13,6 +13,7 @@ async function current(path, body) {
   const mine = ++latest;
   const data = await api(path, body);
   if (mine !== latest) throw new Stale();
+  if (Array.isArray(data.labels)) showLabels(data.labels);
   return data;
 }
 
@@ -143,6 +144,16 @@ function fillLabels(spec, chosen) {
     wrap.append(`${group} `, select);
     box.append(wrap);
   });
+}
+
+// The label selectors show the puzzle on the board: a date's labels as the server read it,
+// so "Use these labels" keeps the puzzle a deep link or a date opened.
+function showLabels(labels) {
+  for (const select of document.querySelectorAll("#labels-box select")) {
+    const options = [...select.options].map((o) => o.value);
+    const label = labels.find((l) => options.includes(l));
+    if (label !== undefined) select.value = label;
+  }
 }
 
 // The puzzle changed: keep it in the URL and show it in the open view.

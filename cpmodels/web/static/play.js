@@ -124,6 +124,7 @@ async function check() {
     const data = await api("/api/check", {...puzzle(), placements: placementsOf(play.placed)});
     if (mine !== play.checks || load !== play.loads) return;
     play.labels = data.labels;
+    showLabels(data.labels);
     play.takeBack = data.take_back;
     play.status = data.status;
     feedback(data.status === "solved" ? `${data.labels.join(" ")}: solved!` : data.message,

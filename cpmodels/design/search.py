@@ -4,7 +4,7 @@ A design file (``spec/design.py``) names a calendar board, fixed pieces and draw
 pools. Every candidate set whose area fills the board is decided in two steps:
 
 1. *Existence*, date by date, with the engine's first-solution search
-   (``engine.exists``), in an order set by the dates that rejected the first candidates
+   (``EngineSession.exists``), in an order set by the dates that rejected the first candidates
    (:meth:`Design.learn_order`), so a set that fails usually fails at its first date.
 2. *Counts*, only for the sets that pass: one tallied search per month, as a sweep does,
    giving the fewest and most solutions over the required dates and their total.
@@ -24,115 +24,29 @@ from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine import compile_cover
-from cpmodels.backends.engine.drivers import exists
-from cpmodels.backends.engine.memo import Memo
-from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.backends.engine.work import Counter, CountJob, can_fork_here, run_units
+from cpmodels.backends.engine import EngineSession, Regions, parallel_here, run_units, units_wanted
 from cpmodels.cover import ExactCover
-from cpmodels.difficulty import Backtracker
-from cpmodels.errors import InputError, SpecError
-from cpmodels.geometry import (
-    Placement,
-    board_reflections,
-    normalize,
-    orientations,
-    render_shape,
-)
-from cpmodels.pools import canonical, pool
+from cpmodels.design.verdicts import Verdict
+from cpmodels.errors import InputError, OutOfTime, SpecError
+from cpmodels.geometry import Placement, board_reflections, normalize, orientations, render_shape
+from cpmodels.pools import canonical_shape, pool
 from cpmodels.spec import CalendarSpec, Piece, load_spec
+from cpmodels.spec.bundled import spec_path
 from cpmodels.spec.design import DesignSpec
 from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
 
 if TYPE_CHECKING:
-    from cpmodels.backends.engine.cluster import Cluster
+    from cpmodels.backends.engine import Cluster
 
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
 DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share
 LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
 
 
-@dataclass
-class Verdict:
-    """What a candidate set does on the required dates."""
-
-    pieces: list[str]
-    works: bool
-    first_failure: tuple[str, ...] | None = None
-    min: int | None = None
-    argmin: tuple[str, ...] | None = None
-    max: int | None = None
-    total: int | None = None
-    face_up_sides: list[str] | None = None  # face up: the sides that work (NAME~: mirrored)
-    difficulty: int | None = None  # the highest difficulty of a required date
-    difficulty_argmax: tuple[str, ...] | None = None  # ... on this combination
-    difficulty_mean: int | None = None  # the mean difficulty over the required dates
-
-    def as_dict(self) -> dict[str, Any]:
-        out = {"pieces": self.pieces, "works": self.works,
-               "first_failure": list(self.first_failure) if self.first_failure else None,
-               "min": self.min, "argmin": list(self.argmin) if self.argmin else None,
-               "max": self.max, "total": self.total}
-        if self.face_up_sides is not None:
-            out["face_up_sides"] = self.face_up_sides
-        if self.difficulty is not None:
-            out["difficulty"] = self.difficulty
-            out["difficulty_argmax"] = list(self.difficulty_argmax or ())
-            out["difficulty_mean"] = self.difficulty_mean
-        return out
-
-    @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> Verdict:
-        """A verdict from its JSON line (``as_dict``); ``ValueError`` when it is none."""
-        try:
-            pieces = record["pieces"]
-            if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces) \
-                    or not isinstance(record["works"], bool):
-                raise ValueError("not a verdict")
-            return cls(**{**record, "first_failure": _labels(record["first_failure"]),
-                          "argmin": _labels(record["argmin"]),
-                          "difficulty_argmax": _labels(record.get("difficulty_argmax"))})
-        except (KeyError, TypeError) as exc:
-            raise ValueError("not a verdict") from exc
-
-
-def _labels(value: Any) -> tuple[str, ...] | None:
-    return tuple(value) if value is not None else None
-
-
-def ranked(verdicts: Sequence[Verdict]) -> list[Verdict]:
-    """The sets that solve every required date, best first: the most solutions on their
-    hardest date, then the most in all."""
-    return sorted((v for v in verdicts if v.works),
-                  key=lambda v: (-(v.min or 0), -(v.total or 0), v.pieces))
-
-
-def ranked_by_difficulty(verdicts: Sequence[Verdict]) -> list[Verdict]:
-    """The working sets with difficulties, gentlest first: the lowest difficulty on their
-    hardest date, then the lowest mean."""
-    return sorted((v for v in verdicts if v.works and v.difficulty is not None),
-                  key=lambda v: (v.difficulty, v.difficulty_mean, v.pieces))
-
-
-def summary(verdicts: Sequence[Verdict], seconds: float, skipped: int = 0) -> dict[str, Any]:
-    """``design --format json``: the candidates, the working sets ranked (and ranked by
-    difficulty, when measured), the time."""
-    def brief(w: Verdict) -> dict[str, Any]:
-        return {k: v for k, v in w.as_dict().items() if k not in ("works", "first_failure")}
-
-    out: dict[str, Any] = {"candidates": len(verdicts), "seconds": round(seconds, 3),
-                           "working": [brief(w) for w in ranked(verdicts)]}
-    if skipped:
-        out["skipped_as_equal"] = skipped
-    by_difficulty = ranked_by_difficulty(verdicts)
-    if by_difficulty:
-        out["by_difficulty"] = [brief(w) for w in by_difficulty]
-    return out
-
-
 def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
-    """The calendar spec a design file names (relative to the design file)."""
-    path = Path(source).parent / design.board
+    """The calendar spec a design file names (relative to the design file; ``source`` is
+    the design's path or the name of a bundled design, as ``load_design`` takes it)."""
+    path = spec_path(source).parent / design.board
     if not path.is_file():
         raise SpecError(str(source), f"no calendar spec at {path} (the path is relative to "
                                      "the design file)", field="board")
@@ -151,17 +65,15 @@ def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
 class _Compiled:
     """Every piece a design may use, in one exact cover of the board: each optional piece
     has an extra option, *left out*, that covers its piece item and no cell. A set is the
-    task that forces its missing pieces left out, so one compiled cover (and one table of
-    sub-board counts) serves every candidate."""
+    task that forces its missing pieces left out, so one engine session (its compiled
+    cover, its table of sub-board counts and its table of dead states) serves every
+    candidate."""
 
     cover: ExactCover
-    compiled: Any
+    session: EngineSession
     left_out: dict[int, int]  # piece index (face up: side index) -> its left-out option
     slack: dict[tuple[str, str], int]  # (group, label) -> the slack option of that hole
     tally_items: tuple[int, ...]
-    counter: Counter | None = None
-    backtracker: Backtracker | None = None
-    dead: Memo | None = None  # states of the cover known to have no completion
     holes: list[tuple[int, ...]] = field(default_factory=list)  # required combo -> options
     sides: list[list[int]] = field(default_factory=list)  # face up: piece -> its sides
     pieces: list[Piece] = field(default_factory=list)  # the cover's pieces (face up: sides)
@@ -204,7 +116,7 @@ class Design:
                      if isinstance(draw.pool, str) else list(draw.pool))
             indices = []
             for piece in drawn:
-                key = (piece.name, canonical(piece.cells))
+                key = (piece.name, canonical_shape(piece.cells))
                 if key not in by_shape:
                     by_shape[key] = len(self.pieces)
                     self.pieces.append(piece)
@@ -232,7 +144,7 @@ class Design:
         (turning over too, when it may flip), and its copies."""
         flip = self._can_flip(piece)
         cells = [(r, -c) for r, c in piece.cells] if mirrored and not flip else piece.cells
-        return canonical(cells, flip=flip), piece.count
+        return canonical_shape(cells, flip=flip), piece.count
 
     def _board_mirrors(self) -> bool:
         """Whether a reflection of the board maps the required combinations' holes onto
@@ -338,8 +250,10 @@ class Design:
             groups = list(spec.groups)
             holes = [tuple(slack[(g, label)] for g, label in zip(groups, combo))
                      for combo in self.required]
+            tally_items = tuple(slack_items[n_fixed:])
+            session = EngineSession(cover, tally_items=tally_items, dead_slots=DEAD_STATES)
             self._compiled[face_up] = _Compiled(
-                cover, compile_cover(cover), left_out, slack, tuple(slack_items[n_fixed:]),
+                cover, session, left_out, slack, tally_items,
                 holes=holes, sides=sides, pieces=pieces)
         return self._compiled[face_up]
 
@@ -347,22 +261,19 @@ class Design:
         held = set(chosen)
         return tuple(o for k, o in compiled.left_out.items() if k not in held)
 
-    def _regions(self, chosen: Sequence[int], holes: int = 0) -> tuple[Any, int]:
+    def _regions(self, chosen: Sequence[int], holes: int = 0) -> Regions:
         """Region sizes the set's pieces (and ``holes`` open holes of one cell) can fill."""
         areas = [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].high)]
-        return region_sizes(areas + [1] * holes, self.area + holes)
+        return EngineSession.regions_for(areas + [1] * holes, self.area + holes)
 
     def _first_failure(self, compiled: _Compiled, out: Sequence[int],
-                       regions: tuple[Any, int]) -> tuple[str, ...] | None:
+                       regions: Regions) -> tuple[str, ...] | None:
         """The first required combination, in the order combinations are tried, that no
         solution covers with the options of ``out`` forced (pieces left out), or None.
         While the order is being learnt, a failing combination moves to its front.
         ``regions``: the set's (every hole is forced, so its pieces fill what is left)."""
         prefixes = [[*out, *compiled.holes[i]] for i in self._order]
-        if compiled.dead is None:
-            compiled.dead = Memo(compiled.compiled.n_words, DEAD_STATES)
-        answers = exists(compiled.compiled, prefixes, first_failure=True, regions=regions,
-                         memo=compiled.dead)
+        answers = compiled.session.exists(prefixes, first_failure=True, regions=regions)
         failed = next((k for k, ok in enumerate(answers) if ok is False), None)
         if failed is None:
             return None
@@ -439,16 +350,14 @@ class Design:
         return verdict
 
     def difficulties(self, chosen: Sequence[int]) -> dict[tuple[str, ...], int]:
-        """Every required combination's difficulty (:mod:`cpmodels.difficulty`) for a set
+        """Every required combination's difficulty (``docs/difficulty.md``) for a set
         that solves them all, on the shared cover (the same figures as a sweep of the set's
         spec with ``--difficulty``)."""
         compiled = self._cover(False)
-        if compiled.backtracker is None:
-            compiled.backtracker = Backtracker.of(compiled.cover)
         out = self._left_out(compiled, chosen)
         scores = {}
         for combo, holes in zip(self.required, compiled.holes):
-            found = compiled.backtracker.difficulty([*out, *holes])
+            found = compiled.session.difficulty([*out, *holes])
             if found is None:
                 raise RuntimeError(f"{' '.join(combo)} has no solution, yet the set "
                                    "passed; please report this")
@@ -459,8 +368,6 @@ class Design:
         """Every label combination's count for a set: one tallied search per task of the
         leading group(s), on the shared cover, its table kept from set to set."""
         compiled = self._cover(False)
-        if compiled.counter is None:
-            compiled.counter = Counter(CountJob(compiled.cover, compiled.tally_items))
         groups = list(self.board.groups)
         n_fixed = len(groups) - len(compiled.tally_items)
         by_option = {o: label for (_, label), o in compiled.slack.items()}
@@ -470,7 +377,7 @@ class Design:
         counts: dict[tuple[str, ...], int] = {}
         for fixed in itertools.product(*(self.board.groups[g] for g in groups[:n_fixed])):
             task = out + tuple(compiled.slack[(g, label)] for g, label in zip(groups, fixed))
-            for key, n in compiled.counter.tally(task, regions).items():
+            for key, n in compiled.session.tally(task, regions=regions).items():
                 counts[fixed + tuple(by_option[o] for o in key)] = n
         return counts
 
@@ -482,23 +389,24 @@ MAX_UNIT = 16  # sets in one unit: verdicts come back (and are written) at least
 
 def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = None,
                on_verdict: Callable[[Verdict], None] | None = None,
-               deadline: float | None = None, jobs: int | None = 1,
+               time_limit: float | None = None, jobs: int | None = 1,
                cluster: Cluster | None = None) -> list[Verdict]:
     """Decide every candidate (those in ``done`` are taken as decided); each new verdict
     goes to ``on_verdict`` as it is made (in candidate order within a unit of work; the
-    verdicts returned are in candidate order). Stops (returning what it has)
-    at ``deadline``, a ``time.perf_counter`` value. ``jobs`` worker processes (None: every
-    core) share the sets in contiguous runs, each starting from this process's compiled
-    cover (where processes fork; else one process decides them all); with ``cluster``, the
-    runs are units of work on its workers instead."""
+    verdicts returned are in candidate order). After ``time_limit`` seconds it raises
+    :class:`~cpmodels.errors.OutOfTime` whose ``partial`` holds the verdicts decided, in
+    candidate order. ``jobs`` worker processes (None: every core) share the sets in
+    contiguous runs, each starting from this process's sessions (warm where processes fork,
+    else compiled again); with ``cluster``, the runs are units of work on its workers."""
     if design.count_candidates() > MAX_CANDIDATES:
         raise InputError(f"the design asks for {design.count_candidates():,} sets before the "
                          f"area check; the limit is {MAX_CANDIDATES:,}")
     done = done or {}
     jobs = jobs or os.cpu_count() or 1
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     design.learn_order()
     if design.count_candidates() <= PARALLEL_LIMIT and (
-            cluster is not None or (jobs > 1 and can_fork_here())):
+            cluster is not None or parallel_here(jobs)):
         return _run_in_units(design, done, on_verdict, deadline, jobs, cluster)
     verdicts = []
     for chosen in design.candidates():
@@ -507,7 +415,8 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
             verdicts.append(done[key])
             continue
         if deadline is not None and time.perf_counter() > deadline:
-            break
+            raise OutOfTime(f"decided {len(verdicts)} sets before the time limit",
+                            partial=verdicts)
         verdict = design.decide(chosen)
         verdicts.append(verdict)
         if on_verdict is not None:
@@ -523,24 +432,17 @@ def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
     candidates = list(design.candidates())
     keys = [tuple(design.names(c)) for c in candidates]
     pending = [c for c, key in zip(candidates, keys) if key not in done]
-    if cluster is None:
-        parts = jobs * UNITS_PER_JOB
-    else:
-        from cpmodels.backends.engine.cluster import units_for
-
-        parts = units_for(cluster)
+    parts = units_wanted(cluster, jobs * UNITS_PER_JOB)
     size = max(1, min(MAX_UNIT, -(-len(pending) // parts)))
     units = [tuple(pending[k:k + size]) for k in range(0, len(pending), size)]
     if cluster is None:
         design._cover(False)  # compiled once here; the forked workers start from it
         if design.spec.face_up:
             design._cover(True)
-        results = run_units(None, units, jobs=jobs, warm=design, deadline=deadline)
-    else:
-        from cpmodels.backends.engine.cluster import run_units_on
-
-        results = run_units_on(cluster, design, units, deadline)
+    left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+    results = run_units(design, units, jobs=jobs, cluster=cluster, time_limit=left)
     decided = dict(done)
+    stopped: OutOfTime | None = None
     try:
         # Each unit's verdicts are handed on as it finishes: a stop loses no finished set.
         for _, found in results:
@@ -548,8 +450,12 @@ def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
                 decided[tuple(verdict.pieces)] = verdict
                 if on_verdict is not None:
                     on_verdict(verdict)
-    except TimeoutError:
-        pass
+    except OutOfTime as stop:
+        stopped = stop
     finally:
         results.close()
-    return [decided[key] for key in keys if key in decided]
+    verdicts = [decided[key] for key in keys if key in decided]
+    if stopped is not None:
+        raise OutOfTime(f"decided {len(verdicts)} sets before the time limit",
+                        partial=verdicts) from stopped
+    return verdicts

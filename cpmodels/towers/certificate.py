@@ -23,7 +23,7 @@ more colours than it has neighbours still to place: each neighbour brings one co
 
 **The file.** A zip archive: ``header.json`` (the puzzle, the key layout, the claim) and,
 for each layer ``t``, ``layers/t.keys.npy`` (the states, sorted, packed into 64-bit keys as
-:class:`~cpmodels.backends.towers_dp.KeyLayout` describes, stored as differences from the
+:class:`~cpmodels.towers.programme.KeyLayout` describes, stored as differences from the
 previous key) and ``layers/t.scores.npy``. The checker shares no code with the programme:
 it reads the layout from the header and re-derives every transition with numpy.
 """
@@ -40,10 +40,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cpmodels.towers_problem import TowersProblem
+from cpmodels.towers.problem import TowersProblem
 
 if TYPE_CHECKING:  # the writer is given the programme's layout; the checker reads the header
-    from cpmodels.backends.towers_dp import KeyLayout
+    from cpmodels.towers.programme import KeyLayout
 
 FORMAT = "cpmodels-towers-certificate"
 VERSION = 1
@@ -65,7 +65,7 @@ def _header_problem(problem: TowersProblem) -> dict[str, Any]:
 class CertificateWriter:
     """Writes the programme's layers (as its ``layer_sink``) and the claim to ``path``.
 
-    ``layout`` is the programme's (``towers_dp.key_layout``). Layers go to ``path`` +
+    ``layout`` is the programme's (``programme.key_layout``). Layers go to ``path`` +
     ``.tmp`` as they come; a layer 0 starts the file again (the
     solver may run the programme more than once). :meth:`finish` adds the header and moves
     the file into place; :meth:`discard` removes it.

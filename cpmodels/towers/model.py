@@ -4,40 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
 
-from cpmodels.backends import towers_dp
 from cpmodels.backends.cpsat import DEFAULT_WORKERS
-from cpmodels.backends.result import Status
-from cpmodels.towers_problem import TowersProblem
-
-NAME = "cpsat"
-
-
-@dataclass
-class TowersResult:
-    """Best board found, its score, whether it is proved optimal, and the proven bound."""
-
-    status: Status
-    seconds: float
-    grid: list[str] = field(default_factory=list)
-    score: int | None = None
-    optimal: bool = False
-    bound: int | None = None
-    backend: str = NAME
-
-    @property
-    def gap(self) -> float | None:
-        if self.score is None or self.bound is None or self.bound == 0:
-            return None
-        return (self.bound - self.score) / abs(self.bound)
+from cpmodels.towers import bounds, programme
+from cpmodels.towers.problem import TowersProblem
+from cpmodels.towers.result import NAME, TowersResult
 
 
-def build_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
+def build_towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
     """Booleans x[r, c, k] (cell holds colour k) with one colour per cell and the rules."""
     model = cp_model.CpModel()
     x = {
@@ -75,7 +53,7 @@ def _search(problem: TowersProblem, time_limit: float | None, workers: int | Non
             ) -> tuple[Any, list[str], int | None]:
     """One CP-SAT run: (status, board or [], bound); ``target`` asks for a board that good,
     ``known`` gives the letters of some cells, ``ceiling`` is a bound proved elsewhere."""
-    model, x = build_model(problem)
+    model, x = build_towers_model(problem)
     if ceiling is not None:
         model.add(sum(problem.colours[k].points * v for (_, _, k), v in x.items()) <= ceiling)
     letter_of = [col.letter for col in problem.colours]
@@ -124,13 +102,13 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     """Maximise the score; report optimality, the best bound and the board.
 
     CP-SAT looks for the board. Where it does not prove the optimum and the board is narrow
-    enough, the exact dynamic programme (``towers_dp``) proves that nothing beats CP-SAT's
+    enough, the exact dynamic programme (``programme.py``) proves that nothing beats CP-SAT's
     board, or finds the better score, which CP-SAT is then asked to reach. Wider boards are
     bounded by bands of at most ``band_height`` rows, each solved exactly
-    (``towers_dp.upper_bound``), and CP-SAT searches under that bound.
+    (``bounds.upper_bound``), and CP-SAT searches under that bound.
 
-    ``layer_sink`` is handed the programme's layers (see ``towers_dp.solve_dp``), for a
-    certificate of the answer (``towers_certificate``); with it the programme runs on every
+    ``layer_sink`` is handed the programme's layers (see ``programme.solve_dp``), for a
+    certificate of the answer (``certificate.py``); with it the programme runs on every
     board narrow enough, even where CP-SAT alone proves the optimum.
     """
     start = time.perf_counter()
@@ -140,10 +118,10 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
         return None if deadline is None else deadline - time.perf_counter()
 
     width = min(problem.rows, problem.cols)
-    narrow = use_dp and width <= min(DP_PROOF_WIDTH, towers_dp.max_width(problem))
+    narrow = use_dp and width <= min(DP_PROOF_WIDTH, programme.max_width(problem))
     if narrow and width <= DP_FIRST_WIDTH:
         # Narrow enough for the programme to find an optimal board outright.
-        dp = towers_dp.solve_dp(problem, deadline=deadline, board=True, layer_sink=layer_sink)
+        dp = programme.solve_dp(problem, deadline=deadline, board=True, layer_sink=layer_sink)
         if dp.finished and dp.grid is None:
             return TowersResult("unsolvable", time.perf_counter() - start, backend="dp")
         if dp.finished and dp.grid is not None:
@@ -154,7 +132,7 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
         # Too wide to prove: bound the score by bands of rows, each solved exactly (in at
         # most half the time), and give CP-SAT that bound as a constraint.
         half = None if deadline is None else start + (deadline - start) / 2
-        ceiling, _ = towers_dp.upper_bound(problem, max_band=band_height, deadline=half)
+        ceiling, _ = bounds.upper_bound(problem, max_band=band_height, deadline=half)
     first = left()
     if narrow:
         budget = incumbent_budget(problem)
@@ -172,7 +150,7 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     remaining = left()
     if narrow and wanted and (remaining is None or remaining > 0):
         # The programme's pruning needs an incumbent; without a board it counts from scratch.
-        dp = towers_dp.solve_dp(problem, incumbent=score, deadline=deadline,
+        dp = programme.solve_dp(problem, incumbent=score, deadline=deadline,
                                 layer_sink=layer_sink)
         if dp.finished:
             backend = f"{NAME}+dp"

@@ -1,0 +1,233 @@
+"""Where the engine's work is split into units and run: here, in worker processes, or on Dask.
+
+Counting and sweeping cut one search into independent *tasks* (tuples of forced option
+ids, see :class:`~cpmodels.backends.engine.session.EngineSession`); a *unit* is a tuple of
+tasks one worker runs in turn, sharing its tables. :func:`run_units` runs units of any
+*runner* (an engine session, or a design's candidate sets) on this machine's worker
+processes (``processes.py``) or on a Dask cluster (``cluster.py``) and hands back each
+result as it finishes; everything else here is built on it:
+
+* :func:`count`: the engine's count in the backend contract, its first branches here and
+  the rest in workers once that has taken :data:`COUNT_FORK_AFTER` seconds;
+* :func:`tally_tasks`: a sweep's tasks tallied, each task's tally handed back in order;
+* :func:`cluster_solutions`: every solution, enumerated in units on a cluster.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from cpmodels.backends.engine import links
+from cpmodels.backends.engine.processes import Runner, can_fork_here
+from cpmodels.backends.engine.processes import run_units as run_in_processes
+from cpmodels.backends.engine.session import EngineSession, Tally, Task
+from cpmodels.cover import ExactCover
+from cpmodels.errors import OutOfTime
+
+if TYPE_CHECKING:
+    from cpmodels.backends.engine.cluster import Cluster
+
+Progress = Callable[[int, int], None]  # (branches done, branches in all)
+COUNT_FORK_AFTER = 0.5  # seconds a count runs branches here before the rest go to workers
+TALLY_FORK_AFTER = 1.0  # seconds a sweep's first task must take before the rest go to workers
+
+
+def run_units(runner: Runner, units: Sequence[Any], *, jobs: int | None = None,
+              cluster: Cluster | None = None, time_limit: float | None = None,
+              ) -> Generator[tuple[int, Any], None, None]:
+    """Run ``units`` with ``runner``; yield ``(unit index, results)`` as each finishes (in no
+    fixed order; see :func:`in_order`).
+
+    On ``cluster`` when one is given, else in ``jobs`` worker processes (default: every
+    core) that start from ``runner`` as it is here where processes fork. Closing the
+    iterator (Ctrl-C, an error) stops the work; past ``time_limit`` seconds it raises
+    :class:`~cpmodels.errors.OutOfTime`.
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    if cluster is not None:
+        from cpmodels.backends.engine.cluster import run_units_on
+
+        return run_units_on(cluster, runner, units, deadline)
+    return run_in_processes(runner, units, jobs=jobs or os.cpu_count() or 1, deadline=deadline)
+
+
+def parallel_here(jobs: int | None = None) -> bool:
+    """Whether work may go to worker processes from this thread (more than one job, and the
+    main thread of a process that can fork)."""
+    return (jobs or os.cpu_count() or 1) > 1 and can_fork_here()
+
+
+def units_wanted(cluster: Cluster | None, here: int) -> int:
+    """How many units to cut work into: enough for ``cluster``'s workers to even out their
+    loads, or ``here`` on this machine."""
+    if cluster is not None:
+        from cpmodels.backends.engine.cluster import units_for
+
+        return units_for(cluster)
+    return here
+
+
+def in_order(results: Iterator[tuple[int, Any]]) -> Generator[Any, None, None]:
+    """The results of :func:`run_units` by unit index, each as soon as its turn comes."""
+    held: dict[int, Any] = {}
+    turn = 0
+    for index, result in results:
+        held[index] = result
+        while turn in held:
+            yield held.pop(turn)
+            turn += 1
+
+
+def split_tasks(session: EngineSession, tasks: Sequence[Task], at_least: int,
+                depth: int = 3) -> list[list[Task]]:
+    """Each task cut (breadth first, at most ``depth`` steps) until there are ``at_least``
+    parts in all: for each task, the parts whose tallies add up to its tally."""
+    parts = [[task] for task in tasks]
+    for _ in range(depth):
+        if sum(map(len, parts)) >= at_least:
+            break
+        parts = [[piece for part in group for piece in session.split(part)] for group in parts]
+    return parts
+
+
+def add_tallies(tallies: Sequence[Tally]) -> Tally:
+    """The tally of a task from the tallies of its parts."""
+    total: Tally = {}
+    for tally in tallies:
+        for key, n in tally.items():
+            total[key] = total.get(key, 0) + n
+    return total
+
+
+def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
+          progress: Progress | None = None, jobs: int | None = None,
+          cluster: Cluster | None = None) -> int:
+    """Count every solution (that contains the ``forced`` options), one top-level branch at
+    a time, so it can stop and report ``progress(done, in all)``.
+
+    Branches are counted here; once that has taken :data:`COUNT_FORK_AFTER` seconds, the
+    rest are shared among ``jobs`` worker processes (default: every core), which start from
+    this call's session warm. On a ``cluster``, the search is cut into units up front and
+    counted there. Raises :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the
+    branches finished) when ``time_limit`` seconds pass first. Safe to call from several
+    threads at once: each call owns its session, and off the main thread it counts in the
+    calling thread. A solid is counted by dancing links instead, in threads (``links.py``).
+    """
+    if cluster is None and links.suits(cover):  # a solid: most constrained item first
+        found = links.count(cover, time_limit=time_limit, forced=tuple(forced),
+                            progress=progress, jobs=jobs or os.cpu_count() or 1)
+        if found is None:
+            raise OutOfTime("the count ran out of time")
+        return found
+    start = time.perf_counter()
+    session = EngineSession(cover)
+    if cluster is not None:
+        pending = [part for group in split_tasks(session, [tuple(forced)],
+                                                 units_wanted(cluster, 1)) for part in group]
+    else:
+        pending = [tuple(forced)] if forced else session.branches()
+    in_all = len(pending)
+    total = done = 0
+
+    def left() -> float | None:
+        return None if time_limit is None else time_limit - (time.perf_counter() - start)
+
+    def counted(n: int) -> None:
+        nonlocal total, done
+        total, done = total + n, done + 1
+        if progress is not None:
+            progress(done, in_all)
+
+    try:
+        parallel = cluster is not None or parallel_here(jobs)
+        while pending and cluster is None and (
+                not parallel or len(pending) < 2
+                or time.perf_counter() - start < COUNT_FORK_AFTER):
+            counted(session.count(pending.pop(0), time_limit=left()))
+        if not pending:
+            return total
+        results = run_units(session, [(task,) for task in pending], jobs=jobs,
+                            cluster=cluster, time_limit=left())
+        try:
+            for _, (tally,) in results:
+                counted(sum(tally.values()))
+        finally:
+            results.close()
+    except OutOfTime as stop:
+        raise OutOfTime(f"counted {done} of {in_all} branches before the time limit",
+                        partial=total) from stop
+    return total
+
+
+def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | None = None,
+                cluster: Cluster | None = None,
+                on_units: Callable[[int], None] | None = None,
+                ) -> Generator[Tally, None, None]:
+    """Tally every task of ``session``, handing back each task's tally in task order.
+
+    Here: the first task in this process, the rest split into runs across worker processes
+    that start from this session after the first task (forked from the main thread, each
+    starts with its table warm: most sub-boards are shared by every task; elsewhere they
+    are spawned and compile the cover again); when the first task was quick, so are the
+    rest, and they run here. On a ``cluster``: each task cut into
+    parts (enough that no part is a large share of the work, ``on_units`` told how many),
+    every part a unit; a task's tally is ready when all its parts are.
+    """
+    if cluster is not None:
+        yield from _tally_on_cluster(session, tasks, cluster, on_units)
+        return
+    if (jobs or os.cpu_count() or 1) == 1 or len(tasks) < 3:
+        yield from map(session.tally, tasks)
+        return
+    start = time.perf_counter()
+    yield session.tally(tasks[0])
+    rest = tasks[1:]
+    if time.perf_counter() - start < TALLY_FORK_AFTER:
+        yield from map(session.tally, rest)
+        return
+    results = run_units(session, [(task,) for task in rest],
+                        jobs=min(jobs or os.cpu_count() or 1, len(rest)))
+    try:
+        for (tally,) in in_order(results):
+            yield tally
+    finally:
+        results.close()
+
+
+def _tally_on_cluster(session: EngineSession, tasks: Sequence[Task], cluster: Cluster,
+                      on_units: Callable[[int], None] | None,
+                      ) -> Generator[Tally, None, None]:
+    groups = split_tasks(session, tasks, units_wanted(cluster, 1))
+    units = [(part,) for group in groups for part in group]
+    owner = [t for t, group in enumerate(groups) for _ in group]
+    if on_units is not None:
+        on_units(len(units))
+    left = [len(group) for group in groups]
+    done: dict[int, list[Tally]] = {}
+    turn = 0
+    results = run_units(session, units, cluster=cluster)
+    try:
+        for index, (tally,) in results:
+            task = owner[index]
+            done.setdefault(task, []).append(tally)
+            left[task] -= 1
+            while turn < len(groups) and left[turn] == 0:
+                yield add_tallies(done.pop(turn, []))
+                turn += 1
+    finally:
+        results.close()
+
+
+def cluster_solutions(cover: ExactCover, cluster: Cluster) -> Iterator[list[int]]:
+    """Every solution of ``cover``, enumerated in units on the cluster and handed back in
+    the order one process finds them."""
+    from cpmodels.backends.engine.cluster import solutions_on
+
+    session = EngineSession(cover)
+    parts = [part for group in split_tasks(session, [()], units_wanted(cluster, 1))
+             for part in group]
+    for found in in_order(solutions_on(cluster, session, parts)):
+        yield from found

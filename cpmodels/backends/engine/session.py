@@ -1,0 +1,340 @@
+"""The engine session: one exact cover compiled once, and every question asked of it.
+
+An :class:`EngineSession` is the one door to the engine's search. It is made from an
+:class:`~cpmodels.cover.ExactCover` (and, for tallies, the items whose covering options
+split the counts), compiles the cover the first time it is asked something, and owns the
+tables its searches fill: one of sub-board counts (shared by every count and tally asked of
+it) and one of states known to have no completion (shared by every existence question). It
+answers:
+
+* :meth:`~EngineSession.count` and :meth:`~EngineSession.tally`: how many solutions contain
+  some forced options, in all or split by the tally items' options;
+* :meth:`~EngineSession.exists`: for each set of forced options, whether some solution
+  contains it (a first solution, not a count);
+* :meth:`~EngineSession.first_solution` and :meth:`~EngineSession.solutions`: solutions
+  themselves, streamed in a fixed order;
+* :meth:`~EngineSession.difficulty`: how hard a first solution is for a person, the work of
+  a plain backtracker (``difficulty.py``, ``docs/difficulty.md``);
+* :meth:`~EngineSession.branches` and :meth:`~EngineSession.split`: the search cut into
+  disjoint *tasks* (tuples of forced option ids), and :meth:`~EngineSession.run`: a *unit*
+  (a tuple of tasks) tallied, as the scheduler's workers run it (``scheduling.py``).
+
+Every question takes ``time_limit`` (seconds, None: none) and raises
+:class:`~cpmodels.errors.OutOfTime` when it passes first, or when :meth:`stop` was called
+(from any thread). A session's tables belong to one thread at a time: a second thread
+waits for its turn, within its own time limit. A session pickles without its compiled
+arrays and tables (a worker process or a Dask worker compiles it again, once); a forked
+worker inherits it warm.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from cpmodels.backends.engine.difficulty import Backtracker, Difficulty
+from cpmodels.backends.engine.kernels import exists_kernel, search_kernel, tally_prefixes_kernel
+from cpmodels.backends.engine.layout import CompiledCover, Layout, compile_cover
+from cpmodels.backends.engine.memo import (
+    ARENA_USED,
+    DEFAULT_MEMO_SLOTS,
+    FLUSHES,
+    HITS,
+    MISSES,
+    NODES,
+    STATS,
+    STOP,
+    USED,
+    Memo,
+)
+from cpmodels.backends.engine.regions import region_sizes
+from cpmodels.backends.engine.tally import TallyLayout, tally_layout
+from cpmodels.cover import ExactCover
+from cpmodels.errors import OutOfTime
+from cpmodels.interrupt import interruptible, stop_after
+
+Task = tuple[int, ...]  # option ids forced before the search
+Unit = tuple[Task, ...]  # tasks run in turn by one worker, sharing its table
+Tally = dict[tuple[int, ...], int]  # options covering the tally items -> solutions
+Regions = tuple[np.ndarray, int]  # fillable region sizes and the limit they are checked to
+DEAD_SLOTS = 1 << 16  # the table of dead states, by default
+
+
+class EngineSession:
+    """One exact cover compiled for the engine, its tables, and the questions it answers.
+
+    ``tally_items`` (at most 16 exact-one items) split :meth:`tally`'s counts by the
+    options covering them; ``table_slots`` and ``arena`` size the table of sub-board counts
+    (see ``memo.py``), ``dead_slots`` the table of dead states :meth:`exists` keeps.
+    """
+
+    def __init__(self, cover: ExactCover, *, tally_items: Sequence[int] = (),
+                 table_slots: int = DEFAULT_MEMO_SLOTS, arena: int | None = None,
+                 dead_slots: int = DEAD_SLOTS) -> None:
+        self.cover = cover
+        self.tally_items = tuple(tally_items)
+        self.table_slots = table_slots
+        self.arena = arena
+        self.dead_slots = dead_slots
+        self._compiled: CompiledCover | None = None
+        self._tallies: TallyLayout | None = None
+        self._table: Memo | None = None
+        self._dead: Memo | None = None
+        self._turn = threading.Lock()
+        self._backtracker_made = threading.Lock()
+        self._backtracker: Backtracker | None = None
+        self._cancelled = False
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What goes to another process: the cover and the sizes, not the compiled arrays
+        nor the tables (rebuilt there once, on the first question)."""
+        return {"cover": self.cover, "tally_items": self.tally_items,
+                "table_slots": self.table_slots, "arena": self.arena,
+                "dead_slots": self.dead_slots}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state.pop("cover"), **state)  # type: ignore[misc]
+
+    @property
+    def compiled(self) -> CompiledCover:
+        """The cover laid out for the kernels (compiled on first use)."""
+        if self._compiled is None:
+            self._compiled = compile_cover(self.cover)
+        return self._compiled
+
+    def stop(self) -> None:
+        """End the search in progress, and every later one, as soon as possible (from any
+        thread). The tables stay true: only finished sub-boards are ever stored."""
+        self._cancelled = True
+        for table in (self._table, self._dead):
+            if table is not None:
+                table.stop()
+
+    @property
+    def stopped(self) -> bool:
+        return self._cancelled
+
+    @contextmanager
+    def _searching(self, table: Memo | None, time_limit: float | None,
+                   what: str) -> Iterator[None]:
+        """Hold this session's turn (waiting within ``time_limit``), run the block with
+        ``table`` stopped at the limit, and turn a stop into :class:`OutOfTime`."""
+        start = time.perf_counter()
+        if not self._turn.acquire(timeout=-1 if time_limit is None else max(0.0, time_limit)):
+            raise OutOfTime(f"{what}: waited {time_limit:g} s for the engine session")
+        try:
+            if self._cancelled:
+                raise OutOfTime(f"{what}: the session was stopped")
+            if table is not None:
+                table.clear_stop()
+            left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+            with stop_after(left, table.stop if table is not None else lambda: None):
+                yield
+            if table is not None and table.stopped:
+                raise OutOfTime(f"{what}: stopped before it finished"
+                                + (f" ({time_limit:g} s)" if time_limit is not None else ""))
+        finally:
+            self._turn.release()
+
+    def _count_table(self) -> tuple[TallyLayout, Memo]:
+        cc = self.compiled
+        if self._tallies is None:
+            self._tallies = tally_layout(cc, list(self.tally_items))
+        if self._table is None:
+            self._table = Memo(cc.n_words, self.table_slots, self.arena)
+        return self._tallies, self._table
+
+    def _kernel_layout(self, regions: Regions | None) -> Layout:
+        """The kernels' view of the cover, its region sizes replaced by ``regions``."""
+        if regions is None:
+            return self.compiled.kernel
+        return self.compiled.kernel._replace(fillable=regions[0], region_limit=regions[1])
+
+    # -- counts -------------------------------------------------------------------------
+
+    def tally(self, forced: Sequence[int] = (), *, regions: Regions | None = None,
+              time_limit: float | None = None) -> Tally:
+        """The solutions that contain the ``forced`` options, split by the options covering
+        the tally items: ``{those options, in tally item order: count}`` (a tally item the
+        forced options cover shows its forced option; combinations without solutions are
+        left out; ``{(): n}`` with no tally items). ``regions`` (see :meth:`regions_for`)
+        replaces the cover's fillable region sizes when fewer pieces are left."""
+        return self.tally_many([forced], regions=regions, time_limit=time_limit)[0]
+
+    def tally_many(self, tasks: Sequence[Sequence[int]], *, regions: Regions | None = None,
+                   time_limit: float | None = None) -> list[Tally]:
+        """:meth:`tally` of each task in one call of the kernel (sharing the table)."""
+        layout, table = self._count_table()
+        width = max([len(t) for t in tasks] + [1])
+        arr = np.full((len(tasks), width), -1, dtype=np.int64)
+        for r, task in enumerate(tasks):
+            arr[r, :len(task)] = task
+        out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
+        masks = np.zeros(len(tasks), dtype=np.int64)
+        with self._searching(table, time_limit, "counting"):
+            interruptible(tally_prefixes_kernel, arr, self._kernel_layout(regions),
+                          layout.kernel, table.kernel, out, masks, stop=table.stop)
+        return [_decode_tally(layout, task, out[r], int(masks[r]))
+                for r, task in enumerate(tasks)]
+
+    def count(self, forced: Sequence[int] = (), *, time_limit: float | None = None) -> int:
+        """How many solutions contain the ``forced`` options."""
+        return sum(self.tally(forced, time_limit=time_limit).values())
+
+    def run(self, unit: Unit) -> list[Tally]:
+        """Every task of ``unit`` tallied, in turn (what a worker does with a unit)."""
+        return [self.tally(task) for task in unit]
+
+    # -- existence and solutions --------------------------------------------------------
+
+    def exists(self, tasks: Sequence[Sequence[int]], *, first_failure: bool = False,
+               regions: Regions | None = None, remember: bool = True,
+               time_limit: float | None = None) -> list[bool | None]:
+        """For each task, whether some solution contains its options (decided by a first
+        solution, not a count). With ``first_failure``, the tasks after the first without a
+        solution are not searched (None). The states found dead are remembered for later
+        calls (``remember``: the session's table of dead states; else none is kept)."""
+        cc = self.compiled
+        width = max([len(t) for t in tasks] + [1])
+        arr = np.full((len(tasks), width), -1, dtype=np.int64)
+        for r, task in enumerate(tasks):
+            arr[r, :len(task)] = task
+        out = np.full(len(tasks), -1, dtype=np.int64)
+        if remember:
+            if self._dead is None:
+                self._dead = Memo(cc.n_words, slots=self.dead_slots)
+            table = self._dead
+        else:
+            table = Memo(cc.n_words, slots=16)
+        with self._searching(table, time_limit, "the existence search"):
+            interruptible(exists_kernel, arr, self._kernel_layout(regions), table.kernel,
+                          remember, out, first_failure, table.stats[STOP:STOP + 1],
+                          stop=table.stop)
+        return [None if x < 0 else bool(x) for x in out]
+
+    def solutions(self, forced: Sequence[int] = (), *, time_limit: float | None = None,
+                  batch: int = 1024) -> Iterator[list[int]]:
+        """Every solution that contains the ``forced`` options (option ids, forced ones
+        included), in a fixed order. The search pauses to hand over 1, 2, 4, ... and then
+        ``batch`` solutions at a time, so the first ones arrive at once. It reads the
+        compiled cover only (no table), so streams may run side by side."""
+        cc = self.compiled
+        filled = np.zeros(cc.n_words, dtype=np.uint64)
+        counters = np.zeros(len(cc.counter_low), dtype=np.int64)
+        for o in forced:
+            if np.any(cc.opt_mask[o] & filled):
+                return
+            filled |= cc.opt_mask[o]
+            if cc.opt_counter[o] >= 0:
+                counters[cc.opt_counter[o]] += 1
+        if np.any(counters > cc.counter_high):
+            return
+        if self._cancelled:
+            raise OutOfTime("the session was stopped")
+        depth_max = cc.n_branch + 1
+        chosen = np.zeros(depth_max, dtype=np.int64)
+        stack_pos = np.zeros(depth_max, dtype=np.int64)
+        stack_k = np.zeros(depth_max, dtype=np.int64)
+        out = np.zeros((batch, depth_max), dtype=np.int64)
+        state = np.array([-1, 0], dtype=np.int64)
+        stop = np.zeros(1, dtype=np.int64)
+        base = [int(o) for o in forced]
+        step = 1
+        with stop_after(time_limit, lambda: stop.fill(1)):
+            while state[0] != -2:
+                interruptible(search_kernel, state, filled, counters, chosen, stack_pos,
+                              stack_k, cc.kernel, out, step, stop, stop=lambda: stop.fill(1))
+                step = min(2 * step, batch)
+                for r in range(int(state[1])):
+                    row = out[r]
+                    n = int(np.argmax(row < 0)) if np.any(row < 0) else len(row)
+                    yield base + [int(o) for o in row[:n]]
+                if stop[0] and state[0] != -2:
+                    raise OutOfTime(f"the engine stopped at the time limit ({time_limit:g} s)")
+
+    def first_solution(self, forced: Sequence[int] = (), *,
+                       time_limit: float | None = None) -> list[int] | None:
+        """A solution that contains the ``forced`` options, or None when there is none."""
+        return next(self.solutions(forced, time_limit=time_limit, batch=1), None)
+
+    def difficulty(self, forced: Sequence[int] = ()) -> Difficulty | None:
+        """How hard the puzzle with the ``forced`` options is (None: it has no solution):
+        the mean work of a plain backtracker over its piece orders. It reads a read-only
+        layout of its own, so threads may ask at once (a sweep scores rows in a pool)."""
+        with self._backtracker_made:
+            if self._backtracker is None:
+                self._backtracker = Backtracker.of(self.cover)
+        return self._backtracker.difficulty(forced)
+
+    # -- cutting the search into tasks --------------------------------------------------
+
+    def branches(self) -> list[Task]:
+        """Disjoint tasks that together make the whole search: its first branching step."""
+        cc = self.compiled
+        if cc.n_branch == 0:
+            return [()]
+        return [(int(o),) for o in cc.anchor_opts[cc.anchor_start[0]:cc.anchor_start[1]]]
+
+    def split(self, task: Task) -> list[Task]:
+        """``task`` cut into the disjoint tasks that together make it: one per option that
+        can cover the first item it leaves open (the search's next branching step). A task
+        that cannot be cut (nothing left open, or no option fits) stays whole."""
+        cc = self.compiled
+        filled = np.zeros(cc.n_words, dtype=np.uint64)
+        counters = np.zeros(len(cc.counter_low), dtype=np.int64)
+        for o in task:
+            filled |= cc.opt_mask[o]
+            if cc.opt_counter[o] >= 0:
+                counters[cc.opt_counter[o]] += 1
+        pos = next((b for b in range(cc.n_branch)
+                    if not int(filled[b >> 6]) >> (b & 63) & 1), None)
+        if pos is None:
+            return [task]
+        parts = []
+        for o in cc.anchor_opts[cc.anchor_start[pos]:cc.anchor_start[pos + 1]]:
+            c, tw = cc.opt_counter[o], cc.opt_tag_word[o]
+            if np.any(cc.opt_mask[o] & filled) or (c >= 0 and counters[c] >= cc.counter_high[c]):
+                continue
+            if tw >= 0 and filled[tw] & cc.opt_tag_bit[o]:
+                continue
+            parts.append((*task, int(o)))
+        return parts or [task]
+
+    @staticmethod
+    def regions_for(areas: Sequence[int], total: int) -> Regions:
+        """The region sizes pieces of ``areas`` can fill, checked up to ``total`` cells (to
+        pass as ``regions`` when a task leaves only those pieces)."""
+        return region_sizes(list(areas), total)
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """The table of sub-board counts' figures (zeros before the first count)."""
+        where = {"used": USED, "hits": HITS, "misses": MISSES, "nodes": NODES,
+                 "arena_used": ARENA_USED, "flushes": FLUSHES}
+        stats = self._table.stats if self._table is not None else np.zeros(STATS, np.int64)
+        return {name: int(stats[k]) for name, k in where.items()}
+
+
+def _decode_tally(layout: TallyLayout, task: Sequence[int], row: np.ndarray,
+                  mask: int) -> Tally:
+    """One task's count vector as ``{options covering the tally items: count}``."""
+    n_t = len(layout.items)
+    fixed = {int(layout.opt_tally[o]): int(o) for o in task if layout.opt_tally[o] >= 0}
+    counts: Tally = {}
+    for x in np.flatnonzero(row[:int(layout.length[mask])]):
+        combo = []
+        for t in range(n_t):
+            if mask >> t & 1:
+                index = (int(x) // int(layout.stride[mask, t])) % len(layout.options[t])
+                combo.append(layout.options[t][index])
+            else:
+                combo.append(fixed.get(t, -1))
+        counts[tuple(combo)] = int(row[x])
+    return counts

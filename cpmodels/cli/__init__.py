@@ -1,0 +1,110 @@
+"""Command-line interface: parse arguments, call the library, print, set the exit status.
+
+One module per group of commands, each thin: ``parser.py`` (every command's options),
+``output.py`` (text, JSON, pictures, exit codes), ``solving.py`` (solve, verify, prove),
+``counting.py`` (count, enumerate, sweep), ``design.py``, ``catalogue.py`` (serve, validate,
+specs, schema). Exit status: 0 solved (or done), 1 proved unsolvable, 2 bad input, 3 stopped
+by the time limit without an answer, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from cpmodels.cli.catalogue import cmd_schema, cmd_serve, cmd_specs, cmd_validate
+from cpmodels.cli.counting import cmd_count, cmd_enumerate, cmd_sweep
+from cpmodels.cli.design import cmd_design
+from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN
+from cpmodels.cli.parser import build_parser
+from cpmodels.cli.solving import cmd_prove, cmd_solve, cmd_verify
+from cpmodels.errors import CpmodelsError
+from cpmodels.interrupt import TimeLimitReached, time_limit
+
+__all__ = ["build_parser", "main", "run"]
+
+
+COMMANDS = {
+    "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "prove": cmd_prove,
+    "sweep": cmd_sweep, "serve": cmd_serve, "design": cmd_design,
+    "validate": cmd_validate, "schema": cmd_schema, "verify": cmd_verify, "specs": cmd_specs,
+}
+
+
+SELF_TIMED = ("solve", "count", "prove")  # commands that stop at --time-limit on their own
+SELF_TIMED_GRACE = 5.0
+
+
+#: The engine's kernels each command loads before its work (see engine.warm_up).
+ENGINE_COMMANDS = {"count": ("count",), "enumerate": ("search",), "sweep": ("count",),
+                   "design": ("count", "exists")}
+COMPILE_NOTICE_AFTER = 1.0  # seconds loading the kernels may take before it is announced
+
+
+def _load_kernels(kernels: Sequence[str], quiet: bool) -> None:
+    """Load the engine's compiled search kernels before the work starts. After a fresh
+    install they are compiled first (about 10 s, once: numba caches them); that wait is
+    announced on stderr, and its length reported, so a first run does not look stuck."""
+    import threading
+    import time
+
+    from cpmodels.backends.engine import warm_up
+
+    loaded = threading.Event()
+
+    def announce() -> None:
+        if not loaded.wait(COMPILE_NOTICE_AFTER):
+            print("compiling the search kernels (the first run after an install; they are "
+                  "cached for later runs)...", file=sys.stderr, flush=True)
+
+    if not quiet:
+        threading.Thread(target=announce, daemon=True).start()
+    start = time.perf_counter()
+    warm_up(kernels)
+    loaded.set()
+    seconds = time.perf_counter() - start
+    if seconds > COMPILE_NOTICE_AFTER and not quiet:
+        print(f"search kernels compiled in {seconds:.1f} s", file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every user error is one line on stderr, never a traceback."""
+    args = build_parser().parse_args(argv)
+    limit = getattr(args, "time_limit", None)
+    if limit is not None and args.command in SELF_TIMED:
+        limit += SELF_TIMED_GRACE  # a backstop: these stop on time and answer by themselves
+        if getattr(args, "proof", None) is not None and args.command == "solve":
+            limit = None  # the certificate is checked after the search's time limit
+    try:
+        with time_limit(limit):
+            if args.command in ENGINE_COMMANDS and getattr(args, "backend", "engine") == "engine":
+                _load_kernels(ENGINE_COMMANDS[args.command],
+                              quiet=getattr(args, "quiet", False))
+            return COMMANDS[args.command](args)
+    except CpmodelsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except TimeLimitReached:
+        print(f"stopped by the time limit ({args.time_limit:g} s) without an answer",
+              file=sys.stderr)
+        return EXIT_UNKNOWN
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def run() -> None:
+    """The program's entry point: run :func:`main` and exit with its status.
+
+    After Ctrl-C or a time limit everything written is flushed and closed, so the process
+    leaves at once rather than wait for a search thread that is still unwinding.
+    """
+    code = main()
+    if code in (EXIT_INTERRUPTED, EXIT_UNKNOWN):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)

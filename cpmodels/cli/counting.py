@@ -1,0 +1,175 @@
+"""count, enumerate and sweep: how many solutions, each of them, every combination."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import sys
+
+from cpmodels.cli.output import (
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_UNSOLVABLE,
+    PICTURES,
+    emit,
+    picture_bytes,
+    stop_status,
+    stopped_message,
+    write_file,
+)
+from cpmodels.cli.parser import advance, bars_on, cluster_from, packing_instance_of
+from cpmodels.errors import InputError
+from cpmodels.files import keep_complete_lines
+from cpmodels.spec import CalendarSpec, load_spec
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from cpmodels.counting import count_instance
+    from cpmodels.progress import progress_bar
+    from cpmodels.render import count_payload
+
+    instance = packing_instance_of(args)
+    with cluster_from(args) as cluster, progress_bar(total=None, desc="count", unit="unit",
+                                                 enabled=bars_on(args)) as bar:
+        result = count_instance(instance, distinct=args.distinct, time_limit=args.time_limit,
+                                backend=args.backend, cluster=cluster,
+                                progress=lambda done, in_all: advance(bar, done, in_all))
+        on = cluster.describe() if cluster is not None else {}
+    payload = {**count_payload(instance, result), **on}
+    what = (f"{result.count:,} distinct solutions (up to {result.symmetries} symmetries)"
+            if args.distinct else f"{result.count:,} solutions") if result.count is not None \
+        else "unknown: stopped at the time limit"
+    name = instance.name + (f" / {instance.target}" if instance.target != instance.name else "")
+    labels = f" {' '.join(instance.labels)}" if instance.labels else ""
+    emit(payload, f"{name}{labels}: {what} in {result.seconds:.2f} s ({result.backend})",
+          args.format)
+    if result.count is None:
+        return EXIT_UNKNOWN
+    return EXIT_OK if result.count else EXIT_UNSOLVABLE
+
+
+def cmd_enumerate(args: argparse.Namespace) -> int:
+    import time
+
+    from cpmodels.backends import iter_cover_solutions
+    from cpmodels.backends.result import CoverResult
+    from cpmodels.progress import progress_bar
+    from cpmodels.render import packing_payload
+
+    picture = args.format in PICTURES
+    if picture:
+        if args.limit is None:
+            raise InputError(f"--format {args.format} writes one picture per solution; "
+                             "give --limit N")
+        if args.resume:
+            raise InputError("--resume goes with --format jsonl")
+        from cpmodels.render.pictures import packing_picture
+    instance = packing_instance_of(args)
+    start = time.perf_counter()
+    kept = keep_complete_lines(args.out) if args.resume else 0
+    written = kept
+    where = (f"{args.out.with_suffix('')}-N.{args.format}" if picture else str(args.out))
+    bar = progress_bar(total=args.limit, desc="enumerate", unit="sol",
+                       enabled=bars_on(args))
+    bar.update(kept)
+    try:
+        with cluster_from(args) as cluster, bar, (contextlib.nullcontext() if picture else
+                                              args.out.open("a" if args.resume else "w")
+                                              ) as handle:
+            if cluster is not None:
+                from cpmodels.backends.engine import cluster_solutions
+
+                stream = cluster_solutions(instance.cover, cluster)
+            else:
+                stream = iter_cover_solutions(args.backend, instance.cover)
+            # Solutions come in the same order every run (on a cluster too): skip those the
+            # earlier run wrote.
+            solutions = itertools.islice(stream, kept, args.limit)
+            for chosen in solutions:
+                result = CoverResult("solved", args.backend, time.perf_counter() - start,
+                                     sorted(chosen))
+                written += 1
+                if picture:
+                    path = args.out.with_name(f"{args.out.stem}-{written}.{args.format}")
+                    write_file(path, picture_bytes(packing_picture(instance, result),
+                                                     args.format))
+                else:
+                    assert handle is not None  # opened above when no picture is asked for
+                    handle.write(json.dumps(packing_payload(instance, result)) + "\n")
+                    handle.flush()
+                bar.update()
+    except OSError as exc:
+        raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    except KeyboardInterrupt as stop:
+        again = ("" if picture else
+                 "; run the same command with --resume to write the rest")
+        print(f"{stopped_message(stop)}: {written} complete solutions kept in {where}{again}",
+              file=sys.stderr)
+        return stop_status(stop)
+    print(f"{written} solutions written to {where} in {time.perf_counter() - start:.2f} s "
+          f"({args.backend})")
+    return EXIT_OK if written else EXIT_UNSOLVABLE
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    import time
+
+    from cpmodels.progress import progress_bar
+    from cpmodels.sweep import run_sweep
+
+    spec = load_spec(args.spec)
+    if not isinstance(spec, CalendarSpec):
+        raise InputError(f"sweep needs a calendar spec; {args.spec} is a {spec.kind} spec")
+    if args.plot is not None and args.plot.suffix.lower() not in (".png", ".svg"):
+        raise InputError(f"--plot {args.plot}: give a .png or .svg file name")
+    if len(spec.groups) < 2 and args.plot is not None:
+        raise InputError(f"--plot needs at least two label groups; {spec.name} has one")
+    start = time.perf_counter()
+    try:
+        with cluster_from(args) as cluster, progress_bar(total=None, desc="sweep", unit="combo",
+                                                     enabled=bars_on(args)) as bar:
+            summary = run_sweep(spec, args.out, jobs=args.jobs, resume=args.resume,
+                                face_up=args.face_up, prove=args.prove, cluster=cluster,
+                                difficulty=args.difficulty,
+                                progress=lambda done, in_all: advance(bar, done, in_all))
+            on = ({**cluster.describe(), "units": summary.units} if cluster is not None
+                  else {})
+    except OSError as exc:
+        raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    except KeyboardInterrupt as stop:
+        print(f"{stopped_message(stop)}: the finished rows are kept in {args.out}; run the same "
+              "command with --resume to count the rest", file=sys.stderr)
+        return stop_status(stop)
+    seconds = time.perf_counter() - start
+    payload = {**summary.as_dict(), "spec": spec.name, "seconds": round(seconds, 3), **on}
+    lines = [
+        f"{spec.name}: {summary.combinations} combinations, {summary.total:,} solutions "
+        f"({summary.real_total:,} over real dates) in {seconds:.2f} s; rows in {args.out}",
+    ]
+    if summary.fewest and summary.most:
+        lines.append(f"fewest: {' '.join(summary.fewest.labels)} with {summary.fewest.count:,}")
+        lines.append(f"most: {' '.join(summary.most.labels)} with {summary.most.count:,}")
+    for word, row in (("most difficult", summary.most_difficult),
+                      ("least difficult", summary.least_difficult)):
+        if row is not None:
+            lines.append(f"{word}: {' '.join(row.labels)} (difficulty {row.difficulty:,}, "
+                         f"{row.count:,} solutions)")
+    lines.append(f"unsolvable: {len(summary.unsolvable)}" + (
+        " (" + ", ".join(" ".join(u) for u in summary.unsolvable[:20])
+        + (", ..." if len(summary.unsolvable) > 20 else "") + ")"
+        if summary.unsolvable else ""))
+    if args.prove and summary.unsolvable:
+        lines.append(f"proofs: {summary.proofs} of {len(summary.unsolvable)} checked, in "
+                     f"{args.out}.proofs/")
+    if args.plot is not None:
+        from cpmodels.api import SweepResult
+        from cpmodels.render.raster import figure_bytes
+
+        figure = SweepResult(spec, summary).figure()
+        write_file(args.plot, figure_bytes(figure, args.plot.suffix.lower().lstrip(".")))
+        lines.append(f"heatmap in {args.plot}")
+        payload["plot"] = str(args.plot)
+    emit(payload, "\n".join(lines), args.format)
+    return EXIT_OK

@@ -1,0 +1,134 @@
+"""solve, verify and prove: one puzzle's answer, a towers certificate, a proof of none."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cpmodels.cli.output import (
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_UNSOLVABLE,
+    PICTURES,
+    STATUS_EXIT,
+    answer,
+    colour_ok,
+    emit,
+    picture_module,
+)
+from cpmodels.cli.parser import bars_on, packing_instance_of
+from cpmodels.errors import InputError
+from cpmodels.spec import TowersSpec, load_spec
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    spec = load_spec(args.spec)
+    if args.out is not None and args.format not in PICTURES:
+        raise InputError("--out goes with --format svg or png")
+    colour = colour_ok(sys.stdout)
+    if isinstance(spec, TowersSpec):
+        for flag in ("date", "labels", "target"):
+            if getattr(args, flag) is not None:
+                raise InputError(f"--{flag} does not apply to a towers spec")
+        from cpmodels import towers
+        from cpmodels.render import towers_payload, towers_text
+
+        rows, cols = args.size or (None, None)
+        problem = towers.towers_problem(spec, rows, cols)
+        if args.proof is None:
+            best = towers.solve(problem, time_limit=args.time_limit)
+            answer(args, towers_payload(problem, best), towers_text(problem, best, colour),
+                   lambda: picture_module().towers_picture(problem, best))
+            return STATUS_EXIT[best.status]
+        return _solve_towers_with_proof(args, problem, colour)
+
+    if args.size is not None:
+        raise InputError("--size applies to towers specs only")
+    if args.proof is not None:
+        raise InputError("solve --proof is for towers specs; a packing puzzle's proof of "
+                         "no solution comes from prove --proof")
+    from cpmodels.backends import solve_cover
+    from cpmodels.render import packing_payload, packing_text
+
+    instance = packing_instance_of(args, spec)
+    result = solve_cover(args.backend, instance.cover, time_limit=args.time_limit)
+    answer(args, packing_payload(instance, result), packing_text(instance, result, colour),
+            lambda: picture_module().packing_picture(instance, result))
+    return STATUS_EXIT[result.status]
+
+
+def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: bool) -> int:
+    """Solve, write the programme's certificate of the answer, and check it."""
+    from cpmodels.render import towers_payload, towers_text
+    from cpmodels.towers.proof import solve_with_certificate
+
+    proved = solve_with_certificate(problem, args.proof, time_limit=args.time_limit)
+    result, check = proved.result, proved.check
+    payload = towers_payload(problem, result)
+    text = towers_text(problem, result, colour)
+
+    def picture() -> Any:
+        return picture_module().towers_picture(problem, result)
+
+    if check is None:
+        payload.update(proof=None, proof_checked=False)
+        answer(args, payload, f"{text}\nno certificate written: {proved.why_not}", picture)
+        return EXIT_UNKNOWN
+    payload.update(proof=str(args.proof), proof_checked=check.ok, proof_states=check.states)
+    note = (f"certificate in {args.proof}, checked: {check.states:,} states in "
+            f"{check.layers} layers" if check.ok
+            else f"certificate in {args.proof} was rejected: {check.message}")
+    answer(args, payload, f"{text}\n{note}", picture)
+    return STATUS_EXIT[result.status] if check.ok else EXIT_UNKNOWN
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from cpmodels.progress import progress_bar
+    from cpmodels.towers.proof import verify_certificate
+
+    spec = load_spec(args.spec)
+    if not isinstance(spec, TowersSpec):
+        raise InputError(f"verify checks towers certificates; {args.spec} is not a towers "
+                         "spec (a packing puzzle's DRUP proof is checked by prove itself)")
+    with progress_bar(total=None, desc="checking", unit="layer", enabled=bars_on(args)) as bar:
+        problem, check = verify_certificate(spec, args.proof, args.size,
+                                            on_layer=lambda t, total: bar.update(1))
+    rows, cols = problem.rows, problem.cols
+    payload = {"spec": problem.name, "size": [rows, cols], "proof": str(args.proof),
+               "ok": check.ok, "optimum": check.optimum, "states": check.states,
+               "message": check.message}
+    if check.ok:
+        what = (f"optimum {check.optimum:,} proved" if check.optimum is not None
+                else "no legal board, proved")
+        text = (f"{problem.name} {rows}x{cols}: {what} (certificate checked: {check.states:,} "
+                f"states in {check.layers} layers)")
+    else:
+        text = f"{problem.name} {rows}x{cols}: certificate rejected: {check.message}"
+    emit(payload, text, args.format)
+    return EXIT_OK if check.ok else EXIT_UNKNOWN
+
+
+def cmd_prove(args: argparse.Namespace) -> int:
+    from cpmodels.proving import prove_cover
+    from cpmodels.render import packing_payload, packing_text
+
+    instance = packing_instance_of(args)
+    try:
+        outcome = prove_cover(instance.cover, args.proof, time_limit=args.time_limit)
+    except OSError as exc:
+        raise InputError(f"cannot write {args.proof}: {exc.strerror or exc}") from None
+    result, check = outcome.result, outcome.check
+    payload = packing_payload(instance, result)
+    if check is None:
+        emit(payload, packing_text(instance, result, colour_ok(sys.stdout)), args.format)
+        return STATUS_EXIT[result.status]
+    payload.update(proof_checked=check.ok, lemmas=check.lemmas,
+                   proof=str(args.proof) if args.proof else None)
+    if check.ok:
+        where = f"; proof in {args.proof}, formula in {args.proof}.cnf" if args.proof else ""
+        text = f"unsolvable (proof checked: {check.lemmas} lemmas){where}"
+    else:
+        text = f"no solution found, but the proof was rejected: {check.message}"
+    emit(payload, text, args.format)
+    return EXIT_UNSOLVABLE if check.ok else EXIT_UNKNOWN

@@ -1,0 +1,77 @@
+"""The layering the code promises: the engine's one door, render free of solvers, modules
+a reader can hold."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+PACKAGE = ROOT / "cpmodels"
+ENGINE = PACKAGE / "backends" / "engine"
+MAX_LINES = 600
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _engine_submodules() -> set[str]:
+    return {p.stem for p in ENGINE.glob("*.py") if p.stem != "__init__"}
+
+
+def _imported(tree: ast.AST) -> list[tuple[str, int]]:
+    """Every module an import statement names (``from a import b`` names ``a`` and
+    ``a.b``, since ``b`` may be a module), with its line."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.append((node.module, node.lineno))
+            found += [(f"{node.module}.{alias.name}", node.lineno) for alias in node.names]
+    return found
+
+
+def test_nothing_outside_the_engine_imports_its_modules():
+    """Features reach the engine through ``cpmodels.backends.engine`` alone."""
+    inner = {f"cpmodels.backends.engine.{name}" for name in _engine_submodules()}
+    offenders = []
+    for path in _modules():
+        if ENGINE in path.parents:
+            continue
+        for name, line in _imported(ast.parse(path.read_text())):
+            if name in inner or any(name.startswith(m + ".") for m in inner):
+                offenders.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert offenders == []
+
+
+@pytest.mark.parametrize("module", ["cpmodels.render", "cpmodels.towers", "cpmodels.spec",
+                                    "cpmodels.web.play"])
+def test_pictures_and_specs_load_no_solver(module):
+    code = (f"import sys, {module}; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'ortools', 'pysat'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.strip()
+    assert out == "[]"
+
+
+def test_no_module_is_over_600_lines():
+    long = {str(p.relative_to(ROOT)): n for p in _modules()
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_the_cli_is_thin():
+    """The command modules call the library; none does a search or a file format itself."""
+    inner = {f"cpmodels.backends.engine.{name}" for name in _engine_submodules()}
+    low_level = ("numba", "ortools", "pysat", "cpmodels.towers.programme",
+                 "cpmodels.towers.certificate", "cpmodels.towers.model")
+    for path in (PACKAGE / "cli").glob("*.py"):
+        names = {name for name, _ in _imported(ast.parse(path.read_text()))}
+        assert not names & inner, path.name
+        assert not any(name.startswith(low_level) for name in names), path.name
