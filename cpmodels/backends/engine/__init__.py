@@ -51,6 +51,12 @@ store and the region flood fill included)
     :class:`~.memo.Table`). ``_tally`` counts (memoised, tallied); ``search_kernel`` enumerates
     and can pause after any number of solutions and resume, so solutions stream.
 
+The word kernel (``words.py``)
+    The same counting and existence searches for covers of at most 128 bits, the state held
+    in two 64-bit scalars: the open item by a de Bruijn multiply, one test per option,
+    regions grown by neighbour masks, the table's value in its key row. The session picks
+    it by itself; every other cover (and every solution stream) takes ``kernels.py``.
+
 The session (``session.py``), the one door
     An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,
     existence, first solutions, streamed solutions, and the search cut into tasks. Every

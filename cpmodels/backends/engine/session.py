@@ -54,6 +54,13 @@ from cpmodels.backends.engine.memo import (
 )
 from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.backends.engine.tally import TallyLayout, tally_layout
+from cpmodels.backends.engine.words import (
+    WordLayout,
+    exists_words,
+    table_words,
+    tally_prefixes_words,
+    word_layout,
+)
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
 from cpmodels.interrupt import interruptible, stop_after
@@ -82,6 +89,7 @@ class EngineSession:
         self.arena = arena
         self.dead_slots = dead_slots
         self._compiled: CompiledCover | None = None
+        self._words: WordLayout | None = None
         self._tallies: TallyLayout | None = None
         self._table: Memo | None = None
         self._dead: Memo | None = None
@@ -89,6 +97,7 @@ class EngineSession:
         self._backtracker_made = threading.Lock()
         self._backtracker: Backtracker | None = None
         self._cancelled = False
+        self.use_words = True  # covers of at most two words take the word kernel
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -148,8 +157,18 @@ class EngineSession:
         if self._tallies is None:
             self._tallies = tally_layout(cc, list(self.tally_items))
         if self._table is None:
-            self._table = Memo(cc.n_words, self.table_slots, self.arena)
+            width = (table_words(cc.n_words) if self._word_layout(None) is not None
+                     else cc.n_words)
+            self._table = Memo(width, self.table_slots, self.arena)
         return self._tallies, self._table
+
+    def _word_layout(self, regions: Regions | None) -> WordLayout | None:
+        """The word kernel's view of the cover (None when it needs more than two words)."""
+        if self._words is None and self.use_words and self.compiled.n_words <= 2:
+            self._words = word_layout(self.compiled)
+        if self._words is None or regions is None:
+            return self._words
+        return self._words._replace(fillable=regions[0], region_limit=regions[1])
 
     def _kernel_layout(self, regions: Regions | None) -> Layout:
         """The kernels' view of the cover, its region sizes replaced by ``regions``."""
@@ -178,9 +197,14 @@ class EngineSession:
             arr[r, :len(task)] = task
         out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
         masks = np.zeros(len(tasks), dtype=np.int64)
+        words = self._word_layout(regions)
         with self._searching(table, time_limit, "counting"):
-            interruptible(tally_prefixes_kernel, arr, self._kernel_layout(regions),
-                          layout.kernel, table.kernel, out, masks, stop=table.stop)
+            if words is not None:
+                interruptible(tally_prefixes_words, arr, words, layout.kernel, table.kernel,
+                              out, masks, stop=table.stop)
+            else:
+                interruptible(tally_prefixes_kernel, arr, self._kernel_layout(regions),
+                              layout.kernel, table.kernel, out, masks, stop=table.stop)
         return [_decode_tally(layout, task, out[r], int(masks[r]))
                 for r, task in enumerate(tasks)]
 
@@ -207,16 +231,22 @@ class EngineSession:
         for r, task in enumerate(tasks):
             arr[r, :len(task)] = task
         out = np.full(len(tasks), -1, dtype=np.int64)
+        words = self._word_layout(regions)
+        width = cc.n_words if words is None else table_words(cc.n_words)
         if remember:
             if self._dead is None:
-                self._dead = Memo(cc.n_words, slots=self.dead_slots)
+                self._dead = Memo(width, slots=self.dead_slots)
             table = self._dead
         else:
-            table = Memo(cc.n_words, slots=16)
+            table = Memo(width, slots=16)
+        stop = table.stats[STOP:STOP + 1]
         with self._searching(table, time_limit, "the existence search"):
-            interruptible(exists_kernel, arr, self._kernel_layout(regions), table.kernel,
-                          remember, out, first_failure, table.stats[STOP:STOP + 1],
-                          stop=table.stop)
+            if words is not None:
+                interruptible(exists_words, arr, words, table.kernel, remember, out,
+                              first_failure, stop, stop=table.stop)
+            else:
+                interruptible(exists_kernel, arr, self._kernel_layout(regions), table.kernel,
+                              remember, out, first_failure, stop, stop=table.stop)
         return [None if x < 0 else bool(x) for x in out]
 
     def solutions(self, forced: Sequence[int] = (), *, time_limit: float | None = None,
