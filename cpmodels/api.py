@@ -1,8 +1,15 @@
 """The package from Python and Jupyter: results that print, draw and convert themselves.
 
+```python
 >>> from cpmodels import api
->>> api.solve("specs/calendar_week.yaml", date="2026-11-21")   # draws itself in Jupyter
->>> api.sweep("specs/calendar_day.yaml").to_dataframe()
+>>> api.solve("calendar_week", date="2026-11-21")   # draws itself in Jupyter
+<PackingSolution calendar_week Nov 21 Sat: solved>
+>>> api.count("calendar_day", labels=["Oct", "6"]).count
+7
+>>> api.sweep("calendar_day").to_dataframe().shape
+(372, 4)
+
+```
 
 Solutions and towers boards display as SVG, sweep results as a heatmap (PNG); each has
 ``svg()``/``png()`` (or ``figure()``) and ``to_dict()`` with the CLI's JSON contract.

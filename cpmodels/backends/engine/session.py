@@ -78,6 +78,14 @@ class EngineSession:
     ``tally_items`` (at most 16 exact-one items) split :meth:`tally`'s counts by the
     options covering them; ``table_slots`` and ``arena`` size the table of sub-board counts
     (see ``memo.py``), ``dead_slots`` the table of dead states :meth:`exists` keeps.
+
+    ```python
+    >>> from cpmodels.api import instance
+    >>> session = EngineSession(instance("calendar_day", labels=["Oct", "6"]).cover)
+    >>> session.count(), session.exists([[]]), len(list(session.solutions()))
+    (7, [True], 7)
+
+    ```
     """
 
     def __init__(self, cover: ExactCover, *, tally_items: Sequence[int] = (),
