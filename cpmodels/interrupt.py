@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+
+def seconds_left(deadline: float | None) -> float | None:
+    """The seconds until ``deadline`` (a ``time.perf_counter`` value; None: no deadline),
+    never below zero: how a deadline becomes a ``time_limit``."""
+    return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
 def leave_ctrl_c_to_parent() -> None:

@@ -20,9 +20,7 @@ from cpmodels.sweep import slack_options, sweep_cover
 
 
 def _session(cover, words: bool, **kw) -> engine.EngineSession:
-    session = engine.EngineSession(cover, **kw)
-    session.use_words = words
-    return session
+    return engine.EngineSession(cover, word_kernel=words, **kw)
 
 
 def _both(cover, **kw) -> tuple[engine.EngineSession, engine.EngineSession]:

@@ -29,6 +29,7 @@ from cpmodels.cover import ExactCover
 from cpmodels.design.verdicts import Verdict
 from cpmodels.errors import InputError, OutOfTime, SpecError
 from cpmodels.geometry import Placement, board_reflections, normalize, orientations, render_shape
+from cpmodels.interrupt import seconds_left
 from cpmodels.pools import canonical_shape, pool
 from cpmodels.spec import CalendarSpec, Piece, load_spec
 from cpmodels.spec.bundled import spec_path
@@ -439,8 +440,8 @@ def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
         design._cover(False)  # compiled once here; the forked workers start from it
         if design.spec.face_up:
             design._cover(True)
-    left = None if deadline is None else max(0.0, deadline - time.perf_counter())
-    results = run_units(design, units, jobs=jobs, cluster=cluster, time_limit=left)
+    results = run_units(design, units, jobs=jobs, cluster=cluster,
+                        time_limit=seconds_left(deadline))
     decided = dict(done)
     stopped: OutOfTime | None = None
     try:

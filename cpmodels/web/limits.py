@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from starlette.exceptions import HTTPException
 
 from cpmodels.errors import CpmodelsError, OutOfTime
+from cpmodels.interrupt import seconds_left
 
 T = TypeVar("T")
 DEFAULT_QUEUE = 64  # searches waiting for a worker: enough for a page opened in many tabs
@@ -36,8 +37,8 @@ def check_deadline(deadline: float | None) -> None:
 
 def acquire(lock: threading.Lock, deadline: float | None) -> None:
     """Take ``lock``, waiting no later than ``deadline``; ``OutOfTime`` if it passes."""
-    wait = -1 if deadline is None else max(0.0, deadline - time.perf_counter())
-    if not lock.acquire(timeout=wait):
+    wait = seconds_left(deadline)
+    if not lock.acquire(timeout=-1 if wait is None else wait):
         check_deadline(0.0)
 
 

@@ -16,7 +16,6 @@ its compiled cover and a small table of sub-board counts) between the positions 
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from cpmodels.cover import ExactCover
 from cpmodels.errors import InputError, OutOfTime
 from cpmodels.geometry import Cell, Placement, placements
 from cpmodels.instance import PackingInstance
+from cpmodels.interrupt import seconds_left
 from cpmodels.render.scene import DRAWINGS, CellDrawing, outline, piece_colours
 from cpmodels.spec import CalendarSpec
 
@@ -181,10 +181,6 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else max(0.0, deadline - time.perf_counter())
-
-
 POSITION_TABLE_SLOTS = 1 << 14  # sub-board counts kept per puzzle between positions (~1 MB)
 
 
@@ -213,7 +209,7 @@ def check_position(instance: PackingInstance, placements: Sequence[Placement], *
     session = session or position_session(cover)
     try:
         found = total(deadline) if not ids and total is not None else session.count(
-            ids, time_limit=_left(deadline))
+            ids, time_limit=seconds_left(deadline))
     except OutOfTime:
         raise OutOfTime("counting the solutions left from this position took longer than "
                         "the server allows; place a few more pieces and try again") from None
@@ -225,7 +221,7 @@ def check_position(instance: PackingInstance, placements: Sequence[Placement], *
     if not ids:
         return PositionVerdict("dead_end", 0, f"{puzzle} has no solution")
     fewer = [ids[:k] + ids[k + 1:] for k in range(len(ids))]
-    way_out = session.exists([*fewer, []], remember=False, time_limit=_left(deadline))
+    way_out = session.exists([*fewer, []], remember=False, time_limit=seconds_left(deadline))
     take_back = [k for k in range(len(ids)) if way_out[k]]
     message = "dead end: no solution contains these pieces"
     if take_back:
@@ -252,7 +248,7 @@ def next_hint(instance: PackingInstance,
     ids = validate(instance, shown)
     try:
         solution = engine.EngineSession(instance.cover).first_solution(
-            ids, time_limit=_left(deadline))
+            ids, time_limit=seconds_left(deadline))
     except OutOfTime:
         raise OutOfTime("the search ran out of time; try again with more pieces placed") from None
     if solution is None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import time
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -22,6 +21,7 @@ from typing import Any
 from cpmodels.backends import engine
 from cpmodels.errors import InputError, NotFound, OutOfTime
 from cpmodels.instance import PackingInstance, packing_instance
+from cpmodels.interrupt import seconds_left
 from cpmodels.query import Query
 from cpmodels.spec import CalendarSpec, load_spec
 from cpmodels.web.limits import acquire, check_deadline
@@ -106,9 +106,9 @@ class Solutions:
         acquire(self._count_lock, deadline)
         try:
             if self.count is None:
-                left = None if deadline is None else max(0.0, deadline - time.perf_counter())
                 try:
-                    self.count = engine.count(self.instance.cover, time_limit=left, jobs=1)
+                    self.count = engine.count(self.instance.cover,
+                                              time_limit=seconds_left(deadline), jobs=1)
                 except OutOfTime:
                     raise OutOfTime(f"counting {' '.join(self.instance.labels)} took longer "
                                     "than the server allows") from None

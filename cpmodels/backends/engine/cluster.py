@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import pickle
 import threading
-import time
 import uuid
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ import cpmodels
 from cpmodels.backends.engine.processes import Runner
 from cpmodels.backends.engine.session import EngineSession, Task
 from cpmodels.errors import InputError, OutOfTime
+from cpmodels.interrupt import seconds_left
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler before giving up
 ENV = "CPMODELS_CLUSTER"  # the cluster address when --cluster is not given
@@ -183,9 +183,8 @@ def _submit(cluster: Cluster, fn: Any, runner: Runner, items: Sequence[Any],
                              key=f"cpmodels-{job_key}-{i}")
                for i, item in enumerate(items)]
     index = {future.key: i for i, future in enumerate(futures)}
-    timeout = None if deadline is None else max(0.0, deadline - time.perf_counter())
     try:
-        for future in distributed.as_completed(futures, timeout=timeout):
+        for future in distributed.as_completed(futures, timeout=seconds_left(deadline)):
             yield index[future.key], future.result()
     except distributed.TimeoutError:
         raise OutOfTime("the time limit passed with units left") from None

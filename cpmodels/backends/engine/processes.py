@@ -87,7 +87,6 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int,
     """
     fork = can_fork_here()
     context: Any = mp.get_context("fork" if fork else "spawn")
-    source = runner
     order = list(range(len(units)))
     n = max(1, min(jobs, len(order)))
     size = -(-len(order) // n)
@@ -97,7 +96,7 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int,
 
     def start(run: list[int]) -> _Slot:
         parent, child = context.Pipe()
-        process = context.Process(target=_worker, args=(source, child), daemon=True,
+        process = context.Process(target=_worker, args=(runner, child), daemon=True,
                                   name="cpmodels-worker")
         process.start()
         child.close()

@@ -142,7 +142,7 @@ def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequenc
             progress(done, in_all)
 
     try:
-        parallel = cluster is not None or parallel_here(jobs)
+        parallel = parallel_here(jobs)
         while pending and cluster is None and (
                 not parallel or len(pending) < 2
                 or time.perf_counter() - start < COUNT_FORK_AFTER):

@@ -90,7 +90,7 @@ class EngineSession:
 
     def __init__(self, cover: ExactCover, *, tally_items: Sequence[int] = (),
                  table_slots: int = DEFAULT_MEMO_SLOTS, arena: int | None = None,
-                 dead_slots: int = DEAD_SLOTS) -> None:
+                 dead_slots: int = DEAD_SLOTS, word_kernel: bool = True) -> None:
         self.cover = cover
         self.tally_items = tuple(tally_items)
         self.table_slots = table_slots
@@ -105,7 +105,7 @@ class EngineSession:
         self._backtracker_made = threading.Lock()
         self._backtracker: Backtracker | None = None
         self._cancelled = False
-        self.use_words = True  # covers of at most two words take the word kernel
+        self.use_words = word_kernel  # covers of at most two words take the word kernel
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -114,7 +114,7 @@ class EngineSession:
         nor the tables (rebuilt there once, on the first question)."""
         return {"cover": self.cover, "tally_items": self.tally_items,
                 "table_slots": self.table_slots, "arena": self.arena,
-                "dead_slots": self.dead_slots}
+                "dead_slots": self.dead_slots, "word_kernel": self.use_words}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state.pop("cover"), **state)  # type: ignore[misc]
@@ -139,7 +139,7 @@ class EngineSession:
         return self._cancelled
 
     @contextmanager
-    def _searching(self, table: Memo | None, time_limit: float | None,
+    def _searching(self, table: Memo, time_limit: float | None,
                    what: str) -> Iterator[None]:
         """Hold this session's turn (waiting within ``time_limit``), run the block with
         ``table`` stopped at the limit, and turn a stop into :class:`OutOfTime`."""
@@ -149,12 +149,11 @@ class EngineSession:
         try:
             if self._cancelled:
                 raise OutOfTime(f"{what}: the session was stopped")
-            if table is not None:
-                table.clear_stop()
+            table.clear_stop()
             left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-            with stop_after(left, table.stop if table is not None else lambda: None):
+            with stop_after(left, table.stop):
                 yield
-            if table is not None and table.stopped:
+            if table.stopped:
                 raise OutOfTime(f"{what}: stopped before it finished"
                                 + (f" ({time_limit:g} s)" if time_limit is not None else ""))
         finally:
@@ -165,10 +164,13 @@ class EngineSession:
         if self._tallies is None:
             self._tallies = tally_layout(cc, list(self.tally_items))
         if self._table is None:
-            width = (table_words(cc.n_words) if self._word_layout(None) is not None
-                     else cc.n_words)
-            self._table = Memo(width, self.table_slots, self.arena)
+            self._table = Memo(self._table_width(), self.table_slots, self.arena)
         return self._tallies, self._table
+
+    def _table_width(self) -> int:
+        """The words of a table's key rows: the word kernel keeps each value in its row."""
+        n_words = self.compiled.n_words
+        return n_words if self._word_layout(None) is None else table_words(n_words)
 
     def _word_layout(self, regions: Regions | None) -> WordLayout | None:
         """The word kernel's view of the cover (None when it needs more than two words)."""
@@ -199,10 +201,7 @@ class EngineSession:
                    time_limit: float | None = None) -> list[Tally]:
         """:meth:`tally` of each task in one call of the kernel (sharing the table)."""
         layout, table = self._count_table()
-        width = max([len(t) for t in tasks] + [1])
-        arr = np.full((len(tasks), width), -1, dtype=np.int64)
-        for r, task in enumerate(tasks):
-            arr[r, :len(task)] = task
+        arr = _task_array(tasks)
         out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
         masks = np.zeros(len(tasks), dtype=np.int64)
         words = self._word_layout(regions)
@@ -233,20 +232,15 @@ class EngineSession:
         solution, not a count). With ``first_failure``, the tasks after the first without a
         solution are not searched (None). The states found dead are remembered for later
         calls (``remember``: the session's table of dead states; else none is kept)."""
-        cc = self.compiled
-        width = max([len(t) for t in tasks] + [1])
-        arr = np.full((len(tasks), width), -1, dtype=np.int64)
-        for r, task in enumerate(tasks):
-            arr[r, :len(task)] = task
+        arr = _task_array(tasks)
         out = np.full(len(tasks), -1, dtype=np.int64)
         words = self._word_layout(regions)
-        width = cc.n_words if words is None else table_words(cc.n_words)
         if remember:
             if self._dead is None:
-                self._dead = Memo(width, slots=self.dead_slots)
+                self._dead = Memo(self._table_width(), slots=self.dead_slots)
             table = self._dead
         else:
-            table = Memo(width, slots=16)
+            table = Memo(self._table_width(), slots=16)
         stop = table.stats[STOP:STOP + 1]
         with self._searching(table, time_limit, "the existence search"):
             if words is not None:
@@ -358,6 +352,14 @@ class EngineSession:
                  "arena_used": ARENA_USED, "flushes": FLUSHES}
         stats = self._table.stats if self._table is not None else np.zeros(STATS, np.int64)
         return {name: int(stats[k]) for name, k in where.items()}
+
+
+def _task_array(tasks: Sequence[Sequence[int]]) -> np.ndarray:
+    """Tasks as the kernels take them: one row each, padded with -1."""
+    arr = np.full((len(tasks), max([len(t) for t in tasks] + [1])), -1, dtype=np.int64)
+    for r, task in enumerate(tasks):
+        arr[r, :len(task)] = task
+    return arr
 
 
 def _decode_tally(layout: TallyLayout, task: Sequence[int], row: np.ndarray,
