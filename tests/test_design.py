@@ -319,3 +319,13 @@ def test_a_resumed_file_with_a_foreign_line_is_refused(tmp_path, run_cli, line):
     out.write_text(line + "\n")
     code, _, err = run_cli("design", path, "--out", out, "--resume")
     assert code == 2 and "no design verdict" in err and "Traceback" not in err
+
+
+def test_the_order_of_dates_is_learnt_from_more_sets_in_a_large_design(small):
+    from cpmodels.design.search import LEARN_FROM, LEARN_MOST
+
+    assert small.learning_sets() == LEARN_FROM  # 12 candidates: the floor
+    weekday = SPECS / "designs" / "weekday_pentominoes_tetrominoes.yaml"
+    spec = load_design(weekday)
+    big = Design(spec, load_board(spec, weekday))
+    assert LEARN_FROM < big.learning_sets() == big.count_candidates() // 25 <= LEARN_MOST

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
 DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share
 LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
+LEARN_SHARE = 25  # ... or one in this many candidates, when that is more
+LEARN_MOST = 320  # ... but never more than this many
 
 
 def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
@@ -284,11 +286,18 @@ class Design:
             self._order.insert(0, index)  # the next set tries this combination first
         return self.required[index]
 
-    def learn_order(self, sets: int = LEARN_FROM) -> None:
+    def learning_sets(self) -> int:
+        """How many candidates :meth:`learn_order` learns from: a few dozen, more for a
+        large design (each is decided, so a set passed there is not searched again)."""
+        return max(LEARN_FROM, min(LEARN_MOST, self.count_candidates() // LEARN_SHARE))
+
+    def learn_order(self, sets: int | None = None) -> None:
         """Settle the order in which combinations are tried: the ones that reject the first
-        ``sets`` candidates go first, then the order is frozen. Every set's first failure is
+        ``sets`` candidates (by default :meth:`learning_sets`) go first, then the order is
+        frozen. Every set's first failure is
         then the first in that order, whatever sets were decided before it, in whichever
         process (so ``--jobs`` and ``--resume`` give the same verdicts)."""
+        sets = self.learning_sets() if sets is None else sets
         self._order = list(range(len(self.required)))
         self._passed = set()
         self._learning = True
