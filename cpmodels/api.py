@@ -50,9 +50,27 @@ SpecLike = Spec | str | Path
 
 
 __all__ = [
-    "CountResult", "CoverResult", "DesignResult", "PackingSolution", "Query", "SpecLike",
-    "SweepResult", "TowersResult", "TowersSolution", "bundled", "count", "design", "instance",
-    "load", "query", "solutions", "solve", "sweep", "towers",
+    "CountResult",
+    "CoverResult",
+    "DesignResult",
+    "PackingSolution",
+    "Query",
+    "SpecLike",
+    "SweepResult",
+    "TowersResult",
+    "TowersSolution",
+    "bundled",
+    "count",
+    "decode",
+    "design",
+    "export",
+    "instance",
+    "load",
+    "query",
+    "solutions",
+    "solve",
+    "sweep",
+    "towers",
 ]
 
 
@@ -121,6 +139,10 @@ class TowersSolution(_Picture):
 
     problem: TowersProblem
     result: TowersResult
+
+    @property
+    def status(self) -> str:
+        return self.result.status
 
     @property
     def score(self) -> int | None:
@@ -420,3 +442,44 @@ def design(path: str | Path, *, time_limit: float | None = None, jobs: int | Non
         except OutOfTime as stop:
             verdicts = list(stop.partial) if isinstance(stop.partial, list) else []
     return DesignResult(found, verdicts, time.perf_counter() - start)
+
+
+def export(spec: SpecLike, out: str | Path, *, format: str | None = None,
+           size: tuple[int, int] | None = None, **which: Any) -> list[Path]:
+    """Write one puzzle's model for another solver (``format``: dimacs, xcc, opb, mps, lp,
+    cpsat or mzn; by default told by ``out``'s extension); ``which`` picks the puzzle as
+    :func:`query` does (``date``, ``labels``, ``target``, ``face_up``), ``size`` a towers
+    board. The files written (MiniZinc: the model and its ``.dzn``)."""
+    from cpmodels import export as models
+
+    subject = models.subject_of(load(spec), size=size, **which)
+    return models.write_model(subject, models.format_for(Path(out), format), Path(out))
+
+
+def decode(spec: SpecLike, answer: str | bytes | Path, *, format: str,
+           size: tuple[int, int] | None = None, **which: Any,
+           ) -> PackingSolution | TowersSolution:
+    """Another solver's ``answer`` (its output as text or bytes, or the file holding it) to
+    the model :func:`export` wrote in ``format``, checked against the spec's rules: a
+    solution, "unsolvable" when the solver says there is none, or an
+    :class:`~cpmodels.errors.InputError` naming what the answer breaks."""
+    from cpmodels import export as models
+
+    subject = models.subject_of(load(spec), size=size, **which)
+    data = answer.read_bytes() if isinstance(answer, Path) else (
+        answer.encode() if isinstance(answer, str) else answer)
+    try:
+        found = models.decode(subject, models.format_for(Path("answer"), format), data)
+    except models.Unsolvable:
+        if subject.is_towers:
+            return TowersSolution(subject.towers, TowersResult("unsolvable", 0.0))
+        assert subject.instance is not None
+        return PackingSolution(subject.instance, CoverResult("unsolvable", format, 0.0))
+    if not found.ok:
+        raise InputError(f"the answer is not a solution of {subject.describe()}: "
+                         + "; ".join(found.faults))
+    result = found.result(format)
+    if isinstance(result, TowersResult):
+        return TowersSolution(subject.towers, result)
+    assert subject.instance is not None
+    return PackingSolution(subject.instance, result)

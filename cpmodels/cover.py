@@ -56,23 +56,6 @@ class ExactCover:
         """The placements of the chosen option indices, sorted by piece then cells."""
         return sorted(self.placements[j] for j in chosen)
 
-    def dlx_text(self) -> str:
-        """The problem in the input format of Knuth's DLX programs: one line of item names
-        (primary, then ``|`` and the secondary ones), then one line per option.
-
-        Items are named ``i0``, ``i1``, ... in order. Only items covered exactly once
-        (primary) or at most once (secondary) can be written.
-        """
-        for item in self.items:
-            if (item.low, item.high) not in ((1, 1), (0, 1)):
-                raise ValueError(f"item {item.name!r} is covered {item.low} to {item.high} "
-                                 "times; DLX input has items covered once or at most once")
-        primary = [f"i{i}" for i, it in enumerate(self.items) if it.low == 1]
-        secondary = [f"i{i}" for i, it in enumerate(self.items) if it.low == 0]
-        lines = [" ".join(primary) + (" | " + " ".join(secondary) if secondary else "")]
-        lines += [" ".join(f"i{i}" for i in option) for option in self.options]
-        return "\n".join(lines) + "\n"
-
     def is_solution(self, chosen: Sequence[int]) -> bool:
         """Check a set of option indices against every item's bounds."""
         counts = [0] * len(self.items)

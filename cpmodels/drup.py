@@ -47,6 +47,39 @@ def parse_proof(lines: Iterable[str]) -> list[tuple[bool, list[int]]]:
     return steps
 
 
+def proof_lines(data: bytes) -> list[str]:
+    """A proof file's steps as DRUP text lines, from text or from binary DRAT (what CaDiCaL
+    and kissat write by default: ``a`` or ``d``, then each literal as a variable-length number
+    ``2 * var + sign``, then 0)."""
+    head = data[:65536]
+    if not any((b < 32 and b not in b"\n\r\t") or b >= 127 for b in head):
+        return data.decode().splitlines()
+    lines: list[str] = []
+    k, n = 0, len(data)
+    while k < n:
+        kind = data[k]
+        if kind not in (0x61, 0x64):
+            raise ValueError(f"byte {k} of the binary proof is not a step ('a' or 'd')")
+        k += 1
+        lits: list[str] = []
+        while True:
+            value, shift = 0, 0
+            while True:
+                if k >= n:
+                    raise ValueError("the binary proof ends inside a step")
+                byte = data[k]
+                k += 1
+                value |= (byte & 0x7F) << shift
+                shift += 7
+                if byte < 0x80:
+                    break
+            if value == 0:
+                break
+            lits.append(str(-(value >> 1) if value & 1 else value >> 1))
+        lines.append(("d " if kind == 0x64 else "") + " ".join([*lits, "0"]))
+    return lines
+
+
 @njit(cache=True)
 def _lit_index(lit):
     return 2 * (abs(lit) - 1) + (1 if lit < 0 else 0)

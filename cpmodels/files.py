@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
-    tmp = path.with_name(path.name + ".tmp")
-    if isinstance(data, str):
-        tmp.write_text(data)
-    else:
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
+    """Write ``data`` to a temporary file beside ``path`` (its own name, so two writers do not
+    meet; the umask applies), then rename it into place; on any failure the temporary file
+    is removed and ``path`` is as it was."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    handle = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data.encode() if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def keep_complete_lines(path: Path) -> int:

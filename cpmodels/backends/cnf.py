@@ -51,6 +51,7 @@ class CnfModel:
     n_options: int
     clauses: list[list[int]] = field(default_factory=list)
     atmosts: list[tuple[list[int], int]] = field(default_factory=list)
+    auxiliary: list[tuple[int, int, int]] = field(default_factory=list)  # item, first, last
 
     def decode(self, model: Sequence[int]) -> list[int]:
         """Option ids chosen in a model (a list of literals, as solvers return them)."""
@@ -72,11 +73,13 @@ class CnfModel:
 def build_cnf(cover: ExactCover, encoding: int = EncType.native) -> CnfModel:
     """Compile ``cover``: one variable per option, one cardinality constraint per item."""
     model = CnfModel(len(cover.options), len(cover.options))
-    for item, options in zip(cover.items, cover.item_options()):
+    for index, (item, options) in enumerate(zip(cover.items, cover.item_options())):
+        first_aux = model.n_vars + 1
         lits = [j + 1 for j in options]
         if item.low > len(lits):
             model.n_vars += 1  # the item cannot be covered often enough: x and not x
             model.clauses += [[model.n_vars], [-model.n_vars]]
+            model.auxiliary.append((index, model.n_vars, model.n_vars))
             continue
         bounds = []
         if item.low > 0:
@@ -97,6 +100,8 @@ def build_cnf(cover: ExactCover, encoding: int = EncType.native) -> CnfModel:
             part = make(lits, bound=bound, top_id=model.n_vars, encoding=encoding)
             model.clauses += part.clauses
             model.n_vars = max(model.n_vars, part.nv)
+        if model.n_vars >= first_aux:
+            model.auxiliary.append((index, first_aux, model.n_vars))
     if encoding == EncType.native:
         # Minicard needs each at-least-one as a clause too, to propagate from it at once.
         model.clauses += [[j + 1 for j in options] for item, options

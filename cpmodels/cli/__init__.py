@@ -2,7 +2,8 @@
 
 One module per group of commands, each thin: ``parser.py`` (every command's options),
 ``output.py`` (text, JSON, pictures, exit codes), ``solving.py`` (solve, verify, prove),
-``counting.py`` (count, enumerate, sweep), ``design.py``, ``catalogue.py`` (serve, validate,
+``counting.py`` (count, enumerate, sweep), ``design.py``, ``exporting.py`` (export,
+decode, export-suite), ``catalogue.py`` (serve, validate,
 specs, schema). Exit status: 0 solved (or done), 1 proved unsolvable, 2 bad input, 3 stopped
 by the time limit without an answer, 130 interrupted.
 """
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from cpmodels.cli.catalogue import cmd_schema, cmd_serve, cmd_specs, cmd_validate
 from cpmodels.cli.counting import cmd_count, cmd_enumerate, cmd_sweep
 from cpmodels.cli.design import cmd_design
+from cpmodels.cli.exporting import cmd_decode, cmd_export, cmd_export_suite
 from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN
 from cpmodels.cli.parser import build_parser
 from cpmodels.cli.solving import cmd_prove, cmd_solve, cmd_verify
@@ -29,6 +31,7 @@ COMMANDS = {
     "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "prove": cmd_prove,
     "sweep": cmd_sweep, "serve": cmd_serve, "design": cmd_design,
     "validate": cmd_validate, "schema": cmd_schema, "verify": cmd_verify, "specs": cmd_specs,
+    "export": cmd_export, "decode": cmd_decode, "export-suite": cmd_export_suite,
 }
 
 

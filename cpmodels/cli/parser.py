@@ -259,6 +259,37 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--format", choices=("text", "json"), default="text")
     add_quiet_arg(verify)
 
+    from cpmodels.formats import FORMAT_NAMES
+
+    export = sub.add_parser("export", help="write one puzzle's model for another solver: "
+                            "DIMACS, XCC, OPB, MPS, LP, CP-SAT or MiniZinc")
+    add_instance_args(export)
+    export.add_argument("--size", type=_size, metavar="RxC", help="towers specs: grid size")
+    export.add_argument("--format", choices=FORMAT_NAMES,
+                        help="the model's format (default: told by --out's extension)")
+    export.add_argument("--out", required=True, type=Path, metavar="FILE",
+                        help="the file to write (mzn: FILE.mzn and FILE.dzn; '-' with "
+                        "--format: standard output)")
+
+    decode = sub.add_parser("decode", help="read another solver's answer to an exported "
+                            "model back, check it against the spec and draw it")
+    add_instance_args(decode)
+    decode.add_argument("--size", type=_size, metavar="RxC", help="towers specs: grid size")
+    decode.add_argument("--format", required=True, choices=FORMAT_NAMES,
+                        help="the format of the model the solver was given")
+    decode.add_argument("--model", required=True, type=Path, metavar="FILE",
+                        help="the solver's output ('-': standard input)")
+    decode.add_argument("--proof", type=Path, metavar="FILE",
+                        help="dimacs: the solver's DRUP/DRAT proof (text or binary) of an "
+                        "UNSATISFIABLE answer, checked by the package's own checker")
+    decode.add_argument("--output", choices=("text", "json"), default="text",
+                        help="how to print the checked answer (default text)")
+
+    suite = sub.add_parser("export-suite", help="write a benchmark set: bundled puzzles in "
+                           "every format, with a manifest of their verified answers")
+    suite.add_argument("dir", type=Path, metavar="DIR", help="a new (or empty) directory")
+    add_quiet_arg(suite)
+
     sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
 
     listing = sub.add_parser("specs", help="list the bundled specs: any command takes their "

@@ -119,6 +119,8 @@ def towers_text(problem: TowersProblem, result: TowersResult, colour: bool = Fal
     if result.status == "solved":
         if result.optimal:
             proof = "optimal (proved)"
+        elif result.bound is None:
+            proof = "no bound known"
         else:
             gap = result.gap
             proof = f"bound {result.bound}" + (f", gap {gap:.1%}" if gap is not None else "")

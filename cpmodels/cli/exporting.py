@@ -1,0 +1,117 @@
+"""export, decode and export-suite: models out to other solvers, and their answers back."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from cpmodels.cli.output import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, emit
+from cpmodels.errors import InputError
+from cpmodels.spec import load_spec
+
+FAULTS_SHOWN = 3  # broken rules named on the one line of a refused answer
+
+
+def _subject(args: argparse.Namespace) -> Any:
+    from cpmodels.export import subject_of
+
+    return subject_of(load_spec(args.spec), date=args.date, labels=args.labels,
+                      target=args.target, face_up=args.face_up, size=args.size)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from cpmodels.export import FORMATS, format_for, model_files, write_model
+
+    fmt = format_for(args.out, args.format)
+    subject = _subject(args)
+    if str(args.out) == "-":
+        files = model_files(subject, fmt, args.out)
+        if len(files) > 1:
+            raise InputError(f"{fmt} writes two files; give --out FILE.mzn, not -")
+        sys.stdout.buffer.write(next(iter(files.values())))
+        return EXIT_OK
+    written = write_model(subject, fmt, args.out)
+    names = " and ".join(str(p) for p in written)
+    print(f"{subject.describe()}: {subject.n_vars:,} variables, {fmt} for "
+          f"{FORMATS[fmt][3]}, written to {names}")
+    return EXIT_OK
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    from cpmodels.export import Unsolvable, decode, format_for
+    from cpmodels.export.decode import MAX_ANSWER_BYTES
+    from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
+    from cpmodels.towers import TowersResult
+
+    fmt = format_for(args.model, args.format)
+    subject = _subject(args)
+    try:
+        if str(args.model) == "-":
+            answer = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
+        elif args.model.stat().st_size > MAX_ANSWER_BYTES:
+            raise InputError(f"{args.model} is over {MAX_ANSWER_BYTES:,} bytes; not a "
+                             "solver's answer to this model")
+        else:
+            answer = args.model.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {args.model}: {exc.strerror or exc}") from None
+    try:
+        found = decode(subject, fmt, answer)
+    except Unsolvable as exc:
+        return _unsolvable(args, subject, fmt, str(exc))
+    if args.proof is not None:
+        raise InputError("--proof goes with a solver's answer of UNSATISFIABLE; this answer "
+                         "is an assignment")
+    if not found.ok:
+        shown = FAULTS_SHOWN
+        more = (f" (and {len(found.faults) - shown} more)" if len(found.faults) > shown
+                else "")
+        raise InputError(f"the solver's answer is not a solution of {subject.describe()}: "
+                         + "; ".join(found.faults[:shown]) + more)
+    result = found.result(fmt)
+    if isinstance(result, TowersResult):
+        payload = towers_payload(subject.towers, result)
+        text = towers_text(subject.towers, result)
+    else:
+        payload = packing_payload(subject.instance, result)
+        text = packing_text(subject.instance, result)
+    payload["checked"] = True
+    emit(payload, f"{text}\nchecked: the {fmt} answer is a solution of "
+         f"{subject.describe()}", args.output)
+    return EXIT_OK
+
+
+def _unsolvable(args: argparse.Namespace, subject: Any, fmt: str, said: str) -> int:
+    """The solver says there is no solution: with ``--proof``, check its proof."""
+    from cpmodels.export import check_refutation
+
+    payload = {"spec": subject.describe(), "status": "unsolvable", "proof_checked": False}
+    if args.proof is None:
+        emit(payload, f"{subject.describe()}: {said} (no proof given to check)", args.output)
+        return EXIT_UNSOLVABLE
+    if fmt != "dimacs":
+        raise InputError("--proof checks DRUP/DRAT proofs of a dimacs model")
+    try:
+        proof = args.proof.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {args.proof}: {exc.strerror or exc}") from None
+    check = check_refutation(subject, proof)
+    payload.update(proof_checked=check.ok, lemmas=check.lemmas)
+    if not check.ok:
+        emit(payload, f"{subject.describe()}: {said}, but the proof was rejected: "
+             f"{check.message}", args.output)
+        return EXIT_UNKNOWN
+    emit(payload, f"{subject.describe()}: unsolvable, {check.message}", args.output)
+    return EXIT_UNSOLVABLE
+
+
+def cmd_export_suite(args: argparse.Namespace) -> int:
+    from cpmodels.export.suite import write_suite
+
+    manifest = write_suite(args.dir, on_instance=None if args.quiet else
+                           lambda name: print(f"written {name}", file=sys.stderr))
+    files = sum(len(paths) for item in manifest["instances"] for paths in item["files"].values())
+    print(f"{len(manifest['instances'])} instances, {files} files, with their verified "
+          f"answers in {args.dir / 'manifest.json'}")
+    return EXIT_OK
