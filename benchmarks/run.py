@@ -4,7 +4,7 @@
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, rect_6x10_raw,
 week11_jan1mon, week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up,
-pictures, web_hints, web_play, web_load, design_apad, design_apad_difficulty, design_weekday,
+pictures, export_suite, web_hints, web_play, web_load, design_apad, design_apad_difficulty, design_weekday,
 design_weekday_cluster, week_difficulty, first_count, cluster_week_sweep, week11_sweep,
 week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each),
 towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it). With no
@@ -349,6 +349,32 @@ def _towers_certificate(n: int) -> Callable[[], str]:
     return run
 
 
+def _export_suite() -> str:
+    """The benchmark set written in full, then CaDiCaL on its DIMACS files where installed."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from cpmodels.export.suite import write_suite
+
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "suite"
+        manifest = write_suite(out)
+        files = sum(len(v) for item in manifest["instances"] for v in item["files"].values())
+        size = sum(p.stat().st_size for p in out.iterdir()) / 1e6
+        text = f"{len(manifest['instances'])} instances, {files} files, {size:.1f} MB"
+        if shutil.which("cadical"):
+            agree = 0
+            cnfs = [(item, item["files"]["dimacs"][0]) for item in manifest["instances"]
+                    if "dimacs" in item["files"]]
+            for item, name in cnfs:
+                done = subprocess.run(["cadical", "-q", str(out / name)], capture_output=True,
+                                      check=False)
+                agree += (done.returncode == 10) == item["expected"]["satisfiable"]
+            text += f"; CaDiCaL agrees on {agree} of {len(cnfs)} DIMACS files"
+    return text
+
+
 TOWERS_ORACLES = {3: "200", 4: "440", 5: "730", 6: "1,130", 7: "1,570", 8: "2,100"}
 
 
@@ -376,6 +402,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
     **{f"towers_{n}x{n}": (f"towers {n}x{n} (oracle {oracle})", _towers(n))
        for n, oracle in TOWERS_ORACLES.items()},
     "pictures": ("Jun 7 Tue: every solution as SVG, 100 as PNG (oracle 10,374)", _pictures),
+    "export_suite": ("export-suite: 11 instances in every format, counts and optima verified",
+                     _export_suite),
     "web_hints": ("web API: hints until the board is full, then 10 solutions", _web_hints),
     "web_play": ("web API: 20 games judged move by move, and a mixed position each",
                  _web_play),
