@@ -4,9 +4,10 @@
 
 Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, rect_6x10_raw,
 week11_jan1mon, week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up,
-pictures, export_suite, web_hints, web_play, web_load, design_apad, design_apad_difficulty, design_weekday,
-design_weekday_cluster, week_difficulty, first_count, cluster_week_sweep, week11_sweep,
-week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each),
+pictures, export_suite, web_hints, web_play, web_load, design_apad, design_apad_difficulty,
+design_weekday, design_weekday_cluster, week_difficulty, first_count, cluster_week_sweep,
+week11_sweep, week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each),
+towers_9x9_priced, towers_10x10_priced (the bound with priced rows),
 towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it). With no
 name, every benchmark runs.
 """
@@ -327,6 +328,18 @@ def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     return run
 
 
+def _towers_priced(n: int, cut: int, best: int, steps: int = 80) -> Callable[[], str]:
+    def run() -> str:
+        from cpmodels.towers import bounds
+
+        problem = towers_problem(load_spec(SPECS / "towers.yaml"), n, n)
+        priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=best)
+        return (f"bound {priced.bound:,} after {len(priced.steps)} steps (free rows: "
+                f"{priced.steps[0]:,.0f}; after 20: {min(priced.steps[:20]):,.1f}); gap to "
+                f"the best board {best:,}: {priced.bound - best}")
+    return run
+
+
 def _towers_certificate(n: int) -> Callable[[], str]:
     def run() -> str:
         import tempfile
@@ -447,6 +460,10 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
     **{f"towers_{n}x{n}_certificate": (f"towers {n}x{n} with its certificate, checked",
                                         _towers_certificate(n)) for n in (6, 7, 8)},
     "towers_9x9": ("towers 9x9, 10 minutes", _towers(9, 600)),
+    "towers_9x9_priced": ("towers 9x9: bands 5 + 4 with priced copies of their boundary "
+                          "rows, 80 steps", _towers_priced(9, 5, 2750)),
+    "towers_10x10_priced": ("towers 10x10: bands 5 + 5 with priced copies, 80 steps",
+                            _towers_priced(10, 5, 3400)),
     "towers_10x10": ("towers 10x10, 10 minutes (best known 3,400)",
                      _towers(10, 600)),
 }

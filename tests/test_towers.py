@@ -131,3 +131,45 @@ def test_wide_boards_get_the_band_bound():
     result = towers_model.solve(problem, time_limit=10, band_height=3)
     assert result.bound is not None and result.bound <= bound
     assert check_towers(result.grid, 9, 9) == result.score
+
+
+def test_scores_per_cell_are_the_best_priced_board_by_brute_force():
+    import numpy as np
+
+    spec = load_spec(SPECS / "towers.yaml")
+    problem = towers_problem(spec, 3, 2)  # row 0 is a free copy: it needs nothing
+    letters = [c.letter for c in problem.colours]
+    rng = np.random.default_rng(7)
+    prices = rng.integers(-60, 60, size=(3, 2, len(letters)))
+    prices[1:] += np.array([c.points for c in problem.colours])
+    best, boards = None, []
+    for cells in itertools.product(letters, repeat=6):
+        grid = ["".join(cells[0:2]), "".join(cells[2:4]), "".join(cells[4:6])]
+        if [p for p in problem.violations(grid) if " at (0," not in p]:
+            continue
+        value = sum(int(prices[r, c, letters.index(grid[r][c])])
+                    for r in range(3) for c in range(2))
+        if best is None or value > best:
+            best = value
+        boards.append((value, grid))
+    found = programme.solve_dp(problem, board=True, helpers=frozenset([0]),
+                               cell_points=prices)
+    assert found.best == best and (best, found.grid) in boards
+    # With the colours' own points and no free row it is the plain programme.
+    plain = np.broadcast_to(np.array([c.points for c in problem.colours]), (3, 2, 5))
+    assert programme.solve_dp(problem, cell_points=plain).best == \
+        programme.solve_dp(problem).best
+
+
+def test_priced_bands_bound_the_optimum_and_start_at_the_band_bound():
+    spec = load_spec(SPECS / "towers.yaml")
+    for n, cut, optimum in ((4, 2, 440), (5, 3, 730), (5, 2, 730), (6, 3, 1130)):
+        problem = towers_problem(spec, n, n)
+        priced = bounds.lagrangian_bound(problem, cut, steps=15, target=optimum)
+        free = bounds.band_bound(problem, cut, False, True) + \
+            bounds.band_bound(problem, n - cut, True, False)
+        assert priced.steps[0] == free  # no prices: the free rows of the band bound
+        assert optimum <= priced.bound <= min(priced.steps) < free
+        assert priced.bound % 10 == 0
+    with pytest.raises(ValueError, match="cut"):
+        bounds.lagrangian_bound(towers_problem(spec, 4, 4), 4)

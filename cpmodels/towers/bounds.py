@@ -5,12 +5,23 @@ needing nothing), is solved exactly by the programme (``programme.py``); no boar
 more on those rows. The board's rows cut into bands, the cut with the least sum, bound the
 whole board (:func:`upper_bound`). :func:`rest_bounds` turns them into bounds on the cells
 still to place (measured as pruning for the programme; see ``docs/towers.md``).
+:func:`lagrangian_bound` charges the free rows instead of giving them away: two bands, each
+with a copy of the other's boundary row, and prices on the copies found by subgradient
+steps.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
 from cpmodels.towers.problem import TowersProblem
 from cpmodels.towers.programme import solve_dp
+
+PRICE_SCALE = 10  # prices are in tenths of a point: the programme adds whole numbers
 
 
 def band_bound(problem: TowersProblem, height: int, above: bool, below: bool, *,
@@ -89,3 +100,93 @@ def rest_bounds(problem: TowersProblem, bands: BandBounds) -> list[int] | None:
             bound = min(bound, whole if whole is not None else bound)
         out.append(bound)
     return out
+
+
+@dataclass
+class PricedBound:
+    """What :func:`lagrangian_bound` found: the least bound of any step (a multiple of the
+    points' common divisor, rounded down), the bound of each step, and the prices that gave
+    the least one (``prices[0]`` on the top band's copy of row ``cut``, ``prices[1]`` on the
+    bottom band's copy of row ``cut - 1``; per column and colour, in tenths of a point)."""
+
+    bound: int | None
+    cut: int
+    steps: list[float] = field(default_factory=list)
+    prices: tuple[np.ndarray, np.ndarray] | None = None
+    seconds: float = 0.0
+
+
+def _priced_band(problem: TowersProblem, rows: int, helper: int, points: np.ndarray,
+                 deadline: float | None) -> tuple[int | None, list[str] | None]:
+    band = TowersProblem(problem.name, rows, problem.cols, problem.colours,
+                         problem.allow_empty, problem.empty_letter)
+    found = solve_dp(band, deadline=deadline, board=True, helpers=frozenset([helper]),
+                     cell_points=points)
+    return (found.best, found.grid) if found.finished else (None, None)
+
+
+def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 80,
+                     target: int | None = None, deadline: float | None = None,
+                     on_step: Callable[[int, float], None] | None = None) -> PricedBound:
+    """An upper bound from two bands, rows ``0 .. cut - 1`` and ``cut ..``, each solved
+    exactly with a copy of its neighbour's boundary row. A copy may hold any towers and needs
+    nothing, as a free row does, but each (column, colour) it holds is priced: the price one
+    band pays the other band earns on the real row. On a real board the copies equal the rows
+    and the prices cancel, so for any prices the two bands' optima together bound every board.
+    Prices move against the copies' disagreement (subgradient steps, Polyak's step towards
+    ``target``, a score some board reaches; without one, the band bound less 10%)."""
+    start = time.perf_counter()
+    if problem.fixed:
+        raise ValueError("the priced band bound is for boards with no towers built")
+    if not 1 <= cut < problem.rows:
+        raise ValueError(f"cut {cut} must leave rows on both sides of a {problem.rows}-row board")
+    codes = len(problem.colours) + (1 if problem.allow_empty else 0)
+    base = np.array([c.points for c in problem.colours] + [0] * (codes - len(problem.colours)),
+                    dtype=np.int64) * PRICE_SCALE
+    cols = problem.cols
+    lam = np.zeros((cols, codes), dtype=np.int64)  # on row ``cut``: the top band's copy pays
+    mu = np.zeros((cols, codes), dtype=np.int64)  # on row ``cut - 1``: the bottom's copy pays
+    unit = np.gcd.reduce([c.points for c in problem.colours if c.points] or [1])
+    result = PricedBound(None, cut)
+    theta, previous = 1.0, None
+    eye = np.eye(codes, dtype=np.int64)
+    letter = {c.letter: k for k, c in enumerate(problem.colours)}
+    letter[problem.empty_letter] = len(problem.colours)
+    for step in range(steps):
+        top = np.zeros((cut + 1, cols, codes), dtype=np.int64)
+        top[:cut] = base
+        top[cut - 1] += mu
+        top[cut] = -lam
+        bottom = np.zeros((problem.rows - cut + 1, cols, codes), dtype=np.int64)
+        bottom[1:] = base
+        bottom[1] += lam
+        bottom[0] = -mu
+        a, board_a = _priced_band(problem, cut + 1, cut, top, deadline)
+        b, board_b = _priced_band(problem, problem.rows - cut + 1, 0, bottom, deadline)
+        if a is None or b is None or board_a is None or board_b is None:
+            break
+        value = (a + b) / PRICE_SCALE
+        result.steps.append(value)
+        if result.bound is None or value < min(result.steps[:-1], default=value + 1):
+            result.prices = (lam.copy(), mu.copy())
+        result.bound = int(np.floor(min(result.steps) / unit) * unit)
+        if on_step is not None:
+            on_step(step, value)
+
+        def row(board: list[str], r: int) -> np.ndarray:
+            return eye[[letter[ch] for ch in board[r]]]
+
+        g_lam = row(board_b, 1) - row(board_a, cut)  # the real row ``cut`` less its copy
+        g_mu = row(board_a, cut - 1) - row(board_b, 0)
+        norm = int((g_lam ** 2).sum() + (g_mu ** 2).sum())
+        if norm == 0:  # the copies agree: the two bands make one board, the optimum
+            break
+        goal = target if target is not None else 0.9 * result.steps[0]
+        if previous is not None and value >= previous:
+            theta *= 0.9
+        previous = value
+        size = max(1, round(theta * (value - goal) * PRICE_SCALE / norm))
+        lam -= size * g_lam
+        mu -= size * g_mu
+    result.seconds = time.perf_counter() - start
+    return result

@@ -172,7 +172,7 @@ def _predecessor(keys, vals, target, value, i, j, rows, cols, points, needs, all
 
 @njit(cache=True)
 def _best(keys, vals):
-    best = -1
+    best = -(1 << 62)  # an empty layer; scores may be negative with prices per cell
     for s in range(keys.shape[0]):
         if keys[s] != _EMPTY and vals[s] > best:
             best = vals[s]
@@ -217,6 +217,7 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
              board: bool = False, helpers: frozenset[int] = frozenset(),
              rest_bound: list[int] | None = None,
              layer_sink: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
+             cell_points: np.ndarray | None = None,
              ) -> DpResult:
     """The optimum, or whether any board beats ``incumbent`` (see the module docstring).
 
@@ -227,6 +228,11 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     :func:`upper_bound`). ``rest_bound[t]``, when given with an incumbent, bounds the score
     of the cells from the ``t``-th on (in the programme's reading order): a state that
     cannot beat the incumbent even so is dropped in the first half too.
+
+    ``cell_points[r, c, k]`` (board coordinates; ``k`` the colour, then "empty"), when
+    given, replaces the colours' points cell by cell: what a tower of colour ``k`` scores
+    at ``(r, c)``, which may be negative (prices on the rows of a band, see
+    ``bounds.lagrangian_bound``).
 
     ``layer_sink(t, keys, values)`` is handed every layer as it is made, from the start
     state (``t = 0``) to the states after the last cell: the frontier states reached after
@@ -264,8 +270,17 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     kept = 0
     allowed_at = []
     # The half-turn bound needs the board to look the same turned: not with built cells.
-    symmetric = not fixed and not helpers
+    symmetric = not fixed and not helpers and cell_points is None
     free_points, free_needs = np.zeros_like(points), np.zeros_like(needs)
+
+    def terms(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """What each colour scores at cell (i, j) of the reading order, and what it needs."""
+        r, c = (j, i) if turned else (i, j)
+        helper = r in helpers
+        if cell_points is not None:
+            return (np.ascontiguousarray(cell_points[r, c], dtype=np.int64),
+                    free_needs if helper else needs)
+        return (free_points, free_needs) if helper else (points, needs)
     peak = 1
     for t in range(total):
         i, j = divmod(t, cols)
@@ -296,9 +311,8 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
         target = 1 if current == 0 else 0
         if buffers[target][0].shape[0] < cap:
             buffers[target] = (np.empty(cap, dtype=np.uint64), np.empty(cap, dtype=np.int64))
-        helper = (j if turned else i) in helpers
-        keys, vals, n = _step(keys, vals, i, j, rows, cols,
-                              free_points if helper else points, free_needs if helper else needs,
+        cell_pts, cell_needs = terms(i, j)
+        keys, vals, n = _step(keys, vals, i, j, rows, cols, cell_pts, cell_needs,
                               allowed, bits, none, floor, buffers[target][0][:cap],
                               buffers[target][1][:cap])
         if keys.shape[0] != cap:  # the table grew: keep the bigger one
@@ -320,15 +334,16 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     letters = [c.letter for c in colours] + [problem.empty_letter]
     found: dict[tuple[int, int], str] = {}
     full = keys != _EMPTY
-    at = int(np.argmax(np.where(full, vals, -1)))
+    at = int(np.argmax(np.where(full, vals, np.iinfo(np.int64).min)))
     key, value = keys[at], int(vals[at])
     for t in range(total - 1, -1, -1):
         prev_keys, prev_vals = layers[t]
         if not len(prev_keys):
             break
         i, j = divmod(t, cols)
-        s, k = _predecessor(prev_keys, prev_vals, key, value, i, j, rows, cols, points, needs,
-                            allowed_at[t], bits, none)
+        cell_pts, cell_needs = terms(i, j)
+        s, k = _predecessor(prev_keys, prev_vals, key, value, i, j, rows, cols, cell_pts,
+                            cell_needs, allowed_at[t], bits, none)
         found[(j, i) if turned else (i, j)] = letters[k]
         key, value = prev_keys[s], int(prev_vals[s])
     grid = None
