@@ -250,7 +250,7 @@ def test_the_command_line_writes_checks_and_verifies(tmp_path, capsys):
     assert "for a 5x5 board, not 4x4" in capsys.readouterr().out
     # Errors: one line, no traceback.
     assert main(["solve", spec, "--size", "9x9", "--proof", str(tmp_path / "x")]) == 2
-    assert "proves boards up to 8 wide" in capsys.readouterr().err
+    assert "give --time-limit" in capsys.readouterr().err
     assert main(["solve", str(SPECS / "sixpack.yaml"), "--proof", str(tmp_path / "x")]) == 2
     assert "prove --proof" in capsys.readouterr().err
     assert main(["verify", str(SPECS / "sixpack.yaml"), "--proof", str(proof)]) == 2
@@ -292,3 +292,98 @@ def test_certificates_written_and_checked_from_threads_at_once(tmp_path):
     for size, score, check in answers:
         assert check.ok and score == check.optimum == alone[size]
         assert sizes[size] in (None, score)
+
+
+def _replace_member(source, target, name: str, data: bytes) -> None:
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for item in old.infolist():
+            new.writestr(item, data if item.filename == name else old.read(item.filename))
+
+
+@pytest.fixture(scope="module")
+def priced_5x5(tmp_path_factory):
+    from cpmodels.towers.proof import bound_with_certificate
+
+    path = tmp_path_factory.mktemp("priced") / "5x5.bound"
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 5, 5)
+    return problem, path, bound_with_certificate(problem, path, cut=3, steps=20, target=730)
+
+
+def test_a_priced_bound_is_certified_and_verified(priced_5x5, capsys):
+    from cpmodels.towers import bounds
+
+    problem, path, proved = priced_5x5
+    free = bounds.band_bound(problem, 3, False, True) + bounds.band_bound(problem, 2, True, False)
+    assert proved.check.ok and 730 <= proved.bound < free and proved.check.bound == proved.bound
+    assert main(["verify", str(SPECS / "towers.yaml"), "--proof", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"no board scores more than {proved.bound}, proved" in out
+
+
+def _forged_claim(path, target, change) -> None:
+    with zipfile.ZipFile(path) as archive:
+        claim = json.loads(archive.read("claim.json"))
+    change(claim)
+    _replace_member(path, target, "claim.json", json.dumps(claim).encode())
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda c: c.update(bound=c["bound"] - 10), "the bands prove"),
+    (lambda c: c["top_prices"][0].__setitem__(0, c["top_prices"][0][0] + 1), "other prices"),
+    (lambda c: c.update(cut=1), "other prices or rows"),
+    (lambda c: c.update(rows=6), "6x5 board, not 5x5"),
+    (lambda c: c.update(scale=0), "do not fit"),
+])
+def test_a_forged_priced_claim_is_rejected(priced_5x5, tmp_path, change, message):
+    from cpmodels.towers.certificate import check_priced_bound
+
+    problem, path, _ = priced_5x5
+    bad = tmp_path / "bad.bound"
+    _forged_claim(path, bad, change)
+    check = check_priced_bound(bad, problem)
+    assert not check.ok and message in check.message
+
+
+def test_a_forged_band_certificate_is_rejected(priced_5x5, tmp_path):
+    from cpmodels.towers.certificate import check_priced_bound
+
+    problem, path, _ = priced_5x5
+    with zipfile.ZipFile(path) as archive:
+        band = archive.read("top.cert")
+    # The band's own claim lowered: its last layer holds a better band board.
+    inner = tmp_path / "top.cert"
+    inner.write_bytes(band)
+    lowered = tmp_path / "lowered.cert"
+
+    def lower(header: bytes) -> bytes:
+        data = json.loads(header)
+        data["bound"] -= 1
+        return json.dumps(data).encode()
+
+    with zipfile.ZipFile(inner) as old:
+        _replace_member(inner, lowered, "header.json", lower(old.read("header.json")))
+    bad = tmp_path / "bad.bound"
+    _replace_member(path, bad, "top.cert", lowered.read_bytes())
+    check = check_priced_bound(bad, problem)
+    assert not check.ok and "top.cert" in check.message and "more than" in check.message
+    # A damaged file is refused with the reason, never a traceback.
+    junk = tmp_path / "junk.bound"
+    _replace_member(path, junk, "bottom.cert", b"not a zip")
+    assert not check_priced_bound(junk, problem).ok
+
+
+def test_past_8_wide_solve_certifies_a_priced_bound(tmp_path, capsys, monkeypatch):
+    from cpmodels.towers import bounds
+
+    real = bounds.lagrangian_bound
+    monkeypatch.setattr(bounds, "lagrangian_bound",
+                        lambda *a, **k: real(*a, **{**k, "steps": 2}))  # a short run
+    proof = tmp_path / "9x9.bound"
+    spec = str(SPECS / "towers.yaml")
+    assert main(["solve", spec, "--size", "9x9", "--time-limit", "2", "--proof", str(proof),
+                 "--format", "json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["proof_checked"] and answer["bound"] == answer["proof_bound"] <= 2970
+    assert answer["score"] <= answer["bound"]
+    assert main(["verify", spec, "--proof", str(proof), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bound"] == answer["bound"]

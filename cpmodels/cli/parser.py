@@ -152,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the svg/png picture to FILE (svg goes to stdout without it)")
     solve.add_argument("--proof", type=Path, metavar="FILE",
                        help="towers specs: write a certificate of the optimum to FILE and "
-                       "check it (boards up to 8 wide; see docs/towers.md)")
+                       "check it (boards up to 8 wide; wider boards get a certified bound "
+                       "from two priced bands of rows; see docs/towers.md)")
     add_backend_arg(solve, "cpsat")
 
     count = sub.add_parser("count", help="count every solution of one puzzle")

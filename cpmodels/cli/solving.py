@@ -76,9 +76,16 @@ def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: boo
         answer(args, payload, f"{text}\nno certificate written: {proved.why_not}", picture)
         return EXIT_UNKNOWN
     payload.update(proof=str(args.proof), proof_checked=check.ok, proof_states=check.states)
-    note = (f"certificate in {args.proof}, checked: {check.states:,} states in "
-            f"{check.layers} layers" if check.ok
-            else f"certificate in {args.proof} was rejected: {check.message}")
+    if check.bound is not None:  # a board too wide to prove: a certified bound
+        payload.update(proof_bound=check.bound)
+    if not check.ok:
+        note = f"certificate in {args.proof} was rejected: {check.message}"
+    elif check.bound is not None:
+        note = (f"bound {check.bound:,} certified in {args.proof} (two priced bands of rows, "
+                f"checked: {check.states:,} states)")
+    else:
+        note = (f"certificate in {args.proof}, checked: {check.states:,} states in "
+                f"{check.layers} layers")
     answer(args, payload, f"{text}\n{note}", picture)
     return STATUS_EXIT[result.status] if check.ok else EXIT_UNKNOWN
 
@@ -98,9 +105,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     payload = {"spec": problem.name, "size": [rows, cols], "proof": str(args.proof),
                "ok": check.ok, "optimum": check.optimum, "states": check.states,
                "message": check.message}
+    payload["bound"] = check.bound
     if check.ok:
         what = (f"optimum {check.optimum:,} proved" if check.optimum is not None
-                else "no legal board, proved")
+                else f"no board scores more than {check.bound:,}, proved"
+                if check.bound is not None else "no legal board, proved")
         text = (f"{problem.name} {rows}x{cols}: {what} (certificate checked: {check.states:,} "
                 f"states in {check.layers} layers)")
     else:

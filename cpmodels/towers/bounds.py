@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cpmodels.towers.certificate import priced_bands
 from cpmodels.towers.problem import TowersProblem
 from cpmodels.towers.programme import solve_dp
 
@@ -116,10 +117,8 @@ class PricedBound:
     seconds: float = 0.0
 
 
-def _priced_band(problem: TowersProblem, rows: int, helper: int, points: np.ndarray,
+def _priced_band(band: TowersProblem, helper: int, points: np.ndarray,
                  deadline: float | None) -> tuple[int | None, list[str] | None]:
-    band = TowersProblem(problem.name, rows, problem.cols, problem.colours,
-                         problem.allow_empty, problem.empty_letter)
     found = solve_dp(band, deadline=deadline, board=True, helpers=frozenset([helper]),
                      cell_points=points)
     return (found.best, found.grid) if found.finished else (None, None)
@@ -141,8 +140,6 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 80,
     if not 1 <= cut < problem.rows:
         raise ValueError(f"cut {cut} must leave rows on both sides of a {problem.rows}-row board")
     codes = len(problem.colours) + (1 if problem.allow_empty else 0)
-    base = np.array([c.points for c in problem.colours] + [0] * (codes - len(problem.colours)),
-                    dtype=np.int64) * PRICE_SCALE
     cols = problem.cols
     lam = np.zeros((cols, codes), dtype=np.int64)  # on row ``cut``: the top band's copy pays
     mu = np.zeros((cols, codes), dtype=np.int64)  # on row ``cut - 1``: the bottom's copy pays
@@ -153,16 +150,10 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 80,
     letter = {c.letter: k for k, c in enumerate(problem.colours)}
     letter[problem.empty_letter] = len(problem.colours)
     for step in range(steps):
-        top = np.zeros((cut + 1, cols, codes), dtype=np.int64)
-        top[:cut] = base
-        top[cut - 1] += mu
-        top[cut] = -lam
-        bottom = np.zeros((problem.rows - cut + 1, cols, codes), dtype=np.int64)
-        bottom[1:] = base
-        bottom[1] += lam
-        bottom[0] = -mu
-        a, board_a = _priced_band(problem, cut + 1, cut, top, deadline)
-        b, board_b = _priced_band(problem, problem.rows - cut + 1, 0, bottom, deadline)
+        (top, _, top_points), (bottom, _, bottom_points) = priced_bands(
+            problem, cut, PRICE_SCALE, lam, mu)
+        a, board_a = _priced_band(top, cut, top_points, deadline)
+        b, board_b = _priced_band(bottom, 0, bottom_points, deadline)
         if a is None or b is None or board_a is None or board_b is None:
             break
         value = (a + b) / PRICE_SCALE

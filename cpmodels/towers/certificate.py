@@ -50,7 +50,7 @@ VERSION = 1
 _NO_SCORE = np.iinfo(np.int64).min
 
 
-def _header_problem(problem: TowersProblem) -> dict[str, Any]:
+def header_problem(problem: TowersProblem) -> dict[str, Any]:
     """The puzzle as a certificate's header records it (compared with the spec's)."""
     letters = [c.letter for c in problem.colours]
     return {
@@ -71,8 +71,9 @@ class CertificateWriter:
     the file into place; :meth:`discard` removes it.
     """
 
-    def __init__(self, path: Path, problem: TowersProblem, layout: KeyLayout) -> None:
-        self.path, self.problem = Path(path), problem
+    def __init__(self, path: Path, problem: TowersProblem, layout: KeyLayout,
+                 band: dict[str, Any] | None = None) -> None:
+        self.path, self.problem, self.band = Path(path), problem, band
         self.layout = {"turned": layout.turned, "cell_bits": layout.cell_bits,
                        "colour_bits": layout.colour_bits}
         self.tmp = self.path.with_name(self.path.name + ".tmp")
@@ -104,13 +105,17 @@ class CertificateWriter:
         with self.archive.open(name, "w", force_zip64=True) as stream:
             np.lib.format.write_array(stream, array, allow_pickle=False)
 
-    def finish(self, optimum: int | None, board: list[str] | None) -> None:
-        """Write the claim and move the file into place."""
+    def finish(self, optimum: int | None, board: list[str] | None,
+               bound: int | None = None) -> None:
+        """Write the claim and move the file into place. A band's certificate claims only a
+        ``bound`` (no optimum, no board)."""
         if self.archive is None or not self.complete:
             raise ValueError("the programme did not run to its end: no certificate")
         header = {"format": FORMAT, "version": VERSION, "puzzle": self.problem.name,
-                  **_header_problem(self.problem), **self.layout, "layers": self.layers,
+                  **header_problem(self.problem), **self.layout, "layers": self.layers,
                   "optimum": optimum, "board": board}
+        if self.band is not None:
+            header.update(band=self.band, bound=bound)
         self.archive.writestr("header.json", json.dumps(header, indent=1))
         self._close()
         os.replace(self.tmp, self.path)
@@ -137,6 +142,7 @@ class CertificateCheck:
     states: int = 0
     layers: int = 0
     bounded: int = 0
+    bound: int | None = None  # a band's certificate: no band board scores more than this
 
 
 def read_header(path: Path) -> dict[str, Any]:
@@ -205,7 +211,7 @@ def check_certificate(path: Path, problem: TowersProblem,
     """
     try:
         header = read_header(path)
-        if _header_problem(problem) != {k: header.get(k) for k in _header_problem(problem)}:
+        if header_problem(problem) != {k: header.get(k) for k in header_problem(problem)}:
             return CertificateCheck(False, _mismatch(header, problem))
         with zipfile.ZipFile(path) as archive:
             return _check(header, problem, archive, on_layer)
@@ -239,9 +245,21 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
     points = [c.points for c in problem.colours] + [0] * (n - len(problem.colours))
     needs = [sum(1 << x for x in c.needs) for c in problem.colours] + [0] * (
         n - len(problem.colours))
+    # A band: rows that need nothing (copies of a neighbour's row) and a score per cell.
+    band, claimed_bound = header.get("band"), header.get("bound")
+    helpers: set[int] = set()
+    cell_points = None
+    if band is not None:
+        helpers = set(band["helpers"])
+        cell_points = np.array(band["cell_points"], dtype=np.int64)
+        if cell_points.shape != (problem.rows, problem.cols, n) or \
+                not helpers <= set(range(problem.rows)) or not isinstance(claimed_bound, int) \
+                or header["optimum"] is not None or header["board"] is not None:
+            return CertificateCheck(False, "a band's certificate needs helper rows of the "
+                                    "band, a score per cell and colour, and a bound only")
 
     optimum, board = header["optimum"], header["board"]
-    if optimum is not None:
+    if band is None and optimum is not None:
         if not isinstance(optimum, int) or not isinstance(board, list) \
                 or not all(isinstance(row, str) for row in board):
             return CertificateCheck(False, "the claim needs an integer optimum and a board")
@@ -251,7 +269,7 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
         if problem.score(board) != optimum:
             return CertificateCheck(False, f"the certificate's board scores "
                                     f"{problem.score(board)}, not the {optimum} it claims")
-    elif board is not None:
+    elif band is None and board is not None:
         return CertificateCheck(False, "a board is given with no optimum")
 
     total = rows * cols
@@ -289,8 +307,12 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
         states += len(new_keys)
         rest = total - t - 1
         bound = None  # what the cells after this one can add, when the half turn tells
-        if optimum is not None and not fixed and rest <= t and rest <= complete:
+        if optimum is not None and not fixed and band is None and rest <= t \
+                and rest <= complete:
             bound = best[rest]
+        r, c = (j, i) if turned else (i, j)
+        gain = points if cell_points is None else [int(x) for x in cell_points[r, c]]
+        wants = [0] * n if r in helpers else needs
         here = np.uint64(cell_bits * j)
         up = (keys >> here) & cell
         up_colour, up_needs = up & colour_mask, up >> shift
@@ -312,7 +334,7 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
             legal = np.ones(len(keys), dtype=bool)
             if i > 0:  # the cell above leaves the frontier: it must need nothing more
                 legal &= _popcount(up_needs & ~bit) <= unplaced(i - 1, j, t)
-            missing = np.uint64(needs[k]) & ~up_bit
+            missing = np.uint64(wants[k]) & ~up_bit
             successor = keys & clear
             if j > 0:
                 still = left_needs & ~bit
@@ -321,7 +343,7 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
                 successor |= (left_colour | (still << shift)) << before
             legal &= _popcount(missing) <= unplaced(i, j, t)
             successor |= (np.uint64(k) | (missing << shift)) << here
-            score = scores + points[k]
+            score = scores + gain[k]
             at = np.minimum(np.searchsorted(new_keys, successor), max(len(new_keys) - 1, 0))
             if len(new_keys):
                 covered = (new_keys[at] == successor) & (new_scores[at] >= score)
@@ -351,6 +373,13 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
         if on_layer is not None:
             on_layer(t + 1, total)
     final = best[total]
+    if band is not None and isinstance(claimed_bound, int):
+        if final > claimed_bound:
+            return CertificateCheck(False, f"the last layer holds a band board scoring {final}, "
+                                    f"more than the {claimed_bound} claimed", states=states,
+                                    layers=total + 1)
+        return CertificateCheck(True, f"band bound {claimed_bound} proved", None, states,
+                                total + 1, bounded, bound=claimed_bound)
     if optimum is None:
         if final != _NO_SCORE:
             return CertificateCheck(False, "the certificate claims no legal board, but its "
@@ -361,3 +390,93 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
                                 f"than the {optimum} claimed", states=states, layers=total + 1)
     return CertificateCheck(True, f"optimum {optimum} proved", optimum, states, total + 1,
                             bounded)
+
+
+PRICED_FORMAT = "cpmodels-towers-priced-bound"
+
+
+def priced_bands(problem: TowersProblem, cut: int, scale: int, top_prices: np.ndarray,
+                 bottom_prices: np.ndarray) -> list[tuple[TowersProblem, int, np.ndarray]]:
+    """The two bands of a priced bound, each as a board of its own rows and the ``band``
+    entry its certificate must carry: rows ``0 .. cut - 1`` with a copy of row ``cut``
+    below, and rows ``cut ..`` with a copy of row ``cut - 1`` above. A copy needs nothing and
+    pays the price of the colour it holds; the real row next to it earns the other band's
+    price; every other cell scores its colour's points (all times ``scale``). Each band:
+    its board, its copied row, and the score of each colour at each of its cells."""
+    n = len(problem.colours) + (1 if problem.allow_empty else 0)
+    base = np.array([c.points for c in problem.colours] + [0] * (n - len(problem.colours)),
+                    dtype=np.int64) * scale
+    top = np.zeros((cut + 1, problem.cols, n), dtype=np.int64)
+    top[:cut] = base
+    top[cut - 1] += bottom_prices
+    top[cut] = -top_prices
+    bottom = np.zeros((problem.rows - cut + 1, problem.cols, n), dtype=np.int64)
+    bottom[1:] = base
+    bottom[1] += top_prices
+    bottom[0] = -bottom_prices
+    out = []
+    for points, helper in ((top, cut), (bottom, 0)):
+        band = TowersProblem(problem.name, len(points), problem.cols, problem.colours,
+                             problem.allow_empty, problem.empty_letter)
+        out.append((band, helper, points))
+    return out
+
+
+def band_entry(helper: int, points: np.ndarray) -> dict[str, Any]:
+    """What a band's certificate header says of its copied row and its scores."""
+    return {"helpers": [helper], "cell_points": points.tolist()}
+
+
+def check_priced_bound(path: Path, problem: TowersProblem,
+                       on_layer: Callable[[int, int], None] | None = None) -> CertificateCheck:
+    """Verify a priced bound: two band certificates whose prices are the claim's, and the
+    claim at least their sum (divided by the scale, rounded down to the points' common
+    divisor, as every board's score is a multiple of it). Never raises for a bad file."""
+    import io
+    from math import gcd
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            claim = json.loads(archive.read("claim.json"))
+            if not isinstance(claim, dict) or claim.get("format") != PRICED_FORMAT:
+                return CertificateCheck(False, f"{path} is not a priced bound")
+            if header_problem(problem) != {k: claim.get(k) for k in header_problem(problem)}:
+                return CertificateCheck(False, _mismatch(claim, problem))
+            cut, scale, bound = int(claim["cut"]), int(claim["scale"]), int(claim["bound"])
+            n = len(problem.colours) + (1 if problem.allow_empty else 0)
+            prices = [np.array(claim[k], dtype=np.int64) for k in ("top_prices",
+                                                                   "bottom_prices")]
+            if not 1 <= cut < problem.rows or scale < 1 or problem.fixed or any(
+                    p.shape != (problem.cols, n) for p in prices):
+                return CertificateCheck(False, "the claim's cut, scale or prices do not fit "
+                                        "the board")
+            total, states, layers = 0, 0, 0
+            for (band, helper, points), name in zip(
+                    priced_bands(problem, cut, scale, *prices), ("top.cert", "bottom.cert")):
+                entry = band_entry(helper, points)
+                data = io.BytesIO(archive.read(name))
+                with zipfile.ZipFile(data) as inner:
+                    header = json.loads(inner.read("header.json"))
+                if header.get("band") != entry:
+                    return CertificateCheck(False, f"{name} is for other prices or rows than "
+                                            "the claim's")
+                data.seek(0)
+                part = check_certificate(data, band, on_layer)  # type: ignore[arg-type]
+                if not part.ok:
+                    return CertificateCheck(False, f"{name}: {part.message}")
+                total += part.bound or 0
+                states += part.states
+                layers += part.layers
+    except (KeyError, ValueError, TypeError, zipfile.BadZipFile, EOFError) as exc:
+        return CertificateCheck(False, f"unreadable priced bound: {exc}")
+    except OSError as exc:
+        return CertificateCheck(False, f"cannot read {path}: {exc.strerror or exc}")
+    unit = 0
+    for colour in problem.colours:
+        unit = gcd(unit, colour.points)
+    unit = unit or 1
+    proved = (total // scale) // unit * unit  # floor of total / scale, to a multiple of unit
+    if bound < proved:
+        return CertificateCheck(False, f"the bands prove {proved}, not the {bound} claimed",
+                                states=states)
+    return CertificateCheck(True, f"bound {bound} proved", None, states, layers, bound=bound)

@@ -16,9 +16,14 @@ from pathlib import Path
 from cpmodels.errors import InputError
 from cpmodels.spec.models import TowersSpec
 from cpmodels.towers.certificate import (
+    PRICED_FORMAT,
     CertificateCheck,
     CertificateWriter,
+    band_entry,
     check_certificate,
+    check_priced_bound,
+    header_problem,
+    priced_bands,
     read_header,
 )
 from cpmodels.towers.problem import TowersProblem, towers_problem
@@ -41,9 +46,7 @@ def solve_with_certificate(problem: TowersProblem, path: Path, *,
     from cpmodels.towers import model, programme
 
     if min(problem.rows, problem.cols) > model.DP_PROOF_WIDTH:
-        raise InputError(f"certificates come from the exact programme, which proves boards "
-                         f"up to {model.DP_PROOF_WIDTH} wide; {problem.rows}x{problem.cols} "
-                         "is wider (drop --proof for its best board and bound)")
+        return _solve_wide(problem, path, time_limit)
     writer = CertificateWriter(path, problem, programme.key_layout(problem))
     try:
         result = model.solve(problem, time_limit=time_limit, layer_sink=writer.layer)
@@ -72,6 +75,13 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
     from the certificate's header), without a solver."""
     if not path.is_file():
         raise InputError(f"{path}: no such file")
+    claim = _priced_claim(path)
+    if claim is not None:
+        rows, cols = size or (claim.get("rows"), claim.get("cols"))
+        if not (isinstance(rows, int) and isinstance(cols, int) and rows > 0 and cols > 0):
+            raise InputError(f"{path}: the claim gives no board size")
+        problem = towers_problem(spec, rows, cols)
+        return problem, check_priced_bound(path, problem, on_layer=on_layer)
     try:
         header = read_header(path)
     except ValueError as exc:
@@ -87,3 +97,116 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
         raise InputError(f"{path}: the header gives no board size")
     problem = towers_problem(spec, rows, cols)
     return problem, check_certificate(path, problem, on_layer=on_layer)
+
+
+@dataclass
+class ProvedBound:
+    """A priced bound on a board too wide for the programme, and its certificate's check."""
+
+    bound: int
+    cut: int
+    steps: int
+    check: CertificateCheck
+
+
+def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int | None = None,
+                           steps: int = 80, target: int | None = None,
+                           time_limit: float | None = None) -> ProvedBound:
+    """Price two bands' boundary rows (``bounds.lagrangian_bound``), then solve each band
+    once more at the best prices with its certificate, and write both with the claim to
+    ``path`` (a zip: ``claim.json``, ``top.cert``, ``bottom.cert``), checked by
+    ``certificate.check_priced_bound``. Nothing is left at ``path`` unless it is whole."""
+    import json
+    import tempfile
+    import time
+    import zipfile
+    from math import gcd
+
+    from cpmodels.towers import bounds, programme
+
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    cut = cut if cut is not None else (problem.rows + 1) // 2
+    priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=target,
+                                     deadline=deadline)
+    if priced.prices is None:
+        raise InputError("the bands did not finish within the time limit: no bound")
+    lam, mu = priced.prices
+    scale = bounds.PRICE_SCALE
+    total = 0
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with tempfile.TemporaryDirectory(dir=path.parent) as scratch, \
+                zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
+            for (band, helper, points), name in zip(priced_bands(problem, cut, scale, lam, mu),
+                                                    ("top.cert", "bottom.cert")):
+                part = Path(scratch) / name
+                writer = CertificateWriter(part, band, programme.key_layout(band),
+                                           band=band_entry(helper, points))
+                found = programme.solve_dp(band, helpers=frozenset([helper]),
+                                           cell_points=points, layer_sink=writer.layer)
+                if not found.finished or found.best is None:
+                    writer.discard()
+                    raise InputError("a band did not finish: no bound")
+                writer.finish(None, None, bound=found.best)
+                total += found.best
+                archive.write(part, name)
+            unit = 0
+            for colour in problem.colours:
+                unit = gcd(unit, colour.points)
+            bound = (total // scale) // (unit or 1) * (unit or 1)
+            claim = {"format": PRICED_FORMAT, "version": 1, "puzzle": problem.name,
+                     **header_problem(problem), "cut": cut, "scale": scale,
+                     "top_prices": lam.tolist(), "bottom_prices": mu.tolist(),
+                     "bound": bound}
+            archive.writestr("claim.json", json.dumps(claim))
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return ProvedBound(bound, cut, len(priced.steps), check_priced_bound(path, problem))
+
+
+
+def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None) -> ProvedAnswer:
+    """A board too wide for the programme to prove: CP-SAT's best board in the time limit,
+    and a priced bound with its certificate (:func:`bound_with_certificate`)."""
+    from cpmodels.towers import model
+
+    if time_limit is None:
+        raise InputError(f"give --time-limit: past {model.DP_PROOF_WIDTH} wide the search for "
+                         "a board has no end (the certified bound is worked out after it)")
+    if problem.fixed:
+        raise InputError("a certified bound past 8 wide is for boards with no towers built")
+    from cpmodels.towers import programme
+
+    cut = (problem.rows + 1) // 2
+    widest = programme.max_width(problem)
+    if min(max(cut, problem.rows - cut) + 1, problem.cols) > widest:
+        raise InputError(f"a certified bound cuts the board into two bands of rows, each "
+                         f"solved by the programme (at most {widest} wide); "
+                         f"{problem.rows}x{problem.cols} is too large for that")
+    result = model.solve(problem, time_limit=time_limit)
+    proved = bound_with_certificate(problem, path, cut=cut, target=result.score)
+    if proved.check.ok:
+        if result.bound is None or proved.bound < result.bound:
+            result.bound = proved.bound
+        result.optimal = result.score is not None and result.score >= result.bound
+    return ProvedAnswer(result, proved.check)
+
+
+def _priced_claim(path: Path) -> dict | None:
+    """The claim of a priced bound's certificate, or None when the file is not one."""
+    import json
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if "claim.json" not in archive.namelist():
+                return None
+            claim = json.loads(archive.read("claim.json"))
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return None
+    return claim if isinstance(claim, dict) and claim.get("format") == PRICED_FORMAT else None
