@@ -469,7 +469,7 @@ def decode(spec: SpecLike, answer: str | bytes | Path, *, format: str,
     data = answer.read_bytes() if isinstance(answer, Path) else (
         answer.encode() if isinstance(answer, str) else answer)
     try:
-        found = models.decode(subject, models.format_for(Path("answer"), format), data)
+        found = models.decode(subject, models.known_format(format), data)
     except models.Unsolvable:
         if subject.is_towers:
             return TowersSolution(subject.towers, TowersResult("unsolvable", 0.0))

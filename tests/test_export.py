@@ -156,7 +156,7 @@ def _xcc_count(text: str) -> int:
         else:
             bounds[token] = (1, 1)
 
-    def search(used: dict[str, int], allowed: list[frozenset], start: int) -> int:
+    def search(used: dict[str, int], allowed: list[frozenset]) -> int:
         short = [i for i, (low, _) in bounds.items() if used[i] < low]
         if not short:
             return 1
@@ -169,10 +169,10 @@ def _xcc_count(text: str) -> int:
             rest = [o for o in allowed[k + 1:] if all(now[i] < bounds[i][1] for i in o)]
             earlier = [o for o in allowed[:k] if item not in o
                        and all(now[i] < bounds[i][1] for i in o)]
-            total += search(now, earlier + rest, 0)
+            total += search(now, earlier + rest)
         return total
 
-    return search(dict.fromkeys(bounds, 0), options, 0)
+    return search(dict.fromkeys(bounds, 0), options)
 
 
 COPIES = """\

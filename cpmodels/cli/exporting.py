@@ -39,12 +39,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
-    from cpmodels.export import Unsolvable, decode, format_for
+    from cpmodels.export import Unsolvable, decode, known_format
     from cpmodels.export.decode import MAX_ANSWER_BYTES
     from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
     from cpmodels.towers import TowersResult
 
-    fmt = format_for(args.model, args.format)
+    fmt = known_format(args.format)
     subject = _subject(args)
     try:
         if str(args.model) == "-":

@@ -40,7 +40,7 @@ from cpmodels.spec import Spec, TowersSpec
 from cpmodels.towers import TowersResult, towers_problem
 
 __all__ = ["FORMATS", "Decoded", "Subject", "Unsolvable", "check_refutation", "decode",
-           "format_for",
+           "format_for", "known_format",
            "model_files", "subject_of", "write_model"]
 
 Unsolvable = readers.Unsolvable
@@ -64,12 +64,17 @@ def subject_of(spec: Spec, *, date: dt.date | str | None = None,
     return Subject(instance=packing_instance(query))
 
 
+def known_format(name: str) -> str:
+    """``name`` if it is a format, else an :class:`InputError` listing the formats."""
+    if name not in FORMATS:
+        raise InputError(f"unknown format {name!r}; formats: {', '.join(FORMATS)}")
+    return name
+
+
 def format_for(path: Path, given: str | None) -> str:
     """The format asked for, or the one the file's extension names."""
     if given is not None:
-        if given not in FORMATS:
-            raise InputError(f"unknown format {given!r}; formats: {', '.join(FORMATS)}")
-        return given
+        return known_format(given)
     for name, (extensions, *_) in FORMATS.items():
         if path.suffix.lower() in extensions:
             return name

@@ -139,11 +139,10 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 80,
         raise ValueError("the priced band bound is for boards with no towers built")
     if not 1 <= cut < problem.rows:
         raise ValueError(f"cut {cut} must leave rows on both sides of a {problem.rows}-row board")
-    codes = len(problem.colours) + (1 if problem.allow_empty else 0)
+    codes = problem.codes
     cols = problem.cols
     lam = np.zeros((cols, codes), dtype=np.int64)  # on row ``cut``: the top band's copy pays
     mu = np.zeros((cols, codes), dtype=np.int64)  # on row ``cut - 1``: the bottom's copy pays
-    unit = np.gcd.reduce([c.points for c in problem.colours if c.points] or [1])
     result = PricedBound(None, cut)
     theta, previous = 1.0, None
     eye = np.eye(codes, dtype=np.int64)
@@ -160,7 +159,7 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 80,
         result.steps.append(value)
         if result.bound is None or value < min(result.steps[:-1], default=value + 1):
             result.prices = (lam.copy(), mu.copy())
-        result.bound = int(np.floor(min(result.steps) / unit) * unit)
+            result.bound = problem.bound_from(a + b, PRICE_SCALE)
         if on_step is not None:
             on_step(step, value)
 

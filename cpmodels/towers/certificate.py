@@ -30,6 +30,7 @@ it reads the layout from the header and re-derives every transition with numpy.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import zipfile
@@ -397,13 +398,13 @@ PRICED_FORMAT = "cpmodels-towers-priced-bound"
 
 def priced_bands(problem: TowersProblem, cut: int, scale: int, top_prices: np.ndarray,
                  bottom_prices: np.ndarray) -> list[tuple[TowersProblem, int, np.ndarray]]:
-    """The two bands of a priced bound, each as a board of its own rows and the ``band``
-    entry its certificate must carry: rows ``0 .. cut - 1`` with a copy of row ``cut``
-    below, and rows ``cut ..`` with a copy of row ``cut - 1`` above. A copy needs nothing and
-    pays the price of the colour it holds; the real row next to it earns the other band's
-    price; every other cell scores its colour's points (all times ``scale``). Each band:
-    its board, its copied row, and the score of each colour at each of its cells."""
-    n = len(problem.colours) + (1 if problem.allow_empty else 0)
+    """The two bands of a priced bound, each as a board of its own rows: rows
+    ``0 .. cut - 1`` with a copy of row ``cut`` below, and rows ``cut ..`` with a copy of
+    row ``cut - 1`` above. A copy needs nothing and pays the price of the colour it holds;
+    the real row next to it earns the other band's price; every other cell scores its
+    colour's points (all times ``scale``). Each band: its board, its copied row, and the
+    score of each colour at each of its cells."""
+    n = problem.codes
     base = np.array([c.points for c in problem.colours] + [0] * (n - len(problem.colours)),
                     dtype=np.int64) * scale
     top = np.zeros((cut + 1, problem.cols, n), dtype=np.int64)
@@ -432,9 +433,6 @@ def check_priced_bound(path: Path, problem: TowersProblem,
     """Verify a priced bound: two band certificates whose prices are the claim's, and the
     claim at least their sum (divided by the scale, rounded down to the points' common
     divisor, as every board's score is a multiple of it). Never raises for a bad file."""
-    import io
-    from math import gcd
-
     try:
         with zipfile.ZipFile(path) as archive:
             claim = json.loads(archive.read("claim.json"))
@@ -443,7 +441,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
             if header_problem(problem) != {k: claim.get(k) for k in header_problem(problem)}:
                 return CertificateCheck(False, _mismatch(claim, problem))
             cut, scale, bound = int(claim["cut"]), int(claim["scale"]), int(claim["bound"])
-            n = len(problem.colours) + (1 if problem.allow_empty else 0)
+            n = problem.codes
             prices = [np.array(claim[k], dtype=np.int64) for k in ("top_prices",
                                                                    "bottom_prices")]
             if not 1 <= cut < problem.rows or scale < 1 or problem.fixed or any(
@@ -471,11 +469,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
         return CertificateCheck(False, f"unreadable priced bound: {exc}")
     except OSError as exc:
         return CertificateCheck(False, f"cannot read {path}: {exc.strerror or exc}")
-    unit = 0
-    for colour in problem.colours:
-        unit = gcd(unit, colour.points)
-    unit = unit or 1
-    proved = (total // scale) // unit * unit  # floor of total / scale, to a multiple of unit
+    proved = problem.bound_from(total, scale)
     if bound < proved:
         return CertificateCheck(False, f"the bands prove {proved}, not the {bound} claimed",
                                 states=states)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import gcd
 
 from cpmodels.errors import InputError
 from cpmodels.spec.models import TowersSpec
@@ -28,6 +29,20 @@ class TowersProblem:
     allow_empty: bool = False
     empty_letter: str = "."
     fixed: tuple[tuple[tuple[int, int], int], ...] = ()  # built cells: colour index, -1 empty
+
+    @property
+    def codes(self) -> int:
+        """What a cell can hold: each colour, then "empty" where empty cells are allowed."""
+        return len(self.colours) + (1 if self.allow_empty else 0)
+
+    def bound_from(self, total: int, scale: int = 1) -> int:
+        """The most a board can score when it scores at most ``total / scale``: every board
+        scores a multiple of the colours' points' common divisor, so round down to one."""
+        step = 0
+        for colour in self.colours:
+            step = gcd(step, colour.points)
+        step = step or 1
+        return (total // scale) // step * step
 
     def neighbours(self, r: int, c: int) -> list[tuple[int, int]]:
         return [

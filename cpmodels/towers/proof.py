@@ -109,7 +109,7 @@ class ProvedBound:
     check: CertificateCheck
 
 
-def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int | None = None,
+def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                            steps: int = 80, target: int | None = None,
                            time_limit: float | None = None) -> ProvedBound:
     """Price two bands' boundary rows (``bounds.lagrangian_bound``), then solve each band
@@ -120,12 +120,10 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int | Non
     import tempfile
     import time
     import zipfile
-    from math import gcd
 
     from cpmodels.towers import bounds, programme
 
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    cut = cut if cut is not None else (problem.rows + 1) // 2
     priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=target,
                                      deadline=deadline)
     if priced.prices is None:
@@ -150,10 +148,7 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int | Non
                 writer.finish(None, None, bound=found.best)
                 total += found.best
                 archive.write(part, name)
-            unit = 0
-            for colour in problem.colours:
-                unit = gcd(unit, colour.points)
-            bound = (total // scale) // (unit or 1) * (unit or 1)
+            bound = problem.bound_from(total, scale)
             claim = {"format": PRICED_FORMAT, "version": 1, "puzzle": problem.name,
                      **header_problem(problem), "cut": cut, "scale": scale,
                      "top_prices": lam.tolist(), "bottom_prices": mu.tolist(),
