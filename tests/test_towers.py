@@ -155,7 +155,29 @@ def test_scores_per_cell_are_the_best_priced_board_by_brute_force():
     found = programme.solve_dp(problem, board=True, helpers=frozenset([0]),
                                cell_points=prices)
     assert found.best == best and (best, found.grid) in boards
+    # Scores that depend on the colours above and to the left (the priced corners of
+    # ``bounds.lagrangian_bound``), on a board the programme reads down its columns and on
+    # one it reads along its rows.
+    for rows, cols in ((3, 2), (2, 3)):
+        problem = towers_problem(spec, rows, cols)
+        corner = rng.integers(-60, 60, size=(rows, cols, 6, 6, 5))
+        best, boards = None, []
+        for cells in itertools.product(letters, repeat=rows * cols):
+            grid = ["".join(cells[r * cols:(r + 1) * cols]) for r in range(rows)]
+            if [p for p in problem.violations(grid) if " at (0," not in p]:
+                continue
+            code = [[letters.index(ch) for ch in row] for row in grid]
+            value = sum(int(corner[r, c, code[r - 1][c] if r else 5,
+                                   code[r][c - 1] if c else 5, code[r][c]])
+                        for r in range(rows) for c in range(cols))
+            if best is None or value > best:
+                best = value
+            boards.append((value, grid))
+        found = programme.solve_dp(problem, board=True, helpers=frozenset([0]),
+                                   cell_points=corner)
+        assert found.best == best and (best, found.grid) in boards
     # With the colours' own points and no free row it is the plain programme.
+    problem = towers_problem(spec, 3, 2)
     plain = np.broadcast_to(np.array([c.points for c in problem.colours]), (3, 2, 5))
     assert programme.solve_dp(problem, cell_points=plain).best == \
         programme.solve_dp(problem).best

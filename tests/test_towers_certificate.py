@@ -320,6 +320,11 @@ def test_a_priced_bound_is_certified_and_verified(priced_5x5, capsys):
     assert f"no board scores more than {proved.bound}, proved" in out
 
 
+def _nudge_a_used_price(prices) -> None:
+    """One price of a corner the bands see (column 1 has a left neighbour) moved by one."""
+    prices[1][0][0][0] += 1
+
+
 def _forged_claim(path, target, change) -> None:
     with zipfile.ZipFile(path) as archive:
         claim = json.loads(archive.read("claim.json"))
@@ -329,7 +334,9 @@ def _forged_claim(path, target, change) -> None:
 
 @pytest.mark.parametrize(("change", "message"), [
     (lambda c: c.update(bound=c["bound"] - 10), "the bands prove"),
-    (lambda c: c["top_prices"][0].__setitem__(0, c["top_prices"][0][0] + 1), "other prices"),
+    (lambda c: _nudge_a_used_price(c["prices"]), "other prices"),
+    (lambda c: c.update(prices=c["prices"][1:]), "do not fit"),
+    (lambda c: c.pop("prices"), "do not fit"),
     (lambda c: c.update(cut=1), "other prices or rows"),
     (lambda c: c.update(rows=6), "6x5 board, not 5x5"),
     (lambda c: c.update(scale=0), "do not fit"),

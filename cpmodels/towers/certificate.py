@@ -253,11 +253,12 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
     if band is not None:
         helpers = set(band["helpers"])
         cell_points = np.array(band["cell_points"], dtype=np.int64)
-        if cell_points.shape != (problem.rows, problem.cols, n) or \
+        if cell_points.shape != (problem.rows, problem.cols, n + 1, n + 1, n) or \
                 not helpers <= set(range(problem.rows)) or not isinstance(claimed_bound, int) \
                 or header["optimum"] is not None or header["board"] is not None:
             return CertificateCheck(False, "a band's certificate needs helper rows of the "
-                                    "band, a score per cell and colour, and a bound only")
+                                    "band, a score per cell, colour and neighbours above and "
+                                    "to the left, and a bound only")
 
     optimum, board = header["optimum"], header["board"]
     if band is None and optimum is not None:
@@ -312,7 +313,6 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
                 and rest <= complete:
             bound = best[rest]
         r, c = (j, i) if turned else (i, j)
-        gain = points if cell_points is None else [int(x) for x in cell_points[r, c]]
         wants = [0] * n if r in helpers else needs
         here = np.uint64(cell_bits * j)
         up = (keys >> here) & cell
@@ -320,6 +320,7 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
         up_bit = np.where(up_colour < n, np.uint64(1) << np.minimum(up_colour, 63),
                           np.uint64(0))
         clear = ~(cell << here)
+        left_index = np.full(len(keys), n, dtype=np.int64)  # no cell to the left
         if j > 0:
             before = np.uint64(cell_bits * (j - 1))
             left = (keys >> before) & cell
@@ -327,6 +328,11 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
             left_bit = np.where(left_colour < n, np.uint64(1) << np.minimum(left_colour, 63),
                                 np.uint64(0))
             clear &= ~(cell << before)
+            left_index = np.minimum(left_colour, n).astype(np.int64)
+        up_index = np.minimum(up_colour, n).astype(np.int64)
+        if cell_points is not None:  # the board's neighbours above and to the left
+            above, beside = (left_index, up_index) if turned else (up_index, left_index)
+            gains = cell_points[r, c][above, beside]  # per state, per colour
         code = fixed.get((i, j))
         allowed = range(n) if code is None else [n - 1 if code < 0 else code]
         used_bound = False
@@ -344,7 +350,7 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
                 successor |= (left_colour | (still << shift)) << before
             legal &= _popcount(missing) <= unplaced(i, j, t)
             successor |= (np.uint64(k) | (missing << shift)) << here
-            score = scores + gain[k]
+            score = scores + (points[k] if cell_points is None else gains[:, k])
             at = np.minimum(np.searchsorted(new_keys, successor), max(len(new_keys) - 1, 0))
             if len(new_keys):
                 covered = (new_keys[at] == successor) & (new_scores[at] >= score)
@@ -396,30 +402,46 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
 PRICED_FORMAT = "cpmodels-towers-priced-bound"
 
 
-def priced_bands(problem: TowersProblem, cut: int, scale: int, top_prices: np.ndarray,
-                 bottom_prices: np.ndarray) -> list[tuple[TowersProblem, int, np.ndarray]]:
+def priced_bands(problem: TowersProblem, cut: int, scale: int,
+                 prices: np.ndarray) -> list[tuple[TowersProblem, int, np.ndarray]]:
     """The two bands of a priced bound, each as a board of its own rows: rows
     ``0 .. cut - 1`` with a copy of row ``cut`` below, and rows ``cut ..`` with a copy of
-    row ``cut - 1`` above. A copy needs nothing and pays the price of the colour it holds;
-    the real row next to it earns the other band's price; every other cell scores its
-    colour's points (all times ``scale``). Each band: its board, its copied row, and the
-    score of each colour at each of its cells."""
+    row ``cut - 1`` above. A copy needs nothing and scores nothing; every other cell scores
+    its colour's points (times ``scale``). ``prices[j, a, l, k]`` is on the corner where
+    row ``cut - 1`` holds ``a`` in column ``j`` and row ``cut`` holds ``l`` in column
+    ``j - 1`` (``codes``: column 0 has none) and ``k`` in column ``j``: both bands see all
+    three cells when they place row ``cut``'s cell, the top band on its copy (it pays the
+    price), the bottom band on its real row (it earns it). Each band: its board, its copied
+    row, and its scores ``[r, c, up, left, k]`` (see ``programme.solve_dp``)."""
     n = problem.codes
     base = np.array([c.points for c in problem.colours] + [0] * (n - len(problem.colours)),
                     dtype=np.int64) * scale
-    top = np.zeros((cut + 1, problem.cols, n), dtype=np.int64)
-    top[:cut] = base
-    top[cut - 1] += bottom_prices
-    top[cut] = -top_prices
-    bottom = np.zeros((problem.rows - cut + 1, problem.cols, n), dtype=np.int64)
-    bottom[1:] = base
-    bottom[1] += top_prices
-    bottom[0] = -bottom_prices
+    corner = np.zeros((problem.cols, n + 1, n + 1, n), dtype=np.int64)
+    corner[:, :n] = prices  # the row above is always there
     out = []
-    for points, helper in ((top, cut), (bottom, 0)):
-        band = TowersProblem(problem.name, len(points), problem.cols, problem.colours,
+    for rows, helper, priced, sign in ((cut + 1, cut, cut, -1),
+                                       (problem.rows - cut + 1, 0, 1, 1)):
+        points = np.zeros((rows, problem.cols, n + 1, n + 1, n), dtype=np.int64)
+        points[:] = base
+        points[helper] = 0
+        points[priced] += sign * corner
+        band = TowersProblem(problem.name, rows, problem.cols, problem.colours,
                              problem.allow_empty, problem.empty_letter)
         out.append((band, helper, points))
+    return out
+
+
+def corner_counts(problem: TowersProblem, upper: str, lower: str) -> np.ndarray:
+    """How often each corner of :func:`priced_bands` occurs between two rows of letters:
+    ``[j, a, l, k]`` is 1 where ``upper`` holds ``a`` in column ``j`` and ``lower`` holds
+    ``l`` in column ``j - 1`` (``codes`` for column 0) and ``k`` in column ``j``."""
+    n = problem.codes
+    code = {c.letter: k for k, c in enumerate(problem.colours)}
+    code[problem.empty_letter] = len(problem.colours)
+    out = np.zeros((problem.cols, n, n + 1, n), dtype=np.int64)
+    for j in range(problem.cols):
+        left = code[lower[j - 1]] if j else n
+        out[j, code[upper[j]], left, code[lower[j]]] = 1
     return out
 
 
@@ -442,15 +464,14 @@ def check_priced_bound(path: Path, problem: TowersProblem,
                 return CertificateCheck(False, _mismatch(claim, problem))
             cut, scale, bound = int(claim["cut"]), int(claim["scale"]), int(claim["bound"])
             n = problem.codes
-            prices = [np.array(claim[k], dtype=np.int64) for k in ("top_prices",
-                                                                   "bottom_prices")]
-            if not 1 <= cut < problem.rows or scale < 1 or problem.fixed or any(
-                    p.shape != (problem.cols, n) for p in prices):
+            prices = np.array(claim.get("prices", []), dtype=np.int64)
+            if not 1 <= cut < problem.rows or scale < 1 or problem.fixed or \
+                    prices.shape != (problem.cols, n, n + 1, n):
                 return CertificateCheck(False, "the claim's cut, scale or prices do not fit "
                                         "the board")
             total, states, layers = 0, 0, 0
             for (band, helper, points), name in zip(
-                    priced_bands(problem, cut, scale, *prices), ("top.cert", "bottom.cert")):
+                    priced_bands(problem, cut, scale, prices), ("top.cert", "bottom.cert")):
                 entry = band_entry(helper, points)
                 data = io.BytesIO(archive.read(name))
                 with zipfile.ZipFile(data) as inner:

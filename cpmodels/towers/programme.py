@@ -124,10 +124,11 @@ def _successor(key, k, i, j, rows, cols, needs, bits, none, up_colour, up_missin
 
 
 @njit(cache=True)
-def _step(keys, vals, i, j, rows, cols, points, needs, allowed, bits, none, floor, new_keys,
+def _step(keys, vals, i, j, rows, cols, table, needs, allowed, bits, none, floor, new_keys,
           new_vals):
     """The layer after placing cell (i, j) into ``new_keys``/``new_vals`` (emptied here; a
-    bigger table is made if they fill up); successors scoring below ``floor`` are dropped."""
+    bigger table is made if they fill up); successors scoring below ``floor`` are dropped.
+    ``table[up, left, k]`` is what colour ``k`` scores under those colour codes."""
     new_keys[:] = _EMPTY
     cap = new_keys.shape[0]
     used = 0
@@ -136,8 +137,8 @@ def _step(keys, vals, i, j, rows, cols, points, needs, allowed, bits, none, floo
         if key == _EMPTY:
             continue
         uc, um, lc, lm = _around(key, j, bits, needs.shape[0], none)
-        for k in range(points.shape[0]):
-            score = vals[s] + points[k]
+        for k in range(table.shape[2]):
+            score = vals[s] + table[uc, lc, k]
             if not (allowed >> k) & 1 or score < floor:
                 continue
             new = _successor(key, k, i, j, rows, cols, needs, bits, none, uc, um, lc, lm)
@@ -156,14 +157,14 @@ def _step(keys, vals, i, j, rows, cols, points, needs, allowed, bits, none, floo
 
 
 @njit(cache=True)
-def _predecessor(keys, vals, target, value, i, j, rows, cols, points, needs, allowed, bits,
+def _predecessor(keys, vals, target, value, i, j, rows, cols, table, needs, allowed, bits,
                  none):
     """A state of the layer before (i, j) and the colour that lead to ``target`` with
     score ``value``; (-1, -1) when there is none."""
     for s in range(keys.shape[0]):
         uc, um, lc, lm = _around(keys[s], j, bits, needs.shape[0], none)
-        for k in range(points.shape[0]):
-            if (allowed >> k) & 1 and vals[s] + points[k] == value and _successor(
+        for k in range(table.shape[2]):
+            if (allowed >> k) & 1 and vals[s] + table[uc, lc, k] == value and _successor(
                     keys[s], k, i, j, rows, cols, needs, bits, none, uc, um, lc,
                     lm) == target:
                 return s, k
@@ -212,6 +213,25 @@ def _bits(problem: TowersProblem) -> tuple[int, int]:
     return layout.cell_bits, (1 << layout.colour_bits) - 1
 
 
+def _context_points(cell_points: np.ndarray | None, problem: TowersProblem,
+                    points: np.ndarray, none: int) -> np.ndarray | None:
+    """``cell_points`` as ``[r, c, up, left, k]`` over the key's colour codes (``none``: no
+    cell), whether it was given per colour or per colour and neighbours; None if not given."""
+    if cell_points is None:
+        return None
+    n = len(points)
+    cell_points = np.asarray(cell_points, dtype=np.int64)
+    grid = (problem.rows, problem.cols)
+    if cell_points.shape == (*grid, n):
+        cell_points = np.broadcast_to(cell_points[:, :, None, None, :],
+                                      (*grid, n + 1, n + 1, n))
+    elif cell_points.shape != (*grid, n + 1, n + 1, n):
+        raise ValueError(f"cell_points must be {(*grid, n)} or {(*grid, n + 1, n + 1, n)}, "
+                         f"not {cell_points.shape}")
+    code = np.minimum(np.arange(none + 1), n)  # codes n .. none - 1 never occur
+    return cell_points[:, :, code][:, :, :, code]
+
+
 def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
              deadline: float | None = None, memory_limit: int = MEMORY_LIMIT,
              board: bool = False, helpers: frozenset[int] = frozenset(),
@@ -232,7 +252,9 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     ``cell_points[r, c, k]`` (board coordinates; ``k`` the colour, then "empty"), when
     given, replaces the colours' points cell by cell: what a tower of colour ``k`` scores
     at ``(r, c)``, which may be negative (prices on the rows of a band, see
-    ``bounds.lagrangian_bound``).
+    ``bounds.lagrangian_bound``). ``cell_points[r, c, up, left, k]`` makes the score depend
+    on the colours of the cells above and to the left as well (index ``codes``: no cell
+    there); the programme knows both when it places a cell, whichever way it reads.
 
     ``layer_sink(t, keys, values)`` is handed every layer as it is made, from the start
     state (``t = 0``) to the states after the last cell: the frontier states reached after
@@ -271,16 +293,23 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     allowed_at = []
     # The half-turn bound needs the board to look the same turned: not with built cells.
     symmetric = not fixed and not helpers and cell_points is None
-    free_points, free_needs = np.zeros_like(points), np.zeros_like(needs)
+    free_needs = np.zeros_like(needs)
+    context = _context_points(cell_points, problem, points, none)
 
     def terms(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """What each colour scores at cell (i, j) of the reading order, and what it needs."""
+        """What each colour scores at cell (i, j) of the reading order, by the colour codes
+        of the frontier cells above and to the left of it there, and what it needs."""
         r, c = (j, i) if turned else (i, j)
         helper = r in helpers
-        if cell_points is not None:
-            return (np.ascontiguousarray(cell_points[r, c], dtype=np.int64),
-                    free_needs if helper else needs)
-        return (free_points, free_needs) if helper else (points, needs)
+        wants = free_needs if helper else needs
+        if context is None:
+            flat = np.zeros_like(points) if helper else points
+            return np.ascontiguousarray(np.broadcast_to(flat, (none + 1, none + 1,
+                                                               len(points)))), wants
+        table = context[r, c]
+        if turned:  # reading down the columns: the cell above is the board's left one
+            table = table.transpose(1, 0, 2)
+        return np.ascontiguousarray(table), wants
     peak = 1
     for t in range(total):
         i, j = divmod(t, cols)

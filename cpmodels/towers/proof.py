@@ -110,7 +110,7 @@ class ProvedBound:
 
 
 def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
-                           steps: int = 80, target: int | None = None,
+                           steps: int = 120, target: int | None = None,
                            time_limit: float | None = None) -> ProvedBound:
     """Price two bands' boundary rows (``bounds.lagrangian_bound``), then solve each band
     once more at the best prices with its certificate, and write both with the claim to
@@ -128,14 +128,14 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                                      deadline=deadline)
     if priced.prices is None:
         raise InputError("the bands did not finish within the time limit: no bound")
-    lam, mu = priced.prices
+    prices = priced.prices
     scale = bounds.PRICE_SCALE
     total = 0
     tmp = path.with_name(path.name + ".tmp")
     try:
         with tempfile.TemporaryDirectory(dir=path.parent) as scratch, \
                 zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
-            for (band, helper, points), name in zip(priced_bands(problem, cut, scale, lam, mu),
+            for (band, helper, points), name in zip(priced_bands(problem, cut, scale, prices),
                                                     ("top.cert", "bottom.cert")):
                 part = Path(scratch) / name
                 writer = CertificateWriter(part, band, programme.key_layout(band),
@@ -149,10 +149,9 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                 total += found.best
                 archive.write(part, name)
             bound = problem.bound_from(total, scale)
-            claim = {"format": PRICED_FORMAT, "version": 1, "puzzle": problem.name,
+            claim = {"format": PRICED_FORMAT, "version": 2, "puzzle": problem.name,
                      **header_problem(problem), "cut": cut, "scale": scale,
-                     "top_prices": lam.tolist(), "bottom_prices": mu.tolist(),
-                     "bound": bound}
+                     "prices": prices.tolist(), "bound": bound}
             archive.writestr("claim.json", json.dumps(claim))
         tmp.replace(path)
     except OSError as exc:
