@@ -456,6 +456,18 @@ def export(spec: SpecLike, out: str | Path, *, format: str | None = None,
     return models.write_model(subject, models.format_for(Path(out), format), Path(out))
 
 
+def make(spec: SpecLike, out: str | Path, *, target: str | None = None,
+         **sizes: Any) -> Any:
+    """Write a puzzle's cut files (SVG, DXF), 3-D prints (STL), previews and manifest into
+    the new directory ``out``; ``sizes`` are :class:`cpmodels.make.MakeOptions`' fields in
+    millimetres (``cell``, ``kerf``, ``clearance``, ``sheet``, ``thickness``, ``border``).
+    Returns the :class:`cpmodels.make.MakeReport`."""
+    from cpmodels.make import MakeOptions
+    from cpmodels.make import make as make_files
+
+    return make_files(load(spec), Path(out), MakeOptions(**sizes), target=target)
+
+
 def decode(spec: SpecLike, answer: str | bytes | Path, *, format: str,
            size: tuple[int, int] | None = None, **which: Any,
            ) -> PackingSolution | TowersSolution:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from cpmodels.errors import InputError
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
@@ -33,3 +39,29 @@ def keep_complete_lines(path: Path) -> int:
     if complete != data:
         write_atomic(path, complete)
     return complete.count(b"\n")
+
+
+@contextmanager
+def directory_in_place(directory: Path) -> Iterator[Path]:
+    """A scratch directory beside ``directory`` to fill; renamed to ``directory`` when the
+    block ends without an error, removed when it raises. ``directory`` must not exist or be
+    empty, so it is whole or absent afterwards."""
+    directory = Path(directory)
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise InputError(f"{directory} exists and is not an empty directory")
+    parent = directory.resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"cannot write {directory}: {parent} is not a directory")
+    try:
+        scratch = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}."))
+    except OSError as exc:
+        raise InputError(f"cannot write {directory}: {exc.strerror or exc}") from None
+    try:
+        yield scratch
+        scratch.chmod(0o755)  # mkdtemp's directory is private
+        if directory.exists():
+            directory.rmdir()  # empty, checked above
+        scratch.rename(directory)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise

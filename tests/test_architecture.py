@@ -51,7 +51,7 @@ def test_nothing_outside_the_engine_imports_its_modules():
 
 
 @pytest.mark.parametrize("module", ["cpmodels.render", "cpmodels.towers", "cpmodels.spec",
-                                    "cpmodels.web.play"])
+                                    "cpmodels.web.play", "cpmodels.make"])
 def test_pictures_and_specs_load_no_solver(module):
     code = (f"import sys, {module}; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'ortools', 'pysat'}))")

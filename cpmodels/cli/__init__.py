@@ -18,6 +18,7 @@ from cpmodels.cli.catalogue import cmd_schema, cmd_serve, cmd_specs, cmd_validat
 from cpmodels.cli.counting import cmd_count, cmd_enumerate, cmd_sweep
 from cpmodels.cli.design import cmd_design
 from cpmodels.cli.exporting import cmd_decode, cmd_export, cmd_export_suite
+from cpmodels.cli.making import cmd_make
 from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN
 from cpmodels.cli.parser import build_parser
 from cpmodels.cli.solving import cmd_prove, cmd_solve, cmd_verify
@@ -32,6 +33,7 @@ COMMANDS = {
     "sweep": cmd_sweep, "serve": cmd_serve, "design": cmd_design,
     "validate": cmd_validate, "schema": cmd_schema, "verify": cmd_verify, "specs": cmd_specs,
     "export": cmd_export, "decode": cmd_decode, "export-suite": cmd_export_suite,
+    "make": cmd_make,
 }
 
 

@@ -291,6 +291,29 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("dir", type=Path, metavar="DIR", help="a new (or empty) directory")
     add_quiet_arg(suite)
 
+    from cpmodels.cli.making import sheet_size
+
+    make = sub.add_parser("make", help="cut files (SVG, DXF) and 3-D prints (STL) of a "
+                          "puzzle's pieces, frame and tray, with a manifest")
+    make.add_argument("spec", help="a calendar or packing spec (path or bundled name)")
+    make.add_argument("--out", required=True, type=Path, metavar="DIR",
+                      help="a new (or empty) directory")
+    make.add_argument("--target", help="packing specs: the board to make (default: the first)")
+    make.add_argument("--cell", type=float, default=20.0, metavar="MM",
+                      help="a cell's side in millimetres (default 20)")
+    make.add_argument("--kerf", type=float, default=0.15, metavar="MM",
+                      help="the width the laser burns away (default 0.15)")
+    make.add_argument("--clearance", type=float, default=0.2, metavar="MM",
+                      help="the play a piece needs to slide in (default 0.2)")
+    make.add_argument("--sheet", type=sheet_size, default=(600.0, 400.0), metavar="WxH",
+                      help="the sheets to cut from, in millimetres (default 600x400)")
+    make.add_argument("--thickness", type=float, default=4.0, metavar="MM",
+                      help="printed pieces' thickness and the tray's depth (default 4)")
+    make.add_argument("--border", type=float, metavar="MM",
+                      help="the frame around the board (default half a cell)")
+    make.add_argument("--format", choices=("text", "json"), default="text",
+                      help="json: print the manifest")
+
     sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
 
     listing = sub.add_parser("specs", help="list the bundled specs: any command takes their "

@@ -10,8 +10,6 @@ it and renamed into place, so it is complete or absent.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cpmodels import __version__
-from cpmodels.errors import InputError
 from cpmodels.export import FORMATS, Subject, subject_of, write_model
+from cpmodels.files import directory_in_place
 from cpmodels.spec import load_spec
 
 
@@ -79,17 +77,7 @@ def _expected(subject: Subject) -> tuple[dict[str, Any], str]:
 def write_suite(directory: Path, *, instances: tuple[SuiteInstance, ...] = INSTANCES,
                 on_instance: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Write every instance in every format that fits it, and the manifest; the manifest."""
-    directory = Path(directory)
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise InputError(f"{directory} exists and is not an empty directory")
-    parent = directory.resolve().parent
-    if not parent.is_dir():
-        raise InputError(f"cannot write {directory}: {parent} is not a directory")
-    try:
-        scratch = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}."))
-    except OSError as exc:
-        raise InputError(f"cannot write {directory}: {exc.strerror or exc}") from None
-    try:
+    with directory_in_place(Path(directory)) as scratch:
         manifest: dict[str, Any] = {"suite": "cpmodels", "version": __version__,
                                     "instances": []}
         for item in instances:
@@ -112,12 +100,5 @@ def write_suite(directory: Path, *, instances: tuple[SuiteInstance, ...] = INSTA
                 "seconds": round(time.perf_counter() - start, 2)})
             if on_instance is not None:
                 on_instance(item.name)
-        scratch.chmod(0o755)  # mkdtemp's directory is private
         (scratch / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-        if directory.exists():
-            directory.rmdir()  # empty, checked above
-        scratch.rename(directory)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
     return manifest

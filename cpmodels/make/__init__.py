@@ -1,0 +1,222 @@
+"""Make a puzzle: cut files for a laser and solids for a 3-D printer.
+
+:func:`make` writes, into a directory that is whole or absent afterwards:
+
+* ``sheet-N.svg`` and ``sheet-N.dxf``: every piece (as many as the spec uses at most), the
+  board's frame with its cavity, and a base plate with the labels engraved, laid out on
+  sheets (``laser.py`` says how cut and engraving are told apart; ``sheets.py`` how parts
+  are laid out). The kerf is added outwards on every cut line of a part and inwards on a
+  hole's, so parts come out at their nominal size; the clearance is taken off the pieces,
+  half on every side. ``sheet-N.png`` previews each sheet.
+* ``piece-NAME.stl`` and ``tray.stl`` (``printing.py``): closed manifold solids, the tray
+  with its cavity and the labels engraved in its floor; ``tray.png`` previews it.
+* ``manifest.json``: each file with what it holds (piece, cells, area in mm², volume in
+  mm³, sheet).
+
+The cube grid has no flat parts: its pieces and tray are printed only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shapely.geometry import box
+from shapely.ops import unary_union
+
+from cpmodels import __version__
+from cpmodels.errors import InputError
+from cpmodels.files import directory_in_place
+from cpmodels.geometry import Cell
+from cpmodels.spec.models import CalendarSpec, PackingLike, Spec, TowersSpec
+
+# Label size as a share of a cell's side: a glyph run fits inside the cell's inner circle.
+LABEL_SIZE = {"square": (0.34, 0.8), "triangle": (0.17, 0.38), "hex": (0.4, 1.1)}
+FLOOR = 2.0  # millimetres under the tray's cavity
+
+
+@dataclass(frozen=True)
+class MakeOptions:
+    """Sizes in millimetres: a cell's side, the laser's kerf, the play a piece needs, the
+    sheet (width, height), the thickness of pieces and tray walls above the floor, and the
+    frame's border around the cavity (default: half a cell)."""
+
+    cell: float = 20.0
+    kerf: float = 0.15
+    clearance: float = 0.2
+    sheet: tuple[float, float] = (600.0, 400.0)
+    thickness: float = 4.0
+    border: float | None = None
+    gap: float = 3.0
+    margin: float = 5.0
+
+    def check(self) -> None:
+        """One clear line for each size that cannot make parts."""
+        if not 1.0 <= self.cell <= 500.0:
+            raise InputError(f"--cell {self.cell:g}: a cell must be 1 to 500 mm")
+        if not 0.0 <= self.kerf < self.cell / 2:
+            raise InputError(f"--kerf {self.kerf:g}: the kerf must be at least 0 and less than "
+                             f"half a cell ({self.cell / 2:g} mm)")
+        if not 0.0 <= self.clearance < self.cell / 4:
+            raise InputError(f"--clearance {self.clearance:g}: the clearance must be at least "
+                             f"0 and less than a quarter of a cell ({self.cell / 4:g} mm)")
+        if not 0.2 <= self.thickness <= 200.0:
+            raise InputError(f"--thickness {self.thickness:g}: it must be 0.2 to 200 mm")
+        w, h = self.sheet
+        if not (1.0 <= w <= 10_000.0 and 1.0 <= h <= 10_000.0):
+            raise InputError(f"--sheet {w:g}x{h:g}: a sheet's sides must be 1 to 10,000 mm")
+        if self.border is not None and not 0.0 < self.border <= 10 * self.cell:
+            raise InputError(f"--border {self.border:g}: it must be more than 0 and at most "
+                             "ten cells")
+
+    @property
+    def frame_border(self) -> float:
+        return self.cell / 2 if self.border is None else self.border
+
+
+@dataclass
+class MakeReport:
+    """What :func:`make` wrote: the directory, the manifest, and the files by kind."""
+
+    directory: Path
+    manifest: dict[str, Any]
+    sheets: list[str] = field(default_factory=list)
+    solids: list[str] = field(default_factory=list)
+
+
+def _board(spec: PackingLike, target: str | None) -> tuple[frozenset[Cell], dict[Cell, str]]:
+    """The cells of the cavity and the labels on them."""
+    if isinstance(spec, CalendarSpec):
+        return spec.cells, spec.cell_labels
+    targets = list(spec.all_targets())
+    if target is None:
+        return targets[0].cells, {}
+    for t in targets:
+        if t.name == target:
+            return t.cells, {}
+    raise InputError(f"{spec.name} has no target {target!r}; it has "
+                     + ", ".join(t.name for t in targets))
+
+
+def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
+         target: str | None = None) -> MakeReport:
+    """Write the cut files, the solids and the manifest of ``spec`` into ``out``."""
+    if isinstance(spec, TowersSpec):
+        raise InputError("make is for packing and calendar specs; a towers grid has no "
+                         "pieces to cut")
+    from cpmodels.make import laser, printing, sheets
+    from cpmodels.make.preview import sheet_png, tray_png
+    from cpmodels.make.shapes import Sheetwork, offset, text_outlines
+
+    options = options or MakeOptions()
+    options.check()
+    cells, labels = _board(spec, target)
+    pieces = [(p.name, tuple(sorted(p.cells)), p.high) for p in spec.pieces]
+    report = MakeReport(Path(out), {})
+    manifest: dict[str, Any] = {
+        "made_by": f"cpmodels {__version__}", "puzzle": spec.name, "grid": spec.grid,
+        "options": {**asdict(options), "border": options.frame_border}, "files": []}
+    files: list[dict[str, Any]] = manifest["files"]
+    inset = options.clearance / 2
+    with directory_in_place(Path(out)) as scratch:
+        if spec.grid == "cube":
+            for name, shape, copies in pieces:
+                solid = printing.polycube(shape, options.cell, inset)
+                file = f"piece-{_safe(name)}.stl"
+                printing.write_solid(solid, scratch / file)
+                files.append({"file": file, "holds": "piece", "piece": name, "copies": copies,
+                              "cells": [list(c) for c in shape],
+                              "volume_mm3": round(solid.volume(), 3)})
+            footprint = {(x, y) for x, y, _ in cells}
+            depth = (max(z for _, _, z in cells) + 1) * options.cell
+            cavity = unary_union([box(x * options.cell, -(y + 1) * options.cell,
+                                      (x + 1) * options.cell, -y * options.cell)
+                                  for x, y in footprint])  # drawn y down: y turned over
+            x0, y0, x1, y1 = cavity.bounds
+            b = options.frame_border
+            outer = box(x0 - b, y0 - b, x1 + b, y1 + b)
+            solid = printing.tray(outer, cavity, None, floor=FLOOR, depth=depth)
+            printing.write_solid(solid, scratch / "tray.stl")
+            tray_png(outer, cavity, None, scratch / "tray.png")
+            files.append({"file": "tray.stl", "also": ["tray.png"], "holds": "tray",
+                          "cells": [list(c) for c in sorted(cells)],
+                          "volume_mm3": round(solid.volume(), 3), "floor_mm": FLOOR,
+                          "depth_mm": depth})
+            report.solids = [f["file"] for f in files]
+        else:
+            work = Sheetwork(spec.grid, options.cell)
+            cavity = work.region(cells)
+            x0, y0, x1, y1 = cavity.bounds
+            b = options.frame_border
+            outer = box(x0 - b, y0 - b, x1 + b, y1 + b)
+            tall, wide = LABEL_SIZE[spec.grid]
+            engraving = text_outlines({work.centre(cell): text for cell, text in
+                                       labels.items()}, tall * options.cell,
+                                      wide * options.cell)
+            half_kerf = options.kerf / 2
+            parts = []
+            for name, shape, copies in pieces:
+                nominal = offset(work.region(shape), -inset)
+                for k in range(copies):
+                    parts.append(sheets.Part(
+                        name if copies == 1 else f"{name} {k + 1}", "piece",
+                        offset(nominal, half_kerf), nominal, piece=name, cells=shape))
+            frame = outer.difference(cavity)
+            parts.append(sheets.Part("frame", "frame", offset(frame, half_kerf), frame))
+            parts.append(sheets.Part("base", "base", offset(outer, half_kerf), outer,
+                                     engrave=engraving))
+            laid = sheets.lay_out(parts, options.sheet, work.turns, gap=options.gap + options.kerf,
+                                  margin=options.margin)
+            for sheet in laid:
+                stem = f"sheet-{sheet.number}"
+                (scratch / f"{stem}.svg").write_text(laser.sheet_svg(sheet))
+                laser.write_dxf(sheet, scratch / f"{stem}.dxf")
+                sheet_png(sheet, scratch / f"{stem}.png")
+                report.sheets += [f"{stem}.svg", f"{stem}.dxf", f"{stem}.png"]
+                files.append({"file": f"{stem}.svg", "also": [f"{stem}.dxf", f"{stem}.png"],
+                              "holds": "sheet", "sheet": sheet.number,
+                              "size_mm": list(sheet.size), "parts": [
+                                  _part_entry(p) for p in sheet.parts]})
+            for name, shape, copies in pieces:
+                nominal = offset(work.region(shape), -inset)
+                solid = printing.extrude(nominal, options.thickness)
+                file = f"piece-{_safe(name)}.stl"
+                printing.write_solid(solid, scratch / file)
+                files.append({"file": file, "holds": "piece", "piece": name, "copies": copies,
+                              "cells": [list(c) for c in shape],
+                              "area_mm2": round(nominal.area, 4),
+                              "volume_mm3": round(solid.volume(), 3)})
+            solid = printing.tray(outer, cavity, engraving, floor=FLOOR,
+                                  depth=options.thickness)
+            printing.write_solid(solid, scratch / "tray.stl")
+            tray_png(outer, cavity, engraving, scratch / "tray.png")
+            files.append({"file": "tray.stl", "also": ["tray.png"], "holds": "tray",
+                          "cells": [list(c) for c in sorted(cells)],
+                          "cavity_area_mm2": round(cavity.area, 4),
+                          "volume_mm3": round(solid.volume(), 3),
+                          "labels": len(labels), "floor_mm": FLOOR,
+                          "depth_mm": options.thickness})
+            report.solids = [f["file"] for f in files if f["file"].endswith(".stl")]
+        (scratch / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    report.manifest = manifest
+    return report
+
+
+def _part_entry(part: Any) -> dict[str, Any]:
+    entry = {"part": part.name, "kind": part.kind, "area_mm2": round(part.nominal.area, 4),
+             "cut_area_mm2": round(part.cut.area, 4), "turn": part.turn,
+             "at": [round(v, 4) for v in part.at]}
+    if part.piece is not None:
+        entry.update(piece=part.piece, cells=[list(c) for c in part.cells])
+    return entry
+
+
+def _safe(name: str) -> str:
+    """A piece's name as part of a file name."""
+    out = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
+    return out or "piece"
+
+
+__all__ = ["MakeOptions", "MakeReport", "make"]

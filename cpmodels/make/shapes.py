@@ -1,0 +1,118 @@
+"""The flat shapes of a puzzle in millimetres: cells, pieces, the board, labels as outlines.
+
+Cells are drawn as the pictures draw them (``render.scene.DRAWINGS``), scaled so that a
+cell's side is ``cell`` millimetres. A piece is the union of its cells (one polygon, as the
+pieces are connected through edges). Offsets are exact polygon offsets with mitred corners
+(shapely's ``buffer``), so straight edges move by exactly the distance asked and corners
+stay sharp. Labels become outlines of glyphs (matplotlib's DejaVu Sans), so a cutter needs
+no font.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import TypeAlias
+
+import numpy as np
+from matplotlib.font_manager import FontProperties
+from matplotlib.textpath import TextPath
+from shapely import affinity
+from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import unary_union
+
+from cpmodels.geometry import Cell
+from cpmodels.render.scene import DRAWINGS, CellDrawing
+
+Flat: TypeAlias = BaseGeometry  # a polygon, or several
+FONT = FontProperties(family="DejaVu Sans", weight="bold")
+
+
+def _side_units(drawing: CellDrawing) -> float:
+    """The length of a cell's side in the drawing's pixels (the first two corners)."""
+    (x0, y0), (x1, y1) = drawing.corners((0, 0))[:2]
+    ux, uy = drawing.unit
+    return math.hypot((x1 - x0) * ux, (y1 - y0) * uy)
+
+
+class Sheetwork:
+    """Cells of one grid as millimetre polygons, a cell's side ``cell`` millimetres long."""
+
+    def __init__(self, grid: str, cell: float) -> None:
+        if grid not in DRAWINGS:
+            raise ValueError(f"flat shapes are for the square, triangle and hex grids, "
+                             f"not {grid}")
+        self.grid, self.cell = grid, cell
+        self.drawing = DRAWINGS[grid]
+        scale = cell / _side_units(self.drawing)
+        self.sx, self.sy = self.drawing.unit[0] * scale, self.drawing.unit[1] * scale
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        """A drawing point in millimetres: x across, y down (as on a sheet)."""
+        return x * self.sx, y * self.sy
+
+    def cell_polygon(self, cell: Cell) -> Polygon:
+        return Polygon([self.point(*pt) for pt in self.drawing.corners(cell)])
+
+    def centre(self, cell: Cell) -> tuple[float, float]:
+        return self.point(*self.drawing.centre(cell))
+
+    def region(self, cells: Iterable[Cell]) -> Flat:
+        """The union of the cells: one polygon for a connected set."""
+        return unary_union([self.cell_polygon(c) for c in cells]).buffer(0)
+
+    @property
+    def cell_area(self) -> float:
+        return self.cell_polygon((0, 0)).area
+
+    @property
+    def turns(self) -> tuple[float, ...]:
+        """The angles (degrees) a part may be turned by on a sheet: the grid's rotations."""
+        return (0.0, 90.0, 180.0, 270.0) if self.grid == "square" else tuple(
+            60.0 * k for k in range(6))
+
+
+def offset(shape: Flat, distance: float) -> Flat:
+    """``shape`` grown by ``distance`` millimetres (shrunk when negative), corners mitred."""
+    if distance == 0:
+        return shape
+    return shape.buffer(distance, join_style="mitre", mitre_limit=10.0)
+
+
+def _glyphs(text: str) -> Flat:
+    """``text`` as filled glyph outlines at size 10, y up (the font's own way)."""
+    path = TextPath((0, 0), text, size=10, prop=FONT)
+    shape: Flat = Polygon()
+    for ring in path.to_polygons():
+        if np.shape(ring)[0] >= 3:
+            shape = shape.symmetric_difference(Polygon(ring).buffer(0))  # holes of a glyph
+    return shape
+
+
+def text_outlines(texts: dict[tuple[float, float], str], height: float,
+                  width: float) -> Flat | None:
+    """Each text as filled glyph outlines centred on its point (x across, y down), all at one
+    size: the largest at which every text is at most ``height`` tall and ``width`` wide, in
+    millimetres. None when there is no text."""
+    shapes = {at: _glyphs(text) for at, text in texts.items()}
+    shapes = {at: g for at, g in shapes.items() if not g.is_empty}
+    if not shapes:
+        return None
+    factor = min(min(height / (g.bounds[3] - g.bounds[1]), width / (g.bounds[2] - g.bounds[0]))
+                 for g in shapes.values())
+    placed = []
+    for (x, y), glyphs in shapes.items():
+        glyphs = affinity.scale(glyphs, factor, -factor, origin=(0, 0))  # y up to y down
+        x0, y0, x1, y1 = glyphs.bounds
+        placed.append(affinity.translate(glyphs, x - (x0 + x1) / 2, y - (y0 + y1) / 2))
+    return unary_union(placed)
+
+
+def polygons(shape: Flat | None) -> list[Polygon]:
+    """The polygons of a shape (none for no shape), empty ones dropped."""
+    if shape is None or shape.is_empty:
+        return []
+    if isinstance(shape, Polygon):
+        return [shape]
+    return [p for p in shape.geoms if isinstance(p, Polygon) and not p.is_empty]
