@@ -393,6 +393,65 @@ def _export_suite() -> str:
 TOWERS_ORACLES = {3: "200", 4: "440", 5: "730", 6: "1,130", 7: "1,570", 8: "2,100"}
 
 
+def _make(spec: str) -> Callable[[], str]:
+    def run() -> str:
+        import tempfile
+
+        from cpmodels.api import make
+
+        with tempfile.TemporaryDirectory() as scratch:
+            report = make(spec, Path(scratch) / "parts")
+            parts = sum(len(f["parts"]) for f in report.manifest["files"]
+                        if f["holds"] == "sheet")
+            size = sum(p.stat().st_size for p in (Path(scratch) / "parts").iterdir()) / 1e6
+        return (f"{parts} parts on {len(report.sheets) // 3} sheet(s), "
+                f"{len(report.solids)} solids, {size:.1f} MB")
+    return run
+
+
+def _board_stream(spec: str) -> Callable[[], str]:
+    """A drawn board's counts streamed by a live server, timed from the request."""
+    def run() -> str:
+        import json
+        import socket
+        import threading
+
+        import httpx
+        import uvicorn
+        import yaml
+
+        from cpmodels.web.app import create_app
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = uvicorn.Server(uvicorn.Config(create_app([SPECS / "calendar_day.yaml"]),
+                                               host="127.0.0.1", port=port,
+                                               log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.02)
+        board = yaml.safe_load((SPECS / spec).read_text())
+        try:
+            start = time.perf_counter()
+            first, rows = None, 0
+            with httpx.Client(timeout=300) as http, http.stream(
+                    "POST", f"http://127.0.0.1:{port}/api/board/counts", json=board) as answer:
+                for line in answer.iter_lines():
+                    if first is None:
+                        first = time.perf_counter() - start
+                    last = json.loads(line)
+                    rows += "labels" in last
+            total = time.perf_counter() - start
+        finally:
+            server.should_exit = True
+            thread.join(10)
+        return (f"{rows:,} combinations, first line after {first:.2f} s, all after "
+                f"{total:.2f} s, {len(last['unsolvable'])} unsolvable")
+    return run
+
+
 BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
     "calendar_day_sweep": ("calendar_day sweep of 372 (oracle 25,061)",
                            _sweep("calendar_day.yaml")),
@@ -417,6 +476,12 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
     **{f"towers_{n}x{n}": (f"towers {n}x{n} (oracle {oracle})", _towers(n))
        for n, oracle in TOWERS_ORACLES.items()},
     "pictures": ("Jun 7 Tue: every solution as SVG, 100 as PNG (oracle 10,374)", _pictures),
+    "make_week": ("make calendar_week: sheets (SVG, DXF, PNG), STL pieces and tray",
+                  _make("calendar_week")),
+    "board_day_stream": ("the editor's API: calendar_day drawn, 372 counts streamed",
+                         _board_stream("calendar_day.yaml")),
+    "board_week_stream": ("the editor's API: calendar_week drawn, 2604 counts streamed",
+                          _board_stream("calendar_week.yaml")),
     "export_suite": ("export-suite: 11 instances in every format, counts and optima verified",
                      _export_suite),
     "web_hints": ("web API: hints until the board is full, then 10 solutions", _web_hints),

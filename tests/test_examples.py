@@ -223,10 +223,18 @@ def _curl(block: Block) -> None:
     words = shlex.split(command)
     url = next(w for w in words if "localhost" in w)
     body = json.loads(words[words.index("-d") + 1])
-    expected = json.loads(" ".join(line.lstrip("# ") for line in text.splitlines()
-                                   if line.startswith("#")))
+    comments = [line.lstrip("# ") for line in text.splitlines() if line.startswith("#")]
     app = create_app([bundled_specs()[name] for name in ("calendar_week", "calendar_day")])
-    answer = TestClient(app).post(url.split("localhost:8000", 1)[1], json=body).json()
+    response = TestClient(app).post(url.split("localhost:8000", 1)[1], json=body)
+    if response.headers["content-type"].startswith("application/x-ndjson"):
+        # A stream: each JSON comment line is one of its lines (its keys), the rest is prose.
+        lines = [json.loads(line) for line in response.text.splitlines() if line]
+        for want in (json.loads(c) for c in comments if c.startswith("{")):
+            assert any({k: got.get(k) for k in want} == want for got in lines), \
+                f"{block.where}: no line {want}"
+        return
+    expected = json.loads(" ".join(comments))
+    answer = response.json()
     assert {k: answer.get(k) for k in expected} == expected, block.where
 
 

@@ -9,7 +9,14 @@ contract plus the board as SVG:
 * ``POST /api/hint``: one more piece of a full solution that keeps the pieces shown;
 * ``GET /api/layout/{spec}``: the board and pieces as play mode draws them;
 * ``POST /api/check``: a player's position judged: ``solved``, ``open`` (with the number of
-  solutions still possible), ``dead_end`` (with the pieces to take back) or ``invalid``.
+  solutions still possible), ``dead_end`` (with the pieces to take back) or ``invalid``;
+* ``POST /api/board/check``: a drawn board (a calendar spec's fields as JSON): its
+  validation errors, or its arithmetic (cells to cover against the pieces' area), at once
+  and without search;
+* ``POST /api/board/counts``: every label combination's count of a drawn board, streamed as
+  newline-delimited JSON (``application/x-ndjson``): one ``{"labels": [...], "count": N}``
+  line per combination as each is decided, then ``{"done": true, "combinations": K,
+  "unsolvable": [...], "seconds": S, ...}``. A closed connection stops the work.
 
 Requests are validated by pydantic models; a bad one gets a 4xx with ``{"error": message}``:
 404 only for an unknown spec or solution index, 409 for a hint where no solution keeps the
@@ -26,7 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -36,18 +45,19 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from cpmodels.backends import engine
 from cpmodels.backends.result import CoverResult
 from cpmodels.counting import CountResult
-from cpmodels.errors import CpmodelsError, NotFound, OutOfTime
+from cpmodels.errors import CpmodelsError, InputError, NotFound, OutOfTime, SpecError
 from cpmodels.geometry import Placement
 from cpmodels.render import count_payload, packing_payload
 from cpmodels.render.pictures import packing_picture, placements_picture
 from cpmodels.render.svg import scene_svg
+from cpmodels.web import board
 from cpmodels.web.limits import BodyLimit, Busy, SearchPool
 from cpmodels.web.play import InvalidPosition, check_position, next_hint
 from cpmodels.web.puzzles import Puzzles, Solutions
@@ -106,6 +116,8 @@ def _message(exc: RequestValidationError) -> str:
 
 SCRIPTS = ("page.js", "play.js")  # the page's scripts, served from the package
 MAX_BODY_BYTES = 64 * 1024  # a request body: far more than any real request needs
+BOARDS_AT_ONCE = 2  # drawn boards counted at once (each on every core, with its tables)
+BOARD_TIME_LIMIT = 120.0  # seconds a board's counts may take (the weekday board: about 10)
 
 
 def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
@@ -127,7 +139,9 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
 
     app = FastAPI(title="cpmodels", docs_url=None, redoc_url=None, openapi_url=None,
                   lifespan=lifespan)
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES, unprocessable=("/api/board/",))
+    # Boards counted at once; the others wait their turn (each counts on every core).
+    board_turns = threading.BoundedSemaphore(BOARDS_AT_ONCE)
 
     def error(status: int, message: str) -> JSONResponse:
         return JSONResponse({"error": message}, status_code=status)
@@ -254,6 +268,65 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
         endpoint.__annotations__ = {"req": request, "return": dict[str, Any]}
         endpoint.__name__ = answer.__name__.removesuffix("_answer")
         app.post(path)(endpoint)
+
+    async def board_data(request: Request) -> Any:
+        try:
+            return json.loads(await request.body())
+        except ValueError:
+            raise InputError("the request body is not valid JSON") from None
+
+    @app.post("/api/board/check")
+    async def board_check(request: Request) -> Any:
+        try:
+            return board.check(await board_data(request))
+        except InputError as exc:
+            return error(422, str(exc))
+
+    @app.post("/api/board/counts")
+    async def board_counts(request: Request) -> Any:
+        try:
+            counts = board.BoardCounts(board.board_spec(await board_data(request)),
+                                       threads=pool.workers)
+        except (SpecError, InputError) as exc:
+            return error(422, str(exc))
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+        def send(row: dict[str, Any] | None) -> None:
+            loop.call_soon_threadsafe(lines.put_nowait, row)
+
+        def produce() -> None:
+            timer = threading.Timer(BOARD_TIME_LIMIT, counts.stop)
+            try:
+                while not board_turns.acquire(timeout=0.1):
+                    if counts.stopped:
+                        return
+                try:
+                    timer.start()
+                    for row in counts.rows():
+                        send(row)
+                    if counts.stopped and not timer.is_alive():
+                        send({"done": False, "error": f"the counts took more than "
+                              f"{BOARD_TIME_LIMIT:g} s and were stopped"})
+                finally:
+                    board_turns.release()
+            except Exception as exc:  # the stream ends with the reason, and it is logged
+                log.error("board counts failed", exc_info=exc)
+                send({"done": False, "error": f"internal error ({type(exc).__name__})"})
+            finally:
+                timer.cancel()
+                send(None)
+
+        threading.Thread(target=produce, daemon=True, name="cpmodels-board").start()
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                while (row := await lines.get()) is not None:
+                    yield (json.dumps(row) + "\n").encode()
+            finally:
+                counts.stop()  # the client went away, or the stream is done
+
+        return StreamingResponse(body(), media_type="application/x-ndjson")
 
     searched("/api/check", CheckRequest, check_answer)
     searched("/api/solution", SolutionRequest, solution_answer)

@@ -90,25 +90,29 @@ class SearchPool:
 
 
 class BodyLimit:
-    """ASGI middleware: a request body of more than ``max_bytes`` gets 413 and JSON.
+    """ASGI middleware: a request body of more than ``max_bytes`` gets 413 and JSON (422 on
+    the paths starting with one of ``unprocessable``: there the body is a spec, and a spec
+    that large is bad input like any other).
 
     A declared length over the limit is refused before the body is read; a body that runs
-    over while it is read raises an ``HTTPException`` (413) in the handler reading it.
+    over while it is read raises an ``HTTPException`` in the handler reading it.
     """
 
-    def __init__(self, app: Any, max_bytes: int) -> None:
+    def __init__(self, app: Any, max_bytes: int, unprocessable: tuple[str, ...] = ()) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.unprocessable = unprocessable
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        status = 422 if str(scope.get("path", "")).startswith(self.unprocessable) else 413
         for name, value in scope.get("headers", []):
             if name == b"content-length" and (not value.isdigit()
                                               or int(value) > self.max_bytes):
                 body = json.dumps({"error": self.message}).encode()
-                await send({"type": "http.response.start", "status": 413,
+                await send({"type": "http.response.start", "status": status,
                             "headers": [(b"content-type", b"application/json"),
                                         (b"content-length", str(len(body)).encode())]})
                 await send({"type": "http.response.body", "body": body})
@@ -121,7 +125,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
-                    raise HTTPException(413, self.message)
+                    raise HTTPException(status, self.message)
             return message
 
         await self.app(scope, limited_receive, send)

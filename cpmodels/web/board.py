@@ -1,0 +1,208 @@
+"""A board someone draws, as the editor's API sees it: its arithmetic at once, and the count
+of every label combination streamed as each is decided.
+
+A board comes as a calendar spec's fields in JSON (``board``, ``groups``, ``pieces``, ...;
+``kind`` and ``name`` may be left out). :func:`board_spec` validates it as a spec file is
+validated, and refuses at once, before any search, what no search should be started for: a
+board of more than :data:`MAX_CELLS` cells, more than :data:`MAX_COMBINATIONS` label
+combinations, or pieces whose area can never match the cells left to cover.
+
+:class:`BoardCounts` counts every combination as ``cpmodels sweep`` does (one exact cover
+with a slack item per group, the leading groups fixed task by task, the rest tallied in one
+search), on ``threads`` engine sessions side by side (the kernels release the GIL), each
+task's rows handed on as soon as it is done. :meth:`BoardCounts.stop` ends it from any
+thread within a kernel's stop check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from cpmodels.backends.engine import EngineSession
+from cpmodels.errors import InputError, SpecError
+from cpmodels.spec.loading import validate_data
+from cpmodels.spec.models import CalendarSpec
+from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
+
+MAX_CELLS = 400  # a board cell by cell in a browser: far more than any calendar
+MAX_COMBINATIONS = 20_000
+# Each session's table of sub-board counts: a board of 48 cells or more (the weekday
+# calendar, 50) needs the sweep's large table to count as fast as the sweep (1 << 22 slots:
+# 26 s, 1 << 24: 10 s); a smaller one answers its first line sooner with a small table
+# (the month/day calendar, 43 cells: 0.4 s instead of 0.9 s).
+TABLE_SLOTS = (1 << 22, 1 << 24)
+LARGE_BOARD = 48
+ARENA = 1 << 28  # bytes of counts the table may keep (committed only as it is used)
+SOURCE = "board"
+
+
+class NothingFits(InputError):
+    """The pieces' area never matches the cells to cover: no search is started."""
+
+
+def board_spec(data: Any) -> CalendarSpec:
+    """The calendar a board's JSON describes, validated (:class:`SpecError` naming the
+    field) and within the editor's limits (:class:`InputError`)."""
+    if not isinstance(data, dict):
+        raise SpecError(SOURCE, "a board is a JSON object of a calendar spec's fields")
+    if data.get("kind", "calendar") != "calendar":
+        raise SpecError(SOURCE, "the editor draws calendars: kind must be 'calendar'",
+                        field="kind")
+    rows = data.get("board")
+    if isinstance(rows, list) and sum(len(str(r).split()) for r in rows) > MAX_CELLS * 4:
+        raise InputError(f"the board has more than {MAX_CELLS} cells")
+    spec = validate_data({"name": "my-board", **data, "kind": "calendar"}, SOURCE)
+    assert isinstance(spec, CalendarSpec)
+    if len(spec.cells) > MAX_CELLS:
+        raise InputError(f"the board has {len(spec.cells):,} cells; the editor takes at most "
+                         f"{MAX_CELLS}")
+    combos = 1
+    for labels in spec.groups.values():
+        combos *= len(labels)
+    if combos > MAX_COMBINATIONS:
+        raise InputError(f"the groups make {combos:,} label combinations; the editor counts "
+                         f"at most {MAX_COMBINATIONS:,}")
+    return spec
+
+
+def arithmetic(spec: CalendarSpec) -> dict[str, Any]:
+    """Cells to cover (the board less one label per group) against the pieces' area, with
+    the difference said in words."""
+    cells = len(spec.cells)
+    cover = cells - len(spec.groups)
+    low = sum(p.area * p.low for p in spec.pieces)
+    high = sum(p.area * p.high for p in spec.pieces)
+    area = f"{low}" if low == high else f"{low} to {high}"
+    if low <= cover <= high:
+        said = (f"the pieces cover {area} cells and {cover} are left to cover "
+                f"({cells} cells less one label per group): the area matches")
+    elif cover > high:
+        said = (f"{cover} cells are left to cover but the pieces cover at most {high}: "
+                f"{cover - high} cells too many, so no combination can be solved")
+    else:
+        said = (f"{cover} cells are left to cover but the pieces cover at least {low}: "
+                f"{low - cover} cells too few, so no combination can be solved")
+    return {"cells": cells, "groups": len(spec.groups), "to_cover": cover,
+            "pieces_area": [low, high], "difference": 0 if low <= cover <= high else
+            (cover - high if cover > high else cover - low),
+            "fits": low <= cover <= high, "message": said,
+            "combinations": len(spec.label_combinations())}
+
+
+def check(data: Any) -> dict[str, Any]:
+    """The board's validation errors, or its arithmetic; never searches."""
+    try:
+        spec = board_spec(data)
+    except SpecError as exc:
+        errors = [{"field": exc.field, "message": line}
+                  for line in str(exc.reason).splitlines() if line.strip()]
+        return {"valid": False, "errors": errors}
+    except InputError as exc:
+        return {"valid": False, "errors": [{"field": None, "message": str(exc)}]}
+    return {"valid": True, "errors": [], **arithmetic(spec)}
+
+
+class BoardCounts:
+    """Every label combination's count of a board, task by task on ``threads`` sessions."""
+
+    def __init__(self, spec: CalendarSpec, *, threads: int = 2) -> None:
+        found = arithmetic(spec)
+        if not found["fits"]:
+            raise NothingFits(found["message"])
+        self.spec = spec
+        cover, slack_items = sweep_cover(spec)
+        groups = list(spec.groups)
+        n_fixed = fixed_group_count(spec)
+        self.free = groups[n_fixed:]
+        self.fixed = groups[:n_fixed]
+        self.option_of = slack_options(cover, spec)
+        self.tasks = list(itertools.product(*(spec.groups[g] for g in self.fixed)))
+        self.free_combos = list(itertools.product(*(spec.groups[g] for g in self.free)))
+        slots = TABLE_SLOTS[len(spec.cells) >= LARGE_BOARD]
+        self.sessions = [EngineSession(cover, tally_items=slack_items[n_fixed:],
+                                       table_slots=slots, arena=ARENA)
+                         for _ in range(max(1, min(threads, len(self.tasks))))]
+        self._stopped = threading.Event()
+
+    def stop(self) -> None:
+        """End the counting as soon as the kernels look (from any thread)."""
+        self._stopped.set()
+        for session in self.sessions:
+            session.stop()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    def _task_rows(self, session: EngineSession, fixed: tuple[str, ...]) -> list[dict]:
+        prefix = tuple(self.option_of[(g, label)] for g, label in zip(self.fixed, fixed))
+        tally = session.tally(prefix)
+        rows = []
+        for rest in self.free_combos:
+            key = tuple(self.option_of[(g, label)] for g, label in zip(self.free, rest))
+            rows.append({"labels": [*fixed, *rest], "count": tally.get(key, 0)})
+        return rows
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Each combination's row as its task is done (tasks in no fixed order), then the
+        summary; nothing more once stopped."""
+        start = time.perf_counter()
+        done: queue.Queue[list[dict] | BaseException | None] = queue.Queue()
+
+        def work(k: int) -> None:
+            session = self.sessions[k]
+            try:
+                for fixed in self.tasks[k::len(self.sessions)]:
+                    if self.stopped:
+                        break
+                    done.put(self._task_rows(session, fixed))
+            except BaseException as exc:  # handed to the reader
+                done.put(exc if not self.stopped else None)
+            finally:
+                done.put(None)
+
+        workers = [threading.Thread(target=work, args=(k,), daemon=True,
+                                    name=f"cpmodels-board-{k}")
+                   for k in range(len(self.sessions))]
+        for worker in workers:
+            worker.start()
+        finished, seen, unsolvable = 0, 0, []
+        fewest: dict | None = None
+        most: dict | None = None
+        try:
+            while finished < len(workers):
+                item = done.get()
+                if item is None:
+                    finished += 1
+                    continue
+                if isinstance(item, BaseException):
+                    raise item
+                for row in item:
+                    seen += 1
+                    if row["count"] == 0:
+                        unsolvable.append(row["labels"])
+                    elif fewest is None or row["count"] < fewest["count"]:
+                        fewest = row
+                    if most is None or row["count"] > most["count"]:
+                        most = row
+                    yield row
+            if self.stopped:
+                return
+            yield {"done": True, "combinations": seen, "unsolvable": unsolvable,
+                   "solvable": seen - len(unsolvable), "fewest": fewest, "most": most,
+                   "seconds": round(time.perf_counter() - start, 3)}
+        finally:
+            self.stop()
+            for worker in workers:
+                worker.join(timeout=2.0)
+
+
+def stream_rows(counts: BoardCounts, emit: Callable[[dict[str, Any]], None]) -> None:
+    """Hand every row of ``counts`` to ``emit`` (for a thread feeding a response)."""
+    for row in counts.rows():
+        emit(row)

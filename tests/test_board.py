@@ -1,0 +1,159 @@
+"""The board editor's API: a drawn board's arithmetic and its counts streamed, against
+``cpmodels sweep`` of the same board saved as YAML; bad boards refused at once; a closed
+connection stops the work."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from conftest import running_server
+from fastapi.testclient import TestClient
+
+from cpmodels.api import sweep
+from cpmodels.web.app import create_app
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+
+
+def _board(name: str) -> dict:
+    return yaml.safe_load((SPECS / f"{name}.yaml").read_text())
+
+
+@pytest.fixture(scope="module")
+def client():
+    return TestClient(create_app([SPECS / "calendar_day.yaml"]))
+
+
+def _lines(response) -> list[dict]:
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    return [json.loads(line) for line in response.text.splitlines() if line]
+
+
+def test_check_says_the_arithmetic_without_search(client):
+    answer = client.post("/api/board/check", json=_board("calendar_day")).json()
+    assert answer["valid"] and answer["fits"] and answer["errors"] == []
+    assert (answer["cells"], answer["to_cover"], answer["pieces_area"]) == (43, 41, [41, 41])
+    assert answer["combinations"] == 372
+    board = _board("calendar_day")
+    board["pieces"] = board["pieces"][:-1]  # one pentomino fewer
+    answer = client.post("/api/board/check", json=board).json()
+    assert not answer["valid"] and answer["errors"][0]["field"] == "pieces"
+    assert "the pieces cover 36 cells" in answer["errors"][0]["message"]
+    assert "leaving 41 to fill" in answer["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(("change", "field", "words"), [
+    (lambda b: b["groups"]["day"].append("Jan"), "groups", "Jan"),
+    (lambda b: b["pieces"].append({"name": "split", "shape": ["#.#"]}), "pieces",
+     "not connected"),
+    (lambda b: b.update(board=["1 2 3"] * 3000), None, "cells"),
+    (lambda b: b.update(kind="towers"), "kind", "calendar"),
+])
+def test_a_bad_board_gets_its_reasons(client, change, field, words):
+    board = _board("calendar_day")
+    change(board)
+    answer = client.post("/api/board/check", json=board).json()
+    assert not answer["valid"] and answer["errors"]
+    first = answer["errors"][0]
+    assert words in first["message"] or words in str(answer["errors"])
+    if field is not None:
+        assert (first["field"] or "").startswith(field)
+    refused = client.post("/api/board/counts", json=board)
+    assert refused.status_code == 422 and len(refused.json()["error"].splitlines()) >= 1
+
+
+def test_counts_are_refused_at_once_when_the_area_never_matches(client):
+    board = _board("calendar_day")
+    board["pieces"] = board["pieces"][:-1]
+    start = time.perf_counter()
+    refused = client.post("/api/board/counts", json=board)
+    assert refused.status_code == 422 and "the pieces cover 36 cells" in refused.json()["error"]
+    assert time.perf_counter() - start < 2.0
+    huge = client.post("/api/board/counts", content=b"{" + b" " * (11 << 20) + b"}",
+                       headers={"content-type": "application/json"})
+    assert huge.status_code == 422 and "larger than" in huge.json()["error"]
+    assert client.post("/api/board/check", content=b"{nope").status_code == 422
+
+
+def test_streamed_counts_equal_the_sweep_of_the_saved_yaml(client, tmp_path):
+    board = _board("calendar_day")
+    board["name"] = "drawn"
+    # The board as an editor would change it: the Z pentomino swapped for the T.
+    board["pieces"][4] = {"name": "T", "shape": "###/.#./.#."}
+    saved = tmp_path / "drawn.yaml"
+    saved.write_text(yaml.safe_dump(board, sort_keys=False))
+    lines = _lines(client.post("/api/board/counts", json=board))
+    rows, summary = lines[:-1], lines[-1]
+    assert summary["done"] and summary["combinations"] == 372 == len(rows)
+    swept = sweep(saved, out=tmp_path / "drawn.csv")
+    expected = {labels: r.count for labels, r in swept.rows.items()}
+    assert {tuple(r["labels"]): r["count"] for r in rows} == expected
+    assert sorted(map(tuple, summary["unsolvable"])) == sorted(
+        k for k, v in expected.items() if v == 0)
+    assert summary["most"]["count"] == max(expected.values())
+
+
+def _cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _rss() -> int:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * 4096
+
+
+def test_eight_editors_at_once_each_get_every_count_and_memory_stays_flat(client):
+    expected = {tuple(r["labels"]): r["count"]
+                for r in _lines(client.post("/api/board/counts", json=_board("calendar_day")))
+                if "labels" in r}
+    app = create_app([SPECS / "calendar_day.yaml"])
+    with running_server(app) as url:
+        def editor(out: list) -> None:
+            with httpx.Client(timeout=120) as http:
+                answer = http.post(f"{url}/api/board/counts", json=_board("calendar_day"))
+                out.append(_lines(answer))
+
+        sizes = []
+        for _ in range(2):
+            results: list = []
+            threads = [threading.Thread(target=editor, args=(results,)) for _ in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+            assert len(results) == 8
+            for lines in results:
+                assert lines[-1]["done"] and lines[-1]["combinations"] == 372
+                assert {tuple(r["labels"]): r["count"] for r in lines[:-1]} == expected
+            sizes.append(_rss())
+        assert sizes[1] < sizes[0] + (200 << 20), "memory grew from one round to the next"
+        with httpx.Client(timeout=10) as http:  # the page still answers
+            assert http.get(f"{url}/api/specs").status_code == 200
+
+
+def test_a_closed_connection_stops_the_counting():
+    """A stream of the weekday board dropped after its first line: the counting stops, the
+    server's CPU is back to idle within a second, and it still answers."""
+    app = create_app([SPECS / "calendar_day.yaml"])
+    with running_server(app) as url:
+        with httpx.Client(timeout=60) as http, \
+                http.stream("POST", f"{url}/api/board/counts",
+                            json=_board("calendar_week")) as response:
+            assert response.status_code == 200
+            first = json.loads(next(response.iter_lines()))
+            assert first["count"] > 0 and len(first["labels"]) == 3
+        time.sleep(1.0)
+        before = _cpu()
+        time.sleep(1.0)
+        assert _cpu() - before < 0.3, "the counts went on after their stream was closed"
+        with httpx.Client(timeout=30) as http:
+            day = http.post(f"{url}/api/board/counts", json=_board("calendar_day"))
+            assert day.status_code == 200 and json.loads(day.text.splitlines()[-1])["done"]
