@@ -5,17 +5,19 @@ from __future__ import annotations
 import argparse
 
 from cpmodels.cli.output import EXIT_OK, emit
+from cpmodels.errors import InputError
 from cpmodels.spec import load_spec
 
 
 def sheet_size(text: str) -> tuple[float, float]:
     """``WxH`` in millimetres, as ``--sheet`` takes it."""
+    from cpmodels.make import sheet_size as parse
+
     try:
-        w, h = (float(v) for v in text.lower().split("x"))
-    except ValueError:
+        return parse(text)
+    except InputError:
         raise argparse.ArgumentTypeError(f"{text!r} is not WxH in millimetres "
                                          "(e.g. 600x400)") from None
-    return w, h
 
 
 def cmd_make(args: argparse.Namespace) -> int:

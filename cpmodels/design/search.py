@@ -205,6 +205,12 @@ class Design:
             seen.add(key)
             yield chosen, first
 
+    def stop(self) -> None:
+        """End the search in progress from any thread (it raises
+        :class:`~cpmodels.errors.OutOfTime`), and every later one on the covers compiled."""
+        for compiled in list(self._compiled.values()):
+            compiled.session.stop()
+
     def run(self, unit: Sequence[tuple[int, ...]]) -> list[Verdict]:
         """Decide a run of candidate sets (a unit of work for a worker process)."""
         return [self.decide(chosen) for chosen in unit]

@@ -76,6 +76,15 @@ class MakeOptions:
         return self.cell / 2 if self.border is None else self.border
 
 
+def sheet_size(text: str) -> tuple[float, float]:
+    """``WxH`` in millimetres (``600x400``), as ``--sheet`` takes it."""
+    try:
+        w, h = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise InputError(f"sheet {text!r} is not WxH in millimetres (e.g. 600x400)") from None
+    return w, h
+
+
 @dataclass
 class MakeReport:
     """What :func:`make` wrote: the directory, the manifest, and the files by kind."""

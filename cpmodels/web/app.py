@@ -57,7 +57,10 @@ from cpmodels.geometry import Placement
 from cpmodels.render import count_payload, packing_payload
 from cpmodels.render.pictures import packing_picture, placements_picture
 from cpmodels.render.svg import scene_svg
+from cpmodels.spec.bundled import bundled_specs
+from cpmodels.spec.models import CalendarSpec
 from cpmodels.web import board
+from cpmodels.web.designing import BoardDesign, make_zip
 from cpmodels.web.limits import BodyLimit, Busy, SearchPool
 from cpmodels.web.play import InvalidPosition, check_position, next_hint
 from cpmodels.web.puzzles import Puzzles, Solutions
@@ -114,10 +117,17 @@ def _message(exc: RequestValidationError) -> str:
     return "; ".join(parts)
 
 
-SCRIPTS = ("page.js", "play.js")  # the page's scripts, served from the package
+SCRIPTS = ("page.js", "play.js", "edit.js")  # the pages' scripts, served from the package
 MAX_BODY_BYTES = 64 * 1024  # a request body: far more than any real request needs
 BOARDS_AT_ONCE = 2  # drawn boards counted at once (each on every core, with its tables)
 BOARD_TIME_LIMIT = 120.0  # seconds a board's counts may take (the weekday board: about 10)
+
+
+def listing(spec: CalendarSpec, today: dt.date) -> dict[str, Any]:
+    """A puzzle as the page lists it: its name, groups, and today's labels."""
+    todays = spec.date_labels(today) if spec.has_dates else spec.label_combinations()[0]
+    return {"name": spec.name, "description": spec.description, "groups": spec.groups,
+            "flip": spec.can_flip, "today": list(todays), "dates": spec.has_dates}
 
 
 def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
@@ -188,14 +198,8 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     @app.get("/api/specs")
     def specs() -> dict[str, Any]:
         today = dt.date.today()
-        listed = []
-        for name, spec in puzzles.specs.items():
-            todays = (spec.date_labels(today) if spec.has_dates
-                      else spec.label_combinations()[0])
-            listed.append({"name": name, "description": spec.description,
-                           "groups": spec.groups, "flip": spec.can_flip,
-                           "today": list(todays), "dates": spec.has_dates})
-        return {"today": today.isoformat(), "specs": listed}
+        return {"today": today.isoformat(),
+                "specs": [listing(spec, today) for spec in puzzles.specs.values()]}
 
     def solution_answer(req: SolutionRequest, *, deadline: float) -> dict[str, Any]:
         found = solutions_of(req)
@@ -275,12 +279,90 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
         except ValueError:
             raise InputError("the request body is not valid JSON") from None
 
+    @app.get("/edit", response_class=HTMLResponse)
+    def editor() -> str:
+        return resources.files("cpmodels.web").joinpath("static/edit.html").read_text()
+
+    @app.get("/api/board/pools/{grid}")
+    def board_pools(grid: str) -> Any:
+        try:
+            return board.pools(grid)
+        except InputError as exc:
+            return error(404, str(exc))
+
+    @app.get("/api/board/start/{name}")
+    def board_start(name: str) -> Any:
+        import yaml
+
+        path = bundled_specs().get(name)
+        data = yaml.safe_load(path.read_text()) if path is not None else None
+        if not isinstance(data, dict) or data.get("kind") != "calendar":
+            raise NotFound(f"no bundled calendar {name!r}")
+        return data
+
+    @app.post("/api/board/yaml")
+    async def board_yaml(request: Request) -> Any:
+        try:
+            text = board.to_yaml(await board_data(request))
+        except (SpecError, InputError) as exc:
+            return error(422, str(exc))
+        return Response(text, media_type="application/yaml")
+
+    @app.post("/api/board/open")
+    async def board_open(request: Request) -> Any:
+        try:
+            return board.from_yaml((await request.body()).decode("utf-8", "replace"))
+        except (SpecError, InputError) as exc:
+            return error(422, str(exc))
+
     @app.post("/api/board/check")
     async def board_check(request: Request) -> Any:
         try:
             return board.check(await board_data(request))
         except InputError as exc:
             return error(422, str(exc))
+
+    def streamed(work: board.Stoppable, what: str) -> StreamingResponse:
+        """``work``'s rows as NDJSON, produced on a thread of their own once a turn is free,
+        within the board time limit; a closed connection stops the work."""
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+        def send(row: dict[str, Any] | None) -> None:
+            loop.call_soon_threadsafe(lines.put_nowait, row)
+
+        def produce() -> None:
+            timer = threading.Timer(BOARD_TIME_LIMIT, work.stop)
+            try:
+                while not board_turns.acquire(timeout=0.1):
+                    if work.stopped:
+                        return
+                try:
+                    timer.start()
+                    for row in work.rows():
+                        send(row)
+                    if work.stopped and not timer.is_alive():
+                        send({"done": False, "error": f"the {what} took more than "
+                              f"{BOARD_TIME_LIMIT:g} s and were stopped"})
+                finally:
+                    board_turns.release()
+            except Exception as exc:  # the stream ends with the reason, and it is logged
+                log.error("board %s failed", what, exc_info=exc)
+                send({"done": False, "error": f"internal error ({type(exc).__name__})"})
+            finally:
+                timer.cancel()
+                send(None)
+
+        threading.Thread(target=produce, daemon=True, name=f"cpmodels-{what}").start()
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                while (row := await lines.get()) is not None:
+                    yield (json.dumps(row) + "\n").encode()
+            finally:
+                work.stop()  # the client went away, or the stream is done
+
+        return StreamingResponse(body(), media_type="application/x-ndjson")
 
     @app.post("/api/board/counts")
     async def board_counts(request: Request) -> Any:
@@ -289,44 +371,37 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
                                        threads=pool.workers)
         except (SpecError, InputError) as exc:
             return error(422, str(exc))
-        loop = asyncio.get_running_loop()
-        lines: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        return streamed(counts, "counts")
 
-        def send(row: dict[str, Any] | None) -> None:
-            loop.call_soon_threadsafe(lines.put_nowait, row)
+    @app.post("/api/board/design")
+    async def board_design(request: Request) -> Any:
+        try:
+            design = BoardDesign(await board_data(request))
+        except (SpecError, InputError) as exc:
+            return error(422, str(exc))
+        return streamed(design, "design")
 
-        def produce() -> None:
-            timer = threading.Timer(BOARD_TIME_LIMIT, counts.stop)
-            try:
-                while not board_turns.acquire(timeout=0.1):
-                    if counts.stopped:
-                        return
-                try:
-                    timer.start()
-                    for row in counts.rows():
-                        send(row)
-                    if counts.stopped and not timer.is_alive():
-                        send({"done": False, "error": f"the counts took more than "
-                              f"{BOARD_TIME_LIMIT:g} s and were stopped"})
-                finally:
-                    board_turns.release()
-            except Exception as exc:  # the stream ends with the reason, and it is logged
-                log.error("board counts failed", exc_info=exc)
-                send({"done": False, "error": f"internal error ({type(exc).__name__})"})
-            finally:
-                timer.cancel()
-                send(None)
+    @app.post("/api/board/play")
+    async def board_play(request: Request) -> Any:
+        try:
+            spec = puzzles.drawn(board.board_spec(await board_data(request)))
+        except (SpecError, InputError) as exc:
+            return error(422, str(exc))
+        return listing(spec, dt.date.today())
 
-        threading.Thread(target=produce, daemon=True, name="cpmodels-board").start()
-
-        async def body() -> AsyncIterator[bytes]:
-            try:
-                while (row := await lines.get()) is not None:
-                    yield (json.dumps(row) + "\n").encode()
-            finally:
-                counts.stop()  # the client went away, or the stream is done
-
-        return StreamingResponse(body(), media_type="application/x-ndjson")
+    @app.post("/api/board/make")
+    async def board_make(request: Request, cell: float = 20.0, kerf: float = 0.15,
+                         clearance: float = 0.2, thickness: float = 4.0,
+                         sheet: str = "600x400") -> Any:
+        try:
+            spec = board.board_spec(await board_data(request))
+            sizes = {"cell": cell, "kerf": kerf, "clearance": clearance,
+                     "thickness": thickness, "sheet": sheet}
+            data = await asyncio.to_thread(make_zip, spec, sizes)
+        except (SpecError, InputError) as exc:
+            return error(422, str(exc))
+        return Response(data, media_type="application/zip", headers={
+            "content-disposition": f'attachment; filename="{spec.name}.zip"'})
 
     searched("/api/check", CheckRequest, check_answer)
     searched("/api/solution", SolutionRequest, solution_answer)

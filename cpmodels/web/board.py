@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from cpmodels.backends.engine import EngineSession
 from cpmodels.errors import InputError, SpecError
@@ -39,6 +39,17 @@ TABLE_SLOTS = (1 << 22, 1 << 24)
 LARGE_BOARD = 48
 ARENA = 1 << 28  # bytes of counts the table may keep (committed only as it is used)
 SOURCE = "board"
+
+
+class Stoppable(Protocol):
+    """Work the server streams: rows as they are made, stopped from any thread."""
+
+    def rows(self) -> Iterator[dict[str, Any]]: ...
+
+    def stop(self) -> None: ...
+
+    @property
+    def stopped(self) -> bool: ...
 
 
 class NothingFits(InputError):
@@ -206,3 +217,59 @@ def stream_rows(counts: BoardCounts, emit: Callable[[dict[str, Any]], None]) -> 
     """Hand every row of ``counts`` to ``emit`` (for a thread feeding a response)."""
     for row in counts.rows():
         emit(row)
+
+
+POOL_SIZES = {"square": (1, 2, 3, 4, 5, 6), "triangle": (1, 2, 3, 4, 5, 6),
+              "hex": (1, 2, 3, 4)}
+POOL_NAMES = {1: "monominoes", 2: "dominoes", 3: "trominoes", 4: "tetrominoes",
+              5: "pentominoes", 6: "hexominoes"}
+FORM_NAMES = {"triangle": "iamonds", "hex": "hexes"}
+
+
+def pools(grid: str) -> dict[str, list[dict[str, Any]]]:
+    """The pieces the editor offers on ``grid``: every shape of 1 to 6 cells (polyhexes up to
+    4), named as the pools name them on the square grid, each as its cells."""
+    from cpmodels.grids import grid as grid_of
+    from cpmodels.pools import polyforms, pool
+
+    if grid not in POOL_SIZES:
+        raise InputError(f"the editor draws square, triangle and hex boards, not {grid!r}")
+    out: dict[str, list[dict[str, Any]]] = {}
+    for n in POOL_SIZES[grid]:
+        if grid == "square":
+            pieces = [(name, sorted(shape)) for name, shape in pool(POOL_NAMES[n])]
+            out[POOL_NAMES[n]] = [{"name": name, "cells": [list(c) for c in cells],
+                                   "shape": _drawing(cells)} for name, cells in pieces]
+        else:
+            shapes = polyforms(n, grid_of(grid))
+            label = f"{n}-{FORM_NAMES[grid]}"
+            out[label] = [{"name": f"{grid[0].upper()}{n}{chr(97 + k)}" if k < 26 else
+                           f"{grid[0].upper()}{n}_{k}", "cells": [list(c) for c in sorted(s)]}
+                          for k, s in enumerate(shapes)]
+    return out
+
+
+def _drawing(cells: list[tuple[int, ...]]) -> list[str]:
+    """A square piece's cells as the rows of its drawing (``#`` a cell, ``.`` none)."""
+    rows = max(r for r, _ in cells) + 1
+    cols = max(c for _, c in cells) + 1
+    return ["".join("#" if (r, c) in cells else "." for c in range(cols)) for r in range(rows)]
+
+
+def to_yaml(data: Any) -> str:
+    """A valid board as the YAML that ``cpmodels solve/sweep/design/make`` read."""
+    import yaml
+
+    spec = board_spec(data)
+    fields = {"kind": "calendar", "name": spec.name, **{k: v for k, v in data.items()
+                                                        if k not in ("kind", "name")}}
+    return yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=100)
+
+
+def from_yaml(text: str) -> dict[str, Any]:
+    """A calendar spec's YAML as the editor's JSON fields (validated)."""
+    from cpmodels.spec.loading import parse_yaml
+
+    data, _ = parse_yaml(text, SOURCE)
+    board_spec(data)
+    return data

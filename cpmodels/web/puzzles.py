@@ -10,6 +10,7 @@ bounded. Every method is safe to call from several threads at once.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import threading
 from array import array
 from collections import OrderedDict
@@ -30,6 +31,8 @@ from cpmodels.web.play import board_layout, position_session
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
 MAX_KEPT_IN_ALL = 1_000_000  # solutions kept over every instance (about 40 MB at most)
 MAX_INSTANCES = 64  # instances whose solutions and counts are kept (least recently used go)
+DRAWN = "drawn-"
+MAX_DRAWN = 32  # boards drawn in the editor and played, kept (least recently played go)
 
 
 @dataclass
@@ -133,13 +136,34 @@ class Puzzles:
             raise InputError("no calendar specs to serve; name some, e.g. specs/*.yaml")
         self._cache: OrderedDict[tuple, Solutions] = OrderedDict()
         self._layouts: dict[str, dict[str, Any]] = {}
+        self._drawn: OrderedDict[str, CalendarSpec] = OrderedDict()
         self._lock = threading.Lock()
 
     def spec(self, name: str) -> CalendarSpec:
         spec = self.specs.get(name)
         if spec is None:
-            raise NotFound(f"no spec named {name!r}; specs: {', '.join(self.specs)}")
+            with self._lock:
+                spec = self._drawn.get(name)
+        if spec is None:
+            raise NotFound(f"no spec named {name!r}; specs: {', '.join(self.specs)}"
+                           + (" (a drawn board is played again from its link)"
+                              if name.startswith(DRAWN) else ""))
         return spec
+
+    def drawn(self, spec: CalendarSpec) -> CalendarSpec:
+        """A board drawn in the editor, to be played: kept under a name its content gives
+        (``drawn-`` and a digest), so the same board is one puzzle however often it comes."""
+        digest = hashlib.sha256(spec.model_dump_json(by_alias=True).encode()).hexdigest()
+        name = f"{DRAWN}{digest[:12]}"
+        with self._lock:
+            if name not in self._drawn:
+                self._drawn[name] = spec.model_copy(update={
+                    "name": name, "description": f"{spec.name}, drawn in the editor"})
+            self._drawn.move_to_end(name)
+            while len(self._drawn) > MAX_DRAWN:
+                gone, _ = self._drawn.popitem(last=False)
+                self._layouts.pop(gone, None)
+            return self._drawn[name]
 
     def layout(self, name: str) -> dict[str, Any]:
         """The board and pieces of a spec as play mode draws them (worked out once)."""

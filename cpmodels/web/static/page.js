@@ -55,7 +55,7 @@ function syncUrl() {
   if (state.view === "solutions" && state.mode === "solution" && state.index > 0) {
     parts.push(`solution=${state.index + 1}`);
   }
-  history.replaceState(null, "", `${location.pathname}?${parts.join("&")}`);
+  history.replaceState(null, "", `${location.pathname}?${parts.join("&")}${location.hash}`);
 }
 
 function fromUrl() {
@@ -202,6 +202,19 @@ async function start() {
   const asked = fromUrl();
   $("date").value = localToday();
   const data = await api("/api/specs");
+  // A board drawn in the editor comes in the address (#board=...), played as a puzzle
+  // of its own for as long as the link is open.
+  const drawn = location.hash.match(/^#board=([A-Za-z0-9_-]+)$/);
+  let unreadable = "";
+  if (drawn) {
+    try {
+      const spec = await api("/api/board/play", JSON.parse(unbase64url(drawn[1])));
+      data.specs.unshift(spec);
+      if (asked.spec === null || asked.spec.startsWith("drawn-")) asked.spec = spec.name;
+    } catch (err) {
+      unreadable = `the drawn board in the link cannot be played: ${err.message}`;
+    }
+  }
   for (const spec of data.specs) {
     state.specs[spec.name] = spec;
     $("spec").add(new Option(spec.description ? `${spec.name}: ${spec.description}` : spec.name,
@@ -239,7 +252,11 @@ async function start() {
     else query = asked.labels ? {labels: asked.labels} : {date: asked.date};
   }
   await selectSpec(name, query, query ? asked.index : 0);
-  if (warning) showError(warning);
+  if (warning || unreadable) showError(unreadable || warning);
+}
+
+function unbase64url(text) {
+  return decodeURIComponent(escape(atob(text.replace(/-/g, "+").replace(/_/g, "/"))));
 }
 
 // What is wrong with a link's labels or date, before anything is asked of the server.

@@ -1,0 +1,138 @@
+"""What the editor asks of a drawn board beyond its counts: which sets of its pieces work
+(the design question, set by set), and the files to make it (a zip of ``cpmodels make``).
+
+A design request is JSON: ``{"board": {...a board's fields...}, "always": [names],
+"choose": K, "require": "real-dates" | "all-combinations"}``: every set of the pieces
+marked ``always`` and ``K`` of the others, as a design file with ``fixed`` and one
+``choose`` draw of the board's other pieces says it.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from cpmodels.design import Design, ranked
+from cpmodels.errors import InputError, OutOfTime, SpecError
+from cpmodels.spec.design import DesignSpec
+from cpmodels.spec.loading import validate_data
+from cpmodels.spec.models import CalendarSpec
+from cpmodels.web.board import SOURCE, board_spec
+
+MAX_SETS = 5_000  # candidate sets the editor decides (a design file on the CLI: millions)
+LEARNING_SETS = 16  # sets the order of dates is learnt from before the sets are streamed
+
+
+class BoardDesign:
+    """The sets of a drawn board's pieces that solve every required date, decided one by
+    one; :meth:`stop` ends it from any thread."""
+
+    def __init__(self, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise SpecError(SOURCE, "a design request is a JSON object: board, always, "
+                                    "choose, require")
+        spec = _board_of_candidates(data.get("board"))
+        if spec.grid != "square":
+            raise InputError(f"the design question draws polyominoes: it needs a square "
+                             f"board, not a {spec.grid} one")
+        always = data.get("always", [])
+        names = [p.name for p in spec.pieces]
+        if not isinstance(always, list) or not all(a in names for a in always):
+            raise SpecError(SOURCE, "give the names of pieces on the board", field="always")
+        others = [p for p in spec.pieces if p.name not in always]
+        if not others:
+            raise InputError("every piece is marked always: leave some to choose from")
+        fields = {
+            "kind": "design", "name": spec.name, "board": "(drawn)",
+            "fixed": [_piece(p) for p in spec.pieces if p.name in always],
+            "choose": [{"pool": [_piece(p) for p in others], "count": data.get("choose")}],
+            "require": data.get("require", "real-dates")}
+        design = validate_data(fields, SOURCE, design=True)
+        assert isinstance(design, DesignSpec)
+        self.design = Design(design, spec.model_copy(update={"pieces": []}))
+        if self.design.count_candidates() > MAX_SETS:
+            raise InputError(f"that is {self.design.count_candidates():,} sets to try; the "
+                             f"editor tries at most {MAX_SETS:,} (run cpmodels design on the "
+                             "saved board for more)")
+        self._stopped = threading.Event()
+
+    def stop(self) -> None:
+        """End the deciding as soon as the search in progress looks (from any thread)."""
+        self._stopped.set()
+        self.design.stop()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """``{"candidates": N}``, then each set's verdict as it is decided, then the working
+        sets ranked; nothing more once stopped."""
+        start = time.perf_counter()
+        sets = list(self.design.candidates())
+        yield {"candidates": len(sets), "skipped_as_equal": self.design.skipped()}
+        verdicts = []
+        try:
+            if sets:
+                self.design.learn_order(min(LEARNING_SETS, len(sets)))
+            for chosen in sets:
+                if self.stopped:
+                    return
+                verdict = self.design.decide(chosen)
+                verdicts.append(verdict)
+                yield verdict.as_dict()
+        except OutOfTime:
+            if self.stopped:
+                return
+            raise
+        working = [{k: v for k, v in w.as_dict().items() if k != "first_failure"}
+                   for w in ranked(verdicts)]
+        yield {"done": True, "candidates": len(verdicts), "working": working,
+               "seconds": round(time.perf_counter() - start, 3)}
+
+
+def _board_of_candidates(board: Any) -> CalendarSpec:
+    """The board with its pieces as candidates: validated as if each piece might be left
+    out (the pieces in all need not have the board's area; a set of them must)."""
+    pieces = board.get("pieces") if isinstance(board, dict) else None
+    if not isinstance(pieces, list) or not all(isinstance(p, dict) for p in pieces):
+        return board_spec(board)  # its own error
+    optional = [{**p, "count": [0, p.get("count", 1)]} if isinstance(p.get("count", 1), int)
+                else p for p in pieces]
+    spec = board_spec({**board, "pieces": optional})
+    return spec.model_copy(update={"pieces": [
+        piece.model_copy(update={"count": given.get("count", 1)})
+        for piece, given in zip(spec.pieces, pieces)]})
+
+
+def _piece(piece: Any) -> dict[str, Any]:
+    """A piece as a spec's fields (its count kept: a design piece has one)."""
+    return piece.model_dump(by_alias=True, exclude_none=True)
+
+
+def make_zip(spec: CalendarSpec, sizes: dict[str, Any]) -> bytes:
+    """``cpmodels make`` of a board, its files in one zip (``sizes``: the make options)."""
+    from cpmodels.make import MakeOptions, make, sheet_size
+
+    if isinstance(sizes.get("sheet"), str):
+        sizes = {**sizes, "sheet": sheet_size(sizes["sheet"])}
+    try:
+        options = MakeOptions(**sizes)
+    except TypeError as exc:
+        raise InputError(f"make options: {exc}") from None
+    options.check()
+    with tempfile.TemporaryDirectory(prefix="cpmodels-make-") as tmp:
+        out = Path(tmp) / spec.name
+        make(spec, out, options)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(out.rglob("*")):
+                if path.is_file():
+                    archive.write(path, f"{spec.name}/{path.relative_to(out)}")
+        return buffer.getvalue()
