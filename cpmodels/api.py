@@ -457,15 +457,27 @@ def export(spec: SpecLike, out: str | Path, *, format: str | None = None,
 
 
 def make(spec: SpecLike, out: str | Path, *, target: str | None = None,
-         **sizes: Any) -> Any:
+         rank: int | None = None, verdicts: str | Path | None = None, **sizes: Any) -> Any:
     """Write a puzzle's cut files (SVG, DXF), 3-D prints (STL), previews and manifest into
     the new directory ``out``; ``sizes`` are :class:`cpmodels.make.MakeOptions`' fields in
     millimetres (``cell``, ``kerf``, ``clearance``, ``sheet``, ``thickness``, ``border``).
-    Returns the :class:`cpmodels.make.MakeReport`."""
+    ``spec`` may be a design file with ``rank`` (1: its best working set), read from the
+    ``verdicts`` of a ``design --out`` run or decided now. Returns the
+    :class:`cpmodels.make.MakeReport`."""
     from cpmodels.make import MakeOptions
     from cpmodels.make import make as make_files
+    from cpmodels.spec.loading import is_design
 
-    return make_files(load(spec), Path(out), MakeOptions(**sizes), target=target)
+    options = MakeOptions(**sizes)
+    options.check()
+    if isinstance(spec, (str, Path)) and is_design(spec):
+        from cpmodels.design import working_set
+
+        if rank is None:
+            raise InputError(f"{spec} is a design file: give rank=N (1: its best set)")
+        chosen = working_set(spec, rank, verdicts=Path(verdicts) if verdicts else None)
+        return make_files(chosen, Path(out), options, target=target)
+    return make_files(load(spec), Path(out), options, target=target)
 
 
 def decode(spec: SpecLike, answer: str | bytes | Path, *, format: str,

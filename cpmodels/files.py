@@ -41,17 +41,24 @@ def keep_complete_lines(path: Path) -> int:
     return complete.count(b"\n")
 
 
+def check_new_directory(directory: Path) -> Path:
+    """That ``directory`` can be made (it is absent or empty, its parent a directory), or
+    :class:`InputError`; its parent."""
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise InputError(f"{directory} exists and is not an empty directory")
+    parent = directory.resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"cannot write {directory}: {parent} is not a directory")
+    return parent
+
+
 @contextmanager
 def directory_in_place(directory: Path) -> Iterator[Path]:
     """A scratch directory beside ``directory`` to fill; renamed to ``directory`` when the
     block ends without an error, removed when it raises. ``directory`` must not exist or be
     empty, so it is whole or absent afterwards."""
     directory = Path(directory)
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise InputError(f"{directory} exists and is not an empty directory")
-    parent = directory.resolve().parent
-    if not parent.is_dir():
-        raise InputError(f"cannot write {directory}: {parent} is not a directory")
+    parent = check_new_directory(directory)
     try:
         scratch = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}."))
     except OSError as exc:

@@ -340,3 +340,51 @@ def test_an_engine_solution_made_of_the_cut_pieces_fills_the_cavity(made, name, 
     assert pieces.difference(hole).area < 0.01  # nothing outside the hole
     left = hole.difference(pieces).difference(open_cells).area
     assert left == pytest.approx(band, abs=0.05) and band > 0
+
+
+def _small_design(tmp_path: Path) -> Path:
+    """The month/day board with its rectangle and any 7 of 8 pentominoes: 8 sets."""
+    (tmp_path / "board.yaml").write_text((SPECS / "calendar_day.yaml").read_text())
+    board = load_spec(SPECS / "calendar_day.yaml")
+    pentominoes = [{"name": p.name, "shape": p.shape} for p in board.pieces[1:]]
+    design = {"kind": "design", "name": "small", "board": "board.yaml",
+              "fixed": [{"name": "O6", "shape": ["###", "###"]}],
+              "choose": [{"pool": [*pentominoes, {"name": "T", "shape": ["###", ".#.", ".#."]}],
+                          "count": 7}]}
+    path = tmp_path / "small.yaml"
+    path.write_text(json.dumps(design))
+    return path
+
+
+def test_a_design_files_ranked_set_is_made(tmp_path, capsys):
+    from cpmodels.api import design as run
+
+    path = _small_design(tmp_path)
+    ranking = [v.pieces for v in run(path).working]
+    assert len(ranking) >= 2
+    out = tmp_path / "first"
+    assert main(["make", str(path), "--set", "1", "--out", str(out), "--quiet"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    made_pieces = {f["piece"] for f in manifest["files"] if f.get("piece")}
+    assert manifest["puzzle"] == "small_set1" and made_pieces == set(ranking[0])
+    verdicts = tmp_path / "verdicts.jsonl"
+    assert main(["design", str(path), "--out", str(verdicts), "--quiet"]) == 0
+    out = tmp_path / "second"
+    assert main(["make", str(path), "--set", "2", "--verdicts", str(verdicts),
+                 "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {f["piece"] for f in manifest["files"] if f.get("piece")} == set(ranking[1])
+    report = make(path, tmp_path / "api", rank=1, verdicts=verdicts)
+    assert {f["piece"] for f in report.manifest["files"] if f.get("piece")} == set(ranking[0])
+    capsys.readouterr()
+    for args, message in (([], "choose one of its working sets with --set N"),
+                          (["--set", "99"], f"has {len(ranking)} working sets"),
+                          (["--set", "1", "--verdicts", str(tmp_path / "none.jsonl")],
+                           "no verdicts at"),
+                          (["--set", "1", "--kerf", "15"], "the kerf must be")):
+        assert main(["make", str(path), "--out", str(tmp_path / "bad"), *args]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err, (args, err)
+        assert not (tmp_path / "bad").exists()
+    assert main(["make", "calendar_day", "--set", "1", "--out", str(tmp_path / "bad")]) == 2
+    assert "go with a design file" in capsys.readouterr().err

@@ -295,7 +295,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     make = sub.add_parser("make", help="cut files (SVG, DXF) and 3-D prints (STL) of a "
                           "puzzle's pieces, frame and tray, with a manifest")
-    make.add_argument("spec", help="a calendar or packing spec (path or bundled name)")
+    make.add_argument("spec", help="a calendar or packing spec (path or bundled name), or a "
+                      "design file with --set N")
+    make.add_argument("--set", type=_positive_int, metavar="N",
+                      help="design files: make the N-th working set of the ranking")
+    make.add_argument("--verdicts", type=Path, metavar="FILE.jsonl",
+                      help="design files: the verdicts 'design --out' wrote (else every set "
+                           "is decided first)")
+    make.add_argument("--jobs", type=_positive_int, metavar="N",
+                      help="design files: worker processes deciding the sets")
     make.add_argument("--out", required=True, type=Path, metavar="DIR",
                       help="a new (or empty) directory")
     make.add_argument("--target", help="packing specs: the board to make (default: the first)")
@@ -313,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the frame around the board (default half a cell)")
     make.add_argument("--format", choices=("text", "json"), default="text",
                       help="json: print the manifest")
+    add_quiet_arg(make)
 
     sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
 

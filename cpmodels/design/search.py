@@ -475,3 +475,39 @@ def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
         raise OutOfTime(f"decided {len(verdicts)} sets before the time limit",
                         partial=verdicts) from stopped
     return verdicts
+
+
+def working_set(path: str | Path, n: int, *, verdicts: Path | None = None,
+                jobs: int | None = None,
+                on_verdict: Callable[[Verdict], None] | None = None) -> CalendarSpec:
+    """The calendar spec of the ``n``-th working set (from 1) of a design file's ranking,
+    its name ``DESIGN_setN``: from the verdicts a ``design --out`` run wrote to
+    ``verdicts``, or else from deciding every set now (``jobs``, ``on_verdict`` as for
+    :func:`run_design`)."""
+    from cpmodels.design.verdicts import ranked, read_verdicts
+    from cpmodels.spec.loading import load_design
+
+    spec = load_design(path)
+    design = Design(spec, load_board(spec, path))
+    if n < 1:
+        raise InputError(f"--set {n}: sets are numbered from 1, as the design ranks them")
+    if verdicts is not None:
+        if not verdicts.is_file():
+            raise InputError(f"no verdicts at {verdicts} (cpmodels design --out writes them)")
+        found = list(read_verdicts(verdicts).values())
+    else:
+        found = run_design(design, on_verdict=on_verdict, jobs=jobs)
+    working = ranked(found)
+    if n > len(working):
+        raise InputError(f"--set {n}: {spec.name} has {len(working)} working set"
+                         f"{'s' if len(working) != 1 else ''}")
+    index: dict[str, int] = {}
+    for i, piece in enumerate(design.pieces):
+        index.setdefault(piece.name, i)
+    names = working[n - 1].pieces
+    if any(name not in index for name in names):
+        raise InputError(f"the verdicts in {verdicts} are not of {spec.name}: they name "
+                         "pieces it does not have")
+    chosen = design.set_spec([index[name] for name in names])
+    return chosen.model_copy(update={"name": f"{spec.name}_set{n}", "description":
+                                     f"set {n} of {spec.name}: {' '.join(names)}"})

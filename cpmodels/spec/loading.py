@@ -236,6 +236,9 @@ def load_design(path: str | Path) -> DesignSpec:
     return validate_data(data, source, lines, design=True)
 
 
+DESIGN_KIND = re.compile(r"""(?:^|[{,])\s*["']?kind["']?\s*:\s*["']?design\b""", re.M)
+
+
 def is_design(path: str | Path) -> bool:
     """Whether a file says ``kind: design`` (a quick look; the loaders check properly)."""
     try:
@@ -243,7 +246,7 @@ def is_design(path: str | Path) -> bool:
             head = handle.read(4096)
     except OSError:
         return False
-    return any(line.strip().replace(" ", "") == "kind:design" for line in head.splitlines())
+    return DESIGN_KIND.search(head) is not None
 
 
 def _read(path: str | Path) -> str:
