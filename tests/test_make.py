@@ -3,6 +3,7 @@ parser, trimesh), their sizes worked out from the cells in closed form."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import threading
@@ -190,6 +191,25 @@ def test_prints_are_watertight_with_the_volume_of_their_cells(made, name):
                 assert 0 < engraved < len(tray["cells"]) * side_area * 0.6
             else:
                 assert abs(engraved) < 0.005 * mesh.volume
+
+
+@pytest.mark.parametrize("name", ["calendar_week", "polyhexes"])
+def test_one_3mf_holds_every_solid_apart(made, name):
+    folder = made[name]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    entry = next(f for f in manifest["files"] if f["file"] == "puzzle.3mf")
+    solids = {f["piece"] if f["holds"] == "piece" else "tray": f
+              for f in manifest["files"] if f["file"].endswith(".stl")}
+    scene = trimesh.load(folder / "puzzle.3mf", force="scene")
+    meshes = scene.dump()  # each object placed where the plate has it
+    assert sorted(entry["objects"]) == sorted(solids) and len(meshes) == len(solids)
+    for mesh in meshes:
+        assert mesh.is_watertight and mesh.volume > 0
+    volumes = sorted(round(m.volume, 1) for m in meshes)
+    assert volumes == pytest.approx(sorted(f["volume_mm3"] for f in solids.values()), rel=0.005)
+    boxes = sorted((m.bounds[0][0], m.bounds[1][0]) for m in meshes)
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(boxes)), "two objects overlap"
+    assert all(m.bounds[0][2] >= -1e-6 for m in meshes), "an object is under the plate"
 
 
 def test_solid_pieces_are_unions_of_cubes(tmp_path):

@@ -56,7 +56,8 @@ def cmd_make(args: argparse.Namespace) -> int:
     report = make(spec, args.out, options, target=args.target)
     sheets = len([f for f in report.sheets if f.endswith(".svg")])
     said = (f"{spec.name}: {sheets} sheet{'s' if sheets != 1 else ''} to cut (SVG and DXF), "
-            f"{len(report.solids)} solids to print (STL), in {args.out} with "
+            f"{len([f for f in report.solids if f.endswith('.stl')])} solids to print (STL, "
+            f"and all in puzzle.3mf), in {args.out} with "
             f"{args.out / 'manifest.json'}")
     emit(report.manifest, said, args.format)
     return EXIT_OK

@@ -9,7 +9,8 @@
   hole's, so parts come out at their nominal size; the clearance is taken off the pieces,
   half on every side. ``sheet-N.png`` previews each sheet.
 * ``piece-NAME.stl`` and ``tray.stl`` (``printing.py``): closed manifold solids, the tray
-  with its cavity and the labels engraved in its floor; ``tray.png`` previews it.
+  with its cavity and the labels engraved in its floor; ``tray.png`` previews it;
+  ``puzzle.3mf`` holds them all, one object each.
 * ``manifest.json``: each file with what it holds (piece, cells, area in mm², volume in
   mm³, sheet).
 
@@ -129,12 +130,13 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
         "options": {**asdict(options), "border": options.frame_border}, "files": []}
     files: list[dict[str, Any]] = manifest["files"]
     inset = options.clearance / 2
+    printed: list[tuple[str, Any]] = []  # (name, mesh) of every solid, for the 3MF
     with directory_in_place(Path(out)) as scratch:
         if spec.grid == "cube":
             for name, shape, copies in pieces:
                 solid = printing.polycube(shape, options.cell, inset)
                 file = f"piece-{_safe(name)}.stl"
-                printing.write_solid(solid, scratch / file)
+                printed.append((name, printing.write_solid(solid, scratch / file)))
                 files.append({"file": file, "holds": "piece", "piece": name, "copies": copies,
                               "cells": [list(c) for c in shape],
                               "volume_mm3": round(solid.volume(), 3)})
@@ -147,7 +149,7 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
             b = options.frame_border
             outer = box(x0 - b, y0 - b, x1 + b, y1 + b)
             solid = printing.tray(outer, cavity, None, floor=FLOOR, depth=depth)
-            printing.write_solid(solid, scratch / "tray.stl")
+            printed.append(("tray", printing.write_solid(solid, scratch / "tray.stl")))
             tray_png(outer, cavity, None, scratch / "tray.png")
             files.append({"file": "tray.stl", "also": ["tray.png"], "holds": "tray",
                           "cells": [list(c) for c in sorted(cells)],
@@ -192,14 +194,14 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
                 nominal = offset(work.region(shape), -inset)
                 solid = printing.extrude(nominal, options.thickness)
                 file = f"piece-{_safe(name)}.stl"
-                printing.write_solid(solid, scratch / file)
+                printed.append((name, printing.write_solid(solid, scratch / file)))
                 files.append({"file": file, "holds": "piece", "piece": name, "copies": copies,
                               "cells": [list(c) for c in shape],
                               "area_mm2": round(nominal.area, 4),
                               "volume_mm3": round(solid.volume(), 3)})
             solid = printing.tray(outer, cavity, engraving, floor=FLOOR,
                                   depth=options.thickness)
-            printing.write_solid(solid, scratch / "tray.stl")
+            printed.append(("tray", printing.write_solid(solid, scratch / "tray.stl")))
             tray_png(outer, cavity, engraving, scratch / "tray.png")
             files.append({"file": "tray.stl", "also": ["tray.png"], "holds": "tray",
                           "cells": [list(c) for c in sorted(cells)],
@@ -208,6 +210,10 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
                           "labels": len(labels), "floor_mm": FLOOR,
                           "depth_mm": options.thickness})
             report.solids = [f["file"] for f in files if f["file"].endswith(".stl")]
+        printing.write_3mf(printed, scratch / "puzzle.3mf")
+        files.append({"file": "puzzle.3mf", "holds": "every solid",
+                      "objects": [name for name, _ in printed]})
+        report.solids.append("puzzle.3mf")
         (scratch / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     report.manifest = manifest
     return report

@@ -89,3 +89,17 @@ def write_solid(solid: Manifold, path: Path) -> trimesh.Trimesh:
     shape = mesh(solid)
     shape.export(path)
     return shape
+
+
+def write_3mf(named: list[tuple[str, trimesh.Trimesh]], path: Path, gap: float = 5.0) -> None:
+    """Every solid in one 3MF, each an object named as its file, side by side on the plate
+    (a slicer opens them all at once)."""
+    scene = trimesh.Scene()
+    x = 0.0
+    for name, shape in named:
+        (x0, y0, z0), (x1, _, _) = shape.bounds
+        placed = shape.copy()
+        placed.apply_translation((x - x0, -y0, -z0))
+        scene.add_geometry(placed, node_name=name, geom_name=name)
+        x += x1 - x0 + gap
+    path.write_bytes(scene.export(file_type="3mf"))
