@@ -97,6 +97,8 @@ def test_streamed_counts_equal_the_sweep_of_the_saved_yaml(client, tmp_path):
     assert sorted(map(tuple, summary["unsolvable"])) == sorted(
         k for k, v in expected.items() if v == 0)
     assert summary["most"]["count"] == max(expected.values())
+    assert sorted(map(tuple, summary["unsolvable_real_dates"])) == sorted(
+        k for k, r in swept.rows.items() if r.count == 0 and r.real_date)
 
 
 def _cpu() -> float:

@@ -59,7 +59,8 @@ def _draw_board(page, grid: str = "square", cols: int = 4, at: tuple[int, ...] =
     page.fill("#cols", str(cols))
     page.dispatch_event("#cols", "change")
     page.check("input[name=tool][value=cells]")
-    for r in range(3):  # every cell in, one by one
+    _drag(page, [(0, c) for c in range(cols)])  # the first row in with one stroke
+    for r in range(1, 3):  # the others one by one
         for c in range(cols):
             _cell(page, r, c).click()
     page.check("input[name=tool][value=label]")
@@ -72,6 +73,23 @@ def _draw_board(page, grid: str = "square", cols: int = 4, at: tuple[int, ...] =
             if not label.isdigit():
                 page.fill("#label", label)
             _cell(page, row, c).click()  # the day numbers follow on by themselves
+
+
+def _drag(page, cells: list[tuple[int, int]]) -> None:
+    """Press on the first cell and drag over the others: one stroke of the cells tool."""
+    def centre(r: int, c: int) -> tuple[float, float]:
+        box = _cell(page, r, c).bounding_box()
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.6
+
+    points = [centre(*cell) for cell in cells]  # before the stroke redraws the board
+    page.mouse.move(*points[0])
+    page.mouse.down()
+    for point in points[1:]:
+        page.mouse.move(*point, steps=4)
+    page.mouse.up()
+    tokens = [page.get_attribute(f'#board .cellgroup[data-row="{r}"][data-col="{c}"]',
+                                 "data-token") for r, c in cells]
+    assert tokens == ["."] * len(cells), "the stroke did not paint every cell"
 
 
 def _add(page, pool: str, *names: str) -> None:

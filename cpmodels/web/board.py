@@ -204,9 +204,13 @@ class BoardCounts:
                     yield row
             if self.stopped:
                 return
-            yield {"done": True, "combinations": seen, "unsolvable": unsolvable,
-                   "solvable": seen - len(unsolvable), "fewest": fewest, "most": most,
-                   "seconds": round(time.perf_counter() - start, 3)}
+            summary = {"done": True, "combinations": seen, "unsolvable": unsolvable,
+                       "solvable": seen - len(unsolvable), "fewest": fewest, "most": most,
+                       "seconds": round(time.perf_counter() - start, 3)}
+            if self.spec.has_dates:  # a calendar's question: is every real date solvable
+                summary["unsolvable_real_dates"] = [
+                    labels for labels in unsolvable if self.spec.real_date(labels) is not None]
+            yield summary
         finally:
             self.stop()
             for worker in workers:

@@ -277,7 +277,13 @@ function finish(line) {
   const every = line.unsolvable.length === 0;
   const hard = line.fewest ? `hardest ${line.fewest.labels.join(" ")} (${line.fewest.count.toLocaleString()})` : "";
   const easy = line.most ? `easiest ${line.most.labels.join(" ")} (${line.most.count.toLocaleString()})` : "";
-  summary.textContent = `${every ? "every combination is solvable" : `${line.unsolvable.length} of ${line.combinations} combinations have no solution`}; ${hard}; ${easy}; ${line.seconds} s`;
+  let said = every ? "every combination is solvable"
+                   : `${line.unsolvable.length} of ${line.combinations} combinations have no solution`;
+  if (!every && line.unsolvable_real_dates) {
+    const real = line.unsolvable_real_dates.length;
+    said += real ? ` (${real} of them real dates)` : "; every real date is solvable";
+  }
+  summary.textContent = `${said}; ${hard}; ${easy}; ${line.seconds} s`;
   $("unsolvable").textContent = line.unsolvable.map((l) => l.join(" ")).join(", ");
 }
 
