@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from cpmodels.counting import count_instance
 from cpmodels.errors import OutOfTime
@@ -409,47 +410,71 @@ def _make(spec: str) -> Callable[[], str]:
     return run
 
 
+def _live_stream(path: str, body: Any) -> tuple[float, float, list[dict]]:
+    """POST ``body`` to ``path`` of a live server and read its NDJSON: the seconds to the
+    first line and to the last, and the lines."""
+    import json
+    import socket
+    import threading
+
+    import httpx
+    import uvicorn
+
+    from cpmodels.web.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app([SPECS / "calendar_day.yaml"]),
+                                           host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        start = time.perf_counter()
+        first, lines = None, []
+        with httpx.Client(timeout=300) as http, http.stream(
+                "POST", f"http://127.0.0.1:{port}{path}", json=body) as answer:
+            for line in answer.iter_lines():
+                if first is None:
+                    first = time.perf_counter() - start
+                lines.append(json.loads(line))
+        total = time.perf_counter() - start
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    return first or total, total, lines
+
+
 def _board_stream(spec: str) -> Callable[[], str]:
     """A drawn board's counts streamed by a live server, timed from the request."""
     def run() -> str:
-        import json
-        import socket
-        import threading
-
-        import httpx
-        import uvicorn
         import yaml
 
-        from cpmodels.web.app import create_app
-
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(create_app([SPECS / "calendar_day.yaml"]),
-                                               host="127.0.0.1", port=port,
-                                               log_level="warning"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.02)
         board = yaml.safe_load((SPECS / spec).read_text())
-        try:
-            start = time.perf_counter()
-            first, rows = None, 0
-            with httpx.Client(timeout=300) as http, http.stream(
-                    "POST", f"http://127.0.0.1:{port}/api/board/counts", json=board) as answer:
-                for line in answer.iter_lines():
-                    if first is None:
-                        first = time.perf_counter() - start
-                    last = json.loads(line)
-                    rows += "labels" in last
-            total = time.perf_counter() - start
-        finally:
-            server.should_exit = True
-            thread.join(10)
+        first, total, lines = _live_stream("/api/board/counts", board)
+        rows = sum("labels" in line for line in lines)
         return (f"{rows:,} combinations, first line after {first:.2f} s, all after "
-                f"{total:.2f} s, {len(last['unsolvable'])} unsolvable")
+                f"{total:.2f} s, {len(lines[-1]['unsolvable'])} unsolvable")
     return run
+
+
+def _board_design() -> str:
+    """The editor's design question on the month/day board: the rectangle always, any 7
+    of the 12 pentominoes, every real date; decided set by set on one thread."""
+    import yaml
+
+    from cpmodels.web.board import pools
+
+    board = yaml.safe_load((SPECS / "calendar_day.yaml").read_text())
+    board["pieces"] = [board["pieces"][0], *({"name": p["name"], "shape": p["shape"]}
+                                             for p in pools("square")["pentominoes"])]
+    first, total, lines = _live_stream("/api/board/design", {
+        "board": board, "always": ["O6"], "choose": 7, "require": "real-dates"})
+    done = lines[-1]
+    return (f"{done['candidates']} sets, {len(done['working'])} work, first verdict after "
+            f"{first:.2f} s, all after {total:.2f} s")
 
 
 BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
@@ -482,6 +507,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str]]] = {
                          _board_stream("calendar_day.yaml")),
     "board_week_stream": ("the editor's API: calendar_week drawn, 2604 counts streamed",
                           _board_stream("calendar_week.yaml")),
+    "board_design_apad": ("the editor's API: rectangle + 7 of 12 pentominoes on "
+                          "calendar_day (792 sets, oracle 37 work)", _board_design),
     "export_suite": ("export-suite: 11 instances in every format, counts and optima verified",
                      _export_suite),
     "web_hints": ("web API: hints until the board is full, then 10 solutions", _web_hints),

@@ -376,7 +376,7 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     @app.post("/api/board/design")
     async def board_design(request: Request) -> Any:
         try:
-            design = BoardDesign(await board_data(request))
+            design = BoardDesign(await board_data(request), threads=pool.workers)
         except (SpecError, InputError) as exc:
             return error(422, str(exc))
         return streamed(design, "design")

@@ -20,7 +20,7 @@ import itertools
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 from cpmodels.backends.engine import EngineSession
@@ -163,64 +163,85 @@ class BoardCounts:
         """Each combination's row as its task is done (tasks in no fixed order), then the
         summary; nothing more once stopped."""
         start = time.perf_counter()
-        done: queue.Queue[list[dict] | BaseException | None] = queue.Queue()
+        n = len(self.sessions)
 
-        def work(k: int) -> None:
-            session = self.sessions[k]
-            try:
-                for fixed in self.tasks[k::len(self.sessions)]:
+        def job(k: int) -> Callable[[Callable[[Any], None]], None]:
+            def run(put: Callable[[Any], None]) -> None:
+                for fixed in self.tasks[k::n]:
                     if self.stopped:
                         break
-                    done.put(self._task_rows(session, fixed))
-            except BaseException as exc:  # handed to the reader
-                done.put(exc if not self.stopped else None)
-            finally:
-                done.put(None)
+                    put(self._task_rows(self.sessions[k], fixed))
+            return run
 
-        workers = [threading.Thread(target=work, args=(k,), daemon=True,
-                                    name=f"cpmodels-board-{k}")
-                   for k in range(len(self.sessions))]
-        for worker in workers:
-            worker.start()
-        finished, seen, unsolvable = 0, 0, []
+        seen, unsolvable = 0, []
         fewest: dict | None = None
         most: dict | None = None
+        for found in side_by_side([job(k) for k in range(n)], self.stop,
+                                  lambda: self.stopped):
+            for row in found:
+                seen += 1
+                if row["count"] == 0:
+                    unsolvable.append(row["labels"])
+                elif fewest is None or row["count"] < fewest["count"]:
+                    fewest = row
+                if most is None or row["count"] > most["count"]:
+                    most = row
+                yield row
+        if self.stopped:
+            return
+        summary = {"done": True, "combinations": seen, "unsolvable": unsolvable,
+                   "solvable": seen - len(unsolvable), "fewest": fewest, "most": most,
+                   "seconds": round(time.perf_counter() - start, 3)}
+        if self.spec.has_dates:  # a calendar's question: is every real date solvable
+            summary["unsolvable_real_dates"] = [
+                labels for labels in unsolvable if self.spec.real_date(labels) is not None]
+        yield summary
+
+
+_END = object()  # a job's last word on the queue
+
+
+class _Failed:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+def side_by_side(jobs: Sequence[Callable[[Callable[[Any], None]], None]],
+                 stop: Callable[[], None], stopped: Callable[[], bool]) -> Iterator[Any]:
+    """Run each job on a thread of its own (the engine's kernels release the GIL), each
+    handing what it finds to the function it is given; yield those as they come. A job's
+    error is raised here unless the work was stopped; leaving before every job is done (an
+    error, or the reader gone) calls ``stop``; the threads are waited for."""
+    found: queue.Queue[Any] = queue.Queue()
+
+    def run(job: Callable[[Callable[[Any], None]], None]) -> None:
         try:
-            while finished < len(workers):
-                item = done.get()
-                if item is None:
-                    finished += 1
-                    continue
-                if isinstance(item, BaseException):
-                    raise item
-                for row in item:
-                    seen += 1
-                    if row["count"] == 0:
-                        unsolvable.append(row["labels"])
-                    elif fewest is None or row["count"] < fewest["count"]:
-                        fewest = row
-                    if most is None or row["count"] > most["count"]:
-                        most = row
-                    yield row
-            if self.stopped:
-                return
-            summary = {"done": True, "combinations": seen, "unsolvable": unsolvable,
-                       "solvable": seen - len(unsolvable), "fewest": fewest, "most": most,
-                       "seconds": round(time.perf_counter() - start, 3)}
-            if self.spec.has_dates:  # a calendar's question: is every real date solvable
-                summary["unsolvable_real_dates"] = [
-                    labels for labels in unsolvable if self.spec.real_date(labels) is not None]
-            yield summary
+            job(found.put)
+        except BaseException as exc:  # handed to the reader
+            if not stopped():
+                found.put(_Failed(exc))
         finally:
-            self.stop()
-            for worker in workers:
-                worker.join(timeout=2.0)
+            found.put(_END)
 
-
-def stream_rows(counts: BoardCounts, emit: Callable[[dict[str, Any]], None]) -> None:
-    """Hand every row of ``counts`` to ``emit`` (for a thread feeding a response)."""
-    for row in counts.rows():
-        emit(row)
+    threads = [threading.Thread(target=run, args=(job,), daemon=True,
+                                name=f"cpmodels-board-{k}") for k, job in enumerate(jobs)]
+    for thread in threads:
+        thread.start()
+    finished = 0
+    try:
+        while finished < len(threads):
+            item = found.get()
+            if item is _END:
+                finished += 1
+            elif isinstance(item, _Failed):
+                raise item.error
+            else:
+                yield item
+    finally:
+        if finished < len(threads):  # an error, or the reader left: the others stop too
+            stop()
+        for thread in threads:
+            thread.join(timeout=2.0)
 
 
 POOL_SIZES = {"square": (1, 2, 3, 4, 5, 6), "triangle": (1, 2, 3, 4, 5, 6),

@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from cpmodels.errors import InputError, OutOfTime, SpecError
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
-from cpmodels.web.board import SOURCE, board_spec
+from cpmodels.web.board import SOURCE, board_spec, side_by_side
 
 MAX_SETS = 5_000  # candidate sets the editor decides (a design file on the CLI: millions)
 LEARNING_SETS = 16  # sets the order of dates is learnt from before the sets are streamed
@@ -31,9 +31,9 @@ LEARNING_SETS = 16  # sets the order of dates is learnt from before the sets are
 
 class BoardDesign:
     """The sets of a drawn board's pieces that solve every required date, decided one by
-    one; :meth:`stop` ends it from any thread."""
+    one on ``threads`` threads; :meth:`stop` ends it from any thread."""
 
-    def __init__(self, data: Any) -> None:
+    def __init__(self, data: Any, *, threads: int = 2) -> None:
         if not isinstance(data, dict):
             raise SpecError(SOURCE, "a design request is a JSON object: board, always, "
                                     "choose, require")
@@ -55,42 +55,57 @@ class BoardDesign:
             "require": data.get("require", "real-dates")}
         design = validate_data(fields, SOURCE, design=True)
         assert isinstance(design, DesignSpec)
-        self.design = Design(design, spec.model_copy(update={"pieces": []}))
-        if self.design.count_candidates() > MAX_SETS:
-            raise InputError(f"that is {self.design.count_candidates():,} sets to try; the "
-                             f"editor tries at most {MAX_SETS:,} (run cpmodels design on the "
-                             "saved board for more)")
+        board = spec.model_copy(update={"pieces": []})
+        # One design (its own compiled cover and sessions) per thread.
+        self.designs = [Design(design, board) for _ in range(max(1, threads))]
+        sets = self.designs[0].count_candidates()
+        if sets > MAX_SETS:
+            raise InputError(f"that is {sets:,} sets to try; the editor tries at most "
+                             f"{MAX_SETS:,} (run cpmodels design on the saved board for more)")
         self._stopped = threading.Event()
 
     def stop(self) -> None:
-        """End the deciding as soon as the search in progress looks (from any thread)."""
+        """End the deciding as soon as the searches in progress look (from any thread)."""
         self._stopped.set()
-        self.design.stop()
+        for design in self.designs:
+            design.stop()
 
     @property
     def stopped(self) -> bool:
         return self._stopped.is_set()
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """``{"candidates": N}``, then each set's verdict as it is decided, then the working
-        sets ranked; nothing more once stopped."""
+        """``{"candidates": N}``, then each set's verdict as it is decided (the sets shared
+        out between the threads, in no fixed order), then the working sets ranked; nothing
+        more once stopped."""
         start = time.perf_counter()
-        sets = list(self.design.candidates())
-        yield {"candidates": len(sets), "skipped_as_equal": self.design.skipped()}
+        sets = list(self.designs[0].candidates())
+        yield {"candidates": len(sets), "skipped_as_equal": self.designs[0].skipped()}
+        designs = self.designs[:max(1, min(len(self.designs), len(sets)))]
+
+        def job(k: int) -> Callable[[Callable[[Any], None]], None]:
+            def run(put: Callable[[Any], None]) -> None:
+                design = designs[k]
+                # Each learns the same order from the same first sets, so a set's verdict
+                # does not hang on the thread deciding it.
+                design.learn_order(min(LEARNING_SETS, len(sets)))
+                for chosen in sets[k::len(designs)]:
+                    if self.stopped:
+                        break
+                    put(design.decide(chosen))
+            return run
+
         verdicts = []
         try:
-            if sets:
-                self.design.learn_order(min(LEARNING_SETS, len(sets)))
-            for chosen in sets:
-                if self.stopped:
-                    return
-                verdict = self.design.decide(chosen)
+            for verdict in side_by_side([job(k) for k in range(len(designs))], self.stop,
+                                        lambda: self.stopped):
                 verdicts.append(verdict)
                 yield verdict.as_dict()
         except OutOfTime:
-            if self.stopped:
-                return
-            raise
+            if not self.stopped:
+                raise
+        if self.stopped:
+            return
         working = [{k: v for k, v in w.as_dict().items() if k != "first_failure"}
                    for w in ranked(verdicts)]
         yield {"done": True, "candidates": len(verdicts), "working": working,
