@@ -142,3 +142,17 @@ def test_the_files_to_make_a_drawn_board_come_as_one_zip(client):
                          ("sheet=big", "WxH"), ("cell=nope", "cell")):
         refused = client.post(f"/api/board/make?{query}", json=board)
         assert refused.status_code == 422 and words in refused.json()["error"], query
+
+
+def test_the_editor_starts_from_any_served_calendar(tmp_path):
+    mine = _board("calendar_day")
+    mine["name"] = "my_day"
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(mine, sort_keys=False))
+    client = TestClient(create_app([path]))
+    assert "Design a calendar puzzle" in client.get("/edit").text
+    assert client.get("/api/board/start/my_day").json() == mine
+    assert client.get("/api/board/start/calendar_day").status_code == 404
+    assert client.get("/api/board/pools/cube").status_code == 404
+    pools_here = client.get("/api/board/pools/hex").json()
+    assert [len(v) for v in pools_here.values()] == [1, 1, 3, 7]  # polyhexes of 1 to 4 cells

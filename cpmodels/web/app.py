@@ -57,7 +57,6 @@ from cpmodels.geometry import Placement
 from cpmodels.render import count_payload, packing_payload
 from cpmodels.render.pictures import packing_picture, placements_picture
 from cpmodels.render.svg import scene_svg
-from cpmodels.spec.bundled import bundled_specs
 from cpmodels.spec.models import CalendarSpec
 from cpmodels.web import board
 from cpmodels.web.designing import BoardDesign, make_zip
@@ -292,13 +291,13 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
 
     @app.get("/api/board/start/{name}")
     def board_start(name: str) -> Any:
+        """A served calendar's spec fields, for the editor to start from."""
         import yaml
 
-        path = bundled_specs().get(name)
-        data = yaml.safe_load(path.read_text()) if path is not None else None
-        if not isinstance(data, dict) or data.get("kind") != "calendar":
-            raise NotFound(f"no bundled calendar {name!r}")
-        return data
+        path = puzzles.paths.get(name)
+        if path is None:
+            raise NotFound(f"no calendar {name!r} is served; served: {', '.join(puzzles.paths)}")
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
 
     @app.post("/api/board/yaml")
     async def board_yaml(request: Request) -> Any:

@@ -25,6 +25,7 @@ from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.interrupt import seconds_left
 from cpmodels.query import Query
 from cpmodels.spec import CalendarSpec, load_spec
+from cpmodels.spec.bundled import spec_path
 from cpmodels.web.limits import acquire, check_deadline
 from cpmodels.web.play import board_layout, position_session
 
@@ -125,6 +126,7 @@ class Puzzles:
 
     def __init__(self, spec_paths: Sequence[str | Path]) -> None:
         self.specs: dict[str, CalendarSpec] = {}
+        self.paths: dict[str, Path] = {}  # each served spec's file, as the editor starts from it
         for path in spec_paths:
             spec = load_spec(path)
             if not isinstance(spec, CalendarSpec):
@@ -132,6 +134,7 @@ class Puzzles:
             if spec.name in self.specs:
                 raise InputError(f"two specs are named {spec.name!r}")
             self.specs[spec.name] = spec
+            self.paths[spec.name] = spec_path(path)
         if not self.specs:
             raise InputError("no calendar specs to serve; name some, e.g. specs/*.yaml")
         self._cache: OrderedDict[tuple, Solutions] = OrderedDict()
