@@ -408,3 +408,33 @@ def test_a_design_files_ranked_set_is_made(tmp_path, capsys):
         assert not (tmp_path / "bad").exists()
     assert main(["make", "calendar_day", "--set", "1", "--out", str(tmp_path / "bad")]) == 2
     assert "go with a design file" in capsys.readouterr().err
+
+
+def test_labels_are_engraved_in_a_font_that_has_them(tmp_path, capsys):
+    import matplotlib
+
+    mono = str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSansMono.ttf")
+    board = {"kind": "calendar", "name": "moons", "board": ["一月 二月 .", "Ω 2 .", ". . ."],
+             "groups": {"moon": ["一月", "二月"], "other": ["Ω", "2"]},
+             "pieces": [{"name": "L", "shape": ["##", "#."]}, {"name": "I", "shape": ["##"],
+                                                               "count": 2}]}
+    path = tmp_path / "moons.yaml"
+    path.write_text(json.dumps(board, ensure_ascii=False), encoding="utf-8")
+    latin = {**board, "name": "latin", "board": ["Jan Feb .", "Ω 2 .", ". . ."],
+             "groups": {"moon": ["Jan", "Feb"], "other": ["Ω", "2"]}}
+    (tmp_path / "latin.yaml").write_text(json.dumps(latin, ensure_ascii=False))
+    out = tmp_path / "latin"
+    assert main(["make", str(tmp_path / "latin.yaml"), "--out", str(out), "--font", mono]) == 0
+    assert json.loads((out / "manifest.json").read_text())["font"] == "DejaVu Sans Mono"
+    assert main(["make", str(path), "--out", str(tmp_path / "a"), "--font", mono]) == 2
+    assert "has no glyph for 一 二 月" in capsys.readouterr().err
+    assert main(["make", str(path), "--out", str(tmp_path / "b"), "--font", "no.ttf"]) == 2
+    assert "no such font file" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    # Without --font: a font of this machine that has every character, or one clear line.
+    code = main(["make", str(path), "--out", str(tmp_path / "c")])
+    if code == 0:
+        font = json.loads((tmp_path / "c" / "manifest.json").read_text())["font"]
+        assert font != "DejaVu Sans"
+    else:
+        assert code == 2 and "give --font a TTF or OTF file" in capsys.readouterr().err

@@ -44,7 +44,8 @@ def cmd_make(args: argparse.Namespace) -> int:
     from cpmodels.make import MakeOptions, make
 
     options = MakeOptions(cell=args.cell, kerf=args.kerf, clearance=args.clearance,
-                          sheet=args.sheet, thickness=args.thickness, border=args.border)
+                          sheet=args.sheet, thickness=args.thickness, border=args.border,
+                          font=args.font)
     options.check()  # before any design is run
     if is_design(args.spec):
         spec = design_set(args)

@@ -319,6 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="printed pieces' thickness and the tray's depth (default 4)")
     make.add_argument("--border", type=float, metavar="MM",
                       help="the frame around the board (default half a cell)")
+    make.add_argument("--font", metavar="FILE",
+                      help="a TTF or OTF font for the engraved labels (default: DejaVu Sans "
+                           "Bold, or a font here that has every character)")
     make.add_argument("--format", choices=("text", "json"), default="text",
                       help="json: print the manifest")
     add_quiet_arg(make)

@@ -52,6 +52,7 @@ class MakeOptions:
     border: float | None = None
     gap: float = 3.0
     margin: float = 5.0
+    font: str | None = None  # a TTF or OTF file for the labels (default: DejaVu Sans Bold)
 
     def check(self) -> None:
         """One clear line for each size that cannot make parts."""
@@ -118,16 +119,18 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
                          "pieces to cut")
     from cpmodels.make import laser, printing, sheets
     from cpmodels.make.preview import sheet_png, tray_png
-    from cpmodels.make.shapes import Sheetwork, offset, text_outlines
+    from cpmodels.make.shapes import Sheetwork, engraving_font, offset, text_outlines
 
     options = options or MakeOptions()
     options.check()
     cells, labels = _board(spec, target)
+    font = engraving_font(labels.values(), options.font)
     pieces = [(p.name, tuple(sorted(p.cells)), p.high) for p in spec.pieces]
     report = MakeReport(Path(out), {})
     manifest: dict[str, Any] = {
         "made_by": f"cpmodels {__version__}", "puzzle": spec.name, "grid": spec.grid,
-        "options": {**asdict(options), "border": options.frame_border}, "files": []}
+        "options": {**asdict(options), "border": options.frame_border},
+        "font": font.get_name(), "files": []}
     files: list[dict[str, Any]] = manifest["files"]
     inset = options.clearance / 2
     printed: list[tuple[str, Any]] = []  # (name, mesh) of every solid, for the 3MF
@@ -165,7 +168,7 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
             tall, wide = LABEL_SIZE[spec.grid]
             engraving = text_outlines({work.centre(cell): text for cell, text in
                                        labels.items()}, tall * options.cell,
-                                      wide * options.cell)
+                                      wide * options.cell, font)
             half_kerf = options.kerf / 2
             parts = []
             for name, shape, copies in pieces:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TypeAlias
 
 import numpy as np
@@ -22,6 +23,7 @@ from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
+from cpmodels.errors import InputError
 from cpmodels.geometry import Cell
 from cpmodels.render.scene import DRAWINGS, CellDrawing
 
@@ -80,9 +82,45 @@ def offset(shape: Flat, distance: float) -> Flat:
     return shape.buffer(distance, join_style="mitre", mitre_limit=10.0)
 
 
-def _glyphs(text: str) -> Flat:
+def _covers(path: str, text: str) -> set[str]:
+    """The characters of ``text`` the font file at ``path`` has no glyph for."""
+    from matplotlib.ft2font import FT2Font
+
+    try:
+        charmap = FT2Font(path).get_charmap()
+    except (OSError, RuntimeError, ValueError):
+        return set(text)
+    return {ch for ch in text if not ch.isspace() and ord(ch) not in charmap}
+
+
+def engraving_font(texts: Iterable[str], font: str | None = None) -> FontProperties:
+    """The font the labels are engraved in: the font file ``font`` (TTF or OTF), or DejaVu
+    Sans Bold when it has every character, or else the first font on this machine that has
+    them all; :class:`InputError` naming the characters when none has."""
+    from matplotlib import font_manager
+
+    text = "".join(sorted(set("".join(texts))))
+    if font is not None:
+        if not Path(font).is_file():
+            raise InputError(f"--font {font}: no such font file")
+        missing = _covers(font, text)
+        if missing:
+            raise InputError(f"--font {font} has no glyph for {' '.join(sorted(missing))}")
+        return FontProperties(fname=font)
+    missing = _covers(font_manager.findfont(FONT), text)
+    if not missing:
+        return FONT
+    for entry in font_manager.fontManager.ttflist:
+        if not _covers(entry.fname, text):
+            return FontProperties(fname=entry.fname)
+    raise InputError(f"the labels have characters no font here can engrave "
+                     f"({' '.join(sorted(missing))}); give --font a TTF or OTF file that "
+                     "has them (for Chinese, Japanese or Korean: Noto Sans CJK)")
+
+
+def _glyphs(text: str, font: FontProperties) -> Flat:
     """``text`` as filled glyph outlines at size 10, y up (the font's own way)."""
-    path = TextPath((0, 0), text, size=10, prop=FONT)
+    path = TextPath((0, 0), text, size=10, prop=font)
     shape: Flat = Polygon()
     for ring in path.to_polygons():
         if np.shape(ring)[0] >= 3:
@@ -91,11 +129,11 @@ def _glyphs(text: str) -> Flat:
 
 
 def text_outlines(texts: dict[tuple[float, float], str], height: float,
-                  width: float) -> Flat | None:
+                  width: float, font: FontProperties = FONT) -> Flat | None:
     """Each text as filled glyph outlines centred on its point (x across, y down), all at one
     size: the largest at which every text is at most ``height`` tall and ``width`` wide, in
     millimetres. None when there is no text."""
-    shapes = {at: _glyphs(text) for at, text in texts.items()}
+    shapes = {at: _glyphs(text, font) for at, text in texts.items()}
     shapes = {at: g for at, g in shapes.items() if not g.is_empty}
     if not shapes:
         return None
