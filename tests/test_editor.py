@@ -248,9 +248,29 @@ def test_an_edit_mid_stream_cancels_the_count(editor):
     before = _cpu()
     time.sleep(1.0)
     assert _cpu() - before < 0.3, "the count went on after the edit"
-    _cell(page, 7, 0).click()  # and back: the board counts again, in full
+    _cell(page, 7, 0).click()  # and back: the board counts again
+    # An edit while the board is still being checked (its answer held back 1.5 s): only
+    # the last board's answers count.
+    page.evaluate("""() => {
+      const real = window.fetch;
+      let held = false;
+      window.fetch = (url, options) => {
+        const answer = real(url, options);
+        if (held || !String(url).endsWith("/api/board/check")) return answer;
+        held = true;
+        return answer.then((r) => new Promise((done) => setTimeout(() => done(r), 1500)));
+      };
+    }""")
+    for name in ("week-a", "week-b"):
+        time.sleep(0.4)
+        page.fill("#name", name)
+        page.dispatch_event("#name", "change")
     page.wait_for_selector("#summary[data-done]", timeout=60_000)
+    time.sleep(2.0)  # the held answer has come back by now
     assert "every combination is solvable" in page.inner_text("#summary")
+    weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    heat = _heatmap(page)
+    assert sum(heat[d]["sum"] for d in weekdays) == 4_937_780  # every solution once
 
 
 def test_screenshot_of_the_editor(editor, tmp_path):

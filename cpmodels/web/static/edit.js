@@ -7,6 +7,7 @@ const $ = (id) => document.getElementById(id);
 const state = { grid: "square", rows: 7, cols: 7, tokens: [], groups: {}, pieces: [],
                 name: "my-calendar" };
 let stream = null;      // the AbortController of the running count
+let designing = null;   // ... and of the running design question
 let pending = null;     // the debounce timer of the next check
 let painting = null;    // while dragging over cells: the state being painted
 let pools = {};
@@ -211,21 +212,33 @@ function spec() {
   return out;
 }
 
+let generation = 0;     // each edit's number: answers to an older board are dropped
+
 function edited() {
+  generation += 1;
   draw(); drawGroups();
   if (stream) { stream.abort(); stream = null; }
+  if (designing) designing.abort();  // its sets were of the board before the edit
   clearTimeout(pending);
   pending = setTimeout(check, 120);
 }
 
 async function check() {
+  const mine = generation;
   for (const k of Object.keys(stats)) delete stats[k];
   $("summary").textContent = ""; $("unsolvable").textContent = ""; $("progress").value = 0;
   delete $("summary").dataset.done;
-  const answer = await (await post("/api/board/check", spec())).json();
+  let answer;
+  try {
+    answer = await (await post("/api/board/check", spec())).json();
+  } catch (e) {
+    if (mine === generation) $("errors").textContent = `the server did not answer: ${e.message}`;
+    return;
+  }
+  if (mine !== generation) return;  // the board changed while it was checked
   $("errors").textContent = answer.valid ? "" : answer.errors.map((e) => (e.field ? e.field + ": " : "") + e.message).join("\n");
   $("arith").textContent = answer.valid ? answer.message : "";
-  if (answer.valid && answer.fits) count(answer.combinations);
+  if (answer.valid && answer.fits) count(answer.combinations, mine);
 }
 
 function post(url, body, signal) {
@@ -233,7 +246,8 @@ function post(url, body, signal) {
                       body: JSON.stringify(body), signal });
 }
 
-async function count(total) {
+async function count(total, mine) {
+  if (stream) stream.abort();
   const controller = new AbortController();
   stream = controller;
   $("progress").max = total;
@@ -246,6 +260,7 @@ async function count(total) {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
+      if (mine !== generation) { controller.abort(); return; }
       buffer += decoder.decode(value, { stream: true });
       let at;
       while ((at = buffer.indexOf("\n")) >= 0) {
@@ -426,7 +441,6 @@ async function makeFiles() {
 
 // --- which sets of the pieces work ------------------------------------------------------
 
-let designing = null;   // the AbortController of the running design
 
 async function runDesign() {
   if (designing) designing.abort();
