@@ -195,6 +195,19 @@ def test_a_piece_drawn_on_its_own_grid_is_a_piece_of_the_board(editor, tmp_path)
     assert _heatmap(page) == _swept_heatmap(saved)[0]
 
 
+def test_cells_are_drawn_by_keyboard_too(editor):
+    page = editor
+    page.locator('#board .cellgroup[data-row="0"][data-col="0"]').focus()
+    for key in ("Enter", "ArrowRight", "ArrowDown", " ", "ArrowLeft", "Enter", "Enter"):
+        page.keyboard.press(key)
+    tokens = {(r, c): page.get_attribute(
+        f'#board .cellgroup[data-row="{r}"][data-col="{c}"]', "data-token")
+        for r in range(2) for c in range(2)}
+    assert tokens == {(0, 0): ".", (0, 1): "#", (1, 1): ".", (1, 0): "#"}
+    on = page.evaluate("[document.activeElement.dataset.row, document.activeElement.dataset.col]")
+    assert on == ["1", "0"]
+
+
 def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
     page = editor
     _draw_board(page, cols=5, at=(0, 2, 4), rows=(0, 2))  # 13 cells to cover

@@ -10,6 +10,7 @@ let stream = null;      // the AbortController of the running count
 let designing = null;   // ... and of the running design question
 let pending = null;     // the debounce timer of the next check
 let painting = null;    // while dragging over cells: the state being painted
+let focused = [0, 0];   // the cell the keyboard is on
 let pools = {};
 const stats = {};       // label -> {min, sum, zero}
 
@@ -60,6 +61,9 @@ function draw() {
     const g = document.createElementNS(ns, "g");
     g.dataset.row = r; g.dataset.col = c; g.dataset.token = token;
     g.setAttribute("class", "cellgroup");
+    g.setAttribute("tabindex", r === focused[0] && c === focused[1] ? "0" : "-1");
+    g.setAttribute("role", "button");
+    g.setAttribute("aria-label", `row ${r + 1}, column ${c + 1}: ${token === "#" ? "not on the board" : token === "." ? "a plain cell" : token}`);
     const poly = document.createElementNS(ns, "polygon");
     poly.setAttribute("points", pts.map((p) => p.join(",")).join(" "));
     poly.setAttribute("class", "cell " + (token === "#" ? "off" : "on"));
@@ -86,9 +90,32 @@ function draw() {
   }));
   svg.setAttribute("viewBox", `-2 -2 ${maxX + 4} ${maxY + 4}`);
   svg.setAttribute("width", maxX + 4);
+  svg.addEventListener("keydown", keyed);
   svg.addEventListener("pointerdown", (e) => { const g = e.target.closest(".cellgroup"); if (g) { e.preventDefault(); press(g, true); } });
   svg.addEventListener("pointerover", (e) => { const g = e.target.closest(".cellgroup"); if (g && painting !== null && e.buttons) press(g, false); });
+  const hadFocus = $("board").contains(document.activeElement);
   $("board").replaceChildren(svg);
+  if (hadFocus) svg.querySelector('.cellgroup[tabindex="0"]')?.focus();
+}
+
+// By keyboard: the arrow keys move between cells, Enter or Space uses the tool on one.
+
+function keyed(e) {
+  const g = e.target.closest(".cellgroup");
+  if (!g) return;
+  const r = +g.dataset.row, c = +g.dataset.col;
+  const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  if (e.key in moves) {
+    const [dr, dc] = moves[e.key];
+    focused = [Math.max(0, Math.min(state.rows - 1, r + dr)), Math.max(0, Math.min(state.cols - 1, c + dc))];
+    e.preventDefault();
+    draw();
+    $("board").querySelector(`.cellgroup[data-row="${focused[0]}"][data-col="${focused[1]}"]`).focus();
+  } else if (e.key === "Enter" || e.key === " ") {
+    e.preventDefault();
+    focused = [r, c];
+    press(g, true);
+  }
 }
 
 document.addEventListener("pointerup", () => { painting = null; });
