@@ -156,3 +156,29 @@ def test_the_editor_starts_from_any_served_calendar(tmp_path):
     assert client.get("/api/board/pools/cube").status_code == 404
     pools_here = client.get("/api/board/pools/hex").json()
     assert [len(v) for v in pools_here.values()] == [1, 1, 3, 7]  # polyhexes of 1 to 4 cells
+
+
+def test_three_designs_at_once_give_one_answer():
+    """The design question from three threads at once (a server's, a notebook's): each
+    decides the same sets the same way."""
+    import threading
+
+    from cpmodels.web.designing import BoardDesign
+
+    board = _board("calendar_day")
+    board["pieces"].append({"name": "T", "shape": "###/.#./.#."})
+    request = {"board": board, "always": ["O6"], "choose": 7}
+    answers: list = []
+
+    def decide() -> None:
+        lines = list(BoardDesign(request).rows())
+        answers.append((sorted((tuple(v["pieces"]), v["works"], v["min"], v["total"])
+                               for v in lines[1:-1]), lines[-1]["working"]))
+
+    threads = [threading.Thread(target=decide) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert len(answers) == 3 and answers[0] == answers[1] == answers[2]
+    assert sum(works for _, works, _, _ in answers[0][0]) == len(answers[0][1]) == 4
