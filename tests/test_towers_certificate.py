@@ -394,3 +394,20 @@ def test_past_8_wide_solve_certifies_a_priced_bound(tmp_path, capsys, monkeypatc
     assert answer["score"] <= answer["bound"]
     assert main(["verify", spec, "--proof", str(proof), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["bound"] == answer["bound"]
+
+
+def test_ctrl_c_while_the_bound_is_priced_keeps_the_board(tmp_path, capsys, monkeypatch):
+    from cpmodels.towers import bounds
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bounds, "lagrangian_bound", interrupted)
+    proof = tmp_path / "9x9.bound"
+    spec = str(SPECS / "towers.yaml")
+    assert main(["solve", spec, "--size", "9x9", "--time-limit", "5", "--proof", str(proof),
+                 "--format", "json"]) == 130
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["score"] > 0 and answer["proof"] is None and not proof.exists()
+    assert not list(tmp_path.iterdir())
+    assert check_towers(answer["grid"], 9, 9) == answer["score"]  # checked by the rules

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from cpmodels.cli.output import (
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_UNSOLVABLE,
@@ -74,7 +75,7 @@ def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: boo
     if check is None:
         payload.update(proof=None, proof_checked=False)
         answer(args, payload, f"{text}\nno certificate written: {proved.why_not}", picture)
-        return EXIT_UNKNOWN
+        return EXIT_INTERRUPTED if proved.interrupted else EXIT_UNKNOWN
     payload.update(proof=str(args.proof), proof_checked=check.ok, proof_states=check.states)
     if check.bound is not None:  # a board too wide to prove: a certified bound
         payload.update(proof_bound=check.bound)

@@ -37,6 +37,7 @@ class ProvedAnswer:
     result: TowersResult
     check: CertificateCheck | None  # None: no certificate was written
     why_not: str = ""  # why none was written
+    interrupted: bool = False  # Ctrl-C stopped the work after the answer was found
 
 
 def solve_with_certificate(problem: TowersProblem, path: Path, *,
@@ -183,7 +184,11 @@ def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None) ->
                          f"solved by the programme (at most {widest} wide); "
                          f"{problem.rows}x{problem.cols} is too large for that")
     result = model.solve(problem, time_limit=time_limit)
-    proved = bound_with_certificate(problem, path, cut=cut, target=result.score)
+    try:
+        proved = bound_with_certificate(problem, path, cut=cut, target=result.score)
+    except KeyboardInterrupt:  # Ctrl-C while the bands are priced: the board is kept
+        return ProvedAnswer(result, None, "interrupted while the bound was worked out",
+                            interrupted=True)
     if proved.check.ok:
         if result.bound is None or proved.bound < result.bound:
             result.bound = proved.bound
