@@ -310,3 +310,18 @@ def test_spec_loading_fails_only_cleanly(text):
     # What loads must also compile, or be refused cleanly.
     with contextlib.suppress(CpmodelsError):
         packing_cover(spec.cells, spec.piece_kinds())
+
+
+def test_ctrl_c_after_a_cp_sat_search_reaches_python(tmp_path):
+    """CP-SAT leaves a Ctrl-C handler of its own that would end the process without a word:
+    after the board search of ``solve --proof`` past 8 wide, Ctrl-C while the bands are
+    priced keeps the board, writes no certificate, and exits 130."""
+    proof = tmp_path / "9x9.bound"
+    cmd = [sys.executable, "-m", "cpmodels", "solve", str(SPECS / "towers.yaml"), "--size",
+           "9x9", "--time-limit", "2", "--proof", str(proof), "--format", "json"]
+    start = time.time()
+    done, waited = _interrupt_when(cmd, lambda _: time.time() > start + 9, proof)
+    assert done.returncode == 130, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["score"] > 0 and answer["proof"] is None and not proof.exists()
+    assert waited < 10 and "Traceback" not in done.stderr

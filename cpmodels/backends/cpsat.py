@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +36,28 @@ def build_cover_model(cover: ExactCover) -> tuple[cp_model.CpModel, list[cp_mode
     return model, chosen
 
 
+def run_solver(solver: cp_model.CpSolver, model: cp_model.CpModel,
+               callback: cp_model.CpSolverSolutionCallback | None = None) -> int:
+    """``solver.solve(model)`` that leaves Ctrl-C to Python afterwards.
+
+    CP-SAT installs a Ctrl-C handler of its own for the solve (a Ctrl-C then stops the
+    search, as a time limit would) and leaves it in place, so a later Ctrl-C would end the
+    whole process at once, without a word and without what it had found. On the main
+    thread Python's handler is put back after the solve; on any other thread (where Ctrl-C
+    reaches the main thread anyway) CP-SAT is told not to install one.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    if not main:
+        solver.parameters.catch_sigint_signal = False
+        return solver.solve(model, callback)
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        return solver.solve(model, callback)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
 def _solver(time_limit: float | None, workers: int | None) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     if time_limit is not None:
@@ -57,7 +80,7 @@ def solve(cover: ExactCover, *, time_limit: float | None = None, forced: Sequenc
     start = time.perf_counter()
     model, chosen = _forced_model(cover, forced)
     solver = _solver(time_limit, workers)
-    status = solver.solve(model)
+    status = run_solver(solver, model)
     seconds = time.perf_counter() - start
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         picked = [j for j, var in enumerate(chosen) if solver.boolean_value(var)]
@@ -106,7 +129,7 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
 
     def run() -> None:
         try:
-            outcome["status"] = solver.solve(model, _Stream(chosen, out, gone))
+            outcome["status"] = run_solver(solver, model, _Stream(chosen, out, gone))
         except BaseException as exc:  # handed to the consumer
             outcome["error"] = exc
         while not gone.is_set():
