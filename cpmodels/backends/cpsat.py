@@ -37,7 +37,8 @@ def build_cover_model(cover: ExactCover) -> tuple[cp_model.CpModel, list[cp_mode
 
 
 def run_solver(solver: cp_model.CpSolver, model: cp_model.CpModel,
-               callback: cp_model.CpSolverSolutionCallback | None = None) -> int:
+               callback: cp_model.CpSolverSolutionCallback | None = None,
+               ) -> cp_model.CpSolverStatus:
     """``solver.solve(model)`` that leaves Ctrl-C to Python afterwards.
 
     CP-SAT installs a Ctrl-C handler of its own for the solve (a Ctrl-C then stops the
