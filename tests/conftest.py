@@ -44,6 +44,20 @@ def solve_json(run_cli):
     return run
 
 
+def spec_fields(name: str) -> dict:
+    """A bundled spec's fields as plain data (a board as the editor's API takes it)."""
+    import yaml
+
+    return yaml.safe_load((SPECS / f"{name}.yaml").read_text())
+
+
+def ndjson_lines(response) -> list[dict]:
+    """A streamed answer's lines, each checked to be newline-delimited JSON."""
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("application/x-ndjson")
+    return [json.loads(line) for line in response.text.splitlines() if line]
+
+
 def stop_process(process: subprocess.Popen) -> None:
     """Stop a process a test started: terminate, then kill if it lingers."""
     if process.poll() is None:

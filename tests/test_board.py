@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from conftest import running_server
+from conftest import ndjson_lines, running_server, spec_fields
 from fastapi.testclient import TestClient
 
 from cpmodels.api import sweep
@@ -21,26 +21,19 @@ from cpmodels.web.app import create_app
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 
-def _board(name: str) -> dict:
-    return yaml.safe_load((SPECS / f"{name}.yaml").read_text())
-
 
 @pytest.fixture(scope="module")
 def client():
     return TestClient(create_app([SPECS / "calendar_day.yaml"]))
 
 
-def _lines(response) -> list[dict]:
-    assert response.headers["content-type"].startswith("application/x-ndjson")
-    return [json.loads(line) for line in response.text.splitlines() if line]
-
 
 def test_check_says_the_arithmetic_without_search(client):
-    answer = client.post("/api/board/check", json=_board("calendar_day")).json()
+    answer = client.post("/api/board/check", json=spec_fields("calendar_day")).json()
     assert answer["valid"] and answer["fits"] and answer["errors"] == []
     assert (answer["cells"], answer["to_cover"], answer["pieces_area"]) == (43, 41, [41, 41])
     assert answer["combinations"] == 372
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     board["pieces"] = board["pieces"][:-1]  # one pentomino fewer
     answer = client.post("/api/board/check", json=board).json()
     assert not answer["valid"] and answer["errors"][0]["field"] == "pieces"
@@ -56,7 +49,7 @@ def test_check_says_the_arithmetic_without_search(client):
     (lambda b: b.update(kind="towers"), "kind", "calendar"),
 ])
 def test_a_bad_board_gets_its_reasons(client, change, field, words):
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     change(board)
     answer = client.post("/api/board/check", json=board).json()
     assert not answer["valid"] and answer["errors"]
@@ -69,7 +62,7 @@ def test_a_bad_board_gets_its_reasons(client, change, field, words):
 
 
 def test_counts_are_refused_at_once_when_the_area_never_matches(client):
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     board["pieces"] = board["pieces"][:-1]
     start = time.perf_counter()
     refused = client.post("/api/board/counts", json=board)
@@ -82,13 +75,13 @@ def test_counts_are_refused_at_once_when_the_area_never_matches(client):
 
 
 def test_streamed_counts_equal_the_sweep_of_the_saved_yaml(client, tmp_path):
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     board["name"] = "drawn"
     # The board as an editor would change it: the Z pentomino swapped for the T.
     board["pieces"][4] = {"name": "T", "shape": "###/.#./.#."}
     saved = tmp_path / "drawn.yaml"
     saved.write_text(yaml.safe_dump(board, sort_keys=False))
-    lines = _lines(client.post("/api/board/counts", json=board))
+    lines = ndjson_lines(client.post("/api/board/counts", json=board))
     rows, summary = lines[:-1], lines[-1]
     assert summary["done"] and summary["combinations"] == 372 == len(rows)
     swept = sweep(saved, out=tmp_path / "drawn.csv")
@@ -113,15 +106,14 @@ def _rss() -> int:
 
 
 def test_eight_editors_at_once_each_get_every_count_and_memory_stays_flat(client):
-    expected = {tuple(r["labels"]): r["count"]
-                for r in _lines(client.post("/api/board/counts", json=_board("calendar_day")))
-                if "labels" in r}
+    day = client.post("/api/board/counts", json=spec_fields("calendar_day"))
+    expected = {tuple(r["labels"]): r["count"] for r in ndjson_lines(day) if "labels" in r}
     app = create_app([SPECS / "calendar_day.yaml"])
     with running_server(app) as url:
         def editor(out: list) -> None:
             with httpx.Client(timeout=120) as http:
-                answer = http.post(f"{url}/api/board/counts", json=_board("calendar_day"))
-                out.append(_lines(answer))
+                answer = http.post(f"{url}/api/board/counts", json=spec_fields("calendar_day"))
+                out.append(ndjson_lines(answer))
 
         sizes = []
         for _ in range(2):
@@ -148,7 +140,7 @@ def test_a_closed_connection_stops_the_counting():
     with running_server(app) as url:
         with httpx.Client(timeout=60) as http, \
                 http.stream("POST", f"{url}/api/board/counts",
-                            json=_board("calendar_week")) as response:
+                            json=spec_fields("calendar_week")) as response:
             assert response.status_code == 200
             first = json.loads(next(response.iter_lines()))
             assert first["count"] > 0 and len(first["labels"]) == 3
@@ -157,5 +149,5 @@ def test_a_closed_connection_stops_the_counting():
         time.sleep(1.0)
         assert _cpu() - before < 0.3, "the counts went on after their stream was closed"
         with httpx.Client(timeout=30) as http:
-            day = http.post(f"{url}/api/board/counts", json=_board("calendar_day"))
+            day = http.post(f"{url}/api/board/counts", json=spec_fields("calendar_day"))
             assert day.status_code == 200 and json.loads(day.text.splitlines()[-1])["done"]

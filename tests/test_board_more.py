@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from conftest import running_server
+from conftest import ndjson_lines, running_server, spec_fields
 from fastapi.testclient import TestClient
 
 from cpmodels.api import sweep
@@ -23,25 +23,17 @@ from cpmodels.web.board import pools
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 
-def _board(name: str) -> dict:
-    return yaml.safe_load((SPECS / f"{name}.yaml").read_text())
-
 
 @pytest.fixture(scope="module")
 def client():
     return TestClient(create_app([SPECS / "calendar_day.yaml"]))
 
 
-def _lines(response) -> list[dict]:
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"].startswith("application/x-ndjson")
-    return [json.loads(line) for line in response.text.splitlines() if line]
-
 
 def test_the_sets_that_work_are_those_whose_sweeps_solve_every_date(client, tmp_path):
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     board["pieces"].append({"name": "T", "shape": "###/.#./.#."})  # 8 pentominoes to pick 7
-    lines = _lines(client.post("/api/board/design", json={
+    lines = ndjson_lines(client.post("/api/board/design", json={
         "board": board, "always": ["O6"], "choose": 7, "require": "real-dates"}))
     assert lines[0]["candidates"] == 8
     verdicts, done = lines[1:-1], lines[-1]
@@ -82,7 +74,7 @@ def test_the_sets_that_work_are_those_whose_sweeps_solve_every_date(client, tmp_
     (lambda r: r.update(board="calendar_day"), "JSON object"),
 ])
 def test_a_bad_design_request_is_refused_at_once(client, change, words):
-    request = {"board": _board("calendar_day"), "always": ["O6"], "choose": 7}
+    request = {"board": spec_fields("calendar_day"), "always": ["O6"], "choose": 7}
     change(request)
     start = time.perf_counter()
     refused = client.post("/api/board/design", json=request)
@@ -93,7 +85,7 @@ def test_a_bad_design_request_is_refused_at_once(client, change, words):
 def test_a_closed_connection_stops_the_design():
     """The month/day board with the rectangle and any 7 of the 12 pentominoes (792 sets):
     dropped after its first verdict, the deciding stops and the CPU is idle."""
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     board["pieces"] = [board["pieces"][0], *({"name": p["name"], "shape": p["shape"]}
                                              for p in pools("square")["pentominoes"])]
     app = create_app([SPECS / "calendar_day.yaml"])
@@ -112,7 +104,7 @@ def test_a_closed_connection_stops_the_design():
 
 
 def test_a_drawn_board_is_played_as_a_puzzle_of_its_own(client, tmp_path):
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     board["pieces"][4] = {"name": "T", "shape": "###/.#./.#."}
     played = client.post("/api/board/play", json=board).json()
     again = client.post("/api/board/play", json=board).json()
@@ -129,7 +121,7 @@ def test_a_drawn_board_is_played_as_a_puzzle_of_its_own(client, tmp_path):
 
 
 def test_the_files_to_make_a_drawn_board_come_as_one_zip(client):
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     answer = client.post("/api/board/make?cell=15&kerf=0.1", json=board)
     assert answer.status_code == 200 and answer.headers["content-type"] == "application/zip"
     with zipfile.ZipFile(io.BytesIO(answer.content)) as archive:
@@ -145,7 +137,7 @@ def test_the_files_to_make_a_drawn_board_come_as_one_zip(client):
 
 
 def test_the_editor_starts_from_any_served_calendar(tmp_path):
-    mine = _board("calendar_day")
+    mine = spec_fields("calendar_day")
     mine["name"] = "my_day"
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(mine, sort_keys=False))
@@ -165,7 +157,7 @@ def test_three_designs_at_once_give_one_answer():
 
     from cpmodels.web.designing import BoardDesign
 
-    board = _board("calendar_day")
+    board = spec_fields("calendar_day")
     board["pieces"].append({"name": "T", "shape": "###/.#./.#."})
     request = {"board": board, "always": ["O6"], "choose": 7}
     answers: list = []

@@ -268,6 +268,21 @@ async function check() {
   if (answer.valid && answer.fits) count(answer.combinations, mine);
 }
 
+// A response's newline-delimited JSON, read as it comes: each chunk's whole lines go to
+// onLines, which returns false to stop reading.
+async function readLines(response, onLines) {
+  const reader = response.body.getReader(), decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    const whole = buffer.split("\n");
+    buffer = whole.pop();
+    if (onLines(whole.filter((l) => l.trim()).map((l) => JSON.parse(l))) === false) return;
+  }
+}
+
 function post(url, body, signal) {
   return fetch(url, { method: "POST", headers: { "content-type": "application/json" },
                       body: JSON.stringify(body), signal });
@@ -282,17 +297,9 @@ async function count(total, mine) {
   try {
     const response = await post("/api/board/counts", spec(), controller.signal);
     if (!response.ok) { $("errors").textContent = (await response.json()).error; return; }
-    const reader = response.body.getReader(), decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      if (mine !== generation) { controller.abort(); return; }
-      buffer += decoder.decode(value, { stream: true });
-      let at;
-      while ((at = buffer.indexOf("\n")) >= 0) {
-        const line = JSON.parse(buffer.slice(0, at));
-        buffer = buffer.slice(at + 1);
+    await readLines(response, (lines) => {
+      if (mine !== generation) { controller.abort(); return false; }
+      for (const line of lines) {
         if (line.labels) {
           seen += 1;
           for (const label of line.labels) {
@@ -304,7 +311,8 @@ async function count(total, mine) {
       $("progress").value = seen;
       if (!$("summary").dataset.done) $("summary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} combinations counted`;
       draw();
-    }
+      return true;
+    });
   } catch (e) {
     if (e.name !== "AbortError") $("errors").textContent = String(e);
   } finally {
@@ -482,16 +490,8 @@ async function runDesign() {
   try {
     const response = await post("/api/board/design", body, controller.signal);
     if (!response.ok) { $("designsummary").textContent = (await response.json()).error; return; }
-    const reader = response.body.getReader(), decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let at;
-      while ((at = buffer.indexOf("\n")) >= 0) {
-        const line = JSON.parse(buffer.slice(0, at));
-        buffer = buffer.slice(at + 1);
+    await readLines(response, (lines) => {
+      for (const line of lines) {
         if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
         else if (line.pieces) {
           seen += 1;
@@ -501,7 +501,8 @@ async function runDesign() {
       }
       $("designprogress").value = seen;
       if (!$("designsummary").dataset.done) $("designsummary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} sets decided, ${working} work`;
-    }
+      return true;
+    });
   } catch (e) {
     if (e.name !== "AbortError") $("designsummary").textContent = String(e);
     else $("designsummary").textContent += " (stopped)";
