@@ -217,8 +217,9 @@ async function start() {
   }
   for (const spec of data.specs) {
     state.specs[spec.name] = spec;
-    $("spec").add(new Option(spec.description ? `${spec.name}: ${spec.description}` : spec.name,
-                             spec.name));
+    const option = new Option(title(spec), spec.name);
+    option.title = spec.description || spec.name;
+    $("spec").add(option);
   }
   $("spec").onchange = () => selectSpec($("spec").value);
   $("use-date").onclick = () => { state.query = {date: $("date").value}; refresh(); };
@@ -255,6 +256,13 @@ async function start() {
   if (warning || unreadable) showError(unreadable || warning);
 }
 
+// A puzzle's title in the picker: its description up to any parenthesis ("10-piece weekday
+// calendar"), else its name; the whole description is the option's tooltip.
+function title(spec) {
+  const head = (spec.description || "").split(" (")[0].trim();
+  return head || spec.name;
+}
+
 function unbase64url(text) {
   return decodeURIComponent(escape(atob(text.replace(/-/g, "+").replace(/_/g, "/"))));
 }
@@ -275,9 +283,17 @@ function badLabels(spec, labels) {
 
 function badDate(spec, date) {
   if (!spec.dates) return `${spec.name} has no dates; give labels`;
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(date) ? new Date(`${date}T00:00:00Z`) : null;
-  if (!day || isNaN(day) || day.toISOString().slice(0, 10) !== date) {
-    return `${JSON.stringify(date)} is not a date in YYYY-MM-DD form`;
+  const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!parts) return `${JSON.stringify(date)} is not a date: write it as YYYY-MM-DD`;
+  const [year, month, day] = parts.slice(1).map(Number);
+  const real = new Date(Date.UTC(year, month - 1, day));
+  if (month < 1 || month > 12 || real.getUTCMonth() !== month - 1 || real.getUTCDate() !== day) {
+    const name = month >= 1 && month <= 12
+      ? new Date(Date.UTC(2000, month - 1, 1)).toLocaleString("en", {month: "long",
+                                                                      timeZone: "UTC"})
+      : null;
+    const why = name ? `${year} has no ${name} ${day}` : `there is no month ${month}`;
+    return `${JSON.stringify(date)} is not a real date (${why})`;
   }
   return "";
 }
