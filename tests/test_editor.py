@@ -92,7 +92,9 @@ def _drag(page, cells: list[tuple[int, int]]) -> None:
     assert tokens == ["."] * len(cells), "the stroke did not paint every cell"
 
 
-def _add(page, pool: str, *names: str) -> None:
+def _add(page, pool: str, *names: str, to: str = "board") -> None:
+    """Add pieces from a pool to the board's pieces or (to="candidates") the candidates."""
+    page.select_option("#addto", to)
     page.select_option("#pool", pool)
     for name in names:
         page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
@@ -211,17 +213,19 @@ def test_cells_are_drawn_by_keyboard_too(editor):
 def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
     page = editor
     _draw_board(page, cols=5, at=(0, 2, 4), rows=(0, 2))  # 13 cells to cover
-    _add(page, "dominoes", "D2")
-    _add(page, "trominoes", "I3", "V3")
-    _add(page, "tetrominoes", "I4", "L4", "T4", "O4", "S4")
-    page.locator('#inuse .piece[data-piece="D2"] input.always').check()
+    _add(page, "dominoes", "D2", to="candidates")
+    _add(page, "trominoes", "I3", "V3", to="candidates")
+    _add(page, "tetrominoes", "I4", "L4", "T4", "O4", "S4", to="candidates")
+    page.locator('#candidates .piece[data-piece="D2"] input.always').check()
     page.fill("#choose", "3")
-    page.select_option("#require", "all-combinations")
+    # no month and day groups: "every real date" is not offered, every combination is asked
+    assert page.input_value("#require") == "all-combinations"
+    assert page.locator('#require option[value="real-dates"]').is_disabled()
     page.click("#design")
     page.wait_for_selector("#designsummary[data-done]", timeout=60_000)
     shown = page.eval_on_selector_all("#sets li", "ls => ls.map(l => l.dataset.pieces)")
     # Each set of D2 and three others with the board's area, swept as a spec of its own.
-    spec = page.evaluate("spec()")
+    spec = page.evaluate("spec(state.candidates)")
     by_name = {p["name"]: p for p in spec["pieces"]}
     working = []
     for three in itertools.combinations(sorted(set(by_name) - {"D2"}), 3):
@@ -239,12 +243,18 @@ def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
     assert [w[2] for w in sorted(working)] == [" ".join(sorted(s.split())) for s in shown]
     assert f"{len(working)} of " in page.inner_text("#designsummary")
     # The best set, clicked, becomes the board's pieces: counted, and saved as a spec.
-    page.click("#sets li >> nth=0")
-    page.wait_for_selector("#summary[data-done]", timeout=30_000)
-    saved = _saved(page, tmp_path)
-    assert sorted(p["name"] for p in yaml.safe_load(saved.read_text())["pieces"]) == \
-        shown[0].split()
-    assert _heatmap(page) == _swept_heatmap(saved)[0]
+    # then the second, by keyboard: the board has exactly its pieces; the candidates stay
+    candidates = page.eval_on_selector_all("#candidates .piece", "ps => ps.map(p => p.dataset.piece)")
+    for k in (0, 1):
+        page.click(f"#sets li >> nth={k} >> button")
+        page.wait_for_selector("#summary[data-done]", timeout=30_000)
+        assert page.eval_on_selector_all(
+            "#candidates .piece", "ps => ps.map(p => p.dataset.piece)") == candidates
+        saved = _saved(page, tmp_path, f"set{k}.yaml")
+        assert sorted(p["name"] for p in yaml.safe_load(saved.read_text())["pieces"]) == \
+            sorted(shown[k].split())
+        assert _heatmap(page) == _swept_heatmap(saved)[0]
+        assert "every combination is solvable" in page.inner_text("#summary")
 
 
 def test_an_edit_mid_stream_cancels_the_count(editor):
