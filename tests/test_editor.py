@@ -244,7 +244,8 @@ def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
     assert f"{len(working)} of " in page.inner_text("#designsummary")
     # The best set, clicked, becomes the board's pieces: counted, and saved as a spec;
     # then the second, by keyboard: the board has exactly its pieces; the candidates stay.
-    candidates = page.eval_on_selector_all("#candidates .piece", "ps => ps.map(p => p.dataset.piece)")
+    candidates = page.eval_on_selector_all("#candidates .piece",
+                                           "ps => ps.map(p => p.dataset.piece)")
     for k in (0, 1):
         if k == 0:
             page.click(f"#sets li >> nth={k} >> button")
@@ -337,10 +338,12 @@ def test_an_empty_board_guides_and_errors_are_plain(editor):
     assert off not in ("none", "") and on == "none"
     page.wait_for_function("document.querySelectorAll('#guide li').length === 3")
     # errors under the name of the field they are about, in plain words
-    plain = page.evaluate("""() => [
-        plainError({field: "pieces", message: "board: groups: Dictionary should have at least 1 item after validation, not 0 (got {})"}),
-        plainError({field: "pieces", message: "List should have at least 1 item after validation, not 0 (got [])"}),
-        plainError({field: "groups", message: "labels not drawn on the board: B"})]""")
+    given = [("pieces", "board: groups: Dictionary should have at least 1 item after "
+                        "validation, not 0 (got {})"),
+             ("pieces", "List should have at least 1 item after validation, not 0 (got [])"),
+             ("groups", "labels not drawn on the board: B")]
+    plain = page.evaluate("given => given.map(([field, message]) => plainError({field, message}))",
+                          given)
     assert [(p["field"], p["message"]) for p in plain] == [
         ("Label groups", "none yet; add a group and label cells with it"),
         ("Pieces", "none yet; add pieces from the lists below"),
