@@ -260,6 +260,25 @@ def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
             sorted(shown[k].split())
         assert _heatmap(page) == _swept_heatmap(saved)[0]
         assert "every combination is solvable" in page.inner_text("#summary")
+    # a new candidate makes the ranking stale: it goes, and the page says to ask again
+    _add(page, "monominoes", "M1", to="candidates")
+    assert page.locator("#sets li").count() == 0
+    assert "ask again" in page.inner_text("#designsummary")
+
+
+def test_ties_for_hardest_and_easiest_go_to_the_first_in_the_groups_order(editor):
+    found = editor.evaluate("""() => {
+        state.groups = {month: ["Jan", "Feb"], day: ["1", "2"]};
+        combos = [[["Feb", "2"], 5], [["Jan", "2"], 5], [["Feb", "1"], 9], [["Jan", "1"], 9],
+                  [["Jan", "2"], 0]];
+        const [fewest, most] = extremes();
+        combos.reverse();
+        const again = extremes();
+        return [fewest, most, again];
+      }""")
+    fewest, most, again = found
+    assert fewest == [["Jan", "2"], 5] and most == [["Jan", "1"], 9]
+    assert again == [fewest, most]  # whatever order the counts came in
 
 
 def test_an_edit_mid_stream_cancels_the_count(editor):

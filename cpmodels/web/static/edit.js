@@ -397,6 +397,13 @@ function undo() { travel(history.past, history.future); }
 function redo() { travel(history.future, history.past); }
 
 let generation = 0;     // each edit's number: answers to an older board are dropped
+let askedAbout = null;  // the questionKey() of the sets listed, or null
+
+// What the design question's answer depends on: everything but the board's own pieces.
+function questionKey() {
+  return JSON.stringify([state.grid, state.tokens, state.groups, $("flip").checked,
+                         state.candidates, $("choose").value, $("require").value]);
+}
 
 function edited() {
   generation += 1;
@@ -407,7 +414,15 @@ function edited() {
   $("unsolvable").replaceChildren(); $("progress").value = 0;
   draw(); drawGroups(); requireChoices();
   if (stream) { stream.abort(); stream = null; }
-  if (designing) designing.abort();  // its sets were of the board before the edit
+  // The ranked sets hold while only the board's pieces change (choosing a set is such an
+  // edit); a change of the cells, groups, turning over or candidates makes them stale.
+  if (askedAbout !== null && askedAbout !== questionKey()) {
+    if (designing) designing.abort();
+    askedAbout = null;
+    $("sets").replaceChildren(); $("designprogress").value = 0;
+    delete $("designsummary").dataset.done;
+    $("designsummary").textContent = "the board or the candidates changed: ask again";
+  }
   clearTimeout(pending);
   pending = setTimeout(check, 120);
 }
@@ -760,6 +775,7 @@ async function runDesign() {
     designing = null; $("designstop").disabled = true;
     return;
   }
+  askedAbout = questionKey();
   const body = { board: spec(state.candidates), always: state.candidates.filter((p) => p.always).map((p) => p.name),
                  choose: +$("choose").value, require: $("require").value };
   let total = 1, seen = 0, working = 0;
