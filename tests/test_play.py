@@ -751,6 +751,10 @@ def test_play_is_on_one_laptop_screen(browser, server, tmp_path, query):
             assert "showing today" in page.locator("#error").inner_text()
         else:
             screenshot(page, tmp_path, "play-laptop.png", "CPMODELS_SCREENSHOT_PLAY_LAPTOP")
+        page.click("#tab-solutions")  # the solutions view too: its board and its buttons
+        page.wait_for_selector("#board svg path.piece", timeout=30_000)
+        for selector in ("#board svg", "#prev", "#next", "#count", "#status"):
+            _within(page, selector, LAPTOP)
     finally:
         context.close()
 

@@ -201,7 +201,10 @@ function press(g, first) {
   if (tool() === "counts") { showCell(g); return; }
   if (tool() === "cells") {
     if (first) painting = token === "#" ? "." : "#";
-    if (token !== "#" && token !== ".") removeLabel(token);
+    if (token !== "#" && token !== "." && painting === "#") {
+      removeLabel(token);
+      $("cellinfo").textContent = `${token} taken off the board with its cell; Undo brings it back`;
+    } else if (token !== "#" && token !== ".") return;  // a stroke putting cells in keeps labels
     state.tokens[r][c] = painting;
   } else {
     const label = $("label").value.trim();
@@ -430,7 +433,6 @@ function edited() {
 async function check() {
   const mine = generation;
   $("summary").textContent = ""; $("unsolvable").replaceChildren(); $("progress").value = 0;
-  $("cellinfo").textContent = "";
   delete $("summary").dataset.done;
   let answer;
   try {
@@ -636,7 +638,11 @@ function unbase64url(text) { return decodeURIComponent(escape(atob(text.replace(
 
 async function init() {
   const specs = await (await fetch("/api/specs")).json();
-  for (const s of specs.specs) $("start").append(new Option(s.name, s.name));
+  for (const s of specs.specs) {  // by title, as the play page lists them
+    const option = new Option((s.description || "").split(" (")[0].trim() || s.name, s.name);
+    option.title = s.description || s.name;
+    $("start").append(option);
+  }
   $("start").addEventListener("change", async () => {
     if (!$("start").value) { load({ board: [], groups: {}, pieces: [] }); resize(); return; }
     load(await (await fetch(`/api/board/start/${$("start").value}`)).json());
