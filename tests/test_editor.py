@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import SPECS, running_server, screenshot
 
-from cpmodels.api import sweep
+from cpmodels.api import design, sweep
 from cpmodels.web.app import create_app
 
 
@@ -260,6 +260,19 @@ def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
             sorted(shown[k].split())
         assert _heatmap(page) == _swept_heatmap(saved)[0]
         assert "every combination is solvable" in page.inner_text("#summary")
+    # the question saved beside the board is a design file `cpmodels design` reads, and it
+    # finds the sets the page ranked
+    page.fill("#name", "drawn")
+    page.dispatch_event("#name", "change")
+    with page.expect_download() as saving:
+        page.click("#savequestion")
+    question = tmp_path / "question" / "drawn-design.yaml"
+    question.parent.mkdir()
+    saving.value.save_as(question)
+    _saved(page, tmp_path / "question", "drawn.yaml")
+    designed = design(question, jobs=1)
+    assert sorted(" ".join(sorted(v.pieces)) for v in designed.verdicts if v.works) == \
+        sorted(" ".join(sorted(s.split())) for s in shown)
     # a new candidate makes the ranking stale: it goes, and the page says to ask again
     _add(page, "monominoes", "M1", to="candidates")
     assert page.locator("#sets li").count() == 0

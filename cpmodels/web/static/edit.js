@@ -669,6 +669,7 @@ async function init() {
   $("make").addEventListener("click", makeFiles);
   $("design").addEventListener("click", runDesign);
   $("require").addEventListener("change", () => { $("require").dataset.chosen = "1"; });
+  $("savequestion").addEventListener("click", saveQuestion);
   $("designstop").addEventListener("click", () => { if (designing) designing.abort(); });
   $("rows").addEventListener("change", resize);
   $("cols").addEventListener("change", resize);
@@ -839,6 +840,27 @@ function useSet(names) {
     const { always, ...piece } = p;
     return { ...piece, count: copies[p.name] };
   });
+}
+
+// The design question as a design file for `cpmodels design`, its board the YAML that
+// Save writes (NAME.yaml, next to it): JSON, which YAML reads as it is.
+function saveQuestion() {
+  if (!state.candidates.length) {
+    $("designsummary").textContent = "add candidate pieces first: choose \u201cthe candidates\u201d under Pieces, then click pieces";
+    return;
+  }
+  const name = spec().name;
+  const always = state.candidates.filter((p) => p.always).map(pieceFields);
+  const others = state.candidates.filter((p) => !p.always).map(pieceFields);
+  const question = { kind: "design", name: `${name}-design`, board: `${name}.yaml`,
+                     ...(always.length ? { fixed: always } : {}),
+                     choose: [{ pool: others, count: +$("choose").value }],
+                     require: $("require").value };
+  const text = `# cpmodels design ${name}-design.yaml (with ${name}.yaml, the board Save YAML ` +
+    `writes, next to it)\n${JSON.stringify(question, null, 2)}\n`;
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
+  a.download = `${name}-design.yaml`; a.click();
 }
 
 // "every real date" only where the board's groups make dates; else every combination.
