@@ -17,7 +17,7 @@ let pools = {};
 const stats = {};       // label -> {min, sum, zero}
 let combos = [];        // [labels, count] of every combination counted on this board
 let unsolvableShown = null;  // the unsolvable combination marked on the board, or null
-const history = { past: [], future: [], shown: null };  // snapshots, for undo and redo
+const edits = { past: [], future: [], shown: null };  // snapshots, for undo and redo
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 const DATE_GROUPS = { month: 12, day: 31, weekday: 7 };  // the groups a real date fills
@@ -366,25 +366,25 @@ const HISTORY_STEPS = 200;
 
 function commit() {
   const now = snapshot();
-  if (history.shown === null) { history.shown = now; return; }
-  if (now === history.shown) return;
-  history.past.push(history.shown);
-  if (history.past.length > HISTORY_STEPS) history.past.shift();
-  history.future = [];
-  history.shown = now;
+  if (edits.shown === null) { edits.shown = now; return; }
+  if (now === edits.shown) return;
+  edits.past.push(edits.shown);
+  if (edits.past.length > HISTORY_STEPS) edits.past.shift();
+  edits.future = [];
+  edits.shown = now;
   undoButtons();
 }
 
 function undoButtons() {
-  $("undo").disabled = history.past.length === 0;
-  $("redo").disabled = history.future.length === 0;
+  $("undo").disabled = edits.past.length === 0;
+  $("redo").disabled = edits.future.length === 0;
 }
 
 function travel(from, to) {
   if (!from.length) return;
-  to.push(history.shown);
-  history.shown = from.pop();
-  const s = JSON.parse(history.shown);
+  to.push(edits.shown);
+  edits.shown = from.pop();
+  const s = JSON.parse(edits.shown);
   const pooled = s.grid !== state.grid;
   Object.assign(state, { grid: s.grid, rows: s.rows, cols: s.cols, tokens: s.tokens, groups: s.groups,
                          pieces: s.pieces, candidates: s.candidates });
@@ -396,8 +396,8 @@ function travel(from, to) {
   undoButtons();
 }
 
-function undo() { travel(history.past, history.future); }
-function redo() { travel(history.future, history.past); }
+function undo() { travel(edits.past, edits.future); }
+function redo() { travel(edits.future, edits.past); }
 
 let generation = 0;     // each edit's number: answers to an older board are dropped
 let askedAbout = null;  // the questionKey() of the sets listed, or null
