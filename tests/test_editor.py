@@ -279,6 +279,28 @@ def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
     assert "ask again" in page.inner_text("#designsummary")
 
 
+def test_the_design_question_is_refused_in_the_pages_words(editor):
+    page = editor
+    _start(page, "calendar_day")
+    page.click("#design")
+    assert "add candidate pieces first" in page.inner_text("#designsummary")
+    _add(page, "pentominoes", "I", "T", to="candidates")
+    page.fill("#choose", "3")
+    page.click("#design")
+    assert page.inner_text("#designsummary") == (
+        "choose a number from 1 to 2: there are 2 candidates not marked always")
+    page.fill("#choose", "1")
+    page.click("#design")  # two pentominoes cannot fill the board: said without a field path
+    page.wait_for_function(
+        "document.querySelector('#designsummary').textContent.includes('to fill')")
+    assert page.inner_text("#designsummary").startswith("the pieces cover from 0 to 10 cells")
+    for tick in page.locator("#candidates input.always").all():
+        tick.check()
+    page.click("#design")
+    assert "every candidate is marked always" in page.inner_text("#designsummary")
+    assert page.evaluate("unprefixed('board: choose[0].count: a message')") == "a message"
+
+
 def test_ties_for_hardest_and_easiest_go_to_the_first_in_the_groups_order(editor):
     found = editor.evaluate("""() => {
         state.groups = {month: ["Jan", "Feb"], day: ["1", "2"]};

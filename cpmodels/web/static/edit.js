@@ -782,13 +782,19 @@ async function runDesign() {
     designing = null; $("designstop").disabled = true;
     return;
   }
+  const problem = designProblem();
+  if (problem) {
+    $("designsummary").textContent = problem;
+    designing = null; $("designstop").disabled = true;
+    return;
+  }
   askedAbout = questionKey();
   const body = { board: spec(state.candidates), always: state.candidates.filter((p) => p.always).map((p) => p.name),
                  choose: +$("choose").value, require: $("require").value };
   let total = 1, seen = 0, working = 0;
   try {
     const response = await post("/api/board/design", body, controller.signal);
-    if (!response.ok) { $("designsummary").textContent = (await response.json()).error; return; }
+    if (!response.ok) { $("designsummary").textContent = unprefixed((await response.json()).error); return; }
     await readLines(response, (lines) => {
       for (const line of lines) {
         if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
@@ -808,6 +814,22 @@ async function runDesign() {
   } finally {
     if (designing === controller) { designing = null; $("designstop").disabled = true; }
   }
+}
+
+// What keeps the question from being asked, in the page's words, or "".
+function designProblem() {
+  const free = state.candidates.filter((p) => !p.always).length;
+  const k = Number($("choose").value);
+  if (!free) return "every candidate is marked always: leave some to choose from";
+  if (!Number.isInteger(k) || k < 1 || k > free) {
+    return `choose a number from 1 to ${free}: there ${free === 1 ? "is 1 candidate" : `are ${free} candidates`} not marked always`;
+  }
+  return "";
+}
+
+// A server's message without the field path it may start with ("board: choose[0]: ...").
+function unprefixed(message) {
+  return String(message).replace(/^(?:[A-Za-z_]+(?:\[\d+\])?(?:\.[A-Za-z_]+)*: )+/, "");
 }
 
 function setText(v) {
@@ -878,7 +900,9 @@ function showSet(v) { $("sets").append(setItem(v)); }
 function showRanking(line) {
   $("sets").replaceChildren(...line.working.map(setItem));
   $("designsummary").dataset.done = "1";
-  $("designsummary").textContent = `${line.working.length} of ${line.candidates.toLocaleString()} sets work, ranked by their hardest date; ${line.seconds} s`;
+  $("designsummary").textContent = line.candidates === 0
+    ? `no set of ${$("choose").value} of the candidates (with those marked always) has the area the board leaves to cover; try another number`
+    : `${line.working.length} of ${line.candidates.toLocaleString()} sets work, ranked by their hardest date; ${line.seconds} s`;
 }
 
 init();
