@@ -827,3 +827,16 @@ def test_pieces_are_lettered_by_their_names_and_puzzles_by_their_titles(player, 
         return select.getBoundingClientRect().width >= wide;
       }""")
     assert fits
+
+
+def test_the_solutions_view_letters_its_pieces_as_play_does(player, server):
+    player.goto(f"{server}/?spec=calendar_week&labels=Nov,24,Tue&view=solutions")
+    player.wait_for_selector("#board svg text.piece-letter", timeout=30_000)
+    found = player.evaluate("""() => [...document.querySelectorAll('#board svg path.piece')]
+        .map((path) => {
+          const text = path.nextElementSibling;
+          const point = new DOMPoint(+text.getAttribute('x'), +text.getAttribute('y'));
+          return [path.dataset.piece, text.textContent, path.isPointInFill(point)];
+        })""")
+    assert len(found) == 10
+    assert all(piece == letter and inside for piece, letter, inside in found)

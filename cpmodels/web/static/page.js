@@ -93,6 +93,7 @@ async function showSolution(index) {
     state.solvable = data.status === "solved";
     if (data.count !== null) state.count = data.count;
     $("board").innerHTML = data.svg;
+    letterPieces($("board"));
     syncUrl();
     const labels = data.labels.join(" ");
     if (data.status === "solved") {
@@ -106,12 +107,61 @@ async function showSolution(index) {
   } catch (err) { failed(err); }
 }
 
+// The pieces of a drawn solution lettered as in play: each name at the point of a grid over
+// its piece that lies deepest inside it (ties: the nearest the middle of its box).
+const LETTER_GRID = 10;
+const CLEARANCES = [4, 8, 12, 16, 20, 24];  // px: how far inside a point is tested to be
+
+function letterPieces(box) {
+  for (const path of box.querySelectorAll("svg path.piece")) {
+    const b = path.getBBox();
+    const middle = [b.x + b.width / 2, b.y + b.height / 2];
+    let best = null;
+    let bestKey = [-1, 0];
+    for (let i = 0; i <= LETTER_GRID; i++) {
+      for (let j = 0; j <= LETTER_GRID; j++) {
+        const x = b.x + (b.width * i) / LETTER_GRID;
+        const y = b.y + (b.height * j) / LETTER_GRID;
+        const depth = clearance(path, x, y);
+        const near = -Math.hypot(x - middle[0], y - middle[1]);
+        if (depth > bestKey[0] || (depth === bestKey[0] && near > bestKey[1])) {
+          best = [x, y]; bestKey = [depth, near];
+        }
+      }
+    }
+    if (!best || bestKey[0] < 0) continue;
+    const text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    text.setAttribute("x", best[0]); text.setAttribute("y", best[1]);
+    text.setAttribute("class", "piece-letter");
+    text.setAttribute("text-anchor", "middle"); text.setAttribute("dominant-baseline", "central");
+    const name = path.dataset.piece;
+    text.textContent = name.length <= 3 ? name : name.slice(0, 1);
+    path.after(text);
+  }
+}
+
+// How many of CLEARANCES a point clears: the point and eight around it at that distance
+// all in the piece's fill (-1: the point is outside).
+function clearance(path, x, y) {
+  const isIn = (px, py) => path.isPointInFill(new DOMPoint(px, py));
+  if (!isIn(x, y)) return -1;
+  let depth = 0;
+  for (const r of CLEARANCES) {
+    const d = r * Math.SQRT1_2;
+    const ring = [[r, 0], [-r, 0], [0, r], [0, -r], [d, d], [d, -d], [-d, d], [-d, -d]];
+    if (!ring.every(([dx, dy]) => isIn(x + dx, y + dy))) break;
+    depth += 1;
+  }
+  return depth;
+}
+
 async function hint() {
   showError("");
   try {
     const data = await current("/api/hint", {...puzzle(), revealed: state.revealed});
     state.mode = "hint"; state.revealed = data.revealed;
     $("board").innerHTML = data.svg;
+    letterPieces($("board"));
     status(`${data.labels.join(" ")}: hint, ${data.revealed.length} piece` +
            `${data.revealed.length === 1 ? "" : "s"} shown` + (data.complete ? " (solved)" : ""));
     buttons();
