@@ -765,6 +765,13 @@ def test_on_a_phone_the_tools_and_the_verdict_stay_in_view(browser, server, tmp_
     try:
         _open(page, server, "spec=calendar_week&labels=Nov,24,Tue")
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        # the puzzle's choices folded into one line: the board and the whole tray on screen
+        assert page.locator("#spec").is_hidden()
+        assert page.inner_text("#puzzle-summary") == "10-piece weekday calendar, Nov 24 Tue"
+        for selector in ("#play-board", "#tray", *TOOLS):
+            _within(page, selector, PHONE)
+        page.locator("#puzzle-summary").tap()  # opened, they push the tray down
+        assert page.locator("#spec").is_visible()
         page.locator("#tray .tile").last.tap()  # scrolled down to the end of the tray
         assert page.evaluate("window.scrollY") > 0
         for selector in TOOLS:
@@ -779,6 +786,14 @@ def test_on_a_phone_the_tools_and_the_verdict_stay_in_view(browser, server, tmp_
         page.locator("#undo").tap()
         page.wait_for_function("document.querySelectorAll('#play-board .placed').length === 0")
         page.evaluate("window.scrollTo(0, 0)")
+        page.locator("#puzzle-summary").tap()  # folded again
+        assert page.locator("#spec").is_hidden()
+        # a window grown wide shows the choices, with no line to unfold them
+        page.set_viewport_size(LAPTOP)
+        page.wait_for_function("document.querySelector('#puzzle-box').open")
+        assert page.locator("#spec").is_visible() and page.locator("#puzzle-summary").is_hidden()
+        page.set_viewport_size(PHONE)
+        page.locator("#puzzle-summary").tap()
         screenshot(page, tmp_path, "play-phone.png", "CPMODELS_SCREENSHOT_PLAY_PHONE")
     finally:
         context.close()

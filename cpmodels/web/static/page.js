@@ -56,7 +56,14 @@ function syncUrl() {
     parts.push(`solution=${state.index + 1}`);
   }
   history.replaceState(null, "", `${location.pathname}?${parts.join("&")}${location.hash}`);
+  const which = state.query.date !== undefined ? state.query.date : state.query.labels.join(" ");
+  $("puzzle-summary").textContent = `${title(state.specs[state.spec])}, ${which}` +
+    ($("face-up").checked ? ", face up" : "");
 }
+
+// On a phone the puzzle's choices fold into one line, so that the board and the tray fit
+// the screen; a tap on the line opens them.
+const NARROW = "(max-width: 40rem)";
 
 function fromUrl() {
   const params = new URLSearchParams(location.search);
@@ -250,6 +257,9 @@ function showView(view) {
 
 async function start() {
   const asked = fromUrl();
+  const narrow = window.matchMedia(NARROW);
+  $("puzzle-box").open = !narrow.matches;
+  narrow.addEventListener("change", () => { if (!narrow.matches) $("puzzle-box").open = true; });
   $("date").value = localToday();
   const data = await api("/api/specs");
   // A board drawn in the editor comes in the address (#board=...), played as a puzzle

@@ -544,7 +544,7 @@ function fitBoard() {
 function playSetUp() {
   window.addEventListener("resize", fitBoard);
   const above = new ResizeObserver(fitBoard);
-  for (const el of document.querySelectorAll("h1, #error, fieldset, .tabs")) above.observe(el);
+  for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs")) above.observe(el);
   $("rotate").onclick = () => turn("rotate");
   $("flip").onclick = () => turn("flip");
   $("undo").onclick = undo;
