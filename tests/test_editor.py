@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import SPECS, running_server, screenshot
 
-from cpmodels.api import sweep
+from cpmodels.api import design, sweep
 from cpmodels.web.app import create_app
 
 
@@ -92,7 +92,9 @@ def _drag(page, cells: list[tuple[int, int]]) -> None:
     assert tokens == ["."] * len(cells), "the stroke did not paint every cell"
 
 
-def _add(page, pool: str, *names: str) -> None:
+def _add(page, pool: str, *names: str, to: str = "board") -> None:
+    """Add pieces from a pool to the board's pieces or (to="candidates") the candidates."""
+    page.select_option("#addto", to)
     page.select_option("#pool", pool)
     for name in names:
         page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
@@ -211,17 +213,19 @@ def test_cells_are_drawn_by_keyboard_too(editor):
 def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
     page = editor
     _draw_board(page, cols=5, at=(0, 2, 4), rows=(0, 2))  # 13 cells to cover
-    _add(page, "dominoes", "D2")
-    _add(page, "trominoes", "I3", "V3")
-    _add(page, "tetrominoes", "I4", "L4", "T4", "O4", "S4")
-    page.locator('#inuse .piece[data-piece="D2"] input.always').check()
+    _add(page, "dominoes", "D2", to="candidates")
+    _add(page, "trominoes", "I3", "V3", to="candidates")
+    _add(page, "tetrominoes", "I4", "L4", "T4", "O4", "S4", to="candidates")
+    page.locator('#candidates .piece[data-piece="D2"] input.always').check()
     page.fill("#choose", "3")
-    page.select_option("#require", "all-combinations")
+    # no month and day groups: "every real date" is not offered, every combination is asked
+    assert page.input_value("#require") == "all-combinations"
+    assert page.locator('#require option[value="real-dates"]').is_disabled()
     page.click("#design")
     page.wait_for_selector("#designsummary[data-done]", timeout=60_000)
     shown = page.eval_on_selector_all("#sets li", "ls => ls.map(l => l.dataset.pieces)")
     # Each set of D2 and three others with the board's area, swept as a spec of its own.
-    spec = page.evaluate("spec()")
+    spec = page.evaluate("spec(state.candidates)")
     by_name = {p["name"]: p for p in spec["pieces"]}
     working = []
     for three in itertools.combinations(sorted(set(by_name) - {"D2"}), 3):
@@ -238,13 +242,78 @@ def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
     assert len(working) >= 2
     assert [w[2] for w in sorted(working)] == [" ".join(sorted(s.split())) for s in shown]
     assert f"{len(working)} of " in page.inner_text("#designsummary")
-    # The best set, clicked, becomes the board's pieces: counted, and saved as a spec.
-    page.click("#sets li >> nth=0")
-    page.wait_for_selector("#summary[data-done]", timeout=30_000)
-    saved = _saved(page, tmp_path)
-    assert sorted(p["name"] for p in yaml.safe_load(saved.read_text())["pieces"]) == \
-        shown[0].split()
-    assert _heatmap(page) == _swept_heatmap(saved)[0]
+    # The best set, clicked, becomes the board's pieces: counted, and saved as a spec;
+    # then the second, by keyboard: the board has exactly its pieces; the candidates stay.
+    candidates = page.eval_on_selector_all("#candidates .piece",
+                                           "ps => ps.map(p => p.dataset.piece)")
+    for k in (0, 1):
+        if k == 0:
+            page.click(f"#sets li >> nth={k} >> button")
+        else:
+            page.locator(f"#sets li >> nth={k} >> button").focus()
+            page.keyboard.press("Enter")
+        page.wait_for_selector("#summary[data-done]", timeout=30_000)
+        assert page.eval_on_selector_all(
+            "#candidates .piece", "ps => ps.map(p => p.dataset.piece)") == candidates
+        saved = _saved(page, tmp_path, f"set{k}.yaml")
+        assert sorted(p["name"] for p in yaml.safe_load(saved.read_text())["pieces"]) == \
+            sorted(shown[k].split())
+        assert _heatmap(page) == _swept_heatmap(saved)[0]
+        assert "every combination is solvable" in page.inner_text("#summary")
+    # the question saved beside the board is a design file `cpmodels design` reads, and it
+    # finds the sets the page ranked
+    page.fill("#name", "drawn")
+    page.dispatch_event("#name", "change")
+    with page.expect_download() as saving:
+        page.click("#savequestion")
+    question = tmp_path / "question" / "drawn-design.yaml"
+    question.parent.mkdir()
+    saving.value.save_as(question)
+    _saved(page, tmp_path / "question", "drawn.yaml")
+    designed = design(question, jobs=1)
+    assert sorted(" ".join(sorted(v.pieces)) for v in designed.verdicts if v.works) == \
+        sorted(" ".join(sorted(s.split())) for s in shown)
+    # a new candidate makes the ranking stale: it goes, and the page says to ask again
+    _add(page, "monominoes", "M1", to="candidates")
+    assert page.locator("#sets li").count() == 0
+    assert "ask again" in page.inner_text("#designsummary")
+
+
+def test_the_design_question_is_refused_in_the_pages_words(editor):
+    page = editor
+    _start(page, "calendar_day")
+    page.click("#design")
+    assert "add candidate pieces first" in page.inner_text("#designsummary")
+    _add(page, "pentominoes", "I", "T", to="candidates")
+    page.fill("#choose", "3")
+    page.click("#design")
+    assert page.inner_text("#designsummary") == (
+        "choose a number from 1 to 2: there are 2 candidates not marked always")
+    page.fill("#choose", "1")
+    page.click("#design")  # two pentominoes cannot fill the board: said without a field path
+    page.wait_for_function(
+        "document.querySelector('#designsummary').textContent.includes('to fill')")
+    assert page.inner_text("#designsummary").startswith("the pieces cover from 0 to 10 cells")
+    for tick in page.locator("#candidates input.always").all():
+        tick.check()
+    page.click("#design")
+    assert "every candidate is marked always" in page.inner_text("#designsummary")
+    assert page.evaluate("unprefixed('board: choose[0].count: a message')") == "a message"
+
+
+def test_ties_for_hardest_and_easiest_go_to_the_first_in_the_groups_order(editor):
+    found = editor.evaluate("""() => {
+        state.groups = {month: ["Jan", "Feb"], day: ["1", "2"]};
+        combos = [[["Feb", "2"], 5], [["Jan", "2"], 5], [["Feb", "1"], 9], [["Jan", "1"], 9],
+                  [["Jan", "2"], 0]];
+        const [fewest, most] = extremes();
+        combos.reverse();
+        const again = extremes();
+        return [fewest, most, again];
+      }""")
+    fewest, most, again = found
+    assert fewest == [["Jan", "2"], 5] and most == [["Jan", "1"], 9]
+    assert again == [fewest, most]  # whatever order the counts came in
 
 
 def test_an_edit_mid_stream_cancels_the_count(editor):
@@ -286,7 +355,204 @@ def test_an_edit_mid_stream_cancels_the_count(editor):
     assert sum(heat[d]["sum"] for d in weekdays) == 4_937_780  # every solution once
 
 
-def test_screenshot_of_the_editor(editor, tmp_path):
-    editor.select_option("#start", "calendar_day")
-    editor.wait_for_selector("#summary[data-done]", timeout=30_000)
-    screenshot(editor, tmp_path, "editor.png", "CPMODELS_SCREENSHOT_EDITOR")
+# --- the editor as a person meets it ------------------------------------------------------
+
+def _start(page, name: str) -> None:
+    page.select_option("#start", name)
+    page.wait_for_function("n => document.querySelector('#name').value === n", arg=name)
+    page.wait_for_selector("#summary[data-done]", timeout=60_000)
+
+
+def test_candidates_never_invalidate_the_board(editor, tmp_path):
+    page = editor
+    _start(page, "calendar_day")
+    heat = _heatmap(page)
+    assert page.input_value("#require") == "real-dates"  # month and day groups: dates
+    _add(page, "dominoes", "D2", to="candidates")
+    _add(page, "pentominoes", "I", "T", to="candidates")
+    page.wait_for_selector("#summary[data-done]", timeout=60_000)
+    assert page.inner_text("#errors") == ""
+    assert _heatmap(page) == heat
+    saved = yaml.safe_load(_saved(page, tmp_path).read_text())
+    assert [p["name"] for p in saved["pieces"]] == ["O6", "P", "U", "V", "Z", "N", "Y", "L"]
+    assert page.eval_on_selector_all("#candidates .piece",
+                                     "ps => ps.map(p => p.dataset.piece)") == ["D2", "I", "T"]
+
+
+def test_an_empty_board_guides_and_errors_are_plain(editor):
+    page = editor
+    page.wait_for_selector("#guide-box:not([hidden])")
+    assert page.inner_text("#errors") == ""
+    steps = page.eval_on_selector_all("#guide li", "ls => ls.map(l => l.textContent)")
+    assert len(steps) == 4 and steps[0].startswith("Put cells on the board")
+    # cells on and off the board are drawn differently, not only a shade apart
+    off = page.eval_on_selector("#board .cell.off", "c => getComputedStyle(c).strokeDasharray")
+    _cell(page, 0, 0).click()
+    on = page.eval_on_selector("#board .cell.on", "c => getComputedStyle(c).strokeDasharray")
+    assert off not in ("none", "") and on == "none"
+    page.wait_for_function("document.querySelectorAll('#guide li').length === 3")
+    # errors under the name of the field they are about, in plain words
+    given = [("pieces", "board: groups: Dictionary should have at least 1 item after "
+                        "validation, not 0 (got {})"),
+             ("pieces", "List should have at least 1 item after validation, not 0 (got [])"),
+             ("groups", "labels not drawn on the board: B")]
+    plain = page.evaluate("given => given.map(([field, message]) => plainError({field, message}))",
+                          given)
+    assert [(p["field"], p["message"]) for p in plain] == [
+        ("Label groups", "none yet; add a group and label cells with it"),
+        ("Pieces", "none yet; add pieces from the lists below"),
+        ("Label groups", "labels not drawn on the board: B")]
+    # a board with a label and a piece but an empty group: the error names the groups
+    page.fill("#newgroup", "letter")
+    page.click("#addgroup")
+    page.check("input[name=tool][value=label]")
+    page.fill("#label", "A")
+    _cell(page, 0, 0).click()
+    page.fill("#newgroup", "empty")
+    page.click("#addgroup")
+    _add(page, "monominoes", "M1")
+    page.wait_for_function("document.querySelector('#errors').textContent.length > 0")
+    errors = page.inner_text("#errors")
+    assert errors.startswith("Label groups: ") and "empty" in errors
+    assert "pieces:" not in errors and "List should" not in errors
+
+
+def test_month_names_follow_on_and_the_rule_is_said_where_groups_are_made(editor):
+    page = editor
+    rule = page.locator("#grouphelp")
+    assert "12" in rule.inner_text() and "31" in rule.inner_text()
+    box, add = rule.bounding_box(), page.locator("#addgroup").bounding_box()
+    assert 0 <= box["y"] - (add["y"] + add["height"]) < 60  # right under the group controls
+    for r in range(2):
+        for c in range(3):
+            _cell(page, r, c).click()
+    page.fill("#newgroup", "month")
+    page.click("#addgroup")
+    page.check("input[name=tool][value=label]")
+    page.fill("#label", "Jan")
+    for c in range(3):
+        _cell(page, 0, c).click()
+    assert page.input_value("#label") == "Apr"
+    page.fill("#newgroup", "weekday")
+    page.click("#addgroup")
+    page.fill("#label", "Sat")
+    _cell(page, 1, 0).click()
+    _cell(page, 1, 1).click()
+    tokens = [page.get_attribute(f'#board .cellgroup[data-row="{r}"][data-col="{c}"]',
+                                 "data-token") for r, c in ((0, 0), (0, 1), (0, 2), (1, 0), (1, 1))]
+    assert tokens == ["Jan", "Feb", "Mar", "Sat", "Sun"]
+
+
+def test_old_colours_go_at_once_and_counting_is_said(editor):
+    page = editor
+    _start(page, "calendar_day")
+    assert _heatmap(page)
+    page.select_option("#start", "calendar_week")
+    page.wait_for_function("document.querySelector('#name').value === 'calendar_week'")
+    assert _heatmap(page) == {}  # none of calendar_day's colours left
+    fills = page.eval_on_selector_all("#board .cell.on", "cs => cs.map(c => c.style.fill)")
+    assert set(fills) == {""}
+    page.wait_for_function("document.querySelector('#summary').textContent.includes('counting')",
+                           timeout=10_000)
+
+
+def test_the_heatmap_has_a_legend_counts_on_tap_and_focus_and_marks_unsolvable(editor):
+    page = editor
+    _start(page, "calendar_day")
+    page.uncheck("#flip")  # face up, some dates have no solution
+    page.wait_for_selector("#summary[data-done]", timeout=60_000)
+    legend = page.inner_text("#legend")
+    heat = _heatmap(page)
+    top = max(s["min"] for s in heat.values())
+    assert f"{top:,}" in legend and "no solution" in legend
+    # by keyboard: the focused cell's counts are said, and in its label
+    cell = page.locator('#board .cellgroup[data-token="Oct"]')
+    cell.focus()
+    oct_ = heat["Oct"]
+    said = f"fewest {oct_['min']:,} solutions, {oct_['sum']:,} in all"
+    assert said in page.inner_text("#cellinfo")
+    assert said in cell.get_attribute("aria-label")
+    # a tap with "show counts" says the counts and changes nothing
+    page.check("input[name=tool][value=counts]")
+    page.locator('#board .cellgroup[data-token="Jan"] polygon').click()
+    assert page.inner_text("#cellinfo").startswith("Jan (month): fewest")
+    assert page.locator('#board .cellgroup[data-token="Jan"]').count() == 1
+    # unsolvable: the labels outlined, and a combination chosen is marked on the board
+    zero = {t for t, s in heat.items() if s["zero"]}
+    outlined = set(page.eval_on_selector_all("#board .cellgroup.unsolvable",
+                                             "gs => gs.map(g => g.dataset.token)"))
+    assert zero and outlined == zero
+    first = page.locator("#unsolvable button.combo").first
+    labels = first.inner_text().split()
+    first.click()
+    marked = page.eval_on_selector_all("#board .cellgroup.marked",
+                                       "gs => gs.map(g => g.dataset.token)")
+    assert sorted(marked) == sorted(labels)
+
+
+def test_undo_redo_and_enter_keeps_a_labelled_cell(editor):
+    page = editor
+    _cell(page, 0, 0).click()
+    _drag(page, [(1, 0), (1, 1), (1, 2)])
+    token = lambda r, c: page.get_attribute(  # noqa: E731
+        f'#board .cellgroup[data-row="{r}"][data-col="{c}"]', "data-token")
+    page.click("#undo")  # the stroke, as one step
+    assert [token(1, c) for c in range(3)] == ["#"] * 3 and token(0, 0) == "."
+    page.keyboard.press("Control+z")
+    assert token(0, 0) == "#"
+    page.click("#redo")
+    page.keyboard.press("Control+y")
+    assert token(0, 0) == "." and [token(1, c) for c in range(3)] == ["."] * 3
+    # Enter on a labelled cell in "cells" mode says what it is and deletes nothing
+    page.fill("#newgroup", "g")
+    page.click("#addgroup")
+    page.check("input[name=tool][value=label]")
+    page.fill("#label", "A")
+    _cell(page, 0, 0).click()
+    page.check("input[name=tool][value=cells]")
+    page.locator('#board .cellgroup[data-row="0"][data-col="0"]').focus()
+    page.keyboard.press("Enter")
+    assert token(0, 0) == "A"
+    assert "Delete takes its cell off" in page.inner_text("#cellinfo")
+    page.keyboard.press("Delete")
+    assert token(0, 0) == "#"
+    page.click("#undo")
+    assert token(0, 0) == "A"
+
+
+def test_make_sizes_and_a_shared_board_keeps_the_piece_grid(editor, browser):
+    page = editor
+    _start(page, "calendar_day")
+    page.fill("#cellmm", "15")
+    page.fill("#kerf", "0.2")
+    page.fill("#sheet", "300x200")
+    with page.expect_request("**/api/board/make**") as asked, page.expect_download():
+        page.click("#make")
+    assert "cell=15" in asked.value.url and "kerf=0.2" in asked.value.url
+    assert "sheet=300x200" in asked.value.url
+    page.click("#share")
+    fresh = browser.new_page()
+    try:
+        fresh.goto(page.url)
+        fresh.wait_for_selector("#summary[data-done]", timeout=60_000)
+        assert fresh.locator("#pad .padcell").count() == 25
+    finally:
+        fresh.close()
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 800},
+                                      {"width": 390, "height": 844}], ids=["laptop", "phone"])
+def test_screenshots_of_the_editor_at_both_widths(browser, server, tmp_path, viewport):
+    page = browser.new_page(viewport=viewport)
+    try:
+        page.goto(server + "/edit")
+        page.wait_for_selector("#board svg .cellgroup", timeout=30_000)
+        _start(page, "calendar_day")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        board = page.locator("#board svg").bounding_box()
+        assert board["x"] >= 0 and board["x"] + board["width"] <= viewport["width"]
+        name = "laptop" if viewport["width"] > 1000 else "phone"
+        screenshot(page, tmp_path, f"editor-{name}.png",
+                   f"CPMODELS_SCREENSHOT_EDITOR_{name.upper()}")
+    finally:
+        page.close()

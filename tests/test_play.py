@@ -562,7 +562,10 @@ def test_a_dead_end_and_the_way_out(player, server):
     player.keyboard.press("u")
     _wait_feedback(player, "dead end")
     player.click("#play-hint")
+    # the hint in a dead end says more than the dead end did: the way out, in focus
+    assert _feedback(player).startswith("hint: no piece can be added here")
     assert f"take back {second.piece}" in _feedback(player)
+    assert player.evaluate("document.activeElement.dataset.piece") == second.piece
     player.click("#undo")
     _wait_feedback(player, "still possible")
     assert _placed(player) == 1
@@ -638,7 +641,7 @@ def test_a_bad_deep_link_says_what_is_wrong(player, server):
     for query, message in (("labels=Jan,99,Mon", 'calendar_week has no label "99"'),
                            ("labels=Jan,Feb,Mon", "two labels of the group month"),
                            ("labels=Jan,1", "no label given for weekday"),
-                           ("date=2025-02-30", '"2025-02-30" is not a date'),
+                           ("date=2025-02-30", '"2025-02-30" is not a real date'),
                            ("date=tomorrow", '"tomorrow" is not a date')):
         player.goto(f"{server}/?spec=calendar_week&{query}")
         player.wait_for_function("document.querySelector('#error').textContent.length > 0",
@@ -711,3 +714,144 @@ def test_screenshot_of_a_half_played_board(player, server, tmp_path):
     screenshot(player, tmp_path, "play.png", "CPMODELS_SCREENSHOT_PLAY")
     kept = ROOT / "docs" / "images" / "play.png"
     assert kept.exists() and kept.stat().st_size > 10_000
+
+
+# --- the page as a person meets it: positions on a laptop and on a phone ----------------------
+
+LAPTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def _within(page, selector: str, viewport: dict) -> None:
+    """The element's box lies wholly within the viewport, as the page is scrolled now."""
+    box = page.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    assert box["x"] >= 0 and box["y"] >= 0, (selector, box)
+    assert box["x"] + box["width"] <= viewport["width"] + 0.5, (selector, box)
+    assert box["y"] + box["height"] <= viewport["height"] + 0.5, (selector, box)
+
+
+TOOLS = ("#rotate", "#flip", "#undo", "#clear", "#play-hint", "#feedback")
+
+
+@pytest.mark.parametrize("query", ["spec=calendar_week&labels=Nov,24,Tue",
+                                   "spec=calendar_week&date=2026-02-29"])
+def test_play_is_on_one_laptop_screen(browser, server, tmp_path, query):
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    try:
+        _open(page, server, query)
+        _wait_feedback(page, "still possible")
+        assert page.evaluate("document.documentElement.scrollHeight") <= LAPTOP["height"]
+        for selector in ("#play-board", "#tray", *TOOLS):
+            _within(page, selector, LAPTOP)
+        for k in range(page.locator("#tray .tile").count()):  # the whole tray
+            _within(page, f"#tray .tile >> nth={k}", LAPTOP)
+        if "date" in query:  # with an error shown above it, too
+            assert "showing today" in page.locator("#error").inner_text()
+        else:
+            screenshot(page, tmp_path, "play-laptop.png", "CPMODELS_SCREENSHOT_PLAY_LAPTOP")
+        page.click("#tab-solutions")  # the solutions view too: its board and its buttons
+        page.wait_for_selector("#board svg path.piece", timeout=30_000)
+        for selector in ("#board svg", "#prev", "#next", "#count", "#status"):
+            _within(page, selector, LAPTOP)
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_tools_and_the_verdict_stay_in_view(browser, server, tmp_path):
+    context = browser.new_context(viewport=PHONE, has_touch=True)
+    page = context.new_page()
+    try:
+        _open(page, server, "spec=calendar_week&labels=Nov,24,Tue")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        # the puzzle's choices folded into one line: the board and the whole tray on screen
+        assert page.locator("#spec").is_hidden()
+        assert page.inner_text("#puzzle-summary") == "10-piece weekday calendar, Nov 24 Tue"
+        for selector in ("#play-board", "#tray", *TOOLS):
+            _within(page, selector, PHONE)
+        page.locator("#puzzle-summary").tap()  # opened, they push the tray down
+        assert page.locator("#spec").is_visible()
+        page.locator("#tray .tile").last.tap()  # scrolled down to the end of the tray
+        assert page.evaluate("window.scrollY") > 0
+        for selector in TOOLS:
+            _within(page, selector, PHONE)
+        x, y = _centre_of_cell(page, _layout(server, "calendar_week"), (6, 1))
+        assert 0 < y < PHONE["height"]
+        page.touchscreen.tap(x, y)
+        _wait_verdict(page, 1)
+        for selector in TOOLS:
+            _within(page, selector, PHONE)
+        # the tools are not drawn over by the board: a tap on Undo undoes
+        page.locator("#undo").tap()
+        page.wait_for_function("document.querySelectorAll('#play-board .placed').length === 0")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.locator("#puzzle-summary").tap()  # folded again
+        assert page.locator("#spec").is_hidden()
+        # a window grown wide shows the choices, with no line to unfold them
+        page.set_viewport_size(LAPTOP)
+        page.wait_for_function("document.querySelector('#puzzle-box').open")
+        assert page.locator("#spec").is_visible() and page.locator("#puzzle-summary").is_hidden()
+        page.set_viewport_size(PHONE)
+        page.locator("#puzzle-summary").tap()
+        screenshot(page, tmp_path, "play-phone.png", "CPMODELS_SCREENSHOT_PLAY_PHONE")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_errors_are_at_the_top_in_plain_words(browser, server, viewport):
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    try:
+        for query, message in (
+                ("spec=nope&labels=Jan,1,Mon", 'there is no puzzle named "nope"'),
+                ("spec=calendar_week&date=2026-02-29",
+                 '"2026-02-29" is not a real date (2026 has no February 29)'),
+                ("spec=calendar_week&date=2026-13-01",
+                 '"2026-13-01" is not a real date (there is no month 13)'),
+                ("spec=calendar_week&date=26-1-1", '"26-1-1" is not a date: write it as')):
+            page.goto(f"{server}/?{query}")
+            page.wait_for_function("document.querySelector('#error').textContent.length > 0",
+                                   timeout=30_000)
+            assert message in page.locator("#error").inner_text()
+            box = page.locator("#error").bounding_box()
+            assert box["y"] + box["height"] <= 200, box
+    finally:
+        context.close()
+
+
+def test_pieces_are_lettered_by_their_names_and_puzzles_by_their_titles(player, server):
+    _open(player, server, "spec=calendar_week&labels=Nov,24,Tue")
+    letters = player.eval_on_selector_all(
+        "#tray .tile", "ts => ts.map(t => [t.dataset.piece, t.querySelector('text').textContent])")
+    assert letters and all(piece == letter for piece, letter in letters)
+    assert ["L5", "L5"] in letters
+    options = player.eval_on_selector_all("#spec option", "os => os.map(o => o.textContent)")
+    assert options[:2] == ["10-piece weekday calendar", "8-piece month/day calendar"]
+    # the title is not cut short: the picker is as wide as its longest title
+    fits = player.evaluate("""() => {
+        const select = document.querySelector('#spec');
+        const probe = document.createElement('span');
+        probe.style.font = getComputedStyle(select).font;
+        probe.textContent = [...select.options].map(o => o.textContent)
+          .reduce((a, b) => (a.length > b.length ? a : b));
+        document.body.append(probe);
+        const wide = probe.getBoundingClientRect().width;
+        probe.remove();
+        return select.getBoundingClientRect().width >= wide;
+      }""")
+    assert fits
+
+
+def test_the_solutions_view_letters_its_pieces_as_play_does(player, server):
+    player.goto(f"{server}/?spec=calendar_week&labels=Nov,24,Tue&view=solutions")
+    player.wait_for_selector("#board svg text.piece-letter", timeout=30_000)
+    found = player.evaluate("""() => [...document.querySelectorAll('#board svg path.piece')]
+        .map((path) => {
+          const text = path.nextElementSibling;
+          const point = new DOMPoint(+text.getAttribute('x'), +text.getAttribute('y'));
+          return [path.dataset.piece, text.textContent, path.isPointInFill(point)];
+        })""")
+    assert len(found) == 10
+    assert all(piece == letter and inside for piece, letter, inside in found)

@@ -4,8 +4,10 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// pieces: the board's own; candidates: the pool the design question chooses sets from,
+// kept apart so that asking never changes the board.
 const state = { grid: "square", rows: 7, cols: 7, tokens: [], groups: {}, pieces: [],
-                name: "my-calendar" };
+                candidates: [], name: "my-calendar" };
 let stream = null;      // the AbortController of the running count
 let designing = null;   // ... and of the running design question
 let pending = null;     // the debounce timer of the next check
@@ -13,6 +15,12 @@ let painting = null;    // while dragging over cells: the state being painted
 let focused = [0, 0];   // the cell the keyboard is on
 let pools = {};
 const stats = {};       // label -> {min, sum, zero}
+let combos = [];        // [labels, count] of every combination counted on this board
+let unsolvableShown = null;  // the unsolvable combination marked on the board, or null
+const edits = { past: [], future: [], shown: null };  // snapshots, for undo and redo
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+const DATE_GROUPS = { month: 12, day: 31, weekday: 7 };  // the groups a real date fills
 
 function emptyTokens(rows, cols) {
   return Array.from({ length: rows }, () => Array(cols).fill("#"));
@@ -42,13 +50,51 @@ function removeLabel(label) {
   for (const g of Object.keys(state.groups)) state.groups[g] = state.groups[g].filter((l) => l !== label);
 }
 
+// The heatmap's scale: a label's fewest solutions, from 1 to the largest fewest of the
+// board, on a square-root scale; the legend prints the numbers.
+function topOfScale() { return Math.max(...Object.values(stats).map((t) => t.min), 1); }
+
+function shade(t) { return `hsl(${Math.round(30 + 100 * t)}, 70%, ${Math.round(72 - 20 * t)}%)`; }
+
 function heat(label) {
   const s = stats[label];
   if (!s) return null;
   if (s.zero) return "#e0606b";
-  const top = Math.max(...Object.values(stats).map((t) => t.min), 1);
-  const t = Math.sqrt(s.min / top);
-  return `hsl(${Math.round(30 + 100 * t)}, 70%, ${Math.round(72 - 20 * t)}%)`;
+  return shade(Math.sqrt(s.min / topOfScale()));
+}
+
+function countsText(token) {
+  const s = stats[token];
+  const group = labelGroup(token) || "no group";
+  if (!s) return `${token} (${group})`;
+  return `${token} (${group}): fewest ${s.min.toLocaleString()} solutions, ` +
+    `${s.sum.toLocaleString()} in all` + (s.zero ? `, ${s.zero} combination${s.zero === 1 ? "" : "s"} with none` : "");
+}
+
+// The legend: the colours and the numbers they stand for.
+function drawLegend() {
+  const legend = $("legend");
+  const labels = Object.keys(stats);
+  if (!labels.length) { legend.replaceChildren(); legend.hidden = true; return; }
+  legend.hidden = false;
+  const top = topOfScale();
+  const steps = [0, 0.25, 0.5, 0.75, 1].map((t) => ({ t, n: Math.max(1, Math.round(top * t * t)) }));
+  const items = steps.map(({ t, n }) => {
+    const item = document.createElement("span");
+    item.className = "swatch";
+    const box = document.createElement("i");
+    box.style.background = shade(t);
+    item.append(box, document.createTextNode(n.toLocaleString()));
+    return item;
+  });
+  const none = document.createElement("span");
+  none.className = "swatch";
+  const red = document.createElement("i");
+  red.style.background = "#e0606b";
+  none.append(red, document.createTextNode("a combination with no solution"));
+  const title = document.createElement("span");
+  title.textContent = "fewest solutions:";
+  legend.replaceChildren(title, ...items, none);
 }
 
 function draw() {
@@ -63,18 +109,20 @@ function draw() {
     g.setAttribute("class", "cellgroup");
     g.setAttribute("tabindex", r === focused[0] && c === focused[1] ? "0" : "-1");
     g.setAttribute("role", "button");
-    g.setAttribute("aria-label", `row ${r + 1}, column ${c + 1}: ${token === "#" ? "not on the board" : token === "." ? "a plain cell" : token}`);
+    const labelled = token !== "#" && token !== ".";
+    g.setAttribute("aria-label", `row ${r + 1}, column ${c + 1}: ${token === "#" ? "not on the board" : token === "." ? "a plain cell" : countsText(token)}`);
     const poly = document.createElementNS(ns, "polygon");
     poly.setAttribute("points", pts.map((p) => p.join(",")).join(" "));
     poly.setAttribute("class", "cell " + (token === "#" ? "off" : "on"));
-    if (token !== "#" && token !== ".") {
+    if (labelled) {
       const colour = heat(token);
       if (colour) poly.style.fill = colour;
       const s = stats[token];
       if (s) { g.dataset.min = s.min; g.dataset.sum = s.sum; g.dataset.zero = s.zero; }
+      if (s && s.zero) g.classList.add("unsolvable");
+      if (unsolvableShown && unsolvableShown.includes(token)) g.classList.add("marked");
       const title = document.createElementNS(ns, "title");
-      title.textContent = s ? `${token} (${labelGroup(token)}): fewest ${s.min.toLocaleString()}, ` +
-        `${s.sum.toLocaleString()} in all, ${s.zero} unsolvable` : `${token} (${labelGroup(token) || "no group"})`;
+      title.textContent = countsText(token);
       g.appendChild(title);
     }
     g.appendChild(poly);
@@ -91,11 +139,21 @@ function draw() {
   svg.setAttribute("viewBox", `-2 -2 ${maxX + 4} ${maxY + 4}`);
   svg.setAttribute("width", maxX + 4);
   svg.addEventListener("keydown", keyed);
+  svg.addEventListener("focusin", (e) => { const g = e.target.closest(".cellgroup"); if (g) showCell(g); });
   svg.addEventListener("pointerdown", (e) => { const g = e.target.closest(".cellgroup"); if (g) { e.preventDefault(); press(g, true); } });
   svg.addEventListener("pointerover", (e) => { const g = e.target.closest(".cellgroup"); if (g && painting !== null && e.buttons) press(g, false); });
   const hadFocus = $("board").contains(document.activeElement);
   $("board").replaceChildren(svg);
   if (hadFocus) svg.querySelector('.cellgroup[tabindex="0"]')?.focus();
+  drawLegend();
+}
+
+// A cell's counts in words, under the board: on a tap with the counts tool, and on
+// keyboard focus (a phone has no hover for the tooltip).
+function showCell(g) {
+  const token = g.dataset.token;
+  $("cellinfo").textContent = token === "#" ? "" : token === "." ? "a plain cell, to be covered"
+                                                                 : countsText(token);
 }
 
 // By keyboard: the arrow keys move between cells, Enter or Space uses the tool on one.
@@ -114,18 +172,39 @@ function keyed(e) {
   } else if (e.key === "Enter" || e.key === " ") {
     e.preventDefault();
     focused = [r, c];
+    const token = state.tokens[r][c];
+    if (tool() === "cells" && token !== "#" && token !== ".") {
+      $("cellinfo").textContent = `${token} is a label: Delete takes its cell off the board`;
+      return;
+    }
     press(g, true);
+    painting = null;
+    commit();
+  } else if (e.key === "Delete" || e.key === "Backspace") {
+    e.preventDefault();
+    focused = [r, c];
+    const token = state.tokens[r][c];
+    if (token === "#") return;
+    if (token !== ".") removeLabel(token);
+    state.tokens[r][c] = "#";
+    edited();
   }
 }
 
-document.addEventListener("pointerup", () => { painting = null; });
+function tool() { return document.querySelector("input[name=tool]:checked").value; }
+
+// A stroke of the cells tool is one step to undo.
+document.addEventListener("pointerup", () => { if (painting !== null) { painting = null; commit(); } });
 
 function press(g, first) {
   const r = +g.dataset.row, c = +g.dataset.col, token = state.tokens[r][c];
-  const tool = document.querySelector("input[name=tool]:checked").value;
-  if (tool === "cells") {
+  if (tool() === "counts") { showCell(g); return; }
+  if (tool() === "cells") {
     if (first) painting = token === "#" ? "." : "#";
-    if (token !== "#" && token !== ".") removeLabel(token);
+    if (token !== "#" && token !== "." && painting === "#") {
+      removeLabel(token);
+      $("cellinfo").textContent = `${token} taken off the board with its cell; Undo brings it back`;
+    } else if (token !== "#" && token !== ".") return;  // a stroke putting cells in keeps labels
     state.tokens[r][c] = painting;
   } else {
     const label = $("label").value.trim();
@@ -144,8 +223,15 @@ function press(g, first) {
   edited();
 }
 
-function nextLabel(label) {  // 1 -> 2, so a run of days is typed by clicking alone
-  return /^\d+$/.test(label) ? String(+label + 1) : "";
+// The label after this one: 1 -> 2, Jan -> Feb, Mon -> Tue, so a run of days, months or
+// weekdays is labelled by clicking alone.
+function nextLabel(label) {
+  if (/^\d+$/.test(label)) return String(+label + 1);
+  for (const run of [MONTHS, WEEKDAYS]) {
+    const k = run.findIndex((name) => name.toLowerCase() === label.toLowerCase());
+    if (k >= 0) return k + 1 < run.length ? run[k + 1] : "";
+  }
+  return "";
 }
 
 function drawGroups() {
@@ -181,30 +267,49 @@ function pieceSvg(cells, unit = 11) {
 function countText(count) { return Array.isArray(count) ? `${count[0]}-${count[1]}` : String(count); }
 
 function drawPieces() {
-  const box = $("inuse");
-  box.replaceChildren(...state.pieces.map((p, k) => {
+  drawList($("inuse"), state.pieces, false);
+  drawList($("candidates"), state.candidates, true);
+  $("inuse-empty").hidden = state.pieces.length > 0;
+  $("candidates-empty").hidden = state.candidates.length > 0;
+}
+
+// The board's pieces or the candidates: each with how many, and the candidates with
+// "always" (in every set the design question tries).
+function drawList(box, list, candidates) {
+  box.replaceChildren(...list.map((p, k) => {
     const div = document.createElement("div");
     div.className = "piece"; div.dataset.piece = p.name;
     const input = document.createElement("input");
     input.value = countText(p.count); input.title = "how many: 1, 0-2 (a range); 0 takes it out";
-    input.setAttribute("aria-label", `how many ${p.name}`);
+    input.setAttribute("aria-label", `how many ${p.name}${candidates ? " (candidate)" : ""}`);
     input.addEventListener("change", () => {
-      const m = input.value.trim().match(/^(\d+)(?:\s*-\s*(\d+))?$/);
-      if (!m) { input.value = countText(p.count); return; }
+      const m = input.value.trim().match(/^(\d{1,3})(?:\s*-\s*(\d{1,3}))?$/);
+      if (!m || (m[2] !== undefined && +m[2] < +m[1])) { input.value = countText(p.count); return; }
       const count = m[2] === undefined ? +m[1] : [+m[1], +m[2]];
-      if (count === 0) state.pieces.splice(k, 1); else p.count = count;
+      if (count === 0) list.splice(k, 1); else p.count = count;
       drawPieces(); edited();
     });
-    const always = document.createElement("label");
-    const tick = document.createElement("input");
-    tick.type = "checkbox"; tick.checked = !!p.always; tick.className = "always";
-    tick.addEventListener("change", () => { p.always = tick.checked; });
-    always.append(tick, document.createTextNode("always"));
-    always.title = "in every set the design question tries";
-    div.append(pieceSvg(pieceCells(p)), document.createTextNode(p.name), input, always);
+    div.append(pieceSvg(pieceCells(p)), document.createTextNode(p.name), input);
+    if (candidates) {
+      const always = document.createElement("label");
+      const tick = document.createElement("input");
+      tick.type = "checkbox"; tick.checked = !!p.always; tick.className = "always";
+      tick.addEventListener("change", () => { p.always = tick.checked; commit(); });
+      always.append(tick, document.createTextNode("always"));
+      always.title = "in every set the design question tries";
+      div.append(always);
+    }
     return div;
   }));
 }
+
+function addPiece(list, piece) {
+  const have = list.find((q) => q.name === piece.name);
+  if (have) have.count = (Array.isArray(have.count) ? have.count[1] : have.count) + 1;
+  else list.push({ ...piece, count: 1 });
+}
+
+function target() { return $("addto").value === "candidates" ? state.candidates : state.pieces; }
 
 async function loadPools() {
   pools = await (await fetch(`/api/board/pools/${state.grid}`)).json();
@@ -220,40 +325,114 @@ function drawPool() {
     b.append(pieceSvg(p.cells));
     b.append(document.createTextNode(p.name));
     b.addEventListener("click", () => {
-      const have = state.pieces.find((q) => q.name === p.name);
-      if (have) have.count = (Array.isArray(have.count) ? have.count[1] : have.count) + 1;
-      else state.pieces.push(state.grid === "square" ? { name: p.name, shape: p.shape, count: 1 }
-                                                    : { name: p.name, cells: p.cells, count: 1 });
+      addPiece(target(), state.grid === "square" ? { name: p.name, shape: p.shape }
+                                                 : { name: p.name, cells: p.cells });
       drawPieces(); edited();
     });
     return b;
   }));
 }
 
-function spec() {
+function pieceFields(p) {
+  return { name: p.name, ...(p.shape ? { shape: p.shape } : { cells: p.cells }),
+           ...(countText(p.count) === "1" ? {} : { count: p.count }) };
+}
+
+// The board as a calendar spec's fields; with pieces given, those pieces instead of its own.
+function spec(pieces = state.pieces) {
   const out = { kind: "calendar", name: $("name").value.trim() || "my-calendar", grid: state.grid,
                 board: state.tokens.map((row) => row.join(" ")), groups: state.groups,
-                pieces: state.pieces.map((p) => ({ name: p.name, ...(p.shape ? { shape: p.shape } : { cells: p.cells }),
-                                                   ...(countText(p.count) === "1" ? {} : { count: p.count }) })) };
+                pieces: pieces.map(pieceFields) };
   if (!$("flip").checked) out.flip = false;
   return out;
 }
 
+// Whether the board's groups make a date calendar (as the spec reads it): month and day,
+// and weekday at most besides.
+function hasDates() {
+  const names = Object.keys(state.groups);
+  return "month" in state.groups && "day" in state.groups && names.every((g) => g in DATE_GROUPS);
+}
+
+// --- undo and redo: a snapshot of everything edited, after each step ------------------
+
+function snapshot() {
+  return JSON.stringify({ grid: state.grid, rows: state.rows, cols: state.cols, tokens: state.tokens,
+                          groups: state.groups, pieces: state.pieces, candidates: state.candidates,
+                          name: $("name").value, flip: $("flip").checked });
+}
+
+const HISTORY_STEPS = 200;
+
+function commit() {
+  const now = snapshot();
+  if (edits.shown === null) { edits.shown = now; return; }
+  if (now === edits.shown) return;
+  edits.past.push(edits.shown);
+  if (edits.past.length > HISTORY_STEPS) edits.past.shift();
+  edits.future = [];
+  edits.shown = now;
+  undoButtons();
+}
+
+function undoButtons() {
+  $("undo").disabled = edits.past.length === 0;
+  $("redo").disabled = edits.future.length === 0;
+}
+
+function travel(from, to) {
+  if (!from.length) return;
+  to.push(edits.shown);
+  edits.shown = from.pop();
+  const s = JSON.parse(edits.shown);
+  const pooled = s.grid !== state.grid;
+  Object.assign(state, { grid: s.grid, rows: s.rows, cols: s.cols, tokens: s.tokens, groups: s.groups,
+                         pieces: s.pieces, candidates: s.candidates });
+  $("grid").value = s.grid; $("rows").value = s.rows; $("cols").value = s.cols;
+  $("name").value = s.name; $("flip").checked = s.flip;
+  drawPieces();
+  if (pooled) { loadPools(); clearPad(); }
+  edited();
+  undoButtons();
+}
+
+function undo() { travel(edits.past, edits.future); }
+function redo() { travel(edits.future, edits.past); }
+
 let generation = 0;     // each edit's number: answers to an older board are dropped
+let askedAbout = null;  // the questionKey() of the sets listed, or null
+
+// What the design question's answer depends on: everything but the board's own pieces.
+function questionKey() {
+  return JSON.stringify([state.grid, state.tokens, state.groups, $("flip").checked,
+                         state.candidates, $("choose").value, $("require").value]);
+}
 
 function edited() {
   generation += 1;
-  draw(); drawGroups();
+  if (painting === null) commit();
+  for (const k of Object.keys(stats)) delete stats[k];  // the old board's colours go at once
+  combos = []; unsolvableShown = null;
+  $("summary").textContent = ""; delete $("summary").dataset.done;
+  $("unsolvable").replaceChildren(); $("progress").value = 0;
+  draw(); drawGroups(); requireChoices();
   if (stream) { stream.abort(); stream = null; }
-  if (designing) designing.abort();  // its sets were of the board before the edit
+  // The ranked sets hold while only the board's pieces change (choosing a set is such an
+  // edit); a change of the cells, groups, turning over or candidates makes them stale.
+  if (askedAbout !== null && askedAbout !== questionKey()) {
+    if (designing) designing.abort();
+    askedAbout = null;
+    $("sets").replaceChildren(); $("designprogress").value = 0;
+    delete $("designsummary").dataset.done;
+    $("designsummary").textContent = "the board or the candidates changed: ask again";
+  }
   clearTimeout(pending);
   pending = setTimeout(check, 120);
 }
 
 async function check() {
   const mine = generation;
-  for (const k of Object.keys(stats)) delete stats[k];
-  $("summary").textContent = ""; $("unsolvable").textContent = ""; $("progress").value = 0;
+  $("summary").textContent = ""; $("unsolvable").replaceChildren(); $("progress").value = 0;
   delete $("summary").dataset.done;
   let answer;
   try {
@@ -263,9 +442,50 @@ async function check() {
     return;
   }
   if (mine !== generation) return;  // the board changed while it was checked
-  $("errors").textContent = answer.valid ? "" : answer.errors.map((e) => (e.field ? e.field + ": " : "") + e.message).join("\n");
+  const steps = nextSteps();
+  $("guide").replaceChildren(...steps.map((step) => {
+    const li = document.createElement("li"); li.textContent = step; return li;
+  }));
+  $("guide-box").hidden = steps.length === 0;
+  // What the next steps already say is not repeated as an error.
+  const errors = answer.valid ? [] : answer.errors.map(plainError)
+    .filter((e) => !(steps.length && e.missing));
+  $("errors").textContent = errors.map((e) => `${e.field}: ${e.message}`).join("\n");
   $("arith").textContent = answer.valid ? answer.message : "";
   if (answer.valid && answer.fits) count(answer.combinations, mine);
+}
+
+// The steps still to take, first to last, while the board is being made.
+function nextSteps() {
+  const cells = state.tokens.flat().filter((t) => t !== "#").length;
+  const labels = state.tokens.flat().filter((t) => t !== "#" && t !== ".").length;
+  const steps = [];
+  if (!cells) steps.push("Put cells on the board: with \u201ccells in or out\u201d, click or drag over the grid.");
+  if (!Object.keys(state.groups).length) {
+    steps.push("Add a label group (type its name, then Add group): month and day make a date calendar.");
+  }
+  if (!labels) steps.push("Label cells: choose \u201clabel\u201d, a group and a label, then click a cell.");
+  if (!state.pieces.length) steps.push("Add pieces: click them under Pieces; their cells must cover the board but one label per group.");
+  return steps;
+}
+
+const FIELD_NAMES = { pieces: "Pieces", groups: "Label groups", board: "Board", name: "Name",
+                      grid: "Grid", flip: "Turning pieces over", count: "How many" };
+
+// A validation error in plain words, under the name of the field it is about: the last
+// "field: " before the message names it ("board: groups: ..." is about the groups).
+function plainError(e) {
+  let field = e.field || "board";
+  let message = String(e.message);
+  for (let m; (m = message.match(/^([a-z_]+): /)) && m[1] in FIELD_NAMES;) {
+    field = m[1]; message = message.slice(m[0].length);
+  }
+  message = message.replace(/\s*\(got .*\)$/s, "");
+  const empty = /should have at least 1 item/.test(message);
+  if (empty && field === "pieces") message = "none yet; add pieces from the lists below";
+  else if (empty && field === "groups") message = "none yet; add a group and label cells with it";
+  else if (/^Field required$/.test(message)) message = "missing";
+  return { field: FIELD_NAMES[field] || field, message, missing: empty };
 }
 
 // A response's newline-delimited JSON, read as it comes: each chunk's whole lines go to
@@ -293,6 +513,7 @@ async function count(total, mine) {
   const controller = new AbortController();
   stream = controller;
   $("progress").max = total;
+  $("summary").textContent = `counting ${total.toLocaleString()} combinations\u2026`;
   let seen = 0;
   try {
     const response = await post("/api/board/counts", spec(), controller.signal);
@@ -302,6 +523,7 @@ async function count(total, mine) {
       for (const line of lines) {
         if (line.labels) {
           seen += 1;
+          combos.push([line.labels, line.count]);
           for (const label of line.labels) {
             const s = stats[label] || (stats[label] = { min: Infinity, sum: 0, zero: 0 });
             s.min = Math.min(s.min, line.count); s.sum += line.count; s.zero += line.count === 0;
@@ -309,7 +531,7 @@ async function count(total, mine) {
         } else finish(line);
       }
       $("progress").value = seen;
-      if (!$("summary").dataset.done) $("summary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} combinations counted`;
+      if (!$("summary").dataset.done) $("summary").textContent = `counting\u2026 ${seen.toLocaleString()} of ${total.toLocaleString()} combinations counted`;
       draw();
       return true;
     });
@@ -325,16 +547,64 @@ function finish(line) {
   if (!line.done) { summary.textContent = line.error || "stopped"; return; }
   summary.dataset.done = "1";
   const every = line.unsolvable.length === 0;
-  const hard = line.fewest ? `hardest ${line.fewest.labels.join(" ")} (${line.fewest.count.toLocaleString()})` : "";
-  const easy = line.most ? `easiest ${line.most.labels.join(" ")} (${line.most.count.toLocaleString()})` : "";
+  const [fewest, most] = extremes();
+  const hard = fewest ? `hardest ${fewest[0].join(" ")} (${fewest[1].toLocaleString()})` : "";
+  const easy = most ? `easiest ${most[0].join(" ")} (${most[1].toLocaleString()})` : "";
   let said = every ? "every combination is solvable"
                    : `${line.unsolvable.length} of ${line.combinations} combinations have no solution`;
   if (!every && line.unsolvable_real_dates) {
     const real = line.unsolvable_real_dates.length;
     said += real ? ` (${real} of them real dates)` : "; every real date is solvable";
   }
-  summary.textContent = `${said}; ${hard}; ${easy}; ${line.seconds} s`;
-  $("unsolvable").textContent = line.unsolvable.map((l) => l.join(" ")).join(", ");
+  summary.textContent = `${said}; ${hard}; ${easy} (ties go to the first in the groups' ` +
+    `order); ${line.seconds} s`;
+  showUnsolvable(line.unsolvable);
+}
+
+// The order of a combination in the board's groups: the first group's labels first.
+function rank(labels) {
+  return Object.values(state.groups).map((names) => {
+    const k = labels.findIndex((l) => names.includes(l));
+    return k < 0 ? -1 : names.indexOf(labels[k]);
+  });
+}
+
+function earlier(a, b) {
+  const [x, y] = [rank(a), rank(b)];
+  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return x[k] < y[k];
+  return false;
+}
+
+// The hardest solvable combination and the easiest, ties going to the first in the
+// groups' order, so that the same board always names the same ones.
+function extremes() {
+  let fewest = null, most = null;
+  for (const combo of combos) {
+    const [labels, n] = combo;
+    if (n > 0 && (!fewest || n < fewest[1] || (n === fewest[1] && earlier(labels, fewest[0])))) fewest = combo;
+    if (!most || n > most[1] || (n === most[1] && earlier(labels, most[0]))) most = combo;
+  }
+  return [fewest, most];
+}
+
+// The unsolvable combinations, each a button that marks its labels on the board.
+function showUnsolvable(unsolvable) {
+  const box = $("unsolvable");
+  if (!unsolvable.length) { box.replaceChildren(); return; }
+  const head = document.createElement("span");
+  head.textContent = "No solution (choose one to mark it on the board): ";
+  box.replaceChildren(head, ...unsolvable.map((labels) => {
+    const b = document.createElement("button");
+    b.type = "button"; b.className = "combo"; b.textContent = labels.join(" ");
+    b.setAttribute("aria-pressed", "false");
+    b.addEventListener("click", () => {
+      const same = unsolvableShown && unsolvableShown.join(" ") === labels.join(" ");
+      unsolvableShown = same ? null : labels;
+      for (const other of box.querySelectorAll("button")) other.setAttribute("aria-pressed", String(!same && other === b));
+      draw();
+    });
+    return b;
+  }));
 }
 
 function load(fields) {
@@ -348,6 +618,7 @@ function load(fields) {
   for (const [g, labels] of Object.entries(fields.groups || {})) state.groups[g] = labels.map(String);
   state.pieces = (fields.pieces || []).map((p) => ({ name: p.name, count: p.count ?? 1,
     ...(p.cells ? { cells: p.cells } : { shape: typeof p.shape === "string" ? p.shape.split("/") : p.shape }) }));
+  state.candidates = [];
   $("flip").checked = fields.flip !== false;
   $("grid").value = state.grid; $("rows").value = state.rows; $("cols").value = state.cols;
   $("name").value = state.name;
@@ -367,18 +638,38 @@ function unbase64url(text) { return decodeURIComponent(escape(atob(text.replace(
 
 async function init() {
   const specs = await (await fetch("/api/specs")).json();
-  for (const s of specs.specs) $("start").append(new Option(s.name, s.name));
+  for (const s of specs.specs) {  // by title, as the play page lists them
+    const option = new Option((s.description || "").split(" (")[0].trim() || s.name, s.name);
+    option.title = s.description || s.name;
+    $("start").append(option);
+  }
   $("start").addEventListener("change", async () => {
     if (!$("start").value) { load({ board: [], groups: {}, pieces: [] }); resize(); return; }
     load(await (await fetch(`/api/board/start/${$("start").value}`)).json());
   });
-  $("grid").addEventListener("change", () => { state.grid = $("grid").value; state.pieces = []; drawPieces(); loadPools(); clearPad(); edited(); });
+  $("grid").addEventListener("change", () => {
+    state.grid = $("grid").value; state.pieces = []; state.candidates = [];
+    drawPieces(); loadPools(); clearPad(); edited();
+  });
+  $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  document.addEventListener("keydown", (e) => {
+    if (!(e.ctrlKey || e.metaKey) || e.target.closest("input[type=text], input:not([type]), input[type=number], textarea")) return;
+    const key = e.key.toLowerCase();
+    if (key === "z" && !e.shiftKey) { e.preventDefault(); undo(); }
+    else if (key === "y" || (key === "z" && e.shiftKey)) { e.preventDefault(); redo(); }
+  });
+  for (const radio of document.querySelectorAll("input[name=tool]")) {
+    radio.addEventListener("change", () => { $("cellinfo").textContent = ""; });
+  }
   $("flip").addEventListener("change", edited);
   $("padadd").addEventListener("click", addDrawnPiece);
   $("padclear").addEventListener("click", clearPad);
   $("play").addEventListener("click", () => { window.open("/#board=" + base64url(JSON.stringify(spec())), "_blank"); });
   $("make").addEventListener("click", makeFiles);
   $("design").addEventListener("click", runDesign);
+  $("require").addEventListener("change", () => { $("require").dataset.chosen = "1"; });
+  $("savequestion").addEventListener("click", saveQuestion);
   $("designstop").addEventListener("click", () => { if (designing) designing.abort(); });
   $("rows").addEventListener("change", resize);
   $("cols").addEventListener("change", resize);
@@ -407,10 +698,10 @@ async function init() {
     location.hash = "board=" + base64url(JSON.stringify(spec()));
     $("shared").textContent = "the address now holds the board";
   });
+  clearPad();
   const shared = location.hash.match(/^#board=(.+)$/);
   if (shared) { try { load(JSON.parse(unbase64url(shared[1]))); return; } catch (e) { $("errors").textContent = "the link's board cannot be read"; } }
   state.tokens = emptyTokens(state.rows, state.cols);
-  clearPad();
   await loadPools();
   edited();
 }
@@ -448,7 +739,7 @@ function addDrawnPiece() {
   const cells = [];
   pad.forEach((row, r) => row.forEach((on, c) => { if (on) cells.push(state.grid === "hex" ? [c, r] : [r, c]); }));
   if (!cells.length) { $("errors").textContent = "draw the piece's cells first"; return; }
-  if (!/^[A-Za-z0-9_-]+$/.test(name) || state.pieces.some((p) => p.name === name)) {
+  if (!/^[A-Za-z0-9_-]{1,20}$/.test(name) || target().some((p) => p.name === name)) {
     $("errors").textContent = "give the drawn piece a new name (letters, digits, - or _)"; return;
   }
   if (state.grid === "square") {
@@ -456,8 +747,8 @@ function addDrawnPiece() {
     const rows = Math.max(...cells.map((c) => c[0])) - r0 + 1, cols = Math.max(...cells.map((c) => c[1])) - c0 + 1;
     const shape = Array.from({ length: rows }, (_, r) => Array.from({ length: cols }, (_, c) =>
       cells.some(([a, b]) => a === r + r0 && b === c + c0) ? "#" : ".").join(""));
-    state.pieces.push({ name, shape, count: 1 });
-  } else state.pieces.push({ name, cells, count: 1 });
+    target().push({ name, shape, count: 1 });
+  } else target().push({ name, cells, count: 1 });
   $("padname").value = "";
   clearPad(); drawPieces(); edited();
 }
@@ -466,7 +757,9 @@ function addDrawnPiece() {
 
 async function makeFiles() {
   $("shared").textContent = "making the files...";
-  const response = await post("/api/board/make", spec());
+  const sizes = new URLSearchParams({ cell: $("cellmm").value, kerf: $("kerf").value,
+                                      sheet: $("sheet").value.trim() });
+  const response = await post(`/api/board/make?${sizes}`, spec());
   if (!response.ok) { $("errors").textContent = (await response.json()).error; $("shared").textContent = ""; return; }
   const a = document.createElement("a");
   a.href = URL.createObjectURL(await response.blob());
@@ -484,12 +777,24 @@ async function runDesign() {
   $("designstop").disabled = false;
   $("sets").replaceChildren(); $("designsummary").textContent = ""; $("designprogress").value = 0;
   delete $("designsummary").dataset.done;
-  const body = { board: spec(), always: state.pieces.filter((p) => p.always).map((p) => p.name),
+  if (!state.candidates.length) {
+    $("designsummary").textContent = "add candidate pieces first: choose \u201cthe candidates\u201d under Pieces, then click pieces";
+    designing = null; $("designstop").disabled = true;
+    return;
+  }
+  const problem = designProblem();
+  if (problem) {
+    $("designsummary").textContent = problem;
+    designing = null; $("designstop").disabled = true;
+    return;
+  }
+  askedAbout = questionKey();
+  const body = { board: spec(state.candidates), always: state.candidates.filter((p) => p.always).map((p) => p.name),
                  choose: +$("choose").value, require: $("require").value };
   let total = 1, seen = 0, working = 0;
   try {
     const response = await post("/api/board/design", body, controller.signal);
-    if (!response.ok) { $("designsummary").textContent = (await response.json()).error; return; }
+    if (!response.ok) { $("designsummary").textContent = unprefixed((await response.json()).error); return; }
     await readLines(response, (lines) => {
       for (const line of lines) {
         if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
@@ -511,20 +816,83 @@ async function runDesign() {
   }
 }
 
+// What keeps the question from being asked, in the page's words, or "".
+function designProblem() {
+  const free = state.candidates.filter((p) => !p.always).length;
+  const k = Number($("choose").value);
+  if (!free) return "every candidate is marked always: leave some to choose from";
+  if (!Number.isInteger(k) || k < 1 || k > free) {
+    return `choose a number from 1 to ${free}: there ${free === 1 ? "is 1 candidate" : `are ${free} candidates`} not marked always`;
+  }
+  return "";
+}
+
+// A server's message without the field path it may start with ("board: choose[0]: ...").
+function unprefixed(message) {
+  return String(message).replace(/^(?:[A-Za-z_]+(?:\[\d+\])?(?:\.[A-Za-z_]+)*: )+/, "");
+}
+
 function setText(v) {
   return `${v.pieces.join(" ")}: ${v.min === null ? "works" : `fewest ${v.min.toLocaleString()} solutions (${(v.argmin || []).join(" ")}), ${v.total.toLocaleString()} in all`}`;
 }
 
-// A working set, listed; clicked, it becomes the board's pieces (to count, save or make).
+// A working set, listed; chosen (a button: by mouse or keyboard), it becomes the board's
+// pieces, to count, save or make; the candidates stay as they were.
 function setItem(v) {
   const li = document.createElement("li");
-  li.className = "works"; li.textContent = setText(v); li.dataset.pieces = v.pieces.join(" ");
-  li.title = "use this set"; li.style.cursor = "pointer";
-  li.addEventListener("click", () => {
-    state.pieces = state.pieces.filter((p) => v.pieces.includes(p.name)).map((p) => ({ ...p, always: false }));
+  li.className = "works"; li.dataset.pieces = v.pieces.join(" ");
+  const use = document.createElement("button");
+  use.type = "button"; use.className = "use-set"; use.textContent = setText(v);
+  use.title = "put this set on the board";
+  use.addEventListener("click", () => {
+    state.pieces = useSet(v.pieces);
+    for (const other of $("sets").querySelectorAll("button")) other.setAttribute("aria-pressed", String(other === use));
     drawPieces(); edited();
   });
+  use.setAttribute("aria-pressed", "false");
+  li.append(use);
   return li;
+}
+
+// A set's pieces, as board pieces: a name listed n times is n copies of that candidate.
+function useSet(names) {
+  const copies = {};
+  for (const name of names) copies[name] = (copies[name] || 0) + 1;
+  return state.candidates.filter((p) => p.name in copies).map((p) => {
+    const { always, ...piece } = p;
+    return { ...piece, count: copies[p.name] };
+  });
+}
+
+// The design question as a design file for `cpmodels design`, its board the YAML that
+// Save writes (NAME.yaml, next to it): JSON, which YAML reads as it is.
+function saveQuestion() {
+  if (!state.candidates.length) {
+    $("designsummary").textContent = "add candidate pieces first: choose \u201cthe candidates\u201d under Pieces, then click pieces";
+    return;
+  }
+  const name = spec().name;
+  const always = state.candidates.filter((p) => p.always).map(pieceFields);
+  const others = state.candidates.filter((p) => !p.always).map(pieceFields);
+  const question = { kind: "design", name: `${name}-design`, board: `${name}.yaml`,
+                     ...(always.length ? { fixed: always } : {}),
+                     choose: [{ pool: others, count: +$("choose").value }],
+                     require: $("require").value };
+  const text = `# cpmodels design ${name}-design.yaml (with ${name}.yaml, the board Save YAML ` +
+    `writes, next to it)\n${JSON.stringify(question, null, 2)}\n`;
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([text], { type: "application/yaml" }));
+  a.download = `${name}-design.yaml`; a.click();
+}
+
+// "every real date" only where the board's groups make dates; else every combination.
+function requireChoices() {
+  const real = $("require").querySelector('option[value="real-dates"]');
+  const dates = hasDates();
+  real.disabled = !dates;
+  real.textContent = dates ? "every real date" : "every real date (needs month and day groups)";
+  if (!dates) $("require").value = "all-combinations";
+  else if (!$("require").dataset.chosen) $("require").value = "real-dates";
 }
 
 function showSet(v) { $("sets").append(setItem(v)); }
@@ -532,7 +900,9 @@ function showSet(v) { $("sets").append(setItem(v)); }
 function showRanking(line) {
   $("sets").replaceChildren(...line.working.map(setItem));
   $("designsummary").dataset.done = "1";
-  $("designsummary").textContent = `${line.working.length} of ${line.candidates.toLocaleString()} sets work, ranked by their hardest date; ${line.seconds} s`;
+  $("designsummary").textContent = line.candidates === 0
+    ? `no set of ${$("choose").value} of the candidates (with those marked always) has the area the board leaves to cover; try another number`
+    : `${line.working.length} of ${line.candidates.toLocaleString()} sets work, ranked by their hardest date; ${line.seconds} s`;
 }
 
 init();

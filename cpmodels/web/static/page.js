@@ -56,7 +56,14 @@ function syncUrl() {
     parts.push(`solution=${state.index + 1}`);
   }
   history.replaceState(null, "", `${location.pathname}?${parts.join("&")}${location.hash}`);
+  const which = state.query.date !== undefined ? state.query.date : state.query.labels.join(" ");
+  $("puzzle-summary").textContent = `${title(state.specs[state.spec])}, ${which}` +
+    ($("face-up").checked ? ", face up" : "");
 }
+
+// On a phone the puzzle's choices fold into one line, so that the board and the tray fit
+// the screen; a tap on the line opens them.
+const NARROW = "(max-width: 40rem)";
 
 function fromUrl() {
   const params = new URLSearchParams(location.search);
@@ -93,6 +100,7 @@ async function showSolution(index) {
     state.solvable = data.status === "solved";
     if (data.count !== null) state.count = data.count;
     $("board").innerHTML = data.svg;
+    letterPieces($("board"));
     syncUrl();
     const labels = data.labels.join(" ");
     if (data.status === "solved") {
@@ -106,12 +114,61 @@ async function showSolution(index) {
   } catch (err) { failed(err); }
 }
 
+// The pieces of a drawn solution lettered as in play: each name at the point of a grid over
+// its piece that lies deepest inside it (ties: the nearest the middle of its box).
+const LETTER_GRID = 10;
+const CLEARANCES = [4, 8, 12, 16, 20, 24];  // px: how far inside a point is tested to be
+
+function letterPieces(box) {
+  for (const path of box.querySelectorAll("svg path.piece")) {
+    const b = path.getBBox();
+    const middle = [b.x + b.width / 2, b.y + b.height / 2];
+    let best = null;
+    let bestKey = [-1, 0];
+    for (let i = 0; i <= LETTER_GRID; i++) {
+      for (let j = 0; j <= LETTER_GRID; j++) {
+        const x = b.x + (b.width * i) / LETTER_GRID;
+        const y = b.y + (b.height * j) / LETTER_GRID;
+        const depth = clearance(path, x, y);
+        const near = -Math.hypot(x - middle[0], y - middle[1]);
+        if (depth > bestKey[0] || (depth === bestKey[0] && near > bestKey[1])) {
+          best = [x, y]; bestKey = [depth, near];
+        }
+      }
+    }
+    if (!best || bestKey[0] < 0) continue;
+    const text = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    text.setAttribute("x", best[0]); text.setAttribute("y", best[1]);
+    text.setAttribute("class", "piece-letter");
+    text.setAttribute("text-anchor", "middle"); text.setAttribute("dominant-baseline", "central");
+    const name = path.dataset.piece;
+    text.textContent = name.length <= 3 ? name : name.slice(0, 1);
+    path.after(text);
+  }
+}
+
+// How many of CLEARANCES a point clears: the point and eight around it at that distance
+// all in the piece's fill (-1: the point is outside).
+function clearance(path, x, y) {
+  const isIn = (px, py) => path.isPointInFill(new DOMPoint(px, py));
+  if (!isIn(x, y)) return -1;
+  let depth = 0;
+  for (const r of CLEARANCES) {
+    const d = r * Math.SQRT1_2;
+    const ring = [[r, 0], [-r, 0], [0, r], [0, -r], [d, d], [d, -d], [-d, d], [-d, -d]];
+    if (!ring.every(([dx, dy]) => isIn(x + dx, y + dy))) break;
+    depth += 1;
+  }
+  return depth;
+}
+
 async function hint() {
   showError("");
   try {
     const data = await current("/api/hint", {...puzzle(), revealed: state.revealed});
     state.mode = "hint"; state.revealed = data.revealed;
     $("board").innerHTML = data.svg;
+    letterPieces($("board"));
     status(`${data.labels.join(" ")}: hint, ${data.revealed.length} piece` +
            `${data.revealed.length === 1 ? "" : "s"} shown` + (data.complete ? " (solved)" : ""));
     buttons();
@@ -200,6 +257,9 @@ function showView(view) {
 
 async function start() {
   const asked = fromUrl();
+  const narrow = window.matchMedia(NARROW);
+  $("puzzle-box").open = !narrow.matches;
+  narrow.addEventListener("change", () => { if (!narrow.matches) $("puzzle-box").open = true; });
   $("date").value = localToday();
   const data = await api("/api/specs");
   // A board drawn in the editor comes in the address (#board=...), played as a puzzle
@@ -217,8 +277,9 @@ async function start() {
   }
   for (const spec of data.specs) {
     state.specs[spec.name] = spec;
-    $("spec").add(new Option(spec.description ? `${spec.name}: ${spec.description}` : spec.name,
-                             spec.name));
+    const option = new Option(title(spec), spec.name);
+    option.title = spec.description || spec.name;
+    $("spec").add(option);
   }
   $("spec").onchange = () => selectSpec($("spec").value);
   $("use-date").onclick = () => { state.query = {date: $("date").value}; refresh(); };
@@ -255,6 +316,13 @@ async function start() {
   if (warning || unreadable) showError(unreadable || warning);
 }
 
+// A puzzle's title in the picker: its description up to any parenthesis ("10-piece weekday
+// calendar"), else its name; the whole description is the option's tooltip.
+function title(spec) {
+  const head = (spec.description || "").split(" (")[0].trim();
+  return head || spec.name;
+}
+
 function unbase64url(text) {
   return decodeURIComponent(escape(atob(text.replace(/-/g, "+").replace(/_/g, "/"))));
 }
@@ -275,9 +343,17 @@ function badLabels(spec, labels) {
 
 function badDate(spec, date) {
   if (!spec.dates) return `${spec.name} has no dates; give labels`;
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(date) ? new Date(`${date}T00:00:00Z`) : null;
-  if (!day || isNaN(day) || day.toISOString().slice(0, 10) !== date) {
-    return `${JSON.stringify(date)} is not a date in YYYY-MM-DD form`;
+  const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!parts) return `${JSON.stringify(date)} is not a date: write it as YYYY-MM-DD`;
+  const [year, month, day] = parts.slice(1).map(Number);
+  const real = new Date(Date.UTC(year, month - 1, day));
+  if (month < 1 || month > 12 || real.getUTCMonth() !== month - 1 || real.getUTCDate() !== day) {
+    const name = month >= 1 && month <= 12
+      ? new Date(Date.UTC(2000, month - 1, 1)).toLocaleString("en", {month: "long",
+                                                                      timeZone: "UTC"})
+      : null;
+    const why = name ? `${year} has no ${name} ${day}` : `there is no month ${month}`;
+    return `${JSON.stringify(date)} is not a real date (${why})`;
   }
   return "";
 }

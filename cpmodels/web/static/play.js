@@ -127,7 +127,7 @@ async function check() {
     showLabels(data.labels);
     play.takeBack = data.take_back;
     play.status = data.status;
-    feedback(data.status === "solved" ? `${data.labels.join(" ")}: solved!` : data.message,
+    feedback(data.status === "solved" ? `${data.labels.join(" ")}: solved! Every piece fits.` : data.message,
              data.status);
     drawBoard();
   } catch (err) {
@@ -151,9 +151,13 @@ function pieceShape(parent, piece, o, dx, dy, attrs = {}, lettered = true) {
   if (!lettered) return g;
   const letter = svgEl("text", {x: shape.mark[0] + dx, y: shape.mark[1] + dy, class: "letter",
                                 "text-anchor": "middle", "dominant-baseline": "central"}, g);
-  letter.textContent = info.letter;
+  letter.textContent = mark(info);
   return g;
 }
+
+// What a piece is lettered with: its name when that is short enough to read on one cell
+// (so "L5" on the board is the L5 of "take back L5"), else its one-letter mark.
+function mark(info) { return info.name.length <= 3 ? info.name : info.letter; }
 
 function openCells() {
   const open = new Set(play.labels);
@@ -481,8 +485,16 @@ function tapBoard(ev) {
 
 async function playHint() {
   showError("");
-  if (play.status === "dead_end") {  // no hint extends a dead end: say what the way out is
-    feedback(`${$("feedback").textContent.replace(/^hint: /, "")}`, "dead_end");
+  if (play.status === "dead_end") {  // no hint extends a dead end: show the way out of it
+    const names = play.takeBack.map((i) => play.placed[i].piece);
+    feedback(names.length
+      ? `hint: no piece can be added here; take back ${names.join(" or ")} (outlined in ` +
+        "red): drag it to the tray, or press Undo"
+      : "hint: no piece can be added here; press Undo or Clear and try another way", "dead_end");
+    for (const i of play.takeBack) {
+      $("play-board").querySelector(`.placed[data-index="${i}"]`)?.focus();
+      break;
+    }
     return;
   }
   try {
@@ -514,7 +526,25 @@ function playKey(ev) {
   } else return;
 }
 
+// On a wide screen the board takes the height the window leaves below the controls above
+// it, so the board, the tray and the tools are seen together without scrolling.
+const WIDE = "(min-width: 56rem)";
+const BOARD_MARGIN_PX = 12;
+
+function fitBoard() {
+  const board = $("play-board");
+  if (!window.matchMedia(WIDE).matches || board.closest("[hidden]")) {
+    board.style.height = "";
+    return;
+  }
+  const top = board.getBoundingClientRect().top + window.scrollY;
+  board.style.height = `${Math.max(256, window.innerHeight - top - BOARD_MARGIN_PX)}px`;
+}
+
 function playSetUp() {
+  window.addEventListener("resize", fitBoard);
+  const above = new ResizeObserver(fitBoard);
+  for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs")) above.observe(el);
   $("rotate").onclick = () => turn("rotate");
   $("flip").onclick = () => turn("flip");
   $("undo").onclick = undo;
@@ -559,5 +589,6 @@ async function playLoad() {
   play.placed = restore();
   play.takeBack = [];
   drawAll();
+  fitBoard();
   await check();
 }
