@@ -88,6 +88,7 @@ from cpmodels.backends.engine.scheduling import (
     add_tallies,
     cluster_solutions,
     count,
+    count_each,
     in_order,
     parallel_here,
     run_units,
@@ -107,6 +108,7 @@ __all__ = [
     "CLUSTER_ENV", "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "Backtracker", "Cluster",
     "Difficulty", "EngineSession", "Regions", "Tally",
     "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect", "count",
+    "count_each",
     "counted_by_links", "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
     "split_tasks", "tally_tasks", "units_wanted", "using", "warm_up",
 ]

@@ -7,8 +7,9 @@ tasks one worker runs in turn, sharing its tables. :func:`run_units` runs units 
 processes (``processes.py``) or on a Dask cluster (``cluster.py``) and hands back each
 result as it finishes; everything else here is built on it:
 
-* :func:`count`: the engine's count in the backend contract, its first branches here and
-  the rest in workers once that has taken :data:`COUNT_FORK_AFTER` seconds;
+* :func:`count_each`: the counts of several tasks (and :func:`count`, the engine's count in
+  the backend contract), their first branches here and the rest in workers once that has
+  taken :data:`COUNT_FORK_AFTER` seconds;
 * :func:`tally_tasks`: a sweep's tasks tallied, each task's tally handed back in order;
 * :func:`cluster_solutions`: every solution, enumerated in units on a cluster.
 """
@@ -105,39 +106,52 @@ def add_tallies(tallies: Sequence[Tally]) -> Tally:
 def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
           progress: Progress | None = None, jobs: int | None = None,
           cluster: Cluster | None = None) -> int:
-    """Count every solution (that contains the ``forced`` options), one top-level branch at
-    a time, so it can stop and report ``progress(done, in all)``.
+    """Count every solution (that contains the ``forced`` options): :func:`count_each` of
+    the one task ``forced``."""
+    return count_each(cover, [tuple(forced)], time_limit=time_limit, progress=progress,
+                      jobs=jobs, cluster=cluster)[0]
 
-    Branches are counted here; once that has taken :data:`COUNT_FORK_AFTER` seconds, the
-    rest are shared among ``jobs`` worker processes (default: every core), which start from
-    this call's session warm. On a ``cluster``, the search is cut into units up front and
-    counted there. Raises :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the
-    branches finished) when ``time_limit`` seconds pass first. Safe to call from several
-    threads at once: each call owns its session, and off the main thread it counts in the
-    calling thread. A solid is counted by dancing links instead, in threads (``links.py``).
+
+def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | None = None,
+               progress: Progress | None = None, jobs: int | None = None,
+               cluster: Cluster | None = None) -> list[int]:
+    """How many solutions contain each task's options, counted in one session (its table
+    shared by every task), each task cut into its next branching step's parts so it can stop
+    and report ``progress(parts done, parts in all)``.
+
+    Parts are counted here, in turn; once that has taken :data:`COUNT_FORK_AFTER` seconds,
+    the rest are shared among ``jobs`` worker processes (default: every core), which start
+    from this call's session warm, so a count that fits one core starts none. On a
+    ``cluster``, the tasks are cut into units up front and counted there. Raises
+    :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the parts finished) when
+    ``time_limit`` seconds pass first. Safe to call from several threads at once: each call
+    owns its session, and off the main thread it counts in the calling thread. A solid is
+    counted by dancing links instead, in threads (``links.py``).
     """
     if cluster is None and links.suits(cover):  # a solid: most constrained item first
-        found = links.count(cover, time_limit=time_limit, forced=tuple(forced),
-                            progress=progress, jobs=jobs or os.cpu_count() or 1)
+        found = links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
+                                 jobs=jobs or os.cpu_count() or 1)
         if found is None:
             raise OutOfTime("the count ran out of time")
         return found
     start = time.perf_counter()
     session = EngineSession(cover)
     if cluster is not None:
-        pending = [part for group in split_tasks(session, [tuple(forced)],
-                                                 units_wanted(cluster, 1)) for part in group]
+        groups = split_tasks(session, tasks, units_wanted(cluster, 1))
     else:
-        pending = [tuple(forced)] if forced else session.branches()
+        groups = [session.split(task) for task in tasks]
+    pending = [(t, part) for t, group in enumerate(groups) for part in group]
     in_all = len(pending)
-    total = done = 0
+    counts = [0] * len(tasks)
+    done = 0
 
     def left() -> float | None:
         return None if time_limit is None else time_limit - (time.perf_counter() - start)
 
-    def counted(n: int) -> None:
-        nonlocal total, done
-        total, done = total + n, done + 1
+    def counted(t: int, n: int) -> None:
+        nonlocal done
+        counts[t] += n
+        done += 1
         if progress is not None:
             progress(done, in_all)
 
@@ -146,20 +160,21 @@ def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequenc
         while pending and cluster is None and (
                 not parallel or len(pending) < 2
                 or time.perf_counter() - start < COUNT_FORK_AFTER):
-            counted(session.count(pending.pop(0), time_limit=left()))
+            t, part = pending.pop(0)
+            counted(t, session.count(part, time_limit=left()))
         if not pending:
-            return total
-        results = run_units(session, [(task,) for task in pending], jobs=jobs,
+            return counts
+        results = run_units(session, [(part,) for _, part in pending], jobs=jobs,
                             cluster=cluster, time_limit=left())
         try:
-            for _, (tally,) in results:
-                counted(sum(tally.values()))
+            for index, (tally,) in results:
+                counted(pending[index][0], sum(tally.values()))
         finally:
             results.close()
     except OutOfTime as stop:
         raise OutOfTime(f"counted {done} of {in_all} branches before the time limit",
-                        partial=total) from stop
-    return total
+                        partial=sum(counts)) from stop
+    return counts
 
 
 def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | None = None,
