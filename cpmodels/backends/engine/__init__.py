@@ -57,6 +57,12 @@ The word kernel (``words.py``)
     regions grown by neighbour masks, the table's value in its key row. The session picks
     it by itself; every other cover (and every solution stream) takes ``kernels.py``.
 
+The one-word kernel (``one_word.py``)
+    Counts on a square board whose bounding box has at most 64 cells, every piece used
+    once: the cells one word in grid positions (scan order), the pieces used another, the
+    options of each anchor and piece in a run walked by trailing zeros, one load and one
+    test an option, regions grown by bit-parallel dilation. The session picks it by itself.
+
 The session (``session.py``), the one door
     An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,
     existence, first solutions, streamed solutions, and the search cut into tasks. Every
