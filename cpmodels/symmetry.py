@@ -133,9 +133,13 @@ def held_piece(cover: ExactCover, symmetries: Sequence[Symmetry]) -> HeldPiece |
     once = {it.name for it in cover.items if it.low == it.high == 1}
     moved = {piece for sym in symmetries for piece in sym.pieces}
     best: tuple[tuple[int, int, int], HeldPiece] | None = None
-    for piece, option_ids in by_piece.items():
+    # A piece has at least placements / symmetries orbits: the pieces with the fewest
+    # placements come first, and the rest need not be split once that bound passes the best.
+    for piece, option_ids in sorted(by_piece.items(), key=lambda kv: len(kv[1])):
         if piece not in once or piece in moved:
             continue
+        if best is not None and -(-len(option_ids) // len(symmetries)) > best[0][0]:
+            break
         orbits = _orbits(cover, symmetries, option_ids)
         fixed = sum(1 for orbit in orbits if orbit.fixers)
         key = (len(orbits), fixed, -len(cover.placements[option_ids[0]].cells))

@@ -70,29 +70,28 @@ def one_word_layout(cc: object, regions: tuple[np.ndarray, int] | None = None,
         if it.cell is not None:
             bit_of[i] = (it.cell[slow] - low[slow]) * inner + it.cell[fast] - low[fast]
     board = sum(1 << b for b in bit_of.values())
-    n_options = len(cover.options)
-    opt_cells = np.zeros(n_options, dtype=np.uint64)
-    opt_piece = np.zeros(n_options, dtype=np.uint64)
+    cell_masks, piece_masks = [], []
     groups: dict[tuple[int, int], list[int]] = {}
     for j, option in enumerate(cover.options):
         bits = [bit_of[i] for i in option if i in bit_of]
         owners = [piece_of[i] for i in option if i in piece_of]
         if not bits or len(owners) != 1:
             return None
-        opt_cells[j] = np.uint64(sum(1 << b for b in bits))
-        opt_piece[j] = np.uint64(1 << owners[0])
+        cell_masks.append(sum(1 << b for b in bits))
+        piece_masks.append(1 << owners[0])
         groups.setdefault((min(bits), owners[0]), []).append(j)
+    opt_cells = np.array(cell_masks, dtype=np.uint64)
+    opt_piece = np.array(piece_masks, dtype=np.uint64)
     n_pieces = len(pieces)
-    start = np.zeros(64 * n_pieces + 1, dtype=np.uint64)
-    avail = np.zeros(64, dtype=np.uint64)
-    flat: list[int] = []
+    starts, flat, avail_bits = [], [], [0] * 64
     for g in range(64 * n_pieces):
-        start[g] = len(flat)
+        starts.append(len(flat))
         run = groups.get(divmod(g, n_pieces), [])
         flat += run
         if run:
-            avail[g // n_pieces] |= np.uint64(1 << (g % n_pieces))
-    start[-1] = len(flat)
+            avail_bits[g // n_pieces] |= 1 << (g % n_pieces)
+    start = np.array([*starts, len(flat)], dtype=np.uint64)
+    avail = np.array(avail_bits, dtype=np.uint64)
     fillable, limit = (cc.fillable, cc.region_limit) if regions is None else regions  # type: ignore[attr-defined]
     line = [b for b in range(64) if b % inner == 0]
     first = np.uint64(sum(1 << b for b in line))

@@ -119,7 +119,8 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     shared by every task), each task cut into its next branching step's parts so it can stop
     and report ``progress(parts done, parts in all)``.
 
-    Parts are counted here, in turn; once that has taken :data:`COUNT_FORK_AFTER` seconds,
+    Parts are counted here, in batches of 1, 2, 4, ... parts a call of the kernel; once
+    that has taken :data:`COUNT_FORK_AFTER` seconds,
     the rest are shared among ``jobs`` worker processes (default: every core), which start
     from this call's session warm, so a count that fits one core starts none. On a
     ``cluster``, the tasks are cut into units up front and counted there. Raises
@@ -157,11 +158,15 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
 
     try:
         parallel = parallel_here(jobs)
+        batch = 1  # parts counted here in one call of the kernel: 1, 2, 4, ...
         while pending and cluster is None and (
                 not parallel or len(pending) < 2
                 or time.perf_counter() - start < COUNT_FORK_AFTER):
-            t, part = pending.pop(0)
-            counted(t, session.count(part, time_limit=left()))
+            taken, pending = pending[:batch], pending[batch:]
+            tallies = session.tally_many([part for _, part in taken], time_limit=left())
+            for (t, _), tally in zip(taken, tallies):
+                counted(t, sum(tally.values()))
+            batch *= 2
         if not pending:
             return counts
         results = run_units(session, [(part,) for _, part in pending], jobs=jobs,
