@@ -41,6 +41,7 @@ class CountResult:
     symmetries: int
     backend: str
     seconds: float
+    nodes: int | None = None  # the engine's search nodes (None: another backend, or a solid)
 
     @property
     def status(self) -> str:
@@ -73,21 +74,25 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
         return None if time_limit is None else max(0.0, time_limit - (time.perf_counter()
                                                                       - start))
 
+    stats: dict[str, int] = {}  # the engine's nodes, added up by each count
+
     def result(total: int | None) -> CountResult:
-        return CountResult(total, distinct, reported, backend, time.perf_counter() - start)
+        return CountResult(total, distinct, reported, backend, time.perf_counter() - start,
+                           stats.get("nodes"))
 
     held = held_piece(cover, symmetries)
     try:
         if held is not None:
             return result(_count_held(cover, held, symmetries, distinct, backend, left,
-                                      progress, cluster))
+                                      progress, cluster, stats))
         if not distinct or len(symmetries) == 1:
-            return result(_count_each(cover, [()], backend, left(), progress, cluster)[0])
+            return result(_count_each(cover, [()], backend, left(), progress, cluster,
+                                      stats)[0])
         permutations = option_permutations(cover, symmetries)
         maybe = [fixed_cover(cover, perm) for perm in permutations[1:]]
         fixed = [f for f in maybe if f is not None]
         if len(fixed) == len(maybe):  # Burnside over the whole problem
-            return result(_burnside([cover, *fixed], backend, left, progress, cluster))
+            return result(_burnside([cover, *fixed], backend, left, progress, cluster, stats))
         return result(count_classes(
             iter_cover_solutions(backend, cover, time_limit=left()), permutations))
     except OutOfTime:
@@ -96,11 +101,12 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
 
 def _count_held(cover: ExactCover, held: HeldPiece, symmetries: Sequence[Symmetry],
                 distinct: bool, backend: str, left: Callable[[], float | None],
-                progress: Progress | None, cluster: Cluster | None) -> int:
+                progress: Progress | None, cluster: Cluster | None,
+                stats: dict[str, int]) -> int:
     """The count with ``held``'s representatives placed first (see
     :func:`~cpmodels.symmetry.held_piece`): raw, each representative's count times its
     orbit's size; distinct, the classes each representative holds."""
-    counts = _count_each(cover, held.tasks, backend, left(), progress, cluster)
+    counts = _count_each(cover, held.tasks, backend, left(), progress, cluster, stats)
     if not distinct:
         return sum(orbit.size * n for orbit, n in zip(held.orbits, counts))
     permutations = (option_permutations(cover, symmetries)
@@ -111,13 +117,13 @@ def _count_held(cover: ExactCover, held: HeldPiece, symmetries: Sequence[Symmetr
             total += n  # every class with this representative has one member holding it
             continue
         assert permutations is not None
-        total += _classes_holding(cover, orbit, n, permutations, backend, left)
+        total += _classes_holding(cover, orbit, n, permutations, backend, left, stats)
     return total
 
 
 def _classes_holding(cover: ExactCover, orbit: HeldOrbit, holding: int,
                      permutations: np.ndarray, backend: str,
-                     left: Callable[[], float | None]) -> int:
+                     left: Callable[[], float | None], stats: dict[str, int]) -> int:
     """The classes among the ``holding`` solutions that hold ``orbit``'s representative: the
     orbits of its stabiliser on them, by Burnside's lemma over the stabiliser (each of its
     symmetries' fixed solutions are a cover of their own), else by canonical forms."""
@@ -128,7 +134,7 @@ def _classes_holding(cover: ExactCover, orbit: HeldOrbit, holding: int,
         for f in fixed:
             assert f is not None
             forced = (f.placements.index(rep),)
-            total += _count_each(f, [forced], backend, left(), None, None)[0]
+            total += _count_each(f, [forced], backend, left(), None, None, stats)[0]
         if total % (len(fixed) + 1):
             raise AssertionError(f"Burnside's sum {total} over a stabiliser of "
                                  f"{len(fixed) + 1} is not a multiple of it")
@@ -139,13 +145,14 @@ def _classes_holding(cover: ExactCover, orbit: HeldOrbit, holding: int,
 
 
 def _burnside(covers: list[ExactCover], backend: str, left: Callable[[], float | None],
-              progress: Progress | None, cluster: Cluster | None) -> int:
+              progress: Progress | None, cluster: Cluster | None,
+              stats: dict[str, int]) -> int:
     """Classes of solutions by Burnside's lemma: the mean of the counts of ``covers`` (the
     problem itself, then the solutions each other symmetry fixes)."""
     total = 0
     for k, cover in enumerate(covers):
         total += _count_each(cover, [()], backend, left(), progress if k == 0 else None,
-                             cluster if k == 0 else None)[0]
+                             cluster if k == 0 else None, stats)[0]
     if total % len(covers):
         raise AssertionError(f"Burnside's sum {total} is not a multiple of {len(covers)}")
     return total // len(covers)
@@ -153,16 +160,17 @@ def _burnside(covers: list[ExactCover], backend: str, left: Callable[[], float |
 
 def _count_each(cover: ExactCover, tasks: Sequence[tuple[int, ...]], backend: str,
                 time_limit: float | None, progress: Progress | None,
-                cluster: Cluster | None) -> list[int]:
+                cluster: Cluster | None, stats: dict[str, int]) -> list[int]:
     """The named backend's count of ``cover`` with each task's options forced (the engine's
-    in one session, in units on ``cluster``); OutOfTime when ``time_limit`` passes."""
+    in one session, in units on ``cluster``, its nodes added to ``stats``); OutOfTime when
+    ``time_limit`` passes."""
     if time_limit is not None and time_limit <= 0:
         raise OutOfTime("the count ran out of time")
     if backend == "engine":
         from cpmodels.backends import engine
 
         return engine.count_each(cover, tasks, time_limit=time_limit, progress=progress,
-                                 cluster=cluster)
+                                 cluster=cluster, stats=stats)
     start = time.perf_counter()
     counts = []
     for task in tasks:

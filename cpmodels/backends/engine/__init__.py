@@ -160,10 +160,13 @@ def warm_up(kernels: Sequence[str] = KERNELS) -> None:
     if unknown:
         raise ValueError(f"no kernels named {sorted(unknown)}; known: {KERNELS}")
     domino = PieceKind("D", (frozenset({(0, 0), (0, 1)}), frozenset({(0, 0), (1, 0)})), 2)
-    cover = packing_cover([(r, c) for r in range(2) for c in range(2)], [domino])
+    cells = [(r, c) for r in range(2) for c in range(2)]
+    cover = packing_cover(cells, [domino])
     if "count" in kernels:
         EngineSession(cover, tally_items=[0]).tally()
         EngineSession(cover).count()
+        two = [PieceKind(name, domino.orientations, 1) for name in "DE"]  # the one-word kernel
+        EngineSession(packing_cover(cells, two)).count()
     if "exists" in kernels:
         EngineSession(cover).exists([[]])
     if "search" in kernels:

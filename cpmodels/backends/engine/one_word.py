@@ -83,7 +83,9 @@ def one_word_layout(cc: object, regions: tuple[np.ndarray, int] | None = None,
     opt_cells = np.array(cell_masks, dtype=np.uint64)
     opt_piece = np.array(piece_masks, dtype=np.uint64)
     n_pieces = len(pieces)
-    starts, flat, avail_bits = [], [], [0] * 64
+    starts: list[int] = []
+    flat: list[int] = []
+    avail_bits = [0] * 64
     for g in range(64 * n_pieces):
         starts.append(len(flat))
         run = groups.get(divmod(g, n_pieces), [])

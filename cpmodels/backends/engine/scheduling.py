@@ -112,9 +112,23 @@ def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequenc
                       jobs=jobs, cluster=cluster)[0]
 
 
+class Counting:
+    """What a worker runs for :func:`count_each`: a session's tallies of a unit, and the
+    nodes they took (a session pickles as its cover, so this does too)."""
+
+    def __init__(self, session: EngineSession) -> None:
+        self.session = session
+
+    def run(self, unit: Sequence[Task]) -> tuple[list[Tally], int]:
+        before = self.session.stats["nodes"]
+        tallies = self.session.run(tuple(unit))
+        return tallies, self.session.stats["nodes"] - before
+
+
 def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | None = None,
                progress: Progress | None = None, jobs: int | None = None,
-               cluster: Cluster | None = None) -> list[int]:
+               cluster: Cluster | None = None,
+               stats: dict[str, int] | None = None) -> list[int]:
     """How many solutions contain each task's options, counted in one session (its table
     shared by every task), each task cut into its next branching step's parts so it can stop
     and report ``progress(parts done, parts in all)``.
@@ -127,7 +141,9 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the parts finished) when
     ``time_limit`` seconds pass first. Safe to call from several threads at once: each call
     owns its session, and off the main thread it counts in the calling thread. A solid is
-    counted by dancing links instead, in threads (``links.py``).
+    counted by dancing links instead, in threads (``links.py``). ``stats["nodes"]``, when
+    given, is increased by the nodes the search took here and in the workers (not counted
+    by dancing links).
     """
     if cluster is None and links.suits(cover):  # a solid: most constrained item first
         found = links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
@@ -149,6 +165,10 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     def left() -> float | None:
         return None if time_limit is None else time_limit - (time.perf_counter() - start)
 
+    def nodes(n: int) -> None:
+        if stats is not None:
+            stats["nodes"] = stats.get("nodes", 0) + n
+
     def counted(t: int, n: int) -> None:
         nonlocal done
         counts[t] += n
@@ -163,16 +183,19 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
                 not parallel or len(pending) < 2
                 or time.perf_counter() - start < COUNT_FORK_AFTER):
             taken, pending = pending[:batch], pending[batch:]
+            before = session.stats["nodes"]
             tallies = session.tally_many([part for _, part in taken], time_limit=left())
+            nodes(session.stats["nodes"] - before)
             for (t, _), tally in zip(taken, tallies):
                 counted(t, sum(tally.values()))
             batch *= 2
         if not pending:
             return counts
-        results = run_units(session, [(part,) for _, part in pending], jobs=jobs,
+        results = run_units(Counting(session), [(part,) for _, part in pending], jobs=jobs,
                             cluster=cluster, time_limit=left())
         try:
-            for index, (tally,) in results:
+            for index, ((tally,), searched) in results:
+                nodes(searched)
                 counted(pending[index][0], sum(tally.values()))
         finally:
             results.close()
