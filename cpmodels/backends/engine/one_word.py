@@ -32,6 +32,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from cpmodels.backends.engine.memo import FLUSHES, NODES, STOP, USED
+from cpmodels.backends.engine.regions import region_sizes
+from cpmodels.cover import ExactCover
 
 #: What the one-word kernel reads (see :func:`one_word_layout`).
 OneWord = namedtuple("OneWord", [
@@ -44,14 +46,12 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-def one_word_layout(cc: object, regions: tuple[np.ndarray, int] | None = None,
-                    ) -> OneWord | None:
-    """The one-word kernel's view of a compiled cover, or None when it does not suit: a
-    square grid of at most 64 cells in its bounding box, at most 64 pieces, every item a
-    cell or a piece covered exactly once, every option some cells and one piece.
-    ``regions`` replaces the cover's fillable region sizes and limit."""
-    cover = cc.cover  # type: ignore[attr-defined]
-    if cover.grid != "square" or len(cc.counter_low) or not cc.memo_ok:  # type: ignore[attr-defined]
+def one_word_layout(cover: ExactCover) -> OneWord | None:
+    """The one-word kernel's view of an exact cover (read from the cover itself: no
+    compiled layout needed), or None when it does not suit: a square grid of at most 64
+    cells in its bounding box, at most 64 pieces, every item a cell or a piece covered
+    exactly once, every option some cells and one piece."""
+    if cover.grid != "square":
         return None
     cells = [it.cell for it in cover.items if it.cell is not None]
     pieces = [i for i, it in enumerate(cover.items) if it.cell is None]
@@ -72,10 +72,11 @@ def one_word_layout(cc: object, regions: tuple[np.ndarray, int] | None = None,
     board = sum(1 << b for b in bit_of.values())
     cell_masks, piece_masks = [], []
     groups: dict[tuple[int, int], list[int]] = {}
+    area: dict[int, int] = {}  # each piece's cells, for the region sizes
     for j, option in enumerate(cover.options):
         bits = [bit_of[i] for i in option if i in bit_of]
         owners = [piece_of[i] for i in option if i in piece_of]
-        if not bits or len(owners) != 1:
+        if not bits or len(owners) != 1 or area.setdefault(owners[0], len(bits)) != len(bits):
             return None
         cell_masks.append(sum(1 << b for b in bits))
         piece_masks.append(1 << owners[0])
@@ -94,7 +95,7 @@ def one_word_layout(cc: object, regions: tuple[np.ndarray, int] | None = None,
             avail_bits[g // n_pieces] |= 1 << (g % n_pieces)
     start = np.array([*starts, len(flat)], dtype=np.uint64)
     avail = np.array(avail_bits, dtype=np.uint64)
-    fillable, limit = (cc.fillable, cc.region_limit) if regions is None else regions  # type: ignore[attr-defined]
+    fillable, limit = region_sizes(list(area.values()), len(cells))
     line = [b for b in range(64) if b % inner == 0]
     first = np.uint64(sum(1 << b for b in line))
     last = np.uint64(sum(1 << (b + inner - 1) for b in line if b + inner - 1 < 64))

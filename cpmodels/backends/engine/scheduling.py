@@ -153,10 +153,14 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
         return found
     start = time.perf_counter()
     session = EngineSession(cover)
+    workers = max(1, jobs or os.cpu_count() or 1)
+    cut = cluster is not None or len(tasks) < 2 * workers  # too few to share: cut now
     if cluster is not None:
         groups = split_tasks(session, tasks, units_wanted(cluster, 1))
-    else:
+    elif cut:
         groups = [session.split(task) for task in tasks]
+    else:  # cut only what is left for the workers, if it comes to that
+        groups = [[task] for task in tasks]
     pending = [(t, part) for t, group in enumerate(groups) for part in group]
     in_all = len(pending)
     counts = [0] * len(tasks)
@@ -179,9 +183,13 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     try:
         parallel = parallel_here(jobs)
         batch = 1  # parts counted here in one call of the kernel: 1, 2, 4, ...
-        while pending and cluster is None and (
-                not parallel or len(pending) < 2
-                or time.perf_counter() - start < COUNT_FORK_AFTER):
+        while pending and cluster is None:
+            if parallel and time.perf_counter() - start >= COUNT_FORK_AFTER:
+                if not cut:  # the tasks left, cut for the workers
+                    pending = [(t, part) for t, task in pending for part in session.split(task)]
+                    in_all, cut = done + len(pending), True
+                if len(pending) >= 2:
+                    break
             taken, pending = pending[:batch], pending[batch:]
             before = session.stats["nodes"]
             tallies = session.tally_many([part for _, part in taken], time_limit=left())

@@ -175,11 +175,14 @@ class EngineSession:
         if self._tallies is None:
             self._tallies = tally_layout(cc, list(self.tally_items))
         if self._table is None:
-            if self._one_word(None) is not None:  # keys: the cells and the pieces used
-                self._table = Memo(2, max(16, min(self.table_slots, ONE_WORD_SLOTS)))
-            else:
-                self._table = Memo(self._table_width(), self.table_slots, self.arena)
+            self._table = Memo(self._table_width(), self.table_slots, self.arena)
         return self._tallies, self._table
+
+    def _one_word_table(self) -> Memo:
+        """The one-word kernel's table: keys are the cells and the pieces used."""
+        if self._table is None:
+            self._table = Memo(2, max(16, min(self.table_slots, ONE_WORD_SLOTS)))
+        return self._table
 
     def _table_width(self) -> int:
         """The words of a table's key rows: the word kernel keeps each value in its row."""
@@ -190,7 +193,7 @@ class EngineSession:
         """The one-word kernel's view of the cover for counts (None when it does not suit:
         tallies, more than 64 cells or pieces, pieces in copies, other items or grids)."""
         if self._one is None:
-            one = (one_word_layout(self.compiled)
+            one = (one_word_layout(self.cover)
                    if self.use_one_word and not self.tally_items else None)
             self._one = False if one is None else one
         if not isinstance(self._one, OneWord):
@@ -228,18 +231,21 @@ class EngineSession:
     def tally_many(self, tasks: Sequence[Sequence[int]], *, regions: Regions | None = None,
                    time_limit: float | None = None) -> list[Tally]:
         """:meth:`tally` of each task in one call of the kernel (sharing the table)."""
-        layout, table = self._count_table()
         arr = _task_array(tasks)
+        one = self._one_word(regions)
+        if one is not None:
+            table = self._one_word_table()
+            counts = np.zeros(len(tasks), dtype=np.int64)
+            with self._searching(table, time_limit, "counting"):
+                interruptible(count_one_word, arr, one, table.kernel, self.table_slots > 0,
+                              counts, stop=table.stop)
+            return [{(): int(n)} if n else {} for n in counts]
+        layout, table = self._count_table()
         out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
         masks = np.zeros(len(tasks), dtype=np.int64)
         words = self._word_layout(regions)
-        one = self._one_word(regions)
         with self._searching(table, time_limit, "counting"):
-            if one is not None:
-                counts = out[:, 0]
-                interruptible(count_one_word, arr, one, table.kernel, self.table_slots > 0,
-                              counts, stop=table.stop)
-            elif words is not None:
+            if words is not None:
                 interruptible(tally_prefixes_words, arr, words, layout.kernel, table.kernel,
                               out, masks, stop=table.stop)
             else:
