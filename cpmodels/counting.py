@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from cpmodels.backends import count_cover, iter_cover_solutions
 from cpmodels.cover import ExactCover
@@ -13,11 +15,14 @@ from cpmodels.errors import InputError, OutOfTime
 from cpmodels.instance import PackingInstance
 from cpmodels.symmetry import (
     IDENTITY,
+    HeldOrbit,
+    HeldPiece,
+    Symmetry,
     count_classes,
     fixed_cover,
+    held_piece,
     option_permutations,
     problem_symmetries,
-    reduce_by_symmetry,
 )
 
 if TYPE_CHECKING:
@@ -36,6 +41,7 @@ class CountResult:
     symmetries: int
     backend: str
     seconds: float
+    nodes: int | None = None  # the engine's search nodes (None: another backend, or a solid)
 
     @property
     def status(self) -> str:
@@ -48,92 +54,127 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
                    backend: str = "engine", cluster: Cluster | None = None) -> CountResult:
     """Count the instance's solutions, raw or up to symmetry (``distinct``).
 
-    The engine counts without listing solutions (across processes, or in units on a Dask
-    ``cluster``); the ``sat`` and ``cpsat`` backends count the solutions they enumerate.
+    On a symmetric board the most constrained piece used once is placed first, one
+    placement per orbit (:func:`~cpmodels.symmetry.held_piece`); without one, the classes
+    come from Burnside's lemma or canonical forms. The engine counts without listing
+    solutions (across processes, or in units on a Dask ``cluster``); the ``sat`` and
+    ``cpsat`` backends count the solutions they enumerate.
     """
     start = time.perf_counter()
     if cluster is not None and backend != "engine":
         raise InputError(f"a cluster runs the engine's units of work, not {backend}'s; "
                          "leave out --backend or --cluster")
-    symmetries = [IDENTITY]
     cover = instance.cover
-    orbit = 1  # a raw count is the count of ``cover`` times this
-    if distinct:
+    symmetries = [IDENTITY]
+    if distinct or backend == "engine":
         symmetries = problem_symmetries(cover, instance.cells, instance.cell_labels())
-        reduced = reduce_by_symmetry(cover, symmetries)
-        if reduced is None:  # no placement to pin: Burnside, or one member of each class
-            permutations = option_permutations(cover, symmetries)
-            maybe = [fixed_cover(cover, perm) for perm in permutations[1:]]
-            fixed = [f for f in maybe if f is not None]
-            if len(fixed) == len(maybe):
-                classes = _burnside([cover, *fixed], backend, start, time_limit, progress,
-                                    cluster)
-                return CountResult(classes, True, len(symmetries), backend,
-                                   time.perf_counter() - start)
-            try:
-                classes = count_classes(
-                    iter_cover_solutions(backend, cover, time_limit=time_limit), permutations)
-            except OutOfTime:
-                return CountResult(None, True, len(symmetries), backend,
-                                   time.perf_counter() - start)
-            return CountResult(classes, True, len(symmetries), backend,
-                               time.perf_counter() - start)
-        cover = reduced
-    elif backend == "engine":
-        cover, orbit = _orbit_representatives(instance)
-    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-    total: int | None
+    reported = len(symmetries) if distinct else 1
+
+    def left() -> float | None:
+        return None if time_limit is None else max(0.0, time_limit - (time.perf_counter()
+                                                                      - start))
+
+    stats: dict[str, int] = {}  # the engine's nodes, added up by each count
+
+    def result(total: int | None) -> CountResult:
+        return CountResult(total, distinct, reported, backend, time.perf_counter() - start,
+                           stats.get("nodes"))
+
+    held = held_piece(cover, symmetries)
     try:
-        total = _count(cover, backend, left, progress, cluster) * orbit
+        if held is not None:
+            return result(_count_held(cover, held, symmetries, distinct, backend, left,
+                                      progress, cluster, stats))
+        if not distinct or len(symmetries) == 1:
+            return result(_count_each(cover, [()], backend, left(), progress, cluster,
+                                      stats)[0])
+        permutations = option_permutations(cover, symmetries)
+        maybe = [fixed_cover(cover, perm) for perm in permutations[1:]]
+        fixed = [f for f in maybe if f is not None]
+        if len(fixed) == len(maybe):  # Burnside over the whole problem
+            return result(_burnside([cover, *fixed], backend, left, progress, cluster, stats))
+        return result(count_classes(
+            iter_cover_solutions(backend, cover, time_limit=left()), permutations))
     except OutOfTime:
-        total = None
-    return CountResult(total, distinct, len(symmetries), backend,
-                       time.perf_counter() - start)
+        return result(None)
 
 
-def _burnside(covers: list[ExactCover], backend: str, start: float, time_limit: float | None,
-              progress: Progress | None, cluster: Cluster | None) -> int | None:
+def _count_held(cover: ExactCover, held: HeldPiece, symmetries: Sequence[Symmetry],
+                distinct: bool, backend: str, left: Callable[[], float | None],
+                progress: Progress | None, cluster: Cluster | None,
+                stats: dict[str, int]) -> int:
+    """The count with ``held``'s representatives placed first (see
+    :func:`~cpmodels.symmetry.held_piece`): raw, each representative's count times its
+    orbit's size; distinct, the classes each representative holds."""
+    counts = _count_each(cover, held.tasks, backend, left(), progress, cluster, stats)
+    if not distinct:
+        return sum(orbit.size * n for orbit, n in zip(held.orbits, counts))
+    permutations = (option_permutations(cover, symmetries)
+                    if any(orbit.fixers for orbit in held.orbits) else None)
+    total = 0
+    for orbit, n in zip(held.orbits, counts):
+        if not orbit.fixers:
+            total += n  # every class with this representative has one member holding it
+            continue
+        assert permutations is not None
+        total += _classes_holding(cover, orbit, n, permutations, backend, left, stats)
+    return total
+
+
+def _classes_holding(cover: ExactCover, orbit: HeldOrbit, holding: int,
+                     permutations: np.ndarray, backend: str,
+                     left: Callable[[], float | None], stats: dict[str, int]) -> int:
+    """The classes among the ``holding`` solutions that hold ``orbit``'s representative: the
+    orbits of its stabiliser on them, by Burnside's lemma over the stabiliser (each of its
+    symmetries' fixed solutions are a cover of their own), else by canonical forms."""
+    rep = cover.placements[orbit.option]
+    fixed = [fixed_cover(cover, permutations[g]) for g in orbit.fixers]
+    if all(f is not None for f in fixed):
+        total = holding
+        for f in fixed:
+            assert f is not None
+            forced = (f.placements.index(rep),)
+            total += _count_each(f, [forced], backend, left(), None, None, stats)[0]
+        if total % (len(fixed) + 1):
+            raise AssertionError(f"Burnside's sum {total} over a stabiliser of "
+                                 f"{len(fixed) + 1} is not a multiple of it")
+        return total // (len(fixed) + 1)
+    solutions = iter_cover_solutions(backend, cover, time_limit=left(),
+                                     forced=(orbit.option,))
+    return count_classes(solutions, permutations[[0, *orbit.fixers]])
+
+
+def _burnside(covers: list[ExactCover], backend: str, left: Callable[[], float | None],
+              progress: Progress | None, cluster: Cluster | None,
+              stats: dict[str, int]) -> int:
     """Classes of solutions by Burnside's lemma: the mean of the counts of ``covers`` (the
-    problem itself, then the solutions each other symmetry fixes); None at the time limit."""
+    problem itself, then the solutions each other symmetry fixes)."""
     total = 0
     for k, cover in enumerate(covers):
-        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-        if left is not None and left <= 0:
-            return None
-        try:
-            total += _count(cover, backend, left, progress if k == 0 else None,
-                            cluster if k == 0 else None)
-        except OutOfTime:
-            return None
+        total += _count_each(cover, [()], backend, left(), progress if k == 0 else None,
+                             cluster if k == 0 else None, stats)[0]
     if total % len(covers):
         raise AssertionError(f"Burnside's sum {total} is not a multiple of {len(covers)}")
     return total // len(covers)
 
 
-def _count(cover: ExactCover, backend: str, time_limit: float | None,
-           progress: Progress | None, cluster: Cluster | None) -> int:
-    """The named backend's count of ``cover``, or the engine's in units on ``cluster``."""
-    if cluster is not None:
+def _count_each(cover: ExactCover, tasks: Sequence[tuple[int, ...]], backend: str,
+                time_limit: float | None, progress: Progress | None,
+                cluster: Cluster | None, stats: dict[str, int]) -> list[int]:
+    """The named backend's count of ``cover`` with each task's options forced (the engine's
+    in one session, in units on ``cluster``, its nodes added to ``stats``); OutOfTime when
+    ``time_limit`` passes."""
+    if time_limit is not None and time_limit <= 0:
+        raise OutOfTime("the count ran out of time")
+    if backend == "engine":
         from cpmodels.backends import engine
 
-        return engine.count(cover, time_limit=time_limit, progress=progress, cluster=cluster)
-    return count_cover(backend, cover, time_limit=time_limit, progress=progress)
-
-
-def _orbit_representatives(instance: PackingInstance) -> tuple[ExactCover, int]:
-    """A raw count's shortcut on a symmetric board: the cover with one piece held to one
-    placement per orbit, and the orbits' size.
-
-    When some piece used once has no placement that a symmetry fixes, no solution is fixed
-    by a symmetry either (that piece would be), so every class of equivalent solutions has
-    exactly as many members as there are symmetries, and exactly one of them has the held
-    piece's chosen placement: the raw count is the reduced count times the symmetries.
-    Otherwise (no symmetry, or no such piece): the cover itself, and 1.
-    """
-    cover = instance.cover
-    symmetries = problem_symmetries(cover, instance.cells, instance.cell_labels())
-    if len(symmetries) > 1:
-        reduced = reduce_by_symmetry(cover, symmetries)
-        if reduced is not None:
-            return reduced, len(symmetries)
-    return cover, 1
+        return engine.count_each(cover, tasks, time_limit=time_limit, progress=progress,
+                                 cluster=cluster, stats=stats)
+    start = time.perf_counter()
+    counts = []
+    for task in tasks:
+        left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+        counts.append(count_cover(backend, cover, time_limit=left, forced=task,
+                                  progress=progress if len(tasks) == 1 else None))
+    return counts

@@ -7,11 +7,12 @@ the mirror images (a reflection of the Soma cube swaps its two screw pieces). Tw
 solutions are the same when a symmetry maps one onto the other as sets of placed shapes.
 A reflection is no symmetry when pieces must stay face up and no piece is their mirror.
 
-Counting up to symmetry keeps, for one piece used once that every symmetry maps onto
-itself and whose placements no symmetry fixes, one placement per orbit: every class of
-equivalent solutions then has exactly one member left. Without such a piece, Burnside's
-lemma counts the classes: the mean over the symmetries of the solutions each one leaves as
-they are (:func:`fixed_cover` turns those into an exact cover of their own).
+Counting up to symmetry places first one piece used once that every symmetry maps onto
+itself (:func:`held_piece`), one placement per orbit: the classes with a representative no
+symmetry fixes are its solutions, and those with a representative some symmetries fix are
+counted by Burnside's lemma over those symmetries. Without such a piece, Burnside's lemma
+counts the classes of the whole problem: the mean over the symmetries of the solutions each
+one leaves as they are (:func:`fixed_cover` turns those into an exact cover of their own).
 """
 
 from __future__ import annotations
@@ -84,53 +85,87 @@ def _piece_map(cell_map: dict[Cell, Cell], footprints: dict[str, set[tuple[Cell,
     return mapped
 
 
-def reduce_by_symmetry(cover: ExactCover, symmetries: Sequence[Symmetry]) -> ExactCover | None:
-    """The cover with one piece held to one placement per orbit of the symmetries, where some
-    piece (used once, mapped onto itself by every symmetry) has no placement that a symmetry
-    fixes; else ``None``.
+@dataclass(frozen=True)
+class HeldOrbit:
+    """One orbit of the held piece's placements: its representative (an option id), how
+    many placements the orbit has, and the symmetries that fix the representative (indices
+    into the symmetries, the identity left out)."""
 
-    The count of the reduced cover is the number of solutions up to symmetry. ``None`` means
-    no piece qualifies (every piece is symmetric, has copies or has a mirror twin); count by
-    canonical forms.
+    option: int
+    size: int
+    fixers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class HeldPiece:
+    """A piece used once in every solution that every symmetry maps onto itself, its
+    placements split into orbits (see :func:`held_piece`)."""
+
+    piece: str
+    orbits: tuple[HeldOrbit, ...]
+
+    @property
+    def tasks(self) -> list[tuple[int, ...]]:
+        """One task (forced options) per orbit: its representative placed first."""
+        return [(orbit.option,) for orbit in self.orbits]
+
+
+def held_piece(cover: ExactCover, symmetries: Sequence[Symmetry]) -> HeldPiece | None:
+    """The piece to place first, one placement per orbit of the symmetries: of the pieces
+    used exactly once that every symmetry maps onto itself, the one with the fewest orbits
+    (the most constrained piece: fewest first branches, and the smallest tree below them),
+    or None when no piece qualifies (each has copies, may be left out, or has a mirror
+    twin) or the board has no symmetry.
+
+    Every solution holds exactly one placement of that piece, so the solutions split by its
+    orbit: the raw count is the sum over orbits of the orbit's size times the count with its
+    representative forced, and the classes of equivalent solutions with a representative
+    ``r`` are the orbits of ``r``'s stabiliser on the solutions that hold ``r`` (one each when
+    no symmetry fixes ``r``). A representative is the least placement of its orbit.
     """
     if len(symmetries) == 1:
-        return cover
+        return None
     by_piece: dict[str, list[int]] = {}
     for j, p in enumerate(cover.placements):
         by_piece.setdefault(p.piece, []).append(j)
-    # Only a piece in every solution, once, pins every class: one that may be left out
-    # would leave the classes without it unreduced.
+    # Only a piece in every solution, once, splits every solution: one that may be left
+    # out would leave the solutions without it uncounted.
     once = {it.name for it in cover.items if it.low == it.high == 1}
     moved = {piece for sym in symmetries for piece in sym.pieces}
-    best: tuple[int, str, set[int]] | None = None
-    for piece, option_ids in by_piece.items():
+    best: tuple[tuple[int, int, int], HeldPiece] | None = None
+    # A piece has at least placements / symmetries orbits: the pieces with the fewest
+    # placements come first, and the rest need not be split once that bound passes the best.
+    for piece, option_ids in sorted(by_piece.items(), key=lambda kv: len(kv[1])):
         if piece not in once or piece in moved:
             continue
-        keep: set[int] = set()
-        seen: set[Placement] = set()
-        ok = True
-        index = {cover.placements[j]: j for j in option_ids}
-        for j in option_ids:
-            p = cover.placements[j]
-            if p in seen:
-                continue
-            orbit = [sym.image(p) for sym in symmetries]
-            if len(set(orbit)) != len(symmetries):
-                ok = False  # some symmetry fixes this placement
-                break
-            seen.update(orbit)
-            keep.add(index[min(orbit)])
-        if ok and (best is None or len(option_ids) > best[0]):
-            best = (len(option_ids), piece, keep)
-    if best is None:
-        return None
-    _, piece, keep = best
-    reduced = ExactCover(items=list(cover.items), grid=cover.grid)
-    for j, (option, placement) in enumerate(zip(cover.options, cover.placements)):
-        if placement.piece != piece or j in keep:
-            reduced.options.append(option)
-            reduced.placements.append(placement)
-    return reduced
+        if best is not None and -(-len(option_ids) // len(symmetries)) > best[0][0]:
+            break
+        orbits = _orbits(cover, symmetries, option_ids)
+        fixed = sum(1 for orbit in orbits if orbit.fixers)
+        key = (len(orbits), fixed, -len(cover.placements[option_ids[0]].cells))
+        if best is None or key < best[0]:
+            best = (key, HeldPiece(piece, tuple(orbits)))
+    return None if best is None else best[1]
+
+
+def _orbits(cover: ExactCover, symmetries: Sequence[Symmetry],
+            option_ids: list[int]) -> list[HeldOrbit]:
+    """The orbits of these placements (of one piece every symmetry keeps), in option order."""
+    index = {cover.placements[j]: j for j in option_ids}
+    seen: set[Placement] = set()
+    orbits = []
+    for j in option_ids:
+        p = cover.placements[j]
+        if p in seen:
+            continue
+        images = [sym.image(p) for sym in symmetries]
+        members = set(images)
+        seen.update(members)
+        rep = min(members)
+        rep_images = [sym.image(rep) for sym in symmetries]
+        fixers = tuple(g for g, q in enumerate(rep_images) if g > 0 and q == rep)
+        orbits.append(HeldOrbit(index[rep], len(members), fixers))
+    return orbits
 
 
 def canonical_solution(placements: Sequence[Placement], symmetries: Sequence[Symmetry]) -> tuple:

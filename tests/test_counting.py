@@ -112,12 +112,12 @@ def test_distinct_without_an_asymmetric_piece_uses_canonical_forms():
     # Only symmetric pieces (I and O tetrominoes) in a 4x4 box: canonical_solution-form counting.
     spec_pieces = [PieceKind("I", tuple(orientations(parse_drawing(["####"]))), 2),
                    PieceKind("O", tuple(orientations(parse_drawing(["##", "##"]))), 2)]
-    from cpmodels.symmetry import canonical_solution, problem_symmetries, reduce_by_symmetry
+    from cpmodels.symmetry import canonical_solution, held_piece, problem_symmetries
 
     cells = frozenset((r, c) for r in range(4) for c in range(4))
     cover = packing_cover(cells, spec_pieces)
     syms = problem_symmetries(cover, cells)
-    assert len(syms) == 8 and reduce_by_symmetry(cover, syms) is None
+    assert len(syms) == 8 and held_piece(cover, syms) is None
     raw = [cover.decode(s) for s in engine.iter_solutions(cover)]
     assert len(raw) == len(list(cpsat.iter_solutions(cover)))
     classes = {canonical_solution(s, syms) for s in raw}
@@ -266,36 +266,131 @@ def test_ctrl_c_stops_a_long_count_at_once():
 
 
 @pytest.mark.parametrize("target", ["4x15", "3x20"])
-def test_a_raw_count_on_a_symmetric_board_is_the_orbits_times_the_symmetries(target):
-    """The engine counts one placement per orbit of a piece no symmetry fixes and multiplies
-    by the symmetries: the same raw count as counting the whole cover, and as CP-SAT's
-    enumeration on the smallest board."""
+def test_a_raw_count_on_a_symmetric_board_is_the_sum_over_the_orbits(target):
+    """The engine places the held piece first, one placement per orbit, and weighs each
+    count by its orbit's size: the same raw count as counting the whole cover, and as
+    CP-SAT's enumeration on the smallest board."""
     from cpmodels.backends import count_cover
-    from cpmodels.counting import _orbit_representatives
+    from cpmodels.symmetry import held_piece, problem_symmetries
 
     instance = packing_instance(Query.of(load_spec(SPECS / "pentominoes_6x10.yaml"),
                                          target=target))
-    reduced, orbit = _orbit_representatives(instance)
-    assert orbit == 4 and len(reduced.options) < len(instance.cover.options)
+    syms = problem_symmetries(instance.cover, instance.cells)
+    held = held_piece(instance.cover, syms)
+    assert held is not None and held.piece == "X" and len(syms) == 4
     whole = count_cover("engine", instance.cover)
-    assert count_instance(instance).count == whole == orbit * count_cover("engine", reduced)
+    by_orbit = sum(orbit.size * count_cover("engine", instance.cover, forced=task)
+                   for orbit, task in zip(held.orbits, held.tasks))
+    assert count_instance(instance).count == whole == by_orbit
     if target == "3x20":
         assert whole == sum(1 for _ in cpsat.iter_solutions(instance.cover)) == 8
 
 
-def test_no_shortcut_without_a_piece_to_hold():
-    """Only symmetric pieces: the raw count is the whole cover's."""
-    from cpmodels.counting import _orbit_representatives
-    from cpmodels.instance import PackingInstance
+def test_no_piece_to_hold_with_only_symmetric_pieces_in_copies():
+    """Only pieces with copies: nothing to place first, the raw count is the whole cover's."""
+    from cpmodels.symmetry import held_piece, problem_symmetries
 
     pieces = [PieceKind("I", tuple(orientations(parse_drawing(["####"]))), 2),
               PieceKind("O", tuple(orientations(parse_drawing(["##", "##"]))), 2)]
     cells = frozenset((r, c) for r in range(4) for c in range(4))
     cover = packing_cover(cells, pieces)
+    assert held_piece(cover, problem_symmetries(cover, cells)) is None
     from types import SimpleNamespace
 
-    square = PackingInstance(SimpleNamespace(spec=None), (), cells, cover)
-    assert _orbit_representatives(square) == (cover, 1)
+    from cpmodels.instance import PackingInstance
+
+    square = PackingInstance(SimpleNamespace(spec=None), (), cells, cover)  # type: ignore[arg-type]
+    assert count_instance(square).count == engine.count(cover)
+
+
+# Pieces that sit on a board's axes and diagonals (fixed by a symmetry) and pieces that
+# never are, for random symmetric boards.
+POOL = {
+    "X": [".#.", "###", ".#."], "T4": ["###", ".#."], "I3": ["###"], "O": ["##", "##"],
+    "L4": ["###", "#.."], "V3": ["#.", "##"], "I2": ["##"], "P": ["##", "##", "#."],
+    "Z4": ["##.", ".##"], "U": ["#.#", "###"], "T5": ["###", ".#.", ".#."], "I1": ["#"],
+}
+
+
+def _symmetric_boards():
+    """Boards with 2, 4 or 8 symmetries, some with a hole at the centre."""
+    def box(rows, cols, hole=()):
+        return frozenset((r, c) for r in range(rows) for c in range(cols)) - set(hole)
+    return [box(4, 4), box(5, 5, [(2, 2)]), box(3, 5), box(4, 6), box(6, 6, [(2, 2), (2, 3),
+            (3, 2), (3, 3)]), box(5, 5), box(3, 7, [(1, 3)]), box(4, 5),
+            frozenset({(r, c) for r in range(5) for c in range(5) if abs(r - 2) + abs(c - 2) <= 3})]
+
+
+def _random_cases(n: int, seed: int = 41):
+    """``n`` (board, pieces) pairs: pieces of the pool, one of them at times in two copies,
+    whose areas add up to the board's."""
+    import random
+
+    rng = random.Random(seed)
+    areas = {name: sum(row.count("#") for row in rows) for name, rows in POOL.items()}
+    boards = _symmetric_boards()
+    cases = []
+    while len(cases) < n:
+        cells = rng.choice(boards)
+        names = rng.sample(sorted(POOL), rng.randint(3, 6))
+        copies = {name: 1 for name in names}
+        if rng.random() < 0.3:
+            copies[names[0]] = 2
+        total = sum(areas[name] * k for name, k in copies.items())
+        if total > len(cells) or len(cells) - total > (3 if len(cases) % 2 else 0):
+            continue  # every other case without monominoes (no piece in copies)
+        copies["I1"] = copies.get("I1", 0) + len(cells) - total  # monominoes make up the rest
+        if copies["I1"] == 0:
+            del copies["I1"]
+        kinds = [PieceKind(name, tuple(orientations(parse_drawing(POOL[name]))), k)
+                 for name, k in copies.items()]
+        cover = packing_cover(cells, kinds)
+        if 0 < engine.count(cover) < 4000:
+            cases.append((cells, cover))
+    return cases
+
+
+def test_held_piece_counts_equal_whole_counts_on_random_symmetric_boards():
+    """Raw counts summed over the held piece's orbits, and classes counted with the
+    representatives some symmetries fix (Burnside over their stabilisers, or canonical
+    forms when a piece has copies), against the whole cover's count, CP-SAT's enumeration
+    and canonical forms of every solution."""
+    from types import SimpleNamespace
+
+    from cpmodels.instance import PackingInstance
+    from cpmodels.symmetry import count_classes, held_piece, option_permutations, problem_symmetries
+
+    fixed_seen = {False: 0, True: 0}  # by whether some piece has copies
+    for cells, cover in _random_cases(14):
+        instance = PackingInstance(SimpleNamespace(spec=None), (), cells, cover)  # type: ignore[arg-type]
+        syms = problem_symmetries(cover, cells)
+        held = held_piece(cover, syms)
+        if held is not None and any(orbit.fixers for orbit in held.orbits):
+            fixed_seen[any(item.high > 1 for item in cover.items)] += 1
+        every = list(engine.iter_solutions(cover))
+        classes = count_classes(every, option_permutations(cover, syms))
+        assert count_instance(instance).count == len(every) == engine.count(cover)
+        assert count_instance(instance, distinct=True).count == classes
+        if len(every) < 300:
+            assert len(every) == sum(1 for _ in cpsat.iter_solutions(cover))
+            assert count_instance(instance, distinct=True, backend="sat").count == classes
+    # Representatives on an axis or a diagonal were exercised, both ways.
+    assert fixed_seen[False] >= 2 and fixed_seen[True] >= 2
+
+
+def test_the_most_constrained_piece_is_held_with_fixed_placements():
+    """8x8 with the centre hole: X, whose placements on the diagonals a reflection fixes,
+    in 4 orbits (2 of them fixed); 65 classes and 520 raw."""
+    from cpmodels.symmetry import held_piece, problem_symmetries
+
+    instance = packing_instance(Query.of(load_spec(SPECS / "pentominoes_8x8_centre.yaml")))
+    held = held_piece(instance.cover, problem_symmetries(instance.cover, instance.cells))
+    assert held is not None and held.piece == "X"
+    assert sorted(len(orbit.fixers) for orbit in held.orbits) == [0, 0, 1, 1]
+    assert sum(orbit.size for orbit in held.orbits) == sum(
+        1 for p in instance.cover.placements if p.piece == "X")
+    assert count_instance(instance, distinct=True).count == 65
+    assert count_instance(instance).count == 520
 
 
 def test_a_first_run_says_it_compiles_the_kernels(tmp_path):

@@ -163,3 +163,69 @@ def test_random_boards_agree_with_the_general_kernel_and_cnf(cells, chosen, copi
     n = words.count()
     assert n == general.count() == count_cover("sat", cover)
     assert words.exists([[]]) == [n > 0]
+
+
+def _bars(n: int) -> tuple[list[tuple[int, int]], list[PieceKind]]:
+    """A 1 x n strip and five bars of different lengths that fill it: 5! solutions."""
+    lengths = [n - 10, 1, 2, 3, 4]
+    kinds = [PieceKind(f"B{k}", tuple({frozenset((0, c) for c in range(size)),
+                                       frozenset((c, 0) for c in range(size))}), 1)
+             for k, size in enumerate(lengths)]
+    return [(0, c) for c in range(n)], kinds
+
+
+@pytest.mark.parametrize("n", [63, 64, 65, 127, 128, 129])
+def test_the_one_word_kernel_at_the_edges_of_a_word(n):
+    """Strips of 63 to 129 cells: the one-word kernel takes those of at most 64 cells, with
+    its table and without; every kernel and CNF count the 120 orders of the bars, and the
+    same with a bar forced."""
+    cells, kinds = _bars(n)
+    cover = packing_cover(cells, kinds)
+    one, words = _session(cover, True), _session(cover, True, one_word=False)
+    bare, general = _session(cover, True, table_slots=0), _session(cover, False)
+    assert (one._one_word(None) is not None) == (n <= 64) == (bare._one_word(None) is not None)
+    assert one.count() == bare.count() == words.count() == general.count() == 120
+    assert count_cover("sat", cover) == 120
+    last = max(j for j, p in enumerate(cover.placements) if p.piece == "B0")
+    forced = [last]  # the long bar at the end of the strip: the others in 4! orders
+    assert one.count(forced) == bare.count(forced) == general.count(forced) == 24
+    assert one.tally_many([[], forced, [last, last]]) == [{(): 120}, {(): 24}, {}]
+
+
+@pytest.mark.parametrize("spec", ["pentominoes_8x8_square.yaml", "pentominoes_8x8_centre.yaml",
+                                  "pentominoes_6x10.yaml"])
+def test_the_one_word_kernel_on_the_boxes_equals_the_general_kernel(spec):
+    """64 and 60 cells, 13 and 12 pieces (a second word of bits for the pieces): the
+    one-word kernel, with and without its table, against the general kernel on parts of
+    the search two steps deep, and against CNF on one of them."""
+    cover = packing_instance(Query.of(load_spec(SPECS / spec))).cover
+    one, general = _session(cover, True), _session(cover, False)
+    bare = _session(cover, True, table_slots=0)
+    assert one._one_word(None) is not None and general.compiled.n_words == 2
+    parts = [p for b in one.branches()[:3] for p in one.split(b)[:2]]
+    counts = [one.count(p) for p in parts]
+    assert counts == [bare.count(p) for p in parts] == [general.count(p) for p in parts]
+    small = min(range(len(parts)), key=lambda k: counts[k])
+    assert count_cover("sat", cover, forced=parts[small]) == counts[small]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sets(st.sampled_from(_rect(8, 8)), min_size=10, max_size=64),
+       st.lists(st.sampled_from(range(len(PIECES))), min_size=2, max_size=9))
+def test_random_boards_of_one_word_agree_with_the_general_kernel(cells, chosen):
+    """Random boards of up to 64 cells and pieces each used once (shapes may repeat under
+    other names): the one-word kernel, with and without its table, the general kernel."""
+    from cpmodels.geometry import orientations
+
+    kinds = [PieceKind(f"P{i}", tuple(orientations(PIECES[k])), 1) for i, k in enumerate(chosen)]
+    area = sum(len(PIECES[k]) for k in chosen)
+    if area > len(cells):
+        return
+    cells = set(sorted(cells, key=lambda rc: (rc[1], rc[0]))[:area])
+    cover = packing_cover(cells, kinds)
+    one, general = _session(cover, True), _session(cover, False)
+    assert one._one_word(None) is not None
+    n = one.count()
+    assert n == _session(cover, True, table_slots=0).count() == general.count()
+    if n < 200:
+        assert n == count_cover("sat", cover)

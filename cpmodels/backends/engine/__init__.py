@@ -57,6 +57,12 @@ The word kernel (``words.py``)
     regions grown by neighbour masks, the table's value in its key row. The session picks
     it by itself; every other cover (and every solution stream) takes ``kernels.py``.
 
+The one-word kernel (``one_word.py``)
+    Counts on a square board whose bounding box has at most 64 cells, every piece used
+    once: the cells one word in grid positions (scan order), the pieces used another, the
+    options of each anchor and piece in a run walked by trailing zeros, one load and one
+    test an option, regions grown by bit-parallel dilation. The session picks it by itself.
+
 The session (``session.py``), the one door
     An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,
     existence, first solutions, streamed solutions, and the search cut into tasks. Every
@@ -88,6 +94,7 @@ from cpmodels.backends.engine.scheduling import (
     add_tallies,
     cluster_solutions,
     count,
+    count_each,
     in_order,
     parallel_here,
     run_units,
@@ -107,6 +114,7 @@ __all__ = [
     "CLUSTER_ENV", "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "Backtracker", "Cluster",
     "Difficulty", "EngineSession", "Regions", "Tally",
     "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect", "count",
+    "count_each",
     "counted_by_links", "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
     "split_tasks", "tally_tasks", "units_wanted", "using", "warm_up",
 ]
@@ -152,10 +160,13 @@ def warm_up(kernels: Sequence[str] = KERNELS) -> None:
     if unknown:
         raise ValueError(f"no kernels named {sorted(unknown)}; known: {KERNELS}")
     domino = PieceKind("D", (frozenset({(0, 0), (0, 1)}), frozenset({(0, 0), (1, 0)})), 2)
-    cover = packing_cover([(r, c) for r in range(2) for c in range(2)], [domino])
+    cells = [(r, c) for r in range(2) for c in range(2)]
+    cover = packing_cover(cells, [domino])
     if "count" in kernels:
         EngineSession(cover, tally_items=[0]).tally()
         EngineSession(cover).count()
+        two = [PieceKind(name, domino.orientations, 1) for name in "DE"]  # the one-word kernel
+        EngineSession(packing_cover(cells, two)).count()
     if "exists" in kernels:
         EngineSession(cover).exists([[]])
     if "search" in kernels:

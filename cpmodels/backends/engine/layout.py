@@ -94,11 +94,12 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
     opt_tag_word = np.full(n_opts, -1, dtype=np.int64)
     opt_tag_bit = np.zeros(n_opts, dtype=np.uint64)
     anchors: list[list[tuple[int, int]]] = [[] for _ in range(n_branch)]
+    bit_list, counter_list = bit_of_item.tolist(), counter_of_item.tolist()
+    masks = []  # each option's bits as one integer
     for j, option in enumerate(cover.options):
-        bits = [int(bit_of_item[i]) for i in option if bit_of_item[i] >= 0]
-        for b in bits:
-            opt_mask[j, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
-        option_counters = [int(counter_of_item[i]) for i in option if counter_of_item[i] >= 0]
+        bits = [bit_list[i] for i in option if bit_list[i] >= 0]
+        masks.append(sum(1 << b for b in bits))
+        option_counters = [counter_list[i] for i in option if counter_list[i] >= 0]
         if len(option_counters) > 1:
             raise ValueError("an option may cover at most one multiplicity item")
         if option_counters:
@@ -113,6 +114,9 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
             opt_tag_word[j] = b >> 6
             opt_tag_bit[j] = np.uint64(1) << np.uint64(b & 63)
         anchors[min(branch_bits)].append((tag, j))
+    for w in range(n_words):
+        opt_mask[:, w] = np.array([(m >> (64 * w)) & 0xFFFFFFFFFFFFFFFF for m in masks],
+                                  dtype=np.uint64)
 
     anchor_start = np.zeros(n_branch + 1, dtype=np.int64)
     flat: list[int] = []

@@ -24,7 +24,7 @@ this way; :func:`suits` says which covers the engine hands over.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
@@ -267,34 +267,45 @@ def count(cover: ExactCover, *, time_limit: float | None = None,
           jobs: int = 2) -> int | None:
     """Count the solutions (with the ``forced`` options) in ``jobs`` threads; None when
     ``time_limit`` seconds pass first. Ctrl-C stops every thread and is raised again."""
+    counts = count_each(cover, [tuple(forced)], time_limit=time_limit, progress=progress,
+                        jobs=jobs)
+    return None if counts is None else counts[0]
+
+
+def count_each(cover: ExactCover, tasks: Sequence[tuple[int, ...]], *,
+               time_limit: float | None = None,
+               progress: Callable[[int, int], None] | None = None,
+               jobs: int = 2) -> list[int] | None:
+    """The solutions with each task's options forced, counted in ``jobs`` threads (each
+    task cut at its most constrained item); None when ``time_limit`` seconds pass first."""
     lk = links(cover)
-    tasks = root_tasks(lk, tuple(forced))
-    if not tasks:
-        return 0
+    parts = [(t, part) for t, task in enumerate(tasks) for part in root_tasks(lk, tuple(task))]
+    counts = [0] * len(tasks)
     stop = np.zeros(1, np.int64)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    total, done = 0, 0
+    done = 0
 
-    def run(task: tuple[int, ...]) -> int:
-        first = np.array([lk.first_node[j] for j in task], np.int64)
+    def run(part: tuple[int, ...]) -> int:
+        first = np.array([lk.first_node[j] for j in part], np.int64)
         return int(count_kernel(*lk.copy(), first, stop))  # type: ignore[call-arg]
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        pending = {pool.submit(run, task) for task in tasks}
+        pending = {pool.submit(run, part): t for t, part in parts}
         try:
             while pending:
                 left = None if deadline is None else deadline - time.perf_counter()
                 if left is not None and left <= 0:
                     stop[0] = 1
                     return None
-                finished, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+                finished, _ = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
                 for future in finished:
                     n = future.result()
                     if n < 0:
                         return None
-                    total, done = total + n, done + 1
+                    counts[pending.pop(future)] += n
+                    done += 1
                     if progress is not None:
-                        progress(done, len(tasks))
+                        progress(done, len(parts))
         finally:  # ends the searches still running (a time limit, Ctrl-C, an error)
             stop[0] = 1
-    return total
+    return counts

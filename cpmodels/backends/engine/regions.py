@@ -32,18 +32,31 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
             cell_nb[b, k] = cell_bit.get(nb, -1)
     area: dict[int, int] = {}
     consistent = bool(cell_bit)
+    # Each board cell item's neighbours as one integer of bits, and each cell item's bit.
+    around_item = {i: sum(1 << int(b) for b in cell_nb[cell_bit[it.cell]] if b >= 0)
+                   for i, it in enumerate(cover.items) if it.cell in cell_bit}
+    bit_item = {i: 1 << cell_bit[it.cell] for i, it in enumerate(cover.items)
+                if it.cell in cell_bit}
+    is_cell = [it.cell is not None for it in cover.items]
     opt_nb_start = np.zeros(len(cover.options) + 1, dtype=np.int64)
     flat: list[int] = []
     for j, option in enumerate(cover.options):
-        cells = [c for i in option if (c := cover.items[i].cell) is not None and c in cell_bit]
-        if len(cells) != sum(1 for i in option if cover.items[i].cell is not None):
-            consistent = False
-        if cells and area.setdefault(option[-1], len(cells)) != len(cells):
+        inside = around = 0
+        n_cells = 0
+        for i in option:
+            if i in bit_item:
+                inside |= bit_item[i]
+                around |= around_item[i]
+                n_cells += 1
+            elif is_cell[i]:
+                consistent = False  # a cell that is no board cell
+        if n_cells and area.setdefault(option[-1], n_cells) != n_cells:
             consistent = False  # (an option with no cell, a piece left out, fills nothing)
-        inside = set(cells)
-        around = {nb for cell in cells for nb in neighbours(cell)
-                  if nb in cell_bit and nb not in inside}
-        flat += sorted(cell_bit[nb] for nb in around)
+        around &= ~inside
+        while around:
+            low = around & -around
+            flat.append(low.bit_length() - 1)
+            around ^= low
         opt_nb_start[j + 1] = len(flat)
     consistent = consistent and bool(area)
     areas = [size for tag, size in area.items() for _ in range(cover.items[tag].high)]

@@ -7,8 +7,9 @@ tasks one worker runs in turn, sharing its tables. :func:`run_units` runs units 
 processes (``processes.py``) or on a Dask cluster (``cluster.py``) and hands back each
 result as it finishes; everything else here is built on it:
 
-* :func:`count`: the engine's count in the backend contract, its first branches here and
-  the rest in workers once that has taken :data:`COUNT_FORK_AFTER` seconds;
+* :func:`count_each`: the counts of several tasks (and :func:`count`, the engine's count in
+  the backend contract), their first branches here and the rest in workers once that has
+  taken :data:`COUNT_FORK_AFTER` seconds;
 * :func:`tally_tasks`: a sweep's tasks tallied, each task's tally handed back in order;
 * :func:`cluster_solutions`: every solution, enumerated in units on a cluster.
 """
@@ -105,61 +106,111 @@ def add_tallies(tallies: Sequence[Tally]) -> Tally:
 def count(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
           progress: Progress | None = None, jobs: int | None = None,
           cluster: Cluster | None = None) -> int:
-    """Count every solution (that contains the ``forced`` options), one top-level branch at
-    a time, so it can stop and report ``progress(done, in all)``.
+    """Count every solution (that contains the ``forced`` options): :func:`count_each` of
+    the one task ``forced``."""
+    return count_each(cover, [tuple(forced)], time_limit=time_limit, progress=progress,
+                      jobs=jobs, cluster=cluster)[0]
 
-    Branches are counted here; once that has taken :data:`COUNT_FORK_AFTER` seconds, the
-    rest are shared among ``jobs`` worker processes (default: every core), which start from
-    this call's session warm. On a ``cluster``, the search is cut into units up front and
-    counted there. Raises :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the
-    branches finished) when ``time_limit`` seconds pass first. Safe to call from several
-    threads at once: each call owns its session, and off the main thread it counts in the
-    calling thread. A solid is counted by dancing links instead, in threads (``links.py``).
+
+class Counting:
+    """What a worker runs for :func:`count_each`: a session's tallies of a unit, and the
+    nodes they took (a session pickles as its cover, so this does too)."""
+
+    def __init__(self, session: EngineSession) -> None:
+        self.session = session
+
+    def run(self, unit: Sequence[Task]) -> tuple[list[Tally], int]:
+        before = self.session.stats["nodes"]
+        tallies = self.session.run(tuple(unit))
+        return tallies, self.session.stats["nodes"] - before
+
+
+def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | None = None,
+               progress: Progress | None = None, jobs: int | None = None,
+               cluster: Cluster | None = None,
+               stats: dict[str, int] | None = None) -> list[int]:
+    """How many solutions contain each task's options, counted in one session (its table
+    shared by every task), each task cut into its next branching step's parts so it can stop
+    and report ``progress(parts done, parts in all)``.
+
+    Parts are counted here, in batches of 1, 2, 4, ... parts a call of the kernel; once
+    that has taken :data:`COUNT_FORK_AFTER` seconds,
+    the rest are shared among ``jobs`` worker processes (default: every core), which start
+    from this call's session warm, so a count that fits one core starts none. On a
+    ``cluster``, the tasks are cut into units up front and counted there. Raises
+    :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the parts finished) when
+    ``time_limit`` seconds pass first. Safe to call from several threads at once: each call
+    owns its session, and off the main thread it counts in the calling thread. A solid is
+    counted by dancing links instead, in threads (``links.py``). ``stats["nodes"]``, when
+    given, is increased by the nodes the search took here and in the workers (not counted
+    by dancing links).
     """
     if cluster is None and links.suits(cover):  # a solid: most constrained item first
-        found = links.count(cover, time_limit=time_limit, forced=tuple(forced),
-                            progress=progress, jobs=jobs or os.cpu_count() or 1)
+        found = links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
+                                 jobs=jobs or os.cpu_count() or 1)
         if found is None:
             raise OutOfTime("the count ran out of time")
         return found
     start = time.perf_counter()
     session = EngineSession(cover)
+    workers = max(1, jobs or os.cpu_count() or 1)
+    cut = cluster is not None or len(tasks) < 2 * workers  # too few to share: cut now
     if cluster is not None:
-        pending = [part for group in split_tasks(session, [tuple(forced)],
-                                                 units_wanted(cluster, 1)) for part in group]
-    else:
-        pending = [tuple(forced)] if forced else session.branches()
+        groups = split_tasks(session, tasks, units_wanted(cluster, 1))
+    elif cut:
+        groups = [session.split(task) for task in tasks]
+    else:  # cut only what is left for the workers, if it comes to that
+        groups = [[task] for task in tasks]
+    pending = [(t, part) for t, group in enumerate(groups) for part in group]
     in_all = len(pending)
-    total = done = 0
+    counts = [0] * len(tasks)
+    done = 0
 
     def left() -> float | None:
         return None if time_limit is None else time_limit - (time.perf_counter() - start)
 
-    def counted(n: int) -> None:
-        nonlocal total, done
-        total, done = total + n, done + 1
+    def nodes(n: int) -> None:
+        if stats is not None:
+            stats["nodes"] = stats.get("nodes", 0) + n
+
+    def counted(t: int, n: int) -> None:
+        nonlocal done
+        counts[t] += n
+        done += 1
         if progress is not None:
             progress(done, in_all)
 
     try:
         parallel = parallel_here(jobs)
-        while pending and cluster is None and (
-                not parallel or len(pending) < 2
-                or time.perf_counter() - start < COUNT_FORK_AFTER):
-            counted(session.count(pending.pop(0), time_limit=left()))
+        batch = 1  # parts counted here in one call of the kernel: 1, 2, 4, ...
+        while pending and cluster is None:
+            if parallel and time.perf_counter() - start >= COUNT_FORK_AFTER:
+                if not cut:  # the tasks left, cut for the workers
+                    pending = [(t, part) for t, task in pending for part in session.split(task)]
+                    in_all, cut = done + len(pending), True
+                if len(pending) >= 2:
+                    break
+            taken, pending = pending[:batch], pending[batch:]
+            before = session.stats["nodes"]
+            tallies = session.tally_many([part for _, part in taken], time_limit=left())
+            nodes(session.stats["nodes"] - before)
+            for (t, _), tally in zip(taken, tallies):
+                counted(t, sum(tally.values()))
+            batch *= 2
         if not pending:
-            return total
-        results = run_units(session, [(task,) for task in pending], jobs=jobs,
+            return counts
+        results = run_units(Counting(session), [(part,) for _, part in pending], jobs=jobs,
                             cluster=cluster, time_limit=left())
         try:
-            for _, (tally,) in results:
-                counted(sum(tally.values()))
+            for index, ((tally,), searched) in results:
+                nodes(searched)
+                counted(pending[index][0], sum(tally.values()))
         finally:
             results.close()
     except OutOfTime as stop:
         raise OutOfTime(f"counted {done} of {in_all} branches before the time limit",
-                        partial=total) from stop
-    return total
+                        partial=sum(counts)) from stop
+    return counts
 
 
 def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | None = None,

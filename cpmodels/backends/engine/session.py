@@ -52,6 +52,7 @@ from cpmodels.backends.engine.memo import (
     USED,
     Memo,
 )
+from cpmodels.backends.engine.one_word import OneWord, count_one_word, one_word_layout
 from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.backends.engine.tally import TallyLayout, tally_layout
 from cpmodels.backends.engine.words import (
@@ -70,6 +71,9 @@ Unit = tuple[Task, ...]  # tasks run in turn by one worker, sharing its table
 Tally = dict[tuple[int, ...], int]  # options covering the tally items -> solutions
 Regions = tuple[np.ndarray, int]  # fillable region sizes and the limit they are checked to
 DEAD_SLOTS = 1 << 16  # the table of dead states, by default
+# The one-word kernel's table: 6 MB. On 6x10, the 8x8 boxes and single calendar dates, a
+# bigger one saves nodes but costs as much again in page faults and cache misses.
+ONE_WORD_SLOTS = 1 << 18
 
 
 class EngineSession:
@@ -77,7 +81,10 @@ class EngineSession:
 
     ``tally_items`` (at most 16 exact-one items) split :meth:`tally`'s counts by the
     options covering them; ``table_slots`` and ``arena`` size the table of sub-board counts
-    (see ``memo.py``), ``dead_slots`` the table of dead states :meth:`exists` keeps.
+    (see ``memo.py``), ``dead_slots`` the table of dead states :meth:`exists` keeps. Counts
+    on a square board of at most 64 cells with every piece used once take the one-word
+    kernel (``one_word.py``), with a table of at most :data:`ONE_WORD_SLOTS` (none when
+    ``table_slots`` is 0); ``word_kernel`` and ``one_word`` turn the word kernels off.
 
     ```python
     >>> from cpmodels.api import instance
@@ -90,7 +97,8 @@ class EngineSession:
 
     def __init__(self, cover: ExactCover, *, tally_items: Sequence[int] = (),
                  table_slots: int = DEFAULT_MEMO_SLOTS, arena: int | None = None,
-                 dead_slots: int = DEAD_SLOTS, word_kernel: bool = True) -> None:
+                 dead_slots: int = DEAD_SLOTS, word_kernel: bool = True,
+                 one_word: bool = True) -> None:
         self.cover = cover
         self.tally_items = tuple(tally_items)
         self.table_slots = table_slots
@@ -106,6 +114,8 @@ class EngineSession:
         self._backtracker: Backtracker | None = None
         self._cancelled = False
         self.use_words = word_kernel  # covers of at most two words take the word kernel
+        self.use_one_word = word_kernel and one_word  # and counts of <= 64 cells, this one
+        self._one: OneWord | bool | None = None  # False: the cover does not suit it
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -114,7 +124,8 @@ class EngineSession:
         nor the tables (rebuilt there once, on the first question)."""
         return {"cover": self.cover, "tally_items": self.tally_items,
                 "table_slots": self.table_slots, "arena": self.arena,
-                "dead_slots": self.dead_slots, "word_kernel": self.use_words}
+                "dead_slots": self.dead_slots, "word_kernel": self.use_words,
+                "one_word": self.use_one_word}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state.pop("cover"), **state)  # type: ignore[misc]
@@ -167,10 +178,30 @@ class EngineSession:
             self._table = Memo(self._table_width(), self.table_slots, self.arena)
         return self._tallies, self._table
 
+    def _one_word_table(self) -> Memo:
+        """The one-word kernel's table: keys are the cells and the pieces used."""
+        if self._table is None:
+            self._table = Memo(2, max(16, min(self.table_slots, ONE_WORD_SLOTS)))
+        return self._table
+
     def _table_width(self) -> int:
         """The words of a table's key rows: the word kernel keeps each value in its row."""
         n_words = self.compiled.n_words
         return n_words if self._word_layout(None) is None else table_words(n_words)
+
+    def _one_word(self, regions: Regions | None) -> OneWord | None:
+        """The one-word kernel's view of the cover for counts (None when it does not suit:
+        tallies, more than 64 cells or pieces, pieces in copies, other items or grids)."""
+        if self._one is None:
+            one = (one_word_layout(self.cover)
+                   if self.use_one_word and not self.tally_items else None)
+            self._one = False if one is None else one
+        if not isinstance(self._one, OneWord):
+            return None
+        if regions is None:
+            return self._one
+        return self._one._replace(fillable=regions[0], region_limit=regions[1],
+                                  isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
 
     def _word_layout(self, regions: Regions | None) -> WordLayout | None:
         """The word kernel's view of the cover (None when it needs more than two words)."""
@@ -200,8 +231,16 @@ class EngineSession:
     def tally_many(self, tasks: Sequence[Sequence[int]], *, regions: Regions | None = None,
                    time_limit: float | None = None) -> list[Tally]:
         """:meth:`tally` of each task in one call of the kernel (sharing the table)."""
-        layout, table = self._count_table()
         arr = _task_array(tasks)
+        one = self._one_word(regions)
+        if one is not None:
+            table = self._one_word_table()
+            counts = np.zeros(len(tasks), dtype=np.int64)
+            with self._searching(table, time_limit, "counting"):
+                interruptible(count_one_word, arr, one, table.kernel, self.table_slots > 0,
+                              counts, stop=table.stop)
+            return [{(): int(n)} if n else {} for n in counts]
+        layout, table = self._count_table()
         out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
         masks = np.zeros(len(tasks), dtype=np.int64)
         words = self._word_layout(regions)
