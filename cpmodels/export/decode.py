@@ -192,7 +192,11 @@ def cpsat_answer(subject: Subject, data: bytes) -> list[int]:
         raise Unsolvable("CP-SAT says INFEASIBLE")
     if not response.solution:
         raise InputError(f"the CP-SAT response holds no solution (status {status})")
-    if len(response.solution) != subject.n_vars:
+    if len(response.solution) != subject.n_vars and not (
+            subject.is_towers and subject.towers.when_built
+            and len(response.solution) > subject.n_vars):
         raise InputError(f"the CP-SAT response has {len(response.solution):,} values; the "
                          f"model has {subject.n_vars:,} variables")
-    return [v + 1 for v, value in enumerate(response.solution) if value]
+    # Under the build-order rule the model's own variables (times, lent needs) follow the
+    # board's; the rule is checked on the board.
+    return [v + 1 for v, value in enumerate(response.solution[:subject.n_vars]) if value]
