@@ -249,3 +249,11 @@ def test_export_and_decode_check_the_rule(tmp_path):
 
     assert not check(subject, towers_vars(subject, ["GGG", "GGG", "GGG"])).ok
     assert check(subject, towers_vars(subject, found.grid)).ok
+
+
+def test_certificates_are_refused_under_the_rule(run_cli, tmp_path):
+    for argv in (["solve", str(SPECS / "city_bloxx.yaml"), "--proof", str(tmp_path / "c")],
+                 ["verify", str(SPECS / "city_bloxx.yaml"), "--proof", str(tmp_path / "c")]):
+        code, out, err = run_cli(*argv)
+        assert code != 0 and "certificates are for the default rule" in err + out
+        assert not (tmp_path / "c").exists()
