@@ -219,15 +219,13 @@ def test_the_bundled_spec_and_the_default_spec_under_the_rule(tmp_path):
         load_spec(SPECS / "towers.yaml"), 3, 3)).score
 
 
-def test_export_and_decode_check_the_rule(tmp_path):
+def test_cpsat_export_and_decode_check_the_rule(tmp_path):
     from google.protobuf import text_format
     from ortools.sat import cp_model_pb2
     from ortools.sat.python import cp_model
 
     spec = load_spec(_game(tmp_path, (1, 2, 3, 4), 3, 3))
     subject = subject_of(spec, size=(3, 3))
-    with pytest.raises(InputError, match="cpsat only"):
-        model_files(subject, "opb", tmp_path / "t.opb")
     data = model_files(subject, "cpsat", tmp_path / "t.pb")[tmp_path / "t.pb"]
     proto = cp_model_pb2.CpModelProto()
     proto.ParseFromString(data)
@@ -237,18 +235,66 @@ def test_export_and_decode_check_the_rule(tmp_path):
     solver.parameters.num_workers = 1
     assert solver.solve(model) == cp_model.OPTIMAL
     response = cp_model_pb2.CpSolverResponse()
-    response.solution.extend(solver.value(v) for v in
-                             (model.get_int_var_from_proto_index(i)
-                              for i in range(len(proto.variables))))
+    response.solution.extend(solver.value(model.get_int_var_from_proto_index(i))
+                             for i in range(len(proto.variables)))
     response.status = cp_model_pb2.OPTIMAL
     found = decode(subject, "cpsat", response.SerializeToString())
-    assert found.ok and found.score == towers_model.solve(subject.towers).score
-    # A city the final-city rule accepts but no order of building reaches, and one the
-    # final-city rule refuses but the game's rule reaches.
+    assert found.ok and found.score == towers_model.solve(subject.towers).score == 27
+    # No order of building reaches a board of Greens; the game's rule reaches a city the
+    # final-city rule refuses (the Yellow in the middle lacks its Blue); no Yellow stands
+    # in a corner (two neighbours).
     from cpmodels.export.decode import towers_vars
 
-    assert not check(subject, towers_vars(subject, ["GGG", "GGG", "GGG"])).ok
-    assert check(subject, towers_vars(subject, found.grid)).ok
+    faults = check(subject, towers_vars(subject, ["GGG", "GGG", "GGG"])).faults
+    assert faults and "no order of building" in faults[0]
+    assert check(subject, towers_vars(subject, ["BRB", "GYG", "RBR"])).ok
+    faults = check(subject, towers_vars(subject, ["YRB", "GBG", "BRG"])).faults
+    assert faults == ["Yellow at (0,0) has 2 neighbours but needs 3 colours"]
+
+
+@pytest.mark.parametrize("size", [(2, 3), (3, 3)])
+def test_the_programme_exports_hold_the_rule(tmp_path, run_cli, size):
+    """The 0-1 programme (OPB, MPS, LP) under the rule: its optimum, solved by HiGHS, is
+    the package's, and the answer decodes and checks."""
+    highspy = pytest.importorskip("highspy")
+    rows, cols = size
+    path = _game(tmp_path, (1, 2, 3, 4), rows, cols)
+    best = towers_model.solve(towers_problem(load_spec(path)))
+    mps = tmp_path / "w.mps"
+    assert run_cli("export", str(path), "--out", str(mps))[0] == 0
+    assert run_cli("export", str(path), "--out", str(tmp_path / "w.opb"))[0] == 0
+    assert "the order of building" in (tmp_path / "w.opb").read_text()
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("time_limit", 60.0)
+    highs.readModel(str(mps))
+    highs.run()
+    assert highs.modelStatusToString(highs.getModelStatus()) == "Optimal"
+    assert round(highs.getInfo().objective_function_value) == best.score
+    solution = tmp_path / "w.sol"
+    highs.writeSolution(str(solution), 0)
+    code, out, _ = run_cli("decode", str(path), "--format", "mps", "--model", str(solution),
+                           "--output", "json")
+    assert code == 0 and json.loads(out)["score"] == best.score
+
+
+def test_minizinc_export_holds_the_rule(tmp_path, run_cli):
+    import shutil
+    import subprocess
+
+    if shutil.which("minizinc") is None:
+        pytest.skip("minizinc is not installed")
+    path = _game(tmp_path, (1, 2, 3, 4), 2, 3)
+    model = tmp_path / "w.mzn"
+    assert run_cli("export", str(path), "--out", str(model))[0] == 0
+    done = subprocess.run(["minizinc", "--solver", "gecode", str(model),
+                           str(model.with_suffix(".dzn"))],
+                          capture_output=True, text=True, timeout=120)
+    answer = tmp_path / "w.out"
+    answer.write_text(done.stdout)
+    code, out, _ = run_cli("decode", str(path), "--format", "mzn", "--model", str(answer),
+                           "--output", "json")
+    assert code == 0 and json.loads(out)["score"] == 15
 
 
 def test_certificates_are_refused_under_the_rule(run_cli, tmp_path):

@@ -89,9 +89,6 @@ def _check_fits(subject: Subject, fmt: str) -> None:
                          "problem (use opb, mps, lp, cpsat or mzn)")
     if not subject.is_towers and not packing:  # pragma: no cover - every format fits packing
         raise InputError(f"{fmt} does not fit a packing puzzle")
-    if subject.is_towers and subject.towers.when_built and fmt != "cpsat":
-        raise InputError(f"rules: when-built exports to cpsat only (the order of builds is "
-                         f"not written for {fmt})")
 
 
 def model_files(subject: Subject, fmt: str, path: Path) -> dict[Path, bytes]:

@@ -88,7 +88,7 @@ def opb_answer(subject: Subject, text: str) -> list[int]:
                 raise InputError(f"line {number} of the solver's output: {tok!r} is not a "
                                  "literal such as x3 or -x3")
             lits.append(-int(match[2]) if match[1] else int(match[2]))
-    return _true_of(subject, lits, subject.n_vars, "v line literal")
+    return _true_of(subject, lits, subject.n_all, "v line literal")
 
 
 _NAME_VALUE = re.compile(r"(?<![\w.])x(\d+)\s+(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(?![\w.])")
@@ -102,14 +102,14 @@ def mip_answer(subject: Subject, text: str) -> list[int]:
     values: dict[int, float] = {}
     for match in _NAME_VALUE.finditer(text):
         v, value = int(match[1]), float(match[2])
-        _check_range(subject, v, subject.n_vars)
+        _check_range(subject, v, subject.n_all)
         if abs(value - round(value)) > 1e-6 or round(value) not in (0, 1):
             raise InputError(f"x{v} = {match[2]} is not 0 or 1")
         values.setdefault(v, value)
     if not values:
         raise InputError("no line of the solver's output gives a variable's value "
                          "(expected lines such as 'x12 1')")
-    return sorted(v for v, value in values.items() if round(value) == 1)
+    return sorted(v for v, value in values.items() if round(value) == 1 and v <= subject.n_vars)
 
 
 def minizinc_answer(subject: Subject, text: str) -> list[int]:
