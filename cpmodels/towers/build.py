@@ -29,6 +29,8 @@ Step = tuple[int, int, str]  # (row, column, letter): build that colour there
 SEARCH_NODES = 20_000
 #: Orders of last builds tried (the first peels in reading order, the rest at random).
 ATTEMPTS = 200
+#: Cap on the whole search for one city's builds, over every order tried.
+TOTAL_NODES = 2_000_000
 
 
 def check_chain(problem: TowersProblem) -> None:
@@ -69,29 +71,38 @@ def last_build_order(problem: TowersProblem, grid: Sequence[str],
 
     Peels the city from its last build: a cell may come last among those left when its
     needs are met by the final colours of the neighbours left and by the neighbours already
-    peeled (built after it) as lenders. Peeling a cell only helps the others, so peeling
-    any cell that may go decides the question."""
+    peeled (built after it) as lenders. Every tower has the neighbours its colour needs, so
+    a peeled neighbour may lend its own colour or any other one: peeling a cell only helps
+    the others, and peeling any cell that may go decides the question (in time linear in
+    the cells). ``rng`` picks at random which cell that may go goes first."""
     codes = _codes(problem, grid)
     around = _neighbours(problem)
-    left = set(range(len(codes)))
+    if any(k > len(around[v]) for v, k in enumerate(codes)):
+        return None
+    left = [True] * len(codes)
+
+    def may_go(v: int) -> bool:
+        held = {codes[u] for u in around[v] if left[u]}
+        return _lendable([j for j in range(codes[v]) if j not in held],
+                         [len(around[u]) for u in around[v] if not left[u]])
+
+    ready = [v for v in range(len(codes)) if may_go(v)]
+    queued = set(ready)
     peeled: list[int] = []
-    progress = True
-    while left and progress:
-        progress = False
-        candidates = sorted(left)
-        if rng is not None:
-            rng.shuffle(candidates)
-        for v in candidates:
-            if v not in left:
-                continue
-            held = {codes[u] for u in around[v] if u in left}
-            missing = [j for j in range(codes[v]) if j not in held]
-            lenders = [len(around[u]) for u in around[v] if u not in left]
-            if _lendable(missing, lenders):
-                left.discard(v)
-                peeled.append(v)
-                progress = True
-    return None if left else peeled[::-1]
+    head = 0
+    while head < len(ready):
+        if rng is not None:  # swap a random cell still to go into the head's place
+            pick = rng.randrange(head, len(ready))
+            ready[head], ready[pick] = ready[pick], ready[head]
+        v = ready[head]
+        head += 1
+        left[v] = False
+        peeled.append(v)
+        for u in around[v]:
+            if left[u] and u not in queued and may_go(u):
+                queued.add(u)
+                ready.append(u)
+    return None if len(peeled) < len(codes) else peeled[::-1]
 
 
 def orderable_violations(problem: TowersProblem, grid: Sequence[str]) -> list[str]:
@@ -149,28 +160,36 @@ class _Builder:
     each build needs on cells still to be built (a bounded depth-first search)."""
 
     def __init__(self, problem: TowersProblem) -> None:
-        self.problem = problem
         self.around = _neighbours(problem)
         self.board: list[int] = [-1] * (problem.rows * problem.cols)
+        self.final = [False] * len(self.board)  # built for the last time: never touched
         self.steps: list[tuple[int, int]] = []
-        self.nodes = 0
+        self.before: list[int] = []  # what each step replaced, to take it back
+        self.nodes = 0  # nodes searched for the current cell
+        self.total = 0  # and for the whole city
 
     def build(self, v: int, k: int, kept: frozenset[int]) -> bool:
-        """Make cell ``v`` hold colour ``k`` without touching the cells ``kept``."""
+        """Make cell ``v`` hold colour ``k`` without touching the final cells and the cells
+        ``kept``; the board is left as it was when this fails."""
         if self.board[v] == k:
             return True
         self.nodes += 1
-        if self.nodes > SEARCH_NODES:
+        self.total += 1
+        if self.nodes > SEARCH_NODES or not self._supply(v, list(range(k)), kept):
             return False
-        if self._supply(v, list(range(k)), kept):  # leaves the board as it was if not
-            self.board[v] = k
-            self.steps.append((v, k))
-            return True
-        return False
+        self.before.append(self.board[v])
+        self.board[v] = k
+        self.steps.append((v, k))
+        return True
+
+    def _rewind(self, mark: int) -> None:
+        while len(self.steps) > mark:
+            v, _ = self.steps.pop()
+            self.board[v] = self.before.pop()
 
     def _supply(self, v: int, needs: list[int], kept: frozenset[int]) -> bool:
         """Give ``v`` a neighbour of each colour in ``needs`` (highest first), keeping the
-        neighbours already chosen and the cells ``kept``."""
+        neighbours already chosen."""
         if not needs:
             return True
         j, rest = needs[-1], needs[:-1]
@@ -180,13 +199,12 @@ class _Builder:
                 return True
         for u in around:  # else a neighbour not kept, built for the purpose (``v`` itself
             # may stand in for what that build needs: it is built after)
-            if u in kept or self.board[u] == j or len(self.around[u]) < j:
+            if self.final[u] or u in kept or self.board[u] == j or len(self.around[u]) < j:
                 continue
-            saved = (list(self.board), len(self.steps))
+            mark = len(self.steps)
             if self.build(u, j, kept) and self._supply(v, rest, kept | {u}):
                 return True
-            self.board = saved[0]
-            del self.steps[saved[1]:]
+            self._rewind(mark)
         return False
 
 
@@ -198,27 +216,33 @@ def build_order(problem: TowersProblem, grid: Sequence[str],
     answer is the same on every run)."""
     rng = random.Random(0)
     orders = [list(cells)] if cells is not None else []
+    spent = 0
     for attempt in range(ATTEMPTS):
         if attempt >= len(orders):
             order = last_build_order(problem, grid, rng if attempt else None)
             if order is None:
                 return None
             orders.append(order)
-        steps = _follow(problem, grid, orders[attempt])
+        steps, nodes = _follow(problem, grid, orders[attempt], TOTAL_NODES - spent)
         if steps is not None:
             return steps
+        spent += nodes
+        if spent >= TOTAL_NODES:
+            break
     return None
 
 
-def _follow(problem: TowersProblem, grid: Sequence[str], order: list[int]) -> list[Step] | None:
-    """The builds that make each cell of ``order`` its final colour in turn, or None."""
+def _follow(problem: TowersProblem, grid: Sequence[str], order: list[int],
+            budget: int) -> tuple[list[Step] | None, int]:
+    """The builds that make each cell of ``order`` its final colour in turn (None if the
+    search finds none within ``budget`` nodes), and the nodes it searched."""
     codes = _codes(problem, grid)
     builder = _Builder(problem)
-    done: frozenset[int] = frozenset()
     for v in order:
         builder.nodes = 0
-        if not builder.build(v, codes[v], done):
-            return None
-        done |= {v}
+        if builder.total > budget or not builder.build(v, codes[v], frozenset()):
+            return None, builder.total
+        builder.final[v] = True
     cols = problem.cols
-    return [(v // cols, v % cols, problem.colours[k].letter) for v, k in builder.steps]
+    return ([(v // cols, v % cols, problem.colours[k].letter) for v, k in builder.steps],
+            builder.total)
