@@ -303,3 +303,23 @@ def test_certificates_are_refused_under_the_rule(run_cli, tmp_path):
         code, out, err = run_cli(*argv)
         assert code != 0 and "certificates are for the default rule" in err + out
         assert not (tmp_path / "c").exists()
+
+
+def test_a_city_without_builds_is_excluded_and_kept_in_the_bound(tmp_path, monkeypatch):
+    problem = towers_problem(load_spec(_game(tmp_path, (1, 2, 3, 4))), 3, 3)
+    found, proposed = build.build_order, []
+
+    def first_fails(problem, grid, cells=None):
+        proposed.append(grid)
+        return None if len(proposed) == 1 else found(problem, grid, cells)
+
+    monkeypatch.setattr(build, "build_order", first_fails)
+    result = towers_model.solve(problem)
+    assert len(proposed) == 2 and result.grid != proposed[0]
+    assert result.bound == 27 and result.optimal == (result.score == 27)
+    assert replay_towers(result.order, 3, 3) == result.grid
+    # When no city gets its builds, the answer is unknown under the best excluded score.
+    monkeypatch.setattr(build, "build_order", lambda problem, grid, cells=None: None)
+    monkeypatch.setattr(towers_model, "BUILD_ATTEMPTS", 3)
+    result = towers_model.solve(problem)
+    assert result.status == "unknown" and result.bound == 27 and not result.grid

@@ -18,6 +18,12 @@ from cpmodels.towers.result import NAME, TowersResult
 def build_towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
     """Booleans x[r, c, k] (cell holds colour k) with one colour per cell and the rules
     (under the build-order rule, those of an orderable city: :func:`add_build_order`)."""
+    model, x, _ = _towers_model(problem)
+    return model, x
+
+
+def _towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict, dict | None]:
+    """:func:`build_towers_model` and, under the build-order rule, the cells' times."""
     model = cp_model.CpModel()
     x = {
         (r, c, k): model.new_bool_var(f"x{r}_{c}_{k}")
@@ -45,15 +51,10 @@ def build_towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
                         model.add_bool_or(support).only_enforce_if(x[r, c, k])
                     else:
                         model.add(x[r, c, k] == 0)
-    if problem.when_built:
-        add_build_order(problem, model, x)
-    _maximize_score(problem, model, x)
-    return model, x
-
-
-def _maximize_score(problem: TowersProblem, model: cp_model.CpModel, x: dict) -> None:
+    times = add_build_order(problem, model, x) if problem.when_built else None
     model.maximize(sum(col.points * x[r, c, k] for (r, c, k), col in
                        ((key, problem.colours[key[2]]) for key in x)))
+    return model, x, times
 
 
 def add_build_order(problem: TowersProblem, model: cp_model.CpModel, x: dict) -> dict:
@@ -245,14 +246,8 @@ def solve_when_built(problem: TowersProblem, *, time_limit: float | None = None,
 
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    model = cp_model.CpModel()
-    x = {(r, c, k): model.new_bool_var(f"x{r}_{c}_{k}") for r in range(problem.rows)
-         for c in range(problem.cols) for k in range(len(problem.colours))}
-    for r in range(problem.rows):
-        for c in range(problem.cols):
-            model.add_exactly_one(x[r, c, k] for k in range(len(problem.colours)))
-    times = add_build_order(problem, model, x)
-    _maximize_score(problem, model, x)
+    model, x, times = _towers_model(problem)
+    assert times is not None
     excluded_best: int | None = None
     status, bound = cp_model.UNKNOWN, None
     for _ in range(BUILD_ATTEMPTS):
@@ -273,10 +268,11 @@ def solve_when_built(problem: TowersProblem, *, time_limit: float | None = None,
         if order is not None and build.replay(problem, order) == grid:
             if excluded_best is not None:
                 bound = max(bound, excluded_best)
-            optimal = status == cp_model.OPTIMAL and score >= (excluded_best or score)
+            optimal = status == cp_model.OPTIMAL and (excluded_best is None
+                                                      or score >= excluded_best)
             return TowersResult("solved", time.perf_counter() - start, grid, score, optimal,
                                 score if optimal else bound, order=order)
-        excluded_best = max(score, excluded_best or score)
+        excluded_best = score if excluded_best is None else max(score, excluded_best)
         letters = {col.letter: k for k, col in enumerate(problem.colours)}
         model.add(sum(x[r, c, letters[grid[r][c]]] for r in range(problem.rows)
                       for c in range(problem.cols)) <= problem.rows * problem.cols - 1)
