@@ -178,7 +178,8 @@ def test_replay_refuses_illegal_orders(tmp_path):
                        ([(0, 0, "B"), (5, 0, "B")], "off the 2x2 board"),
                        ([(0, 0, "Q")], "not a colour"),
                        ([(0, 0, "B")], "empty"),
-                       ([(0, 0)], "not \\[row, column, letter\\]")):
+                       ([(0, 0)], "not \\[row, column, letter\\]"),
+                       ([7], "not \\[row, column, letter\\]")):
         with pytest.raises(InputError, match=why):
             build.replay(problem, order)
 
