@@ -9,8 +9,9 @@ pictures, export_suite, web_hints, web_play, web_load, design_apad, design_apad_
 design_weekday, design_weekday_cluster, week_difficulty, first_count, cluster_week_sweep,
 week11_sweep, week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each),
 towers_9x9_priced, towers_10x10_priced (the bound with priced rows),
-towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it). With no
-name, every benchmark runs.
+towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it),
+towers_when_built_5x5, towers_when_built_10x10 (the game's build-order rule: the published
+optima 81 and 58, each with its order of builds replayed). With no name, every benchmark runs.
 """
 
 from __future__ import annotations
@@ -345,6 +346,25 @@ def _towers_priced(n: int, cut: int, best: int, steps: int = 120) -> Callable[[]
     return run
 
 
+def _towers_when_built(n: int, points: tuple[int, ...]) -> Callable[[], str]:
+    """The game's rule (needs checked when a tower is built), four colours in a chain."""
+    def run() -> str:
+        from cpmodels.towers import build
+
+        text = (SPECS / "city_bloxx.yaml").read_text()
+        for old, new in zip((205, 966, 2677, 5738), points):
+            text = text.replace(f"points: {old}", f"points: {new}")
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "game.yaml"
+            path.write_text(text)
+            problem = towers_problem(load_spec(path), n, n)
+        r = towers_model.solve(problem)
+        replayed = r.order is not None and build.replay(problem, r.order) == r.grid
+        return (f"score {r.score:,}, {'proved' if r.optimal else 'not proved'}, "
+                f"{len(r.order or [])} builds, {'replayed' if replayed else 'NOT REPLAYED'}")
+    return run
+
+
 def _towers_certificate(n: int) -> Callable[[], str]:
     def run() -> str:
         import tempfile
@@ -556,6 +576,10 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str | tuple[str, int | None]]]] = 
     **{f"towers_{n}x{n}_certificate": (f"towers {n}x{n} with its certificate, checked",
                                         _towers_certificate(n)) for n in (6, 7, 8)},
     "towers_9x9": ("towers 9x9, 10 minutes", _towers(9, 600)),
+    "towers_when_built_5x5": ("towers 5x5 when built, points 1/2/3/4 (published optimum 81)",
+                              _towers_when_built(5, (1, 2, 3, 4))),
+    "towers_when_built_10x10": ("towers 10x10 when built, Yellow 1, rest 0 (published 58)",
+                                _towers_when_built(10, (0, 0, 0, 1))),
     "towers_9x9_priced": ("towers 9x9: bands 5 + 4 with priced corners across the cut, "
                           "120 steps", _towers_priced(9, 5, 2750)),
     "towers_10x10_priced": ("towers 10x10: bands 5 + 5 with priced corners, 120 steps",

@@ -140,3 +140,18 @@ SMALL_BOARDS = [
      {"L": "####/#...", "T": "###/.#.", "S": "##./.##", "O": "##/##", "I": "####",
       "J": "#../###"}),
 ]
+
+
+def replay_towers(order, rows: int, cols: int) -> list[str]:
+    """Replay builds ``[row, col, letter]`` from an empty board under the game's rule (a
+    tower's needs are checked when it is built; it may replace another); return the city."""
+    board = [[None] * cols for _ in range(rows)]
+    for r, c, letter in order:
+        assert 0 <= r < rows and 0 <= c < cols, f"({r},{c}) is off the board"
+        around = {board[r + dr][c + dc] for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                  if 0 <= r + dr < rows and 0 <= c + dc < cols}
+        for need in NEEDS[letter]:
+            assert need in around, f"{letter} built at ({r},{c}) without {need}"
+        board[r][c] = letter
+    assert all(all(row) for row in board), "a cell is never built"
+    return ["".join(row) for row in board]

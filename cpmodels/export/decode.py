@@ -88,7 +88,7 @@ def opb_answer(subject: Subject, text: str) -> list[int]:
                 raise InputError(f"line {number} of the solver's output: {tok!r} is not a "
                                  "literal such as x3 or -x3")
             lits.append(-int(match[2]) if match[1] else int(match[2]))
-    return _true_of(subject, lits, subject.n_vars, "v line literal")
+    return _true_of(subject, lits, subject.n_all, "v line literal")
 
 
 _NAME_VALUE = re.compile(r"(?<![\w.])x(\d+)\s+(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(?![\w.])")
@@ -102,14 +102,14 @@ def mip_answer(subject: Subject, text: str) -> list[int]:
     values: dict[int, float] = {}
     for match in _NAME_VALUE.finditer(text):
         v, value = int(match[1]), float(match[2])
-        _check_range(subject, v, subject.n_vars)
+        _check_range(subject, v, subject.n_all)
         if abs(value - round(value)) > 1e-6 or round(value) not in (0, 1):
             raise InputError(f"x{v} = {match[2]} is not 0 or 1")
         values.setdefault(v, value)
     if not values:
         raise InputError("no line of the solver's output gives a variable's value "
                          "(expected lines such as 'x12 1')")
-    return sorted(v for v, value in values.items() if round(value) == 1)
+    return sorted(v for v, value in values.items() if round(value) == 1 and v <= subject.n_vars)
 
 
 def minizinc_answer(subject: Subject, text: str) -> list[int]:
@@ -192,7 +192,11 @@ def cpsat_answer(subject: Subject, data: bytes) -> list[int]:
         raise Unsolvable("CP-SAT says INFEASIBLE")
     if not response.solution:
         raise InputError(f"the CP-SAT response holds no solution (status {status})")
-    if len(response.solution) != subject.n_vars:
+    if len(response.solution) != subject.n_vars and not (
+            subject.is_towers and subject.towers.when_built
+            and len(response.solution) > subject.n_vars):
         raise InputError(f"the CP-SAT response has {len(response.solution):,} values; the "
                          f"model has {subject.n_vars:,} variables")
-    return [v + 1 for v, value in enumerate(response.solution) if value]
+    # Under the build-order rule the model's own variables (times, lent needs) follow the
+    # board's; the rule is checked on the board.
+    return [v + 1 for v, value in enumerate(response.solution[:subject.n_vars]) if value]

@@ -40,7 +40,7 @@ class LinearModel:
 
     @property
     def n_vars(self) -> int:
-        return self.subject.n_vars
+        return self.subject.n_all
 
 
 def linear_model(subject: Subject) -> LinearModel:
@@ -64,16 +64,72 @@ def linear_model(subject: Subject) -> LinearModel:
                 k = built[r, c]
                 model.rows.append(Row(f"built_r{r}c{c}", cell if k < 0 else
                                       [(1, subject.var(r, c, k))], *((0, 0) if k < 0 else (1, 1))))
+            if p.when_built:
+                continue
             around = p.neighbours(r, c)
             for k, colour in enumerate(p.colours):
                 for need in colour.needs:
                     terms = [(1, subject.var(nr, nc, need)) for nr, nc in around]
                     model.rows.append(Row(f"need_r{r}c{c}_{colour.letter}_{p.colours[need].letter}",
                                           [*terms, (-1, subject.var(r, c, k))], 0, None))
+    if p.when_built:
+        _build_order_rows(model)
     model.objective = [(colour.points, subject.var(r, c, k)) for r in range(p.rows)
                        for c in range(p.cols) for k, colour in enumerate(p.colours)
                        if colour.points]
     return model
+
+
+def _build_order_rows(model: LinearModel) -> None:
+    """The build-order rule (``towers/build.py``, as ``towers.model.add_build_order``):
+    after the board's variables, each cell's time in bits, one variable a pair of
+    neighbours (the first in reading order is built first), then for each cell, neighbour
+    and need j < K - 1, "the neighbour lends the cell j"."""
+    subject, p = model.subject, model.subject.towers
+    top, bits = len(p.colours), subject.time_bits
+    size = 1 << bits
+    cells = [(r, c) for r in range(p.rows) for c in range(p.cols)]
+    fresh = iter(range(subject.n_vars + 1, subject.n_all + 1))
+    time = {v: [(1 << b, next(fresh)) for b in range(bits)] for v in cells}
+    first: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
+    for v in cells:
+        for u in p.neighbours(*v):
+            if u > v:
+                first[v, u] = next(fresh)
+    for (v, u), o in first.items():  # o: v before u, so time(v) + 1 <= time(u)
+        model.rows.append(Row(f"first_{v[0]}_{v[1]}_{u[0]}_{u[1]}", [
+            *time[v], *((-a, x) for a, x in time[u]), (size, o)], None, size - 1))
+        model.rows.append(Row(f"second_{v[0]}_{v[1]}_{u[0]}_{u[1]}", [
+            *time[u], *((-a, x) for a, x in time[v]), (-size, o)], None, -1))
+
+    def before(u: tuple[int, int], v: tuple[int, int]) -> tuple[int, Terms]:
+        """``u`` is built before ``v`` as constant + terms."""
+        return (0, [(1, first[u, v])]) if (u, v) in first else (1, [(-1, first[v, u])])
+
+    for v in cells:
+        around = p.neighbours(*v)
+        for k in range(len(around) + 1, top):
+            model.rows.append(Row(f"degree_{v[0]}_{v[1]}_{k}", [(1, subject.var(*v, k))], 0, 0))
+        lend = {(u, j): next(fresh) for u in around for j in range(top - 1)}
+        for u in around:
+            model.rows.append(Row(f"lend_once_{v[0]}_{v[1]}_{u[0]}_{u[1]}",
+                                  [(1, lend[u, j]) for j in range(top - 1)], None, 1))
+            const, earlier = before(u, v)
+            for j in range(top - 1):
+                name = f"lend_{v[0]}_{v[1]}_{u[0]}_{u[1]}_{j}"
+                x = subject.var(*u, j)
+                if len(p.neighbours(*u)) >= j:  # lend <= x + (1 - before)
+                    model.rows.append(Row(name, [(1, lend[u, j]), (-1, x), *earlier],
+                                          None, 1 - const))
+                else:  # lend <= x and lend <= before
+                    model.rows.append(Row(name, [(1, lend[u, j]), (-1, x)], None, 0))
+                    model.rows.append(Row(name + "_first", [(1, lend[u, j]),
+                                          *((-a, y) for a, y in earlier)], None, const))
+        for j in range(top - 1):
+            model.rows.append(Row(f"needs_{v[0]}_{v[1]}_{j}", [
+                *((1, subject.var(*v, k)) for k in range(j + 1, top)),
+                *((-1, lend[u, j]) for u in around)], None, 0))
+    assert next(fresh, None) is None
 
 
 def _safe(name: str) -> str:
@@ -86,6 +142,10 @@ def header_lines(subject: Subject, extra: Sequence[str] = ()) -> list[str]:
     meaning (without the comment mark)."""
     lines = [f"cpmodels: {subject.describe()}", *extra]
     lines += [f"x{v} = {subject.meaning(v)}" for v in range(1, subject.n_vars + 1)]
+    if subject.n_all > subject.n_vars:
+        lines.append(f"x{subject.n_vars + 1} .. x{subject.n_all}: the order of building (rules: "
+                     "when-built): each cell's time in bits, which of two neighbours is built "
+                     "first, which need a neighbour lends")
     return lines
 
 

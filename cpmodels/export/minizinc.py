@@ -65,6 +65,38 @@ output ["board = ["] ++
 """
 
 
+NEEDS_ALWAYS = """\
+  forall(k in 1..n_colours, n in needs[k])(
+    tower[r, c] = k -> exists(rr in max(1, r - 1)..min(rows, r + 1),
+                              cc in max(1, c - 1)..min(cols, c + 1)
+                              where abs(rr - r) + abs(cc - c) = 1)(tower[rr, cc] = n)));
+"""
+
+# The build-order rule (colours in a chain, colour k needs 1..k-1; docs/towers.md): the
+# city is orderable. t: each cell's last build; lend[r, c, d]: the need (0: none) the
+# neighbour in direction d gives, holding it and built before, or built after with as many
+# neighbours as that colour needs.
+NEEDS_WHEN_BUILT = """\
+  true);
+array[1..4] of int: dr = [-1, 1, 0, 0];
+array[1..4] of int: dc = [0, 0, -1, 1];
+function int: degree(int: r, int: c) =
+  sum(d in 1..4)(bool2int(r + dr[d] in 1..rows /\\ c + dc[d] in 1..cols));
+array[1..rows, 1..cols] of var 0..rows * cols - 1: t;
+array[1..rows, 1..cols, 1..4] of var 0..n_colours: lend;
+constraint forall(r in 1..rows, c in 1..cols, d in 1..4)(
+  if r + dr[d] in 1..rows /\\ c + dc[d] in 1..cols then
+    t[r, c] != t[r + dr[d], c + dc[d]] /\\
+    (lend[r, c, d] > 0 ->
+      ((tower[r + dr[d], c + dc[d]] = lend[r, c, d] /\\ t[r + dr[d], c + dc[d]] < t[r, c]) \\/
+       (t[r + dr[d], c + dc[d]] > t[r, c] /\\
+        degree(r + dr[d], c + dc[d]) >= card(needs[lend[r, c, d]]))))
+  else lend[r, c, d] = 0 endif);
+constraint forall(r in 1..rows, c in 1..cols, k in 1..n_colours, n in needs[k])(
+  tower[r, c] = k -> exists(d in 1..4)(lend[r, c, d] = n));
+"""
+
+
 def _string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -103,4 +135,7 @@ def minizinc_texts(subject: Subject) -> tuple[str, str]:
             f"allow_empty = {'true' if p.allow_empty else 'false'};",
             f"empty_letter = {_string(p.empty_letter)};",
             f"built = array2d(1..{p.rows}, 1..{p.cols}, {_ints(cells)});"]
-    return TOWERS_MODEL.format(title=title), "\n".join(data) + "\n"
+    model = TOWERS_MODEL.format(title=title)
+    if p.when_built:
+        model = model.replace(NEEDS_ALWAYS, NEEDS_WHEN_BUILT)
+    return model, "\n".join(data) + "\n"

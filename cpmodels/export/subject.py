@@ -57,6 +57,23 @@ class Subject:
             return p.rows * p.cols * len(p.colours)
         return len(self.cover.options)
 
+    @property
+    def time_bits(self) -> int:
+        """Towers under the build-order rule: bits of a cell's time in the 0-1 programme."""
+        return max(1, (self.towers.rows * self.towers.cols - 1).bit_length())
+
+    @property
+    def n_all(self) -> int:
+        """Every variable of the 0-1 programme: the decision variables, then under the
+        build-order rule each cell's time in bits, which of two neighbours is built first
+        (one a pair), and which need a neighbour lends (``linear.py``)."""
+        if self.problem is None or not self.problem.when_built:
+            return self.n_vars
+        p = self.problem
+        cells = p.rows * p.cols
+        pairs = p.rows * (p.cols - 1) + p.cols * (p.rows - 1)
+        return self.n_vars + cells * self.time_bits + pairs + 2 * pairs * (len(p.colours) - 1)
+
     def var(self, r: int, c: int, k: int) -> int:
         """Towers: the variable (from 1) of colour ``k`` at ``(r, c)``."""
         return (r * self.towers.cols + c) * len(self.towers.colours) + k + 1

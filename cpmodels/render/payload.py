@@ -31,8 +31,10 @@ def packing_payload(instance: PackingInstance, result: CoverResult) -> dict[str,
 
 
 def towers_payload(problem: TowersProblem, result: TowersResult) -> dict[str, Any]:
-    """The packing contract (empty labels and placements) plus grid, score, optimal, bound."""
-    return {
+    """The packing contract (empty labels and placements) plus grid, score, optimal, bound;
+    under the build-order rule, ``order``: the builds, ``[row, col, letter]``, that reach the
+    grid from an empty board."""
+    payload: dict[str, Any] = {
         "spec": problem.name,
         "status": result.status,
         "labels": [],
@@ -46,6 +48,10 @@ def towers_payload(problem: TowersProblem, result: TowersResult) -> dict[str, An
         "optimal": result.optimal,
         "bound": result.bound,
     }
+    if problem.when_built:
+        payload["rules"] = problem.rules
+        payload["order"] = None if result.order is None else [list(s) for s in result.order]
+    return payload
 
 
 def count_payload(instance: PackingInstance, result: CountResult) -> dict[str, Any]:

@@ -125,6 +125,9 @@ def towers_text(problem: TowersProblem, result: TowersResult, colour: bool = Fal
             gap = result.gap
             proof = f"bound {result.bound}" + (f", gap {gap:.1%}" if gap is not None else "")
         lines.append(f"score {result.score}, {proof}")
+        if result.order is not None:
+            lines.append(f"built in {len(result.order)} steps: "
+                         + " ".join(f"{letter}{r},{c}" for r, c, letter in result.order))
     elif result.status == "unsolvable":
         lines.append("no legal board")
     else:

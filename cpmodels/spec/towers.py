@@ -29,6 +29,10 @@ class TowersSpec(StrictModel):
     colours: list[Colour] = Field(min_length=1)
     allow_empty: bool = Field(False, description="cells may stay empty (0 points)")
     empty_letter: str = Field(".", min_length=1, max_length=1)
+    rules: Literal["always", "when-built"] = Field(
+        "always", description="always: every tower's needs hold in the final city; when-built "
+        "(the game's rule): a tower's needs are checked when it is built, and a new tower may "
+        "replace an old one")
     fixed: list[str] | None = Field(
         None, description="a partly built city: one string per row, a colour letter (or the "
         "empty letter) for a cell already built, ? for a free cell")

@@ -16,7 +16,14 @@ from cpmodels.towers.result import NAME, TowersResult
 
 
 def build_towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
-    """Booleans x[r, c, k] (cell holds colour k) with one colour per cell and the rules."""
+    """Booleans x[r, c, k] (cell holds colour k) with one colour per cell and the rules
+    (under the build-order rule, those of an orderable city: :func:`add_build_order`)."""
+    model, x, _ = _towers_model(problem)
+    return model, x
+
+
+def _towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict, dict | None]:
+    """:func:`build_towers_model` and, under the build-order rule, the cells' times."""
     model = cp_model.CpModel()
     x = {
         (r, c, k): model.new_bool_var(f"x{r}_{c}_{k}")
@@ -34,6 +41,8 @@ def build_towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
                 model.add_at_most_one(cell)
             else:
                 model.add_exactly_one(cell)
+            if problem.when_built:
+                continue
             around = problem.neighbours(r, c)
             for k, colour in enumerate(problem.colours):
                 for need in colour.needs:
@@ -42,9 +51,50 @@ def build_towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
                         model.add_bool_or(support).only_enforce_if(x[r, c, k])
                     else:
                         model.add(x[r, c, k] == 0)
+    times = add_build_order(problem, model, x) if problem.when_built else None
     model.maximize(sum(col.points * x[r, c, k] for (r, c, k), col in
                        ((key, problem.colours[key[2]]) for key in x)))
-    return model, x
+    return model, x, times
+
+
+def add_build_order(problem: TowersProblem, model: cp_model.CpModel, x: dict) -> dict:
+    """The city must be orderable (``build.py``; chain colours, colour k needs colours
+    0..k-1): ``t[r, c]``, the time of the cell's last build, and ``lend[v, u, j]``, "the
+    neighbour u gives cell v its need j": u holds j and is built before v, or is built
+    after v and has at least j neighbours (it then holds j for a while); a neighbour gives
+    one need. Returns the times."""
+    n, cells = problem.rows * problem.cols, [(r, c) for r in range(problem.rows)
+                                              for c in range(problem.cols)]
+    t = {v: model.new_int_var(0, n - 1, f"t{v[0]}_{v[1]}") for v in cells}
+    before: dict[tuple[tuple[int, int], tuple[int, int]], Any] = {}
+    for v in cells:
+        for u in problem.neighbours(*v):
+            if (v, u) in before:
+                continue
+            first = model.new_bool_var(f"b{u[0]}_{u[1]}_{v[0]}_{v[1]}")  # u before v
+            model.add(t[u] + 1 <= t[v]).only_enforce_if(first)
+            model.add(t[v] + 1 <= t[u]).only_enforce_if(~first)
+            before[u, v], before[v, u] = first, ~first
+    top = len(problem.colours)
+    for v in cells:
+        around = problem.neighbours(*v)
+        for k in range(len(around) + 1, top):
+            model.add(x[v[0], v[1], k] == 0)  # colour k needs k neighbours
+        lend = {(u, j): model.new_bool_var(f"l{v}{u}{j}") for u in around
+                for j in range(top - 1)}
+        for u in around:
+            model.add_at_most_one(lend[u, j] for j in range(top - 1))
+            for j in range(top - 1):
+                if len(problem.neighbours(*u)) >= j:
+                    model.add_bool_or([x[u[0], u[1], j], ~before[u, v]]).only_enforce_if(
+                        lend[u, j])
+                else:
+                    model.add_implication(lend[u, j], x[u[0], u[1], j])
+                    model.add_implication(lend[u, j], before[u, v])
+        for j in range(top - 1):
+            model.add(sum(x[v[0], v[1], k] for k in range(j + 1, top))
+                      <= sum(lend[u, j] for u in around))
+    return t
 
 
 def _search(problem: TowersProblem, time_limit: float | None, workers: int | None,
@@ -111,6 +161,8 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     certificate of the answer (``certificate.py``); with it the programme runs on every
     board narrow enough, even where CP-SAT alone proves the optimum.
     """
+    if problem.when_built:
+        return solve_when_built(problem, time_limit=time_limit, workers=workers)
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
 
@@ -176,3 +228,57 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
         optimal = True  # the board reaches a bound proved by the bands
     return TowersResult("solved", time.perf_counter() - start, grid, score, optimal,
                         score if optimal else bound, backend)
+
+
+#: Cities CP-SAT may propose before the build-order rule's search gives up finding orders.
+BUILD_ATTEMPTS = 20
+
+
+def solve_when_built(problem: TowersProblem, *, time_limit: float | None = None,
+                     workers: int | None = None) -> TowersResult:
+    """The best city under the build-order rule, with one order of builds that reaches it.
+
+    CP-SAT maximises over orderable cities (every reachable city is one, so its bound holds);
+    ``build.build_order`` then looks for the builds, and ``build.replay`` checks them. A city
+    the search finds no builds for is excluded and CP-SAT asked again; its score stays in
+    the bound, since the search is not complete."""
+    from cpmodels.towers import build
+
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    model, x, times = _towers_model(problem)
+    assert times is not None
+    excluded_best: int | None = None
+    status, bound = cp_model.UNKNOWN, None
+    for _ in range(BUILD_ATTEMPTS):
+        solver = cp_model.CpSolver()
+        if deadline is not None:
+            solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
+        solver.parameters.num_workers = workers or DEFAULT_WORKERS
+        status = run_solver(solver, model)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            break
+        bound = int(solver.best_objective_bound)
+        grid = ["".join(next(problem.colours[k].letter for k in range(len(problem.colours))
+                             if solver.boolean_value(x[r, c, k]))
+                        for c in range(problem.cols)) for r in range(problem.rows)]
+        last = sorted(times, key=lambda v: solver.value(times[v]))
+        order = build.build_order(problem, grid, [r * problem.cols + c for r, c in last])
+        score = problem.score(grid)
+        if order is not None and build.replay(problem, order) == grid:
+            if excluded_best is not None:
+                bound = max(bound, excluded_best)
+            optimal = status == cp_model.OPTIMAL and (excluded_best is None
+                                                      or score >= excluded_best)
+            return TowersResult("solved", time.perf_counter() - start, grid, score, optimal,
+                                score if optimal else bound, order=order)
+        excluded_best = score if excluded_best is None else max(score, excluded_best)
+        letters = {col.letter: k for k, col in enumerate(problem.colours)}
+        model.add(sum(x[r, c, letters[grid[r][c]]] for r in range(problem.rows)
+                      for c in range(problem.cols)) <= problem.rows * problem.cols - 1)
+    seconds = time.perf_counter() - start
+    if status == cp_model.INFEASIBLE and excluded_best is None:
+        return TowersResult("unsolvable", seconds)
+    if excluded_best is not None:
+        bound = excluded_best if bound is None else max(bound, excluded_best)
+    return TowersResult("unknown", seconds, bound=bound)

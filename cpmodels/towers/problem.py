@@ -29,6 +29,11 @@ class TowersProblem:
     allow_empty: bool = False
     empty_letter: str = "."
     fixed: tuple[tuple[tuple[int, int], int], ...] = ()  # built cells: colour index, -1 empty
+    rules: str = "always"  # or "when-built": needs checked when a tower is built (build.py)
+
+    @property
+    def when_built(self) -> bool:
+        return self.rules == "when-built"
 
     @property
     def codes(self) -> int:
@@ -52,6 +57,10 @@ class TowersProblem:
 
     def violations(self, grid: Sequence[str]) -> list[str]:
         """Every broken rule of a board drawn one letter per cell (empty list: it is legal)."""
+        if self.when_built:
+            from cpmodels.towers.build import orderable_violations
+
+            return orderable_violations(self, grid)
         problems: list[str] = []
         if len(grid) != self.rows or any(len(row) != self.cols for row in grid):
             return [f"the board is not {self.rows}x{self.cols}"]
@@ -98,5 +107,10 @@ def towers_problem(spec: TowersSpec, rows: int | None = None,
         letters[spec.empty_letter] = -1
         fixed = [((r, c), letters[ch]) for r, row in enumerate(spec.fixed)
                  for c, ch in enumerate(row) if ch != "?"]
-    return TowersProblem(spec.name, rows, cols, colours, spec.allow_empty, spec.empty_letter,
-                         tuple(fixed))
+    problem = TowersProblem(spec.name, rows, cols, colours, spec.allow_empty,
+                            spec.empty_letter, tuple(fixed), spec.rules)
+    if problem.when_built:
+        from cpmodels.towers.build import check_chain
+
+        check_chain(problem)
+    return problem

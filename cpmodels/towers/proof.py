@@ -29,6 +29,9 @@ from cpmodels.towers.certificate import (
 from cpmodels.towers.problem import TowersProblem, towers_problem
 from cpmodels.towers.result import TowersResult
 
+WHEN_BUILT = ("certificates are for the default rule; under rules: when-built the optimum "
+              "is CP-SAT's and the city comes with its order of builds")
+
 
 @dataclass
 class ProvedAnswer:
@@ -46,6 +49,7 @@ def solve_with_certificate(problem: TowersProblem, path: Path, *,
     check it. Nothing is left at ``path`` unless the certificate is whole and proved."""
     from cpmodels.towers import model, programme
 
+    _default_rule_only(problem)
     if min(problem.rows, problem.cols) > model.DP_PROOF_WIDTH:
         return _solve_wide(problem, path, time_limit)
     writer = CertificateWriter(path, problem, programme.key_layout(problem))
@@ -69,11 +73,18 @@ def solve_with_certificate(problem: TowersProblem, path: Path, *,
     return ProvedAnswer(result, check_certificate(path, problem))
 
 
+def _default_rule_only(problem: TowersProblem) -> None:
+    if problem.when_built:
+        raise InputError(WHEN_BUILT)
+
+
 def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | None = None,
                        on_layer: Callable[[int, int], None] | None = None,
                        ) -> tuple[TowersProblem, CertificateCheck]:
     """Check the certificate at ``path`` for ``spec`` (its board size from ``size``, else
     from the certificate's header), without a solver."""
+    if spec.rules == "when-built":
+        raise InputError(WHEN_BUILT)
     if not path.is_file():
         raise InputError(f"{path}: no such file")
     claim = _priced_claim(path)

@@ -20,6 +20,7 @@ class TowersResult:
     optimal: bool = False
     bound: int | None = None
     backend: str = NAME
+    order: list[tuple[int, int, str]] | None = None  # when-built: builds that reach the grid
 
     @property
     def gap(self) -> float | None:
