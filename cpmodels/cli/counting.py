@@ -21,7 +21,7 @@ from cpmodels.cli.output import (
 )
 from cpmodels.cli.parser import advance, bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
-from cpmodels.files import keep_complete_lines
+from cpmodels.files import keep_complete_lines, open_stream
 from cpmodels.spec import CalendarSpec, load_spec
 
 
@@ -76,7 +76,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     bar.update(kept)
     try:
         with cluster_from(args) as cluster, bar, (contextlib.nullcontext() if picture else
-                                              args.out.open("a" if args.resume else "w")
+                                              open_stream(args.out, append=args.resume)
                                               ) as handle:
             if cluster is not None:
                 from cpmodels.backends.engine import cluster_solutions

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.errors import InputError
-from cpmodels.files import keep_complete_lines
+from cpmodels.files import read_lines
 
 if TYPE_CHECKING:
     pass
@@ -96,10 +97,9 @@ def read_verdicts(path: Path) -> dict[tuple[str, ...], Verdict]:
     """The verdicts an earlier run wrote to ``path`` (JSON lines), by their pieces, after
     dropping a line a killed run cut short: what ``--resume`` keeps."""
     done: dict[tuple[str, ...], Verdict] = {}
-    if not path.exists():
+    if not os.path.lexists(path):
         return done
-    keep_complete_lines(path)
-    for line in path.read_text().splitlines():
+    for line in read_lines(path, "file of design verdicts"):
         try:
             verdict = Verdict.from_dict(json.loads(line))
         except (ValueError, TypeError, KeyError, AttributeError):

@@ -29,7 +29,7 @@ from shapely.ops import unary_union
 
 from cpmodels import __version__
 from cpmodels.errors import InputError
-from cpmodels.files import directory_in_place
+from cpmodels.files import directory_in_place, write_atomic
 from cpmodels.geometry import Cell
 from cpmodels.spec.models import CalendarSpec, PackingLike, Spec, TowersSpec
 
@@ -185,7 +185,7 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
                                   margin=options.margin)
             for sheet in laid:
                 stem = f"sheet-{sheet.number}"
-                (scratch / f"{stem}.svg").write_text(laser.sheet_svg(sheet))
+                write_atomic(scratch / f"{stem}.svg", laser.sheet_svg(sheet))
                 laser.write_dxf(sheet, scratch / f"{stem}.dxf")
                 sheet_png(sheet, scratch / f"{stem}.png")
                 report.sheets += [f"{stem}.svg", f"{stem}.dxf", f"{stem}.png"]
@@ -217,7 +217,7 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
         files.append({"file": "puzzle.3mf", "holds": "every solid",
                       "objects": [name for name, _ in printed]})
         report.solids.append("puzzle.3mf")
-        (scratch / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+        write_atomic(scratch / "manifest.json", json.dumps(manifest, indent=1) + "\n")
     report.manifest = manifest
     return report
 
