@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-
 MAX_PROOF_BYTES = 200_000_000  # a proof file longer than this is refused unread
 MAX_LITERAL_DIGITS = 19  # a literal's text longer than this is past any formula's variables
 
@@ -311,9 +310,8 @@ def check_drup(clauses: Sequence[Sequence[int]], proof: Iterable[str]) -> ProofC
     kinds, targets = [], []
     keys: dict[tuple[int, ...], tuple[int, ...]] = {}
     for deletion, lemma in steps:
-        key = keys.get(lemma)
-        if key is None:
-            key = keys[lemma] = tuple(sorted(set(lemma)))
+        known = keys.get(lemma)
+        key = known if known is not None else keys.setdefault(lemma, tuple(sorted(set(lemma))))
         c = index.get(key, -1)
         if deletion:
             if c >= 0 and copies[c] > 0:

@@ -18,7 +18,7 @@ import secrets
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, BinaryIO
@@ -194,6 +194,13 @@ def open_input(path: Path | str, limit: int, what: str = "file") -> Iterator[Bin
         yield handle
 
 
+def check_input(path: Path | str, limit: int, what: str = "file") -> None:
+    """That ``path`` is a regular file of at most ``limit`` bytes to read, or
+    :class:`FileRefused` saying why (checked without reading it)."""
+    with open_input(path, limit, what):
+        pass
+
+
 def read_bounded(path: Path | str, limit: int, what: str = "file") -> bytes:
     """The bytes of the regular file ``path``, refused (:class:`FileRefused`) past ``limit``
     bytes before it is read, and when it grows past ``limit`` while it is read."""
@@ -208,7 +215,8 @@ def read_bounded(path: Path | str, limit: int, what: str = "file") -> bytes:
     return data
 
 
-def read_lines(path: Path | str, what: str = "resumable output") -> Iterator[str]:
+def read_lines(path: Path | str, what: str = "resumable output",
+               ) -> Generator[str, None, None]:
     """The complete lines of a resumable output, one at a time (bounded in number of bytes
     and in line length; the last line is dropped if a killed run cut it short)."""
     with open_input(path, MAX_RESUME_BYTES, what) as handle:

@@ -47,7 +47,7 @@ class _GuardedOutput(io.BufferedWriter):
 
     def _failed(self, exc: OSError) -> Exception:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, self.raw.fileno())
+        os.dup2(devnull, self.fileno())
         os.close(devnull)
         return exc if isinstance(exc, BrokenPipeError) else StandardOutputError(exc)
 
@@ -65,7 +65,7 @@ def guard_stdout() -> None:
         return  # closed, or not a file: left as it is
     sys.stdout = io.TextIOWrapper(_GuardedOutput(io.FileIO(fd, "w", closefd=False)),
                                   encoding=stream.encoding, errors=stream.errors,
-                                  line_buffering=stream.line_buffering)
+                                  line_buffering=bool(stream.line_buffering))
 
 
 def finish_stdout() -> int | None:

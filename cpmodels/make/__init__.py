@@ -136,13 +136,6 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
     printed: list[tuple[str, Any]] = []  # (name, mesh) of every solid, for the 3MF
     with directory_in_place(Path(out)) as scratch:
         if spec.grid == "cube":
-            for name, shape, copies in pieces:
-                solid = printing.polycube(shape, options.cell, inset)
-                file = f"piece-{_safe(name)}.stl"
-                printed.append((name, printing.write_solid(solid, scratch / file)))
-                files.append({"file": file, "holds": "piece", "piece": name, "copies": copies,
-                              "cells": [list(c) for c in shape],
-                              "volume_mm3": round(solid.volume(), 3)})
             footprint = {(x, y) for x, y, _ in cells}
             depth = (max(z for _, _, z in cells) + 1) * options.cell
             cavity = unary_union([box(x * options.cell, -(y + 1) * options.cell,
@@ -151,6 +144,14 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
             x0, y0, x1, y1 = cavity.bounds
             b = options.frame_border
             outer = box(x0 - b, y0 - b, x1 + b, y1 + b)
+            _check_on_plate("tray", outer, options)  # the largest solid, before any is made
+            for name, shape, copies in pieces:
+                solid = printing.polycube(shape, options.cell, inset)
+                file = f"piece-{_safe(name)}.stl"
+                printed.append((name, printing.write_solid(solid, scratch / file)))
+                files.append({"file": file, "holds": "piece", "piece": name, "copies": copies,
+                              "cells": [list(c) for c in shape],
+                              "volume_mm3": round(solid.volume(), 3)})
             solid = printing.tray(outer, cavity, None, floor=FLOOR, depth=depth)
             printed.append(("tray", printing.write_solid(solid, scratch / "tray.stl")))
             tray_png(outer, cavity, None, scratch / "tray.png")
@@ -220,6 +221,19 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
         write_atomic(scratch / "manifest.json", json.dumps(manifest, indent=1) + "\n")
     report.manifest = manifest
     return report
+
+
+def _check_on_plate(what: str, shape: Any, options: MakeOptions) -> None:
+    """That a printed solid's footprint fits the sheet (the print plate, within its margins)
+    turned a quarter or not, else :class:`InputError` before anything is made."""
+    x0, y0, x1, y1 = shape.bounds
+    w, h = x1 - x0, y1 - y0
+    room_w, room_h = (side - 2 * options.margin for side in options.sheet)
+    if not ((w <= room_w and h <= room_h) or (h <= room_w and w <= room_h)):
+        raise InputError(f"the {what} ({w:,.1f} x {h:,.1f} mm at --cell {options.cell:g}) "
+                         f"does not fit on a {options.sheet[0]:g} x {options.sheet[1]:g} mm "
+                         f"sheet with {options.margin:g} mm margins; give a smaller --cell "
+                         "or a larger --sheet")
 
 
 def _part_entry(part: Any) -> dict[str, Any]:

@@ -88,7 +88,9 @@ def mesh(solid: Manifold) -> trimesh.Trimesh:
 def write_solid(solid: Manifold, path: Path) -> trimesh.Trimesh:
     """Write the solid as STL or 3MF (by the file's extension); the mesh written."""
     shape = mesh(solid)
-    write_atomic(path, shape.export(file_type=path.suffix.lower().lstrip(".")))
+    data = shape.export(file_type=path.suffix.lower().lstrip("."))
+    assert isinstance(data, (bytes, str))  # a file format's text or bytes
+    write_atomic(path, data)
     return shape
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cpmodels.files import check_output, move_into_place, temp_beside
 from cpmodels.towers.problem import TowersProblem
 
 if TYPE_CHECKING:  # the writer is given the programme's layout; the checker reads the header
@@ -77,7 +77,8 @@ class CertificateWriter:
         self.path, self.problem, self.band = Path(path), problem, band
         self.layout = {"turned": layout.turned, "cell_bits": layout.cell_bits,
                        "colour_bits": layout.colour_bits}
-        self.tmp = self.path.with_name(self.path.name + ".tmp")
+        check_output(self.path)  # before any work: a target the writer may replace
+        self.tmp = temp_beside(self.path)
         self.archive: zipfile.ZipFile | None = None
         self.layers = 0
         self.complete = False  # the last run reached its last layer (or an empty one)
@@ -119,7 +120,7 @@ class CertificateWriter:
             header.update(band=self.band, bound=bound)
         self.archive.writestr("header.json", json.dumps(header, indent=1))
         self._close()
-        os.replace(self.tmp, self.path)
+        move_into_place(self.tmp, self.path)
 
     def discard(self) -> None:
         self._close()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpmodels.errors import InputError
+from cpmodels.files import check_input, move_into_place, temp_beside
 from cpmodels.spec.models import TowersSpec
 from cpmodels.towers.certificate import (
     PRICED_FORMAT,
@@ -28,6 +29,8 @@ from cpmodels.towers.certificate import (
 )
 from cpmodels.towers.problem import TowersProblem, towers_problem
 from cpmodels.towers.result import TowersResult
+
+MAX_CERTIFICATE_BYTES = 16_000_000_000  # a certificate is read a layer at a time
 
 
 @dataclass
@@ -74,8 +77,7 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
                        ) -> tuple[TowersProblem, CertificateCheck]:
     """Check the certificate at ``path`` for ``spec`` (its board size from ``size``, else
     from the certificate's header), without a solver."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
+    check_input(path, MAX_CERTIFICATE_BYTES, "certificate")
     claim = _priced_claim(path)
     if claim is not None:
         rows, cols = size or (claim.get("rows"), claim.get("cols"))
@@ -132,7 +134,7 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
     prices = priced.prices
     scale = bounds.PRICE_SCALE
     total = 0
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temp_beside(path)
     try:
         with tempfile.TemporaryDirectory(dir=path.parent) as scratch, \
                 zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
@@ -154,7 +156,7 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                      **header_problem(problem), "cut": cut, "scale": scale,
                      "prices": prices.tolist(), "bound": bound}
             archive.writestr("claim.json", json.dumps(claim))
-        tmp.replace(path)
+        move_into_place(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
