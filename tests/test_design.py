@@ -9,6 +9,7 @@ from conftest import SPECS
 
 from cpmodels.backends import solve_cover
 from cpmodels.design import Design, load_board, run_design
+from cpmodels.errors import InputError
 from cpmodels.instance import packing_instance
 from cpmodels.pools import POOLS, free_polyominoes, pool
 from cpmodels.query import Query
@@ -329,3 +330,24 @@ def test_the_order_of_dates_is_learnt_from_more_sets_in_a_large_design(small):
     spec = load_design(weekday)
     big = Design(spec, load_board(spec, weekday))
     assert LEARN_FROM < big.learning_sets() == big.count_candidates() // 25 <= LEARN_MOST
+
+
+@pytest.mark.parametrize(("draws", "fragment"), [
+    ("  - {pool: pentominoes, count: 2}\n", "41 for the pieces; the fixed pieces cover 0 "
+     "and with the draws the sets cover 10"),
+    ("  - {pool: tetrominoes, count: [1, 5]}\n", "the sets cover 4, 8, 12, 16, 20"),
+    ("  - {pool: pentominoes, count: [0, 12]}\n", "the sets cover 0 to 60 (never 41)"),
+])
+def test_a_design_whose_sets_cannot_cover_the_board_says_why(tmp_path, run_cli, draws,
+                                                              fragment):
+    path = tmp_path / "design.yaml"
+    path.write_text(f"kind: design\nname: x\nboard: {SPECS / 'calendar_day.yaml'}\n"
+                    f"choose:\n{draws}")
+    code, out, err = run_cli("design", path)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "no set the design allows covers the board: calendar_day has 43 cells less 2 " \
+           "left open for the labels" in err and fragment in err
+    with pytest.raises(InputError, match="covers the board"):
+        from cpmodels import api
+
+        api.design(path)

@@ -21,7 +21,7 @@ from cpmodels.cli.output import (
 )
 from cpmodels.cli.parser import advance, bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
-from cpmodels.files import keep_complete_lines, open_stream
+from cpmodels.files import check_output, keep_complete_lines, open_stream
 from cpmodels.spec import CalendarSpec, load_spec
 
 
@@ -126,6 +126,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise InputError(f"--plot {args.plot}: give a .png or .svg file name")
     if len(spec.groups) < 2 and args.plot is not None:
         raise InputError(f"--plot needs at least two label groups; {spec.name} has one")
+    for target in (args.out, args.plot):
+        if target is not None:
+            check_output(target)  # before the sweep
     start = time.perf_counter()
     try:
         with cluster_from(args) as cluster, progress_bar(total=None, desc="sweep", unit="combo",

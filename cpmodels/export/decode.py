@@ -41,7 +41,8 @@ def _number(text: str, n_all: int, what: str = "variable") -> int:
     if not digits.isdigit() or not digits.isascii():
         raise ValueError(text)
     if len(digits) > MAX_INDEX_DIGITS:
-        raise InputError(f"{what} {text[:24]}... ({len(digits):,} digits) is not in the "
+        shown = text if len(text) <= 24 else f"{text[:20]}..."
+        raise InputError(f"{what} {shown} ({len(digits):,} digits) is not in the "
                          f"model (it has {n_all:,} variables)")
     value = int(text)
     if value and abs(value) > n_all:

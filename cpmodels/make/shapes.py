@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TypeAlias
 
 import numpy as np
@@ -104,6 +105,8 @@ def engraving_font(texts: Iterable[str], font: str | None = None) -> FontPropert
 
     text = "".join(sorted(set("".join(texts))))
     if font is not None:
+        if not Path(font).exists():
+            raise InputError(f"--font {font}: no such font file")
         check_input(font, MAX_FONT_BYTES, "font")
         missing = _covers(font, text)
         if missing:
