@@ -266,8 +266,11 @@ def check_new_directory(directory: Path) -> Path:
         info = None
     except OSError as exc:
         raise FileRefused(directory, exc.strerror or str(exc)) from None
-    if info is not None and (not stat.S_ISDIR(info.st_mode) or any(directory.iterdir())):
-        raise InputError(f"{directory} exists and is not an empty directory")
+    if info is not None and not stat.S_ISDIR(info.st_mode):
+        kind = "a file" if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
+        raise FileRefused(directory, f"it is {kind}, not an empty directory")
+    if info is not None and any(directory.iterdir()):
+        raise FileRefused(directory, "it is not an empty directory")
     parent = directory.absolute().parent
     if not parent.is_dir():
         raise InputError(f"cannot write {directory}: {parent} is not a directory")

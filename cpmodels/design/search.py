@@ -519,7 +519,7 @@ def working_set(path: str | Path, n: int, *, verdicts: Path | None = None,
     if n < 1:
         raise InputError(f"--set {n}: sets are numbered from 1, as the design ranks them")
     if verdicts is not None:
-        if not verdicts.is_file():
+        if not os.path.lexists(verdicts):
             raise InputError(f"no verdicts at {verdicts} (cpmodels design --out writes them)")
         found = list(read_verdicts(verdicts).values())
     else:
