@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
+import math
 import os
 import secrets
 import shutil
@@ -21,12 +23,18 @@ import tempfile
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from cpmodels.errors import InputError
 
+if TYPE_CHECKING:
+    import zipfile
+
+    import numpy as np
+
 MAX_RESUME_BYTES = 4_000_000_000  # a resumable output (JSON lines, CSV) longer is refused
 MAX_LINE_BYTES = 1_000_000  # one line of a resumable output
+MAX_JSON_BYTES = 10_000_000  # a JSON document inside an archive (a header, a claim)
 
 
 class FileRefused(InputError):
@@ -297,3 +305,50 @@ def directory_in_place(directory: Path) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
+
+
+def load_json(data: bytes | str, what: str) -> Any:
+    """A JSON document; one too deeply nested or with a number too long to read is a
+    :class:`json.JSONDecodeError` like any other that does not read."""
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError(f"{what} is nested too deeply", "", 0) from None
+    except ValueError:  # an integer past Python's digit limit
+        raise json.JSONDecodeError(f"{what} holds a number too long to read", "", 0) from None
+
+
+def json_member(archive: zipfile.ZipFile, name: str, limit: int = MAX_JSON_BYTES) -> Any:
+    """The JSON document ``name`` of a zip archive (a ``KeyError`` when it has none), read
+    only up to ``limit`` bytes, whatever the archive says of its size."""
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise json.JSONDecodeError(f"{name} is over {limit:,} bytes", "", 0)
+    with archive.open(info) as stream:
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise json.JSONDecodeError(f"{name} is over {limit:,} bytes", "", 0)
+    return load_json(data, name)
+
+
+def npy_member(archive: zipfile.ZipFile, name: str) -> np.ndarray:
+    """The array stored as ``name`` in a zip archive (numpy's ``.npy`` format, no pickled
+    objects), made only when the member holds the data its header promises: a header that
+    claims more is a ValueError, never a huge allocation."""
+    import numpy as np
+
+    info = archive.getinfo(name)
+    readers = {(1, 0): np.lib.format.read_array_header_1_0,
+               (2, 0): np.lib.format.read_array_header_2_0}
+    with archive.open(info) as stream:
+        version = np.lib.format.read_magic(stream)
+        if version not in readers:
+            raise ValueError(f"{name} is in a .npy format version {version} not read here")
+        shape, _, dtype = readers[version](stream, max_header_size=10_000)
+        needed = math.prod(shape) * dtype.itemsize
+        if needed > info.file_size - stream.tell():
+            raise ValueError(f"{name} holds less data than its shape {shape} needs")
+    with archive.open(info) as stream:
+        return np.lib.format.read_array(stream, allow_pickle=False)

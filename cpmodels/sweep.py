@@ -160,16 +160,22 @@ def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
                          "--difficulty): give another --out")
     n = columns.index("real_date")
     at = {name: k for k, name in enumerate(columns)}
-    for record in reader:
-        if len(record) != len(columns) or not record[n + 1].isdigit():
+    for record in reader:  # a row that does not read is counted again
+        if len(record) != len(columns):
             continue
+        count = _natural(record[n + 1])
         hard = record[at["difficulty"]] if "difficulty" in at else ""
-        if hard and not hard.isdigit():
+        if count is None or (hard and _natural(hard) is None):
             continue
         rows[tuple(record[:n])] = Row(
-            tuple(record[:n]), record[n] == "true", int(record[n + 1]),
-            record[at["proof"]] if "proof" in at else "", int(hard) if hard else None)
+            tuple(record[:n]), record[n] == "true", count,
+            record[at["proof"]] if "proof" in at else "", _natural(hard) if hard else None)
     return rows
+
+
+def _natural(text: str) -> int | None:
+    """A count written by a sweep (ASCII digits, at most 19 of them), or None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else None
 
 
 def file_columns(path: Path, spec: CalendarSpec) -> list[str]:

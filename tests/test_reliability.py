@@ -526,3 +526,34 @@ def test_the_package_yaml_reader_bounds_numbers():
             parse_spec(f"kind: packing\nname: t\nboard: ['..']\npieces:\n"
                        f"  - {{name: A, shape: '##', count: {value}}}\n", "t.yaml")
         assert failed.value.field == "pieces[0].count" and failed.value.line == 5
+
+
+def test_a_sweep_resumes_past_rows_whose_numbers_do_not_read(run_cli, tmp_path):
+    out = tmp_path / "day.csv"
+    assert run_cli("sweep", DAY, "--out", out)[0] == 0
+    rows = out.read_text().splitlines()
+    month, day, real, _ = rows[1].split(",")
+    rows[1] = f"{month},{day},{real},{'9' * 5000}"  # past Python's digit limit
+    rows[2] = rows[2].rsplit(",", 1)[0] + ",\u00b2"  # a digit to isdigit, not to int
+    out.write_text("\n".join(rows) + "\n")
+    code, _, err = run_cli("sweep", DAY, "--out", out, "--resume", "--format", "json")
+    assert code == 0 and "Traceback" not in err
+    again = tmp_path / "again.csv"
+    run_cli("sweep", DAY, "--out", again)
+    # The two rows were counted again (and appended after the rows kept).
+    assert sorted(out.read_text().splitlines()) == sorted(again.read_text().splitlines())
+
+
+def test_enumerate_resumes_only_its_own_solutions(run_cli, tmp_path):
+    out = tmp_path / "sols.jsonl"
+    assert run_cli("enumerate", DAY, "--date", "2026-03-04", "--limit", "2", "--out", out)[0] == 0
+    for argv, junk in [(["--date", "2026-03-05"], None),  # another date's puzzle
+                       (["--date", "2026-03-04"], '{"spec": 1}\n'),
+                       (["--date", "2026-03-04"], "[" * 100_000 + "\n")]:
+        if junk is not None:
+            out.write_text(out.read_text().splitlines(keepends=True)[0] + junk)
+        before = out.read_bytes()
+        code, _, err = run_cli("enumerate", DAY, *argv, "--limit", "3", "--out", out,
+                               "--resume")
+        assert code == 2 and "is not a solution of this puzzle" in err, err
+        assert out.read_bytes() == before

@@ -7,6 +7,8 @@ import contextlib
 import itertools
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
 from cpmodels.cli.output import (
     EXIT_OK,
@@ -21,7 +23,7 @@ from cpmodels.cli.output import (
 )
 from cpmodels.cli.parser import advance, bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
-from cpmodels.files import check_output, keep_complete_lines, open_stream
+from cpmodels.files import check_output, keep_complete_lines, load_json, open_stream, read_lines
 from cpmodels.spec import CalendarSpec, load_spec
 
 
@@ -68,7 +70,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         from cpmodels.render.pictures import packing_picture
     instance = packing_instance_of(args)
     start = time.perf_counter()
-    kept = keep_complete_lines(args.out) if args.resume else 0
+    kept = _kept_solutions(args.out, instance) if args.resume else 0
     written = kept
     where = (f"{args.out.with_suffix('')}-N.{args.format}" if picture else str(args.out))
     bar = progress_bar(total=args.limit, desc="enumerate", unit="sol",
@@ -111,6 +113,26 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     print(f"{written} solutions written to {where} in {time.perf_counter() - start:.2f} s "
           f"({args.backend})")
     return EXIT_OK if written else EXIT_UNSOLVABLE
+
+
+def _kept_solutions(path: Path, instance: Any) -> int:
+    """How many solutions of ``instance`` an earlier ``enumerate --out path`` wrote, after
+    dropping a line a killed run cut short; a line that is not one of them (another puzzle's
+    file, or not enumerate's) is an :class:`InputError`, as resuming there would lose it."""
+    kept = keep_complete_lines(path)
+    want = {"spec": instance.name, "target": instance.target, "labels": list(instance.labels)}
+    with contextlib.closing(read_lines(path, "file of solutions")) as lines:
+        for number, line in enumerate(lines, 1):
+            try:
+                record = load_json(line, f"line {number}")
+            except json.JSONDecodeError:
+                record = None
+            if not (isinstance(record, dict) and record.get("status") == "solved"
+                    and all(record.get(key) == value for key, value in want.items())):
+                raise InputError(f"{path}: line {number} is not a solution of this puzzle "
+                                 "that enumerate wrote; give another --out, or leave out "
+                                 "--resume")
+    return kept
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

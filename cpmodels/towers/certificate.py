@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cpmodels.files import check_output, move_into_place, temp_beside
+from cpmodels.files import check_output, json_member, move_into_place, npy_member, temp_beside
 from cpmodels.towers.problem import TowersProblem
 
 if TYPE_CHECKING:  # the writer is given the programme's layout; the checker reads the header
@@ -151,7 +151,7 @@ def read_header(path: Path) -> dict[str, Any]:
     """A certificate's header; ValueError when the file is not a towers certificate."""
     try:
         with zipfile.ZipFile(path) as archive:
-            header = json.loads(archive.read("header.json"))
+            header = json_member(archive, "header.json")
     except KeyError:
         raise ValueError(f"{path} has no header.json: not a towers certificate") from None
     except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError):
@@ -198,8 +198,7 @@ class _Layers:
 
     def _array(self, name: str) -> np.ndarray:
         try:
-            with self.archive.open(name) as stream:
-                return np.lib.format.read_array(stream, allow_pickle=False)
+            return npy_member(self.archive, name)
         except KeyError:
             raise ValueError(f"{name} is missing") from None
 
@@ -458,7 +457,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
     divisor, as every board's score is a multiple of it). Never raises for a bad file."""
     try:
         with zipfile.ZipFile(path) as archive:
-            claim = json.loads(archive.read("claim.json"))
+            claim = json_member(archive, "claim.json")
             if not isinstance(claim, dict) or claim.get("format") != PRICED_FORMAT:
                 return CertificateCheck(False, f"{path} is not a priced bound")
             if header_problem(problem) != {k: claim.get(k) for k in header_problem(problem)}:
@@ -476,7 +475,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
                 entry = band_entry(helper, points)
                 data = io.BytesIO(archive.read(name))
                 with zipfile.ZipFile(data) as inner:
-                    header = json.loads(inner.read("header.json"))
+                    header = json_member(inner, "header.json")
                 if header.get("band") != entry:
                     return CertificateCheck(False, f"{name} is for other prices or rows than "
                                             "the claim's")

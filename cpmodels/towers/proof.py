@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpmodels.errors import InputError
-from cpmodels.files import check_input, move_into_place, temp_beside
+from cpmodels.files import check_input, json_member, move_into_place, temp_beside
 from cpmodels.spec.models import TowersSpec
 from cpmodels.towers.certificate import (
     PRICED_FORMAT,
@@ -200,14 +200,13 @@ def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None) ->
 
 def _priced_claim(path: Path) -> dict | None:
     """The claim of a priced bound's certificate, or None when the file is not one."""
-    import json
     import zipfile
 
     try:
         with zipfile.ZipFile(path) as archive:
             if "claim.json" not in archive.namelist():
                 return None
-            claim = json.loads(archive.read("claim.json"))
+            claim = json_member(archive, "claim.json")
     except (zipfile.BadZipFile, OSError, ValueError):
         return None
     return claim if isinstance(claim, dict) and claim.get("format") == PRICED_FORMAT else None
