@@ -351,3 +351,22 @@ def test_a_design_whose_sets_cannot_cover_the_board_says_why(tmp_path, run_cli, 
         from cpmodels import api
 
         api.design(path)
+
+
+@pytest.mark.parametrize("line", [
+    "[" * 100_000,  # nested past Python's recursion limit
+    '{"pieces": ["A"], "works": true, "first_failure": null, "min": ' + "9" * 5000 + "}",
+    '{"pieces": ["A"], "works": true, "first_failure": null, "argmin": null, "min": NaN}',
+    '{"pieces": ["A"], "works": true, "first_failure": null, "argmin": null, "min": -1}',
+])
+def test_a_verdicts_file_that_does_not_read_gets_one_line(tmp_path, run_cli, line):
+    design = SPECS / "designs" / "apad_rectangle_pentominoes.yaml"
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text(line + "\n")
+    for argv in (["design", design, "--out", verdicts, "--resume"],
+                 ["make", design, "--set", "1", "--verdicts", verdicts, "--out",
+                  tmp_path / "made"]):
+        code, _, err = run_cli(*argv)
+        assert code == 2 and "Traceback" not in err
+        assert err.strip().splitlines()[-1] == f"error: {verdicts}: line 1 is no design " \
+                                               "verdict; give another --out"
