@@ -546,6 +546,9 @@ def test_a_sweep_resumes_past_rows_whose_numbers_do_not_read(run_cli, tmp_path):
 
 def test_enumerate_resumes_only_its_own_solutions(run_cli, tmp_path):
     out = tmp_path / "sols.jsonl"
+    code, text, _ = run_cli("enumerate", DAY, "--date", "2026-03-04", "--limit", "1", "--out",
+                            tmp_path / "new.jsonl", "--resume")  # nothing to resume yet
+    assert code == 0 and "1 solutions written" in text
     assert run_cli("enumerate", DAY, "--date", "2026-03-04", "--limit", "2", "--out", out)[0] == 0
     for argv, junk in [(["--date", "2026-03-05"], None),  # another date's puzzle
                        (["--date", "2026-03-04"], '{"spec": 1}\n'),

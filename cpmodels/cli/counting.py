@@ -120,6 +120,8 @@ def _kept_solutions(path: Path, instance: Any) -> int:
     dropping a line a killed run cut short; a line that is not one of them (another puzzle's
     file, or not enumerate's) is an :class:`InputError`, as resuming there would lose it."""
     kept = keep_complete_lines(path)
+    if not kept:
+        return 0  # no file yet, or nothing finished in it
     want = {"spec": instance.name, "target": instance.target, "labels": list(instance.labels)}
     with contextlib.closing(read_lines(path, "file of solutions")) as lines:
         for number, line in enumerate(lines, 1):
