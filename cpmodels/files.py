@@ -46,13 +46,14 @@ class FileRefused(InputError):
 
 
 def _kind(mode: int) -> str:
-    """What a file that is not a regular file is, in words."""
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"),
-                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+    """What a file is, in words."""
+    for test, name in ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
         if test(mode):
             return name
-    return "not a regular file"  # pragma: no cover - every other kind is named above
+    return "of an unknown kind"  # pragma: no cover - every kind is named above
 
 
 def check_output(path: Path | str) -> None:
@@ -275,8 +276,7 @@ def check_new_directory(directory: Path) -> Path:
     except OSError as exc:
         raise FileRefused(directory, exc.strerror or str(exc)) from None
     if info is not None and not stat.S_ISDIR(info.st_mode):
-        kind = "a file" if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
-        raise FileRefused(directory, f"it is {kind}, not an empty directory")
+        raise FileRefused(directory, f"it is {_kind(info.st_mode)}, not an empty directory")
     if info is not None and any(directory.iterdir()):
         raise FileRefused(directory, "it is not an empty directory")
     parent = directory.absolute().parent

@@ -251,6 +251,8 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     groups = list(spec.groups)
     columns = sweep_columns(spec, prove=prove, difficulty=difficulty)
     proof_dir = out.with_name(out.name + ".proofs")
+    if prove and os.path.lexists(proof_dir):
+        make_directory(proof_dir)  # a real directory, checked before the counting
     combos = spec.label_combinations()
     done = read_rows(out, columns) if resume else {}
     cover, slack_items = sweep_cover(spec, face_up=face_up)

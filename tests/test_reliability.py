@@ -560,3 +560,15 @@ def test_enumerate_resumes_only_its_own_solutions(run_cli, tmp_path):
                                "--resume")
         assert code == 2 and "is not a solution of this puzzle" in err, err
         assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize("kind", ["link", "read-only", "fifo"])
+def test_a_sweeps_proof_folder_must_be_a_real_directory(run_cli, tmp_path, kind):
+    out = tmp_path / "day.csv"
+    folder = _hostile(tmp_path / "day.csv.proofs", kind)
+    before = _snapshot(tmp_path)
+    code, _, err = run_cli("sweep", DAY, "--out", out, "--prove")
+    what = {"link": "a symbolic link", "fifo": "a FIFO", "read-only": "a file"}[kind]
+    assert code == 2
+    assert err.strip() == f"error: cannot write {folder}: it is {what}, not a directory"
+    assert _snapshot(tmp_path) == before
