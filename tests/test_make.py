@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import os
+import re
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -471,3 +472,17 @@ def test_a_font_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path, 
     worker.join(60)
     assert done == [2], "make waited on a FIFO given as its font"
     assert "not a file: it is a FIFO" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("sizes", "message"), [
+    ({"gap": float("nan")}, "gap nan: the gap between parts must be 0 to 1000 mm"),
+    ({"gap": 1e308}, "the gap between parts must be 0 to 1000 mm"),
+    ({"margin": float("inf")}, "margin inf: the sheet's margin must be"),
+    ({"margin": 300.0}, "less than half its shorter side (200 mm)"),
+])
+def test_every_size_of_the_library_is_bounded(tmp_path, sizes, message):
+    from cpmodels.errors import InputError
+    from cpmodels.make import MakeOptions
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        MakeOptions(**sizes).check()

@@ -72,6 +72,11 @@ class MakeOptions:
         if self.border is not None and not 0.0 < self.border <= 10 * self.cell:
             raise InputError(f"--border {self.border:g}: it must be more than 0 and at most "
                              "ten cells")
+        if not 0.0 <= self.gap <= 1000.0:
+            raise InputError(f"gap {self.gap:g}: the gap between parts must be 0 to 1000 mm")
+        if not 0.0 <= self.margin < min(w, h) / 2:
+            raise InputError(f"margin {self.margin:g}: the sheet's margin must be at least 0 "
+                             f"and less than half its shorter side ({min(w, h) / 2:g} mm)")
 
     @property
     def frame_border(self) -> float:
