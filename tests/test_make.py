@@ -472,6 +472,11 @@ def test_a_font_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path, 
     worker.join(60)
     assert done == [2], "make waited on a FIFO given as its font"
     assert "not a file: it is a FIFO" in capsys.readouterr().err
+    junk = tmp_path / "junk.ttf"
+    junk.write_bytes(bytes(range(256)) * 8)
+    assert main(["make", "calendar_day", "--out", str(tmp_path / "out"), "--font",
+                 str(junk)]) == 2
+    assert "not a TTF or OTF font that can be read" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("sizes", "message"), [

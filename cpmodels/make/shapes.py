@@ -108,6 +108,12 @@ def engraving_font(texts: Iterable[str], font: str | None = None) -> FontPropert
         if not Path(font).exists():
             raise InputError(f"--font {font}: no such font file")
         check_input(font, MAX_FONT_BYTES, "font")
+        from matplotlib.ft2font import FT2Font
+
+        try:
+            FT2Font(font)
+        except (OSError, RuntimeError, ValueError):
+            raise InputError(f"--font {font}: not a TTF or OTF font that can be read") from None
         missing = _covers(font, text)
         if missing:
             raise InputError(f"--font {font} has no glyph for {' '.join(sorted(missing))}")
