@@ -29,6 +29,8 @@ from cpmodels.backends import iter_cover_solutions, solve_cover
 from cpmodels.backends.result import CoverResult
 from cpmodels.counting import CountResult
 from cpmodels.errors import InputError, OutOfTime
+from cpmodels.export.decode import MAX_ANSWER_BYTES
+from cpmodels.files import read_bounded
 from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.query import Query
 from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
@@ -490,7 +492,8 @@ def decode(spec: SpecLike, answer: str | bytes | Path, *, format: str,
     from cpmodels import export as models
 
     subject = models.subject_of(load(spec), size=size, **which)
-    data = answer.read_bytes() if isinstance(answer, Path) else (
+    data = read_bounded(answer, MAX_ANSWER_BYTES, "solver's answer") if isinstance(
+        answer, Path) else (
         answer.encode() if isinstance(answer, str) else answer)
     try:
         found = models.decode(subject, models.known_format(format), data)

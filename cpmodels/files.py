@@ -1,52 +1,285 @@
-"""Writing output so that a killed run never leaves a half-written file."""
+"""The package's one way to write an output file and to read an input file.
+
+Writing: a target must be absent or a regular, writable file; anything else (a directory,
+a device, a FIFO, a socket, a symbolic link, a read-only file) is refused with one line
+naming the path and why, and nothing on disk changes. Whole files are written to a temporary
+file beside the target and renamed into place (:func:`write_atomic`, :func:`atomic_output`),
+so a killed run never leaves half a file; streams that a later ``--resume`` continues are
+opened in place (:func:`open_stream`). Reading: :func:`read_bounded` takes regular files only
+(a FIFO would block), up to a size limit checked before the file is read.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
+import math
 import os
 import secrets
 import shutil
+import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from cpmodels.errors import InputError
 
+if TYPE_CHECKING:
+    import zipfile
 
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write ``data`` to a temporary file beside ``path`` (its own name, so two writers do not
-    meet; the umask applies), then rename it into place; on any failure the temporary file
-    is removed and ``path`` is as it was."""
+    import numpy as np
+
+MAX_RESUME_BYTES = 4_000_000_000  # a resumable output (JSON lines, CSV) longer is refused
+MAX_LINE_BYTES = 1_000_000  # one line of a resumable output
+MAX_JSON_BYTES = 10_000_000  # a JSON document inside an archive (a header, a claim)
+
+
+class FileRefused(InputError):
+    """A path that cannot be read or written as asked; ``reason`` says why, without the path."""
+
+    def __init__(self, path: Path | str, reason: str, verb: str = "write") -> None:
+        self.path, self.reason = Path(path), reason
+        super().__init__(f"cannot {verb} {path}: {reason}")
+
+
+def _kind(mode: int) -> str:
+    """What a file is, in words."""
+    for test, name in ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "of an unknown kind"  # pragma: no cover - every kind is named above
+
+
+def check_output(path: Path | str) -> None:
+    """That ``path`` may be written: absent (in an existing directory), or a regular file that
+    is not a symbolic link and is writable. Otherwise :class:`FileRefused`."""
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        parent = path.parent
+        if not parent.is_dir():
+            raise FileRefused(path, f"{parent} is not a directory" if os.path.lexists(parent)
+                              else f"there is no directory {parent}") from None
+        return
+    except OSError as exc:
+        raise FileRefused(path, exc.strerror or str(exc)) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise FileRefused(path, "it is a symbolic link; name the file itself (links are not "
+                          "followed)")
+    if not stat.S_ISREG(info.st_mode):
+        raise FileRefused(path, f"it is {_kind(info.st_mode)}, not a regular file")
+    if not info.st_mode & 0o222 or not os.access(path, os.W_OK, follow_symlinks=False):
+        raise FileRefused(path, f"it is read-only (mode {stat.S_IMODE(info.st_mode):o}); make "
+                          "it writable or give another name")
+
+
+def temp_beside(path: Path | str) -> Path:
+    """A new, empty file of a name of its own beside ``path`` (created here, never an
+    existing file or link), for a writer that then moves it into place with
+    :func:`move_into_place`; the umask applies."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    handle = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data.encode() if isinstance(data, str) else data)
+        os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o666))
+    except OSError as exc:
+        raise FileRefused(path, exc.strerror or str(exc)) from None
+    return tmp
+
+
+def move_into_place(tmp: Path | str, path: Path | str) -> None:
+    """Rename the finished ``tmp`` to ``path``, after checking ``path`` once more (it may have
+    changed while ``tmp`` was written); an existing file's permissions are kept."""
+    check_output(path)
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(tmp, stat.S_IMODE(os.lstat(path).st_mode))
+    try:
         os.replace(tmp, path)
+    except OSError as exc:
+        raise FileRefused(path, exc.strerror or str(exc)) from None
+
+
+@contextmanager
+def atomic_output(path: Path | str) -> Iterator[BinaryIO]:
+    """A binary file to fill, renamed to ``path`` when the block ends without an error and
+    removed when it raises; ``path`` is checked first (:func:`check_output`), so a refused
+    target costs no work."""
+    path = Path(path)
+    check_output(path)
+    tmp = temp_beside(path)
+    try:
+        with open(tmp, "wb") as out:
+            yield out
+        move_into_place(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise FileRefused(path, exc.strerror or str(exc)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
 
 
+def write_atomic(path: Path | str, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` whole, through a temporary file beside it renamed into
+    place; a refused or failed write is a :class:`FileRefused` and ``path`` is as it was."""
+    with atomic_output(path) as out:
+        out.write(data.encode() if isinstance(data, str) else data)
+
+
+def open_stream(path: Path | str, append: bool = False) -> IO[str]:
+    """A text file to write line by line at ``path`` (appended to when ``append``, else
+    emptied first), for outputs a killed run keeps and ``--resume`` continues. The target is
+    checked as :func:`check_output` does, and opened without following a link or blocking
+    on a FIFO."""
+    path = Path(path)
+    check_output(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | (os.O_APPEND if append else 0), 0o666)
+    except OSError as exc:
+        raise FileRefused(path, exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # it changed since the check
+            raise FileRefused(path, f"it is {_kind(info.st_mode)}, not a regular file")
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        if not append:
+            os.ftruncate(fd, 0)
+        return os.fdopen(fd, "a" if append else "w", encoding="utf-8", newline="")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def make_directory(path: Path | str) -> Path:
+    """``path`` as a directory to write in: made when absent; an existing one must be a
+    real directory (not a link to one elsewhere)."""
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        check_output(path)  # its parent is a directory
+        try:
+            path.mkdir()
+        except OSError as exc:
+            raise FileRefused(path, exc.strerror or str(exc)) from None
+        return path
+    if not stat.S_ISDIR(info.st_mode):
+        raise FileRefused(path, f"it is {_kind(info.st_mode)}, not a directory")
+    return path
+
+
+@contextmanager
+def open_input(path: Path | str, limit: int, what: str = "file") -> Iterator[BinaryIO]:
+    """``path`` opened to read: a regular file (a link to one is followed) of at most
+    ``limit`` bytes, else :class:`FileRefused` saying why. A FIFO or a device is refused,
+    never waited on."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise FileRefused(path, "no such file", "read") from None
+    except OSError as exc:
+        raise FileRefused(path, exc.strerror or str(exc), "read") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused(path, f"not a file: it is {_kind(info.st_mode)}", "read")
+        if info.st_size > limit:
+            raise FileRefused(path, f"it is {info.st_size:,} bytes; a {what} is at most "
+                              f"{limit:,} bytes", "read")
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        handle = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        yield handle
+
+
+def check_input(path: Path | str, limit: int, what: str = "file") -> None:
+    """That ``path`` is a regular file of at most ``limit`` bytes to read, or
+    :class:`FileRefused` saying why (checked without reading it)."""
+    with open_input(path, limit, what):
+        pass
+
+
+def read_bounded(path: Path | str, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file ``path``, refused (:class:`FileRefused`) past ``limit``
+    bytes before it is read, and when it grows past ``limit`` while it is read."""
+    with open_input(path, limit, what) as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise FileRefused(path, exc.strerror or str(exc), "read") from None
+    if len(data) > limit:
+        raise FileRefused(path, f"it is over {limit:,} bytes; a {what} is at most "
+                          f"{limit:,} bytes", "read")
+    return data
+
+
+def read_lines(path: Path | str, what: str = "resumable output",
+               ) -> Generator[str, None, None]:
+    """The complete lines of a resumable output, one at a time (bounded in number of bytes
+    and in line length; the last line is dropped if a killed run cut it short)."""
+    with open_input(path, MAX_RESUME_BYTES, what) as handle:
+        while True:
+            line = handle.readline(MAX_LINE_BYTES + 1)
+            if not line.endswith(b"\n"):
+                if len(line) > MAX_LINE_BYTES:
+                    raise FileRefused(path, f"a line is over {MAX_LINE_BYTES:,} bytes: "
+                                      f"not a {what}", "read")
+                return
+            try:
+                yield line.decode()
+            except UnicodeDecodeError:
+                raise FileRefused(path, f"it is not UTF-8 text: not a {what}", "read") from None
+
+
 def keep_complete_lines(path: Path) -> int:
-    """Drop a last line cut short by a killed run (atomically), so a run can append where
-    the earlier one stopped; the number of complete lines (0 when there is no file)."""
-    if not path.exists():
+    """Drop a last line cut short by a killed run, so a run can append where the earlier one
+    stopped; the number of complete lines (0 when there is no file). The file is read in
+    pieces, never whole."""
+    if not os.path.lexists(path):
         return 0
-    data = path.read_bytes()
-    complete = data[: data.rfind(b"\n") + 1]
-    if complete != data:
-        write_atomic(path, complete)
-    return complete.count(b"\n")
+    check_output(path)
+    lines, end = 0, 0
+    with open_input(path, MAX_RESUME_BYTES, "resumable output") as handle:
+        offset = 0
+        while chunk := handle.read(1 << 20):
+            lines += chunk.count(b"\n")
+            last = chunk.rfind(b"\n")
+            if last >= 0:
+                end = offset + last + 1
+            offset += len(chunk)
+    if end != offset:
+        try:
+            os.truncate(path, end)
+        except OSError as exc:
+            raise FileRefused(path, exc.strerror or str(exc)) from None
+    return lines
 
 
 def check_new_directory(directory: Path) -> Path:
-    """That ``directory`` can be made (it is absent or empty, its parent a directory), or
-    :class:`InputError`; its parent."""
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise InputError(f"{directory} exists and is not an empty directory")
-    parent = directory.resolve().parent
+    """That ``directory`` can be made (it is absent or an empty directory, not a link; its
+    parent a directory), or :class:`InputError`; its parent."""
+    try:
+        info = os.lstat(directory)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise FileRefused(directory, exc.strerror or str(exc)) from None
+    if info is not None and not stat.S_ISDIR(info.st_mode):
+        raise FileRefused(directory, f"it is {_kind(info.st_mode)}, not an empty directory")
+    if info is not None and any(directory.iterdir()):
+        raise FileRefused(directory, "it is not an empty directory")
+    parent = directory.absolute().parent
     if not parent.is_dir():
         raise InputError(f"cannot write {directory}: {parent} is not a directory")
     return parent
@@ -66,9 +299,56 @@ def directory_in_place(directory: Path) -> Iterator[Path]:
     try:
         yield scratch
         scratch.chmod(0o755)  # mkdtemp's directory is private
-        if directory.exists():
+        if os.path.lexists(directory):
             directory.rmdir()  # empty, checked above
         scratch.rename(directory)
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
+
+
+def load_json(data: bytes | str, what: str) -> Any:
+    """A JSON document; one too deeply nested or with a number too long to read is a
+    :class:`json.JSONDecodeError` like any other that does not read."""
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise json.JSONDecodeError(f"{what} is nested too deeply", "", 0) from None
+    except ValueError:  # an integer past Python's digit limit
+        raise json.JSONDecodeError(f"{what} holds a number too long to read", "", 0) from None
+
+
+def json_member(archive: zipfile.ZipFile, name: str, limit: int = MAX_JSON_BYTES) -> Any:
+    """The JSON document ``name`` of a zip archive (a ``KeyError`` when it has none), read
+    only up to ``limit`` bytes, whatever the archive says of its size."""
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise json.JSONDecodeError(f"{name} is over {limit:,} bytes", "", 0)
+    with archive.open(info) as stream:
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise json.JSONDecodeError(f"{name} is over {limit:,} bytes", "", 0)
+    return load_json(data, name)
+
+
+def npy_member(archive: zipfile.ZipFile, name: str) -> np.ndarray:
+    """The array stored as ``name`` in a zip archive (numpy's ``.npy`` format, no pickled
+    objects), made only when the member holds the data its header promises: a header that
+    claims more is a ValueError, never a huge allocation."""
+    import numpy as np
+
+    info = archive.getinfo(name)
+    readers = {(1, 0): np.lib.format.read_array_header_1_0,
+               (2, 0): np.lib.format.read_array_header_2_0}
+    with archive.open(info) as stream:
+        version = np.lib.format.read_magic(stream)
+        if version not in readers:
+            raise ValueError(f"{name} is in a .npy format version {version} not read here")
+        shape, _, dtype = readers[version](stream, max_header_size=10_000)
+        needed = math.prod(shape) * dtype.itemsize
+        if needed > info.file_size - stream.tell():
+            raise ValueError(f"{name} holds less data than its shape {shape} needs")
+    with archive.open(info) as stream:
+        return np.lib.format.read_array(stream, allow_pickle=False)

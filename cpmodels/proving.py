@@ -10,7 +10,7 @@ from cpmodels.backends import cnf
 from cpmodels.backends.result import CoverResult, Status
 from cpmodels.cover import ExactCover
 from cpmodels.drup import ProofCheck, check_drup
-from cpmodels.files import write_atomic
+from cpmodels.files import check_output, write_atomic
 
 
 @dataclass
@@ -28,6 +28,9 @@ def prove_cover(cover: ExactCover, proof_path: Path | None = None, *,
     the independent checker and, given ``proof_path``, write the proof there and the formula
     (DIMACS) beside it as ``<proof_path>.cnf``, so any DRAT checker can check it again.
     When ``time_limit`` seconds pass first, the status is "unknown" and nothing is checked."""
+    if proof_path is not None:
+        for target in (proof_path, _formula_path(proof_path)):
+            check_output(target)  # before the search
     start = time.perf_counter()
     refutation = cnf.refute(cover, time_limit=time_limit)
     if refutation.timed_out:
@@ -38,7 +41,12 @@ def prove_cover(cover: ExactCover, proof_path: Path | None = None, *,
     check = check_drup(refutation.model.clauses, refutation.proof)
     if proof_path is not None:
         write_atomic(proof_path, "".join(line + "\n" for line in refutation.proof))
-        write_atomic(proof_path.with_name(proof_path.name + ".cnf"), refutation.model.dimacs())
+        write_atomic(_formula_path(proof_path), refutation.model.dimacs())
     status: Status = "unsolvable" if check.ok else "unknown"
     return ProofOutcome(CoverResult(status, cnf.NAME, time.perf_counter() - start), check,
                         proof_path)
+
+
+def _formula_path(proof_path: Path) -> Path:
+    """Where the formula of a proof goes: ``<proof_path>.cnf``."""
+    return proof_path.with_name(proof_path.name + ".cnf")

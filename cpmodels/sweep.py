@@ -11,6 +11,7 @@ and a worker's table of sub-board counts is shared by the tasks it runs (the eng
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import itertools
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from cpmodels.backends.engine import Difficulty, EngineSession, Tally, tally_tasks
 from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.errors import InputError
-from cpmodels.files import write_atomic
+from cpmodels.files import make_directory, open_stream, read_lines, write_atomic
 from cpmodels.geometry import Placement
 from cpmodels.spec.models import CalendarSpec
 
@@ -147,14 +148,9 @@ def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str]
 def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
     """Finished rows of an earlier run (only complete lines with the expected columns)."""
     rows: dict[tuple[str, ...], Row] = {}
-    if not path.exists():
+    if not os.path.lexists(path):
         return rows
-    with path.open(newline="") as handle:
-        text = handle.read()
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines = lines[:-1]  # a line cut by a killed run
-    reader = csv.reader(lines)
+    reader = csv.reader(read_lines(path, "sweep file"))  # a line cut by a killed run goes
     header = next(reader, None)
     if header is None:
         return rows
@@ -164,22 +160,28 @@ def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
                          "--difficulty): give another --out")
     n = columns.index("real_date")
     at = {name: k for k, name in enumerate(columns)}
-    for record in reader:
-        if len(record) != len(columns) or not record[n + 1].isdigit():
+    for record in reader:  # a row that does not read is counted again
+        if len(record) != len(columns):
             continue
+        count = _natural(record[n + 1])
         hard = record[at["difficulty"]] if "difficulty" in at else ""
-        if hard and not hard.isdigit():
+        if count is None or (hard and _natural(hard) is None):
             continue
         rows[tuple(record[:n])] = Row(
-            tuple(record[:n]), record[n] == "true", int(record[n + 1]),
-            record[at["proof"]] if "proof" in at else "", int(hard) if hard else None)
+            tuple(record[:n]), record[n] == "true", count,
+            record[at["proof"]] if "proof" in at else "", _natural(hard) if hard else None)
     return rows
+
+
+def _natural(text: str) -> int | None:
+    """A count written by a sweep (ASCII digits, at most 19 of them), or None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else None
 
 
 def file_columns(path: Path, spec: CalendarSpec) -> list[str]:
     """The columns of a sweep file of ``spec`` as its header has them (which options)."""
-    with path.open(newline="") as handle:
-        header = next(csv.reader(handle), [])
+    with contextlib.closing(read_lines(path, "sweep file")) as lines:
+        header = next(csv.reader(lines), [])
     return sweep_columns(spec, prove="proof" in header, difficulty="difficulty" in header)
 
 
@@ -196,7 +198,7 @@ def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
     from cpmodels.proving import prove_cover
     from cpmodels.query import Query
 
-    folder.mkdir(parents=True, exist_ok=True)
+    make_directory(folder)
     path = folder / ("-".join(labels) + ".drup")
     cover = packing_instance(Query.of(spec, labels=labels, face_up=face_up)).cover
     outcome = prove_cover(cover, path)
@@ -249,6 +251,8 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     groups = list(spec.groups)
     columns = sweep_columns(spec, prove=prove, difficulty=difficulty)
     proof_dir = out.with_name(out.name + ".proofs")
+    if prove and os.path.lexists(proof_dir):
+        make_directory(proof_dir)  # a real directory, checked before the counting
     combos = spec.label_combinations()
     done = read_rows(out, columns) if resume else {}
     cover, slack_items = sweep_cover(spec, face_up=face_up)
@@ -274,7 +278,7 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         writer.writerows(_record(done[combo], prove, difficulty)
                          for combo in combos if combo in done)
         write_atomic(out, kept.getvalue())
-    with out.open("a" if done else "w", newline="") as handle:
+    with open_stream(out, append=bool(done)) as handle:
         writer = csv.writer(handle, lineterminator="\n")
         if not done:
             writer.writerow(columns)

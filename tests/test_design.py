@@ -9,6 +9,7 @@ from conftest import SPECS
 
 from cpmodels.backends import solve_cover
 from cpmodels.design import Design, load_board, run_design
+from cpmodels.errors import InputError
 from cpmodels.instance import packing_instance
 from cpmodels.pools import POOLS, free_polyominoes, pool
 from cpmodels.query import Query
@@ -329,3 +330,43 @@ def test_the_order_of_dates_is_learnt_from_more_sets_in_a_large_design(small):
     spec = load_design(weekday)
     big = Design(spec, load_board(spec, weekday))
     assert LEARN_FROM < big.learning_sets() == big.count_candidates() // 25 <= LEARN_MOST
+
+
+@pytest.mark.parametrize(("draws", "fragment"), [
+    ("  - {pool: pentominoes, count: 2}\n", "41 for the pieces; the fixed pieces cover 0 "
+     "and with the draws the sets cover 10"),
+    ("  - {pool: tetrominoes, count: [1, 5]}\n", "the sets cover 4, 8, 12, 16, 20"),
+    ("  - {pool: pentominoes, count: [0, 12]}\n", "the sets cover 0 to 60 (never 41)"),
+])
+def test_a_design_whose_sets_cannot_cover_the_board_says_why(tmp_path, run_cli, draws,
+                                                              fragment):
+    path = tmp_path / "design.yaml"
+    path.write_text(f"kind: design\nname: x\nboard: {SPECS / 'calendar_day.yaml'}\n"
+                    f"choose:\n{draws}")
+    code, out, err = run_cli("design", path)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "no set the design allows covers the board: calendar_day has 43 cells less 2 " \
+           "left open for the labels" in err and fragment in err
+    with pytest.raises(InputError, match="covers the board"):
+        from cpmodels import api
+
+        api.design(path)
+
+
+@pytest.mark.parametrize("line", [
+    "[" * 100_000,  # nested past Python's recursion limit
+    '{"pieces": ["A"], "works": true, "first_failure": null, "min": ' + "9" * 5000 + "}",
+    '{"pieces": ["A"], "works": true, "first_failure": null, "argmin": null, "min": NaN}',
+    '{"pieces": ["A"], "works": true, "first_failure": null, "argmin": null, "min": -1}',
+])
+def test_a_verdicts_file_that_does_not_read_gets_one_line(tmp_path, run_cli, line):
+    design = SPECS / "designs" / "apad_rectangle_pentominoes.yaml"
+    verdicts = tmp_path / "verdicts.jsonl"
+    verdicts.write_text(line + "\n")
+    for argv in (["design", design, "--out", verdicts, "--resume"],
+                 ["make", design, "--set", "1", "--verdicts", verdicts, "--out",
+                  tmp_path / "made"]):
+        code, _, err = run_cli(*argv)
+        assert code == 2 and "Traceback" not in err
+        assert err.strip().splitlines()[-1] == f"error: {verdicts}: line 1 is no design " \
+                                               "verdict; give another --out"

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from conftest import SPECS
 
 from cpmodels import api
 from cpmodels.backends.engine import count as engine_count
+from cpmodels.drup import check_drup
 from cpmodels.errors import InputError
 from cpmodels.export import Subject, subject_of, write_model
 from cpmodels.spec import load_spec
@@ -519,3 +521,112 @@ def test_a_model_goes_to_standard_output_and_a_missing_answer_is_named(run_cli, 
     code, _, err = run_cli("decode", spec, "--format", "xcc", "--model",
                            str(tmp_path / "none.out"))
     assert code == 2 and "cannot read" in err
+
+
+# --- numbers bounded where they are read ----------------------------------------------
+
+@pytest.mark.parametrize(("fmt", "answer", "fragment"), [
+    ("mps", "x1 1e400\n", "x1 = 1e400 is not 0 or 1"),
+    ("lp", "x1 -1e400\n", "x1 = -1e400 is not 0 or 1"),
+    ("mps", "x1 nan\n", "x1 = nan is not 0 or 1"),
+    ("lp", "x1 -inf\n", "x1 = -inf is not 0 or 1"),
+    ("mps", "x1 Infinity\n", "x1 = Infinity is not 0 or 1"),
+    ("mps", "x1 " + "9" * 5000 + "\n", "is not 0 or 1"),
+    ("lp", "x" + "9" * 5000 + " 1\n", "99999999999999999999... (5,000 digits) is not in"),
+    ("mps", "x18446744073709551617 1\n", "variable 18446744073709551617 (20 digits) is not in"),
+    ("opb", "v x" + "9" * 5000 + "\n", "(5,000 digits) is not in the model"),
+    ("dimacs", "v " + "9" * 5000 + " 0\n", "(5,000 digits) is not in the model"),
+    ("dimacs", "v -18446744073709551617 0\n", "is not in the model"),
+    ("mzn", "options = [" + "9" * 5000 + "];\n", "is not in the model"),
+])
+def test_huge_and_non_finite_numbers_in_answers_get_one_line(tmp_path, run_cli, fmt, answer,
+                                                              fragment):
+    path = tmp_path / "answer.txt"
+    path.write_text(answer)
+    code, out, err = run_cli("decode", str(SPECS / "calendar_day.yaml"), "--date",
+                             "2026-03-04", "--format", fmt, "--model", str(path))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert fragment in err and len(err.strip().splitlines()) == 1
+
+
+def _binary_literal(lit: int) -> bytes:
+    value = 2 * abs(lit) + (lit < 0)
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    return bytes([*out, value])
+
+
+UNSAT_DATE = ["--labels", "Mar", "1", "Wed", "--face-up"]
+
+
+@pytest.mark.parametrize(("proof", "fragment"), [
+    (b"1 -2 " + str(10**8).encode() + b" 0\n0\n", "literal 100000000 is past the formula's"),
+    (str(10**12).encode() + b" 0\n", "literal 1000000000000 is past the formula's"),
+    (str(2**64 + 1).encode() + b" 0\n", "literal 18446744073709551617 is past"),
+    (b"-" + b"9" * 5000 + b" 0\n", "(5,001 digits) is past the formula's"),
+    (b"a" + _binary_literal(10**12) + b"\x00", "a literal is past the formula's"),
+    (b"a" + _binary_literal(2**70) + b"\x00", "a literal is past the formula's"),
+    (b"a" + b"\xff" * 40 + b"\x01\x00", "a literal is past the formula's"),
+    (b"a\x02\x80\x00", "a literal runs into its closing 0 byte"),
+])
+def test_proof_literals_past_the_formula_are_refused_at_once(tmp_path, run_cli, proof,
+                                                             fragment):
+    answer, path = tmp_path / "cadical.out", tmp_path / "proof.drat"
+    answer.write_text("s UNSATISFIABLE\n")
+    path.write_bytes(proof)
+    start = time.perf_counter()
+    code, out, err = run_cli("decode", str(SPECS / "calendar_week.yaml"), *UNSAT_DATE,
+                             "--format", "dimacs", "--model", str(answer), "--proof", str(path))
+    assert time.perf_counter() - start < 5, "the checker's work grew with a literal"
+    assert "Traceback" not in err and fragment in out + err
+    assert code in (2, 3)  # an unreadable proof is bad input; a wrong one is rejected
+
+
+def test_repeated_lemmas_are_checked_once():
+    # Unsatisfiable: 1 follows by unit propagation, then the empty clause does. A million
+    # copies of the unit lemma cost no more than one (each used to be propagated again).
+    clauses = [[1, 2], [1, -2], [-1, 3], [-1, -3]]
+    start = time.perf_counter()
+    verdict = check_drup(clauses, ["1 0"] * 1_000_000 + ["0"])
+    assert verdict.ok and verdict.lemmas == 1_000_001
+    assert time.perf_counter() - start < 15
+    # Deleting one of two copies of a clause leaves the other; deleting both removes it.
+    assert check_drup(clauses, ["1 0", "1 0", "d 1 0", "0"]).ok
+    wrong = check_drup([[1, 2], [1, -2], [-1, 3], [-1, -3], [1, 4]],
+                       ["d 1 2 0", "d 1 -2 0", "1 0"])
+    assert not wrong.ok and "step 3" in wrong.message
+
+
+def test_a_repeated_binary_proof_answers_in_seconds(tmp_path, run_cli):
+    answer, path = tmp_path / "cadical.out", tmp_path / "proof.drat"
+    answer.write_text("s UNSATISFIABLE\n")
+    path.write_bytes((b"a" + _binary_literal(1) + _binary_literal(-2) + b"\x00") * 1_000_000)
+    start = time.perf_counter()
+    code, out, _ = run_cli("decode", str(SPECS / "calendar_week.yaml"), *UNSAT_DATE,
+                           "--format", "dimacs", "--model", str(answer), "--proof", str(path))
+    assert code == 3 and "rejected" in out
+    assert time.perf_counter() - start < 20
+
+
+def test_oversized_and_non_regular_answers_and_proofs_are_refused_unread(tmp_path, run_cli):
+    from cpmodels.drup import MAX_PROOF_BYTES
+    from cpmodels.export.decode import MAX_ANSWER_BYTES
+
+    answer, huge = tmp_path / "cadical.out", tmp_path / "huge"
+    answer.write_text("s UNSATISFIABLE\n")
+    with huge.open("wb") as handle:  # sparse: no disk taken
+        handle.truncate(max(MAX_PROOF_BYTES, MAX_ANSWER_BYTES) + 1)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    base = ["decode", str(SPECS / "calendar_week.yaml"), *UNSAT_DATE, "--format", "dimacs"]
+    for argv, fragment in [
+            (["--model", huge], "a solver's answer is at most"),
+            (["--model", answer, "--proof", huge], "a proof is at most"),
+            (["--model", fifo], "not a file: it is a FIFO"),
+            (["--model", answer, "--proof", fifo], "not a file: it is a FIFO"),
+            (["--model", answer, "--proof", tmp_path], "not a file: it is a directory"),
+            (["--model", "/dev/zero"], "not a file: it is a character device")]:
+        code, _, err = run_cli(*base, *map(str, argv))
+        assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1, err

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
+import re
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -238,6 +240,10 @@ def test_solid_pieces_are_unions_of_cubes(tmp_path):
     (["--cell", "0"], "a cell must be"),
     (["--sheet", "100x100"], "does not fit on a 100 x 100 mm sheet"),
     (["--thickness", "0"], "--thickness"),
+    (["--cell", "nan"], "a cell must be"),
+    (["--kerf", "inf"], "the kerf must be"),
+    (["--border", "nan"], "--border nan"),
+    (["--sheet", "infxinf"], "a sheet's sides must be"),
 ])
 def test_bad_sizes_get_one_line_and_nothing_is_written(tmp_path, capsys, args, message):
     out = tmp_path / "out"
@@ -438,3 +444,50 @@ def test_labels_are_engraved_in_a_font_that_has_them(tmp_path, capsys):
         assert font != "DejaVu Sans"
     else:
         assert code == 2 and "give --font a TTF or OTF file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("spec", "args"), [
+    ("soma", ["--cell", "500"]),  # cubes: the tray is printed, on the sheet as its plate
+    ("soma", ["--cell", "20", "--sheet", "60x60"]),
+    ("calendar_week", ["--cell", "500"]),
+])
+def test_a_cell_too_large_for_the_sheet_is_refused_before_anything_is_made(
+        tmp_path, capsys, spec, args):
+    out = tmp_path / "out"
+    assert main(["make", spec, "--out", str(out), *args]) == 2
+    err = capsys.readouterr().err
+    assert "does not fit on a" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_font_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path, capsys):
+    fifo = tmp_path / "font.ttf"
+    os.mkfifo(fifo)
+    done: list[int] = []
+    worker = threading.Thread(target=lambda: done.append(main(
+        ["make", "calendar_day", "--out", str(tmp_path / "out"), "--font", str(fifo)])),
+        daemon=True)
+    worker.start()
+    worker.join(60)
+    assert done == [2], "make waited on a FIFO given as its font"
+    assert "not a file: it is a FIFO" in capsys.readouterr().err
+    junk = tmp_path / "junk.ttf"
+    junk.write_bytes(bytes(range(256)) * 8)
+    assert main(["make", "calendar_day", "--out", str(tmp_path / "out"), "--font",
+                 str(junk)]) == 2
+    assert "not a TTF or OTF font that can be read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("sizes", "message"), [
+    ({"gap": float("nan")}, "gap nan: the gap between parts must be 0 to 1000 mm"),
+    ({"gap": 1e308}, "the gap between parts must be 0 to 1000 mm"),
+    ({"margin": float("inf")}, "margin inf: the sheet's margin must be"),
+    ({"margin": 300.0}, "less than half its shorter side (200 mm)"),
+])
+def test_every_size_of_the_library_is_bounded(tmp_path, sizes, message):
+    from cpmodels.errors import InputError
+    from cpmodels.make import MakeOptions
+
+    with pytest.raises(InputError, match=re.escape(message)):
+        MakeOptions(**sizes).check()

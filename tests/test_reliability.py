@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -20,7 +24,7 @@ from hypothesis import strategies as st
 from cpmodels import sweep
 from cpmodels.backends import BACKENDS, engine, iter_cover_solutions, solve_cover
 from cpmodels.cover import packing_cover
-from cpmodels.errors import CpmodelsError, TooLargeError
+from cpmodels.errors import CpmodelsError, SpecError, TooLargeError
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.render import packing_payload
@@ -329,3 +333,242 @@ def test_ctrl_c_after_a_cp_sat_search_reaches_python():
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(1.0)
+
+
+# --- hostile output files --------------------------------------------------------------
+
+def _hostile(place: Path, kind: str) -> Path:
+    """Something at ``place`` that no output may replace or write through."""
+    if kind == "fifo":
+        os.mkfifo(place)
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(place))
+        server.close()
+    elif kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(place, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # as /dev/null is
+    elif kind == "link":
+        victim = place.with_name("victim.txt")
+        victim.write_text("keep me")
+        place.symlink_to(victim)
+    elif kind == "dangling link":
+        place.symlink_to(place.with_name("made-through-a-link"))
+    elif kind == "directory":
+        place.mkdir()
+        (place / "inside.txt").write_text("keep me")
+    else:
+        place.write_text("keep me")
+        place.chmod(0o444)
+    return place
+
+
+def _snapshot(folder: Path) -> dict[str, tuple]:
+    seen = {}
+    for path in sorted(folder.rglob("*")):
+        info = path.lstat()
+        body = (os.readlink(path) if path.is_symlink() else path.read_bytes()
+                if stat.S_ISREG(info.st_mode) else None)
+        seen[str(path)] = (info.st_mode, info.st_ino, body)
+    return seen
+
+
+HOSTILE_KINDS = ["fifo", "socket", "device", "link", "dangling link", "directory", "read-only"]
+DAY = str(SPECS / "calendar_day.yaml")
+WRITERS = {
+    "export": lambda t: ["export", DAY, "--date", "2026-03-04", "--format", "dimacs",
+                         "--out", t],
+    "export mzn's data": lambda t: ["export", DAY, "--date", "2026-03-04", "--out",
+                                    str(Path(t).with_suffix(".mzn"))],
+    "solve svg": lambda t: ["solve", DAY, "--date", "2026-03-04", "--format", "svg", "--out", t],
+    "enumerate": lambda t: ["enumerate", DAY, "--date", "2026-03-04", "--limit", "1",
+                            "--out", t],
+    "enumerate --resume": lambda t: ["enumerate", DAY, "--date", "2026-03-04", "--limit", "1",
+                                     "--out", t, "--resume"],
+    "sweep": lambda t: ["sweep", DAY, "--out", t],
+    "sweep --resume": lambda t: ["sweep", DAY, "--out", t, "--resume"],
+    "sweep --plot": lambda t: ["sweep", str(SPECS / "calendar_week.yaml"), "--out",
+                               str(Path(t).with_name("rows.csv")), "--plot", t],
+    "design": lambda t: ["design", str(SPECS / "designs" / "apad_rectangle_pentominoes.yaml"),
+                         "--out", t],
+    "design --resume": lambda t: ["design", str(SPECS / "designs" /
+                                                "apad_rectangle_pentominoes.yaml"),
+                                  "--out", t, "--resume"],
+    "prove --proof": lambda t: ["prove", DAY, "--date", "2026-03-04", "--proof", t],
+    "towers --proof": lambda t: ["solve", str(SPECS / "towers.yaml"), "--size", "3x3",
+                                 "--proof", t],
+    "make": lambda t: ["make", DAY, "--out", t],
+}
+
+
+@pytest.mark.parametrize("kind", HOSTILE_KINDS)
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_no_output_replaces_or_writes_through_what_is_not_a_regular_file(run_cli, writer,
+                                                                        kind):
+    with tempfile.TemporaryDirectory(dir="/tmp") as scratch:  # short: a socket's path
+        folder = Path(scratch)
+        target = folder / ("model.dzn" if writer == "export mzn's data" else "out.svg")
+        if writer == "make" and kind == "directory":
+            pytest.skip("make writes a directory: an empty one is its to fill")
+        _hostile(target, kind)
+        before = _snapshot(folder)
+        code, _, err = run_cli(*WRITERS[writer](str(target)))
+        said = [line for line in err.splitlines()
+                if not line.startswith(("search kernels", "compiling the search kernels"))]
+        assert code == 2 and "Traceback" not in err
+        assert len(said) == 1 and said[0].startswith(f"error: cannot write {target}"), err
+        assert _snapshot(folder) == before
+
+
+def test_writing_replaces_a_regular_file_whole_and_keeps_its_mode(run_cli, tmp_path):
+    out = tmp_path / "model.cnf"
+    out.write_text("old")
+    out.chmod(0o600)
+    code, _, _ = run_cli("export", DAY, "--date", "2026-03-04", "--out", out)
+    assert code == 0 and out.read_text().startswith("c ") and stat.S_IMODE(
+        out.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["model.cnf"]  # no temporary file left
+
+
+# --- standard output that cannot be written ---------------------------------------------
+
+def _cpmodels(*argv: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cpmodels", *argv], cwd=ROOT,
+                          stderr=subprocess.PIPE, text=True, timeout=120, check=False,
+                          **kwargs)
+
+
+@pytest.mark.parametrize("argv", [
+    ["export", DAY, "--date", "2026-03-04", "--format", "dimacs", "--out", "-"],
+    ["solve", DAY, "--date", "2026-03-04", "--format", "svg"],
+    ["solve", DAY, "--date", "2026-03-04"],
+    ["schema"],
+])
+def test_a_full_standard_output_is_one_line_and_exit_2(argv):
+    with open("/dev/full", "w") as full:
+        done = _cpmodels(*argv, stdout=full)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == ("error: cannot write to standard output: No space left "
+                                   "on device")
+
+
+def test_a_closed_standard_output_is_one_line_and_exit_2():
+    done = _cpmodels("solve", DAY, "--date", "2026-03-04", stdout=subprocess.DEVNULL,
+                     preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: cannot write to standard output: it is closed"
+
+
+def test_a_reader_that_goes_away_ends_the_run_quietly():
+    proc = subprocess.Popen([sys.executable, "-m", "cpmodels", "export", DAY, "--date",
+                             "2026-03-04", "--format", "dimacs", "--out", "-"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and len(proc.stdout.read(10)) == 10
+    proc.stdout.close()  # as `| head -c 10` does
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and err == b""
+
+
+# --- hostile input files -----------------------------------------------------------------
+
+def _bounded(seconds: float, run, *argv: str) -> tuple[int, str, str]:
+    """``run(*argv)`` in a thread, failing (not hanging) when it blocks for ``seconds``."""
+    done: list[tuple[int, str, str]] = []
+    worker = threading.Thread(target=lambda: done.append(run(*argv)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert done, f"{argv[0]} blocked reading {argv}"
+    return done[0]
+
+
+DESIGN = str(SPECS / "designs" / "apad_rectangle_pentominoes.yaml")
+READERS = {
+    "validate": lambda f: ["validate", f],
+    "solve": lambda f: ["solve", f],
+    "make": lambda f: ["make", f, "--out", str(Path(f).with_name("made"))],
+    "design": lambda f: ["design", f],
+    "make --verdicts": lambda f: ["make", DESIGN, "--set", "1", "--verdicts", f, "--out",
+                                  str(Path(f).with_name("made"))],
+    "verify --proof": lambda f: ["verify", str(SPECS / "towers.yaml"), "--proof", f],
+    "decode --model": lambda f: ["decode", DAY, "--date", "2026-03-04", "--format", "lp",
+                                 "--model", f],
+}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+@pytest.mark.parametrize("reader", list(READERS))
+def test_an_input_that_is_not_a_regular_file_is_refused_without_waiting(run_cli, tmp_path,
+                                                                        reader, kind):
+    place = _hostile(tmp_path / "input.yaml", kind)
+    code, _, err = _bounded(60, run_cli, *READERS[reader](str(place)))
+    assert code == 2 and "Traceback" not in err
+    assert "not a file" in err and str(place) in err, err
+
+
+def test_an_input_over_its_size_limit_is_refused_before_it_is_read(run_cli, tmp_path):
+    huge = tmp_path / "huge.yaml"
+    with huge.open("wb") as handle:  # sparse: no disk taken
+        handle.truncate(5_000_000_000)
+    for argv in (["validate", huge], ["make", DESIGN, "--set", "1", "--verdicts", huge,
+                                      "--out", tmp_path / "made"]):
+        start = time.perf_counter()
+        code, _, err = run_cli(*argv)
+        assert code == 2 and "5,000,000,000 bytes" in err and "at most" in err
+        assert time.perf_counter() - start < 5
+
+
+def test_the_package_yaml_reader_bounds_numbers():
+    for value, fragment in [("9" * 5000, "has 5,000 characters"), (".inf", "not a finite"),
+                            (".NaN", "not a finite"), ("1.0e+999", "not a finite"),
+                            ("0x" + "f" * 30, "is too large")]:
+        with pytest.raises(SpecError, match=fragment) as failed:
+            parse_spec(f"kind: packing\nname: t\nboard: ['..']\npieces:\n"
+                       f"  - {{name: A, shape: '##', count: {value}}}\n", "t.yaml")
+        assert failed.value.field == "pieces[0].count" and failed.value.line == 5
+
+
+def test_a_sweep_resumes_past_rows_whose_numbers_do_not_read(run_cli, tmp_path):
+    out = tmp_path / "day.csv"
+    assert run_cli("sweep", DAY, "--out", out)[0] == 0
+    rows = out.read_text().splitlines()
+    month, day, real, _ = rows[1].split(",")
+    rows[1] = f"{month},{day},{real},{'9' * 5000}"  # past Python's digit limit
+    rows[2] = rows[2].rsplit(",", 1)[0] + ",\u00b2"  # a digit to isdigit, not to int
+    out.write_text("\n".join(rows) + "\n")
+    code, _, err = run_cli("sweep", DAY, "--out", out, "--resume", "--format", "json")
+    assert code == 0 and "Traceback" not in err
+    again = tmp_path / "again.csv"
+    run_cli("sweep", DAY, "--out", again)
+    # The two rows were counted again (and appended after the rows kept).
+    assert sorted(out.read_text().splitlines()) == sorted(again.read_text().splitlines())
+
+
+def test_enumerate_resumes_only_its_own_solutions(run_cli, tmp_path):
+    out = tmp_path / "sols.jsonl"
+    code, text, _ = run_cli("enumerate", DAY, "--date", "2026-03-04", "--limit", "1", "--out",
+                            tmp_path / "new.jsonl", "--resume")  # nothing to resume yet
+    assert code == 0 and "1 solutions written" in text
+    assert run_cli("enumerate", DAY, "--date", "2026-03-04", "--limit", "2", "--out", out)[0] == 0
+    for argv, junk in [(["--date", "2026-03-05"], None),  # another date's puzzle
+                       (["--date", "2026-03-04"], '{"spec": 1}\n'),
+                       (["--date", "2026-03-04"], "[" * 100_000 + "\n")]:
+        if junk is not None:
+            out.write_text(out.read_text().splitlines(keepends=True)[0] + junk)
+        before = out.read_bytes()
+        code, _, err = run_cli("enumerate", DAY, *argv, "--limit", "3", "--out", out,
+                               "--resume")
+        assert code == 2 and "is not a solution of this puzzle" in err, err
+        assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize("kind", ["link", "read-only", "fifo"])
+def test_a_sweeps_proof_folder_must_be_a_real_directory(run_cli, tmp_path, kind):
+    out = tmp_path / "day.csv"
+    folder = _hostile(tmp_path / "day.csv.proofs", kind)
+    before = _snapshot(tmp_path)
+    code, _, err = run_cli("sweep", DAY, "--out", out, "--prove")
+    what = {"link": "a symbolic link", "fifo": "a FIFO", "read-only": "a file"}[kind]
+    assert code == 2
+    assert err.strip() == f"error: cannot write {folder}: it is {what}, not a directory"
+    assert _snapshot(tmp_path) == before

@@ -411,3 +411,38 @@ def test_ctrl_c_while_the_bound_is_priced_keeps_the_board(tmp_path, capsys, monk
     assert answer["score"] > 0 and answer["proof"] is None and not proof.exists()
     assert not list(tmp_path.iterdir())
     assert check_towers(answer["grid"], 9, 9) == answer["score"]  # checked by the rules
+
+
+def _npy_header_claiming(shape: tuple[int, ...]) -> bytes:
+    import io
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": "<u8", "fortran_order": False,
+                                                  "shape": shape})
+    return buffer.getvalue() + b"\0" * 64
+
+
+@pytest.mark.parametrize(("change", "fragment"), [
+    (lambda n, d: b"[" * 100_000 + b"]" * 100_000 if n == "header.json" else d,
+     "not a towers certificate"),
+    (lambda n, d: b'{"rows": ' + b"9" * 5000 + b"}" if n == "header.json" else d,
+     "not a towers certificate"),
+    (lambda n, d: b" " * 20_000_000 + d if n == "header.json" else d,
+     "not a towers certificate"),
+    (lambda n, d: _npy_header_claiming((10**12,)) if n == "layers/0.keys.npy" else d,
+     "holds less data than its shape (1000000000000,) needs"),
+    (lambda n, d: json.dumps({**json.loads(d), "rows": 10**100}).encode()
+     if n == "header.json" else d, "rows and columns must be 1 to 200"),
+])
+def test_a_hostile_certificate_gets_one_line_in_bounded_memory(tmp_path, capsys, change,
+                                                               fragment):
+    import resource
+
+    problem = _problem(3, 3)
+    good = _certify(tmp_path / "good.cert", problem, 200, ["RYB", "BGR", "RYB"])
+    bad = _rewrite(good, tmp_path / "bad.cert", change)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code = main(["verify", str(SPECS / "towers.yaml"), "--proof", str(bad)])
+    err = capsys.readouterr()
+    assert code in (2, 3) and fragment in err.out + err.err and "Traceback" not in err.err
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 100, f"reading the certificate took {grown_mb:.0f} MB"

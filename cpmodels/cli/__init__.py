@@ -19,7 +19,14 @@ from cpmodels.cli.counting import cmd_count, cmd_enumerate, cmd_sweep
 from cpmodels.cli.design import cmd_design
 from cpmodels.cli.exporting import cmd_decode, cmd_export, cmd_export_suite
 from cpmodels.cli.making import cmd_make
-from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNKNOWN
+from cpmodels.cli.output import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_UNKNOWN,
+    StandardOutputError,
+    finish_stdout,
+    guard_stdout,
+)
 from cpmodels.cli.parser import build_parser
 from cpmodels.cli.solving import cmd_prove, cmd_solve, cmd_verify
 from cpmodels.errors import CpmodelsError
@@ -97,8 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return EXIT_OK
+    except BrokenPipeError:  # the reader went away (`| head`): no more to say
+        return EXIT_BAD_INPUT
 
 
 def run() -> None:
@@ -107,7 +114,13 @@ def run() -> None:
     After Ctrl-C or a time limit everything written is flushed and closed, so the process
     leaves at once rather than wait for a search thread that is still unwinding.
     """
+    try:
+        guard_stdout()
+    except StandardOutputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT) from None
     code = main()
+    code = finish_stdout() or code
     if code in (EXIT_INTERRUPTED, EXIT_UNKNOWN):
         sys.stdout.flush()
         sys.stderr.flush()

@@ -7,6 +7,8 @@ import contextlib
 import itertools
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
 from cpmodels.cli.output import (
     EXIT_OK,
@@ -21,7 +23,7 @@ from cpmodels.cli.output import (
 )
 from cpmodels.cli.parser import advance, bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
-from cpmodels.files import keep_complete_lines
+from cpmodels.files import check_output, keep_complete_lines, load_json, open_stream, read_lines
 from cpmodels.spec import CalendarSpec, load_spec
 
 
@@ -68,7 +70,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         from cpmodels.render.pictures import packing_picture
     instance = packing_instance_of(args)
     start = time.perf_counter()
-    kept = keep_complete_lines(args.out) if args.resume else 0
+    kept = _kept_solutions(args.out, instance) if args.resume else 0
     written = kept
     where = (f"{args.out.with_suffix('')}-N.{args.format}" if picture else str(args.out))
     bar = progress_bar(total=args.limit, desc="enumerate", unit="sol",
@@ -76,7 +78,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     bar.update(kept)
     try:
         with cluster_from(args) as cluster, bar, (contextlib.nullcontext() if picture else
-                                              args.out.open("a" if args.resume else "w")
+                                              open_stream(args.out, append=args.resume)
                                               ) as handle:
             if cluster is not None:
                 from cpmodels.backends.engine import cluster_solutions
@@ -113,6 +115,28 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     return EXIT_OK if written else EXIT_UNSOLVABLE
 
 
+def _kept_solutions(path: Path, instance: Any) -> int:
+    """How many solutions of ``instance`` an earlier ``enumerate --out path`` wrote, after
+    dropping a line a killed run cut short; a line that is not one of them (another puzzle's
+    file, or not enumerate's) is an :class:`InputError`, as resuming there would lose it."""
+    kept = keep_complete_lines(path)
+    if not kept:
+        return 0  # no file yet, or nothing finished in it
+    want = {"spec": instance.name, "target": instance.target, "labels": list(instance.labels)}
+    with contextlib.closing(read_lines(path, "file of solutions")) as lines:
+        for number, line in enumerate(lines, 1):
+            try:
+                record = load_json(line, f"line {number}")
+            except json.JSONDecodeError:
+                record = None
+            if not (isinstance(record, dict) and record.get("status") == "solved"
+                    and all(record.get(key) == value for key, value in want.items())):
+                raise InputError(f"{path}: line {number} is not a solution of this puzzle "
+                                 "that enumerate wrote; give another --out, or leave out "
+                                 "--resume")
+    return kept
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     import time
 
@@ -126,6 +150,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise InputError(f"--plot {args.plot}: give a .png or .svg file name")
     if len(spec.groups) < 2 and args.plot is not None:
         raise InputError(f"--plot needs at least two label groups; {spec.name} has one")
+    for target in (args.out, args.plot):
+        if target is not None:
+            check_output(target)  # before the sweep
     start = time.perf_counter()
     try:
         with cluster_from(args) as cluster, progress_bar(total=None, desc="sweep", unit="combo",

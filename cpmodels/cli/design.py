@@ -9,6 +9,7 @@ import sys
 from cpmodels.cli.output import EXIT_OK, emit, stop_status, stopped_message
 from cpmodels.cli.parser import bars_on, cluster_from
 from cpmodels.errors import InputError
+from cpmodels.files import keep_complete_lines, open_stream
 from cpmodels.spec.loading import load_design
 
 
@@ -24,9 +25,11 @@ def cmd_design(args: argparse.Namespace) -> int:
                     with_difficulty=args.difficulty)
     if args.resume and args.out is None:
         raise InputError("--resume goes with --out FILE.jsonl")
+    if args.resume:
+        keep_complete_lines(args.out)  # a line a killed run cut short goes
     done = read_verdicts(args.out) if args.resume else {}
     start = time.perf_counter()
-    handle = args.out.open("a" if args.resume else "w") if args.out is not None else None
+    handle = open_stream(args.out, append=args.resume) if args.out is not None else None
     bar = progress_bar(total=None, desc="design", unit="set", enabled=bars_on(args))
 
     def decided(verdict: Verdict) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from cpmodels.cli.output import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, emit
 from cpmodels.errors import InputError
+from cpmodels.files import read_bounded
 from cpmodels.spec import load_spec
 
 FAULTS_SHOWN = 3  # broken rules named on the one line of a refused answer
@@ -46,16 +47,13 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
     fmt = known_format(args.format)
     subject = _subject(args)
-    try:
-        if str(args.model) == "-":
+    if str(args.model) == "-":
+        try:
             answer = sys.stdin.buffer.read(MAX_ANSWER_BYTES + 1)
-        elif args.model.stat().st_size > MAX_ANSWER_BYTES:
-            raise InputError(f"{args.model} is over {MAX_ANSWER_BYTES:,} bytes; not a "
-                             "solver's answer to this model")
-        else:
-            answer = args.model.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {args.model}: {exc.strerror or exc}") from None
+        except OSError as exc:
+            raise InputError(f"cannot read standard input: {exc.strerror or exc}") from None
+    else:
+        answer = read_bounded(args.model, MAX_ANSWER_BYTES, "solver's answer")
     try:
         found = decode(subject, fmt, answer)
     except Unsolvable as exc:
@@ -84,6 +82,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
 
 def _unsolvable(args: argparse.Namespace, subject: Any, fmt: str, said: str) -> int:
     """The solver says there is no solution: with ``--proof``, check its proof."""
+    from cpmodels.drup import MAX_PROOF_BYTES
     from cpmodels.export import check_refutation
 
     payload = {"spec": subject.describe(), "status": "unsolvable", "proof_checked": False}
@@ -92,10 +91,7 @@ def _unsolvable(args: argparse.Namespace, subject: Any, fmt: str, said: str) -> 
         return EXIT_UNSOLVABLE
     if fmt != "dimacs":
         raise InputError("--proof checks DRUP/DRAT proofs of a dimacs model")
-    try:
-        proof = args.proof.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {args.proof}: {exc.strerror or exc}") from None
+    proof = read_bounded(args.proof, MAX_PROOF_BYTES, "proof")
     check = check_refutation(subject, proof)
     payload.update(proof_checked=check.ok, lemmas=check.lemmas)
     if not check.ok:

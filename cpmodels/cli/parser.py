@@ -314,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     make.add_argument("--clearance", type=float, default=0.2, metavar="MM",
                       help="the play a piece needs to slide in (default 0.2)")
     make.add_argument("--sheet", type=sheet_size, default=(600.0, 400.0), metavar="WxH",
-                      help="the sheets to cut from, in millimetres (default 600x400)")
+                      help="the sheets to cut from, or for a cube grid the print plate, in "
+                           "millimetres (default 600x400)")
     make.add_argument("--thickness", type=float, default=4.0, metavar="MM",
                       help="printed pieces' thickness and the tray's depth (default 4)")
     make.add_argument("--border", type=float, metavar="MM",

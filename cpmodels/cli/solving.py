@@ -61,9 +61,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: bool) -> int:
     """Solve, write the programme's certificate of the answer, and check it."""
+    from cpmodels.files import check_output
     from cpmodels.render import towers_payload, towers_text
     from cpmodels.towers.proof import solve_with_certificate
 
+    check_output(args.proof)  # before the search
     proved = solve_with_certificate(problem, args.proof, time_limit=args.time_limit)
     result, check = proved.result, proved.check
     payload = towers_payload(problem, result)

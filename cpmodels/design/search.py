@@ -215,6 +215,32 @@ class Design:
         """Decide a run of candidate sets (a unit of work for a worker process)."""
         return [self.decide(chosen) for chosen in unit]
 
+    def check_area(self) -> None:
+        """That some set the draws allow covers the board's free cells exactly, else an
+        :class:`InputError` with the arithmetic: what the board leaves, what the fixed
+        pieces cover and which areas the draws can add."""
+        reachable = {sum(p.area * p.high for p in self.spec.fixed)}
+        for draw, indices in zip(self.spec.choose, self._draws):
+            by_count: dict[int, set[int]] = {0: {0}}  # pieces drawn -> their areas
+            for i in indices:
+                for k in sorted(by_count, reverse=True):
+                    if k < draw.counts[-1]:
+                        by_count.setdefault(k + 1, set()).update(
+                            a + self.pieces[i].area for a in by_count[k])
+            adds = set().union(*(by_count.get(k, set()) for k in draw.counts))
+            reachable = {a + b for a in reachable for b in adds}
+        if self.area in reachable:
+            return
+        fixed = sum(p.area * p.high for p in self.spec.fixed)
+        shown = sorted(reachable)
+        areas = (", ".join(map(str, shown)) if len(shown) <= 8 else
+                 f"{shown[0]} to {shown[-1]} (never {self.area})") if shown else "none"
+        raise InputError(
+            f"no set the design allows covers the board: {self.board.name} has "
+            f"{len(self.board.cells)} cells less {len(self.board.groups)} left open for the "
+            f"labels, {self.area} for the pieces; the fixed pieces cover {fixed} and with the "
+            f"draws the sets cover {areas}")
+
     def count_candidates(self) -> int:
         """How many sets the draws allow before the area check."""
         total = 1
@@ -417,6 +443,7 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
     if design.count_candidates() > MAX_CANDIDATES:
         raise InputError(f"the design asks for {design.count_candidates():,} sets before the "
                          f"area check; the limit is {MAX_CANDIDATES:,}")
+    design.check_area()
     done = done or {}
     jobs = jobs or os.cpu_count() or 1
     deadline = None if time_limit is None else time.perf_counter() + time_limit
@@ -492,7 +519,7 @@ def working_set(path: str | Path, n: int, *, verdicts: Path | None = None,
     if n < 1:
         raise InputError(f"--set {n}: sets are numbered from 1, as the design ranks them")
     if verdicts is not None:
-        if not verdicts.is_file():
+        if not os.path.lexists(verdicts):
             raise InputError(f"no verdicts at {verdicts} (cpmodels design --out writes them)")
         found = list(read_verdicts(verdicts).values())
     else:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
+import contextlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.errors import InputError
-from cpmodels.files import keep_complete_lines
+from cpmodels.files import load_json, read_lines
 
 if TYPE_CHECKING:
     pass
@@ -51,6 +52,10 @@ class Verdict:
             if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces) \
                     or not isinstance(record["works"], bool):
                 raise ValueError("not a verdict")
+            for key in ("min", "max", "total", "difficulty", "difficulty_mean"):
+                value = record.get(key)
+                if value is not None and not (type(value) is int and 0 <= value < 2**63):
+                    raise ValueError(f"{key} is not a count")
             return cls(**{**record, "first_failure": _labels(record["first_failure"]),
                           "argmin": _labels(record["argmin"]),
                           "difficulty_argmax": _labels(record.get("difficulty_argmax"))})
@@ -96,16 +101,16 @@ def read_verdicts(path: Path) -> dict[tuple[str, ...], Verdict]:
     """The verdicts an earlier run wrote to ``path`` (JSON lines), by their pieces, after
     dropping a line a killed run cut short: what ``--resume`` keeps."""
     done: dict[tuple[str, ...], Verdict] = {}
-    if not path.exists():
+    if not os.path.lexists(path):
         return done
-    keep_complete_lines(path)
-    for line in path.read_text().splitlines():
-        try:
-            verdict = Verdict.from_dict(json.loads(line))
-        except (ValueError, TypeError, KeyError, AttributeError):
-            raise InputError(f"{path} holds a line that is no design verdict; give "
-                             "another --out") from None
-        done[tuple(verdict.pieces)] = verdict
+    with contextlib.closing(read_lines(path, "file of design verdicts")) as lines:
+        for number, line in enumerate(lines, 1):
+            try:
+                verdict = Verdict.from_dict(load_json(line, f"line {number}"))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                raise InputError(f"{path}: line {number} is no design verdict; give another "
+                                 "--out") from None
+            done[tuple(verdict.pieces)] = verdict
     return done
 
 

@@ -32,7 +32,7 @@ from cpmodels.export.clauses import dimacs_text, dimacs_variables, xcc_text
 from cpmodels.export.linear import linear_model, mathprog_text, opb_text
 from cpmodels.export.minizinc import minizinc_texts
 from cpmodels.export.subject import Subject, cover_faults
-from cpmodels.files import write_atomic
+from cpmodels.files import check_output, write_atomic
 from cpmodels.formats import FORMATS
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
@@ -91,6 +91,12 @@ def _check_fits(subject: Subject, fmt: str) -> None:
         raise InputError(f"{fmt} does not fit a packing puzzle")
 
 
+def _targets(fmt: str, path: Path) -> list[Path]:
+    """The files a model in ``fmt`` is written to: ``path``, and the ``.dzn`` beside a
+    MiniZinc model."""
+    return [path, path.with_suffix(".dzn")] if fmt == "mzn" else [path]
+
+
 def model_files(subject: Subject, fmt: str, path: Path) -> dict[Path, bytes]:
     """The files of one model: ``path`` (and its ``.dzn`` beside it for MiniZinc)."""
     _check_fits(subject, fmt)
@@ -104,7 +110,7 @@ def model_files(subject: Subject, fmt: str, path: Path) -> dict[Path, bytes]:
         return {path: mathprog_text(linear_model(subject), fmt).encode()}
     if fmt == "mzn":
         model, data = minizinc_texts(subject)
-        return {path: model.encode(), path.with_suffix(".dzn"): data.encode()}
+        return dict(zip(_targets(fmt, path), (model.encode(), data.encode())))
     return {path: _cpsat_bytes(subject, text=path.name.endswith("txt"))}
 
 
@@ -128,12 +134,15 @@ def _cpsat_bytes(subject: Subject, text: bool) -> bytes:
 def write_model(subject: Subject, fmt: str, path: Path) -> list[Path]:
     """Write the model's files whole (each through a temporary file renamed into place), or
     none of them: an unwritable place is an :class:`InputError`."""
+    targets = _targets(fmt, Path(path))
+    if len(set(targets)) < len(targets):
+        raise InputError(f"{path} names the model and its data alike; give a .mzn name")
+    for target in targets:
+        check_output(target)  # every file, before any work
     files = model_files(subject, fmt, Path(path))
     written: list[Path] = []
     try:
         for target, data in files.items():
-            if target.is_dir():
-                raise InputError(f"{target} is a directory; --out names the file to write")
             write_atomic(target, data)
             written.append(target)
     except BaseException as exc:
@@ -199,14 +208,21 @@ def check_refutation(subject: Subject, proof: bytes) -> ProofCheck:
     """Check a SAT solver's DRUP or DRAT proof (text or binary) that the DIMACS model of
     ``subject`` has no solution, with the package's own checker."""
     from cpmodels.backends.cnf import PROOF_ENCODING, build_cnf
-    from cpmodels.drup import check_drup, proof_lines
+    from cpmodels.drup import MAX_PROOF_BYTES, check_drup, proof_lines
 
     _check_fits(subject, "dimacs")
+    if len(proof) > MAX_PROOF_BYTES:
+        raise InputError(f"the proof is over {MAX_PROOF_BYTES:,} bytes")
+    clauses = build_cnf(subject.cover, PROOF_ENCODING).clauses
+    n_vars = max((abs(x) for clause in clauses for x in clause), default=1)
     try:
-        lines = proof_lines(proof)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"the proof is neither DRAT text nor binary DRAT: {exc}") from None
-    return check_drup(build_cnf(subject.cover, PROOF_ENCODING).clauses, lines)
+        lines = proof_lines(proof, n_vars)
+    except UnicodeDecodeError:
+        raise InputError("the proof is neither DRAT text nor binary DRAT: it is not "
+                         "UTF-8 text") from None
+    except ValueError as exc:
+        raise InputError(f"the proof is not a DRAT proof of this model: {exc}") from None
+    return check_drup(clauses, lines)
 
 
 def check(subject: Subject, true_vars: Sequence[int]) -> Decoded:

@@ -8,6 +8,7 @@ cannot read is an :class:`~cpmodels.errors.InputError` saying what is wrong.
 
 from __future__ import annotations
 
+import math
 import re
 
 from cpmodels.errors import InputError
@@ -25,9 +26,28 @@ _UNSAT = re.compile(r"^s\s+UNSATISFIABLE\b|=====UNSATISFIABLE=====|^\s*infeasibl
                     re.MULTILINE | re.IGNORECASE)
 
 
+MAX_INDEX_DIGITS = 19  # a variable's number longer than this is past any model's
+
+
 def _check_range(subject: Subject, v: int, n_all: int) -> None:
     if not 1 <= v <= n_all:
         raise InputError(f"variable {v} is not in the model (it has {n_all:,} variables)")
+
+
+def _number(text: str, n_all: int, what: str = "variable") -> int:
+    """A variable's number (or a literal, signed) read from ``text``: its digits are
+    bounded before they are read, and the variable must be one of the model's ``n_all``."""
+    digits = text.lstrip("+-")
+    if not digits.isdigit() or not digits.isascii():
+        raise ValueError(text)
+    if len(digits) > MAX_INDEX_DIGITS:
+        shown = text if len(text) <= 24 else f"{text[:20]}..."
+        raise InputError(f"{what} {shown} ({len(digits):,} digits) is not in the "
+                         f"model (it has {n_all:,} variables)")
+    value = int(text)
+    if value and abs(value) > n_all:
+        raise InputError(f"{what} {value} is not in the model (it has {n_all:,} variables)")
+    return value
 
 
 def dimacs_answer(subject: Subject, text: str, n_all: int) -> list[int]:
@@ -46,7 +66,7 @@ def dimacs_answer(subject: Subject, text: str, n_all: int) -> list[int]:
                 continue
             body = body[1:]
         try:
-            lits += [int(tok) for tok in body.split()]
+            lits += [_number(tok, n_all, "literal") for tok in body.split()]
         except ValueError:
             raise InputError(f"line {number} of the solver's output is not a list of "
                              f"literals: {line[:60]!r}") from None
@@ -87,11 +107,13 @@ def opb_answer(subject: Subject, text: str) -> list[int]:
             if match is None:
                 raise InputError(f"line {number} of the solver's output: {tok!r} is not a "
                                  "literal such as x3 or -x3")
-            lits.append(-int(match[2]) if match[1] else int(match[2]))
+            v = _number(match[2], subject.n_all)
+            lits.append(-v if match[1] else v)
     return _true_of(subject, lits, subject.n_all, "v line literal")
 
 
-_NAME_VALUE = re.compile(r"(?<![\w.])x(\d+)\s+(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(?![\w.])")
+_NAME_VALUE = re.compile(r"(?<![\w.])x(\d+)\s+([-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?"
+                         r"|(?i:inf(?:inity)?|nan)))(?![\w.])")
 
 
 def mip_answer(subject: Subject, text: str) -> list[int]:
@@ -101,9 +123,10 @@ def mip_answer(subject: Subject, text: str) -> list[int]:
         raise Unsolvable("the solver says the programme is infeasible")
     values: dict[int, float] = {}
     for match in _NAME_VALUE.finditer(text):
-        v, value = int(match[1]), float(match[2])
+        v, value = _number(match[1], subject.n_all), float(match[2])
         _check_range(subject, v, subject.n_all)
-        if abs(value - round(value)) > 1e-6 or round(value) not in (0, 1):
+        if not math.isfinite(value) or abs(value - round(value)) > 1e-6 \
+                or round(value) not in (0, 1):
             raise InputError(f"x{v} = {match[2]} is not 0 or 1")
         values.setdefault(v, value)
     if not values:
@@ -127,7 +150,8 @@ def minizinc_answer(subject: Subject, text: str) -> list[int]:
     if not found:
         raise InputError("MiniZinc's output holds no 'options = [...]' line")
     try:
-        chosen = [int(tok) for tok in found[-1].replace(",", " ").split()]
+        chosen = [_number(tok, subject.n_vars, "option")
+                  for tok in found[-1].replace(",", " ").split()]
     except ValueError:
         raise InputError(f"options = [{found[-1][:60]}] is not a list of numbers") from None
     for v in chosen:

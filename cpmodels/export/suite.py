@@ -18,7 +18,7 @@ from typing import Any
 
 from cpmodels import __version__
 from cpmodels.export import FORMATS, Subject, subject_of, write_model
-from cpmodels.files import directory_in_place
+from cpmodels.files import directory_in_place, write_atomic
 from cpmodels.spec import load_spec
 
 
@@ -100,5 +100,5 @@ def write_suite(directory: Path, *, instances: tuple[SuiteInstance, ...] = INSTA
                 "seconds": round(time.perf_counter() - start, 2)})
             if on_instance is not None:
                 on_instance(item.name)
-        (scratch / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+        write_atomic(scratch / "manifest.json", json.dumps(manifest, indent=1) + "\n")
     return manifest

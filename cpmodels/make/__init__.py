@@ -29,7 +29,7 @@ from shapely.ops import unary_union
 
 from cpmodels import __version__
 from cpmodels.errors import InputError
-from cpmodels.files import directory_in_place
+from cpmodels.files import directory_in_place, write_atomic
 from cpmodels.geometry import Cell
 from cpmodels.spec.models import CalendarSpec, PackingLike, Spec, TowersSpec
 
@@ -72,6 +72,11 @@ class MakeOptions:
         if self.border is not None and not 0.0 < self.border <= 10 * self.cell:
             raise InputError(f"--border {self.border:g}: it must be more than 0 and at most "
                              "ten cells")
+        if not 0.0 <= self.gap <= 1000.0:
+            raise InputError(f"gap {self.gap:g}: the gap between parts must be 0 to 1000 mm")
+        if not 0.0 <= self.margin < min(w, h) / 2:
+            raise InputError(f"margin {self.margin:g}: the sheet's margin must be at least 0 "
+                             f"and less than half its shorter side ({min(w, h) / 2:g} mm)")
 
     @property
     def frame_border(self) -> float:
@@ -136,13 +141,6 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
     printed: list[tuple[str, Any]] = []  # (name, mesh) of every solid, for the 3MF
     with directory_in_place(Path(out)) as scratch:
         if spec.grid == "cube":
-            for name, shape, copies in pieces:
-                solid = printing.polycube(shape, options.cell, inset)
-                file = f"piece-{_safe(name)}.stl"
-                printed.append((name, printing.write_solid(solid, scratch / file)))
-                files.append({"file": file, "holds": "piece", "piece": name, "copies": copies,
-                              "cells": [list(c) for c in shape],
-                              "volume_mm3": round(solid.volume(), 3)})
             footprint = {(x, y) for x, y, _ in cells}
             depth = (max(z for _, _, z in cells) + 1) * options.cell
             cavity = unary_union([box(x * options.cell, -(y + 1) * options.cell,
@@ -151,6 +149,14 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
             x0, y0, x1, y1 = cavity.bounds
             b = options.frame_border
             outer = box(x0 - b, y0 - b, x1 + b, y1 + b)
+            _check_on_plate("tray", outer, options)  # the largest solid, before any is made
+            for name, shape, copies in pieces:
+                solid = printing.polycube(shape, options.cell, inset)
+                file = f"piece-{_safe(name)}.stl"
+                printed.append((name, printing.write_solid(solid, scratch / file)))
+                files.append({"file": file, "holds": "piece", "piece": name, "copies": copies,
+                              "cells": [list(c) for c in shape],
+                              "volume_mm3": round(solid.volume(), 3)})
             solid = printing.tray(outer, cavity, None, floor=FLOOR, depth=depth)
             printed.append(("tray", printing.write_solid(solid, scratch / "tray.stl")))
             tray_png(outer, cavity, None, scratch / "tray.png")
@@ -185,7 +191,7 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
                                   margin=options.margin)
             for sheet in laid:
                 stem = f"sheet-{sheet.number}"
-                (scratch / f"{stem}.svg").write_text(laser.sheet_svg(sheet))
+                write_atomic(scratch / f"{stem}.svg", laser.sheet_svg(sheet))
                 laser.write_dxf(sheet, scratch / f"{stem}.dxf")
                 sheet_png(sheet, scratch / f"{stem}.png")
                 report.sheets += [f"{stem}.svg", f"{stem}.dxf", f"{stem}.png"]
@@ -217,9 +223,22 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
         files.append({"file": "puzzle.3mf", "holds": "every solid",
                       "objects": [name for name, _ in printed]})
         report.solids.append("puzzle.3mf")
-        (scratch / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+        write_atomic(scratch / "manifest.json", json.dumps(manifest, indent=1) + "\n")
     report.manifest = manifest
     return report
+
+
+def _check_on_plate(what: str, shape: Any, options: MakeOptions) -> None:
+    """That a printed solid's footprint fits the sheet (the print plate, within its margins)
+    turned a quarter or not, else :class:`InputError` before anything is made."""
+    x0, y0, x1, y1 = shape.bounds
+    w, h = x1 - x0, y1 - y0
+    room_w, room_h = (side - 2 * options.margin for side in options.sheet)
+    if not ((w <= room_w and h <= room_h) or (h <= room_w and w <= room_h)):
+        raise InputError(f"the {what} ({w:,.1f} x {h:,.1f} mm at --cell {options.cell:g}) "
+                         f"does not fit on a {options.sheet[0]:g} x {options.sheet[1]:g} mm "
+                         f"sheet with {options.margin:g} mm margins; give a smaller --cell "
+                         "or a larger --sheet")
 
 
 def _part_entry(part: Any) -> dict[str, Any]:

@@ -11,11 +11,13 @@ keeps its holes in the same path, filled even-odd), one closed LWPOLYLINE.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 import ezdxf
 
+from cpmodels.files import write_atomic
 from cpmodels.make.shapes import polygons
 from cpmodels.make.sheets import Sheet
 
@@ -77,4 +79,6 @@ def write_dxf(sheet: Sheet, path: Path) -> None:
     for part in sheet.parts:
         add(part.moved(part.cut), "CUT")
         add(part.moved(part.engrave), "ENGRAVE")
-    doc.saveas(path)
+    text = io.StringIO()
+    doc.write(text)
+    write_atomic(path, text.getvalue().encode(doc.output_encoding))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from matplotlib.axes import Axes
@@ -9,6 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path as MplPath
 
+from cpmodels.files import write_atomic
 from cpmodels.make.shapes import Flat, polygons
 from cpmodels.make.sheets import Sheet
 
@@ -26,6 +28,13 @@ def _patch(shape: Flat | None, **style) -> list[PathPatch]:
             codes += [MplPath.MOVETO] + [MplPath.LINETO] * (len(pts) - 2) + [MplPath.CLOSEPOLY]
         out.append(PathPatch(MplPath(vertices, codes), **style))
     return out
+
+
+def _save(fig: Figure, path: Path) -> None:
+    """The figure as a PNG at ``path``, through the package's one writer."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI)
+    write_atomic(path, buffer.getvalue())
 
 
 def _figure(width: float, height: float) -> tuple[Figure, Axes]:
@@ -51,7 +60,7 @@ def sheet_png(sheet: Sheet, path: Path) -> None:
             ax.add_patch(patch)
         for patch in _patch(part.moved(part.engrave), facecolor="#000000", edgecolor="none"):
             ax.add_patch(patch)
-    fig.savefig(path, dpi=DPI)
+    _save(fig, path)
 
 
 def tray_png(outer: Flat, cavity: Flat, labels: Flat | None, path: Path) -> None:
@@ -63,4 +72,4 @@ def tray_png(outer: Flat, cavity: Flat, labels: Flat | None, path: Path) -> None
     for shape, colour in ((outer, "#8c6d46"), (cavity, "#e6d3b3"), (labels, "#3b2a16")):
         for patch in _patch(shape, facecolor=colour, edgecolor="none"):
             ax.add_patch(patch)
-    fig.savefig(path, dpi=DPI)
+    _save(fig, path)

@@ -19,6 +19,7 @@ import numpy as np
 import trimesh
 from manifold3d import CrossSection, FillRule, Manifold
 
+from cpmodels.files import write_atomic
 from cpmodels.make.shapes import Flat, polygons
 
 ENGRAVE_DEPTH = 0.6  # millimetres of a label cut into the tray's floor
@@ -87,7 +88,9 @@ def mesh(solid: Manifold) -> trimesh.Trimesh:
 def write_solid(solid: Manifold, path: Path) -> trimesh.Trimesh:
     """Write the solid as STL or 3MF (by the file's extension); the mesh written."""
     shape = mesh(solid)
-    shape.export(path)
+    data = shape.export(file_type=path.suffix.lower().lstrip("."))
+    assert isinstance(data, (bytes, str))  # a file format's text or bytes
+    write_atomic(path, data)
     return shape
 
 
@@ -102,4 +105,4 @@ def write_3mf(named: list[tuple[str, trimesh.Trimesh]], path: Path, gap: float =
         placed.apply_translation((x - x0, -y0, -z0))
         scene.add_geometry(placed, node_name=name, geom_name=name)
         x += x1 - x0 + gap
-    path.write_bytes(scene.export(file_type="3mf"))
+    write_atomic(path, scene.export(file_type="3mf"))

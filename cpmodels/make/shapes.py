@@ -24,6 +24,7 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from cpmodels.errors import InputError
+from cpmodels.files import check_input
 from cpmodels.geometry import Cell
 from cpmodels.render.scene import DRAWINGS, CellDrawing
 
@@ -93,6 +94,9 @@ def _covers(path: str, text: str) -> set[str]:
     return {ch for ch in text if not ch.isspace() and ord(ch) not in charmap}
 
 
+MAX_FONT_BYTES = 100_000_000  # a font file longer than this is refused unread
+
+
 def engraving_font(texts: Iterable[str], font: str | None = None) -> FontProperties:
     """The font the labels are engraved in: the font file ``font`` (TTF or OTF), or DejaVu
     Sans Bold when it has every character, or else the first font on this machine that has
@@ -101,8 +105,15 @@ def engraving_font(texts: Iterable[str], font: str | None = None) -> FontPropert
 
     text = "".join(sorted(set("".join(texts))))
     if font is not None:
-        if not Path(font).is_file():
+        if not Path(font).exists():
             raise InputError(f"--font {font}: no such font file")
+        check_input(font, MAX_FONT_BYTES, "font")
+        from matplotlib.ft2font import FT2Font
+
+        try:
+            FT2Font(font)
+        except (OSError, RuntimeError, ValueError):
+            raise InputError(f"--font {font}: not a TTF or OTF font that can be read") from None
         missing = _covers(font, text)
         if missing:
             raise InputError(f"--font {font} has no glyph for {' '.join(sorted(missing))}")

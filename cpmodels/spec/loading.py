@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
+import os
 import re
 from pathlib import Path
 from typing import Any, get_args, get_origin
@@ -12,12 +14,15 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from cpmodels.errors import SpecError
+from cpmodels.files import FileRefused, open_input, read_bounded
 from cpmodels.spec.bundled import spec_path
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.models import CalendarSpec, PackingSpec, Spec, SpecFieldError, TowersSpec
 
 MAX_SPEC_BYTES = 1_000_000
 MAX_DEPTH = 20
+MAX_INT = 2**63 - 1  # an integer in a spec is a 64-bit number at most
+MAX_NUMBER_CHARS = 64  # a number's text longer than this is refused before it is read
 
 _ADAPTER: TypeAdapter[Spec] = TypeAdapter(Spec)
 _DESIGN: TypeAdapter[DesignSpec] = TypeAdapter(DesignSpec)
@@ -28,8 +33,38 @@ _KINDS: dict[str, type[BaseModel]] = {
 Path_ = tuple[str | int, ...]
 
 
+class _BadNumber(yaml.MarkedYAMLError):
+    """A number in the YAML that no field can take (too large, not finite); ``node`` is it."""
+
+    def __init__(self, node: Any, problem: str) -> None:
+        super().__init__(problem=problem, problem_mark=node.start_mark)
+        self.node = node
+
+
 class _Loader(yaml.SafeLoader):
-    """Safe YAML with no aliases (no "billion laughs"), bounded nesting, no duplicate keys."""
+    """Safe YAML with no aliases (no "billion laughs"), bounded nesting, no duplicate keys,
+    and numbers bounded where they are read (64-bit integers, finite floats)."""
+
+    def construct_bounded_int(self, node: Any) -> int:
+        shown = node.value if len(node.value) <= 24 else f"{node.value[:20]}..."
+        if len(node.value) > MAX_NUMBER_CHARS:
+            raise _BadNumber(node, f"the number {shown} has {len(node.value):,} characters; "
+                             f"integers in a spec are at most {MAX_INT:,}")
+        value = super().construct_yaml_int(node)
+        if abs(value) > MAX_INT:
+            raise _BadNumber(node, f"the number {shown} is too large; integers in a spec "
+                             f"are at most {MAX_INT:,}")
+        return value
+
+    def construct_bounded_float(self, node: Any) -> float:
+        shown = node.value if len(node.value) <= 24 else f"{node.value[:20]}..."
+        if len(node.value) > MAX_NUMBER_CHARS:
+            raise _BadNumber(node, f"the number {shown} has {len(node.value):,} characters; "
+                             "too long to be a number of a spec")
+        value = super().construct_yaml_float(node)
+        if not math.isfinite(value):
+            raise _BadNumber(node, f"{shown} is not a finite number")
+        return value
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
@@ -60,6 +95,26 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_bounded_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_bounded_float)
+
+
+def _path_of(target: Any, node: Any, path: Path_ = ()) -> Path_ | None:
+    """The field path of ``target`` below ``node``, if it is there."""
+    if node is target:
+        return path
+    items: list[tuple[Any, Any]] = []
+    if isinstance(node, yaml.MappingNode):
+        items = [((*path, key_node.value), value) for key_node, value in node.value]
+    elif isinstance(node, yaml.SequenceNode):
+        items = [((*path, i), item) for i, item in enumerate(node.value)]
+    for here, child in items:
+        found = _path_of(target, child, here)
+        if found is not None:
+            return found
+    return None
+
+
 def _node_lines(node: Any, path: Path_, lines: dict[Path_, int]) -> None:
     """Record the 1-based line of every mapping key and sequence item below ``node``."""
     lines.setdefault(path, node.start_mark.line + 1)
@@ -82,9 +137,15 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
         line = text.count("\n", 0, exc.position) + 1
         raise SpecError(source, f"the text holds a character YAML does not allow: "
                                 f"{chr(exc.character)!r}", line=line) from None
+    node = None
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
+    except _BadNumber as exc:
+        field = _path_of(exc.node, node)
+        raise SpecError(source, exc.problem or "a number no field can take",
+                        field=_format_path(field) if field else None,
+                        line=exc.node.start_mark.line + 1) from None
     except yaml.reader.ReaderError as exc:
         raise SpecError(source, f"the text holds a character YAML does not allow: "
                                 f"{chr(exc.character)!r}") from None
@@ -242,33 +303,27 @@ DESIGN_KIND = re.compile(r"""(?:^|[{,])\s*["']?kind["']?\s*:\s*["']?design\b""",
 def is_design(path: str | Path) -> bool:
     """Whether a file says ``kind: design`` (a quick look; the loaders check properly)."""
     try:
-        with spec_path(path).open(encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
+        with open_input(spec_path(path), MAX_SPEC_BYTES, "spec") as handle:
+            head = handle.read(4096).decode("utf-8", errors="replace")
+    except (OSError, FileRefused):
+        return False  # the loader says why
     return DESIGN_KIND.search(head) is not None
 
 
 def _read(path: str | Path) -> str:
     """A spec or design file's text, or a :class:`SpecError` saying why it cannot be read."""
     source = str(path)
-    p = Path(path)
     try:
-        size = p.stat().st_size
-        if not p.is_file():
-            raise SpecError(source, "not a file; give the path of a .yaml spec")
-        if size > MAX_SPEC_BYTES:
-            raise SpecError(source, f"the file is {size:,} bytes; specs are at most "
-                                    f"{MAX_SPEC_BYTES:,} bytes")
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(source, "no such file, and no bundled spec of that name; check the "
-                                "path, or list the bundled specs with `cpmodels specs`") from None
+        return read_bounded(path, MAX_SPEC_BYTES, "spec").decode("utf-8")
+    except FileRefused as exc:
+        if not os.path.lexists(path):
+            raise SpecError(source, "no such file, and no bundled spec of that name; check "
+                                    "the path, or list the bundled specs with `cpmodels "
+                                    "specs`") from None
+        hint = "; give the path of a .yaml spec" if exc.reason.startswith("not a file") else ""
+        raise SpecError(source, exc.reason + hint) from None
     except UnicodeDecodeError:
         raise SpecError(source, "the file is not UTF-8 text") from None
-    except OSError as exc:
-        raise SpecError(source, f"cannot read the file: {exc.strerror or exc}") from None
-    return text
 
 
 def parse_spec(text: str, source: str = "<spec>") -> Spec:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cpmodels.files import check_output, json_member, move_into_place, npy_member, temp_beside
 from cpmodels.towers.problem import TowersProblem
 
 if TYPE_CHECKING:  # the writer is given the programme's layout; the checker reads the header
@@ -77,7 +77,8 @@ class CertificateWriter:
         self.path, self.problem, self.band = Path(path), problem, band
         self.layout = {"turned": layout.turned, "cell_bits": layout.cell_bits,
                        "colour_bits": layout.colour_bits}
-        self.tmp = self.path.with_name(self.path.name + ".tmp")
+        check_output(self.path)  # before any work: a target the writer may replace
+        self.tmp = temp_beside(self.path)
         self.archive: zipfile.ZipFile | None = None
         self.layers = 0
         self.complete = False  # the last run reached its last layer (or an empty one)
@@ -119,7 +120,7 @@ class CertificateWriter:
             header.update(band=self.band, bound=bound)
         self.archive.writestr("header.json", json.dumps(header, indent=1))
         self._close()
-        os.replace(self.tmp, self.path)
+        move_into_place(self.tmp, self.path)
 
     def discard(self) -> None:
         self._close()
@@ -150,7 +151,7 @@ def read_header(path: Path) -> dict[str, Any]:
     """A certificate's header; ValueError when the file is not a towers certificate."""
     try:
         with zipfile.ZipFile(path) as archive:
-            header = json.loads(archive.read("header.json"))
+            header = json_member(archive, "header.json")
     except KeyError:
         raise ValueError(f"{path} has no header.json: not a towers certificate") from None
     except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError):
@@ -197,8 +198,7 @@ class _Layers:
 
     def _array(self, name: str) -> np.ndarray:
         try:
-            with self.archive.open(name) as stream:
-                return np.lib.format.read_array(stream, allow_pickle=False)
+            return npy_member(self.archive, name)
         except KeyError:
             raise ValueError(f"{name} is missing") from None
 
@@ -457,7 +457,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
     divisor, as every board's score is a multiple of it). Never raises for a bad file."""
     try:
         with zipfile.ZipFile(path) as archive:
-            claim = json.loads(archive.read("claim.json"))
+            claim = json_member(archive, "claim.json")
             if not isinstance(claim, dict) or claim.get("format") != PRICED_FORMAT:
                 return CertificateCheck(False, f"{path} is not a priced bound")
             if header_problem(problem) != {k: claim.get(k) for k in header_problem(problem)}:
@@ -475,7 +475,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
                 entry = band_entry(helper, points)
                 data = io.BytesIO(archive.read(name))
                 with zipfile.ZipFile(data) as inner:
-                    header = json.loads(inner.read("header.json"))
+                    header = json_member(inner, "header.json")
                 if header.get("band") != entry:
                     return CertificateCheck(False, f"{name} is for other prices or rows than "
                                             "the claim's")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from cpmodels.errors import InputError
+from cpmodels.spec.base import MAX_BOARD_SIDE
 from cpmodels.spec.models import TowersSpec
 
 
@@ -98,6 +99,9 @@ def towers_problem(spec: TowersSpec, rows: int | None = None,
         for col in spec.colours
     )
     rows, cols = rows or spec.rows, cols or spec.cols
+    if not (1 <= rows <= MAX_BOARD_SIDE and 1 <= cols <= MAX_BOARD_SIDE):
+        size = f"{rows}x{cols}" if max(abs(rows), abs(cols)) < 10**9 else "a huge size"
+        raise InputError(f"a board of {size}: rows and columns must be 1 to {MAX_BOARD_SIDE}")
     fixed: list[tuple[tuple[int, int], int]] = []
     if spec.fixed is not None:
         if (rows, cols) != (spec.rows, spec.cols):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cpmodels.errors import InputError
+from cpmodels.files import check_input, json_member, move_into_place, temp_beside
 from cpmodels.spec.models import TowersSpec
 from cpmodels.towers.certificate import (
     PRICED_FORMAT,
@@ -31,6 +32,7 @@ from cpmodels.towers.result import TowersResult
 
 WHEN_BUILT = ("certificates are for the default rule; under rules: when-built the optimum "
               "is CP-SAT's and the city comes with its order of builds")
+MAX_CERTIFICATE_BYTES = 16_000_000_000  # a certificate is read a layer at a time
 
 
 @dataclass
@@ -85,8 +87,7 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
     from the certificate's header), without a solver."""
     if spec.rules == "when-built":
         raise InputError(WHEN_BUILT)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
+    check_input(path, MAX_CERTIFICATE_BYTES, "certificate")
     claim = _priced_claim(path)
     if claim is not None:
         rows, cols = size or (claim.get("rows"), claim.get("cols"))
@@ -143,7 +144,7 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
     prices = priced.prices
     scale = bounds.PRICE_SCALE
     total = 0
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = temp_beside(path)
     try:
         with tempfile.TemporaryDirectory(dir=path.parent) as scratch, \
                 zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
@@ -165,7 +166,7 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                      **header_problem(problem), "cut": cut, "scale": scale,
                      "prices": prices.tolist(), "bound": bound}
             archive.writestr("claim.json", json.dumps(claim))
-        tmp.replace(path)
+        move_into_place(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
@@ -209,14 +210,13 @@ def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None) ->
 
 def _priced_claim(path: Path) -> dict | None:
     """The claim of a priced bound's certificate, or None when the file is not one."""
-    import json
     import zipfile
 
     try:
         with zipfile.ZipFile(path) as archive:
             if "claim.json" not in archive.namelist():
                 return None
-            claim = json.loads(archive.read("claim.json"))
+            claim = json_member(archive, "claim.json")
     except (zipfile.BadZipFile, OSError, ValueError):
         return None
     return claim if isinstance(claim, dict) and claim.get("format") == PRICED_FORMAT else None
