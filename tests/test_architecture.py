@@ -4,6 +4,7 @@ a reader can hold."""
 from __future__ import annotations
 
 import ast
+import graphlib
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,31 @@ def test_the_cli_is_thin():
         names = {name for name, _ in _imported(ast.parse(path.read_text()))}
         assert not names & inner, path.name
         assert not any(name.startswith(low_level) for name in names), path.name
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_import_cycle_in_the_package():
+    """Every import, at module level or inside a function, points one way: a module never
+    reaches itself again. ``from pkg import sub`` depends on ``pkg.sub`` alone when ``sub``
+    is a module, and on ``pkg`` when it takes a name from the package's ``__init__``."""
+    names = {_module_name(path): path for path in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        needs = graph.setdefault(name, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                needs |= {alias.name for alias in node.names if alias.name in names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                subs = [f"{node.module}.{alias.name}" for alias in node.names]
+                needs |= {sub for sub in subs if sub in names}
+                if node.module in names and any(sub not in names for sub in subs):
+                    needs.add(node.module)
+        needs.discard(name)
+    try:
+        list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as cycle:
+        pytest.fail("import cycle: " + " -> ".join(cycle.args[1]))
