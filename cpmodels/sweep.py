@@ -23,16 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import Difficulty, EngineSession, Tally, tally_tasks
-from cpmodels.cover import ExactCover, Item, packing_cover
+from cpmodels.cover import ExactCover, Item, ItemKind, packing_cover
 from cpmodels.errors import InputError
 from cpmodels.files import write_atomic
-from cpmodels.geometry import Placement
+from cpmodels.geometry import OptionKind, Placement
 from cpmodels.spec.models import CalendarSpec
 
 if TYPE_CHECKING:
     from cpmodels.backends.engine import Cluster
 
-SLACK_PREFIX = "@"
 
 
 @dataclass
@@ -112,12 +111,12 @@ def sweep_cover(spec: CalendarSpec, *, face_up: bool = False) -> tuple[ExactCove
     slack_items = []
     for group, labels in spec.groups.items():
         item = len(cover.items)
-        cover.items.append(Item(SLACK_PREFIX + group))
+        cover.items.append(Item(group, kind=ItemKind.SLACK))
         slack_items.append(item)
         for label in labels:
             rc = spec.label_cells[label]
             cover.options.append((cell_index[rc], item))
-            cover.placements.append(Placement(SLACK_PREFIX + group, (rc,)))
+            cover.placements.append(Placement(group, (rc,), OptionKind.SLACK))
     return cover, slack_items
 
 
@@ -139,8 +138,8 @@ def fixed_group_count(spec: CalendarSpec) -> int:
 def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str], int]:
     """The slack option id of each (group, label)."""
     by_cell = {(p.piece, p.cells[0]): j for j, p in enumerate(cover.placements)
-               if p.piece.startswith(SLACK_PREFIX)}
-    return {(g, label): by_cell[(SLACK_PREFIX + g, spec.label_cells[label])]
+               if p.kind is OptionKind.SLACK}
+    return {(g, label): by_cell[(g, spec.label_cells[label])]
             for g, labels in spec.groups.items() for label in labels}
 
 

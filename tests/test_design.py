@@ -329,3 +329,30 @@ def test_the_order_of_dates_is_learnt_from_more_sets_in_a_large_design(small):
     spec = load_design(weekday)
     big = Design(spec, load_board(spec, weekday))
     assert LEARN_FROM < big.learning_sets() == big.count_candidates() // 25 <= LEARN_MOST
+
+
+def test_the_shared_cover_types_its_options_and_items(small):
+    """The cover a design shares holds pieces, one slack option per label (its cell and its
+    group's slack item) and one left-out option per optional piece (its piece item, no
+    cell), each typed by kind: no marker in a name says which is which."""
+    from cpmodels.cover import ItemKind
+    from cpmodels.geometry import OptionKind
+
+    design = small
+    compiled = design._cover(False)
+    cover = compiled.cover
+    kinds = [p.kind for p in cover.placements]
+    assert kinds.count(OptionKind.SLACK) == len(design.board.label_cells)
+    assert sorted(j for j, kind in enumerate(kinds)
+                  if kind is OptionKind.LEFT_OUT) == sorted(compiled.left_out.values())
+    for j, placement in enumerate(cover.placements):
+        items = [cover.items[i].kind for i in cover.options[j]]
+        if placement.kind is OptionKind.SLACK:
+            assert items == [ItemKind.CELL, ItemKind.SLACK]
+            assert placement.piece in design.board.groups and len(placement.cells) == 1
+        elif placement.kind is OptionKind.LEFT_OUT:
+            assert items == [ItemKind.PIECE] and placement.cells == ()
+        else:
+            assert items[-1] is ItemKind.PIECE and set(items[:-1]) == {ItemKind.CELL}
+    pieces = [it for it in cover.items if it.kind is ItemKind.PIECE]
+    assert [it.name for it in pieces] == [p.name for p in design.pieces]

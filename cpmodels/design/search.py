@@ -25,10 +25,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions, parallel_here, run_units, units_wanted
-from cpmodels.cover import ExactCover
+from cpmodels.cover import ExactCover, ItemKind
 from cpmodels.design.verdicts import Verdict
 from cpmodels.errors import InputError, OutOfTime, SpecError
-from cpmodels.geometry import Placement, board_reflections, normalize, orientations, render_shape
+from cpmodels.geometry import (
+    OptionKind,
+    Placement,
+    board_reflections,
+    normalize,
+    orientations,
+    render_shape,
+)
 from cpmodels.interrupt import seconds_left
 from cpmodels.pools import canonical_shape, pool
 from cpmodels.spec import CalendarSpec, Piece, load_spec
@@ -247,14 +254,14 @@ class Design:
             cover, slack_items = sweep_cover(spec, face_up=face_up)
             slack = slack_options(cover, spec)
             # The piece items follow the cells, one per piece in order (names may repeat).
-            items = [i for i, it in enumerate(cover.items) if it.cell is None][:len(pieces)]
+            items = [i for i, it in enumerate(cover.items) if it.kind is ItemKind.PIECE]
             optional = range(len(pieces)) if face_up else range(len(self.spec.fixed),
                                                                 len(pieces))
             left_out = {}
             for k in optional:
                 left_out[k] = len(cover.options)
                 cover.options.append((items[k],))
-                cover.placements.append(Placement(pieces[k].name, ()))
+                cover.placements.append(Placement(pieces[k].name, (), OptionKind.LEFT_OUT))
             n_fixed = fixed_group_count(spec)
             groups = list(spec.groups)
             holes = [tuple(slack[(g, label)] for g, label in zip(groups, combo))
