@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cpmodels.backends import count_cover, iter_cover_solutions
+from cpmodels.backends import Capability, count_cover, iter_cover_solutions, require
 from cpmodels.cover import ExactCover
-from cpmodels.errors import InputError, OutOfTime
+from cpmodels.errors import OutOfTime
 from cpmodels.instance import PackingInstance
 from cpmodels.symmetry import (
     IDENTITY,
@@ -52,9 +52,8 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
     ``cluster``); the ``sat`` and ``cpsat`` backends count the solutions they enumerate.
     """
     start = time.perf_counter()
-    if cluster is not None and backend != "engine":
-        raise InputError(f"a cluster runs the engine's units of work, not {backend}'s; "
-                         "leave out --backend or --cluster")
+    if cluster is not None:
+        require(backend, Capability.CLUSTER, "a cluster")
     symmetries = [IDENTITY]
     cover = instance.cover
     orbit = 1  # a raw count is the count of ``cover`` times this

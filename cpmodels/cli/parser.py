@@ -118,9 +118,9 @@ def cluster_from(args: argparse.Namespace) -> Any:
     if not address:
         yield None
         return
-    if getattr(args, "backend", "engine") != "engine":
-        raise InputError(f"--cluster runs the engine's units of work, not {args.backend}'s; "
-                         "leave out --backend or --cluster")
+    from cpmodels.backends import Capability, require
+
+    require(getattr(args, "backend", "engine"), Capability.CLUSTER, "--cluster")
     with connect(address) as cluster:
         where = f"; dashboard {cluster.dashboard}" if cluster.dashboard else ""
         n = cluster.workers
