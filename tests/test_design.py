@@ -340,7 +340,7 @@ def test_the_shared_cover_types_its_options_and_items(small):
 
     design = small
     compiled = design._cover(False)
-    cover = compiled.cover
+    cover = compiled.plan.cover
     kinds = [p.kind for p in cover.placements]
     assert kinds.count(OptionKind.SLACK) == len(design.board.label_cells)
     assert sorted(j for j, kind in enumerate(kinds)
