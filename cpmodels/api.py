@@ -466,10 +466,12 @@ def make(spec: SpecLike, out: str | Path, *, target: str | None = None,
     ``spec`` may be a design file with ``rank`` (1: its best working set), read from the
     ``verdicts`` of a ``design --out`` run or decided now. Returns the
     :class:`cpmodels.make.MakeReport`."""
+    from cpmodels.extras import require
     from cpmodels.make import MakeOptions
     from cpmodels.make import make as make_files
     from cpmodels.spec.loading import is_design
 
+    require("make", "cpmodels.api.make")
     options = MakeOptions(**sizes)
     options.check()
     if isinstance(spec, (str, Path)) and is_design(spec):

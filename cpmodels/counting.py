@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cpmodels.backends import count_cover, iter_cover_solutions
+from cpmodels.backends import Capability, count_cover, iter_cover_solutions, require
 from cpmodels.cover import ExactCover
-from cpmodels.errors import InputError, OutOfTime
+from cpmodels.errors import OutOfTime
 from cpmodels.instance import PackingInstance
 from cpmodels.symmetry import (
     IDENTITY,
@@ -61,9 +61,8 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
     ``cpsat`` backends count the solutions they enumerate.
     """
     start = time.perf_counter()
-    if cluster is not None and backend != "engine":
-        raise InputError(f"a cluster runs the engine's units of work, not {backend}'s; "
-                         "leave out --backend or --cluster")
+    if cluster is not None:
+        require(backend, Capability.CLUSTER, "a cluster")
     cover = instance.cover
     symmetries = [IDENTITY]
     if distinct or backend == "engine":

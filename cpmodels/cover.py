@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
 
 from cpmodels.errors import TooLargeError
 from cpmodels.geometry import SQUARE, Placement, placements
@@ -21,6 +22,14 @@ from cpmodels.grids import Cell, Grid
 MAX_PLACEMENTS = 500_000
 
 
+class ItemKind(IntEnum):
+    """What an item of an exact cover stands for."""
+
+    CELL = 0  # a board cell
+    PIECE = 1  # a piece (its copies)
+    SLACK = 2  # a label group: the one label of it left open
+
+
 @dataclass(frozen=True)
 class Item:
     """Something to cover: ``low`` to ``high`` times (``low == 0`` makes it secondary)."""
@@ -29,6 +38,11 @@ class Item:
     low: int = 1
     high: int = 1
     cell: Cell | None = None  # the board cell this item stands for, if any
+    kind: ItemKind = ItemKind.PIECE  # CELL whenever ``cell`` is given
+
+    def __post_init__(self) -> None:
+        if self.cell is not None:
+            object.__setattr__(self, "kind", ItemKind.CELL)
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from enum import IntEnum
 
 from cpmodels.grids import GRIDS, Cell, Grid, Transform
 
@@ -55,12 +56,22 @@ def orientations(shape: Iterable[Cell], *, rotate: bool = True, flip: bool = Tru
     return seen
 
 
+class OptionKind(IntEnum):
+    """What an option of an exact cover stands for."""
+
+    PIECE = 0  # a piece put on the board: its cells and its piece
+    SLACK = 1  # a label left open: its one cell and its label group's slack item
+    LEFT_OUT = 2  # an optional piece not used: its piece item and no cell
+
+
 @dataclass(frozen=True, order=True)
 class Placement:
-    """One piece put on the board: the piece's name and the sorted cells it covers."""
+    """One option of an exact cover: ``piece`` (the piece's name; for a slack option, the
+    label group's) and the sorted cells it covers, of the ``kind`` it is."""
 
     piece: str
     cells: tuple[Cell, ...]
+    kind: OptionKind = OptionKind.PIECE
 
 
 def placements(piece: str, shapes: Iterable[Shape], board: Iterable[Cell],

@@ -24,16 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import Difficulty, EngineSession, Tally, tally_tasks
-from cpmodels.cover import ExactCover, Item, packing_cover
+from cpmodels.cover import ExactCover, Item, ItemKind, packing_cover
 from cpmodels.errors import InputError
 from cpmodels.files import make_directory, open_stream, read_lines, write_atomic
-from cpmodels.geometry import Placement
+from cpmodels.geometry import OptionKind, Placement
 from cpmodels.spec.models import CalendarSpec
 
 if TYPE_CHECKING:
     from cpmodels.backends.engine import Cluster
 
-SLACK_PREFIX = "@"
 
 
 @dataclass
@@ -113,12 +112,12 @@ def sweep_cover(spec: CalendarSpec, *, face_up: bool = False) -> tuple[ExactCove
     slack_items = []
     for group, labels in spec.groups.items():
         item = len(cover.items)
-        cover.items.append(Item(SLACK_PREFIX + group))
+        cover.items.append(Item(group, kind=ItemKind.SLACK))
         slack_items.append(item)
         for label in labels:
             rc = spec.label_cells[label]
             cover.options.append((cell_index[rc], item))
-            cover.placements.append(Placement(SLACK_PREFIX + group, (rc,)))
+            cover.placements.append(Placement(group, (rc,), OptionKind.SLACK))
     return cover, slack_items
 
 
@@ -140,9 +139,73 @@ def fixed_group_count(spec: CalendarSpec) -> int:
 def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str], int]:
     """The slack option id of each (group, label)."""
     by_cell = {(p.piece, p.cells[0]): j for j, p in enumerate(cover.placements)
-               if p.piece.startswith(SLACK_PREFIX)}
-    return {(g, label): by_cell[(SLACK_PREFIX + g, spec.label_cells[label])]
+               if p.kind is OptionKind.SLACK}
+    return {(g, label): by_cell[(g, spec.label_cells[label])]
             for g, labels in spec.groups.items() for label in labels}
+
+
+@dataclass
+class TallyPlan:
+    """How every label combination of a calendar is counted: the calendar as one cover with
+    a slack item per label group (:func:`sweep_cover`); the leading groups are fixed task by
+    task (a *task* is one label of each, forced as its slack options), and each task's
+    search tallies its solutions by the slack options of the other groups, which decode
+    back to labels. The sweep, the editor's counts and a design's counts all run this plan.
+    """
+
+    spec: CalendarSpec
+    cover: ExactCover
+    slack_items: list[int]
+    option_of: dict[tuple[str, str], int]  # (group, label) -> its slack option
+    n_fixed: int
+
+    @classmethod
+    def of(cls, spec: CalendarSpec, *, face_up: bool = False) -> TallyPlan:
+        cover, slack_items = sweep_cover(spec, face_up=face_up)
+        return cls(spec, cover, slack_items, slack_options(cover, spec),
+                   fixed_group_count(spec))
+
+    @property
+    def groups(self) -> list[str]:
+        return list(self.spec.groups)
+
+    @property
+    def fixed_groups(self) -> list[str]:
+        return self.groups[:self.n_fixed]
+
+    @property
+    def free_groups(self) -> list[str]:
+        return self.groups[self.n_fixed:]
+
+    @property
+    def tally_items(self) -> list[int]:
+        """The slack items a task's search tallies by (the free groups')."""
+        return self.slack_items[self.n_fixed:]
+
+    def tasks(self) -> list[tuple[str, ...]]:
+        """Every task: one label of each fixed group, in sweep order."""
+        return list(itertools.product(*(self.spec.groups[g] for g in self.fixed_groups)))
+
+    def free_combinations(self) -> list[tuple[str, ...]]:
+        """One label of each free group: the rows of a task, in sweep order."""
+        return list(itertools.product(*(self.spec.groups[g] for g in self.free_groups)))
+
+    def holes(self, labels: tuple[str, ...]) -> tuple[int, ...]:
+        """The slack options that leave ``labels`` open (a task's labels: its prefix)."""
+        return tuple(self.option_of[(g, label)] for g, label in zip(self.groups, labels))
+
+    def rows(self, task: tuple[str, ...], tally: Tally,
+             ) -> list[tuple[tuple[str, ...], int]]:
+        """A task's tally as (labels, count) for each of its combinations, in sweep order."""
+        found = []
+        for rest in self.free_combinations():
+            key = tuple(self.option_of[(g, label)] for g, label in zip(self.free_groups, rest))
+            found.append((task + rest, tally.get(key, 0)))
+        return found
+
+    def session(self, **options: Any) -> EngineSession:
+        """An engine session of the plan's cover that tallies by the free groups."""
+        return EngineSession(self.cover, tally_items=self.tally_items, **options)
 
 
 def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
@@ -248,22 +311,17 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     ``progress(done, in all)`` hears of the kept rows first, then of each new row. The
     summary holds every row.
     """
-    groups = list(spec.groups)
     columns = sweep_columns(spec, prove=prove, difficulty=difficulty)
     proof_dir = out.with_name(out.name + ".proofs")
     if prove and os.path.lexists(proof_dir):
         make_directory(proof_dir)  # a real directory, checked before the counting
     combos = spec.label_combinations()
     done = read_rows(out, columns) if resume else {}
-    cover, slack_items = sweep_cover(spec, face_up=face_up)
-    option_of = slack_options(cover, spec)
-    n_fixed = fixed_group_count(spec)
-    free = groups[n_fixed:]
-    free_combos = list(itertools.product(*(spec.groups[g] for g in free)))
-    tasks = [fixed for fixed in itertools.product(*(spec.groups[g] for g in groups[:n_fixed]))
+    plan = TallyPlan.of(spec, face_up=face_up)
+    free_combos = plan.free_combinations()
+    tasks = [fixed for fixed in plan.tasks()
              if any(fixed + rest not in done for rest in free_combos)]
-    prefixes = [tuple(option_of[(g, label)] for g, label in zip(groups, fixed))
-                for fixed in tasks]
+    prefixes = [plan.holes(fixed) for fixed in tasks]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     summary = SweepSummary()
     by_labels = dict(done)
@@ -283,8 +341,7 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         if not done:
             writer.writerow(columns)
             handle.flush()
-        session = EngineSession(cover, tally_items=slack_items[n_fixed:],
-                                table_slots=memo_slots, arena=SWEEP_ARENA)
+        session = plan.session(table_slots=memo_slots, arena=SWEEP_ARENA)
 
         def on_units(n: int) -> None:
             summary.units = n
@@ -309,21 +366,13 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         waiting: tuple[list[Row], list[Future[Difficulty | None]]] | None = None
         try:
             for fixed, counts in zip(tasks, results):
-                rows = []
-                for rest in free_combos:
-                    labels = fixed + rest
-                    if labels in done:
-                        continue
-                    key = tuple(option_of[(g, label)] for g, label in zip(free, rest))
-                    rows.append(Row(labels, spec.real_date(labels) is not None,
-                                    counts.get(key, 0)))
+                rows = [Row(labels, spec.real_date(labels) is not None, count)
+                        for labels, count in plan.rows(fixed, counts) if labels not in done]
                 if scores is None:
                     write(rows, [])
                     continue
                 # This task's scores run while the next task is counted.
-                scored = [scores.submit(row, [option_of[(g, label)]
-                                              for g, label in zip(groups, row.labels)])
-                          for row in rows]
+                scored = [scores.submit(row, list(plan.holes(row.labels))) for row in rows]
                 if waiting is not None:
                     write(*waiting)
                 waiting = rows, scored

@@ -4,6 +4,7 @@ a reader can hold."""
 from __future__ import annotations
 
 import ast
+import graphlib
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,46 @@ def test_the_cli_is_thin():
         names = {name for name, _ in _imported(ast.parse(path.read_text()))}
         assert not names & inner, path.name
         assert not any(name.startswith(low_level) for name in names), path.name
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _run_time_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (never run)."""
+    found: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            todo += node.orelse
+            continue
+        todo += ast.iter_child_nodes(node)
+    return found
+
+
+def test_no_import_cycle_in_the_package():
+    """Every import that runs, at module level or inside a function, points one way: a
+    module never reaches itself again (imports for type checkers alone do not run).
+    ``from pkg import sub`` depends on ``pkg.sub`` alone when ``sub`` is a module, and on
+    ``pkg`` when it takes a name from the package's ``__init__``."""
+    names = {_module_name(path): path for path in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        needs = graph.setdefault(name, set())
+        for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                needs |= {alias.name for alias in node.names if alias.name in names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                subs = [f"{node.module}.{alias.name}" for alias in node.names]
+                needs |= {sub for sub in subs if sub in names}
+                if node.module in names and any(sub not in names for sub in subs):
+                    needs.add(node.module)
+        needs.discard(name)
+    try:
+        list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as cycle:
+        pytest.fail("import cycle: " + " -> ".join(cycle.args[1]))

@@ -85,3 +85,27 @@ def test_solutions_stream_and_stop_when_the_consumer_does(name):
     assert len(first) == 3 and len({tuple(sorted(s)) for s in first}) == 3
     assert all(cover.is_solution(sorted(s)) for s in first)
     assert time.perf_counter() - start < 20
+
+
+def test_capabilities_are_declared_and_asked_for_in_one_place():
+    from cpmodels.backends import Capability, require
+    from cpmodels.errors import InputError
+
+    assert {name for name, info in BACKENDS.items()
+            if Capability.CLUSTER in info.capabilities} == {"engine"}
+    assert {name for name, info in BACKENDS.items()
+            if Capability.PROVE in info.capabilities} == {"sat"}
+    require("engine", Capability.CLUSTER, "--cluster")
+    with pytest.raises(InputError, match=r"--cluster needs a backend that runs its work in "
+                                         r"units on a Dask cluster \(engine\), not cpsat"):
+        require("cpsat", Capability.CLUSTER, "--cluster")
+
+
+def test_a_cluster_with_another_backend_is_refused_before_connecting(capsys):
+    from cpmodels.cli import main
+
+    code = main(["count", "calendar_day", "--date", "2024-10-06", "--backend", "sat",
+                 "--cluster", "tcp://127.0.0.1:9"])
+    assert code == 2
+    assert "needs a backend that runs its work in units on a Dask cluster (engine), not sat" \
+        in capsys.readouterr().err

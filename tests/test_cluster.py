@@ -118,7 +118,7 @@ def test_bad_cluster_addresses_and_backends_are_refused(run_cli, monkeypatch):
         assert code == 2 and fragment in err
     code, _, err = run_cli("count", SPECS / "calendar_day.yaml", "--backend", "sat",
                            "--cluster", "local:1")
-    assert code == 2 and "not sat's" in err
+    assert code == 2 and "(engine), not sat" in err
     monkeypatch.setenv("CPMODELS_CLUSTER", "nowhere")  # the environment's address is used
     code, _, err = run_cli("count", SPECS / "calendar_day.yaml")
     assert code == 2 and "'nowhere'" in err

@@ -407,3 +407,20 @@ def test_a_first_run_says_it_compiles_the_kernels(tmp_path):
     assert "search kernels compiled in" in first.stderr
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "compil" not in again.stderr
+
+
+@pytest.mark.parametrize("name", ["calendar_day.yaml", "calendar_week.yaml"])
+def test_the_tally_plan_reaches_every_combination_once_in_sweep_order(name):
+    from cpmodels.geometry import OptionKind
+    from cpmodels.sweep import TallyPlan
+
+    spec = load_spec(SPECS / name)
+    plan = TallyPlan.of(spec)
+    reached = [labels for task in plan.tasks() for labels, count in plan.rows(task, {})]
+    assert reached == spec.label_combinations()
+    assert len(plan.tally_items) == len(spec.groups) - plan.n_fixed >= 1
+    labels = reached[len(reached) // 2]
+    for option, label in zip(plan.holes(labels), labels):
+        placement = plan.cover.placements[option]
+        assert placement.kind is OptionKind.SLACK
+        assert placement.cells == (spec.label_cells[label],)

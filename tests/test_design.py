@@ -370,3 +370,30 @@ def test_a_verdicts_file_that_does_not_read_gets_one_line(tmp_path, run_cli, lin
         assert code == 2 and "Traceback" not in err
         assert err.strip().splitlines()[-1] == f"error: {verdicts}: line 1 is no design " \
                                                "verdict; give another --out"
+
+
+def test_the_shared_cover_types_its_options_and_items(small):
+    """The cover a design shares holds pieces, one slack option per label (its cell and its
+    group's slack item) and one left-out option per optional piece (its piece item, no
+    cell), each typed by kind: no marker in a name says which is which."""
+    from cpmodels.cover import ItemKind
+    from cpmodels.geometry import OptionKind
+
+    design = small
+    compiled = design._cover(False)
+    cover = compiled.plan.cover
+    kinds = [p.kind for p in cover.placements]
+    assert kinds.count(OptionKind.SLACK) == len(design.board.label_cells)
+    assert sorted(j for j, kind in enumerate(kinds)
+                  if kind is OptionKind.LEFT_OUT) == sorted(compiled.left_out.values())
+    for j, placement in enumerate(cover.placements):
+        items = [cover.items[i].kind for i in cover.options[j]]
+        if placement.kind is OptionKind.SLACK:
+            assert items == [ItemKind.CELL, ItemKind.SLACK]
+            assert placement.piece in design.board.groups and len(placement.cells) == 1
+        elif placement.kind is OptionKind.LEFT_OUT:
+            assert items == [ItemKind.PIECE] and placement.cells == ()
+        else:
+            assert items[-1] is ItemKind.PIECE and set(items[:-1]) == {ItemKind.CELL}
+    pieces = [it for it in cover.items if it.kind is ItemKind.PIECE]
+    assert [it.name for it in pieces] == [p.name for p in design.pieces]

@@ -323,7 +323,7 @@ def test_ctrl_c_after_a_cp_sat_search_reaches_python():
 
     from ortools.sat.python import cp_model
 
-    from cpmodels.backends.cpsat import run_solver
+    from cpmodels.cpsat_runtime import run_solver
 
     model = cp_model.CpModel()
     x = model.new_int_var(0, 10, "x")

@@ -1,4 +1,7 @@
-"""The contract of a packing backend: copy this file to add one, then list it in BACKENDS.
+"""The contract of a packing backend: copy this file to add one, then list it in BACKENDS
+with the capabilities it declares beyond this contract (``Capability``: counting without
+listing, checked proofs of unsolvability, units on a cluster). The contract is the
+``Backend`` protocol of ``cpmodels.backends``.
 
 A packing backend is a module that takes an :class:`~cpmodels.cover.ExactCover` (items
 with their bounds, options with the items they cover) and nothing else: no spec, no board,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import queue
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -13,11 +12,11 @@ from ortools.sat.python import cp_model
 
 from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
+from cpmodels.cpsat_runtime import new_solver, run_solver
 from cpmodels.errors import OutOfTime
 
 NAME = "cpsat"
 STREAMS = True  # solutions come through a queue as CP-SAT finds them
-DEFAULT_WORKERS = 8  # CP-SAT's portfolio of strategies; it time-slices on fewer cores
 STREAM_BUFFER = 256  # solutions found ahead of the consumer before the search waits
 
 
@@ -36,37 +35,6 @@ def build_cover_model(cover: ExactCover) -> tuple[cp_model.CpModel, list[cp_mode
     return model, chosen
 
 
-def run_solver(solver: cp_model.CpSolver, model: cp_model.CpModel,
-               callback: cp_model.CpSolverSolutionCallback | None = None,
-               ) -> cp_model.CpSolverStatus:
-    """``solver.solve(model)`` that leaves Ctrl-C to Python afterwards.
-
-    CP-SAT installs a Ctrl-C handler of its own for the solve (a Ctrl-C then stops the
-    search, as a time limit would) and leaves it in place, so a later Ctrl-C would end the
-    whole process at once, without a word and without what it had found. On the main
-    thread Python's handler is put back after the solve; on any other thread (where Ctrl-C
-    reaches the main thread anyway) CP-SAT is told not to install one.
-    """
-    main = threading.current_thread() is threading.main_thread()
-    if not main:
-        solver.parameters.catch_sigint_signal = False
-        return solver.solve(model, callback)
-    previous = signal.getsignal(signal.SIGINT)
-    try:
-        return solver.solve(model, callback)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-
-
-def _solver(time_limit: float | None, workers: int | None) -> cp_model.CpSolver:
-    solver = cp_model.CpSolver()
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
-    solver.parameters.num_workers = workers or DEFAULT_WORKERS
-    return solver
-
-
 def _forced_model(cover: ExactCover, forced: Sequence[int],
                   ) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
     model, chosen = build_cover_model(cover)
@@ -80,7 +48,7 @@ def solve(cover: ExactCover, *, time_limit: float | None = None, forced: Sequenc
     """Find one solution, prove there is none, or give up at the time limit."""
     start = time.perf_counter()
     model, chosen = _forced_model(cover, forced)
-    solver = _solver(time_limit, workers)
+    solver = new_solver(time_limit, workers)
     status = run_solver(solver, model)
     seconds = time.perf_counter() - start
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -122,7 +90,7 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
     raises :class:`~cpmodels.errors.OutOfTime` when ``time_limit`` seconds pass before the
     last one."""
     model, chosen = _forced_model(cover, forced)
-    solver = _solver(time_limit, 1)
+    solver = new_solver(time_limit, 1)
     solver.parameters.enumerate_all_solutions = True
     out: queue.Queue = queue.Queue(maxsize=STREAM_BUFFER)
     gone = threading.Event()

@@ -8,6 +8,7 @@ import sys
 
 from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_OK, MAX_CONNECTIONS
 from cpmodels.errors import CpmodelsError, InputError
+from cpmodels.extras import require
 from cpmodels.spec import CalendarSpec, Spec, json_schema, load_spec
 from cpmodels.spec.bundled import bundled_specs, spec_path
 from cpmodels.spec.design import DesignSpec
@@ -15,6 +16,7 @@ from cpmodels.spec.loading import is_design, load_design
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    require("web", "cpmodels serve")
     import uvicorn
 
     from cpmodels.web.app import create_app

@@ -7,20 +7,10 @@ import argparse
 from cpmodels.cli.output import EXIT_OK, emit
 from cpmodels.cli.parser import bars_on
 from cpmodels.errors import InputError
+from cpmodels.extras import require
 from cpmodels.files import check_new_directory
 from cpmodels.spec import Spec, load_spec
 from cpmodels.spec.loading import is_design
-
-
-def sheet_size(text: str) -> tuple[float, float]:
-    """``WxH`` in millimetres, as ``--sheet`` takes it."""
-    from cpmodels.make import sheet_size as parse
-
-    try:
-        return parse(text)
-    except InputError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not WxH in millimetres "
-                                         "(e.g. 600x400)") from None
 
 
 def design_set(args: argparse.Namespace) -> Spec:
@@ -41,6 +31,7 @@ def design_set(args: argparse.Namespace) -> Spec:
 
 
 def cmd_make(args: argparse.Namespace) -> int:
+    require("make", "cpmodels make")
     from cpmodels.make import MakeOptions, make
 
     options = MakeOptions(cell=args.cell, kerf=args.kerf, clearance=args.clearance,

@@ -68,6 +68,16 @@ def _size(text: str) -> tuple[int, int]:
     return rows, cols
 
 
+def _sheet(text: str) -> tuple[float, float]:
+    """``--sheet WxH`` in millimetres (``cpmodels.make.sheet_size`` reads it)."""
+    from cpmodels.make import sheet_size
+
+    try:
+        return sheet_size(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_instance_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="path of a YAML spec (see specs/)")
     which = p.add_mutually_exclusive_group()
@@ -108,9 +118,9 @@ def cluster_from(args: argparse.Namespace) -> Any:
     if not address:
         yield None
         return
-    if getattr(args, "backend", "engine") != "engine":
-        raise InputError(f"--cluster runs the engine's units of work, not {args.backend}'s; "
-                         "leave out --backend or --cluster")
+    from cpmodels.backends import Capability, require
+
+    require(getattr(args, "backend", "engine"), Capability.CLUSTER, "--cluster")
     with connect(address) as cluster:
         where = f"; dashboard {cluster.dashboard}" if cluster.dashboard else ""
         n = cluster.workers
@@ -291,8 +301,6 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("dir", type=Path, metavar="DIR", help="a new (or empty) directory")
     add_quiet_arg(suite)
 
-    from cpmodels.cli.making import sheet_size
-
     make = sub.add_parser("make", help="cut files (SVG, DXF) and 3-D prints (STL) of a "
                           "puzzle's pieces, frame and tray, with a manifest")
     make.add_argument("spec", help="a calendar or packing spec (path or bundled name), or a "
@@ -313,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the width the laser burns away (default 0.15)")
     make.add_argument("--clearance", type=float, default=0.2, metavar="MM",
                       help="the play a piece needs to slide in (default 0.2)")
-    make.add_argument("--sheet", type=sheet_size, default=(600.0, 400.0), metavar="WxH",
+    make.add_argument("--sheet", type=_sheet, default=(600.0, 400.0), metavar="WxH",
                       help="the sheets to cut from, or for a cube grid the print plate, in "
                            "millimetres (default 600x400)")
     make.add_argument("--thickness", type=float, default=4.0, metavar="MM",

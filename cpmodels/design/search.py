@@ -25,16 +25,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions, parallel_here, run_units, units_wanted
-from cpmodels.cover import ExactCover
+from cpmodels.cover import ItemKind
 from cpmodels.design.verdicts import Verdict
 from cpmodels.errors import InputError, OutOfTime, SpecError
-from cpmodels.geometry import Placement, board_reflections, normalize, orientations, render_shape
+from cpmodels.geometry import (
+    OptionKind,
+    Placement,
+    board_reflections,
+    normalize,
+    orientations,
+    render_shape,
+)
 from cpmodels.interrupt import seconds_left
 from cpmodels.pools import canonical_shape, pool
 from cpmodels.spec import CalendarSpec, Piece, load_spec
 from cpmodels.spec.bundled import spec_path
 from cpmodels.spec.design import DesignSpec
-from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
+from cpmodels.sweep import TallyPlan
 
 if TYPE_CHECKING:
     from cpmodels.backends.engine import Cluster
@@ -72,11 +79,9 @@ class _Compiled:
     cover, its table of sub-board counts and its table of dead states) serves every
     candidate."""
 
-    cover: ExactCover
+    plan: TallyPlan  # its cover holds the left-out options too
     session: EngineSession
     left_out: dict[int, int]  # piece index (face up: side index) -> its left-out option
-    slack: dict[tuple[str, str], int]  # (group, label) -> the slack option of that hole
-    tally_items: tuple[int, ...]
     holes: list[tuple[int, ...]] = field(default_factory=list)  # required combo -> options
     sides: list[list[int]] = field(default_factory=list)  # face up: piece -> its sides
     pieces: list[Piece] = field(default_factory=list)  # the cover's pieces (face up: sides)
@@ -270,26 +275,21 @@ class Design:
                         pieces.append(Piece(name=piece.name + "~", shape=render_shape(mirror),
                                             count=piece.count))
             spec = self.board.model_copy(update={"pieces": pieces})
-            cover, slack_items = sweep_cover(spec, face_up=face_up)
-            slack = slack_options(cover, spec)
+            plan = TallyPlan.of(spec, face_up=face_up)
+            cover = plan.cover
             # The piece items follow the cells, one per piece in order (names may repeat).
-            items = [i for i, it in enumerate(cover.items) if it.cell is None][:len(pieces)]
+            items = [i for i, it in enumerate(cover.items) if it.kind is ItemKind.PIECE]
             optional = range(len(pieces)) if face_up else range(len(self.spec.fixed),
                                                                 len(pieces))
             left_out = {}
             for k in optional:
                 left_out[k] = len(cover.options)
                 cover.options.append((items[k],))
-                cover.placements.append(Placement(pieces[k].name, ()))
-            n_fixed = fixed_group_count(spec)
-            groups = list(spec.groups)
-            holes = [tuple(slack[(g, label)] for g, label in zip(groups, combo))
-                     for combo in self.required]
-            tally_items = tuple(slack_items[n_fixed:])
-            session = EngineSession(cover, tally_items=tally_items, dead_slots=DEAD_STATES)
+                cover.placements.append(Placement(pieces[k].name, (), OptionKind.LEFT_OUT))
+            holes = [plan.holes(combo) for combo in self.required]
+            session = plan.session(dead_slots=DEAD_STATES)
             self._compiled[face_up] = _Compiled(
-                cover, session, left_out, slack, tally_items,
-                holes=holes, sides=sides, pieces=pieces)
+                plan, session, left_out, holes=holes, sides=sides, pieces=pieces)
         return self._compiled[face_up]
 
     def _left_out(self, compiled: _Compiled, chosen: Sequence[int]) -> tuple[int, ...]:
@@ -410,17 +410,14 @@ class Design:
         """Every label combination's count for a set: one tallied search per task of the
         leading group(s), on the shared cover, its table kept from set to set."""
         compiled = self._cover(False)
-        groups = list(self.board.groups)
-        n_fixed = len(groups) - len(compiled.tally_items)
-        by_option = {o: label for (_, label), o in compiled.slack.items()}
+        plan = compiled.plan
         out = self._left_out(compiled, chosen)
         # The set's pieces and the holes still open (one cell each) fill the regions left.
-        regions = self._regions(chosen, holes=len(compiled.tally_items))
+        regions = self._regions(chosen, holes=len(plan.tally_items))
         counts: dict[tuple[str, ...], int] = {}
-        for fixed in itertools.product(*(self.board.groups[g] for g in groups[:n_fixed])):
-            task = out + tuple(compiled.slack[(g, label)] for g, label in zip(groups, fixed))
-            for key, n in compiled.session.tally(task, regions=regions).items():
-                counts[fixed + tuple(by_option[o] for o in key)] = n
+        for task in plan.tasks():
+            tally = compiled.session.tally(out + plan.holes(task), regions=regions)
+            counts.update(plan.rows(task, tally))
         return counts
 
 

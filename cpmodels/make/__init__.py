@@ -24,11 +24,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shapely.geometry import box
-from shapely.ops import unary_union
-
 from cpmodels import __version__
 from cpmodels.errors import InputError
+from cpmodels.extras import require
 from cpmodels.files import directory_in_place, write_atomic
 from cpmodels.geometry import Cell
 from cpmodels.spec.models import CalendarSpec, PackingLike, Spec, TowersSpec
@@ -122,6 +120,10 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
     if isinstance(spec, TowersSpec):
         raise InputError("make is for packing and calendar specs; a towers grid has no "
                          "pieces to cut")
+    require("make", "cpmodels make")
+    from shapely.geometry import box
+    from shapely.ops import unary_union
+
     from cpmodels.make import laser, printing, sheets
     from cpmodels.make.preview import sheet_png, tray_png
     from cpmodels.make.shapes import Sheetwork, engraving_font, offset, text_outlines

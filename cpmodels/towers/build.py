@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from cpmodels.errors import InputError
-from cpmodels.towers.problem import TowersProblem
+
+if TYPE_CHECKING:  # problem.py imports this module for its checks
+    from cpmodels.towers.problem import TowersProblem
 
 Step = tuple[int, int, str]  # (row, column, letter): build that colour there
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from ortools.sat.python import cp_model
 
-from cpmodels.backends.cpsat import DEFAULT_WORKERS, run_solver
+from cpmodels.cpsat_runtime import new_solver, run_solver
 from cpmodels.towers import bounds, programme
 from cpmodels.towers.problem import TowersProblem
 from cpmodels.towers.result import NAME, TowersResult
@@ -116,10 +116,7 @@ def _search(problem: TowersProblem, time_limit: float | None, workers: int | Non
         letters = {col.letter: k for k, col in enumerate(problem.colours)}
         for (r, c, k), v in x.items():
             model.add_hint(v, letters.get(hint[r][c]) == k)
-    solver = cp_model.CpSolver()
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.01, float(time_limit))
-    solver.parameters.num_workers = workers or DEFAULT_WORKERS
+    solver = new_solver(time_limit, workers)
     status = run_solver(solver, model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         bound = int(solver.best_objective_bound) if status == cp_model.UNKNOWN else None
@@ -251,10 +248,8 @@ def solve_when_built(problem: TowersProblem, *, time_limit: float | None = None,
     excluded_best: int | None = None
     status, bound = cp_model.UNKNOWN, None
     for _ in range(BUILD_ATTEMPTS):
-        solver = cp_model.CpSolver()
-        if deadline is not None:
-            solver.parameters.max_time_in_seconds = max(0.01, deadline - time.perf_counter())
-        solver.parameters.num_workers = workers or DEFAULT_WORKERS
+        solver = new_solver(None if deadline is None else deadline - time.perf_counter(),
+                            workers)
         status = run_solver(solver, model)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             break

@@ -28,6 +28,7 @@ import cpmodels
 from cpmodels.backends.engine.processes import Runner
 from cpmodels.backends.engine.session import EngineSession, Task
 from cpmodels.errors import InputError, OutOfTime
+from cpmodels.extras import require
 from cpmodels.interrupt import seconds_left
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler before giving up
@@ -38,11 +39,9 @@ UNITS_PER_WORKER = 16  # and this many per worker, for the loads to even out
 
 
 def _distributed() -> Any:
-    try:
-        import distributed
-    except ImportError:
-        raise InputError("--cluster needs Dask's distributed package: pip install "
-                         "'cpmodels[cluster]'") from None
+    require("cluster", "--cluster")
+    import distributed
+
     return distributed
 
 
