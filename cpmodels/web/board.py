@@ -21,10 +21,11 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from cpmodels.backends.engine import EngineSession
-from cpmodels.errors import InputError, SpecError
+from cpmodels.errors import InputError, NotFound, SpecError
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
 from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
@@ -38,6 +39,10 @@ MAX_COMBINATIONS = 20_000
 TABLE_SLOTS = (1 << 22, 1 << 24)
 LARGE_BOARD = 48
 ARENA = 1 << 28  # bytes of counts the table may keep (committed only as it is used)
+# Bytes of a session's table keys and values: a board with wider states (more items) gets
+# fewer slots, so a board's memory is bounded whatever its size: at most this plus ARENA
+# per session (the weekday calendar's 1 << 24 slots of 2 words fit).
+TABLE_BYTES = 1 << 29
 SOURCE = "board"
 
 
@@ -119,31 +124,36 @@ def check(data: Any) -> dict[str, Any]:
 
 
 class BoardCounts:
-    """Every label combination's count of a board, task by task on ``threads`` sessions."""
+    """Every label combination's count of a board, task by task on ``threads`` sessions.
+
+    Made at once (the cover compiled, the board's arithmetic checked); the sessions and
+    their tables are made when :meth:`rows` starts and let go when it ends, however it
+    ends, so a board waiting for its turn or done holds no table.
+    """
 
     def __init__(self, spec: CalendarSpec, *, threads: int = 2) -> None:
         found = arithmetic(spec)
         if not found["fits"]:
             raise NothingFits(found["message"])
         self.spec = spec
-        cover, slack_items = sweep_cover(spec)
+        self.cover, slack_items = sweep_cover(spec)
         groups = list(spec.groups)
         n_fixed = fixed_group_count(spec)
         self.free = groups[n_fixed:]
         self.fixed = groups[:n_fixed]
-        self.option_of = slack_options(cover, spec)
+        self.tally_items = slack_items[n_fixed:]
+        self.option_of = slack_options(self.cover, spec)
         self.tasks = list(itertools.product(*(spec.groups[g] for g in self.fixed)))
         self.free_combos = list(itertools.product(*(spec.groups[g] for g in self.free)))
-        slots = TABLE_SLOTS[len(spec.cells) >= LARGE_BOARD]
-        self.sessions = [EngineSession(cover, tally_items=slack_items[n_fixed:],
-                                       table_slots=slots, arena=ARENA)
-                         for _ in range(max(1, min(threads, len(self.tasks))))]
+        self.threads = max(1, min(threads, len(self.tasks)))
+        self.table_slots = table_slots(len(spec.cells), len(self.cover.items))
+        self.sessions: list[EngineSession] = []
         self._stopped = threading.Event()
 
     def stop(self) -> None:
         """End the counting as soon as the kernels look (from any thread)."""
         self._stopped.set()
-        for session in self.sessions:
+        for session in list(self.sessions):
             session.stop()
 
     @property
@@ -161,7 +171,18 @@ class BoardCounts:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Each combination's row as its task is done (tasks in no fixed order), then the
-        summary; nothing more once stopped."""
+        summary; nothing more once stopped. The sessions live as long as this runs."""
+        if self.stopped:
+            return
+        self.sessions = [EngineSession(self.cover, tally_items=self.tally_items,
+                                       table_slots=self.table_slots, arena=ARENA)
+                         for _ in range(self.threads)]
+        try:
+            yield from self._counted()
+        finally:
+            self.sessions = []  # the tables go as soon as the counting ends
+
+    def _counted(self) -> Iterator[dict[str, Any]]:
         start = time.perf_counter()
         n = len(self.sessions)
 
@@ -196,6 +217,18 @@ class BoardCounts:
             summary["unsolvable_real_dates"] = [
                 labels for labels in unsolvable if self.spec.real_date(labels) is not None]
         yield summary
+
+
+def table_slots(cells: int, items: int) -> int:
+    """The slots of a session's table of sub-board counts for a board of ``cells`` cells
+    whose cover has ``items`` items: the large table from :data:`LARGE_BOARD` cells, and
+    never more than :data:`TABLE_BYTES` of keys and values."""
+    words = -(-items // 64)
+    slot_bytes = (words + 2) * 8 + 8  # a key row (state words, value, check) and a value
+    slots = TABLE_SLOTS[cells >= LARGE_BOARD]
+    while slots > 1 << 16 and slots * slot_bytes > TABLE_BYTES:
+        slots >>= 1
+    return slots
 
 
 _END = object()  # a job's last word on the queue
@@ -258,7 +291,7 @@ def pools(grid: str) -> dict[str, list[dict[str, Any]]]:
     from cpmodels.pools import polyforms, pool
 
     if grid not in POOL_SIZES:
-        raise InputError(f"the editor draws square, triangle and hex boards, not {grid!r}")
+        raise NotFound(f"the editor draws square, triangle and hex boards, not {grid!r}")
     out: dict[str, list[dict[str, Any]]] = {}
     for n in POOL_SIZES[grid]:
         if grid == "square":
@@ -291,10 +324,25 @@ def to_yaml(data: Any) -> str:
     return yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=100)
 
 
-def from_yaml(text: str) -> dict[str, Any]:
+def from_yaml(text: str, source: str = SOURCE) -> dict[str, Any]:
     """A calendar spec's YAML as the editor's JSON fields (validated)."""
+    data = _yaml_fields(text, source)
+    board_spec(data)
+    return data
+
+
+def read_fields(path: Path) -> Any:
+    """A served calendar's spec file as the editor's JSON fields (served, so valid)."""
+    return _yaml_fields(path.read_text(encoding="utf-8"), path.name)
+
+
+def _yaml_fields(text: str, source: str) -> Any:
+    """YAML read by the spec reader, as a spec file is."""
     from cpmodels.spec.loading import parse_yaml
 
-    data, _ = parse_yaml(text, SOURCE)
-    board_spec(data)
+    try:
+        data, _ = parse_yaml(text, source)
+    except ValueError as exc:  # a number Python will not read (more than 4,300 digits)
+        raise SpecError(source, " ".join(f"the YAML holds a value that cannot be read: "
+                                         f"{exc}".split())[:300]) from None
     return data

@@ -56,8 +56,10 @@ class BoardDesign:
         design = validate_data(fields, SOURCE, design=True)
         assert isinstance(design, DesignSpec)
         board = spec.model_copy(update={"pieces": []})
-        # One design (its own compiled cover and sessions) per thread.
-        self.designs = [Design(design, board) for _ in range(max(1, threads))]
+        self._design, self._board, self.threads = design, board, max(1, threads)
+        # One design (its own compiled cover and sessions) per thread: the first here, to
+        # count the sets; the others when the deciding starts.
+        self.designs = [Design(design, board)]
         sets = self.designs[0].count_candidates()
         if sets > MAX_SETS:
             raise InputError(f"that is {sets:,} sets to try; the editor tries at most "
@@ -67,7 +69,7 @@ class BoardDesign:
     def stop(self) -> None:
         """End the deciding as soon as the searches in progress look (from any thread)."""
         self._stopped.set()
-        for design in self.designs:
+        for design in list(self.designs):
             design.stop()
 
     @property
@@ -77,11 +79,22 @@ class BoardDesign:
     def rows(self) -> Iterator[dict[str, Any]]:
         """``{"candidates": N}``, then each set's verdict as it is decided (the sets shared
         out between the threads, in no fixed order), then the working sets ranked; nothing
-        more once stopped."""
+        more once stopped. The designs (compiled covers, tables) are let go at the end."""
+        try:
+            yield from self._decided()
+        finally:
+            self.designs = []
+
+    def _decided(self) -> Iterator[dict[str, Any]]:
         start = time.perf_counter()
         sets = list(self.designs[0].candidates())
         yield {"candidates": len(sets), "skipped_as_equal": self.designs[0].skipped()}
-        designs = self.designs[:max(1, min(len(self.designs), len(sets)))]
+        wanted = max(1, min(self.threads, len(sets)))
+        more = [Design(self._design, self._board) for _ in range(wanted - 1)]
+        if self.stopped:
+            return
+        self.designs += more
+        designs = self.designs[:wanted]
 
         def job(k: int) -> Callable[[Callable[[Any], None]], None]:
             def run(put: Callable[[Any], None]) -> None:
