@@ -44,6 +44,7 @@ from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 import anyio
 from fastapi import Depends, FastAPI, Query, Request
@@ -203,6 +204,14 @@ class WorkStream(StreamingResponse):
             self.stop()
 
 
+def attachment(filename: str) -> str:
+    """A ``content-disposition`` header for a download named ``filename`` (any characters:
+    an ASCII stand-in for old clients, the name itself as RFC 6266's ``filename*``)."""
+    plain = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_"
+                    for c in filename)
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
 def listing(spec: CalendarSpec, today: dt.date) -> dict[str, Any]:
     """A puzzle as the page lists it: its name, groups, and today's labels."""
     todays = spec.date_labels(today) if spec.has_dates else spec.label_combinations()[0]
@@ -270,8 +279,9 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
         text = resources.files("cpmodels.web").joinpath(f"static/{name}").read_text()
         return Response(text, media_type="text/javascript")
 
+    # Cheap: answered on the event loop, with no thread to wait for while the pool works.
     @app.get("/api/specs")
-    def specs() -> dict[str, Any]:
+    async def specs() -> dict[str, Any]:
         today = dt.date.today()
         return {"today": today.isoformat(),
                 "specs": [listing(spec, today) for spec in puzzles.specs.values()]}
@@ -379,7 +389,8 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
         """A served calendar's spec fields, for the editor to start from."""
         path = puzzles.paths.get(name)
         if path is None:
-            raise NotFound(f"no calendar {name!r} is served; served: {', '.join(puzzles.paths)}")
+            raise NotFound(f"no calendar {name[:60]!r} is served; served: "
+                           f"{', '.join(puzzles.paths)}")
         return await on_pool(board.read_fields)(path)
 
     def as_yaml(data: Any) -> Response:
@@ -471,8 +482,8 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
         finally:
             makes.release()
             release_memory()
-        return Response(made, media_type="application/zip", headers={
-            "content-disposition": f'attachment; filename="{spec.name}.zip"'})
+        return Response(made, media_type="application/zip",
+                        headers={"content-disposition": attachment(f"{spec.name}.zip")})
 
     @app.post("/api/board/make")
     async def board_make(request: Request, cell: float = 20.0, kerf: float = 0.15,

@@ -38,11 +38,13 @@ MAX_COMBINATIONS = 20_000
 # (the month/day calendar, 43 cells: 0.4 s instead of 0.9 s).
 TABLE_SLOTS = (1 << 22, 1 << 24)
 LARGE_BOARD = 48
-ARENA = 1 << 28  # bytes of counts the table may keep (committed only as it is used)
+ARENA = 1 << 28  # counts (8 bytes each) the table may keep (committed only as it is used)
 # Bytes of a session's table keys and values: a board with wider states (more items) gets
-# fewer slots, so a board's memory is bounded whatever its size: at most this plus ARENA
-# per session (the weekday calendar's 1 << 24 slots of 2 words fit).
+# fewer slots (the weekday calendar's 1 << 24 slots of 2 words fit).
 TABLE_BYTES = 1 << 29
+# Bytes of a board's tables over all its sessions (keys, values and arenas): a board's
+# memory is bounded whatever its size and however many cores count it.
+BOARD_BYTES = 1 << 31
 SOURCE = "board"
 
 
@@ -146,7 +148,8 @@ class BoardCounts:
         self.tasks = list(itertools.product(*(spec.groups[g] for g in self.fixed)))
         self.free_combos = list(itertools.product(*(spec.groups[g] for g in self.free)))
         self.threads = max(1, min(threads, len(self.tasks)))
-        self.table_slots = table_slots(len(spec.cells), len(self.cover.items))
+        self.table_slots, self.arena = table_sizes(len(spec.cells), len(self.cover.items),
+                                                   self.threads)
         self.sessions: list[EngineSession] = []
         self._stopped = threading.Event()
 
@@ -175,7 +178,7 @@ class BoardCounts:
         if self.stopped:
             return
         self.sessions = [EngineSession(self.cover, tally_items=self.tally_items,
-                                       table_slots=self.table_slots, arena=ARENA)
+                                       table_slots=self.table_slots, arena=self.arena)
                          for _ in range(self.threads)]
         try:
             yield from self._counted()
@@ -219,16 +222,18 @@ class BoardCounts:
         yield summary
 
 
-def table_slots(cells: int, items: int) -> int:
-    """The slots of a session's table of sub-board counts for a board of ``cells`` cells
-    whose cover has ``items`` items: the large table from :data:`LARGE_BOARD` cells, and
-    never more than :data:`TABLE_BYTES` of keys and values."""
+def table_sizes(cells: int, items: int, sessions: int) -> tuple[int, int]:
+    """The slots and the arena (in counts) of each of ``sessions`` tables of sub-board
+    counts for a board of ``cells`` cells whose cover has ``items`` items: the large table
+    from :data:`LARGE_BOARD` cells, never more than :data:`TABLE_BYTES` of keys and values
+    per session, nor :data:`BOARD_BYTES` of keys, values and arenas in all."""
+    share = BOARD_BYTES // max(1, sessions)
     words = -(-items // 64)
     slot_bytes = (words + 2) * 8 + 8  # a key row (state words, value, check) and a value
     slots = TABLE_SLOTS[cells >= LARGE_BOARD]
-    while slots > 1 << 16 and slots * slot_bytes > TABLE_BYTES:
+    while slots > 1 << 12 and slots * slot_bytes > min(TABLE_BYTES, share // 2):
         slots >>= 1
-    return slots
+    return slots, min(ARENA, (share - slots * slot_bytes) // 8)
 
 
 _END = object()  # a job's last word on the queue

@@ -155,12 +155,14 @@ def make_zip(spec: CalendarSpec, sizes: dict[str, Any]) -> bytes:
     except TypeError as exc:
         raise InputError(f"make options: {exc}") from None
     options.check()
+    # The zip's folder: the board's name made safe as a path ('..' is a valid name).
+    folder = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.name).strip(".")
     with tempfile.TemporaryDirectory(prefix="cpmodels-make-") as tmp:
-        out = Path(tmp) / spec.name
+        out = Path(tmp) / "made"
         make(spec, out, options)
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(out.rglob("*")):
                 if path.is_file():
-                    archive.write(path, f"{spec.name}/{path.relative_to(out)}")
+                    archive.write(path, f"{folder or 'board'}/{path.relative_to(out)}")
         return buffer.getvalue()

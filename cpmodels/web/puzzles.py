@@ -148,7 +148,7 @@ class Puzzles:
             with self._lock:
                 spec = self._drawn.get(name)
         if spec is None:
-            raise NotFound(f"no spec named {name!r}; specs: {', '.join(self.specs)}"
+            raise NotFound(f"no spec named {name[:60]!r}; specs: {', '.join(self.specs)}"
                            + (" (a drawn board is played again from its link)"
                               if name.startswith(DRAWN) else ""))
         return spec
