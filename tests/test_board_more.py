@@ -207,6 +207,30 @@ def test_a_body_too_large_gets_413_everywhere(client, path):
     assert answer.status_code == 413 and "larger than" in answer.json()["error"]
 
 
+@pytest.mark.parametrize("length", [b"9" * 5_000, b"65537", b"-1", b"1e9", b"\xd9\xa1"])
+def test_a_declared_length_too_large_or_not_a_length_gets_413_unread(length):
+    """(A length of 5,000 digits was read as an integer: past Python's limit, an error.)"""
+    import asyncio
+
+    from cpmodels.web.limits import BodyLimit
+
+    async def app(scope, receive, send):
+        raise AssertionError("the request went on")
+
+    sent: list = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        raise AssertionError("the body was read")
+
+    limit = BodyLimit(app, max_bytes=65536)
+    asyncio.run(limit({"type": "http", "path": "/api/count",
+                       "headers": [(b"content-length", length)]}, receive, send))
+    assert sent[0]["status"] == 413 and b"larger than" in sent[1]["body"]
+
+
 @pytest.mark.parametrize("path", [p for p in JSON_ENDPOINTS if p != "/api/board/check"])
 @pytest.mark.parametrize("body", [[], "calendar_day", 7, {"spec": ["calendar_day"]},
                                   {"board": {"a": 1}}, {"spec": 1.5, "labels": "Jan"}])
@@ -339,3 +363,51 @@ def test_one_board_is_made_at_a_time(monkeypatch):
         thread.join(20)
     assert first[0].status_code == 200
     assert client.post("/api/board/make", json=SMALL).status_code == 200
+
+
+def test_streams_beyond_those_counting_and_waiting_are_turned_away(monkeypatch):
+    """Each open stream holds its compiled board: past the streams counting and those
+    waiting their turn, one more gets 503 before anything is compiled; closed, they let
+    their places go."""
+    import threading
+
+    from cpmodels.web import app as web_app
+    from cpmodels.web.board import BoardCounts
+
+    def rows(self):  # a count that goes on until it is stopped
+        while not self.stopped:
+            time.sleep(0.02)
+        yield from ()
+
+    monkeypatch.setattr(BoardCounts, "rows", rows)
+    app = create_app([SPECS / "calendar_day.yaml"])
+    allowed = web_app.BOARDS_AT_ONCE + web_app.BOARDS_WAITING
+    with running_server(app) as url:
+        opened: list = []
+        stop = threading.Event()
+
+        def hold() -> None:
+            with httpx.Client(timeout=30) as http, \
+                    http.stream("POST", f"{url}/api/board/counts", json=SMALL) as answer:
+                opened.append(answer.status_code)
+                stop.wait(30)
+
+        threads = [threading.Thread(target=hold) for _ in range(allowed)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 30
+        while len(opened) < allowed and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened == [200] * allowed
+        with httpx.Client(timeout=30) as http:
+            refused = http.post(f"{url}/api/board/counts", json=SMALL)
+            assert refused.status_code == 503 and "try again" in refused.json()["error"]
+            stop.set()
+            for thread in threads:
+                thread.join(30)
+            for _ in range(100):  # the closed streams let their places go
+                with http.stream("POST", f"{url}/api/board/counts", json=SMALL) as answer:
+                    if answer.status_code == 200:
+                        break
+                time.sleep(0.1)
+            assert answer.status_code == 200

@@ -158,6 +158,7 @@ def _message(exc: RequestValidationError) -> str:
 SCRIPTS = ("page.js", "play.js", "edit.js")  # the pages' scripts, served from the package
 MAX_BODY_BYTES = 64 * 1024  # a request body: far more than any real request needs
 BOARDS_AT_ONCE = 2  # drawn boards counted at once (each on every core, with its tables)
+BOARDS_WAITING = 8  # more streams waiting for a turn (each holds its compiled cover)
 MAKES_AT_ONCE = 1  # boards made at once (a make holds a pool worker for seconds)
 MAX_SHEET_TEXT = 40  # characters of a make's ``sheet`` option
 BOARD_TIME_LIMIT = 120.0  # seconds a board's counts may take (the weekday board: about 10)
@@ -241,6 +242,8 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     # Boards counted at once; the others wait their turn (each counts on every core).
     board_turns = threading.BoundedSemaphore(BOARDS_AT_ONCE)
+    # Streams open (counting or waiting); one more is turned away (503) before compiling.
+    board_streams = threading.BoundedSemaphore(BOARDS_AT_ONCE + BOARDS_WAITING)
     makes = threading.BoundedSemaphore(MAKES_AT_ONCE)
 
     def error(status: int, message: str) -> JSONResponse:
@@ -441,6 +444,7 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
             finally:
                 timer.cancel()
                 send(None)
+                board_streams.release()
                 if ran:
                     release_memory()
 
@@ -461,15 +465,28 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     def design_of(data: Any) -> BoardDesign:
         return BoardDesign(data, threads=pool.workers)
 
+    async def stream_of(request: Request, make: Callable[[Any], board.Stoppable],
+                        what: str) -> StreamingResponse:
+        """The stream of the work ``make`` makes of the request's JSON (compiled on the
+        pool), when fewer than the streams allowed are open; else :class:`Busy`."""
+        data = parse_json(await request.body())
+        if not board_streams.acquire(blocking=False):
+            raise Busy(f"{BOARDS_AT_ONCE + BOARDS_WAITING} boards are being counted or "
+                       "waiting; try again in a moment")
+        try:
+            work = await on_pool(make)(data)
+        except BaseException:
+            board_streams.release()
+            raise
+        return streamed(work, what)  # which lets the stream go when it ends
+
     @app.post("/api/board/counts")
     async def board_counts(request: Request) -> Any:
-        data = parse_json(await request.body())
-        return streamed(await on_pool(counts_of)(data), "counts")
+        return await stream_of(request, counts_of, "counts")
 
     @app.post("/api/board/design")
     async def board_design(request: Request) -> Any:
-        data = parse_json(await request.body())
-        return streamed(await on_pool(design_of)(data), "design")
+        return await stream_of(request, design_of, "design")
 
     def make_answer(data: Any, sizes: dict[str, Any], *, deadline: float) -> Response:
         if not makes.acquire(blocking=False):
