@@ -82,6 +82,13 @@ def test_a_bad_design_request_is_refused_at_once(client, change, words):
     assert time.perf_counter() - start < 2.0
 
 
+def test_a_design_no_set_of_which_covers_the_board_says_why(client):
+    lines = ndjson_lines(client.post("/api/board/design", json={
+        "board": spec_fields("calendar_day"), "always": [], "choose": 2}))
+    assert lines[0]["candidates"] == 0 and lines[-1]["done"] and lines[-1]["working"] == []
+    assert "covers the 41 cells" in lines[-1]["message"]
+
+
 def test_a_closed_connection_stops_the_design():
     """The month/day board with the rectangle and any 7 of the 12 pentominoes (792 sets):
     dropped after its first verdict, the deciding stops and the CPU is idle."""

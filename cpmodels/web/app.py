@@ -199,10 +199,17 @@ class WorkStream(StreamingResponse):
                 group.start_soon(stream)
                 await self.listen_for_disconnect(receive)
                 group.cancel_scope.cancel()
-        except OSError:  # the client went away while a line was sent
-            pass
+        except Exception as exc:  # (in a group, from the task group)
+            if not _client_gone(exc):
+                raise
         finally:
             self.stop()
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` (or every error of a group) says the client went away mid-send."""
+    inner = getattr(exc, "exceptions", None)
+    return all(map(_client_gone, inner)) if inner else isinstance(exc, OSError)
 
 
 def attachment(filename: str) -> str:

@@ -56,6 +56,7 @@ class BoardDesign:
         design = validate_data(fields, SOURCE, design=True)
         assert isinstance(design, DesignSpec)
         board = spec.model_copy(update={"pieces": []})
+        self.to_cover = len(spec.cells) - len(spec.groups)
         self._design, self._board, self.threads = design, board, max(1, threads)
         # One design (its own compiled cover and sessions) per thread: the first here, to
         # count the sets; the others when the deciding starts.
@@ -121,8 +122,13 @@ class BoardDesign:
             return
         working = [{k: v for k, v in w.as_dict().items() if k != "first_failure"}
                    for w in ranked(verdicts)]
-        yield {"done": True, "candidates": len(verdicts), "working": working,
-               "seconds": round(time.perf_counter() - start, 3)}
+        done = {"done": True, "candidates": len(verdicts), "working": working,
+                "seconds": round(time.perf_counter() - start, 3)}
+        if not sets:  # say why rather than an empty answer
+            done["message"] = (f"no set of the pieces asked for covers the "
+                               f"{self.to_cover} cells the board leaves to cover: none has "
+                               "that area")
+        yield done
 
 
 def _board_of_candidates(board: Any) -> CalendarSpec:
