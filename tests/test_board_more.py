@@ -294,6 +294,18 @@ def test_hostile_boards_get_an_answer_never_a_500(client, board, path):
         assert answer.json()["error"]
 
 
+@pytest.mark.parametrize("path", ["/api/board/counts", "/api/board/play", "/api/board/make"])
+def test_a_board_of_too_many_placements_is_refused_before_compiling(client, path):
+    rows = [" ".join("." for _ in range(20)) for _ in range(20)]
+    rows[0] = " ".join(["A", "B"] + ["."] * 18)
+    pieces = [{"name": f"P{k}", "shape": "#" * (k % 6 + 1), "count": [0, 5]} for k in range(80)]
+    start = time.perf_counter()
+    answer = client.post(path, json={"board": rows, "groups": {"g": ["A", "B"]},
+                                     "pieces": pieces})
+    assert answer.status_code == 422 and "256,000 placements" in answer.json()["error"]
+    assert time.perf_counter() - start < 2.0
+
+
 @pytest.mark.parametrize("query", [
     "cell=1e400", "cell=nan", "cell=-20", "kerf=inf", "thickness=0", "sheet=99999x400",
     "sheet=nanxnan", "sheet=" + "9" * 5_000 + "x1", "sheet=" + "1x" * 30 + "1",

@@ -5,7 +5,8 @@ A board comes as a calendar spec's fields in JSON (``board``, ``groups``, ``piec
 ``kind`` and ``name`` may be left out). :func:`board_spec` validates it as a spec file is
 validated, and refuses at once, before any search, what no search should be started for: a
 board of more than :data:`MAX_CELLS` cells, more than :data:`MAX_COMBINATIONS` label
-combinations, or pieces whose area can never match the cells left to cover.
+combinations or :data:`MAX_PLACEMENTS` possible placements, or pieces whose area can never
+match the cells left to cover.
 
 :class:`BoardCounts` counts every combination as ``cpmodels sweep`` does (one exact cover
 with a slack item per group, the leading groups fixed task by task, the rest tallied in one
@@ -32,6 +33,10 @@ from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
 
 MAX_CELLS = 400  # a board cell by cell in a browser: far more than any calendar
 MAX_COMBINATIONS = 20_000
+# Placements a board's pieces may have (bounded before anything is compiled, at cells x
+# pieces x the grid's turns and flips): every pentomino and hexomino on 400 cells is 150,400.
+MAX_PLACEMENTS = 250_000
+TURNS = {"square": 8, "triangle": 12, "hex": 12}
 # Each session's table of sub-board counts: a board of 48 cells or more (the weekday
 # calendar, 50) needs the sweep's large table to count as fast as the sweep (1 << 22 slots:
 # 26 s, 1 << 24: 10 s); a smaller one answers its first line sooner with a small table
@@ -79,6 +84,11 @@ def board_spec(data: Any) -> CalendarSpec:
     if len(spec.cells) > MAX_CELLS:
         raise InputError(f"the board has {len(spec.cells):,} cells; the editor takes at most "
                          f"{MAX_CELLS}")
+    placements = len(spec.cells) * len(spec.pieces) * TURNS.get(spec.grid, 12)
+    if placements > MAX_PLACEMENTS:
+        raise InputError(f"{len(spec.pieces)} kinds of piece on {len(spec.cells)} cells may "
+                         f"have {placements:,} placements; the editor takes at most "
+                         f"{MAX_PLACEMENTS:,} (fewer kinds of piece, or a smaller board)")
     combos = 1
     for labels in spec.groups.values():
         combos *= len(labels)
