@@ -64,7 +64,7 @@ from cpmodels.render.pictures import packing_picture, placements_picture
 from cpmodels.render.svg import scene_svg
 from cpmodels.spec.models import CalendarSpec
 from cpmodels.web import board
-from cpmodels.web.designing import BoardDesign, make_zip
+from cpmodels.web.designing import BoardDesign, make_zip_within
 from cpmodels.web.limits import (
     BodyLimit,
     Busy,
@@ -502,10 +502,9 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
         try:
             spec = board.board_spec(data)
             check_deadline(deadline)
-            made = make_zip(spec, sizes)
+            made = make_zip_within(spec, sizes, deadline)
         finally:
             makes.release()
-            release_memory()
         return Response(made, media_type="application/zip",
                         headers={"content-disposition": attachment(f"{spec.name}.zip")})
 

@@ -10,6 +10,7 @@ marked ``always`` and ``K`` of the others, as a design file with ``fixed`` and o
 from __future__ import annotations
 
 import io
+import multiprocessing
 import tempfile
 import threading
 import time
@@ -19,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from cpmodels.design import Design, ranked
-from cpmodels.errors import InputError, OutOfTime, SpecError
+from cpmodels.errors import CpmodelsError, InputError, OutOfTime, SpecError
+from cpmodels.interrupt import leave_ctrl_c_to_parent, seconds_left
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
@@ -27,6 +29,10 @@ from cpmodels.web.board import SOURCE, board_spec, side_by_side
 
 MAX_SETS = 5_000  # candidate sets the editor decides (a design file on the CLI: millions)
 LEARNING_SETS = 16  # sets the order of dates is learnt from before the sets are streamed
+# Imported once by the process makes are forked from, so a make starts at once.
+MAKE_MODULES = ["cpmodels.web.designing", "cpmodels.make", "cpmodels.make.laser",
+                "cpmodels.make.printing", "cpmodels.make.sheets", "cpmodels.make.preview",
+                "cpmodels.make.shapes", "matplotlib.font_manager"]
 
 
 class BoardDesign:
@@ -172,3 +178,48 @@ def make_zip(spec: CalendarSpec, sizes: dict[str, Any]) -> bytes:
                 if path.is_file():
                     archive.write(path, f"{folder or 'board'}/{path.relative_to(out)}")
         return buffer.getvalue()
+
+
+def make_zip_within(spec: CalendarSpec, sizes: dict[str, Any],
+                    deadline: float | None) -> bytes:
+    """:func:`make_zip` in a process of its own, ended if ``deadline`` (a
+    ``time.perf_counter`` value) passes first (:class:`OutOfTime`): a make cannot be
+    stopped midway, and all the memory it took goes back when its process ends. Its
+    errors come back as they are said (an input error as :class:`InputError`)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(MAKE_MODULES)
+    answers, answer = context.Pipe(duplex=False)
+    process = context.Process(target=_made, args=(spec, sizes, answer), daemon=True,
+                              name="cpmodels-make")
+    process.start()
+    answer.close()
+    try:
+        if not answers.poll(seconds_left(deadline)):
+            raise OutOfTime("making the files took longer than the server allows; "
+                            "try a smaller board or run cpmodels make")
+        kind, value = answers.recv()
+    except EOFError:
+        kind, value = "failed", "the make process ended without an answer"
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        answers.close()
+    if kind == "made":
+        return value
+    if kind == "refused":
+        raise InputError(value)
+    raise RuntimeError(value)
+
+
+def _made(spec: CalendarSpec, sizes: dict[str, Any], answer: Any) -> None:
+    """In the make's process: the zip, or what went wrong, sent back on ``answer``."""
+    leave_ctrl_c_to_parent()
+    try:
+        result: tuple[str, Any] = ("made", make_zip(spec, sizes))
+    except CpmodelsError as exc:
+        result = ("refused", str(exc))
+    except Exception as exc:  # said to the server, which logs it
+        result = ("failed", f"{type(exc).__name__}: {exc}")
+    answer.send(result)
+    answer.close()
