@@ -449,3 +449,21 @@ def test_streams_beyond_those_counting_and_waiting_are_turned_away(monkeypatch):
                         break
                 time.sleep(0.1)
             assert answer.status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/api/board/counts", "/api/board/check", "/api/count"])
+def test_a_client_gone_mid_body_is_no_internal_error(path, caplog):
+    import socket
+
+    app = create_app([SPECS / "calendar_day.yaml"])
+    with running_server(app) as url:
+        host, port = url.removeprefix("http://").split(":")
+        for _ in range(3):
+            with socket.create_connection((host, int(port)), timeout=10) as raw:
+                raw.sendall(f"POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: "
+                            "application/json\r\ncontent-length: 5000\r\n\r\n{\"bo"
+                            .encode())
+        time.sleep(0.5)
+        with httpx.Client(timeout=30) as http:
+            assert http.get(f"{url}/api/specs").status_code == 200
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text

@@ -53,6 +53,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from cpmodels.backends import engine
 from cpmodels.backends.result import CoverResult
@@ -131,6 +132,7 @@ ERROR_STATUS: dict[type[BaseException], int] = {
     InputError: 422,
     CpmodelsError: 422,
     RequestValidationError: 422,
+    ClientDisconnect: 499,  # the client went away mid-request: no one reads the answer
 }
 
 
