@@ -1,7 +1,7 @@
 """What keeps the server up whatever it is sent: a bounded search pool and a body limit.
 
-* :class:`SearchPool` runs the engine's searches (counts, solutions, hints) on at most
-  ``workers`` threads; at most ``queue`` more wait their turn, and a request beyond that
+* :class:`SearchPool` runs the server's heavy work (the engine's searches, and compiling,
+  laying out and making drawn boards) on at most ``workers`` threads; at most ``queue`` more wait their turn, and a request beyond that
   is turned away at once (:class:`Busy`, 503). Each search gets a deadline: one that
   cannot finish by it stops and answers ``OutOfTime`` (504).
 * :class:`BodyLimit` refuses a request body over ``max_bytes`` (413) before it is read
