@@ -189,7 +189,7 @@ def big_board() -> dict:
 
 def _latencies(ask: Callable[[], httpx.Response], until: Callable[[], bool]) -> list[float]:
     """Seconds each answer of ``ask()`` took, asked again and again until ``until()``."""
-    times = []
+    times: list[float] = []
     while not until():
         start = time.perf_counter()
         answer = ask()
@@ -199,9 +199,26 @@ def _latencies(ask: Callable[[], httpx.Response], until: Callable[[], bool]) -> 
     return times
 
 
+def _idle_latency(ask: Callable[[], httpx.Response]) -> float:
+    """The slowest of ten answers of ``ask()`` with nothing else to do: what the machine
+    itself adds (a test machine may be shared and loaded)."""
+    turns = iter(range(10))
+    return max(_latencies(ask, lambda: next(turns, None) is None))
+
+
+def assert_prompt(times: list[float], idle: float) -> None:
+    """Answers within 0.5 s (past what the machine adds idle), but for a rare one a loaded
+    machine holds up (one in ten), itself within 2 s: work on the event loop or under a
+    shared lock holds up every answer for seconds."""
+    slow = [t for t in times if t >= 0.5 + idle]
+    assert len(times) >= 3 and len(slow) <= len(times) // 10 and max(times) < 2.0 + idle, (
+        idle, times)
+
+
 def test_the_page_answers_while_three_large_boards_compile():
     board = big_board()
     with served(specs=("calendar_day",)) as (url, _), httpx.Client(timeout=60) as http:
+        idle = _idle_latency(lambda: http.get(f"{url}/api/specs"))
         begun: list = []
 
         def count() -> None:
@@ -216,14 +233,15 @@ def test_the_page_answers_while_three_large_boards_compile():
                            lambda: not any(t.is_alive() for t in threads))
         for thread in threads:
             thread.join(60)
-    assert begun == [200] * 3 and len(times) >= 3
-    assert max(times) < 0.5, times
+    assert begun == [200] * 3
+    assert_prompt(times, idle)
 
 
 def test_cached_counts_stay_fast_while_a_drawn_board_is_laid_out():
     day = {"spec": "calendar_day", "date": "2026-03-14"}
     with served(specs=("calendar_day",)) as (url, _), httpx.Client(timeout=60) as http:
         assert http.post(f"{url}/api/count", json=day).status_code == 200  # now cached
+        idle = _idle_latency(lambda: http.post(f"{url}/api/count", json=day))
         name = http.post(f"{url}/api/board/play", json=big_board()).json()["name"]
         laid: list = []
         thread = threading.Thread(target=lambda: laid.append(
@@ -232,8 +250,8 @@ def test_cached_counts_stay_fast_while_a_drawn_board_is_laid_out():
         times = _latencies(lambda: http.post(f"{url}/api/count", json=day),
                            lambda: not thread.is_alive())
         thread.join(60)
-    assert laid == [200] and len(times) >= 3
-    assert max(times) < 0.5, times
+    assert laid == [200]
+    assert_prompt(times, idle)
 
 
 def _rss(process: subprocess.Popen) -> int:

@@ -37,6 +37,7 @@ import asyncio
 import datetime as dt
 import json
 import logging
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -163,6 +164,7 @@ BOARDS_AT_ONCE = 2  # drawn boards counted at once (each on every core, with its
 BOARDS_WAITING = 8  # more streams waiting for a turn (each holds its compiled cover)
 MAKES_AT_ONCE = 1  # boards made at once (a make holds a pool worker for seconds)
 MAX_SHEET_TEXT = 40  # characters of a make's ``sheet`` option
+SWITCH_INTERVAL = 0.0005  # seconds a thread holds the interpreter's lock before others' turn
 BOARD_TIME_LIMIT = 120.0  # seconds a board's counts may take (the weekday board: about 10)
 
 
@@ -243,7 +245,13 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Load the compiled engine before the first request, not during it.
         await asyncio.get_running_loop().run_in_executor(None, engine.warm_up)
+        # Threads compiling boards hold the interpreter's lock in turns of this length:
+        # short turns let the event loop answer cheap requests meanwhile (the engine's
+        # kernels run without the lock, so searches lose nothing).
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_INTERVAL))
         yield
+        sys.setswitchinterval(switch)
         pool.shutdown()
 
     app = FastAPI(title="cpmodels", docs_url=None, redoc_url=None, openapi_url=None,

@@ -1,8 +1,9 @@
 """What keeps the server up whatever it is sent: a bounded search pool and a body limit.
 
 * :class:`SearchPool` runs the server's heavy work (the engine's searches, and compiling,
-  laying out and making drawn boards) on at most ``workers`` threads; at most ``queue`` more wait their turn, and a request beyond that
-  is turned away at once (:class:`Busy`, 503). Each search gets a deadline: one that
+  laying out and making drawn boards) on at most ``workers`` threads; at most ``queue``
+  more wait their turn, and a request beyond that is turned away at once (:class:`Busy`,
+  503). Each search gets a deadline: one that
   cannot finish by it stops and answers ``OutOfTime`` (504).
 * :class:`BodyLimit` refuses a request body over ``max_bytes`` (413) before it is read
   in full, whether or not it says its length.
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import gc
 import json
 import os
 import threading
@@ -86,9 +86,9 @@ def json_depth(data: Any) -> int:
 
 
 def release_memory() -> None:
-    """Give the memory big work freed back to the system: collect cycles, then ask glibc
-    to return its free heap (``malloc_trim``; nothing where the C library has none)."""
-    gc.collect()
+    """Give the memory big work freed back to the system: ask glibc to return its free
+    heap (``malloc_trim``, which runs without the interpreter's lock; nothing where the C
+    library has none). (No full garbage collection: it would hold every thread up.)"""
     try:
         trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own C library
     except OSError:
