@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import gc
 import json
 import os
 import threading
@@ -86,9 +87,10 @@ def json_depth(data: Any) -> int:
 
 
 def release_memory() -> None:
-    """Give the memory big work freed back to the system: ask glibc to return its free
-    heap (``malloc_trim``, which runs without the interpreter's lock; nothing where the C
-    library has none). (No full garbage collection: it would hold every thread up.)"""
+    """Give the memory big work freed back to the system: collect what cycles hold (a
+    stopped stream's frames), then ask glibc to return its free heap (``malloc_trim``,
+    which runs without the interpreter's lock; nothing where the C library has none)."""
+    gc.collect()
     try:
         trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the process's own C library
     except OSError:
