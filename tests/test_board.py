@@ -70,7 +70,7 @@ def test_counts_are_refused_at_once_when_the_area_never_matches(client):
     assert time.perf_counter() - start < 2.0
     huge = client.post("/api/board/counts", content=b"{" + b" " * (11 << 20) + b"}",
                        headers={"content-type": "application/json"})
-    assert huge.status_code == 422 and "larger than" in huge.json()["error"]
+    assert huge.status_code == 413 and "larger than" in huge.json()["error"]
     assert client.post("/api/board/check", content=b"{nope").status_code == 422
 
 

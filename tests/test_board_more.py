@@ -17,6 +17,7 @@ from conftest import ndjson_lines, running_server, spec_fields
 from fastapi.testclient import TestClient
 
 from cpmodels.api import sweep
+from cpmodels.errors import InputError
 from cpmodels.web.app import create_app
 from cpmodels.web.board import pools
 
@@ -80,6 +81,13 @@ def test_a_bad_design_request_is_refused_at_once(client, change, words):
     refused = client.post("/api/board/design", json=request)
     assert refused.status_code == 422 and words in refused.json()["error"], refused.text
     assert time.perf_counter() - start < 2.0
+
+
+def test_a_design_no_set_of_which_covers_the_board_says_why(client):
+    lines = ndjson_lines(client.post("/api/board/design", json={
+        "board": spec_fields("calendar_day"), "always": [], "choose": 2}))
+    assert lines[0]["candidates"] == 0 and lines[-1]["done"] and lines[-1]["working"] == []
+    assert "covers the 41 cells" in lines[-1]["message"]
 
 
 def test_a_closed_connection_stops_the_design():
@@ -174,3 +182,288 @@ def test_three_designs_at_once_give_one_answer():
         thread.join(120)
     assert len(answers) == 3 and answers[0] == answers[1] == answers[2]
     assert sum(works for _, works, _, _ in answers[0][0]) == len(answers[0][1]) == 4
+
+
+# -- hostile input: one status for one kind of bad input, on every endpoint -----------------
+
+JSON_ENDPOINTS = ["/api/solution", "/api/count", "/api/hint", "/api/check", "/api/board/yaml",
+                  "/api/board/check", "/api/board/counts", "/api/board/design",
+                  "/api/board/play", "/api/board/make"]
+NOT_JSON = [
+    (b"{nope", "not valid JSON"),
+    (b"[" * 30_000 + b"]" * 30_000, "nested"),  # past Python's recursion limit
+    (b'{"board": ' + b"[" * 40 + b"]" * 40 + b"}", "nested"),  # within it, past the bound
+    (b'{"spec": ' + b"9" * 5_000 + b"}", "number"),  # past Python's 4,300 digits
+    (b"\xff\xfe{}", "not valid JSON"),
+]
+
+
+@pytest.mark.parametrize("path", JSON_ENDPOINTS)
+@pytest.mark.parametrize(("body", "words"), NOT_JSON, ids=["bad", "deep", "nested", "digits",
+                                                          "bytes"])
+def test_a_body_that_is_not_json_gets_422_everywhere(client, path, body, words):
+    answer = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert answer.status_code == 422, answer.text
+    if path.startswith("/api/board/") or len(body) > 1000:  # (else: no such field, 422)
+        assert words in answer.json()["error"], answer.text
+
+
+@pytest.mark.parametrize("path", [*JSON_ENDPOINTS, "/api/board/open"])
+def test_a_body_too_large_gets_413_everywhere(client, path):
+    body = b'{"board": "' + b"x" * (70 << 10) + b'"}'
+    answer = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert answer.status_code == 413 and "larger than" in answer.json()["error"]
+
+
+@pytest.mark.parametrize("length", [b"9" * 5_000, b"65537", b"-1", b"1e9", b"\xd9\xa1"])
+def test_a_declared_length_too_large_or_not_a_length_gets_413_unread(length):
+    """(A length of 5,000 digits was read as an integer: past Python's limit, an error.)"""
+    import asyncio
+
+    from cpmodels.web.limits import BodyLimit
+
+    async def app(scope, receive, send):
+        raise AssertionError("the request went on")
+
+    sent: list = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        raise AssertionError("the body was read")
+
+    limit = BodyLimit(app, max_bytes=65536)
+    asyncio.run(limit({"type": "http", "path": "/api/count",
+                       "headers": [(b"content-length", length)]}, receive, send))
+    assert sent[0]["status"] == 413 and b"larger than" in sent[1]["body"]
+
+
+@pytest.mark.parametrize("path", [p for p in JSON_ENDPOINTS if p != "/api/board/check"])
+@pytest.mark.parametrize("body", [[], "calendar_day", 7, {"spec": ["calendar_day"]},
+                                  {"board": {"a": 1}}, {"spec": 1.5, "labels": "Jan"}])
+def test_a_body_of_the_wrong_shape_gets_422_everywhere(client, path, body):
+    """(``/api/board/check``'s answer to a bad board is its errors, with 200.)"""
+    answer = client.post(path, json=body)
+    assert answer.status_code == 422 and answer.json()["error"], answer.text
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    *(("POST", p) for p in [*JSON_ENDPOINTS, "/api/board/open"]),
+    ("GET", "/api/specs"), ("GET", "/api/layout/calendar_day"),
+    ("GET", "/api/board/pools/square"), ("GET", "/api/board/start/calendar_day")])
+def test_an_unknown_query_option_gets_422_everywhere(client, method, path):
+    body = spec_fields("calendar_day") if path.startswith("/api/board/") else {
+        "spec": "calendar_day", "date": "2026-03-14"}
+    answer = client.request(method, f"{path}?foo=1&cell=2", json=body)
+    error = answer.json()["error"]
+    assert answer.status_code == 422 and "unknown query option" in error and "'foo'" in error
+    assert client.get("/?spec=calendar_day&date=2026-03-14").status_code == 200  # the pages'
+
+
+@pytest.mark.parametrize("text", [
+    "kind: calendar\nboard: ['A B']\ngroups: {g: [A, B]}\npieces: []\nx: " + "9" * 5_000,
+    "board: " + "[" * 5_000 + "]" * 5_000, "board: [unclosed", "\x00", "- a\n- b",
+    "&a [*a, *a]"])
+def test_bad_yaml_gets_422(client, text):
+    answer = client.post("/api/board/open", content=text.encode())
+    assert answer.status_code == 422 and answer.json()["error"], answer.text
+
+
+@pytest.mark.parametrize("board", [
+    {"board": ["A B"], "groups": {"g": ["A", "B"]}, "pieces": [{"name": "I", "shape": "#",
+                                                             "count": 10 ** 4000}]},
+    {"board": ["A B"], "groups": {"g": ["A", "B"]}, "pieces": [{"name": "I", "shape": "#",
+                                                             "count": -1}]},
+    {"board": ["A B"], "groups": {"g": ["A", "B"]}, "pieces": [{"name": "I", "shape": "#",
+                                                             "count": 1.5}]},
+    {"board": ["A B"], "groups": {"g": ["A", "B"]}, "name": "\u00e9\u6f22\u202e\n\"x",
+     "pieces": [{"name": "I", "shape": "#"}]},
+    {"board": ["A B"], "groups": {"g": ["A", "B"]}, "name": "\u00e9\u6f22 \"x\"",
+     "pieces": [{"name": "I", "shape": "#"}]},
+    {"board": ["A B " + "C " * 2000], "groups": {"g": ["A", "B"]},
+     "pieces": [{"name": "I", "shape": "#"}]},
+    {"board": ["\U0001f600 B"], "groups": {"g": ["\U0001f600", "B"]},
+     "pieces": [{"name": "\U0001f600" * 200, "shape": "#"}]},
+])
+@pytest.mark.parametrize("path", ["/api/board/yaml", "/api/board/counts", "/api/board/play",
+                                  "/api/board/make", "/api/board/check"])
+def test_hostile_boards_get_an_answer_never_a_500(client, board, path):
+    answer = client.post(path, json=board)
+    assert answer.status_code in (200, 422), answer.text[:300]
+    if answer.status_code == 422:
+        assert answer.json()["error"]
+
+
+@pytest.mark.parametrize("path", ["/api/board/counts", "/api/board/play", "/api/board/make"])
+def test_a_board_of_too_many_placements_is_refused_before_compiling(client, path):
+    rows = [" ".join("." for _ in range(20)) for _ in range(20)]
+    rows[0] = " ".join(["A", "B"] + ["."] * 18)
+    pieces = [{"name": f"P{k}", "shape": "#" * (k % 6 + 1), "count": [0, 5]} for k in range(80)]
+    start = time.perf_counter()
+    answer = client.post(path, json={"board": rows, "groups": {"g": ["A", "B"]},
+                                     "pieces": pieces})
+    assert answer.status_code == 422 and "256,000 placements" in answer.json()["error"]
+    assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize("query", [
+    "cell=1e400", "cell=nan", "cell=-20", "kerf=inf", "thickness=0", "sheet=99999x400",
+    "sheet=nanxnan", "sheet=" + "9" * 5_000 + "x1", "sheet=" + "1x" * 30 + "1",
+    "clearance=" + "9" * 400, "cell=20&cell=abc"])
+def test_make_sizes_are_bounded(client, query):
+    answer = client.post(f"/api/board/make?{query}", json=spec_fields("calendar_day"))
+    assert answer.status_code == 422 and len(answer.json()["error"]) < 400, answer.text
+
+
+SMALL = {"board": ["A B C", "D E F"], "groups": {"top": ["A", "B", "C"],
+                                                 "bottom": ["D", "E", "F"]},
+         "pieces": [{"name": "L", "shape": "##/#."}, {"name": "I", "shape": "#"}]}
+
+
+@pytest.mark.parametrize("name", ["..", ".", "\u00e9\u6f22"])
+def test_make_writes_only_in_its_own_folder_whatever_the_name(client, tmp_path, monkeypatch,
+                                                               name):
+    """'..' is a valid board name: the files are made in the make's own temporary folder,
+    and the zip holds no path out of its folder."""
+    import tempfile
+
+    from cpmodels.web.board import board_spec
+    from cpmodels.web.designing import make_zip
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made = make_zip(board_spec({**SMALL, "name": name}), {})
+    with zipfile.ZipFile(io.BytesIO(made)) as archive:
+        names = archive.namelist()
+    assert names and all(".." not in n.split("/") and not n.startswith(("/", "./"))
+                         for n in names), names
+    assert list(tmp_path.iterdir()) == []  # nothing left beside the temporary folder
+    answer = client.post("/api/board/make", json={**SMALL, "name": name})
+    assert answer.status_code == 200, answer.text
+    disposition = answer.headers["content-disposition"]
+    assert disposition.isascii() and disposition.startswith("attachment; filename=")
+
+
+def test_a_make_past_its_deadline_is_ended():
+    """A make cannot be stopped midway: it runs in a process of its own, ended at the
+    deadline (here already past)."""
+    from cpmodels.errors import OutOfTime
+    from cpmodels.web.board import board_spec
+    from cpmodels.web.designing import make_zip_within
+
+    with pytest.raises(OutOfTime, match="longer than the server allows"):
+        make_zip_within(board_spec(SMALL), {}, time.perf_counter())
+    with pytest.raises(InputError, match="kerf"):
+        make_zip_within(board_spec(SMALL), {"kerf": 30.0}, None)
+    assert zipfile.ZipFile(io.BytesIO(make_zip_within(board_spec(SMALL), {}, None))).namelist()
+
+
+def test_a_preview_has_a_pixel_budget(client):
+    """A 10 m square sheet for a 6-cell board: drawn within the budget (before: 20,000 px
+    square, seconds and 1.5 GB)."""
+    from cpmodels.make.preview import MAX_PIXELS
+
+    answer = client.post("/api/board/make?sheet=10000x10000", json=SMALL)
+    assert answer.status_code == 200
+    with zipfile.ZipFile(io.BytesIO(answer.content)) as archive:
+        pngs = [archive.read(n) for n in archive.namelist() if n.endswith(".png")]
+    assert pngs
+    for png in pngs:
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        assert width * height <= MAX_PIXELS * 1.01
+
+
+def test_one_board_is_made_at_a_time(monkeypatch):
+    """A make holds a pool worker for seconds: a second one while it runs gets 503."""
+    import threading
+
+    from cpmodels.web import app as web_app
+
+    started, release = threading.Event(), threading.Event()
+
+    def slow_make(spec, sizes, deadline):
+        started.set()
+        release.wait(20)
+        return b"zip"
+
+    monkeypatch.setattr(web_app, "make_zip_within", slow_make)
+    client = TestClient(create_app([SPECS / "calendar_day.yaml"]))
+    first: list = []
+    thread = threading.Thread(target=lambda: first.append(
+        client.post("/api/board/make", json=SMALL)))
+    thread.start()
+    try:
+        assert started.wait(20)
+        second = client.post("/api/board/make", json=SMALL)
+        assert second.status_code == 503 and "being made" in second.json()["error"]
+    finally:
+        release.set()
+        thread.join(20)
+    assert first[0].status_code == 200
+    assert client.post("/api/board/make", json=SMALL).status_code == 200
+
+
+def test_streams_beyond_those_counting_and_waiting_are_turned_away(monkeypatch):
+    """Each open stream holds its compiled board: past the streams counting and those
+    waiting their turn, one more gets 503 before anything is compiled; closed, they let
+    their places go."""
+    import threading
+
+    from cpmodels.web import app as web_app
+    from cpmodels.web.board import BoardCounts
+
+    def rows(self):  # a count that goes on until it is stopped
+        while not self.stopped:
+            time.sleep(0.02)
+        yield from ()
+
+    monkeypatch.setattr(BoardCounts, "rows", rows)
+    app = create_app([SPECS / "calendar_day.yaml"])
+    allowed = web_app.BOARDS_AT_ONCE + web_app.BOARDS_WAITING
+    with running_server(app) as url:
+        opened: list = []
+        stop = threading.Event()
+
+        def hold() -> None:
+            with httpx.Client(timeout=30) as http, \
+                    http.stream("POST", f"{url}/api/board/counts", json=SMALL) as answer:
+                opened.append(answer.status_code)
+                stop.wait(30)
+
+        threads = [threading.Thread(target=hold) for _ in range(allowed)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 30
+        while len(opened) < allowed and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened == [200] * allowed
+        with httpx.Client(timeout=30) as http:
+            refused = http.post(f"{url}/api/board/counts", json=SMALL)
+            assert refused.status_code == 503 and "try again" in refused.json()["error"]
+            stop.set()
+            for thread in threads:
+                thread.join(30)
+            for _ in range(100):  # the closed streams let their places go
+                with http.stream("POST", f"{url}/api/board/counts", json=SMALL) as answer:
+                    if answer.status_code == 200:
+                        break
+                time.sleep(0.1)
+            assert answer.status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/api/board/counts", "/api/board/check", "/api/count"])
+def test_a_client_gone_mid_body_is_no_internal_error(path, caplog):
+    import socket
+
+    app = create_app([SPECS / "calendar_day.yaml"])
+    with running_server(app) as url:
+        host, port = url.removeprefix("http://").split(":")
+        for _ in range(3):
+            with socket.create_connection((host, int(port)), timeout=10) as raw:
+                raw.sendall(f"POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: "
+                            "application/json\r\ncontent-length: 5000\r\n\r\n{\"bo"
+                            .encode())
+        time.sleep(0.5)
+        with httpx.Client(timeout=30) as http:
+            assert http.get(f"{url}/api/specs").status_code == 200
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import os
 import random
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 from conftest import ROOT, SPECS, free_port, stop_process
 
 # Counts per combination, from the weekday calendar's sweep (a tallied search, independent
@@ -30,18 +34,19 @@ WEEK_COUNTS = {("Apr", "6", "Mon"): 97, **{("Jun", str(d), "Tue"): n
 
 
 @contextmanager
-def served(*extra: str) -> Iterator[tuple[str, subprocess.Popen]]:
-    """``cpmodels serve`` on a free loopback port, stopped on leaving."""
+def served(*extra: str, specs: tuple[str, ...] = ("calendar_week", "calendar_day")
+           ) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``cpmodels serve`` of ``specs`` on a free loopback port, stopped on leaving."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "cpmodels", "serve", str(SPECS / "calendar_week.yaml"),
-         str(SPECS / "calendar_day.yaml"), "--host", "127.0.0.1", "--port", str(port),
-         *extra], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        [sys.executable, "-m", "cpmodels", "serve", *(str(SPECS / f"{s}.yaml") for s in specs),
+         "--host", "127.0.0.1", "--port", str(port), *extra],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
-            assert process.poll() is None, process.stderr.read().decode()
+            assert process.poll() is None, "the server did not start"
             try:
                 if httpx.get(f"{url}/api/specs", timeout=2).status_code == 200:
                     break
@@ -52,7 +57,6 @@ def served(*extra: str) -> Iterator[tuple[str, subprocess.Popen]]:
         yield url, process
     finally:
         stop_process(process)
-        process.stderr.close()
 
 
 def _post(client: httpx.Client, url: str, path: str, body: object) -> httpx.Response:
@@ -135,14 +139,14 @@ def test_a_few_hundred_mixed_requests_32_at_a_time():
         assert time.monotonic() - started < 120
         for (path, body, expected), answer in zip(load, answers):
             where = f"{path} {str(body)[:80]!r}: {answer.status_code} {answer.text[:200]}"
-            assert answer.status_code in (200, 400, 404, 409, 413, 422, 503, 504), where
+            assert answer.status_code in (200, 404, 409, 413, 422, 503, 504), where
             data = json.loads(answer.text)  # every answer is JSON
             if answer.status_code != 200:
                 assert isinstance(data["error"], str) and data["error"], where
             elif expected is not None:
                 assert data["count"] == expected, where
         codes = {a.status_code for a in answers}
-        assert 200 in codes and {400, 413, 422} <= codes
+        assert 200 in codes and {413, 422} <= codes
         assert process.poll() is None, "the server died"
         final = _post(client, url, "/api/count",
                       {"spec": "calendar_week", "labels": ["Jun", "7", "Tue"]})
@@ -166,3 +170,149 @@ def test_a_full_queue_answers_503_and_a_slow_search_504():
             else:
                 assert answer.json()["error"]
         assert process.poll() is None
+
+
+# -- heavy work off the event loop and off the locks cheap answers take --------------------
+
+def big_board() -> dict:
+    """A 20x20 board with every pentomino and hexomino (0 to 20 of each): about 88,000
+    placements, seconds to compile and to lay out."""
+    from cpmodels.web.board import pools
+
+    rows = [" ".join("." for _ in range(20)) for _ in range(20)]
+    rows[0] = " ".join(["A", "B"] + ["."] * 18)
+    square = pools("square")
+    pieces = [{"name": p["name"], "cells": p["cells"], "count": [0, 20]}
+              for p in square["hexominoes"] + square["pentominoes"]]
+    return {"board": rows, "groups": {"g": ["A", "B"]}, "pieces": pieces}
+
+
+def _latencies(ask: Callable[[], httpx.Response], until: Callable[[], bool]) -> list[float]:
+    """Seconds each answer of ``ask()`` took, asked again and again until ``until()``."""
+    times: list[float] = []
+    while not until():
+        start = time.perf_counter()
+        answer = ask()
+        assert answer.status_code == 200, answer.text
+        times.append(time.perf_counter() - start)
+        time.sleep(0.05)
+    return times
+
+
+def _idle_latency(ask: Callable[[], httpx.Response]) -> float:
+    """The slowest of ten answers of ``ask()`` with nothing else to do: what the machine
+    itself adds (a test machine may be shared and loaded)."""
+    turns = iter(range(10))
+    return max(_latencies(ask, lambda: next(turns, None) is None))
+
+
+def assert_prompt(times: list[float], idle: float) -> None:
+    """Answers within 0.5 s (past what the machine adds idle), but for a rare one a loaded
+    machine holds up (one in ten), itself within 2 s: work on the event loop or under a
+    shared lock holds up every answer for seconds."""
+    slow = [t for t in times if t >= 0.5 + idle]
+    assert len(times) >= 3 and len(slow) <= len(times) // 10 and max(times) < 2.0 + idle, (
+        idle, times)
+
+
+def test_the_page_answers_while_three_large_boards_compile():
+    board = big_board()
+    with served(specs=("calendar_day",)) as (url, _), httpx.Client(timeout=60) as http:
+        idle = _idle_latency(lambda: http.get(f"{url}/api/specs"))
+        begun: list = []
+
+        def count() -> None:
+            with httpx.Client(timeout=60) as mine, \
+                    mine.stream("POST", f"{url}/api/board/counts", json=board) as response:
+                begun.append(response.status_code)  # compiled: the stream begins; dropped
+
+        threads = [threading.Thread(target=count) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        times = _latencies(lambda: http.get(f"{url}/api/specs"),
+                           lambda: not any(t.is_alive() for t in threads))
+        for thread in threads:
+            thread.join(60)
+    assert begun == [200] * 3
+    assert_prompt(times, idle)
+
+
+def test_cached_counts_stay_fast_while_a_drawn_board_is_laid_out():
+    day = {"spec": "calendar_day", "date": "2026-03-14"}
+    with served(specs=("calendar_day",)) as (url, _), httpx.Client(timeout=60) as http:
+        assert http.post(f"{url}/api/count", json=day).status_code == 200  # now cached
+        idle = _idle_latency(lambda: http.post(f"{url}/api/count", json=day))
+        name = http.post(f"{url}/api/board/play", json=big_board()).json()["name"]
+        laid: list = []
+        thread = threading.Thread(target=lambda: laid.append(
+            http.get(f"{url}/api/layout/{name}").status_code))
+        thread.start()
+        times = _latencies(lambda: http.post(f"{url}/api/count", json=day),
+                           lambda: not thread.is_alive())
+        thread.join(60)
+    assert laid == [200]
+    assert_prompt(times, idle)
+
+
+def _rss(process: subprocess.Popen) -> int:
+    """The process's resident memory in bytes."""
+    return int(Path(f"/proc/{process.pid}/statm").read_text().split()[1]) * os.sysconf(
+        "SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
+def test_memory_returns_to_idle_after_sixteen_dropped_streams():
+    """Sixteen weekday boards counted two at a time and dropped after a second each (each
+    taking its tables, hundreds of MB), then sixteen at once dropped while they wait: the
+    server's memory comes back to within 20% of idle, and its CPU rests."""
+    week = yaml.safe_load((SPECS / "calendar_week.yaml").read_text())
+    small = {"board": ["A B C", "D E F"], "groups": {"top": ["A", "B", "C"],
+                                                     "bottom": ["D", "E", "F"]},
+             "pieces": [{"name": "L", "shape": "##/#."}, {"name": "I", "shape": "#"}]}
+    with served("--workers", "1", specs=("calendar_week",)) as (url, process), \
+            httpx.Client(timeout=60) as http:
+        assert http.post(f"{url}/api/board/counts", json=small).status_code == 200  # warm
+        time.sleep(0.5)
+        idle = _rss(process)
+        peak = idle
+
+        def dropped(after: float) -> None:
+            with httpx.Client(timeout=after) as mine:
+                try:
+                    with mine.stream("POST", f"{url}/api/board/counts", json=week) as answer:
+                        assert answer.status_code == 200
+                        started = time.monotonic()
+                        for _ in answer.iter_lines():
+                            if time.monotonic() - started > after:
+                                break
+                except httpx.ReadTimeout:
+                    pass
+
+        for wave in [[1.0, 1.0]] * 8 + [[0.5] * 16]:
+            threads = [threading.Thread(target=dropped, args=(t,)) for t in wave]
+            for thread in threads:
+                thread.start()
+            while any(thread.is_alive() for thread in threads):
+                peak = max(peak, _rss(process))
+                time.sleep(0.05)
+        assert peak > idle + (50 << 20), "the streams took no memory: the test is void"
+        deadline = time.monotonic() + 10
+        while _rss(process) > 1.2 * idle and time.monotonic() < deadline:
+            time.sleep(0.2)
+        after = _rss(process)
+        assert after <= 1.2 * idle, (idle >> 20, peak >> 20, after >> 20)
+        used = []
+        for _ in range(5):  # within seconds, a second passes with the CPU (nearly) idle
+            cpu = _cpu(process)
+            time.sleep(1.0)
+            used.append(_cpu(process) - cpu)
+            if used[-1] < 0.3:
+                break
+        assert used[-1] < 0.3, f"the dropped counts went on: {used}"
+        assert process.poll() is None
+
+
+def _cpu(process: subprocess.Popen) -> float:
+    """The process's CPU seconds so far."""
+    fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -219,7 +219,7 @@ INVALID = [
 def test_invalid_positions_get_a_4xx_with_the_reason(client, what, placements, message):
     response = client.post("/api/check", json={"spec": "calendar_week", "date": "2026-07-04",
                                                "placements": placements})
-    assert response.status_code == 400, response.text
+    assert response.status_code == 422, response.text
     data = response.json()
     assert data["status"] == "invalid" and data["completions"] == 0
     assert message in data["message"] and data["error"] == data["message"]
@@ -234,7 +234,7 @@ def test_face_up_refuses_a_piece_turned_over(client):
     body = [_placement("N5", *[(r + 3, c) for r, c in mirror])]
     assert client.post("/api/check", json={**week, "placements": body}).status_code == 200
     refused = client.post("/api/check", json={**week, "face_up": True, "placements": body})
-    assert refused.status_code == 400
+    assert refused.status_code == 422
     assert refused.json()["message"] == ("placement 1 (N5) is turned over, and the pieces are "
                                          "face up")
 
@@ -247,7 +247,7 @@ def test_copies_of_a_piece(client):
     assert _check_json(client, three, tri)["status"] in ("open", "dead_end")
     four = [*three, _placement("T", (1, 4), (1, 5), (1, 6))]
     response = client.post("/api/check", json={**tri, "placements": four})
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert "T is placed 4 times; the puzzle has 3 of it" in response.json()["message"]
 
 
@@ -267,7 +267,7 @@ BAD_REQUESTS = [
      "cells"),
     ({"spec": "calendar_week", "placements": [{"piece": "I4", "cells": []}]}, 422, "cells"),
     ({"spec": "calendar_week", "placements": [_placement("I4", *I4)] * 65}, 422, "placements"),
-    ({"spec": "calendar_week", "labels": ["Jan", "99", "Mon"]}, 400, "unknown label '99'"),
+    ({"spec": "calendar_week", "labels": ["Jan", "99", "Mon"]}, 422, "unknown label '99'"),
     ({"spec": "calendar_week", "date": "2025-02-30"}, 422, "date"),
     ({"spec": "calendar_week", "position": []}, 422, "Extra inputs are not permitted"),
 ]

@@ -16,6 +16,7 @@ from cpmodels.make.sheets import Sheet
 
 DPI = 100
 PX_PER_MM = 2.0
+MAX_PIXELS = 4_000_000  # a preview's budget: a larger sheet or tray is drawn at a smaller scale
 
 
 def _patch(shape: Flat | None, **style) -> list[PathPatch]:
@@ -38,7 +39,10 @@ def _save(fig: Figure, path: Path) -> None:
 
 
 def _figure(width: float, height: float) -> tuple[Figure, Axes]:
-    scale = PX_PER_MM / DPI
+    """A figure of ``width`` x ``height`` mm: :data:`PX_PER_MM`, or fewer pixels per mm
+    where that would take more than :data:`MAX_PIXELS`."""
+    px_per_mm = min(PX_PER_MM, (MAX_PIXELS / max(width * height, 1e-9)) ** 0.5)
+    scale = px_per_mm / DPI
     fig = Figure(figsize=(max(width * scale, 1), max(height * scale, 1)), dpi=DPI)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width)

@@ -5,7 +5,8 @@ A board comes as a calendar spec's fields in JSON (``board``, ``groups``, ``piec
 ``kind`` and ``name`` may be left out). :func:`board_spec` validates it as a spec file is
 validated, and refuses at once, before any search, what no search should be started for: a
 board of more than :data:`MAX_CELLS` cells, more than :data:`MAX_COMBINATIONS` label
-combinations, or pieces whose area can never match the cells left to cover.
+combinations or :data:`MAX_PLACEMENTS` possible placements, or pieces whose area can never
+match the cells left to cover.
 
 :class:`BoardCounts` counts every combination as ``cpmodels sweep`` does (one exact cover
 with a slack item per group, the leading groups fixed task by task, the rest tallied in one
@@ -21,23 +22,34 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from cpmodels.backends.engine import EngineSession
-from cpmodels.errors import InputError, SpecError
+from cpmodels.errors import InputError, NotFound, SpecError
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
 from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
 
 MAX_CELLS = 400  # a board cell by cell in a browser: far more than any calendar
 MAX_COMBINATIONS = 20_000
+# Placements a board's pieces may have (bounded before anything is compiled, at cells x
+# pieces x the grid's turns and flips): every pentomino and hexomino on 400 cells is 150,400.
+MAX_PLACEMENTS = 250_000
+TURNS = {"square": 8, "triangle": 12, "hex": 12}
 # Each session's table of sub-board counts: a board of 48 cells or more (the weekday
 # calendar, 50) needs the sweep's large table to count as fast as the sweep (1 << 22 slots:
 # 26 s, 1 << 24: 10 s); a smaller one answers its first line sooner with a small table
 # (the month/day calendar, 43 cells: 0.4 s instead of 0.9 s).
 TABLE_SLOTS = (1 << 22, 1 << 24)
 LARGE_BOARD = 48
-ARENA = 1 << 28  # bytes of counts the table may keep (committed only as it is used)
+ARENA = 1 << 28  # counts (8 bytes each) the table may keep (committed only as it is used)
+# Bytes of a session's table keys and values: a board with wider states (more items) gets
+# fewer slots (the weekday calendar's 1 << 24 slots of 2 words fit).
+TABLE_BYTES = 1 << 29
+# Bytes of a board's tables over all its sessions (keys, values and arenas): a board's
+# memory is bounded whatever its size and however many cores count it.
+BOARD_BYTES = 1 << 31
 SOURCE = "board"
 
 
@@ -72,6 +84,11 @@ def board_spec(data: Any) -> CalendarSpec:
     if len(spec.cells) > MAX_CELLS:
         raise InputError(f"the board has {len(spec.cells):,} cells; the editor takes at most "
                          f"{MAX_CELLS}")
+    placements = len(spec.cells) * len(spec.pieces) * TURNS.get(spec.grid, 12)
+    if placements > MAX_PLACEMENTS:
+        raise InputError(f"{len(spec.pieces)} kinds of piece on {len(spec.cells)} cells may "
+                         f"have {placements:,} placements; the editor takes at most "
+                         f"{MAX_PLACEMENTS:,} (fewer kinds of piece, or a smaller board)")
     combos = 1
     for labels in spec.groups.values():
         combos *= len(labels)
@@ -119,31 +136,37 @@ def check(data: Any) -> dict[str, Any]:
 
 
 class BoardCounts:
-    """Every label combination's count of a board, task by task on ``threads`` sessions."""
+    """Every label combination's count of a board, task by task on ``threads`` sessions.
+
+    Made at once (the cover compiled, the board's arithmetic checked); the sessions and
+    their tables are made when :meth:`rows` starts and let go when it ends, however it
+    ends, so a board waiting for its turn or done holds no table.
+    """
 
     def __init__(self, spec: CalendarSpec, *, threads: int = 2) -> None:
         found = arithmetic(spec)
         if not found["fits"]:
             raise NothingFits(found["message"])
         self.spec = spec
-        cover, slack_items = sweep_cover(spec)
+        self.cover, slack_items = sweep_cover(spec)
         groups = list(spec.groups)
         n_fixed = fixed_group_count(spec)
         self.free = groups[n_fixed:]
         self.fixed = groups[:n_fixed]
-        self.option_of = slack_options(cover, spec)
+        self.tally_items = slack_items[n_fixed:]
+        self.option_of = slack_options(self.cover, spec)
         self.tasks = list(itertools.product(*(spec.groups[g] for g in self.fixed)))
         self.free_combos = list(itertools.product(*(spec.groups[g] for g in self.free)))
-        slots = TABLE_SLOTS[len(spec.cells) >= LARGE_BOARD]
-        self.sessions = [EngineSession(cover, tally_items=slack_items[n_fixed:],
-                                       table_slots=slots, arena=ARENA)
-                         for _ in range(max(1, min(threads, len(self.tasks))))]
+        self.threads = max(1, min(threads, len(self.tasks)))
+        self.table_slots, self.arena = table_sizes(len(spec.cells), len(self.cover.items),
+                                                   self.threads)
+        self.sessions: list[EngineSession] = []
         self._stopped = threading.Event()
 
     def stop(self) -> None:
         """End the counting as soon as the kernels look (from any thread)."""
         self._stopped.set()
-        for session in self.sessions:
+        for session in list(self.sessions):
             session.stop()
 
     @property
@@ -161,7 +184,18 @@ class BoardCounts:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Each combination's row as its task is done (tasks in no fixed order), then the
-        summary; nothing more once stopped."""
+        summary; nothing more once stopped. The sessions live as long as this runs."""
+        if self.stopped:
+            return
+        self.sessions = [EngineSession(self.cover, tally_items=self.tally_items,
+                                       table_slots=self.table_slots, arena=self.arena)
+                         for _ in range(self.threads)]
+        try:
+            yield from self._counted()
+        finally:
+            self.sessions = []  # the tables go as soon as the counting ends
+
+    def _counted(self) -> Iterator[dict[str, Any]]:
         start = time.perf_counter()
         n = len(self.sessions)
 
@@ -196,6 +230,20 @@ class BoardCounts:
             summary["unsolvable_real_dates"] = [
                 labels for labels in unsolvable if self.spec.real_date(labels) is not None]
         yield summary
+
+
+def table_sizes(cells: int, items: int, sessions: int) -> tuple[int, int]:
+    """The slots and the arena (in counts) of each of ``sessions`` tables of sub-board
+    counts for a board of ``cells`` cells whose cover has ``items`` items: the large table
+    from :data:`LARGE_BOARD` cells, never more than :data:`TABLE_BYTES` of keys and values
+    per session, nor :data:`BOARD_BYTES` of keys, values and arenas in all."""
+    share = BOARD_BYTES // max(1, sessions)
+    words = -(-items // 64)
+    slot_bytes = (words + 2) * 8 + 8  # a key row (state words, value, check) and a value
+    slots = TABLE_SLOTS[cells >= LARGE_BOARD]
+    while slots > 1 << 12 and slots * slot_bytes > min(TABLE_BYTES, share // 2):
+        slots >>= 1
+    return slots, min(ARENA, (share - slots * slot_bytes) // 8)
 
 
 _END = object()  # a job's last word on the queue
@@ -258,7 +306,7 @@ def pools(grid: str) -> dict[str, list[dict[str, Any]]]:
     from cpmodels.pools import polyforms, pool
 
     if grid not in POOL_SIZES:
-        raise InputError(f"the editor draws square, triangle and hex boards, not {grid!r}")
+        raise NotFound(f"the editor draws square, triangle and hex boards, not {grid!r}")
     out: dict[str, list[dict[str, Any]]] = {}
     for n in POOL_SIZES[grid]:
         if grid == "square":
@@ -291,10 +339,25 @@ def to_yaml(data: Any) -> str:
     return yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=100)
 
 
-def from_yaml(text: str) -> dict[str, Any]:
+def from_yaml(text: str, source: str = SOURCE) -> dict[str, Any]:
     """A calendar spec's YAML as the editor's JSON fields (validated)."""
+    data = _yaml_fields(text, source)
+    board_spec(data)
+    return data
+
+
+def read_fields(path: Path) -> Any:
+    """A served calendar's spec file as the editor's JSON fields (served, so valid)."""
+    return _yaml_fields(path.read_text(encoding="utf-8"), path.name)
+
+
+def _yaml_fields(text: str, source: str) -> Any:
+    """YAML read by the spec reader, as a spec file is."""
     from cpmodels.spec.loading import parse_yaml
 
-    data, _ = parse_yaml(text, SOURCE)
-    board_spec(data)
+    try:
+        data, _ = parse_yaml(text, source)
+    except ValueError as exc:  # a number Python will not read (more than 4,300 digits)
+        raise SpecError(source, " ".join(f"the YAML holds a value that cannot be read: "
+                                         f"{exc}".split())[:300]) from None
     return data

@@ -10,6 +10,7 @@ marked ``always`` and ``K`` of the others, as a design file with ``fixed`` and o
 from __future__ import annotations
 
 import io
+import multiprocessing
 import tempfile
 import threading
 import time
@@ -19,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from cpmodels.design import Design, ranked
-from cpmodels.errors import InputError, OutOfTime, SpecError
+from cpmodels.errors import CpmodelsError, InputError, OutOfTime, SpecError
+from cpmodels.interrupt import leave_ctrl_c_to_parent, seconds_left
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
@@ -27,6 +29,10 @@ from cpmodels.web.board import SOURCE, board_spec, side_by_side
 
 MAX_SETS = 5_000  # candidate sets the editor decides (a design file on the CLI: millions)
 LEARNING_SETS = 16  # sets the order of dates is learnt from before the sets are streamed
+# Imported once by the process makes are forked from, so a make starts at once.
+MAKE_MODULES = ["cpmodels.web.designing", "cpmodels.make", "cpmodels.make.laser",
+                "cpmodels.make.printing", "cpmodels.make.sheets", "cpmodels.make.preview",
+                "cpmodels.make.shapes", "matplotlib.font_manager"]
 
 
 class BoardDesign:
@@ -56,8 +62,11 @@ class BoardDesign:
         design = validate_data(fields, SOURCE, design=True)
         assert isinstance(design, DesignSpec)
         board = spec.model_copy(update={"pieces": []})
-        # One design (its own compiled cover and sessions) per thread.
-        self.designs = [Design(design, board) for _ in range(max(1, threads))]
+        self.to_cover = len(spec.cells) - len(spec.groups)
+        self._design, self._board, self.threads = design, board, max(1, threads)
+        # One design (its own compiled cover and sessions) per thread: the first here, to
+        # count the sets; the others when the deciding starts.
+        self.designs = [Design(design, board)]
         sets = self.designs[0].count_candidates()
         if sets > MAX_SETS:
             raise InputError(f"that is {sets:,} sets to try; the editor tries at most "
@@ -67,7 +76,7 @@ class BoardDesign:
     def stop(self) -> None:
         """End the deciding as soon as the searches in progress look (from any thread)."""
         self._stopped.set()
-        for design in self.designs:
+        for design in list(self.designs):
             design.stop()
 
     @property
@@ -77,11 +86,22 @@ class BoardDesign:
     def rows(self) -> Iterator[dict[str, Any]]:
         """``{"candidates": N}``, then each set's verdict as it is decided (the sets shared
         out between the threads, in no fixed order), then the working sets ranked; nothing
-        more once stopped."""
+        more once stopped. The designs (compiled covers, tables) are let go at the end."""
+        try:
+            yield from self._decided()
+        finally:
+            self.designs = []
+
+    def _decided(self) -> Iterator[dict[str, Any]]:
         start = time.perf_counter()
         sets = list(self.designs[0].candidates())
         yield {"candidates": len(sets), "skipped_as_equal": self.designs[0].skipped()}
-        designs = self.designs[:max(1, min(len(self.designs), len(sets)))]
+        wanted = max(1, min(self.threads, len(sets)))
+        more = [Design(self._design, self._board) for _ in range(wanted - 1)]
+        if self.stopped:
+            return
+        self.designs += more
+        designs = self.designs[:wanted]
 
         def job(k: int) -> Callable[[Callable[[Any], None]], None]:
             def run(put: Callable[[Any], None]) -> None:
@@ -108,8 +128,13 @@ class BoardDesign:
             return
         working = [{k: v for k, v in w.as_dict().items() if k != "first_failure"}
                    for w in ranked(verdicts)]
-        yield {"done": True, "candidates": len(verdicts), "working": working,
-               "seconds": round(time.perf_counter() - start, 3)}
+        done = {"done": True, "candidates": len(verdicts), "working": working,
+                "seconds": round(time.perf_counter() - start, 3)}
+        if not sets:  # say why rather than an empty answer
+            done["message"] = (f"no set of the pieces asked for covers the "
+                               f"{self.to_cover} cells the board leaves to cover: none has "
+                               "that area")
+        yield done
 
 
 def _board_of_candidates(board: Any) -> CalendarSpec:
@@ -142,12 +167,59 @@ def make_zip(spec: CalendarSpec, sizes: dict[str, Any]) -> bytes:
     except TypeError as exc:
         raise InputError(f"make options: {exc}") from None
     options.check()
+    # The zip's folder: the board's name made safe as a path ('..' is a valid name).
+    folder = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.name).strip(".")
     with tempfile.TemporaryDirectory(prefix="cpmodels-make-") as tmp:
-        out = Path(tmp) / spec.name
+        out = Path(tmp) / "made"
         make(spec, out, options)
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(out.rglob("*")):
                 if path.is_file():
-                    archive.write(path, f"{spec.name}/{path.relative_to(out)}")
+                    archive.write(path, f"{folder or 'board'}/{path.relative_to(out)}")
         return buffer.getvalue()
+
+
+def make_zip_within(spec: CalendarSpec, sizes: dict[str, Any],
+                    deadline: float | None) -> bytes:
+    """:func:`make_zip` in a process of its own, ended if ``deadline`` (a
+    ``time.perf_counter`` value) passes first (:class:`OutOfTime`): a make cannot be
+    stopped midway, and all the memory it took goes back when its process ends. Its
+    errors come back as they are said (an input error as :class:`InputError`)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(MAKE_MODULES)
+    answers, answer = context.Pipe(duplex=False)
+    process = context.Process(target=_made, args=(spec, sizes, answer), daemon=True,
+                              name="cpmodels-make")
+    process.start()
+    answer.close()
+    try:
+        if not answers.poll(seconds_left(deadline)):
+            raise OutOfTime("making the files took longer than the server allows; "
+                            "try a smaller board or run cpmodels make")
+        kind, value = answers.recv()
+    except EOFError:
+        kind, value = "failed", "the make process ended without an answer"
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        answers.close()
+    if kind == "made":
+        return value
+    if kind == "refused":
+        raise InputError(value)
+    raise RuntimeError(value)
+
+
+def _made(spec: CalendarSpec, sizes: dict[str, Any], answer: Any) -> None:
+    """In the make's process: the zip, or what went wrong, sent back on ``answer``."""
+    leave_ctrl_c_to_parent()
+    try:
+        result: tuple[str, Any] = ("made", make_zip(spec, sizes))
+    except CpmodelsError as exc:
+        result = ("refused", str(exc))
+    except Exception as exc:  # said to the server, which logs it
+        result = ("failed", f"{type(exc).__name__}: {exc}")
+    answer.send(result)
+    answer.close()

@@ -148,7 +148,7 @@ class Puzzles:
             with self._lock:
                 spec = self._drawn.get(name)
         if spec is None:
-            raise NotFound(f"no spec named {name!r}; specs: {', '.join(self.specs)}"
+            raise NotFound(f"no spec named {name[:60]!r}; specs: {', '.join(self.specs)}"
                            + (" (a drawn board is played again from its link)"
                               if name.startswith(DRAWN) else ""))
         return spec
@@ -169,12 +169,17 @@ class Puzzles:
             return self._drawn[name]
 
     def layout(self, name: str) -> dict[str, Any]:
-        """The board and pieces of a spec as play mode draws them (worked out once)."""
+        """The board and pieces of a spec as play mode draws them (worked out once, outside
+        the lock every request takes: a drawn board's layout may take seconds)."""
         spec = self.spec(name)
         with self._lock:
-            if name not in self._layouts:
-                self._layouts[name] = board_layout(spec)
-            return self._layouts[name]
+            found = self._layouts.get(name)
+        if found is None:
+            found = board_layout(spec)
+            with self._lock:
+                if name in self.specs or name in self._drawn:  # not dropped meanwhile
+                    found = self._layouts.setdefault(name, found)
+        return found
 
     def query(self, name: str, date: dt.date | None, labels: Sequence[str] | None,
               face_up: bool) -> Query:
