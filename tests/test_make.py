@@ -161,6 +161,22 @@ def test_frame_hole_shrinks_by_the_kerf_and_labels_are_engraved(made):
     assert parts["base"]["cut"] and not parts["frame"]["engrave"]
 
 
+@pytest.mark.parametrize("name", ["calendar_week", "hexiamonds_rhombus", "polyhexes"])
+def test_every_piece_is_engraved_with_its_name_inside_it(made, name):
+    folder = made[name]
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for entry in (f for f in manifest["files"] if f["holds"] == "sheet"):
+        parts = _sheet(folder / entry["file"])
+        for part in (p for p in entry["parts"] if p["kind"] == "piece"):
+            assert part["engraved"] == part["piece"]
+            loops = parts[part["part"]]
+            (outline,) = loops["cut"]
+            assert loops["engrave"] and all(outline.contains(g) for g in loops["engrave"])
+    note = (folder / "README.txt").read_text()
+    assert "sheet-N.png" in note and "preview" in note and "hairlines" in note
+    assert "README.txt" in {f["file"] for f in manifest["files"]}
+
+
 @pytest.mark.parametrize("name", ["calendar_week", "hexiamonds_rhombus"])
 def test_prints_are_watertight_with_the_volume_of_their_cells(made, name):
     spec = load_spec(name)
@@ -219,7 +235,7 @@ def test_solid_pieces_are_unions_of_cubes(tmp_path):
     make(spec, tmp_path / "exact", clearance=0.0, cell=10.0)
     manifest = json.loads((tmp_path / "exact" / "manifest.json").read_text())
     assert not [f for f in manifest["files"] if f["holds"] == "sheet"]
-    for entry in manifest["files"]:
+    for entry in (f for f in manifest["files"] if f["file"] != "README.txt"):
         mesh = trimesh.load(tmp_path / "exact" / entry["file"], force="mesh")
         assert mesh.is_watertight
         if entry["holds"] == "piece":

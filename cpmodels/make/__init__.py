@@ -131,7 +131,7 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
     options = options or MakeOptions()
     options.check()
     cells, labels = _board(spec, target)
-    font = engraving_font(labels.values(), options.font)
+    font = engraving_font([*labels.values(), *(p.name for p in spec.pieces)], options.font)
     pieces = [(p.name, tuple(sorted(p.cells)), p.high) for p in spec.pieces]
     report = MakeReport(Path(out), {})
     manifest: dict[str, Any] = {
@@ -181,10 +181,12 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
             parts = []
             for name, shape, copies in pieces:
                 nominal = offset(work.region(shape), -inset)
+                named = _name_on(nominal, name, tall * options.cell, wide * options.cell, font)
                 for k in range(copies):
                     parts.append(sheets.Part(
                         name if copies == 1 else f"{name} {k + 1}", "piece",
-                        offset(nominal, half_kerf), nominal, piece=name, cells=shape))
+                        offset(nominal, half_kerf), nominal, engrave=named, piece=name,
+                        cells=shape))
             frame = outer.difference(cavity)
             parts.append(sheets.Part("frame", "frame", offset(frame, half_kerf), frame))
             parts.append(sheets.Part("base", "base", offset(outer, half_kerf), outer,
@@ -225,6 +227,8 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
         files.append({"file": "puzzle.3mf", "holds": "every solid",
                       "objects": [name for name, _ in printed]})
         report.solids.append("puzzle.3mf")
+        write_atomic(scratch / "README.txt", _readme(spec.name, spec.grid == "cube"))
+        files.append({"file": "README.txt", "holds": "what each file is for"})
         write_atomic(scratch / "manifest.json", json.dumps(manifest, indent=1) + "\n")
     report.manifest = manifest
     return report
@@ -243,12 +247,51 @@ def _check_on_plate(what: str, shape: Any, options: MakeOptions) -> None:
                          "or a larger --sheet")
 
 
+def _name_on(piece: Any, name: str, height: float, width: float, font: Any) -> Any:
+    """``name`` engraved on a piece, centred on the point deepest inside it and shrunk until
+    it lies inside with a margin; None when even a small one does not fit."""
+    from shapely.ops import polylabel
+
+    from cpmodels.make.shapes import text_outlines
+
+    inside = piece if piece.geom_type == "Polygon" else max(piece.geoms, key=lambda g: g.area)
+    at = polylabel(inside, tolerance=0.01)
+    room = inside.buffer(-0.05 * height)
+    for _ in range(4):
+        glyphs = text_outlines({(at.x, at.y): name}, height, width, font)
+        if glyphs is None or room.contains(glyphs):
+            return glyphs
+        height, width = height * 0.7, width * 0.7
+    return None
+
+
+README = """{name}: made by cpmodels make
+
+sheet-N.svg, sheet-N.dxf  the parts to cut with a laser, one file a sheet. Cut lines are red
+                          hairlines (0.01 mm) in the layer "cut", as laser software takes
+                          them, so a browser shows little of them; the engraving (labels on
+                          the base, each piece's name) is black fill in the layer "engrave".
+sheet-N.png               a preview of each sheet: look here to see the parts.
+piece-NAME.stl, tray.stl  solids to 3-D print; puzzle.3mf holds them all, tray.png previews
+                          the tray.
+manifest.json             every file, part and size, with the options used.
+"""
+
+
+def _readme(name: str, cube: bool) -> str:
+    text = README.format(name=name)
+    if cube:  # no flat parts on the cube grid
+        text = text.split("sheet-N.svg")[0] + "piece-NAME.stl" + text.split("piece-NAME.stl")[1]
+    return text
+
+
 def _part_entry(part: Any) -> dict[str, Any]:
     entry = {"part": part.name, "kind": part.kind, "area_mm2": round(part.nominal.area, 4),
              "cut_area_mm2": round(part.cut.area, 4), "turn": part.turn,
              "at": [round(v, 4) for v in part.at]}
     if part.piece is not None:
-        entry.update(piece=part.piece, cells=[list(c) for c in part.cells])
+        entry.update(piece=part.piece, cells=[list(c) for c in part.cells],
+                     engraved=part.piece if part.engrave is not None else None)
     return entry
 
 
