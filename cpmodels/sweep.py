@@ -196,12 +196,23 @@ class TallyPlan:
 
     def rows(self, task: tuple[str, ...], tally: Tally,
              ) -> list[tuple[tuple[str, ...], int]]:
-        """A task's tally as (labels, count) for each of its combinations, in sweep order."""
-        found = []
-        for rest in self.free_combinations():
-            key = tuple(self.option_of[(g, label)] for g, label in zip(self.free_groups, rest))
-            found.append((task + rest, tally.get(key, 0)))
-        return found
+        """A task's tally as (labels, count) for each of its combinations, in sweep order.
+        A task may fix labels of free groups too (a preview, :meth:`streamed_tasks`): its
+        rows are then those combinations alone."""
+        left = self.groups[len(task):]
+        return [(task + rest, tally.get(self.holes(task + rest)[self.n_fixed:], 0))
+                for rest in itertools.product(*(self.spec.groups[g] for g in left))]
+
+    def streamed_tasks(self, threads: int) -> list[list[tuple[str, ...]]]:
+        """The tasks shared out among ``threads`` sessions for a stream, its first rows at
+        once: the first session starts with a *preview*, the first task with one label of
+        the next group fixed as well (a small search, whose table its task then reuses),
+        whose rows come again with that task."""
+        tasks = self.tasks()
+        shares = [tasks[k::threads] for k in range(threads)]
+        if len(self.groups) > self.n_fixed:
+            shares[0].insert(0, tasks[0] + (self.spec.groups[self.groups[self.n_fixed]][0],))
+        return shares
 
     def session(self, **options: Any) -> EngineSession:
         """An engine session of the plan's cover that tallies by the free groups."""

@@ -424,3 +424,23 @@ def test_the_tally_plan_reaches_every_combination_once_in_sweep_order(name):
         placement = plan.cover.placements[option]
         assert placement.kind is OptionKind.SLACK
         assert placement.cells == (spec.label_cells[label],)
+
+
+def test_a_stream_previews_the_first_task_and_sends_each_row_once():
+    """The editor's counts stream: the first session starts with a preview (the first task
+    with one more label fixed: a small search, its rows at once), whose rows its task
+    brings again; each combination is sent once, with the sweep's count."""
+    from cpmodels.sweep import TallyPlan
+    from cpmodels.web.board import BoardCounts
+
+    spec = load_spec(SPECS / "calendar_day.yaml")
+    plan = TallyPlan.of(spec)
+    shares = plan.streamed_tasks(2)
+    assert shares[0][0] == plan.tasks()[0] + (spec.groups[plan.free_groups[0]][0],)
+    assert sorted(t for share in shares for t in share[share is shares[0]:]) == \
+        sorted(plan.tasks())
+    rows = list(BoardCounts(spec, threads=2).rows())
+    summary, rows = rows[-1], rows[:-1]
+    assert sorted(tuple(r["labels"]) for r in rows) == sorted(spec.label_combinations())
+    assert summary["combinations"] == len(rows) == 372
+    assert sum(r["count"] for r in rows) == 25_061  # the sweep's total (README)

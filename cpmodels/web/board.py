@@ -17,7 +17,6 @@ thread within a kernel's stop check.
 
 from __future__ import annotations
 
-import itertools
 import queue
 import threading
 import time
@@ -29,7 +28,7 @@ from cpmodels.backends.engine import EngineSession
 from cpmodels.errors import InputError, NotFound, SpecError
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
-from cpmodels.sweep import fixed_group_count, slack_options, sweep_cover
+from cpmodels.sweep import TallyPlan
 
 MAX_CELLS = 400  # a board cell by cell in a browser: far more than any calendar
 MAX_COMBINATIONS = 20_000
@@ -148,16 +147,9 @@ class BoardCounts:
         if not found["fits"]:
             raise NothingFits(found["message"])
         self.spec = spec
-        self.cover, slack_items = sweep_cover(spec)
-        groups = list(spec.groups)
-        n_fixed = fixed_group_count(spec)
-        self.free = groups[n_fixed:]
-        self.fixed = groups[:n_fixed]
-        self.tally_items = slack_items[n_fixed:]
-        self.option_of = slack_options(self.cover, spec)
-        self.tasks = list(itertools.product(*(spec.groups[g] for g in self.fixed)))
-        self.free_combos = list(itertools.product(*(spec.groups[g] for g in self.free)))
-        self.threads = max(1, min(threads, len(self.tasks)))
+        self.plan = TallyPlan.of(spec)
+        self.cover = self.plan.cover
+        self.threads = max(1, min(threads, len(self.plan.tasks())))
         self.table_slots, self.arena = table_sizes(len(spec.cells), len(self.cover.items),
                                                    self.threads)
         self.sessions: list[EngineSession] = []
@@ -173,23 +165,21 @@ class BoardCounts:
     def stopped(self) -> bool:
         return self._stopped.is_set()
 
-    def _task_rows(self, session: EngineSession, fixed: tuple[str, ...]) -> list[dict]:
-        prefix = tuple(self.option_of[(g, label)] for g, label in zip(self.fixed, fixed))
-        tally = session.tally(prefix)
-        rows = []
-        for rest in self.free_combos:
-            key = tuple(self.option_of[(g, label)] for g, label in zip(self.free, rest))
-            rows.append({"labels": [*fixed, *rest], "count": tally.get(key, 0)})
-        return rows
+    def _task_rows(self, session: EngineSession, task: tuple[str, ...]) -> list[dict]:
+        tally = session.tally(self.plan.holes(task))
+        return [{"labels": list(labels), "count": count}
+                for labels, count in self.plan.rows(task, tally)]
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Each combination's row as its task is done (tasks in no fixed order), then the
         summary; nothing more once stopped. The sessions live as long as this runs."""
         if self.stopped:
             return
-        self.sessions = [EngineSession(self.cover, tally_items=self.tally_items,
-                                       table_slots=self.table_slots, arena=self.arena)
-                         for _ in range(self.threads)]
+        # One session a thread with its large table, and a small one for the preview (a
+        # large table takes a second to lay out; the first rows should not wait for it).
+        self.sessions = [*(self.plan.session(table_slots=self.table_slots, arena=self.arena)
+                           for _ in range(self.threads)),
+                         self.plan.session(table_slots=PREVIEW_SLOTS)]
         try:
             yield from self._counted()
         finally:
@@ -197,22 +187,27 @@ class BoardCounts:
 
     def _counted(self) -> Iterator[dict[str, Any]]:
         start = time.perf_counter()
-        n = len(self.sessions)
+        shares = self.plan.streamed_tasks(self.threads)
 
         def job(k: int) -> Callable[[Callable[[Any], None]], None]:
             def run(put: Callable[[Any], None]) -> None:
-                for fixed in self.tasks[k::n]:
+                for task in shares[k]:
                     if self.stopped:
                         break
-                    put(self._task_rows(self.sessions[k], fixed))
+                    preview = len(task) > self.plan.n_fixed
+                    put(self._task_rows(self.sessions[-1 if preview else k], task))
             return run
 
         seen, unsolvable = 0, []
         fewest: dict | None = None
         most: dict | None = None
-        for found in side_by_side([job(k) for k in range(n)], self.stop,
+        sent: set[tuple[str, ...]] = set()  # a preview's rows come again with its task
+        for found in side_by_side([job(k) for k in range(len(shares))], self.stop,
                                   lambda: self.stopped):
             for row in found:
+                if tuple(row["labels"]) in sent:
+                    continue
+                sent.add(tuple(row["labels"]))
                 seen += 1
                 if row["count"] == 0:
                     unsolvable.append(row["labels"])
@@ -230,6 +225,9 @@ class BoardCounts:
             summary["unsolvable_real_dates"] = [
                 labels for labels in unsolvable if self.spec.real_date(labels) is not None]
         yield summary
+
+
+PREVIEW_SLOTS = 1 << 16  # the preview's table: small, so it is laid out at once
 
 
 def table_sizes(cells: int, items: int, sessions: int) -> tuple[int, int]:
