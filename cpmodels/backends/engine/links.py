@@ -308,4 +308,6 @@ def count_each(cover: ExactCover, tasks: Sequence[tuple[int, ...]], *,
                         progress(done, len(parts))
         finally:  # ends the searches still running (a time limit, Ctrl-C, an error)
             stop[0] = 1
+            for future in pending:  # and those not started: none starts after a stop
+                future.cancel()
     return counts
