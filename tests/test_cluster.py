@@ -9,6 +9,7 @@ import csv
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -36,14 +37,30 @@ def _start(*argv: str) -> subprocess.Popen:
                             start_new_session=True)
 
 
+def _scheduler() -> tuple[str, subprocess.Popen]:
+    """A Dask scheduler listening on 127.0.0.1 and its address. A port found free may be
+    taken before the scheduler binds it (it then exits at once): it is started again on
+    other ports, at most three times, each start bounded in time."""
+    for _ in range(3):
+        port = free_port()
+        process = _start("dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+                         "--dashboard-address", f"127.0.0.1:{free_port()}")
+        deadline = time.monotonic() + 60
+        while process.poll() is None and time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    return f"tcp://127.0.0.1:{port}", process
+            time.sleep(0.1)
+        stop_process(process)
+    pytest.fail("the Dask scheduler did not start in three tries")
+
+
 @contextmanager
 def dask_cluster(workers: int = 2) -> Iterator[tuple[str, list[subprocess.Popen]]]:
     """A scheduler and ``workers`` single-threaded workers (no nanny: a killed worker stays
-    dead) on 127.0.0.1; the scheduler's address and the worker processes."""
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    scheduler = _start("dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
-                       "--dashboard-address", f"127.0.0.1:{free_port()}")
+    dead) on 127.0.0.1, started once the scheduler listens; the scheduler's address and the
+    worker processes."""
+    address, scheduler = _scheduler()
     started = [scheduler]
     try:
         started += [_start("dask_worker", address, "--nthreads", "1", "--no-nanny",
