@@ -1,24 +1,23 @@
 """Command-line interface: parse arguments, call the library, print, set the exit status.
 
-One module per group of commands, each thin: ``parser.py`` (every command's options),
-``output.py`` (text, JSON, pictures, exit codes), ``solving.py`` (solve, verify, prove),
-``counting.py`` (count, enumerate, sweep), ``design.py``, ``exporting.py`` (export,
-decode, export-suite), ``catalogue.py`` (serve, validate,
-specs, schema). Exit status: 0 solved (or done), 1 proved unsolvable, 2 bad input, 3 stopped
+One module per group of commands, each thin, each adding its own subcommands (``add_*``)
+and running them (``cmd_*``): ``solving.py`` (solve, verify, prove), ``counting.py`` (count,
+enumerate, sweep), ``design.py``, ``exporting.py`` (export, decode, export-suite),
+``making.py`` (make), ``catalogue.py`` (serve, validate, specs, schema). They share
+``parser.py`` (the option types and groups, the top level), ``runtime.py`` (the cluster,
+progress bars, the instance the arguments name) and ``output.py`` (text, JSON, pictures,
+exit codes). Exit status: 0 solved (or done), 1 proved unsolvable, 2 bad input, 3 stopped
 by the time limit without an answer, 130 interrupted.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
 
-from cpmodels.cli.catalogue import cmd_schema, cmd_serve, cmd_specs, cmd_validate
-from cpmodels.cli.counting import cmd_count, cmd_enumerate, cmd_sweep
-from cpmodels.cli.design import cmd_design
-from cpmodels.cli.exporting import cmd_decode, cmd_export, cmd_export_suite
-from cpmodels.cli.making import cmd_make
+from cpmodels.cli import catalogue, counting, design, exporting, making, solving
 from cpmodels.cli.output import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -27,21 +26,25 @@ from cpmodels.cli.output import (
     finish_stdout,
     guard_stdout,
 )
-from cpmodels.cli.parser import build_parser
-from cpmodels.cli.solving import cmd_prove, cmd_solve, cmd_verify
+from cpmodels.cli.parser import assemble
 from cpmodels.errors import CpmodelsError
 from cpmodels.interrupt import TimeLimitReached, time_limit
 
 __all__ = ["build_parser", "main", "run"]
 
 
-COMMANDS = {
-    "solve": cmd_solve, "count": cmd_count, "enumerate": cmd_enumerate, "prove": cmd_prove,
-    "sweep": cmd_sweep, "serve": cmd_serve, "design": cmd_design,
-    "validate": cmd_validate, "schema": cmd_schema, "verify": cmd_verify, "specs": cmd_specs,
-    "export": cmd_export, "decode": cmd_decode, "export-suite": cmd_export_suite,
-    "make": cmd_make,
-}
+#: Every command's parser, in the order ``--help`` lists them.
+COMMANDS = (
+    solving.add_solve, counting.add_count, counting.add_enumerate, solving.add_prove,
+    counting.add_sweep, catalogue.add_serve, design.add_design, catalogue.add_validate,
+    solving.add_verify, exporting.add_export, exporting.add_decode,
+    exporting.add_export_suite, making.add_make, catalogue.add_schema, catalogue.add_specs,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The program's argument parser: every command, its options and their types."""
+    return assemble(COMMANDS)
 
 
 SELF_TIMED = ("solve", "count", "prove")  # commands that stop at --time-limit on their own
@@ -93,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command in ENGINE_COMMANDS and getattr(args, "backend", "engine") == "engine":
                 _load_kernels(ENGINE_COMMANDS[args.command],
                               quiet=getattr(args, "quiet", False))
-            return COMMANDS[args.command](args)
+            return int(args.handler(args))
     except CpmodelsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -5,14 +5,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_OK, MAX_CONNECTIONS
+from cpmodels.cli.parser import non_negative_int, port, positive_int, positive_seconds
 from cpmodels.errors import CpmodelsError, InputError
 from cpmodels.extras import require
 from cpmodels.spec import CalendarSpec, Spec, json_schema, load_spec
 from cpmodels.spec.bundled import bundled_specs, spec_path
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.loading import is_design, load_design
+
+if TYPE_CHECKING:
+    from cpmodels.cli.parser import Subparsers
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -88,3 +93,39 @@ def cmd_specs(args: argparse.Namespace) -> int:
 def cmd_schema(args: argparse.Namespace) -> int:
     print(json.dumps(json_schema(), indent=2))
     return EXIT_OK
+
+
+def add_serve(sub: Subparsers) -> None:
+    serve = sub.add_parser("serve", help="serve the daily-puzzle web page")
+    serve.add_argument("specs", nargs="*", metavar="SPEC",
+                       help="calendar specs to offer, by path or name (default: the bundled "
+                       "calendars)")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=port, default=8000)
+    serve.add_argument("--workers", type=positive_int, metavar="N",
+                       help="searches run at once (default: one per core)")
+    serve.add_argument("--queue", type=non_negative_int, default=None, metavar="N",
+                       help="searches that may wait for a worker; more get 503 (default 64)")
+    serve.add_argument("--request-timeout", type=positive_seconds, default=20.0, metavar="S",
+                       help="seconds a request may take before it answers 504 (default 20)")
+    serve.set_defaults(handler=cmd_serve)
+
+
+def add_validate(sub: Subparsers) -> None:
+    validate = sub.add_parser("validate", help="check spec (and design) files and report "
+                              "every problem")
+    validate.add_argument("specs", nargs="+", metavar="SPEC")
+    validate.set_defaults(handler=cmd_validate)
+
+
+def add_schema(sub: Subparsers) -> None:
+    schema = sub.add_parser("schema", help="print the JSON Schema of spec files (for editors)")
+    schema.set_defaults(handler=cmd_schema)
+
+
+def add_specs(sub: Subparsers) -> None:
+    listing = sub.add_parser("specs", help="list the bundled specs: any command takes their "
+                             "names instead of paths (cpmodels solve calendar_week)")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
+    listing.set_defaults(handler=cmd_specs)

@@ -8,7 +8,7 @@ import itertools
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cpmodels.cli.output import (
     EXIT_OK,
@@ -21,10 +21,22 @@ from cpmodels.cli.output import (
     stopped_message,
     write_file,
 )
-from cpmodels.cli.parser import advance, bars_on, cluster_from, packing_instance_of
+from cpmodels.cli.parser import (
+    add_backend_arg,
+    add_cluster_arg,
+    add_face_up_arg,
+    add_instance_args,
+    add_quiet_arg,
+    positive_int,
+    positive_seconds,
+)
+from cpmodels.cli.runtime import advance, bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
 from cpmodels.files import check_output, keep_complete_lines, load_json, open_stream, read_lines
 from cpmodels.spec import CalendarSpec, load_spec
+
+if TYPE_CHECKING:
+    from cpmodels.cli.parser import Subparsers
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -200,3 +212,60 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         payload["plot"] = str(args.plot)
     emit(payload, "\n".join(lines), args.format)
     return EXIT_OK
+
+
+def add_count(sub: Subparsers) -> None:
+    count = sub.add_parser("count", help="count every solution of one puzzle")
+    add_instance_args(count)
+    count.add_argument("--distinct", action="store_true",
+                       help="count solutions up to the board's symmetries")
+    count.add_argument("--time-limit", type=positive_seconds, metavar="S")
+    count.add_argument("--format", choices=("text", "json"), default="text")
+    add_backend_arg(count, "engine")
+    add_cluster_arg(count)
+    add_quiet_arg(count)
+    count.set_defaults(handler=cmd_count)
+
+
+def add_enumerate(sub: Subparsers) -> None:
+    enum = sub.add_parser("enumerate", help="write every solution, one JSON object a line")
+    add_instance_args(enum)
+    enum.add_argument("--out", required=True, type=Path, metavar="FILE",
+                      help="FILE.jsonl; for pictures FILE.svg becomes FILE-1.svg, FILE-2.svg...")
+    enum.add_argument("--limit", type=positive_int, metavar="N", help="stop after N solutions")
+    enum.add_argument("--resume", action="store_true",
+                      help="keep the solutions FILE.jsonl already has and write the rest")
+    enum.add_argument("--time-limit", type=positive_seconds, metavar="S",
+                      help="stop after S seconds, keeping every solution written")
+    enum.add_argument("--format", choices=("jsonl", "svg", "png"), default="jsonl",
+                      help="jsonl (default), or one svg/png picture per solution (with --limit)")
+    add_backend_arg(enum, "engine")
+    add_cluster_arg(enum)
+    add_quiet_arg(enum)
+    enum.set_defaults(handler=cmd_enumerate)
+
+
+def add_sweep(sub: Subparsers) -> None:
+    sweep = sub.add_parser("sweep", help="count every label combination of a calendar spec")
+    sweep.add_argument("spec")
+    sweep.add_argument("--out", required=True, type=Path, metavar="FILE.csv")
+    sweep.add_argument("--jobs", type=positive_int, metavar="N",
+                       help="worker processes (default: every core; they are used once the "
+                       "first month has taken over a second)")
+    sweep.add_argument("--resume", action="store_true",
+                       help="keep the rows FILE.csv already has and count the rest")
+    sweep.add_argument("--time-limit", type=positive_seconds, metavar="S",
+                       help="stop after S seconds, keeping the finished rows (then --resume)")
+    add_face_up_arg(sweep)
+    sweep.add_argument("--prove", action="store_true",
+                       help="attach a checked proof to every unsolvable row (FILE.proofs/)")
+    sweep.add_argument("--difficulty", action="store_true",
+                       help="add a difficulty column: the mean nodes a plain backtracker "
+                       "visits before its first solution, over 16 piece orders (see "
+                       "docs/difficulty.md)")
+    sweep.add_argument("--plot", type=Path, metavar="FILE.png",
+                       help="draw a calendar heatmap of the counts (png, or svg by extension)")
+    sweep.add_argument("--format", choices=("text", "json"), default="text")
+    add_cluster_arg(sweep)
+    add_quiet_arg(sweep)
+    sweep.set_defaults(handler=cmd_sweep)

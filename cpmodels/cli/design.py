@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cpmodels.cli.output import EXIT_OK, emit, stop_status, stopped_message
-from cpmodels.cli.parser import bars_on, cluster_from
+from cpmodels.cli.parser import add_cluster_arg, add_quiet_arg, positive_int, positive_seconds
+from cpmodels.cli.runtime import bars_on, cluster_from
 from cpmodels.errors import InputError
 from cpmodels.files import keep_complete_lines, open_stream
 from cpmodels.spec.loading import load_design
+
+if TYPE_CHECKING:
+    from cpmodels.cli.parser import Subparsers
 
 
 def cmd_design(args: argparse.Namespace) -> int:
@@ -59,3 +65,26 @@ def cmd_design(args: argparse.Namespace) -> int:
              *tables_text(ranking_tables(verdicts))]
     emit({**summary(verdicts, seconds, skipped), **on}, "\n".join(lines), args.format)
     return EXIT_OK
+
+
+def add_design(sub: Subparsers) -> None:
+    design = sub.add_parser("design", help="try piece sets on a calendar board: which solve "
+                            "every date, and how hard each set is")
+    design.add_argument("design", metavar="DESIGN", help="a design file (see specs/designs/)")
+    design.add_argument("--out", type=Path, metavar="FILE.jsonl",
+                        help="one JSON line per candidate set as it is decided")
+    design.add_argument("--resume", action="store_true",
+                        help="keep the sets FILE.jsonl already has and decide the rest")
+    design.add_argument("--time-limit", type=positive_seconds, metavar="S",
+                        help="stop after S seconds, keeping the sets decided (then --resume)")
+    design.add_argument("--jobs", type=positive_int, metavar="N",
+                        help="worker processes (default: every core)")
+    design.add_argument("--no-counts", action="store_true",
+                        help="only decide which sets work; do not count their solutions")
+    design.add_argument("--difficulty", action="store_true",
+                        help="measure each working set's difficulty on every required date "
+                        "(see docs/difficulty.md) and rank the sets by it too")
+    design.add_argument("--format", choices=("text", "json"), default="text")
+    add_cluster_arg(design)
+    add_quiet_arg(design)
+    design.set_defaults(handler=cmd_design)

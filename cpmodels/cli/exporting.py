@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cpmodels.cli.output import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, emit
+from cpmodels.cli.parser import add_instance_args, add_quiet_arg, grid_size
 from cpmodels.errors import InputError
 from cpmodels.files import read_bounded
 from cpmodels.spec import load_spec
+
+if TYPE_CHECKING:
+    from cpmodels.cli.parser import Subparsers
 
 FAULTS_SHOWN = 3  # broken rules named on the one line of a refused answer
 
@@ -111,3 +116,45 @@ def cmd_export_suite(args: argparse.Namespace) -> int:
     print(f"{len(manifest['instances'])} instances, {files} files, with their verified "
           f"answers in {args.dir / 'manifest.json'}")
     return EXIT_OK
+
+
+def add_export(sub: Subparsers) -> None:
+    from cpmodels.formats import FORMAT_NAMES
+
+    export = sub.add_parser("export", help="write one puzzle's model for another solver: "
+                            "DIMACS, XCC, OPB, MPS, LP, CP-SAT or MiniZinc")
+    add_instance_args(export)
+    export.add_argument("--size", type=grid_size, metavar="RxC", help="towers specs: grid size")
+    export.add_argument("--format", choices=FORMAT_NAMES,
+                        help="the model's format (default: told by --out's extension)")
+    export.add_argument("--out", required=True, type=Path, metavar="FILE",
+                        help="the file to write (mzn: FILE.mzn and FILE.dzn; '-' with "
+                        "--format: standard output)")
+    export.set_defaults(handler=cmd_export)
+
+
+def add_decode(sub: Subparsers) -> None:
+    from cpmodels.formats import FORMAT_NAMES
+
+    decode = sub.add_parser("decode", help="read another solver's answer to an exported "
+                            "model back, check it against the spec and draw it")
+    add_instance_args(decode)
+    decode.add_argument("--size", type=grid_size, metavar="RxC", help="towers specs: grid size")
+    decode.add_argument("--format", required=True, choices=FORMAT_NAMES,
+                        help="the format of the model the solver was given")
+    decode.add_argument("--model", required=True, type=Path, metavar="FILE",
+                        help="the solver's output ('-': standard input)")
+    decode.add_argument("--proof", type=Path, metavar="FILE",
+                        help="dimacs: the solver's DRUP/DRAT proof (text or binary) of an "
+                        "UNSATISFIABLE answer, checked by the package's own checker")
+    decode.add_argument("--output", choices=("text", "json"), default="text",
+                        help="how to print the checked answer (default text)")
+    decode.set_defaults(handler=cmd_decode)
+
+
+def add_export_suite(sub: Subparsers) -> None:
+    suite = sub.add_parser("export-suite", help="write a benchmark set: bundled puzzles in "
+                           "every format, with a manifest of their verified answers")
+    suite.add_argument("dir", type=Path, metavar="DIR", help="a new (or empty) directory")
+    add_quiet_arg(suite)
+    suite.set_defaults(handler=cmd_export_suite)

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cpmodels.cli.output import EXIT_OK, emit
-from cpmodels.cli.parser import bars_on
+from cpmodels.cli.parser import add_quiet_arg, positive_int, sheet
+from cpmodels.cli.runtime import bars_on
 from cpmodels.errors import InputError
 from cpmodels.extras import require
 from cpmodels.files import check_new_directory
 from cpmodels.spec import Spec, load_spec
 from cpmodels.spec.loading import is_design
+
+if TYPE_CHECKING:
+    from cpmodels.cli.parser import Subparsers
 
 
 def design_set(args: argparse.Namespace) -> Spec:
@@ -53,3 +59,40 @@ def cmd_make(args: argparse.Namespace) -> int:
             f"{args.out / 'manifest.json'}")
     emit(report.manifest, said, args.format)
     return EXIT_OK
+
+
+def add_make(sub: Subparsers) -> None:
+    make = sub.add_parser("make", help="cut files (SVG, DXF) and 3-D prints (STL) of a "
+                          "puzzle's pieces, frame and tray, with a manifest")
+    make.add_argument("spec", help="a calendar or packing spec (path or bundled name), or a "
+                      "design file with --set N")
+    make.add_argument("--set", type=positive_int, metavar="N",
+                      help="design files: make the N-th working set of the ranking")
+    make.add_argument("--verdicts", type=Path, metavar="FILE.jsonl",
+                      help="design files: the verdicts 'design --out' wrote (else every set "
+                           "is decided first)")
+    make.add_argument("--jobs", type=positive_int, metavar="N",
+                      help="design files: worker processes deciding the sets")
+    make.add_argument("--out", required=True, type=Path, metavar="DIR",
+                      help="a new (or empty) directory")
+    make.add_argument("--target", help="packing specs: the board to make (default: the first)")
+    make.add_argument("--cell", type=float, default=20.0, metavar="MM",
+                      help="a cell's side in millimetres (default 20)")
+    make.add_argument("--kerf", type=float, default=0.15, metavar="MM",
+                      help="the width the laser burns away (default 0.15)")
+    make.add_argument("--clearance", type=float, default=0.2, metavar="MM",
+                      help="the play a piece needs to slide in (default 0.2)")
+    make.add_argument("--sheet", type=sheet, default=(600.0, 400.0), metavar="WxH",
+                      help="the sheets to cut from, or for a cube grid the print plate, in "
+                           "millimetres (default 600x400)")
+    make.add_argument("--thickness", type=float, default=4.0, metavar="MM",
+                      help="printed pieces' thickness and the tray's depth (default 4)")
+    make.add_argument("--border", type=float, metavar="MM",
+                      help="the frame around the board (default half a cell)")
+    make.add_argument("--font", metavar="FILE",
+                      help="a TTF or OTF font for the engraved labels (default: DejaVu Sans "
+                           "Bold, or a font here that has every character)")
+    make.add_argument("--format", choices=("text", "json"), default="text",
+                      help="json: print the manifest")
+    add_quiet_arg(make)
+    make.set_defaults(handler=cmd_make)

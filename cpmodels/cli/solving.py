@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cpmodels.cli.output import (
     EXIT_INTERRUPTED,
@@ -18,9 +19,19 @@ from cpmodels.cli.output import (
     emit,
     picture_module,
 )
-from cpmodels.cli.parser import bars_on, packing_instance_of
+from cpmodels.cli.parser import (
+    add_backend_arg,
+    add_instance_args,
+    add_quiet_arg,
+    grid_size,
+    positive_seconds,
+)
+from cpmodels.cli.runtime import bars_on, packing_instance_of
 from cpmodels.errors import InputError
 from cpmodels.spec import TowersSpec, load_spec
+
+if TYPE_CHECKING:
+    from cpmodels.cli.parser import Subparsers
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -144,3 +155,45 @@ def cmd_prove(args: argparse.Namespace) -> int:
         text = f"no solution found, but the proof was rejected: {check.message}"
     emit(payload, text, args.format)
     return EXIT_UNSOLVABLE if check.ok else EXIT_UNKNOWN
+
+
+def add_solve(sub: Subparsers) -> None:
+    solve = sub.add_parser("solve", help="solve one puzzle and show the answer")
+    add_instance_args(solve)
+    solve.add_argument("--size", type=grid_size, metavar="RxC", help="towers specs: grid size")
+    solve.add_argument("--time-limit", type=positive_seconds, metavar="S",
+                       help="stop after S seconds (towers: return the best board so far)")
+    solve.add_argument("--format", choices=("text", "json", "svg", "png"), default="text",
+                       help="text (default), json, or a picture: svg or png (with --out)")
+    solve.add_argument("--out", type=Path, metavar="FILE",
+                       help="write the svg/png picture to FILE (svg goes to stdout without it)")
+    solve.add_argument("--proof", type=Path, metavar="FILE",
+                       help="towers specs: write a certificate of the optimum to FILE and "
+                       "check it (boards up to 8 wide; wider boards get a certified bound "
+                       "from two priced bands of rows; see docs/towers.md)")
+    add_backend_arg(solve, "cpsat")
+    solve.set_defaults(handler=cmd_solve)
+
+
+def add_prove(sub: Subparsers) -> None:
+    prove = sub.add_parser("prove", help="solve, or prove there is no solution with a checked "
+                           "DRUP proof")
+    add_instance_args(prove)
+    prove.add_argument("--proof", type=Path, metavar="FILE",
+                       help="write the proof to FILE and the formula to FILE.cnf")
+    prove.add_argument("--time-limit", type=positive_seconds, metavar="S")
+    prove.add_argument("--format", choices=("text", "json"), default="text")
+    prove.set_defaults(handler=cmd_prove)
+
+
+def add_verify(sub: Subparsers) -> None:
+    verify = sub.add_parser("verify", help="check a towers certificate written by solve "
+                            "--proof, without the solver")
+    verify.add_argument("spec", help="the towers spec the certificate is for")
+    verify.add_argument("--proof", type=Path, metavar="FILE", required=True,
+                        help="the certificate")
+    verify.add_argument("--size", type=grid_size, metavar="RxC",
+                        help="the board size (default: the size the certificate is for)")
+    verify.add_argument("--format", choices=("text", "json"), default="text")
+    add_quiet_arg(verify)
+    verify.set_defaults(handler=cmd_verify)

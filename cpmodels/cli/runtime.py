@@ -1,0 +1,63 @@
+"""What the commands share while they run: the Dask cluster they were pointed at, progress
+bars, and the puzzle instance the arguments name (loaded with a clear error)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from cpmodels.errors import InputError
+from cpmodels.spec import Spec, TowersSpec, load_spec
+
+if TYPE_CHECKING:
+    from cpmodels.instance import PackingInstance
+
+
+@contextlib.contextmanager
+def cluster_from(args: argparse.Namespace) -> Iterator[Any]:
+    """The cluster ``--cluster`` (or ``$CPMODELS_CLUSTER``) names, connected; else None."""
+    from cpmodels.backends.engine import CLUSTER_ENV as ENV
+    from cpmodels.backends.engine import connect
+
+    address = args.cluster or os.environ.get(ENV)
+    if not address:
+        yield None
+        return
+    from cpmodels.backends import Capability, require
+
+    require(getattr(args, "backend", "engine"), Capability.CLUSTER, "--cluster")
+    with connect(address) as cluster:
+        where = f"; dashboard {cluster.dashboard}" if cluster.dashboard else ""
+        n = cluster.workers
+        print(f"cluster {cluster.address}: {n} worker{'' if n == 1 else 's'}{where}",
+              file=sys.stderr)
+        yield cluster
+
+
+def advance(bar: Any, done: int, in_all: int) -> None:
+    """Show ``done`` of ``in_all`` on a progress bar."""
+    bar.total = in_all or None  # 0: not known (solutions counted as they are listed)
+    bar.n = done
+    bar.refresh()
+
+
+def bars_on(args: argparse.Namespace) -> bool:
+    """Whether to show progress bars: not --quiet, and stderr is a terminal."""
+    return not args.quiet and sys.stderr.isatty()
+
+
+def packing_instance_of(args: argparse.Namespace, spec: Spec | None = None) -> PackingInstance:
+    """The instance the arguments ask for (``--date``/``--labels``/``--target``/``--face-up``)."""
+    from cpmodels.instance import packing_instance
+    from cpmodels.query import Query
+
+    spec = spec if spec is not None else load_spec(args.spec)
+    if isinstance(spec, TowersSpec):
+        raise InputError(f"{args.command} applies to packing and calendar specs, "
+                         "not to towers")
+    return packing_instance(Query.of(spec, target=args.target, labels=args.labels,
+                                     date=args.date, face_up=args.face_up))
