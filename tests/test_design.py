@@ -397,3 +397,47 @@ def test_the_shared_cover_types_its_options_and_items(small):
             assert items[-1] is ItemKind.PIECE and set(items[:-1]) == {ItemKind.CELL}
     pieces = [it for it in cover.items if it.kind is ItemKind.PIECE]
     assert [it.name for it in pieces] == [p.name for p in design.pieces]
+
+
+ONE_SIDE_UP = """\
+kind: design
+name: one_side_up
+board: corners.yaml
+fixed:
+  - {name: V3, shape: "##/#."}
+  - {name: I4, shape: "####"}
+  - {name: O4, shape: "##/##"}
+  - {name: L4, shape: "###/#.."}
+choose:
+  - count: 1
+    pool:
+      - {name: Z4, shape: "##./.##"}
+require: all-combinations
+face_up: true
+"""
+
+
+def test_face_up_sides_say_which_side_is_up_by_a_field(tmp_path, run_cli):
+    """Face up, the set works with Z4 turned over (as S4: with Z4 as drawn a corner has no
+    solution). The side is typed (``mirrored``); the verdict line writes it ``Z4~`` and reads
+    it back as the same side, and a piece whose own name ends in the mark is that piece's
+    side as drawn, told apart by the piece the side belongs to."""
+    from cpmodels.design import Side, Verdict
+
+    (tmp_path / "corners.yaml").write_text(MIRROR_BOARD)
+    path = tmp_path / "design.yaml"
+    path.write_text(ONE_SIDE_UP)
+    spec = load_design(path)
+    [verdict] = run_design(Design(spec, load_board(spec, path), with_counts=False))
+    assert verdict.works and verdict.face_up_sides == [
+        Side("V3"), Side("I4"), Side("O4"), Side("L4"), Side("Z4", mirrored=True)]
+    line = verdict.as_dict()
+    assert line["face_up_sides"] == ["V3", "I4", "O4", "L4", "Z4~"]
+    assert Verdict.from_dict(json.loads(json.dumps(line))) == verdict
+    code, out, _ = run_cli("design", path, "--no-counts", "--format", "json")
+    assert code == 0 and json.loads(out)["working"][0]["face_up_sides"][-1] == "Z4~"
+    tilde = Verdict.from_dict({**line, "pieces": ["V3", "I4", "O4", "L4", "Z4~"]})
+    assert tilde.face_up_sides is not None and tilde.face_up_sides[-1] == Side("Z4~")
+    for sides in (["V3"], ["V3", "I4", "O4", "L4", "S4"]):
+        with pytest.raises(ValueError):
+            Verdict.from_dict({**line, "face_up_sides": sides})

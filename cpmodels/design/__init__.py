@@ -2,11 +2,12 @@
 
 * ``search.py``: the candidate sets of a design file and how each is decided
   (:class:`Design`, :func:`run_design`; :func:`working_set` the spec of one ranked set);
-* ``verdicts.py``: what each set does (:class:`Verdict`), ranked, reported and read back.
+* ``verdicts.py``: what each set does (:class:`Verdict`; face up, the :class:`Side` of each
+  piece that works), ranked, reported and read back.
 """
 
 from cpmodels.design.search import Design, load_board, run_design, working_set
-from cpmodels.design.verdicts import Verdict, ranked, ranked_by_difficulty, summary
+from cpmodels.design.verdicts import Side, Verdict, ranked, ranked_by_difficulty, summary
 
-__all__ = ["Design", "Verdict", "load_board", "ranked", "ranked_by_difficulty", "run_design",
-           "summary", "working_set"]
+__all__ = ["Design", "Side", "Verdict", "load_board", "ranked", "ranked_by_difficulty",
+           "run_design", "summary", "working_set"]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions, parallel_here, run_units, units_wanted
 from cpmodels.cover import ItemKind
-from cpmodels.design.verdicts import Verdict
+from cpmodels.design.verdicts import Side, Verdict
 from cpmodels.errors import InputError, OutOfTime, SpecError
 from cpmodels.geometry import (
     OptionKind,
@@ -83,7 +83,7 @@ class _Compiled:
     session: EngineSession
     left_out: dict[int, int]  # piece index (face up: side index) -> its left-out option
     holes: list[tuple[int, ...]] = field(default_factory=list)  # required combo -> options
-    sides: list[list[int]] = field(default_factory=list)  # face up: piece -> its sides
+    sides: list[list[int]] = field(default_factory=list)  # face up: piece -> as drawn, mirrored
     pieces: list[Piece] = field(default_factory=list)  # the cover's pieces (face up: sides)
 
 
@@ -259,7 +259,7 @@ class Design:
 
     def _cover(self, face_up: bool) -> _Compiled:
         """The shared cover: every piece once; face up, every side of every piece (a chiral
-        piece has two, as drawn and mirrored, ``NAME~``), each side a piece of its own."""
+        piece has two, as drawn and mirrored: ``sides``), each side a piece of its own."""
         if face_up not in self._compiled:
             pieces = list(self.pieces)
             sides: list[list[int]] = []
@@ -272,7 +272,7 @@ class Design:
                                                                           flip=False)):
                         mirror = normalize((r, -c) for r, c in piece.cells)
                         sides[-1].append(len(pieces))
-                        pieces.append(Piece(name=piece.name + "~", shape=render_shape(mirror),
+                        pieces.append(Piece(name=piece.name, shape=render_shape(mirror),
                                             count=piece.count))
             spec = self.board.model_copy(update={"pieces": pieces})
             plan = TallyPlan.of(spec, face_up=face_up)
@@ -346,7 +346,7 @@ class Design:
                     self._passed.add(tuple(chosen))
         self._learning = False
 
-    def _face_up_sides(self, chosen: Sequence[int]) -> tuple[list[str] | None,
+    def _face_up_sides(self, chosen: Sequence[int]) -> tuple[list[Side] | None,
                                                              tuple[str, ...] | None]:
         """Sides of the set's pieces that solve every required combination face up, or
         None and the combination that rejected the pieces as drawn."""
@@ -357,7 +357,7 @@ class Design:
         for pick in itertools.product(*options):
             failure = self._first_failure(compiled, self._left_out(compiled, pick), regions)
             if failure is None:
-                return [self.pieces[i].name + ("~" if side != compiled.sides[i][0] else "")
+                return [Side(self.pieces[i].name, mirrored=side != compiled.sides[i][0])
                         for i, side in zip(chosen, pick)], None
             as_drawn_failure = as_drawn_failure or failure
         return None, as_drawn_failure

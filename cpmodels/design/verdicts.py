@@ -15,6 +15,31 @@ from cpmodels.files import load_json, read_lines
 if TYPE_CHECKING:
     pass
 
+MIRRORED_MARK = "~"  # after a piece's name, in files and tables: its mirrored side is up
+
+
+@dataclass(frozen=True)
+class Side:
+    """Which side of a piece is up when pieces stay face up: as drawn, or ``mirrored``
+    (turned over)."""
+
+    piece: str
+    mirrored: bool = False
+
+    def text(self) -> str:
+        """The side as verdict files and tables show it: the name, ``NAME~`` mirrored."""
+        return self.piece + MIRRORED_MARK if self.mirrored else self.piece
+
+    @classmethod
+    def of_text(cls, text: str, piece: str) -> Side:
+        """``piece``'s side that :meth:`text` wrote as ``text`` (``ValueError`` when it is
+        neither side: a name may itself end in the mark, so the piece tells)."""
+        for side in (cls(piece), cls(piece, mirrored=True)):
+            if side.text() == text:
+                return side
+        raise ValueError(f"{text!r} is no side of {piece!r}")
+
+
 @dataclass
 class Verdict:
     """What a candidate set does on the required dates."""
@@ -26,7 +51,7 @@ class Verdict:
     argmin: tuple[str, ...] | None = None
     max: int | None = None
     total: int | None = None
-    face_up_sides: list[str] | None = None  # face up: the sides that work (NAME~: mirrored)
+    face_up_sides: list[Side] | None = None  # face up: the sides that work, one a piece
     difficulty: int | None = None  # the highest difficulty of a required date
     difficulty_argmax: tuple[str, ...] | None = None  # ... on this combination
     difficulty_mean: int | None = None  # the mean difficulty over the required dates
@@ -37,7 +62,7 @@ class Verdict:
                "min": self.min, "argmin": list(self.argmin) if self.argmin else None,
                "max": self.max, "total": self.total}
         if self.face_up_sides is not None:
-            out["face_up_sides"] = self.face_up_sides
+            out["face_up_sides"] = [side.text() for side in self.face_up_sides]
         if self.difficulty is not None:
             out["difficulty"] = self.difficulty
             out["difficulty_argmax"] = list(self.difficulty_argmax or ())
@@ -58,13 +83,23 @@ class Verdict:
                     raise ValueError(f"{key} is not a count")
             return cls(**{**record, "first_failure": _labels(record["first_failure"]),
                           "argmin": _labels(record["argmin"]),
-                          "difficulty_argmax": _labels(record.get("difficulty_argmax"))})
+                          "difficulty_argmax": _labels(record.get("difficulty_argmax")),
+                          "face_up_sides": _sides(record.get("face_up_sides"), pieces)})
         except (KeyError, TypeError) as exc:
             raise ValueError("not a verdict") from exc
 
 
 def _labels(value: Any) -> tuple[str, ...] | None:
     return tuple(value) if value is not None else None
+
+
+def _sides(value: Any, pieces: list[str]) -> list[Side] | None:
+    """The sides a verdict line names, one for each of its pieces, in order."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != len(pieces):
+        raise ValueError("not a side for each piece")
+    return [Side.of_text(text, piece) for text, piece in zip(value, pieces)]
 
 
 def ranked(verdicts: Sequence[Verdict]) -> list[Verdict]:
