@@ -15,7 +15,7 @@ from cpmodels.files import load_json, read_lines
 if TYPE_CHECKING:
     pass
 
-MIRRORED_MARK = "~"  # after a piece's name, in files and tables: its mirrored side is up
+MIRRORED_MARK = "~"  # after a piece's name in a verdict's JSON: its mirrored side is up
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Side:
     mirrored: bool = False
 
     def text(self) -> str:
-        """The side as verdict files and tables show it: the name, ``NAME~`` mirrored."""
+        """The side as a verdict's JSON writes it: the name, ``NAME~`` when mirrored."""
         return self.piece + MIRRORED_MARK if self.mirrored else self.piece
 
     @classmethod
