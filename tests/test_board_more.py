@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 
 from cpmodels.api import sweep
 from cpmodels.errors import InputError
+from cpmodels.palette import pools
 from cpmodels.web.app import create_app
-from cpmodels.web.board import pools
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
@@ -377,7 +377,7 @@ def test_one_board_is_made_at_a_time(monkeypatch):
     """A make holds a pool worker for seconds: a second one while it runs gets 503."""
     import threading
 
-    from cpmodels.web import app as web_app
+    from cpmodels.web import designing
 
     started, release = threading.Event(), threading.Event()
 
@@ -386,7 +386,7 @@ def test_one_board_is_made_at_a_time(monkeypatch):
         release.wait(20)
         return b"zip"
 
-    monkeypatch.setattr(web_app, "make_zip_within", slow_make)
+    monkeypatch.setattr(designing, "make_zip_within", slow_make)
     client = TestClient(create_app([SPECS / "calendar_day.yaml"]))
     first: list = []
     thread = threading.Thread(target=lambda: first.append(
@@ -409,7 +409,7 @@ def test_streams_beyond_those_counting_and_waiting_are_turned_away(monkeypatch):
     their places go."""
     import threading
 
-    from cpmodels.web import app as web_app
+    from cpmodels.web import streams
     from cpmodels.web.board import BoardCounts
 
     def rows(self):  # a count that goes on until it is stopped
@@ -419,7 +419,7 @@ def test_streams_beyond_those_counting_and_waiting_are_turned_away(monkeypatch):
 
     monkeypatch.setattr(BoardCounts, "rows", rows)
     app = create_app([SPECS / "calendar_day.yaml"])
-    allowed = web_app.BOARDS_AT_ONCE + web_app.BOARDS_WAITING
+    allowed = streams.BOARDS_AT_ONCE + streams.BOARDS_WAITING
     with running_server(app) as url:
         opened: list = []
         stop = threading.Event()
