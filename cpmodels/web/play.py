@@ -301,8 +301,9 @@ def grid_drawing(grid: str) -> dict[str, Any]:
     any cell's corners from: ``tiles[i][j]`` are the corners of cell ``(i, j)`` (``i`` and
     ``j`` 0 or 1), ``step`` the offsets two steps along the cell's first and second
     coordinate move a cell by. Cell ``(a, b)``'s corners are the tile of ``(a mod 2,
-    b mod 2)`` moved by ``a // 2`` first steps and ``b // 2`` second ones (every plane
-    grid's drawing repeats so; checked against every cell by the tests)."""
+    b mod 2)`` moved by ``a // 2`` first steps and ``b // 2`` second ones (each plane
+    grid's drawing repeats so: the tests check the table against the drawing cell by
+    cell)."""
     drawing = DRAWINGS[grid]
     origin = drawing.corners((0, 0))[0]
 

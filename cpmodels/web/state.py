@@ -25,8 +25,9 @@ class ServerState:
         self.makes = threading.BoundedSemaphore(MAKES_AT_ONCE)
 
 
-def server_state(request: Request) -> ServerState:
-    """The state of the app serving ``request``."""
+async def server_state(request: Request) -> ServerState:
+    """The state of the app serving ``request`` (async: read on the event loop, with no
+    thread to wait for)."""
     server = request.app.state.server
     assert isinstance(server, ServerState)
     return server
