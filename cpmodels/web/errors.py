@@ -1,6 +1,7 @@
 """How the server answers an error: one table from an error's kind to its status
-(:data:`ERROR_STATUS`), the same on every endpoint, and the one handler that answers every
-error with ``{"error": message}`` (:func:`refused`).
+(:data:`ERROR_STATUS`), the same on every endpoint, the one handler that answers every
+error with ``{"error": message}`` (:func:`refused`), and the check that refuses a query
+option an endpoint does not take (:func:`known_options`).
 
 422 is bad input of any sort (a bad spec or board, a body that is not JSON or is nested too
 deeply, a wrong type, an unknown query option, a position no one could lay on the board,
