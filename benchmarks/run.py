@@ -487,7 +487,7 @@ def _board_design() -> str:
     of the 12 pentominoes, every real date; decided set by set on one thread."""
     import yaml
 
-    from cpmodels.web.board import pools
+    from cpmodels.palette import pools
 
     board = yaml.safe_load((SPECS / "calendar_day.yaml").read_text())
     board["pieces"] = [board["pieces"][0], *({"name": p["name"], "shape": p["shape"]}

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -126,3 +127,32 @@ def screenshot(page, tmp_path: Path, name: str, variable: str) -> Path:
     if target:
         shutil.copy(shot, target)
     return shot
+
+
+STATIC = ROOT / "cpmodels" / "web" / "static"
+
+
+def page_globals(page, browser) -> list[str]:
+    """The names the page's scripts left in the global scope: properties of ``window`` that
+    a page of the same origin without scripts has not, and any top-level name of a script
+    under ``static/`` the page's own code can see (ES modules leave none)."""
+    blank = browser.new_page()
+    try:
+        origin = page.evaluate("location.origin")
+        blank.goto(f"{origin}/static/dom.js")  # a text file: a document running no script
+        declared = set()
+        for script in STATIC.glob("*.js"):
+            declared |= set(re.findall(r"^(?:export )?(?:async )?(?:function\*?|const|let|var|"
+                                       r"class) +([A-Za-z_$][\w$]*)", script.read_text(), re.M))
+        # A name the page's code sees, but for an element's id (the document's, not a
+        # script's); a name declared but not yet set throws.
+        visible = ("names => names.filter((n) => { try { const v = eval(n); return !(v "
+                   "instanceof Element); } catch (e) { return !(e instanceof ReferenceError) "
+                   "|| !/is not defined/.test(e.message); } })")
+        added = (set(page.evaluate("Object.keys(window)"))
+                 - set(blank.evaluate("Object.keys(window)")))
+        seen = (set(page.evaluate(visible, sorted(declared)))
+                - set(blank.evaluate(visible, sorted(declared))))
+    finally:
+        blank.close()
+    return sorted(added | seen)

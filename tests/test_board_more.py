@@ -18,8 +18,8 @@ from fastapi.testclient import TestClient
 
 from cpmodels.api import sweep
 from cpmodels.errors import InputError
+from cpmodels.palette import pools
 from cpmodels.web.app import create_app
-from cpmodels.web.board import pools
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
@@ -261,6 +261,47 @@ def test_an_unknown_query_option_gets_422_everywhere(client, method, path):
     assert client.get("/?spec=calendar_day&date=2026-03-14").status_code == 200  # the pages'
 
 
+BAD_SPECS = [
+    {"board": ["A B", "C"], "groups": {"g": ["A", "B", "Z"]},
+     "pieces": [{"name": "I", "shape": "#"}]},  # a label not on the board
+    {"board": ["A B"], "groups": {"g": ["A", "B"]},
+     "pieces": [{"name": "I", "shape": "#", "count": "many"}]},  # a wrong type
+    {"kind": "packing", "board": ["A B"], "groups": {"g": ["A", "B"]},
+     "pieces": [{"name": "I", "shape": "#"}]},  # not a calendar
+    {"board": ["A B"], "groups": {"g": ["A", "B"]}},  # no pieces
+    {"board": ["A B C"], "groups": {"g": ["A", "B", "C"]},
+     "pieces": [{"name": "I", "shape": "#"}], "flip": "sometimes"},  # not a yes or no
+]
+
+
+@pytest.mark.parametrize("bad", BAD_SPECS, ids=["label", "type", "kind", "pieces", "flip"])
+def test_the_same_bad_spec_gets_one_status_on_every_endpoint_that_takes_one(client, bad):
+    """A spec every endpoint taking one refuses alike: 422 with a message, whether it
+    comes as JSON fields, inside a design request or as YAML; ``/api/board/check`` answers
+    it with its errors."""
+    answers = {path: client.post(path, json=bad) for path in
+               ["/api/board/yaml", "/api/board/counts", "/api/board/play", "/api/board/make"]}
+    answers["/api/board/design"] = client.post("/api/board/design", json={
+        "board": bad, "always": [], "choose": 1, "require": "all-combinations"})
+    answers["/api/board/open"] = client.post("/api/board/open",
+                                             content=yaml.safe_dump(bad).encode())
+    statuses = {path: answer.status_code for path, answer in answers.items()}
+    assert set(statuses.values()) == {422}, statuses
+    assert all(answer.json()["error"] for answer in answers.values())
+    checked = client.post("/api/board/check", json=bad).json()
+    assert checked["valid"] is False and checked["errors"]
+
+
+def test_an_unknown_spec_gets_404_on_every_endpoint_that_names_one(client):
+    puzzle = {"spec": "no_such_calendar", "date": "2026-03-14"}
+    answers = [client.post(path, json=puzzle)
+               for path in ("/api/solution", "/api/count", "/api/hint", "/api/check")]
+    answers += [client.get("/api/layout/no_such_calendar"),
+                client.get("/api/board/start/no_such_calendar")]
+    assert [a.status_code for a in answers] == [404] * len(answers)
+    assert all("no_such_calendar" in a.json()["error"] for a in answers)
+
+
 @pytest.mark.parametrize("text", [
     "kind: calendar\nboard: ['A B']\ngroups: {g: [A, B]}\npieces: []\nx: " + "9" * 5_000,
     "board: " + "[" * 5_000 + "]" * 5_000, "board: [unclosed", "\x00", "- a\n- b",
@@ -377,7 +418,7 @@ def test_one_board_is_made_at_a_time(monkeypatch):
     """A make holds a pool worker for seconds: a second one while it runs gets 503."""
     import threading
 
-    from cpmodels.web import app as web_app
+    from cpmodels.web import designing
 
     started, release = threading.Event(), threading.Event()
 
@@ -386,7 +427,7 @@ def test_one_board_is_made_at_a_time(monkeypatch):
         release.wait(20)
         return b"zip"
 
-    monkeypatch.setattr(web_app, "make_zip_within", slow_make)
+    monkeypatch.setattr(designing, "make_zip_within", slow_make)
     client = TestClient(create_app([SPECS / "calendar_day.yaml"]))
     first: list = []
     thread = threading.Thread(target=lambda: first.append(
@@ -409,7 +450,7 @@ def test_streams_beyond_those_counting_and_waiting_are_turned_away(monkeypatch):
     their places go."""
     import threading
 
-    from cpmodels.web import app as web_app
+    from cpmodels.web import streams
     from cpmodels.web.board import BoardCounts
 
     def rows(self):  # a count that goes on until it is stopped
@@ -419,7 +460,7 @@ def test_streams_beyond_those_counting_and_waiting_are_turned_away(monkeypatch):
 
     monkeypatch.setattr(BoardCounts, "rows", rows)
     app = create_app([SPECS / "calendar_day.yaml"])
-    allowed = web_app.BOARDS_AT_ONCE + web_app.BOARDS_WAITING
+    allowed = streams.BOARDS_AT_ONCE + streams.BOARDS_WAITING
     with running_server(app) as url:
         opened: list = []
         stop = threading.Event()
@@ -467,3 +508,23 @@ def test_a_client_gone_mid_body_is_no_internal_error(path, caplog):
         with httpx.Client(timeout=30) as http:
             assert http.get(f"{url}/api/specs").status_code == 200
     assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text
+
+
+def test_each_grid_is_drawn_as_the_server_draws_it(client):
+    """The editor reads a cell's corners from ``/api/grids`` (a tile of four cells and two
+    steps): for every cell near the origin that gives the corners the pictures draw."""
+    from cpmodels.render.scene import DRAWINGS
+
+    drawings = client.get("/api/grids").json()
+    assert sorted(drawings) == ["hex", "square", "triangle"]
+    for grid, table in drawings.items():
+        drawing = DRAWINGS[grid]
+        for a in range(-4, 9):
+            for b in range(-4, 9):
+                tile = table["tiles"][a % 2][b % 2]
+                dx = (a // 2) * table["step"][0][0] + (b // 2) * table["step"][1][0]
+                dy = (a // 2) * table["step"][0][1] + (b // 2) * table["step"][1][1]
+                read = [v for x, y in tile for v in (x + dx, y + dy)]
+                drawn = [v for x, y in drawing.corners((a, b))
+                         for v in (x * drawing.unit[0], y * drawing.unit[1])]
+                assert read == pytest.approx(drawn, abs=0.05), (grid, a, b)

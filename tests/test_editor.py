@@ -10,10 +10,13 @@ import time
 
 import pytest
 import yaml
-from conftest import SPECS, running_server, screenshot
+from conftest import SPECS, page_globals, running_server, screenshot
 
 from cpmodels.api import design, sweep
 from cpmodels.web.app import create_app
+
+# The editor's module, as the page loaded it (one module per address): what it exports.
+EDITOR = 'import("/static/edit.js")'
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +228,7 @@ def test_which_sets_of_the_pieces_work_as_each_set_sweeps(editor, tmp_path):
     page.wait_for_selector("#designsummary[data-done]", timeout=60_000)
     shown = page.eval_on_selector_all("#sets li", "ls => ls.map(l => l.dataset.pieces)")
     # Each set of D2 and three others with the board's area, swept as a spec of its own.
-    spec = page.evaluate("spec(state.candidates)")
+    spec = page.evaluate(f"{EDITOR}.then((m) => m.spec(m.state.candidates))")
     by_name = {p["name"]: p for p in spec["pieces"]}
     working = []
     for three in itertools.combinations(sorted(set(by_name) - {"D2"}), 3):
@@ -298,17 +301,19 @@ def test_the_design_question_is_refused_in_the_pages_words(editor):
         tick.check()
     page.click("#design")
     assert "every candidate is marked always" in page.inner_text("#designsummary")
-    assert page.evaluate("unprefixed('board: choose[0].count: a message')") == "a message"
+    assert page.evaluate(f"{EDITOR}.then((m) => m.unprefixed('board: choose[0].count: "
+                         "a message'))") == "a message"
 
 
 def test_ties_for_hardest_and_easiest_go_to_the_first_in_the_groups_order(editor):
-    found = editor.evaluate("""() => {
-        state.groups = {month: ["Jan", "Feb"], day: ["1", "2"]};
-        combos = [[["Feb", "2"], 5], [["Jan", "2"], 5], [["Feb", "1"], 9], [["Jan", "1"], 9],
-                  [["Jan", "2"], 0]];
-        const [fewest, most] = extremes();
+    found = editor.evaluate("""async () => {
+        const {extremes} = await """ + EDITOR + """;
+        const groups = {month: ["Jan", "Feb"], day: ["1", "2"]};
+        const combos = [[["Feb", "2"], 5], [["Jan", "2"], 5], [["Feb", "1"], 9],
+                        [["Jan", "1"], 9], [["Jan", "2"], 0]];
+        const [fewest, most] = extremes(combos, groups);
         combos.reverse();
-        const again = extremes();
+        const again = extremes(combos, groups);
         return [fewest, most, again];
       }""")
     fewest, most, again = found
@@ -396,8 +401,8 @@ def test_an_empty_board_guides_and_errors_are_plain(editor):
                         "validation, not 0 (got {})"),
              ("pieces", "List should have at least 1 item after validation, not 0 (got [])"),
              ("groups", "labels not drawn on the board: B")]
-    plain = page.evaluate("given => given.map(([field, message]) => plainError({field, message}))",
-                          given)
+    plain = page.evaluate(f"given => {EDITOR}.then((m) => given.map(([field, message]) => "
+                          "m.plainError({field, message})))", given)
     assert [(p["field"], p["message"]) for p in plain] == [
         ("Label groups", "none yet; add a group and label cells with it"),
         ("Pieces", "none yet; add pieces from the lists below"),
@@ -556,3 +561,8 @@ def test_screenshots_of_the_editor_at_both_widths(browser, server, tmp_path, vie
                    f"CPMODELS_SCREENSHOT_EDITOR_{name.upper()}")
     finally:
         page.close()
+
+
+def test_the_editor_leaves_no_global_names(editor, browser):
+    """The editor's scripts are ES modules: what they share they import, nothing is global."""
+    assert page_globals(editor, browser) == []

@@ -23,7 +23,7 @@ import pytest
 import yaml
 from conftest import ROOT, SPECS, free_port, stop_process
 
-from cpmodels.web.app import BOARDS_AT_ONCE, BOARDS_WAITING
+from cpmodels.web.streams import BOARDS_AT_ONCE, BOARDS_WAITING
 
 # Counts per combination, from the weekday calendar's sweep (a tallied search, independent
 # of the per-date count the server runs).
@@ -179,7 +179,7 @@ def test_a_full_queue_answers_503_and_a_slow_search_504():
 def big_board() -> dict:
     """A 20x20 board with every pentomino and hexomino (0 to 20 of each): about 88,000
     placements, seconds to compile and to lay out."""
-    from cpmodels.web.board import pools
+    from cpmodels.palette import pools
 
     rows = [" ".join("." for _ in range(20)) for _ in range(20)]
     rows[0] = " ".join(["A", "B"] + ["."] * 18)

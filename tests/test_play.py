@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, SPECS, running_server, screenshot
+from conftest import ROOT, SPECS, page_globals, running_server, screenshot
 from fastapi.testclient import TestClient
 
 from cpmodels.backends import cnf
@@ -855,3 +855,9 @@ def test_the_solutions_view_letters_its_pieces_as_play_does(player, server):
         })""")
     assert len(found) == 10
     assert all(piece == letter and inside for piece, letter, inside in found)
+
+
+def test_the_play_page_leaves_no_global_names(player, server, browser):
+    """The page's scripts are ES modules: what they share they import, nothing is global."""
+    _open(player, server, "spec=calendar_day&labels=Mar,14")
+    assert page_globals(player, browser) == []

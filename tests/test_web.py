@@ -331,3 +331,49 @@ def test_a_late_answer_does_not_overwrite_a_newer_one(browser, server):
         assert _pieces(page) == 0
     finally:
         page.close()
+
+
+def test_two_apps_in_one_process_share_nothing(tmp_path):
+    """What a server holds (its puzzles, the boards played, its pool and stream limits) is
+    its app's own: a board drawn and played on one is unknown to the other."""
+    day, week = create_app([SPECS / "calendar_day.yaml"]), create_app([WEEK])
+    one, other = day.state.server, week.state.server
+    assert one is not other
+    assert {id(one.puzzles), id(one.pool), id(one.streams), id(one.makes)}.isdisjoint(
+        {id(other.puzzles), id(other.pool), id(other.streams), id(other.makes)})
+    board = {"board": ["A B C", "D E F"], "groups": {"top": ["A", "B", "C"],
+                                                     "bottom": ["D", "E", "F"]},
+             "pieces": [{"name": "L", "shape": "##/#."}, {"name": "I", "shape": "#"}]}
+    with TestClient(day) as first, TestClient(week) as second:
+        assert [s["name"] for s in first.get("/api/specs").json()["specs"]] == ["calendar_day"]
+        assert [s["name"] for s in second.get("/api/specs").json()["specs"]] == [
+            "calendar_week"]
+        played = first.post("/api/board/play", json=board).json()["name"]
+        assert first.get(f"/api/layout/{played}").status_code == 200
+        assert second.get(f"/api/layout/{played}").status_code == 404
+
+
+def test_create_app_only_assembles_the_routers():
+    """Every endpoint is a module-level handler of a router in web/routes/; the app module
+    defines none of its own."""
+    import ast
+    import inspect
+
+    from fastapi.routing import APIRoute
+
+    from cpmodels.web import app as app_module
+    from cpmodels.web.routes import board, pages, play
+
+    paths = set()
+    for module in (pages, play, board):
+        for route in module.router.routes:
+            assert isinstance(route, APIRoute)
+            assert route.endpoint.__module__ == module.__name__
+            assert "<locals>" not in route.endpoint.__qualname__
+            paths.add(route.path)
+    assert {"/", "/edit", "/api/specs", "/api/check", "/api/hint", "/api/grids",
+            "/api/board/counts", "/api/board/make"} <= paths
+    tree = ast.parse(inspect.getsource(app_module))
+    defined = {node.name for node in ast.walk(tree)
+               if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+    assert defined == {"create_app", "lifespan"}

@@ -26,6 +26,7 @@ from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
 from cpmodels.web.board import SOURCE, board_spec, side_by_side
+from cpmodels.web.limits import check_deadline
 
 MAX_SETS = 5_000  # candidate sets the editor decides (a design file on the CLI: millions)
 LEARNING_SETS = 16  # sets the order of dates is learnt from before the sets are streamed
@@ -223,3 +224,11 @@ def _made(spec: CalendarSpec, sizes: dict[str, Any], answer: Any) -> None:
         result = ("failed", f"{type(exc).__name__}: {exc}")
     answer.send(result)
     answer.close()
+
+
+def made_board(data: Any, sizes: dict[str, Any], deadline: float | None) -> tuple[str, bytes]:
+    """A drawn board's (JSON fields) name and its ``cpmodels make`` zip, made within
+    ``deadline`` (:func:`make_zip_within`)."""
+    spec = board_spec(data)
+    check_deadline(deadline)
+    return spec.name, make_zip_within(spec, sizes, deadline)

@@ -141,6 +141,10 @@ class SearchPool:
         except asyncio.TimeoutError:
             raise OutOfTime(f"no answer within {self.time_limit:g} s; try again") from None
 
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the pool within its limits, for work that takes no deadline."""
+        return await self.run(lambda *given, deadline: fn(*given), *args)
+
     def shutdown(self) -> None:
         """Drop the waiting searches; the running ones end by their deadlines."""
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -9,6 +9,8 @@
   naming the placement and what is wrong with it), ``solved``, ``open`` with the number of
   solutions that still contain it, or ``dead_end`` with the placed pieces whose removal
   alone would make the position solvable again.
+* :func:`hint_answer` is a hint as the page shows it (the pieces shown, drawn), and
+  :func:`grid_drawing` a plane grid's cell drawing as the editor draws cells with it.
 
 Nothing here knows about HTTP; a puzzle keeps one engine session (:func:`position_session`:
 its compiled cover and a small table of sub-board counts) between the positions judged on it.
@@ -23,16 +25,22 @@ from typing import Any
 
 from cpmodels.backends import engine
 from cpmodels.cover import ExactCover
-from cpmodels.errors import InputError, OutOfTime
+from cpmodels.errors import CpmodelsError, InputError, OutOfTime
 from cpmodels.geometry import Cell, Placement, placements
 from cpmodels.instance import PackingInstance
 from cpmodels.interrupt import seconds_left
+from cpmodels.render.pictures import placements_picture
 from cpmodels.render.scene import DRAWINGS, CellDrawing, outline, piece_colours
+from cpmodels.render.svg import scene_svg
 from cpmodels.spec import CalendarSpec
 
 
 class InvalidPosition(InputError):
     """A position no one could lay on the board (a 4xx, with status ``invalid``)."""
+
+
+class NoSolution(CpmodelsError):
+    """A hint was asked for where no solution keeps the pieces shown (409)."""
 
 
 def _px(drawing: CellDrawing, point: tuple[float, float]) -> list[float]:
@@ -259,3 +267,51 @@ def next_hint(instance: PackingInstance,
     order = {name: k for k, name in enumerate(instance.spec.letters())}
     j = min(rest, key=lambda j: (order.get(instance.cover.placements[j].piece, 0), j))
     return instance.cover.placements[j], True
+
+
+def hint_answer(instance: PackingInstance, revealed: Sequence[Placement], *,
+                deadline: float | None = None) -> dict[str, Any]:
+    """The pieces ``revealed`` and one more of a full solution that keeps them, with the
+    board drawn (SVG); :class:`NoSolution` when no solution keeps them."""
+    more, consistent = next_hint(instance, revealed, deadline=deadline)
+    labels = " ".join(instance.labels)
+    if not consistent:
+        raise NoSolution(f"{labels} has no solution" if not revealed else
+                         "no solution has the pieces shown; take some back")
+    shown = [*(Placement(p.piece, tuple(sorted(p.cells))) for p in revealed),
+             *([more] if more else [])]
+    low = sum(p.low for p in instance.spec.pieces)
+    high = sum(p.high for p in instance.spec.pieces)
+    pieces = f"{high}" if low == high else f"{low} to {high}"
+    title = f"{instance.name}: {labels} (hint: {len(shown)} of {pieces} pieces)"
+    return {
+        "spec": instance.name, "labels": list(instance.labels),
+        "revealed": [{"piece": p.piece, "cells": [list(rc) for rc in p.cells]}
+                     for p in shown],
+        "complete": more is None,
+        "svg": scene_svg(placements_picture(instance, shown, title)),
+    }
+
+
+DRAWN_GRIDS = ("square", "triangle", "hex")  # the plane grids the editor draws
+
+
+def grid_drawing(grid: str) -> dict[str, Any]:
+    """How the cells of a plane grid are drawn, in pixels, as a table the page can read
+    any cell's corners from: ``tiles[i][j]`` are the corners of cell ``(i, j)`` (``i`` and
+    ``j`` 0 or 1), ``step`` the offsets two steps along the cell's first and second
+    coordinate move a cell by. Cell ``(a, b)``'s corners are the tile of ``(a mod 2,
+    b mod 2)`` moved by ``a // 2`` first steps and ``b // 2`` second ones (each plane
+    grid's drawing repeats so: the tests check the table against the drawing cell by
+    cell)."""
+    drawing = DRAWINGS[grid]
+    origin = drawing.corners((0, 0))[0]
+
+    def moved(cell: Cell) -> list[float]:
+        x, y = drawing.corners(cell)[0]
+        return _px(drawing, (x - origin[0], y - origin[1]))
+
+    return {"grid": grid,
+            "tiles": [[[_px(drawing, pt) for pt in drawing.corners((i, j))] for j in (0, 1)]
+                      for i in (0, 1)],
+            "step": [moved((2, 0)), moved((0, 2))]}

@@ -1,5 +1,6 @@
 """What the web page asks of a calendar: the k-th solution and the count (hints and the
-player's positions are in :mod:`cpmodels.web.play`).
+player's positions are in :mod:`cpmodels.web.play`), and the answers the page reads
+(:func:`listing`, :func:`solution_answer`, :func:`count_answer`, :func:`check_answer`).
 
 Nothing here knows about HTTP. Solutions come from the counting engine in its fixed order,
 so "solution k" means the same board on every request; each instance keeps the solutions
@@ -12,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import threading
+import time
 from array import array
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -20,14 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from cpmodels.backends import engine
+from cpmodels.backends.result import CoverResult
+from cpmodels.counting import CountResult
 from cpmodels.errors import InputError, NotFound, OutOfTime
+from cpmodels.geometry import Placement
 from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.interrupt import seconds_left
 from cpmodels.query import Query
+from cpmodels.render import count_payload, packing_payload
+from cpmodels.render.pictures import packing_picture
+from cpmodels.render.svg import scene_svg
 from cpmodels.spec import CalendarSpec, load_spec
 from cpmodels.spec.bundled import spec_path
 from cpmodels.web.limits import acquire, check_deadline
-from cpmodels.web.play import board_layout, position_session
+from cpmodels.web.play import board_layout, check_position, position_session
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
 MAX_KEPT_IN_ALL = 1_000_000  # solutions kept over every instance (about 40 MB at most)
@@ -153,6 +161,14 @@ class Puzzles:
                               if name.startswith(DRAWN) else ""))
         return spec
 
+    def spec_file(self, name: str) -> Path:
+        """The file a served calendar was read from (:class:`NotFound` for any other)."""
+        path = self.paths.get(name)
+        if path is None:
+            raise NotFound(f"no calendar {name[:60]!r} is served; served: "
+                           f"{', '.join(self.paths)}")
+        return path
+
     def drawn(self, spec: CalendarSpec) -> CalendarSpec:
         """A board drawn in the editor, to be played: kept under a name its content gives
         (``drawn-`` and a digest), so the same board is one puzzle however often it comes."""
@@ -186,6 +202,11 @@ class Puzzles:
         """The puzzle asked for: a date (default today) or a label combination."""
         return Query.of(self.spec(name), date=date, labels=labels, face_up=face_up)
 
+    def find(self, name: str, date: dt.date | None, labels: Sequence[str] | None,
+             face_up: bool) -> Solutions:
+        """The (kept) solutions and count of the puzzle asked for (:meth:`query`)."""
+        return self.solutions(self.query(name, date, labels, face_up))
+
     def solutions(self, query: Query) -> Solutions:
         """The (kept) solutions and count of a query."""
         with self._lock:
@@ -199,3 +220,51 @@ class Puzzles:
                 _, dropped = self._cache.popitem(last=False)
                 kept -= dropped.found
             return found
+
+
+def listing(spec: CalendarSpec, today: dt.date) -> dict[str, Any]:
+    """A puzzle as the page lists it: its name, groups, and today's labels."""
+    todays = spec.date_labels(today) if spec.has_dates else spec.label_combinations()[0]
+    return {"name": spec.name, "description": spec.description, "groups": spec.groups,
+            "flip": spec.can_flip, "today": list(todays), "dates": spec.has_dates}
+
+
+def solution_answer(found: Solutions, index: int, deadline: float | None) -> dict[str, Any]:
+    """Solution ``index`` of a puzzle as the page shows it: the CLI's JSON, where the page
+    stands in the solutions (found so far, all found, the count if known) and the board
+    drawn (SVG); :class:`NotFound` past the last solution."""
+    instance = found.instance
+    chosen = found.solution(index, deadline)
+    if chosen is None and index > 0:
+        raise NotFound(f"there is no solution {index + 1}: "
+                       f"{' '.join(instance.labels)} has {found.count:,}")
+    result = (CoverResult("solved", "engine", 0.0, chosen) if chosen is not None
+              else CoverResult("unsolvable", "engine", 0.0))
+    payload = packing_payload(instance, result)
+    payload.update(index=index, found=found.found, exhausted=found.exhausted,
+                   count=found.count, face_up=instance.face_up,
+                   svg=scene_svg(packing_picture(instance, result)))
+    if chosen is None:
+        payload["message"] = (f"{' '.join(instance.labels)} has no solution"
+                              + (" with the pieces face up" if instance.face_up else ""))
+    return payload
+
+
+def count_answer(found: Solutions, deadline: float | None) -> dict[str, Any]:
+    """A puzzle's count as the CLI's JSON says it."""
+    start = time.perf_counter()
+    total = found.total(deadline)
+    return count_payload(found.instance, CountResult(total, False, 1, "engine",
+                                                     time.perf_counter() - start))
+
+
+def check_answer(found: Solutions, placements: Sequence[Placement],
+                 deadline: float | None) -> dict[str, Any]:
+    """A player's position on a puzzle judged (:func:`~cpmodels.web.play.check_position`,
+    on the puzzle's kept session and count)."""
+    verdict = check_position(found.instance, placements, deadline=deadline,
+                             session=found.positions, total=found.total)
+    return {"spec": found.instance.name, "labels": list(found.instance.labels),
+            "face_up": found.instance.face_up, "status": verdict.status,
+            "completions": verdict.completions, "message": verdict.message,
+            "take_back": list(verdict.take_back)}

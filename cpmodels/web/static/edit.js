@@ -1,12 +1,15 @@
 // The board editor: draw a calendar board, label its cells in groups, pick its pieces;
 // every edit checks the board's arithmetic at once and streams every label combination's
-// count (POST /api/board/counts), the previous stream cancelled.
-"use strict";
+// count (POST /api/board/counts), the previous stream cancelled. Cells are drawn where
+// the server draws them (cells.js). The board's fields (spec), the state, and the pure
+// helpers the tests call are exported.
+import {base64url, unbase64url} from "./base64url.js";
+import {bounds, cellCorners, loadDrawings, tokenCell} from "./cells.js";
+import {$, SVG_NS} from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 // pieces: the board's own; candidates: the pool the design question chooses sets from,
 // kept apart so that asking never changes the board.
-const state = { grid: "square", rows: 7, cols: 7, tokens: [], groups: {}, pieces: [],
+export const state = { grid: "square", rows: 7, cols: 7, tokens: [], groups: {}, pieces: [],
                 candidates: [], name: "my-calendar" };
 let stream = null;      // the AbortController of the running count
 let designing = null;   // ... and of the running design question
@@ -26,21 +29,12 @@ function emptyTokens(rows, cols) {
   return Array.from({ length: rows }, () => Array(cols).fill("#"));
 }
 
-// A cell's corners in pixels: token (row, col) of a drawing, as the spec reads it (on the
-// hex grid the token (row, col) is the axial cell (q = col, r = row)).
-function corners(grid, r, c, unit = 40) {
-  if (grid === "square") return [[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]].map(([x, y]) => [x * unit, y * unit]);
-  if (grid === "triangle") {
-    const sx = unit * 0.65, sy = unit * 1.125;
-    const pts = (r + c) % 2 === 0 ? [[c + 1, r], [c + 2, r + 1], [c, r + 1]]
-                                  : [[c, r], [c + 2, r], [c + 1, r + 1]];
-    return pts.map(([x, y]) => [x * sx, y * sy]);
-  }
-  const sx = unit * 0.625 * Math.sqrt(3) / 2, sy = unit * 0.3125;
-  const x = 2 * c + r + 1, y = 3 * r + 2;
-  return [[x, y - 2], [x + 1, y - 1], [x + 1, y + 1], [x, y + 2], [x - 1, y + 1], [x - 1, y - 1]]
-    .map(([a, b]) => [a * sx, b * sy]);
-}
+const BOARD_SCALE = 1;    // the board's cells as the server draws them (a square: 40 px)
+const PAD_SCALE = 0.55;   // the drawing pad's (22 px)
+const PIECE_SCALE = 0.275;  // a piece's picture's (11 px)
+
+// The corners of the cell of the token in row r and column c, in pixels.
+function corners(r, c, scale) { return cellCorners(state.grid, tokenCell(state.grid, r, c), scale); }
 
 function labelGroup(label) {
   return Object.keys(state.groups).find((g) => state.groups[g].includes(label));
@@ -98,12 +92,12 @@ function drawLegend() {
 }
 
 function draw() {
-  const ns = "http://www.w3.org/2000/svg";
+  const ns = SVG_NS;
   const svg = document.createElementNS(ns, "svg");
-  let maxX = 0, maxY = 0;
+  const polygons = [];
   state.tokens.forEach((row, r) => row.forEach((token, c) => {
-    const pts = corners(state.grid, r, c);
-    pts.forEach(([x, y]) => { maxX = Math.max(maxX, x); maxY = Math.max(maxY, y); });
+    const pts = corners(r, c, BOARD_SCALE);
+    polygons.push(pts);
     const g = document.createElementNS(ns, "g");
     g.dataset.row = r; g.dataset.col = c; g.dataset.token = token;
     g.setAttribute("class", "cellgroup");
@@ -136,8 +130,9 @@ function draw() {
     }
     svg.appendChild(g);
   }));
-  svg.setAttribute("viewBox", `-2 -2 ${maxX + 4} ${maxY + 4}`);
-  svg.setAttribute("width", maxX + 4);
+  const box = bounds(polygons);
+  svg.setAttribute("viewBox", `${box.x - 2} ${box.y - 2} ${box.w + 4} ${box.h + 4}`);
+  svg.setAttribute("width", box.w + 4);
   svg.addEventListener("keydown", keyed);
   svg.addEventListener("focusin", (e) => { const g = e.target.closest(".cellgroup"); if (g) showCell(g); });
   svg.addEventListener("pointerdown", (e) => { const g = e.target.closest(".cellgroup"); if (g) { e.preventDefault(); press(g, true); } });
@@ -249,9 +244,9 @@ function pieceCells(piece) {
 }
 
 // A small picture of a piece on the current grid.
-function pieceSvg(cells, unit = 11) {
-  const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
-  const polys = cells.map(([a, b]) => state.grid === "hex" ? corners("hex", b, a, unit) : corners(state.grid, a, b, unit));
+function pieceSvg(cells) {
+  const ns = SVG_NS, svg = document.createElementNS(ns, "svg");
+  const polys = cells.map((cell) => cellCorners(state.grid, cell, PIECE_SCALE));
   const xs = polys.flat().map((p) => p[0]), ys = polys.flat().map((p) => p[1]);
   const x0 = Math.min(...xs), y0 = Math.min(...ys);
   svg.setAttribute("width", Math.max(...xs) - x0 + 2); svg.setAttribute("height", Math.max(...ys) - y0 + 2);
@@ -339,7 +334,7 @@ function pieceFields(p) {
 }
 
 // The board as a calendar spec's fields; with pieces given, those pieces instead of its own.
-function spec(pieces = state.pieces) {
+export function spec(pieces = state.pieces) {
   const out = { kind: "calendar", name: $("name").value.trim() || "my-calendar", grid: state.grid,
                 board: state.tokens.map((row) => row.join(" ")), groups: state.groups,
                 pieces: pieces.map(pieceFields) };
@@ -474,7 +469,7 @@ const FIELD_NAMES = { pieces: "Pieces", groups: "Label groups", board: "Board", 
 
 // A validation error in plain words, under the name of the field it is about: the last
 // "field: " before the message names it ("board: groups: ..." is about the groups).
-function plainError(e) {
+export function plainError(e) {
   let field = e.field || "board";
   let message = String(e.message);
   for (let m; (m = message.match(/^([a-z_]+): /)) && m[1] in FIELD_NAMES;) {
@@ -547,7 +542,7 @@ function finish(line) {
   if (!line.done) { summary.textContent = line.error || "stopped"; return; }
   summary.dataset.done = "1";
   const every = line.unsolvable.length === 0;
-  const [fewest, most] = extremes();
+  const [fewest, most] = extremes(combos, state.groups);
   const hard = fewest ? `hardest ${fewest[0].join(" ")} (${fewest[1].toLocaleString()})` : "";
   const easy = most ? `easiest ${most[0].join(" ")} (${most[1].toLocaleString()})` : "";
   let said = every ? "every combination is solvable"
@@ -561,28 +556,28 @@ function finish(line) {
   showUnsolvable(line.unsolvable);
 }
 
-// The order of a combination in the board's groups: the first group's labels first.
-function rank(labels) {
-  return Object.values(state.groups).map((names) => {
+// The order of a combination in groups (the board's): the first group's labels first.
+function rank(labels, groups) {
+  return Object.values(groups).map((names) => {
     const k = labels.findIndex((l) => names.includes(l));
     return k < 0 ? -1 : names.indexOf(labels[k]);
   });
 }
 
-function earlier(a, b) {
-  const [x, y] = [rank(a), rank(b)];
+function earlier(a, b, groups) {
+  const [x, y] = [rank(a, groups), rank(b, groups)];
   for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return x[k] < y[k];
   return false;
 }
 
-// The hardest solvable combination and the easiest, ties going to the first in the
-// groups' order, so that the same board always names the same ones.
-function extremes() {
+// The hardest solvable combination of combos ([labels, count] each) and the easiest, ties
+// going to the first in the groups' order, so that the same board always names the same ones.
+export function extremes(combos, groups) {
   let fewest = null, most = null;
   for (const combo of combos) {
     const [labels, n] = combo;
-    if (n > 0 && (!fewest || n < fewest[1] || (n === fewest[1] && earlier(labels, fewest[0])))) fewest = combo;
-    if (!most || n > most[1] || (n === most[1] && earlier(labels, most[0]))) most = combo;
+    if (n > 0 && (!fewest || n < fewest[1] || (n === fewest[1] && earlier(labels, fewest[0], groups)))) fewest = combo;
+    if (!most || n > most[1] || (n === most[1] && earlier(labels, most[0], groups))) most = combo;
   }
   return [fewest, most];
 }
@@ -633,11 +628,8 @@ function resize() {
   edited();
 }
 
-function base64url(text) { return btoa(unescape(encodeURIComponent(text))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""); }
-function unbase64url(text) { return decodeURIComponent(escape(atob(text.replace(/-/g, "+").replace(/_/g, "/")))); }
-
 async function init() {
-  const specs = await (await fetch("/api/specs")).json();
+  const [specs] = await Promise.all([fetch("/api/specs").then((r) => r.json()), loadDrawings()]);
   for (const s of specs.specs) {  // by title, as the play page lists them
     const option = new Option((s.description || "").split(" (")[0].trim() || s.name, s.name);
     option.title = s.description || s.name;
@@ -718,11 +710,11 @@ function clearPad() {
 }
 
 function drawPad() {
-  const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
-  let maxX = 0, maxY = 0;
+  const ns = SVG_NS, svg = document.createElementNS(ns, "svg");
+  const polygons = pad.map((row, r) => row.map((on, c) => corners(r, c, PAD_SCALE)));
+  const box = bounds(polygons.flat());
   pad.forEach((row, r) => row.forEach((on, c) => {
-    const pts = corners(state.grid, r, c, 22);
-    pts.forEach(([x, y]) => { maxX = Math.max(maxX, x); maxY = Math.max(maxY, y); });
+    const pts = polygons[r][c].map(([x, y]) => [x - box.x, y - box.y]);
     const poly = document.createElementNS(ns, "polygon");
     poly.setAttribute("points", pts.map((p) => p.join(",")).join(" "));
     poly.setAttribute("class", "padcell " + (on ? "on" : "off"));
@@ -730,14 +722,14 @@ function drawPad() {
     poly.addEventListener("click", () => { pad[r][c] = !pad[r][c]; drawPad(); });
     svg.appendChild(poly);
   }));
-  svg.setAttribute("width", maxX + 2); svg.setAttribute("height", maxY + 2);
+  svg.setAttribute("width", box.w + 2); svg.setAttribute("height", box.h + 2);
   $("pad").replaceChildren(svg);
 }
 
 function addDrawnPiece() {
   const name = $("padname").value.trim();
   const cells = [];
-  pad.forEach((row, r) => row.forEach((on, c) => { if (on) cells.push(state.grid === "hex" ? [c, r] : [r, c]); }));
+  pad.forEach((row, r) => row.forEach((on, c) => { if (on) cells.push(tokenCell(state.grid, r, c)); }));
   if (!cells.length) { $("errors").textContent = "draw the piece's cells first"; return; }
   if (!/^[A-Za-z0-9_-]{1,20}$/.test(name) || target().some((p) => p.name === name)) {
     $("errors").textContent = "give the drawn piece a new name (letters, digits, - or _)"; return;
@@ -828,7 +820,7 @@ function designProblem() {
 }
 
 // A server's message without the field path it may start with ("board: choose[0]: ...").
-function unprefixed(message) {
+export function unprefixed(message) {
   return String(message).replace(/^(?:[A-Za-z_]+(?:\[\d+\])?(?:\.[A-Za-z_]+)*: )+/, "");
 }
 

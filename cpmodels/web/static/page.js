@@ -1,9 +1,10 @@
-"use strict";
-// The page: which puzzle (spec, date or labels, face up), kept in the URL; the solutions
-// view (step through solutions, hints, the count). Play mode is in play.js.
-const $ = (id) => document.getElementById(id);
-const state = { specs: {}, spec: null, query: null, index: 0, revealed: [], mode: "solution",
-                found: 0, exhausted: false, count: null, solvable: true, view: "play" };
+// The play page: which puzzle (spec, date or labels, face up), kept in the URL; the
+// solutions view (step through solutions, hints, the count). Play mode is in play.js, what
+// both views share in puzzle.js.
+import {unbase64url} from "./base64url.js";
+import {$} from "./dom.js";
+import {playLoad, playSetUp} from "./play.js";
+import {api, faceUp, puzzle, showError, showLabels, state} from "./puzzle.js";
 
 // Each request for the board takes a new number; an answer that comes back after a newer
 // request was made (a slow first load, a quick change of date) is dropped.
@@ -21,28 +22,10 @@ class Stale extends Error {}
 
 function failed(err) { if (!(err instanceof Stale)) showError(err.message); }
 
-async function api(path, body) {
-  const response = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
-  const data = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
-  if (!response.ok) {
-    const err = new Error(data.error || `HTTP ${response.status}`);
-    err.status = response.status;
-    throw err;
-  }
-  return data;
-}
-
 function localToday() {
   const d = new Date();
   return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 10);
 }
-
-function puzzle() {
-  return {spec: state.spec, face_up: $("face-up").checked, ...state.query};
-}
-
-function showError(message) { $("error").textContent = message || ""; }
 
 // --- the URL follows the selection, so a link opens what its sender sees ---------------
 
@@ -50,7 +33,7 @@ function syncUrl() {
   const parts = [`spec=${encodeURIComponent(state.spec)}`];
   if (state.query.date !== undefined) parts.push(`date=${encodeURIComponent(state.query.date)}`);
   else parts.push(`labels=${state.query.labels.map(encodeURIComponent).join(",")}`);
-  if ($("face-up").checked) parts.push("face_up=1");
+  if (faceUp()) parts.push("face_up=1");
   if (state.view === "solutions") parts.push("view=solutions");
   if (state.view === "solutions" && state.mode === "solution" && state.index > 0) {
     parts.push(`solution=${state.index + 1}`);
@@ -58,7 +41,7 @@ function syncUrl() {
   history.replaceState(null, "", `${location.pathname}?${parts.join("&")}${location.hash}`);
   const which = state.query.date !== undefined ? state.query.date : state.query.labels.join(" ");
   $("puzzle-summary").textContent = `${title(state.specs[state.spec])}, ${which}` +
-    ($("face-up").checked ? ", face up" : "");
+    (faceUp() ? ", face up" : "");
 }
 
 // On a phone the puzzle's choices fold into one line, so that the board and the tray fit
@@ -182,7 +165,7 @@ async function count() {
     const data = await current("/api/count", puzzle());
     state.count = data.count;
     status(`${data.labels.join(" ")}: ${data.count.toLocaleString()} solutions` +
-           ($("face-up").checked ? " with the pieces face up" : ""));
+           (faceUp() ? " with the pieces face up" : ""));
   } catch (err) { if (!(err instanceof Stale)) { showError(err.message); status(""); } }
 }
 
@@ -201,16 +184,6 @@ function fillLabels(spec, chosen) {
     wrap.append(`${group} `, select);
     box.append(wrap);
   });
-}
-
-// The label selectors show the puzzle on the board: a date's labels as the server read it,
-// so "Use these labels" keeps the puzzle a deep link or a date opened.
-function showLabels(labels) {
-  for (const select of document.querySelectorAll("#labels-box select")) {
-    const options = [...select.options].map((o) => o.value);
-    const label = labels.find((l) => options.includes(l));
-    if (label !== undefined) select.value = label;
-  }
 }
 
 // The puzzle changed: keep it in the URL and show it in the open view.
@@ -323,10 +296,6 @@ function title(spec) {
   return head || spec.name;
 }
 
-function unbase64url(text) {
-  return decodeURIComponent(escape(atob(text.replace(/-/g, "+").replace(/_/g, "/"))));
-}
-
 // What is wrong with a link's labels or date, before anything is asked of the server.
 function badLabels(spec, labels) {
   const groups = Object.entries(spec.groups);
@@ -357,3 +326,5 @@ function badDate(spec, date) {
   }
   return "";
 }
+
+start().catch((err) => showError(err.message));

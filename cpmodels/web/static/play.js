@@ -1,10 +1,11 @@
-"use strict";
 // Play mode: the player lays the pieces on the board; after every move the server judges
 // the position (/api/check). The board and the pieces come from /api/layout: every place
 // each orientation of each piece fits, so a dropped piece snaps to the nearest place and
 // nothing here knows the grid's geometry. The position is kept in localStorage, per puzzle
 // and date, and never sent anywhere but to be judged.
-const SVG_NS = "http://www.w3.org/2000/svg";
+import {$, svgEl} from "./dom.js";
+import {api, faceUp, puzzle, showError, showLabels, state} from "./puzzle.js";
+
 const TILE_SCALE = 0.5;   // tray pieces are drawn at half the board's size
 const DRAG_START_PX = 5;  // a press that moves less than this is a click
 const play = {
@@ -17,13 +18,6 @@ const play = {
   drag: null, press: null, dragged: false, labels: [], takeBack: [], checks: 0, loads: 0, key: null,
   status: null,    // the last verdict: solved, open, dead_end or invalid
 };
-
-function svgEl(tag, attrs, parent) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, value);
-  if (parent) parent.append(el);
-  return el;
-}
 
 function pathData(loops, dx = 0, dy = 0) {
   return loops.map((loop) => "M" + loop.map(([x, y]) => `${x + dx},${y + dy}`).join("L") + "Z")
@@ -39,8 +33,6 @@ function cellsOf(piece, o, k) {
 }
 
 const cellKey = (cell) => cell.join(",");
-
-function faceUp() { return $("face-up").checked; }
 
 function allowed(piece, o) {
   return o !== null && o !== undefined && (!faceUp() || orientation(piece, o).face_up);
@@ -541,7 +533,7 @@ function fitBoard() {
   board.style.height = `${Math.max(256, window.innerHeight - top - BOARD_MARGIN_PX)}px`;
 }
 
-function playSetUp() {
+export function playSetUp() {
   window.addEventListener("resize", fitBoard);
   const above = new ResizeObserver(fitBoard);
   for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs")) above.observe(el);
@@ -560,7 +552,7 @@ function playSetUp() {
 }
 
 // The puzzle changed (or play mode opened): its board, its pieces, the kept position.
-async function playLoad() {
+export async function playLoad() {
   const load = ++play.loads;
   feedback("", "");
   let layout = play.layouts[state.spec];

@@ -1,0 +1,121 @@
+"""The daily puzzle's API: the calendars (``GET /api/specs``), a solution, a count, a hint,
+a player's position judged, and the board as play mode draws it.
+
+Every answer but the list of calendars is worked out on the server's search pool, within
+its deadline.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from cpmodels.geometry import Placement
+from cpmodels.web.play import hint_answer
+from cpmodels.web.puzzles import (
+    Puzzles,
+    Solutions,
+    check_answer,
+    count_answer,
+    listing,
+    solution_answer,
+)
+from cpmodels.web.state import Server
+
+Label = Annotated[str, Field(min_length=1, max_length=40)]
+router = APIRouter()
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PuzzleRequest(_Request):
+    """Which puzzle: a spec, and a date (default today) or one label per group."""
+
+    spec: str = Field(min_length=1, max_length=40)
+    date: dt.date | None = None
+    labels: list[Label] | None = Field(None, min_length=1, max_length=10)
+    face_up: bool = False
+
+
+class SolutionRequest(PuzzleRequest):
+    index: int = Field(0, ge=0, description="0 is the first solution")
+
+
+class PlacementModel(_Request):
+    piece: str = Field(min_length=1, max_length=40)
+    cells: list[tuple[int, int]] = Field(min_length=1, max_length=64)
+
+
+class HintRequest(PuzzleRequest):
+    revealed: list[PlacementModel] = Field(default_factory=list, max_length=64)
+
+
+class CheckRequest(PuzzleRequest):
+    placements: list[PlacementModel] = Field(default_factory=list, max_length=64)
+
+
+def _placements(given: Sequence[PlacementModel]) -> list[Placement]:
+    return [Placement(p.piece, tuple(p.cells)) for p in given]
+
+
+def _found(puzzles: Puzzles, req: PuzzleRequest) -> Solutions:
+    return puzzles.find(req.spec, req.date, req.labels, req.face_up)
+
+
+# Cheap: answered on the event loop, with no thread to wait for while the pool works.
+@router.get("/api/specs")
+async def specs(server: Server) -> dict[str, Any]:
+    """The calendars served, their label groups and today's labels."""
+    today = dt.date.today()
+    return {"today": today.isoformat(),
+            "specs": [listing(spec, today) for spec in server.puzzles.specs.values()]}
+
+
+@router.get("/api/layout/{name}")
+async def layout(name: str, server: Server) -> Any:
+    """The board and the pieces of a puzzle as play mode draws them."""
+    return await server.pool.call(server.puzzles.layout, name)
+
+
+@router.post("/api/solution")
+async def solution(req: SolutionRequest, server: Server) -> dict[str, Any]:
+    """Solution ``index`` of a date or label combination."""
+    def answer(*, deadline: float) -> dict[str, Any]:
+        return solution_answer(_found(server.puzzles, req), req.index, deadline)
+
+    return await server.pool.run(answer)
+
+
+@router.post("/api/count")
+async def count(req: PuzzleRequest, server: Server) -> dict[str, Any]:
+    """How many solutions a puzzle has."""
+    def answer(*, deadline: float) -> dict[str, Any]:
+        return count_answer(_found(server.puzzles, req), deadline)
+
+    return await server.pool.run(answer)
+
+
+@router.post("/api/hint")
+async def hint(req: HintRequest, server: Server) -> dict[str, Any]:
+    """One more piece of a full solution that keeps the pieces shown."""
+    def answer(*, deadline: float) -> dict[str, Any]:
+        instance = _found(server.puzzles, req).instance
+        return hint_answer(instance, _placements(req.revealed), deadline=deadline)
+
+    return await server.pool.run(answer)
+
+
+@router.post("/api/check")
+async def check(req: CheckRequest, server: Server) -> dict[str, Any]:
+    """A player's position judged: solved, open, a dead end, or invalid."""
+    def answer(*, deadline: float) -> dict[str, Any]:
+        return check_answer(_found(server.puzzles, req), _placements(req.placements),
+                            deadline)
+
+    return await server.pool.run(answer)
