@@ -31,7 +31,7 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from cpmodels.backends.engine.memo import FLUSHES, NODES, STOP, USED
+from cpmodels.backends.engine.memo import ARENA_USED, FLUSHES, HITS, MISSES, NODES, STOP, USED
 from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.cover import ExactCover, ItemKind
 from cpmodels.geometry import OptionKind
@@ -40,7 +40,7 @@ from cpmodels.geometry import OptionKind
 OneWord = namedtuple("OneWord", [
     "start", "masks", "opts", "avail", "n_pieces", "all_pieces", "opt_cells", "opt_piece",
     "covered", "inner", "first", "last", "fillable", "region_limit", "isolated_dead",
-    "slack", "optional", "slack_cells"])
+    "slack", "optional", "slack_cells", "areas"])
 OneWord.__doc__ = """The one-word kernel's view of an exact cover (:func:`one_word_layout`).
 
 The *cell word* holds bit ``slow * inner + fast`` for each board cell (a state's covered
@@ -65,8 +65,12 @@ and the slack items (a state's items covered so far). Options are numbered as in
   the bits at the start and the end of each line (for the neighbours of a cell);
 * ``fillable[k]``: whether some pieces add up to ``k`` cells (a slack item is a piece of one
   cell), ``region_limit``: regions smaller than this are checked (0: none);
-  ``isolated_dead``: a single empty cell is a dead end (no piece of one cell).
+  ``isolated_dead``: a single empty cell is a dead end (no piece of one cell);
+  ``areas[p]``: the cells of each option of piece-word bit ``p`` (a slack item's: 1; a
+  piece that has only its left-out option: 0).
 """
+
+MEMO_OPEN = 0  # tallies keep the states with at least this many open cells
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -161,7 +165,8 @@ def one_word_layout(cover: ExactCover) -> OneWord | None:
                    np.uint64(n_pieces), np.uint64((1 << n_pieces) - 1 if n_pieces < 64 else full),
                    opt_cells, opt_piece, np.uint64(full ^ board), np.uint64(inner), first, last,
                    fillable, limit, bool(limit > 1 and not fillable[1]), np.uint64(slack),
-                   np.uint64(optional), np.array(slack_cells, dtype=np.uint64))
+                   np.uint64(optional), np.array(slack_cells, dtype=np.uint64),
+                   np.array([area.get(p, 0) for p in range(n_pieces)], dtype=np.int64))
 
 
 # --- bits ---------------------------------------------------------------------------------
@@ -350,3 +355,317 @@ def count_one_word(prefixes, L, table, use_memo, out):
         n = _count(cells, used, L, keys, stats, use_memo) if ok else 0
         if n >= 0:
             out[p] = n
+
+
+# --- tallies ------------------------------------------------------------------------------
+
+#: What the one-word tally kernel reads of a tally layout (see :func:`one_word_tallies`):
+#: ``bit[t]``, the piece-word bit of tally item ``t``; the rest as in ``tally.Tallies``.
+OneTallies = namedtuple("OneTallies", [
+    "n_tally", "bit", "opt_tally", "opt_index", "length", "stride", "map_start", "map_flat",
+    "memo_open"])
+
+
+def one_word_tallies(cover: ExactCover, items: list[int], tallies: object) -> OneTallies | None:
+    """The one-word tally kernel's view of a tally layout (``tally.Tallies`` of ``items``),
+    or None when a tally item is a cell (the kernel reads the tally items in the piece
+    word)."""
+    others = [i for i, it in enumerate(cover.items) if it.kind is not ItemKind.CELL]
+    if any(i not in others for i in items):
+        return None
+    bits = np.array([np.uint64(1) << np.uint64(others.index(i)) for i in items] or [0],
+                    dtype=np.uint64)
+    t = tallies
+    return OneTallies(len(items), bits, t.opt_tally, t.opt_index,  # type: ignore[attr-defined]
+                      t.length, t.stride, t.map_start, t.map_flat,  # type: ignore[attr-defined]
+                      np.uint64(MEMO_OPEN))
+
+
+@njit(cache=True, inline="always")
+def _slack_dead_end(om, cells, used, L):
+    """:func:`_dead_end` for a cover with slack items, each of which leaves one of its
+    cells open: ``L.fillable`` and ``L.region_limit`` are the region sizes of the pieces
+    alone, and a region may also hold one cell of each slack item still open whose cells
+    it meets. A slack item none of whose cells is open is a dead end too."""
+    empty = ~cells
+    open_slack = _ZERO
+    groups = L.slack & ~used
+    while groups != _ZERO:
+        g = np.uint64(trailing_zeros(groups))
+        groups &= groups - _ONE
+        mine = L.slack_cells[g] & empty
+        if mine == _ZERO:
+            return True
+        open_slack |= mine
+    if L.isolated_dead and (empty & ~_around(empty, L)) & ~open_slack != _ZERO:
+        return True
+    limit = np.uint64(L.region_limit)
+    seeds = _around(om, L) & empty
+    while seeds != _ZERO:
+        region = seeds & (~seeds + _ONE)
+        size = _ONE
+        while size < limit:
+            grown = (region | _around(region, L)) & empty
+            if grown == region:
+                break
+            region = grown
+            size = _ctpop(region)
+        if size < limit and not L.fillable[size]:
+            if region & open_slack == _ZERO:
+                return True
+            holes = _ZERO  # the slack items that may leave a cell of the region open
+            groups = L.slack & ~used
+            while groups != _ZERO:
+                g = np.uint64(trailing_zeros(groups))
+                groups &= groups - _ONE
+                if L.slack_cells[g] & region != _ZERO:
+                    holes += _ONE
+            fits = False
+            h = _ONE
+            while h <= holes and h <= size:
+                if L.fillable[size - h]:
+                    fits = True
+                    break
+                h += _ONE
+            if not fits:
+                return True
+        seeds &= ~region
+    return False
+
+
+@njit(cache=True, inline="always")
+def _open_tallies(used, T):
+    """The tally items ``used`` leaves uncovered, as a mask of tally indices."""
+    mask = np.uint64(0)
+    for t in range(T.n_tally):
+        if used & T.bit[t] == _ZERO:
+            mask |= _ONE << np.uint64(t)
+    return mask
+
+
+@njit(cache=True, inline="always")
+def _add_vector(acc, src, at, lo, n, o, mask, T):
+    """Add ``src[at:at + n]`` (a child's vector from its index ``lo``) into ``acc``, the
+    vector of the state with uncovered tally items ``mask`` that placed option ``o``;
+    returns the range of ``acc`` it added to (child indices map to parent indices in the
+    same order)."""
+    t = T.opt_tally[o]
+    if t < 0:
+        for x in range(n):
+            acc[lo + x] += src[at + x]
+        return lo, lo + n
+    base = T.opt_index[o] * T.stride[mask, t]
+    m0 = T.map_start[np.int64(mask) * max(T.n_tally, 1) + t] + lo
+    for x in range(n):
+        acc[base + T.map_flat[m0 + x]] += src[at + x]
+    return base + T.map_flat[m0], base + T.map_flat[m0 + n - 1] + 1
+
+
+@njit(cache=True, inline="always")
+def _store_vector(cells, used, vec, lo, hi, keys, arena, stats):
+    """Keep a finished sub-board's vector: a single count (``lo + 1 == hi``, at 0) in the
+    row itself (``2 * count + 2``), else its nonzero run in the arena (``2 * offset + 1``).
+    A table three quarters full, or an arena without room, is emptied first."""
+    n = hi - lo
+    scalar = lo == 0 and hi <= 1
+    if not scalar and n + 2 > arena.shape[0]:
+        return
+    if (stats[USED] * 4 >= keys.shape[0] * 3
+            or not (scalar or stats[ARENA_USED] + n + 2 <= arena.shape[0])):
+        keys[:, 2] = _ZERO
+        stats[USED] = 0
+        stats[ARENA_USED] = 0
+        stats[FLUSHES] += 1
+    s = _slot(cells, used, keys)
+    keys[s, 0] = cells
+    keys[s, 1] = used
+    stats[USED] += 1
+    if scalar:
+        keys[s, 2] = np.uint64(2 * (vec[0] if hi == 1 else 0) + 2)
+        return
+    top = stats[ARENA_USED]
+    arena[top] = lo
+    arena[top + 1] = n
+    for x in range(n):
+        arena[top + 2 + x] = vec[lo + x]
+    keys[s, 2] = np.uint64(2 * top + 1)
+    stats[ARENA_USED] = top + n + 2
+
+
+@njit(cache=True)
+def _tally(cells, used, L, T, table, use_memo, out):
+    """The completions of the state (covered ``cells``, ``used`` pieces and slack items)
+    split by the options that cover the tally items, into ``out`` (the layout of the
+    state's uncovered tally items; see ``tally.py``). Returns False when the stop flag was
+    seen.
+
+    Each depth's vector is zero outside the range ``lo:hi`` its node has added to so far
+    (a node's vector is mostly zeros): a node starts with an empty range, and its range is
+    zeroed again once it is added to its parent, so no node clears or scans more of its
+    vector than it used."""
+    keys, _, arena, stats = table
+    all_pieces, n_pieces, optional = L.all_pieces, L.n_pieces, L.optional
+    start, masks, opts, avail = L.start, L.masks, L.opts, L.avail
+    length = T.length
+    zero, one, full = _ZERO, _ONE, ~_ZERO
+    root_mask = _open_tallies(used, T)
+    n_root = length[root_mask]
+    out[:n_root] = 0
+    if cells == full:
+        if used | optional == all_pieces:
+            out[0] = 1
+        return True
+    if L.slack != zero and _slack_dead_end(zero, cells, used, L):
+        return True
+    if use_memo:
+        s = _slot(cells, used, keys)
+        v = keys[s, 2]
+        if v != zero:
+            if v & one == zero:
+                out[0] = np.int64(v >> one) - 1
+            else:
+                at = np.int64(v >> one)
+                for x in range(arena[at + 1]):
+                    out[arena[at] + x] = arena[at + 2 + x]
+            return True
+    depth_max = np.int64(n_pieces) + 1
+    acc = np.zeros((depth_max, n_root), dtype=np.int64)
+    st_cells = np.empty(depth_max, dtype=np.uint64)
+    st_used = np.empty(depth_max, dtype=np.uint64)
+    st_m = np.empty(depth_max, dtype=np.uint64)
+    st_k = np.empty(depth_max, dtype=np.uint64)
+    st_end = np.empty(depth_max, dtype=np.uint64)
+    st_x = np.empty(depth_max, dtype=np.uint64)
+    st_bit = np.empty(depth_max, dtype=np.uint64)
+    st_mask = np.empty(depth_max, dtype=np.uint64)
+    st_o = np.empty(depth_max, dtype=np.int64)
+    st_lo = np.empty(depth_max, dtype=np.int64)
+    st_hi = np.empty(depth_max, dtype=np.int64)
+    depth = 0
+    nodes = 1
+    x = np.uint64(trailing_zeros(~cells))
+    m = avail[x] & ~used
+    k = end = bit = zero
+    mask = root_mask
+    lo, hi = n_root, 0  # the range this node has added to (empty)
+    while True:
+        om = zero
+        found = False
+        while True:
+            while k < end:
+                om = masks[k]
+                k += one
+                if om & cells == zero:
+                    found = True
+                    break
+            if found or m == zero:
+                break
+            p = np.uint64(trailing_zeros(m))
+            m &= m - one
+            k = start[x * n_pieces + p]
+            end = start[x * n_pieces + p + one]
+            bit = one << p
+        if not found:  # every option tried: this sub-board is counted
+            row = acc[depth]
+            used_lo, used_hi = lo, hi
+            while lo < hi and row[lo] == 0:
+                lo += 1
+            while hi > lo and row[hi - 1] == 0:
+                hi -= 1
+            if hi <= lo:
+                lo, hi = 0, 0
+            if use_memo and _ctpop(~cells) >= T.memo_open:
+                _store_vector(cells, used, row, lo, hi, keys, arena, stats)
+            if depth == 0:
+                out[lo:hi] = row[lo:hi]
+                stats[NODES] += nodes
+                return True
+            depth -= 1
+            cells, used, m = st_cells[depth], st_used[depth], st_m[depth]
+            k, end, x, bit = st_k[depth], st_end[depth], st_x[depth], st_bit[depth]
+            mask = st_mask[depth]
+            child_lo, child_hi = lo, hi
+            lo, hi = st_lo[depth], st_hi[depth]
+            if child_hi > child_lo:
+                a, b = _add_vector(acc[depth], row, child_lo, child_lo, child_hi - child_lo,
+                                   st_o[depth], mask, T)
+                lo, hi = min(lo, a), max(hi, b)
+            for y in range(used_lo, used_hi):
+                row[y] = 0
+            continue
+        o = opts[k - one]
+        child_cells = cells | om
+        child_used = used | bit
+        t = T.opt_tally[o]
+        child_mask = mask if t < 0 else mask & ~(one << np.uint64(t))
+        if child_cells == full:
+            if child_used | optional == all_pieces:
+                y = 0 if t < 0 else T.opt_index[o] * T.stride[mask, t]
+                acc[depth, y] += 1
+                lo, hi = min(lo, y), max(hi, y + 1)
+            continue
+        if L.region_limit > 0 or L.slack != zero:
+            if L.slack != zero:
+                if _slack_dead_end(om, child_cells, child_used, L):
+                    continue
+            elif _dead_end(om, child_cells, L):
+                continue
+        if use_memo and _ctpop(~child_cells) >= T.memo_open:
+            s = _slot(child_cells, child_used, keys)
+            v = keys[s, 2]
+            if v == zero:
+                stats[MISSES] += 1
+            else:
+                stats[HITS] += 1
+                if v & one == zero:
+                    c = np.int64(v >> one) - 1
+                    if c != 0:
+                        y = 0 if t < 0 else T.opt_index[o] * T.stride[mask, t]
+                        acc[depth, y] += c
+                        lo, hi = min(lo, y), max(hi, y + 1)
+                else:
+                    at = np.int64(v >> one)
+                    a, b = _add_vector(acc[depth], arena, at + 2, arena[at], arena[at + 1], o,
+                                       mask, T)
+                    lo, hi = min(lo, a), max(hi, b)
+                continue
+        st_cells[depth], st_used[depth], st_m[depth] = cells, used, m
+        st_k[depth], st_end[depth], st_x[depth], st_bit[depth] = k, end, x, bit
+        st_mask[depth] = mask
+        st_o[depth] = o
+        st_lo[depth], st_hi[depth] = lo, hi
+        depth += 1
+        nodes += 1
+        if nodes & 4095 == 0 and stats[STOP] != 0:
+            stats[NODES] += nodes
+            return False
+        cells, used, mask = child_cells, child_used, child_mask
+        lo, hi = n_root, 0
+        x = np.uint64(trailing_zeros(~cells))
+        m = avail[x] & ~used
+        k = end = zero
+
+
+@njit(cache=True, nogil=True)
+def tally_one_word(prefixes, L, T, table, use_memo, out, out_mask):
+    """The one-word kernel's tallies: row ``p`` of ``prefixes`` (option ids forced first;
+    -1 pads) tallied into ``out[p]`` (zeros when they overlap), its uncovered tally items
+    in ``out_mask[p]``; a stop leaves the rows from the one it met uncounted."""
+    stats = table.stats
+    for p in range(prefixes.shape[0]):
+        if stats[STOP] != 0:
+            return
+        cells, used = L.covered, _ZERO
+        ok = True
+        for q in range(prefixes.shape[1]):
+            o = prefixes[p, q]
+            if o < 0:
+                continue
+            ok = ok and (cells & L.opt_cells[o]) | (used & L.opt_piece[o]) == _ZERO
+            cells |= L.opt_cells[o]
+            used |= L.opt_piece[o]
+        out_mask[p] = np.int64(_open_tallies(used, T))
+        if not ok:
+            out[p, :] = 0
+        elif not _tally(cells, used, L, T, table, use_memo, out[p]):
+            return
