@@ -70,8 +70,6 @@ and the slack items (a state's items covered so far). Options are numbered as in
   piece that has only its left-out option: 0).
 """
 
-MEMO_OPEN = 0  # tallies keep the states with at least this many open cells
-
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -362,8 +360,7 @@ def count_one_word(prefixes, L, table, use_memo, out):
 #: What the one-word tally kernel reads of a tally layout (see :func:`one_word_tallies`):
 #: ``bit[t]``, the piece-word bit of tally item ``t``; the rest as in ``tally.Tallies``.
 OneTallies = namedtuple("OneTallies", [
-    "n_tally", "bit", "opt_tally", "opt_index", "length", "stride", "map_start", "map_flat",
-    "memo_open"])
+    "n_tally", "bit", "opt_tally", "opt_index", "length", "stride", "map_start", "map_flat"])
 
 
 def one_word_tallies(cover: ExactCover, items: list[int], tallies: object) -> OneTallies | None:
@@ -377,8 +374,7 @@ def one_word_tallies(cover: ExactCover, items: list[int], tallies: object) -> On
                     dtype=np.uint64)
     t = tallies
     return OneTallies(len(items), bits, t.opt_tally, t.opt_index,  # type: ignore[attr-defined]
-                      t.length, t.stride, t.map_start, t.map_flat,  # type: ignore[attr-defined]
-                      np.uint64(MEMO_OPEN))
+                      t.length, t.stride, t.map_start, t.map_flat)  # type: ignore[attr-defined]
 
 
 @njit(cache=True, inline="always")
@@ -461,17 +457,22 @@ def _add_vector(acc, src, at, lo, n, o, mask, T):
     return base + T.map_flat[m0], base + T.map_flat[m0 + n - 1] + 1
 
 
+_SINGLE = 1 << 16  # a vector of one nonzero count below this index is kept in the row
+_SINGLE_MOST = 1 << 45  # and that count below this
+
+
 @njit(cache=True, inline="always")
 def _store_vector(cells, used, vec, lo, hi, keys, arena, stats):
-    """Keep a finished sub-board's vector: a single count (``lo + 1 == hi``, at 0) in the
-    row itself (``2 * count + 2``), else its nonzero run in the arena (``2 * offset + 1``).
-    A table three quarters full, or an arena without room, is emptied first."""
+    """Keep a finished sub-board's vector: at most one nonzero count ``c`` at index ``y``
+    in the row itself (``2 * (c * 2**16 + y) + 2``), else its nonzero run in the arena
+    (``2 * offset + 1``). A table three quarters full, or an arena without room, is
+    emptied first."""
     n = hi - lo
-    scalar = lo == 0 and hi <= 1
-    if not scalar and n + 2 > arena.shape[0]:
+    single = n <= 1 and lo < _SINGLE and (n == 0 or vec[lo] < _SINGLE_MOST)
+    if not single and n + 2 > arena.shape[0]:
         return
     if (stats[USED] * 4 >= keys.shape[0] * 3
-            or not (scalar or stats[ARENA_USED] + n + 2 <= arena.shape[0])):
+            or not (single or stats[ARENA_USED] + n + 2 <= arena.shape[0])):
         keys[:, 2] = _ZERO
         stats[USED] = 0
         stats[ARENA_USED] = 0
@@ -480,8 +481,8 @@ def _store_vector(cells, used, vec, lo, hi, keys, arena, stats):
     keys[s, 0] = cells
     keys[s, 1] = used
     stats[USED] += 1
-    if scalar:
-        keys[s, 2] = np.uint64(2 * (vec[0] if hi == 1 else 0) + 2)
+    if single:
+        keys[s, 2] = np.uint64(2 * ((vec[lo] if n == 1 else 0) * _SINGLE + lo) + 2)
         return
     top = stats[ARENA_USED]
     arena[top] = lo
@@ -522,7 +523,8 @@ def _tally(cells, used, L, T, table, use_memo, out):
         v = keys[s, 2]
         if v != zero:
             if v & one == zero:
-                out[0] = np.int64(v >> one) - 1
+                w = np.int64(v >> one) - 1
+                out[w % _SINGLE] = w // _SINGLE
             else:
                 at = np.int64(v >> one)
                 for x in range(arena[at + 1]):
@@ -574,7 +576,7 @@ def _tally(cells, used, L, T, table, use_memo, out):
                 hi -= 1
             if hi <= lo:
                 lo, hi = 0, 0
-            if use_memo and _ctpop(~cells) >= T.memo_open:
+            if use_memo:
                 _store_vector(cells, used, row, lo, hi, keys, arena, stats)
             if depth == 0:
                 out[lo:hi] = row[lo:hi]
@@ -610,7 +612,7 @@ def _tally(cells, used, L, T, table, use_memo, out):
                     continue
             elif _dead_end(om, child_cells, L):
                 continue
-        if use_memo and _ctpop(~child_cells) >= T.memo_open:
+        if use_memo:
             s = _slot(child_cells, child_used, keys)
             v = keys[s, 2]
             if v == zero:
@@ -618,9 +620,12 @@ def _tally(cells, used, L, T, table, use_memo, out):
             else:
                 stats[HITS] += 1
                 if v & one == zero:
-                    c = np.int64(v >> one) - 1
+                    w = np.int64(v >> one) - 1
+                    c, y = w // _SINGLE, w % _SINGLE
                     if c != 0:
-                        y = 0 if t < 0 else T.opt_index[o] * T.stride[mask, t]
+                        if t >= 0:
+                            y = T.opt_index[o] * T.stride[mask, t] + T.map_flat[
+                                T.map_start[np.int64(mask) * max(T.n_tally, 1) + t] + y]
                         acc[depth, y] += c
                         lo, hi = min(lo, y), max(hi, y + 1)
                 else:

@@ -53,7 +53,6 @@ from cpmodels.backends.engine.memo import (
     Memo,
 )
 from cpmodels.backends.engine.one_word import (
-    MEMO_OPEN,
     OneTallies,
     OneWord,
     count_one_word,
@@ -252,8 +251,7 @@ class EngineSession:
                 tallies = OneTallies(0, np.zeros(1, np.uint64), np.full(len(self.cover.options),
                                      -1, np.int64), np.full(len(self.cover.options), -1,
                                      np.int64), np.ones(1, np.int64), np.zeros((1, 1), np.int64),
-                                     np.zeros(2, np.int64), np.zeros(1, np.int64),
-                                     np.uint64(MEMO_OPEN))
+                                     np.zeros(2, np.int64), np.zeros(1, np.int64))
             self._one_tallies = False if tallies is None else tallies
             self._one_tally_layout = layout
         if not isinstance(self._one_tallies, OneTallies):
