@@ -39,7 +39,13 @@ import numpy as np
 
 from cpmodels.backends.engine.difficulty import Backtracker, Difficulty
 from cpmodels.backends.engine.kernels import exists_kernel, search_kernel, tally_prefixes_kernel
-from cpmodels.backends.engine.layout import CompiledCover, Layout, compile_cover
+from cpmodels.backends.engine.layout import (
+    CompiledCover,
+    Layout,
+    OneWord,
+    compile_cover,
+    one_word_layout,
+)
 from cpmodels.backends.engine.memo import (
     ARENA_USED,
     DEFAULT_MEMO_SLOTS,
@@ -52,16 +58,14 @@ from cpmodels.backends.engine.memo import (
     USED,
     Memo,
 )
-from cpmodels.backends.engine.one_word import (
-    OneTallies,
-    OneWord,
-    count_one_word,
-    one_word_layout,
-    one_word_tallies,
-    tally_one_word,
-)
+from cpmodels.backends.engine.one_word import count_one_word, tally_one_word
 from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.backends.engine.tally import TallyLayout, tally_layout
+from cpmodels.backends.engine.tally import (
+    OneTallies,
+    TallyLayout,
+    one_word_tallies,
+    tally_layout,
+)
 from cpmodels.backends.engine.words import (
     WordLayout,
     exists_words,
@@ -238,20 +242,14 @@ class EngineSession:
         if one is None or not (one.slack or self.tally_items):
             return None
         if self._one_tallies is None:
-            layout = None
-            if self.tally_items:
-                layout = self._tally_layout()
-                tallies = one_word_tallies(self.cover, list(self.tally_items), layout.kernel)
-                piece_bits = [i for i, it in enumerate(self.cover.items)
-                              if it.kind is not ItemKind.CELL]
-                if any(int(one.optional) >> piece_bits.index(i) & 1
-                       for i in self.tally_items if i in piece_bits):
-                    tallies = None  # a tally item that may be left out
-            else:
-                tallies = OneTallies(0, np.zeros(1, np.uint64), np.full(len(self.cover.options),
-                                     -1, np.int64), np.full(len(self.cover.options), -1,
-                                     np.int64), np.ones(1, np.int64), np.zeros((1, 1), np.int64),
-                                     np.zeros(2, np.int64), np.zeros(1, np.int64))
+            layout = self._tally_layout() if self.tally_items else None
+            tallies = one_word_tallies(self.cover, self.tally_items,
+                                       None if layout is None else layout.kernel)
+            piece_bits = [i for i, it in enumerate(self.cover.items)
+                          if it.kind is not ItemKind.CELL]
+            if any(int(one.optional) >> piece_bits.index(i) & 1
+                   for i in self.tally_items if i in piece_bits):
+                tallies = None  # a tally item that may be left out
             self._one_tallies = False if tallies is None else tallies
             self._one_tally_layout = layout
         if not isinstance(self._one_tallies, OneTallies):
