@@ -54,15 +54,16 @@ def _prove_face_up() -> str:
             "written and checked")
 
 
-def _sweep(spec: str) -> Callable[[], str]:
-    def run() -> str:
+def _sweep(spec: str) -> Callable[[], tuple[str, int | None]]:
+    def run() -> tuple[str, int | None]:
         with tempfile.TemporaryDirectory() as tmp:
             s = run_sweep(load_spec(SPECS / spec), Path(tmp) / "sweep.csv")
         fewest, most = s.fewest, s.most
         assert fewest is not None and most is not None
         return (f"{s.combinations} combinations, total {s.total:,} (real dates "
                 f"{s.real_total:,}), fewest {' '.join(fewest.labels)} {fewest.count}, most "
-                f"{' '.join(most.labels)} {most.count}, unsolvable {len(s.unsolvable)}")
+                f"{' '.join(most.labels)} {most.count}, unsolvable {len(s.unsolvable)}",
+                s.nodes or None)
     return run
 
 

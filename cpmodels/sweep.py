@@ -58,6 +58,7 @@ class SweepSummary:
     least_difficult: Row | None = None
     proofs: int = 0  # unsolvable rows with a checked proof
     units: int = 0  # units of work sent to a cluster (0: none)
+    nodes: int = 0  # the engine's search nodes the tallies took (here and in workers)
     rows: dict[tuple[str, ...], Row] = field(default_factory=dict)  # in sweep order
 
     def add(self, row: Row) -> None:
@@ -357,8 +358,9 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
         def on_units(n: int) -> None:
             summary.units = n
 
+        searched: dict[str, int] = {}
         results: Generator[Tally, None, None] = tally_tasks(
-            session, prefixes, jobs=jobs, cluster=cluster, on_units=on_units)
+            session, prefixes, jobs=jobs, cluster=cluster, on_units=on_units, stats=searched)
         scores = _Scores(session, jobs) if difficulty else None
 
         def write(rows: list[Row], scored: list[Future[Difficulty | None]]) -> None:
@@ -393,6 +395,7 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
             results.close()  # stops the workers when the sweep ends early
             if scores is not None:
                 scores.close()
+        summary.nodes = searched.get("nodes", 0)
     for combo in combos:
         if combo in by_labels:
             summary.add(by_labels[combo])

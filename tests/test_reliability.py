@@ -192,8 +192,15 @@ def test_parallel_sweep_rows_equal_serial_rows(tmp_path, monkeypatch):
     spec = load_spec(SPECS / "calendar_day.yaml")
     serial, parallel = tmp_path / "serial.csv", tmp_path / "parallel.csv"
     sweep.run_sweep(spec, serial, jobs=1)
-    # hand every task after the first out
+    # hand every task after the second out
     monkeypatch.setattr(engine.scheduling, "TALLY_FORK_AFTER", 0.0)
+    monkeypatch.setattr(engine.scheduling, "TALLY_FORK_REST", 0.0)
+    stats: dict[str, int] = {}
+    plan = sweep.TallyPlan.of(spec)
+    session = plan.session()
+    tasks = [plan.holes(t) for t in plan.tasks()]
+    tallies = list(engine.tally_tasks(session, tasks, jobs=2, stats=stats))
+    assert tallies == [session.tally(task) for task in tasks] and stats["nodes"] > 0
     sweep.run_sweep(spec, parallel, jobs=2)
     assert parallel.read_text() == serial.read_text()
 

@@ -296,10 +296,10 @@ class Design:
         held = set(chosen)
         return tuple(o for k, o in compiled.left_out.items() if k not in held)
 
-    def _regions(self, chosen: Sequence[int], holes: int = 0) -> Regions:
-        """Region sizes the set's pieces (and ``holes`` open holes of one cell) can fill."""
+    def _regions(self, chosen: Sequence[int]) -> Regions:
+        """Region sizes the set's pieces can fill (the engine adds the holes still open)."""
         areas = [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].high)]
-        return EngineSession.regions_for(areas + [1] * holes, self.area + holes)
+        return EngineSession.regions_for(areas, self.area)
 
     def _first_failure(self, compiled: _Compiled, out: Sequence[int],
                        regions: Regions) -> tuple[str, ...] | None:
@@ -412,8 +412,7 @@ class Design:
         compiled = self._cover(False)
         plan = compiled.plan
         out = self._left_out(compiled, chosen)
-        # The set's pieces and the holes still open (one cell each) fill the regions left.
-        regions = self._regions(chosen, holes=len(plan.tally_items))
+        regions = self._regions(chosen)
         counts: dict[tuple[str, ...], int] = {}
         for task in plan.tasks():
             tally = compiled.session.tally(out + plan.holes(task), regions=regions)

@@ -59,9 +59,13 @@ The word kernel (``words.py``)
 
 The one-word kernel (``one_word.py``)
     Counts on a square board whose bounding box has at most 64 cells, every piece used
-    once: the cells one word in grid positions (scan order), the pieces used another, the
+    once (slack items count as pieces of one cell; a piece may have a left-out option): the
+    cells one word in grid positions (scan order), the pieces used another, the
     options of each anchor and piece in a run walked by trailing zeros, one load and one
-    test an option, regions grown by bit-parallel dilation. The session picks it by itself.
+    test an option, regions grown by bit-parallel dilation. Tallies too (a sweep's, a
+    design's counts): the slack items are bits of the piece word, a region may keep one
+    cell of each slack item still open, and each depth's count vector is cleared only over
+    the range its node added to. The session picks it by itself.
 
 The session (``session.py``), the one door
     An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,

@@ -19,91 +19,30 @@ pieces used are a second word, one bit a piece. Then:
   option just placed are then grown until they reach ``region_limit`` cells;
 * the table of sub-board counts is keyed by the two words, the value beside them.
 
-Self-contained for numba's cache, like ``kernels.py`` and ``words.py``.
+Tallies (:func:`tally_one_word`): the slack items are bits of the piece word too, and the
+counts are split by the options that cover the tally items (``tally.py``'s layout, read as
+:class:`~.tally.OneTallies`). The layout it reads, :class:`~.layout.OneWord`, is made by
+:func:`~.layout.one_word_layout` (both importable from here as well).
+
+Self-contained for numba's cache, like ``kernels.py`` and ``words.py`` (the layout is plain
+Python, read as arguments).
 """
 
 from __future__ import annotations
-
-from collections import namedtuple
 
 import numpy as np
 from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from cpmodels.backends.engine.memo import FLUSHES, NODES, STOP, USED
-from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.cover import ExactCover
-
-#: What the one-word kernel reads (see :func:`one_word_layout`).
-OneWord = namedtuple("OneWord", [
-    "start", "masks", "opts", "avail", "n_pieces", "all_pieces", "opt_cells", "opt_piece",
-    "covered", "inner", "first", "last", "fillable", "region_limit", "isolated_dead"])
+from cpmodels.backends.engine.layout import OneWord as OneWord  # the layout it reads
+from cpmodels.backends.engine.layout import one_word_layout as one_word_layout
+from cpmodels.backends.engine.memo import ARENA_USED, FLUSHES, HITS, MISSES, NODES, STOP, USED
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
-
-
-def one_word_layout(cover: ExactCover) -> OneWord | None:
-    """The one-word kernel's view of an exact cover (read from the cover itself: no
-    compiled layout needed), or None when it does not suit: a square grid of at most 64
-    cells in its bounding box, at most 64 pieces, every item a cell or a piece covered
-    exactly once, every option some cells and one piece."""
-    if cover.grid != "square":
-        return None
-    cells = [it.cell for it in cover.items if it.cell is not None]
-    pieces = [i for i, it in enumerate(cover.items) if it.cell is None]
-    if (not cells or not 0 < len(pieces) <= 64 or len(cells[0]) != 2
-            or any((it.low, it.high) != (1, 1) for it in cover.items)):
-        return None
-    extent = [max(c[k] for c in cells) - min(c[k] for c in cells) for k in (0, 1)]
-    slow, fast = sorted((0, 1), key=lambda k: (-extent[k], k))
-    inner = extent[fast] + 1
-    if (extent[slow] + 1) * inner > 64:
-        return None
-    low = [min(c[k] for c in cells) for k in (0, 1)]
-    bit_of = {}  # item -> bit of the word
-    piece_of = {i: p for p, i in enumerate(pieces)}
-    for i, it in enumerate(cover.items):
-        if it.cell is not None:
-            bit_of[i] = (it.cell[slow] - low[slow]) * inner + it.cell[fast] - low[fast]
-    board = sum(1 << b for b in bit_of.values())
-    cell_masks, piece_masks = [], []
-    groups: dict[tuple[int, int], list[int]] = {}
-    area: dict[int, int] = {}  # each piece's cells, for the region sizes
-    for j, option in enumerate(cover.options):
-        bits = [bit_of[i] for i in option if i in bit_of]
-        owners = [piece_of[i] for i in option if i in piece_of]
-        if not bits or len(owners) != 1 or area.setdefault(owners[0], len(bits)) != len(bits):
-            return None
-        cell_masks.append(sum(1 << b for b in bits))
-        piece_masks.append(1 << owners[0])
-        groups.setdefault((min(bits), owners[0]), []).append(j)
-    opt_cells = np.array(cell_masks, dtype=np.uint64)
-    opt_piece = np.array(piece_masks, dtype=np.uint64)
-    n_pieces = len(pieces)
-    starts: list[int] = []
-    flat: list[int] = []
-    avail_bits = [0] * 64
-    for g in range(64 * n_pieces):
-        starts.append(len(flat))
-        run = groups.get(divmod(g, n_pieces), [])
-        flat += run
-        if run:
-            avail_bits[g // n_pieces] |= 1 << (g % n_pieces)
-    start = np.array([*starts, len(flat)], dtype=np.uint64)
-    avail = np.array(avail_bits, dtype=np.uint64)
-    fillable, limit = region_sizes(list(area.values()), len(cells))
-    line = [b for b in range(64) if b % inner == 0]
-    first = np.uint64(sum(1 << b for b in line))
-    last = np.uint64(sum(1 << (b + inner - 1) for b in line if b + inner - 1 < 64))
-    full = (1 << 64) - 1
-    return OneWord(start, opt_cells[flat].copy(), np.array(flat, dtype=np.int64), avail,
-                   np.uint64(n_pieces), np.uint64((1 << n_pieces) - 1 if n_pieces < 64 else full),
-                   opt_cells, opt_piece, np.uint64(full ^ board), np.uint64(inner), first, last,
-                   fillable, limit, bool(limit > 1 and not fillable[1]))
 
 
 # --- bits ---------------------------------------------------------------------------------
@@ -194,7 +133,7 @@ def _count(cells, used, L, keys, stats, use_memo):
     start, masks, avail = L.start, L.masks, L.avail
     zero, one, full = _ZERO, _ONE, ~_ZERO
     if cells == full:
-        return 1 if used == all_pieces else 0
+        return 1 if used | L.optional == all_pieces else 0
     if use_memo:
         s = _slot(cells, used, keys)
         if keys[s, 2] != zero:
@@ -246,7 +185,7 @@ def _count(cells, used, L, keys, stats, use_memo):
         child_cells = cells | om
         child_used = used | bit
         if child_cells == full:
-            if child_used == all_pieces:
+            if child_used | L.optional == all_pieces:
                 acc += 1
             continue
         if L.region_limit > 0 and _dead_end(om, child_cells, L):
@@ -292,3 +231,304 @@ def count_one_word(prefixes, L, table, use_memo, out):
         n = _count(cells, used, L, keys, stats, use_memo) if ok else 0
         if n >= 0:
             out[p] = n
+
+
+# --- tallies ------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _slack_dead_end(om, cells, used, L):
+    """:func:`_dead_end` for a cover with slack items, each of which leaves one of its
+    cells open: ``L.fillable`` and ``L.region_limit`` are the region sizes of the pieces
+    alone, and a region may also hold one cell of each slack item still open whose cells
+    it meets. A slack item none of whose cells is open is a dead end too."""
+    empty = ~cells
+    open_slack = _ZERO
+    groups = L.slack & ~used
+    while groups != _ZERO:
+        g = np.uint64(trailing_zeros(groups))
+        groups &= groups - _ONE
+        mine = L.slack_cells[g] & empty
+        if mine == _ZERO:
+            return True
+        open_slack |= mine
+    if L.isolated_dead and (empty & ~_around(empty, L)) & ~open_slack != _ZERO:
+        return True
+    limit = np.uint64(L.region_limit)
+    seeds = _around(om, L) & empty
+    while seeds != _ZERO:
+        region = seeds & (~seeds + _ONE)
+        size = _ONE
+        while size < limit:
+            grown = (region | _around(region, L)) & empty
+            if grown == region:
+                break
+            region = grown
+            size = _ctpop(region)
+        if size < limit and not L.fillable[size]:
+            if region & open_slack == _ZERO:
+                return True
+            holes = _ZERO  # the slack items that may leave a cell of the region open
+            groups = L.slack & ~used
+            while groups != _ZERO:
+                g = np.uint64(trailing_zeros(groups))
+                groups &= groups - _ONE
+                if L.slack_cells[g] & region != _ZERO:
+                    holes += _ONE
+            fits = False
+            h = _ONE
+            while h <= holes and h <= size:
+                if L.fillable[size - h]:
+                    fits = True
+                    break
+                h += _ONE
+            if not fits:
+                return True
+        seeds &= ~region
+    return False
+
+
+@njit(cache=True, inline="always")
+def _open_tallies(used, T):
+    """The tally items ``used`` leaves uncovered, as a mask of tally indices."""
+    mask = np.uint64(0)
+    for t in range(T.n_tally):
+        if used & T.bit[t] == _ZERO:
+            mask |= _ONE << np.uint64(t)
+    return mask
+
+
+@njit(cache=True, inline="always")
+def _add_vector(acc, src, at, lo, n, o, mask, T):
+    """Add ``src[at:at + n]`` (a child's vector from its index ``lo``) into ``acc``, the
+    vector of the state with uncovered tally items ``mask`` that placed option ``o``;
+    returns the range of ``acc`` it added to (child indices map to parent indices in the
+    same order)."""
+    t = T.opt_tally[o]
+    if t < 0:
+        for x in range(n):
+            acc[lo + x] += src[at + x]
+        return lo, lo + n
+    base = T.opt_index[o] * T.stride[mask, t]
+    m0 = T.map_start[np.int64(mask) * max(T.n_tally, 1) + t] + lo
+    for x in range(n):
+        acc[base + T.map_flat[m0 + x]] += src[at + x]
+    return base + T.map_flat[m0], base + T.map_flat[m0 + n - 1] + 1
+
+
+_SINGLE = 1 << 16  # a vector of one nonzero count below this index is kept in the row
+_SINGLE_MOST = 1 << 45  # and that count below this
+
+
+@njit(cache=True, inline="always")
+def _store_vector(cells, used, vec, lo, hi, keys, arena, stats):
+    """Keep a finished sub-board's vector: at most one nonzero count ``c`` at index ``y``
+    in the row itself (``2 * (c * 2**16 + y) + 2``), else its nonzero run in the arena
+    (``2 * offset + 1``). A table three quarters full, or an arena without room, is
+    emptied first."""
+    n = hi - lo
+    single = n <= 1 and lo < _SINGLE and (n == 0 or vec[lo] < _SINGLE_MOST)
+    if not single and n + 2 > arena.shape[0]:
+        return
+    if (stats[USED] * 4 >= keys.shape[0] * 3
+            or not (single or stats[ARENA_USED] + n + 2 <= arena.shape[0])):
+        keys[:, 2] = _ZERO
+        stats[USED] = 0
+        stats[ARENA_USED] = 0
+        stats[FLUSHES] += 1
+    s = _slot(cells, used, keys)
+    keys[s, 0] = cells
+    keys[s, 1] = used
+    stats[USED] += 1
+    if single:
+        keys[s, 2] = np.uint64(2 * ((vec[lo] if n == 1 else 0) * _SINGLE + lo) + 2)
+        return
+    top = stats[ARENA_USED]
+    arena[top] = lo
+    arena[top + 1] = n
+    for x in range(n):
+        arena[top + 2 + x] = vec[lo + x]
+    keys[s, 2] = np.uint64(2 * top + 1)
+    stats[ARENA_USED] = top + n + 2
+
+
+@njit(cache=True)
+def _tally(cells, used, L, T, table, use_memo, out):
+    """The completions of the state (covered ``cells``, ``used`` pieces and slack items)
+    split by the options that cover the tally items, into ``out`` (the layout of the
+    state's uncovered tally items; see ``tally.py``). Returns False when the stop flag was
+    seen.
+
+    Each depth's vector is zero outside the range ``lo:hi`` its node has added to so far
+    (a node's vector is mostly zeros): a node starts with an empty range, and its range is
+    zeroed again once it is added to its parent, so no node clears or scans more of its
+    vector than it used."""
+    keys, _, arena, stats = table
+    all_pieces, n_pieces, optional = L.all_pieces, L.n_pieces, L.optional
+    start, masks, opts, avail = L.start, L.masks, L.opts, L.avail
+    length = T.length
+    zero, one, full = _ZERO, _ONE, ~_ZERO
+    root_mask = _open_tallies(used, T)
+    n_root = length[root_mask]
+    out[:n_root] = 0
+    if cells == full:
+        if used | optional == all_pieces:
+            out[0] = 1
+        return True
+    if L.slack != zero and _slack_dead_end(zero, cells, used, L):
+        return True
+    if use_memo:
+        s = _slot(cells, used, keys)
+        v = keys[s, 2]
+        if v != zero:
+            if v & one == zero:
+                w = np.int64(v >> one) - 1
+                out[w % _SINGLE] = w // _SINGLE
+            else:
+                at = np.int64(v >> one)
+                for x in range(arena[at + 1]):
+                    out[arena[at] + x] = arena[at + 2 + x]
+            return True
+    depth_max = np.int64(n_pieces) + 1
+    acc = np.zeros((depth_max, n_root), dtype=np.int64)
+    st_cells = np.empty(depth_max, dtype=np.uint64)
+    st_used = np.empty(depth_max, dtype=np.uint64)
+    st_m = np.empty(depth_max, dtype=np.uint64)
+    st_k = np.empty(depth_max, dtype=np.uint64)
+    st_end = np.empty(depth_max, dtype=np.uint64)
+    st_x = np.empty(depth_max, dtype=np.uint64)
+    st_bit = np.empty(depth_max, dtype=np.uint64)
+    st_mask = np.empty(depth_max, dtype=np.uint64)
+    st_o = np.empty(depth_max, dtype=np.int64)
+    st_lo = np.empty(depth_max, dtype=np.int64)
+    st_hi = np.empty(depth_max, dtype=np.int64)
+    depth = 0
+    nodes = 1
+    x = np.uint64(trailing_zeros(~cells))
+    m = avail[x] & ~used
+    k = end = bit = zero
+    mask = root_mask
+    lo, hi = n_root, 0  # the range this node has added to (empty)
+    while True:
+        om = zero
+        found = False
+        while True:
+            while k < end:
+                om = masks[k]
+                k += one
+                if om & cells == zero:
+                    found = True
+                    break
+            if found or m == zero:
+                break
+            p = np.uint64(trailing_zeros(m))
+            m &= m - one
+            k = start[x * n_pieces + p]
+            end = start[x * n_pieces + p + one]
+            bit = one << p
+        if not found:  # every option tried: this sub-board is counted
+            row = acc[depth]
+            used_lo, used_hi = lo, hi
+            while lo < hi and row[lo] == 0:
+                lo += 1
+            while hi > lo and row[hi - 1] == 0:
+                hi -= 1
+            if hi <= lo:
+                lo, hi = 0, 0
+            if use_memo:
+                _store_vector(cells, used, row, lo, hi, keys, arena, stats)
+            if depth == 0:
+                out[lo:hi] = row[lo:hi]
+                stats[NODES] += nodes
+                return True
+            depth -= 1
+            cells, used, m = st_cells[depth], st_used[depth], st_m[depth]
+            k, end, x, bit = st_k[depth], st_end[depth], st_x[depth], st_bit[depth]
+            mask = st_mask[depth]
+            child_lo, child_hi = lo, hi
+            lo, hi = st_lo[depth], st_hi[depth]
+            if child_hi > child_lo:
+                a, b = _add_vector(acc[depth], row, child_lo, child_lo, child_hi - child_lo,
+                                   st_o[depth], mask, T)
+                lo, hi = min(lo, a), max(hi, b)
+            for y in range(used_lo, used_hi):
+                row[y] = 0
+            continue
+        o = opts[k - one]
+        child_cells = cells | om
+        child_used = used | bit
+        t = T.opt_tally[o]
+        child_mask = mask if t < 0 else mask & ~(one << np.uint64(t))
+        if child_cells == full:
+            if child_used | optional == all_pieces:
+                y = 0 if t < 0 else T.opt_index[o] * T.stride[mask, t]
+                acc[depth, y] += 1
+                lo, hi = min(lo, y), max(hi, y + 1)
+            continue
+        if L.region_limit > 0 or L.slack != zero:
+            if L.slack != zero:
+                if _slack_dead_end(om, child_cells, child_used, L):
+                    continue
+            elif _dead_end(om, child_cells, L):
+                continue
+        if use_memo:
+            s = _slot(child_cells, child_used, keys)
+            v = keys[s, 2]
+            if v == zero:
+                stats[MISSES] += 1
+            else:
+                stats[HITS] += 1
+                if v & one == zero:
+                    w = np.int64(v >> one) - 1
+                    c, y = w // _SINGLE, w % _SINGLE
+                    if c != 0:
+                        if t >= 0:
+                            y = T.opt_index[o] * T.stride[mask, t] + T.map_flat[
+                                T.map_start[np.int64(mask) * max(T.n_tally, 1) + t] + y]
+                        acc[depth, y] += c
+                        lo, hi = min(lo, y), max(hi, y + 1)
+                else:
+                    at = np.int64(v >> one)
+                    a, b = _add_vector(acc[depth], arena, at + 2, arena[at], arena[at + 1], o,
+                                       mask, T)
+                    lo, hi = min(lo, a), max(hi, b)
+                continue
+        st_cells[depth], st_used[depth], st_m[depth] = cells, used, m
+        st_k[depth], st_end[depth], st_x[depth], st_bit[depth] = k, end, x, bit
+        st_mask[depth] = mask
+        st_o[depth] = o
+        st_lo[depth], st_hi[depth] = lo, hi
+        depth += 1
+        nodes += 1
+        if nodes & 4095 == 0 and stats[STOP] != 0:
+            stats[NODES] += nodes
+            return False
+        cells, used, mask = child_cells, child_used, child_mask
+        lo, hi = n_root, 0
+        x = np.uint64(trailing_zeros(~cells))
+        m = avail[x] & ~used
+        k = end = zero
+
+
+@njit(cache=True, nogil=True)
+def tally_one_word(prefixes, L, T, table, use_memo, out, out_mask):
+    """The one-word kernel's tallies: row ``p`` of ``prefixes`` (option ids forced first;
+    -1 pads) tallied into ``out[p]`` (zeros when they overlap), its uncovered tally items
+    in ``out_mask[p]``; a stop leaves the rows from the one it met uncounted."""
+    stats = table.stats
+    for p in range(prefixes.shape[0]):
+        if stats[STOP] != 0:
+            return
+        cells, used = L.covered, _ZERO
+        ok = True
+        for q in range(prefixes.shape[1]):
+            o = prefixes[p, q]
+            if o < 0:
+                continue
+            ok = ok and (cells & L.opt_cells[o]) | (used & L.opt_piece[o]) == _ZERO
+            cells |= L.opt_cells[o]
+            used |= L.opt_piece[o]
+        out_mask[p] = np.int64(_open_tallies(used, T))
+        if not ok:
+            out[p, :] = 0
+        elif not _tally(cells, used, L, T, table, use_memo, out[p]):
+            return

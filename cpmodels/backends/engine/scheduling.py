@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]  # (branches done, branches in all)
 COUNT_FORK_AFTER = 0.5  # seconds a count runs branches here before the rest go to workers
 TALLY_FORK_AFTER = 1.0  # seconds a sweep's first task must take before the rest go to workers
+# ... and the seconds the tasks left would take here, at the last one's pace: below this,
+# the table warm here (most sub-boards are shared by every task) beats two processes that
+# each fill their own (calendar_week: 7.4 s of CPU in one process, 13.3 s forked).
+TALLY_FORK_REST = 8.0
 
 
 def run_units(runner: Runner, units: Sequence[Any], *, jobs: int | None = None,
@@ -216,6 +220,7 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
 def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | None = None,
                 cluster: Cluster | None = None,
                 on_units: Callable[[int], None] | None = None,
+                stats: dict[str, int] | None = None,
                 ) -> Generator[Tally, None, None]:
     """Tally every task of ``session``, handing back each task's tally in task order.
 
@@ -223,33 +228,57 @@ def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | No
     that start from this session after the first task (forked from the main thread, each
     starts with its table warm: most sub-boards are shared by every task; elsewhere they
     are spawned and compile the cover again); when the first task was quick, so are the
-    rest, and they run here. On a ``cluster``: each task cut into
+    rest, and they run here. After a long first task, the next ones run here too as long
+    as those left would take less than :data:`TALLY_FORK_REST` seconds at the pace of the
+    last one (the table warmed by the first makes them quick). On a ``cluster``: each task cut into
     parts (enough that no part is a large share of the work, ``on_units`` told how many),
-    every part a unit; a task's tally is ready when all its parts are.
+    every part a unit; a task's tally is ready when all its parts are. ``stats["nodes"]``,
+    when given, is increased by the nodes the tallies took here and in the workers.
     """
+    def nodes(n: int) -> None:
+        if stats is not None:
+            stats["nodes"] = stats.get("nodes", 0) + n
+
+    def here(task: Task) -> Tally:
+        before = session.stats["nodes"]
+        tally = session.tally(task)
+        nodes(session.stats["nodes"] - before)
+        return tally
+
     if cluster is not None:
-        yield from _tally_on_cluster(session, tasks, cluster, on_units)
+        yield from _tally_on_cluster(session, tasks, cluster, on_units, nodes)
         return
     if (jobs or os.cpu_count() or 1) == 1 or len(tasks) < 3:
-        yield from map(session.tally, tasks)
+        yield from map(here, tasks)
         return
     start = time.perf_counter()
-    yield session.tally(tasks[0])
-    rest = tasks[1:]
+    yield here(tasks[0])
     if time.perf_counter() - start < TALLY_FORK_AFTER:
-        yield from map(session.tally, rest)
+        yield from map(here, tasks[1:])
         return
-    results = run_units(session, [(task,) for task in rest],
+    done = 1
+    while done < len(tasks):  # the next task here, as long as the rest would be quick
+        start = time.perf_counter()
+        yield here(tasks[done])
+        done += 1
+        if (len(tasks) - done) * (time.perf_counter() - start) >= TALLY_FORK_REST:
+            break
+    rest = tasks[done:]
+    if len(rest) < 2:
+        yield from map(here, rest)
+        return
+    results = run_units(Counting(session), [(task,) for task in rest],
                         jobs=min(jobs or os.cpu_count() or 1, len(rest)))
     try:
-        for (tally,) in in_order(results):
+        for (tally,), searched in in_order(results):
+            nodes(searched)
             yield tally
     finally:
         results.close()
 
 
 def _tally_on_cluster(session: EngineSession, tasks: Sequence[Task], cluster: Cluster,
-                      on_units: Callable[[int], None] | None,
+                      on_units: Callable[[int], None] | None, nodes: Callable[[int], None],
                       ) -> Generator[Tally, None, None]:
     groups = split_tasks(session, tasks, units_wanted(cluster, 1))
     units = [(part,) for group in groups for part in group]
@@ -259,9 +288,10 @@ def _tally_on_cluster(session: EngineSession, tasks: Sequence[Task], cluster: Cl
     left = [len(group) for group in groups]
     done: dict[int, list[Tally]] = {}
     turn = 0
-    results = run_units(session, units, cluster=cluster)
+    results = run_units(Counting(session), units, cluster=cluster)
     try:
-        for index, (tally,) in results:
+        for index, ((tally,), searched) in results:
+            nodes(searched)
             task = owner[index]
             done.setdefault(task, []).append(tally)
             left[task] -= 1

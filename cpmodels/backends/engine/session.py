@@ -39,7 +39,13 @@ import numpy as np
 
 from cpmodels.backends.engine.difficulty import Backtracker, Difficulty
 from cpmodels.backends.engine.kernels import exists_kernel, search_kernel, tally_prefixes_kernel
-from cpmodels.backends.engine.layout import CompiledCover, Layout, compile_cover
+from cpmodels.backends.engine.layout import (
+    CompiledCover,
+    Layout,
+    OneWord,
+    compile_cover,
+    one_word_layout,
+)
 from cpmodels.backends.engine.memo import (
     ARENA_USED,
     DEFAULT_MEMO_SLOTS,
@@ -52,9 +58,14 @@ from cpmodels.backends.engine.memo import (
     USED,
     Memo,
 )
-from cpmodels.backends.engine.one_word import OneWord, count_one_word, one_word_layout
+from cpmodels.backends.engine.one_word import count_one_word, tally_one_word
 from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.backends.engine.tally import TallyLayout, tally_layout
+from cpmodels.backends.engine.tally import (
+    OneTallies,
+    TallyLayout,
+    one_word_tallies,
+    tally_layout,
+)
 from cpmodels.backends.engine.words import (
     WordLayout,
     exists_words,
@@ -62,7 +73,7 @@ from cpmodels.backends.engine.words import (
     tally_prefixes_words,
     word_layout,
 )
-from cpmodels.cover import ExactCover
+from cpmodels.cover import ExactCover, ItemKind
 from cpmodels.errors import OutOfTime
 from cpmodels.interrupt import interruptible, stop_after
 
@@ -74,6 +85,8 @@ DEAD_SLOTS = 1 << 16  # the table of dead states, by default
 # The one-word kernel's table: 6 MB. On 6x10, the 8x8 boxes and single calendar dates, a
 # bigger one saves nodes but costs as much again in page faults and cache misses.
 ONE_WORD_SLOTS = 1 << 18
+# Its table for tallies (a sweep's, a design's): keys of 24 bytes, vectors in the arena.
+ONE_WORD_TALLY_SLOTS = 1 << 23
 
 
 class EngineSession:
@@ -84,7 +97,10 @@ class EngineSession:
     (see ``memo.py``), ``dead_slots`` the table of dead states :meth:`exists` keeps. Counts
     on a square board of at most 64 cells with every piece used once take the one-word
     kernel (``one_word.py``), with a table of at most :data:`ONE_WORD_SLOTS` (none when
-    ``table_slots`` is 0); ``word_kernel`` and ``one_word`` turn the word kernels off.
+    ``table_slots`` is 0); so do tallies and the counts of covers with slack items (a
+    sweep's, a design's: slack and tally items are bits of the piece word), with a table
+    of at most :data:`ONE_WORD_TALLY_SLOTS`. ``word_kernel`` and ``one_word`` turn the
+    word kernels off.
 
     ```python
     >>> from cpmodels.api import instance
@@ -116,6 +132,8 @@ class EngineSession:
         self.use_words = word_kernel  # covers of at most two words take the word kernel
         self.use_one_word = word_kernel and one_word  # and counts of <= 64 cells, this one
         self._one: OneWord | bool | None = None  # False: the cover does not suit it
+        self._one_tallies: OneTallies | bool | None = None  # False: the tallies do not
+        self._one_tally_layout: TallyLayout | None = None
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -170,18 +188,25 @@ class EngineSession:
         finally:
             self._turn.release()
 
-    def _count_table(self) -> tuple[TallyLayout, Memo]:
-        cc = self.compiled
+    def _tally_layout(self) -> TallyLayout:
         if self._tallies is None:
-            self._tallies = tally_layout(cc, list(self.tally_items))
+            self._tallies = tally_layout(self.compiled, list(self.tally_items))
+        return self._tallies
+
+    def _count_table(self) -> tuple[TallyLayout, Memo]:
+        self._tally_layout()
+        assert self._tallies is not None
         if self._table is None:
             self._table = Memo(self._table_width(), self.table_slots, self.arena)
         return self._tallies, self._table
 
-    def _one_word_table(self) -> Memo:
-        """The one-word kernel's table: keys are the cells and the pieces used."""
+    def _one_word_table(self, tallies: bool) -> Memo:
+        """The one-word kernel's table: keys are the cells and the pieces used (with
+        ``tallies``, vectors in its arena)."""
         if self._table is None:
-            self._table = Memo(2, max(16, min(self.table_slots, ONE_WORD_SLOTS)))
+            most = ONE_WORD_TALLY_SLOTS if tallies else ONE_WORD_SLOTS
+            self._table = Memo(2, max(16, min(self.table_slots, most)),
+                               self.arena if tallies else None)
         return self._table
 
     def _table_width(self) -> int:
@@ -190,18 +215,52 @@ class EngineSession:
         return n_words if self._word_layout(None) is None else table_words(n_words)
 
     def _one_word(self, regions: Regions | None) -> OneWord | None:
-        """The one-word kernel's view of the cover for counts (None when it does not suit:
-        tallies, more than 64 cells or pieces, pieces in copies, other items or grids)."""
-        if self._one is None:
-            one = (one_word_layout(self.cover)
-                   if self.use_one_word and not self.tally_items else None)
-            self._one = False if one is None else one
-        if not isinstance(self._one, OneWord):
+        """The one-word kernel's view of the cover for plain counts (None when it does not
+        suit: tallies, slack items, more than 64 cells or pieces, pieces in copies, other
+        items or grids)."""
+        one = self._one_word_layout()
+        if one is None or self.tally_items or one.slack:
             return None
         if regions is None:
-            return self._one
-        return self._one._replace(fillable=regions[0], region_limit=regions[1],
-                                  isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
+            return one
+        return one._replace(fillable=regions[0], region_limit=regions[1],
+                            isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
+
+    def _one_word_layout(self) -> OneWord | None:
+        if self._one is None:
+            one = one_word_layout(self.cover) if self.use_one_word else None
+            self._one = False if one is None else one
+        return self._one if isinstance(self._one, OneWord) else None
+
+    def _one_word_tally(self, regions: Regions | None
+                        ) -> tuple[OneWord, OneTallies, TallyLayout | None] | None:
+        """The one-word tally kernel's view of the cover (covers with slack items or
+        tally items; None when it does not suit): the layout with the region sizes of the
+        pieces alone (``regions``, else the cover's pieces), the tallies, and the tally
+        layout to decode them with (None: no tally items)."""
+        one = self._one_word_layout()
+        if one is None or not (one.slack or self.tally_items):
+            return None
+        if self._one_tallies is None:
+            layout = self._tally_layout() if self.tally_items else None
+            tallies = one_word_tallies(self.cover, self.tally_items,
+                                       None if layout is None else layout.kernel)
+            piece_bits = [i for i, it in enumerate(self.cover.items)
+                          if it.kind is not ItemKind.CELL]
+            if any(int(one.optional) >> piece_bits.index(i) & 1
+                   for i in self.tally_items if i in piece_bits):
+                tallies = None  # a tally item that may be left out
+            self._one_tallies = False if tallies is None else tallies
+            self._one_tally_layout = layout
+        if not isinstance(self._one_tallies, OneTallies):
+            return None
+        if regions is None:
+            areas = [int(a) for p, a in enumerate(one.areas)
+                     if a and not int(one.slack) >> p & 1]
+            regions = region_sizes(areas, int(np.sum(one.areas)))
+        L = one._replace(fillable=regions[0], region_limit=regions[1],
+                         isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
+        return L, self._one_tallies, self._one_tally_layout
 
     def _word_layout(self, regions: Regions | None) -> WordLayout | None:
         """The word kernel's view of the cover (None when it needs more than two words)."""
@@ -210,6 +269,27 @@ class EngineSession:
         if self._words is None or regions is None:
             return self._words
         return self._words._replace(fillable=regions[0], region_limit=regions[1])
+
+    def _slack_regions(self, regions: Regions | None,
+                       tasks: Sequence[Sequence[int]]) -> Regions | None:
+        """``regions`` (the sizes the pieces left fill) as the kernels that take a slack
+        item for a piece of one cell read them: with one cell more for each slack item
+        some task leaves open."""
+        if regions is None:
+            return None
+        slack = {i for i, it in enumerate(self.cover.items) if it.kind is ItemKind.SLACK}
+        if not slack:
+            return regions
+        ones = max(len(slack.difference(*(self.cover.options[o] for o in task)))
+                   for task in tasks) if tasks else len(slack)
+        fillable, limit = regions
+        if ones == 0 or limit == 0:
+            return regions
+        more = np.zeros(len(fillable) + ones, dtype=np.bool_)
+        for k in range(ones + 1):
+            more[k:k + len(fillable)] |= fillable
+        gaps = [k for k in range(1, limit) if not more[k]]
+        return more, (max(gaps) + 1 if gaps else 0)
 
     def _kernel_layout(self, regions: Regions | None) -> Layout:
         """The kernels' view of the cover, its region sizes replaced by ``regions``."""
@@ -225,16 +305,32 @@ class EngineSession:
         the tally items: ``{those options, in tally item order: count}`` (a tally item the
         forced options cover shows its forced option; combinations without solutions are
         left out; ``{(): n}`` with no tally items). ``regions`` (see :meth:`regions_for`)
-        replaces the cover's fillable region sizes when fewer pieces are left."""
+        replaces the cover's fillable region sizes when fewer pieces are left: the sizes
+        the pieces fill, without the one-cell holes of the slack items (the session adds
+        those the tasks leave open)."""
         return self.tally_many([forced], regions=regions, time_limit=time_limit)[0]
 
     def tally_many(self, tasks: Sequence[Sequence[int]], *, regions: Regions | None = None,
                    time_limit: float | None = None) -> list[Tally]:
         """:meth:`tally` of each task in one call of the kernel (sharing the table)."""
         arr = _task_array(tasks)
+        one_tally = self._one_word_tally(regions)
+        if one_tally is not None:
+            layout_one, tallies, decode = one_tally
+            table = self._one_word_table(True)
+            out = np.zeros((len(tasks), int(tallies.length[-1])), dtype=np.int64)
+            masks = np.zeros(len(tasks), dtype=np.int64)
+            with self._searching(table, time_limit, "counting"):
+                interruptible(tally_one_word, arr, layout_one, tallies, table.kernel,
+                              self.table_slots > 0, out, masks, stop=table.stop)
+            if decode is None:
+                return [{(): int(row[0])} if row[0] else {} for row in out]
+            return [_decode_tally(decode, task, out[r], int(masks[r]))
+                    for r, task in enumerate(tasks)]
+        regions = self._slack_regions(regions, tasks)
         one = self._one_word(regions)
         if one is not None:
-            table = self._one_word_table()
+            table = self._one_word_table(False)
             counts = np.zeros(len(tasks), dtype=np.int64)
             with self._searching(table, time_limit, "counting"):
                 interruptible(count_one_word, arr, one, table.kernel, self.table_slots > 0,
@@ -273,6 +369,7 @@ class EngineSession:
         calls (``remember``: the session's table of dead states; else none is kept)."""
         arr = _task_array(tasks)
         out = np.full(len(tasks), -1, dtype=np.int64)
+        regions = self._slack_regions(regions, tasks)
         words = self._word_layout(regions)
         if remember:
             if self._dead is None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cpmodels.backends.engine.layout import CompiledCover
+from cpmodels.cover import ExactCover, ItemKind
 
 #: What the search kernels read of a tally layout, bundled as one argument.
 Tallies = namedtuple("Tallies", [
@@ -105,3 +106,26 @@ def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
     return TallyLayout(list(items), covering, bits, last_anchor, opt_tally, opt_index,
                        length, stride, map_start, np.array(flat or [0], dtype=np.int64))
 
+
+#: What the one-word tally kernel reads of a tally layout (see :func:`one_word_tallies`):
+#: ``bit[t]``, the piece-word bit of tally item ``t``; the rest as in :class:`Tallies`.
+OneTallies = namedtuple("OneTallies", [
+    "n_tally", "bit", "opt_tally", "opt_index", "length", "stride", "map_start", "map_flat"])
+
+
+def one_word_tallies(cover: ExactCover, items: Sequence[int],
+                     tallies: Tallies | None) -> OneTallies | None:
+    """The one-word tally kernel's view of the tally layout ``tallies`` of ``items`` (no
+    items: plain counts, ``tallies`` unused), or None when a tally item is a cell (the
+    kernel reads the tally items in the piece word)."""
+    others = [i for i, it in enumerate(cover.items) if it.kind is not ItemKind.CELL]
+    if not items or tallies is None:
+        none = np.full(len(cover.options), -1, dtype=np.int64)
+        return OneTallies(0, np.zeros(1, np.uint64), none, none, np.ones(1, np.int64),
+                          np.zeros((1, 1), np.int64), np.zeros(2, np.int64),
+                          np.zeros(1, np.int64))
+    if any(i not in others for i in items):
+        return None
+    bits = np.array([1 << others.index(i) for i in items], dtype=np.uint64)
+    return OneTallies(len(items), bits, tallies.opt_tally, tallies.opt_index, tallies.length,
+                      tallies.stride, tallies.map_start, tallies.map_flat)
