@@ -121,6 +121,8 @@ class Threads:
 
     def begin(self, plan: Plan, run: Run) -> Iterator[Finished]:
         items = list(plan.items)
+        if not items and not plan.preview:
+            return iter(())
         n = max(1, min(self.threads, len(items)))
         found: queue.Queue[Any] = queue.Queue()
 
