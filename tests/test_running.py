@@ -136,3 +136,17 @@ def test_the_sweep_runs_the_same_rows_here_and_in_memory(tmp_path):
     assert kept.total == written.total == 25_061
     assert kept.as_dict() == written.as_dict()
     assert len((tmp_path / "day.csv").read_text().splitlines()) == 373
+
+
+def test_one_summary_rule_the_fewest_is_solvable_and_the_unsolvable_are_apart():
+    from cpmodels.sweep import Row, SweepSummary
+
+    summary = SweepSummary()
+    for labels, count in ((("Jan", "1"), 5), (("Jan", "2"), 0), (("Jan", "3"), 2),
+                          (("Jan", "4"), 2), (("Jan", "5"), 9)):
+        summary.add(Row(labels, True, count))
+    found = summary.as_dict()
+    assert found["fewest"] == {"labels": ["Jan", "3"], "count": 2}  # the first on a tie
+    assert found["most"] == {"labels": ["Jan", "5"], "count": 9}
+    assert found["unsolvable"] == [["Jan", "2"]]
+    assert summary.lines("cal", 1.0, "rows.csv")[1] == "fewest: Jan 3 with 2"
