@@ -18,7 +18,6 @@ Solutions and towers boards display as SVG, sweep results as a heatmap (PNG); ea
 from __future__ import annotations
 
 import datetime as dt
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -328,11 +327,10 @@ def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = N
     spec = load(spec)
     if not isinstance(spec, CalendarSpec):
         raise InputError(f"sweep needs a calendar spec; {spec.name} is a {spec.kind} spec")
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(out) if out is not None else Path(folder) / "sweep.csv"
-        with using(cluster) as on:
-            summary = run_sweep(spec, path, jobs=jobs, face_up=face_up, resume=resume,
-                                cluster=on, difficulty=difficulty)
+    with using(cluster) as on:
+        summary = run_sweep(spec, None if out is None else Path(out), jobs=jobs,
+                            face_up=face_up, resume=resume, cluster=on,
+                            difficulty=difficulty)
     return SweepResult(spec, summary)
 
 

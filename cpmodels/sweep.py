@@ -13,21 +13,30 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import io
 import itertools
 import math
 import os
-from collections.abc import Callable, Generator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine import Difficulty, EngineSession, Tally, tally_tasks
+from cpmodels.backends.engine import Difficulty, EngineSession, Tally
 from cpmodels.cover import ExactCover, Item, ItemKind, packing_cover
 from cpmodels.errors import InputError
-from cpmodels.files import make_directory, open_stream, read_lines, write_atomic
+from cpmodels.files import make_directory, read_lines
 from cpmodels.geometry import OptionKind, Placement
+from cpmodels.running import (
+    Finished,
+    Memory,
+    Plan,
+    ResumableFile,
+    Run,
+    Threads,
+    csv_line,
+    place_for,
+    run,
+)
 from cpmodels.spec.models import CalendarSpec
 
 if TYPE_CHECKING:
@@ -48,6 +57,11 @@ class Row:
 
 @dataclass
 class SweepSummary:
+    """What every combination's count comes to (the sweep's and the editor's summary):
+    ``fewest`` is the solvable combination with the fewest solutions and ``most`` the one
+    with the most (the first in sweep order on a tie); the unsolvable ones are listed apart
+    in ``unsolvable``, not taken as the fewest. Rows are added in sweep order."""
+
     combinations: int = 0
     total: int = 0
     real_total: int = 0
@@ -70,7 +84,7 @@ class SweepSummary:
             self.real_total += row.count
         if row.count == 0:
             self.unsolvable.append(row.labels)
-        if self.fewest is None or row.count < self.fewest.count:
+        elif self.fewest is None or row.count < self.fewest.count:
             self.fewest = row
         if self.most is None or row.count > self.most.count:
             self.most = row
@@ -81,6 +95,24 @@ class SweepSummary:
             if self.least_difficult is None or \
                     row.difficulty < (self.least_difficult.difficulty or 0):
                 self.least_difficult = row
+
+    def lines(self, name: str, seconds: float, where: str) -> list[str]:
+        """The summary said in lines (the command line's text): ``where`` the rows are."""
+        out = [f"{name}: {self.combinations} combinations, {self.total:,} solutions "
+               f"({self.real_total:,} over real dates) in {seconds:.2f} s; rows in {where}"]
+        if self.fewest and self.most:
+            out.append(f"fewest: {' '.join(self.fewest.labels)} with {self.fewest.count:,}")
+            out.append(f"most: {' '.join(self.most.labels)} with {self.most.count:,}")
+        for word, row in (("most difficult", self.most_difficult),
+                          ("least difficult", self.least_difficult)):
+            if row is not None:
+                out.append(f"{word}: {' '.join(row.labels)} (difficulty {row.difficulty:,}, "
+                           f"{row.count:,} solutions)")
+        out.append(f"unsolvable: {len(self.unsolvable)}" + (
+            " (" + ", ".join(" ".join(u) for u in self.unsolvable[:20])
+            + (", ..." if len(self.unsolvable) > 20 else "") + ")"
+            if self.unsolvable else ""))
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         def one(row: Row | None) -> dict[str, Any] | None:
@@ -159,12 +191,13 @@ class TallyPlan:
     slack_items: list[int]
     option_of: dict[tuple[str, str], int]  # (group, label) -> its slack option
     n_fixed: int
+    face_up: bool = False
 
     @classmethod
     def of(cls, spec: CalendarSpec, *, face_up: bool = False) -> TallyPlan:
         cover, slack_items = sweep_cover(spec, face_up=face_up)
         return cls(spec, cover, slack_items, slack_options(cover, spec),
-                   fixed_group_count(spec))
+                   fixed_group_count(spec), face_up)
 
     @property
     def groups(self) -> list[str]:
@@ -198,22 +231,19 @@ class TallyPlan:
     def rows(self, task: tuple[str, ...], tally: Tally,
              ) -> list[tuple[tuple[str, ...], int]]:
         """A task's tally as (labels, count) for each of its combinations, in sweep order.
-        A task may fix labels of free groups too (a preview, :meth:`streamed_tasks`): its
+        A task may fix labels of free groups too (a preview, :meth:`preview_tasks`): its
         rows are then those combinations alone."""
         left = self.groups[len(task):]
         return [(task + rest, tally.get(self.holes(task + rest)[self.n_fixed:], 0))
                 for rest in itertools.product(*(self.spec.groups[g] for g in left))]
 
-    def streamed_tasks(self, threads: int) -> list[list[tuple[str, ...]]]:
-        """The tasks shared out among ``threads`` sessions for a stream, its first rows at
-        once: the first session starts with a *preview*, the first task with one label of
-        the next group fixed as well (a small search, whose table its task then reuses),
-        whose rows come again with that task."""
-        tasks = self.tasks()
-        shares = [tasks[k::threads] for k in range(threads)]
-        if len(self.groups) > self.n_fixed:
-            shares[0].insert(0, tasks[0] + (self.spec.groups[self.groups[self.n_fixed]][0],))
-        return shares
+    def preview_tasks(self) -> list[tuple[str, ...]]:
+        """What a stream runs first, for its first rows at once: the first task with one
+        label of the next group fixed as well (a small search, on a small table), whose
+        rows come again with that task; none when every group is fixed."""
+        if len(self.groups) == self.n_fixed:
+            return []
+        return [self.tasks()[0] + (self.spec.groups[self.groups[self.n_fixed]][0],)]
 
     def session(self, **options: Any) -> EngineSession:
         """An engine session of the plan's cover that tallies by the free groups."""
@@ -290,30 +320,98 @@ def sweep_columns(spec: CalendarSpec, *, prove: bool = False,
             *(["proof"] if prove else [])]
 
 
-class _Scores:
-    """Difficulty scores of a sweep's rows, worked out in a pool of threads (the search
-    releases the GIL) on the sweep's engine session, whose backtracker is read-only."""
+class _Scoring:
+    """A worker of difficulty scores (``docs/difficulty.md``) on a sweep's engine session,
+    whose backtracker is read-only: several threads may share it."""
 
-    def __init__(self, session: EngineSession, threads: int) -> None:
+    def __init__(self, session: EngineSession) -> None:
         self.session = session
-        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="difficulty")
 
-    def submit(self, row: Row, holes: list[int]) -> Future[Difficulty | None]:
-        if row.count == 0:
-            done: Future[Difficulty | None] = Future()
-            done.set_result(None)
-            return done
-        return self.pool.submit(self.session.difficulty, holes)
+    def run(self, unit: Sequence[tuple[int, ...]]) -> list[Difficulty | None]:
+        return [self.session.difficulty(list(holes)) for holes in unit]
+
+    def stop(self) -> None:
+        """A score is not stopped midway (the sweep's session stops on its own)."""
+
+
+class _SweepRows:
+    """A sweep's sink: each task's tally as its rows (those not kept from an earlier run),
+    in sweep order; with ``difficulty``, the solvable rows' scores worked out in
+    ``threads`` threads while the next task is counted; with ``prove``, each unsolvable
+    row's checked proof; every row written to ``file`` (if any), kept in ``by_labels`` and
+    told to ``progress``."""
+
+    def __init__(self, plan: TallyPlan, tasks: list[tuple[str, ...]], *,
+                 done: dict[tuple[str, ...], Row], file: ResumableFile | None,
+                 session: EngineSession, threads: int, prove: bool, difficulty: bool,
+                 proof_dir: Path, progress: Callable[[int, int], None] | None) -> None:
+        self.plan, self.tasks, self.done, self.file = plan, tasks, done, file
+        self.session, self.threads = session, threads
+        self.prove, self.difficulty, self.proof_dir = prove, difficulty, proof_dir
+        self.progress = progress
+        self.in_all = len(plan.spec.label_combinations())
+        self.by_labels = dict(done)
+        self.waiting: tuple[list[Row], Run | None] | None = None  # rows whose scores run
+
+    def take(self, done: Finished) -> None:
+        assert done.index is not None
+        spec = self.plan.spec
+        rows = [Row(labels, spec.real_date(labels) is not None, count)
+                for labels, count in self.plan.rows(self.tasks[done.index], done.result)
+                if labels not in self.done]
+        if not self.difficulty:
+            self._write(rows, None)
+            return
+        # This task's scores run while the next task is counted.
+        solvable = [self.plan.holes(row.labels) for row in rows if row.count]
+        scores = Run(Plan(solvable, lambda: _Scoring(self.session)),
+                     Threads(self.threads)).start() if solvable else None
+        self.finish()
+        self.waiting = rows, scores
+
+    def finish(self) -> None:
+        """Write the rows whose scores are still being worked out."""
+        if self.waiting is not None:
+            rows, scores = self.waiting
+            self.waiting = None
+            self._write(rows, scores)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        """Stop the scores still running (the sweep ended early)."""
+        if self.waiting is not None and self.waiting[1] is not None:
+            self.waiting[1].close()
+        self.waiting = None
+
+    def _write(self, rows: list[Row], scores: Run | None) -> None:
+        if scores is not None:
+            found = Memory()
+            for result in scores.results():
+                found.take(result)
+            scored = iter(found.in_order())
+            for row in rows:
+                if row.count:
+                    score = next(scored)
+                    row.difficulty = None if score is None else score.score
+        for row in rows:
+            if self.prove and row.count == 0:
+                row.proof = _prove_row(self.plan.spec, row.labels, self.plan.face_up,
+                                       self.proof_dir)
+            self.by_labels[row.labels] = row
+        if self.file is not None:
+            self.file.write(csv_line(_record(row, self.prove, self.difficulty))
+                            for row in rows)
+        if self.progress is not None:
+            for k in range(len(rows)):
+                self.progress(len(self.by_labels) - len(rows) + k + 1, self.in_all)
 
 
-def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume: bool = False,
-              face_up: bool = False, memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
+def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
+              resume: bool = False, face_up: bool = False,
+              memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
               progress: Callable[[int, int], None] | None = None,
               cluster: Cluster | None = None, difficulty: bool = False) -> SweepSummary:
-    """Count every combination, appending one CSV row per combination in a fixed order.
+    """Count every combination, appending one CSV row per combination to ``out`` (None:
+    the rows are kept in the summary alone) in a fixed order.
 
     Rows are flushed task by task, in order, so an interrupted run keeps complete rows only;
     ``resume`` skips the rows an earlier run finished. With ``prove``, each unsolvable row
@@ -321,82 +419,45 @@ def run_sweep(spec: CalendarSpec, out: Path, *, jobs: int | None = None, resume:
     each solvable row gets its difficulty score (``docs/difficulty.md``), worked out in ``jobs``
     threads of this process (a task's scores while the next task is counted).
     ``progress(done, in all)`` hears of the kept rows first, then of each new row. The
-    summary holds every row.
+    tasks run where ``jobs`` and ``cluster`` say (``running.place_for``). The summary
+    holds every row.
     """
+    if out is None and prove:
+        raise InputError("the proofs are written beside the output file: give one")
     columns = sweep_columns(spec, prove=prove, difficulty=difficulty)
-    proof_dir = out.with_name(out.name + ".proofs")
+    proof_dir = Path(".") if out is None else out.with_name(out.name + ".proofs")
     if prove and os.path.lexists(proof_dir):
         make_directory(proof_dir)  # a real directory, checked before the counting
     combos = spec.label_combinations()
-    done = read_rows(out, columns) if resume else {}
+    done = read_rows(out, columns) if resume and out is not None else {}
     plan = TallyPlan.of(spec, face_up=face_up)
     free_combos = plan.free_combinations()
     tasks = [fixed for fixed in plan.tasks()
              if any(fixed + rest not in done for rest in free_combos)]
-    prefixes = [plan.holes(fixed) for fixed in tasks]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
-    summary = SweepSummary()
-    by_labels = dict(done)
     if progress is not None:
         progress(len(done), len(combos))
-
-    if done:
-        # Rewrite the kept rows (in sweep order) atomically, dropping any line a killed run cut.
-        kept = io.StringIO()
-        writer = csv.writer(kept, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows(_record(done[combo], prove, difficulty)
-                         for combo in combos if combo in done)
-        write_atomic(out, kept.getvalue())
-    with open_stream(out, append=bool(done)) as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        if not done:
-            writer.writerow(columns)
-            handle.flush()
-        session = plan.session(table_slots=memo_slots, arena=SWEEP_ARENA)
-
-        def on_units(n: int) -> None:
-            summary.units = n
-
-        searched: dict[str, int] = {}
-        results: Generator[Tally, None, None] = tally_tasks(
-            session, prefixes, jobs=jobs, cluster=cluster, on_units=on_units, stats=searched)
-        scores = _Scores(session, jobs) if difficulty else None
-
-        def write(rows: list[Row], scored: list[Future[Difficulty | None]]) -> None:
-            for row, future in zip(rows, scored):
-                found = future.result()
-                row.difficulty = None if found is None else found.score
-            for row in rows:
-                if prove and row.count == 0:
-                    row.proof = _prove_row(spec, row.labels, face_up, proof_dir)
-                writer.writerow(_record(row, prove, difficulty))
-                by_labels[row.labels] = row
-                if progress is not None:
-                    progress(len(by_labels), len(combos))
-            handle.flush()
-
-        waiting: tuple[list[Row], list[Future[Difficulty | None]]] | None = None
-        try:
-            for fixed, counts in zip(tasks, results):
-                rows = [Row(labels, spec.real_date(labels) is not None, count)
-                        for labels, count in plan.rows(fixed, counts) if labels not in done]
-                if scores is None:
-                    write(rows, [])
-                    continue
-                # This task's scores run while the next task is counted.
-                scored = [scores.submit(row, list(plan.holes(row.labels))) for row in rows]
-                if waiting is not None:
-                    write(*waiting)
-                waiting = rows, scored
-            if waiting is not None:
-                write(*waiting)
-        finally:
-            results.close()  # stops the workers when the sweep ends early
-            if scores is not None:
-                scores.close()
-        summary.nodes = searched.get("nodes", 0)
+    session = plan.session(table_slots=memo_slots, arena=SWEEP_ARENA)
+    work = Plan([plan.holes(fixed) for fixed in tasks], lambda: session, tallied=True)
+    with contextlib.ExitStack() as stack:
+        file = None
+        if out is not None:
+            # The kept rows rewritten (in sweep order) whole, dropping any line a killed
+            # run cut; else a new file with its header.
+            kept = [csv_line(_record(done[combo], prove, difficulty))
+                    for combo in combos if combo in done]
+            file = stack.enter_context(ResumableFile(
+                out, rewrite=[csv_line(columns), *kept] if done else None))
+            if not done:
+                file.write([csv_line(columns)])
+        rows = _SweepRows(plan, tasks, done=done, file=file, session=session, threads=jobs,
+                          prove=prove, difficulty=difficulty, proof_dir=proof_dir,
+                          progress=progress)
+        stack.callback(rows.close)
+        ran = run(work, place_for(jobs, cluster), rows)
+        rows.finish()
+    summary = SweepSummary(units=ran.units, nodes=ran.nodes)
     for combo in combos:
-        if combo in by_labels:
-            summary.add(by_labels[combo])
+        if combo in rows.by_labels:
+            summary.add(rows.by_labels[combo])
     return summary

@@ -119,3 +119,49 @@ def test_no_import_cycle_in_the_package():
         list(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as cycle:
         pytest.fail("import cycle: " + " -> ".join(cycle.args[1]))
+
+
+# Where threads and processes may be started: the run layer, the web server (its pool and
+# its streams' producer and timer), the engine below its session for its own searches, and
+# the one solver call run in a thread of its own for Ctrl-C (interrupt.py, CP-SAT).
+STARTS_WORK = {"cpmodels/running.py", "cpmodels/web/limits.py", "cpmodels/web/app.py",
+               "cpmodels/interrupt.py", "cpmodels/backends/cpsat.py"}
+WORK_STARTERS = ("Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "Process",
+                 "Pool", "get_context")
+
+
+def _starts_work(tree: ast.AST) -> list[int]:
+    """Lines that start a thread or a process, or import what does (``threading.Thread``,
+    ``Timer``, executors, ``multiprocessing``)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                node.func.id if isinstance(node.func, ast.Name) else ""
+            if name in WORK_STARTERS:
+                lines.append(node.lineno)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] + ([node.module] if isinstance(
+                node, ast.ImportFrom) and node.module else [])
+            if any(n.split(".")[0] in ("multiprocessing", "concurrent") for n in names):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_threads_and_processes_are_started_by_the_run_layer_alone():
+    """Features describe their work and ``cpmodels/running.py`` runs it: no other module
+    starts a thread or a process, except the server's own and the engine's below its
+    session."""
+    offenders = []
+    for path in _modules():
+        where = str(path.relative_to(ROOT))
+        if ENGINE in path.parents or where in STARTS_WORK:
+            continue
+        offenders += [f"{where}:{line}" for line in _starts_work(ast.parse(path.read_text()))]
+    assert offenders == []
+
+
+def test_the_rule_on_threads_sees_a_thread_started():
+    code = "import threading\nthreading.Thread(target=print).start()\n"
+    assert _starts_work(ast.parse(code)) == [2]
+    assert _starts_work(ast.parse("from concurrent.futures import ThreadPoolExecutor\n")) == [1]

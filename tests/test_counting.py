@@ -437,10 +437,12 @@ def test_a_stream_previews_the_first_task_and_sends_each_row_once():
 
     spec = load_spec(SPECS / "calendar_day.yaml")
     plan = TallyPlan.of(spec)
-    shares = plan.streamed_tasks(2)
-    assert shares[0][0] == plan.tasks()[0] + (spec.groups[plan.free_groups[0]][0],)
-    assert sorted(t for share in shares for t in share[share is shares[0]:]) == \
-        sorted(plan.tasks())
+    assert plan.preview_tasks() == [plan.tasks()[0] + (spec.groups[plan.free_groups[0]][0],)]
+    preview_rows = plan.rows(plan.preview_tasks()[0], plan.session().tally(
+        plan.holes(plan.preview_tasks()[0])))
+    first_rows = dict(plan.rows(plan.tasks()[0], plan.session().tally(
+        plan.holes(plan.tasks()[0]))))
+    assert preview_rows and all(first_rows[labels] == n for labels, n in preview_rows)
     rows = list(BoardCounts(spec, threads=2).rows())
     summary, rows = rows[-1], rows[:-1]
     assert sorted(tuple(r["labels"]) for r in rows) == sorted(spec.label_combinations())

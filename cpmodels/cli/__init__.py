@@ -61,23 +61,19 @@ def _load_kernels(kernels: Sequence[str], quiet: bool) -> None:
     """Load the engine's compiled search kernels before the work starts. After a fresh
     install they are compiled first (about 10 s, once: numba caches them); that wait is
     announced on stderr, and its length reported, so a first run does not look stuck."""
-    import threading
+    import contextlib
     import time
 
     from cpmodels.backends.engine import warm_up
-
-    loaded = threading.Event()
+    from cpmodels.running import said_if_slow
 
     def announce() -> None:
-        if not loaded.wait(COMPILE_NOTICE_AFTER):
-            print("compiling the search kernels (the first run after an install; they are "
-                  "cached for later runs)...", file=sys.stderr, flush=True)
+        print("compiling the search kernels (the first run after an install; they are "
+              "cached for later runs)...", file=sys.stderr, flush=True)
 
-    if not quiet:
-        threading.Thread(target=announce, daemon=True).start()
     start = time.perf_counter()
-    warm_up(kernels)
-    loaded.set()
+    with (contextlib.nullcontext() if quiet else said_if_slow(COMPILE_NOTICE_AFTER, announce)):
+        warm_up(kernels)
     seconds = time.perf_counter() - start
     if seconds > COMPILE_NOTICE_AFTER and not quiet:
         print(f"search kernels compiled in {seconds:.1f} s", file=sys.stderr, flush=True)

@@ -32,7 +32,8 @@ from cpmodels.cli.parser import (
 )
 from cpmodels.cli.runtime import advance, bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
-from cpmodels.files import check_output, keep_complete_lines, load_json, open_stream, read_lines
+from cpmodels.files import check_output, keep_complete_lines, load_json, read_lines
+from cpmodels.running import ResumableFile
 from cpmodels.spec import CalendarSpec, load_spec
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     bar.update(kept)
     try:
         with cluster_from(args) as cluster, bar, (contextlib.nullcontext() if picture else
-                                              open_stream(args.out, append=args.resume)
+                                              ResumableFile(args.out, append=args.resume)
                                               ) as handle:
             if cluster is not None:
                 from cpmodels.backends.engine import cluster_solutions
@@ -111,8 +112,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
                                                      args.format))
                 else:
                     assert handle is not None  # opened above when no picture is asked for
-                    handle.write(json.dumps(packing_payload(instance, result)) + "\n")
-                    handle.flush()
+                    handle.write([json.dumps(packing_payload(instance, result))])
                 bar.update()
     except OSError as exc:
         raise InputError(f"cannot write {args.out}: {exc.strerror or exc}") from None
@@ -183,22 +183,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         return stop_status(stop)
     seconds = time.perf_counter() - start
     payload = {**summary.as_dict(), "spec": spec.name, "seconds": round(seconds, 3), **on}
-    lines = [
-        f"{spec.name}: {summary.combinations} combinations, {summary.total:,} solutions "
-        f"({summary.real_total:,} over real dates) in {seconds:.2f} s; rows in {args.out}",
-    ]
-    if summary.fewest and summary.most:
-        lines.append(f"fewest: {' '.join(summary.fewest.labels)} with {summary.fewest.count:,}")
-        lines.append(f"most: {' '.join(summary.most.labels)} with {summary.most.count:,}")
-    for word, row in (("most difficult", summary.most_difficult),
-                      ("least difficult", summary.least_difficult)):
-        if row is not None:
-            lines.append(f"{word}: {' '.join(row.labels)} (difficulty {row.difficulty:,}, "
-                         f"{row.count:,} solutions)")
-    lines.append(f"unsolvable: {len(summary.unsolvable)}" + (
-        " (" + ", ".join(" ".join(u) for u in summary.unsolvable[:20])
-        + (", ..." if len(summary.unsolvable) > 20 else "") + ")"
-        if summary.unsolvable else ""))
+    lines = summary.lines(spec.name, seconds, str(args.out))
     if args.prove and summary.unsolvable:
         lines.append(f"proofs: {summary.proofs} of {len(summary.unsolvable)} checked, in "
                      f"{args.out}.proofs/")

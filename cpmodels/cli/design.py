@@ -12,7 +12,8 @@ from cpmodels.cli.output import EXIT_OK, emit, stop_status, stopped_message
 from cpmodels.cli.parser import add_cluster_arg, add_quiet_arg, positive_int, positive_seconds
 from cpmodels.cli.runtime import bars_on, cluster_from
 from cpmodels.errors import InputError
-from cpmodels.files import keep_complete_lines, open_stream
+from cpmodels.files import keep_complete_lines
+from cpmodels.running import ResumableFile
 from cpmodels.spec.loading import load_design
 
 if TYPE_CHECKING:
@@ -35,13 +36,12 @@ def cmd_design(args: argparse.Namespace) -> int:
         keep_complete_lines(args.out)  # a line a killed run cut short goes
     done = read_verdicts(args.out) if args.resume else {}
     start = time.perf_counter()
-    handle = open_stream(args.out, append=args.resume) if args.out is not None else None
+    handle = ResumableFile(args.out, append=args.resume) if args.out is not None else None
     bar = progress_bar(total=None, desc="design", unit="set", enabled=bars_on(args))
 
     def decided(verdict: Verdict) -> None:
         if handle is not None:
-            handle.write(json.dumps(verdict.as_dict()) + "\n")
-            handle.flush()
+            handle.write([json.dumps(verdict.as_dict())])
         bar.update()
 
     try:

@@ -24,7 +24,7 @@ from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine import EngineSession, Regions, parallel_here, run_units, units_wanted
+from cpmodels.backends.engine import EngineSession, Regions
 from cpmodels.cover import ItemKind
 from cpmodels.design.verdicts import Side, Verdict
 from cpmodels.errors import InputError, OutOfTime, SpecError
@@ -36,8 +36,8 @@ from cpmodels.geometry import (
     orientations,
     render_shape,
 )
-from cpmodels.interrupt import seconds_left
 from cpmodels.pools import canonical_shape, pool
+from cpmodels.running import Here, Memory, Plan, place_for, run
 from cpmodels.spec import CalendarSpec, Piece, load_spec
 from cpmodels.spec.bundled import spec_path
 from cpmodels.spec.design import DesignSpec
@@ -421,8 +421,6 @@ class Design:
 
 
 PARALLEL_LIMIT = 2_000_000  # candidate sets beyond which a design runs in one process
-UNITS_PER_JOB = 8  # units per worker process: enough for the loads to even out
-MAX_UNIT = 16  # sets in one unit: verdicts come back (and are written) at least this often
 
 
 def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = None,
@@ -433,71 +431,40 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
     goes to ``on_verdict`` as it is made (in candidate order within a unit of work; the
     verdicts returned are in candidate order). After ``time_limit`` seconds it raises
     :class:`~cpmodels.errors.OutOfTime` whose ``partial`` holds the verdicts decided, in
-    candidate order. ``jobs`` worker processes (None: every core) share the sets in
-    contiguous runs, each starting from this process's sessions (warm where processes fork,
-    else compiled again); with ``cluster``, the runs are units of work on its workers."""
+    candidate order. The sets not done are a plan whose worker is ``design`` (its order of
+    combinations learnt first), run where ``jobs`` and ``cluster`` say
+    (``running.place_for``: worker processes share the sets in contiguous runs, each
+    starting from this process's sessions, warm where processes fork; a cluster's workers
+    take them as units); a design of more than :data:`PARALLEL_LIMIT` sets runs here."""
     if design.count_candidates() > MAX_CANDIDATES:
         raise InputError(f"the design asks for {design.count_candidates():,} sets before the "
                          f"area check; the limit is {MAX_CANDIDATES:,}")
     design.check_area()
     done = done or {}
     jobs = jobs or os.cpu_count() or 1
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    design.learn_order()
-    if design.count_candidates() <= PARALLEL_LIMIT and (
-            cluster is not None or parallel_here(jobs)):
-        return _run_in_units(design, done, on_verdict, deadline, jobs, cluster)
-    verdicts = []
-    for chosen in design.candidates():
-        key = tuple(design.names(chosen))
-        if key in done:
-            verdicts.append(done[key])
-            continue
-        if deadline is not None and time.perf_counter() > deadline:
-            raise OutOfTime(f"decided {len(verdicts)} sets before the time limit",
-                            partial=verdicts)
-        verdict = design.decide(chosen)
-        verdicts.append(verdict)
-        if on_verdict is not None:
-            on_verdict(verdict)
-    return verdicts
-
-
-def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
-                  on_verdict: Callable[[Verdict], None] | None, deadline: float | None,
-                  jobs: int, cluster: Cluster | None) -> list[Verdict]:
-    """The sets not done, cut into units run by worker processes or a cluster's workers;
-    each unit's verdicts handed on as it finishes."""
-    candidates = list(design.candidates())
-    keys = [tuple(design.names(c)) for c in candidates]
-    pending = [c for c, key in zip(candidates, keys) if key not in done]
-    parts = units_wanted(cluster, jobs * UNITS_PER_JOB)
-    size = max(1, min(MAX_UNIT, -(-len(pending) // parts)))
-    units = [tuple(pending[k:k + size]) for k in range(0, len(pending), size)]
-    if cluster is None:
-        design._cover(False)  # compiled once here; the forked workers start from it
-        if design.spec.face_up:
-            design._cover(True)
-    results = run_units(design, units, jobs=jobs, cluster=cluster,
-                        time_limit=seconds_left(deadline))
-    decided = dict(done)
-    stopped: OutOfTime | None = None
+    start = time.perf_counter()
+    design.learn_order()  # compiles the shared covers: forked workers start from them
+    many = design.count_candidates() > PARALLEL_LIMIT
+    pending = (c for c in design.candidates() if tuple(design.names(c)) not in done)
+    place = Here() if many else place_for(jobs, cluster)
+    decided = Memory(on_verdict)
     try:
-        # Each unit's verdicts are handed on as it finishes: a stop loses no finished set.
-        for _, found in results:
-            for verdict in found:
-                decided[tuple(verdict.pieces)] = verdict
-                if on_verdict is not None:
-                    on_verdict(verdict)
+        # Here the sets are taken one by one as they are made; elsewhere they are cut up.
+        run(Plan(pending if many else list(pending), lambda: design), place, decided,
+            time_limit=None if time_limit is None else
+            max(0.0, time_limit - (time.perf_counter() - start)))
     except OutOfTime as stop:
-        stopped = stop
-    finally:
-        results.close()
-    verdicts = [decided[key] for key in keys if key in decided]
-    if stopped is not None:
-        raise OutOfTime(f"decided {len(verdicts)} sets before the time limit",
-                        partial=verdicts) from stopped
-    return verdicts
+        raise OutOfTime(f"decided {len(decided.found)} sets before the time limit",
+                        partial=_in_candidate_order(design, done, decided)) from stop
+    return _in_candidate_order(design, done, decided)
+
+
+def _in_candidate_order(design: Design, done: dict[tuple[str, ...], Verdict],
+                        decided: Memory) -> list[Verdict]:
+    """The verdicts kept and those decided, in candidate order."""
+    found = {**done, **{tuple(v.pieces): v for v in decided.found.values()}}
+    keys = (tuple(design.names(c)) for c in design.candidates())
+    return [found[key] for key in keys if key in found]
 
 
 def working_set(path: str | Path, n: int, *, verdicts: Path | None = None,

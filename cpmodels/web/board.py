@@ -10,25 +10,23 @@ match the cells left to cover.
 
 :class:`BoardCounts` counts every combination as ``cpmodels sweep`` does (one exact cover
 with a slack item per group, the leading groups fixed task by task, the rest tallied in one
-search), on ``threads`` engine sessions side by side (the kernels release the GIL), each
-task's rows handed on as soon as it is done. :meth:`BoardCounts.stop` ends it from any
-thread within a kernel's stop check.
+search), on ``threads`` engine sessions side by side (the run layer's threads: the kernels
+release the GIL), each task's rows handed on as soon as it is done.
+:meth:`BoardCounts.stop` ends it from any thread within a kernel's stop check.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from cpmodels.backends.engine import EngineSession
 from cpmodels.errors import InputError, SpecError
+from cpmodels.running import Plan, Run, Threads
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
-from cpmodels.sweep import TallyPlan
+from cpmodels.sweep import Row, SweepSummary, TallyPlan
 
 MAX_CELLS = 400  # a board cell by cell in a browser: far more than any calendar
 MAX_COMBINATIONS = 20_000
@@ -135,7 +133,8 @@ def check(data: Any) -> dict[str, Any]:
 
 
 class BoardCounts:
-    """Every label combination's count of a board, task by task on ``threads`` sessions.
+    """Every label combination's count of a board, task by task on ``threads`` sessions
+    side by side (the run layer's :class:`~cpmodels.running.Threads`).
 
     Made at once (the cover compiled, the board's arithmetic checked); the sessions and
     their tables are made when :meth:`rows` starts and let go when it ends, however it
@@ -149,82 +148,57 @@ class BoardCounts:
         self.spec = spec
         self.plan = TallyPlan.of(spec)
         self.cover = self.plan.cover
-        self.threads = max(1, min(threads, len(self.plan.tasks())))
+        self.tasks = self.plan.tasks()
+        self.previews = self.plan.preview_tasks()
+        self.threads = max(1, min(threads, len(self.tasks)))
         self.table_slots, self.arena = table_sizes(len(spec.cells), len(self.cover.items),
                                                    self.threads)
-        self.sessions: list[EngineSession] = []
-        self._stopped = threading.Event()
+        # One session a thread with its large table, and a small one for the preview (a
+        # large table takes a second to lay out; the first rows should not wait for it).
+        work = Plan([self.plan.holes(task) for task in self.tasks],
+                    lambda: self.plan.session(table_slots=self.table_slots, arena=self.arena),
+                    preview=[self.plan.holes(task) for task in self.previews],
+                    preview_worker=lambda: self.plan.session(table_slots=PREVIEW_SLOTS))
+        self.run = Run(work, Threads(self.threads))
 
     def stop(self) -> None:
         """End the counting as soon as the kernels look (from any thread)."""
-        self._stopped.set()
-        for session in list(self.sessions):
-            session.stop()
+        self.run.stop()
 
     @property
     def stopped(self) -> bool:
-        return self._stopped.is_set()
-
-    def _task_rows(self, session: EngineSession, task: tuple[str, ...]) -> list[dict]:
-        tally = session.tally(self.plan.holes(task))
-        return [{"labels": list(labels), "count": count}
-                for labels, count in self.plan.rows(task, tally)]
+        return self.run.stopped
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Each combination's row as its task is done (tasks in no fixed order), then the
-        summary; nothing more once stopped. The sessions live as long as this runs."""
-        if self.stopped:
-            return
-        # One session a thread with its large table, and a small one for the preview (a
-        # large table takes a second to lay out; the first rows should not wait for it).
-        self.sessions = [*(self.plan.session(table_slots=self.table_slots, arena=self.arena)
-                           for _ in range(self.threads)),
-                         self.plan.session(table_slots=PREVIEW_SLOTS)]
-        try:
-            yield from self._counted()
-        finally:
-            self.sessions = []  # the tables go as soon as the counting ends
-
-    def _counted(self) -> Iterator[dict[str, Any]]:
+        summary (:class:`~cpmodels.sweep.SweepSummary`'s rule); nothing more once stopped.
+        The sessions live as long as this runs."""
         start = time.perf_counter()
-        shares = self.plan.streamed_tasks(self.threads)
-
-        def job(k: int) -> Callable[[Callable[[Any], None]], None]:
-            def run(put: Callable[[Any], None]) -> None:
-                for task in shares[k]:
-                    if self.stopped:
-                        break
-                    preview = len(task) > self.plan.n_fixed
-                    put(self._task_rows(self.sessions[-1 if preview else k], task))
-            return run
-
-        seen, unsolvable = 0, []
-        fewest: dict | None = None
-        most: dict | None = None
-        sent: set[tuple[str, ...]] = set()  # a preview's rows come again with its task
-        for found in side_by_side([job(k) for k in range(len(shares))], self.stop,
-                                  lambda: self.stopped):
-            for row in found:
-                if tuple(row["labels"]) in sent:
-                    continue
-                sent.add(tuple(row["labels"]))
-                seen += 1
-                if row["count"] == 0:
-                    unsolvable.append(row["labels"])
-                elif fewest is None or row["count"] < fewest["count"]:
-                    fewest = row
-                if most is None or row["count"] > most["count"]:
-                    most = row
-                yield row
+        counted: dict[tuple[str, ...], int] = {}  # a preview's rows come again with its task
+        for done in self.run.results():
+            task = self.previews[0] if done.index is None else self.tasks[done.index]
+            for labels, count in self.plan.rows(task, done.result):
+                if labels not in counted:
+                    counted[labels] = count
+                    yield {"labels": list(labels), "count": count}
         if self.stopped:
             return
-        summary = {"done": True, "combinations": seen, "unsolvable": unsolvable,
-                   "solvable": seen - len(unsolvable), "fewest": fewest, "most": most,
-                   "seconds": round(time.perf_counter() - start, 3)}
+        summary = SweepSummary()
+        for labels in self.spec.label_combinations():
+            if labels in counted:
+                summary.add(Row(labels, self.spec.real_date(labels) is not None,
+                                counted[labels]))
+        found = summary.as_dict()
+        out = {"done": True, "combinations": summary.combinations,
+               "unsolvable": found["unsolvable"],
+               "solvable": summary.combinations - len(summary.unsolvable),
+               "fewest": found["fewest"], "most": found["most"],
+               "seconds": round(time.perf_counter() - start, 3)}
         if self.spec.has_dates:  # a calendar's question: is every real date solvable
-            summary["unsolvable_real_dates"] = [
-                labels for labels in unsolvable if self.spec.real_date(labels) is not None]
-        yield summary
+            out["unsolvable_real_dates"] = [
+                labels for labels in found["unsolvable"]
+                if self.spec.real_date(tuple(labels)) is not None]
+        yield out
 
 
 PREVIEW_SLOTS = 1 << 16  # the preview's table: small, so it is laid out at once
@@ -244,50 +218,6 @@ def table_sizes(cells: int, items: int, sessions: int) -> tuple[int, int]:
     return slots, min(ARENA, (share - slots * slot_bytes) // 8)
 
 
-_END = object()  # a job's last word on the queue
-
-
-class _Failed:
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-
-def side_by_side(jobs: Sequence[Callable[[Callable[[Any], None]], None]],
-                 stop: Callable[[], None], stopped: Callable[[], bool]) -> Iterator[Any]:
-    """Run each job on a thread of its own (the engine's kernels release the GIL), each
-    handing what it finds to the function it is given; yield those as they come. A job's
-    error is raised here unless the work was stopped; leaving before every job is done (an
-    error, or the reader gone) calls ``stop``; the threads are waited for."""
-    found: queue.Queue[Any] = queue.Queue()
-
-    def run(job: Callable[[Callable[[Any], None]], None]) -> None:
-        try:
-            job(found.put)
-        except BaseException as exc:  # handed to the reader
-            if not stopped():
-                found.put(_Failed(exc))
-        finally:
-            found.put(_END)
-
-    threads = [threading.Thread(target=run, args=(job,), daemon=True,
-                                name=f"cpmodels-board-{k}") for k, job in enumerate(jobs)]
-    for thread in threads:
-        thread.start()
-    finished = 0
-    try:
-        while finished < len(threads):
-            item = found.get()
-            if item is _END:
-                finished += 1
-            elif isinstance(item, _Failed):
-                raise item.error
-            else:
-                yield item
-    finally:
-        if finished < len(threads):  # an error, or the reader left: the others stop too
-            stop()
-        for thread in threads:
-            thread.join(timeout=2.0)
 
 
 def to_yaml(data: Any) -> str:

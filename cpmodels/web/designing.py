@@ -10,22 +10,21 @@ marked ``always`` and ``K`` of the others, as a design file with ``fixed`` and o
 from __future__ import annotations
 
 import io
-import multiprocessing
 import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from cpmodels.design import Design, ranked
-from cpmodels.errors import CpmodelsError, InputError, OutOfTime, SpecError
-from cpmodels.interrupt import leave_ctrl_c_to_parent, seconds_left
+from cpmodels.errors import InputError, SpecError
+from cpmodels.running import Plan, Run, Threads, in_own_process
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
-from cpmodels.web.board import SOURCE, board_spec, side_by_side
+from cpmodels.web.board import SOURCE, board_spec
 from cpmodels.web.limits import check_deadline
 
 MAX_SETS = 5_000  # candidate sets the editor decides (a design file on the CLI: millions)
@@ -67,18 +66,19 @@ class BoardDesign:
         self._design, self._board, self.threads = design, board, max(1, threads)
         # One design (its own compiled cover and sessions) per thread: the first here, to
         # count the sets; the others when the deciding starts.
-        self.designs = [Design(design, board)]
-        sets = self.designs[0].count_candidates()
+        self.design = Design(design, board)
+        sets = self.design.count_candidates()
         if sets > MAX_SETS:
             raise InputError(f"that is {sets:,} sets to try; the editor tries at most "
                              f"{MAX_SETS:,} (run cpmodels design on the saved board for more)")
         self._stopped = threading.Event()
+        self.run: Run | None = None
 
     def stop(self) -> None:
         """End the deciding as soon as the searches in progress look (from any thread)."""
         self._stopped.set()
-        for design in list(self.designs):
-            design.stop()
+        if self.run is not None:
+            self.run.stop()
 
     @property
     def stopped(self) -> bool:
@@ -88,54 +88,32 @@ class BoardDesign:
         """``{"candidates": N}``, then each set's verdict as it is decided (the sets shared
         out between the threads, in no fixed order), then the working sets ranked; nothing
         more once stopped. The designs (compiled covers, tables) are let go at the end."""
-        try:
-            yield from self._decided()
-        finally:
-            self.designs = []
-
-    def _decided(self) -> Iterator[dict[str, Any]]:
         start = time.perf_counter()
-        sets = list(self.designs[0].candidates())
-        yield {"candidates": len(sets), "skipped_as_equal": self.designs[0].skipped()}
-        wanted = max(1, min(self.threads, len(sets)))
-        more = [Design(self._design, self._board) for _ in range(wanted - 1)]
+        sets = list(self.design.candidates())
+        yield {"candidates": len(sets), "skipped_as_equal": self.design.skipped()}
+        learning = min(LEARNING_SETS, len(sets))
+        # Each thread's design learns the same order from the same first sets, so a set's
+        # verdict does not hang on the thread deciding it.
+        work = Plan(sets, lambda: Design(self._design, self._board),
+                    prepare=lambda design: design.learn_order(learning))
+        self.run = Run(work, Threads(self.threads))
         if self.stopped:
             return
-        self.designs += more
-        designs = self.designs[:wanted]
-
-        def job(k: int) -> Callable[[Callable[[Any], None]], None]:
-            def run(put: Callable[[Any], None]) -> None:
-                design = designs[k]
-                # Each learns the same order from the same first sets, so a set's verdict
-                # does not hang on the thread deciding it.
-                design.learn_order(min(LEARNING_SETS, len(sets)))
-                for chosen in sets[k::len(designs)]:
-                    if self.stopped:
-                        break
-                    put(design.decide(chosen))
-            return run
-
         verdicts = []
-        try:
-            for verdict in side_by_side([job(k) for k in range(len(designs))], self.stop,
-                                        lambda: self.stopped):
-                verdicts.append(verdict)
-                yield verdict.as_dict()
-        except OutOfTime:
-            if not self.stopped:
-                raise
+        for done in self.run.results():
+            verdicts.append(done.result)
+            yield done.result.as_dict()
         if self.stopped:
             return
         working = [{k: v for k, v in w.as_dict().items() if k != "first_failure"}
                    for w in ranked(verdicts)]
-        done = {"done": True, "candidates": len(verdicts), "working": working,
-                "seconds": round(time.perf_counter() - start, 3)}
+        out = {"done": True, "candidates": len(verdicts), "working": working,
+               "seconds": round(time.perf_counter() - start, 3)}
         if not sets:  # say why rather than an empty answer
-            done["message"] = (f"no set of the pieces asked for covers the "
-                               f"{self.to_cover} cells the board leaves to cover: none has "
-                               "that area")
-        yield done
+            out["message"] = (f"no set of the pieces asked for covers the "
+                              f"{self.to_cover} cells the board leaves to cover: none has "
+                              "that area")
+        yield out
 
 
 def _board_of_candidates(board: Any) -> CalendarSpec:
@@ -187,43 +165,9 @@ def make_zip_within(spec: CalendarSpec, sizes: dict[str, Any],
     ``time.perf_counter`` value) passes first (:class:`OutOfTime`): a make cannot be
     stopped midway, and all the memory it took goes back when its process ends. Its
     errors come back as they are said (an input error as :class:`InputError`)."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(MAKE_MODULES)
-    answers, answer = context.Pipe(duplex=False)
-    process = context.Process(target=_made, args=(spec, sizes, answer), daemon=True,
-                              name="cpmodels-make")
-    process.start()
-    answer.close()
-    try:
-        if not answers.poll(seconds_left(deadline)):
-            raise OutOfTime("making the files took longer than the server allows; "
-                            "try a smaller board or run cpmodels make")
-        kind, value = answers.recv()
-    except EOFError:
-        kind, value = "failed", "the make process ended without an answer"
-    finally:
-        if process.is_alive():
-            process.kill()
-        process.join(5)
-        answers.close()
-    if kind == "made":
-        return value
-    if kind == "refused":
-        raise InputError(value)
-    raise RuntimeError(value)
-
-
-def _made(spec: CalendarSpec, sizes: dict[str, Any], answer: Any) -> None:
-    """In the make's process: the zip, or what went wrong, sent back on ``answer``."""
-    leave_ctrl_c_to_parent()
-    try:
-        result: tuple[str, Any] = ("made", make_zip(spec, sizes))
-    except CpmodelsError as exc:
-        result = ("refused", str(exc))
-    except Exception as exc:  # said to the server, which logs it
-        result = ("failed", f"{type(exc).__name__}: {exc}")
-    answer.send(result)
-    answer.close()
+    return in_own_process(make_zip, (spec, sizes), deadline=deadline, preload=MAKE_MODULES,
+                          too_long="making the files took longer than the server allows; "
+                                   "try a smaller board or run cpmodels make")
 
 
 def made_board(data: Any, sizes: dict[str, Any], deadline: float | None) -> tuple[str, bytes]:

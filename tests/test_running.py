@@ -1,0 +1,152 @@
+"""The run layer: one plan gives the same results at every place, a run stops from any
+thread, and the sinks keep what was finished."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from conftest import SPECS
+
+from cpmodels.errors import OutOfTime
+from cpmodels.running import (
+    Here,
+    Memory,
+    Plan,
+    Processes,
+    ResumableFile,
+    Run,
+    Threads,
+    csv_line,
+    place_for,
+    run,
+)
+
+
+class Squares:
+    """A worker: each item squared (a unit is a tuple of items)."""
+
+    def __init__(self, pause: float = 0.0) -> None:
+        self.pause = pause
+        self.stopped = threading.Event()
+
+    def run(self, unit: tuple[int, ...]) -> list[int]:
+        time.sleep(self.pause)
+        return [n * n for n in unit]
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+@pytest.mark.parametrize("place", [Here(), Threads(3), Processes(2)],
+                         ids=["here", "threads", "processes"])
+def test_one_plan_gives_the_same_results_at_every_place(place):
+    found = Memory()
+    run(Plan(range(40), Squares), place, found)
+    assert found.in_order() == [n * n for n in range(40)]
+
+
+def test_previews_come_first_on_their_own_worker_and_memory_leaves_them_out():
+    made = []
+
+    def worker() -> Squares:
+        made.append("items")
+        return Squares()
+
+    def preview() -> Squares:
+        made.append("preview")
+        return Squares()
+
+    work = Run(Plan([1, 2, 3], worker, preview=[10], preview_worker=preview), Here())
+    results = list(work.results())
+    assert (results[0].index, results[0].result) == (None, 100)
+    assert made == ["preview", "items"]
+    kept = Memory()
+    for done in results:
+        kept.take(done)
+    assert kept.in_order() == [1, 4, 9]
+
+
+def test_a_run_in_threads_stops_from_another_thread_and_says_nothing_more():
+    workers: list[Squares] = []
+
+    def worker() -> Squares:
+        workers.append(Squares(pause=0.05))
+        return workers[-1]
+
+    work = Run(Plan(range(1000), worker), Threads(2))
+    seen = 0
+    for _ in work.results():
+        seen += 1
+        if seen == 3:
+            threading.Thread(target=work.stop).start()
+    assert 3 <= seen < 20 and work.stopped
+    assert workers and all(w.stopped.is_set() for w in workers)
+
+
+def test_a_time_limit_raises_out_of_time_with_what_was_finished_kept():
+    found = Memory()
+    with pytest.raises(OutOfTime):
+        run(Plan(range(1000), lambda: Squares(pause=0.02)), Here(), found, time_limit=0.2)
+    assert 0 < len(found.found) < 1000
+    assert found.in_order() == [n * n for n in range(len(found.found))]
+
+
+def test_a_workers_error_reaches_the_reader():
+    class Failing(Squares):
+        def run(self, unit):
+            raise ValueError("no")
+
+    with pytest.raises(ValueError, match="no"):
+        run(Plan(range(5), Failing), Threads(2), Memory())
+
+
+def test_a_resumable_file_appends_and_rewrites_what_an_earlier_run_kept(tmp_path):
+    path = tmp_path / "rows.csv"
+    with ResumableFile(path) as out:
+        out.write([csv_line(["a", "b"]), csv_line(["1", "x,y"])])
+    path.write_text(path.read_text() + "2,cut sho")  # a killed run's last line
+    with ResumableFile(path, rewrite=["a,b", '1,"x,y"']) as out:
+        out.write(["2,z"])
+    assert path.read_text() == 'a,b\n1,"x,y"\n2,z\n'
+    with ResumableFile(path, append=True,
+                       lines_of=lambda done: [f"{done.index},{done.result}"]) as out:
+        run(Plan([3], Squares), Here(), out)
+    assert path.read_text().splitlines()[-1] == "0,9"
+
+
+def test_place_for_takes_jobs_and_cluster_as_the_command_line_does():
+    assert isinstance(place_for(1), Here)
+    assert isinstance(place_for(2), Processes)  # the main thread of a process that forks
+    box: list = []
+    thread = threading.Thread(target=lambda: box.append(place_for(2)))
+    thread.start()
+    thread.join()
+    assert isinstance(box[0], Here)  # processes are forked from the main thread alone
+
+
+def test_the_sweep_runs_the_same_rows_here_and_in_memory(tmp_path):
+    from cpmodels.spec import load_spec
+    from cpmodels.sweep import run_sweep
+
+    spec = load_spec(SPECS / "calendar_day.yaml")
+    kept = run_sweep(spec, None, jobs=1)
+    written = run_sweep(spec, tmp_path / "day.csv", jobs=1)
+    assert kept.total == written.total == 25_061
+    assert kept.as_dict() == written.as_dict()
+    assert len((tmp_path / "day.csv").read_text().splitlines()) == 373
+
+
+def test_one_summary_rule_the_fewest_is_solvable_and_the_unsolvable_are_apart():
+    from cpmodels.sweep import Row, SweepSummary
+
+    summary = SweepSummary()
+    for labels, count in ((("Jan", "1"), 5), (("Jan", "2"), 0), (("Jan", "3"), 2),
+                          (("Jan", "4"), 2), (("Jan", "5"), 9)):
+        summary.add(Row(labels, True, count))
+    found = summary.as_dict()
+    assert found["fewest"] == {"labels": ["Jan", "3"], "count": 2}  # the first on a tie
+    assert found["most"] == {"labels": ["Jan", "5"], "count": 9}
+    assert found["unsolvable"] == [["Jan", "2"]]
+    assert summary.lines("cal", 1.0, "rows.csv")[1] == "fewest: Jan 3 with 2"
