@@ -124,7 +124,7 @@ def test_no_import_cycle_in_the_package():
 # Where threads and processes may be started: the run layer, the web server (its pool and
 # its streams' producer and timer), the engine below its session for its own searches, and
 # the one solver call run in a thread of its own for Ctrl-C (interrupt.py, CP-SAT).
-STARTS_WORK = {"cpmodels/running.py", "cpmodels/web/limits.py", "cpmodels/web/app.py",
+STARTS_WORK = {"cpmodels/running.py", "cpmodels/web/limits.py", "cpmodels/web/streams.py",
                "cpmodels/interrupt.py", "cpmodels/backends/cpsat.py"}
 WORK_STARTERS = ("Thread", "Timer", "ThreadPoolExecutor", "ProcessPoolExecutor", "Process",
                  "Pool", "get_context")
