@@ -249,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="worker processes (default: every core)")
     design.add_argument("--no-counts", action="store_true",
                         help="only decide which sets work; do not count their solutions")
+    design.add_argument("--best", type=_positive_int, metavar="K",
+                        help="count only the K best working sets (the most solutions on "
+                        "their hardest date): the first K of the full ranking")
     design.add_argument("--difficulty", action="store_true",
                         help="measure each working set's difficulty on every required date "
                         "(see docs/difficulty.md) and rank the sets by it too")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions, parallel_here, run_units, units_wanted
 from cpmodels.cover import ItemKind
-from cpmodels.design.verdicts import Verdict
+from cpmodels.design.verdicts import Verdict, ranked
 from cpmodels.errors import InputError, OutOfTime, SpecError
 from cpmodels.geometry import (
     OptionKind,
@@ -106,6 +106,11 @@ class Design:
     _learning: bool = field(init=False, default=False)
     _passed: set[tuple[int, ...]] = field(init=False, default_factory=set)  # while learning
     _compiled: dict[bool, _Compiled] = field(init=False, default_factory=dict)
+    _task_order: list[tuple[str, ...]] = field(init=False, default_factory=list)
+    _front: set[int] = field(init=False, default_factory=set)  # combinations that rejected
+    # a set while the order was learnt
+    _plan: tuple[tuple[int, ...], list[int], list[tuple[tuple[int, ...], list[int]]]] | None = \
+        field(init=False, default=None)  # the learnt order -> how the reach search asks
 
     def __post_init__(self) -> None:
         combos = self.board.label_combinations()
@@ -296,27 +301,80 @@ class Design:
         held = set(chosen)
         return tuple(o for k, o in compiled.left_out.items() if k not in held)
 
+    def _areas(self, chosen: Sequence[int]) -> list[int]:
+        """The areas of the set's pieces, a piece in copies once a copy."""
+        return [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].high)]
+
     def _regions(self, chosen: Sequence[int], holes: int = 0) -> Regions:
         """Region sizes the set's pieces (and ``holes`` open holes of one cell) can fill."""
         areas = [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].high)]
         return EngineSession.regions_for(areas + [1] * holes, self.area + holes)
 
-    def _first_failure(self, compiled: _Compiled, out: Sequence[int],
-                       regions: Regions) -> tuple[str, ...] | None:
+    def _first_failure(self, compiled: _Compiled, out: Sequence[int], regions: Regions,
+                       areas: Sequence[int]) -> tuple[str, ...] | None:
         """The first required combination, in the order combinations are tried, that no
         solution covers with the options of ``out`` forced (pieces left out), or None.
         While the order is being learnt, a failing combination moves to its front.
-        ``regions``: the set's (every hole is forced, so its pieces fill what is left)."""
-        prefixes = [[*out, *compiled.holes[i]] for i in self._order]
-        answers = compiled.session.exists(prefixes, first_failure=True, regions=regions)
-        failed = next((k for k, ok in enumerate(answers) if ok is False), None)
-        if failed is None:
+        ``regions``: the set's (every hole is forced, so its pieces fill what is left);
+        ``areas``: its pieces' areas."""
+        session = compiled.session
+        if session.reaches:
+            index = self._reached_failure(compiled, out, areas)
+        else:
+            prefixes = [[*out, *compiled.holes[i]] for i in self._order]
+            answers = session.exists(prefixes, first_failure=True, regions=regions)
+            failed = next((k for k, ok in enumerate(answers) if ok is False), None)
+            index = None if failed is None else self._order[failed]
+        if index is None:
             return None
-        index = self._order[failed]
         if self._learning:
             self._order.remove(index)
             self._order.insert(0, index)  # the next set tries this combination first
+            self._front.add(index)
         return self.required[index]
+
+    def _reached_failure(self, compiled: _Compiled, out: Sequence[int],
+                         areas: Sequence[int]) -> int | None:
+        """The first required combination in the learnt order that has no solution with
+        the options of ``out`` forced, or None, by the engine's reach search
+        (``EngineSession.reach``): the combinations that rejected a set while the order was
+        learnt, one first-solution search each; then the rest grouped by the label of the
+        first group (the month), one search a group with the other groups' holes left open,
+        which ends once it has found them all; and only when a group fails, the rest one by
+        one again, to name the first failure in the learnt order."""
+        session = compiled.session
+        front, groups = self._reach_plan(compiled)
+        singles = [(compiled.holes[i], [compiled.holes[i]]) for i in front]
+        answers = session.reach(out, singles, areas=areas, first_failure=True)
+        failed = next((i for i, [ok] in zip(front, answers) if ok is False), None)
+        if failed is not None or self._learning:
+            return failed
+        tasks = [(held, [compiled.holes[i] for i in members]) for held, members in groups]
+        found = session.reach(out, tasks, areas=areas, first_failure=True)
+        if all(ok for answers in found for ok in answers):
+            return None
+        rest = sorted((i for _, members in groups for i in members), key=self._order.index)
+        answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in rest],
+                                areas=areas,
+                                first_failure=True)
+        return next(i for i, [ok] in zip(rest, answers) if ok is False)
+
+    def _reach_plan(self, compiled: _Compiled
+                    ) -> tuple[list[int], list[tuple[tuple[int, ...], list[int]]]]:
+        """How :meth:`_reached_failure` asks: the combinations searched one by one (every
+        one while the order is learnt, else those that rejected a set then), and the rest
+        grouped by the hole of the first group, in the learnt order."""
+        if self._learning:
+            return list(self._order), []
+        key = tuple(self._order)
+        if self._plan is None or self._plan[0] != key:
+            front = [i for i in self._order if i in self._front]
+            groups: dict[tuple[int, ...], list[int]] = {}
+            for i in self._order:
+                if i not in self._front:
+                    groups.setdefault(compiled.holes[i][:1], []).append(i)
+            self._plan = (key, front, list(groups.items()))
+        return self._plan[1], self._plan[2]
 
     def learning_sets(self) -> int:
         """How many candidates :meth:`learn_order` learns from: a few dozen, more for a
@@ -332,13 +390,14 @@ class Design:
         sets = self.learning_sets() if sets is None else sets
         self._order = list(range(len(self.required)))
         self._passed = set()
+        self._front = set()
         self._learning = True
         for face_up in (False, True) if self.spec.face_up else (False,):
             compiled = self._cover(face_up)
             for chosen in itertools.islice(self.candidates(), sets):
                 held = tuple(compiled.sides[i][0] for i in chosen) if face_up else chosen
                 failure = self._first_failure(compiled, self._left_out(compiled, held),
-                                              self._regions(chosen))
+                                              self._regions(chosen), self._areas(chosen))
                 if failure is None and not face_up:
                     # Passing every combination does not hang on their order: kept, so
                     # the set is not searched again. (A failure is found again: which
@@ -355,7 +414,8 @@ class Design:
         regions = self._regions(chosen)
         as_drawn_failure = None
         for pick in itertools.product(*options):
-            failure = self._first_failure(compiled, self._left_out(compiled, pick), regions)
+            failure = self._first_failure(compiled, self._left_out(compiled, pick), regions,
+                                          self._areas(chosen))
             if failure is None:
                 return [self.pieces[i].name + ("~" if side != compiled.sides[i][0] else "")
                         for i, side in zip(chosen, pick)], None
@@ -368,7 +428,8 @@ class Design:
         names = self.names(chosen)
         compiled = self._cover(False)
         failure = None if tuple(chosen) in self._passed else self._first_failure(
-            compiled, self._left_out(compiled, chosen), self._regions(chosen))
+            compiled, self._left_out(compiled, chosen), self._regions(chosen),
+            self._areas(chosen))
         if failure is not None:
             return Verdict(names, False, failure)
         sides = None
@@ -378,12 +439,7 @@ class Design:
                 return Verdict(names, False, failure)
         verdict = Verdict(names, True, face_up_sides=sides)
         if self.with_counts:
-            counts = self.counts(chosen)
-            low = min(self.required, key=lambda c: counts.get(c, 0))
-            high = max(self.required, key=lambda c: counts.get(c, 0))
-            verdict.min, verdict.argmin = counts.get(low, 0), low
-            verdict.max = counts.get(high, 0)
-            verdict.total = sum(counts.get(c, 0) for c in self.required)
+            self.add_counts(verdict, self.counts(chosen))
         if self.with_difficulty:
             scores = self.difficulties(chosen)
             hardest = max(self.required, key=lambda c: scores[c])
@@ -406,18 +462,44 @@ class Design:
             scores[combo] = found.score
         return scores
 
-    def counts(self, chosen: Sequence[int]) -> dict[tuple[str, ...], int]:
+    def add_counts(self, verdict: Verdict, counts: dict[tuple[str, ...], int]) -> None:
+        """A working set's verdict with its counts: the fewest solutions of a required
+        combination (the first such in the required order), the most, the total."""
+        low = min(self.required, key=lambda c: counts.get(c, 0))
+        high = max(self.required, key=lambda c: counts.get(c, 0))
+        verdict.min, verdict.argmin = counts.get(low, 0), low
+        verdict.max = counts.get(high, 0)
+        verdict.total = sum(counts.get(c, 0) for c in self.required)
+
+    def counts(self, chosen: Sequence[int], *, floor: int | None = None,
+               ) -> dict[tuple[str, ...], int] | None:
         """Every label combination's count for a set: one tallied search per task of the
-        leading group(s), on the shared cover, its table kept from set to set."""
+        leading group(s), on the shared cover, its table kept from set to set. With
+        ``floor``, the counting stops (None) as soon as a required combination counted has
+        fewer solutions: the tasks go hardest first (in the order of the first set counted
+        in full), so a set that cannot reach the floor usually stops at its first task."""
         compiled = self._cover(False)
         plan = compiled.plan
         out = self._left_out(compiled, chosen)
         # The set's pieces and the holes still open (one cell each) fill the regions left.
         regions = self._regions(chosen, holes=len(plan.tally_items))
+        required = set(self.required)
         counts: dict[tuple[str, ...], int] = {}
-        for task in plan.tasks():
+        fewest: dict[tuple[str, ...], int] = {}  # task -> its fewest of a required combination
+        for task in self._task_order or plan.tasks():
             tally = compiled.session.tally(out + plan.holes(task), regions=regions)
-            counts.update(plan.rows(task, tally))
+            rows = plan.rows(task, tally)
+            counts.update(rows)
+            low = min((counts.get(labels, 0) for labels, _ in rows if labels in required),
+                      default=None)
+            if low is not None:
+                fewest[task] = low
+            if floor is not None and low is not None and low < floor:
+                return None
+        if not self._task_order:
+            # Fixed once, from the first set counted in full: lowest counts first.
+            self._task_order = sorted(plan.tasks(),
+                                      key=lambda t: fewest.get(t, 1 << 62))
         return counts
 
 
@@ -462,6 +544,41 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
         if on_verdict is not None:
             on_verdict(verdict)
     return verdicts
+
+
+def best_sets(design: Design, best: int, *, jobs: int | None = 1,
+              cluster: Cluster | None = None,
+              on_verdict: Callable[[Verdict], None] | None = None) -> list[Verdict]:
+    """Every candidate's verdict, only the ``best`` working sets counted: those with the
+    most solutions on their hardest required date (then the most in all, then by name, as
+    :func:`~cpmodels.design.verdicts.ranked` ranks them), the same sets as a full count
+    ranks first. Existence is decided for every set (``jobs``, ``cluster``, ``on_verdict``
+    as for :func:`run_design`); then the working sets are counted in turn, and a set
+    stops being counted as soon as a date has fewer solutions than the ``best``-th best
+    minimum of the sets counted in full so far. The verdicts are in candidate order; the
+    working sets outside the best carry no counts."""
+    if best < 1:
+        raise InputError(f"--best {best}: ask for at least one set")
+    with_counts, with_difficulty = design.with_counts, design.with_difficulty
+    design.with_counts = design.with_difficulty = False
+    try:
+        verdicts = run_design(design, jobs=jobs, cluster=cluster, on_verdict=on_verdict)
+    finally:
+        design.with_counts, design.with_difficulty = with_counts, with_difficulty
+    by_names = {tuple(design.names(c)): c for c in design.candidates()}
+    leaders: list[Verdict] = []  # the best so far, ranked
+    for verdict in verdicts:
+        if not verdict.works:
+            continue
+        floor = leaders[best - 1].min if len(leaders) >= best else None
+        counts = design.counts(by_names[tuple(verdict.pieces)], floor=floor)
+        if counts is None:
+            continue
+        counted = Verdict(list(verdict.pieces), True, face_up_sides=verdict.face_up_sides)
+        design.add_counts(counted, counts)
+        leaders = ranked([*leaders, counted])[:best]
+    chosen = {tuple(v.pieces): v for v in leaders}
+    return [chosen.get(tuple(v.pieces), v) for v in verdicts]
 
 
 def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
