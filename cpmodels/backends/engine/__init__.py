@@ -59,7 +59,8 @@ The word kernel (``words.py``)
 
 The one-word kernel (``one_word.py``)
     Counts on a square board whose bounding box has at most 64 cells, every piece used
-    once: the cells one word in grid positions (scan order), the pieces used another, the
+    once (slack items count as pieces of one cell; a piece may have a left-out option): the
+    cells one word in grid positions (scan order), the pieces used another, the
     options of each anchor and piece in a run walked by trailing zeros, one load and one
     test an option, regions grown by bit-parallel dilation. The session picks it by itself.
 

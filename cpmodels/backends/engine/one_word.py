@@ -33,12 +33,40 @@ from numba.extending import intrinsic
 
 from cpmodels.backends.engine.memo import FLUSHES, NODES, STOP, USED
 from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.cover import ExactCover
+from cpmodels.cover import ExactCover, ItemKind
+from cpmodels.geometry import OptionKind
 
 #: What the one-word kernel reads (see :func:`one_word_layout`).
 OneWord = namedtuple("OneWord", [
     "start", "masks", "opts", "avail", "n_pieces", "all_pieces", "opt_cells", "opt_piece",
-    "covered", "inner", "first", "last", "fillable", "region_limit", "isolated_dead"])
+    "covered", "inner", "first", "last", "fillable", "region_limit", "isolated_dead",
+    "slack", "optional", "slack_cells"])
+OneWord.__doc__ = """The one-word kernel's view of an exact cover (:func:`one_word_layout`).
+
+The *cell word* holds bit ``slow * inner + fast`` for each board cell (a state's covered
+cells); the *piece word* one bit for each other item, in the cover's item order: the pieces
+and the slack items (a state's items covered so far). Options are numbered as in the cover.
+
+* ``opt_cells[o]``, ``opt_piece[o]``: option ``o``'s cells and its one piece-word bit (a
+  left-out option has no cells);
+* ``masks[start[x * n_pieces + p]:start[x * n_pieces + p + 1]]``: the cell masks of the
+  options anchored at cell bit ``x`` (their lowest cell) that cover piece-word bit ``p``,
+  and ``opts[...]`` over the same run their option ids; ``avail[x]``: the piece-word bits
+  that have options anchored at ``x`` (a left-out option is in no run: it is never branched
+  on, only forced);
+* ``n_pieces``: the bits of the piece word; ``all_pieces``: all of them;
+  ``slack``: those that are slack items (their options are one cell each);
+  ``optional``: the pieces that have a left-out option (a state whose cells are all
+  covered is a solution when ``used | optional == all_pieces``: each piece not placed is
+  then left out, one way, as the general kernels branch on it last);
+* ``covered``: the bits of the cell word that are no board cell (covered from the start);
+  ``slack_cells[p]`` for a slack bit ``p``: the cells its slack options cover;
+* ``inner``: the length of a line of the grid in the cell word; ``first`` and ``last``:
+  the bits at the start and the end of each line (for the neighbours of a cell);
+* ``fillable[k]``: whether some pieces add up to ``k`` cells (a slack item is a piece of one
+  cell), ``region_limit``: regions smaller than this are checked (0: none);
+  ``isolated_dead``: a single empty cell is a dead end (no piece of one cell).
+"""
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -48,14 +76,23 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 def one_word_layout(cover: ExactCover) -> OneWord | None:
     """The one-word kernel's view of an exact cover (read from the cover itself: no
-    compiled layout needed), or None when it does not suit: a square grid of at most 64
-    cells in its bounding box, at most 64 pieces, every item a cell or a piece covered
-    exactly once, every option some cells and one piece."""
+    compiled layout needed), or None when it does not suit. It suits a square grid of at
+    most 64 cells in its bounding box whose other items (pieces and slack items, at most 64)
+    are covered exactly once, each option one of (by the items' :class:`ItemKind`, checked
+    against the placement's :class:`OptionKind` when the cover has placements):
+
+    * a piece put on the board: some cells and one piece item (the same number of cells for
+      each option of a piece);
+    * a slack option: one cell and one slack item;
+    * a left-out option: one piece item and no cell (at most one a piece).
+    """
     if cover.grid != "square":
         return None
-    cells = [it.cell for it in cover.items if it.cell is not None]
-    pieces = [i for i, it in enumerate(cover.items) if it.cell is None]
-    if (not cells or not 0 < len(pieces) <= 64 or len(cells[0]) != 2
+    cell_of = {i: it.cell for i, it in enumerate(cover.items) if it.cell is not None}
+    cells = list(cell_of.values())
+    others = [i for i, it in enumerate(cover.items) if it.kind is not ItemKind.CELL]
+    if (not cells or not 0 < len(others) <= 64 or any(len(c) != 2 for c in cells)
+            or len(cells) + len(others) != len(cover.items)
             or any((it.low, it.high) != (1, 1) for it in cover.items)):
         return None
     extent = [max(c[k] for c in cells) - min(c[k] for c in cells) for k in (0, 1)]
@@ -64,26 +101,45 @@ def one_word_layout(cover: ExactCover) -> OneWord | None:
     if (extent[slow] + 1) * inner > 64:
         return None
     low = [min(c[k] for c in cells) for k in (0, 1)]
-    bit_of = {}  # item -> bit of the word
-    piece_of = {i: p for p, i in enumerate(pieces)}
-    for i, it in enumerate(cover.items):
-        if it.cell is not None:
-            bit_of[i] = (it.cell[slow] - low[slow]) * inner + it.cell[fast] - low[fast]
+    bit_of = {}  # cell item -> bit of the cell word
+    piece_of = {i: p for p, i in enumerate(others)}  # other item -> bit of the piece word
+    for i, cell in cell_of.items():
+        bit_of[i] = (cell[slow] - low[slow]) * inner + cell[fast] - low[fast]
     board = sum(1 << b for b in bit_of.values())
+    typed = len(cover.placements) == len(cover.options)
     cell_masks, piece_masks = [], []
     groups: dict[tuple[int, int], list[int]] = {}
-    area: dict[int, int] = {}  # each piece's cells, for the region sizes
+    area: dict[int, int] = {}  # each piece's cells (a slack item's: one), for region sizes
+    optional = 0
+    slack_cells = [0] * 64
     for j, option in enumerate(cover.options):
         bits = [bit_of[i] for i in option if i in bit_of]
-        owners = [piece_of[i] for i in option if i in piece_of]
-        if not bits or len(owners) != 1 or area.setdefault(owners[0], len(bits)) != len(bits):
+        owners = [i for i in option if i in piece_of]
+        if len(owners) != 1 or len(bits) + 1 != len(option):
             return None
-        cell_masks.append(sum(1 << b for b in bits))
-        piece_masks.append(1 << owners[0])
-        groups.setdefault((min(bits), owners[0]), []).append(j)
+        kind = cover.items[owners[0]].kind
+        p = piece_of[owners[0]]
+        expected = (OptionKind.SLACK if kind is ItemKind.SLACK
+                    else OptionKind.PIECE if bits else OptionKind.LEFT_OUT)
+        if ((typed and cover.placements[j].kind is not expected)
+                or (expected is OptionKind.SLACK and len(bits) != 1)):
+            return None
+        if expected is OptionKind.LEFT_OUT:
+            if optional >> p & 1:
+                return None  # two ways to leave one piece out
+            optional |= 1 << p
+        elif area.setdefault(p, len(bits)) != len(bits):
+            return None
+        mask = sum(1 << b for b in bits)
+        cell_masks.append(mask)
+        piece_masks.append(1 << p)
+        if expected is OptionKind.SLACK:
+            slack_cells[p] |= mask
+        if bits:
+            groups.setdefault((min(bits), p), []).append(j)
     opt_cells = np.array(cell_masks, dtype=np.uint64)
     opt_piece = np.array(piece_masks, dtype=np.uint64)
-    n_pieces = len(pieces)
+    n_pieces = len(others)
     starts: list[int] = []
     flat: list[int] = []
     avail_bits = [0] * 64
@@ -100,10 +156,12 @@ def one_word_layout(cover: ExactCover) -> OneWord | None:
     first = np.uint64(sum(1 << b for b in line))
     last = np.uint64(sum(1 << (b + inner - 1) for b in line if b + inner - 1 < 64))
     full = (1 << 64) - 1
+    slack = sum(1 << piece_of[i] for i in others if cover.items[i].kind is ItemKind.SLACK)
     return OneWord(start, opt_cells[flat].copy(), np.array(flat, dtype=np.int64), avail,
                    np.uint64(n_pieces), np.uint64((1 << n_pieces) - 1 if n_pieces < 64 else full),
                    opt_cells, opt_piece, np.uint64(full ^ board), np.uint64(inner), first, last,
-                   fillable, limit, bool(limit > 1 and not fillable[1]))
+                   fillable, limit, bool(limit > 1 and not fillable[1]), np.uint64(slack),
+                   np.uint64(optional), np.array(slack_cells, dtype=np.uint64))
 
 
 # --- bits ---------------------------------------------------------------------------------
@@ -194,7 +252,7 @@ def _count(cells, used, L, keys, stats, use_memo):
     start, masks, avail = L.start, L.masks, L.avail
     zero, one, full = _ZERO, _ONE, ~_ZERO
     if cells == full:
-        return 1 if used == all_pieces else 0
+        return 1 if used | L.optional == all_pieces else 0
     if use_memo:
         s = _slot(cells, used, keys)
         if keys[s, 2] != zero:
@@ -246,7 +304,7 @@ def _count(cells, used, L, keys, stats, use_memo):
         child_cells = cells | om
         child_used = used | bit
         if child_cells == full:
-            if child_used == all_pieces:
+            if child_used | L.optional == all_pieces:
                 acc += 1
             continue
         if L.region_limit > 0 and _dead_end(om, child_cells, L):
