@@ -3,9 +3,10 @@
 A calendar compiled as a sweep compiles it (``sweep.py``: one slack item per label group,
 one slack option per label, the hole) has a solution for every combination of holes it
 can leave open. Where the per-date search forces each combination's holes and looks for a
-first solution, one date after another, this search leaves every group's hole open and
-walks the board once, on the one-word layout (cells in one word, pieces and slack items in
-another, as ``one_word.py``), and:
+first solution, one date after another, this search forces some holes (a task's) and
+leaves the other groups' open, walking the board once for all their combinations, on the
+one-word layout (``one_word.py``: cells in one word, pieces and slack items in another;
+pieces left out are forced options), and:
 
 * records the combination of each solution it reaches (the holes placed) and stops as soon
   as every wanted combination is found;
@@ -21,8 +22,8 @@ another, as ``one_word.py``), and:
 
 The wanted combinations are kept as words: the group with the most labels (the *bit group*)
 is a bit mask of cells, the others (at most two) index an array of such masks. Covers that
-do not suit (more than 64 cells or units, pieces in copies, more than three groups, other
-items) have no layout, and the caller asks date by date instead.
+do not suit (no one-word layout, more than three groups) have no layout, and the caller
+asks date by date instead.
 
 Self-contained for numba's cache, like the other kernel modules.
 """
@@ -38,14 +39,15 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from cpmodels.backends.engine.memo import FLUSHES, NODES, STOP, USED
+from cpmodels.backends.engine.one_word import one_word_layout
 from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.cover import ExactCover, ItemKind
 
 #: What the reach kernel reads (see :func:`reach_layout`).
 ReachLayout = namedtuple("ReachLayout", [
-    "start", "masks", "avail", "n_units", "opt_cells", "opt_unit", "slack_units", "covered",
-    "inner", "first", "last", "group_cells", "group_unit", "bit_group", "a_group", "b_group",
-    "a_label", "b_label", "a_stride", "n_index", "n_cells"])
+    "start", "masks", "avail", "n_units", "opt_cells", "opt_unit", "slack_units", "optional",
+    "covered", "inner", "first", "last", "group_cells", "group_unit", "bit_group", "a_group",
+    "b_group", "a_label", "b_label", "a_stride", "n_index", "n_cells"])
 
 #: The region sizes a set's pieces fill with k holes, k = 0 .. groups (row k), and the
 #: size below which regions are checked.
@@ -61,65 +63,22 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 def reach_layout(cover: ExactCover) -> ReachLayout | None:
     """The reach kernel's view of a calendar's sweep cover, or None when it does not suit:
-    a square grid of at most 64 cells in its bounding box, at most 64 pieces and slack
-    items together, one to three slack items (label groups) of at most 64 labels each,
-    every item covered exactly once, every option some cells and one piece or slack item
-    (or no cell and a piece: a piece left out, which only a forced prefix takes)."""
-    if cover.grid != "square":
+    the one-word layout of the cover (``one_word.py``: a square grid of at most 64 cells,
+    pieces used once, slack and left-out options) with one to three slack items (label
+    groups), read from it: the group cells, the bit group and the other groups' labels."""
+    one = one_word_layout(cover)
+    if one is None:
         return None
-    cells = [it.cell for it in cover.items if it.cell is not None]
-    pieces = [i for i, it in enumerate(cover.items)
-              if it.cell is None and it.kind is not ItemKind.SLACK]
-    slacks = [i for i, it in enumerate(cover.items) if it.kind is ItemKind.SLACK]
-    if (not cells or len(cells[0]) != 2 or not 0 < len(slacks) <= MAX_GROUPS
-            or len(pieces) + len(slacks) > 64
-            or any((it.low, it.high) != (1, 1) for it in cover.items)):
+    n_units = int(one.n_pieces)
+    slack_bits = [p for p in range(n_units) if int(one.slack) >> p & 1]
+    if not 0 < len(slack_bits) <= MAX_GROUPS:
         return None
-    extent = [max(c[k] for c in cells) - min(c[k] for c in cells) for k in (0, 1)]
-    slow, fast = sorted((0, 1), key=lambda k: (-extent[k], k))
-    inner = extent[fast] + 1
-    if (extent[slow] + 1) * inner > 64:
-        return None
-    low = [min(c[k] for c in cells) for k in (0, 1)]
-    bit_of = {i: (it.cell[slow] - low[slow]) * inner + it.cell[fast] - low[fast]
-              for i, it in enumerate(cover.items) if it.cell is not None}
-    unit_of = {i: u for u, i in enumerate(slacks + pieces)}
-    n_units = len(unit_of)
-    board = sum(1 << b for b in bit_of.values())
-    cell_masks, unit_masks = [], []
-    groups: dict[tuple[int, int], list[int]] = {}
-    group_cells = [0] * len(slacks)
-    for j, option in enumerate(cover.options):
-        bits = [bit_of[i] for i in option if i in bit_of]
-        owners = [unit_of[i] for i in option if i in unit_of]
-        if len(owners) != 1 or len(bits) + 1 != len(option):
-            return None
-        unit = owners[0]
-        if unit < len(slacks):
-            if len(bits) != 1:
-                return None
-            group_cells[unit] |= 1 << bits[0]
-        cell_masks.append(sum(1 << b for b in bits))
-        unit_masks.append(1 << unit)
-        if bits:
-            groups.setdefault((min(bits), unit), []).append(j)
+    group_cells = [int(one.slack_cells[p]) for p in slack_bits]
     sizes = [bin(m).count("1") for m in group_cells]
     if min(sizes) == 0:
         return None
-    bit_group = max(range(len(slacks)), key=lambda g: (sizes[g], -g))
-    others = [g for g in range(len(slacks)) if g != bit_group]
-    starts: list[int] = []
-    flat: list[int] = []
-    avail_bits = [0] * 64
-    for g in range(64 * n_units):
-        starts.append(len(flat))
-        run = groups.get(divmod(g, n_units), [])
-        flat += run
-        if run:
-            avail_bits[g // n_units] |= 1 << (g % n_units)
-    opt_cells = np.array(cell_masks, dtype=np.uint64)
-    line = [b for b in range(64) if b % inner == 0]
-    full = (1 << 64) - 1
+    bit_group = max(range(len(slack_bits)), key=lambda g: (sizes[g], -g))
+    others = [g for g in range(len(slack_bits)) if g != bit_group]
 
     def labels(g: int) -> np.ndarray:
         """Each cell bit of group ``g``'s labels -> the label's index (in bit order)."""
@@ -133,17 +92,14 @@ def reach_layout(cover: ExactCover) -> ReachLayout | None:
     b_group = others[1] if len(others) > 1 else -1
     a_size = sizes[a_group] if a_group >= 0 else 1
     b_size = sizes[b_group] if b_group >= 0 else 1
+    n_cells = 64 - bin(int(one.covered)).count("1")
     return ReachLayout(
-        np.array([*starts, len(flat)], dtype=np.uint64), opt_cells[flat].copy(),
-        np.array(avail_bits, dtype=np.uint64), np.uint64(n_units), opt_cells,
-        np.array(unit_masks, dtype=np.uint64),
-        np.uint64(sum(1 << unit_of[i] for i in slacks)), np.uint64(full ^ board),
-        np.uint64(inner), np.uint64(sum(1 << b for b in line)),
-        np.uint64(sum(1 << (b + inner - 1) for b in line if b + inner - 1 < 64)),
+        one.start, one.masks, one.avail, one.n_pieces, one.opt_cells, one.opt_piece,
+        one.slack, one.optional, one.covered, one.inner, one.first, one.last,
         np.array(group_cells, dtype=np.uint64),
-        np.array([1 << unit_of[i] for i in slacks], dtype=np.uint64),
+        np.array([1 << p for p in slack_bits], dtype=np.uint64),
         np.int64(bit_group), np.int64(a_group), np.int64(b_group), labels(a_group),
-        labels(b_group), np.uint64(b_size), np.int64(a_size * b_size), np.int64(len(cells)))
+        labels(b_group), np.uint64(b_size), np.int64(a_size * b_size), np.int64(n_cells))
 
 
 def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
@@ -380,7 +336,7 @@ def _search(cells, used, holes, L, R, keys, stats, mark, need, left):
         child_used = used | bit
         child_holes = holes | om if bit & L.slack_units != zero else holes
         if child_cells == full:
-            if child_used == all_units:
+            if child_used | L.optional == all_units:
                 clean = False
                 index = np.int64(0)
                 if L.a_group >= 0:
