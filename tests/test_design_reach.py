@@ -82,13 +82,13 @@ def test_the_reach_search_answers_each_combination_as_the_dates_do():
         assert [reached[i] for i in range(len(each))] == whole == each
 
 
-@pytest.mark.parametrize("best", [1, 2, 5, 37])
-def test_best_sets_are_the_first_of_the_full_ranking(best):
+def test_best_sets_are_the_first_of_the_full_ranking():
     full = ranked(run_design(_design("apad_rectangle_pentominoes")))
-    verdicts = best_sets(_design("apad_rectangle_pentominoes"), best)
-    counted = [v for v in verdicts if v.min is not None]
-    assert [v.as_dict() for v in ranked(counted)] == [v.as_dict() for v in full[:best]]
-    assert len(verdicts) == 792 and sum(v.works for v in verdicts) == 37
+    for best in (1, 5, 37):
+        verdicts = best_sets(_design("apad_rectangle_pentominoes"), best)
+        counted = [v for v in verdicts if v.min is not None]
+        assert [v.as_dict() for v in ranked(counted)] == [v.as_dict() for v in full[:best]]
+        assert len(verdicts) == 792 and sum(v.works for v in verdicts) == 37
 
 
 def test_best_sets_break_ties_as_the_ranking_does(tmp_path):

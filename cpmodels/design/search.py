@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions, parallel_here, run_units, units_wanted
 from cpmodels.cover import ItemKind
-from cpmodels.design.verdicts import Verdict, ranked
+from cpmodels.design.reaching import first_failure
+from cpmodels.design.verdicts import Verdict
 from cpmodels.errors import InputError, OutOfTime, SpecError
 from cpmodels.geometry import (
     OptionKind,
@@ -314,12 +315,14 @@ class Design:
                        areas: Sequence[int]) -> tuple[str, ...] | None:
         """The first required combination, in the order combinations are tried, that no
         solution covers with the options of ``out`` forced (pieces left out), or None.
-        While the order is being learnt, a failing combination moves to its front.
+        While the order is being learnt, a failing combination moves to its front (and the
+        combinations are searched one by one on the word kernel, whose larger table of dead
+        states pays there: the first sets pass through every date alone).
         ``regions``: the set's (every hole is forced, so its pieces fill what is left);
         ``areas``: its pieces' areas."""
         session = compiled.session
-        if session.reaches:
-            index = self._reached_failure(compiled, out, areas)
+        if session.reaches and not self._learning:
+            index = first_failure(self, compiled, out, areas)
         else:
             prefixes = [[*out, *compiled.holes[i]] for i in self._order]
             answers = session.exists(prefixes, first_failure=True, regions=regions)
@@ -332,49 +335,6 @@ class Design:
             self._order.insert(0, index)  # the next set tries this combination first
             self._front.add(index)
         return self.required[index]
-
-    def _reached_failure(self, compiled: _Compiled, out: Sequence[int],
-                         areas: Sequence[int]) -> int | None:
-        """The first required combination in the learnt order that has no solution with
-        the options of ``out`` forced, or None, by the engine's reach search
-        (``EngineSession.reach``): the combinations that rejected a set while the order was
-        learnt, one first-solution search each; then the rest grouped by the label of the
-        first group (the month), one search a group with the other groups' holes left open,
-        which ends once it has found them all; and only when a group fails, the rest one by
-        one again, to name the first failure in the learnt order."""
-        session = compiled.session
-        front, groups = self._reach_plan(compiled)
-        singles = [(compiled.holes[i], [compiled.holes[i]]) for i in front]
-        answers = session.reach(out, singles, areas=areas, first_failure=True)
-        failed = next((i for i, [ok] in zip(front, answers) if ok is False), None)
-        if failed is not None or self._learning:
-            return failed
-        tasks = [(held, [compiled.holes[i] for i in members]) for held, members in groups]
-        found = session.reach(out, tasks, areas=areas, first_failure=True)
-        if all(ok for answers in found for ok in answers):
-            return None
-        rest = sorted((i for _, members in groups for i in members), key=self._order.index)
-        answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in rest],
-                                areas=areas,
-                                first_failure=True)
-        return next(i for i, [ok] in zip(rest, answers) if ok is False)
-
-    def _reach_plan(self, compiled: _Compiled
-                    ) -> tuple[list[int], list[tuple[tuple[int, ...], list[int]]]]:
-        """How :meth:`_reached_failure` asks: the combinations searched one by one (every
-        one while the order is learnt, else those that rejected a set then), and the rest
-        grouped by the hole of the first group, in the learnt order."""
-        if self._learning:
-            return list(self._order), []
-        key = tuple(self._order)
-        if self._plan is None or self._plan[0] != key:
-            front = [i for i in self._order if i in self._front]
-            groups: dict[tuple[int, ...], list[int]] = {}
-            for i in self._order:
-                if i not in self._front:
-                    groups.setdefault(compiled.holes[i][:1], []).append(i)
-            self._plan = (key, front, list(groups.items()))
-        return self._plan[1], self._plan[2]
 
     def learning_sets(self) -> int:
         """How many candidates :meth:`learn_order` learns from: a few dozen, more for a
@@ -439,7 +399,9 @@ class Design:
                 return Verdict(names, False, failure)
         verdict = Verdict(names, True, face_up_sides=sides)
         if self.with_counts:
-            self.add_counts(verdict, self.counts(chosen))
+            counts = self.counts(chosen)
+            assert counts is not None  # no floor: every task is counted
+            self.add_counts(verdict, counts)
         if self.with_difficulty:
             scores = self.difficulties(chosen)
             hardest = max(self.required, key=lambda c: scores[c])
@@ -544,41 +506,6 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
         if on_verdict is not None:
             on_verdict(verdict)
     return verdicts
-
-
-def best_sets(design: Design, best: int, *, jobs: int | None = 1,
-              cluster: Cluster | None = None,
-              on_verdict: Callable[[Verdict], None] | None = None) -> list[Verdict]:
-    """Every candidate's verdict, only the ``best`` working sets counted: those with the
-    most solutions on their hardest required date (then the most in all, then by name, as
-    :func:`~cpmodels.design.verdicts.ranked` ranks them), the same sets as a full count
-    ranks first. Existence is decided for every set (``jobs``, ``cluster``, ``on_verdict``
-    as for :func:`run_design`); then the working sets are counted in turn, and a set
-    stops being counted as soon as a date has fewer solutions than the ``best``-th best
-    minimum of the sets counted in full so far. The verdicts are in candidate order; the
-    working sets outside the best carry no counts."""
-    if best < 1:
-        raise InputError(f"--best {best}: ask for at least one set")
-    with_counts, with_difficulty = design.with_counts, design.with_difficulty
-    design.with_counts = design.with_difficulty = False
-    try:
-        verdicts = run_design(design, jobs=jobs, cluster=cluster, on_verdict=on_verdict)
-    finally:
-        design.with_counts, design.with_difficulty = with_counts, with_difficulty
-    by_names = {tuple(design.names(c)): c for c in design.candidates()}
-    leaders: list[Verdict] = []  # the best so far, ranked
-    for verdict in verdicts:
-        if not verdict.works:
-            continue
-        floor = leaders[best - 1].min if len(leaders) >= best else None
-        counts = design.counts(by_names[tuple(verdict.pieces)], floor=floor)
-        if counts is None:
-            continue
-        counted = Verdict(list(verdict.pieces), True, face_up_sides=verdict.face_up_sides)
-        design.add_counts(counted, counts)
-        leaders = ranked([*leaders, counted])[:best]
-    chosen = {tuple(v.pieces): v for v in leaders}
-    return [chosen.get(tuple(v.pieces), v) for v in verdicts]
 
 
 def _run_in_units(design: Design, done: dict[tuple[str, ...], Verdict],
