@@ -18,8 +18,9 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
     (``EngineSession.reach``): the combinations that rejected a set while the order was
     learnt, one first-solution search each; then the rest grouped by the label of the
     first group (the month), one search a group with the other groups' holes left open,
-    which ends once it has found them all; and only when a group fails, the rest one by
-    one again, to name the first failure in the learnt order."""
+    which ends once it has found them all; and when a group fails (searched to the end,
+    it names its dates without a solution), the dates of the groups not searched that come
+    earlier in the learnt order, one by one, to name the first failure in that order."""
     session = compiled.session
     front, groups = _plan(design, compiled)
     singles = [(compiled.holes[i], [compiled.holes[i]]) for i in front]
@@ -29,13 +30,21 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
         return failed
     tasks = [(held, [compiled.holes[i] for i in members]) for held, members in groups]
     found = session.reach(out, tasks, areas=areas, first_failure=True)
-    if all(ok for answers in found for ok in answers):
+    answered = {i: ok for (_, members), oks in zip(groups, found) for i, ok in zip(members, oks)}
+    failing = [i for i, ok in answered.items() if ok is False]
+    if not failing:
         return None
-    rest = sorted((i for _, members in groups for i in members), key=design._order.index)
-    answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in rest],
-                            areas=areas,
-                            first_failure=True)
-    return next(i for i, [ok] in zip(rest, answers) if ok is False)
+    # A month searched to the end names its dates without a solution; of the months not
+    # searched, only the dates before the first of those in the learnt order can come first.
+    position = {i: k for k, i in enumerate(design._order)}
+    first = min(failing, key=position.__getitem__)
+    earlier = sorted((i for i, ok in answered.items()
+                      if ok is None and position[i] < position[first]),
+                     key=position.__getitem__)
+    answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in earlier],
+                            areas=areas, first_failure=True)
+    return next((i for i, [ok] in zip(earlier, answers) if ok is False), first)
+
 
 def _plan(design: Design, compiled: _Compiled
           ) -> tuple[list[int], list[tuple[tuple[int, ...], list[int]]]]:
