@@ -433,16 +433,28 @@ class Design:
         verdict.max = counts.get(high, 0)
         verdict.total = sum(counts.get(c, 0) for c in self.required)
 
+    def count_date(self, chosen: Sequence[int], combo: tuple[str, ...]) -> int:
+        """The solutions of one label combination for a set (every hole forced)."""
+        compiled = self._cover(False)
+        forced = self._left_out(compiled, chosen) + compiled.plan.holes(combo)
+        return sum(compiled.session.tally(forced, regions=self._regions(chosen)).values())
+
     def counts(self, chosen: Sequence[int], *, floor: int | None = None,
+               probes: Sequence[tuple[str, ...]] = (),
                ) -> dict[tuple[str, ...], int] | None:
         """Every label combination's count for a set: one tallied search per task of the
         leading group(s), on the shared cover, its table kept from set to set. With
         ``floor``, the counting stops (None) as soon as a required combination counted has
         fewer solutions: the tasks go hardest first (in the order of the first set counted
-        in full), so a set that cannot reach the floor usually stops at its first task."""
+        in full), so a set that cannot reach the floor usually stops at its first task.
+        Before them, each of the ``probes`` (required combinations: the hardest dates of
+        other sets) is counted alone, every hole forced, and one below the floor stops it
+        too."""
         compiled = self._cover(False)
         plan = compiled.plan
         out = self._left_out(compiled, chosen)
+        if floor is not None and any(self.count_date(chosen, c) < floor for c in probes):
+            return None
         # The set's pieces and the holes still open (one cell each) fill the regions left.
         regions = self._regions(chosen, holes=len(plan.tally_items))
         required = set(self.required)
