@@ -421,21 +421,34 @@ class DesignResult:
 
 
 def design(path: str | Path, *, time_limit: float | None = None, jobs: int | None = None,
-           counts: bool = True, difficulty: bool = False, cluster: Any = None
-           ) -> DesignResult:
+           counts: bool = True, difficulty: bool = False, cluster: Any = None,
+           best: int | None = None) -> DesignResult:
     """Decide every candidate set of a design file (``time_limit``: stop after that many
     seconds with the sets decided so far; ``jobs``: worker processes, default every core;
     ``counts``: count the working sets' solutions; ``difficulty``: measure their dates'
-    difficulty and rank them by it too; ``cluster`` as for :func:`count`)."""
+    difficulty and rank them by it too; ``cluster`` as for :func:`count`; ``best``: count
+    only the ``best`` best working sets, the first of the full ranking, without
+    ``time_limit``, ``difficulty`` or ``counts=False``)."""
     from cpmodels.backends.engine import using
     from cpmodels.design import Design as _Design
-    from cpmodels.design import load_board, run_design
+    from cpmodels.design import best_sets, load_board, run_design
     from cpmodels.spec.loading import load_design
 
     spec = load_design(path)
     found = _Design(spec, load_board(spec, path), with_counts=counts,
                     with_difficulty=difficulty)
     start = time.perf_counter()
+    if best is not None:
+        if time_limit is not None or difficulty or not counts:
+            raise InputError("best counts the best sets only: it goes without time_limit, "
+                             "difficulty and counts=False")
+        sets = sum(1 for _ in found.candidates())
+        if not 1 <= best <= sets:
+            raise InputError(f"best={best}: {spec.name} has {sets} candidate sets; ask for "
+                             "1 to that many")
+        with using(cluster) as on:
+            verdicts = best_sets(found, best, jobs=jobs, cluster=on)
+        return DesignResult(found, verdicts, time.perf_counter() - start)
     with using(cluster) as on:
         try:
             verdicts = run_design(found, time_limit=time_limit, jobs=jobs, cluster=on)

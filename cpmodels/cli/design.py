@@ -23,7 +23,15 @@ if TYPE_CHECKING:
 def cmd_design(args: argparse.Namespace) -> int:
     import time
 
-    from cpmodels.design import Design, Verdict, load_board, ranked, run_design, summary
+    from cpmodels.design import (
+        Design,
+        Verdict,
+        best_sets,
+        load_board,
+        ranked,
+        run_design,
+        summary,
+    )
     from cpmodels.design.verdicts import ranking_tables, read_verdicts, tables_text
     from cpmodels.progress import progress_bar
 
@@ -32,6 +40,16 @@ def cmd_design(args: argparse.Namespace) -> int:
                     with_difficulty=args.difficulty)
     if args.resume and args.out is None:
         raise InputError("--resume goes with --out FILE.jsonl")
+    if args.best is not None:
+        clash = [flag for flag, on in (("--no-counts", args.no_counts), ("--difficulty",
+                 args.difficulty), ("--out", args.out is not None), ("--resume", args.resume))
+                 if on]
+        if clash:
+            raise InputError(f"--best counts the best sets only; it does not go with "
+                             f"{', '.join(clash)}")
+        sets = sum(1 for _ in design.candidates())
+        if args.best > sets:
+            raise InputError(f"--best {args.best}: {spec.name} has {sets} candidate sets")
     if args.resume:
         keep_complete_lines(args.out)  # a line a killed run cut short goes
     done = read_verdicts(args.out) if args.resume else {}
@@ -46,8 +64,12 @@ def cmd_design(args: argparse.Namespace) -> int:
 
     try:
         with bar, cluster_from(args) as cluster:
-            verdicts = run_design(design, done=done, on_verdict=decided, jobs=args.jobs,
-                                  cluster=cluster)
+            if args.best is not None:
+                verdicts = best_sets(design, args.best, on_verdict=decided, jobs=args.jobs,
+                                     cluster=cluster)
+            else:
+                verdicts = run_design(design, done=done, on_verdict=decided, jobs=args.jobs,
+                                      cluster=cluster)
             on = cluster.describe() if cluster is not None else {}
     except KeyboardInterrupt as stop:
         where = f"; the sets decided are kept in {args.out} (then --resume)" if handle else ""
@@ -81,6 +103,9 @@ def add_design(sub: Subparsers) -> None:
                         help="worker processes (default: every core)")
     design.add_argument("--no-counts", action="store_true",
                         help="only decide which sets work; do not count their solutions")
+    design.add_argument("--best", type=positive_int, metavar="K",
+                        help="count only the K best working sets (the most solutions on "
+                        "their hardest date): the first K of the full ranking")
     design.add_argument("--difficulty", action="store_true",
                         help="measure each working set's difficulty on every required date "
                         "(see docs/difficulty.md) and rank the sets by it too")

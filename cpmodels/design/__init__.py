@@ -2,12 +2,15 @@
 
 * ``search.py``: the candidate sets of a design file and how each is decided
   (:class:`Design`, :func:`run_design`; :func:`working_set` the spec of one ranked set);
+* ``reaching.py``: how a set's dates are searched with the engine's reach search;
+* ``best.py``: :func:`best_sets`, the K best sets without counting every set in full;
 * ``verdicts.py``: what each set does (:class:`Verdict`; face up, the :class:`Side` of each
   piece that works), ranked, reported and read back.
 """
 
+from cpmodels.design.best import best_sets
 from cpmodels.design.search import Design, load_board, run_design, working_set
 from cpmodels.design.verdicts import Side, Verdict, ranked, ranked_by_difficulty, summary
 
-__all__ = ["Design", "Side", "Verdict", "load_board", "ranked", "ranked_by_difficulty",
+__all__ = ["Design", "Side", "Verdict", "best_sets", "load_board", "ranked", "ranked_by_difficulty",
            "run_design", "summary", "working_set"]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions
 from cpmodels.cover import ItemKind
+from cpmodels.design.reaching import first_failure
 from cpmodels.design.verdicts import Side, Verdict
 from cpmodels.errors import InputError, OutOfTime, SpecError
 from cpmodels.geometry import (
@@ -106,6 +107,11 @@ class Design:
     _learning: bool = field(init=False, default=False)
     _passed: set[tuple[int, ...]] = field(init=False, default_factory=set)  # while learning
     _compiled: dict[bool, _Compiled] = field(init=False, default_factory=dict)
+    _task_order: list[tuple[str, ...]] = field(init=False, default_factory=list)
+    _front: set[int] = field(init=False, default_factory=set)  # combinations that rejected
+    # a set while the order was learnt
+    _plan: tuple[tuple[int, ...], list[int], list[tuple[tuple[int, ...], list[int]]]] | None = \
+        field(init=False, default=None)  # the learnt order -> how the reach search asks
 
     def __post_init__(self) -> None:
         combos = self.board.label_combinations()
@@ -296,26 +302,38 @@ class Design:
         held = set(chosen)
         return tuple(o for k, o in compiled.left_out.items() if k not in held)
 
+    def _areas(self, chosen: Sequence[int]) -> list[int]:
+        """The areas of the set's pieces, a piece in copies once a copy."""
+        return [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].high)]
+
     def _regions(self, chosen: Sequence[int]) -> Regions:
         """Region sizes the set's pieces can fill (the engine adds the holes still open)."""
-        areas = [self.pieces[i].area for i in chosen for _ in range(self.pieces[i].high)]
+        areas = self._areas(chosen)
         return EngineSession.regions_for(areas, self.area)
 
-    def _first_failure(self, compiled: _Compiled, out: Sequence[int],
-                       regions: Regions) -> tuple[str, ...] | None:
+    def _first_failure(self, compiled: _Compiled, out: Sequence[int], regions: Regions,
+                       areas: Sequence[int]) -> tuple[str, ...] | None:
         """The first required combination, in the order combinations are tried, that no
         solution covers with the options of ``out`` forced (pieces left out), or None.
-        While the order is being learnt, a failing combination moves to its front.
-        ``regions``: the set's (every hole is forced, so its pieces fill what is left)."""
-        prefixes = [[*out, *compiled.holes[i]] for i in self._order]
-        answers = compiled.session.exists(prefixes, first_failure=True, regions=regions)
-        failed = next((k for k, ok in enumerate(answers) if ok is False), None)
-        if failed is None:
+        While the order is being learnt, a failing combination moves to its front (and the
+        combinations are searched one by one on the word kernel, whose larger table of dead
+        states pays there: the first sets pass through every date alone).
+        ``regions``: the set's (every hole is forced, so its pieces fill what is left);
+        ``areas``: its pieces' areas."""
+        session = compiled.session
+        if session.reaches and not self._learning:
+            index = first_failure(self, compiled, out, areas)
+        else:
+            prefixes = [[*out, *compiled.holes[i]] for i in self._order]
+            answers = session.exists(prefixes, first_failure=True, regions=regions)
+            failed = next((k for k, ok in enumerate(answers) if ok is False), None)
+            index = None if failed is None else self._order[failed]
+        if index is None:
             return None
-        index = self._order[failed]
         if self._learning:
             self._order.remove(index)
             self._order.insert(0, index)  # the next set tries this combination first
+            self._front.add(index)
         return self.required[index]
 
     def learning_sets(self) -> int:
@@ -332,13 +350,14 @@ class Design:
         sets = self.learning_sets() if sets is None else sets
         self._order = list(range(len(self.required)))
         self._passed = set()
+        self._front = set()
         self._learning = True
         for face_up in (False, True) if self.spec.face_up else (False,):
             compiled = self._cover(face_up)
             for chosen in itertools.islice(self.candidates(), sets):
                 held = tuple(compiled.sides[i][0] for i in chosen) if face_up else chosen
                 failure = self._first_failure(compiled, self._left_out(compiled, held),
-                                              self._regions(chosen))
+                                              self._regions(chosen), self._areas(chosen))
                 if failure is None and not face_up:
                     # Passing every combination does not hang on their order: kept, so
                     # the set is not searched again. (A failure is found again: which
@@ -355,7 +374,8 @@ class Design:
         regions = self._regions(chosen)
         as_drawn_failure = None
         for pick in itertools.product(*options):
-            failure = self._first_failure(compiled, self._left_out(compiled, pick), regions)
+            failure = self._first_failure(compiled, self._left_out(compiled, pick), regions,
+                                          self._areas(chosen))
             if failure is None:
                 return [Side(self.pieces[i].name, mirrored=side != compiled.sides[i][0])
                         for i, side in zip(chosen, pick)], None
@@ -368,7 +388,8 @@ class Design:
         names = self.names(chosen)
         compiled = self._cover(False)
         failure = None if tuple(chosen) in self._passed else self._first_failure(
-            compiled, self._left_out(compiled, chosen), self._regions(chosen))
+            compiled, self._left_out(compiled, chosen), self._regions(chosen),
+            self._areas(chosen))
         if failure is not None:
             return Verdict(names, False, failure)
         sides = None
@@ -379,11 +400,8 @@ class Design:
         verdict = Verdict(names, True, face_up_sides=sides)
         if self.with_counts:
             counts = self.counts(chosen)
-            low = min(self.required, key=lambda c: counts.get(c, 0))
-            high = max(self.required, key=lambda c: counts.get(c, 0))
-            verdict.min, verdict.argmin = counts.get(low, 0), low
-            verdict.max = counts.get(high, 0)
-            verdict.total = sum(counts.get(c, 0) for c in self.required)
+            assert counts is not None  # no floor: every task is counted
+            self.add_counts(verdict, counts)
         if self.with_difficulty:
             scores = self.difficulties(chosen)
             hardest = max(self.required, key=lambda c: scores[c])
@@ -406,17 +424,55 @@ class Design:
             scores[combo] = found.score
         return scores
 
-    def counts(self, chosen: Sequence[int]) -> dict[tuple[str, ...], int]:
+    def add_counts(self, verdict: Verdict, counts: dict[tuple[str, ...], int]) -> None:
+        """A working set's verdict with its counts: the fewest solutions of a required
+        combination (the first such in the required order), the most, the total."""
+        low = min(self.required, key=lambda c: counts.get(c, 0))
+        high = max(self.required, key=lambda c: counts.get(c, 0))
+        verdict.min, verdict.argmin = counts.get(low, 0), low
+        verdict.max = counts.get(high, 0)
+        verdict.total = sum(counts.get(c, 0) for c in self.required)
+
+    def count_date(self, chosen: Sequence[int], combo: tuple[str, ...]) -> int:
+        """The solutions of one label combination for a set (every hole forced)."""
+        compiled = self._cover(False)
+        forced = self._left_out(compiled, chosen) + compiled.plan.holes(combo)
+        return sum(compiled.session.tally(forced, regions=self._regions(chosen)).values())
+
+    def counts(self, chosen: Sequence[int], *, floor: int | None = None,
+               probes: Sequence[tuple[str, ...]] = (),
+               ) -> dict[tuple[str, ...], int] | None:
         """Every label combination's count for a set: one tallied search per task of the
-        leading group(s), on the shared cover, its table kept from set to set."""
+        leading group(s), on the shared cover, its table kept from set to set. With
+        ``floor``, the counting stops (None) as soon as a required combination counted has
+        fewer solutions: the tasks go hardest first (in the order of the first set counted
+        in full), so a set that cannot reach the floor usually stops at its first task.
+        Before them, each of the ``probes`` (required combinations: the hardest dates of
+        other sets) is counted alone, every hole forced, and one below the floor stops it
+        too."""
         compiled = self._cover(False)
         plan = compiled.plan
         out = self._left_out(compiled, chosen)
-        regions = self._regions(chosen)
+        if floor is not None and any(self.count_date(chosen, c) < floor for c in probes):
+            return None
+        regions = self._regions(chosen)  # the engine adds the holes still open
+        required = set(self.required)
         counts: dict[tuple[str, ...], int] = {}
-        for task in plan.tasks():
+        fewest: dict[tuple[str, ...], int] = {}  # task -> its fewest of a required combination
+        for task in self._task_order or plan.tasks():
             tally = compiled.session.tally(out + plan.holes(task), regions=regions)
-            counts.update(plan.rows(task, tally))
+            rows = plan.rows(task, tally)
+            counts.update(rows)
+            low = min((counts.get(labels, 0) for labels, _ in rows if labels in required),
+                      default=None)
+            if low is not None:
+                fewest[task] = low
+            if floor is not None and low is not None and low < floor:
+                return None
+        if not self._task_order:
+            # Fixed once, from the first set counted in full: lowest counts first.
+            self._task_order = sorted(plan.tasks(),
+                                      key=lambda t: fewest.get(t, 1 << 62))
         return counts
 
 

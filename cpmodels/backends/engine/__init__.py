@@ -67,6 +67,14 @@ The one-word kernel (``one_word.py``)
     cell of each slack item still open, and each depth's count vector is cleared only over
     the range its node added to. The session picks it by itself.
 
+The reach kernel (``reach.py``)
+    Which label combinations of a calendar's sweep cover have a solution, on the one-word
+    layout: a search with some holes forced and the others open records the combination
+    of each solution it reaches, stops once it has every one it wants, cuts a branch whose
+    reachable combinations are all found, and keeps the states it searched to the end (for
+    the call) and those with no completion at all (for every later call). A search with
+    every hole forced is a first-solution search. The design's existence questions.
+
 The session (``session.py``), the one door
     An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,
     existence, first solutions, streamed solutions, and the search cut into tasks. Every

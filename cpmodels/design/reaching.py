@@ -1,0 +1,62 @@
+"""How a design decides a set with the engine's reach search (``EngineSession.reach``):
+the dates that rejected a set while the order was learnt one by one, then one search a
+month with the other holes open (``docs/design.md`` has the strategies measured)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cpmodels.design.search import Design, _Compiled
+
+
+def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
+                  areas: Sequence[int]) -> int | None:
+    """The first required combination in the learnt order that has no solution with
+    the options of ``out`` forced, or None, by the engine's reach search
+    (``EngineSession.reach``): the combinations that rejected a set while the order was
+    learnt, one first-solution search each; then the rest grouped by the label of the
+    first group (the month), one search a group with the other groups' holes left open,
+    which ends once it has found them all; and when a group fails (searched to the end,
+    it names its dates without a solution), the dates of the groups not searched that come
+    earlier in the learnt order, one by one, to name the first failure in that order."""
+    session = compiled.session
+    front, groups = _plan(design, compiled)
+    singles = [(compiled.holes[i], [compiled.holes[i]]) for i in front]
+    answers = session.reach(out, singles, areas=areas, first_failure=True)
+    failed = next((i for i, [ok] in zip(front, answers) if ok is False), None)
+    if failed is not None:
+        return failed
+    tasks = [(held, [compiled.holes[i] for i in members]) for held, members in groups]
+    found = session.reach(out, tasks, areas=areas, first_failure=True)
+    answered = {i: ok for (_, members), oks in zip(groups, found) for i, ok in zip(members, oks)}
+    failing = [i for i, ok in answered.items() if ok is False]
+    if not failing:
+        return None
+    # A month searched to the end names its dates without a solution; of the months not
+    # searched, only the dates before the first of those in the learnt order can come first.
+    position = {i: k for k, i in enumerate(design._order)}
+    first = min(failing, key=position.__getitem__)
+    earlier = sorted((i for i, ok in answered.items()
+                      if ok is None and position[i] < position[first]),
+                     key=position.__getitem__)
+    answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in earlier],
+                            areas=areas, first_failure=True)
+    return next((i for i, [ok] in zip(earlier, answers) if ok is False), first)
+
+
+def _plan(design: Design, compiled: _Compiled
+          ) -> tuple[list[int], list[tuple[tuple[int, ...], list[int]]]]:
+    """How :func:`first_failure` asks: the combinations searched one by one (those
+    that rejected a set while the order was learnt), and the rest grouped by the hole
+    of the first group, in the learnt order."""
+    key = tuple(design._order)
+    if design._plan is None or design._plan[0] != key:
+        front = [i for i in design._order if i in design._front]
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for i in design._order:
+            if i not in design._front:
+                groups.setdefault(compiled.holes[i][:1], []).append(i)
+        design._plan = (key, front, list(groups.items()))
+    return design._plan[1], design._plan[2]

@@ -1,0 +1,124 @@
+"""How a design decides a set: the reach search against the date-by-date searches, and
+``--best K`` against the full ranking."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from conftest import SPECS
+
+from cpmodels.design import Design, best_sets, load_board, ranked, run_design
+from cpmodels.spec.loading import load_design
+
+DESIGNS = SPECS / "designs"
+
+
+def _design(name: str, **options: bool) -> Design:
+    path = DESIGNS / f"{name}.yaml"
+    spec = load_design(path)
+    return Design(spec, load_board(spec, path), **options)
+
+
+def _date_by_date(design: Design) -> Design:
+    """The design with its covers' sessions kept off the reach search (every date a
+    first-solution search of the word kernel, as before it)."""
+    for face_up in (False, True) if design.spec.face_up else (False,):
+        design._cover(face_up).session.use_one_word = False
+    return design
+
+
+@pytest.mark.parametrize("name", ["apad_rectangle_pentominoes",
+                                  "apad_rectangle_pentominoes_face_up"])
+def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
+    reach = _design(name, with_counts=False)
+    assert reach._cover(False).session.reaches
+    dates = _date_by_date(_design(name, with_counts=False))
+    assert not dates._cover(False).session.reaches
+    new, old = run_design(reach), run_design(dates)
+    assert reach._order == dates._order  # learnt date by date in both
+    assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
+    assert sum(v.works for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
+
+
+def test_weekday_sets_get_the_same_verdict_and_first_failure():
+    """A sample of the weekday question's 7,920 sets, passing and failing, decided both ways
+    with the same learnt order (a short one: the failing sets meet every path, a failure
+    among the dates searched one by one and one found by a month's reach search)."""
+    reach = _design("weekday_pentominoes_tetrominoes", with_counts=False)
+    reach.learn_order(6)
+    dates = _date_by_date(_design("weekday_pentominoes_tetrominoes", with_counts=False))
+    dates._order, dates._front = list(reach._order), set(reach._front)
+    sample = list(itertools.islice(reach.candidates(), 6, None, 331))
+    new = [reach.decide(c) for c in sample]
+    old = [dates.decide(c) for c in sample]
+    assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
+    assert any(v.works for v in new) and any(not v.works for v in new)
+    front = {reach.required[i] for i in reach._front}
+    assert any(v.first_failure is not None and v.first_failure not in front for v in new)
+
+
+def test_the_reach_search_answers_each_combination_as_the_dates_do():
+    """On the session: a task with the holes open answers every combination it wants as a
+    first-solution search with the holes forced does; a set left out answers no."""
+    design = _design("apad_rectangle_pentominoes", with_counts=False)
+    compiled = design._cover(False)
+    session = compiled.session
+    for chosen in itertools.islice(design.candidates(), 0, 792, 97):
+        out = design._left_out(compiled, chosen)
+        areas = design._areas(chosen)
+        by_month: dict[int, list[int]] = {}
+        for i, holes in enumerate(compiled.holes):
+            by_month.setdefault(holes[0], []).append(i)
+        tasks = [((month,), [compiled.holes[i] for i in members])
+                 for month, members in by_month.items()]
+        found = session.reach(out, tasks, areas=areas)
+        reached = {i: ok for (_, members), answers in zip(by_month.items(), found)
+                   for i, ok in zip(members, answers)}
+        whole = session.reach(out, [((), compiled.holes)], areas=areas)[0]
+        each = session.exists([[*out, *holes] for holes in compiled.holes],
+                              regions=design._regions(chosen))
+        assert [reached[i] for i in range(len(each))] == whole == each
+
+
+def test_best_sets_are_the_first_of_the_full_ranking():
+    full = ranked(run_design(_design("apad_rectangle_pentominoes")))
+    for best in (1, 5, 37):
+        verdicts = best_sets(_design("apad_rectangle_pentominoes"), best)
+        counted = [v for v in verdicts if v.min is not None]
+        assert [v.as_dict() for v in ranked(counted)] == [v.as_dict() for v in full[:best]]
+        assert len(verdicts) == 792 and sum(v.works for v in verdicts) == 37
+
+
+def test_best_sets_break_ties_as_the_ranking_does(tmp_path):
+    """The small design's sets tie on their hardest date's count only through the totals
+    and names; every K gives the ranking's first K."""
+    from test_design import SMALL
+
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL.replace("count: 1}", "count: [1, 2]}").replace(
+        '  - {name: Y, shape: "####/..#."}\n', ""))
+    spec = load_design(path)
+    full = ranked(run_design(Design(spec, load_board(spec, path))))
+    assert len(full) >= 3
+    for best in range(1, len(full) + 1):
+        verdicts = best_sets(Design(spec, load_board(spec, path)), best)
+        counted = ranked([v for v in verdicts if v.min is not None])
+        assert [v.as_dict() for v in counted] == [v.as_dict() for v in full[:best]]
+
+
+def test_design_best_on_the_command_line(run_cli):
+    design = str(DESIGNS / "apad_rectangle_pentominoes.yaml")
+    code, out, err = run_cli("design", design, "--best", "2", "--format", "json", "--quiet")
+    assert code == 0, err
+    working = [w for w in json.loads(out)["working"] if w["min"] is not None]
+    assert [(" ".join(w["pieces"]), w["min"]) for w in working] == [
+        ("O6 F L N P U V Y", 19), ("O6 L N P T U V Y", 10)]
+    for args, fragment in [(["--best", "793"], "792 candidate sets"),
+                           (["--best", "3", "--no-counts"], "--no-counts")]:
+        code, out, err = run_cli("design", design, *args, "--quiet")
+        assert code != 0 and fragment in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as refused:  # not a positive whole number
+        run_cli("design", design, "--best", "0")
+    assert refused.value.code == 2
