@@ -84,7 +84,7 @@ def test_the_reach_search_answers_each_combination_as_the_dates_do():
 
 def test_best_sets_are_the_first_of_the_full_ranking():
     full = ranked(run_design(_design("apad_rectangle_pentominoes")))
-    for best in (1, 5, 37):
+    for best in (5, 37):  # a few of the best, and every working set
         verdicts = best_sets(_design("apad_rectangle_pentominoes"), best)
         counted = [v for v in verdicts if v.min is not None]
         assert [v.as_dict() for v in ranked(counted)] == [v.as_dict() for v in full[:best]]
@@ -102,7 +102,7 @@ def test_best_sets_break_ties_as_the_ranking_does(tmp_path):
     spec = load_design(path)
     full = ranked(run_design(Design(spec, load_board(spec, path))))
     assert len(full) >= 3
-    for best in range(1, len(full) + 1):
+    for best in sorted({1, len(full) // 2, len(full)}):  # the first, the middle, all
         verdicts = best_sets(Design(spec, load_board(spec, path)), best)
         counted = ranked([v for v in verdicts if v.min is not None])
         assert [v.as_dict() for v in counted] == [v.as_dict() for v in full[:best]]
