@@ -235,8 +235,8 @@ def add_sweep(sub: Subparsers) -> None:
     sweep.add_argument("spec")
     sweep.add_argument("--out", required=True, type=Path, metavar="FILE.csv")
     sweep.add_argument("--jobs", type=positive_int, metavar="N",
-                       help="worker processes (default: every core; they are used once the "
-                       "first month has taken over a second)")
+                       help="worker processes (default: every core; they are used only when "
+                       "the months left would take more than a few seconds here)")
     sweep.add_argument("--resume", action="store_true",
                        help="keep the rows FILE.csv already has and count the rest")
     sweep.add_argument("--time-limit", type=positive_seconds, metavar="S",
