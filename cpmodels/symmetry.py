@@ -112,14 +112,16 @@ class _Footprints:
         self.cells = sorted({rc for p in placements for rc in p.cells})
         self.cell_number = {rc: k for k, rc in enumerate(self.cells)}
         n = len(placements)
-        self.lengths = np.fromiter((len(p.cells) for p in placements), np.int64, n)
+        cell_sets = [p.cells for p in placements]
+        self.lengths = np.fromiter(map(len, cell_sets), np.int64, n)
         self.starts = np.cumsum(self.lengths) - self.lengths
         self.row = np.repeat(np.arange(n, dtype=np.int64), self.lengths)
-        self.flat = np.fromiter((self.cell_number[rc] for p in placements for rc in p.cells),
+        self.flat = np.fromiter(map(self.cell_number.__getitem__,
+                                    itertools.chain.from_iterable(cell_sets)),
                                 np.int64, int(self.lengths.sum()))
         numbers: dict[tuple[Cell, ...], int] = {}
-        self.number = np.fromiter((numbers.setdefault(p.cells, len(numbers))
-                                   for p in placements), np.int64, n)
+        self.number = np.fromiter((numbers.setdefault(cells, len(numbers))
+                                   for cells in cell_sets), np.int64, n)
         self.first = np.zeros(len(numbers), dtype=np.int64)  # a placement of each cell set
         self.first[self.number] = np.arange(n)
         for seed in itertools.count():  # new keys in the unlikely case two sets share one
