@@ -103,9 +103,9 @@ class _Footprints:
 
     ``number[j]`` is the number of placement ``j``'s cell set (placements covering the same
     cells share one). The cells are numbered in sorted order, so each placement's run of
-    ``flat`` is ascending. An image is looked up by a random 64-bit key per cell (a cell
-    set's key is the XOR of its cells' keys; the keys of the cell sets are all different)
-    and then checked cell by cell, so a match is exact.
+    ``flat`` is ascending. An image is looked up by a well-spread 64-bit key per cell (a
+    cell set's key is the XOR of its cells' keys; the keys are drawn again until the cell
+    sets' keys are all different) and then checked cell by cell, so a match is exact.
     """
 
     def __init__(self, placements: Sequence[Placement]) -> None:
@@ -126,7 +126,8 @@ class _Footprints:
         self.first[self.number] = np.arange(n)
         for seed in itertools.count():  # new keys in the unlikely case two sets share one
             # one key more: for a cell no placement covers
-            self.cell_keys = _spread(np.arange(len(self.cells) + 1) + seed * (len(self.cells) + 1))
+            width = len(self.cells) + 1
+            self.cell_keys = _spread(np.arange(width) + seed * width)
             set_keys = self._set_keys(self.flat)[self.first]
             self.by_key = np.argsort(set_keys)
             self.sorted_keys = set_keys[self.by_key]

@@ -126,6 +126,30 @@ def test_distinct_without_an_asymmetric_piece_uses_canonical_forms():
     assert len(classes) == 2
 
 
+@pytest.mark.parametrize("name", ["pentominoes_6x10", "pentominoes_8x8_centre", "soma",
+                                  "hexiamonds_rhombus", "polyhexes", "sixpack"])
+def test_symmetries_map_each_placement_as_its_image_says(name):
+    """The symmetries and option permutations (found for all placements at once, from
+    arrays) agree with each placement's image taken one by one: every symmetry found maps
+    each placement onto a placement, and a board map that is left out does not."""
+    from cpmodels.geometry import board_symmetries
+    from cpmodels.grids import grid
+    from cpmodels.symmetry import Symmetry, option_permutations, problem_symmetries
+
+    instance = packing_instance(Query.of(load_spec(SPECS / f"{name}.yaml")))
+    cover = instance.cover
+    symmetries = problem_symmetries(cover, instance.cells)
+    index = {p: j for j, p in enumerate(cover.placements)}
+    expected = [[index[sym.image(p)] for p in cover.placements] for sym in symmetries]
+    assert option_permutations(cover, symmetries).tolist() == expected
+    found = [sym.cells for sym in symmetries]
+    for cell_map in board_symmetries(instance.cells, None, grid(cover.grid)):
+        if cell_map in found:
+            continue
+        # left out: with each piece kept, some placement's image is no placement
+        assert any(Symmetry(cell_map).image(p) not in index for p in cover.placements)
+
+
 def test_face_up_pieces_break_reflection_symmetry():
     from cpmodels.symmetry import problem_symmetries
 
