@@ -108,39 +108,54 @@ def _count_held(cover: ExactCover, held: HeldPiece, symmetries: Sequence[Symmetr
     counts = _count_each(cover, held.tasks, backend, left(), progress, cluster, stats)
     if not distinct:
         return sum(orbit.size * n for orbit, n in zip(held.orbits, counts))
-    permutations = (option_permutations(cover, symmetries)
-                    if any(orbit.fixers for orbit in held.orbits) else None)
+    fixed = [orbit for orbit in held.orbits if orbit.fixers]
+    if not fixed:  # every class with a representative has one member holding it
+        return sum(counts)
+    permutations = option_permutations(cover, symmetries)
+    fixing = _fixed_counts(cover, fixed, permutations, backend, left, stats)
     total = 0
     for orbit, n in zip(held.orbits, counts):
         if not orbit.fixers:
-            total += n  # every class with this representative has one member holding it
-            continue
-        assert permutations is not None
-        total += _classes_holding(cover, orbit, n, permutations, backend, left, stats)
+            total += n
+        elif all((orbit.option, g) in fixing for g in orbit.fixers):
+            total += _burnside_holding(n, [fixing[orbit.option, g] for g in orbit.fixers])
+        else:  # a symmetry's fixed solutions are no exact cover: canonical forms
+            solutions = iter_cover_solutions(backend, cover, time_limit=left(),
+                                             forced=(orbit.option,))
+            total += count_classes(solutions, permutations[[0, *orbit.fixers]])
     return total
 
 
-def _classes_holding(cover: ExactCover, orbit: HeldOrbit, holding: int,
-                     permutations: np.ndarray, backend: str,
-                     left: Callable[[], float | None], stats: dict[str, int]) -> int:
-    """The classes among the ``holding`` solutions that hold ``orbit``'s representative: the
-    orbits of its stabiliser on them, by Burnside's lemma over the stabiliser (each of its
-    symmetries' fixed solutions are a cover of their own), else by canonical forms."""
-    rep = cover.placements[orbit.option]
-    fixed = [fixed_cover(cover, permutations[g]) for g in orbit.fixers]
-    if all(f is not None for f in fixed):
-        total = holding
-        for f in fixed:
-            assert f is not None
-            forced = (f.placements.index(rep),)
-            total += _count_each(f, [forced], backend, left(), None, None, stats)[0]
-        if total % (len(fixed) + 1):
-            raise AssertionError(f"Burnside's sum {total} over a stabiliser of "
-                                 f"{len(fixed) + 1} is not a multiple of it")
-        return total // (len(fixed) + 1)
-    solutions = iter_cover_solutions(backend, cover, time_limit=left(),
-                                     forced=(orbit.option,))
-    return count_classes(solutions, permutations[[0, *orbit.fixers]])
+def _fixed_counts(cover: ExactCover, orbits: Sequence[HeldOrbit], permutations: np.ndarray,
+                  backend: str, left: Callable[[], float | None],
+                  stats: dict[str, int]) -> dict[tuple[int, int], int]:
+    """``{(representative, symmetry): the solutions that hold the representative and that
+    the symmetry leaves as they are}`` for each orbit's representative and each symmetry
+    that fixes it. Each symmetry's fixed solutions are an exact cover of their own, made
+    once and counted in one session for all the representatives it fixes; a symmetry for
+    which that cannot be done (:func:`~cpmodels.symmetry.fixed_cover`) is left out."""
+    counts: dict[tuple[int, int], int] = {}
+    for g in sorted({g for orbit in orbits for g in orbit.fixers}):
+        fixed = fixed_cover(cover, permutations[g])
+        if fixed is None:
+            continue
+        option_of = {p: j for j, p in enumerate(fixed.placements)}
+        reps = [orbit.option for orbit in orbits if g in orbit.fixers]
+        tasks = [(option_of[cover.placements[rep]],) for rep in reps]
+        for rep, n in zip(reps, _count_each(fixed, tasks, backend, left(), None, None, stats)):
+            counts[rep, g] = n
+    return counts
+
+
+def _burnside_holding(holding: int, fixed: Sequence[int]) -> int:
+    """The classes among the ``holding`` solutions that hold a representative: the orbits
+    of its stabiliser on them, by Burnside's lemma (``fixed``: the solutions holding it
+    that each of the stabiliser's symmetries but the identity leaves as they are)."""
+    total = holding + sum(fixed)
+    if total % (len(fixed) + 1):
+        raise AssertionError(f"Burnside's sum {total} over a stabiliser of "
+                             f"{len(fixed) + 1} is not a multiple of it")
+    return total // (len(fixed) + 1)
 
 
 def _burnside(covers: list[ExactCover], backend: str, left: Callable[[], float | None],

@@ -126,6 +126,30 @@ def test_distinct_without_an_asymmetric_piece_uses_canonical_forms():
     assert len(classes) == 2
 
 
+@pytest.mark.parametrize("name", ["pentominoes_6x10", "pentominoes_8x8_centre", "soma",
+                                  "hexiamonds_rhombus", "polyhexes", "sixpack"])
+def test_symmetries_map_each_placement_as_its_image_says(name):
+    """The symmetries and option permutations (found for all placements at once, from
+    arrays) agree with each placement's image taken one by one: every symmetry found maps
+    each placement onto a placement, and a board map that is left out does not."""
+    from cpmodels.geometry import board_symmetries
+    from cpmodels.grids import grid
+    from cpmodels.symmetry import Symmetry, option_permutations, problem_symmetries
+
+    instance = packing_instance(Query.of(load_spec(SPECS / f"{name}.yaml")))
+    cover = instance.cover
+    symmetries = problem_symmetries(cover, instance.cells)
+    index = {p: j for j, p in enumerate(cover.placements)}
+    expected = [[index[sym.image(p)] for p in cover.placements] for sym in symmetries]
+    assert option_permutations(cover, symmetries).tolist() == expected
+    found = [sym.cells for sym in symmetries]
+    for cell_map in board_symmetries(instance.cells, None, grid(cover.grid)):
+        if cell_map in found:
+            continue
+        # left out: with each piece kept, some placement's image is no placement
+        assert any(Symmetry(cell_map).image(p) not in index for p in cover.placements)
+
+
 def test_face_up_pieces_break_reflection_symmetry():
     from cpmodels.symmetry import problem_symmetries
 
@@ -409,6 +433,69 @@ def test_a_first_run_says_it_compiles_the_kernels(tmp_path):
     assert "search kernels compiled in" in first.stderr
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "compil" not in again.stderr
+
+
+def test_a_cached_count_loads_only_the_kernel_it_uses():
+    """With the kernels in numba's cache, ``count`` loads the one-word count alone before
+    its work, and a count on a plane box of at most 64 cells loads no other kernel."""
+    code = "\n".join([
+        "from cpmodels.backends import engine",
+        "from cpmodels.backends.engine import one_word, words",
+        "from cpmodels.counting import count_instance",
+        "from cpmodels.instance import packing_instance",
+        "from cpmodels.query import Query",
+        "from cpmodels.spec import load_spec",
+        "engine.warm_up(['count'])",  # so that the cache holds them
+        "print(engine.cached(['count']))",
+    ])
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout.split() == ["True"]
+    code = "\n".join([
+        *code.splitlines()[:6],
+        "engine.warm_up(['count'], lazily=True)",
+        "loaded = lambda: (len(one_word.count_one_word.signatures),",
+        "                  len(words.tally_prefixes_words.signatures))",
+        "print(*loaded())",
+        "for name in ('pentominoes_6x10', 'pentominoes_8x8_centre'):",
+        f"    spec = load_spec({str(SPECS)!r} + '/' + name + '.yaml')",
+        "    print(count_instance(packing_instance(Query.of(spec)), distinct=True).count)",
+        "print(*loaded())",
+    ])
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["1", "0", "2339", "65", "1", "0"]
+
+
+def test_cached_is_false_before_a_kernel_is_compiled(tmp_path):
+    """``cached`` tells a fresh install (nothing in numba's cache) from a warm one."""
+    import os
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    code = ("from cpmodels.backends import engine\n"
+            "print(engine.cached(['search']))\n"
+            "engine.warm_up(['search'])\n"
+            "print(engine.cached(['search']))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, check=True, timeout=300).stdout.split()
+    assert out == ["False", "True"]
+    again = subprocess.run([sys.executable, "-c", "from cpmodels.backends import engine; "
+                            "print(engine.cached(['search']), engine.cached(['count']))"],
+                           cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert again.stdout.split() == ["True", "False"]
+
+
+@pytest.mark.parametrize(("name", "distinct", "expected"), [
+    ("pentominoes_6x10", True, 2339), ("pentominoes_8x8_centre", True, 65),
+    ("pentominoes_8x8_centre", False, 520)])
+def test_a_count_that_fits_one_core_starts_no_workers(monkeypatch, name, distinct, expected):
+    from cpmodels.backends.engine import scheduling
+
+    def no_workers(*args, **kwargs):
+        raise AssertionError("a small count started worker processes")
+
+    monkeypatch.setattr(scheduling, "run_units", no_workers)
+    instance = packing_instance(Query.of(load_spec(SPECS / f"{name}.yaml")))
+    assert count_instance(instance, distinct=distinct).count == expected
 
 
 @pytest.mark.parametrize("name", ["calendar_day.yaml", "calendar_week.yaml"])

@@ -58,14 +58,20 @@ COMPILE_NOTICE_AFTER = 1.0  # seconds loading the kernels may take before it is 
 
 
 def _load_kernels(kernels: Sequence[str], quiet: bool) -> None:
-    """Load the engine's compiled search kernels before the work starts. After a fresh
-    install they are compiled first (about 10 s, once: numba caches them); that wait is
-    announced on stderr, and its length reported, so a first run does not look stuck."""
+    """Load the engine's compiled search kernels before the work starts. When numba has
+    them cached, only the first of each (the others load, in milliseconds, if a search
+    needs them). After a fresh install they are compiled first (about 10 s, once: numba
+    caches them); that wait is announced on stderr, and its length reported, so a first
+    run does not look stuck."""
     import contextlib
     import time
 
-    from cpmodels.backends.engine import warm_up
+    from cpmodels.backends.engine import cached, warm_up
     from cpmodels.running import said_if_slow
+
+    if cached(kernels):
+        warm_up(kernels, lazily=True)
+        return
 
     def announce() -> None:
         print("compiling the search kernels (the first run after an install; they are "

@@ -9,7 +9,7 @@ result as it finishes; everything else here is built on it:
 
 * :func:`count_each`: the counts of several tasks (and :func:`count`, the engine's count in
   the backend contract), their first branches here and the rest in workers once that has
-  taken :data:`COUNT_FORK_AFTER` seconds;
+  taken :data:`COUNT_FORK_AFTER` seconds of CPU;
 * :func:`tally_tasks`: a sweep's tasks tallied, each task's tally handed back in order;
 * :func:`cluster_solutions`: every solution, enumerated in units on a cluster.
 """
@@ -32,7 +32,9 @@ if TYPE_CHECKING:
     from cpmodels.backends.engine.cluster import Cluster
 
 Progress = Callable[[int, int], None]  # (branches done, branches in all)
-COUNT_FORK_AFTER = 0.5  # seconds a count runs branches here before the rest go to workers
+# Seconds of CPU a count spends on branches here before the rest go to workers: CPU time, not
+# the clock's, so a small count on a busy machine does not start workers it does not need.
+COUNT_FORK_AFTER = 0.5
 TALLY_FORK_AFTER = 1.0  # seconds a sweep's first task must take before the rest go to workers
 # ... and the seconds the tasks left would take here, at the last one's pace: below this,
 # the table warm here (most sub-boards are shared by every task) beats two processes that
@@ -138,7 +140,7 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     and report ``progress(parts done, parts in all)``.
 
     Parts are counted here, in batches of 1, 2, 4, ... parts a call of the kernel; once
-    that has taken :data:`COUNT_FORK_AFTER` seconds,
+    that has taken :data:`COUNT_FORK_AFTER` seconds of this process's CPU,
     the rest are shared among ``jobs`` worker processes (default: every core), which start
     from this call's session warm, so a count that fits one core starts none. On a
     ``cluster``, the tasks are cut into units up front and counted there. Raises
@@ -155,7 +157,7 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
         if found is None:
             raise OutOfTime("the count ran out of time")
         return found
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     session = EngineSession(cover)
     workers = max(1, jobs or os.cpu_count() or 1)
     cut = cluster is not None or len(tasks) < 2 * workers  # too few to share: cut now
@@ -188,7 +190,7 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
         parallel = parallel_here(jobs)
         batch = 1  # parts counted here in one call of the kernel: 1, 2, 4, ...
         while pending and cluster is None:
-            if parallel and time.perf_counter() - start >= COUNT_FORK_AFTER:
+            if parallel and time.process_time() - cpu_start >= COUNT_FORK_AFTER:
                 if not cut:  # the tasks left, cut for the workers
                     pending = [(t, part) for t, task in pending for part in session.split(task)]
                     in_all, cut = done + len(pending), True
