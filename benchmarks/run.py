@@ -218,16 +218,14 @@ def _week11_units() -> str:
     from the units before it, as on a worker); predicted times on N workers."""
     import heapq
 
-    from cpmodels.backends.engine import EngineSession, split_tasks
-    from cpmodels.sweep import SWEEP_ARENA, SWEEP_MEMO_SLOTS, slack_options, sweep_cover
+    from cpmodels.backends.engine import split_tasks
+    from cpmodels.sweep import SWEEP_ARENA, SWEEP_MEMO_SLOTS, TallyPlan, scan_fixed_groups
 
     spec = load_spec(SPECS / "calendar_week_11.yaml")
-    cover, slack = sweep_cover(spec)
-    option = slack_options(cover, spec)
-    counter = EngineSession(cover, tally_items=slack[1:], table_slots=SWEEP_MEMO_SLOTS,
-                            arena=SWEEP_ARENA)
-    months = [(option[("month", m)],) for m in spec.groups["month"]]
-    units = [part for group in split_tasks(counter, months, 16 * 128) for part in group]
+    plan = TallyPlan.of(spec, fixed=scan_fixed_groups(spec))  # as the sweep: the weekdays
+    counter = plan.session(table_slots=SWEEP_MEMO_SLOTS, arena=SWEEP_ARENA)
+    tasks = [plan.task_holes(task) for task in plan.tasks()]
+    units = [part for group in split_tasks(counter, tasks, 16 * 128) for part in group]
     seconds, total = [], 0
     for unit in units:
         start = time.perf_counter()

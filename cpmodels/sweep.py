@@ -2,8 +2,9 @@
 
 The whole calendar compiles to one exact cover: every board cell is an item, and each label
 group gets a slack item that one *slack option* per label covers together with that label's
-cell (the hole). The engine counts that cover once per label of the leading group (or
-groups, see :func:`fixed_group_count`): a *task*, whose holes are forced. It tallies the
+cell (the hole). The engine counts that cover once per label of one group (the one whose
+cells the search passes first, :func:`scan_fixed_groups`; or of the leading groups, see
+:func:`fixed_group_count`): a *task*, whose holes are forced. It tallies the
 counts by the holes of the other groups, so one search counts every combination of a task,
 and a worker's table of sub-board counts is shared by the tasks it runs (the engine's
 ``scheduling.py``).
@@ -22,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import Difficulty, EngineSession, Tally
-from cpmodels.cover import ExactCover, Item, ItemKind, packing_cover
+from cpmodels.cover import ExactCover, Item, ItemKind, packing_cover, scan_order
 from cpmodels.errors import InputError
-from cpmodels.files import make_directory, read_lines
+from cpmodels.files import make_directory, read_lines, write_atomic
 from cpmodels.geometry import OptionKind, Placement
 from cpmodels.running import (
     Finished,
@@ -169,6 +170,28 @@ def fixed_group_count(spec: CalendarSpec) -> int:
     return k
 
 
+def scan_fixed_groups(spec: CalendarSpec) -> tuple[str, ...]:
+    """The groups a sweep's tasks fix: the one group whose cells the search passes first
+    (the earliest last cell in :func:`~cpmodels.cover.scan_order`; the earlier group on a
+    tie) among those that leave at most :data:`MAX_TALLY` combinations to tally, else the
+    leading groups of :func:`fixed_group_count`.
+
+    Below the fixed group's cells every task meets the same sub-boards, so the tasks share
+    the table of sub-board counts from there on: the months on ``calendar_week`` (its top
+    rows), the weekdays on ``calendar_week_11`` (its first columns; its months come last).
+    """
+    groups = list(spec.groups)
+    sizes = [len(spec.groups[g]) for g in groups]
+    rank = {cell: k for k, cell in enumerate(scan_order(spec.cells))}
+    fits = [k for k in range(len(groups))
+            if math.prod(sizes[:k] + sizes[k + 1:]) <= MAX_TALLY]
+    if not fits:
+        return tuple(groups[:fixed_group_count(spec)])
+    passed = {k: max(rank[spec.label_cells[label]] for label in spec.groups[groups[k]])
+              for k in fits}
+    return (groups[min(fits, key=lambda k: (passed[k], k))],)
+
+
 def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str], int]:
     """The slack option id of each (group, label)."""
     by_cell = {(p.piece, p.cells[0]): j for j, p in enumerate(cover.placements)
@@ -180,41 +203,59 @@ def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str]
 @dataclass
 class TallyPlan:
     """How every label combination of a calendar is counted: the calendar as one cover with
-    a slack item per label group (:func:`sweep_cover`); the leading groups are fixed task by
-    task (a *task* is one label of each, forced as its slack options), and each task's
-    search tallies its solutions by the slack options of the other groups, which decode
-    back to labels. The sweep, the editor's counts and a design's counts all run this plan.
+    a slack item per label group (:func:`sweep_cover`); some groups (``fixed``: by default
+    the leading ones, :func:`fixed_group_count`) are fixed task by task (a *task* is one
+    label of each, forced as its slack options), and each task's search tallies its
+    solutions by the slack options of the other groups, which decode back to labels. The
+    sweep, the editor's counts and a design's counts all run this plan.
     """
 
     spec: CalendarSpec
     cover: ExactCover
     slack_items: list[int]
     option_of: dict[tuple[str, str], int]  # (group, label) -> its slack option
-    n_fixed: int
+    fixed: tuple[str, ...]  # the fixed groups, in the spec's order
     face_up: bool = False
 
     @classmethod
-    def of(cls, spec: CalendarSpec, *, face_up: bool = False) -> TallyPlan:
+    def of(cls, spec: CalendarSpec, *, face_up: bool = False,
+           fixed: Sequence[str] | None = None) -> TallyPlan:
+        """The plan of ``spec``; ``fixed`` names the groups its tasks fix (None: the
+        leading groups of :func:`fixed_group_count`)."""
         cover, slack_items = sweep_cover(spec, face_up=face_up)
+        groups = list(spec.groups)
+        chosen = groups[:fixed_group_count(spec)] if fixed is None else list(fixed)
+        if not chosen or any(g not in groups for g in chosen):
+            raise ValueError(f"fixed groups {chosen} are not groups of {spec.name}")
         return cls(spec, cover, slack_items, slack_options(cover, spec),
-                   fixed_group_count(spec), face_up)
+                   tuple(g for g in groups if g in chosen), face_up)
 
     @property
     def groups(self) -> list[str]:
         return list(self.spec.groups)
 
     @property
+    def n_fixed(self) -> int:
+        return len(self.fixed)
+
+    @property
     def fixed_groups(self) -> list[str]:
-        return self.groups[:self.n_fixed]
+        return list(self.fixed)
 
     @property
     def free_groups(self) -> list[str]:
-        return self.groups[self.n_fixed:]
+        return [g for g in self.groups if g not in self.fixed]
+
+    @property
+    def in_sweep_order(self) -> bool:
+        """Whether the tasks' rows, task after task, come in sweep order (the fixed groups
+        lead)."""
+        return self.groups[:self.n_fixed] == self.fixed_groups
 
     @property
     def tally_items(self) -> list[int]:
-        """The slack items a task's search tallies by (the free groups')."""
-        return self.slack_items[self.n_fixed:]
+        """The slack items a task's search tallies by (the free groups', in spec order)."""
+        return [item for g, item in zip(self.groups, self.slack_items) if g not in self.fixed]
 
     def tasks(self) -> list[tuple[str, ...]]:
         """Every task: one label of each fixed group, in sweep order."""
@@ -225,25 +266,43 @@ class TallyPlan:
         return list(itertools.product(*(self.spec.groups[g] for g in self.free_groups)))
 
     def holes(self, labels: tuple[str, ...]) -> tuple[int, ...]:
-        """The slack options that leave ``labels`` open (a task's labels: its prefix)."""
+        """The slack options that leave ``labels`` open (labels of the leading groups: a
+        whole combination, or a task's labels when the fixed groups lead)."""
         return tuple(self.option_of[(g, label)] for g, label in zip(self.groups, labels))
+
+    def task_holes(self, task: tuple[str, ...]) -> tuple[int, ...]:
+        """The slack options a task forces (its labels of the fixed groups)."""
+        return tuple(self.option_of[(g, label)] for g, label in zip(self.fixed_groups, task))
+
+    def labels(self, task: tuple[str, ...], rest: tuple[str, ...]) -> tuple[str, ...]:
+        """The combination of a task's labels and ``rest`` (labels of the free groups), in
+        the spec's group order."""
+        chosen = dict(zip(self.fixed_groups, task)) | dict(zip(self.free_groups, rest))
+        return tuple(chosen[g] for g in self.groups)
 
     def rows(self, task: tuple[str, ...], tally: Tally,
              ) -> list[tuple[tuple[str, ...], int]]:
         """A task's tally as (labels, count) for each of its combinations, in sweep order.
         A task may fix labels of free groups too (a preview, :meth:`preview_tasks`): its
         rows are then those combinations alone."""
-        left = self.groups[len(task):]
-        return [(task + rest, tally.get(self.holes(task + rest)[self.n_fixed:], 0))
-                for rest in itertools.product(*(self.spec.groups[g] for g in left))]
+        extra = task[self.n_fixed:]  # a preview's labels of the first free groups
+        free = self.free_groups
+        choices = [[label] for label in extra] + [
+            self.spec.groups[g] for g in free[len(extra):]]
+        out = []
+        for rest in itertools.product(*choices):
+            key = tuple(self.option_of[(g, label)] for g, label in zip(free, rest))
+            out.append((self.labels(task[:self.n_fixed], rest), tally.get(key, 0)))
+        return out
 
     def preview_tasks(self) -> list[tuple[str, ...]]:
         """What a stream runs first, for its first rows at once: the first task with one
-        label of the next group fixed as well (a small search, on a small table), whose
-        rows come again with that task; none when every group is fixed."""
-        if len(self.groups) == self.n_fixed:
+        label of the first free group fixed as well (a small search, on a small table),
+        whose rows come again with that task; none when every group is fixed, or when the
+        fixed groups do not lead (the first task's rows are not the first rows then)."""
+        if not self.free_groups or not self.in_sweep_order:
             return []
-        return [self.tasks()[0] + (self.spec.groups[self.groups[self.n_fixed]][0],)]
+        return [self.tasks()[0] + (self.spec.groups[self.free_groups[0]][0],)]
 
     def session(self, **options: Any) -> EngineSession:
         """An engine session of the plan's cover that tallies by the free groups."""
@@ -413,11 +472,14 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
     """Count every combination, appending one CSV row per combination to ``out`` (None:
     the rows are kept in the summary alone) in a fixed order.
 
-    Rows are flushed task by task, in order, so an interrupted run keeps complete rows only;
-    ``resume`` skips the rows an earlier run finished. With ``prove``, each unsolvable row
-    names a DRUP proof (checked here) written to ``<out>.proofs/``. With ``difficulty``,
-    each solvable row gets its difficulty score (``docs/difficulty.md``), worked out in ``jobs``
-    threads of this process (a task's scores while the next task is counted).
+    Rows are flushed task by task, so an interrupted run keeps complete rows only. The tasks
+    fix the group :func:`scan_fixed_groups` picks; when that is not the first group, a
+    task's rows are not the next rows of the sweep, and the file is rewritten in sweep
+    order at the end. ``resume`` skips the rows an earlier run finished. With ``prove``,
+    each unsolvable row names a DRUP proof (checked here) written to ``<out>.proofs/``.
+    With ``difficulty``, each solvable row gets its difficulty score
+    (``docs/difficulty.md``), worked out in ``jobs`` threads of this process (a task's
+    scores while the next task is counted).
     ``progress(done, in all)`` hears of the kept rows first, then of each new row. The
     tasks run where ``jobs`` and ``cluster`` say (``running.place_for``). The summary
     holds every row.
@@ -430,15 +492,15 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
         make_directory(proof_dir)  # a real directory, checked before the counting
     combos = spec.label_combinations()
     done = read_rows(out, columns) if resume and out is not None else {}
-    plan = TallyPlan.of(spec, face_up=face_up)
+    plan = TallyPlan.of(spec, face_up=face_up, fixed=scan_fixed_groups(spec))
     free_combos = plan.free_combinations()
     tasks = [fixed for fixed in plan.tasks()
-             if any(fixed + rest not in done for rest in free_combos)]
+             if any(plan.labels(fixed, rest) not in done for rest in free_combos)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
     if progress is not None:
         progress(len(done), len(combos))
     session = plan.session(table_slots=memo_slots, arena=SWEEP_ARENA)
-    work = Plan([plan.holes(fixed) for fixed in tasks], lambda: session, tallied=True)
+    work = Plan([plan.task_holes(fixed) for fixed in tasks], lambda: session, tallied=True)
     with contextlib.ExitStack() as stack:
         file = None
         if out is not None:
@@ -456,6 +518,12 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
         stack.callback(rows.close)
         ran = run(work, place_for(jobs, cluster), rows)
         rows.finish()
+    if out is not None and not plan.in_sweep_order:
+        # The rows came task by task; the finished file has them in sweep order.
+        write_atomic(out, "".join(
+            csv_line(line) + "\n" for line in [columns, *(
+                _record(rows.by_labels[combo], prove, difficulty)
+                for combo in combos if combo in rows.by_labels)]))
     summary = SweepSummary(units=ran.units, nodes=ran.nodes)
     for combo in combos:
         if combo in rows.by_labels:

@@ -515,6 +515,80 @@ def test_the_tally_plan_reaches_every_combination_once_in_sweep_order(name):
         assert placement.cells == (spec.label_cells[label],)
 
 
+def _day_first():
+    """calendar_day with its groups the other way round (day, then month)."""
+    import yaml
+
+    from cpmodels.spec import parse_spec
+
+    data = yaml.safe_load((SPECS / "calendar_day.yaml").read_text())
+    data["groups"] = {"day": data["groups"]["day"], "month": data["groups"]["month"]}
+    return parse_spec(yaml.safe_dump(data, sort_keys=False), "day_first")
+
+
+@pytest.mark.parametrize("name, fixed", [("calendar_day.yaml", "month"),
+                                         ("calendar_week.yaml", "month"),
+                                         ("calendar_week_11.yaml", "weekday")])
+def test_a_sweep_fixes_the_group_whose_cells_the_search_passes_first(name, fixed):
+    """calendar_week's months fill its top rows; calendar_week_11 is scanned column by
+    column and its weekdays fill the first four columns (its months the last four)."""
+    from cpmodels.sweep import MAX_TALLY, scan_fixed_groups
+
+    spec = load_spec(SPECS / name)
+    assert scan_fixed_groups(spec) == (fixed,)
+    assert len(spec.label_combinations()) // len(spec.groups[fixed]) <= MAX_TALLY
+
+
+def test_a_plan_that_fixes_a_later_group_counts_every_combination_the_same():
+    """Fixing the days of calendar_day (tallying the months) gives every combination the
+    count of the plan that fixes the months; rows come task by task, each once."""
+    from cpmodels.sweep import TallyPlan
+
+    spec = load_spec(SPECS / "calendar_day.yaml")
+    by_month = TallyPlan.of(spec)
+    by_day = TallyPlan.of(spec, fixed=["day"])
+    assert (by_month.fixed_groups, by_day.fixed_groups) == (["month"], ["day"])
+    assert by_month.in_sweep_order and not by_day.in_sweep_order
+    assert by_day.preview_tasks() == []
+    expected = {labels: n for task in by_month.tasks() for labels, n in by_month.rows(
+        task, by_month.session().tally(by_month.task_holes(task)))}
+    session = by_day.session()
+    got = [row for task in by_day.tasks()
+           for row in by_day.rows(task, session.tally(by_day.task_holes(task)))]
+    assert len(got) == len(expected) == 372
+    assert dict(got) == expected and sum(expected.values()) == 25_061
+    assert [labels[1] for labels, _ in got[:12]] == ["1"] * 12  # a task: one day
+    with pytest.raises(ValueError):
+        TallyPlan.of(spec, fixed=["weekday"])
+
+
+def test_a_sweep_whose_tasks_fix_a_later_group_writes_its_rows_in_sweep_order(tmp_path):
+    """With the day group first, the sweep still fixes the months (their cells come first):
+    each task's rows are spread over the file, which ends in sweep order, with the counts
+    of the usual sweep; a run resumed from rows kept in task order ends the same."""
+    from cpmodels.sweep import run_sweep, scan_fixed_groups
+
+    spec = _day_first()
+    assert list(spec.groups) == ["day", "month"]
+    assert scan_fixed_groups(spec) == ("month",)
+    usual = run_sweep(load_spec(SPECS / "calendar_day.yaml"), None, jobs=1)
+    out = tmp_path / "day_first.csv"
+    summary = run_sweep(spec, out, jobs=1)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "day,month,real_date,count"
+    assert [tuple(line.split(",")[:2]) for line in lines[1:]] == spec.label_combinations()
+    assert {(d, m): row.count for (d, m), row in summary.rows.items()} == {
+        (d, m): row.count for (m, d), row in usual.rows.items()}
+    assert summary.total == 25_061
+    # Keep the rows of two tasks (months), in the order a run of those tasks wrote them.
+    tasks = ["Jan", "Feb"]
+    kept = [line for line in lines[1:] if line.split(",")[1] in tasks]
+    kept.sort(key=lambda line: tasks.index(line.split(",")[1]))
+    out.write_text("\n".join([lines[0], *kept]) + "\n")
+    again = run_sweep(spec, out, jobs=1, resume=True)
+    assert out.read_text().splitlines() == lines and again.total == 25_061
+
+
 def test_a_stream_previews_the_first_task_and_sends_each_row_once():
     """The editor's counts stream: the first session starts with a preview (the first task
     with one more label fixed: a small search, its rows at once), whose rows its task

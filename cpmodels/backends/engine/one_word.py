@@ -31,7 +31,9 @@ Python, read as arguments).
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
@@ -54,6 +56,27 @@ def _ctpop(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
     return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def _prefetch_row(typingctx, rows, r):
+    """Ask the processor to bring row ``r`` of the 2-d array ``rows`` into its caches
+    (LLVM's prefetch: no effect on the result; the row is not bounds-checked)."""
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        array = context.make_array(array_type)(context, builder, args[0])
+        zero = context.get_constant(types.intp, 0)
+        at = cgutils.get_item_pointer(context, builder, array_type, array, [args[1], zero],
+                                      wraparound=False, boundscheck=False)
+        byte_ptr = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(at, byte_ptr), ir.Constant(i32, 0),
+                          ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.none(rows, types.uint64), codegen
 
 
 @njit(cache=True, inline="always")
@@ -92,15 +115,26 @@ def _dead_end(om, cells, L):
 
 
 @njit(cache=True, inline="always")
-def _slot(cells, used, keys):
-    """The slot of a state: rows hold the two words and the value (0: empty)."""
+def _home(cells, used, keys):
+    """The first slot a state's probe looks at."""
     x = used * _MIX1
     x = cells ^ (x ^ (x >> np.uint64(31)))
     x = (x ^ (x >> np.uint64(30))) * _MIX1
     x = (x ^ (x >> np.uint64(27))) * _MIX2
     x ^= x >> np.uint64(31)
+    return x & np.uint64(keys.shape[0] - 1)
+
+
+@njit(cache=True, inline="always")
+def _slot(cells, used, keys):
+    """The slot of a state: rows hold the two words and the value (0: empty)."""
+    return _slot_from(_home(cells, used, keys), cells, used, keys)
+
+
+@njit(cache=True, inline="always")
+def _slot_from(s, cells, used, keys):
+    """:func:`_slot` from the state's first slot ``s`` (:func:`_home`)."""
     mask = np.uint64(keys.shape[0] - 1)
-    s = x & mask
     while keys[s, 2] != _ZERO:
         if keys[s, 0] == cells and keys[s, 1] == used:
             return s
@@ -464,6 +498,10 @@ def _tally(cells, used, L, T, table, use_memo, out):
                 acc[depth, y] += 1
                 lo, hi = min(lo, y), max(hi, y + 1)
             continue
+        home = zero
+        if use_memo:  # the probe's row is fetched while the regions are checked
+            home = _home(child_cells, child_used, keys)
+            _prefetch_row(keys, home)
         if L.region_limit > 0 or L.slack != zero:
             if L.slack != zero:
                 if _slack_dead_end(om, child_cells, child_used, L):
@@ -471,7 +509,7 @@ def _tally(cells, used, L, T, table, use_memo, out):
             elif _dead_end(om, child_cells, L):
                 continue
         if use_memo:
-            s = _slot(child_cells, child_used, keys)
+            s = _slot_from(home, child_cells, child_used, keys)
             v = keys[s, 2]
             if v == zero:
                 stats[MISSES] += 1
