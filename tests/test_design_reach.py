@@ -37,7 +37,7 @@ def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
     dates = _date_by_date(_design(name, with_counts=False))
     assert not dates._cover(False).session.reaches
     new, old = run_design(reach), run_design(dates)
-    assert reach._order == dates._order  # learnt date by date in both
+    assert reach._order == dates._order  # learnt by reach searches, and date by date
     assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
     assert sum(v.works for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
 
