@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import SPECS
 
-from cpmodels.design import Design, best_sets, load_board, ranked, run_design
+from cpmodels.design import Design, Verdict, best_sets, load_board, ranked, run_design
 from cpmodels.spec.loading import load_design
 
 DESIGNS = SPECS / "designs"
@@ -37,7 +37,7 @@ def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
     dates = _date_by_date(_design(name, with_counts=False))
     assert not dates._cover(False).session.reaches
     new, old = run_design(reach), run_design(dates)
-    assert reach._order == dates._order  # learnt date by date in both
+    assert reach._order == dates._order  # learnt by reach searches, and date by date
     assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
     assert sum(v.works for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
 
@@ -82,13 +82,53 @@ def test_the_reach_search_answers_each_combination_as_the_dates_do():
         assert [reached[i] for i in range(len(each))] == whole == each
 
 
+def test_a_set_decided_by_its_counts_gets_the_same_verdict_and_counts():
+    """With counts, a set past the learnt front is counted at once and its counts decide
+    it: the same verdicts and first failures as the existence searches, the same counts;
+    the sets that fail after the front meet the count that stops at a date without
+    solutions."""
+    searched = _design("apad_rectangle_pentominoes", with_counts=False)
+    by_search = dict(zip(searched.candidates(), run_design(searched)))
+    counted = _design("apad_rectangle_pentominoes")
+    counted.learn_order()
+    assert counted._order == searched._order and counted._cover(False).session.reaches
+    front = {counted.required[i] for i in counted._front}
+    late = [c for c, v in by_search.items() if v.first_failure not in front]  # and working
+    assert len(late) > 37
+    working = 0
+    for chosen in late:
+        old, new = by_search[chosen], counted.decide(chosen)
+        working += new.works
+        assert (new.works, new.first_failure) == (old.works, old.first_failure)
+        if new.works:
+            expected = Verdict(new.pieces, True)
+            counts = searched.counts(chosen)
+            assert counts is not None
+            searched.add_counts(expected, counts)
+            assert new.as_dict() == expected.as_dict()
+    assert working == 37
+
+
 def test_best_sets_are_the_first_of_the_full_ranking():
     full = ranked(run_design(_design("apad_rectangle_pentominoes")))
     for best in (5, 37):  # a few of the best, and every working set
-        verdicts = best_sets(_design("apad_rectangle_pentominoes"), best)
+        design = _design("apad_rectangle_pentominoes")
+        in_full = []
+        count = design.counts
+
+        def counting(chosen, *, floor=None, probes=(), count=count, in_full=in_full):
+            found = count(chosen, floor=floor, probes=probes)
+            in_full.append(found is not None)
+            return found
+
+        design.counts = counting  # type: ignore[method-assign]
+        verdicts = best_sets(design, best)
         counted = [v for v in verdicts if v.min is not None]
         assert [v.as_dict() for v in ranked(counted)] == [v.as_dict() for v in full[:best]]
         assert len(verdicts) == 792 and sum(v.works for v in verdicts) == 37
+        # The sets with the most on the leaders' hardest dates go first, and the rest
+        # stop before a count once the floor is above their bound.
+        assert sum(in_full) == 37 if best == 37 else len(in_full) < 20
 
 
 def test_best_sets_break_ties_as_the_ranking_does(tmp_path):

@@ -22,12 +22,10 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
     it names its dates without a solution), the dates of the groups not searched that come
     earlier in the learnt order, one by one, to name the first failure in that order."""
     session = compiled.session
-    front, groups = _plan(design, compiled)
-    singles = [(compiled.holes[i], [compiled.holes[i]]) for i in front]
-    answers = session.reach(out, singles, areas=areas, first_failure=True)
-    failed = next((i for i, [ok] in zip(front, answers) if ok is False), None)
+    failed = front_failure(design, compiled, out, areas)
     if failed is not None:
         return failed
+    _, groups = _plan(design, compiled)
     tasks = [(held, [compiled.holes[i] for i in members]) for held, members in groups]
     found = session.reach(out, tasks, areas=areas, first_failure=True)
     answered = {i: ok for (_, members), oks in zip(groups, found) for i, ok in zip(members, oks)}
@@ -44,6 +42,17 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
     answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in earlier],
                             areas=areas, first_failure=True)
     return next((i for i, [ok] in zip(earlier, answers) if ok is False), first)
+
+
+def front_failure(design: Design, compiled: _Compiled, out: Sequence[int],
+                  areas: Sequence[int]) -> int | None:
+    """The first of the combinations that rejected a set while the order was learnt (the
+    head of the learnt order) with no solution, one first-solution search each, or None:
+    where :func:`first_failure` starts, and where most failing sets fail."""
+    front, _ = _plan(design, compiled)
+    singles = [(compiled.holes[i], [compiled.holes[i]]) for i in front]
+    answers = compiled.session.reach(out, singles, areas=areas, first_failure=True)
+    return next((i for i, [ok] in zip(front, answers) if ok is False), None)
 
 
 def _plan(design: Design, compiled: _Compiled

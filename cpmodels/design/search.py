@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions
 from cpmodels.cover import ItemKind
-from cpmodels.design.reaching import first_failure
+from cpmodels.design.reaching import first_failure, front_failure
 from cpmodels.design.verdicts import Side, Verdict
 from cpmodels.errors import InputError, OutOfTime, SpecError
 from cpmodels.geometry import (
@@ -52,6 +52,7 @@ DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searche
 LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
 LEARN_SHARE = 25  # ... or one in this many candidates, when that is more
 LEARN_MOST = 320  # ... but never more than this many
+REACH_LEARNING_GROUPS = 2  # label groups up to which the order is learnt by reach searches
 
 
 def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
@@ -315,13 +316,16 @@ class Design:
                        areas: Sequence[int]) -> tuple[str, ...] | None:
         """The first required combination, in the order combinations are tried, that no
         solution covers with the options of ``out`` forced (pieces left out), or None.
-        While the order is being learnt, a failing combination moves to its front (and the
-        combinations are searched one by one on the word kernel, whose larger table of dead
-        states pays there: the first sets pass through every date alone).
+        While the order is being learnt, a failing combination moves to its front (and on a
+        board of more than :data:`REACH_LEARNING_GROUPS` label groups the combinations are
+        searched one by one on the word kernel, whose larger table of dead states pays
+        there: the first sets pass through every date alone; on the month/day boards the
+        reach search is the cheaper there too).
         ``regions``: the set's (every hole is forced, so its pieces fill what is left);
         ``areas``: its pieces' areas."""
         session = compiled.session
-        if session.reaches and not self._learning:
+        if session.reaches and (not self._learning
+                                or len(self.board.groups) <= REACH_LEARNING_GROUPS):
             index = first_failure(self, compiled, out, areas)
         else:
             prefixes = [[*out, *compiled.holes[i]] for i in self._order]
@@ -382,14 +386,40 @@ class Design:
             as_drawn_failure = as_drawn_failure or failure
         return None, as_drawn_failure
 
+    def _decide_by_counts(self, compiled: _Compiled, chosen: Sequence[int],
+                          ) -> tuple[tuple[str, ...] | None,
+                                     dict[tuple[str, ...], int] | None]:
+        """A set to be counted if it works, decided by its counts: the dates that rejected
+        a set while the order was learnt are searched first (most failing sets fail
+        there); then the set is counted, which decides the other dates too (a set works
+        when every required date has a solution), so a working set is not searched for
+        existence at all. A count that finds a date with no solution stops, and the
+        reach search names the first failure in the learnt order. The first failure, or
+        None and the counts."""
+        out = self._left_out(compiled, chosen)
+        areas = self._areas(chosen)
+        index = front_failure(self, compiled, out, areas)
+        counts = None
+        if index is None:
+            counts = self.counts(chosen, floor=1)
+            if counts is None:
+                index = first_failure(self, compiled, out, areas)
+                assert index is not None  # a required date has no solution
+        return (None if index is None else self.required[index]), counts
+
     def decide(self, chosen: Sequence[int]) -> Verdict:
         """Whether the set solves every required date (and face up, with some choice of
         sides, when asked), and its counts (pieces turned over freely) when it does."""
         names = self.names(chosen)
         compiled = self._cover(False)
-        failure = None if tuple(chosen) in self._passed else self._first_failure(
-            compiled, self._left_out(compiled, chosen), self._regions(chosen),
-            self._areas(chosen))
+        counts = None
+        if tuple(chosen) in self._passed:
+            failure = None
+        elif self.with_counts and not self.spec.face_up and compiled.session.reaches:
+            failure, counts = self._decide_by_counts(compiled, chosen)
+        else:
+            failure = self._first_failure(compiled, self._left_out(compiled, chosen),
+                                          self._regions(chosen), self._areas(chosen))
         if failure is not None:
             return Verdict(names, False, failure)
         sides = None
@@ -399,7 +429,8 @@ class Design:
                 return Verdict(names, False, failure)
         verdict = Verdict(names, True, face_up_sides=sides)
         if self.with_counts:
-            counts = self.counts(chosen)
+            if counts is None:
+                counts = self.counts(chosen)
             assert counts is not None  # no floor: every task is counted
             self.add_counts(verdict, counts)
         if self.with_difficulty:
