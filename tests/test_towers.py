@@ -204,9 +204,10 @@ def test_the_bundle_prices_4x4_down_to_its_optimum():
     # the two priced bands alone prove it.
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), 4, 4)
     polyak = bounds.lagrangian_bound(problem, 2, steps=120, target=440, method="polyak")
-    bundle = bounds.lagrangian_bound(problem, 2, steps=120, target=440)
+    bundle = bounds.lagrangian_bound(problem, 2, steps=120, target=440, method="bundle")
     assert polyak.bound == 460 and bundle.bound == 440
     assert 440 <= min(bundle.steps) < 450 <= min(polyak.steps)
     # Started from the bundle's prices, one step is their bound again.
-    again = bounds.lagrangian_bound(problem, 2, steps=1, start=bundle.prices)
+    again = bounds.lagrangian_bound(problem, 2, steps=1, start=bundle.prices,
+                                    method="bundle")
     assert again.steps == [min(bundle.steps)] and again.bound == 440

@@ -22,7 +22,7 @@ from cpmodels.towers.certificate import corner_counts, priced_bands
 from cpmodels.towers.problem import TowersProblem
 from cpmodels.towers.programme import solve_dp
 
-PRICE_SCALE = 100  # prices are in hundredths of a point: the programme adds whole numbers
+PRICE_SCALE = 10  # prices are in tenths of a point: the programme adds whole numbers
 # Polyak's steps aim this far below the best known board: longer steps, which bring the
 # bound down faster within the steps given (9x9 after 120 steps: aimed at 2,750 itself,
 # 2,792.0; 4% below, 2,780.8; 7%, 2,774.2; 15%, 2,770.9. 10x10: 3,400 itself, 3,503.1;
@@ -158,7 +158,7 @@ def _solve_bands(problem: TowersProblem, cut: int, scale: int, prices: np.ndarra
 def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
                      target: int | None = None, deadline: float | None = None,
                      on_step: Callable[[int, float], None] | None = None,
-                     method: str = "bundle", start: np.ndarray | None = None,
+                     method: str = "polyak", start: np.ndarray | None = None,
                      scale: int = PRICE_SCALE) -> PricedBound:
     """An upper bound from two bands, rows ``0 .. cut - 1`` and ``cut ..``, each solved
     exactly with a copy of its neighbour's boundary row. A copy may hold any towers and needs
@@ -170,13 +170,14 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
     more than their colours.
 
     ``steps`` solves of both bands look for the prices (from ``start``, in ``1 / scale`` of
-    a point; zero by default). ``method="bundle"`` keeps every step's two boards as cuts of
-    a model of the bound as a function of the prices and moves to the model's least point
-    within a box around the best prices so far (a linear programme, GLOP), the box growing
-    and shrinking with the model's accuracy (:func:`_bundle`). ``method="polyak"`` moves
-    the prices against the bands' disagreement on the corners (subgradient steps, Polyak's
-    step aimed ``AIM_BELOW`` under ``target``, a score some board reaches; without one, at
-    the band bound less 10%)."""
+    a point; zero by default: the first step is the free rows' bound). ``method="polyak"``
+    moves the prices against the bands' disagreement on the corners (subgradient steps,
+    Polyak's step aimed ``AIM_BELOW`` under ``target``, a score some board reaches; without
+    one, at the band bound less 10%). ``method="bundle"`` makes ``POLYAK_SHARE`` of the
+    steps so, then keeps every step's two boards as cuts of a model of the bound as a
+    function of the prices and moves to the model's least point within a box around the
+    best prices so far (a linear programme, GLOP), the box growing and shrinking with the
+    model's accuracy (:func:`_bundle`); it reaches lower bounds in the long run."""
     begun = time.perf_counter()
     if problem.fixed:
         raise ValueError("the priced band bound is for boards with no towers built")
@@ -239,9 +240,10 @@ def _polyak(prices: np.ndarray, steps: int, scale: int, target: int | None,
 
 
 # The bundle starts after this share of its steps made by Polyak's rule (which falls faster
-# at first), their boards its first cuts. 5x5 (bands 3 + 2) after 120 steps: Polyak's rule
-# alone 767.9 (767.2 after 400), the bundle alone 768.6 (763.3, its least, after 251), a
-# quarter first 764.1 (763.6 after 160).
+# at first), their boards its first cuts. 5x5 (bands 3 + 2) after 120 steps, prices in
+# hundredths: Polyak's rule alone 767.9 (767.2 after 400), the bundle alone 768.6 (763.3,
+# its least, after 251), a quarter first 764.1 (763.6 after 160); in tenths, Polyak's rule
+# 768.5, a quarter first 765.8.
 POLYAK_SHARE = 0.25
 BOX = 10.0  # points: the bundle's first box around the prices, each price's reach
 SHRINK, GROW = 0.9, 1.5  # the box after a step that did not pay, and one that paid well

@@ -126,7 +126,7 @@ class ProvedBound:
 
 def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                            steps: int = 120, target: int | None = None,
-                           time_limit: float | None = None, method: str = "bundle",
+                           time_limit: float | None = None, method: str = "polyak",
                            start: np.ndarray | None = None,
                            scale: int | None = None) -> ProvedBound:
     """Price two bands' boundary rows (``bounds.lagrangian_bound``), then solve each band
