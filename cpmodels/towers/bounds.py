@@ -261,7 +261,7 @@ def _bundle(prices: np.ndarray, steps: int, scale: int,
     edge and paid half), else the box shrinks; the model itself is exact at every step
     tried, so a foreseen fall below one unit with the step inside the box is the least
     bound: the search ends."""
-    from ortools.linear_solver import pywraplp
+    import ortools.linear_solver.pywraplp as pywraplp
 
     shape = prices.shape
     centre = prices.reshape(-1).astype(np.int64)
