@@ -28,6 +28,14 @@ PRICE_SCALE = 10  # prices are in tenths of a point: the programme adds whole nu
 # 2,792.0; 4% below, 2,780.8; 7%, 2,774.2; 15%, 2,770.9. 10x10: 3,400 itself, 3,503.1;
 # 3% below, 3,471.4; 6%, 3,472.9).
 AIM_BELOW = 0.08
+# The bundle starts after this share of its steps made by Polyak's rule (which falls faster
+# at first), their boards its first cuts. 5x5 (bands 3 + 2) after 120 steps, prices in
+# hundredths: Polyak's rule alone 767.9 (767.2 after 400), the bundle alone 768.6 (763.3,
+# its least, after 251), a quarter first 764.1 (763.6 after 160); in tenths, Polyak's rule
+# 768.5, a quarter first 765.8.
+POLYAK_SHARE = 0.25
+BOX = 10.0  # points: the bundle's first box around the prices, each price's reach
+SHRINK, GROW = 0.9, 1.5  # the box after a step that did not pay, and one that paid well
 
 
 def band_bound(problem: TowersProblem, height: int, above: bool, below: bool, *,
@@ -159,7 +167,8 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
                      target: int | None = None, deadline: float | None = None,
                      on_step: Callable[[int, float], None] | None = None,
                      method: str = "polyak", start: np.ndarray | None = None,
-                     scale: int = PRICE_SCALE) -> PricedBound:
+                     scale: int = PRICE_SCALE, polyak_share: float = POLYAK_SHARE,
+                     box: float = BOX) -> PricedBound:
     """An upper bound from two bands, rows ``0 .. cut - 1`` and ``cut ..``, each solved
     exactly with a copy of its neighbour's boundary row. A copy may hold any towers and needs
     nothing, as a free row does, but each corner it makes with the real row (a cell of row
@@ -173,11 +182,12 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
     a point; zero by default: the first step is the free rows' bound). ``method="polyak"``
     moves the prices against the bands' disagreement on the corners (subgradient steps,
     Polyak's step aimed ``AIM_BELOW`` under ``target``, a score some board reaches; without
-    one, at the band bound less 10%). ``method="bundle"`` makes ``POLYAK_SHARE`` of the
+    one, at the band bound less 10%). ``method="bundle"`` makes ``polyak_share`` of the
     steps so, then keeps every step's two boards as cuts of a model of the bound as a
     function of the prices and moves to the model's least point within a box around the
-    best prices so far (a linear programme, GLOP), the box growing and shrinking with the
-    model's accuracy (:func:`_bundle`); it reaches lower bounds in the long run."""
+    best prices so far (a linear programme, GLOP; the box first ``box`` points each way),
+    the box growing and shrinking with the model's accuracy (:func:`_bundle`); it reaches
+    lower bounds in the long run."""
     begun = time.perf_counter()
     if problem.fixed:
         raise ValueError("the priced band bound is for boards with no towers built")
@@ -207,11 +217,11 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
             on_step(len(result.steps) - 1, value)
         return found
 
-    first = steps if method == "polyak" else round(POLYAK_SHARE * steps)
+    first = steps if method == "polyak" else round(polyak_share * steps)
     agreed = _polyak(prices, first, scale, target, evaluate, result.steps)
     if method == "bundle" and not agreed:
         _bundle(prices if result.prices is None else result.prices,
-                steps - len(result.steps), scale, evaluate, tried)
+                steps - len(result.steps), scale, evaluate, tried, box)
     result.seconds = time.perf_counter() - begun
     return result
 
@@ -239,19 +249,11 @@ def _polyak(prices: np.ndarray, steps: int, scale: int, target: int | None,
     return False
 
 
-# The bundle starts after this share of its steps made by Polyak's rule (which falls faster
-# at first), their boards its first cuts. 5x5 (bands 3 + 2) after 120 steps, prices in
-# hundredths: Polyak's rule alone 767.9 (767.2 after 400), the bundle alone 768.6 (763.3,
-# its least, after 251), a quarter first 764.1 (763.6 after 160); in tenths, Polyak's rule
-# 768.5, a quarter first 765.8.
-POLYAK_SHARE = 0.25
-BOX = 10.0  # points: the bundle's first box around the prices, each price's reach
-SHRINK, GROW = 0.9, 1.5  # the box after a step that did not pay, and one that paid well
 
 
 def _bundle(prices: np.ndarray, steps: int, scale: int,
             evaluate: Callable[[np.ndarray], _Priced | None],
-            tried: list[tuple[np.ndarray, _Priced]]) -> None:
+            tried: list[tuple[np.ndarray, _Priced]], box_points: float = BOX) -> None:
     """Box-step cutting planes on the bound as a function of the prices ``p``. Each step's
     top board ``s`` makes the top band's optimum at least ``f_s - p . a_s`` at any prices
     (``a_s`` its corners), and the bottom's ``t`` makes the bottom's at least
@@ -284,7 +286,7 @@ def _bundle(prices: np.ndarray, steps: int, scale: int,
         steps -= 1
         keep(centre, found)
         level = found.value
-    box = BOX * scale
+    box = box_points * scale
     for _ in range(steps):
         seen = np.zeros(centre.shape, dtype=bool)  # prices no kept board sees stay put
         for corners, _ in tops + bottoms:
