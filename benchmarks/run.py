@@ -8,7 +8,9 @@ week11_jan1mon, week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_fac
 pictures, export_suite, web_hints, web_play, web_load, design_apad, design_apad_difficulty,
 design_weekday, design_weekday_cluster, week_difficulty, first_count, cluster_week_sweep,
 week11_sweep, week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each),
-towers_9x9_priced, towers_10x10_priced (the bound with priced rows),
+towers_9x9_priced, towers_10x10_priced (the bound with priced rows), towers_9x9_bundle
+(the same priced by the bundle), towers_9x9_certified (the bundle's prices, kept in
+towers_9x9_prices.json, certified and checked),
 towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it),
 towers_when_built_5x5, towers_when_built_10x10 (the game's build-order rule: the published
 optima 81 and 58, each with its order of builds replayed). With no name, every benchmark runs.
@@ -331,13 +333,16 @@ def _towers(n: int, time_limit: float | None = None) -> Callable[[], str]:
     return run
 
 
-def _towers_priced(n: int, cut: int, best: int, steps: int = 120) -> Callable[[], str]:
+def _towers_priced(n: int, cut: int, best: int, steps: int = 120,
+                   method: str = "polyak") -> Callable[[], str]:
     def run() -> str:
         from cpmodels.towers import bounds
 
         problem = towers_problem(load_spec(SPECS / "towers.yaml"), n, n)
-        priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=best)
-        after = {k: min(priced.steps[:k]) for k in (20, 80) if len(priced.steps) >= k}
+        priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=best,
+                                         method=method)
+        after = {k: min(priced.steps[:k]) for k in (20, 80, 120, 160, 200)
+                 if len(priced.steps) >= k}
         return (f"bound {priced.bound:,} after {len(priced.steps)} steps (free rows: "
                 f"{priced.steps[0]:,.0f}; "
                 + "; ".join(f"after {k}: {v:,.1f}" for k, v in after.items())
@@ -385,6 +390,43 @@ def _towers_certificate(n: int) -> Callable[[], str]:
                     f"{'ok' if check.ok else 'REJECTED'} in {time.perf_counter() - start:.1f} s")
     return run
 
+
+
+def _towers_stored_prices(name: str) -> Callable[[], str]:
+    """Certify the priced bound of prices found before and kept beside this script (their
+    search takes half an hour or more: see ``towers_9x9_bundle``), check the certificate,
+    and check the board kept with them by the rules: a board scoring the bound is optimal."""
+    def run() -> str:
+        import json
+        import tempfile
+        import time
+
+        import numpy as np
+
+        from cpmodels.towers.certificate import check_priced_bound
+        from cpmodels.towers.proof import bound_with_certificate
+
+        stored = json.loads((Path(__file__).parent / name).read_text())
+        problem = towers_problem(load_spec(SPECS / stored["puzzle"]), stored["rows"],
+                                 stored["cols"])
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "towers.bound"
+            proved = bound_with_certificate(problem, path, cut=stored["cut"], steps=1,
+                                            start=np.array(stored["prices"]),
+                                            scale=stored["scale"])
+            start = time.perf_counter()
+            check = check_priced_bound(path, problem)
+            seconds = time.perf_counter() - start
+            size = path.stat().st_size / 1e6
+        board = stored["board"]  # a board found by CP-SAT, checked here by the rules
+        legal = not problem.violations(board)
+        score = problem.score(board)
+        verdict = "optimal" if legal and check.ok and score >= proved.bound else "not proved"
+        return (f"bound {proved.bound:,} (stored {stored['bound']:,}); certificate "
+                f"{check.states:,} states, {size:.1f} MB, checked "
+                f"{'ok' if check.ok else 'REJECTED'} in {seconds:.1f} s; the stored board "
+                f"{'scores' if legal else 'BREAKS A RULE and scores'} {score:,}: {verdict}")
+    return run
 
 def _export_suite() -> str:
     """The benchmark set written in full, then CaDiCaL on its DIMACS files where installed."""
@@ -583,6 +625,11 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str | tuple[str, int | None]]]] = 
                           "120 steps", _towers_priced(9, 5, 2750)),
     "towers_10x10_priced": ("towers 10x10: bands 5 + 5 with priced corners, 120 steps",
                             _towers_priced(10, 5, 3400)),
+    "towers_9x9_certified": ("towers 9x9: the bundle's stored prices certified and checked",
+                             _towers_stored_prices("towers_9x9_prices.json")),
+    "towers_9x9_bundle": ("towers 9x9: bands 5 + 4 with priced corners, 240 steps, the "
+                          "last three quarters by the bundle", _towers_priced(9, 5, 2750, 240,
+                                                                             "bundle")),
     "towers_10x10": ("towers 10x10, 10 minutes (best known 3,400)",
                      _towers(10, 600)),
 }

@@ -195,3 +195,19 @@ def test_priced_bands_bound_the_optimum_and_start_at_the_band_bound():
         assert priced.bound % 10 == 0
     with pytest.raises(ValueError, match="cut"):
         bounds.lagrangian_bound(towers_problem(spec, 4, 4), 4)
+    with pytest.raises(ValueError, match="method"):
+        bounds.lagrangian_bound(towers_problem(spec, 4, 4), 2, method="newton")
+
+
+def test_the_bundle_prices_4x4_down_to_its_optimum():
+    # Polyak's steps stall above it; the bundle's cutting planes reach the optimum (440):
+    # the two priced bands alone prove it.
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 4, 4)
+    polyak = bounds.lagrangian_bound(problem, 2, steps=120, target=440, method="polyak")
+    bundle = bounds.lagrangian_bound(problem, 2, steps=120, target=440, method="bundle")
+    assert polyak.bound == 460 and bundle.bound == 440
+    assert 440 <= min(bundle.steps) < 450 <= min(polyak.steps)
+    # Started from the bundle's prices, one step is their bound again.
+    again = bounds.lagrangian_bound(problem, 2, steps=1, start=bundle.prices,
+                                    method="bundle")
+    assert again.steps == [min(bundle.steps)] and again.bound == 440

@@ -320,6 +320,18 @@ def test_a_priced_bound_is_certified_and_verified(priced_5x5, capsys):
     assert f"no board scores more than {proved.bound}, proved" in out
 
 
+
+def test_prices_found_before_are_certified_in_one_step(priced_5x5, tmp_path):
+    from cpmodels.towers.proof import bound_with_certificate
+
+    problem, path, proved = priced_5x5
+    with zipfile.ZipFile(path) as archive:
+        claim = json.loads(archive.read("claim.json"))
+    again = tmp_path / "again.bound"
+    redone = bound_with_certificate(problem, again, cut=claim["cut"], steps=1,
+                                    start=np.array(claim["prices"]), scale=claim["scale"])
+    assert redone.steps == 1 and redone.check.ok and redone.bound == proved.bound
+
 def _nudge_a_used_price(prices) -> None:
     """One price of a corner the bands see (column 1 has a left neighbour) moved by one."""
     prices[1][0][0][0] += 1
@@ -340,6 +352,7 @@ def _forged_claim(path, target, change) -> None:
     (lambda c: c.update(cut=1), "other prices or rows"),
     (lambda c: c.update(rows=6), "6x5 board, not 5x5"),
     (lambda c: c.update(scale=0), "do not fit"),
+    (lambda c: c.update(scale=c["scale"] // 10), "other prices or rows"),
 ])
 def test_a_forged_priced_claim_is_rejected(priced_5x5, tmp_path, change, message):
     from cpmodels.towers.certificate import check_priced_bound

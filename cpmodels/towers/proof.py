@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from cpmodels.errors import InputError
 from cpmodels.files import check_input, json_member, move_into_place, temp_beside
 from cpmodels.spec.models import TowersSpec
@@ -124,11 +126,15 @@ class ProvedBound:
 
 def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                            steps: int = 120, target: int | None = None,
-                           time_limit: float | None = None) -> ProvedBound:
+                           time_limit: float | None = None, method: str = "polyak",
+                           start: np.ndarray | None = None,
+                           scale: int | None = None) -> ProvedBound:
     """Price two bands' boundary rows (``bounds.lagrangian_bound``), then solve each band
     once more at the best prices with its certificate, and write both with the claim to
     ``path`` (a zip: ``claim.json``, ``top.cert``, ``bottom.cert``), checked by
-    ``certificate.check_priced_bound``. Nothing is left at ``path`` unless it is whole."""
+    ``certificate.check_priced_bound``. Nothing is left at ``path`` unless it is whole.
+    ``method``, ``start`` and ``scale`` go to the pricing: with ``start`` (prices found
+    before) and one step, the bound is that of ``start`` itself."""
     import json
     import tempfile
     import time
@@ -138,11 +144,12 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
 
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=target,
-                                     deadline=deadline)
+                                     deadline=deadline, method=method, start=start,
+                                     scale=scale or bounds.PRICE_SCALE)
     if priced.prices is None:
         raise InputError("the bands did not finish within the time limit: no bound")
     prices = priced.prices
-    scale = bounds.PRICE_SCALE
+    scale = priced.scale
     total = 0
     tmp = temp_beside(path)
     try:
