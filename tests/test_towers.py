@@ -211,3 +211,19 @@ def test_the_bundle_prices_4x4_down_to_its_optimum():
     again = bounds.lagrangian_bound(problem, 2, steps=1, start=bundle.prices,
                                     method="bundle")
     assert again.steps == [min(bundle.steps)] and again.bound == 440
+
+
+def test_pricing_stops_once_the_bound_is_down_to_a_boards_score():
+    # A board scoring 440 exists on 4x4, so once the priced bound is 440 no step can lower
+    # it: the pricing ends there, with the bound and the prices that gave it.
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 4, 4)
+    whole = bounds.lagrangian_bound(problem, 2, steps=120, target=440, method="bundle")
+    stopped = bounds.lagrangian_bound(problem, 2, steps=120, target=440, method="bundle",
+                                      stop_at=440)
+    assert whole.bound == stopped.bound == 440
+    first = next(k for k, value in enumerate(whole.steps) if value < 450)
+    assert stopped.steps == whole.steps[:first + 1]
+    again = bounds.lagrangian_bound(problem, 2, steps=1, start=stopped.prices)
+    assert again.bound == 440
+    # Not reached: every step is taken.
+    assert len(bounds.lagrangian_bound(problem, 2, steps=12, stop_at=100).steps) == 12

@@ -395,16 +395,24 @@ def test_a_forged_band_certificate_is_rejected(priced_5x5, tmp_path):
 def test_past_8_wide_solve_certifies_a_priced_bound(tmp_path, capsys, monkeypatch):
     from cpmodels.towers import bounds
 
-    real = bounds.lagrangian_bound
-    monkeypatch.setattr(bounds, "lagrangian_bound",
-                        lambda *a, **k: real(*a, **{**k, "steps": 2}))  # a short run
+    real, asked = bounds.lagrangian_bound, []
+
+    def priced(*args, **kwargs):
+        asked.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bounds, "lagrangian_bound", priced)
     proof = tmp_path / "9x9.bound"
     spec = str(SPECS / "towers.yaml")
     assert main(["solve", spec, "--size", "9x9", "--time-limit", "2", "--proof", str(proof),
-                 "--format", "json"]) == 0
+                 "--price-steps", "3", "--price-method", "bundle", "--price-scale", "100",
+                 "--format", "json"]) == 0  # a short run, its prices in hundredths
     answer = json.loads(capsys.readouterr().out)
     assert answer["proof_checked"] and answer["bound"] == answer["proof_bound"] <= 2970
     assert answer["score"] <= answer["bound"]
+    [kwargs] = asked
+    assert (kwargs["steps"], kwargs["method"], kwargs["scale"]) == (3, "bundle", 100)
+    assert kwargs["stop_at"] == kwargs["target"] == answer["score"]
     assert main(["verify", spec, "--proof", str(proof), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["bound"] == answer["bound"]
 

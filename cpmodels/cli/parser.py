@@ -61,6 +61,16 @@ def non_negative_int(text: str) -> int:
     return int(text)
 
 
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """The option type of a whole number from ``low`` to ``high``."""
+    def parse(text: str) -> int:
+        if not text.isdigit() or not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a whole number from {low:,} to {high:,}")
+        return int(text)
+    return parse
+
+
 def port(text: str) -> int:
     """A TCP port number, 1 to 65535."""
     if not text.isdigit() or not 1 <= int(text) <= 65535:

@@ -25,6 +25,7 @@ from cpmodels.cli.parser import (
     add_quiet_arg,
     grid_size,
     positive_seconds,
+    whole_number,
 )
 from cpmodels.cli.runtime import bars_on, packing_instance_of
 from cpmodels.errors import InputError
@@ -74,10 +75,12 @@ def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: boo
     """Solve, write the programme's certificate of the answer, and check it."""
     from cpmodels.files import check_output
     from cpmodels.render import towers_payload, towers_text
-    from cpmodels.towers.proof import solve_with_certificate
+    from cpmodels.towers.proof import Pricing, solve_with_certificate
 
     check_output(args.proof)  # before the search
-    proved = solve_with_certificate(problem, args.proof, time_limit=args.time_limit)
+    pricing = Pricing(args.price_steps, args.price_method, args.price_scale)
+    proved = solve_with_certificate(problem, args.proof, time_limit=args.time_limit,
+                                    pricing=pricing)
     result, check = proved.result, proved.check
     payload = towers_payload(problem, result)
     text = towers_text(problem, result, colour)
@@ -157,6 +160,10 @@ def cmd_prove(args: argparse.Namespace) -> int:
     return EXIT_UNSOLVABLE if check.ok else EXIT_UNKNOWN
 
 
+MAX_PRICE_STEPS = 100_000  # band solves a priced bound may take (each takes seconds)
+MAX_PRICE_SCALE = 1_000  # finest prices: a thousandth of a point
+
+
 def add_solve(sub: Subparsers) -> None:
     solve = sub.add_parser("solve", help="solve one puzzle and show the answer")
     add_instance_args(solve)
@@ -171,6 +178,15 @@ def add_solve(sub: Subparsers) -> None:
                        help="towers specs: write a certificate of the optimum to FILE and "
                        "check it (boards up to 8 wide; wider boards get a certified bound "
                        "from two priced bands of rows; see docs/towers.md)")
+    solve.add_argument("--price-steps", type=whole_number(1, MAX_PRICE_STEPS), default=120,
+                       metavar="N", help="towers past 8 wide with --proof: solve both bands "
+                       "at most N times to price the bound (fewer once it is down to the "
+                       "best board's score; default 120)")
+    solve.add_argument("--price-method", choices=("polyak", "bundle"), default="polyak",
+                       help="... by subgradient steps (polyak, the default) or by cutting "
+                       "planes after a quarter of them (bundle: lower bounds in more steps)")
+    solve.add_argument("--price-scale", type=whole_number(1, MAX_PRICE_SCALE), default=10,
+                       metavar="K", help="... prices in 1/K of a point (default 10)")
     add_backend_arg(solve, "cpsat")
     solve.set_defaults(handler=cmd_solve)
 

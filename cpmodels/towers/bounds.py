@@ -131,6 +131,10 @@ class PricedBound:
     scale: int = PRICE_SCALE
 
 
+class _BoundMet(Exception):
+    """The priced bound reached the score asked to stop at (a board's): pricing ends."""
+
+
 @dataclass
 class _Priced:
     """Both bands solved at some prices: their optima together (scaled) and the corners of
@@ -168,7 +172,7 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
                      on_step: Callable[[int, float], None] | None = None,
                      method: str = "polyak", start: np.ndarray | None = None,
                      scale: int = PRICE_SCALE, polyak_share: float = POLYAK_SHARE,
-                     box: float = BOX) -> PricedBound:
+                     box: float = BOX, stop_at: int | None = None) -> PricedBound:
     """An upper bound from two bands, rows ``0 .. cut - 1`` and ``cut ..``, each solved
     exactly with a copy of its neighbour's boundary row. A copy may hold any towers and needs
     nothing, as a free row does, but each corner it makes with the real row (a cell of row
@@ -187,7 +191,8 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
     function of the prices and moves to the model's least point within a box around the
     best prices so far (a linear programme, GLOP; the box first ``box`` points each way),
     the box growing and shrinking with the model's accuracy (:func:`_bundle`); it reaches
-    lower bounds in the long run."""
+    lower bounds in the long run. With ``stop_at`` (a score some board reaches), the pricing
+    ends as soon as the bound is that low: no lower one can be certified."""
     begun = time.perf_counter()
     if problem.fixed:
         raise ValueError("the priced band bound is for boards with no towers built")
@@ -215,13 +220,18 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
             result.bound = problem.bound_from(found.value, scale)
         if on_step is not None:
             on_step(len(result.steps) - 1, value)
+        if stop_at is not None and result.bound is not None and result.bound <= stop_at:
+            raise _BoundMet
         return found
 
     first = steps if method == "polyak" else round(polyak_share * steps)
-    agreed = _polyak(prices, first, scale, target, evaluate, result.steps)
-    if method == "bundle" and not agreed:
-        _bundle(prices if result.prices is None else result.prices,
-                steps - len(result.steps), scale, evaluate, tried, box)
+    try:
+        agreed = _polyak(prices, first, scale, target, evaluate, result.steps)
+        if method == "bundle" and not agreed:
+            _bundle(prices if result.prices is None else result.prices,
+                    steps - len(result.steps), scale, evaluate, tried, box)
+    except _BoundMet:
+        pass
     result.seconds = time.perf_counter() - begun
     return result
 

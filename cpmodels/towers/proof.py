@@ -47,15 +47,29 @@ class ProvedAnswer:
     interrupted: bool = False  # Ctrl-C stopped the work after the answer was found
 
 
+@dataclass(frozen=True)
+class Pricing:
+    """How a board past 8 wide prices its bands for the certified bound: ``steps`` solves
+    of both bands at most (fewer once the bound is down to the best board's score), by
+    ``method`` ("polyak" or "bundle", see ``bounds.lagrangian_bound``), prices in
+    ``1 / scale`` of a point."""
+
+    steps: int = 120
+    method: str = "polyak"
+    scale: int = 10
+
+
 def solve_with_certificate(problem: TowersProblem, path: Path, *,
-                           time_limit: float | None = None) -> ProvedAnswer:
+                           time_limit: float | None = None,
+                           pricing: Pricing = Pricing()) -> ProvedAnswer:
     """Solve ``problem``, write the programme's certificate of the answer to ``path`` and
-    check it. Nothing is left at ``path`` unless the certificate is whole and proved."""
+    check it. Nothing is left at ``path`` unless the certificate is whole and proved.
+    Past 8 wide, the bound is priced as ``pricing`` says."""
     from cpmodels.towers import model, programme
 
     _default_rule_only(problem)
     if min(problem.rows, problem.cols) > model.DP_PROOF_WIDTH:
-        return _solve_wide(problem, path, time_limit)
+        return _solve_wide(problem, path, time_limit, pricing)
     writer = CertificateWriter(path, problem, programme.key_layout(problem))
     try:
         result = model.solve(problem, time_limit=time_limit, layer_sink=writer.layer)
@@ -128,13 +142,15 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                            steps: int = 120, target: int | None = None,
                            time_limit: float | None = None, method: str = "polyak",
                            start: np.ndarray | None = None,
-                           scale: int | None = None) -> ProvedBound:
+                           scale: int | None = None,
+                           stop_at: int | None = None) -> ProvedBound:
     """Price two bands' boundary rows (``bounds.lagrangian_bound``), then solve each band
     once more at the best prices with its certificate, and write both with the claim to
     ``path`` (a zip: ``claim.json``, ``top.cert``, ``bottom.cert``), checked by
     ``certificate.check_priced_bound``. Nothing is left at ``path`` unless it is whole.
-    ``method``, ``start`` and ``scale`` go to the pricing: with ``start`` (prices found
-    before) and one step, the bound is that of ``start`` itself."""
+    ``method``, ``start``, ``scale`` and ``stop_at`` go to the pricing: with ``start``
+    (prices found before) and one step, the bound is that of ``start`` itself; with
+    ``stop_at`` (a board's score) it ends once the bound is down to that score."""
     import json
     import tempfile
     import time
@@ -145,7 +161,7 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=target,
                                      deadline=deadline, method=method, start=start,
-                                     scale=scale or bounds.PRICE_SCALE)
+                                     scale=scale or bounds.PRICE_SCALE, stop_at=stop_at)
     if priced.prices is None:
         raise InputError("the bands did not finish within the time limit: no bound")
     prices = priced.prices
@@ -184,7 +200,8 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
 
 
 
-def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None) -> ProvedAnswer:
+def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None,
+                pricing: Pricing) -> ProvedAnswer:
     """A board too wide for the programme to prove: CP-SAT's best board in the time limit,
     and a priced bound with its certificate (:func:`bound_with_certificate`)."""
     from cpmodels.towers import model
@@ -204,7 +221,9 @@ def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None) ->
                          f"{problem.rows}x{problem.cols} is too large for that")
     result = model.solve(problem, time_limit=time_limit)
     try:
-        proved = bound_with_certificate(problem, path, cut=cut, target=result.score)
+        proved = bound_with_certificate(problem, path, cut=cut, target=result.score,
+                                        steps=pricing.steps, method=pricing.method,
+                                        scale=pricing.scale, stop_at=result.score)
     except KeyboardInterrupt:  # Ctrl-C while the bands are priced: the board is kept
         return ProvedAnswer(result, None, "interrupted while the bound was worked out",
                             interrupted=True)
