@@ -494,6 +494,7 @@ def test_solids_on_bits_count_as_dancing_links_do():
         cover = api.instance(path, target=target).cover
         by_links, by_bits = _links_and_bits(cover)
         assert by_links == by_bits and by_bits[0] == raw
+        assert bit_cover.root_tasks(cover) == links.root_tasks(links.links(cover))
     # A box of 2 x 2 x 5 filled by two L and two P pentominoes: against the CNF backend.
     cover = api.instance(SOLIDS_2X2X5).cover
     by_links, by_bits = _links_and_bits(cover)

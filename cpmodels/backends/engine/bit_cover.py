@@ -59,6 +59,29 @@ def masks(cover: ExactCover) -> tuple[np.ndarray, np.ndarray, np.uint64, np.uint
             depth)
 
 
+def root_tasks(cover: ExactCover, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
+    """The options of the item :func:`count_kernel` branches on first once ``forced`` is
+    taken (the fewest options left, the lowest index of them), each with ``forced``: the
+    top-level branches of a count (none when ``forced`` overlap; ``forced`` alone when it
+    covers every item to cover)."""
+    placed: set[int] = set()
+    for j in forced:
+        if placed.intersection(cover.options[j]):
+            return []
+        placed.update(cover.options[j])
+    open_items = [i for i, item in enumerate(cover.items) if item.low == 1 and i not in placed]
+    if not open_items:
+        return [forced]
+    live = [j for j, option in enumerate(cover.options) if placed.isdisjoint(option)]
+    left = dict.fromkeys(open_items, 0)
+    for j in live:
+        for i in cover.options[j]:
+            if i in left:
+                left[i] += 1
+    best = min(open_items, key=lambda i: (left[i], i))
+    return [(*forced, j) for j in live if best in cover.options[j]]
+
+
 @njit(cache=True, inline="always")
 def _add(c0, c1, c2, c3, sat, x):
     """The bit-sliced counters plus one for each bit of ``x`` (saturating past 15)."""
