@@ -41,7 +41,7 @@ class CountResult:
     symmetries: int
     backend: str
     seconds: float
-    nodes: int | None = None  # the engine's search nodes (None: another backend, or a solid)
+    nodes: int | None = None  # the engine's search nodes (None: another backend)
 
     @property
     def status(self) -> str:

@@ -17,11 +17,11 @@ from matplotlib.image import imread
 
 from cpmodels import api
 from cpmodels.backends import count_cover, iter_cover_solutions
-from cpmodels.backends.engine import links
+from cpmodels.backends.engine import bit_cover, links
 from cpmodels.counting import count_instance
-from cpmodels.cover import PieceKind, packing_cover
+from cpmodels.cover import ExactCover, Item, PieceKind, packing_cover
 from cpmodels.errors import OutOfTime, SpecError
-from cpmodels.geometry import board_symmetries, orientations, placements
+from cpmodels.geometry import Placement, board_symmetries, orientations, placements
 from cpmodels.grids import GRIDS, grid
 from cpmodels.instance import packing_instance
 from cpmodels.pools import polyforms
@@ -34,6 +34,17 @@ SOMA = SPECS / "soma.yaml"
 RHOMBUS = SPECS / "hexiamonds_rhombus.yaml"
 POLYHEXES = SPECS / "polyhexes.yaml"
 SOLIDS = SPECS / "solid_pentominoes.yaml"
+SOLIDS_2X2X5 = parse_spec("""\
+kind: packing
+name: four_solids
+grid: cube
+box: [2, 2, 5]
+pieces:
+  - {name: L1, layers: [["####", "#..."]]}
+  - {name: L2, layers: [["####", "#..."]]}
+  - {name: P1, layers: [["##", "##", "#."]]}
+  - {name: P2, layers: [["##", "##", "#."]]}
+""")
 
 
 # --- the grids' conventions ------------------------------------------------------------
@@ -157,6 +168,13 @@ def test_solid_pentominoes_in_a_box():
     result = api.count(SOLIDS, target="box_2x3x10", distinct=True)
     assert (result.count, result.symmetries) == (12, 8)
     assert api.count(SOLIDS, target="box_2x3x10").count == 96
+
+
+def test_solid_pentominoes_in_the_3x4x5_box():
+    # 13.6 million nodes on bits: a few seconds of two cores.
+    result = api.count(SOLIDS, target="box_3x4x5", distinct=True)
+    assert (result.count, result.symmetries) == (3_940, 8)
+    assert result.nodes is not None and result.nodes > 13_000_000
 
 
 # --- every backend agrees on every grid ------------------------------------------------
@@ -426,6 +444,68 @@ def test_solids_counted_from_several_threads_at_once():
     with ThreadPoolExecutor(4) as pool:
         counts = list(pool.map(lambda cover: links.count(cover, jobs=2), covers))
     assert counts == [11_520, 96] * 2
+
+
+def _random_cover(n_items: int, seed: int) -> ExactCover:
+    """A cover of ``n_items`` items (about one in eight covered at most once) with planted
+    solutions and random options of 3 to 5 items, each with an item to cover."""
+    rng = random.Random(seed)
+    items = [Item(f"i{k}", 0 if rng.random() < 0.125 else 1, 1) for k in range(n_items)]
+    options: set[tuple[int, ...]] = set()
+    for _ in range(4):  # four partitions of the items into options
+        order = list(range(n_items))
+        rng.shuffle(order)
+        while order:
+            size = min(len(order), rng.randint(3, 5))
+            options.add(tuple(sorted(order[:size])))
+            order = order[size:]
+    for _ in range(n_items):
+        options.add(tuple(sorted(rng.sample(range(n_items), min(n_items, 4)))))
+    # An option of items covered at most once only is never branched on by the item
+    # choice (the CNF backend would count it in or out of each solution): none here.
+    chosen = sorted(o for o in options if any(items[i].low for i in o))
+    return ExactCover(items=items, options=chosen,
+                      placements=[Placement(f"o{j}", ()) for j in range(len(chosen))],
+                      grid="cube")
+
+
+def _links_and_bits(cover, forced=()) -> tuple[tuple[int | None, int], ...]:
+    """The count and the nodes by dancing links and by the bit kernel."""
+    found = []
+    for on_bits in (False, True):
+        stats: dict[str, int] = {}
+        counts = links.count_each(cover, [tuple(forced)], on_bits=on_bits, stats=stats)
+        assert counts is not None
+        found.append((counts[0], stats.get("nodes", 0)))
+    return tuple(found)
+
+
+@pytest.mark.parametrize("n_items", [5, 63, 64, 65, 127, 128])
+def test_the_bit_kernel_walks_the_tree_of_dancing_links(n_items):
+    # Random covers on both sides of each word's edge: the same count, node for node, as
+    # dancing links, and the count of the CNF backend.
+    for seed in range(3):
+        cover = _random_cover(n_items, seed)
+        assert bit_cover.fits(cover)
+        by_links, by_bits = _links_and_bits(cover)
+        assert by_links == by_bits
+        assert by_bits[0] == count_cover("sat", cover)
+        assert by_bits[0] >= 1  # the planted partitions
+        forced = (len(cover.options) // 2,)
+        assert _links_and_bits(cover, forced)[0] == _links_and_bits(cover, forced)[1]
+    assert not bit_cover.fits(_random_cover(129, 0))
+
+
+def test_solids_on_bits_count_as_dancing_links_do():
+    for path, target, raw in ((SOMA, None, 11_520), (SOLIDS, "box_2x3x10", 96)):
+        cover = api.instance(path, target=target).cover
+        by_links, by_bits = _links_and_bits(cover)
+        assert by_links == by_bits and by_bits[0] == raw
+        assert bit_cover.root_tasks(cover) == links.root_tasks(links.links(cover))
+    # A box of 2 x 2 x 5 filled by two L and two P pentominoes: against the CNF backend.
+    cover = api.instance(SOLIDS_2X2X5).cover
+    by_links, by_bits = _links_and_bits(cover)
+    assert by_links == by_bits and by_bits[0] == count_cover("sat", cover) > 0
 
 
 def test_the_web_page_serves_a_hex_calendar(tmp_path):

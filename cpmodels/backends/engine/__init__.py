@@ -75,6 +75,13 @@ The reach kernel (``reach.py``)
     the call) and those with no completion at all (for every later call). A search with
     every hole forced is a first-solution search. The design's existence questions.
 
+Solids (``links.py``, ``bit_cover.py``)
+    A cover on the cube grid whose items are covered once or at most once is counted with
+    the item with the fewest options left first (Knuth's Algorithm X), split at the root
+    into threads: on bits when it has at most 128 items (each depth's live options a list
+    of two-word masks, the fewest read from bit-sliced counters), else by dancing links.
+    Both walk the same tree.
+
 The session (``session.py``), the one door
     An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,
     existence, first solutions, streamed solutions, and the search cut into tasks. Every

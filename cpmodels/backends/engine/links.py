@@ -16,9 +16,10 @@ option before it and its ``down`` the last node of the option after it, so a wal
 an option steps over the spacers. ``length[i]`` is how many options item ``i`` has left.
 
 A count is split at the root: its most constrained item's options are the tasks, each
-searched in a thread of its own on its own copy of the links (the kernel releases the
-GIL). Only covers whose items are all covered exactly once or at most once are laid out
-this way; :func:`suits` says which covers the engine hands over.
+searched in a thread of its own (the kernel releases the GIL). Only covers whose items are
+all covered exactly once or at most once are laid out this way; :func:`suits` says which
+covers the engine hands over. A cover of at most 128 items is searched on bits instead
+(``bit_cover.py``: the same tree, a node in a fifth of the time).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from cpmodels.backends.engine import bit_cover
 from cpmodels.cover import ExactCover
 
 CHECK_EVERY = (1 << 16) - 1  # nodes between looks at the stop flag
@@ -174,11 +176,11 @@ def most_constrained_kernel(length, nxt):
 @njit(cache=True, nogil=True)
 def count_kernel(top, up, down, length, prev, nxt, forced, stop):
     """Solutions that contain the options whose first nodes are ``forced`` (-1 when
-    ``stop[0]`` was set before the search finished)."""
+    ``stop[0]`` was set before the search finished), and the nodes the search took."""
     if not take_kernel(top, up, down, length, prev, nxt, forced):
-        return 0
+        return 0, 0
     if nxt[0] == 0:
-        return 1
+        return 1, 0
     n_items = length.shape[0]
     choice = np.zeros(n_items + 1, np.int64)
     best_at = np.zeros(n_items + 1, np.int64)
@@ -192,7 +194,7 @@ def count_kernel(top, up, down, length, prev, nxt, forced, stop):
         if mode == 0:
             nodes += 1
             if nodes & 65535 == 0 and stop[0]:
-                return -1
+                return -1, nodes
             best = _most_constrained(length, nxt)
             _cover(best, top, up, down, length, prev, nxt)
             best_at[level] = best
@@ -220,7 +222,7 @@ def count_kernel(top, up, down, length, prev, nxt, forced, stop):
         elif mode == 2:
             _uncover(best, top, up, down, length, prev, nxt)
             if level == 0:
-                return count
+                return count, nodes
             level -= 1
             cur = choice[level]
             best = best_at[level]
@@ -264,30 +266,41 @@ def root_tasks(lk: Links, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]
 
 def count(cover: ExactCover, *, time_limit: float | None = None,
           forced: tuple[int, ...] = (), progress: Callable[[int, int], None] | None = None,
-          jobs: int = 2) -> int | None:
+          jobs: int = 2, on_bits: bool = True) -> int | None:
     """Count the solutions (with the ``forced`` options) in ``jobs`` threads; None when
     ``time_limit`` seconds pass first. Ctrl-C stops every thread and is raised again."""
     counts = count_each(cover, [tuple(forced)], time_limit=time_limit, progress=progress,
-                        jobs=jobs)
+                        jobs=jobs, on_bits=on_bits)
     return None if counts is None else counts[0]
 
 
 def count_each(cover: ExactCover, tasks: Sequence[tuple[int, ...]], *,
                time_limit: float | None = None,
                progress: Callable[[int, int], None] | None = None,
-               jobs: int = 2) -> list[int] | None:
+               jobs: int = 2, on_bits: bool = True,
+               stats: dict[str, int] | None = None) -> list[int] | None:
     """The solutions with each task's options forced, counted in ``jobs`` threads (each
-    task cut at its most constrained item); None when ``time_limit`` seconds pass first."""
-    lk = links(cover)
-    parts = [(t, part) for t, task in enumerate(tasks) for part in root_tasks(lk, tuple(task))]
+    task cut at its most constrained item); None when ``time_limit`` seconds pass first.
+    On bits (``bit_cover.py``) when the cover fits and ``on_bits``, else by the links.
+    ``stats["nodes"]``, when given, is increased by the nodes the searches took."""
+    bits = bit_cover.masks(cover) if on_bits and bit_cover.fits(cover) else None
+    lk = None if bits is not None else links(cover)  # the links' kernels load only if used
+    parts = [(t, part) for t, task in enumerate(tasks)
+             for part in (bit_cover.root_tasks(cover, tuple(task)) if lk is None
+                          else root_tasks(lk, tuple(task)))]
     counts = [0] * len(tasks)
     stop = np.zeros(1, np.int64)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     done = 0
 
-    def run(part: tuple[int, ...]) -> int:
-        first = np.array([lk.first_node[j] for j in part], np.int64)
-        return int(count_kernel(*lk.copy(), first, stop))  # type: ignore[call-arg]
+    def run(part: tuple[int, ...]) -> tuple[int, int]:
+        if bits is not None:
+            found = bit_cover.count_kernel(*bits, np.array(part, np.int64), stop)
+        else:
+            assert lk is not None
+            first = np.array([lk.first_node[j] for j in part], np.int64)
+            found = count_kernel(*lk.copy(), first, stop)  # type: ignore[call-arg]
+        return int(found[0]), int(found[1])
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         pending = {pool.submit(run, part): t for t, part in parts}
@@ -299,7 +312,9 @@ def count_each(cover: ExactCover, tasks: Sequence[tuple[int, ...]], *,
                     return None
                 finished, _ = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    n = future.result()
+                    n, searched = future.result()
+                    if stats is not None:
+                        stats["nodes"] = stats.get("nodes", 0) + searched
                     if n < 0:
                         return None
                     counts[pending.pop(future)] += n

@@ -147,13 +147,13 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the parts finished) when
     ``time_limit`` seconds pass first. Safe to call from several threads at once: each call
     owns its session, and off the main thread it counts in the calling thread. A solid is
-    counted by dancing links instead, in threads (``links.py``). ``stats["nodes"]``, when
-    given, is increased by the nodes the search took here and in the workers (not counted
-    by dancing links).
+    counted by the most constrained item first instead, in threads (``links.py``, on bits
+    in ``bit_cover.py`` when it fits). ``stats["nodes"]``, when given, is increased by the
+    nodes the search took here and in the workers.
     """
     if cluster is None and links.suits(cover):  # a solid: most constrained item first
         found = links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
-                                 jobs=jobs or os.cpu_count() or 1)
+                                 jobs=jobs or os.cpu_count() or 1, stats=stats)
         if found is None:
             raise OutOfTime("the count ran out of time")
         return found
