@@ -40,7 +40,8 @@ from cpmodels.cli import main
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHORTENED = ("long run", "server", "cluster")  # words of a fence title that shorten a block
 SHORTER = [  # (pattern, replacement) for the lines of a shortened block
-    (r"--size 7x7", "--size 4x4"),
+    (r"--size [79]x[79]", "--size 4x4"),
+    (r"--price-steps \d+", "--price-steps 2"),
     (r"\b7x7\.cert\b", "4x4.cert"),
     (r"pentominoes_8x8_square(\.yaml)?", r"pentominoes_8x8_centre\1"),
     (r"--time-limit \d+", "--time-limit 2"),
