@@ -256,7 +256,7 @@ def test_cached_counts_stay_fast_while_a_drawn_board_is_laid_out():
     assert_prompt(times, idle)
 
 
-STATUS_WITHIN = 5.0  # seconds a dropped client waits for its status, or for a line
+STATUS_WITHIN = 3.0  # seconds a dropped client waits for its status, or for a line
 
 
 def _rss(process: subprocess.Popen) -> int:
