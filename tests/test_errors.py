@@ -185,6 +185,9 @@ def test_options_that_do_not_apply(run_cli):
 
 @pytest.mark.parametrize("argv", [
     ["solve", "x.yaml", "--size", "4x"], ["solve", "x.yaml", "--time-limit", "-1"],
+    ["solve", "x.yaml", "--price-steps", "0"], ["solve", "x.yaml", "--price-steps", "100001"],
+    ["solve", "x.yaml", "--price-scale", "1e3"], ["solve", "x.yaml", "--price-scale", "-5"],
+    ["solve", "x.yaml", "--price-method", "newton"],
     ["solve"], ["bogus"],
 ])
 def test_bad_arguments_exit_2(capsys, argv):
