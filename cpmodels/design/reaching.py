@@ -1,6 +1,7 @@
 """How a design decides a set with the engine's reach search (``EngineSession.reach``):
-the dates that rejected a set while the order was learnt one by one, then one search a
-month with the other holes open (``docs/design.md`` has the strategies measured)."""
+the dates that rejected a set while the order was learnt one by one, then one search for
+each choice of holes of the groups the search's scan meets first, the last group's hole
+left open (``docs/design.md`` has the strategies measured)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
     """The first required combination in the learnt order that has no solution with
     the options of ``out`` forced, or None, by the engine's reach search
     (``EngineSession.reach``): the combinations that rejected a set while the order was
-    learnt, one first-solution search each; then the rest grouped by the label of the
-    first group (the month), one search a group with the other groups' holes left open,
-    which ends once it has found them all; and when a group fails (searched to the end,
-    it names its dates without a solution), the dates of the groups not searched that come
-    earlier in the learnt order, one by one, to name the first failure in that order."""
+    learnt, one first-solution search each; then the rest grouped by their holes in every
+    group but the one the search leaves open (on the weekday calendar: by day and weekday,
+    the month open), one search a group, which ends once it has found them all; and when a
+    group fails (searched to the end, it names its dates without a solution), the dates of
+    the groups not searched that come earlier in the learnt order, one by one, to name the
+    first failure in that order."""
     session = compiled.session
     failed = front_failure(design, compiled, out, areas)
     if failed is not None:
@@ -58,14 +60,17 @@ def front_failure(design: Design, compiled: _Compiled, out: Sequence[int],
 def _plan(design: Design, compiled: _Compiled
           ) -> tuple[list[int], list[tuple[tuple[int, ...], list[int]]]]:
     """How :func:`first_failure` asks: the combinations searched one by one (those
-    that rejected a set while the order was learnt), and the rest grouped by the hole
-    of the first group, in the learnt order."""
-    key = tuple(design._order)
+    that rejected a set while the order was learnt), and the rest grouped by their holes
+    but the one the search leaves open (``EngineSession.reach_left_open``), in the learnt
+    order."""
+    left_open = compiled.session.reach_left_open
+    key = (tuple(design._order), left_open)
     if design._plan is None or design._plan[0] != key:
         front = [i for i in design._order if i in design._front]
         groups: dict[tuple[int, ...], list[int]] = {}
         for i in design._order:
             if i not in design._front:
-                groups.setdefault(compiled.holes[i][:1], []).append(i)
+                held = tuple(o for o in compiled.holes[i] if o not in left_open)
+                groups.setdefault(held, []).append(i)
         design._plan = (key, front, list(groups.items()))
     return design._plan[1], design._plan[2]

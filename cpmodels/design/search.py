@@ -52,7 +52,6 @@ DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searche
 LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
 LEARN_SHARE = 25  # ... or one in this many candidates, when that is more
 LEARN_MOST = 320  # ... but never more than this many
-REACH_LEARNING_GROUPS = 2  # label groups up to which the order is learnt by reach searches
 
 
 def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
@@ -111,7 +110,8 @@ class Design:
     _task_order: list[tuple[str, ...]] = field(init=False, default_factory=list)
     _front: set[int] = field(init=False, default_factory=set)  # combinations that rejected
     # a set while the order was learnt
-    _plan: tuple[tuple[int, ...], list[int], list[tuple[tuple[int, ...], list[int]]]] | None = \
+    _plan: tuple[tuple[tuple[int, ...], frozenset[int]], list[int],
+                 list[tuple[tuple[int, ...], list[int]]]] | None = \
         field(init=False, default=None)  # the learnt order -> how the reach search asks
 
     def __post_init__(self) -> None:
@@ -316,16 +316,11 @@ class Design:
                        areas: Sequence[int]) -> tuple[str, ...] | None:
         """The first required combination, in the order combinations are tried, that no
         solution covers with the options of ``out`` forced (pieces left out), or None.
-        While the order is being learnt, a failing combination moves to its front (and on a
-        board of more than :data:`REACH_LEARNING_GROUPS` label groups the combinations are
-        searched one by one on the word kernel, whose larger table of dead states pays
-        there: the first sets pass through every date alone; on the month/day boards the
-        reach search is the cheaper there too).
+        While the order is being learnt, a failing combination moves to its front.
         ``regions``: the set's (every hole is forced, so its pieces fill what is left);
         ``areas``: its pieces' areas."""
         session = compiled.session
-        if session.reaches and (not self._learning
-                                or len(self.board.groups) <= REACH_LEARNING_GROUPS):
+        if session.reaches:
             index = first_failure(self, compiled, out, areas)
         else:
             prefixes = [[*out, *compiled.holes[i]] for i in self._order]

@@ -191,9 +191,12 @@ and the slack items (a state's items covered so far). Options are numbered as in
   piece that has only its left-out option: 0).
 """
 
-def one_word_layout(cover: ExactCover) -> OneWord | None:
+def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
     """The one-word kernel's view of an exact cover (read from the cover itself: no
-    compiled layout needed), or None when it does not suit. It suits a square grid of at
+    compiled layout needed), or None when it does not suit. Its cells are numbered line by
+    line along the board's shorter side (the order a "first empty cell" search fills them),
+    from the corner ``flips`` names: bit 0 reverses the lines, bit 1 each line. It suits a
+    square grid of at
     most 64 cells in its bounding box whose other items (pieces and slack items, at most 64)
     are covered exactly once, each option one of (by the items' :class:`ItemKind`, checked
     against the placement's :class:`OptionKind` when the cover has placements):
@@ -221,7 +224,12 @@ def one_word_layout(cover: ExactCover) -> OneWord | None:
     bit_of = {}  # cell item -> bit of the cell word
     piece_of = {i: p for p, i in enumerate(others)}  # other item -> bit of the piece word
     for i, cell in cell_of.items():
-        bit_of[i] = (cell[slow] - low[slow]) * inner + cell[fast] - low[fast]
+        line, along = cell[slow] - low[slow], cell[fast] - low[fast]
+        if flips & 1:
+            line = extent[slow] - line
+        if flips & 2:
+            along = extent[fast] - along
+        bit_of[i] = line * inner + along
     board = sum(1 << b for b in bit_of.values())
     typed = len(cover.placements) == len(cover.options)
     cell_masks, piece_masks = [], []

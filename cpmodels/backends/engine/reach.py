@@ -15,6 +15,12 @@ pieces left out are forced options), and:
 * keeps the states it searched to the end (cells, units used, holes): everything reachable
   from such a state was found then, so meeting it again ends the branch. The states of
   different forced prefixes (a design's sets: pieces left out) never mix;
+* *settles* a state with at most one group's hole still open: what it reaches is then the
+  labels of that group whose hole some completion leaves (or, none open, whether it has a
+  completion), whatever holes were placed on the way, so it is kept for good by (cells,
+  units used) alone in a second table, and holds for every later search: of another
+  task, month or set (a piece left out is a unit used). A search asks only for the labels
+  still wanted, and an entry grows as later searches ask for more (:func:`_settle`);
 * prunes regions as the one-word kernel does, a region counting the holes it may take: an
   isolated cell that no open group's hole may fill, two isolated cells of one group, or a
   region next to the option just placed whose size no pieces plus the holes of the open
@@ -38,7 +44,7 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from cpmodels.backends.engine.memo import FLUSHES, NODES, STOP, USED
+from cpmodels.backends.engine.memo import FLUSHES, HITS, MISSES, NODES, STOP, USED
 from cpmodels.backends.engine.one_word import one_word_layout
 from cpmodels.backends.engine.regions import region_sizes
 from cpmodels.cover import ExactCover, ItemKind
@@ -47,7 +53,7 @@ from cpmodels.cover import ExactCover, ItemKind
 ReachLayout = namedtuple("ReachLayout", [
     "start", "masks", "avail", "n_units", "opt_cells", "opt_unit", "slack_units", "optional",
     "covered", "inner", "first", "last", "group_cells", "group_unit", "bit_group", "a_group",
-    "b_group", "a_label", "b_label", "a_stride", "n_index", "n_cells"])
+    "b_group", "a_label", "b_label", "a_stride", "n_index", "n_cells", "last_group"])
 
 #: The region sizes a set's pieces fill with k holes, k = 0 .. groups (row k), and the
 #: size below which regions are checked.
@@ -65,8 +71,27 @@ def reach_layout(cover: ExactCover) -> ReachLayout | None:
     """The reach kernel's view of a calendar's sweep cover, or None when it does not suit:
     the one-word layout of the cover (``one_word.py``: a square grid of at most 64 cells,
     pieces used once, slack and left-out options) with one to three slack items (label
-    groups), read from it: the group cells, the bit group and the other groups' labels."""
-    one = one_word_layout(cover)
+    groups), read from it: the group cells, the bit group and the other groups' labels.
+
+    Of the four corners the scan may start from, it takes the one whose scan meets last
+    the group with the most labels (the group a design's searches leave open, see
+    ``design/reaching.py``: the fewer the searches), then one that is a board cell (the
+    scan starts where the board does). On the weekday calendar that is the corner of
+    Saturday, months last: 0.5 of the time of the scan from January (``docs/design.md``)."""
+    layouts = [layout for flips in range(4)
+               if (layout := _reach_layout(cover, flips)) is not None]
+    if not layouts:
+        return None
+
+    def preference(layout: ReachLayout) -> tuple[int, bool]:
+        last = int(layout.group_cells[layout.last_group])
+        return bin(last).count("1"), not int(layout.covered) & 1
+    return max(layouts, key=preference)  # the first of the best, on a tie
+
+
+def _reach_layout(cover: ExactCover, flips: int) -> ReachLayout | None:
+    """:func:`reach_layout` with the scan from the corner ``flips`` names."""
+    one = one_word_layout(cover, flips)
     if one is None:
         return None
     n_units = int(one.n_pieces)
@@ -99,7 +124,9 @@ def reach_layout(cover: ExactCover) -> ReachLayout | None:
         np.array(group_cells, dtype=np.uint64),
         np.array([1 << p for p in slack_bits], dtype=np.uint64),
         np.int64(bit_group), np.int64(a_group), np.int64(b_group), labels(a_group),
-        labels(b_group), np.uint64(b_size), np.int64(a_size * b_size), np.int64(n_cells))
+        labels(b_group), np.uint64(b_size), np.int64(a_size * b_size), np.int64(n_cells),
+        np.int64(max(range(len(group_cells)), key=lambda g: (group_cells[g] & -group_cells[g],
+                                                            g))))
 
 
 def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
@@ -277,16 +304,270 @@ def _keep(cells, used, holes, keys, stats, mark, dead):
     keys[s, 3] = DEAD if dead else mark
 
 
+# --- the reach of a state with at most one group open, kept for good --------------------
+# Once at most one group's hole is still open, what a state reaches no longer hangs on the
+# holes placed: it is the labels of the open group (as cells) whose hole some completion
+# leaves, or ONE when no group is open and the state has a completion. Such a state is
+# keyed by (cells, units used) alone, and its entry (columns: cells, used, labels found
+# reachable, labels decided) holds for every later search: of another task, another month,
+# another set of a design (pieces left out are units used). A search asks for some labels
+# only, and an entry grows as later searches ask for more. Empty slots have nothing decided.
+
+
+@njit(cache=True, inline="always")
+def _open_group(used, L):
+    """The one open group of a state with at most one (-1: none; -2: more than one)."""
+    out = -1
+    for g in range(L.group_cells.shape[0]):
+        if used & L.group_unit[g] == _ZERO:
+            if out != -1:
+                return -2
+            out = g
+    return out
+
+
+@njit(cache=True, inline="always")
+def _universe(cells, used, L):
+    """The labels a state with at most one open group may reach (ONE: none open)."""
+    g = _open_group(used, L)
+    if g < 0:
+        return _ONE
+    return L.group_cells[g] & ~cells
+
+
+@njit(cache=True, inline="always")
+def _combination(holes, L):
+    """The index and the bit of the combination of the holes (one in every group)."""
+    index = np.int64(0)
+    if L.a_group >= 0:
+        index += np.int64(L.a_label[np.uint64(trailing_zeros(
+            holes & L.group_cells[L.a_group]))] * L.a_stride)
+    if L.b_group >= 0:
+        index += np.int64(L.b_label[np.uint64(trailing_zeros(
+            holes & L.group_cells[L.b_group]))])
+    return index, holes & L.group_cells[L.bit_group]
+
+
+@njit(cache=True, inline="always")
+def _wanted_labels(cells, used, holes, L, need):
+    """Of a state with at most one open group, the labels whose combination with the holes
+    placed is still wanted (ONE, or nothing, when no group is open)."""
+    g = _open_group(used, L)
+    if g < 0:
+        index, bit = _combination(holes, L)
+        return _ONE if need[index] & bit != _ZERO else _ZERO
+    free = L.group_cells[g] & ~cells
+    if g == L.bit_group:
+        index, _ = _combination(holes | L.group_cells[g], L)
+        return need[index] & free
+    out = _ZERO
+    rest = free
+    while rest != _ZERO:
+        c = rest & (~rest + _ONE)
+        rest &= ~c
+        index, bit = _combination(holes | c, L)
+        if need[index] & bit != _ZERO:
+            out |= c
+    return out
+
+
+@njit(cache=True, inline="always")
+def _cross_off(yes, used, holes, L, need):
+    """Cross the combinations of the labels ``yes`` (see :func:`_wanted_labels`) off
+    ``need``; how many were crossed off."""
+    g = _open_group(used, L)
+    crossed = 0
+    if g < 0:
+        if yes != _ZERO:
+            index, bit = _combination(holes, L)
+            if need[index] & bit != _ZERO:
+                need[index] &= ~bit
+                crossed += 1
+        return crossed
+    rest = yes
+    while rest != _ZERO:
+        c = rest & (~rest + _ONE)
+        rest &= ~c
+        index, bit = _combination(holes | c, L)
+        if need[index] & bit != _ZERO:
+            need[index] &= ~bit
+            crossed += 1
+    return crossed
+
+
+@njit(cache=True, inline="always")
+def _settled_slot(cells, used, keys):
+    x = used * _MIX2
+    x = cells ^ (x ^ (x >> np.uint64(29)))
+    x = (x ^ (x >> np.uint64(30))) * _MIX1
+    x = (x ^ (x >> np.uint64(27))) * _MIX2
+    x ^= x >> np.uint64(31)
+    mask = np.uint64(keys.shape[0] - 1)
+    s = x & mask
+    while keys[s, 3] != _ZERO:
+        if keys[s, 0] == cells and keys[s, 1] == used:
+            return s
+        s = (s + _ONE) & mask
+    return s
+
+
+@njit(cache=True, inline="always")
+def _settle_keep(cells, used, yes, done, keys, counts):
+    """Add what a search decided of a state to its entry; a table three quarters full is
+    emptied first."""
+    if counts[USED] * 4 >= keys.shape[0] * 3:
+        keys[:, 3] = _ZERO
+        counts[USED] = 0
+        counts[FLUSHES] += 1
+    s = _settled_slot(cells, used, keys)
+    if keys[s, 3] == _ZERO:
+        counts[USED] += 1
+        keys[s, 0] = cells
+        keys[s, 1] = used
+        keys[s, 2] = _ZERO
+    keys[s, 2] |= yes
+    keys[s, 3] |= done
+
+
+@njit(cache=True)
+def _settle(cells, used, ask, L, R, keys, counts, stats):
+    """Which of the labels ``ask`` a state with at most one open group reaches (see above),
+    searching only for those its entry has not decided; returns them and whether the state
+    is dead (no completion at all). At a stop, returns nothing found (``stats[STOP]`` says
+    so) and keeps only what was decided in full."""
+    full, zero, one = ~_ZERO, _ZERO, _ONE
+    all_units = (one << L.n_units) - one if L.n_units < 64 else full
+    n_units, start, masks, avail = L.n_units, L.start, L.masks, L.avail
+    s = _settled_slot(cells, used, keys)
+    known_yes = keys[s, 2] if keys[s, 3] != zero else zero
+    known_done = keys[s, 3]
+    if ask & ~known_done == zero:
+        counts[HITS] += 1
+        universe = _universe(cells, used, L)
+        return known_yes & ask, known_yes == zero and universe & ~known_done == zero
+    counts[MISSES] += 1
+    depth_max = np.int64(n_units) + 1
+    st_cells = np.empty(depth_max, dtype=np.uint64)
+    st_used = np.empty(depth_max, dtype=np.uint64)
+    st_m = np.empty(depth_max, dtype=np.uint64)
+    st_k = np.empty(depth_max, dtype=np.uint64)
+    st_end = np.empty(depth_max, dtype=np.uint64)
+    st_x = np.empty(depth_max, dtype=np.uint64)
+    st_bit = np.empty(depth_max, dtype=np.uint64)
+    st_om = np.empty(depth_max, dtype=np.uint64)
+    st_goal = np.empty(depth_max, dtype=np.uint64)
+    st_found = np.empty(depth_max, dtype=np.uint64)
+    st_ask = np.empty(depth_max, dtype=np.uint64)
+    st_known = np.empty(depth_max, dtype=np.uint64)
+    st_hole = np.empty(depth_max, dtype=np.uint64)
+    goal = ask & ~known_done  # the labels this frame decides
+    found = zero
+    g = _open_group(used, L)
+    hole_unit = L.group_unit[g] if g >= 0 else zero
+    depth = 0
+    nodes = 1
+    x = np.uint64(trailing_zeros(~cells))
+    m = avail[x] & ~used
+    k = end = bit = om = zero
+    while True:
+        got = False
+        if goal & ~found != zero:
+            while True:
+                while k < end:
+                    om = masks[k]
+                    k += one
+                    if om & cells == zero:
+                        got = True
+                        break
+                if got or m == zero:
+                    break
+                p = np.uint64(trailing_zeros(m))
+                m &= m - one
+                k = start[x * n_units + p]
+                end = start[x * n_units + p + one]
+                bit = one << p
+        if not got:  # decided: every option tried, or every label asked for found
+            _settle_keep(cells, used, found, goal, keys, counts)
+            answer = (known_yes | found) & ask
+            if depth == 0:
+                stats[NODES] += nodes
+                counts[NODES] += nodes
+                s = _settled_slot(cells, used, keys)
+                universe = _universe(cells, used, L)
+                return answer, (keys[s, 3] != zero and keys[s, 2] == zero
+                                and universe & ~keys[s, 3] == zero)
+            depth -= 1
+            cells, used, m = st_cells[depth], st_used[depth], st_m[depth]
+            k, end, x, bit, om = (st_k[depth], st_end[depth], st_x[depth], st_bit[depth],
+                                  st_om[depth])
+            goal, found, ask = st_goal[depth], st_found[depth], st_ask[depth]
+            known_yes = st_known[depth]
+            hole_unit = st_hole[depth]
+            if answer != zero:
+                found |= om if bit & hole_unit != zero else answer
+            continue
+        child_cells = cells | om
+        child_used = used | bit
+        if bit & hole_unit != zero:  # the open group's hole: the child has none open
+            child_ask = one if om & goal & ~found != zero else zero
+        else:
+            child_ask = goal & ~found & ~child_cells if hole_unit != zero else goal
+        if child_ask == zero:
+            continue
+        if child_cells == full:
+            if child_used | L.optional == all_units:
+                found |= om if bit & hole_unit != zero else child_ask
+            continue
+        if R.limit > zero and _dead_end(om, child_cells, child_used, L, R):
+            continue
+        s = _settled_slot(child_cells, child_used, keys)
+        child_known = keys[s, 2] if keys[s, 3] != zero else zero
+        child_done = keys[s, 3]
+        if child_ask & ~child_done == zero:
+            counts[HITS] += 1
+            if child_known & child_ask != zero:
+                found |= om if bit & hole_unit != zero else child_known & child_ask
+            continue
+        st_cells[depth], st_used[depth], st_m[depth] = cells, used, m
+        st_k[depth], st_end[depth], st_x[depth], st_bit[depth], st_om[depth] = k, end, x, bit, om
+        st_goal[depth], st_found[depth], st_ask[depth] = goal, found, ask
+        st_known[depth] = known_yes
+        st_hole[depth] = hole_unit
+        depth += 1
+        nodes += 1
+        if nodes & 4095 == 0 and stats[STOP] != 0:
+            stats[NODES] += nodes
+            return zero, False
+        if bit & hole_unit != zero:
+            hole_unit = zero
+        cells, used = child_cells, child_used
+        ask, known_yes = child_ask, child_known
+        goal = child_ask & ~child_done
+        found = zero
+        x = np.uint64(trailing_zeros(~cells))
+        m = avail[x] & ~used
+        k = end = zero
+
+
 # --- the search ---------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _search(cells, used, holes, L, R, keys, stats, mark, need, left):
+def _search(cells, used, holes, L, R, keys, stats, mark, need, left, settled, counts):
     """Search from the state, crossing each solution's combination off ``need``; returns
-    the wanted combinations left (0: all found, the search ended there), or -1 at a stop."""
+    the wanted combinations left (0: all found, the search ended there), or -1 at a stop.
+    A state with at most one group open is settled (``settled``, ``counts``: its table)."""
     full, zero, one = ~_ZERO, _ZERO, _ONE
     all_units = (one << L.n_units) - one if L.n_units < 64 else full
     n_units, start, masks, avail = L.n_units, L.start, L.masks, L.avail
+    if _open_group(used, L) != -2:
+        labels = _wanted_labels(cells, used, holes, L, need)
+        if labels == zero:
+            return left
+        yes, _ = _settle(cells, used, labels, L, R, settled, counts, stats)
+        if stats[STOP] != 0:
+            return -1
+        return left - _cross_off(yes, used, holes, L, need)
     if not _wanted_reachable(cells, used, holes, L, need):
         return left
     depth_max = np.int64(n_units) + 1
@@ -355,6 +636,22 @@ def _search(cells, used, holes, L, R, keys, stats, mark, need, left):
             continue
         if R.limit > zero and _dead_end(om, child_cells, child_used, L, R):
             continue
+        if _open_group(child_used, L) != -2:
+            labels = _wanted_labels(child_cells, child_used, child_holes, L, need)
+            if labels == zero:
+                clean = False
+                continue
+            yes, dead = _settle(child_cells, child_used, labels, L, R, settled, counts,
+                                stats)
+            if stats[STOP] != 0:
+                stats[NODES] += nodes
+                return -1
+            clean = clean and dead
+            left -= _cross_off(yes, child_used, child_holes, L, need)
+            if left == 0:
+                stats[NODES] += nodes
+                return 0
+            continue
         if not _wanted_reachable(child_cells, child_used, child_holes, L, need):
             clean = False
             continue
@@ -396,7 +693,7 @@ def _apply(row, cells, used, holes, L):
 
 
 @njit(cache=True, nogil=True)
-def reach_kernel(forced, tasks, wanted_start, L, R, table, mark, index, bit, found,
+def reach_kernel(forced, tasks, wanted_start, L, R, table, settled, mark, index, bit, found,
                  first_failure):
     """One reach search per task: row ``t`` of ``tasks`` (options forced besides ``forced``;
     -1 pads) wants the combinations ``wanted_start[t]`` to ``wanted_start[t + 1]`` of
@@ -405,6 +702,7 @@ def reach_kernel(forced, tasks, wanted_start, L, R, table, mark, index, bit, fou
     ``first_failure``, the tasks after the first with a combination not found, or after a
     stop. Task ``t`` marks its table entries ``mark + t``."""
     keys, _, _, stats = table
+    settled_keys, _, _, counts = settled
     found[:] = -1
     need = np.zeros(L.n_index, dtype=np.uint64)
     cells0, used0, holes0, ok0 = _apply(forced, L.covered, _ZERO, _ZERO, L)
@@ -422,7 +720,7 @@ def reach_kernel(forced, tasks, wanted_start, L, R, table, mark, index, bit, fou
                     left += 1
         if left > 0:
             left = _search(cells, used, holes, L, R, keys, stats, mark + np.uint64(t), need,
-                           left)
+                           left, settled_keys, counts)
             if left < 0:
                 return
         failed = False

@@ -98,6 +98,8 @@ ONE_WORD_TALLY_SLOTS = 1 << 23
 # The reach search's table of states searched to the end: 2 MB. On the weekday design a
 # table of 2^20 or 2^22 slots saves 10 to 15% of the nodes and costs more in cache misses.
 REACH_SLOTS = 1 << 16
+# Its table of states with at most one hole open, kept for good (keys of 32 bytes).
+SETTLED_SLOTS = 1 << 18
 
 
 class EngineSession:
@@ -147,6 +149,7 @@ class EngineSession:
         self._one_tally_layout: TallyLayout | None = None
         self._reach: ReachLayout | bool | None = None  # likewise, for :meth:`reach`
         self._reached: Memo | None = None
+        self._settled: Memo | None = None  # the reach search's states settled for good
         self._reach_calls = 1  # each reach search marks its table entries with its number
         self._reach_regions: dict[tuple[int, ...], ReachRegions] = {}
         self._wanted: tuple[tuple, tuple[np.ndarray, np.ndarray]] | None = None  # last encoded
@@ -175,7 +178,7 @@ class EngineSession:
         """End the search in progress, and every later one, as soon as possible (from any
         thread). The tables stay true: only finished sub-boards are ever stored."""
         self._cancelled = True
-        for table in (self._table, self._dead, self._reached):
+        for table in (self._table, self._dead, self._reached, self._settled):
             if table is not None:
                 table.stop()
 
@@ -412,6 +415,17 @@ class EngineSession:
             self._reach = False if layout is None else layout
         return isinstance(self._reach, ReachLayout)
 
+    @property
+    def reach_left_open(self) -> frozenset[int]:
+        """The holes (slack options) of the label group the reach search's scan meets last:
+        the group best left open in each search, the others forced (``reach.py``)."""
+        if not self.reaches:
+            return frozenset()
+        assert isinstance(self._reach, ReachLayout)
+        slack = [i for i, it in enumerate(self.cover.items) if it.kind is ItemKind.SLACK]
+        item = slack[int(self._reach.last_group)]
+        return frozenset(o for o, option in enumerate(self.cover.options) if item in option)
+
     def reach(self, forced: Sequence[int],
               tasks: Sequence[tuple[Sequence[int], Sequence[Sequence[int]]]], *,
               areas: Sequence[int], first_failure: bool = False,
@@ -428,7 +442,7 @@ class EngineSession:
         if not tasks:
             return []
         flat = [combo for _, wanted in tasks for combo in wanted]
-        layout, regions, index, bit, table = self._reach_parts(flat, areas)
+        layout, regions, index, bit, table, settled = self._reach_parts(flat, areas)
         starts = np.cumsum([0, *(len(wanted) for _, wanted in tasks)]).astype(np.int64)
         found = np.full(len(flat), -1, dtype=np.int64)
         with self._searching(table, time_limit, "the reach search"):
@@ -436,29 +450,38 @@ class EngineSession:
             self._reach_calls += len(tasks) + 1
             interruptible(reach_kernel, _task_array([forced]).reshape(-1),
                           _task_array([held for held, _ in tasks] or [()]), starts, layout,
-                          regions, table.kernel, mark, index, bit, found, first_failure,
+                          regions, table.kernel, settled.kernel, mark, index, bit, found,
+                          first_failure,
                           stop=table.stop)
         answers = [None if x < 0 else bool(x) for x in found]
         return [answers[starts[t]:starts[t + 1]] for t in range(len(tasks))]
 
     def _reach_parts(self, wanted: Sequence[Sequence[int]], areas: Sequence[int],
-                     ) -> tuple[ReachLayout, ReachRegions, np.ndarray, np.ndarray, Memo]:
+                     ) -> tuple[ReachLayout, ReachRegions, np.ndarray, np.ndarray, Memo,
+                                Memo]:
         """The reach kernel's layout, the region sizes of ``areas``, ``wanted`` encoded
-        (the last list kept) and the table."""
+        (the last list kept) and the tables."""
+        layout, regions, reached, settled = self._reach_tables(areas)
+        key = tuple(tuple(int(o) for o in combo) for combo in wanted)
+        if self._wanted is None or self._wanted[0] != key:
+            self._wanted = (key, encode_wanted(layout, self.cover, key))
+        return (layout, regions, *self._wanted[1], reached, settled)
+
+    def _reach_tables(self, areas: Sequence[int]
+                      ) -> tuple[ReachLayout, ReachRegions, Memo, Memo]:
+        """The reach kernel's layout, the region sizes of ``areas`` and the tables."""
         if not self.reaches:
             raise ValueError("the reach search needs a calendar's sweep cover of at most 64 "
                              "cells with at most three label groups")
         layout = self._reach
         assert isinstance(layout, ReachLayout)
-        key = tuple(tuple(int(o) for o in combo) for combo in wanted)
-        if self._wanted is None or self._wanted[0] != key:
-            self._wanted = (key, encode_wanted(layout, self.cover, key))
         shape = tuple(sorted(int(a) for a in areas))
         if shape not in self._reach_regions:
             self._reach_regions[shape] = reach_regions(layout, shape)
-        if self._reached is None:
+        if self._reached is None or self._settled is None:
             self._reached = Memo(3, slots=REACH_SLOTS)
-        return layout, self._reach_regions[shape], *self._wanted[1], self._reached
+            self._settled = Memo(3, slots=SETTLED_SLOTS, arena=1)
+        return layout, self._reach_regions[shape], self._reached, self._settled
 
     def solutions(self, forced: Sequence[int] = (), *, time_limit: float | None = None,
                   batch: int = 1024) -> Iterator[list[int]]:
