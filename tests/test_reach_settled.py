@@ -66,7 +66,8 @@ def test_every_way_of_leaving_holes_open_answers_as_the_dates_do(weekday):
     """Three sets (one that works, two that do not), two months of dates: every choice of
     the groups forced (none, one, two, all three) gives each date the answer of its own
     first-solution search, on one session whose settled states carry from set to set."""
-    sets = list(itertools.islice(weekday.candidates(), 0, 7920, 2640))
+    candidates = list(weekday.candidates())
+    sets = [candidates[k] for k in (0, 358, 538)]  # works; Nov 6 Mon fails; Feb 8 Wed does
     dates = _month_of(weekday, "Feb") + _month_of(weekday, "Nov")
     holes = weekday._cover(False).holes
     answers = []
