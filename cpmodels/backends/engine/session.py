@@ -100,6 +100,7 @@ ONE_WORD_TALLY_SLOTS = 1 << 23
 REACH_SLOTS = 1 << 16
 # Its table of states with at most one hole open, kept for good (keys of 32 bytes).
 SETTLED_SLOTS = 1 << 18
+WANTED_KEPT = 8  # lists of wanted combinations kept encoded
 
 
 class EngineSession:
@@ -152,7 +153,8 @@ class EngineSession:
         self._settled: Memo | None = None  # the reach search's states settled for good
         self._reach_calls = 1  # each reach search marks its table entries with its number
         self._reach_regions: dict[tuple[int, ...], ReachRegions] = {}
-        self._wanted: tuple[tuple, tuple[np.ndarray, np.ndarray]] | None = None  # last encoded
+        # The last few lists of wanted combinations, encoded (a design asks a few in turn).
+        self._wanted: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -462,10 +464,14 @@ class EngineSession:
         """The reach kernel's layout, the region sizes of ``areas``, ``wanted`` encoded
         (the last list kept) and the tables."""
         layout, regions, reached, settled = self._reach_tables(areas)
-        key = tuple(tuple(int(o) for o in combo) for combo in wanted)
-        if self._wanted is None or self._wanted[0] != key:
-            self._wanted = (key, encode_wanted(layout, self.cover, key))
-        return (layout, regions, *self._wanted[1], reached, settled)
+        key = tuple(map(tuple, wanted))
+        encoded = self._wanted.pop(key, None)
+        if encoded is None:
+            encoded = encode_wanted(layout, self.cover, key)
+            if len(self._wanted) >= WANTED_KEPT:
+                del self._wanted[next(iter(self._wanted))]  # the least recently asked
+        self._wanted[key] = encoded
+        return (layout, regions, *encoded, reached, settled)
 
     def _reach_tables(self, areas: Sequence[int]
                       ) -> tuple[ReachLayout, ReachRegions, Memo, Memo]:
