@@ -19,31 +19,33 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
     (``EngineSession.reach``): the combinations that rejected a set while the order was
     learnt, one first-solution search each; then the rest grouped by their holes in every
     group but the one the search leaves open (on the weekday calendar: by day and weekday,
-    the month open), one search a group, which ends once it has found them all; and when a
-    group fails (searched to the end, it names its dates without a solution), the dates of
-    the groups not searched that come earlier in the learnt order, one by one, to name the
-    first failure in that order."""
+    the month open), one search a group, which ends once it has found them all. A group
+    that fails names its dates without a solution (it was searched to the end); the dates
+    of the groups not searched that come earlier in the learnt order than the first of
+    those are then searched, grouped the same way, until none earlier is left: the first
+    failure in that order."""
     session = compiled.session
     failed = front_failure(design, compiled, out, areas)
     if failed is not None:
         return failed
     _, groups = _plan(design, compiled)
-    tasks = [(held, [compiled.holes[i] for i in members]) for held, members in groups]
-    found = session.reach(out, tasks, areas=areas, first_failure=True)
-    answered = {i: ok for (_, members), oks in zip(groups, found) for i, ok in zip(members, oks)}
-    failing = [i for i, ok in answered.items() if ok is False]
-    if not failing:
-        return None
-    # A month searched to the end names its dates without a solution; of the months not
-    # searched, only the dates before the first of those in the learnt order can come first.
     position = {i: k for k, i in enumerate(design._order)}
-    first = min(failing, key=position.__getitem__)
-    earlier = sorted((i for i, ok in answered.items()
-                      if ok is None and position[i] < position[first]),
-                     key=position.__getitem__)
-    answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in earlier],
-                            areas=areas, first_failure=True)
-    return next((i for i, [ok] in zip(earlier, answers) if ok is False), first)
+    first: int | None = None
+    while groups:
+        tasks = [(held, [compiled.holes[i] for i in members]) for held, members in groups]
+        found = session.reach(out, tasks, areas=areas, first_failure=True)
+        answered = {i: ok for (_, members), oks in zip(groups, found)
+                    for i, ok in zip(members, oks)}
+        failing = [i for i, ok in answered.items() if ok is False]
+        if failing:
+            first = min(failing, key=position.__getitem__)
+        if first is None:
+            return None
+        # Of the groups not searched, only the dates before ``first`` can come first.
+        groups = [(held, kept) for held, members in groups
+                  if (kept := [i for i in members if answered[i] is None
+                               and position[i] < position[first]])]
+    return first
 
 
 def front_failure(design: Design, compiled: _Compiled, out: Sequence[int],

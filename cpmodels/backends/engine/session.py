@@ -99,7 +99,7 @@ ONE_WORD_TALLY_SLOTS = 1 << 23
 # table of 2^20 or 2^22 slots saves 10 to 15% of the nodes and costs more in cache misses.
 REACH_SLOTS = 1 << 16
 # Its table of states with at most one hole open, kept for good (keys of 32 bytes).
-SETTLED_SLOTS = 1 << 18
+SETTLED_SLOTS = 1 << 20
 WANTED_KEPT = 8  # lists of wanted combinations kept encoded
 
 
