@@ -11,7 +11,7 @@ import pytest
 from conftest import SPECS
 
 from cpmodels.backends.engine.memo import NODES
-from cpmodels.backends.engine.reach import _reach_layout, reach_layout
+from cpmodels.backends.engine.reach_layout import _reach_layout, reach_layout
 from cpmodels.design import Design, load_board
 from cpmodels.errors import OutOfTime
 from cpmodels.spec.loading import load_design

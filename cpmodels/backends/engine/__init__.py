@@ -67,13 +67,16 @@ The one-word kernel (``one_word.py``)
     cell of each slack item still open, and each depth's count vector is cleared only over
     the range its node added to. The session picks it by itself.
 
-The reach kernel (``reach.py``)
+The reach kernel (``reach.py``, its layout ``reach_layout.py``)
     Which label combinations of a calendar's sweep cover have a solution, on the one-word
-    layout: a search with some holes forced and the others open records the combination
-    of each solution it reaches, stops once it has every one it wants, cuts a branch whose
+    layout scanned from the corner that meets last the group with the most labels: a
+    search with some holes forced and the others open records the combination of each
+    solution it reaches, stops once it has every one it wants, cuts a branch whose
     reachable combinations are all found, and keeps the states it searched to the end (for
-    the call) and those with no completion at all (for every later call). A search with
-    every hole forced is a first-solution search. The design's existence questions.
+    the call) and those with no completion at all (for every later call). A state with at
+    most one hole open is settled: what it reaches is kept for good by its cells and
+    pieces used alone, for every later search and set. A search with every hole forced is
+    a first-solution search. The design's existence questions.
 
 Solids (``links.py``, ``bit_cover.py``)
     A cover on the cube grid whose items are covered once or at most once is counted with

@@ -224,12 +224,12 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
     bit_of = {}  # cell item -> bit of the cell word
     piece_of = {i: p for p, i in enumerate(others)}  # other item -> bit of the piece word
     for i, cell in cell_of.items():
-        line, along = cell[slow] - low[slow], cell[fast] - low[fast]
+        at_slow, at_fast = cell[slow] - low[slow], cell[fast] - low[fast]
         if flips & 1:
-            line = extent[slow] - line
+            at_slow = extent[slow] - at_slow
         if flips & 2:
-            along = extent[fast] - along
-        bit_of[i] = line * inner + along
+            at_fast = extent[fast] - at_fast
+        bit_of[i] = at_slow * inner + at_fast
     board = sum(1 << b for b in bit_of.values())
     typed = len(cover.placements) == len(cover.options)
     cell_masks, piece_masks = [], []

@@ -26,18 +26,11 @@ pieces left out are forced options), and:
   region next to the option just placed whose size no pieces plus the holes of the open
   groups touching it add up to.
 
-The wanted combinations are kept as words: the group with the most labels (the *bit group*)
-is a bit mask of cells, the others (at most two) index an array of such masks. Covers that
-do not suit (no one-word layout, more than three groups) have no layout, and the caller
-asks date by date instead.
-
-Self-contained for numba's cache, like the other kernel modules.
+The layout and the wanted combinations are ``reach_layout.py``'s. Self-contained for
+numba's cache, like the other kernel modules.
 """
 
 from __future__ import annotations
-
-from collections import namedtuple
-from collections.abc import Sequence
 
 import numpy as np
 from numba import njit, types
@@ -45,21 +38,6 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from cpmodels.backends.engine.memo import FLUSHES, HITS, MISSES, NODES, STOP, USED
-from cpmodels.backends.engine.one_word import one_word_layout
-from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.cover import ExactCover, ItemKind
-
-#: What the reach kernel reads (see :func:`reach_layout`).
-ReachLayout = namedtuple("ReachLayout", [
-    "start", "masks", "avail", "n_units", "opt_cells", "opt_unit", "slack_units", "optional",
-    "covered", "inner", "first", "last", "group_cells", "group_unit", "bit_group", "a_group",
-    "b_group", "a_label", "b_label", "a_stride", "n_index", "n_cells", "last_group"])
-
-#: The region sizes a set's pieces fill with k holes, k = 0 .. groups (row k), and the
-#: size below which regions are checked.
-ReachRegions = namedtuple("ReachRegions", ["fill", "limit"])
-
-MAX_GROUPS = 3  # the bit group and at most two indexing groups
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -67,104 +45,27 @@ _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-def reach_layout(cover: ExactCover) -> ReachLayout | None:
-    """The reach kernel's view of a calendar's sweep cover, or None when it does not suit:
-    the one-word layout of the cover (``one_word.py``: a square grid of at most 64 cells,
-    pieces used once, slack and left-out options) with one to three slack items (label
-    groups), read from it: the group cells, the bit group and the other groups' labels.
-
-    Of the four corners the scan may start from, it takes the one whose scan meets last
-    the group with the most labels (the group a design's searches leave open, see
-    ``design/reaching.py``: the fewer the searches), then one that is a board cell (the
-    scan starts where the board does). On the weekday calendar that is the corner of
-    Saturday, months last: 0.5 of the time of the scan from January (``docs/design.md``)."""
-    layouts = [layout for flips in range(4)
-               if (layout := _reach_layout(cover, flips)) is not None]
-    if not layouts:
-        return None
-
-    def preference(layout: ReachLayout) -> tuple[int, bool]:
-        last = int(layout.group_cells[layout.last_group])
-        return bin(last).count("1"), not int(layout.covered) & 1
-    return max(layouts, key=preference)  # the first of the best, on a tie
-
-
-def _reach_layout(cover: ExactCover, flips: int) -> ReachLayout | None:
-    """:func:`reach_layout` with the scan from the corner ``flips`` names."""
-    one = one_word_layout(cover, flips)
-    if one is None:
-        return None
-    n_units = int(one.n_pieces)
-    slack_bits = [p for p in range(n_units) if int(one.slack) >> p & 1]
-    if not 0 < len(slack_bits) <= MAX_GROUPS:
-        return None
-    group_cells = [int(one.slack_cells[p]) for p in slack_bits]
-    sizes = [bin(m).count("1") for m in group_cells]
-    if min(sizes) == 0:
-        return None
-    bit_group = max(range(len(slack_bits)), key=lambda g: (sizes[g], -g))
-    others = [g for g in range(len(slack_bits)) if g != bit_group]
-
-    def labels(g: int) -> np.ndarray:
-        """Each cell bit of group ``g``'s labels -> the label's index (in bit order)."""
-        out = np.zeros(64, dtype=np.uint64)
-        if g >= 0:
-            for k, b in enumerate(b for b in range(64) if group_cells[g] >> b & 1):
-                out[b] = k
-        return out
-
-    a_group = others[0] if others else -1
-    b_group = others[1] if len(others) > 1 else -1
-    a_size = sizes[a_group] if a_group >= 0 else 1
-    b_size = sizes[b_group] if b_group >= 0 else 1
-    n_cells = 64 - bin(int(one.covered)).count("1")
-    return ReachLayout(
-        one.start, one.masks, one.avail, one.n_pieces, one.opt_cells, one.opt_piece,
-        one.slack, one.optional, one.covered, one.inner, one.first, one.last,
-        np.array(group_cells, dtype=np.uint64),
-        np.array([1 << p for p in slack_bits], dtype=np.uint64),
-        np.int64(bit_group), np.int64(a_group), np.int64(b_group), labels(a_group),
-        labels(b_group), np.uint64(b_size), np.int64(a_size * b_size), np.int64(n_cells),
-        np.int64(max(range(len(group_cells)), key=lambda g: (group_cells[g] & -group_cells[g],
-                                                            g))))
-
-
-def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
-    """The region sizes pieces of ``areas`` fill with 0 .. groups holes of one cell."""
-    groups = len(layout.group_cells)
-    total = int(layout.n_cells)
-    fill = np.zeros((groups + 1, total + 1), dtype=np.bool_)
-    limit = 0
-    for k in range(groups + 1):
-        fill[k], found = region_sizes(list(areas) + [1] * k, total)
-        limit = max(limit, found)
-    return ReachRegions(fill, np.uint64(limit))
-
-
-def encode_wanted(layout: ReachLayout, cover: ExactCover,
-                  wanted: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Each wanted combination (its slack options, any order) as its index into the array
-    of masks and its bit there."""
-    slack_group = {i: g for g, i in enumerate(
-        i for i, it in enumerate(cover.items) if it.kind is ItemKind.SLACK)}
-    index = np.zeros(len(wanted), dtype=np.int64)
-    bit = np.zeros(len(wanted), dtype=np.uint64)
-    labels = {int(layout.a_group): layout.a_label, int(layout.b_group): layout.b_label}
-    for n, combo in enumerate(wanted):
-        hole = {}
-        for o in combo:
-            item = next(i for i in cover.options[o] if i in slack_group)
-            hole[slack_group[item]] = int(layout.opt_cells[o])
-        if len(hole) != len(layout.group_cells):
-            raise ValueError(f"combination {n} leaves no hole in some group")
-        a, b = (int(labels[g][hole[g].bit_length() - 1]) if g >= 0 else 0
-                for g in (int(layout.a_group), int(layout.b_group)))
-        index[n] = a * int(layout.a_stride) + b
-        bit[n] = np.uint64(hole[int(layout.bit_group)])
-    return index, bit
-
-
 # --- bits ---------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _next_option(cells, x, m, k, end, bit, L):
+    """The next placement at cell ``x`` that fits beside ``cells``: whether there is one,
+    its cells, and where the walk of the placements at ``x`` is (``m``: the units not
+    begun, ``k`` to ``end``: the run of the unit ``bit``)."""
+    while True:
+        while k < end:
+            om = L.masks[k]
+            k += _ONE
+            if om & cells == _ZERO:
+                return True, om, m, k, end, bit
+        if m == _ZERO:
+            return False, _ZERO, m, k, end, bit
+        p = np.uint64(trailing_zeros(m))
+        m &= m - _ONE
+        k = L.start[x * L.n_units + p]
+        end = L.start[x * L.n_units + p + _ONE]
+        bit = _ONE << p
 
 
 @intrinsic
@@ -304,14 +205,9 @@ def _keep(cells, used, holes, keys, stats, mark, dead):
     keys[s, 3] = DEAD if dead else mark
 
 
-# --- the reach of a state with at most one group open, kept for good --------------------
-# Once at most one group's hole is still open, what a state reaches no longer hangs on the
-# holes placed: it is the labels of the open group (as cells) whose hole some completion
-# leaves, or ONE when no group is open and the state has a completion. Such a state is
-# keyed by (cells, units used) alone, and its entry (columns: cells, used, labels found
-# reachable, labels decided) holds for every later search: of another task, another month,
-# another set of a design (pieces left out are units used). A search asks for some labels
-# only, and an entry grows as later searches ask for more. Empty slots have nothing decided.
+# --- states with at most one group open, settled for good (see the introduction) ---------
+# An entry: cells, units used, the labels (cells of the open group; ONE: a completion when
+# none is open) found reachable, the labels decided. An empty slot has nothing decided.
 
 
 @njit(cache=True, inline="always")
@@ -437,7 +333,7 @@ def _settle(cells, used, ask, L, R, keys, counts, stats):
     so) and keeps only what was decided in full."""
     full, zero, one = ~_ZERO, _ZERO, _ONE
     all_units = (one << L.n_units) - one if L.n_units < 64 else full
-    n_units, start, masks, avail = L.n_units, L.start, L.masks, L.avail
+    n_units, avail = L.n_units, L.avail
     s = _settled_slot(cells, used, keys)
     known_yes = keys[s, 2] if keys[s, 3] != zero else zero
     known_done = keys[s, 3]
@@ -472,20 +368,7 @@ def _settle(cells, used, ask, L, R, keys, counts, stats):
     while True:
         got = False
         if goal & ~found != zero:
-            while True:
-                while k < end:
-                    om = masks[k]
-                    k += one
-                    if om & cells == zero:
-                        got = True
-                        break
-                if got or m == zero:
-                    break
-                p = np.uint64(trailing_zeros(m))
-                m &= m - one
-                k = start[x * n_units + p]
-                end = start[x * n_units + p + one]
-                bit = one << p
+            got, om, m, k, end, bit = _next_option(cells, x, m, k, end, bit, L)
         if not got:  # decided: every option tried, or every label asked for found
             _settle_keep(cells, used, found, goal, keys, counts)
             answer = (known_yes | found) & ask
@@ -559,7 +442,7 @@ def _search(cells, used, holes, L, R, keys, stats, mark, need, left, settled, co
     A state with at most one group open is settled (``settled``, ``counts``: its table)."""
     full, zero, one = ~_ZERO, _ZERO, _ONE
     all_units = (one << L.n_units) - one if L.n_units < 64 else full
-    n_units, start, masks, avail = L.n_units, L.start, L.masks, L.avail
+    n_units, avail = L.n_units, L.avail
     if _open_group(used, L) != -2:
         labels = _wanted_labels(cells, used, holes, L, need)
         if labels == zero:
@@ -587,22 +470,7 @@ def _search(cells, used, holes, L, R, keys, stats, mark, need, left, settled, co
     m = avail[x] & ~used
     k = end = bit = zero
     while True:
-        om = zero
-        found = False
-        while True:
-            while k < end:
-                om = masks[k]
-                k += one
-                if om & cells == zero:
-                    found = True
-                    break
-            if found or m == zero:
-                break
-            p = np.uint64(trailing_zeros(m))
-            m &= m - one
-            k = start[x * n_units + p]
-            end = start[x * n_units + p + one]
-            bit = one << p
+        found, om, m, k, end, bit = _next_option(cells, x, m, k, end, bit, L)
         if not found:  # every option tried: everything reachable from here is found
             _keep(cells, used, holes, keys, stats, mark, clean)
             if depth == 0:
@@ -619,14 +487,7 @@ def _search(cells, used, holes, L, R, keys, stats, mark, need, left, settled, co
         if child_cells == full:
             if child_used | L.optional == all_units:
                 clean = False
-                index = np.int64(0)
-                if L.a_group >= 0:
-                    index += np.int64(L.a_label[np.uint64(trailing_zeros(
-                        child_holes & L.group_cells[L.a_group]))] * L.a_stride)
-                if L.b_group >= 0:
-                    index += np.int64(L.b_label[np.uint64(trailing_zeros(
-                        child_holes & L.group_cells[L.b_group]))])
-                hole = child_holes & L.group_cells[L.bit_group]
+                index, hole = _combination(child_holes, L)
                 if need[index] & hole != zero:
                     need[index] &= ~hole
                     left -= 1

@@ -11,6 +11,8 @@ answers:
   some forced options, in all or split by the tally items' options;
 * :meth:`~EngineSession.exists`: for each set of forced options, whether some solution
   contains it (a first solution, not a count);
+* :meth:`~EngineSession.reach`: which combinations of a calendar's holes have a solution,
+  one search for many (``reach.py``);
 * :meth:`~EngineSession.first_solution` and :meth:`~EngineSession.solutions`: solutions
   themselves, streamed in a fixed order;
 * :meth:`~EngineSession.difficulty`: how hard a first solution is for a person, the work of
@@ -59,11 +61,12 @@ from cpmodels.backends.engine.memo import (
     Memo,
 )
 from cpmodels.backends.engine.one_word import count_one_word, tally_one_word
-from cpmodels.backends.engine.reach import (
+from cpmodels.backends.engine.reach import reach_kernel
+from cpmodels.backends.engine.reach_layout import (
     ReachLayout,
     ReachRegions,
-    encode_wanted,
-    reach_kernel,
+    WantedLists,
+    left_open_holes,
     reach_layout,
     reach_regions,
 )
@@ -95,12 +98,8 @@ DEAD_SLOTS = 1 << 16  # the table of dead states, by default
 ONE_WORD_SLOTS = 1 << 18
 # Its table for tallies (a sweep's, a design's): keys of 24 bytes, vectors in the arena.
 ONE_WORD_TALLY_SLOTS = 1 << 23
-# The reach search's table of states searched to the end: 2 MB. On the weekday design a
-# table of 2^20 or 2^22 slots saves 10 to 15% of the nodes and costs more in cache misses.
-REACH_SLOTS = 1 << 16
-# Its table of states with at most one hole open, kept for good (keys of 32 bytes).
-SETTLED_SLOTS = 1 << 20
-WANTED_KEPT = 8  # lists of wanted combinations kept encoded
+REACH_SLOTS = 1 << 16  # the reach search's states searched to the end (2 MB)
+SETTLED_SLOTS = 1 << 20  # its settled states, kept for good (32 MB; docs/design.md)
 
 
 class EngineSession:
@@ -153,8 +152,7 @@ class EngineSession:
         self._settled: Memo | None = None  # the reach search's states settled for good
         self._reach_calls = 1  # each reach search marks its table entries with its number
         self._reach_regions: dict[tuple[int, ...], ReachRegions] = {}
-        # The last few lists of wanted combinations, encoded (a design asks a few in turn).
-        self._wanted: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+        self._wanted = WantedLists()  # the last few lists the reach search was asked
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -420,13 +418,8 @@ class EngineSession:
     @property
     def reach_left_open(self) -> frozenset[int]:
         """The holes (slack options) of the label group the reach search's scan meets last:
-        the group best left open in each search, the others forced (``reach.py``)."""
-        if not self.reaches:
-            return frozenset()
-        assert isinstance(self._reach, ReachLayout)
-        slack = [i for i, it in enumerate(self.cover.items) if it.kind is ItemKind.SLACK]
-        item = slack[int(self._reach.last_group)]
-        return frozenset(o for o, option in enumerate(self.cover.options) if item in option)
+        the group each search best leaves open (none when :attr:`reaches` is not)."""
+        return left_open_holes(self.cover, self._reach if self.reaches else None)
 
     def reach(self, forced: Sequence[int],
               tasks: Sequence[tuple[Sequence[int], Sequence[Sequence[int]]]], *,
@@ -439,8 +432,8 @@ class EngineSession:
         (``reach.py``). A task that forces every hole is a first-solution search.
         ``areas``: the areas of the pieces the forced options leave (for region pruning).
         With ``first_failure``, the tasks after the first with a combination not found are
-        not searched (None). The states found dead are kept for later
-        calls. Only when :attr:`reaches`."""
+        not searched (None). Dead and settled states are kept for later calls. Only when
+        :attr:`reaches`."""
         if not tasks:
             return []
         flat = [combo for _, wanted in tasks for combo in wanted]
@@ -453,8 +446,7 @@ class EngineSession:
             interruptible(reach_kernel, _task_array([forced]).reshape(-1),
                           _task_array([held for held, _ in tasks] or [()]), starts, layout,
                           regions, table.kernel, settled.kernel, mark, index, bit, found,
-                          first_failure,
-                          stop=table.stop)
+                          first_failure, stop=table.stop)
         answers = [None if x < 0 else bool(x) for x in found]
         return [answers[starts[t]:starts[t + 1]] for t in range(len(tasks))]
 
@@ -462,20 +454,7 @@ class EngineSession:
                      ) -> tuple[ReachLayout, ReachRegions, np.ndarray, np.ndarray, Memo,
                                 Memo]:
         """The reach kernel's layout, the region sizes of ``areas``, ``wanted`` encoded
-        (the last list kept) and the tables."""
-        layout, regions, reached, settled = self._reach_tables(areas)
-        key = tuple(map(tuple, wanted))
-        encoded = self._wanted.pop(key, None)
-        if encoded is None:
-            encoded = encode_wanted(layout, self.cover, key)
-            if len(self._wanted) >= WANTED_KEPT:
-                del self._wanted[next(iter(self._wanted))]  # the least recently asked
-        self._wanted[key] = encoded
-        return (layout, regions, *encoded, reached, settled)
-
-    def _reach_tables(self, areas: Sequence[int]
-                      ) -> tuple[ReachLayout, ReachRegions, Memo, Memo]:
-        """The reach kernel's layout, the region sizes of ``areas`` and the tables."""
+        (the last few lists kept) and the tables."""
         if not self.reaches:
             raise ValueError("the reach search needs a calendar's sweep cover of at most 64 "
                              "cells with at most three label groups")
@@ -487,7 +466,8 @@ class EngineSession:
         if self._reached is None or self._settled is None:
             self._reached = Memo(3, slots=REACH_SLOTS)
             self._settled = Memo(3, slots=SETTLED_SLOTS, arena=1)
-        return layout, self._reach_regions[shape], self._reached, self._settled
+        encoded = self._wanted.encoded(layout, self.cover, wanted)
+        return (layout, self._reach_regions[shape], *encoded, self._reached, self._settled)
 
     def solutions(self, forced: Sequence[int] = (), *, time_limit: float | None = None,
                   batch: int = 1024) -> Iterator[list[int]]:

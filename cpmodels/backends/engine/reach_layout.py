@@ -1,0 +1,159 @@
+"""The reach kernel's view of a calendar's sweep cover (``reach.py``): the one-word layout
+scanned from the corner that suits it, the label groups' cells, the region sizes a set's
+pieces fill, and the wanted combinations encoded as the kernel reads them: the group with
+the most labels (the *bit group*) as a bit mask of cells, the others (at most two) as the
+index into an array of such masks. Covers that do not suit (no one-word layout, more than
+three groups) have no layout, and the caller asks date by date instead."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Sequence
+
+import numpy as np
+
+from cpmodels.backends.engine.layout import one_word_layout
+from cpmodels.backends.engine.regions import region_sizes
+from cpmodels.cover import ExactCover, ItemKind
+
+#: What the reach kernel reads (see :func:`reach_layout`).
+ReachLayout = namedtuple("ReachLayout", [
+    "start", "masks", "avail", "n_units", "opt_cells", "opt_unit", "slack_units", "optional",
+    "covered", "inner", "first", "last", "group_cells", "group_unit", "bit_group", "a_group",
+    "b_group", "a_label", "b_label", "a_stride", "n_index", "n_cells", "last_group"])
+
+#: The region sizes a set's pieces fill with k holes, k = 0 .. groups (row k), and the
+#: size below which regions are checked.
+ReachRegions = namedtuple("ReachRegions", ["fill", "limit"])
+
+MAX_GROUPS = 3  # the bit group and at most two indexing groups
+
+
+
+def reach_layout(cover: ExactCover) -> ReachLayout | None:
+    """The reach kernel's view of a calendar's sweep cover, or None when it does not suit:
+    the one-word layout of the cover (``one_word.py``: a square grid of at most 64 cells,
+    pieces used once, slack and left-out options) with one to three slack items (label
+    groups), read from it: the group cells, the bit group and the other groups' labels.
+
+    Of the four corners the scan may start from, it takes the one whose scan meets last
+    the group with the most labels (the group a design's searches leave open, see
+    ``design/reaching.py``: the fewer the searches), then one that is a board cell (the
+    scan starts where the board does). On the weekday calendar that is the corner of
+    Saturday, months last: 0.5 of the time of the scan from January (``docs/design.md``)."""
+    layouts = [layout for flips in range(4)
+               if (layout := _reach_layout(cover, flips)) is not None]
+    if not layouts:
+        return None
+
+    def preference(layout: ReachLayout) -> tuple[int, bool]:
+        last = int(layout.group_cells[layout.last_group])
+        return bin(last).count("1"), not int(layout.covered) & 1
+    return max(layouts, key=preference)  # the first of the best, on a tie
+
+
+def _reach_layout(cover: ExactCover, flips: int) -> ReachLayout | None:
+    """:func:`reach_layout` with the scan from the corner ``flips`` names."""
+    one = one_word_layout(cover, flips)
+    if one is None:
+        return None
+    n_units = int(one.n_pieces)
+    slack_bits = [p for p in range(n_units) if int(one.slack) >> p & 1]
+    if not 0 < len(slack_bits) <= MAX_GROUPS:
+        return None
+    group_cells = [int(one.slack_cells[p]) for p in slack_bits]
+    sizes = [bin(m).count("1") for m in group_cells]
+    if min(sizes) == 0:
+        return None
+    bit_group = max(range(len(slack_bits)), key=lambda g: (sizes[g], -g))
+    others = [g for g in range(len(slack_bits)) if g != bit_group]
+
+    def labels(g: int) -> np.ndarray:
+        """Each cell bit of group ``g``'s labels -> the label's index (in bit order)."""
+        out = np.zeros(64, dtype=np.uint64)
+        if g >= 0:
+            for k, b in enumerate(b for b in range(64) if group_cells[g] >> b & 1):
+                out[b] = k
+        return out
+
+    a_group = others[0] if others else -1
+    b_group = others[1] if len(others) > 1 else -1
+    a_size = sizes[a_group] if a_group >= 0 else 1
+    b_size = sizes[b_group] if b_group >= 0 else 1
+    n_cells = 64 - bin(int(one.covered)).count("1")
+    return ReachLayout(
+        one.start, one.masks, one.avail, one.n_pieces, one.opt_cells, one.opt_piece,
+        one.slack, one.optional, one.covered, one.inner, one.first, one.last,
+        np.array(group_cells, dtype=np.uint64),
+        np.array([1 << p for p in slack_bits], dtype=np.uint64),
+        np.int64(bit_group), np.int64(a_group), np.int64(b_group), labels(a_group),
+        labels(b_group), np.uint64(b_size), np.int64(a_size * b_size), np.int64(n_cells),
+        np.int64(max(range(len(group_cells)), key=lambda g: (group_cells[g] & -group_cells[g],
+                                                            g))))
+
+
+def left_open_holes(cover: ExactCover, layout: ReachLayout | bool | None) -> frozenset[int]:
+    """The holes (slack options) of the group the layout's scan meets last: the group a
+    search best leaves open, the others forced (none without a layout)."""
+    if not isinstance(layout, ReachLayout):
+        return frozenset()
+    slack = [i for i, it in enumerate(cover.items) if it.kind is ItemKind.SLACK]
+    item = slack[int(layout.last_group)]
+    return frozenset(o for o, option in enumerate(cover.options) if item in option)
+
+
+def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
+    """The region sizes pieces of ``areas`` fill with 0 .. groups holes of one cell."""
+    groups = len(layout.group_cells)
+    total = int(layout.n_cells)
+    fill = np.zeros((groups + 1, total + 1), dtype=np.bool_)
+    limit = 0
+    for k in range(groups + 1):
+        fill[k], found = region_sizes(list(areas) + [1] * k, total)
+        limit = max(limit, found)
+    return ReachRegions(fill, np.uint64(limit))
+
+
+def encode_wanted(layout: ReachLayout, cover: ExactCover,
+                  wanted: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Each wanted combination (its slack options, any order) as its index into the array
+    of masks and its bit there."""
+    slack_group = {i: g for g, i in enumerate(
+        i for i, it in enumerate(cover.items) if it.kind is ItemKind.SLACK)}
+    index = np.zeros(len(wanted), dtype=np.int64)
+    bit = np.zeros(len(wanted), dtype=np.uint64)
+    labels = {int(layout.a_group): layout.a_label, int(layout.b_group): layout.b_label}
+    for n, combo in enumerate(wanted):
+        hole = {}
+        for o in combo:
+            item = next(i for i in cover.options[o] if i in slack_group)
+            hole[slack_group[item]] = int(layout.opt_cells[o])
+        if len(hole) != len(layout.group_cells):
+            raise ValueError(f"combination {n} leaves no hole in some group")
+        a, b = (int(labels[g][hole[g].bit_length() - 1]) if g >= 0 else 0
+                for g in (int(layout.a_group), int(layout.b_group)))
+        index[n] = a * int(layout.a_stride) + b
+        bit[n] = np.uint64(hole[int(layout.bit_group)])
+    return index, bit
+
+
+class WantedLists:
+    """The last few lists of wanted combinations, encoded (:func:`encode_wanted`): a design
+    asks a set's front and then its groups, set after set."""
+
+    KEPT = 8
+
+    def __init__(self) -> None:
+        self._lists: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+    def encoded(self, layout: ReachLayout, cover: ExactCover,
+                wanted: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """``wanted`` encoded for ``layout``, from the lists kept when it is one of them."""
+        key = tuple(map(tuple, wanted))
+        found = self._lists.pop(key, None)
+        if found is None:
+            found = encode_wanted(layout, cover, key)
+            if len(self._lists) >= self.KEPT:
+                del self._lists[next(iter(self._lists))]  # the least recently asked
+        self._lists[key] = found
+        return found
