@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+PROBES = 8  # the commonest first failures past the front, tried before the groups
+
 if TYPE_CHECKING:
     from cpmodels.design.search import Design, _Compiled
 
@@ -17,20 +19,26 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
     """The first required combination in the learnt order that has no solution with
     the options of ``out`` forced, or None, by the engine's reach search
     (``EngineSession.reach``): the combinations that rejected a set while the order was
-    learnt, one first-solution search each; then the rest grouped by their holes in every
-    group but the one the search leaves open (on the weekday calendar: by day and weekday,
-    the month open), one search a group, which ends once it has found them all. A group
-    that fails names its dates without a solution (it was searched to the end); the dates
-    of the groups not searched that come earlier in the learnt order than the first of
-    those are then searched, grouped the same way, until none earlier is left: the first
-    failure in that order."""
+    learnt, one first-solution search each; then the commonest first failures past them so
+    far (:data:`PROBES`, in the learnt order, one search each); then the rest grouped by
+    their holes in every group but the one the search leaves open (on the weekday
+    calendar: by day and weekday, the month open), one search a group, which ends once it
+    has found them all. Once a date fails, only the dates before it in the learnt order
+    are searched further (a group searched to the end names all of its dates without a
+    solution), until none earlier is left: the first failure in that order."""
     session = compiled.session
     failed = front_failure(design, compiled, out, areas)
     if failed is not None:
         return failed
     _, groups = _plan(design, compiled)
     position = {i: k for k, i in enumerate(design._order)}
-    first: int | None = None
+    probes = sorted((i for i, _ in design._late.most_common(PROBES) if i not in design._front),
+                    key=position.__getitem__)
+    answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in probes],
+                            areas=areas, first_failure=True)
+    first = next((i for i, [ok] in zip(probes, answers) if ok is False), None)
+    if first is not None:
+        groups = _before(groups, first, position, {})
     while groups:
         tasks = [(held, [compiled.holes[i] for i in members]) for held, members in groups]
         found = session.reach(out, tasks, areas=areas, first_failure=True)
@@ -41,11 +49,19 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
             first = min(failing, key=position.__getitem__)
         if first is None:
             return None
-        # Of the groups not searched, only the dates before ``first`` can come first.
-        groups = [(held, kept) for held, members in groups
-                  if (kept := [i for i in members if answered[i] is None
-                               and position[i] < position[first]])]
+        groups = _before(groups, first, position, answered)
+    if first is not None:
+        design._late[first] += 1
     return first
+
+
+def _before(groups: list[tuple[tuple[int, ...], list[int]]], first: int,
+            position: dict[int, int], answered: dict[int, bool | None]
+            ) -> list[tuple[tuple[int, ...], list[int]]]:
+    """The groups cut to their dates not answered that come before ``first``."""
+    return [(held, kept) for held, members in groups
+            if (kept := [i for i in members if answered.get(i) is None
+                         and position[i] < position[first]])]
 
 
 def front_failure(design: Design, compiled: _Compiled, out: Sequence[int],

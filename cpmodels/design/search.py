@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from math import comb
@@ -110,6 +111,8 @@ class Design:
     _task_order: list[tuple[str, ...]] = field(init=False, default_factory=list)
     _front: set[int] = field(init=False, default_factory=set)  # combinations that rejected
     # a set while the order was learnt
+    _late: Counter[int] = field(init=False, default_factory=Counter)  # first failures past
+    # the front, in this process: the reach search tries the commonest first
     _plan: tuple[tuple[tuple[int, ...], frozenset[int]], list[int],
                  list[tuple[tuple[int, ...], list[int]]]] | None = \
         field(init=False, default=None)  # the learnt order -> how the reach search asks
