@@ -5,6 +5,7 @@ left open (``docs/design.md`` has the strategies measured)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,8 @@ def first_failure(design: Design, compiled: _Compiled, out: Sequence[int],
         return failed
     _, groups = _plan(design, compiled)
     position = {i: k for k, i in enumerate(design._order)}
-    probes = sorted((i for i, _ in design._late.most_common(PROBES) if i not in design._front),
+    seen = Counter(dict.copy(design._late))  # (one step: the counter may grow in a thread)
+    probes = sorted((i for i, _ in seen.most_common(PROBES) if i not in design._front),
                     key=position.__getitem__)
     answers = session.reach(out, [(compiled.holes[i], [compiled.holes[i]]) for i in probes],
                             areas=areas, first_failure=True)
