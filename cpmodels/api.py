@@ -32,6 +32,7 @@ from cpmodels.export.decode import MAX_ANSWER_BYTES
 from cpmodels.files import read_bounded
 from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.query import Query
+from cpmodels.questions import sweep_question
 from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
 from cpmodels.render.pictures import packing_picture, towers_picture
 from cpmodels.render.scene import Scene
@@ -245,16 +246,21 @@ class SweepResult:
         return self.summary.rows
 
     @classmethod
-    def read_csv(cls, spec: SpecLike, path: str | Path) -> SweepResult:
-        """The rows a sweep wrote to ``path`` (complete rows only)."""
+    def read_csv(cls, spec: SpecLike, path: str | Path, *,
+                 face_up: bool = False) -> SweepResult:
+        """The rows a sweep of ``spec`` (``face_up`` as it was run) wrote to ``path``
+        (complete rows only); a file of another question is refused."""
         spec = load(spec)
         if not isinstance(spec, CalendarSpec):
             raise InputError(f"{spec.name} is not a calendar spec")
         path = Path(path)
         if not path.exists():
             raise InputError(f"{path} does not exist")
+        columns = file_columns(path, spec)
+        question = sweep_question(spec, face_up=face_up, prove="proof" in columns,
+                                  difficulty="difficulty" in columns)
         summary = SweepSummary()
-        for row in read_rows(path, file_columns(path, spec)).values():
+        for row in read_rows(path, question, columns).values():
             summary.add(row)
         return cls(spec, summary)
 

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 from cpmodels.backends.engine import Difficulty, EngineSession, Tally
 from cpmodels.cover import ExactCover, Item, ItemKind, packing_cover, scan_order
 from cpmodels.errors import InputError
-from cpmodels.files import make_directory, read_lines, write_atomic
+from cpmodels.files import make_directory, write_atomic
 from cpmodels.geometry import OptionKind, Placement
+from cpmodels.questions import Question, check_question, lines_after_question, sweep_question
 from cpmodels.running import (
     Finished,
     Memory,
@@ -309,32 +310,53 @@ class TallyPlan:
         return EngineSession(self.cover, tally_items=self.tally_items, **options)
 
 
-def read_rows(path: Path, columns: list[str]) -> dict[tuple[str, ...], Row]:
-    """Finished rows of an earlier run (only complete lines with the expected columns)."""
+MAX_ROW_CHARS = 100_000  # a sweep's row longer is damaged (and counted again)
+
+
+def read_rows(path: Path, question: Question, columns: list[str],
+              ) -> dict[tuple[str, ...], Row]:
+    """Finished rows of an earlier run that asked ``question`` (its file is refused when it
+    asked another, or names none: :func:`~cpmodels.questions.check_question`). A row that
+    does not read (a field that is no count, too many fields, a line too long) is left out,
+    to be counted again."""
     rows: dict[tuple[str, ...], Row] = {}
-    if not os.path.lexists(path):
+    if check_question(path, [question], "give another --out") is None:
         return rows
-    reader = csv.reader(read_lines(path, "sweep file"))  # a line cut by a killed run goes
-    header = next(reader, None)
-    if header is None:
-        return rows
-    if header != columns:
-        raise InputError(f"{path} has columns {','.join(header)}, not {','.join(columns)}; "
-                         "it belongs to another spec or other options (--prove, "
-                         "--difficulty): give another --out")
-    n = columns.index("real_date")
-    at = {name: k for k, name in enumerate(columns)}
-    for record in reader:  # a row that does not read is counted again
-        if len(record) != len(columns):
-            continue
-        count = _natural(record[n + 1])
-        hard = record[at["difficulty"]] if "difficulty" in at else ""
-        if count is None or (hard and _natural(hard) is None):
-            continue
-        rows[tuple(record[:n])] = Row(
-            tuple(record[:n]), record[n] == "true", count,
-            record[at["proof"]] if "proof" in at else "", _natural(hard) if hard else None)
+    with contextlib.closing(lines_after_question(path, "sweep file")) as lines:
+        first = next(lines, None)
+        if first is None:  # a run killed before its column line
+            return rows
+        header = _fields(first)
+        if header is None or header != columns:
+            shown = "(none)" if not header else ",".join(header)[:200]
+            raise InputError(f"{path} has columns {shown}, not {','.join(columns)}; give "
+                             "another --out")
+        n = columns.index("real_date")
+        at = {name: k for k, name in enumerate(columns)}
+        for line in lines:  # a line cut by a killed run is not among them
+            record = _fields(line)
+            if record is None or len(record) != len(columns) \
+                    or record[n] not in ("true", "false"):
+                continue
+            count = _natural(record[n + 1])
+            hard = record[at["difficulty"]] if "difficulty" in at else ""
+            if count is None or (hard and _natural(hard) is None):
+                continue
+            rows[tuple(record[:n])] = Row(
+                tuple(record[:n]), record[n] == "true", count,
+                record[at["proof"]] if "proof" in at else "", _natural(hard) if hard else None)
     return rows
+
+
+def _fields(line: str) -> list[str] | None:
+    """The fields of one CSV line, or None when it is too long or does not read (read line
+    by line: a stray quote cannot swallow the rows after it)."""
+    if len(line) > MAX_ROW_CHARS:
+        return None
+    try:
+        return next(csv.reader([line.rstrip("\r\n")]), [])
+    except csv.Error:
+        return None
 
 
 def _natural(text: str) -> int | None:
@@ -343,10 +365,19 @@ def _natural(text: str) -> int | None:
 
 
 def file_columns(path: Path, spec: CalendarSpec) -> list[str]:
-    """The columns of a sweep file of ``spec`` as its header has them (which options)."""
-    with contextlib.closing(read_lines(path, "sweep file")) as lines:
-        header = next(csv.reader(lines), [])
+    """The columns of a sweep file of ``spec`` as its column line has them (which options;
+    the file's question is checked when its rows are read)."""
+    with contextlib.closing(lines_after_question(path, "sweep file")) as lines:
+        header = _fields(next(lines, "")) or []
     return sweep_columns(spec, prove="proof" in header, difficulty="difficulty" in header)
+
+
+def _kept_rows(spec: CalendarSpec, found: dict[tuple[str, ...], Row],
+               combos: list[tuple[str, ...]]) -> dict[tuple[str, ...], Row]:
+    """The rows read back that are combinations of ``spec`` with its real dates, in sweep
+    order (any other is counted again)."""
+    return {combo: found[combo] for combo in combos if combo in found
+            and found[combo].real_date == (spec.real_date(combo) is not None)}
 
 
 def _record(row: Row, prove: bool, difficulty: bool) -> list[str]:
@@ -491,7 +522,9 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
     if prove and os.path.lexists(proof_dir):
         make_directory(proof_dir)  # a real directory, checked before the counting
     combos = spec.label_combinations()
-    done = read_rows(out, columns) if resume and out is not None else {}
+    question = sweep_question(spec, face_up=face_up, prove=prove, difficulty=difficulty)
+    done = _kept_rows(spec, read_rows(out, question, columns), combos) \
+        if resume and out is not None else {}
     plan = TallyPlan.of(spec, face_up=face_up, fixed=scan_fixed_groups(spec))
     free_combos = plan.free_combinations()
     tasks = [fixed for fixed in plan.tasks()
@@ -504,25 +537,24 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
     with contextlib.ExitStack() as stack:
         file = None
         if out is not None:
-            # The kept rows rewritten (in sweep order) whole, dropping any line a killed
-            # run cut; else a new file with its header.
+            # The question and the kept rows rewritten (in sweep order) whole, dropping
+            # any line a killed run cut or that did not read.
             kept = [csv_line(_record(done[combo], prove, difficulty))
                     for combo in combos if combo in done]
             file = stack.enter_context(ResumableFile(
-                out, rewrite=[csv_line(columns), *kept] if done else None))
-            if not done:
-                file.write([csv_line(columns)])
+                out, rewrite=[question.line(), csv_line(columns), *kept]))
         rows = _SweepRows(plan, tasks, done=done, file=file, session=session, threads=jobs,
                           prove=prove, difficulty=difficulty, proof_dir=proof_dir,
                           progress=progress)
         stack.callback(rows.close)
         ran = run(work, place_for(jobs, cluster), rows)
         rows.finish()
-    if out is not None and not plan.in_sweep_order:
-        # The rows came task by task; the finished file has them in sweep order.
+    if out is not None and (not plan.in_sweep_order or list(done) != combos[:len(done)]):
+        # The rows came task by task, or after kept rows they come before (rows counted
+        # again): the finished file has them in sweep order.
         write_atomic(out, "".join(
-            csv_line(line) + "\n" for line in [columns, *(
-                _record(rows.by_labels[combo], prove, difficulty)
+            line + "\n" for line in [question.line(), csv_line(columns), *(
+                csv_line(_record(rows.by_labels[combo], prove, difficulty))
                 for combo in combos if combo in rows.by_labels)]))
     summary = SweepSummary(units=ran.units, nodes=ran.nodes)
     for combo in combos:

@@ -77,7 +77,7 @@ def dask_cluster(workers: int = 2) -> Iterator[tuple[str, list[subprocess.Popen]
 
 def _rows(path: Path) -> list[list[str]]:
     with path.open(newline="") as handle:
-        return list(csv.reader(handle))
+        return list(csv.reader(handle))  # the question line too
 
 
 def test_a_sweep_survives_a_worker_killed_mid_run(tmp_path):
@@ -162,7 +162,7 @@ def test_resume_on_a_cluster_finishes_what_a_killed_client_left(tmp_path, run_cl
     code, _, _ = run_cli("sweep", spec, "--out", tmp_path / "full.csv")
     assert code == 0
     lines = (tmp_path / "full.csv").read_text().splitlines(keepends=True)
-    # What a killed client leaves: the header, some rows, and a line cut short.
+    # What a killed client leaves: the question and columns, some rows, a line cut short.
     (tmp_path / "part.csv").write_text("".join(lines[:100]) + lines[100][:5])
     code, out, _ = run_cli("sweep", spec, "--out", tmp_path / "part.csv", "--resume",
                            "--cluster", "local:1", "--format", "json")
@@ -185,4 +185,4 @@ def test_a_design_on_a_cluster_gives_the_verdicts_of_one_process(tmp_path, run_c
     assert code == 0 and f"cluster {address}: 2 workers" in err
     assert json.loads(text)["workers"] == 2
     lines = sorted(here.read_text().splitlines())
-    assert sorted(there.read_text().splitlines()) == lines and len(lines) == 21
+    assert sorted(there.read_text().splitlines()) == lines and len(lines) == 1 + 21

@@ -15,6 +15,7 @@ from cpmodels.drup import check_drup
 from cpmodels.geometry import orientations, parse_drawing
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
+from cpmodels.questions import sweep_question
 from cpmodels.spec import load_spec
 
 
@@ -123,10 +124,12 @@ def test_sweep_prove_attaches_checked_proofs(run_cli, tmp_path):
     # Resume a face-up calendar_day sweep that lacks two rows: Jan 6 (unsolvable) and Jan 7.
     out = tmp_path / "day.csv"
     code, _, _ = run_cli("sweep", SPECS / "calendar_day.yaml", "--no-flip", "--out", out)
-    rows = list(csv.reader(out.open()))
+    rows = list(csv.reader(out.open()))[1:]  # after the question line
     assert ["Jan", "6", "true", "0"] in rows
     kept = [[*r, ""] for r in rows[1:] if r[:2] not in (["Jan", "6"], ["Jan", "7"])]
+    spec = load_spec(SPECS / "calendar_day.yaml")
     with out.open("w", newline="") as handle:
+        handle.write(sweep_question(spec, face_up=True, prove=True).csv_line() + "\n")
         csv.writer(handle, lineterminator="\n").writerows(
             [["month", "day", "real_date", "count", "proof"], *kept])
     code, text, _ = run_cli("sweep", SPECS / "calendar_day.yaml", "--no-flip", "--out", out,

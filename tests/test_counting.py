@@ -180,7 +180,9 @@ def test_enumerate_writes_checked_solutions(run_cli, tmp_path):
 
 
 def _sweep_rows(path):
+    """A sweep file's column line and rows, after its question line."""
     with path.open() as handle:
+        assert handle.readline().startswith("# cpmodels sweep rows, question ")
         return list(csv.reader(handle))
 
 
@@ -213,7 +215,7 @@ def test_sweep_resume_after_interrupt(tmp_path):
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.time() + 60
     while time.time() < deadline:
-        if out.exists() and len(out.read_text().splitlines()) > 40:
+        if out.exists() and len(out.read_text().splitlines()) > 41:
             break
         time.sleep(0.01)
     proc.kill()

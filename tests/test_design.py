@@ -75,13 +75,14 @@ def test_design_cli_writes_lines_resumes_and_ranks(tmp_path, run_cli):
     code, text, _ = run_cli("design", path, "--out", out)
     assert code == 0 and "6 candidate sets, 5 solve every required combination (366)" in text
     lines = out.read_text().splitlines()
-    assert len(lines) == 6
-    out.write_text("\n".join(lines[:3]) + "\n" + lines[3][:10])  # a killed run
+    assert len(lines) == 7 and json.loads(lines[0])["cpmodels"] == "design verdicts"
+    out.write_text("\n".join(lines[:4]) + "\n" + lines[4][:10])  # a killed run
     code, printed, _ = run_cli("design", path, "--out", out, "--resume", "--format", "json")
     result = json.loads(printed)
     assert code == 0 and result["candidates"] == 6
     assert [w["min"] for w in result["working"]] == [19, 10, 7, 2, 1]  # hardest date, best first
-    assert sorted(out.read_text().splitlines()) == sorted(lines)
+    again = out.read_text().splitlines()
+    assert again[0] == lines[0] and sorted(again) == sorted(lines)
 
 
 BAD_DESIGNS = [
@@ -317,9 +318,17 @@ def test_a_resumed_file_with_a_foreign_line_is_refused(tmp_path, run_cli, line):
     path = tmp_path / "small.yaml"
     path.write_text(SMALL)
     out = tmp_path / "sets.jsonl"
-    out.write_text(line + "\n")
+    out.write_text(_question_line(path) + "\n" + line + "\n")
     code, _, err = run_cli("design", path, "--out", out, "--resume")
-    assert code == 2 and "no design verdict" in err and "Traceback" not in err
+    assert code == 2 and "line 2 is no design verdict" in err and "Traceback" not in err
+
+
+def _question_line(path, **options):
+    """The first line a design --out run of the design file ``path`` writes."""
+    from cpmodels.design.verdicts import design_question
+
+    spec = load_design(path)
+    return design_question(Design(spec, load_board(spec, path)), **options).line()
 
 
 def test_the_order_of_dates_is_learnt_from_more_sets_in_a_large_design(small):
@@ -362,13 +371,13 @@ def test_a_design_whose_sets_cannot_cover_the_board_says_why(tmp_path, run_cli, 
 def test_a_verdicts_file_that_does_not_read_gets_one_line(tmp_path, run_cli, line):
     design = SPECS / "designs" / "apad_rectangle_pentominoes.yaml"
     verdicts = tmp_path / "verdicts.jsonl"
-    verdicts.write_text(line + "\n")
+    verdicts.write_text(_question_line(design) + "\n" + line + "\n")
     for argv in (["design", design, "--out", verdicts, "--resume"],
                  ["make", design, "--set", "1", "--verdicts", verdicts, "--out",
                   tmp_path / "made"]):
         code, _, err = run_cli(*argv)
         assert code == 2 and "Traceback" not in err
-        assert err.strip().splitlines()[-1] == f"error: {verdicts}: line 1 is no design " \
+        assert err.strip().splitlines()[-1] == f"error: {verdicts}: line 2 is no design " \
                                                "verdict; give another --out"
 
 

@@ -93,6 +93,7 @@ def test_sweep_difficulty_column_resumes_and_summarises(tmp_path, run_cli):
                             "--difficulty", "--jobs", "2")
     assert code == 0 and "most difficult: " in text and "least difficult: " in text
     with out.open() as handle:
+        handle.readline()  # the question line
         rows = list(csv.DictReader(handle))
     assert list(rows[0]) == ["month", "day", "real_date", "count", "difficulty"]
     assert len(rows) == 372 and all(int(r["difficulty"]) > 0 for r in rows)

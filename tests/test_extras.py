@@ -58,7 +58,7 @@ def test_the_core_works_without_the_extras_and_names_them_when_needed(tmp_path):
     assert solve["code"] == 0 and json.loads(solve["out"])["status"] == "solved"
     assert count["code"] == 0 and json.loads(count["out"])["count"] == 7
     assert sweep["code"] == 0
-    assert len((tmp_path / "day.csv").read_text().splitlines()) == 1 + 12 * 31
+    assert len((tmp_path / "day.csv").read_text().splitlines()) == 2 + 12 * 31
     assert export["code"] == 0 and (tmp_path / "d.cnf").read_text().startswith("c ")
     for answer, extra in ((serve, "web"), (make, "make"), (cluster, "cluster")):
         assert answer["code"] == 2, answer

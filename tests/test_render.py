@@ -146,6 +146,7 @@ pieces:
 
 def _csv_counts(path) -> dict[tuple[str, ...], int]:
     with open(path, newline="") as handle:
+        handle.readline()  # the question line
         return {(r["letter"], r["digit"], r["extra"]): int(r["count"])
                 for r in csv.DictReader(handle)}
 

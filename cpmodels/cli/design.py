@@ -13,6 +13,7 @@ from cpmodels.cli.parser import add_cluster_arg, add_quiet_arg, positive_int, po
 from cpmodels.cli.runtime import bars_on, cluster_from
 from cpmodels.errors import InputError
 from cpmodels.files import keep_complete_lines
+from cpmodels.questions import check_question
 from cpmodels.running import ResumableFile
 from cpmodels.spec.loading import load_design
 
@@ -32,7 +33,12 @@ def cmd_design(args: argparse.Namespace) -> int:
         run_design,
         summary,
     )
-    from cpmodels.design.verdicts import ranking_tables, read_verdicts, tables_text
+    from cpmodels.design.verdicts import (
+        design_question,
+        ranking_tables,
+        read_verdicts,
+        tables_text,
+    )
     from cpmodels.progress import progress_bar
 
     spec = load_design(args.design)
@@ -50,11 +56,15 @@ def cmd_design(args: argparse.Namespace) -> int:
         sets = sum(1 for _ in design.candidates())
         if args.best > sets:
             raise InputError(f"--best {args.best}: {spec.name} has {sets} candidate sets")
-    if args.resume:
-        keep_complete_lines(args.out)  # a line a killed run cut short goes
-    done = read_verdicts(args.out) if args.resume else {}
+    question = design_question(design)
+    # The whole file is checked before a line a killed run cut short goes.
+    kept = args.resume and check_question(args.out, [question], "give another --out")
+    done = read_verdicts(args.out, question) if kept else {}
+    if kept:
+        keep_complete_lines(args.out)
     start = time.perf_counter()
-    handle = ResumableFile(args.out, append=args.resume) if args.out is not None else None
+    handle = None if args.out is None else ResumableFile(args.out, append=True) if kept \
+        else ResumableFile(args.out, rewrite=[question.line()])
     bar = progress_bar(total=None, desc="design", unit="set", enabled=bars_on(args))
 
     def decided(verdict: Verdict) -> None:

@@ -146,6 +146,11 @@ class Design:
         """The cells a set must cover."""
         return len(self.board.cells) - len(self.board.groups)
 
+    @property
+    def draws(self) -> list[list[int]]:
+        """Each draw's pieces, as indices into :attr:`pieces`."""
+        return self._draws
+
     def names(self, chosen: Sequence[int]) -> list[str]:
         return [self.pieces[i].name for i in chosen]
 
@@ -559,7 +564,7 @@ def working_set(path: str | Path, n: int, *, verdicts: Path | None = None,
     its name ``DESIGN_setN``: from the verdicts a ``design --out`` run wrote to
     ``verdicts``, or else from deciding every set now (``jobs``, ``on_verdict`` as for
     :func:`run_design`)."""
-    from cpmodels.design.verdicts import ranked, read_verdicts
+    from cpmodels.design.verdicts import ranked, verdicts_to_rank
     from cpmodels.spec.loading import load_design
 
     spec = load_design(path)
@@ -569,7 +574,7 @@ def working_set(path: str | Path, n: int, *, verdicts: Path | None = None,
     if verdicts is not None:
         if not os.path.lexists(verdicts):
             raise InputError(f"no verdicts at {verdicts} (cpmodels design --out writes them)")
-        found = list(read_verdicts(verdicts).values())
+        found = verdicts_to_rank(verdicts, design)
     else:
         found = run_design(design, on_verdict=on_verdict, jobs=jobs)
     working = ranked(found)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cpmodels import questions
 from cpmodels.errors import InputError
-from cpmodels.files import load_json, read_lines
+from cpmodels.files import load_json
+from cpmodels.questions import Question
 
 if TYPE_CHECKING:
-    pass
+    from cpmodels.design.search import Design
 
 MIRRORED_MARK = "~"  # after a piece's name in a verdict's JSON: its mirrored side is up
 
@@ -132,14 +133,29 @@ def summary(verdicts: Sequence[Verdict], seconds: float, skipped: int = 0) -> di
     return out
 
 
-def read_verdicts(path: Path) -> dict[tuple[str, ...], Verdict]:
-    """The verdicts an earlier run wrote to ``path`` (JSON lines), by their pieces, after
-    dropping a line a killed run cut short: what ``--resume`` keeps."""
+def design_question(design: Design, *, counts: bool | None = None,
+                    difficulty: bool | None = None) -> Question:
+    """The question ``design`` asks (its own options, or ``counts`` and ``difficulty``)."""
+    board = design.set_spec(range(len(design.pieces)))
+    return questions.design_question(
+        board, design.spec.name, fixed=len(design.spec.fixed),
+        draws=[(indices, draw.count) for indices, draw in zip(design.draws, design.spec.choose)],
+        required=design.required, face_up=design.spec.face_up,
+        counts=design.with_counts if counts is None else counts,
+        difficulty=design.with_difficulty if difficulty is None else difficulty)
+
+
+def read_verdicts(path: Path, question: Question) -> dict[tuple[str, ...], Verdict]:
+    """The verdicts an earlier run that asked ``question`` wrote to ``path`` (JSON lines
+    after the question's), by their pieces: what ``--resume`` keeps. The whole file is
+    read, and refused when it asked another question or holds a line that is no verdict,
+    before anything is changed (a last line a killed run cut is not read)."""
     done: dict[tuple[str, ...], Verdict] = {}
-    if not os.path.lexists(path):
+    if questions.check_question(path, [question], "give another --out") is None:
         return done
-    with contextlib.closing(read_lines(path, "file of design verdicts")) as lines:
-        for number, line in enumerate(lines, 1):
+    lines = questions.lines_after_question(path, "file of design verdicts")
+    with contextlib.closing(lines):
+        for number, line in enumerate(lines, 2):
             try:
                 verdict = Verdict.from_dict(load_json(line, f"line {number}"))
             except (ValueError, TypeError, KeyError, AttributeError):
@@ -147,6 +163,21 @@ def read_verdicts(path: Path) -> dict[tuple[str, ...], Verdict]:
                                  "--out") from None
             done[tuple(verdict.pieces)] = verdict
     return done
+
+
+def verdicts_to_rank(path: Path, design: Design) -> list[Verdict]:
+    """The verdicts a ``design --out`` run of ``design`` wrote to ``path``, to rank: refused
+    when they answer another design's question, or when they were not counted."""
+    again = "give the verdicts of this design, as design --out wrote them"
+    variants = [design_question(design, counts=counts, difficulty=difficulty)
+                for counts in (True, False) for difficulty in (False, True)]
+    found = questions.check_question(path, variants, again)
+    if found is None:
+        raise InputError(f"{path} holds no verdicts yet; {again}")
+    if found in variants[2:]:
+        raise InputError(f"the verdicts in {path} were written with --no-counts and cannot "
+                         "rank the sets: run design without --no-counts")
+    return list(read_verdicts(path, found).values())
 
 
 Table = tuple[str, list[str], list[list[str]]]  # a title, the column heads, the rows
