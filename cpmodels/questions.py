@@ -29,7 +29,7 @@ from cpmodels.errors import InputError
 from cpmodels.files import MAX_LINE_BYTES, load_json, open_input, read_lines
 
 if TYPE_CHECKING:
-    from cpmodels.cover import PieceKind
+    from cpmodels.cover import ExactCover, PieceKind
     from cpmodels.spec.calendar import CalendarSpec
 
 SWEEP_ROWS = "sweep rows"
@@ -185,3 +185,15 @@ def design_question(board: CalendarSpec, name: str, *, fixed: int,
          "fixed": fixed, "draws": [[list(indices), count] for indices, count in draws],
          "required": [list(combo) for combo in required], "face_up": face_up,
          "counts": counts, "difficulty": difficulty})
+
+
+def solutions_question(cover: ExactCover, about: str, backend: str) -> Question:
+    """What ``enumerate`` writes: the solutions of ``cover`` in the order ``backend`` finds
+    them (the order a resumed run skips the written ones in)."""
+    return question_of(SOLUTIONS, f"{about}, backend {backend}", {
+        "grid": cover.grid,
+        "items": [[item.name, item.low, item.high, int(item.kind)] for item in cover.items],
+        "options": [[list(option), placement.piece, _cells(placement.cells),
+                     int(placement.kind)]
+                    for option, placement in zip(cover.options, cover.placements)],
+        "backend": backend})

@@ -167,16 +167,16 @@ def test_enumerate_writes_checked_solutions(run_cli, tmp_path):
                             "--out", out)
     assert code == 0 and "7 solutions" in text
     lines = out.read_text().splitlines()
-    assert len(lines) == 7
+    assert len(lines) == 1 + 7 and json.loads(lines[0])["cpmodels"] == "enumerate solutions"
     seen = set()
-    for line in lines:
+    for line in lines[1:]:
         payload = json.loads(line)
         check_packing(SPECS / "calendar_day.yaml", payload)
         seen.add(json.dumps(payload["placements"]))
     assert len(seen) == 7
     code, text, _ = run_cli("enumerate", SPECS / "pentominoes_6x10.yaml", "--out", out,
                             "--limit", "3")
-    assert code == 0 and len(out.read_text().splitlines()) == 3
+    assert code == 0 and len(out.read_text().splitlines()) == 1 + 3
 
 
 def _sweep_rows(path):
@@ -583,7 +583,7 @@ def test_a_sweep_whose_tasks_fix_a_later_group_writes_its_rows_in_sweep_order(tm
     usual = run_sweep(load_spec(SPECS / "calendar_day.yaml"), None, jobs=1)
     out = tmp_path / "day_first.csv"
     summary = run_sweep(spec, out, jobs=1)
-    lines = out.read_text().splitlines()
+    question, *lines = out.read_text().splitlines()
     assert lines[0] == "day,month,real_date,count"
     assert [tuple(line.split(",")[:2]) for line in lines[1:]] == spec.label_combinations()
     assert {(d, m): row.count for (d, m), row in summary.rows.items()} == {
@@ -593,9 +593,9 @@ def test_a_sweep_whose_tasks_fix_a_later_group_writes_its_rows_in_sweep_order(tm
     tasks = ["Jan", "Feb"]
     kept = [line for line in lines[1:] if line.split(",")[1] in tasks]
     kept.sort(key=lambda line: tasks.index(line.split(",")[1]))
-    out.write_text("\n".join([lines[0], *kept]) + "\n")
+    out.write_text("\n".join([question, lines[0], *kept]) + "\n")
     again = run_sweep(spec, out, jobs=1, resume=True)
-    assert out.read_text().splitlines() == lines and again.total == 25_061
+    assert out.read_text().splitlines() == [question, *lines] and again.total == 25_061
 
 
 def test_a_stream_previews_the_first_task_and_sends_each_row_once():

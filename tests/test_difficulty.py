@@ -111,7 +111,8 @@ def test_sweep_difficulty_column_resumes_and_summarises(tmp_path, run_cli):
     assert code == 0 and out.read_text() == "".join(text)
     # The rows without the column do not mix with it.
     code, _, err = run_cli("sweep", SPECS / "calendar_day.yaml", "--out", out, "--resume")
-    assert code == 2 and "--difficulty" in err
+    assert code == 2 and "answers another question (spec calendar_day, difficulty) than this " \
+        "run (spec calendar_day)" in err
 
 
 def test_unsolvable_rows_have_no_difficulty(tmp_path):

@@ -49,7 +49,7 @@ def _fresh(run_cli, spec, out, *options):
 def _refused(run_cli, argv, path, fragment):
     """``argv`` exits 2 with one line holding ``fragment``, leaving ``path`` as it was."""
     before = path.read_bytes() if path.is_file() else None
-    code, out, err = run_cli(*argv)
+    code, _, err = run_cli(*argv)
     assert code == 2 and "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1 and fragment in err, err
     assert (path.read_bytes() if path.is_file() else None) == before
@@ -293,8 +293,8 @@ def test_make_refuses_the_verdicts_of_another_design(run_cli, tmp_path, unranked
     (b'{"cpmodels": "design verdicts", "question": 5}\n', "has no question line"),
     (b"# cpmodels sweep rows, question 0123456789abcdef: spec tiny\nx,y\n",
      "holds sweep rows, not design verdicts"),
-], ids=["one-line", "two-lines", "binary", "binary-one-line", "not-utf8", "list", "string", "number",
-        "sweep-file"])
+], ids=["one-line", "two-lines", "binary", "binary-one-line", "not-utf8", "list", "string",
+        "number", "sweep-file"])
 def test_a_design_refuses_a_file_whole_before_changing_it(run_cli, tmp_path, unranked,
                                                            content, fragment):
     path, _, _ = unranked
@@ -320,3 +320,49 @@ def test_a_design_resumes_what_a_killed_run_left(run_cli, tmp_path, unranked, ke
     assert code == 0, err
     again = out.read_text().replace("\r\n", "\n").splitlines()
     assert again[0] == lines[0] and sorted(again) == sorted(lines)
+
+
+# -- enumerate's solutions ----------------------------------------------------------------
+
+DAY = SPECS / "calendar_day.yaml"
+
+
+def _placements(path):
+    lines = path.read_text().splitlines()
+    assert json.loads(lines[0])["cpmodels"] == "enumerate solutions"
+    return [json.loads(line)["placements"] for line in lines[1:]]
+
+
+def test_enumerate_resumes_only_the_solutions_of_its_question(run_cli, tmp_path):
+    out = tmp_path / "sols.jsonl"
+    assert run_cli("enumerate", DAY, "--labels", "Oct", "6", "--out", out, "--limit", "3",
+                   "--backend", "sat")[0] == 0
+    first = json.loads(out.read_text().splitlines()[0])
+    assert first["about"] == "spec calendar_day, labels Oct 6, backend sat"
+    # Another backend finds the solutions in another order: the kept ones cannot be skipped.
+    _refused(run_cli, ["enumerate", DAY, "--labels", "Oct", "6", "--out", out, "--resume",
+                       "--limit", "5"], out,
+             "answers another question (spec calendar_day, labels Oct 6, backend sat) than "
+             "this run (spec calendar_day, labels Oct 6, backend engine)")
+    _refused(run_cli, ["enumerate", DAY, "--labels", "Oct", "6", "--face-up", "--out", out,
+                       "--resume", "--backend", "sat"], out, "answers another question")
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[1:]) + "\n")  # an older version's file
+    _refused(run_cli, ["enumerate", DAY, "--labels", "Oct", "6", "--out", out, "--resume",
+                       "--backend", "sat"], out, "has no question line")
+    out.write_bytes(b"notes with no final newline")
+    _refused(run_cli, ["enumerate", DAY, "--labels", "Oct", "6", "--out", out, "--resume"],
+             out, "has no question line")
+
+
+@pytest.mark.parametrize("kept", [0, 1, 3])
+def test_enumerate_resumes_a_killed_run_as_an_uninterrupted_one(run_cli, tmp_path, kept):
+    full, out = tmp_path / "full.jsonl", tmp_path / "sols.jsonl"
+    assert run_cli("enumerate", DAY, "--labels", "Oct", "6", "--out", full)[0] == 0
+    lines = full.read_text().splitlines(keepends=True)
+    out.write_text("".join(lines[:1 + kept]) + lines[1 + kept][:12])  # a line cut short
+    code, text, err = run_cli("enumerate", DAY, "--labels", "Oct", "6", "--out", out,
+                              "--resume")
+    assert code == 0 and "7 solutions written" in text, err
+    assert out.read_text().splitlines()[0] == lines[0].rstrip("\n")
+    assert _placements(out) == _placements(full)

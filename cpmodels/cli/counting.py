@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import itertools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,13 @@ from cpmodels.cli.parser import (
 )
 from cpmodels.cli.runtime import advance, bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
-from cpmodels.files import check_output, keep_complete_lines, load_json, read_lines
+from cpmodels.files import check_output, keep_complete_lines, load_json
+from cpmodels.questions import (
+    Question,
+    check_question,
+    lines_after_question,
+    solutions_question,
+)
 from cpmodels.running import ResumableFile
 from cpmodels.spec import CalendarSpec, load_spec
 
@@ -83,16 +90,20 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         from cpmodels.render.pictures import packing_picture
     instance = packing_instance_of(args)
     start = time.perf_counter()
-    kept = _kept_solutions(args.out, instance) if args.resume else 0
-    written = kept
+    question = solutions_question(instance.cover, _puzzle_words(instance),
+                                  "engine" if args.cluster else args.backend)
+    kept = _kept_solutions(args.out, instance, question) if args.resume and not picture \
+        else None
+    written = kept or 0
     where = (f"{args.out.with_suffix('')}-N.{args.format}" if picture else str(args.out))
     bar = progress_bar(total=args.limit, desc="enumerate", unit="sol",
                        enabled=bars_on(args))
-    bar.update(kept)
+    bar.update(written)
     try:
-        with cluster_from(args) as cluster, bar, (contextlib.nullcontext() if picture else
-                                              ResumableFile(args.out, append=args.resume)
-                                              ) as handle:
+        with cluster_from(args) as cluster, bar, (
+                contextlib.nullcontext() if picture else
+                ResumableFile(args.out, append=True) if kept is not None else
+                ResumableFile(args.out, rewrite=[question.line()])) as handle:
             if cluster is not None:
                 from cpmodels.backends.engine import cluster_solutions
 
@@ -101,7 +112,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
                 stream = iter_cover_solutions(args.backend, instance.cover)
             # Solutions come in the same order every run (on a cluster too): skip those the
             # earlier run wrote.
-            solutions = itertools.islice(stream, kept, args.limit)
+            solutions = itertools.islice(stream, written, args.limit)
             for chosen in solutions:
                 result = CoverResult("solved", args.backend, time.perf_counter() - start,
                                      sorted(chosen))
@@ -127,16 +138,26 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     return EXIT_OK if written else EXIT_UNSOLVABLE
 
 
-def _kept_solutions(path: Path, instance: Any) -> int:
-    """How many solutions of ``instance`` an earlier ``enumerate --out path`` wrote, after
-    dropping a line a killed run cut short; a line that is not one of them (another puzzle's
-    file, or not enumerate's) is an :class:`InputError`, as resuming there would lose it."""
-    kept = keep_complete_lines(path)
-    if not kept:
-        return 0  # no file yet, or nothing finished in it
+def _puzzle_words(instance: Any) -> str:
+    """The puzzle an instance is, in words: its spec, target and labels."""
+    target = f" / {instance.target}" if instance.target != instance.name else ""
+    labels = f", labels {' '.join(instance.labels)}" if instance.labels else ""
+    return f"spec {instance.name}{target}{labels}"
+
+
+def _kept_solutions(path: Path, instance: Any, question: Question) -> int | None:
+    """How many solutions an earlier ``enumerate --out path`` of ``question`` wrote, after
+    dropping a line a killed run cut short (None: nothing to keep, the file starts anew).
+    The whole file is checked first: a file of another question, or a line that is not one
+    of its solutions, is an :class:`InputError`, as resuming there would lose it."""
+    if os.path.lexists(path):
+        check_output(path)  # it is written to: refused as an output first
+    if check_question(path, [question], "give another --out, or leave out --resume") is None:
+        return None
     want = {"spec": instance.name, "target": instance.target, "labels": list(instance.labels)}
-    with contextlib.closing(read_lines(path, "file of solutions")) as lines:
-        for number, line in enumerate(lines, 1):
+    kept = 0
+    with contextlib.closing(lines_after_question(path, "file of solutions")) as lines:
+        for number, line in enumerate(lines, 2):
             try:
                 record = load_json(line, f"line {number}")
             except json.JSONDecodeError:
@@ -146,6 +167,8 @@ def _kept_solutions(path: Path, instance: Any) -> int:
                 raise InputError(f"{path}: line {number} is not a solution of this puzzle "
                                  "that enumerate wrote; give another --out, or leave out "
                                  "--resume")
+            kept += 1
+    keep_complete_lines(path)
     return kept
 
 
@@ -216,10 +239,12 @@ def add_enumerate(sub: Subparsers) -> None:
     enum = sub.add_parser("enumerate", help="write every solution, one JSON object a line")
     add_instance_args(enum)
     enum.add_argument("--out", required=True, type=Path, metavar="FILE",
-                      help="FILE.jsonl; for pictures FILE.svg becomes FILE-1.svg, FILE-2.svg...")
+                      help="FILE.jsonl (a first line names the puzzle, then one solution a "
+                      "line); for pictures FILE.svg becomes FILE-1.svg, FILE-2.svg...")
     enum.add_argument("--limit", type=positive_int, metavar="N", help="stop after N solutions")
     enum.add_argument("--resume", action="store_true",
-                      help="keep the solutions FILE.jsonl already has and write the rest")
+                      help="keep the solutions FILE.jsonl already has and write the rest "
+                      "(its first line names the puzzle and backend: another's is refused)")
     enum.add_argument("--time-limit", type=positive_seconds, metavar="S",
                       help="stop after S seconds, keeping every solution written")
     enum.add_argument("--format", choices=("jsonl", "svg", "png"), default="jsonl",
@@ -233,12 +258,15 @@ def add_enumerate(sub: Subparsers) -> None:
 def add_sweep(sub: Subparsers) -> None:
     sweep = sub.add_parser("sweep", help="count every label combination of a calendar spec")
     sweep.add_argument("spec")
-    sweep.add_argument("--out", required=True, type=Path, metavar="FILE.csv")
+    sweep.add_argument("--out", required=True, type=Path, metavar="FILE.csv",
+                       help="the rows, after a first line '# cpmodels sweep rows, question "
+                       "HASH: ...' (pandas: read_csv(FILE, comment='#'))")
     sweep.add_argument("--jobs", type=positive_int, metavar="N",
                        help="worker processes (default: every core; they are used only when "
                        "the months left would take more than a few seconds here)")
     sweep.add_argument("--resume", action="store_true",
-                       help="keep the rows FILE.csv already has and count the rest")
+                       help="keep the rows FILE.csv already has and count the rest (its first "
+                       "line names the question it answers: another's is refused)")
     sweep.add_argument("--time-limit", type=positive_seconds, metavar="S",
                        help="stop after S seconds, keeping the finished rows (then --resume)")
     add_face_up_arg(sweep)

@@ -12,7 +12,7 @@ from cpmodels.cli.output import EXIT_OK, emit, stop_status, stopped_message
 from cpmodels.cli.parser import add_cluster_arg, add_quiet_arg, positive_int, positive_seconds
 from cpmodels.cli.runtime import bars_on, cluster_from
 from cpmodels.errors import InputError
-from cpmodels.files import keep_complete_lines
+from cpmodels.files import check_output, keep_complete_lines
 from cpmodels.questions import check_question
 from cpmodels.running import ResumableFile
 from cpmodels.spec.loading import load_design
@@ -57,6 +57,8 @@ def cmd_design(args: argparse.Namespace) -> int:
         if args.best > sets:
             raise InputError(f"--best {args.best}: {spec.name} has {sets} candidate sets")
     question = design_question(design)
+    if args.out is not None:
+        check_output(args.out)  # before it is read or any set decided
     # The whole file is checked before a line a killed run cut short goes.
     kept = args.resume and check_question(args.out, [question], "give another --out")
     done = read_verdicts(args.out, question) if kept else {}
@@ -104,9 +106,11 @@ def add_design(sub: Subparsers) -> None:
                             "every date, and how hard each set is")
     design.add_argument("design", metavar="DESIGN", help="a design file (see specs/designs/)")
     design.add_argument("--out", type=Path, metavar="FILE.jsonl",
-                        help="one JSON line per candidate set as it is decided")
+                        help="one JSON line per candidate set as it is decided, after a "
+                        "first line naming the question")
     design.add_argument("--resume", action="store_true",
-                        help="keep the sets FILE.jsonl already has and decide the rest")
+                        help="keep the sets FILE.jsonl already has and decide the rest (a "
+                        "file of another question, or options, is refused)")
     design.add_argument("--time-limit", type=positive_seconds, metavar="S",
                         help="stop after S seconds, keeping the sets decided (then --resume)")
     design.add_argument("--jobs", type=positive_int, metavar="N",

@@ -69,8 +69,8 @@ def add_make(sub: Subparsers) -> None:
     make.add_argument("--set", type=positive_int, metavar="N",
                       help="design files: make the N-th working set of the ranking")
     make.add_argument("--verdicts", type=Path, metavar="FILE.jsonl",
-                      help="design files: the verdicts 'design --out' wrote (else every set "
-                           "is decided first)")
+                      help="design files: the verdicts 'design --out' wrote, counted (not "
+                           "--no-counts), of this design (else every set is decided first)")
     make.add_argument("--jobs", type=positive_int, metavar="N",
                       help="design files: worker processes deciding the sets")
     make.add_argument("--out", required=True, type=Path, metavar="DIR",
