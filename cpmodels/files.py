@@ -224,10 +224,12 @@ def read_bounded(path: Path | str, limit: int, what: str = "file") -> bytes:
     return data
 
 
-def read_lines(path: Path | str, what: str = "resumable output",
+def read_lines(path: Path | str, what: str = "resumable output", *, strict: bool = True,
                ) -> Generator[str, None, None]:
     """The complete lines of a resumable output, one at a time (bounded in number of bytes
-    and in line length; the last line is dropped if a killed run cut it short)."""
+    and in line length; the last line is dropped if a killed run cut it short). A line
+    that is not UTF-8 refuses the file, or when not ``strict`` is read with U+FFFD for
+    what does not decode (a damaged line for the reader to pass over)."""
     with open_input(path, MAX_RESUME_BYTES, what) as handle:
         while True:
             line = handle.readline(MAX_LINE_BYTES + 1)
@@ -237,7 +239,7 @@ def read_lines(path: Path | str, what: str = "resumable output",
                                       f"not a {what}", "read")
                 return
             try:
-                yield line.decode()
+                yield line.decode("utf-8", "strict" if strict else "replace")
             except UnicodeDecodeError:
                 raise FileRefused(path, f"it is not UTF-8 text: not a {what}", "read") from None
 

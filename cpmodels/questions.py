@@ -163,10 +163,10 @@ def check_question(path: Path, wanted: Sequence[Question], again: str,
                      f"this run ({wanted[0].about}); {again}")
 
 
-def lines_after_question(path: Path, what: str) -> Any:
+def lines_after_question(path: Path, what: str, *, strict: bool = True) -> Any:
     """The complete lines of ``path`` after its question line (checked first with
-    :func:`check_question`)."""
-    lines = read_lines(path, what)
+    :func:`check_question`); ``strict`` as for :func:`~cpmodels.files.read_lines`."""
+    lines = read_lines(path, what, strict=strict)
     next(lines, None)
     return lines
 

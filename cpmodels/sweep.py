@@ -317,12 +317,13 @@ def read_rows(path: Path, question: Question, columns: list[str],
               ) -> dict[tuple[str, ...], Row]:
     """Finished rows of an earlier run that asked ``question`` (its file is refused when it
     asked another, or names none: :func:`~cpmodels.questions.check_question`). A row that
-    does not read (a field that is no count, too many fields, a line too long) is left out,
-    to be counted again."""
+    does not read (a field that is no count, too many fields, a line too long or not
+    UTF-8, a combination given twice over) is left out, to be counted again."""
     rows: dict[tuple[str, ...], Row] = {}
     if check_question(path, [question], "give another --out") is None:
         return rows
-    with contextlib.closing(lines_after_question(path, "sweep file")) as lines:
+    twice: set[tuple[str, ...]] = set()
+    with contextlib.closing(lines_after_question(path, "sweep file", strict=False)) as lines:
         first = next(lines, None)
         if first is None:  # a run killed before its column line
             return rows
@@ -342,10 +343,12 @@ def read_rows(path: Path, question: Question, columns: list[str],
             hard = record[at["difficulty"]] if "difficulty" in at else ""
             if count is None or (hard and _natural(hard) is None):
                 continue
-            rows[tuple(record[:n])] = Row(
-                tuple(record[:n]), record[n] == "true", count,
-                record[at["proof"]] if "proof" in at else "", _natural(hard) if hard else None)
-    return rows
+            row = Row(tuple(record[:n]), record[n] == "true", count,
+                      record[at["proof"]] if "proof" in at else "",
+                      _natural(hard) if hard else None)
+            if rows.setdefault(row.labels, row) != row:
+                twice.add(row.labels)
+    return {labels: row for labels, row in rows.items() if labels not in twice}
 
 
 def _fields(line: str) -> list[str] | None:

@@ -128,8 +128,10 @@ def test_the_question_must_agree_with_the_columns(run_cli, tmp_path, tiny):
     lambda row: row.replace("true", "maybe").replace("false", "maybe"),
     lambda row: '"' + row,  # a stray quote, which must not swallow the rows after it
     lambda row: "",
+    lambda row: row[:-1] + "\udcff",  # a byte that is not UTF-8
+    lambda row: row + "\n" + row + "1",  # the combination twice, with two counts
 ], ids=["abc", "nul", "21-digits", "negative", "six-fields", "long", "long-quoted",
-        "real-date", "stray-quote", "empty"])
+        "real-date", "stray-quote", "empty", "not-utf8", "twice"])
 def test_damaged_rows_are_counted_again_in_their_places(run_cli, tmp_path, tiny, damage):
     path, _ = tiny
     out = tmp_path / "rows.csv"
@@ -137,7 +139,7 @@ def test_damaged_rows_are_counted_again_in_their_places(run_cli, tmp_path, tiny,
     lines = full.decode().splitlines()
     lines[5] = damage(lines[5])  # a row in the middle
     del lines[9]  # and one missing
-    out.write_text("\n".join(lines) + "\n")
+    out.write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
     code, _, err = run_cli("sweep", path, "--out", out, "--resume")
     assert code == 0 and "Traceback" not in err, err
     assert out.read_bytes() == full
