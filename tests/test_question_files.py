@@ -72,7 +72,11 @@ def test_a_sweep_does_not_resume_the_file_of_another_spec(run_cli, tmp_path, tin
              "answers another question (spec tiny) than this run (spec tiny, face up)")
     with pytest.raises(InputError, match="answers another question"):
         api.SweepResult.read_csv(other, out)
+    with pytest.raises(InputError, match=r"\(spec tiny\) than this run \(spec tiny, face up\)"):
+        api.SweepResult.read_csv(path, out, face_up=True)
     assert api.SweepResult.read_csv(path, out).summary.combinations == 12
+    _fresh(run_cli, path, out, "--face-up")
+    assert api.SweepResult.read_csv(path, out, face_up=True).summary.combinations == 12
 
 
 def test_the_question_hashes_the_compiled_puzzle_not_its_name(tmp_path):
