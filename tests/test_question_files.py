@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 from conftest import SPECS
@@ -111,6 +112,20 @@ def test_a_sweep_file_without_its_question_line_is_refused(run_cli, tmp_path, ti
         api.SweepResult.read_csv(path, out)
 
 
+@pytest.mark.parametrize(("content", "fragment"), [
+    (b"month,day,real_date,count\nJan,1,true,64", "has no question line"),
+    (b"notes with no final newline", "it has no question line"),
+    (bytes(range(256)) * 4, "has no question line"),
+    (b"caf\xe9\n", "it is not UTF-8 text"),
+], ids=["old-file-cut", "one-line", "binary", "not-utf8"])
+def test_a_sweep_refuses_a_file_before_changing_it(run_cli, tmp_path, tiny, content,
+                                                    fragment):
+    path, _ = tiny
+    out = tmp_path / "rows.csv"
+    out.write_bytes(content)
+    _refused(run_cli, ["sweep", path, "--out", out, "--resume"], out, fragment)
+
+
 def test_the_question_must_agree_with_the_columns(run_cli, tmp_path, tiny):
     path, _ = tiny
     out = tmp_path / "rows.csv"
@@ -201,9 +216,14 @@ def test_a_huge_sparse_file_is_refused_without_reading_it(run_cli, tmp_path, tin
     out = tmp_path / "rows.csv"
     with out.open("wb") as handle:  # sparse: no disk taken
         handle.truncate(2_000_000_000)
-    _refused(run_cli, ["sweep", path, "--out", out, "--resume"], out,
-             "a line is over 1,000,000 bytes")
-    assert out.stat().st_size == 2_000_000_000
+    before = out.stat()
+    start = time.perf_counter()
+    code, _, err = run_cli("sweep", path, "--out", out, "--resume")
+    assert code == 2 and err.strip() == f"error: cannot read {out}: a line is over " \
+        "1,000,000 bytes: not a file of sweep rows"
+    assert time.perf_counter() - start < 5
+    after = out.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
 
 
 # -- design verdicts ----------------------------------------------------------------------
