@@ -260,7 +260,7 @@ class SweepResult:
         question = sweep_question(spec, face_up=face_up, prove="proof" in columns,
                                   difficulty="difficulty" in columns)
         summary = SweepSummary()
-        for row in read_rows(path, question, columns).values():
+        for row in read_rows(path, spec, question, columns).values():
             summary.add(row)
         return cls(spec, summary)
 

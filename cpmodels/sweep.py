@@ -313,12 +313,13 @@ class TallyPlan:
 MAX_ROW_CHARS = 100_000  # a sweep's row longer is damaged (and counted again)
 
 
-def read_rows(path: Path, question: Question, columns: list[str],
+def read_rows(path: Path, spec: CalendarSpec, question: Question, columns: list[str],
               ) -> dict[tuple[str, ...], Row]:
-    """Finished rows of an earlier run that asked ``question`` (its file is refused when it
-    asked another, or names none: :func:`~cpmodels.questions.check_question`). A row that
-    does not read (a field that is no count, too many fields, a line too long or not
-    UTF-8, a combination given twice over) is left out, to be counted again."""
+    """Finished rows of an earlier run of ``spec`` that asked ``question``, in sweep order
+    (its file is refused when it asked another, or names none:
+    :func:`~cpmodels.questions.check_question`). A row that does not read (a field that is
+    no count, too many fields, a line too long or not UTF-8, a combination given twice
+    over, or not one of ``spec`` with its real dates) is left out, to be counted again."""
     rows: dict[tuple[str, ...], Row] = {}
     if check_question(path, [question], "give another --out") is None:
         return rows
@@ -348,7 +349,9 @@ def read_rows(path: Path, question: Question, columns: list[str],
                       _natural(hard) if hard else None)
             if rows.setdefault(row.labels, row) != row:
                 twice.add(row.labels)
-    return {labels: row for labels, row in rows.items() if labels not in twice}
+    return {combo: rows[combo] for combo in spec.label_combinations()
+            if combo in rows and combo not in twice
+            and rows[combo].real_date == (spec.real_date(combo) is not None)}
 
 
 def _fields(line: str) -> list[str] | None:
@@ -373,14 +376,6 @@ def file_columns(path: Path, spec: CalendarSpec) -> list[str]:
     with contextlib.closing(lines_after_question(path, "sweep file")) as lines:
         header = _fields(next(lines, "")) or []
     return sweep_columns(spec, prove="proof" in header, difficulty="difficulty" in header)
-
-
-def _kept_rows(spec: CalendarSpec, found: dict[tuple[str, ...], Row],
-               combos: list[tuple[str, ...]]) -> dict[tuple[str, ...], Row]:
-    """The rows read back that are combinations of ``spec`` with its real dates, in sweep
-    order (any other is counted again)."""
-    return {combo: found[combo] for combo in combos if combo in found
-            and found[combo].real_date == (spec.real_date(combo) is not None)}
 
 
 def _record(row: Row, prove: bool, difficulty: bool) -> list[str]:
@@ -526,8 +521,7 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
         make_directory(proof_dir)  # a real directory, checked before the counting
     combos = spec.label_combinations()
     question = sweep_question(spec, face_up=face_up, prove=prove, difficulty=difficulty)
-    done = _kept_rows(spec, read_rows(out, question, columns), combos) \
-        if resume and out is not None else {}
+    done = read_rows(out, spec, question, columns) if resume and out is not None else {}
     plan = TallyPlan.of(spec, face_up=face_up, fixed=scan_fixed_groups(spec))
     free_combos = plan.free_combinations()
     tasks = [fixed for fixed in plan.tasks()

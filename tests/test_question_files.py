@@ -145,12 +145,15 @@ def test_the_question_must_agree_with_the_columns(run_cli, tmp_path, tiny):
     lambda row: row.rsplit(",", 1)[0] + "," + "7" * 200_000,
     lambda row: row.rsplit(",", 1)[0] + ',"' + "7" * 200_000 + '"',
     lambda row: row.replace("true", "maybe").replace("false", "maybe"),
+    lambda row: row.replace("true", "x").replace("false", "true").replace("x", "false"),
+    lambda row: row.replace("a,", "c,", 1),  # a label the spec does not have
     lambda row: '"' + row,  # a stray quote, which must not swallow the rows after it
     lambda row: "",
     lambda row: row[:-1] + "\udcff",  # a byte that is not UTF-8
     lambda row: row + "\n" + row + "1",  # the combination twice, with two counts
 ], ids=["abc", "nul", "21-digits", "negative", "six-fields", "long", "long-quoted",
-        "real-date", "stray-quote", "empty", "not-utf8", "twice"])
+        "real-date", "real-date-swapped", "no-label", "stray-quote", "empty", "not-utf8",
+        "twice"])
 def test_damaged_rows_are_counted_again_in_their_places(run_cli, tmp_path, tiny, damage):
     path, _ = tiny
     out = tmp_path / "rows.csv"
@@ -159,6 +162,10 @@ def test_damaged_rows_are_counted_again_in_their_places(run_cli, tmp_path, tiny,
     lines[5] = damage(lines[5])  # a row in the middle
     del lines[9]  # and one missing
     out.write_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
+    read = api.SweepResult.read_csv(path, out)  # the rows that read, and no other
+    assert list(read.rows) == [labels for labels in read.spec.label_combinations()
+                               if labels in read.rows]
+    assert len(read.rows) == 12 - 2  # the damaged row and the missing one
     code, _, err = run_cli("sweep", path, "--out", out, "--resume")
     assert code == 0 and "Traceback" not in err, err
     assert out.read_bytes() == full

@@ -90,8 +90,7 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
         from cpmodels.render.pictures import packing_picture
     instance = packing_instance_of(args)
     start = time.perf_counter()
-    question = solutions_question(instance.cover, _puzzle_words(instance),
-                                  "engine" if args.cluster else args.backend)
+    question = solutions_question(instance.cover, _puzzle_words(instance), args.backend)
     kept = _kept_solutions(args.out, instance, question) if args.resume and not picture \
         else None
     written = kept or 0
