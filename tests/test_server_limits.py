@@ -205,6 +205,8 @@ BODIES = [
     (b'{"index": -Infinity}', JSON, 422, "-Infinity, which is not a JSON number"),
     (b'{"index": NaN}', JSON, 422, "NaN, which is not a JSON number"),
     (b'{"spec": ', JSON, 422, "not valid JSON"),
+    (b"", JSON, 422, "the request body is empty"),
+    (b"", {}, 422, "the request body is empty"),
     (b'{"spec": "calendar_week"}', {"content-type": "text/plain"}, 415, "application/json"),
     (b"spec=calendar_week", {"content-type": "application/x-www-form-urlencoded"}, 415,
      "application/json"),

@@ -283,9 +283,10 @@ class BodyLimit:
             body = await self._read(receive)
             if body is None:
                 return  # the client went away: no one reads an answer
-            if body:
-                _check_json_type(headers.get(b"content-type"))
-                parse_json(body)
+            if not body:
+                raise InputError("the request body is empty; send the request as JSON")
+            _check_json_type(headers.get(b"content-type"))
+            parse_json(body)
         except HTTPException as exc:
             await _refuse(send, exc.status_code, str(exc.detail))
             return
