@@ -22,10 +22,8 @@ if TYPE_CHECKING:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     require("web", "cpmodels serve")
-    import uvicorn
-
     from cpmodels.web.app import create_app
-    from cpmodels.web.connections import listening_socket, server_config
+    from cpmodels.web.connections import serve
 
     paths = [spec_path(p) for p in args.specs]
     if not paths:
@@ -40,15 +38,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
                      time_limit=args.request_timeout)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}, not only on this machine", file=sys.stderr)
+
+    def listening() -> None:
+        print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{args.port}/ "
+              "(Ctrl-C stops)", flush=True)
+
     try:
-        sock = listening_socket(args.host, args.port)
+        serve(app, args.host, args.port, listening)
     except OSError as exc:
         raise InputError(f"cannot listen on {args.host}:{args.port}: "
                          f"{exc.strerror or exc}") from None
-    print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{args.port}/ "
-          "(Ctrl-C stops)", flush=True)
-    with sock:
-        uvicorn.Server(server_config(app, args.host, args.port)).run(sockets=[sock])
     return EXIT_OK
 
 

@@ -8,9 +8,9 @@ would hold their places for ever and turn every newcomer away with 503.
 :data:`READ_TIMEOUT` seconds to arrive in full, headers and body, counted from the
 connection's opening or the previous answer, and closes the connection when it does not;
 and when a new connection reaches the cap it closes the one that has waited longest for a
-request, so only connections being answered count against it. :func:`server_config` is
-how ``cpmodels serve`` (and the tests) start uvicorn with these limits, on the socket
-:func:`listening_socket` binds.
+request, so only connections being answered count against it. :func:`serve` is how
+``cpmodels serve`` runs the server: uvicorn with these limits (:func:`server_config`,
+which the tests start too) on the socket :func:`listening_socket` binds.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from collections.abc import Callable
 from typing import Any
 
 import h11
@@ -124,3 +125,12 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.close()
         raise
     return sock
+
+
+def serve(app: Any, host: str, port: int, listening: Callable[[], None]) -> None:
+    """Serve ``app`` on ``host:port`` with the server's limits until stopped; ``OSError``
+    when it cannot listen there, else ``listening()`` once it does."""
+    sock = listening_socket(host, port)
+    with sock:
+        listening()
+        uvicorn.Server(server_config(app, host, port)).run(sockets=[sock])
