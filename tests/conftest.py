@@ -16,6 +16,7 @@ import pytest
 import uvicorn
 
 from cpmodels.cli import main
+from cpmodels.web.connections import server_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
@@ -77,11 +78,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(app) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 and a free port in a thread; stop it on the way out."""
+def running_server(app, **limits) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 and a free port in a thread, as ``cpmodels serve`` does
+    (``limits``: :func:`server_config`'s); stop it on the way out."""
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    instance = uvicorn.Server(config)
+    instance = uvicorn.Server(server_config(app, "127.0.0.1", port, **limits))
     thread = threading.Thread(target=instance.run, daemon=True)
     thread.start()
     deadline = time.time() + 30

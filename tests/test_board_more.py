@@ -194,7 +194,7 @@ NOT_JSON = [
     (b"[" * 30_000 + b"]" * 30_000, "nested"),  # past Python's recursion limit
     (b'{"board": ' + b"[" * 40 + b"]" * 40 + b"}", "nested"),  # within it, past the bound
     (b'{"spec": ' + b"9" * 5_000 + b"}", "number"),  # past Python's 4,300 digits
-    (b"\xff\xfe{}", "not valid JSON"),
+    (b"\xff\xfe{}", "UTF-16"),
 ]
 
 

@@ -196,18 +196,20 @@ def _run_outside(words: list[str], folder: Path, redirect: Path | None) -> tuple
 
 def _serve_in_process(monkeypatch) -> list:
     """Make ``cpmodels serve`` answer two requests in-process instead of listening."""
-    import uvicorn
     from fastapi.testclient import TestClient
+
+    from cpmodels.web import connections
 
     answered: list = []
 
-    def run(app, **options):
+    def serve(app, host, port, listening):
+        listening()
         client = TestClient(app)
         page, specs = client.get("/"), client.get("/api/specs")
         assert page.status_code == 200 and specs.status_code == 200
         answered.append([s["name"] for s in specs.json()["specs"]])
 
-    monkeypatch.setattr(uvicorn, "run", run)
+    monkeypatch.setattr(connections, "serve", serve)
     return answered
 
 

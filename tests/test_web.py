@@ -148,7 +148,7 @@ BAD = [
     ("/api/solution", {"spec": "calendar_week", "index": "first"}, 422, "index"),
     ("/api/solution", {"spec": "calendar_week", "index": 10**9}, 422, "first 100,000"),
     ("/api/solution", {"spec": "calendar_week", "extra": 1}, 422, "extra"),
-    ("/api/solution", {}, 422, "spec: Field required"),
+    ("/api/solution", {}, 422, "spec is required"),
     ("/api/solution", [], 422, "request"),
     ("/api/solution", "not json", 422, "not valid JSON"),
     ("/api/count", {"spec": "calendar_week", "face_up": "maybe"}, 422, "face_up"),

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_OK, MAX_CONNECTIONS
+from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_OK
 from cpmodels.cli.parser import non_negative_int, port, positive_int, positive_seconds
 from cpmodels.errors import CpmodelsError, InputError
 from cpmodels.extras import require
@@ -22,9 +22,8 @@ if TYPE_CHECKING:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     require("web", "cpmodels serve")
-    import uvicorn
-
     from cpmodels.web.app import create_app
+    from cpmodels.web.connections import serve
 
     paths = [spec_path(p) for p in args.specs]
     if not paths:
@@ -39,11 +38,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
                      time_limit=args.request_timeout)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}, not only on this machine", file=sys.stderr)
-    print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{args.port}/ "
-          "(Ctrl-C stops)", flush=True)
+
+    def listening() -> None:
+        print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{args.port}/ "
+              "(Ctrl-C stops)", flush=True)
+
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                    limit_concurrency=MAX_CONNECTIONS)
+        serve(app, args.host, args.port, listening)
     except OSError as exc:
         raise InputError(f"cannot listen on {args.host}:{args.port}: "
                          f"{exc.strerror or exc}") from None

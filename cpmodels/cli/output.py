@@ -15,7 +15,6 @@ from cpmodels.errors import CpmodelsError, InputError
 from cpmodels.interrupt import TimeLimitReached
 
 EXIT_OK, EXIT_UNSOLVABLE, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-MAX_CONNECTIONS = 256  # open connections the server takes before answering 503
 STATUS_EXIT = {"solved": EXIT_OK, "unsolvable": EXIT_UNSOLVABLE, "unknown": EXIT_UNKNOWN}
 
 

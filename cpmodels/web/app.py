@@ -48,6 +48,7 @@ from cpmodels.web.routes import board, pages, play
 from cpmodels.web.state import ServerState
 
 MAX_BODY_BYTES = 64 * 1024  # a request body: far more than any real request needs
+TEXT_BODIES = frozenset({"/api/board/open"})  # the API's bodies that are not JSON (YAML)
 SWITCH_INTERVAL = 0.0005  # seconds a thread holds the interpreter's lock before others' turn
 
 
@@ -76,7 +77,7 @@ def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
                   lifespan=lifespan, dependencies=[Depends(known_options)])
     app.state.server = ServerState(Puzzles(spec_paths),
                                    SearchPool(workers, queue, time_limit))
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES, text_paths=TEXT_BODIES)
     for kind in HANDLED:
         app.add_exception_handler(kind, refused)
     for routes in (pages, play, board):

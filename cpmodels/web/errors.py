@@ -3,11 +3,12 @@
 error with ``{"error": message}`` (:func:`refused`), and the check that refuses a query
 option an endpoint does not take (:func:`known_options`).
 
-422 is bad input of any sort (a bad spec or board, a body that is not JSON or is nested too
-deeply, a wrong type, an unknown query option, a position no one could lay on the board,
-which also says ``{"status": "invalid", "completions": 0, "message": ...}``); 413 a body
-over the limit (:class:`~cpmodels.web.limits.BodyLimit`); 404 only an unknown spec,
-solution index or grid; 409 a hint where no solution keeps the pieces shown; 503 a full
+422 is bad input of any sort (a bad spec or board, a body that is not UTF-8 JSON or is
+nested too deeply, a wrong type, an unknown query option, a position no one could lay on
+the board, which also says ``{"status": "invalid", "completions": 0, "message": ...}``);
+413 a body over the limit and 415 a body posted to the API as another type than JSON
+(:class:`~cpmodels.web.limits.BodyLimit`); 404 only an unknown spec, solution index or
+grid; 409 a hint where no solution keeps the pieces shown; 503 a full
 pool or too many streams; 504 out of time. An internal error is logged and answers 500
 with a short message.
 """
@@ -60,13 +61,26 @@ def status_of(exc: BaseException) -> int:
 
 
 def _message(exc: RequestValidationError) -> str:
+    """A request's validation errors as plain sentences, each naming the field it is
+    about ("index should be a valid integer"), not the validator's paths and phrases."""
     parts = []
     for error in exc.errors():
         if error["type"] == "json_invalid":
             return "the request body is not valid JSON"
-        where = ".".join(str(x) for x in error["loc"] if x != "body")
-        parts.append(f"{where or 'request'}: {error['msg']}")
+        where = ".".join(str(x) for x in error["loc"] if x != "body") or "the request"
+        parts.append(_sentence(where, error["type"], error["msg"]))
     return "; ".join(parts)
+
+
+def _sentence(where: str, kind: str, said: str) -> str:
+    """One validation error of the field ``where`` as a sentence."""
+    if kind == "missing":
+        return f"{where} is required"
+    if kind == "extra_forbidden":
+        return f"{where} is not a field this request takes"
+    if said.startswith("Input should "):
+        return f"{where} should {said[len('Input should '):]}"
+    return f"{where}: {said[:1].lower()}{said[1:]}"
 
 
 def _error(status: int, message: str) -> JSONResponse:

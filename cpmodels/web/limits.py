@@ -17,6 +17,7 @@ import asyncio
 import ctypes
 import gc
 import json
+import math
 import os
 import threading
 import time
@@ -32,7 +33,9 @@ from cpmodels.interrupt import seconds_left
 T = TypeVar("T")
 DEFAULT_QUEUE = 64  # searches waiting for a worker: enough for a page opened in many tabs
 GRACE = 5.0  # seconds past a search's deadline before its request stops waiting for it
+# (at most the time limit itself)
 MAX_JSON_DEPTH = 32  # nesting of a request's JSON: a board is 4 levels deep, a design 5
+MAX_NUMBER_DIGITS = 100  # characters of a number in a request's JSON (a make's sizes: a few)
 
 
 def check_deadline(deadline: float | None) -> None:
@@ -49,24 +52,77 @@ def acquire(lock: threading.Lock, deadline: float | None) -> None:
 
 
 def parse_json(body: bytes) -> Any:
-    """A request body as JSON data; :class:`InputError` (one line) when it is not JSON, is
-    nested more than :data:`MAX_JSON_DEPTH` levels or holds a number Python will not read."""
+    """A request body as JSON data; :class:`InputError` (one line) when it is not UTF-8
+    JSON (:func:`body_text`), is nested more than :data:`MAX_JSON_DEPTH` levels or holds
+    a number that is not a finite one of at most :data:`MAX_NUMBER_DIGITS` digits."""
+    text = body_text(body, "JSON")
     try:
-        data = json.loads(body)
+        data = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
     except RecursionError:
         raise InputError(f"the request body is nested more than {MAX_JSON_DEPTH} levels "
                          "deep") from None
-    except ValueError as exc:  # JSONDecodeError, and an integer of more than 4,300 digits
+    except ValueError as exc:  # JSONDecodeError, and a number refused by the parsers
         raise InputError(json_error(exc)) from None
     if json_depth(data) > MAX_JSON_DEPTH:
         raise InputError(f"the request body is nested more than {MAX_JSON_DEPTH} levels deep")
     return data
 
 
+def body_text(body: bytes, what: str) -> str:
+    """A request body as text: :class:`InputError` when it is not UTF-8 (a UTF-16 byte
+    order mark, bytes no UTF-8 text holds), starts with a byte order mark, or holds a NUL
+    byte (``what``: what the body should be, for the message)."""
+    if body.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(f"the request body is UTF-16 (it starts with a UTF-16 byte order "
+                         f"mark); send {what} as UTF-8")
+    if body.startswith(b"\xef\xbb\xbf"):
+        raise InputError(f"the request body starts with a byte order mark; send {what} as "
+                         "UTF-8 without one")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the request body is not UTF-8 text (byte {exc.start:,} is "
+                         f"0x{body[exc.start]:02x}); send {what} as UTF-8") from None
+    if "\x00" in text:
+        raise InputError(f"the request body holds a NUL byte (at byte "
+                         f"{body.index(0):,}); {what} has none")
+    return text
+
+
+class _NumberError(ValueError):
+    """A number in a request body that is refused (its message says why)."""
+
+
+def _int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _NumberError(f"the request body holds a number of more than "
+                           f"{MAX_NUMBER_DIGITS} digits")
+    return int(digits)
+
+
+def _float(text: str) -> float:
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise _NumberError(f"the request body holds a number of more than "
+                           f"{MAX_NUMBER_DIGITS} characters")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NumberError(f"the request body holds a number too large to read "
+                           f"({text[:20]}{'...' if len(text) > 20 else ''})")
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise _NumberError(f"the request body holds {name}, which is not a JSON number")
+
+
 def json_error(exc: BaseException | None) -> str:
     """What is wrong with a body that JSON did not read (``exc``: the reader's error)."""
     if isinstance(exc, RecursionError):
         return f"the request body is nested more than {MAX_JSON_DEPTH} levels deep"
+    if isinstance(exc, _NumberError):
+        return str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return "the request body is not UTF-8 text; send JSON as UTF-8"
     if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError):
         return "the request body holds a number too long to read"
     return "the request body is not valid JSON"
@@ -107,7 +163,11 @@ class SearchPool:
     """At most ``workers`` searches at once and ``queue`` waiting, each within ``time_limit``.
 
     ``run(fn, *args)`` calls ``fn(*args, deadline=...)`` on a pool thread, where the deadline
-    is a ``time.perf_counter`` value ``time_limit`` seconds after the request arrived.
+    is a ``time.perf_counter`` value ``time_limit`` seconds after the request arrived. A
+    request that stops waiting (504, or its task cancelled) lets go of its place and its
+    turn before it answers: work that overran its deadline (it has the grace, at most
+    :data:`GRACE`, to stop by itself) runs on uncounted until it stops, and its result is
+    dropped.
     """
 
     def __init__(self, workers: int | None = None, queue: int | None = None,
@@ -115,31 +175,41 @@ class SearchPool:
         self.workers = workers or os.cpu_count() or 1
         self.queue = DEFAULT_QUEUE if queue is None else queue
         self.time_limit = time_limit
-        self._slots = threading.BoundedSemaphore(self.workers + self.queue)
-        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="cpmodels-search")
+        self.grace = min(GRACE, time_limit)
+        self._places = threading.BoundedSemaphore(self.workers + self.queue)
+        self._turns = threading.BoundedSemaphore(self.workers)
+        # A thread for each place, and one for each worker's work that overran (it runs on
+        # uncounted until it stops; more than that waits for a thread).
+        self._executor = ThreadPoolExecutor(2 * self.workers + self.queue,
+                                            thread_name_prefix="cpmodels-search")
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args, deadline=...)`` on the pool; :class:`Busy` when the queue is full."""
-        if not self._slots.acquire(blocking=False):
+        if not self._places.acquire(blocking=False):
             raise Busy(f"the server is busy ({self.workers} searches running and "
                        f"{self.queue} waiting); try again in a moment")
         deadline = time.perf_counter() + self.time_limit
+        held = _Held(self._places, self._turns)
 
         def call() -> T:
             try:
-                if time.perf_counter() > deadline:
+                if not self._turns.acquire(timeout=max(0.0, seconds_left(deadline) or 0.0)):
                     raise OutOfTime("the request waited too long for its turn; try again")
+                if not held.took_turn():  # the request stopped waiting meanwhile
+                    raise OutOfTime("the request stopped waiting")
                 return fn(*args, deadline=deadline)
             finally:
-                self._slots.release()
+                held.let_go()
 
         future = asyncio.get_running_loop().run_in_executor(self._executor, call)
         try:
-            return await asyncio.wait_for(asyncio.shield(future), self.time_limit + GRACE)
+            return await asyncio.wait_for(asyncio.shield(future), self.time_limit + self.grace)
         except OutOfTime:  # the search's own answer (a TimeoutError too): passed on as it is
             raise
         except asyncio.TimeoutError:
             raise OutOfTime(f"no answer within {self.time_limit:g} s; try again") from None
+        finally:
+            held.let_go()  # (at once if the work overran: it no longer counts)
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on the pool within its limits, for work that takes no deadline."""
@@ -150,31 +220,86 @@ class SearchPool:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 
+class _Held:
+    """What one request holds of a :class:`SearchPool`: its place, then its turn; each let
+    go of once, by whichever comes first of its work ending and its request giving up."""
+
+    def __init__(self, places: threading.BoundedSemaphore,
+                 turns: threading.BoundedSemaphore) -> None:
+        self._lock = threading.Lock()
+        self._places, self._turns = places, turns
+        self._place, self._turn = True, False
+
+    def took_turn(self) -> bool:
+        """Record the turn just taken; ``False`` (and the turn given back) if the request
+        has let go already."""
+        with self._lock:
+            if self._place:
+                self._turn = True
+                return True
+        self._turns.release()
+        return False
+
+    def let_go(self) -> None:
+        with self._lock:
+            if self._turn:
+                self._turns.release()
+            if self._place:
+                self._places.release()
+            self._place = self._turn = False
+
+
 class BodyLimit:
     """ASGI middleware: a request body of more than ``max_bytes`` gets 413 and JSON, on
-    every path.
+    every path; a body posted to the API (but to ``text_paths``) that is not UTF-8 JSON
+    gets 422 saying why (:func:`parse_json`), or 415 when it is sent as another type (one
+    sent without a type is read as JSON).
 
     A declared length over the limit is refused before the body is read; a body that runs
-    over while it is read raises an ``HTTPException`` in the handler reading it.
+    over while it is read is refused as soon as it does.
     """
 
-    def __init__(self, app: Any, max_bytes: int) -> None:
+    def __init__(self, app: Any, max_bytes: int, text_paths: frozenset[str] = frozenset()
+                 ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.text_paths = text_paths
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        for name, value in scope.get("headers", []):
-            if name == b"content-length" and (not value.isdigit() or len(value) > 18
-                                              or int(value) > self.max_bytes):
-                body = json.dumps({"error": self.message}).encode()
-                await send({"type": "http.response.start", "status": 413,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
-                return
+        headers = dict(scope.get("headers", []))
+        length = headers.get(b"content-length")
+        if length is not None and (not length.isdigit() or len(length) > 18
+                                   or int(length) > self.max_bytes):
+            await _refuse(send, 413, self.message)
+            return
+        if scope["method"] != "POST" or not scope["path"].startswith("/api/") \
+                or scope["path"] in self.text_paths:
+            await self.app(scope, self._limited(receive), send)
+            return
+        try:
+            body = await self._read(receive)
+            if body is None:
+                return  # the client went away: no one reads an answer
+            if not body:
+                raise InputError("the request body is empty; send the request as JSON")
+            _check_json_type(headers.get(b"content-type"))
+            parse_json(body)
+        except HTTPException as exc:
+            await _refuse(send, exc.status_code, str(exc.detail))
+            return
+        except InputError as exc:
+            await _refuse(send, 422, str(exc))
+            return
+        if b"content-type" not in headers:  # read as JSON by every endpoint alike
+            scope = {**scope, "headers": [*scope["headers"],
+                                          (b"content-type", b"application/json")]}
+        await self.app(scope, _replaying(body, receive), send)
+
+    def _limited(self, receive: Callable) -> Callable:
+        """``receive``, raising 413 once the body runs over the limit."""
         seen = 0
 
         async def limited_receive() -> dict:
@@ -185,9 +310,55 @@ class BodyLimit:
                 if seen > self.max_bytes:
                     raise HTTPException(413, self.message)
             return message
+        return limited_receive
 
-        await self.app(scope, limited_receive, send)
+    async def _read(self, receive: Callable) -> bytes | None:
+        """The whole body, within the limit; ``None`` if the client went away first."""
+        parts, more, limited = [], True, self._limited(receive)
+        while more:
+            message = await limited()
+            if message["type"] != "http.request":
+                return None
+            parts.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        return b"".join(parts)
 
     @property
     def message(self) -> str:
         return f"the request body is larger than {self.max_bytes:,} bytes"
+
+
+def _check_json_type(value: bytes | None) -> None:
+    """415 unless a body's declared type (none is JSON) is JSON in UTF-8."""
+    if value is None:
+        return
+    kind, *params = [part.strip().lower() for part in value.decode("latin-1").split(";")]
+    charsets = [p.split("=", 1)[1].strip('" ') for p in params if p.startswith("charset=")]
+    if kind != "application/json" and not kind.endswith("+json"):
+        raise HTTPException(415, f"the request body must be JSON sent as application/json, "
+                                 f"not {kind[:60] or 'an empty type'}")
+    if any(charset not in ("utf-8", "utf8") for charset in charsets):
+        raise HTTPException(415, f"the request body must be JSON in UTF-8, not "
+                                 f"{charsets[0][:30]}")
+
+
+def _replaying(body: bytes, receive: Callable) -> Callable:
+    """``receive`` that gives ``body`` first, whole, then what the client sends next (its
+    disconnect)."""
+    given = False
+
+    async def replay() -> dict:
+        nonlocal given
+        if given:
+            return dict(await receive())
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+    return replay
+
+
+async def _refuse(send: Callable, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -18,7 +18,7 @@ from fastapi.responses import Response
 
 from cpmodels.palette import pools
 from cpmodels.web import board, designing
-from cpmodels.web.limits import Busy, parse_json
+from cpmodels.web.limits import Busy, body_text, parse_json
 from cpmodels.web.play import DRAWN_GRIDS, grid_drawing
 from cpmodels.web.puzzles import listing
 from cpmodels.web.state import MAKES_AT_ONCE, Server
@@ -74,7 +74,7 @@ async def board_yaml(request: Request, server: Server) -> Response:
 @router.post("/api/board/open")
 async def board_open(request: Request, server: Server) -> Any:
     """A calendar spec's YAML (the body) as the editor's fields."""
-    text = (await request.body()).decode("utf-8", "replace")
+    text = body_text(await request.body(), "YAML")
     return await server.pool.call(board.from_yaml, text)
 
 
@@ -113,16 +113,16 @@ async def board_make(request: Request, server: Server, cell: float = 20.0,
     """The files to make the board, in one zip; one make at a time."""
     sizes = {"cell": cell, "kerf": kerf, "clearance": clearance, "thickness": thickness,
              "sheet": sheet}
-
-    def made(data: Any, *, deadline: float) -> tuple[str, bytes]:
-        if not server.makes.acquire(blocking=False):
-            raise Busy(f"{MAKES_AT_ONCE} board{'s are' if MAKES_AT_ONCE > 1 else ' is'} "
-                       "being made; try again in a moment")
-        try:
-            return designing.made_board(data, sizes, deadline)
-        finally:
-            server.makes.release()
-
-    name, zipped = await server.pool.run(made, await _json(request))
+    data = await _json(request)
+    # The make's turn is taken and given back here, on the event loop: a make that
+    # answers 504 has let it go before it answers, whatever its thread still does.
+    if not server.makes.acquire(blocking=False):
+        raise Busy(f"{MAKES_AT_ONCE} board{'s are' if MAKES_AT_ONCE > 1 else ' is'} "
+                   "being made; try again in a moment")
+    try:
+        name, zipped = await server.pool.run(
+            lambda *, deadline: designing.made_board(data, sizes, deadline))
+    finally:
+        server.makes.release()
     return Response(zipped, media_type="application/zip",
                     headers={"content-disposition": attachment(f"{name}.zip")})

@@ -306,10 +306,32 @@ function addPiece(list, piece) {
 
 function target() { return $("addto").value === "candidates" ? state.candidates : state.pieces; }
 
+// The pools of the grid chosen; an answer for a grid no longer chosen is dropped.
 async function loadPools() {
-  pools = await (await fetch(`/api/board/pools/${state.grid}`)).json();
+  const grid = state.grid;
+  let answer;
+  try { answer = await getJson(`/api/board/pools/${encodeURIComponent(grid)}`); }
+  catch (e) { if (grid === state.grid) $("errors").textContent = e.message; return; }
+  if (grid !== state.grid) return;
+  pools = answer;
   $("pool").replaceChildren(...Object.keys(pools).map((n) => new Option(n, n)));
   drawPool();
+}
+
+// What went wrong with an answer that is not ok, as a sentence: the server's message.
+async function failure(response) {
+  const data = await response.json().catch(() => null);
+  return data && typeof data.error === "string" && data.error
+    ? data.error : `the server could not answer (HTTP ${response.status}); try again in a moment`;
+}
+
+// A GET's JSON answer, or an Error saying what went wrong.
+async function getJson(url) {
+  let response;
+  try { response = await fetch(url); }
+  catch (e) { throw new Error("the server cannot be reached; check the connection and try again"); }
+  if (!response.ok) throw new Error(await failure(response));
+  return response.json();
 }
 
 function drawPool() {
@@ -431,12 +453,14 @@ async function check() {
   delete $("summary").dataset.done;
   let answer;
   try {
-    answer = await (await post("/api/board/check", spec())).json();
+    const response = await post("/api/board/check", spec());
+    answer = response.ok ? await response.json() : {failed: await failure(response)};
   } catch (e) {
     if (mine === generation) $("errors").textContent = `the server did not answer: ${e.message}`;
     return;
   }
   if (mine !== generation) return;  // the board changed while it was checked
+  if (answer.failed) { $("errors").textContent = answer.failed; return; }
   const steps = nextSteps();
   $("guide").replaceChildren(...steps.map((step) => {
     const li = document.createElement("li"); li.textContent = step; return li;
@@ -512,7 +536,7 @@ async function count(total, mine) {
   let seen = 0;
   try {
     const response = await post("/api/board/counts", spec(), controller.signal);
-    if (!response.ok) { $("errors").textContent = (await response.json()).error; return; }
+    if (!response.ok) { $("errors").textContent = await failure(response); return; }
     await readLines(response, (lines) => {
       if (mine !== generation) { controller.abort(); return false; }
       for (const line of lines) {
@@ -629,15 +653,20 @@ function resize() {
 }
 
 async function init() {
-  const [specs] = await Promise.all([fetch("/api/specs").then((r) => r.json()), loadDrawings()]);
+  const [specs] = await Promise.all([getJson("/api/specs"), loadDrawings()]);
   for (const s of specs.specs) {  // by title, as the play page lists them
     const option = new Option((s.description || "").split(" (")[0].trim() || s.name, s.name);
     option.title = s.description || s.name;
     $("start").append(option);
   }
+  // The calendar to start from: the answer for the one chosen last, others dropped.
   $("start").addEventListener("change", async () => {
-    if (!$("start").value) { load({ board: [], groups: {}, pieces: [] }); resize(); return; }
-    load(await (await fetch(`/api/board/start/${$("start").value}`)).json());
+    const name = $("start").value;
+    if (!name) { load({ board: [], groups: {}, pieces: [] }); resize(); return; }
+    let fields;
+    try { fields = await getJson(`/api/board/start/${encodeURIComponent(name)}`); }
+    catch (e) { if (name === $("start").value) $("errors").textContent = e.message; return; }
+    if (name === $("start").value) load(fields);
   });
   $("grid").addEventListener("change", () => {
     state.grid = $("grid").value; state.pieces = []; state.candidates = [];
@@ -673,7 +702,7 @@ async function init() {
   });
   $("save").addEventListener("click", async () => {
     const response = await post("/api/board/yaml", spec());
-    if (!response.ok) { $("errors").textContent = (await response.json()).error; return; }
+    if (!response.ok) { $("errors").textContent = await failure(response); return; }
     const a = document.createElement("a");
     a.href = URL.createObjectURL(await response.blob());
     a.download = `${spec().name}.yaml`; a.click();
@@ -682,9 +711,8 @@ async function init() {
     const file = $("open").files[0];
     if (!file) return;
     const response = await fetch("/api/board/open", { method: "POST", body: await file.text() });
-    const answer = await response.json();
-    if (!response.ok) { $("errors").textContent = answer.error; return; }
-    load(answer);
+    if (!response.ok) { $("errors").textContent = await failure(response); return; }
+    load(await response.json());
   });
   $("share").addEventListener("click", () => {
     location.hash = "board=" + base64url(JSON.stringify(spec()));
@@ -751,8 +779,10 @@ async function makeFiles() {
   $("shared").textContent = "making the files...";
   const sizes = new URLSearchParams({ cell: $("cellmm").value, kerf: $("kerf").value,
                                       sheet: $("sheet").value.trim() });
-  const response = await post(`/api/board/make?${sizes}`, spec());
-  if (!response.ok) { $("errors").textContent = (await response.json()).error; $("shared").textContent = ""; return; }
+  let response;
+  try { response = await post(`/api/board/make?${sizes}`, spec()); }
+  catch (e) { $("errors").textContent = "the server cannot be reached; try again"; $("shared").textContent = ""; return; }
+  if (!response.ok) { $("errors").textContent = await failure(response); $("shared").textContent = ""; return; }
   const a = document.createElement("a");
   a.href = URL.createObjectURL(await response.blob());
   a.download = `${spec().name}.zip`; a.click();
@@ -786,7 +816,7 @@ async function runDesign() {
   let total = 1, seen = 0, working = 0;
   try {
     const response = await post("/api/board/design", body, controller.signal);
-    if (!response.ok) { $("designsummary").textContent = unprefixed((await response.json()).error); return; }
+    if (!response.ok) { $("designsummary").textContent = unprefixed(await failure(response)); return; }
     await readLines(response, (lines) => {
       for (const line of lines) {
         if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
@@ -897,4 +927,4 @@ function showRanking(line) {
     : `${line.working.length} of ${line.candidates.toLocaleString()} sets work, ranked by their hardest date; ${line.seconds} s`;
 }
 
-init();
+init().catch((e) => { $("errors").textContent = e.message; });

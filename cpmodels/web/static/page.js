@@ -4,15 +4,31 @@
 import {unbase64url} from "./base64url.js";
 import {$} from "./dom.js";
 import {playLoad, playSetUp} from "./play.js";
-import {api, faceUp, puzzle, showError, showLabels, state} from "./puzzle.js";
+import {
+  api, faceUp, isRealDate, puzzle, showError, showLabels, solutionIndex, state,
+} from "./puzzle.js";
 
-// Each request for the board takes a new number; an answer that comes back after a newer
-// request was made (a slow first load, a quick change of date) is dropped.
+// Each request for the board takes a new number, and a newer one aborts the one before:
+// an answer that comes back after a newer request was made (a slow first load, a quick
+// change of date) is dropped. The body is built (from settled state) before the number is
+// taken, so a request that cannot be built leaves the one in flight alone.
 let latest = 0;
+let inFlight = null;
 
 async function current(path, body) {
   const mine = ++latest;
-  const data = await api(path, body);
+  if (inFlight) inFlight.abort();
+  const controller = new AbortController();
+  inFlight = controller;
+  let data;
+  try {
+    data = await api(path, body, controller.signal);
+  } catch (err) {
+    if (mine !== latest || err.name === "AbortError") throw new Stale();
+    throw err;
+  } finally {
+    if (inFlight === controller) inFlight = null;
+  }
   if (mine !== latest) throw new Stale();
   if (Array.isArray(data.labels)) showLabels(data.labels);
   return data;
@@ -77,7 +93,7 @@ function status(text) {
 async function showSolution(index) {
   showError("");
   try {
-    const data = await current("/api/solution", {...puzzle(), index});
+    const data = await current("/api/solution", {...puzzle(), index: solutionIndex(index)});
     state.index = index; state.mode = "solution"; state.revealed = [];
     state.found = data.found; state.exhausted = data.exhausted;
     state.solvable = data.status === "solved";
@@ -148,7 +164,8 @@ function clearance(path, x, y) {
 async function hint() {
   showError("");
   try {
-    const data = await current("/api/hint", {...puzzle(), revealed: state.revealed});
+    const body = {...puzzle(), revealed: state.revealed};
+    const data = await current("/api/hint", body);
     state.mode = "hint"; state.revealed = data.revealed;
     $("board").innerHTML = data.svg;
     letterPieces($("board"));
@@ -162,7 +179,8 @@ async function count() {
   showError("");
   status("counting ...");
   try {
-    const data = await current("/api/count", puzzle());
+    const body = puzzle();
+    const data = await current("/api/count", body);
     state.count = data.count;
     status(`${data.labels.join(" ")}: ${data.count.toLocaleString()} solutions` +
            (faceUp() ? " with the pieces face up" : ""));
@@ -186,7 +204,8 @@ function fillLabels(spec, chosen) {
   });
 }
 
-// The puzzle changed: keep it in the URL and show it in the open view.
+// The puzzle changed: keep it in the URL and show it in the open view (solution index of
+// it in the solutions view: called by handlers as refresh(), never with their event).
 function refresh(index = 0) {
   state.count = null;
   showError("");
@@ -210,7 +229,8 @@ function selectSpec(name, query = null, index = 0) {
   $("use-date").hidden = !spec.dates;
   if (query && query.labels) state.query = {labels: query.labels};
   else if (query && query.date && spec.dates) state.query = {date: query.date};
-  else state.query = spec.dates ? {date: $("date").value} : {labels: spec.today};
+  else if (spec.dates && isRealDate($("date").value)) state.query = {date: $("date").value};
+  else state.query = {labels: spec.today};
   if (state.query.date !== undefined) $("date").value = state.query.date;
   return refresh(index);
 }
@@ -254,19 +274,28 @@ async function start() {
     option.title = spec.description || spec.name;
     $("spec").add(option);
   }
+  // Every handler calls with arguments of its own (never the event), and changes the
+  // puzzle only to a settled one: a date box being changed (empty, or not yet a real
+  // date) leaves the puzzle as it is.
   $("spec").onchange = () => selectSpec($("spec").value);
-  $("use-date").onclick = () => { state.query = {date: $("date").value}; refresh(); };
-  $("date").onchange = () => { state.query = {date: $("date").value}; refresh(); };
+  const useDate = () => {
+    const date = $("date").value;
+    if (!isRealDate(date)) return;
+    state.query = {date};
+    refresh();
+  };
+  $("use-date").onclick = () => useDate();
+  $("date").onchange = () => useDate();
   $("use-labels").onclick = () => {
     const labels = [...document.querySelectorAll("#labels-box select")].map((s) => s.value);
     state.query = {labels}; refresh();
   };
-  $("face-up").onchange = refresh;
+  $("face-up").onchange = () => refresh();
   $("prev").onclick = () => showSolution(Math.max(0, state.index - 1));
   $("next").onclick = () => showSolution(state.index + 1);
   $("show").onclick = () => showSolution(state.mode === "hint" ? 0 : state.index);
-  $("hint").onclick = hint;
-  $("count").onclick = count;
+  $("hint").onclick = () => hint();
+  $("count").onclick = () => count();
   $("tab-play").onclick = () => showView("play");
   $("tab-solutions").onclick = () => showView("solutions");
   playSetUp();

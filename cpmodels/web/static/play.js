@@ -489,12 +489,19 @@ async function playHint() {
     }
     return;
   }
+  // The answer is for this puzzle and this position: dropped if either changed meanwhile.
+  const load = play.loads;
+  const placed = play.placed;
+  const settled = () => load === play.loads && placed === play.placed;
   try {
-    const data = await api("/api/hint", {...puzzle(), revealed: placementsOf(play.placed)});
+    const data = await api("/api/hint", {...puzzle(), revealed: placementsOf(placed)});
+    if (!settled()) return;
     if (data.complete) { feedback(`${data.labels.join(" ")}: solved!`, "solved"); return; }
     const found = findPlace(data.revealed.at(-1).piece, data.revealed.at(-1).cells);
     if (found) setPosition([...play.placed, found]);
-  } catch (err) { feedback(err.message, err.status === 409 ? "dead_end" : "invalid"); }
+  } catch (err) {
+    if (settled()) feedback(err.message, err.status === 409 ? "dead_end" : "invalid");
+  }
 }
 
 function playKey(ev) {
@@ -539,9 +546,9 @@ export function playSetUp() {
   for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs")) above.observe(el);
   $("rotate").onclick = () => turn("rotate");
   $("flip").onclick = () => turn("flip");
-  $("undo").onclick = undo;
+  $("undo").onclick = () => undo();
   $("clear").onclick = () => { if (play.placed.length) setPosition([]); };
-  $("play-hint").onclick = playHint;
+  $("play-hint").onclick = () => playHint();
   $("play-board").addEventListener("click", tapBoard);
   // a press starts afresh: the click that ends a drag is not a click
   window.addEventListener("pointerdown", () => { play.dragged = false; }, {capture: true});
@@ -555,11 +562,12 @@ export function playSetUp() {
 export async function playLoad() {
   const load = ++play.loads;
   feedback("", "");
-  let layout = play.layouts[state.spec];
+  const spec = state.spec;  // (the layout asked for is kept under its own name)
+  let layout = play.layouts[spec];
   if (!layout) {
-    try { layout = await api(`/api/layout/${encodeURIComponent(state.spec)}`); }
-    catch (err) { showError(err.message); return; }
-    play.layouts[state.spec] = layout;
+    try { layout = await api(`/api/layout/${encodeURIComponent(spec)}`); }
+    catch (err) { if (load === play.loads) showError(err.message); return; }
+    play.layouts[spec] = layout;
   }
   if (load !== play.loads) return;
   if (play.layout !== layout) play.orient = {};

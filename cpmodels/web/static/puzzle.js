@@ -7,13 +7,24 @@ export const state = {specs: {}, spec: null, query: null, index: 0, revealed: []
                       solvable: true, view: "play"};
 
 // A GET (no body) or a POST of body as JSON to the API: its JSON answer, or an Error with
-// the server's message and the HTTP status.
-export async function api(path, body) {
-  const response = await fetch(path, body === undefined ? {} : {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
-  const data = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
-  if (!response.ok) {
-    const err = new Error(data.error || `HTTP ${response.status}`);
+// a sentence a person can read (the server's message, or what went wrong on the way) and
+// the HTTP status. A request aborted by its signal (a newer one took its place) rejects
+// with the AbortError.
+export async function api(path, body, signal) {
+  let response;
+  try {
+    response = await fetch(path, body === undefined ? {signal} : {
+      method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+      signal});
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    throw new Error("the server cannot be reached; check the connection and try again");
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok || data === null) {
+    const said = data !== null && typeof data.error === "string" && data.error;
+    const err = new Error(said || `the server could not answer (HTTP ${response.status}); ` +
+                          "try again in a moment");
     err.status = response.status;
     throw err;
   }
@@ -22,9 +33,40 @@ export async function api(path, body) {
 
 export function faceUp() { return $("face-up").checked; }
 
-// The puzzle as the API takes it.
+// Whether text is a real date written YYYY-MM-DD (a date box being changed holds "").
+export function isRealDate(text) {
+  const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text || "");
+  if (!parts) return false;
+  const [year, month, day] = parts.slice(1).map(Number);
+  const real = new Date(Date.UTC(year, month - 1, day));
+  return real.getUTCFullYear() === year && real.getUTCMonth() === month - 1 &&
+    real.getUTCDate() === day;
+}
+
+// The puzzle as the API takes it, built from settled state alone: a spec the server
+// listed, a real date or one label per group of it, face up or not. Anything else throws
+// an Error saying what to choose, and nothing is sent.
 export function puzzle() {
-  return {spec: state.spec, face_up: faceUp(), ...state.query};
+  const spec = state.specs[state.spec];
+  if (!spec) throw new Error("choose a puzzle");
+  const query = state.query || {};
+  if (query.date !== undefined) {
+    if (!spec.dates || !isRealDate(query.date)) throw new Error("pick a date");
+    return {spec: state.spec, date: query.date, face_up: faceUp()};
+  }
+  const groups = Object.values(spec.groups);
+  const labels = query.labels;
+  if (!Array.isArray(labels) || labels.length !== groups.length ||
+      !labels.every((label) => groups.some((names) => names.includes(label)))) {
+    throw new Error("choose one label of each group");
+  }
+  return {spec: state.spec, labels: [...labels], face_up: faceUp()};
+}
+
+// A solution's index as the API takes it: a whole number from 0.
+export function solutionIndex(index) {
+  if (!Number.isSafeInteger(index) || index < 0) throw new Error("there is no such solution");
+  return index;
 }
 
 export function showError(message) { $("error").textContent = message || ""; }

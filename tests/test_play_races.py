@@ -1,0 +1,122 @@
+"""The play page on a slow server: every API answer comes 150-400 ms late while the puzzle is
+changed in quick succession (face up ticked and unticked, dates changed, a date box
+cleared). No request is built from a state that is not settled, and the answer shown is
+the one for the puzzle last chosen, in the server's words."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+
+import pytest
+from conftest import SPECS, running_server
+
+from cpmodels.web.app import create_app
+
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+NO_SOLUTION = {"solutions": "Jan 27 Mon has no solution with the pieces face up",
+               "play": "Jan 27 Mon with the pieces face up has no solution"}
+MESSAGE_BOX = {"solutions": "#error", "play": "#feedback"}
+
+
+class Delayed:
+    """ASGI app: ``app`` with each API answer held back 150-400 ms (varied, seeded)."""
+
+    def __init__(self, app, seed: int) -> None:
+        self.app = app
+        self.random = random.Random(seed)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            await asyncio.sleep(self.random.uniform(0.15, 0.4))
+        await self.app(scope, receive, send)
+
+
+@pytest.fixture(scope="module")
+def slow_server():
+    with running_server(Delayed(create_app([SPECS / "calendar_week.yaml"]), seed=7)) as url:
+        yield url
+
+
+def _settled(url: str, body: str | None) -> list[str]:
+    """What is wrong with an API request the page made: a URL or body holding what no
+    settled state gives (NaN, undefined, null, an index that is not a whole number)."""
+    wrong = [f"{url}: {word}" for word in ("NaN", "undefined", "null") if word in url]
+    if not body:
+        return wrong
+    for word in ("NaN", "undefined", "Infinity"):
+        if word in body:
+            wrong.append(f"{url} {body}: {word}")
+    data = json.loads(body)
+    if isinstance(data, dict) and "spec" in data:
+        if "index" in data and not (type(data["index"]) is int and data["index"] >= 0):
+            wrong.append(f"{url} {body}: index")
+        if "date" in data and not (isinstance(data["date"], str) and DATE.match(data["date"])):
+            wrong.append(f"{url} {body}: date")
+        if "labels" in data and not (isinstance(data["labels"], list) and data["labels"]):
+            wrong.append(f"{url} {body}: labels")
+        if type(data.get("face_up")) is not bool:
+            wrong.append(f"{url} {body}: face_up")
+        wrong += [f"{url} {body}: {key} is null" for key, value in data.items()
+                  if value is None]
+    return wrong
+
+
+@pytest.mark.parametrize("view", ["solutions", "play"])
+def test_quick_changes_on_a_slow_server_send_only_settled_requests(browser, slow_server,
+                                                                   view):
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    sent: list[tuple[str, str | None]] = []
+    open_requests: set = set()
+
+    def started(request) -> None:
+        if "/api/" in request.url:
+            sent.append((request.url, request.post_data))
+            open_requests.add(request)
+
+    def ended(request) -> None:
+        open_requests.discard(request)
+
+    page.on("request", started)
+    page.on("requestfinished", ended)
+    page.on("requestfailed", ended)
+    try:
+        page.goto(f"{slow_server}/?view={view}")
+        page.wait_for_function("document.querySelectorAll('#spec option').length > 0",
+                               timeout=30_000)
+
+        def date(value: str) -> None:
+            page.fill("#date", value)
+            page.dispatch_event("#date", "change")
+
+        page.check("#face-up")
+        date("2025-01-27")
+        date("2025-03-14")
+        page.uncheck("#face-up")
+        date("")  # a date box cleared, as while a date is typed
+        page.check("#face-up")
+        date("2026-12-25")
+        page.uncheck("#face-up")
+        page.check("#face-up")
+        date("2025-01-27")
+        box = MESSAGE_BOX[view]
+        page.wait_for_function(
+            "([box, text]) => document.querySelector(box).textContent.includes(text)",
+            arg=[box, NO_SOLUTION[view]], timeout=30_000)
+        for _ in range(100):  # every answer delayed is in, and handled
+            if not open_requests:
+                break
+            page.wait_for_timeout(100)
+        page.wait_for_timeout(300)
+        assert not open_requests
+        assert NO_SOLUTION[view] in page.locator(box).inner_text()
+        assert page.locator("#error").inner_text() in ("", NO_SOLUTION["solutions"])
+        assert page.locator("#face-up").is_checked()
+        assert page.input_value("#date") == "2025-01-27"
+        wrong = [w for url, body in sent for w in _settled(url, body)]
+        assert wrong == []
+        assert len(sent) >= 5  # the page asked while the puzzle was being changed
+    finally:
+        page.close()

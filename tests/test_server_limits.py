@@ -1,0 +1,312 @@
+"""What keeps the server answering whatever its clients do: connections that send nothing
+or a byte at a time are closed and never keep others out, a request that answers 504 lets
+go of what it held before it answers, and a body that is not UTF-8 JSON is told so."""
+
+from __future__ import annotations
+
+import select
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from conftest import SPECS, running_server
+from fastapi.testclient import TestClient
+
+from cpmodels.errors import InputError
+from cpmodels.web import board, designing, puzzles
+from cpmodels.web.app import create_app
+from cpmodels.web.connections import MAX_CONNECTIONS
+from cpmodels.web.routes import board as board_routes
+from cpmodels.web.routes import play as play_routes
+
+WEEK = SPECS / "calendar_week.yaml"
+READ_TIMEOUT = 1.0  # seconds, for the tests of slow clients
+SMALL = {"board": ["A B C", "D E F"], "groups": {"top": ["A", "B", "C"],
+                                                 "bottom": ["D", "E", "F"]},
+         "pieces": [{"name": "L", "shape": "##/#."}, {"name": "I", "shape": "#"}]}
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    host, port = url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+def _closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") -> float | None:
+    """Seconds until the server closes ``sock`` (sending ``trickle`` a byte every 0.2 s
+    meanwhile), or ``None`` if it is still open after ``seconds``."""
+    start = time.perf_counter()
+    sent = 0
+    while time.perf_counter() - start < seconds:
+        readable, _, _ = select.select([sock], [], [], 0.2)
+        try:
+            if readable and sock.recv(4096) == b"":
+                return time.perf_counter() - start
+            if sent < len(trickle):
+                sock.send(trickle[sent:sent + 1])
+                sent += 1
+        except OSError:  # reset, or a broken pipe: closed
+            return time.perf_counter() - start
+    return None
+
+
+# --- connections ----------------------------------------------------------------------
+
+
+def test_silent_connections_do_not_keep_cheap_answers_out():
+    """More connections than the cap, open and sending nothing: the list of calendars
+    still answers at once (the longest-waiting idle connections are closed to make room)."""
+    with running_server(create_app([WEEK])) as url:
+        silent = [socket.create_connection(_host_port(url)) for _ in range(MAX_CONNECTIONS + 44)]
+        try:
+            time.sleep(0.3)  # the server has taken them all
+            for _ in range(3):
+                start = time.perf_counter()
+                answer = httpx.get(f"{url}/api/specs", timeout=10)
+                assert answer.status_code == 200, answer.text
+                assert time.perf_counter() - start < 2.0
+        finally:
+            for sock in silent:
+                sock.close()
+
+
+def test_a_connection_that_sends_nothing_is_closed():
+    with running_server(create_app([WEEK]), read_timeout=READ_TIMEOUT) as url, \
+            socket.create_connection(_host_port(url)) as sock:
+        closed = _closed_within(sock, READ_TIMEOUT + 3)
+        assert closed is not None and closed > READ_TIMEOUT * 0.8
+
+
+def test_headers_sent_a_byte_at_a_time_are_cut_off_also_after_an_answer():
+    """A slow client's headers, on a connection that has had an answer (where an idle
+    timer alone is stopped by each byte): closed at the read timeout, not kept open."""
+    with running_server(create_app([WEEK]), read_timeout=READ_TIMEOUT) as url, \
+            socket.create_connection(_host_port(url)) as sock:
+        sock.sendall(b"GET /api/specs HTTP/1.1\r\nhost: x\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+        time.sleep(0.1)
+        closed = _closed_within(sock, READ_TIMEOUT + 3,
+                                trickle=b"GET /api/specs HTTP/1.1\r\nx-slow: " + b"a" * 100)
+        assert closed is not None and closed > READ_TIMEOUT * 0.5
+
+
+def test_a_body_sent_slowly_is_cut_off():
+    with running_server(create_app([WEEK]), read_timeout=READ_TIMEOUT) as url, \
+            socket.create_connection(_host_port(url)) as sock:
+        sock.sendall(b"POST /api/board/check HTTP/1.1\r\nhost: x\r\n"
+                     b"content-type: application/json\r\ncontent-length: 100\r\n\r\n")
+        closed = _closed_within(sock, READ_TIMEOUT + 3, trickle=b'{"board": "' + b"a" * 80)
+        assert closed is not None and closed > READ_TIMEOUT * 0.5
+
+
+def test_many_cheap_requests_answer_while_a_heavy_one_runs(monkeypatch):
+    """A count that takes seconds holds a pool worker; fifty clients at once asking for
+    the calendars are all answered meanwhile."""
+    started = threading.Event()
+
+    def slow_total(self, deadline=None):
+        started.set()
+        time.sleep(3)
+        return 7
+
+    monkeypatch.setattr(puzzles.Solutions, "total", slow_total)
+    with running_server(create_app([WEEK])) as url, ThreadPoolExecutor(51) as clients:
+        heavy = clients.submit(httpx.post, f"{url}/api/count", timeout=30,
+                               json={"spec": "calendar_week", "labels": ["Oct", "7", "Mon"]})
+        assert started.wait(20)
+        start = time.perf_counter()
+        cheap = list(clients.map(lambda _: httpx.get(f"{url}/api/specs", timeout=10),
+                                 range(50)))
+        took = time.perf_counter() - start
+        assert not heavy.done()
+        assert [a.status_code for a in cheap] == [200] * 50 and took < 2.5
+        assert heavy.result().json()["count"] == 7
+
+
+# --- 504 lets go of what it held ------------------------------------------------------
+
+
+class Overrun:
+    """Work that runs past its deadline without looking at it (the first call, until
+    ``release``), then answers at once with an input error that names itself."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        self.calls = 0
+
+    def __call__(self, *args, **kwargs):
+        with self.lock:
+            self.calls += 1
+            first = self.calls == 1
+        if first:
+            self.release.wait(20)
+        raise InputError("answered at once")
+
+
+# (method, path, body, where the work its answer needs is looked up)
+HEAVY = [
+    ("POST", "/api/solution", {"spec": "calendar_week"}, (play_routes, "solution_answer")),
+    ("POST", "/api/count", {"spec": "calendar_week"}, (play_routes, "count_answer")),
+    ("POST", "/api/hint", {"spec": "calendar_week"}, (play_routes, "hint_answer")),
+    ("POST", "/api/check", {"spec": "calendar_week"}, (play_routes, "check_answer")),
+    ("GET", "/api/layout/calendar_week", None, (puzzles.Puzzles, "layout")),
+    ("GET", "/api/board/pools/square", None, (board_routes, "pools")),
+    ("GET", "/api/board/start/calendar_week", None, (board, "read_fields")),
+    ("POST", "/api/board/check", SMALL, (board, "check")),
+    ("POST", "/api/board/yaml", SMALL, (board, "to_yaml")),
+    ("POST", "/api/board/play", SMALL, (board, "board_spec")),
+    ("POST", "/api/board/counts", SMALL, (board, "BoardCounts")),
+    ("POST", "/api/board/design", SMALL, (designing, "BoardDesign")),
+    ("POST", "/api/board/make", SMALL, (designing, "made_board")),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "work"), HEAVY,
+                         ids=[path for _, path, _, _ in HEAVY])
+def test_a_request_that_answers_504_lets_go_of_its_place(monkeypatch, method, path, body,
+                                                          work):
+    """One worker, no queue: a request whose work overruns its deadline answers 504 and
+    has given back its place (and a make its turn) by then, so the next request is
+    answered rather than turned away (503) or left waiting for the overrunning work."""
+    overrun = Overrun()
+    monkeypatch.setattr(*work, overrun)
+    client = TestClient(create_app([WEEK], workers=1, queue=0, time_limit=0.4))
+    try:
+        start = time.perf_counter()
+        late = client.request(method, path, json=body)
+        assert late.status_code == 504, late.text
+        assert time.perf_counter() - start < 5
+        again = client.request(method, path, json=body)
+        assert again.status_code == 422, again.text
+        assert again.json()["error"] == "answered at once"
+    finally:
+        overrun.release.set()
+
+
+# --- bodies ---------------------------------------------------------------------------
+
+JSON = {"content-type": "application/json"}
+BODIES = [
+    (b"\xff\xfe\x00", JSON, 422, "UTF-16"),
+    ('{"spec": "calendar_week"}'.encode("utf-16"), JSON, 422, "UTF-16"),
+    ('{"spec": "calendar_week"}'.encode("utf-16-be"), JSON, 422, "NUL byte"),
+    (b'\xef\xbb\xbf{"spec": "calendar_week"}', JSON, 422, "byte order mark"),
+    (b'{"spec": "calendar\xe9week"}', JSON, 422, "not UTF-8 text (byte 18 is 0xe9)"),
+    (b'{"spec": "\xc3\x28"}', JSON, 422, "not UTF-8"),
+    (b'{"spec": "calendar_week\x00"}', JSON, 422, "NUL byte"),
+    (b'{"spec": "calendar_week"}\x00', JSON, 422, "NUL byte"),
+    (b"[" * 5000 + b"]" * 5000, JSON, 422, "nested more than 32 levels"),
+    (b'{"index": ' + b"9" * 5000 + b"}", JSON, 422, "more than 100 digits"),
+    (b'{"index": 1' + b"0" * 200 + b".5}", JSON, 422, "more than 100 characters"),
+    (b'{"index": 1e999}', JSON, 422, "too large to read (1e999)"),
+    (b'{"index": -Infinity}', JSON, 422, "-Infinity, which is not a JSON number"),
+    (b'{"index": NaN}', JSON, 422, "NaN, which is not a JSON number"),
+    (b'{"spec": ', JSON, 422, "not valid JSON"),
+    (b"", JSON, 422, "the request body is empty"),
+    (b"", {}, 422, "the request body is empty"),
+    (b'{"spec": "calendar_week"}', {"content-type": "text/plain"}, 415, "application/json"),
+    (b"spec=calendar_week", {"content-type": "application/x-www-form-urlencoded"}, 415,
+     "application/json"),
+    (b'{"spec": "calendar_week"}', {"content-type": "application/json; charset=latin-1"},
+     415, "UTF-8"),
+]
+JSON_PATHS = ["/api/solution", "/api/check", "/api/board/check", "/api/board/counts",
+              "/api/board/make"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    return TestClient(create_app([WEEK]))
+
+
+@pytest.mark.parametrize("path", JSON_PATHS)
+@pytest.mark.parametrize(("body", "headers", "status", "fragment"), BODIES,
+                         ids=range(len(BODIES)))
+def test_a_body_that_is_not_utf8_json_is_told_so(client, path, body, headers, status,
+                                                 fragment):
+    answer = client.post(path, content=body, headers=headers)
+    assert answer.status_code == status, answer.text
+    assert fragment in answer.json()["error"]
+
+
+def test_json_bodies_still_read_as_before(client):
+    """UTF-8 text beyond ASCII, a type with its charset, and no type at all."""
+    for headers in ({"content-type": "application/json; charset=utf-8"}, {}):
+        answer = client.post("/api/solution", headers=headers,
+                             content='{"spec": "calendar_week", "date": "2026-12-25"}')
+        assert answer.status_code == 200, answer.text
+    answer = client.post("/api/solution", json={"spec": "calendar_w\u00e9ek"})
+    assert answer.status_code == 404 and "calendar_w\u00e9ek" in answer.json()["error"]
+
+
+@pytest.mark.parametrize(("body", "fragment"), [
+    (b"name: caf\xe9\n", "not UTF-8 text"),
+    ("name: x\n".encode("utf-16"), "UTF-16"),
+    (b"name: x\x00\n", "NUL byte"),
+])
+def test_a_yaml_body_that_is_not_utf8_is_told_so(client, body, fragment):
+    answer = client.post("/api/board/open", content=body)
+    assert answer.status_code == 422, answer.text
+    assert fragment in answer.json()["error"] and "YAML" in answer.json()["error"]
+
+
+def test_validation_errors_are_plain_sentences(client):
+    said = {
+        "index": client.post("/api/solution", json={"spec": "calendar_week",
+                                                    "index": {"isTrusted": True}}),
+        "missing": client.post("/api/solution", json={}),
+        "extra": client.post("/api/count", json={"spec": "calendar_week", "idx": 1}),
+    }
+    assert said["index"].json()["error"] == "index should be a valid integer"
+    assert said["missing"].json()["error"] == "spec is required"
+    assert said["extra"].json()["error"] == "idx is not a field this request takes"
+    assert {a.status_code for a in said.values()} == {422}
+
+
+# --- serving --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "no-such-host.invalid"])
+def test_serve_where_it_cannot_listen_is_one_line_and_exit_2(run_cli, host):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run_cli("serve", SPECS / "calendar_day.yaml", "--host", host,
+                                 "--port", port)
+    assert code == 2 and out == ""
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith(f"error: cannot listen on {host}:{port}: ")
+    assert "Traceback" not in err
+
+
+def test_serve_answers_on_the_port_it_bound():
+    """``cpmodels serve`` as a user starts it: the calendars are listed, a connection
+    that sends nothing is no bar to them."""
+    import subprocess
+    import sys
+
+    from conftest import free_port, stop_process
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "cpmodels", "serve",
+                                str(SPECS / "calendar_day.yaml"), "--port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "serving 1 calendar spec" in process.stdout.readline()
+        with socket.create_connection(("127.0.0.1", port)):
+            deadline = time.perf_counter() + 60
+            while True:
+                try:
+                    answer = httpx.get(f"http://127.0.0.1:{port}/api/specs", timeout=30)
+                    break
+                except httpx.TransportError:
+                    assert time.perf_counter() < deadline
+                    time.sleep(0.2)
+            assert answer.status_code == 200
+            assert [s["name"] for s in answer.json()["specs"]] == ["calendar_day"]
+    finally:
+        stop_process(process)
