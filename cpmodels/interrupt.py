@@ -9,7 +9,10 @@ only to its own arrays.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,9 +26,64 @@ def seconds_left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
+BACKSTOP_SECONDS = 5.0  # after Ctrl-C, the longest a command may take to stop by itself
+EXIT_INTERRUPTED = 130
+
+
+def leave_now(signum: int = signal.SIGINT, frame: Any = None) -> None:
+    """End the process at once with status 130 and the one line "interrupted" (what is
+    on standard output so far is flushed first). A Ctrl-C handler for the program's
+    start-up, where nothing is begun that a stop should finish."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(OSError):
+        os.write(2, b"interrupted\n")
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _loading_a_module(frame: Any) -> bool:
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def interrupt_or_leave(signum: int, frame: Any) -> None:
+    """The command line's Ctrl-C handler while a command runs: ``KeyboardInterrupt``, so
+    the command stops as it says (keeping rows and lines, stopping workers). Python only
+    prints an exception raised while a module loads (in its lock's callbacks) or turns it
+    into another (in ``__set_name__``), so Ctrl-C then ends the process at once
+    (:func:`leave_now`); and should the interrupt be lost elsewhere, the process ends
+    :data:`BACKSTOP_SECONDS` later all the same."""
+    if _loading_a_module(frame):
+        leave_now()
+    backstop = threading.Timer(BACKSTOP_SECONDS, leave_now)
+    backstop.daemon = True
+    backstop.start()
+    raise KeyboardInterrupt
+
+
 def leave_ctrl_c_to_parent() -> None:
-    """In a worker process: ignore Ctrl-C; the parent stops the workers."""
+    """In a worker process: ignore Ctrl-C (one that came while it started, held by
+    :func:`ctrl_c_held`, is dropped); the parent stops the workers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C back from this thread while a worker process starts: the worker begins
+    with it held (until :func:`leave_ctrl_c_to_parent`), so a Ctrl-C while it starts is
+    never a traceback there; here it arrives as usual once the block ends."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def interruptible(fn: Callable[..., Any], *args: Any,

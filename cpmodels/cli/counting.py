@@ -27,6 +27,7 @@ from cpmodels.cli.parser import (
     add_face_up_arg,
     add_instance_args,
     add_quiet_arg,
+    job_count,
     positive_int,
     positive_seconds,
 )
@@ -234,8 +235,8 @@ def add_sweep(sub: Subparsers) -> None:
     sweep = sub.add_parser("sweep", help="count every label combination of a calendar spec")
     sweep.add_argument("spec")
     sweep.add_argument("--out", required=True, type=Path, metavar="FILE.csv")
-    sweep.add_argument("--jobs", type=positive_int, metavar="N",
-                       help="worker processes (default: every core; they are used only when "
+    sweep.add_argument("--jobs", type=job_count, metavar="N",
+                       help="worker processes (default and most: every core; used only when "
                        "the months left would take more than a few seconds here)")
     sweep.add_argument("--resume", action="store_true",
                        help="keep the rows FILE.csv already has and count the rest")

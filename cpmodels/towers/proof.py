@@ -236,6 +236,7 @@ def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None,
 
 def _priced_claim(path: Path) -> dict | None:
     """The claim of a priced bound's certificate, or None when the file is not one."""
+    import json
     import zipfile
 
     try:
@@ -243,6 +244,10 @@ def _priced_claim(path: Path) -> dict | None:
             if "claim.json" not in archive.namelist():
                 return None
             claim = json_member(archive, "claim.json")
+    except json.JSONDecodeError as exc:
+        if "out of range" in exc.msg:
+            raise InputError(f"{path} is not a priced bound ({exc.msg})") from None
+        return None
     except (zipfile.BadZipFile, OSError, ValueError):
         return None
     return claim if isinstance(claim, dict) and claim.get("format") == PRICED_FORMAT else None

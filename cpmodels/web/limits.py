@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from starlette.exceptions import HTTPException
 
 from cpmodels.errors import CpmodelsError, InputError, OutOfTime
+from cpmodels.files import bounded_json
 from cpmodels.interrupt import seconds_left
 
 T = TypeVar("T")
@@ -52,11 +53,11 @@ def parse_json(body: bytes) -> Any:
     """A request body as JSON data; :class:`InputError` (one line) when it is not JSON, is
     nested more than :data:`MAX_JSON_DEPTH` levels or holds a number Python will not read."""
     try:
-        data = json.loads(body)
+        data = bounded_json(body)
     except RecursionError:
         raise InputError(f"the request body is nested more than {MAX_JSON_DEPTH} levels "
                          "deep") from None
-    except ValueError as exc:  # JSONDecodeError, and an integer of more than 4,300 digits
+    except ValueError as exc:  # JSONDecodeError, and a number out of range
         raise InputError(json_error(exc)) from None
     if json_depth(data) > MAX_JSON_DEPTH:
         raise InputError(f"the request body is nested more than {MAX_JSON_DEPTH} levels deep")
@@ -68,7 +69,7 @@ def json_error(exc: BaseException | None) -> str:
     if isinstance(exc, RecursionError):
         return f"the request body is nested more than {MAX_JSON_DEPTH} levels deep"
     if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError):
-        return "the request body holds a number too long to read"
+        return f"the request body holds a number out of range: {exc}"
     return "the request body is not valid JSON"
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import threading
 import time
 import traceback
@@ -26,7 +27,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
 from cpmodels.errors import OutOfTime
-from cpmodels.interrupt import leave_ctrl_c_to_parent
+from cpmodels.interrupt import ctrl_c_held, leave_ctrl_c_to_parent
 
 MAX_RETRIES = 2  # times a unit is run again after the worker running it died
 
@@ -40,6 +41,20 @@ def can_fork_here() -> bool:
     """
     return ("fork" in mp.get_all_start_methods()
             and threading.current_thread() is threading.main_thread())
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def workers_for(jobs: int | None) -> int:
+    """The worker processes ``jobs`` asks for (None: every core), never more than the
+    cores: a larger number (``--jobs 10000``) is one process per core, not one each."""
+    return max(1, min(jobs or cores(), cores()))
 
 
 class Runner(Protocol):
@@ -88,7 +103,7 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int,
     fork = can_fork_here()
     context: Any = mp.get_context("fork" if fork else "spawn")
     order = list(range(len(units)))
-    n = max(1, min(jobs, len(order)))
+    n = max(1, min(workers_for(jobs), len(order)))
     size = -(-len(order) // n)
     runs = [order[k * size:(k + 1) * size] for k in range(n)]
     retries = dict.fromkeys(order, 0)
@@ -98,7 +113,8 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int,
         parent, child = context.Pipe()
         process = context.Process(target=_worker, args=(runner, child), daemon=True,
                                   name="cpmodels-worker")
-        process.start()
+        with ctrl_c_held():
+            process.start()
         child.close()
         slot = _Slot(process, parent, run)
         slots.append(slot)
