@@ -48,12 +48,12 @@ def _one_line(stderr: str) -> str:
 @pytest.mark.parametrize("command", [["sweep", "calendar_day", "--out", "x.csv"],
                                      ["design", "d.yaml"], ["make", "d.yaml", "--out", "d"]])
 @pytest.mark.parametrize("jobs", ["0", "-1", "99999999999999999999", "1.5", "nan", "two", "",
-                                  "1e3", "4097", "True"])
+                                  "1e3", "4097", "True", "\u00b2", "\u0663", "1" * 5000])
 def test_a_bad_jobs_is_refused_where_it_is_parsed(command, jobs, capsys):
     with pytest.raises(SystemExit) as stop:
         build_parser().parse_args([*command, "--jobs", jobs])
-    assert stop.value.code == 2
-    assert "--jobs" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "--jobs" in err and len(err) < 200
 
 
 def test_more_jobs_than_cores_is_the_cores_said_once(capsys):
@@ -64,6 +64,26 @@ def test_more_jobs_than_cores_is_the_cores_said_once(capsys):
     assert args.jobs == cores
     assert f"--jobs 4096: this machine has {cores} core" in capsys.readouterr().err
     assert workers_for(10_000) == workers_for(None) == cores and workers_for(1) == 1
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, True, "2", float("nan")])
+def test_a_bad_jobs_from_the_api_is_one_line(jobs):
+    from cpmodels.backends.engine import workers_for
+
+    with pytest.raises(InputError, match="whole number of worker processes"):
+        workers_for(jobs)
+
+
+@pytest.mark.parametrize(("command", "option"), [
+    (["design", "d.yaml"], "--best"), (["make", "d.yaml", "--out", "d"], "--set"),
+    (["enumerate", "calendar_day", "--out", "x.jsonl"], "--limit")])
+@pytest.mark.parametrize("value", ["0", "-1", "99999999999999999999", "1e3", "nan", "1" * 5000])
+def test_counts_and_ranks_are_bounded_where_they_are_parsed(command, option, value, capsys):
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args([*command, option, value])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and option in err and len(err.strip().splitlines()) == 1
+    assert len(err) < 200
 
 
 class _Pid:

@@ -45,14 +45,19 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def _shown(text: str) -> str:
+    """An argument as a message quotes it: cut short past 24 characters."""
+    return repr(text) if len(text) <= 24 else f"{text[:20]!r}..."
+
+
 def positive_int(text: str) -> int:
     """A whole number from 1 to :data:`MAX_COUNT` (a count of solutions, a rank)."""
     try:
-        value = int(text)
+        value = int(text) if len(text) <= 30 else 0
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a whole number") from None
     if not 1 <= value <= MAX_COUNT:
-        raise argparse.ArgumentTypeError(f"{text!r} must be from 1 to {MAX_COUNT:,}")
+        raise argparse.ArgumentTypeError(f"{_shown(text)} must be from 1 to {MAX_COUNT:,}")
     return value
 
 
@@ -62,8 +67,9 @@ def job_count(text: str) -> int:
     import os
     import sys
 
-    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_JOBS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of worker processes "
+    if len(text) > 30 or not text.strip().isascii() or not text.strip().isdigit() \
+            or not 1 <= int(text) <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number of worker processes "
                                          f"(1 to {MAX_JOBS:,})")
     value = int(text)
     try:

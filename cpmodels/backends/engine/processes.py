@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
-from cpmodels.errors import OutOfTime
+from cpmodels.errors import InputError, OutOfTime
 from cpmodels.interrupt import ctrl_c_held, leave_ctrl_c_to_parent
 
 MAX_RETRIES = 2  # times a unit is run again after the worker running it died
@@ -53,8 +53,13 @@ def cores() -> int:
 
 def workers_for(jobs: int | None) -> int:
     """The worker processes ``jobs`` asks for (None: every core), never more than the
-    cores: a larger number (``--jobs 10000``) is one process per core, not one each."""
-    return max(1, min(jobs or cores(), cores()))
+    cores: a larger number (``--jobs 10000``) is one process per core, not one each. A
+    ``jobs`` that is not a whole number of at least 1 is an :class:`InputError`."""
+    if jobs is None:
+        return cores()
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise InputError(f"jobs={jobs!r}: give a whole number of worker processes, at least 1")
+    return min(jobs, cores())
 
 
 class Runner(Protocol):
