@@ -41,6 +41,10 @@ def leave_now(signum: int = signal.SIGINT, frame: Any = None) -> None:
             stream.flush()
     with contextlib.suppress(OSError):
         os.write(2, b"interrupted\n")
+    if "multiprocessing" in sys.modules:  # worker processes go too
+        with contextlib.suppress(Exception):
+            for child in sys.modules["multiprocessing"].active_children():
+                child.kill()
     os._exit(EXIT_INTERRUPTED)
 
 
@@ -76,14 +80,31 @@ def leave_ctrl_c_to_parent() -> None:
 
 @contextmanager
 def ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C back from this thread while a worker process starts: the worker begins
-    with it held (until :func:`leave_ctrl_c_to_parent`), so a Ctrl-C while it starts is
-    never a traceback there; here it arrives as usual once the block ends."""
+    """Hold Ctrl-C (and a time limit's alarm) back while a worker process starts, so the
+    start is never cut midway (a worker forked but not yet known to the parent would be
+    left running). The worker begins with Ctrl-C blocked until
+    :func:`leave_ctrl_c_to_parent`; here a Ctrl-C or an alarm that came meanwhile is
+    acted on once the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    kept = {number: signal.signal(number, lambda signum, frame: held.append(signum))
+            for number in (signal.SIGINT, signal.SIGALRM)}
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        for number, handler in kept.items():
+            signal.signal(number, handler)
+        for number, handler in kept.items():
+            if number not in held:
+                continue
+            if callable(handler):
+                handler(number, None)
+            elif handler == signal.SIG_DFL and number == signal.SIGINT:
+                raise KeyboardInterrupt
 
 
 def interruptible(fn: Callable[..., Any], *args: Any,

@@ -461,3 +461,24 @@ def test_ctrl_c_at_any_moment_of_start_up_is_130_and_one_line(tmp_path, argv):
             break
         assert code == 130, (delay, code, err)
         assert len(err.strip().splitlines()) == 1, (delay, err)
+
+
+def test_ctrl_c_as_the_workers_start_is_130_and_one_line(tmp_path):
+    """Ctrl-C the moment a design's first worker process appears (the second is being
+    forked): the workers start with it held, so none of them prints a traceback."""
+    design = SPECS / "designs" / "apad_rectangle_pentominoes.yaml"
+    process = subprocess.Popen([sys.executable, "-m", "cpmodels", "design", str(design),
+                                "--jobs", "2", "--quiet"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, cwd=tmp_path)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + 120
+    while process.poll() is None and time.monotonic() < deadline:
+        if children.read_text().split():
+            break
+        time.sleep(0.002)
+    if len(os.sched_getaffinity(0)) < 2 or process.poll() is not None:
+        process.kill()
+        pytest.skip("no worker process started here")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and err.decode().strip() == "interrupted", err

@@ -69,11 +69,18 @@ class Runner(Protocol):
     def run(self, unit: Any) -> Any: ...
 
 
-def _worker(runner: Runner, conn: Connection) -> None:
-    """A worker process: run each unit it is sent, answer with its results, until None."""
+def _worker(runner: Runner, conn: Connection, parents: Connection | None = None) -> None:
+    """A worker process: run each unit it is sent, answer with its results, until None, or
+    until the parent is gone (``parents``: the parent's end of the pipe, closed here, so
+    the worker sees the parent go)."""
     leave_ctrl_c_to_parent()
+    if parents is not None:
+        parents.close()
     while True:
-        message = conn.recv()
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
         if message is None:
             return
         index, unit = message
@@ -116,13 +123,13 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int,
 
     def start(run: list[int]) -> _Slot:
         parent, child = context.Pipe()
-        process = context.Process(target=_worker, args=(runner, child), daemon=True,
-                                  name="cpmodels-worker")
-        with ctrl_c_held():
+        process = context.Process(target=_worker, args=(runner, child, parent if fork else None),
+                                  daemon=True, name="cpmodels-worker")
+        with ctrl_c_held():  # known to the parent (and stopped with the rest) once started
             process.start()
-        child.close()
-        slot = _Slot(process, parent, run)
-        slots.append(slot)
+            child.close()
+            slot = _Slot(process, parent, run)
+            slots.append(slot)
         return slot
 
     def feed(slot: _Slot) -> None:
