@@ -101,6 +101,17 @@ def test_ten_thousand_jobs_start_one_process_per_core_at_most():
     assert 1 <= len(set(found.values())) <= len(os.sched_getaffinity(0))
 
 
+def test_a_local_cluster_of_256_workers_is_one_per_core():
+    pytest.importorskip("distributed")
+    from cpmodels.backends.engine import connect
+
+    cluster = connect("local:256")
+    try:
+        assert cluster.workers == len(os.sched_getaffinity(0))
+    finally:
+        cluster.close()
+
+
 # A design's candidate sets: counted from the draws, refused before any is made.
 
 HUGE_POOL = f"""\
