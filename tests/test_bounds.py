@@ -492,3 +492,24 @@ def test_ctrl_c_as_the_workers_start_is_130_and_one_line(tmp_path):
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and err.decode().strip() == "interrupted", err
+
+
+def test_a_priced_claim_whose_bands_could_not_be_listed_is_refused_first(tmp_path):
+    """A claim of the right shape for a 100x100 board of 16 colours: its bands would hold
+    23.6 million scores each (gigabytes as lists), more than any band's header can list."""
+    from cpmodels.spec import load_spec
+    from cpmodels.towers.certificate import PRICED_FORMAT, header_problem
+    from cpmodels.towers.problem import towers_problem
+
+    spec = _towers(tmp_path, 16, 5)
+    problem = towers_problem(load_spec(spec), 100, 100)
+    n = problem.codes
+    claim = {"format": PRICED_FORMAT, "version": 2, "puzzle": problem.name,
+             **header_problem(problem), "cut": 50, "scale": 10, "bound": 0,
+             "prices": np.zeros((100, n, n + 1, n), dtype=int).tolist()}
+    bad = tmp_path / "big.bound"
+    with zipfile.ZipFile(bad, "w") as archive:
+        archive.writestr("claim.json", json.dumps(claim))
+    done = _cli_limited("verify", spec, "--proof", bad, "--size", "100x100", timeout=60)
+    assert done.returncode == 3 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "23,582,400 scores, more than a band's header holds" in done.stdout

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cpmodels.files import (
+    MAX_JSON_BYTES,
     check_output,
     json_member,
     move_into_place,
@@ -522,6 +523,12 @@ def check_priced_bound(path: Path, problem: TowersProblem,
             except ValueError as exc:
                 return CertificateCheck(False, f"the claim's cut, scale or prices do not fit "
                                         f"the board: {exc}")
+            rows = max(cut, problem.rows - cut) + 1  # the taller band's, with its copied row
+            scores = rows * problem.cols * (n + 1) * (n + 1) * n
+            if scores > MAX_JSON_BYTES // 2:  # a band's header lists them all
+                return CertificateCheck(False, f"the bands of a {problem.rows}x{problem.cols} "
+                                        f"board of {n} colours have {scores:,} scores, more "
+                                        f"than a band's header holds")
             total, states, layers = 0, 0, 0
             for (band, helper, points), name in zip(
                     priced_bands(problem, cut, scale, prices), ("top.cert", "bottom.cert")):

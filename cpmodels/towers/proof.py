@@ -107,7 +107,7 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
     claim = _priced_claim(path)
     if claim is not None:
         rows, cols = size or (claim.get("rows"), claim.get("cols"))
-        if not (isinstance(rows, int) and isinstance(cols, int) and rows > 0 and cols > 0):
+        if not (type(rows) is int and type(cols) is int and rows > 0 and cols > 0):
             raise InputError(f"{path}: the claim gives no board size")
         problem = towers_problem(spec, rows, cols)
         return problem, check_priced_bound(path, problem, on_layer=on_layer)
@@ -119,7 +119,7 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     if size is not None:
         rows, cols = size
-    elif isinstance(header.get("rows"), int) and isinstance(header.get("cols"), int) \
+    elif type(header.get("rows")) is int and type(header.get("cols")) is int \
             and header["rows"] > 0 and header["cols"] > 0:
         rows, cols = header["rows"], header["cols"]
     else:
