@@ -49,6 +49,7 @@ def leave_now(signum: int = signal.SIGINT, frame: Any = None) -> None:
 
 
 def _loading_a_module(frame: Any) -> bool:
+    """Whether ``frame`` runs inside Python's import machinery (a module loading)."""
     while frame is not None:
         if frame.f_code.co_filename.startswith("<frozen importlib"):
             return True

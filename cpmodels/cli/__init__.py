@@ -133,7 +133,8 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def run() -> None:
-    """The program's entry point: run :func:`main` and exit with its status.
+    """The program's entry point: read the arguments, run the command (:func:`execute`)
+    and exit with its status.
 
     After Ctrl-C or a time limit everything written is flushed and closed, so the process
     leaves at once rather than wait for a search thread that is still unwinding. Ctrl-C
@@ -166,4 +167,3 @@ def run() -> None:
         sys.stderr.flush()
         os._exit(code)
     raise SystemExit(code)
-
