@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 
 def _writable(folder: Path) -> bool:
+    """Whether a file can be made in ``folder`` (made if absent). Only ``os`` is used: the
+    package loads this first, so it must load fast."""
+    probe = folder / f".cpmodels-probe-{os.getpid()}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            return True
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.unlink(probe)
+        return True
     except OSError:
         return False
 
@@ -42,6 +45,8 @@ def choose_cache_dir() -> None:
     user = _user_cache()
     if user is not None and _writable(user):
         return
+    import tempfile
+
     uid = os.getuid() if hasattr(os, "getuid") else "user"
     fallback = str(Path(tempfile.gettempdir()) / f"cpmodels-numba-{uid}")
     os.environ["NUMBA_CACHE_DIR"] = fallback  # read when numba is first imported

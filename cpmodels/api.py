@@ -164,7 +164,8 @@ class TowersSolution(_Picture):
     def __repr__(self) -> str:
         p, r = self.problem, self.result
         return (f"<TowersSolution {p.name} {p.rows}x{p.cols}: score {r.score}"
-                f"{' (optimal)' if r.optimal else f', bound {r.bound}'}>")
+                + (" (optimal)" if r.optimal else ", no bound" if r.bound is None
+                   else f", bound {r.bound}") + ">")
 
 
 def query(spec: SpecLike | Query, *, date: dt.date | str | None = None,

@@ -4,10 +4,11 @@ solver here and run it here."""
 
 from __future__ import annotations
 
-import signal
 import threading
 
 from ortools.sat.python import cp_model
+
+from cpmodels.interrupt import interruptible
 
 DEFAULT_WORKERS = 8  # CP-SAT's portfolio of strategies; it time-slices on fewer cores
 
@@ -24,20 +25,16 @@ def new_solver(time_limit: float | None = None, workers: int | None = None) -> c
 def run_solver(solver: cp_model.CpSolver, model: cp_model.CpModel,
                callback: cp_model.CpSolverSolutionCallback | None = None,
                ) -> cp_model.CpSolverStatus:
-    """``solver.solve(model)`` that leaves Ctrl-C to Python afterwards.
+    """``solver.solve(model)`` with Ctrl-C left to Python: it stops the search and goes on
+    up as a ``KeyboardInterrupt``, as anywhere else.
 
-    CP-SAT installs a Ctrl-C handler of its own for the solve (a Ctrl-C then stops the
-    search, as a time limit would) and leaves it in place, so a later Ctrl-C would end the
-    whole process at once, without a word and without what it had found. On the main
-    thread Python's handler is put back after the solve; on any other thread (where Ctrl-C
-    reaches the main thread anyway) CP-SAT is told not to install one.
+    CP-SAT would install a Ctrl-C handler of its own for the solve (a Ctrl-C then only
+    stops the search, as a time limit would, and the command goes on) and leave it in
+    place, so a later Ctrl-C would end the whole process at once, without a word. It is
+    told not to; on the main thread the search runs in a thread of its own
+    (``interrupt.interruptible``), so Ctrl-C reaches Python at once and stops it.
     """
+    solver.parameters.catch_sigint_signal = False
     if threading.current_thread() is not threading.main_thread():
-        solver.parameters.catch_sigint_signal = False
         return solver.solve(model, callback)
-    previous = signal.getsignal(signal.SIGINT)
-    try:
-        return solver.solve(model, callback)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+    return interruptible(solver.solve, model, callback, stop=solver.stop_search)

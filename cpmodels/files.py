@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import math
 import os
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 MAX_RESUME_BYTES = 4_000_000_000  # a resumable output (JSON lines, CSV) longer is refused
 MAX_LINE_BYTES = 1_000_000  # one line of a resumable output
 MAX_JSON_BYTES = 10_000_000  # a JSON document inside an archive (a header, a claim)
+MAX_ARRAY_BYTES = 1 << 29  # an array inside an archive (a certificate's layer: 67 million keys)
 
 
 class FileRefused(InputError):
@@ -309,17 +311,52 @@ def directory_in_place(directory: Path) -> Iterator[Path]:
         raise
 
 
+MAX_JSON_INT = 2**63 - 1  # an integer in a JSON document the package reads: 64 bits at most
+MAX_NUMBER_CHARS = 64  # a number's text longer than this is refused before it is read
+
+
+def _json_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_CHARS or abs(value := int(text)) > MAX_JSON_INT:
+        shown = text if len(text) <= 24 else f"{text[:20]}..."
+        raise ValueError(f"the integer {shown} is too large (at most {MAX_JSON_INT:,})")
+    return value
+
+
+def _json_float(text: str) -> float:
+    shown = text if len(text) <= 24 else f"{text[:20]}..."
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"the number {shown} has {len(text):,} characters; too long to read")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{shown} is not a finite number")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a finite number")
+
+
+def bounded_json(data: bytes | str) -> Any:
+    """``json.loads`` whose numbers are bounded as they are read: ``NaN``, ``Infinity``,
+    ``1e400`` and integers past 64 bits are a ValueError (not a JSONDecodeError) saying
+    which number."""
+    return json.loads(data, parse_int=_json_int, parse_float=_json_float,
+                      parse_constant=_json_constant)
+
+
 def load_json(data: bytes | str, what: str) -> Any:
-    """A JSON document; one too deeply nested or with a number too long to read is a
+    """A JSON document whose numbers are finite and its integers 64-bit at most; one too
+    deeply nested, with ``NaN``, ``Infinity``, ``1e400`` or a larger integer is a
     :class:`json.JSONDecodeError` like any other that does not read."""
     try:
-        return json.loads(data)
+        return bounded_json(data)
     except json.JSONDecodeError:
         raise
     except RecursionError:
         raise json.JSONDecodeError(f"{what} is nested too deeply", "", 0) from None
-    except ValueError:  # an integer past Python's digit limit
-        raise json.JSONDecodeError(f"{what} holds a number too long to read", "", 0) from None
+    except ValueError as exc:  # a number refused above
+        raise json.JSONDecodeError(f"{what} holds a number out of range: {exc}", "", 0) \
+            from None
 
 
 def json_member(archive: zipfile.ZipFile, name: str, limit: int = MAX_JSON_BYTES) -> Any:
@@ -335,10 +372,11 @@ def json_member(archive: zipfile.ZipFile, name: str, limit: int = MAX_JSON_BYTES
     return load_json(data, name)
 
 
-def npy_member(archive: zipfile.ZipFile, name: str) -> np.ndarray:
+def npy_member(archive: zipfile.ZipFile, name: str,
+               limit: int = MAX_ARRAY_BYTES) -> np.ndarray:
     """The array stored as ``name`` in a zip archive (numpy's ``.npy`` format, no pickled
-    objects), made only when the member holds the data its header promises: a header that
-    claims more is a ValueError, never a huge allocation."""
+    objects), made only when it is at most ``limit`` bytes and the member holds the data its
+    header promises: a header that claims more is a ValueError, never a huge allocation."""
     import numpy as np
 
     info = archive.getinfo(name)
@@ -352,5 +390,65 @@ def npy_member(archive: zipfile.ZipFile, name: str) -> np.ndarray:
         needed = math.prod(shape) * dtype.itemsize
         if needed > info.file_size - stream.tell():
             raise ValueError(f"{name} holds less data than its shape {shape} needs")
+        if needed > limit:
+            raise ValueError(f"{name} holds an array of {needed:,} bytes; at most {limit:,} "
+                             "are read")
     with archive.open(info) as stream:
         return np.lib.format.read_array(stream, allow_pickle=False)
+
+
+class _Window(io.RawIOBase):
+    """Bytes ``start`` to ``start + size`` of an open binary file, as a file of their own."""
+
+    def __init__(self, file: BinaryIO, start: int, size: int) -> None:
+        super().__init__()
+        self.file, self.start, self.size, self.at = file, start, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.at
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.at, io.SEEK_END: self.size}[whence]
+        self.at = max(0, base + offset)
+        return self.at
+
+    def readinto(self, buffer: Any) -> int:
+        wanted = min(len(buffer), self.size - self.at)
+        if wanted <= 0:
+            return 0
+        self.file.seek(self.start + self.at)
+        data = self.file.read(wanted)
+        buffer[:len(data)] = data
+        self.at += len(data)
+        return len(data)
+
+
+@contextmanager
+def stored_member(path: Path | str, archive: zipfile.ZipFile,
+                  name: str) -> Iterator[BinaryIO]:
+    """The member ``name`` of the zip archive at ``path`` (open as ``archive``), stored
+    without compression, read in place as a file of its own: never inflated or copied
+    whole, whatever its size. A compressed member (or one whose local header does not
+    read) is a ValueError; a missing one a ``KeyError``."""
+    import struct
+    import zipfile
+
+    info = archive.getinfo(name)
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise ValueError(f"{name} is compressed; it is read only as stored")
+    local = struct.Struct("<4s2B4HL2L2H")  # a zip member's local header (PKWARE's APPNOTE)
+    with open_input(path, 1 << 62, "archive") as handle:
+        handle.seek(info.header_offset)
+        header = handle.read(local.size)
+        if len(header) != local.size or header[:4] != b"PK\x03\x04":
+            raise ValueError(f"{name} has no local header")
+        name_length, extra_length = local.unpack(header)[-2:]  # its last two fields
+        start = info.header_offset + local.size + name_length + extra_length
+        with io.BufferedReader(_Window(handle, start, info.compress_size)) as member:
+            yield member

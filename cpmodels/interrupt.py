@@ -9,7 +9,10 @@ only to its own arrays.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,9 +26,86 @@ def seconds_left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
 
+BACKSTOP_SECONDS = 5.0  # after Ctrl-C, the longest a command may take to stop by itself
+EXIT_INTERRUPTED = 130
+
+
+def leave_now(signum: int = signal.SIGINT, frame: Any = None) -> None:
+    """End the process at once with status 130 and the one line "interrupted" (what is
+    on standard output so far is flushed first). A Ctrl-C handler for the program's
+    start-up, where nothing is begun that a stop should finish."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(OSError):
+        os.write(2, b"interrupted\n")
+    if "multiprocessing" in sys.modules:  # worker processes go too
+        with contextlib.suppress(Exception):
+            for child in sys.modules["multiprocessing"].active_children():
+                child.kill()
+    os._exit(EXIT_INTERRUPTED)
+
+
+def _loading_a_module(frame: Any) -> bool:
+    """Whether ``frame`` runs inside Python's import machinery (a module loading)."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def interrupt_or_leave(signum: int, frame: Any) -> None:
+    """The command line's Ctrl-C handler while a command runs: ``KeyboardInterrupt``, so
+    the command stops as it says (keeping rows and lines, stopping workers). Python only
+    prints an exception raised while a module loads (in its lock's callbacks) or turns it
+    into another (in ``__set_name__``), so Ctrl-C then ends the process at once
+    (:func:`leave_now`); and should the interrupt be lost elsewhere, the process ends
+    :data:`BACKSTOP_SECONDS` later all the same."""
+    if _loading_a_module(frame):
+        leave_now()
+    backstop = threading.Timer(BACKSTOP_SECONDS, leave_now)
+    backstop.daemon = True
+    backstop.start()
+    raise KeyboardInterrupt
+
+
 def leave_ctrl_c_to_parent() -> None:
-    """In a worker process: ignore Ctrl-C; the parent stops the workers."""
+    """In a worker process: ignore Ctrl-C (one that came while it started, held by
+    :func:`ctrl_c_held`, is dropped); the parent stops the workers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C (and a time limit's alarm) back while a worker process starts, so the
+    start is never cut midway (a worker forked but not yet known to the parent would be
+    left running). The worker begins with Ctrl-C blocked until
+    :func:`leave_ctrl_c_to_parent`; here a Ctrl-C or an alarm that came meanwhile is
+    acted on once the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    kept = {number: signal.signal(number, lambda signum, frame: held.append(signum))
+            for number in (signal.SIGINT, signal.SIGALRM)}
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        for number, handler in kept.items():
+            signal.signal(number, handler)
+        for number, handler in kept.items():
+            if number not in held:
+                continue
+            if callable(handler):
+                handler(number, None)
+            elif handler == signal.SIG_DFL and number == signal.SIGINT:
+                raise KeyboardInterrupt
 
 
 def interruptible(fn: Callable[..., Any], *args: Any,

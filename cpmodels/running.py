@@ -34,7 +34,6 @@ import contextlib
 import csv
 import io
 import multiprocessing
-import os
 import queue
 import threading
 import time
@@ -43,7 +42,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from cpmodels.backends.engine import parallel_here, run_units, tally_tasks, units_wanted
+from cpmodels.backends.engine import (
+    parallel_here,
+    run_units,
+    tally_tasks,
+    units_wanted,
+    workers_for,
+)
 from cpmodels.errors import CpmodelsError, InputError, OutOfTime
 from cpmodels.files import open_stream, write_atomic
 from cpmodels.interrupt import leave_ctrl_c_to_parent, seconds_left
@@ -492,7 +497,7 @@ def _in_units(plan: Plan, run: Run, jobs: int | None,
         finally:
             tallies.close()  # stops the workers when the run ends early
         return
-    parts = units_wanted(cluster, (jobs or os.cpu_count() or 1) * UNITS_PER_JOB)
+    parts = units_wanted(cluster, workers_for(jobs) * UNITS_PER_JOB)
     size = max(1, min(MAX_UNIT, -(-len(items) // parts)))
     starts = list(range(0, len(items), size))
     if cluster is not None:

@@ -451,8 +451,10 @@ def _npy_header_claiming(shape: tuple[int, ...]) -> bytes:
      "not a towers certificate"),
     (lambda n, d: _npy_header_claiming((10**12,)) if n == "layers/0.keys.npy" else d,
      "holds less data than its shape (1000000000000,) needs"),
-    (lambda n, d: json.dumps({**json.loads(d), "rows": 10**100}).encode()
+    (lambda n, d: json.dumps({**json.loads(d), "rows": 10**9}).encode()
      if n == "header.json" else d, "rows and columns must be 1 to 200"),
+    (lambda n, d: json.dumps({**json.loads(d), "rows": 10**100}).encode()
+     if n == "header.json" else d, "header.json holds a number out of range"),
 ])
 def test_a_hostile_certificate_gets_one_line_in_bounded_memory(tmp_path, capsys, change,
                                                                fragment):

@@ -7,17 +7,20 @@ enumerate, sweep), ``design.py``, ``exporting.py`` (export, decode, export-suite
 ``parser.py`` (the option types and groups, the top level), ``runtime.py`` (the cluster,
 progress bars, the instance the arguments name) and ``output.py`` (text, JSON, pictures,
 exit codes). Exit status: 0 solved (or done), 1 proved unsolvable, 2 bad input, 3 stopped
-by the time limit without an answer, 130 interrupted.
+by the time limit without an answer, 130 interrupted. The command modules are imported
+when the parser is built, inside :func:`run`'s guard, so Ctrl-C at any moment of start-up
+is one line and status 130 too.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from cpmodels.cli import catalogue, counting, design, exporting, making, solving
 from cpmodels.cli.output import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -28,23 +31,30 @@ from cpmodels.cli.output import (
 )
 from cpmodels.cli.parser import assemble
 from cpmodels.errors import CpmodelsError
-from cpmodels.interrupt import TimeLimitReached, time_limit
+from cpmodels.interrupt import TimeLimitReached, interrupt_or_leave, leave_now, time_limit
 
-__all__ = ["build_parser", "main", "run"]
+if TYPE_CHECKING:
+    from cpmodels.cli.parser import AddCommand
+
+__all__ = ["build_parser", "commands", "execute", "main", "run"]
 
 
-#: Every command's parser, in the order ``--help`` lists them.
-COMMANDS = (
-    solving.add_solve, counting.add_count, counting.add_enumerate, solving.add_prove,
-    counting.add_sweep, catalogue.add_serve, design.add_design, catalogue.add_validate,
-    solving.add_verify, exporting.add_export, exporting.add_decode,
-    exporting.add_export_suite, making.add_make, catalogue.add_schema, catalogue.add_specs,
-)
+def commands() -> tuple[AddCommand, ...]:
+    """Every command's parser, in the order ``--help`` lists them."""
+    from cpmodels.cli import catalogue, counting, design, exporting, making, solving
+
+    return (
+        solving.add_solve, counting.add_count, counting.add_enumerate, solving.add_prove,
+        counting.add_sweep, catalogue.add_serve, design.add_design, catalogue.add_validate,
+        solving.add_verify, exporting.add_export, exporting.add_decode,
+        exporting.add_export_suite, making.add_make, catalogue.add_schema,
+        catalogue.add_specs,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The program's argument parser: every command, its options and their types."""
-    return assemble(COMMANDS)
+    return assemble(commands())
 
 
 SELF_TIMED = ("solve", "count", "prove")  # commands that stop at --time-limit on their own
@@ -87,7 +97,16 @@ def _load_kernels(kernels: Sequence[str], quiet: bool) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every user error is one line on stderr, never a traceback."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return execute(args)
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Run the command ``args`` name (as :func:`main` does once they are parsed)."""
     limit = getattr(args, "time_limit", None)
     if limit is not None and args.command in SELF_TIMED:
         limit += SELF_TIMED_GRACE  # a backstop: these stop on time and answer by themselves
@@ -114,18 +133,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    """The program's entry point: run :func:`main` and exit with its status.
+    """The program's entry point: read the arguments, run the command (:func:`execute`)
+    and exit with its status.
 
     After Ctrl-C or a time limit everything written is flushed and closed, so the process
-    leaves at once rather than wait for a search thread that is still unwinding.
+    leaves at once rather than wait for a search thread that is still unwinding. Ctrl-C
+    at any moment (while the modules load, the arguments are read, or an error is told)
+    is status 130 and one line.
     """
+    # Ctrl-C is Python's, or already the entry point's, unless the caller ignores it.
+    ctrl_c = signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, signal.SIG_DFL, None)
+    if ctrl_c:  # while the modules load and the arguments are read: nothing to keep
+        signal.signal(signal.SIGINT, leave_now)
     try:
-        guard_stdout()
-    except StandardOutputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(EXIT_BAD_INPUT) from None
-    code = main()
-    code = finish_stdout() or code
+        try:
+            guard_stdout()
+        except StandardOutputError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            raise SystemExit(EXIT_BAD_INPUT) from None
+        args = build_parser().parse_args()
+        if ctrl_c:
+            signal.signal(signal.SIGINT, interrupt_or_leave)
+        code = execute(args)
+        code = finish_stdout() or code
+    except KeyboardInterrupt:
+        leave_now()
+    except SystemExit:  # --help, --version, a bad argument: said already
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # done: Ctrl-C as it leaves changes nothing
     if code in (EXIT_INTERRUPTED, EXIT_UNKNOWN):
         sys.stdout.flush()
         sys.stderr.flush()

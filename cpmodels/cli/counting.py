@@ -28,6 +28,7 @@ from cpmodels.cli.parser import (
     add_face_up_arg,
     add_instance_args,
     add_quiet_arg,
+    job_count,
     positive_int,
     positive_seconds,
 )
@@ -260,8 +261,8 @@ def add_sweep(sub: Subparsers) -> None:
     sweep.add_argument("--out", required=True, type=Path, metavar="FILE.csv",
                        help="the rows, after a first line '# cpmodels sweep rows, question "
                        "HASH: ...' (pandas: read_csv(FILE, comment='#'))")
-    sweep.add_argument("--jobs", type=positive_int, metavar="N",
-                       help="worker processes (default: every core; they are used only when "
+    sweep.add_argument("--jobs", type=job_count, metavar="N",
+                       help="worker processes (default and most: every core; used only when "
                        "the months left would take more than a few seconds here)")
     sweep.add_argument("--resume", action="store_true",
                        help="keep the rows FILE.csv already has and count the rest (its first "

@@ -9,7 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cpmodels.cli.output import EXIT_OK, emit, stop_status, stopped_message
-from cpmodels.cli.parser import add_cluster_arg, add_quiet_arg, positive_int, positive_seconds
+from cpmodels.cli.parser import (
+    add_cluster_arg,
+    add_quiet_arg,
+    job_count,
+    positive_int,
+    positive_seconds,
+)
 from cpmodels.cli.runtime import bars_on, cluster_from
 from cpmodels.errors import InputError
 from cpmodels.files import check_output, keep_complete_lines
@@ -113,8 +119,8 @@ def add_design(sub: Subparsers) -> None:
                         "file of another question, or options, is refused)")
     design.add_argument("--time-limit", type=positive_seconds, metavar="S",
                         help="stop after S seconds, keeping the sets decided (then --resume)")
-    design.add_argument("--jobs", type=positive_int, metavar="N",
-                        help="worker processes (default: every core)")
+    design.add_argument("--jobs", type=job_count, metavar="N",
+                        help="worker processes (default and most: every core)")
     design.add_argument("--no-counts", action="store_true",
                         help="only decide which sets work; do not count their solutions")
     design.add_argument("--best", type=positive_int, metavar="K",

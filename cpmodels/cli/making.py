@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cpmodels.cli.output import EXIT_OK, emit
-from cpmodels.cli.parser import add_quiet_arg, positive_int, sheet
+from cpmodels.cli.parser import add_quiet_arg, job_count, positive_int, sheet
 from cpmodels.cli.runtime import bars_on
 from cpmodels.errors import InputError
 from cpmodels.extras import require
@@ -71,8 +71,8 @@ def add_make(sub: Subparsers) -> None:
     make.add_argument("--verdicts", type=Path, metavar="FILE.jsonl",
                       help="design files: the verdicts 'design --out' wrote, counted (not "
                            "--no-counts), of this design (else every set is decided first)")
-    make.add_argument("--jobs", type=positive_int, metavar="N",
-                      help="design files: worker processes deciding the sets")
+    make.add_argument("--jobs", type=job_count, metavar="N",
+                      help="design files: worker processes deciding the sets (at most the cores)")
     make.add_argument("--out", required=True, type=Path, metavar="DIR",
                       help="a new (or empty) directory")
     make.add_argument("--target", help="packing specs: the board to make (default: the first)")

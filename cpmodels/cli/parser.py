@@ -15,6 +15,8 @@ from cpmodels.cli.output import EXIT_BAD_INPUT
 from cpmodels.errors import InputError
 
 MAX_SECONDS = 10_000_000  # the longest time limit taken (longer ones overflow timers)
+MAX_COUNT = 10**12  # the largest count or rank an option takes
+MAX_JOBS = 4096  # a --jobs past this is refused; past the cores it is the cores
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -43,14 +45,41 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def _shown(text: str) -> str:
+    """An argument as a message quotes it: cut short past 24 characters."""
+    return repr(text) if len(text) <= 24 else f"{text[:20]!r}..."
+
+
 def positive_int(text: str) -> int:
-    """A whole number of at least 1 (a count of workers, solutions, a rank)."""
+    """A whole number from 1 to :data:`MAX_COUNT` (a count of solutions, a rank)."""
     try:
-        value = int(text)
+        value = int(text) if len(text) <= 30 else 0
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a whole number") from None
+    if not 1 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} must be from 1 to {MAX_COUNT:,}")
+    return value
+
+
+def job_count(text: str) -> int:
+    """``--jobs``: a whole number of worker processes from 1 to :data:`MAX_JOBS`; more than
+    the cores here is the cores (said on stderr), never a process each."""
+    import os
+    import sys
+
+    if len(text) > 30 or not text.strip().isascii() or not text.strip().isdigit() \
+            or not 1 <= int(text) <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number of worker processes "
+                                         f"(1 to {MAX_JOBS:,})")
+    value = int(text)
+    try:
+        cores = len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    if value > cores:
+        print(f"note: --jobs {value}: this machine has {cores} core{'s' * (cores > 1)}; "
+              f"running {cores} worker process{'es' * (cores > 1)}", file=sys.stderr)
+        value = cores
     return value
 
 

@@ -140,6 +140,16 @@ class Design:
                     self.pieces.append(piece)
                 indices.append(by_shape[key])
             self._draws.append(indices)
+        self.check_size()
+
+    def check_size(self) -> None:
+        """That the draws allow at most :data:`MAX_CANDIDATES` sets, counted from the
+        draws' sizes (nothing is enumerated), else an :class:`InputError`: every path to
+        the sets (``run_design``, ``--best``, the API, the editor) is bounded here."""
+        sets = self.count_candidates()
+        if sets > MAX_CANDIDATES:
+            raise InputError(f"the design asks for {sets:,} sets before the area check; the "
+                             f"limit is {MAX_CANDIDATES:,}")
 
     @property
     def area(self) -> int:
@@ -526,9 +536,7 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
     (``running.place_for``: worker processes share the sets in contiguous runs, each
     starting from this process's sessions, warm where processes fork; a cluster's workers
     take them as units); a design of more than :data:`PARALLEL_LIMIT` sets runs here."""
-    if design.count_candidates() > MAX_CANDIDATES:
-        raise InputError(f"the design asks for {design.count_candidates():,} sets before the "
-                         f"area check; the limit is {MAX_CANDIDATES:,}")
+    design.check_size()
     design.check_area()
     done = done or {}
     jobs = jobs or os.cpu_count() or 1

@@ -8,6 +8,22 @@ from pydantic import Field, PositiveInt, field_validator, model_validator
 
 from cpmodels.spec.base import MAX_BOARD_SIDE, Name, SpecFieldError, StrictModel
 
+MAX_CODES = 58  # colours (and "empty") a cell of the exact programme's 64-bit key can hold
+MAX_TOWER_CHOICES = 320_000  # cells x colours of the CP-SAT model (200x200 with 8 colours)
+
+
+def check_tower_choices(rows: int, cols: int, codes: int) -> str | None:
+    """Why a ``rows`` x ``cols`` board of ``codes`` colours (with "empty") is more than the
+    solvers take, or None when it is not."""
+    if codes > MAX_CODES:
+        return (f"{codes} colours: the exact programme holds at most "
+                f"{MAX_CODES} in a cell (empty counts as one)")
+    if rows * cols * codes > MAX_TOWER_CHOICES:
+        return (f"a {rows}x{cols} board of {codes} colours is {rows * cols * codes:,} "
+                f"choices of a colour for a cell; the CP-SAT model takes at most "
+                f"{MAX_TOWER_CHOICES:,} (a smaller board or fewer colours)")
+    return None
+
 
 class Colour(StrictModel):
     """A tower colour: its points and the colours it needs among its orthogonal neighbours."""
@@ -26,7 +42,7 @@ class TowersSpec(StrictModel):
     description: str = ""
     rows: PositiveInt = Field(5, le=MAX_BOARD_SIDE)
     cols: PositiveInt = Field(5, le=MAX_BOARD_SIDE)
-    colours: list[Colour] = Field(min_length=1)
+    colours: list[Colour] = Field(min_length=1, max_length=10_000)
     allow_empty: bool = Field(False, description="cells may stay empty (0 points)")
     empty_letter: str = Field(".", min_length=1, max_length=1)
     rules: Literal["always", "when-built"] = Field(
@@ -36,6 +52,13 @@ class TowersSpec(StrictModel):
     fixed: list[str] | None = Field(
         None, description="a partly built city: one string per row, a colour letter (or the "
         "empty letter) for a cell already built, ? for a free cell")
+
+    @model_validator(mode="after")
+    def _check_size(self) -> TowersSpec:
+        why = check_tower_choices(self.rows, self.cols, len(self.colours) + self.allow_empty)
+        if why is not None:
+            raise SpecFieldError(("colours",), why)
+        return self
 
     @model_validator(mode="after")
     def _check_fixed(self) -> TowersSpec:

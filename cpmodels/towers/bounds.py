@@ -20,7 +20,7 @@ import numpy as np
 
 from cpmodels.towers.certificate import corner_counts, priced_bands
 from cpmodels.towers.problem import TowersProblem
-from cpmodels.towers.programme import solve_dp
+from cpmodels.towers.programme import max_width, solve_dp
 
 PRICE_SCALE = 10  # prices are in tenths of a point: the programme adds whole numbers
 # Polyak's steps aim this far below the best known board: longer steps, which bring the
@@ -43,11 +43,14 @@ def band_bound(problem: TowersProblem, height: int, above: bool, below: bool, *,
     """The best score of ``height`` full rows of the board whose neighbouring rows (one
     ``above``, one ``below``, where the band has them) may hold any towers, scoring nothing
     and needing nothing. No board scores more on such a band of its rows. None when the
-    programme did not finish (time or memory)."""
+    programme did not finish (time or memory) or cannot take the band (too wide for its
+    colours)."""
     rows = height + above + below
     helpers = frozenset(([0] if above else []) + ([rows - 1] if below else []))
     band = TowersProblem(problem.name, rows, problem.cols, problem.colours,
                          problem.allow_empty, problem.empty_letter)
+    if min(rows, problem.cols) > max_width(band):
+        return None
     result = solve_dp(band, deadline=deadline, helpers=helpers)
     return result.best if result.finished else None
 

@@ -30,7 +30,6 @@ it reads the layout from the header and re-derives every transition with numpy.
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from collections.abc import Callable
@@ -40,7 +39,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cpmodels.files import check_output, json_member, move_into_place, npy_member, temp_beside
+from cpmodels.files import (
+    MAX_JSON_BYTES,
+    check_output,
+    json_member,
+    move_into_place,
+    npy_member,
+    stored_member,
+    temp_beside,
+)
 from cpmodels.towers.problem import TowersProblem
 
 if TYPE_CHECKING:  # the writer is given the programme's layout; the checker reads the header
@@ -154,7 +161,10 @@ def read_header(path: Path) -> dict[str, Any]:
             header = json_member(archive, "header.json")
     except KeyError:
         raise ValueError(f"{path} has no header.json: not a towers certificate") from None
-    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError):
+    except json.JSONDecodeError as exc:
+        why = exc.msg if "out of range" in exc.msg else "not a zip archive with a JSON header"
+        raise ValueError(f"{path} is not a towers certificate ({why})") from None
+    except (zipfile.BadZipFile, UnicodeDecodeError):
         raise ValueError(f"{path} is not a towers certificate (not a zip archive with a "
                          "JSON header)") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
@@ -194,6 +204,8 @@ class _Layers:
             keys = np.cumsum(deltas, dtype=np.uint64)
         if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
             raise ValueError(f"layer {t}'s keys overflow 64 bits")
+        if len(scores) and (int(scores.min()) < -MAX_SCORE or int(scores.max()) > MAX_SCORE):
+            raise ValueError(f"layer {t} holds a score beyond {MAX_SCORE:,} either way")
         return keys, scores.astype(np.int64)
 
     def _array(self, name: str) -> np.ndarray:
@@ -233,10 +245,40 @@ def _mismatch(header: dict[str, Any], problem: TowersProblem) -> str:
             f"cells differ from {problem.name}'s)")
 
 
+MAX_SCORE = 1 << 50  # a score or a cell's points in a certificate: no sum of them overflows
+
+
+def whole(value: Any, what: str, low: int, high: int) -> int:
+    """``value`` as the whole number from ``low`` to ``high`` a header or a claim must
+    hold, else a ValueError naming ``what`` (a float, a boolean, a string, a number out of
+    range: checked before anything is made from it)."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        shown = repr(value) if len(repr(value)) <= 24 else f"{repr(value)[:20]}..."
+        raise ValueError(f"{what} is {shown}; it must be a whole number from {low:,} to "
+                         f"{high:,}")
+    return value
+
+
+def whole_array(values: Any, what: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Nested lists of whole numbers of ``shape``, each within :data:`MAX_SCORE`, as an
+    array; else a ValueError (the sizes are checked level by level before it is made)."""
+    level = [values]
+    for size in shape:
+        if not all(isinstance(v, list) and len(v) == size for v in level):
+            raise ValueError(f"{what} must be lists of shape {shape}")
+        level = [item for v in level for item in v]
+    for v in level:
+        whole(v, f"a number of {what}", -MAX_SCORE, MAX_SCORE)
+    return np.array(values, dtype=np.int64).reshape(shape)
+
+
 def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipFile,
            on_layer: Callable[[int, int], None] | None) -> CertificateCheck:
-    turned = bool(header["turned"])
-    cell_bits, colour_bits = int(header["cell_bits"]), int(header["colour_bits"])
+    if not isinstance(header["turned"], bool):
+        raise ValueError(f"turned is {header['turned']!r}; it must be true or false")
+    turned = header["turned"]
+    cell_bits = whole(header["cell_bits"], "cell_bits", 1, 64)
+    colour_bits = whole(header["colour_bits"], "colour_bits", 1, 64)
     rows, cols = (problem.cols, problem.rows) if turned else (problem.rows, problem.cols)
     fixed = {((c, r) if turned else (r, c)): k for (r, c), k in problem.fixed}
     n = len(problem.colours) + (1 if problem.allow_empty else 0)
@@ -251,10 +293,14 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
     helpers: set[int] = set()
     cell_points = None
     if band is not None:
-        helpers = set(band["helpers"])
-        cell_points = np.array(band["cell_points"], dtype=np.int64)
-        if cell_points.shape != (problem.rows, problem.cols, n + 1, n + 1, n) or \
-                not helpers <= set(range(problem.rows)) or not isinstance(claimed_bound, int) \
+        if not isinstance(band, dict) or not isinstance(band["helpers"], list):
+            raise ValueError("band must hold a list of helper rows and the cells' points")
+        helpers = {whole(h, "a helper row", 0, problem.rows - 1) for h in band["helpers"]}
+        cell_points = whole_array(band["cell_points"], "cell_points",
+                                  (problem.rows, problem.cols, n + 1, n + 1, n))
+        if claimed_bound is not None:
+            whole(claimed_bound, "bound", -MAX_SCORE, MAX_SCORE)
+        if not isinstance(claimed_bound, int) \
                 or header["optimum"] is not None or header["board"] is not None:
             return CertificateCheck(False, "a band's certificate needs helper rows of the "
                                     "band, a score per cell, colour and neighbours above and "
@@ -262,9 +308,10 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
 
     optimum, board = header["optimum"], header["board"]
     if band is None and optimum is not None:
-        if not isinstance(optimum, int) or not isinstance(board, list) \
-                or not all(isinstance(row, str) for row in board):
+        if not isinstance(optimum, int) or isinstance(optimum, bool) \
+                or not isinstance(board, list) or not all(isinstance(row, str) for row in board):
             return CertificateCheck(False, "the claim needs an integer optimum and a board")
+        whole(optimum, "optimum", -MAX_SCORE, MAX_SCORE)
         wrong = problem.violations(board)
         if wrong:
             return CertificateCheck(False, f"the certificate's board breaks a rule: {wrong[0]}")
@@ -275,9 +322,10 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
         return CertificateCheck(False, "a board is given with no optimum")
 
     total = rows * cols
-    count = int(header["layers"])
-    if not 1 <= count <= total + 1:
-        return CertificateCheck(False, f"the certificate has {count} layers; "
+    count = header["layers"]
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= total + 1:
+        shown = repr(count) if len(repr(count)) <= 24 else f"{repr(count)[:20]}..."
+        return CertificateCheck(False, f"the certificate has {shown} layers; "
                                 f"a {problem.rows}x{problem.cols} board has {total + 1}")
     read = _Layers(archive, count)
     cell = np.uint64((1 << cell_bits) - 1)
@@ -400,6 +448,7 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
 
 
 PRICED_FORMAT = "cpmodels-towers-priced-bound"
+MAX_PRICED_SCALE = 1 << 20  # a priced bound's scale: the points times it stay far from overflow
 
 
 def priced_bands(problem: TowersProblem, cut: int, scale: int,
@@ -462,25 +511,35 @@ def check_priced_bound(path: Path, problem: TowersProblem,
                 return CertificateCheck(False, f"{path} is not a priced bound")
             if header_problem(problem) != {k: claim.get(k) for k in header_problem(problem)}:
                 return CertificateCheck(False, _mismatch(claim, problem))
-            cut, scale, bound = int(claim["cut"]), int(claim["scale"]), int(claim["bound"])
+            if problem.fixed or problem.rows < 2:
+                return CertificateCheck(False, "a priced bound is for boards of two rows or "
+                                        "more with no towers built")
             n = problem.codes
-            prices = np.array(claim.get("prices", []), dtype=np.int64)
-            if not 1 <= cut < problem.rows or scale < 1 or problem.fixed or \
-                    prices.shape != (problem.cols, n, n + 1, n):
-                return CertificateCheck(False, "the claim's cut, scale or prices do not fit "
-                                        "the board")
+            try:
+                cut = whole(claim["cut"], "cut", 1, problem.rows - 1)
+                scale = whole(claim["scale"], "scale", 1, MAX_PRICED_SCALE)
+                bound = whole(claim["bound"], "bound", -MAX_SCORE, MAX_SCORE)
+                prices = whole_array(claim.get("prices"), "prices", (problem.cols, n, n + 1, n))
+            except ValueError as exc:
+                return CertificateCheck(False, f"the claim's cut, scale or prices do not fit "
+                                        f"the board: {exc}")
+            rows = max(cut, problem.rows - cut) + 1  # the taller band's, with its copied row
+            scores = rows * problem.cols * (n + 1) * (n + 1) * n
+            if scores > MAX_JSON_BYTES // 2:  # a band's header lists them all
+                return CertificateCheck(False, f"the bands of a {problem.rows}x{problem.cols} "
+                                        f"board of {n} colours have {scores:,} scores, more "
+                                        f"than a band's header holds")
             total, states, layers = 0, 0, 0
             for (band, helper, points), name in zip(
                     priced_bands(problem, cut, scale, prices), ("top.cert", "bottom.cert")):
                 entry = band_entry(helper, points)
-                data = io.BytesIO(archive.read(name))
-                with zipfile.ZipFile(data) as inner:
+                with stored_member(path, archive, name) as data, \
+                        zipfile.ZipFile(data) as inner:
                     header = json_member(inner, "header.json")
-                if header.get("band") != entry:
-                    return CertificateCheck(False, f"{name} is for other prices or rows than "
-                                            "the claim's")
-                data.seek(0)
-                part = check_certificate(data, band, on_layer)  # type: ignore[arg-type]
+                    if not isinstance(header, dict) or header.get("band") != entry:
+                        return CertificateCheck(False, f"{name} is for other prices or rows "
+                                                "than the claim's")
+                    part = check_certificate(data, band, on_layer)  # type: ignore[arg-type]
                 if not part.ok:
                     return CertificateCheck(False, f"{name}: {part.message}")
                 total += part.bound or 0

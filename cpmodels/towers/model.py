@@ -119,8 +119,9 @@ def _search(problem: TowersProblem, time_limit: float | None, workers: int | Non
     solver = new_solver(time_limit, workers)
     status = run_solver(solver, model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        bound = int(solver.best_objective_bound) if status == cp_model.UNKNOWN else None
-        return status, [], bound
+        # Stopped before it loaded the model, CP-SAT says 0: a bound it never worked out.
+        worked_out = status == cp_model.UNKNOWN and solver.response_proto.num_booleans > 0
+        return status, [], int(solver.best_objective_bound) if worked_out else None
     grid = []
     for r in range(problem.rows):
         row = ""

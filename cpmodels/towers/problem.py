@@ -9,6 +9,7 @@ from math import gcd
 from cpmodels.errors import InputError
 from cpmodels.spec.base import MAX_BOARD_SIDE
 from cpmodels.spec.models import TowersSpec
+from cpmodels.spec.towers import check_tower_choices
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,9 @@ def towers_problem(spec: TowersSpec, rows: int | None = None,
     if not (1 <= rows <= MAX_BOARD_SIDE and 1 <= cols <= MAX_BOARD_SIDE):
         size = f"{rows}x{cols}" if max(abs(rows), abs(cols)) < 10**9 else "a huge size"
         raise InputError(f"a board of {size}: rows and columns must be 1 to {MAX_BOARD_SIDE}")
+    why = check_tower_choices(rows, cols, len(colours) + spec.allow_empty)
+    if why is not None:
+        raise InputError(f"{spec.name}: {why}")
     fixed: list[tuple[tuple[int, int], int]] = []
     if spec.fixed is not None:
         if (rows, cols) != (spec.rows, spec.cols):

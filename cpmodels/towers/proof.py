@@ -107,7 +107,7 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
     claim = _priced_claim(path)
     if claim is not None:
         rows, cols = size or (claim.get("rows"), claim.get("cols"))
-        if not (isinstance(rows, int) and isinstance(cols, int) and rows > 0 and cols > 0):
+        if not (type(rows) is int and type(cols) is int and rows > 0 and cols > 0):
             raise InputError(f"{path}: the claim gives no board size")
         problem = towers_problem(spec, rows, cols)
         return problem, check_priced_bound(path, problem, on_layer=on_layer)
@@ -119,7 +119,7 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     if size is not None:
         rows, cols = size
-    elif isinstance(header.get("rows"), int) and isinstance(header.get("cols"), int) \
+    elif type(header.get("rows")) is int and type(header.get("cols")) is int \
             and header["rows"] > 0 and header["cols"] > 0:
         rows, cols = header["rows"], header["cols"]
     else:
@@ -236,6 +236,7 @@ def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None,
 
 def _priced_claim(path: Path) -> dict | None:
     """The claim of a priced bound's certificate, or None when the file is not one."""
+    import json
     import zipfile
 
     try:
@@ -243,6 +244,10 @@ def _priced_claim(path: Path) -> dict | None:
             if "claim.json" not in archive.namelist():
                 return None
             claim = json_member(archive, "claim.json")
+    except json.JSONDecodeError as exc:
+        if "out of range" in exc.msg:
+            raise InputError(f"{path} is not a priced bound ({exc.msg})") from None
+        return None
     except (zipfile.BadZipFile, OSError, ValueError):
         return None
     return claim if isinstance(claim, dict) and claim.get("format") == PRICED_FORMAT else None

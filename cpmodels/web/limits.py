@@ -17,7 +17,6 @@ import asyncio
 import ctypes
 import gc
 import json
-import math
 import os
 import threading
 import time
@@ -28,6 +27,7 @@ from typing import Any, TypeVar
 from starlette.exceptions import HTTPException
 
 from cpmodels.errors import CpmodelsError, InputError, OutOfTime
+from cpmodels.files import bounded_json
 from cpmodels.interrupt import seconds_left
 
 T = TypeVar("T")
@@ -35,7 +35,6 @@ DEFAULT_QUEUE = 64  # searches waiting for a worker: enough for a page opened in
 GRACE = 5.0  # seconds past a search's deadline before its request stops waiting for it
 # (at most the time limit itself)
 MAX_JSON_DEPTH = 32  # nesting of a request's JSON: a board is 4 levels deep, a design 5
-MAX_NUMBER_DIGITS = 100  # characters of a number in a request's JSON (a make's sizes: a few)
 
 
 def check_deadline(deadline: float | None) -> None:
@@ -54,10 +53,10 @@ def acquire(lock: threading.Lock, deadline: float | None) -> None:
 def parse_json(body: bytes) -> Any:
     """A request body as JSON data; :class:`InputError` (one line) when it is not UTF-8
     JSON (:func:`body_text`), is nested more than :data:`MAX_JSON_DEPTH` levels or holds
-    a number that is not a finite one of at most :data:`MAX_NUMBER_DIGITS` digits."""
+    a number out of the bounds every JSON the package reads keeps (``files.bounded_json``)."""
     text = body_text(body, "JSON")
     try:
-        data = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+        data = bounded_json(text)
     except RecursionError:
         raise InputError(f"the request body is nested more than {MAX_JSON_DEPTH} levels "
                          "deep") from None
@@ -89,42 +88,14 @@ def body_text(body: bytes, what: str) -> str:
     return text
 
 
-class _NumberError(ValueError):
-    """A number in a request body that is refused (its message says why)."""
-
-
-def _int(digits: str) -> int:
-    if len(digits.lstrip("-")) > MAX_NUMBER_DIGITS:
-        raise _NumberError(f"the request body holds a number of more than "
-                           f"{MAX_NUMBER_DIGITS} digits")
-    return int(digits)
-
-
-def _float(text: str) -> float:
-    if len(text) > MAX_NUMBER_DIGITS:
-        raise _NumberError(f"the request body holds a number of more than "
-                           f"{MAX_NUMBER_DIGITS} characters")
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NumberError(f"the request body holds a number too large to read "
-                           f"({text[:20]}{'...' if len(text) > 20 else ''})")
-    return value
-
-
-def _constant(name: str) -> Any:
-    raise _NumberError(f"the request body holds {name}, which is not a JSON number")
-
-
 def json_error(exc: BaseException | None) -> str:
     """What is wrong with a body that JSON did not read (``exc``: the reader's error)."""
     if isinstance(exc, RecursionError):
         return f"the request body is nested more than {MAX_JSON_DEPTH} levels deep"
-    if isinstance(exc, _NumberError):
-        return str(exc)
     if isinstance(exc, UnicodeDecodeError):
         return "the request body is not UTF-8 text; send JSON as UTF-8"
     if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError):
-        return "the request body holds a number too long to read"
+        return f"the request body holds a number out of range: {exc}"
     return "the request body is not valid JSON"
 
 

@@ -112,7 +112,7 @@ from cpmodels.backends.engine.cluster import Cluster, connect, using
 from cpmodels.backends.engine.difficulty import Backtracker, Difficulty
 from cpmodels.backends.engine.links import suits as counted_by_links
 from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS
-from cpmodels.backends.engine.processes import WorkerFailed
+from cpmodels.backends.engine.processes import WorkerFailed, workers_for
 from cpmodels.backends.engine.scheduling import (
     add_tallies,
     cluster_solutions,
@@ -139,7 +139,7 @@ __all__ = [
     "Task", "Unit", "WorkerFailed", "add_tallies", "cached", "cluster_solutions", "connect",
     "count", "count_each",
     "counted_by_links", "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
-    "split_tasks", "tally_tasks", "units_wanted", "using", "warm_up",
+    "split_tasks", "tally_tasks", "units_wanted", "using", "warm_up", "workers_for",
 ]
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import cpmodels
-from cpmodels.backends.engine.processes import Runner
+from cpmodels.backends.engine.processes import Runner, cores
 from cpmodels.backends.engine.session import EngineSession, Task
 from cpmodels.errors import InputError, OutOfTime
 from cpmodels.extras import require
@@ -89,8 +89,9 @@ def connect(address: str | Any) -> Cluster:
         count = text.partition(":")[2] or "2"
         if not count.isdigit() or not 1 <= int(count) <= 256:
             raise InputError(f"--cluster {text}: give local or local:N with N from 1 to 256")
-        local = distributed.LocalCluster(
-            n_workers=int(count), threads_per_worker=1, processes=True, host="127.0.0.1",
+        local = distributed.LocalCluster(  # at most a worker per core
+            n_workers=min(int(count), cores()), threads_per_worker=1, processes=True,
+            host="127.0.0.1",
             dashboard_address="127.0.0.1:0", silence_logs=40)
         client = distributed.Client(local)
         return Cluster(client, local.scheduler_address, local, client.dashboard_link)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import threading
 import time
 import traceback
@@ -25,8 +26,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
-from cpmodels.errors import OutOfTime
-from cpmodels.interrupt import leave_ctrl_c_to_parent
+from cpmodels.errors import InputError, OutOfTime
+from cpmodels.interrupt import ctrl_c_held, leave_ctrl_c_to_parent
 
 MAX_RETRIES = 2  # times a unit is run again after the worker running it died
 
@@ -42,6 +43,25 @@ def can_fork_here() -> bool:
             and threading.current_thread() is threading.main_thread())
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
+def workers_for(jobs: int | None) -> int:
+    """The worker processes ``jobs`` asks for (None: every core), never more than the
+    cores: a larger number (``--jobs 10000``) is one process per core, not one each. A
+    ``jobs`` that is not a whole number of at least 1 is an :class:`InputError`."""
+    if jobs is None:
+        return cores()
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise InputError(f"jobs={jobs!r}: give a whole number of worker processes, at least 1")
+    return min(jobs, cores())
+
+
 class Runner(Protocol):
     """Anything that runs units in a worker: an engine session, or another object with a
     ``run(unit)`` method (a design's candidate sets)."""
@@ -49,11 +69,18 @@ class Runner(Protocol):
     def run(self, unit: Any) -> Any: ...
 
 
-def _worker(runner: Runner, conn: Connection) -> None:
-    """A worker process: run each unit it is sent, answer with its results, until None."""
+def _worker(runner: Runner, conn: Connection, parents: Connection | None = None) -> None:
+    """A worker process: run each unit it is sent, answer with its results, until None, or
+    until the parent is gone (``parents``: the parent's end of the pipe, closed here, so
+    the worker sees the parent go)."""
     leave_ctrl_c_to_parent()
+    if parents is not None:
+        parents.close()
     while True:
-        message = conn.recv()
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
         if message is None:
             return
         index, unit = message
@@ -88,7 +115,7 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int,
     fork = can_fork_here()
     context: Any = mp.get_context("fork" if fork else "spawn")
     order = list(range(len(units)))
-    n = max(1, min(jobs, len(order)))
+    n = max(1, min(workers_for(jobs), len(order)))
     size = -(-len(order) // n)
     runs = [order[k * size:(k + 1) * size] for k in range(n)]
     retries = dict.fromkeys(order, 0)
@@ -96,12 +123,13 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int,
 
     def start(run: list[int]) -> _Slot:
         parent, child = context.Pipe()
-        process = context.Process(target=_worker, args=(runner, child), daemon=True,
-                                  name="cpmodels-worker")
-        process.start()
-        child.close()
-        slot = _Slot(process, parent, run)
-        slots.append(slot)
+        process = context.Process(target=_worker, args=(runner, child, parent if fork else None),
+                                  daemon=True, name="cpmodels-worker")
+        with ctrl_c_held():  # known to the parent (and stopped with the rest) once started
+            process.start()
+            child.close()
+            slot = _Slot(process, parent, run)
+            slots.append(slot)
         return slot
 
     def feed(slot: _Slot) -> None:

@@ -16,13 +16,12 @@ result as it finishes; everything else here is built on it:
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import links
-from cpmodels.backends.engine.processes import Runner, can_fork_here
+from cpmodels.backends.engine.processes import Runner, can_fork_here, workers_for
 from cpmodels.backends.engine.processes import run_units as run_in_processes
 from cpmodels.backends.engine.session import EngineSession, Tally, Task
 from cpmodels.cover import ExactCover
@@ -58,13 +57,13 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int | None = None,
         from cpmodels.backends.engine.cluster import run_units_on
 
         return run_units_on(cluster, runner, units, deadline)
-    return run_in_processes(runner, units, jobs=jobs or os.cpu_count() or 1, deadline=deadline)
+    return run_in_processes(runner, units, jobs=workers_for(jobs), deadline=deadline)
 
 
 def parallel_here(jobs: int | None = None) -> bool:
     """Whether work may go to worker processes from this thread (more than one job, and the
     main thread of a process that can fork)."""
-    return (jobs or os.cpu_count() or 1) > 1 and can_fork_here()
+    return workers_for(jobs) > 1 and can_fork_here()
 
 
 def units_wanted(cluster: Cluster | None, here: int) -> int:
@@ -153,13 +152,13 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     """
     if cluster is None and links.suits(cover):  # a solid: most constrained item first
         found = links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
-                                 jobs=jobs or os.cpu_count() or 1, stats=stats)
+                                 jobs=workers_for(jobs), stats=stats)
         if found is None:
             raise OutOfTime("the count ran out of time")
         return found
     start, cpu_start = time.perf_counter(), time.process_time()
     session = EngineSession(cover)
-    workers = max(1, jobs or os.cpu_count() or 1)
+    workers = workers_for(jobs)
     cut = cluster is not None or len(tasks) < 2 * workers  # too few to share: cut now
     if cluster is not None:
         groups = split_tasks(session, tasks, units_wanted(cluster, 1))
@@ -250,7 +249,7 @@ def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | No
     if cluster is not None:
         yield from _tally_on_cluster(session, tasks, cluster, on_units, nodes)
         return
-    if (jobs or os.cpu_count() or 1) == 1 or len(tasks) < 3:
+    if workers_for(jobs) == 1 or len(tasks) < 3:
         yield from map(here, tasks)
         return
     start = time.perf_counter()
@@ -270,7 +269,7 @@ def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | No
         yield from map(here, rest)
         return
     results = run_units(Counting(session), [(task,) for task in rest],
-                        jobs=min(jobs or os.cpu_count() or 1, len(rest)))
+                        jobs=min(workers_for(jobs), len(rest)))
     try:
         for (tally,), searched in in_order(results):
             nodes(searched)
