@@ -330,11 +330,13 @@ def test_json_numbers_out_of_range_are_refused(text):
 
 def test_a_resumed_design_line_with_infinity_is_one_line(tmp_path, capsys):
     from cpmodels.design.verdicts import read_verdicts
+    from cpmodels.questions import question_of
 
+    question = question_of("design verdicts", "a design", {"board": "any"})
     out = tmp_path / "v.jsonl"
-    out.write_text('{"pieces": ["A"], "works": true, "min": Infinity}\n')
-    with pytest.raises(InputError, match="line 1 is no design verdict"):
-        read_verdicts(out)
+    out.write_text(question.json_line() + '\n{"pieces": ["A"], "works": true, "min": Infinity}\n')
+    with pytest.raises(InputError, match="line 2 is no design verdict"):
+        read_verdicts(out, question)
 
 
 # Towers colours: what the programme and the CP-SAT model take, checked as the spec loads.

@@ -9,8 +9,8 @@
 """
 
 from cpmodels.design.best import best_sets
-from cpmodels.design.search import Design, load_board, run_design, working_set
+from cpmodels.design.search import Design, TooManySets, load_board, run_design, working_set
 from cpmodels.design.verdicts import Side, Verdict, ranked, ranked_by_difficulty, summary
 
-__all__ = ["Design", "Side", "Verdict", "best_sets", "load_board", "ranked", "ranked_by_difficulty",
-           "run_design", "summary", "working_set"]
+__all__ = ["Design", "Side", "TooManySets", "Verdict", "best_sets", "load_board", "ranked",
+           "ranked_by_difficulty", "run_design", "summary", "working_set"]

@@ -49,6 +49,15 @@ if TYPE_CHECKING:
     from cpmodels.backends.engine import Cluster
 
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
+
+
+class TooManySets(InputError):
+    """A design whose draws allow more sets than it may try (``sets`` against ``limit``)."""
+
+    def __init__(self, sets: int, limit: int) -> None:
+        self.sets, self.limit = sets, limit
+        super().__init__(f"the design asks for {sets:,} sets before the area check; the "
+                         f"limit is {limit:,}")
 DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share
 LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
 LEARN_SHARE = 25  # ... or one in this many candidates, when that is more
@@ -101,6 +110,7 @@ class Design:
     board: CalendarSpec
     with_counts: bool = True  # count the working sets' solutions (else existence only)
     with_difficulty: bool = False  # measure the working sets' difficulty on every date
+    max_sets: int = MAX_CANDIDATES  # sets the draws may allow (the editor takes fewer)
     required: list[tuple[str, ...]] = field(init=False)
     pieces: list[Piece] = field(init=False)
     _draws: list[list[int]] = field(init=False)  # per draw, its pieces' indices
@@ -143,13 +153,12 @@ class Design:
         self.check_size()
 
     def check_size(self) -> None:
-        """That the draws allow at most :data:`MAX_CANDIDATES` sets, counted from the
-        draws' sizes (nothing is enumerated), else an :class:`InputError`: every path to
-        the sets (``run_design``, ``--best``, the API, the editor) is bounded here."""
+        """That the draws allow at most :attr:`max_sets` sets, counted from the draws'
+        sizes (nothing is enumerated), else :class:`TooManySets`: every path to the sets
+        (``run_design``, ``--best``, the API, the editor) is bounded here."""
         sets = self.count_candidates()
-        if sets > MAX_CANDIDATES:
-            raise InputError(f"the design asks for {sets:,} sets before the area check; the "
-                             f"limit is {MAX_CANDIDATES:,}")
+        if sets > self.max_sets:
+            raise TooManySets(sets, self.max_sets)
 
     @property
     def area(self) -> int:

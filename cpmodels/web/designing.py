@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cpmodels.design import Design, ranked
+from cpmodels.design import Design, TooManySets, ranked
 from cpmodels.errors import InputError, SpecError
 from cpmodels.running import Plan, Run, Threads, in_own_process
 from cpmodels.spec.design import DesignSpec
@@ -66,11 +66,12 @@ class BoardDesign:
         self._design, self._board, self.threads = design, board, max(1, threads)
         # One design (its own compiled cover and sessions) per thread: the first here, to
         # count the sets; the others when the deciding starts.
-        self.design = Design(design, board)
-        sets = self.design.count_candidates()
-        if sets > MAX_SETS:
-            raise InputError(f"that is {sets:,} sets to try; the editor tries at most "
-                             f"{MAX_SETS:,} (run cpmodels design on the saved board for more)")
+        try:
+            self.design = Design(design, board, max_sets=MAX_SETS)
+        except TooManySets as many:
+            raise InputError(f"that is {many.sets:,} sets to try; the editor tries at most "
+                             f"{MAX_SETS:,} (run cpmodels design on the saved board for "
+                             "more)") from None
         self._stopped = threading.Event()
         self.run: Run | None = None
 
