@@ -35,6 +35,16 @@ class TooLargeError(CpmodelsError):
     """A problem would need more memory than the package allows; refused before any work."""
 
 
+class TooManySets(InputError):
+    """A design whose draws allow more piece sets than it may try (``sets`` against
+    ``limit``), counted before any set is made."""
+
+    def __init__(self, sets: int, limit: int) -> None:
+        self.sets, self.limit = sets, limit
+        super().__init__(f"the design asks for {sets:,} sets before the area check; the "
+                         f"limit is {limit:,}")
+
+
 class NotFound(CpmodelsError):
     """Something asked for by name or number does not exist (a spec, a solution index)."""
 

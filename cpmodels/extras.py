@@ -12,7 +12,7 @@ import importlib
 from cpmodels.errors import InputError
 
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "web": ("fastapi", "uvicorn"),
+    "web": ("fastapi", "uvicorn", "h11"),
     "make": ("shapely", "ezdxf", "trimesh", "manifold3d", "lxml", "networkx"),
     "cluster": ("distributed",),
 }

@@ -29,7 +29,7 @@ from cpmodels.backends.engine import EngineSession, Regions
 from cpmodels.cover import ItemKind
 from cpmodels.design.reaching import first_failure, front_failure
 from cpmodels.design.verdicts import Side, Verdict
-from cpmodels.errors import InputError, OutOfTime, SpecError
+from cpmodels.errors import InputError, OutOfTime, SpecError, TooManySets
 from cpmodels.geometry import (
     OptionKind,
     Placement,
@@ -49,15 +49,6 @@ if TYPE_CHECKING:
     from cpmodels.backends.engine import Cluster
 
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
-
-
-class TooManySets(InputError):
-    """A design whose draws allow more sets than it may try (``sets`` against ``limit``)."""
-
-    def __init__(self, sets: int, limit: int) -> None:
-        self.sets, self.limit = sets, limit
-        super().__init__(f"the design asks for {sets:,} sets before the area check; the "
-                         f"limit is {limit:,}")
 DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share
 LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
 LEARN_SHARE = 25  # ... or one in this many candidates, when that is more
@@ -153,11 +144,10 @@ class Design:
         self.check_size()
 
     def check_size(self) -> None:
-        """That the draws allow at most :attr:`max_sets` sets, counted from the draws'
-        sizes (nothing is enumerated), else :class:`TooManySets`: every path to the sets
-        (``run_design``, ``--best``, the API, the editor) is bounded here."""
-        sets = self.count_candidates()
-        if sets > self.max_sets:
+        """That the draws allow at most :attr:`max_sets` sets, counted from their sizes
+        (nothing is enumerated), else :class:`TooManySets`: every path to the sets is
+        bounded here."""
+        if (sets := self.count_candidates()) > self.max_sets:
             raise TooManySets(sets, self.max_sets)
 
     @property
