@@ -4,6 +4,8 @@ go of what it held before it answers, and a body that is not UTF-8 JSON is told 
 
 from __future__ import annotations
 
+import asyncio
+import json
 import select
 import socket
 import threading
@@ -18,7 +20,7 @@ from fastapi.testclient import TestClient
 from cpmodels.errors import InputError
 from cpmodels.web import board, designing, puzzles
 from cpmodels.web.app import create_app
-from cpmodels.web.connections import MAX_CONNECTIONS
+from cpmodels.web.connections import MAX_CONNECTIONS, Admission
 from cpmodels.web.routes import board as board_routes
 from cpmodels.web.routes import play as play_routes
 
@@ -70,6 +72,109 @@ def test_silent_connections_do_not_keep_cheap_answers_out():
         finally:
             for sock in silent:
                 sock.close()
+
+
+def _slow_uploads(url: str, count: int, stop: threading.Event) -> None:
+    """``count`` connections, each sending a request's headers and the first byte of its
+    body, and opened again whenever the server closes one, until ``stop``."""
+    head = (b"POST /api/solution HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"content-length: 60000\r\n\r\n{")
+
+    def opened() -> socket.socket:
+        sock = socket.create_connection(_host_port(url))
+        sock.sendall(head)
+        return sock
+    socks = [opened() for _ in range(count)]
+    try:
+        while not stop.is_set():
+            readable, _, _ = select.select(socks, [], [], 0.05)
+            for sock in readable:
+                sock.close()
+                socks[socks.index(sock)] = opened()
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_bodies_on_their_way_do_not_keep_cheap_answers_out():
+    """More requests than the cap, each with its headers sent and its body begun, and
+    opened again as the server closes them: they hold no place, so the list of calendars
+    answers 200 at once every time."""
+    stop = threading.Event()
+    with running_server(create_app([WEEK])) as url:
+        uploads = threading.Thread(target=_slow_uploads, args=(url, MAX_CONNECTIONS + 44, stop))
+        uploads.start()
+        try:
+            time.sleep(0.5)  # the server has them all
+            answers = []
+            for _ in range(15):
+                answers.append(httpx.get(f"{url}/api/specs", timeout=10))
+                time.sleep(0.1)
+            assert [a.status_code for a in answers] == [200] * len(answers), \
+                [a.text for a in answers if a.status_code != 200][:1]
+        finally:
+            stop.set()
+            uploads.join(10)
+
+
+def test_requests_past_the_cap_get_503_as_json():
+    """Only requests being answered count: with the cap's worth at work, the next whose
+    body has arrived is answered 503 with ``{"error": ...}``; one whose body is still on
+    its way waits without counting, and is answered once a place is free."""
+    async def scenario() -> tuple[list[dict], list[dict], int]:
+        release = asyncio.Event()
+
+        async def app(scope, receive, send):
+            await receive()
+            await release.wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+        admission = Admission(app, cap=1)
+        scope = {"type": "http", "headers": []}
+
+        def client(messages):
+            sent: list[dict] = []
+
+            async def receive():
+                return messages.pop(0) if messages else await asyncio.Event().wait()
+
+            async def send(message):
+                sent.append(message)
+            return receive, send, sent
+
+        whole = {"type": "http.request", "body": b"{}", "more_body": False}
+        first = client([dict(whole)])
+        working = asyncio.ensure_future(admission(scope, *first[:2]))
+        await asyncio.sleep(0)
+        refused = client([dict(whole)])
+        await admission(scope, *refused[:2])
+        body_arrives = asyncio.Event()
+        later_messages: list[dict] = []
+
+        async def later_receive():
+            await body_arrives.wait()
+            return later_messages.pop(0)
+        later_sent: list[dict] = []
+
+        async def later_send(message):
+            later_sent.append(message)
+        later = asyncio.ensure_future(admission(scope, later_receive, later_send))
+        await asyncio.sleep(0)
+        waiting_count = admission.working  # the later request, body not yet here, is not counted
+        release.set()
+        await working
+        later_messages.append(dict(whole))
+        body_arrives.set()
+        await later
+        return refused[2], later_sent, waiting_count
+
+    refused, later, waiting_count = asyncio.run(scenario())
+    assert refused[0]["status"] == 503
+    assert (b"content-type", b"application/json") in refused[0]["headers"]
+    assert "try again" in json.loads(refused[1]["body"])["error"]
+    assert waiting_count == 1
+    assert later[0]["status"] == 200
 
 
 def test_a_connection_that_sends_nothing_is_closed():
