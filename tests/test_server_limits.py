@@ -169,7 +169,8 @@ def test_requests_past_the_cap_get_503_as_json():
         await later
         return refused[2], later_sent, waiting_count
 
-    refused, later, waiting_count = asyncio.run(scenario())
+    with ThreadPoolExecutor(1) as thread:  # a loop of its own (a browser's may be running)
+        refused, later, waiting_count = thread.submit(asyncio.run, scenario()).result(10)
     assert refused[0]["status"] == 503
     assert (b"content-type", b"application/json") in refused[0]["headers"]
     assert "try again" in json.loads(refused[1]["body"])["error"]
@@ -297,7 +298,10 @@ JSON = {"content-type": "application/json"}
 BODIES = [
     (b"\xff\xfe\x00", JSON, 422, "UTF-16"),
     ('{"spec": "calendar_week"}'.encode("utf-16"), JSON, 422, "UTF-16"),
-    ('{"spec": "calendar_week"}'.encode("utf-16-be"), JSON, 422, "NUL byte"),
+    ('{"spec": "calendar_week"}'.encode("utf-16-be"), JSON, 422, "is UTF-16 (NUL bytes"),
+    ('{"spec": "calendar_week"}'.encode("utf-32"), JSON, 422, "is UTF-32 (it starts with"),
+    ('{"spec": "calendar_week"}'.encode("utf-32-be"), JSON, 422, "is UTF-32 (NUL bytes"),
+    ('{"spec": "calendar_week"}'.encode("utf-32-le"), JSON, 422, "is UTF-32 (NUL bytes"),
     (b'\xef\xbb\xbf{"spec": "calendar_week"}', JSON, 422, "byte order mark"),
     (b'{"spec": "calendar\xe9week"}', JSON, 422, "not UTF-8 text (byte 18 is 0xe9)"),
     (b'{"spec": "\xc3\x28"}', JSON, 422, "not UTF-8"),
@@ -350,6 +354,7 @@ def test_json_bodies_still_read_as_before(client):
 @pytest.mark.parametrize(("body", "fragment"), [
     (b"name: caf\xe9\n", "not UTF-8 text"),
     ("name: x\n".encode("utf-16"), "UTF-16"),
+    ("name: x\n".encode("utf-32"), "UTF-32"),
     (b"name: x\x00\n", "NUL byte"),
 ])
 def test_a_yaml_body_that_is_not_utf8_is_told_so(client, body, fragment):
@@ -365,10 +370,59 @@ def test_validation_errors_are_plain_sentences(client):
         "missing": client.post("/api/solution", json={}),
         "extra": client.post("/api/count", json={"spec": "calendar_week", "idx": 1}),
     }
-    assert said["index"].json()["error"] == "index should be a valid integer"
+    assert said["index"].json()["error"] == \
+        "index: give a whole number from 0 (0 is the first solution)"
     assert said["missing"].json()["error"] == "spec is required"
     assert said["extra"].json()["error"] == "idx is not a field this request takes"
     assert {a.status_code for a in said.values()} == {422}
+
+
+WEEK_REQUEST = {"spec": "calendar_week"}
+
+
+@pytest.mark.parametrize(("path", "fields", "said"), [
+    # bools, text and fractions are not whole numbers, nor numbers yes or no
+    ("/api/solution", {"index": True}, "index: give a whole number from 0"),
+    ("/api/solution", {"index": False}, "index: give a whole number from 0"),
+    ("/api/solution", {"index": "3"}, "index: give a whole number from 0"),
+    ("/api/solution", {"index": 1.0}, "index: give a whole number from 0"),
+    ("/api/solution", {"index": -1}, "index: give a whole number from 0"),
+    ("/api/solution", {"face_up": 1}, "face_up: give true or false"),
+    ("/api/solution", {"face_up": "true"}, "face_up: give true or false"),
+    ("/api/check", {"placements": [{"piece": "L", "cells": [[True, 0]]}]},
+     "cells of placements item 1: give the cells the piece covers as [[ROW, COLUMN], ...]"),
+    ("/api/hint", {"revealed": [{"piece": "L", "cells": [[0, 0]]}, {"piece": "L",
+                                                                    "cells": [[0, 1.5]]}]},
+     "cells of revealed item 2: give the cells"),
+    # dates are text, never a number read as seconds
+    ("/api/solution", {"date": 20260101}, "date: give a date as YYYY-MM-DD"),
+    ("/api/count", {"date": "2026-13-45"}, "date: give a date as YYYY-MM-DD"),
+    ("/api/count", {"date": True}, "date: give a date as YYYY-MM-DD"),
+    # the validator's paths and phrases stay out of the sentence
+    ("/api/solution", {"labels": [1]}, "labels: give one label per group"),
+    ("/api/solution", {"labels": "Jan"}, "labels: give one label per group"),
+    ("/api/solution", {"labels": ["x" * 41]}, "labels: give one label per group"),
+    ("/api/check", {"placements": [{"piece": 7, "cells": [[0, 0]]}]},
+     "piece of placements item 1: give a piece's name"),
+    ("/api/check", {"placements": [{"cells": [[0, 0]]}]},
+     "piece of placements item 1 is required"),
+    ("/api/solution", {"spec": 7}, "spec: give a calendar's name"),
+])
+def test_every_validation_error_is_a_plain_sentence(client, path, fields, said):
+    answer = client.post(path, json={**WEEK_REQUEST, **fields})
+    assert answer.status_code == 422, answer.text
+    error = answer.json()["error"]
+    assert error.startswith(said), error
+    assert "Input should" not in error and "valid" not in error and ".0" not in error
+
+
+def test_a_body_that_is_no_object_and_query_options_are_sentences(client):
+    answer = client.post("/api/solution", json=[1])
+    assert answer.status_code == 422
+    assert answer.json()["error"].startswith("the request body should be a JSON object")
+    answer = client.post("/api/board/make?cell=abc", json=SMALL)
+    assert answer.status_code == 422
+    assert answer.json()["error"] == "cell: give the side of a cell in millimetres, a number"
 
 
 # --- serving --------------------------------------------------------------------------

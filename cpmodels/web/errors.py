@@ -9,13 +9,16 @@ the board, which also says ``{"status": "invalid", "completions": 0, "message": 
 413 a body over the limit and 415 a body posted to the API as another type than JSON
 (:class:`~cpmodels.web.limits.BodyLimit`); 404 only an unknown spec, solution index or
 grid; 409 a hint where no solution keeps the pieces shown; 503 a full
-pool or too many streams; 504 out of time. An internal error is logged and answers 500
-with a short message.
+pool or too many streams (and too many requests at once,
+:class:`~cpmodels.web.connections.Admission`, in the same JSON); 504 out of time. An
+internal error is logged and answers 500 with a short message. A validation error is one
+sentence per field, naming it and how to give it (:data:`FIELD_FORMS`).
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
@@ -60,27 +63,74 @@ def status_of(exc: BaseException) -> int:
     return 500
 
 
+# What each field a request takes should be: the one sentence a validation error of it
+# says, whatever the validator found (the field is the innermost name of the error's place:
+# ``cells`` for ``placements.0.cells.1``).
+FIELD_FORMS: dict[str, str] = {
+    "spec": "give a calendar's name, such as calendar_week",
+    "date": "give a date as YYYY-MM-DD, such as 2026-12-25",
+    "labels": "give one label per group (at most 10), each a word of at most 40 "
+              "characters such as Jan",
+    "face_up": "give true or false",
+    "index": "give a whole number from 0 (0 is the first solution)",
+    "revealed": 'give a list of at most 64 pieces laid, each {"piece": NAME, "cells": '
+                "[[ROW, COLUMN], ...]}",
+    "placements": 'give a list of at most 64 pieces laid, each {"piece": NAME, "cells": '
+                  "[[ROW, COLUMN], ...]}",
+    "piece": "give a piece's name",
+    "cells": "give the cells the piece covers as [[ROW, COLUMN], ...], whole numbers",
+    "cell": "give the side of a cell in millimetres, a number",
+    "kerf": "give the laser's kerf in millimetres, a number",
+    "clearance": "give the clearance between pieces in millimetres, a number",
+    "thickness": "give the material's thickness in millimetres, a number",
+    "sheet": "give the sheet's size in millimetres as WIDTHxHEIGHT, such as 600x400",
+}
+# For a field the table does not name: what its expected type is, in words.
+TYPE_FORMS: dict[str, str] = {
+    "int": "give a whole number", "float": "give a number", "bool": "give true or false",
+    "string": "give text", "list": "give a list", "tuple": "give a list",
+    "dict": "give an object", "model": "give an object", "date": "give a date as YYYY-MM-DD",
+}
+REQUEST_FORM = ('the request body should be a JSON object of the request\'s fields, such as '
+                '{"spec": "calendar_week"}')
+
+
 def _message(exc: RequestValidationError) -> str:
-    """A request's validation errors as plain sentences, each naming the field it is
-    about ("index should be a valid integer"), not the validator's paths and phrases."""
-    parts = []
+    """A request's validation errors as plain sentences, one per field, each naming the
+    field and how to give it ("date: give a date as YYYY-MM-DD"), never the validator's
+    paths and phrases."""
+    parts: list[str] = []
     for error in exc.errors():
         if error["type"] == "json_invalid":
             return "the request body is not valid JSON"
-        where = ".".join(str(x) for x in error["loc"] if x != "body") or "the request"
-        parts.append(_sentence(where, error["type"], error["msg"]))
+        sentence = _sentence(error["loc"], error["type"])
+        if sentence not in parts:
+            parts.append(sentence)
     return "; ".join(parts)
 
 
-def _sentence(where: str, kind: str, said: str) -> str:
-    """One validation error of the field ``where`` as a sentence."""
+def _sentence(loc: tuple[Any, ...], kind: str) -> str:
+    """One validation error, at ``loc`` (the validator's place) of kind ``kind``, as a
+    sentence."""
+    if loc and loc[0] in ("body", "query", "path", "header"):
+        loc = loc[1:]
+    names = [str(x) for x in loc if isinstance(x, str)]
+    if not names:
+        return REQUEST_FORM
+    where = names[-1]
+    items = [x for x in loc if isinstance(x, int)]
+    if len(names) > 1 and items:
+        where = f"{names[-1]} of {names[0]} item {items[0] + 1}"
+    elif len(names) > 1:
+        where = f"{names[-1]} of {names[0]}"
     if kind == "missing":
         return f"{where} is required"
     if kind == "extra_forbidden":
         return f"{where} is not a field this request takes"
-    if said.startswith("Input should "):
-        return f"{where} should {said[len('Input should '):]}"
-    return f"{where}: {said[:1].lower()}{said[1:]}"
+    form = FIELD_FORMS.get(names[-1]) or next(
+        (said for prefix, said in TYPE_FORMS.items() if kind.startswith(prefix)),
+        "give it as the request's description says")
+    return f"{where}: {form}"
 
 
 def _error(status: int, message: str) -> JSONResponse:

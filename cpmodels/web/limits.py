@@ -34,6 +34,7 @@ T = TypeVar("T")
 DEFAULT_QUEUE = 64  # searches waiting for a worker: enough for a page opened in many tabs
 GRACE = 5.0  # seconds past a search's deadline before its request stops waiting for it
 # (at most the time limit itself)
+UTF16_32_MARKS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")  # their byte order marks
 MAX_JSON_DEPTH = 32  # nesting of a request's JSON: a board is 4 levels deep, a design 5
 
 
@@ -68,15 +69,19 @@ def parse_json(body: bytes) -> Any:
 
 
 def body_text(body: bytes, what: str) -> str:
-    """A request body as text: :class:`InputError` when it is not UTF-8 (a UTF-16 byte
-    order mark, bytes no UTF-8 text holds), starts with a byte order mark, or holds a NUL
-    byte (``what``: what the body should be, for the message)."""
-    if body.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InputError(f"the request body is UTF-16 (it starts with a UTF-16 byte order "
-                         f"mark); send {what} as UTF-8")
+    """A request body as text: :class:`InputError` when it is not UTF-8 (UTF-16 or UTF-32,
+    by their byte order marks or the NUL bytes between their first characters; bytes no
+    UTF-8 text holds), starts with a byte order mark, or holds a NUL byte (``what``: what
+    the body should be, for the message)."""
     if body.startswith(b"\xef\xbb\xbf"):
         raise InputError(f"the request body starts with a byte order mark; send {what} as "
                          "UTF-8 without one")
+    encoding = json.detect_encoding(body)  # by the byte order mark, else by the NULs
+    if encoding != "utf-8":
+        name = encoding.upper().replace("-LE", "").replace("-BE", "")
+        how = ("it starts with a byte order mark" if body.startswith(UTF16_32_MARKS)
+               else "NUL bytes lie between its first characters")
+        raise InputError(f"the request body is {name} ({how}); send {what} as UTF-8")
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
 from cpmodels.geometry import Placement
 from cpmodels.web.play import hint_answer
@@ -26,7 +26,17 @@ from cpmodels.web.puzzles import (
 )
 from cpmodels.web.state import Server
 
+
+def _date_text(value: Any) -> Any:
+    """A date is given as text (``YYYY-MM-DD``), never as a number read as seconds."""
+    if not isinstance(value, str):
+        raise ValueError("a date is text such as 2026-12-25")
+    return value
+
+
+# Numbers and yes-or-no fields are strict: true is not the index 1, nor 1 face up.
 Label = Annotated[str, Field(min_length=1, max_length=40)]
+DateText = Annotated[dt.date, BeforeValidator(_date_text)]
 router = APIRouter()
 
 
@@ -38,18 +48,18 @@ class PuzzleRequest(_Request):
     """Which puzzle: a spec, and a date (default today) or one label per group."""
 
     spec: str = Field(min_length=1, max_length=40)
-    date: dt.date | None = None
+    date: DateText | None = None
     labels: list[Label] | None = Field(None, min_length=1, max_length=10)
-    face_up: bool = False
+    face_up: StrictBool = False
 
 
 class SolutionRequest(PuzzleRequest):
-    index: int = Field(0, ge=0, description="0 is the first solution")
+    index: StrictInt = Field(0, ge=0, description="0 is the first solution")
 
 
 class PlacementModel(_Request):
     piece: str = Field(min_length=1, max_length=40)
-    cells: list[tuple[int, int]] = Field(min_length=1, max_length=64)
+    cells: list[tuple[StrictInt, StrictInt]] = Field(min_length=1, max_length=64)
 
 
 class HintRequest(PuzzleRequest):
