@@ -399,3 +399,30 @@ def test_enumerate_resumes_a_killed_run_as_an_uninterrupted_one(run_cli, tmp_pat
     assert code == 0 and "7 solutions written" in text, err
     assert out.read_text().splitlines()[0] == lines[0].rstrip("\n")
     assert _placements(out) == _placements(full)
+
+
+def _swapped(lines):
+    return lines[:2] + [lines[3], lines[2]] + lines[4:]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda lines: lines[:3] + [lines[2]] + lines[3:],  # a solution twice
+    _swapped,  # two solutions out of the run's order
+    lambda lines: lines[:2] + [lines[2].replace('"piece": "', '"piece": "Q', 1)] + lines[3:],
+    lambda lines: lines[:2] + [lines[2].replace("[[", "[[99, 99], [", 1)] + lines[3:],
+    lambda lines: lines[:2] + [lines[2][:-2] + ', "x": "' + "a" * 300_000 + '"}\n'] + lines[3:],
+    lambda lines: lines[:2] + [lines[2].replace('"seconds": ', '"seconds": -', 1)] + lines[3:],
+    lambda lines: lines[:2] + [lines[2].replace("\n", "\r\n")] + lines[3:],
+    lambda lines: lines + [lines[-1]],  # one more line than the puzzle has solutions
+], ids=["twice", "swapped", "unknown-piece", "cell-off-board", "extra-field",
+        "negative-seconds", "crlf", "past-the-last"])
+def test_enumerate_resumes_only_the_lines_the_run_writes_in_their_places(run_cli, tmp_path,
+                                                                         damage):
+    full, out = tmp_path / "full.jsonl", tmp_path / "sols.jsonl"
+    assert run_cli("enumerate", DAY, "--labels", "Oct", "6", "--out", full)[0] == 0
+    lines = full.read_text().splitlines(keepends=True)
+    out.write_text("".join(damage(lines)))
+    _refused(run_cli, ["enumerate", DAY, "--labels", "Oct", "6", "--out", out, "--resume"],
+             out, "line ")
+    assert "Traceback" not in run_cli("enumerate", DAY, "--labels", "Oct", "6", "--out", out,
+                                      "--resume")[2]
