@@ -454,7 +454,7 @@ def test_face_up_sides_say_which_side_is_up_by_a_field(tmp_path, run_cli):
 
 def _replaced(lines, index, old, new):
     assert old in lines[index]
-    return lines[:index] + [lines[index].replace(old, new, 1)] + lines[index + 1:]
+    return [*lines[:index], lines[index].replace(old, new, 1), *lines[index + 1:]]
 
 
 DAMAGED_VERDICTS = {  # what a damaged file holds, from the lines of a finished one
@@ -462,8 +462,8 @@ DAMAGED_VERDICTS = {  # what a damaged file holds, from the lines of a finished 
     "piece-twice": lambda v: _replaced(v, 1, '"I"', '"L"'),
     "short": lambda v: _replaced(v, 1, ', "I"', ""),
     "reordered": lambda v: _replaced(v, 1, '"O6", "L"', '"L", "O6"'),
-    "twice-another-min": lambda v: v + [v[1].replace('"min": 2', '"min": 1')],
-    "twice-the-same": lambda v: v + [v[2]],
+    "twice-another-min": lambda v: [*v, v[1].replace('"min": 2', '"min": 1')],
+    "twice-the-same": lambda v: [*v, v[2]],
     "no-total": lambda v: _replaced(v, 1, ', "total": 20330', ""),
     "no-counts": lambda v: _replaced(v, 1, '"min": 2', '"min": null'),
     "min-over-max": lambda v: _replaced(v, 1, '"min": 2', '"min": 400'),

@@ -402,18 +402,18 @@ def test_enumerate_resumes_a_killed_run_as_an_uninterrupted_one(run_cli, tmp_pat
 
 
 def _swapped(lines):
-    return lines[:2] + [lines[3], lines[2]] + lines[4:]
+    return [*lines[:2], lines[3], lines[2], *lines[4:]]
 
 
 @pytest.mark.parametrize("damage", [
-    lambda lines: lines[:3] + [lines[2]] + lines[3:],  # a solution twice
+    lambda lines: [*lines[:3], lines[2], *lines[3:]],  # a solution twice
     _swapped,  # two solutions out of the run's order
-    lambda lines: lines[:2] + [lines[2].replace('"piece": "', '"piece": "Q', 1)] + lines[3:],
-    lambda lines: lines[:2] + [lines[2].replace("[[", "[[99, 99], [", 1)] + lines[3:],
-    lambda lines: lines[:2] + [lines[2][:-2] + ', "x": "' + "a" * 300_000 + '"}\n'] + lines[3:],
-    lambda lines: lines[:2] + [lines[2].replace('"seconds": ', '"seconds": -', 1)] + lines[3:],
-    lambda lines: lines[:2] + [lines[2].replace("\n", "\r\n")] + lines[3:],
-    lambda lines: lines + [lines[-1]],  # one more line than the puzzle has solutions
+    lambda lines: [*lines[:2], lines[2].replace('"piece": "', '"piece": "Q', 1), *lines[3:]],
+    lambda lines: [*lines[:2], lines[2].replace("[[", "[[99, 99], [", 1), *lines[3:]],
+    lambda lines: [*lines[:2], lines[2][:-2] + ', "x": "' + "a" * 300000 + '"}\n', *lines[3:]],
+    lambda lines: [*lines[:2], lines[2].replace('"seconds": ', '"seconds": -', 1), *lines[3:]],
+    lambda lines: [*lines[:2], lines[2].replace("\n", "\r\n"), *lines[3:]],
+    lambda lines: [*lines, lines[-1]],  # one more line than the puzzle has solutions
 ], ids=["twice", "swapped", "unknown-piece", "cell-off-board", "extra-field",
         "negative-seconds", "crlf", "past-the-last"])
 def test_enumerate_resumes_only_the_lines_the_run_writes_in_their_places(run_cli, tmp_path,
