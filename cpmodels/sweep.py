@@ -400,6 +400,23 @@ def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
     return f"{folder.name}/{path.name}"
 
 
+def _proof_kept(spec: CalendarSpec, row: Row, face_up: bool, folder: Path) -> bool:
+    """Whether a kept row's proof column stands: empty (no proof claimed), or for a
+    combination with no solution the proof :func:`_prove_row` names, there and checked
+    again."""
+    if not row.proof or row.count:
+        return not row.proof
+    from cpmodels.instance import packing_instance
+    from cpmodels.proving import proof_holds
+    from cpmodels.query import Query
+
+    name = "-".join(row.labels) + ".drup"
+    if row.proof != f"{folder.name}/{name}":
+        return False
+    cover = packing_instance(Query.of(spec, labels=row.labels, face_up=face_up)).cover
+    return proof_holds(cover, folder / name)
+
+
 def sweep_columns(spec: CalendarSpec, *, prove: bool = False,
                   difficulty: bool = False) -> list[str]:
     """The CSV header: one column per group, ``real_date``, ``count`` (then ``difficulty``
@@ -522,6 +539,9 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
     combos = spec.label_combinations()
     question = sweep_question(spec, face_up=face_up, prove=prove, difficulty=difficulty)
     done = read_rows(out, spec, question, columns) if resume and out is not None else {}
+    if prove:  # a kept row's proof is checked again: one missing or broken is redone
+        done = {combo: row for combo, row in done.items()
+                if _proof_kept(spec, row, face_up, proof_dir)}
     plan = TallyPlan.of(spec, face_up=face_up, fixed=scan_fixed_groups(spec))
     free_combos = plan.free_combinations()
     tasks = [fixed for fixed in plan.tasks()

@@ -426,3 +426,37 @@ def test_enumerate_resumes_only_the_lines_the_run_writes_in_their_places(run_cli
              out, "line ")
     assert "Traceback" not in run_cli("enumerate", DAY, "--labels", "Oct", "6", "--out", out,
                                       "--resume")[2]
+
+
+@pytest.mark.parametrize("damage", ["proof-deleted", "formula-garbage", "proof-garbage",
+                                    "formula-of-another", "column-names-another",
+                                    "proof-on-a-solved-row"])
+def test_a_resumed_sweep_checks_its_kept_proofs_again(run_cli, tmp_path, tiny, damage):
+    path, _ = tiny
+    out = tmp_path / "tiny.csv"
+    fresh = _fresh(run_cli, path, out, "--prove")
+    folder = tmp_path / "tiny.csv.proofs"
+    proofs = {p.name: p.read_bytes() for p in folder.iterdir()}
+    text = fresh.decode()
+    if damage == "proof-deleted":
+        (folder / "a-1-x.drup").unlink()
+    elif damage == "formula-garbage":
+        (folder / "a-1-x.drup.cnf").write_text("p cnf 1 1\n1 0\n")
+    elif damage == "proof-garbage":
+        (folder / "a-1-x.drup").write_bytes(b"\xff\xfe not a proof\n")
+    elif damage == "formula-of-another":
+        (folder / "a-1-x.drup.cnf").write_bytes(proofs["b-2-y.drup.cnf"])
+    elif damage == "column-names-another":
+        text = text.replace("a,1,x,false,0,tiny.csv.proofs/a-1-x.drup",
+                            "a,1,x,false,0,tiny.csv.proofs/b-2-y.drup")
+    else:
+        text = text.replace("a,2,x,false,1,", "a,2,x,false,1,tiny.csv.proofs/a-1-x.drup")
+    assert text != fresh.decode() or damage not in ("column-names-another",
+                                                   "proof-on-a-solved-row")
+    out.write_text(text)
+    code, printed, err = run_cli("sweep", path, "--out", out, "--prove", "--resume",
+                                 "--format", "json")
+    assert code == 0, err
+    assert json.loads(printed)["proofs"] == len(json.loads(printed)["unsolvable"]) == 10
+    assert out.read_bytes() == fresh
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == proofs
