@@ -460,3 +460,72 @@ def test_a_resumed_sweep_checks_its_kept_proofs_again(run_cli, tmp_path, tiny, d
     assert json.loads(printed)["proofs"] == len(json.loads(printed)["unsolvable"]) == 10
     assert out.read_bytes() == fresh
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == proofs
+
+
+def test_a_refusal_says_what_differs_when_the_words_are_the_same(run_cli, tmp_path, tiny):
+    path, _ = tiny
+    out = tmp_path / "rows.csv"
+    _fresh(run_cli, path, out)
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(TINY.format(name="tiny", piece="L", shape="#./##"))  # mirrored
+    changed.write_text(changed.read_text().replace("count: 3", "count: 3, flip: false"))
+    _refused(run_cli, ["sweep", changed, "--out", out, "--resume"], out,
+             "answers another question (spec tiny) than this run (spec tiny, face up); ")
+    same_words = tmp_path / "same_words.yaml"
+    same_words.write_text(TINY.format(name="tiny", piece="L", shape="###"))  # one changed
+    _refused(run_cli, ["sweep", same_words, "--out", out, "--resume"], out,
+             "answers another question (spec tiny) than this run (spec tiny), its board or "
+             "pieces differ; give another --out")
+
+
+def test_a_spec_that_keeps_its_pieces_face_up_asks_what_face_up_asks(run_cli, tmp_path):
+    turned = tmp_path / "day_face_up.yaml"
+    turned.write_text(DAY.read_text().replace("\npieces:", "\nflip: false\npieces:", 1))
+    assert "flip: false" in turned.read_text()
+    out = tmp_path / "sols.jsonl"
+    assert run_cli("enumerate", DAY, "--labels", "Jan", "7", "--face-up", "--limit", "1",
+                   "--out", out)[0] == 0
+    first = json.loads(out.read_text().splitlines()[0])
+    assert first["about"] == "spec calendar_day, labels Jan 7, face up, backend engine"
+    code, text, err = run_cli("enumerate", turned, "--labels", "Jan", "7", "--limit", "2",
+                              "--out", out, "--resume")
+    assert code == 0 and "2 solutions written" in text, err
+    assert json.loads(out.read_text().splitlines()[0]) == first
+
+    from cpmodels.questions import sweep_question
+    from cpmodels.spec import load_spec
+
+    face_up = sweep_question(load_spec(DAY), face_up=True)
+    assert sweep_question(load_spec(turned)) == face_up
+    assert face_up.about == "spec calendar_day, face up"
+
+
+def test_a_design_count_of_one_number_is_the_range_of_it(tmp_path):
+    from cpmodels.design import Design, load_board
+    from cpmodels.design.verdicts import design_question
+    from cpmodels.spec.loading import load_design
+
+    questions = []
+    for count in ("7", "[7, 7]"):
+        path = tmp_path / f"d{len(questions)}.yaml"
+        path.write_text(f"kind: design\nname: d\nboard: {DAY}\nchoose:\n"
+                        f"  - {{pool: pentominoes, count: {count}}}\n")
+        spec = load_design(path)
+        questions.append(design_question(Design(spec, load_board(spec, path))))
+    assert questions[0] == questions[1]
+
+
+def test_the_api_refuses_files_in_its_own_words(tmp_path, tiny):
+    path, other = tiny
+    out = tmp_path / "rows.csv"
+    api.sweep(other, out)
+    with pytest.raises(InputError) as refused:
+        api.sweep(path, out, resume=True)
+    assert str(refused.value).endswith("; give another out path, or resume=False")
+    with pytest.raises(InputError) as refused:
+        api.SweepResult.read_csv(path, out)
+    assert "--" not in str(refused.value) and "give the path of a sweep" in str(refused.value)
+    for text in ("", "# cpmodels sweep ro"):
+        out.write_text(text)
+        with pytest.raises(InputError, match="holds no sweep rows yet"):
+            api.SweepResult.read_csv(path, out)

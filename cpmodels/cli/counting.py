@@ -142,10 +142,12 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
 
 
 def _puzzle_words(instance: Any) -> str:
-    """The puzzle an instance is, in words: its spec, target and labels."""
+    """The puzzle an instance is, in words: its spec, target and labels, and face up when
+    asked or when no piece may be turned over."""
     target = f" / {instance.target}" if instance.target != instance.name else ""
     labels = f", labels {' '.join(instance.labels)}" if instance.labels else ""
-    return f"spec {instance.name}{target}{labels}"
+    face_up = ", face up" if instance.face_up or not instance.spec.can_flip else ""
+    return f"spec {instance.name}{target}{labels}{face_up}"
 
 
 def _resumable(path: Path, question: Question) -> bool:

@@ -139,7 +139,8 @@ def design_question(design: Design, *, counts: bool | None = None,
     board = design.set_spec(range(len(design.pieces)))
     return questions.design_question(
         board, design.spec.name, fixed=len(design.spec.fixed),
-        draws=[(indices, draw.count) for indices, draw in zip(design.draws, design.spec.choose)],
+        draws=[(indices, [draw.counts.start, draw.counts.stop - 1])  # 7 is [7, 7]
+               for indices, draw in zip(design.draws, design.spec.choose)],
         required=design.required, face_up=design.spec.face_up,
         counts=design.with_counts if counts is None else counts,
         difficulty=design.with_difficulty if difficulty is None else difficulty)
