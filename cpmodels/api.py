@@ -32,7 +32,7 @@ from cpmodels.export.decode import MAX_ANSWER_BYTES
 from cpmodels.files import read_bounded
 from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.query import Query
-from cpmodels.questions import sweep_question
+from cpmodels.questions import check_question, sweep_question
 from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
 from cpmodels.render.pictures import packing_picture, towers_picture
 from cpmodels.render.scene import Scene
@@ -260,8 +260,12 @@ class SweepResult:
         columns = file_columns(path, spec)
         question = sweep_question(spec, face_up=face_up, prove="proof" in columns,
                                   difficulty="difficulty" in columns)
+        again = "give the path of a sweep of this spec, with face_up as it was run"
+        if check_question(path, [question], again) is None:
+            raise InputError(f"{path} holds no sweep rows yet (it is empty, or a run stopped "
+                             f"as it began); {again}")
         summary = SweepSummary()
-        for row in read_rows(path, spec, question, columns).values():
+        for row in read_rows(path, spec, question, columns, again).values():
             summary.add(row)
         return cls(spec, summary)
 
@@ -337,7 +341,8 @@ def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = N
     with using(cluster) as on:
         summary = run_sweep(spec, None if out is None else Path(out), jobs=jobs,
                             face_up=face_up, resume=resume, cluster=on,
-                            difficulty=difficulty)
+                            difficulty=difficulty,
+                            again="give another out path, or resume=False")
     return SweepResult(spec, summary)
 
 

@@ -10,7 +10,9 @@ from cpmodels.backends import cnf
 from cpmodels.backends.result import CoverResult, Status
 from cpmodels.cover import ExactCover
 from cpmodels.drup import ProofCheck, check_drup
-from cpmodels.files import check_output, write_atomic
+from cpmodels.files import FileRefused, check_output, read_bounded, write_atomic
+
+MAX_PROOF_BYTES = 1 << 31  # a proof (or its formula) read back to check it again
 
 
 @dataclass
@@ -45,6 +47,21 @@ def prove_cover(cover: ExactCover, proof_path: Path | None = None, *,
     status: Status = "unsolvable" if check.ok else "unknown"
     return ProofOutcome(CoverResult(status, cnf.NAME, time.perf_counter() - start), check,
                         proof_path)
+
+
+def proof_holds(cover: ExactCover, proof_path: Path) -> bool:
+    """Whether ``proof_path`` (as :func:`prove_cover` wrote it) holds a proof that ``cover``
+    has no solution: the formula beside it is the one ``cover`` makes, and the proof checks
+    against it. A file missing, unreadable, too long or not UTF-8 is no proof."""
+    try:
+        formula = read_bounded(_formula_path(proof_path), MAX_PROOF_BYTES, "formula")
+        proof = read_bounded(proof_path, MAX_PROOF_BYTES, "proof").decode()
+    except (FileRefused, UnicodeDecodeError):
+        return False
+    model = cnf.build_cnf(cover, cnf.PROOF_ENCODING)
+    if formula != model.dimacs().encode():
+        return False
+    return check_drup(model.clauses, proof.splitlines()).ok
 
 
 def _formula_path(proof_path: Path) -> Path:

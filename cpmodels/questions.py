@@ -36,6 +36,9 @@ SWEEP_ROWS = "sweep rows"
 DESIGN_VERDICTS = "design verdicts"
 SOLUTIONS = "enumerate solutions"
 KINDS = (SWEEP_ROWS, DESIGN_VERDICTS, SOLUTIONS)
+DIFFERS = {SWEEP_ROWS: "board or pieces",
+           DESIGN_VERDICTS: "board, pieces, draws or required combinations",
+           SOLUTIONS: "board, pieces or their placements"}  # what the words do not name
 CSV_MARK = "# cpmodels "  # a CSV's question line starts so
 HASH_DIGITS = 16
 
@@ -96,7 +99,9 @@ def options_text(name: str, **options: bool) -> str:
 
 def sweep_question(spec: CalendarSpec, *, face_up: bool = False, prove: bool = False,
                    difficulty: bool = False) -> Question:
-    """What a sweep of ``spec`` with these options counts."""
+    """What a sweep of ``spec`` with these options counts (face up when asked, or when no
+    piece of ``spec`` may be turned over: the same question)."""
+    face_up = face_up or not spec.can_flip
     return question_of(SWEEP_ROWS, options_text(f"spec {spec.name}", face_up=face_up,
                                                 with_proofs=prove, difficulty=difficulty),
                        {"board": board_parts(spec),
@@ -159,8 +164,10 @@ def check_question(path: Path, wanted: Sequence[Question], again: str,
     for question in wanted:
         if question.id == found.id:
             return question
+    differs = (f", its {DIFFERS[kind]} differ" if found.about == wanted[0].about
+               else "")  # the words name the options: what else differs is not in them
     raise InputError(f"{path} answers another question ({found.about or found.id}) than "
-                     f"this run ({wanted[0].about}); {again}")
+                     f"this run ({wanted[0].about}){differs}; {again}")
 
 
 def lines_after_question(path: Path, what: str, *, strict: bool = True) -> Any:

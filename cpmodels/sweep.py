@@ -314,14 +314,15 @@ MAX_ROW_CHARS = 100_000  # a sweep's row longer is damaged (and counted again)
 
 
 def read_rows(path: Path, spec: CalendarSpec, question: Question, columns: list[str],
-              ) -> dict[tuple[str, ...], Row]:
+              again: str = "give another --out") -> dict[tuple[str, ...], Row]:
     """Finished rows of an earlier run of ``spec`` that asked ``question``, in sweep order
     (its file is refused when it asked another, or names none:
     :func:`~cpmodels.questions.check_question`). A row that does not read (a field that is
     no count, too many fields, a line too long or not UTF-8, a combination given twice
-    over, or not one of ``spec`` with its real dates) is left out, to be counted again."""
+    over, or not one of ``spec`` with its real dates) is left out, to be counted again.
+    ``again`` ends a refusal: what to do instead."""
     rows: dict[tuple[str, ...], Row] = {}
-    if check_question(path, [question], "give another --out") is None:
+    if check_question(path, [question], again) is None:
         return rows
     twice: set[tuple[str, ...]] = set()
     with contextlib.closing(lines_after_question(path, "sweep file", strict=False)) as lines:
@@ -331,8 +332,8 @@ def read_rows(path: Path, spec: CalendarSpec, question: Question, columns: list[
         header = _fields(first)
         if header is None or header != columns:
             shown = "(none)" if not header else ",".join(header)[:200]
-            raise InputError(f"{path} has columns {shown}, not {','.join(columns)}; give "
-                             "another --out")
+            raise InputError(f"{path} has columns {shown}, not {','.join(columns)}; "
+                             f"{again}")
         n = columns.index("real_date")
         at = {name: k for k, name in enumerate(columns)}
         for line in lines:  # a line cut by a killed run is not among them
@@ -398,6 +399,23 @@ def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
     if outcome.check is None or not outcome.check.ok:
         return ""
     return f"{folder.name}/{path.name}"
+
+
+def _proof_kept(spec: CalendarSpec, row: Row, face_up: bool, folder: Path) -> bool:
+    """Whether a kept row's proof column stands: empty (no proof claimed), or for a
+    combination with no solution the proof :func:`_prove_row` names, there and checked
+    again."""
+    if not row.proof or row.count:
+        return not row.proof
+    from cpmodels.instance import packing_instance
+    from cpmodels.proving import proof_holds
+    from cpmodels.query import Query
+
+    name = "-".join(row.labels) + ".drup"
+    if row.proof != f"{folder.name}/{name}":
+        return False
+    cover = packing_instance(Query.of(spec, labels=row.labels, face_up=face_up)).cover
+    return proof_holds(cover, folder / name)
 
 
 def sweep_columns(spec: CalendarSpec, *, prove: bool = False,
@@ -497,7 +515,8 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
               resume: bool = False, face_up: bool = False,
               memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
               progress: Callable[[int, int], None] | None = None,
-              cluster: Cluster | None = None, difficulty: bool = False) -> SweepSummary:
+              cluster: Cluster | None = None, difficulty: bool = False,
+              again: str = "give another --out") -> SweepSummary:
     """Count every combination, appending one CSV row per combination to ``out`` (None:
     the rows are kept in the summary alone) in a fixed order.
 
@@ -506,6 +525,7 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
     task's rows are not the next rows of the sweep, and the file is rewritten in sweep
     order at the end. ``resume`` skips the rows an earlier run finished. With ``prove``,
     each unsolvable row names a DRUP proof (checked here) written to ``<out>.proofs/``.
+    ``again`` ends the refusal of a file to resume: what to do instead.
     With ``difficulty``, each solvable row gets its difficulty score
     (``docs/difficulty.md``), worked out in ``jobs`` threads of this process (a task's
     scores while the next task is counted).
@@ -521,7 +541,11 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
         make_directory(proof_dir)  # a real directory, checked before the counting
     combos = spec.label_combinations()
     question = sweep_question(spec, face_up=face_up, prove=prove, difficulty=difficulty)
-    done = read_rows(out, spec, question, columns) if resume and out is not None else {}
+    done = read_rows(out, spec, question, columns, again) if resume and out is not None \
+        else {}
+    if prove:  # a kept row's proof is checked again: one missing or broken is redone
+        done = {combo: row for combo, row in done.items()
+                if _proof_kept(spec, row, face_up, proof_dir)}
     plan = TallyPlan.of(spec, face_up=face_up, fixed=scan_fixed_groups(spec))
     free_combos = plan.free_combinations()
     tasks = [fixed for fixed in plan.tasks()

@@ -450,3 +450,41 @@ def test_face_up_sides_say_which_side_is_up_by_a_field(tmp_path, run_cli):
     for sides in (["V3"], ["V3", "I4", "O4", "L4", "S4"]):
         with pytest.raises(ValueError):
             Verdict.from_dict({**line, "face_up_sides": sides})
+
+
+def _replaced(lines, index, old, new):
+    assert old in lines[index]
+    return [*lines[:index], lines[index].replace(old, new, 1), *lines[index + 1:]]
+
+
+DAMAGED_VERDICTS = {  # what a damaged file holds, from the lines of a finished one
+    "unknown-piece": lambda v: _replaced(v, 1, '"I"', '"QQ"'),
+    "piece-twice": lambda v: _replaced(v, 1, '"I"', '"L"'),
+    "short": lambda v: _replaced(v, 1, ', "I"', ""),
+    "reordered": lambda v: _replaced(v, 1, '"O6", "L"', '"L", "O6"'),
+    "twice-another-min": lambda v: [*v, v[1].replace('"min": 2', '"min": 1')],
+    "twice-the-same": lambda v: [*v, v[2]],
+    "no-total": lambda v: _replaced(v, 1, ', "total": 20330', ""),
+    "no-counts": lambda v: _replaced(v, 1, '"min": 2', '"min": null'),
+    "min-over-max": lambda v: _replaced(v, 1, '"min": 2', '"min": 400'),
+    "failure-not-required": lambda v: _replaced(v, 6, '["Jul", "15"]', '["Feb", "31"]'),
+    "failure-with-counts": lambda v: _replaced(v, 6, '"total": null', '"total": 3'),
+    "difficulty-not-asked": lambda v: _replaced(
+        v, 2, '}', ', "difficulty": 1, "difficulty_argmax": ["Jul", "2"], '
+        '"difficulty_mean": 1}'),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGED_VERDICTS))
+def test_a_resumed_design_decides_again_the_lines_that_do_not_fit(tmp_path, run_cli, damage):
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL)
+    out = tmp_path / "sets.jsonl"
+    assert run_cli("design", path, "--out", out, "--jobs", "1")[0] == 0
+    fresh = out.read_text().splitlines()
+    out.write_text("\n".join(DAMAGED_VERDICTS[damage](fresh)) + "\n")
+    code, printed, err = run_cli("design", path, "--out", out, "--resume", "--jobs", "1",
+                                 "--format", "json")
+    assert code == 0, err
+    assert sorted(out.read_text().splitlines()) == sorted(fresh)
+    assert [w["min"] for w in json.loads(printed)["working"]] == [19, 10, 7, 2, 1]

@@ -399,3 +399,133 @@ def test_enumerate_resumes_a_killed_run_as_an_uninterrupted_one(run_cli, tmp_pat
     assert code == 0 and "7 solutions written" in text, err
     assert out.read_text().splitlines()[0] == lines[0].rstrip("\n")
     assert _placements(out) == _placements(full)
+
+
+def _swapped(lines):
+    return [*lines[:2], lines[3], lines[2], *lines[4:]]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda lines: [*lines[:3], lines[2], *lines[3:]],  # a solution twice
+    _swapped,  # two solutions out of the run's order
+    lambda lines: [*lines[:2], lines[2].replace('"piece": "', '"piece": "Q', 1), *lines[3:]],
+    lambda lines: [*lines[:2], lines[2].replace("[[", "[[99, 99], [", 1), *lines[3:]],
+    lambda lines: [*lines[:2], lines[2][:-2] + ', "x": "' + "a" * 300000 + '"}\n', *lines[3:]],
+    lambda lines: [*lines[:2], lines[2].replace('"seconds": ', '"seconds": -', 1), *lines[3:]],
+    lambda lines: [*lines[:2], lines[2].replace("\n", "\r\n"), *lines[3:]],
+    lambda lines: [*lines, lines[-1]],  # one more line than the puzzle has solutions
+], ids=["twice", "swapped", "unknown-piece", "cell-off-board", "extra-field",
+        "negative-seconds", "crlf", "past-the-last"])
+def test_enumerate_resumes_only_the_lines_the_run_writes_in_their_places(run_cli, tmp_path,
+                                                                         damage):
+    full, out = tmp_path / "full.jsonl", tmp_path / "sols.jsonl"
+    assert run_cli("enumerate", DAY, "--labels", "Oct", "6", "--out", full)[0] == 0
+    lines = full.read_text().splitlines(keepends=True)
+    out.write_text("".join(damage(lines)))
+    _refused(run_cli, ["enumerate", DAY, "--labels", "Oct", "6", "--out", out, "--resume"],
+             out, "line ")
+    assert "Traceback" not in run_cli("enumerate", DAY, "--labels", "Oct", "6", "--out", out,
+                                      "--resume")[2]
+
+
+@pytest.mark.parametrize("damage", ["proof-deleted", "formula-garbage", "proof-garbage",
+                                    "formula-of-another", "column-names-another",
+                                    "proof-on-a-solved-row"])
+def test_a_resumed_sweep_checks_its_kept_proofs_again(run_cli, tmp_path, tiny, damage):
+    path, _ = tiny
+    out = tmp_path / "tiny.csv"
+    fresh = _fresh(run_cli, path, out, "--prove")
+    folder = tmp_path / "tiny.csv.proofs"
+    proofs = {p.name: p.read_bytes() for p in folder.iterdir()}
+    text = fresh.decode()
+    if damage == "proof-deleted":
+        (folder / "a-1-x.drup").unlink()
+    elif damage == "formula-garbage":
+        (folder / "a-1-x.drup.cnf").write_text("p cnf 1 1\n1 0\n")
+    elif damage == "proof-garbage":
+        (folder / "a-1-x.drup").write_bytes(b"\xff\xfe not a proof\n")
+    elif damage == "formula-of-another":
+        (folder / "a-1-x.drup.cnf").write_bytes(proofs["b-2-y.drup.cnf"])
+    elif damage == "column-names-another":
+        text = text.replace("a,1,x,false,0,tiny.csv.proofs/a-1-x.drup",
+                            "a,1,x,false,0,tiny.csv.proofs/b-2-y.drup")
+    else:
+        text = text.replace("a,2,x,false,1,", "a,2,x,false,1,tiny.csv.proofs/a-1-x.drup")
+    assert text != fresh.decode() or damage not in ("column-names-another",
+                                                   "proof-on-a-solved-row")
+    out.write_text(text)
+    code, printed, err = run_cli("sweep", path, "--out", out, "--prove", "--resume",
+                                 "--format", "json")
+    assert code == 0, err
+    assert json.loads(printed)["proofs"] == len(json.loads(printed)["unsolvable"]) == 10
+    assert out.read_bytes() == fresh
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == proofs
+
+
+def test_a_refusal_says_what_differs_when_the_words_are_the_same(run_cli, tmp_path, tiny):
+    path, _ = tiny
+    out = tmp_path / "rows.csv"
+    _fresh(run_cli, path, out)
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(TINY.format(name="tiny", piece="L", shape="#./##"))  # mirrored
+    changed.write_text(changed.read_text().replace("count: 3", "count: 3, flip: false"))
+    _refused(run_cli, ["sweep", changed, "--out", out, "--resume"], out,
+             "answers another question (spec tiny) than this run (spec tiny, face up); ")
+    same_words = tmp_path / "same_words.yaml"
+    same_words.write_text(TINY.format(name="tiny", piece="L", shape="###"))  # one changed
+    _refused(run_cli, ["sweep", same_words, "--out", out, "--resume"], out,
+             "answers another question (spec tiny) than this run (spec tiny), its board or "
+             "pieces differ; give another --out")
+
+
+def test_a_spec_that_keeps_its_pieces_face_up_asks_what_face_up_asks(run_cli, tmp_path):
+    turned = tmp_path / "day_face_up.yaml"
+    turned.write_text(DAY.read_text().replace("\npieces:", "\nflip: false\npieces:", 1))
+    assert "flip: false" in turned.read_text()
+    out = tmp_path / "sols.jsonl"
+    assert run_cli("enumerate", DAY, "--labels", "Jan", "7", "--face-up", "--limit", "1",
+                   "--out", out)[0] == 0
+    first = json.loads(out.read_text().splitlines()[0])
+    assert first["about"] == "spec calendar_day, labels Jan 7, face up, backend engine"
+    code, text, err = run_cli("enumerate", turned, "--labels", "Jan", "7", "--limit", "2",
+                              "--out", out, "--resume")
+    assert code == 0 and "2 solutions written" in text, err
+    assert json.loads(out.read_text().splitlines()[0]) == first
+
+    from cpmodels.questions import sweep_question
+    from cpmodels.spec import load_spec
+
+    face_up = sweep_question(load_spec(DAY), face_up=True)
+    assert sweep_question(load_spec(turned)) == face_up
+    assert face_up.about == "spec calendar_day, face up"
+
+
+def test_a_design_count_of_one_number_is_the_range_of_it(tmp_path):
+    from cpmodels.design import Design, load_board
+    from cpmodels.design.verdicts import design_question
+    from cpmodels.spec.loading import load_design
+
+    questions = []
+    for count in ("7", "[7, 7]"):
+        path = tmp_path / f"d{len(questions)}.yaml"
+        path.write_text(f"kind: design\nname: d\nboard: {DAY}\nchoose:\n"
+                        f"  - {{pool: pentominoes, count: {count}}}\n")
+        spec = load_design(path)
+        questions.append(design_question(Design(spec, load_board(spec, path))))
+    assert questions[0] == questions[1]
+
+
+def test_the_api_refuses_files_in_its_own_words(tmp_path, tiny):
+    path, other = tiny
+    out = tmp_path / "rows.csv"
+    api.sweep(other, out)
+    with pytest.raises(InputError) as refused:
+        api.sweep(path, out, resume=True)
+    assert str(refused.value).endswith("; give another out path, or resume=False")
+    with pytest.raises(InputError) as refused:
+        api.SweepResult.read_csv(path, out)
+    assert "--" not in str(refused.value) and "give the path of a sweep" in str(refused.value)
+    for text in ("", "# cpmodels sweep ro"):
+        out.write_text(text)
+        with pytest.raises(InputError, match="holds no sweep rows yet"):
+            api.SweepResult.read_csv(path, out)

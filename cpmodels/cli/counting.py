@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,28 +93,30 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     instance = packing_instance_of(args)
     start = time.perf_counter()
     question = solutions_question(instance.cover, _puzzle_words(instance), args.backend)
-    kept = _kept_solutions(args.out, instance, question) if args.resume and not picture \
-        else None
-    written = kept or 0
+    resuming = args.resume and not picture and _resumable(args.out, question)
+    written = 0
     where = (f"{args.out.with_suffix('')}-N.{args.format}" if picture else str(args.out))
     bar = progress_bar(total=args.limit, desc="enumerate", unit="sol",
                        enabled=bars_on(args))
-    bar.update(written)
     try:
-        with cluster_from(args) as cluster, bar, (
-                contextlib.nullcontext() if picture else
-                ResumableFile(args.out, append=True) if kept is not None else
-                ResumableFile(args.out, rewrite=[question.line()])) as handle:
+        with cluster_from(args) as cluster, bar, contextlib.ExitStack() as opened:
             if cluster is not None:
                 from cpmodels.backends.engine import cluster_solutions
 
                 stream = cluster_solutions(instance.cover, cluster)
             else:
                 stream = iter_cover_solutions(args.backend, instance.cover)
-            # Solutions come in the same order every run (on a cluster too): skip those the
-            # earlier run wrote.
-            solutions = itertools.islice(stream, written, args.limit)
-            for chosen in solutions:
+            stream = iter(stream)
+            if resuming:
+                # Solutions come in the same order every run (on a cluster too): each kept
+                # line must be the one this run writes in its place.
+                written, stream = _kept_solutions(args.out, instance, args.backend, stream)
+                bar.update(written)
+            handle = None if picture else opened.enter_context(
+                ResumableFile(args.out, append=True) if resuming else
+                ResumableFile(args.out, rewrite=[question.line()]))
+            limit = None if args.limit is None else max(0, args.limit - written)
+            for chosen in itertools.islice(stream, limit):
                 result = CoverResult("solved", args.backend, time.perf_counter() - start,
                                      sorted(chosen))
                 written += 1
@@ -139,37 +142,57 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
 
 
 def _puzzle_words(instance: Any) -> str:
-    """The puzzle an instance is, in words: its spec, target and labels."""
+    """The puzzle an instance is, in words: its spec, target and labels, and face up when
+    asked or when no piece may be turned over."""
     target = f" / {instance.target}" if instance.target != instance.name else ""
     labels = f", labels {' '.join(instance.labels)}" if instance.labels else ""
-    return f"spec {instance.name}{target}{labels}"
+    face_up = ", face up" if instance.face_up or not instance.spec.can_flip else ""
+    return f"spec {instance.name}{target}{labels}{face_up}"
 
 
-def _kept_solutions(path: Path, instance: Any, question: Question) -> int | None:
-    """How many solutions an earlier ``enumerate --out path`` of ``question`` wrote, after
-    dropping a line a killed run cut short (None: nothing to keep, the file starts anew).
-    The whole file is checked first: a file of another question, or a line that is not one
-    of its solutions, is an :class:`InputError`, as resuming there would lose it."""
+def _resumable(path: Path, question: Question) -> bool:
+    """Whether ``path`` holds solutions of ``question`` to continue (False: nothing to keep,
+    the file starts anew); a file of another question is an :class:`InputError`."""
     if os.path.lexists(path):
         check_output(path)  # it is written to: refused as an output first
-    if check_question(path, [question], "give another --out, or leave out --resume") is None:
-        return None
-    want = {"spec": instance.name, "target": instance.target, "labels": list(instance.labels)}
+    return check_question(path, [question], "give another --out, or leave out --resume") \
+        is not None
+
+
+def _kept_solutions(path: Path, instance: Any, backend: str,
+                    stream: Iterator[Any]) -> tuple[int, Iterator[Any]]:
+    """How many solutions an earlier ``enumerate --out path`` wrote, each checked against
+    ``stream`` (this run's solutions, in order): a kept line must be, apart from its
+    ``seconds``, the line this run writes in its place, else the file is refused
+    (:class:`InputError`, nothing changed), as resuming would lose or repeat a solution.
+    Then a last line a killed run cut short is dropped. Also the rest of ``stream``."""
+    from cpmodels.backends.result import CoverResult
+    from cpmodels.render import packing_payload
+
+    again = "give another --out, or leave out --resume"
     kept = 0
-    with contextlib.closing(lines_after_question(path, "file of solutions")) as lines:
+    with contextlib.closing(lines_after_question(path, "file of solutions",
+                                                 strict=False)) as lines:
         for number, line in enumerate(lines, 2):
             try:
                 record = load_json(line, f"line {number}")
             except json.JSONDecodeError:
                 record = None
-            if not (isinstance(record, dict) and record.get("status") == "solved"
-                    and all(record.get(key) == value for key, value in want.items())):
+            if not isinstance(record, dict) or record.get("status") != "solved":
                 raise InputError(f"{path}: line {number} is not a solution of this puzzle "
-                                 "that enumerate wrote; give another --out, or leave out "
-                                 "--resume")
+                                 f"that enumerate wrote; {again}")
+            chosen = next(stream, None)
+            seconds = record.get("seconds")
+            if chosen is None or isinstance(seconds, bool) \
+                    or not isinstance(seconds, (int, float)) or seconds < 0 \
+                    or line != json.dumps(packing_payload(instance, CoverResult(
+                        "solved", backend, seconds, sorted(chosen)))) + "\n":
+                raise InputError(f"{path}: line {number} is not a solution of this puzzle "
+                                 "as enumerate writes it there (its pieces, cells, fields or "
+                                 f"place differ from this run's); {again}")
             kept += 1
     keep_complete_lines(path)
-    return kept
+    return kept, stream
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

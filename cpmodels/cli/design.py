@@ -41,8 +41,8 @@ def cmd_design(args: argparse.Namespace) -> int:
     )
     from cpmodels.design.verdicts import (
         design_question,
+        kept_verdicts,
         ranking_tables,
-        read_verdicts,
         tables_text,
     )
     from cpmodels.progress import progress_bar
@@ -67,12 +67,14 @@ def cmd_design(args: argparse.Namespace) -> int:
         check_output(args.out)  # before it is read or any set decided
     # The whole file is checked before a line a killed run cut short goes.
     kept = args.resume and check_question(args.out, [question], "give another --out")
-    done = read_verdicts(args.out, question) if kept else {}
-    if kept:
+    done, dropped = kept_verdicts(args.out, question, design) if kept else ({}, 0)
+    if kept and not dropped:
         keep_complete_lines(args.out)
     start = time.perf_counter()
-    handle = None if args.out is None else ResumableFile(args.out, append=True) if kept \
-        else ResumableFile(args.out, rewrite=[question.line()])
+    # Lines that are not this design's verdicts, or a set's twice, go (decided again).
+    handle = None if args.out is None else ResumableFile(args.out, append=True) \
+        if kept and not dropped else ResumableFile(args.out, rewrite=[
+            question.line(), *(json.dumps(verdict.as_dict()) for verdict in done.values())])
     bar = progress_bar(total=None, desc="design", unit="set", enabled=bars_on(args))
 
     def decided(verdict: Verdict) -> None:

@@ -139,30 +139,84 @@ def design_question(design: Design, *, counts: bool | None = None,
     board = design.set_spec(range(len(design.pieces)))
     return questions.design_question(
         board, design.spec.name, fixed=len(design.spec.fixed),
-        draws=[(indices, draw.count) for indices, draw in zip(design.draws, design.spec.choose)],
+        draws=[(indices, [draw.counts.start, draw.counts.stop - 1])  # 7 is [7, 7]
+               for indices, draw in zip(design.draws, design.spec.choose)],
         required=design.required, face_up=design.spec.face_up,
         counts=design.with_counts if counts is None else counts,
         difficulty=design.with_difficulty if difficulty is None else difficulty)
 
 
-def read_verdicts(path: Path, question: Question) -> dict[tuple[str, ...], Verdict]:
-    """The verdicts an earlier run that asked ``question`` wrote to ``path`` (JSON lines
-    after the question's), by their pieces: what ``--resume`` keeps. The whole file is
-    read, and refused when it asked another question or holds a line that is no verdict,
-    before anything is changed (a last line a killed run cut is not read)."""
-    done: dict[tuple[str, ...], Verdict] = {}
+def _verdict_lines(path: Path, question: Question) -> list[Verdict]:
+    """Every verdict an earlier run that asked ``question`` wrote to ``path`` (JSON lines
+    after the question's), in file order. The whole file is read, and refused when it asked
+    another question or holds a line that is no verdict, before anything is changed (a last
+    line a killed run cut is not read)."""
     if questions.check_question(path, [question], "give another --out") is None:
-        return done
+        return []
+    found = []
     lines = questions.lines_after_question(path, "file of design verdicts")
     with contextlib.closing(lines):
         for number, line in enumerate(lines, 2):
             try:
-                verdict = Verdict.from_dict(load_json(line, f"line {number}"))
+                found.append(Verdict.from_dict(load_json(line, f"line {number}")))
             except (ValueError, TypeError, KeyError, AttributeError):
                 raise InputError(f"{path}: line {number} is no design verdict; give another "
                                  "--out") from None
-            done[tuple(verdict.pieces)] = verdict
-    return done
+    return found
+
+
+def read_verdicts(path: Path, question: Question) -> dict[tuple[str, ...], Verdict]:
+    """The verdicts of ``path`` (as :func:`_verdict_lines` reads them) by their pieces."""
+    return {tuple(verdict.pieces): verdict for verdict in _verdict_lines(path, question)}
+
+
+def fits(verdict: Verdict, design: Design) -> bool:
+    """Whether ``verdict`` is one ``design`` can make (its pieces given as their names):
+    a failure names a required combination and holds nothing more; a working set holds its
+    counts when counted, its sides when face up, its difficulty when measured, and nothing
+    the question does not ask for."""
+    required = set(design.required)
+    if not verdict.works:
+        return (verdict.first_failure in required and verdict.face_up_sides is None
+                and all(value is None for value in (
+                    verdict.min, verdict.argmin, verdict.max, verdict.total,
+                    verdict.difficulty, verdict.difficulty_argmax, verdict.difficulty_mean)))
+    counts = (verdict.min, verdict.argmin, verdict.max, verdict.total)
+    if design.with_counts:
+        if not (verdict.argmin in required and None not in counts
+                and 1 <= verdict.min <= verdict.max <= verdict.total):  # type: ignore[operator]
+            return False
+    elif any(value is not None for value in counts):
+        return False
+    measured = (verdict.difficulty, verdict.difficulty_argmax, verdict.difficulty_mean)
+    if design.with_difficulty != (verdict.difficulty_argmax in required
+                                  and None not in measured):
+        return False
+    return (verdict.first_failure is None
+            and (verdict.face_up_sides is not None) == design.spec.face_up
+            and (design.with_difficulty or all(value is None for value in measured)))
+
+
+def kept_verdicts(path: Path, question: Question,
+                  design: Design) -> tuple[dict[tuple[str, ...], Verdict], int]:
+    """What ``design --resume`` keeps of ``path``: the verdicts (by their pieces, in
+    candidate order) of candidate sets of ``design`` (named as :meth:`Design.names` names
+    them) that fit its question (:func:`fits`) and appear once; and how many lines are
+    left out, to be decided again. A file of another question, or with a line that is no
+    verdict, is refused (:class:`InputError`)."""
+    found = _verdict_lines(path, question)
+    times: dict[tuple[str, ...], int] = {}
+    for verdict in found:
+        times[tuple(verdict.pieces)] = times.get(tuple(verdict.pieces), 0) + 1
+    usable = {tuple(v.pieces): v for v in found
+              if times[tuple(v.pieces)] == 1 and fits(v, design)}
+    kept = {}
+    if usable:
+        for chosen in design.candidates():
+            names = tuple(design.names(chosen))
+            if names in usable:
+                kept[names] = usable[names]
+    return kept, len(found) - len(kept)
 
 
 def verdicts_to_rank(path: Path, design: Design) -> list[Verdict]:
