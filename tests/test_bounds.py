@@ -329,14 +329,14 @@ def test_json_numbers_out_of_range_are_refused(text):
 
 
 def test_a_resumed_design_line_with_infinity_is_one_line(tmp_path, capsys):
-    from cpmodels.design.verdicts import read_verdicts
+    from cpmodels.design.verdicts import verdict_lines
     from cpmodels.questions import question_of
 
     question = question_of("design verdicts", "a design", {"board": "any"})
     out = tmp_path / "v.jsonl"
     out.write_text(question.json_line() + '\n{"pieces": ["A"], "works": true, "min": Infinity}\n')
     with pytest.raises(InputError, match="line 2 is no design verdict"):
-        read_verdicts(out, question)
+        verdict_lines(out, question)
 
 
 # Towers colours: what the programme and the CP-SAT model take, checked as the spec loads.

@@ -529,3 +529,29 @@ def test_the_api_refuses_files_in_its_own_words(tmp_path, tiny):
         out.write_text(text)
         with pytest.raises(InputError, match="holds no sweep rows yet"):
             api.SweepResult.read_csv(path, out)
+
+
+@pytest.mark.parametrize("damage", ["repeated", "unknown pieces", "counts dropped"])
+def test_make_refuses_counted_verdicts_with_a_line_the_design_does_not_make(
+        run_cli, tmp_path, damage):
+    """A damaged verdicts file never picks the set to make: ``design --resume`` mends it."""
+    path = tmp_path / "small.yaml"
+    path.write_text(SMALL)
+    out = tmp_path / "sets.jsonl"
+    assert run_cli("design", path, "--out", out, "--quiet")[0] == 0
+    lines = out.read_text().splitlines()
+    working = next(k for k, line in enumerate(lines[1:], 1) if json.loads(line)["works"])
+    record = json.loads(lines[working])
+    if damage == "repeated":
+        lines.append(json.dumps(record | {"min": record["min"] + 1}))
+    elif damage == "unknown pieces":
+        lines.append(json.dumps(record | {"pieces": ["QQ", *record["pieces"][1:]]}))
+    else:
+        lines[working] = json.dumps(record | {"min": None, "total": None})
+    out.write_text("\n".join(lines) + "\n")
+    _refused(run_cli, ["make", path, "--set", "1", "--verdicts", out, "--out",
+                       tmp_path / "made"], out, f"of {out} are not verdicts this design makes")
+    assert not (tmp_path / "made").exists()
+    assert run_cli("design", path, "--out", out, "--resume", "--quiet")[0] == 0
+    assert run_cli("make", path, "--set", "1", "--verdicts", out, "--out",
+                   tmp_path / "made")[0] == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -146,7 +146,7 @@ def design_question(design: Design, *, counts: bool | None = None,
         difficulty=design.with_difficulty if difficulty is None else difficulty)
 
 
-def _verdict_lines(path: Path, question: Question) -> list[Verdict]:
+def verdict_lines(path: Path, question: Question) -> list[Verdict]:
     """Every verdict an earlier run that asked ``question`` wrote to ``path`` (JSON lines
     after the question's), in file order. The whole file is read, and refused when it asked
     another question or holds a line that is no verdict, before anything is changed (a last
@@ -163,11 +163,6 @@ def _verdict_lines(path: Path, question: Question) -> list[Verdict]:
                 raise InputError(f"{path}: line {number} is no design verdict; give another "
                                  "--out") from None
     return found
-
-
-def read_verdicts(path: Path, question: Question) -> dict[tuple[str, ...], Verdict]:
-    """The verdicts of ``path`` (as :func:`_verdict_lines` reads them) by their pieces."""
-    return {tuple(verdict.pieces): verdict for verdict in _verdict_lines(path, question)}
 
 
 def fits(verdict: Verdict, design: Design) -> bool:
@@ -204,7 +199,7 @@ def kept_verdicts(path: Path, question: Question,
     them) that fit its question (:func:`fits`) and appear once; and how many lines are
     left out, to be decided again. A file of another question, or with a line that is no
     verdict, is refused (:class:`InputError`)."""
-    found = _verdict_lines(path, question)
+    found = verdict_lines(path, question)
     times: dict[tuple[str, ...], int] = {}
     for verdict in found:
         times[tuple(verdict.pieces)] = times.get(tuple(verdict.pieces), 0) + 1
@@ -221,7 +216,9 @@ def kept_verdicts(path: Path, question: Question,
 
 def verdicts_to_rank(path: Path, design: Design) -> list[Verdict]:
     """The verdicts a ``design --out`` run of ``design`` wrote to ``path``, to rank: refused
-    when they answer another design's question, or when they were not counted."""
+    when they answer another design's question, when they were not counted, or when a line
+    is not a verdict the design makes (:func:`kept_verdicts`: ``design --resume`` decides
+    such lines again)."""
     again = "give the verdicts of this design, as design --out wrote them"
     variants = [design_question(design, counts=counts, difficulty=difficulty)
                 for counts in (True, False) for difficulty in (False, True)]
@@ -231,7 +228,13 @@ def verdicts_to_rank(path: Path, design: Design) -> list[Verdict]:
     if found in variants[2:]:
         raise InputError(f"the verdicts in {path} were written with --no-counts and cannot "
                          "rank the sets: run design without --no-counts")
-    return list(read_verdicts(path, found).values())
+    asked = replace(design, with_counts=True, with_difficulty=found == variants[1])
+    kept, left_out = kept_verdicts(path, found, asked)
+    if left_out:
+        raise InputError(f"{left_out:,} line(s) of {path} are not verdicts this design makes "
+                         f"(damaged, repeated or of other sets): run design --resume --out "
+                         f"{path} to decide them again")
+    return list(kept.values())
 
 
 Table = tuple[str, list[str], list[list[str]]]  # a title, the column heads, the rows
