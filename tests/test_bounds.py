@@ -63,15 +63,49 @@ def test_more_jobs_than_cores_is_the_cores_said_once(capsys):
     args = build_parser().parse_args(["design", "d.yaml", "--jobs", "4096"])
     assert args.jobs == cores
     assert f"--jobs 4096: this machine has {cores} core" in capsys.readouterr().err
-    assert workers_for(10_000) == workers_for(None) == cores and workers_for(1) == 1
+    assert workers_for(4096) == workers_for(None) == cores and workers_for(1) == 1
 
 
-@pytest.mark.parametrize("jobs", [0, -1, 1.5, True, "2", float("nan")])
-def test_a_bad_jobs_from_the_api_is_one_line(jobs):
+BAD_JOBS = [0, -1, 1.5, True, False, "2", "3", float("nan"), 10**9, 4097, [2], "two"]
+
+
+@pytest.mark.parametrize("jobs", BAD_JOBS)
+def test_a_bad_jobs_is_one_line_from_every_api_function(jobs):
+    from cpmodels import api
     from cpmodels.backends.engine import workers_for
+    from cpmodels.design import working_set
 
-    with pytest.raises(InputError, match="whole number of worker processes"):
-        workers_for(jobs)
+    design = ROOT / "specs" / "designs" / "apad_rectangle_pentominoes.yaml"
+    calls = [lambda: workers_for(jobs), lambda: api.sweep("calendar_day", jobs=jobs),
+             lambda: api.design(design, jobs=jobs, counts=False),
+             lambda: api.design(design, jobs=jobs, best=1),
+             lambda: working_set(design, 1, jobs=jobs)]
+    messages = set()
+    for call in calls:  # refused at once: nothing is counted or decided first
+        with pytest.raises(InputError) as refused:
+            call()
+        messages.add(str(refused.value))
+    assert len(messages) == 1
+    assert "is not a number of worker processes: give a whole number from 1 to 4,096" \
+        in messages.pop()
+
+
+def test_the_command_line_and_the_api_say_the_same_of_a_bad_jobs(capsys):
+    from cpmodels import api
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["sweep", "calendar_day", "--jobs", "0"])
+    with pytest.raises(InputError) as refused:
+        api.sweep("calendar_day", jobs=0)
+    said = "is not a number of worker processes: give a whole number from 1 to 4,096"
+    assert said in capsys.readouterr().err and said in str(refused.value)
+
+
+def test_more_jobs_than_cores_is_the_cores_from_the_api_too():
+    from cpmodels.workers import worker_count
+
+    cores = len(os.sched_getaffinity(0))
+    assert worker_count(4096) == cores and worker_count(1) == 1 and worker_count(None) is None
 
 
 @pytest.mark.parametrize(("command", "option"), [
@@ -93,10 +127,10 @@ class _Pid:
         return os.getpid()
 
 
-def test_ten_thousand_jobs_start_one_process_per_core_at_most():
+def test_the_most_jobs_start_one_process_per_core_at_most():
     from cpmodels.backends.engine import run_units
 
-    found = dict(run_units(_Pid(), [(k,) for k in range(40)], jobs=10_000))
+    found = dict(run_units(_Pid(), [(k,) for k in range(40)], jobs=4096))
     assert sorted(found) == list(range(40))
     assert 1 <= len(set(found.values())) <= len(os.sched_getaffinity(0))
 
