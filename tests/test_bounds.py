@@ -43,6 +43,65 @@ def _one_line(stderr: str) -> str:
     return lines[-1]
 
 
+# The engine's tables fit what the process may map: smaller, never a traceback.
+
+@pytest.mark.parametrize("argv", [
+    ["sweep", "calendar_day", "--out", "{tmp}/rows.csv", "--jobs", "1"],
+    ["sweep", "calendar_day", "--out", "{tmp}/rows.csv", "--jobs", "2"],
+    ["count", "calendar_day", "--date", "2026-01-25"],
+    ["design", "specs/designs/apad_rectangle_pentominoes.yaml", "--best", "1"]])
+def test_engine_runs_under_an_address_space_limit(tmp_path, argv):
+    done = _cli_limited(*[a.format(tmp=tmp_path) for a in argv])
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    if argv[0] == "sweep":  # every row, as a run without the limit counts them
+        assert main(["sweep", "calendar_day", "--out", str(tmp_path / "free.csv")]) == 0
+        assert (tmp_path / "rows.csv").read_text() == (tmp_path / "free.csv").read_text()
+
+
+def test_too_little_memory_for_any_table_is_one_line():
+    code = ("import resource, sys\n"
+            "from cpmodels.backends.engine.memo import Memo\n"
+            "from cpmodels.errors import TooLargeError\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+            "memo = Memo(3, slots=1 << 24, arena=1 << 28)\n"
+            "print(len(memo.values), len(memo.arena))\n"
+            "try:\n"
+            "    Memo(1 << 20, slots=1 << 24)\n"
+            "except TooLargeError as exc:\n"
+            "    print('refused:', exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    slots, arena = map(int, done.stdout.splitlines()[0].split())
+    assert slots < 1 << 24 and arena < 1 << 28 and slots * 4 <= arena  # smaller, arena first
+    assert done.stdout.splitlines()[1].startswith("refused: not enough memory")
+
+
+@pytest.mark.parametrize("failure", [MemoryError(), RuntimeError("can't start new thread")])
+def test_memory_running_out_elsewhere_is_one_line(failure, capsys, monkeypatch):
+    from cpmodels.cli import execute
+
+    def handler(args):
+        raise failure
+
+    args = build_parser().parse_args(["validate", "calendar_day"])
+    monkeypatch.setattr(args, "handler", handler)
+    assert execute(args) == 2
+    err = capsys.readouterr().err
+    assert err == "error: not enough memory for this run (the process may map too little)\n"
+
+
+def test_another_runtime_error_is_not_taken_for_memory(monkeypatch):
+    from cpmodels.cli import execute
+
+    def handler(args):
+        raise RuntimeError("something else")
+
+    args = build_parser().parse_args(["validate", "calendar_day"])
+    monkeypatch.setattr(args, "handler", handler)
+    with pytest.raises(RuntimeError, match="something else"):
+        execute(args)
+
+
 # --jobs: bounded where it is parsed, and never more processes than cores.
 
 @pytest.mark.parametrize("command", [["sweep", "calendar_day", "--out", "x.csv"],

@@ -130,6 +130,12 @@ def execute(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`| head`): no more to say
         return EXIT_BAD_INPUT
+    except (MemoryError, RuntimeError) as exc:  # a memory limit (``ulimit -v``) reached
+        if isinstance(exc, RuntimeError) and "can't start new thread" not in str(exc):
+            raise
+        print("error: not enough memory for this run (the process may map too little)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 def run() -> None:
