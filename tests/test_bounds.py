@@ -568,6 +568,67 @@ def test_ctrl_c_at_any_moment_of_start_up_is_130_and_one_line(tmp_path, argv):
         assert len(err.strip().splitlines()) == 1, (delay, err)
 
 
+# A signal whose handler raises, arriving while compiled code runs in the main thread (the
+# towers programme's steps call back into Python), or in the engine's search threads.
+_SIGNALLED = """
+import os, random, signal, sys, threading
+from cpmodels.interrupt import interrupt_or_leave, time_limit
+if sys.argv[1] == "towers":
+    from cpmodels.spec import load_spec
+    from cpmodels.towers.bounds import band_bound
+    from cpmodels.towers.problem import towers_problem
+    problem = towers_problem(load_spec("towers"), 9, 9)
+    work = lambda: band_bound(problem, 3, True, True)
+else:
+    from cpmodels import api
+    work = lambda: api.count("calendar_day", date="2026-01-25")
+work()  # compiled and warm
+signal.signal(signal.SIGINT, interrupt_or_leave)
+main, seen = threading.main_thread().ident, []
+for k in range(15):
+    delay = random.uniform(0.0, 0.2)
+    try:
+        if sys.argv[2] == "ctrl-c":
+            threading.Timer(delay, signal.pthread_kill, (main, signal.SIGINT)).start()
+            while True:
+                work()
+        else:
+            with time_limit(delay):
+                while True:
+                    work()
+    except BaseException as exc:
+        seen.append(type(exc).__name__)
+    for thread in threading.enumerate():  # the backstop: this run goes on after each
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
+print(" ".join(seen))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("work", ["towers", "engine"])
+@pytest.mark.parametrize(("signalled", "raised"), [("ctrl-c", "KeyboardInterrupt"),
+                                                   ("time limit", "TimeLimitReached")])
+def test_a_signal_inside_compiled_code_is_the_interrupt_it_says(work, signalled, raised):
+    """Each Ctrl-C (or time limit) at random moments of compiled work is the interrupt
+    itself, never a ``SystemError`` of the compiled function it came in."""
+    done = subprocess.run([sys.executable, "-c", _SIGNALLED, work, signalled],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [raised] * 15, done.stdout
+
+
+def test_ctrl_c_in_a_towers_solve_is_130_and_one_line(tmp_path):
+    """The command line, Ctrl-C at several moments of a solve whose bound is worked out
+    by the programme in the main thread."""
+    for delay in (0.3, 0.8, 1.5):
+        code, err, finished_first = _interrupted(
+            ["solve", "towers", "--size", "12x12", "--time-limit", "30"], delay, tmp_path)
+        assert not finished_first and code == 130, (delay, code, err)
+        assert err.strip() == "interrupted", (delay, err)
+
+
 def test_ctrl_c_as_the_workers_start_is_130_and_one_line(tmp_path):
     """Ctrl-C the moment a design's first worker process appears (the second is being
     forked): the workers start with it held, so none of them prints a traceback."""
