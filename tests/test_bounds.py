@@ -619,6 +619,35 @@ def test_a_signal_inside_compiled_code_is_the_interrupt_it_says(work, signalled,
     assert done.stdout.split() == [raised] * 15, done.stdout
 
 
+def _system_error_from(cause):
+    def handler(args):
+        try:
+            raise cause
+        except BaseException as exc:
+            raise SystemError("CPUDispatcher(<function _step>) returned a result with an "
+                              "exception set") from exc
+    return handler
+
+
+@pytest.mark.parametrize(("cause", "code", "said"), [
+    (KeyboardInterrupt(), 130, "interrupted\n"),
+    ("time limit", 3, "stopped by the time limit (2 s) without an answer\n")])
+def test_a_system_error_from_an_interrupt_is_that_interrupt(cause, code, said, capsys,
+                                                             monkeypatch):
+    from cpmodels.cli import execute
+    from cpmodels.interrupt import TimeLimitReached
+
+    args = build_parser().parse_args(["validate", "calendar_day"])
+    args.time_limit = 2.0
+    if cause == "time limit":
+        cause = TimeLimitReached("stopped by the time limit (2 s)")
+    monkeypatch.setattr(args, "handler", _system_error_from(cause))
+    assert execute(args) == code and capsys.readouterr().err == said
+    monkeypatch.setattr(args, "handler", _system_error_from(ValueError("other")))
+    with pytest.raises(SystemError):  # any other is no interrupt
+        execute(args)
+
+
 def test_ctrl_c_in_a_towers_solve_is_130_and_one_line(tmp_path):
     """The command line, Ctrl-C at several moments of a solve whose bound is worked out
     by the programme in the main thread."""
