@@ -40,14 +40,16 @@ def _room_to_map() -> int | None:
     try:
         import resource
 
-        caps = [resource.getrlimit(kind)[0]
-                for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA)]
+        caps = [cap for cap in (resource.getrlimit(kind)[0]
+                                for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA))
+                if cap != resource.RLIM_INFINITY]
+        if not caps:
+            return None
         mapped = int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf(
             "SC_PAGE_SIZE")
     except (ImportError, OSError, ValueError):
         return None
-    caps = [cap for cap in caps if cap != resource.RLIM_INFINITY]
-    return max(0, min(caps) - mapped) if caps else None
+    return max(0, min(caps) - mapped)
 
 
 def _zeros(*arrays: tuple[Any, Any]) -> list[np.ndarray]:
