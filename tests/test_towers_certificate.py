@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import zipfile
 
 import numpy as np
@@ -101,7 +102,8 @@ def test_the_solver_s_certificates_check(tmp_path, size, optimum):
 def test_a_claim_below_the_optimum_is_rejected(tmp_path):
     problem = _problem(5, 5)
     best = towers_model.solve(problem).grid
-    _, board_720, _ = towers_model._search(problem, 30, None, target=720, ceiling=720)
+    _, board_720, _ = towers_model._search(problem, time.perf_counter() + 30, None,
+                                           target=720, ceiling=720)
     assert problem.score(board_720) == 720 and not problem.violations(board_720)
     # The programme run against 720 finds 730 in its last layer.
     low = _certify(tmp_path / "low", problem, 720, board_720, incumbent=720)
