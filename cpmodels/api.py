@@ -41,6 +41,7 @@ from cpmodels.spec.bundled import bundled_specs
 from cpmodels.sweep import Row, SweepSummary, file_columns, read_rows, run_sweep
 from cpmodels.towers.problem import TowersProblem, towers_problem
 from cpmodels.towers.result import TowersResult
+from cpmodels.workers import worker_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -335,6 +336,7 @@ def sweep(spec: SpecLike, out: str | Path | None = None, *, jobs: int | None = N
     difficulty score (``docs/difficulty.md``)."""
     from cpmodels.backends.engine import using
 
+    jobs = worker_count(jobs)
     spec = load(spec)
     if not isinstance(spec, CalendarSpec):
         raise InputError(f"sweep needs a calendar spec; {spec.name} is a {spec.kind} spec")
@@ -446,6 +448,7 @@ def design(path: str | Path, *, time_limit: float | None = None, jobs: int | Non
     from cpmodels.design import best_sets, load_board, run_design
     from cpmodels.spec.loading import load_design
 
+    jobs = worker_count(jobs)
     spec = load_design(path)
     found = _Design(spec, load_board(spec, path), with_counts=counts,
                     with_difficulty=difficulty)

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 
@@ -27,6 +28,7 @@ def seconds_left(deadline: float | None) -> float | None:
 
 
 BACKSTOP_SECONDS = 5.0  # after Ctrl-C, the longest a command may take to stop by itself
+BACKSTOP = "cpmodels-backstop"  # the name of the thread that ends the process then
 EXIT_INTERRUPTED = 130
 
 
@@ -57,19 +59,52 @@ def _loading_a_module(frame: Any) -> bool:
     return False
 
 
+def _no_calls(frame: Any, event: str, arg: Any) -> None:
+    """A thread's trace function that traces no call (its frames' own ones still run)."""
+
+
+def raised_after_compiled_code(frame: Any, interrupt: BaseException) -> bool:
+    """Whether ``frame`` (where a signal handler runs) is inside numba: its dispatcher, or
+    Python called back from a compiled function (``_numba_unpickle``, as it boxes what the
+    function returns), where an exception the handler raised would become a
+    ``SystemError`` of the compiled function. If so, ``interrupt`` is raised instead in
+    the first frame outside numba as soon as it runs on (its next line), and the handler
+    should return without raising."""
+    outside = None
+    while frame is not None:
+        if "numba" in Path(frame.f_code.co_filename).parts:
+            outside = frame.f_back
+        frame = frame.f_back
+    if outside is None:
+        return False
+    previous = sys.gettrace()
+
+    def raise_there(frame: Any, event: str, arg: Any) -> None:
+        frame.f_trace = None
+        sys.settrace(previous)
+        raise interrupt
+
+    outside.f_trace, outside.f_trace_lines = raise_there, True
+    sys.settrace(previous or _no_calls)  # tracing on in this thread, for that frame
+    return True
+
+
 def interrupt_or_leave(signum: int, frame: Any) -> None:
     """The command line's Ctrl-C handler while a command runs: ``KeyboardInterrupt``, so
     the command stops as it says (keeping rows and lines, stopping workers). Python only
     prints an exception raised while a module loads (in its lock's callbacks) or turns it
     into another (in ``__set_name__``), so Ctrl-C then ends the process at once
-    (:func:`leave_now`); and should the interrupt be lost elsewhere, the process ends
-    :data:`BACKSTOP_SECONDS` later all the same."""
+    (:func:`leave_now`); inside compiled code it is raised as that returns
+    (:func:`raised_after_compiled_code`); and should the interrupt be lost elsewhere,
+    the process ends :data:`BACKSTOP_SECONDS` after the first Ctrl-C all the same."""
     if _loading_a_module(frame):
         leave_now()
-    backstop = threading.Timer(BACKSTOP_SECONDS, leave_now)
-    backstop.daemon = True
-    backstop.start()
-    raise KeyboardInterrupt
+    if not any(thread.name == BACKSTOP for thread in threading.enumerate()):
+        backstop = threading.Timer(BACKSTOP_SECONDS, leave_now)
+        backstop.name, backstop.daemon = BACKSTOP, True
+        backstop.start()
+    if not raised_after_compiled_code(frame, KeyboardInterrupt()):
+        raise KeyboardInterrupt
 
 
 def leave_ctrl_c_to_parent() -> None:
@@ -180,7 +215,9 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
     def on_alarm(signum: int, frame: Any) -> None:
         if fired.is_set():
-            raise TimeLimitReached(f"stopped by the time limit ({seconds:g} s)")
+            stop = TimeLimitReached(f"stopped by the time limit ({seconds:g} s)")
+            if not raised_after_compiled_code(frame, stop):
+                raise stop
 
     def ring() -> None:
         fired.set()

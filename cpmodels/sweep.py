@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine import Difficulty, EngineSession, Tally
+from cpmodels.backends.engine import Difficulty, EngineSession, Tally, workers_for
 from cpmodels.cover import ExactCover, Item, ItemKind, packing_cover, scan_order
 from cpmodels.errors import InputError
 from cpmodels.files import make_directory, write_atomic
@@ -550,7 +550,7 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
     free_combos = plan.free_combinations()
     tasks = [fixed for fixed in plan.tasks()
              if any(plan.labels(fixed, rest) not in done for rest in free_combos)]
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks)))
+    jobs = max(1, min(workers_for(jobs), len(tasks)))
     if progress is not None:
         progress(len(done), len(combos))
     session = plan.session(table_slots=memo_slots, arena=SWEEP_ARENA)

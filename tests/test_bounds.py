@@ -43,6 +43,65 @@ def _one_line(stderr: str) -> str:
     return lines[-1]
 
 
+# The engine's tables fit what the process may map: smaller, never a traceback.
+
+@pytest.mark.parametrize("argv", [
+    ["sweep", "calendar_day", "--out", "{tmp}/rows.csv", "--jobs", "1"],
+    ["sweep", "calendar_day", "--out", "{tmp}/rows.csv", "--jobs", "2"],
+    ["count", "calendar_day", "--date", "2026-01-25"],
+    ["design", "specs/designs/apad_rectangle_pentominoes.yaml", "--best", "1"]])
+def test_engine_runs_under_an_address_space_limit(tmp_path, argv):
+    done = _cli_limited(*[a.format(tmp=tmp_path) for a in argv])
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    if argv[0] == "sweep":  # every row, as a run without the limit counts them
+        assert main(["sweep", "calendar_day", "--out", str(tmp_path / "free.csv")]) == 0
+        assert (tmp_path / "rows.csv").read_text() == (tmp_path / "free.csv").read_text()
+
+
+def test_too_little_memory_for_any_table_is_one_line():
+    code = ("import resource, sys\n"
+            "from cpmodels.backends.engine.memo import Memo\n"
+            "from cpmodels.errors import TooLargeError\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+            "memo = Memo(3, slots=1 << 24, arena=1 << 28)\n"
+            "print(len(memo.values), len(memo.arena))\n"
+            "try:\n"
+            "    Memo(1 << 20, slots=1 << 24)\n"
+            "except TooLargeError as exc:\n"
+            "    print('refused:', exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    slots, arena = map(int, done.stdout.splitlines()[0].split())
+    assert slots < 1 << 24 and arena < 1 << 28 and slots * 4 <= arena  # smaller, arena first
+    assert done.stdout.splitlines()[1].startswith("refused: not enough memory")
+
+
+@pytest.mark.parametrize("failure", [MemoryError(), RuntimeError("can't start new thread")])
+def test_memory_running_out_elsewhere_is_one_line(failure, capsys, monkeypatch):
+    from cpmodels.cli import execute
+
+    def handler(args):
+        raise failure
+
+    args = build_parser().parse_args(["validate", "calendar_day"])
+    monkeypatch.setattr(args, "handler", handler)
+    assert execute(args) == 2
+    err = capsys.readouterr().err
+    assert err == "error: not enough memory for this run (the process may map too little)\n"
+
+
+def test_another_runtime_error_is_not_taken_for_memory(monkeypatch):
+    from cpmodels.cli import execute
+
+    def handler(args):
+        raise RuntimeError("something else")
+
+    args = build_parser().parse_args(["validate", "calendar_day"])
+    monkeypatch.setattr(args, "handler", handler)
+    with pytest.raises(RuntimeError, match="something else"):
+        execute(args)
+
+
 # --jobs: bounded where it is parsed, and never more processes than cores.
 
 @pytest.mark.parametrize("command", [["sweep", "calendar_day", "--out", "x.csv"],
@@ -63,15 +122,49 @@ def test_more_jobs_than_cores_is_the_cores_said_once(capsys):
     args = build_parser().parse_args(["design", "d.yaml", "--jobs", "4096"])
     assert args.jobs == cores
     assert f"--jobs 4096: this machine has {cores} core" in capsys.readouterr().err
-    assert workers_for(10_000) == workers_for(None) == cores and workers_for(1) == 1
+    assert workers_for(4096) == workers_for(None) == cores and workers_for(1) == 1
 
 
-@pytest.mark.parametrize("jobs", [0, -1, 1.5, True, "2", float("nan")])
-def test_a_bad_jobs_from_the_api_is_one_line(jobs):
+BAD_JOBS = [0, -1, 1.5, True, False, "2", "3", float("nan"), 10**9, 4097, [2], "two"]
+
+
+@pytest.mark.parametrize("jobs", BAD_JOBS)
+def test_a_bad_jobs_is_one_line_from_every_api_function(jobs):
+    from cpmodels import api
     from cpmodels.backends.engine import workers_for
+    from cpmodels.design import working_set
 
-    with pytest.raises(InputError, match="whole number of worker processes"):
-        workers_for(jobs)
+    design = ROOT / "specs" / "designs" / "apad_rectangle_pentominoes.yaml"
+    calls = [lambda: workers_for(jobs), lambda: api.sweep("calendar_day", jobs=jobs),
+             lambda: api.design(design, jobs=jobs, counts=False),
+             lambda: api.design(design, jobs=jobs, best=1),
+             lambda: working_set(design, 1, jobs=jobs)]
+    messages = set()
+    for call in calls:  # refused at once: nothing is counted or decided first
+        with pytest.raises(InputError) as refused:
+            call()
+        messages.add(str(refused.value))
+    assert len(messages) == 1
+    assert "is not a number of worker processes: give a whole number from 1 to 4,096" \
+        in messages.pop()
+
+
+def test_the_command_line_and_the_api_say_the_same_of_a_bad_jobs(capsys):
+    from cpmodels import api
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["sweep", "calendar_day", "--jobs", "0"])
+    with pytest.raises(InputError) as refused:
+        api.sweep("calendar_day", jobs=0)
+    said = "is not a number of worker processes: give a whole number from 1 to 4,096"
+    assert said in capsys.readouterr().err and said in str(refused.value)
+
+
+def test_more_jobs_than_cores_is_the_cores_from_the_api_too():
+    from cpmodels.workers import worker_count
+
+    cores = len(os.sched_getaffinity(0))
+    assert worker_count(4096) == cores and worker_count(1) == 1 and worker_count(None) is None
 
 
 @pytest.mark.parametrize(("command", "option"), [
@@ -93,10 +186,10 @@ class _Pid:
         return os.getpid()
 
 
-def test_ten_thousand_jobs_start_one_process_per_core_at_most():
+def test_the_most_jobs_start_one_process_per_core_at_most():
     from cpmodels.backends.engine import run_units
 
-    found = dict(run_units(_Pid(), [(k,) for k in range(40)], jobs=10_000))
+    found = dict(run_units(_Pid(), [(k,) for k in range(40)], jobs=4096))
     assert sorted(found) == list(range(40))
     assert 1 <= len(set(found.values())) <= len(os.sched_getaffinity(0))
 
@@ -473,6 +566,96 @@ def test_ctrl_c_at_any_moment_of_start_up_is_130_and_one_line(tmp_path, argv):
             break
         assert code == 130, (delay, code, err)
         assert len(err.strip().splitlines()) == 1, (delay, err)
+
+
+# A signal whose handler raises, arriving while compiled code runs in the main thread (the
+# towers programme's steps call back into Python), or in the engine's search threads.
+_SIGNALLED = """
+import os, random, signal, sys, threading
+from cpmodels.interrupt import interrupt_or_leave, time_limit
+if sys.argv[1] == "towers":
+    from cpmodels.spec import load_spec
+    from cpmodels.towers.bounds import band_bound
+    from cpmodels.towers.problem import towers_problem
+    problem = towers_problem(load_spec("towers"), 9, 9)
+    work = lambda: band_bound(problem, 3, True, True)
+else:
+    from cpmodels import api
+    work = lambda: api.count("calendar_day", date="2026-01-25")
+work()  # compiled and warm
+signal.signal(signal.SIGINT, interrupt_or_leave)
+main, seen = threading.main_thread().ident, []
+for k in range(15):
+    delay = random.uniform(0.0, 0.2)
+    try:
+        if sys.argv[2] == "ctrl-c":
+            threading.Timer(delay, signal.pthread_kill, (main, signal.SIGINT)).start()
+            while True:
+                work()
+        else:
+            with time_limit(delay):
+                while True:
+                    work()
+    except BaseException as exc:
+        seen.append(type(exc).__name__)
+    for thread in threading.enumerate():  # the backstop: this run goes on after each
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
+print(" ".join(seen))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("work", ["towers", "engine"])
+@pytest.mark.parametrize(("signalled", "raised"), [("ctrl-c", "KeyboardInterrupt"),
+                                                   ("time limit", "TimeLimitReached")])
+def test_a_signal_inside_compiled_code_is_the_interrupt_it_says(work, signalled, raised):
+    """Each Ctrl-C (or time limit) at random moments of compiled work is the interrupt
+    itself, never a ``SystemError`` of the compiled function it came in."""
+    done = subprocess.run([sys.executable, "-c", _SIGNALLED, work, signalled],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [raised] * 15, done.stdout
+
+
+def _system_error_from(cause):
+    def handler(args):
+        try:
+            raise cause
+        except BaseException as exc:
+            raise SystemError("CPUDispatcher(<function _step>) returned a result with an "
+                              "exception set") from exc
+    return handler
+
+
+@pytest.mark.parametrize(("cause", "code", "said"), [
+    (KeyboardInterrupt(), 130, "interrupted\n"),
+    ("time limit", 3, "stopped by the time limit (2 s) without an answer\n")])
+def test_a_system_error_from_an_interrupt_is_that_interrupt(cause, code, said, capsys,
+                                                             monkeypatch):
+    from cpmodels.cli import execute
+    from cpmodels.interrupt import TimeLimitReached
+
+    args = build_parser().parse_args(["validate", "calendar_day"])
+    args.time_limit = 2.0
+    if cause == "time limit":
+        cause = TimeLimitReached("stopped by the time limit (2 s)")
+    monkeypatch.setattr(args, "handler", _system_error_from(cause))
+    assert execute(args) == code and capsys.readouterr().err == said
+    monkeypatch.setattr(args, "handler", _system_error_from(ValueError("other")))
+    with pytest.raises(SystemError):  # any other is no interrupt
+        execute(args)
+
+
+def test_ctrl_c_in_a_towers_solve_is_130_and_one_line(tmp_path):
+    """The command line, Ctrl-C at several moments of a solve whose bound is worked out
+    by the programme in the main thread."""
+    for delay in (0.3, 0.8, 1.5):
+        code, err, finished_first = _interrupted(
+            ["solve", "towers", "--size", "12x12", "--time-limit", "30"], delay, tmp_path)
+        assert not finished_first and code == 130, (delay, code, err)
+        assert err.strip() == "interrupted", (delay, err)
 
 
 def test_ctrl_c_as_the_workers_start_is_130_and_one_line(tmp_path):

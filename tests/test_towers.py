@@ -227,3 +227,34 @@ def test_pricing_stops_once_the_bound_is_down_to_a_boards_score():
     assert again.bound == 440
     # Not reached: every step is taken.
     assert len(bounds.lagrangian_bound(problem, 2, steps=12, stop_at=100).steps) == 12
+
+
+def test_the_model_s_building_stops_at_the_deadline():
+    import time
+
+    from cpmodels.errors import OutOfTime
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 200, 200)
+    start = time.perf_counter()
+    with pytest.raises(OutOfTime):
+        towers_model.build_towers_model(problem, deadline=start + 0.2)
+    assert time.perf_counter() - start < 1.0  # a whole model of this board takes seconds
+    status, grid, bound = towers_model._search(problem, start, None)
+    assert (status, grid, bound) == (towers_model.cp_model.UNKNOWN, [], None)
+
+
+@pytest.mark.parametrize("rules", ["", "rules: when-built\n"])
+def test_a_large_board_ends_near_its_time_limit(tmp_path, rules):
+    """The model of a 200x200 board takes longer to build than the time limit: the solve
+    still ends about then, with no board and no bound it did not prove."""
+    import time
+
+    spec = SPECS / "towers.yaml"
+    if rules:
+        spec = tmp_path / "built.yaml"
+        spec.write_text((SPECS / "towers.yaml").read_text() + rules)
+    problem = towers_problem(load_spec(spec), 200, 200)
+    start = time.perf_counter()
+    result = towers_model.solve(problem, time_limit=1.5)
+    assert time.perf_counter() - start < 1.5 + 1.0
+    assert result.status == "unknown" and result.grid in (None, []) and result.bound is None

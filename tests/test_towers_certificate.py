@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import zipfile
 
 import numpy as np
@@ -101,7 +102,8 @@ def test_the_solver_s_certificates_check(tmp_path, size, optimum):
 def test_a_claim_below_the_optimum_is_rejected(tmp_path):
     problem = _problem(5, 5)
     best = towers_model.solve(problem).grid
-    _, board_720, _ = towers_model._search(problem, 30, None, target=720, ceiling=720)
+    _, board_720, _ = towers_model._search(problem, time.perf_counter() + 30, None,
+                                           target=720, ceiling=720)
     assert problem.score(board_720) == 720 and not problem.violations(board_720)
     # The programme run against 720 finds 730 in its last layer.
     low = _certify(tmp_path / "low", problem, 720, board_720, incumbent=720)
@@ -331,6 +333,44 @@ def test_prices_found_before_are_certified_in_one_step(priced_5x5, tmp_path):
     redone = bound_with_certificate(problem, again, cut=claim["cut"], steps=1,
                                     start=np.array(claim["prices"]), scale=claim["scale"])
     assert redone.steps == 1 and redone.check.ok and redone.bound == proved.bound
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"version": True}, "version True"),
+    ({"version": 1.0}, "version 1.0"),
+    ({"format": True}, "not a towers certificate"),
+    ({"rows": 3.0}, "3.0x3 board"),
+])
+def test_a_header_number_of_another_kind_is_refused(tmp_path, fields, message):
+    # ``true`` and ``1.0`` equal 1 in Python; a header holding them is not version 1.
+    problem = _problem(3, 3)
+    grid = towers_model.solve(problem).grid
+    good = _certify(tmp_path / "good", problem, problem.score(grid), grid)
+    check = check_certificate(_with_header(good, tmp_path / "bad", **fields), problem)
+    assert not check.ok and message in check.message
+
+
+def test_a_colour_s_points_as_a_float_is_another_puzzle(tmp_path):
+    problem = _problem(3, 3)
+    grid = towers_model.solve(problem).grid
+    good = _certify(tmp_path / "good", problem, problem.score(grid), grid)
+    with zipfile.ZipFile(good) as archive:
+        colours = json.loads(archive.read("header.json"))["colours"]
+    colours[0]["points"] = float(colours[0]["points"])
+    check = check_certificate(_with_header(good, tmp_path / "bad", colours=colours), problem)
+    assert not check.ok and "another puzzle" in check.message
+
+
+def test_a_priced_claim_s_size_as_true_is_refused(priced_5x5, tmp_path):
+    from cpmodels.towers.certificate import check_priced_bound
+
+    problem, path, _ = priced_5x5
+    bad = tmp_path / "bad.bound"
+    _forged_claim(path, bad, lambda c: c.update(format=True))
+    assert not check_priced_bound(bad, problem).ok
+    _forged_claim(path, bad, lambda c: c.update(cols=5.0))
+    check = check_priced_bound(bad, problem)
+    assert not check.ok and "5x5.0 board" in check.message
+
 
 def _nudge_a_used_price(prices) -> None:
     """One price of a corner the bands see (column 1 has a left neighbour) moved by one."""

@@ -121,6 +121,15 @@ def execute(args: argparse.Namespace) -> int:
     except CpmodelsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except SystemError as exc:  # compiled code that Ctrl-C or the time limit cut into
+        cause: BaseException | None = exc
+        while cause is not None and not isinstance(cause, KeyboardInterrupt):
+            cause = cause.__cause__ or cause.__context__
+        if cause is None:
+            raise
+        print(f"stopped by the time limit ({args.time_limit:g} s) without an answer"
+              if isinstance(cause, TimeLimitReached) else "interrupted", file=sys.stderr)
+        return EXIT_UNKNOWN if isinstance(cause, TimeLimitReached) else EXIT_INTERRUPTED
     except TimeLimitReached:
         print(f"stopped by the time limit ({args.time_limit:g} s) without an answer",
               file=sys.stderr)
@@ -129,6 +138,12 @@ def execute(args: argparse.Namespace) -> int:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`| head`): no more to say
+        return EXIT_BAD_INPUT
+    except (MemoryError, RuntimeError) as exc:  # a memory limit (``ulimit -v``) reached
+        if isinstance(exc, RuntimeError) and "can't start new thread" not in str(exc):
+            raise
+        print("error: not enough memory for this run (the process may map too little)",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

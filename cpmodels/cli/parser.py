@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 from cpmodels import __version__
 from cpmodels.cli.output import EXIT_BAD_INPUT
 from cpmodels.errors import InputError
+from cpmodels.workers import cores, jobs_refused, worker_count
 
 MAX_SECONDS = 10_000_000  # the longest time limit taken (longer ones overflow timers)
 MAX_COUNT = 10**12  # the largest count or rank an option takes
-MAX_JOBS = 4096  # a --jobs past this is refused; past the cores it is the cores
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -62,24 +62,23 @@ def positive_int(text: str) -> int:
 
 
 def job_count(text: str) -> int:
-    """``--jobs``: a whole number of worker processes from 1 to :data:`MAX_JOBS`; more than
-    the cores here is the cores (said on stderr), never a process each."""
-    import os
+    """``--jobs``: a whole number of worker processes from 1 to ``MAX_JOBS``; more than
+    the cores here is the cores (said on stderr), never a process each. The check is the
+    API's (:func:`cpmodels.workers.worker_count`)."""
     import sys
 
-    if len(text) > 30 or not text.strip().isascii() or not text.strip().isdigit() \
-            or not 1 <= int(text) <= MAX_JOBS:
-        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number of worker processes "
-                                         f"(1 to {MAX_JOBS:,})")
-    value = int(text)
+    if len(text) > 30 or not text.strip().isascii() or not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(jobs_refused(_shown(text)))
+    asked = int(text)
     try:
-        cores = len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not on Linux
-        cores = os.cpu_count() or 1
-    if value > cores:
-        print(f"note: --jobs {value}: this machine has {cores} core{'s' * (cores > 1)}; "
-              f"running {cores} worker process{'es' * (cores > 1)}", file=sys.stderr)
-        value = cores
+        value = worker_count(asked)
+    except InputError:
+        raise argparse.ArgumentTypeError(jobs_refused(_shown(text))) from None
+    assert value is not None  # a number was given
+    if value < asked:
+        here = cores()
+        print(f"note: --jobs {asked}: this machine has {here} core{'s' * (here > 1)}; "
+              f"running {value} worker process{'es' * (value > 1)}", file=sys.stderr)
     return value
 
 

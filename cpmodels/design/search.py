@@ -25,7 +25,7 @@ from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine import EngineSession, Regions
+from cpmodels.backends.engine import EngineSession, Regions, workers_for
 from cpmodels.cover import ItemKind
 from cpmodels.design.reaching import first_failure, front_failure
 from cpmodels.design.verdicts import Side, Verdict
@@ -538,7 +538,7 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
     design.check_size()
     design.check_area()
     done = done or {}
-    jobs = jobs or os.cpu_count() or 1
+    jobs = workers_for(jobs)  # refused before anything is worked out
     start = time.perf_counter()
     design.learn_order()  # compiles the shared covers: forked workers start from them
     many = design.count_candidates() > PARALLEL_LIMIT

@@ -58,6 +58,19 @@ VERSION = 1
 _NO_SCORE = np.iinfo(np.int64).min
 
 
+def same_json(read: Any, wanted: Any) -> bool:
+    """Whether a value read from JSON equals ``wanted`` with every number of the same kind:
+    ``true`` is no 1, and ``1.0`` no 1 (Python's ``==`` takes them for equal)."""
+    if type(read) is not type(wanted):
+        return False
+    if isinstance(wanted, dict):
+        return read.keys() == wanted.keys() and all(same_json(read[k], v)
+                                                    for k, v in wanted.items())
+    if isinstance(wanted, list):
+        return len(read) == len(wanted) and all(map(same_json, read, wanted))
+    return bool(read == wanted)
+
+
 def header_problem(problem: TowersProblem) -> dict[str, Any]:
     """The puzzle as a certificate's header records it (compared with the spec's)."""
     letters = [c.letter for c in problem.colours]
@@ -167,9 +180,9 @@ def read_header(path: Path) -> dict[str, Any]:
     except (zipfile.BadZipFile, UnicodeDecodeError):
         raise ValueError(f"{path} is not a towers certificate (not a zip archive with a "
                          "JSON header)") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
+    if not isinstance(header, dict) or not same_json(header.get("format"), FORMAT):
         raise ValueError(f"{path} is not a towers certificate")
-    if header.get("version") != VERSION:
+    if not same_json(header.get("version"), VERSION):
         raise ValueError(f"{path} is a certificate of version {header.get('version')!r}; "
                          f"this checker reads version {VERSION}")
     return header
@@ -224,7 +237,8 @@ def check_certificate(path: Path, problem: TowersProblem,
     """
     try:
         header = read_header(path)
-        if header_problem(problem) != {k: header.get(k) for k in header_problem(problem)}:
+        if not same_json({k: header.get(k) for k in header_problem(problem)},
+                         header_problem(problem)):
             return CertificateCheck(False, _mismatch(header, problem))
         with zipfile.ZipFile(path) as archive:
             return _check(header, problem, archive, on_layer)
@@ -507,9 +521,10 @@ def check_priced_bound(path: Path, problem: TowersProblem,
     try:
         with zipfile.ZipFile(path) as archive:
             claim = json_member(archive, "claim.json")
-            if not isinstance(claim, dict) or claim.get("format") != PRICED_FORMAT:
+            if not isinstance(claim, dict) or not same_json(claim.get("format"), PRICED_FORMAT):
                 return CertificateCheck(False, f"{path} is not a priced bound")
-            if header_problem(problem) != {k: claim.get(k) for k in header_problem(problem)}:
+            if not same_json({k: claim.get(k) for k in header_problem(problem)},
+                             header_problem(problem)):
                 return CertificateCheck(False, _mismatch(claim, problem))
             if problem.fixed or problem.rows < 2:
                 return CertificateCheck(False, "a priced bound is for boards of two rows or "
@@ -536,7 +551,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
                 with stored_member(path, archive, name) as data, \
                         zipfile.ZipFile(data) as inner:
                     header = json_member(inner, "header.json")
-                    if not isinstance(header, dict) or header.get("band") != entry:
+                    if not isinstance(header, dict) or not same_json(header.get("band"), entry):
                         return CertificateCheck(False, f"{name} is for other prices or rows "
                                                 "than the claim's")
                     part = check_certificate(data, band, on_layer)  # type: ignore[arg-type]

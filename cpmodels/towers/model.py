@@ -10,19 +10,30 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from cpmodels.cpsat_runtime import new_solver, run_solver
+from cpmodels.errors import OutOfTime
 from cpmodels.towers import bounds, programme
 from cpmodels.towers.problem import TowersProblem
 from cpmodels.towers.result import NAME, TowersResult
 
 
-def build_towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict]:
+def build_towers_model(problem: TowersProblem, deadline: float | None = None,
+                       ) -> tuple[cp_model.CpModel, dict]:
     """Booleans x[r, c, k] (cell holds colour k) with one colour per cell and the rules
-    (under the build-order rule, those of an orderable city: :func:`add_build_order`)."""
-    model, x, _ = _towers_model(problem)
+    (under the build-order rule, those of an orderable city: :func:`add_build_order`).
+    Past ``deadline`` (a ``time.perf_counter`` value; None: none) the building stops:
+    :class:`~cpmodels.errors.OutOfTime`."""
+    model, x, _ = _towers_model(problem, deadline)
     return model, x
 
 
-def _towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict, dict | None]:
+def _on_time(deadline: float | None) -> None:
+    """OutOfTime once ``deadline`` has passed: a large model's building is cut short."""
+    if deadline is not None and time.perf_counter() > deadline:
+        raise OutOfTime("the time limit passed while the model was built")
+
+
+def _towers_model(problem: TowersProblem, deadline: float | None = None,
+                  ) -> tuple[cp_model.CpModel, dict, dict | None]:
     """:func:`build_towers_model` and, under the build-order rule, the cells' times."""
     model = cp_model.CpModel()
     x = {
@@ -35,6 +46,7 @@ def _towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict, dict 
         for other in ks:
             model.add(x[r, c, other] == (1 if other == k else 0))
     for r in range(problem.rows):
+        _on_time(deadline)
         for c in range(problem.cols):
             cell = [x[r, c, k] for k in ks]
             if problem.allow_empty:
@@ -51,13 +63,16 @@ def _towers_model(problem: TowersProblem) -> tuple[cp_model.CpModel, dict, dict 
                         model.add_bool_or(support).only_enforce_if(x[r, c, k])
                     else:
                         model.add(x[r, c, k] == 0)
-    times = add_build_order(problem, model, x) if problem.when_built else None
+    times = add_build_order(problem, model, x, deadline) if problem.when_built else None
+    _on_time(deadline)
     model.maximize(sum(col.points * x[r, c, k] for (r, c, k), col in
                        ((key, problem.colours[key[2]]) for key in x)))
+    _on_time(deadline)
     return model, x, times
 
 
-def add_build_order(problem: TowersProblem, model: cp_model.CpModel, x: dict) -> dict:
+def add_build_order(problem: TowersProblem, model: cp_model.CpModel, x: dict,
+                    deadline: float | None = None) -> dict:
     """The city must be orderable (``build.py``; chain colours, colour k needs colours
     0..k-1): ``t[r, c]``, the time of the cell's last build, and ``lend[v, u, j]``, "the
     neighbour u gives cell v its need j": u holds j and is built before v, or is built
@@ -77,6 +92,7 @@ def add_build_order(problem: TowersProblem, model: cp_model.CpModel, x: dict) ->
             before[u, v], before[v, u] = first, ~first
     top = len(problem.colours)
     for v in cells:
+        _on_time(deadline)
         around = problem.neighbours(*v)
         for k in range(len(around) + 1, top):
             model.add(x[v[0], v[1], k] == 0)  # colour k needs k neighbours
@@ -97,26 +113,34 @@ def add_build_order(problem: TowersProblem, model: cp_model.CpModel, x: dict) ->
     return t
 
 
-def _search(problem: TowersProblem, time_limit: float | None, workers: int | None,
+def _search(problem: TowersProblem, deadline: float | None, workers: int | None,
             target: int | None = None, hint: list[str] | None = None,
             known: dict[tuple[int, int], str] | None = None, ceiling: int | None = None,
             ) -> tuple[Any, list[str], int | None]:
-    """One CP-SAT run: (status, board or [], bound); ``target`` asks for a board that good,
-    ``known`` gives the letters of some cells, ``ceiling`` is a bound proved elsewhere."""
-    model, x = build_towers_model(problem)
-    if ceiling is not None:
-        model.add(sum(problem.colours[k].points * v for (_, _, k), v in x.items()) <= ceiling)
-    letter_of = [col.letter for col in problem.colours]
-    for (r, c), letter in (known or {}).items():
-        for k, own in enumerate(letter_of):
-            model.add(x[r, c, k] == (1 if own == letter else 0))
-    if target is not None:
-        model.add(sum(problem.colours[k].points * v for (_, _, k), v in x.items()) >= target)
-    if hint:
-        letters = {col.letter: k for k, col in enumerate(problem.colours)}
-        for (r, c, k), v in x.items():
-            model.add_hint(v, letters.get(hint[r][c]) == k)
-    solver = new_solver(time_limit, workers)
+    """One CP-SAT run until ``deadline`` (a ``time.perf_counter`` value; None: none), the
+    model's building included: (status, board or [], bound); ``target`` asks for a board
+    that good, ``known`` gives the letters of some cells, ``ceiling`` is a bound proved
+    elsewhere. Out of time before the search starts, it is UNKNOWN with no bound."""
+    try:
+        model, x = build_towers_model(problem, deadline)
+        if ceiling is not None:
+            model.add(sum(problem.colours[k].points * v for (_, _, k), v in x.items())
+                      <= ceiling)
+        letter_of = [col.letter for col in problem.colours]
+        for (r, c), letter in (known or {}).items():
+            for k, own in enumerate(letter_of):
+                model.add(x[r, c, k] == (1 if own == letter else 0))
+        if target is not None:
+            model.add(sum(problem.colours[k].points * v for (_, _, k), v in x.items())
+                      >= target)
+        if hint:
+            letters = {col.letter: k for k, col in enumerate(problem.colours)}
+            for (r, c, k), v in x.items():
+                model.add_hint(v, letters.get(hint[r][c]) == k)
+        _on_time(deadline)
+    except OutOfTime:
+        return cp_model.UNKNOWN, [], None
+    solver = new_solver(None if deadline is None else deadline - time.perf_counter(), workers)
     status = run_solver(solver, model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         # Stopped before it loaded the model, CP-SAT says 0: a bound it never worked out.
@@ -183,9 +207,9 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
         # most half the time), and give CP-SAT that bound as a constraint.
         half = None if deadline is None else start + (deadline - start) / 2
         ceiling, _ = bounds.upper_bound(problem, max_band=band_height, deadline=half)
-    first = left()
+    first = deadline
     if narrow:
-        budget = incumbent_budget(problem)
+        budget = time.perf_counter() + incumbent_budget(problem)
         first = budget if first is None else min(first, budget)
     status, grid, bound = _search(problem, first, workers, ceiling=ceiling)
     if ceiling is not None and (bound is None or ceiling < bound):
@@ -213,7 +237,7 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
                 # The programme traced the better board over the half it pruned; CP-SAT
                 # completes the other half.
                 bound = dp.best
-                _, better, _ = _search(problem, left(), workers, target=dp.best,
+                _, better, _ = _search(problem, deadline, workers, target=dp.best,
                                        hint=grid or None, known=dp.partial)
                 if better:
                     grid, score, optimal = better, problem.score(better), True
@@ -244,7 +268,10 @@ def solve_when_built(problem: TowersProblem, *, time_limit: float | None = None,
 
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    model, x, times = _towers_model(problem)
+    try:
+        model, x, times = _towers_model(problem, deadline)
+    except OutOfTime:
+        return TowersResult("unknown", time.perf_counter() - start)
     assert times is not None
     excluded_best: int | None = None
     status, bound = cp_model.UNKNOWN, None

@@ -6,11 +6,19 @@ may be called from any thread.
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from cpmodels.errors import TooLargeError
+
 DEFAULT_MEMO_SLOTS = 1 << 22
+# Where a table that does not fit stops shrinking (the process may map less than it asks).
+MIN_MEMO_SLOTS = 1 << 10
+MIN_ARENA = 1 << 12
 MAX_MEMO_KEY_BYTES = 2 << 30  # a memo's keys (committed only as they are touched)
 # What each entry of ``Memo.stats`` holds (the kernels read and write them by these names).
 USED = 0  # slots in use
@@ -26,12 +34,39 @@ STATS = 7
 Table = namedtuple("Table", ["keys", "values", "arena", "stats"])
 
 
+def _room_to_map() -> int | None:
+    """The bytes this process may still map under its address-space and data limits
+    (``ulimit -v``, ``prlimit --as``; None: no limit)."""
+    try:
+        import resource
+
+        caps = [cap for cap in (resource.getrlimit(kind)[0]
+                                for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA))
+                if cap != resource.RLIM_INFINITY]
+        if not caps:
+            return None
+        mapped = int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf(
+            "SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError):
+        return None
+    return max(0, min(caps) - mapped)
+
+
+def _zeros(*arrays: tuple[Any, Any]) -> list[np.ndarray]:
+    """Zero-filled arrays of these shapes and types, all or none (MemoryError)."""
+    return [np.zeros(shape, dtype=dtype) for shape, dtype in arrays]
+
+
 class Memo:
     """An exact hash table of sub-board counts, reusable across calls on one compiled cover.
 
     Each stored state points into ``arena``, where the nonzero run of its count vector lives
     (one number when nothing is tallied). When the table is three quarters full or the
-    arena has no room, the table is emptied and fills again (see :func:`store`).
+    arena has no room, the table is emptied and fills again (see :func:`store`). Where the
+    process may not map a table of the size asked (an address-space limit: the table takes
+    at most half of what is left, the rest is for the run), it is made smaller, the arena
+    first, halving until it fits: every count is a shortcut, so a smaller table is slower,
+    never wrong.
     """
 
     def __init__(self, n_words: int, slots: int = DEFAULT_MEMO_SLOTS,
@@ -40,10 +75,25 @@ class Memo:
         size = 1 << max(4, (min(slots, fit) - 1).bit_length())
         if size > fit:
             size >>= 1
-        # Zero-filled arrays are committed page by page as they are touched.
-        self.keys = np.zeros((size, n_words + 1), dtype=np.uint64)
-        self.values = np.zeros(size, dtype=np.int64)  # 1 + count or arena offset; 0: empty
-        self.arena = np.zeros(4 * size if arena is None else arena, dtype=np.int64)
+        room = 4 * size if arena is None else arena
+        budget = _room_to_map()
+        while True:  # a table that fits what the process may map: a smaller one else
+            try:
+                if budget is not None and (size * (n_words + 2) + room) * 8 > budget // 2:
+                    raise MemoryError  # half of what is left to map, at most
+                # Zero-filled arrays are committed page by page as they are touched. The
+                # values: 1 + count or an arena offset; 0 marks an empty slot.
+                self.keys, self.values, self.arena = _zeros(
+                    ((size, n_words + 1), np.uint64), (size, np.int64), (room, np.int64))
+                break
+            except MemoryError:
+                if size <= MIN_MEMO_SLOTS and room <= MIN_ARENA:
+                    raise TooLargeError("not enough memory for the engine's smallest table "
+                                        "of sub-board counts") from None
+                if room > MIN_ARENA and (room > 4 * size or size <= MIN_MEMO_SLOTS):
+                    room //= 2  # the arena goes first, then the slots with it
+                if size > MIN_MEMO_SLOTS and room <= 4 * size:
+                    size //= 2
         # Indexed by USED .. FLUSHES above; a search that sees STOP set returns at its next
         # node, storing nothing partial.
         self.stats = np.zeros(STATS, dtype=np.int64)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
-import os
 import threading
 import time
 import traceback
@@ -26,8 +25,9 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
-from cpmodels.errors import InputError, OutOfTime
+from cpmodels.errors import OutOfTime
 from cpmodels.interrupt import ctrl_c_held, leave_ctrl_c_to_parent
+from cpmodels.workers import cores, worker_count
 
 MAX_RETRIES = 2  # times a unit is run again after the worker running it died
 
@@ -43,23 +43,12 @@ def can_fork_here() -> bool:
             and threading.current_thread() is threading.main_thread())
 
 
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
-
-
 def workers_for(jobs: int | None) -> int:
     """The worker processes ``jobs`` asks for (None: every core), never more than the
-    cores: a larger number (``--jobs 10000``) is one process per core, not one each. A
-    ``jobs`` that is not a whole number of at least 1 is an :class:`InputError`."""
-    if jobs is None:
-        return cores()
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise InputError(f"jobs={jobs!r}: give a whole number of worker processes, at least 1")
-    return min(jobs, cores())
+    cores: a larger number (``--jobs 4096``) is one process per core, not one each. A
+    ``jobs`` that is not a whole number from 1 to ``MAX_JOBS`` is an :class:`InputError`
+    (:func:`cpmodels.workers.worker_count`)."""
+    return worker_count(jobs) or cores()
 
 
 class Runner(Protocol):
