@@ -10,6 +10,7 @@ import time
 
 import pytest
 from conftest import SPECS
+from test_design import SMALL
 
 from cpmodels import api
 from cpmodels.errors import InputError
@@ -233,23 +234,8 @@ def test_a_huge_sparse_file_is_refused_without_reading_it(run_cli, tmp_path, tin
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
 
 
-# -- design verdicts ----------------------------------------------------------------------
+# -- design verdicts (SMALL: a design of 6 candidate sets, named one_more_pentomino) -----
 
-SMALL = f"""\
-kind: design
-name: small
-board: {SPECS / "calendar_day.yaml"}
-fixed:
-  - {{name: O6, shape: "###/###"}}
-  - {{name: L, shape: "####/#..."}}
-  - {{name: N, shape: ".###/##.."}}
-  - {{name: P, shape: "##./###"}}
-  - {{name: U, shape: "#.#/###"}}
-  - {{name: V, shape: "###/#../#.."}}
-  - {{name: Y, shape: "####/..#."}}
-choose:
-  - {{pool: pentominoes, count: 1}}
-"""
 
 
 @pytest.fixture(scope="module")
@@ -272,7 +258,8 @@ def test_verdicts_start_with_their_question(tmp_path, unranked):
     lines = verdicts.decode().splitlines()
     first = json.loads(lines[0])
     assert set(first) == {"cpmodels", "question", "about"}
-    assert first["cpmodels"] == "design verdicts" and first["about"] == "design small, no counts"
+    assert first["cpmodels"] == "design verdicts"
+    assert first["about"] == "design one_more_pentomino, no counts"
     assert len(first["question"]) == 16 and len(lines) == 1 + 6
 
 
@@ -281,12 +268,13 @@ def test_a_design_does_not_resume_verdicts_of_another_question(run_cli, tmp_path
     out = tmp_path / "sets.jsonl"
     out.write_bytes(verdicts)
     _refused(run_cli, ["design", path, "--out", out, "--resume"], out,
-             f"{out} answers another question (design small, no counts) than this run "
-             "(design small); give another --out")
+             f"{out} answers another question (design one_more_pentomino, no counts) than this run "
+             "(design one_more_pentomino); give another --out")
     _refused(run_cli, ["design", face_up, "--no-counts", "--out", out, "--resume"], out,
-             "than this run (design small, face up, no counts)")
+             "than this run (design one_more_pentomino, face up, no counts)")
     _refused(run_cli, ["design", path, "--no-counts", "--difficulty", "--out", out,
-                       "--resume"], out, "than this run (design small, no counts, difficulty)")
+                       "--resume"], out,
+             "than this run (design one_more_pentomino, no counts, difficulty)")
 
 
 def test_verdicts_without_counts_cannot_rank_a_set_to_make(run_cli, tmp_path, unranked):
@@ -309,7 +297,7 @@ def test_make_refuses_the_verdicts_of_another_design(run_cli, tmp_path, unranked
     out.write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
     _refused(run_cli, ["make", path, "--set", "1", "--verdicts", out, "--out",
                        tmp_path / "made"], out,
-             "answers another question (design other) than this run (design small)")
+             "answers another question (design other) than this run (design one_more_pentomino)")
     out.write_text("\n".join(lines[1:]) + "\n")  # an older version's verdicts
     _refused(run_cli, ["make", path, "--set", "1", "--verdicts", out, "--out",
                        tmp_path / "made"], out, "has no question line")
