@@ -36,12 +36,12 @@ def _towers_model(problem: TowersProblem, deadline: float | None = None,
                   ) -> tuple[cp_model.CpModel, dict, dict | None]:
     """:func:`build_towers_model` and, under the build-order rule, the cells' times."""
     model = cp_model.CpModel()
-    x = {
-        (r, c, k): model.new_bool_var(f"x{r}_{c}_{k}")
-        for r in range(problem.rows) for c in range(problem.cols)
-        for k in range(len(problem.colours))
-    }
     ks = range(len(problem.colours))
+    x = {}
+    for r in range(problem.rows):  # a row at a time, the deadline checked between rows
+        _on_time(deadline)
+        x.update({(r, c, k): model.new_bool_var(f"x{r}_{c}_{k}")
+                  for c in range(problem.cols) for k in ks})
     for (r, c), k in problem.fixed:
         for other in ks:
             model.add(x[r, c, other] == (1 if other == k else 0))
@@ -83,6 +83,7 @@ def add_build_order(problem: TowersProblem, model: cp_model.CpModel, x: dict,
     t = {v: model.new_int_var(0, n - 1, f"t{v[0]}_{v[1]}") for v in cells}
     before: dict[tuple[tuple[int, int], tuple[int, int]], Any] = {}
     for v in cells:
+        _on_time(deadline)
         for u in problem.neighbours(*v):
             if (v, u) in before:
                 continue
