@@ -1,0 +1,20 @@
+// The Python module of the engine core: thin wrappers that hand numpy buffers to the core's
+// entry points and release the GIL while a search runs.
+#include <nanobind/nanobind.h>
+
+#include "bindings.hpp"
+#include "cpcore/entry.h"
+
+namespace nb = nanobind;
+
+NB_MODULE(_native, m) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (cpcore_needs_popcnt() && !__builtin_cpu_supports("popcnt")) {
+        throw nb::import_error(
+            "this build of cpmodels' engine needs a processor with the popcnt instruction; "
+            "install cpmodels from source (pip install --no-binary cpmodels cpmodels)");
+    }
+#endif
+    m.doc() = "cpmodels' compiled engine core.";
+    cpbind::bind_probe(m);
+}
