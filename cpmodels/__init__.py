@@ -4,9 +4,5 @@ Start with :mod:`cpmodels.api` (Python and Jupyter) or the ``cpmodels`` command;
 specs are listed by ``cpmodels specs`` and taken by name everywhere.
 """
 
-from cpmodels._numba_cache import choose_cache_dir
-
 __version__ = "0.1.0"
 __all__ = ["__version__"]
-
-choose_cache_dir()

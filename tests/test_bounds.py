@@ -526,9 +526,9 @@ def _first_line_of_ours(stream, ready: threading.Event, lines: list[str]) -> Non
     for raw in iter(stream.readline, b""):
         line = raw.decode(errors="replace")
         if line.startswith("import time:"):
-            if re.search(r"\|\s+cpmodels\.(?!_numba_cache)", line):
+            if re.search(r"\|\s+cpmodels\.", line):
                 ready.set()
-        elif "search kernels" not in line:  # the notice of a first run's compiling
+        else:
             lines.append(line)
     ready.set()
 

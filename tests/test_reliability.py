@@ -426,8 +426,7 @@ def test_no_output_replaces_or_writes_through_what_is_not_a_regular_file(run_cli
         _hostile(target, kind)
         before = _snapshot(folder)
         code, _, err = run_cli(*WRITERS[writer](str(target)))
-        said = [line for line in err.splitlines()
-                if not line.startswith(("search kernels", "compiling the search kernels"))]
+        said = err.splitlines()
         assert code == 2 and "Traceback" not in err
         assert len(said) == 1 and said[0].startswith(f"error: cannot write {target}"), err
         assert _snapshot(folder) == before

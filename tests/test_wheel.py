@@ -1,6 +1,6 @@
 """The wheel works outside the checkout: built here, installed into a fresh virtual
 environment, run read-only from a temporary directory (bundled specs by name, the engine's
-compiled kernels cached elsewhere)."""
+compiled core)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def test_commands_from_a_read_only_install(installed, tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     cli = str(installed / "bin" / "cpmodels")
-    # a home that cannot be written, so numba's own cache folders are all out of reach
+    # a home that cannot be written: nothing is cached or compiled at run time
     env = {"PATH": os.environ["PATH"], "HOME": str(installed / "nohome"),
            "TMPDIR": str(scratch), "LANG": "C.UTF-8"}
 
@@ -110,7 +110,6 @@ def test_commands_from_a_read_only_install(installed, tmp_path):
     counted = run(cli, "count", "calendar_day", "--date", "2024-10-06", "--format", "json")
     assert counted.returncode == 0, counted.stderr
     assert json.loads(counted.stdout)["count"] == 7
-    assert list(scratch.glob("cpmodels-numba-*/**/*.nbi")), "the kernels were not cached"
     missing = run(cli, "solve", "no_such_spec")
     assert missing.returncode == 2 and "cpmodels specs" in missing.stderr
 

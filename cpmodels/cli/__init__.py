@@ -61,40 +61,6 @@ SELF_TIMED = ("solve", "count", "prove")  # commands that stop at --time-limit o
 SELF_TIMED_GRACE = 5.0
 
 
-#: The engine's kernels each command loads before its work (see engine.warm_up).
-ENGINE_COMMANDS = {"count": ("count",), "enumerate": ("search",), "sweep": ("count",),
-                   "design": ("count", "exists")}
-COMPILE_NOTICE_AFTER = 1.0  # seconds loading the kernels may take before it is announced
-
-
-def _load_kernels(kernels: Sequence[str], quiet: bool) -> None:
-    """Load the engine's compiled search kernels before the work starts. When numba has
-    them cached, only the first of each (the others load, in milliseconds, if a search
-    needs them). After a fresh install they are compiled first (about 10 s, once: numba
-    caches them); that wait is announced on stderr, and its length reported, so a first
-    run does not look stuck."""
-    import contextlib
-    import time
-
-    from cpmodels.backends.engine import cached, warm_up
-    from cpmodels.running import said_if_slow
-
-    if cached(kernels):
-        warm_up(kernels, lazily=True)
-        return
-
-    def announce() -> None:
-        print("compiling the search kernels (the first run after an install; they are "
-              "cached for later runs)...", file=sys.stderr, flush=True)
-
-    start = time.perf_counter()
-    with (contextlib.nullcontext() if quiet else said_if_slow(COMPILE_NOTICE_AFTER, announce)):
-        warm_up(kernels)
-    seconds = time.perf_counter() - start
-    if seconds > COMPILE_NOTICE_AFTER and not quiet:
-        print(f"search kernels compiled in {seconds:.1f} s", file=sys.stderr, flush=True)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every user error is one line on stderr, never a traceback."""
     try:
@@ -114,9 +80,6 @@ def execute(args: argparse.Namespace) -> int:
             limit = None  # the certificate is checked after the search's time limit
     try:
         with time_limit(limit):
-            if args.command in ENGINE_COMMANDS and getattr(args, "backend", "engine") == "engine":
-                _load_kernels(ENGINE_COMMANDS[args.command],
-                              quiet=getattr(args, "quiet", False))
             return int(args.handler(args))
     except CpmodelsError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -32,7 +32,6 @@ is written to disk.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -40,7 +39,6 @@ from pathlib import Path
 
 from fastapi import Depends, FastAPI
 
-from cpmodels.backends import engine
 from cpmodels.web.errors import HANDLED, known_options, refused
 from cpmodels.web.limits import BodyLimit, SearchPool
 from cpmodels.web.puzzles import Puzzles
@@ -54,8 +52,8 @@ SWITCH_INTERVAL = 0.0005  # seconds a thread holds the interpreter's lock before
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Load the compiled engine before the first request; let the pool go at the end."""
-    await asyncio.get_running_loop().run_in_executor(None, engine.warm_up)
+    """Shorter turns of the interpreter's lock while the app runs; let the pool go at the
+    end."""
     # Threads compiling boards hold the interpreter's lock in turns of this length: short
     # turns let the event loop answer cheap requests meanwhile (the engine's kernels run
     # without the lock, so searches lose nothing).

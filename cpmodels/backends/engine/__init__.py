@@ -105,7 +105,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from cpmodels.backends.engine.cluster import ENV as CLUSTER_ENV
 from cpmodels.backends.engine.cluster import Cluster, connect, using
@@ -136,10 +135,10 @@ STREAMS = True  # iter_solutions hands over each solution as the search finds it
 __all__ = [
     "CLUSTER_ENV", "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "Backtracker", "Cluster",
     "Difficulty", "EngineSession", "Regions", "Tally",
-    "Task", "Unit", "WorkerFailed", "add_tallies", "cached", "cluster_solutions", "connect",
+    "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect",
     "count", "count_each",
     "counted_by_links", "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
-    "split_tasks", "tally_tasks", "units_wanted", "using", "warm_up", "workers_for",
+    "split_tasks", "tally_tasks", "units_wanted", "using", "workers_for",
 ]
 
 
@@ -163,67 +162,3 @@ def solve(cover: ExactCover, *, time_limit: float | None = None,
     if first is None:
         return CoverResult("unsolvable", NAME, seconds)
     return CoverResult("solved", NAME, seconds, sorted(first))
-
-
-KERNELS = ("count", "exists", "search")  # what warm_up can load: counting and tallying,
-# first-solution existence, enumeration
-
-
-def _compiled(kernels: Sequence[str]) -> list[Any]:
-    """The compiled functions :func:`warm_up` loads for each name, the first one first."""
-    from cpmodels.backends.engine import kernels as general
-    from cpmodels.backends.engine import one_word, words
-
-    unknown = set(kernels) - set(KERNELS)
-    if unknown:
-        raise ValueError(f"no kernels named {sorted(unknown)}; known: {KERNELS}")
-    of = {"count": (one_word.count_one_word, words.tally_prefixes_words),
-          "exists": (words.exists_words,), "search": (general.search_kernel,)}
-    return [function for name in kernels for function in of[name]]
-
-
-def cached(kernels: Sequence[str] = KERNELS) -> bool:
-    """Whether numba's cache holds every kernel :func:`warm_up` loads for ``kernels``,
-    compiled from this source for this machine: then loading one costs milliseconds, and
-    nothing is compiled. False when it cannot tell (numba's cache laid out otherwise)."""
-    for function in _compiled(kernels):
-        try:
-            cache = function._cache
-            index = cache._cache_file._load_index()  # empty when the source has changed
-            codegen = function.targetctx.codegen()
-            if not any(key == cache._index_key(key[0], codegen) for key in index):
-                return False
-        except Exception:  # whatever numba's cache is like: cannot tell
-            return False
-    return True
-
-
-def warm_up(kernels: Sequence[str] = KERNELS, *, lazily: bool = False) -> None:
-    """Load (or compile) search kernels now, on a tiny board, not in a first real search:
-    ``count`` (counts and tallies), ``exists`` (first solutions), ``search`` (solutions).
-
-    With ``lazily``, only the first kernel of each is loaded (for ``count`` the one-word
-    count, which the boards of at most 64 cells take; loading it starts numba's compiler
-    for all of them) and each other one by the first search that needs it: for kernels
-    :func:`cached` says are in numba's cache, where that costs milliseconds, not a compile.
-
-    numba compiles under its own global lock, so first calls from several threads at once
-    are safe too; this only moves the wait to a convenient moment (a server's start, or
-    before a command's progress bar).
-    """
-    from cpmodels.cover import PieceKind, packing_cover
-
-    _compiled(kernels)  # unknown names are refused
-    domino = PieceKind("D", (frozenset({(0, 0), (0, 1)}), frozenset({(0, 0), (1, 0)})), 2)
-    cells = [(r, c) for r in range(2) for c in range(2)]
-    cover = packing_cover(cells, [domino])
-    if "count" in kernels:
-        two = [PieceKind(name, domino.orientations, 1) for name in "DE"]  # the one-word kernel
-        EngineSession(packing_cover(cells, two)).count()
-        if not lazily:
-            EngineSession(cover, tally_items=[0]).tally()  # the word kernel
-            EngineSession(cover).count()
-    if "exists" in kernels:
-        EngineSession(cover).exists([[]])
-    if "search" in kernels:
-        EngineSession(cover).first_solution()
