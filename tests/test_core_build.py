@@ -16,6 +16,9 @@ from conftest import ROOT
 CORE = ROOT / "cpmodels" / "_core"
 ALLOWED = {"memcpy", "memset", "memmove"}
 SOURCES = sorted((CORE / "src").glob("*.cpp"))
+HEADERS = sorted((CORE / "include").rglob("*.h*"))
+FREESTANDING = ["-std=c++17", "-O2", "-ffreestanding", "-fno-exceptions", "-fno-rtti",
+                "-nostdinc++", "-fno-asynchronous-unwind-tables"]
 
 
 def _compiler() -> str:
@@ -30,14 +33,24 @@ def test_a_search_source_is_freestanding(source: Path, tmp_path):
     arch = ["-mpopcnt"] if platform.machine() in ("x86_64", "AMD64") else []
     obj = tmp_path / "search.o"
     built = subprocess.run(
-        [_compiler(), "-std=c++17", "-O2", "-ffreestanding", "-fno-exceptions", "-fno-rtti",
-         "-nostdinc++", "-fno-asynchronous-unwind-tables", *arch, "-I", str(CORE / "include"),
-         "-c", str(source), "-o", str(obj)], capture_output=True, text=True, timeout=300)
+        [_compiler(), *FREESTANDING, *arch, "-I", str(CORE / "include"), "-c", str(source),
+         "-o", str(obj)], capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr
     listed = subprocess.run(["nm", "-u", "--format=just-symbols", str(obj)],
                             capture_output=True, text=True, check=True, timeout=60)
     needed = set(listed.stdout.split()) - ALLOWED
     assert not needed, f"{source.name} needs {sorted(needed)}"
+
+
+@pytest.mark.parametrize("header", HEADERS, ids=[h.name for h in HEADERS])
+def test_a_core_header_stands_alone_and_freestanding(header: Path, tmp_path):
+    """Each header compiles on its own with no C++ standard library."""
+    unit = tmp_path / "unit.cpp"
+    unit.write_text(f'#include "{header.relative_to(CORE / "include").as_posix()}"\n')
+    built = subprocess.run(
+        [_compiler(), *FREESTANDING, "-I", str(CORE / "include"), "-fsyntax-only",
+         str(unit)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
 
 
 def test_the_module_loads_fast_and_alone():
