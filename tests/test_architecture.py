@@ -1,12 +1,16 @@
-"""The layering the code promises: the engine's one door, render free of solvers, modules
-a reader can hold."""
+"""The layering the code promises: imports one way (no cycle, even through an import inside
+a function or for type checkers), the engine's one door, render free of solvers, a command
+line that loads what its command uses, adapters over the run layer and the engine's
+session."""
 
 from __future__ import annotations
 
 import ast
 import graphlib
+import itertools
 import subprocess
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +18,6 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "cpmodels"
 ENGINE = PACKAGE / "backends" / "engine"
-MAX_LINES = 600
 
 
 def _modules() -> list[Path]:
@@ -61,12 +64,6 @@ def test_pictures_and_specs_load_no_solver(module):
     assert out == "[]"
 
 
-def test_no_module_is_over_600_lines():
-    long = {str(p.relative_to(ROOT)): n for p in _modules()
-            if (n := len(p.read_text().splitlines())) > MAX_LINES}
-    assert long == {}
-
-
 def test_the_cli_is_thin():
     """The command modules call the library; none does a search or a file format itself."""
     inner = {f"cpmodels.backends.engine.{name}" for name in _engine_submodules()}
@@ -83,42 +80,179 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _run_time_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (never run)."""
-    found: list[ast.AST] = []
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        found.append(node)
-        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
-            todo += node.orelse
-            continue
-        todo += ast.iter_child_nodes(node)
+def _under_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+
+
+def _statements(nodes: Iterable[ast.AST], on_load: bool = True
+                ) -> Iterator[tuple[ast.AST, bool]]:
+    """Every import statement in ``nodes``, and whether it runs as its module loads (not
+    inside a function, nor under ``if TYPE_CHECKING:``, which never runs)."""
+    for node in nodes:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node, on_load
+        elif isinstance(node, ast.If) and _under_type_checking(node):
+            yield from _statements(node.body, False)
+            yield from _statements(node.orelse, on_load)
+        else:
+            inside = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            yield from _statements(ast.iter_child_nodes(node), on_load and not inside)
+
+
+def _targets(node: ast.AST, module: str, is_package: bool, known: set[str]) -> list[str]:
+    """What an import statement of ``module`` loads: ``from pkg import sub`` the module
+    ``pkg.sub`` when ``sub`` is one, and ``pkg`` when it takes a name from the package's
+    ``__init__``."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    assert isinstance(node, ast.ImportFrom)
+    base = node.module or ""
+    if node.level:
+        parts = module.split(".")[: len(module.split(".")) - node.level + is_package]
+        base = ".".join([*parts, *([base] if base else [])])
+    subs = [f"{base}.{alias.name}" for alias in node.names]
+    found = [sub for sub in subs if sub in known]
+    if any(sub not in known for sub in subs):
+        found.append(base)
     return found
 
 
-def test_no_import_cycle_in_the_package():
-    """Every import that runs, at module level or inside a function, points one way: a
-    module never reaches itself again (imports for type checkers alone do not run).
-    ``from pkg import sub`` depends on ``pkg.sub`` alone when ``sub`` is a module, and on
-    ``pkg`` when it takes a name from the package's ``__init__``."""
-    names = {_module_name(path): path for path in _modules()}
-    graph: dict[str, set[str]] = {}
-    for name, path in names.items():
-        needs = graph.setdefault(name, set())
-        for node in _run_time_nodes(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                needs |= {alias.name for alias in node.names if alias.name in names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                subs = [f"{node.module}.{alias.name}" for alias in node.names]
-                needs |= {sub for sub in subs if sub in names}
-                if node.module in names and any(sub not in names for sub in subs):
-                    needs.add(node.module)
-        needs.discard(name)
+def _graph(sources: dict[str, tuple[str, bool]], on_load: bool = False
+           ) -> dict[str, dict[str, int]]:
+    """Module -> the modules it imports (those of ``sources``, and others by their top
+    level name), each with the line of the import: every import, or with ``on_load`` those
+    that run as the module loads. ``sources``: module name -> (its text, is a package)."""
+    known = set(sources)
+    graph: dict[str, dict[str, int]] = {}
+    for name, (text, is_package) in sources.items():
+        needs = graph.setdefault(name, {})
+        for node, loads in _statements([ast.parse(text)]):
+            if on_load and not loads:
+                continue
+            for target in _targets(node, name, is_package, known):
+                if target not in known:
+                    target = target.split(".")[0]
+                if target != name:
+                    needs.setdefault(target, node.lineno)
+    return graph
+
+
+def _package_sources() -> dict[str, tuple[str, bool]]:
+    return {_module_name(path): (path.read_text(encoding="utf-8"), path.stem == "__init__")
+            for path in _modules()}
+
+
+@pytest.fixture(scope="module")
+def every_import() -> dict[str, dict[str, int]]:
+    return _graph(_package_sources())
+
+
+@pytest.fixture(scope="module")
+def imports_on_load() -> dict[str, dict[str, int]]:
+    return _graph(_package_sources(), on_load=True)
+
+
+def _cycle(graph: dict[str, dict[str, int]]) -> str | None:
+    """A cycle of ``graph``, each import with its line (``a:12 -> b``), or None."""
     try:
-        list(graphlib.TopologicalSorter(graph).static_order())
-    except graphlib.CycleError as cycle:
-        pytest.fail("import cycle: " + " -> ".join(cycle.args[1]))
+        list(graphlib.TopologicalSorter({k: set(v) for k, v in graph.items()}).static_order())
+    except graphlib.CycleError as found:
+        ring = found.args[1]  # [a, ..., a]: each imported by the one after it
+        ring = ring[::-1]
+        return " -> ".join(f"{a}:{graph[a][b]}" for a, b in itertools.pairwise(ring)) + \
+            f" -> {ring[-1]}"
+    return None
+
+
+def test_no_import_cycle_in_the_package(every_import):
+    """Every import points one way, at module level, inside a function or for type
+    checkers alone: a module never reaches itself again (``module:line`` names each import
+    of a cycle)."""
+    cycle = _cycle(every_import)
+    assert cycle is None, f"import cycle: {cycle}"
+
+
+def test_the_cycle_finder_sees_imports_in_functions_and_for_type_checkers():
+    helper = "def f():\n    from pkg.b import g\n"
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import f\n"
+    sources = {"pkg": ("", True), "pkg.a": (helper, False), "pkg.b": (typed, False)}
+    assert _cycle(_graph(sources)) in ("pkg.a:2 -> pkg.b:3 -> pkg.a",
+                                       "pkg.b:3 -> pkg.a:2 -> pkg.b")
+    assert _cycle(_graph(sources, on_load=True)) is None
+    relative = {"pkg": ("", True), "pkg.a": ("from .b import g\n", False),
+                "pkg.b": ("def g():\n    from . import a\n", False)}
+    assert _cycle(_graph(relative)) in ("pkg.a:1 -> pkg.b:2 -> pkg.a",
+                                        "pkg.b:2 -> pkg.a:1 -> pkg.b")
+
+
+def _loaded_with(modules: list[str], graph: dict[str, dict[str, int]]) -> set[str]:
+    """Every module that loads when ``modules`` do: what they import as they load, in
+    turn, and the packages above each."""
+    seen: set[str] = set()
+    todo = list(modules)
+    while todo:
+        name = todo.pop()
+        parts = name.split(".")
+        for above in (".".join(parts[:k]) for k in range(1, len(parts) + 1)):
+            if above not in seen:
+                seen.add(above)
+                todo += graph.get(above, {})
+    return seen
+
+
+# What a command line that only reads its arguments, or an adapter, must not load as it
+# loads: a solver, the engine, the run layer that starts its work.
+BACKEND_MODULES = ("cpmodels.backends.engine", "cpmodels.backends.cpsat",
+                   "cpmodels.backends.cnf", "cpmodels.cpsat_runtime", "cpmodels.drup",
+                   "cpmodels.towers.model", "cpmodels.towers.programme", "cpmodels._native",
+                   "numba", "ortools", "pysat")
+
+
+def _is(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_the_command_line_builds_its_parser_on_the_standard_library(imports_on_load):
+    """``cpmodels --help`` loads the command modules to build its parser: as they load they
+    import nothing outside the standard library (no pydantic, numpy, solver or engine;
+    each command imports what it uses when it runs), so every command starts at once."""
+    front = ["cpmodels.__main__", "cpmodels.cli",
+             *(f"cpmodels.cli.{p.stem}" for p in (PACKAGE / "cli").glob("*.py"))]
+    loaded = _loaded_with(front, imports_on_load)
+    outside = {name for name in loaded if not name.startswith("cpmodels")
+               and name not in sys.stdlib_module_names and name != "__future__"}
+    assert outside == set()
+    assert {name for name in loaded if _is(name, (*BACKEND_MODULES, "cpmodels.running",
+                                                  "cpmodels.spec"))} == set()
+
+
+def test_the_adapters_reach_the_backends_through_the_run_layer_and_the_session(
+        imports_on_load):
+    """The Python API and the web server import, as they load, no backend module: they
+    ask the run layer, the engine's session (``cpmodels.backends.engine``, its one door)
+    and the table of backends, which loads a solver when it is used."""
+    assert _adapters_over_backends(imports_on_load) == []
+
+
+def _adapters_over_backends(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Each import of a backend module an adapter makes as it loads (``module:line``)."""
+    offenders = []
+    for name, needs in graph.items():
+        if name == "cpmodels.api" or _is(name, ("cpmodels.web",)):
+            offenders += [f"{name}:{line} imports {target}" for target, line in needs.items()
+                          if _is(target, BACKEND_MODULES)
+                          and target != "cpmodels.backends.engine"]
+    return offenders
+
+
+def test_the_rule_on_adapters_sees_a_backend_loaded_with_the_server():
+    sources = {"cpmodels": ("", True), "cpmodels.web": ("", True),
+               "cpmodels.web.app": ("from cpmodels.backends import engine\n"
+                                    "from cpmodels.backends.cpsat import solve\n", False),
+               "cpmodels.backends": ("", True), "cpmodels.backends.engine": ("", True),
+               "cpmodels.backends.cpsat": ("import ortools\n", False)}
+    assert _adapters_over_backends(_graph(sources, on_load=True)) == [
+        "cpmodels.web.app:2 imports cpmodels.backends.cpsat"]
 
 
 # Where threads and processes may be started: the run layer, the web server (its pool and

@@ -325,7 +325,7 @@ def test_a_resumed_file_with_a_foreign_line_is_refused(tmp_path, run_cli, line):
 
 def _question_line(path, **options):
     """The first line a design --out run of the design file ``path`` writes."""
-    from cpmodels.design.verdicts import design_question
+    from cpmodels.design.kept import design_question
 
     spec = load_design(path)
     return design_question(Design(spec, load_board(spec, path)), **options).line()

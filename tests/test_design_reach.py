@@ -10,6 +10,7 @@ import pytest
 from conftest import SPECS
 
 from cpmodels.design import Design, Verdict, best_sets, load_board, ranked, run_design
+from cpmodels.design.reaching import LearntOrder
 from cpmodels.spec.loading import load_design
 
 DESIGNS = SPECS / "designs"
@@ -37,7 +38,8 @@ def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
     dates = _date_by_date(_design(name, with_counts=False))
     assert not dates._cover(False).session.reaches
     new, old = run_design(reach), run_design(dates)
-    assert reach._order == dates._order  # learnt by reach searches, and date by date
+    # learnt by reach searches, and date by date
+    assert reach._learnt.order == dates._learnt.order
     assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
     assert sum(v.works for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
 
@@ -49,13 +51,13 @@ def test_weekday_sets_get_the_same_verdict_and_first_failure():
     reach = _design("weekday_pentominoes_tetrominoes", with_counts=False)
     reach.learn_order(6)
     dates = _date_by_date(_design("weekday_pentominoes_tetrominoes", with_counts=False))
-    dates._order, dates._front = list(reach._order), set(reach._front)
+    dates._learnt = LearntOrder(list(reach._learnt.order), set(reach._learnt.front))
     sample = list(itertools.islice(reach.candidates(), 6, None, 331))
     new = [reach.decide(c) for c in sample]
     old = [dates.decide(c) for c in sample]
     assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
     assert any(v.works for v in new) and any(not v.works for v in new)
-    front = {reach.required[i] for i in reach._front}
+    front = {reach.required[i] for i in reach._learnt.front}
     assert any(v.first_failure is not None and v.first_failure not in front for v in new)
 
 
@@ -91,8 +93,9 @@ def test_a_set_decided_by_its_counts_gets_the_same_verdict_and_counts():
     by_search = dict(zip(searched.candidates(), run_design(searched)))
     counted = _design("apad_rectangle_pentominoes")
     counted.learn_order()
-    assert counted._order == searched._order and counted._cover(False).session.reaches
-    front = {counted.required[i] for i in counted._front}
+    assert counted._learnt.order == searched._learnt.order
+    assert counted._cover(False).session.reaches
+    front = {counted.required[i] for i in counted._learnt.front}
     late = [c for c, v in by_search.items() if v.first_failure not in front]  # and working
     assert len(late) > 37
     working = 0

@@ -490,7 +490,7 @@ def test_a_spec_that_keeps_its_pieces_face_up_asks_what_face_up_asks(run_cli, tm
 
 def test_a_design_count_of_one_number_is_the_range_of_it(tmp_path):
     from cpmodels.design import Design, load_board
-    from cpmodels.design.verdicts import design_question
+    from cpmodels.design.kept import design_question
     from cpmodels.spec.loading import load_design
 
     questions = []

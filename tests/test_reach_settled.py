@@ -13,6 +13,7 @@ from conftest import SPECS
 from cpmodels.backends.engine.memo import NODES
 from cpmodels.backends.engine.reach_layout import _reach_layout, reach_layout
 from cpmodels.design import Design, load_board
+from cpmodels.design.reaching import LearntOrder
 from cpmodels.errors import OutOfTime
 from cpmodels.spec.loading import load_design
 
@@ -161,13 +162,13 @@ def test_the_first_failures_tried_first_do_not_change_a_verdict():
     plain = _design("weekday_pentominoes_tetrominoes")
     plain.learn_order(16)
     seeded = _design("weekday_pentominoes_tetrominoes")
-    seeded._order, seeded._front = list(plain._order), set(plain._front)
+    seeded._learnt = LearntOrder(list(plain._learnt.order), set(plain._learnt.front))
     index = {combo: i for i, combo in enumerate(seeded.required)}
     for combo, times in [(("Nov", "6", "Mon"), 9), (("Feb", "8", "Wed"), 7),
                          (("Jan", "27", "Mon"), 5), (("Dec", "24", "Thu"), 3),
                          (("Jul", "4", "Sat"), 2)]:
-        seeded._late[index[combo]] = times
-    seeded._late.update({i: 1 for i in list(seeded._front)[:3]})
+        seeded._learnt.late[index[combo]] = times
+    seeded._learnt.late.update({i: 1 for i in list(seeded._learnt.front)[:3]})
     candidates = list(plain.candidates())
     sample = [candidates[k] for k in (0, 358, 538, 1001, 2002, 4003, 6004, 7919)]
     old = [plain.decide(c).as_dict() for c in sample]

@@ -18,11 +18,13 @@ import importlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from cpmodels.backends.result import CoverResult, Status
-from cpmodels.cover import ExactCover
 from cpmodels.errors import InputError
+
+if TYPE_CHECKING:
+    from cpmodels.cover import ExactCover
 
 
 class Capability(Enum):

@@ -9,7 +9,9 @@ progress bars, the instance the arguments name) and ``output.py`` (text, JSON, p
 exit codes). Exit status: 0 solved (or done), 1 proved unsolvable, 2 bad input, 3 stopped
 by the time limit without an answer, 130 interrupted. The command modules are imported
 when the parser is built, inside :func:`run`'s guard, so Ctrl-C at any moment of start-up
-is one line and status 130 too.
+is one line and status 130 too. As they load they import the standard library and these
+modules alone; each command imports what it uses when it runs (specs, solvers, the engine),
+so ``--help`` and the light commands start at once.
 """
 
 from __future__ import annotations

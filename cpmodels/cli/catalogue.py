@@ -11,17 +11,18 @@ from cpmodels.cli.output import EXIT_BAD_INPUT, EXIT_OK
 from cpmodels.cli.parser import non_negative_int, port, positive_int, positive_seconds
 from cpmodels.errors import CpmodelsError, InputError
 from cpmodels.extras import require
-from cpmodels.spec import CalendarSpec, Spec, json_schema, load_spec
-from cpmodels.spec.bundled import bundled_specs, spec_path
-from cpmodels.spec.design import DesignSpec
-from cpmodels.spec.loading import is_design, load_design
 
 if TYPE_CHECKING:
     from cpmodels.cli.parser import Subparsers
+    from cpmodels.spec import Spec
+    from cpmodels.spec.design import DesignSpec
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     require("web", "cpmodels serve")
+    from cpmodels.spec import CalendarSpec, load_spec
+    from cpmodels.spec.bundled import bundled_specs, spec_path
+    from cpmodels.spec.loading import is_design
     from cpmodels.web.app import create_app
     from cpmodels.web.connections import serve
 
@@ -53,7 +54,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from cpmodels.design import load_board
+    from cpmodels.spec import load_spec
+    from cpmodels.spec.loading import is_design, load_board, load_design
 
     worst = EXIT_OK
     for path in args.specs:
@@ -73,6 +75,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_specs(args: argparse.Namespace) -> int:
+    from cpmodels.spec import load_spec
+    from cpmodels.spec.bundled import bundled_specs
+    from cpmodels.spec.loading import is_design, load_design
+
     listed = []
     for name, path in bundled_specs().items():
         spec = load_design(path) if is_design(path) else load_spec(path)
@@ -92,6 +98,8 @@ def cmd_specs(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    from cpmodels.spec import json_schema
+
     print(json.dumps(json_schema(), indent=2))
     return EXIT_OK
 

@@ -35,18 +35,10 @@ from cpmodels.cli.parser import (
 )
 from cpmodels.cli.runtime import advance, bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
-from cpmodels.files import check_output, keep_complete_lines, load_json
-from cpmodels.questions import (
-    Question,
-    check_question,
-    lines_after_question,
-    solutions_question,
-)
-from cpmodels.running import ResumableFile
-from cpmodels.spec import CalendarSpec, load_spec
 
 if TYPE_CHECKING:
     from cpmodels.cli.parser import Subparsers
+    from cpmodels.questions import Question
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -80,7 +72,9 @@ def cmd_enumerate(args: argparse.Namespace) -> int:
     from cpmodels.backends import iter_cover_solutions
     from cpmodels.backends.result import CoverResult
     from cpmodels.progress import progress_bar
+    from cpmodels.questions import solutions_question
     from cpmodels.render import packing_payload
+    from cpmodels.running import ResumableFile
 
     picture = args.format in PICTURES
     if picture:
@@ -153,6 +147,9 @@ def _puzzle_words(instance: Any) -> str:
 def _resumable(path: Path, question: Question) -> bool:
     """Whether ``path`` holds solutions of ``question`` to continue (False: nothing to keep,
     the file starts anew); a file of another question is an :class:`InputError`."""
+    from cpmodels.files import check_output
+    from cpmodels.questions import check_question
+
     if os.path.lexists(path):
         check_output(path)  # it is written to: refused as an output first
     return check_question(path, [question], "give another --out, or leave out --resume") \
@@ -167,6 +164,8 @@ def _kept_solutions(path: Path, instance: Any, backend: str,
     (:class:`InputError`, nothing changed), as resuming would lose or repeat a solution.
     Then a last line a killed run cut short is dropped. Also the rest of ``stream``."""
     from cpmodels.backends.result import CoverResult
+    from cpmodels.files import keep_complete_lines, load_json
+    from cpmodels.questions import lines_after_question
     from cpmodels.render import packing_payload
 
     again = "give another --out, or leave out --resume"
@@ -198,7 +197,9 @@ def _kept_solutions(path: Path, instance: Any, backend: str,
 def cmd_sweep(args: argparse.Namespace) -> int:
     import time
 
+    from cpmodels.files import check_output
     from cpmodels.progress import progress_bar
+    from cpmodels.spec import CalendarSpec, load_spec
     from cpmodels.sweep import run_sweep
 
     spec = load_spec(args.spec)

@@ -18,10 +18,6 @@ from cpmodels.cli.parser import (
 )
 from cpmodels.cli.runtime import bars_on, cluster_from
 from cpmodels.errors import InputError
-from cpmodels.files import check_output, keep_complete_lines
-from cpmodels.questions import check_question
-from cpmodels.running import ResumableFile
-from cpmodels.spec.loading import load_design
 
 if TYPE_CHECKING:
     from cpmodels.cli.parser import Subparsers
@@ -39,13 +35,13 @@ def cmd_design(args: argparse.Namespace) -> int:
         run_design,
         summary,
     )
-    from cpmodels.design.verdicts import (
-        design_question,
-        kept_verdicts,
-        ranking_tables,
-        tables_text,
-    )
+    from cpmodels.design.kept import design_question, kept_verdicts
+    from cpmodels.design.verdicts import ranking_tables, tables_text
+    from cpmodels.files import check_output, keep_complete_lines
     from cpmodels.progress import progress_bar
+    from cpmodels.questions import check_question
+    from cpmodels.running import ResumableFile
+    from cpmodels.spec.loading import load_design
 
     spec = load_design(args.design)
     design = Design(spec, load_board(spec, args.design), with_counts=not args.no_counts,

@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Any
 from cpmodels.cli.output import EXIT_OK, EXIT_UNKNOWN, EXIT_UNSOLVABLE, emit
 from cpmodels.cli.parser import add_instance_args, add_quiet_arg, grid_size
 from cpmodels.errors import InputError
-from cpmodels.files import read_bounded
-from cpmodels.spec import load_spec
 
 if TYPE_CHECKING:
     from cpmodels.cli.parser import Subparsers
@@ -21,6 +19,7 @@ FAULTS_SHOWN = 3  # broken rules named on the one line of a refused answer
 
 def _subject(args: argparse.Namespace) -> Any:
     from cpmodels.export import subject_of
+    from cpmodels.spec import load_spec
 
     return subject_of(load_spec(args.spec), date=args.date, labels=args.labels,
                       target=args.target, face_up=args.face_up, size=args.size)
@@ -47,6 +46,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_decode(args: argparse.Namespace) -> int:
     from cpmodels.export import Unsolvable, decode, known_format
     from cpmodels.export.decode import MAX_ANSWER_BYTES
+    from cpmodels.files import read_bounded
     from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
     from cpmodels.towers import TowersResult
 
@@ -89,6 +89,7 @@ def _unsolvable(args: argparse.Namespace, subject: Any, fmt: str, said: str) -> 
     """The solver says there is no solution: with ``--proof``, check its proof."""
     from cpmodels.drup import MAX_PROOF_BYTES
     from cpmodels.export import check_refutation
+    from cpmodels.files import read_bounded
 
     payload = {"spec": subject.describe(), "status": "unsolvable", "proof_checked": False}
     if args.proof is None:

@@ -11,18 +11,17 @@ from cpmodels.cli.parser import add_quiet_arg, job_count, positive_int, sheet
 from cpmodels.cli.runtime import bars_on
 from cpmodels.errors import InputError
 from cpmodels.extras import require
-from cpmodels.files import check_new_directory
-from cpmodels.spec import Spec, load_spec
-from cpmodels.spec.loading import is_design
 
 if TYPE_CHECKING:
     from cpmodels.cli.parser import Subparsers
+    from cpmodels.spec import Spec
 
 
 def design_set(args: argparse.Namespace) -> Spec:
     """The working set ``--set N`` of the design file ``args.spec``: from ``--verdicts``,
     or decided now with a progress bar."""
     from cpmodels.design import working_set
+    from cpmodels.files import check_new_directory
     from cpmodels.progress import progress_bar
 
     if args.set is None:
@@ -39,6 +38,8 @@ def design_set(args: argparse.Namespace) -> Spec:
 def cmd_make(args: argparse.Namespace) -> int:
     require("make", "cpmodels make")
     from cpmodels.make import MakeOptions, make
+    from cpmodels.spec import load_spec
+    from cpmodels.spec.loading import is_design
 
     options = MakeOptions(cell=args.cell, kerf=args.kerf, clearance=args.clearance,
                           sheet=args.sheet, thickness=args.thickness, border=args.border,

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.errors import InputError
-from cpmodels.spec import Spec, TowersSpec, load_spec
 
 if TYPE_CHECKING:
     from cpmodels.instance import PackingInstance
+    from cpmodels.spec import Spec
 
 
 @contextlib.contextmanager
@@ -54,6 +54,7 @@ def packing_instance_of(args: argparse.Namespace, spec: Spec | None = None) -> P
     """The instance the arguments ask for (``--date``/``--labels``/``--target``/``--face-up``)."""
     from cpmodels.instance import packing_instance
     from cpmodels.query import Query
+    from cpmodels.spec import TowersSpec, load_spec
 
     spec = spec if spec is not None else load_spec(args.spec)
     if isinstance(spec, TowersSpec):

@@ -29,13 +29,14 @@ from cpmodels.cli.parser import (
 )
 from cpmodels.cli.runtime import bars_on, packing_instance_of
 from cpmodels.errors import InputError
-from cpmodels.spec import TowersSpec, load_spec
 
 if TYPE_CHECKING:
     from cpmodels.cli.parser import Subparsers
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from cpmodels.spec import TowersSpec, load_spec
+
     spec = load_spec(args.spec)
     if args.out is not None and args.format not in PICTURES:
         raise InputError("--out goes with --format svg or png")
@@ -109,6 +110,7 @@ def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: boo
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from cpmodels.progress import progress_bar
+    from cpmodels.spec import TowersSpec, load_spec
     from cpmodels.towers.proof import verify_certificate
 
     spec = load_spec(args.spec)

@@ -16,20 +16,17 @@ Every set runs on one compiled cover of the board with every piece of the design
 from __future__ import annotations
 
 import itertools
-import os
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from math import comb
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions, workers_for
 from cpmodels.cover import ItemKind
-from cpmodels.design.reaching import first_failure, front_failure
+from cpmodels.design.reaching import LearntOrder, first_failure, front_failure
 from cpmodels.design.verdicts import Side, Verdict
-from cpmodels.errors import InputError, OutOfTime, SpecError, TooManySets
+from cpmodels.errors import InputError, OutOfTime, TooManySets
 from cpmodels.geometry import (
     OptionKind,
     Placement,
@@ -40,8 +37,7 @@ from cpmodels.geometry import (
 )
 from cpmodels.pools import canonical_shape, pool
 from cpmodels.running import Here, Memory, Plan, place_for, run
-from cpmodels.spec import CalendarSpec, Piece, load_spec
-from cpmodels.spec.bundled import spec_path
+from cpmodels.spec import CalendarSpec, Piece
 from cpmodels.spec.design import DesignSpec
 from cpmodels.sweep import TallyPlan
 
@@ -53,24 +49,6 @@ DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searche
 LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
 LEARN_SHARE = 25  # ... or one in this many candidates, when that is more
 LEARN_MOST = 320  # ... but never more than this many
-
-
-def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
-    """The calendar spec a design file names (relative to the design file; ``source`` is
-    the design's path or the name of a bundled design, as ``load_design`` takes it)."""
-    path = spec_path(source).parent / design.board
-    if not path.is_file():
-        raise SpecError(str(source), f"no calendar spec at {path} (the path is relative to "
-                                     "the design file)", field="board")
-    spec = load_spec(path)
-    if not isinstance(spec, CalendarSpec):
-        raise SpecError(str(source), f"{design.board} is a {spec.kind} spec; a design "
-                                     "needs a calendar board", field="board")
-    if spec.grid != "square":
-        raise SpecError(str(source), f"{design.board} is on the {spec.grid} grid; a design "
-                                     "draws its pieces from pools of polyominoes, so it needs "
-                                     "a square-grid board", field="board")
-    return spec
 
 
 @dataclass
@@ -105,18 +83,11 @@ class Design:
     required: list[tuple[str, ...]] = field(init=False)
     pieces: list[Piece] = field(init=False)
     _draws: list[list[int]] = field(init=False)  # per draw, its pieces' indices
-    _order: list[int] = field(init=False)  # required combinations, most rejecting first
+    _learnt: LearntOrder = field(init=False)  # the order required combinations are tried
     _learning: bool = field(init=False, default=False)
     _passed: set[tuple[int, ...]] = field(init=False, default_factory=set)  # while learning
     _compiled: dict[bool, _Compiled] = field(init=False, default_factory=dict)
     _task_order: list[tuple[str, ...]] = field(init=False, default_factory=list)
-    _front: set[int] = field(init=False, default_factory=set)  # combinations that rejected
-    # a set while the order was learnt
-    _late: Counter[int] = field(init=False, default_factory=Counter)  # first failures past
-    # the front, in this process: the reach search tries the commonest first
-    _plan: tuple[tuple[tuple[int, ...], frozenset[int]], list[int],
-                 list[tuple[tuple[int, ...], list[int]]]] | None = \
-        field(init=False, default=None)  # the learnt order -> how the reach search asks
 
     def __post_init__(self) -> None:
         combos = self.board.label_combinations()
@@ -126,7 +97,7 @@ class Design:
                                  "all-combinations")
             combos = [c for c in combos if self.board.real_date(c) is not None]
         self.required = combos
-        self._order = list(range(len(combos)))
+        self._learnt = LearntOrder(list(range(len(combos))))
         self.pieces = list(self.spec.fixed)
         self._draws = []
         by_shape: dict[tuple, int] = {}
@@ -338,18 +309,16 @@ class Design:
         ``areas``: its pieces' areas."""
         session = compiled.session
         if session.reaches:
-            index = first_failure(self, compiled, out, areas)
+            index = first_failure(self._learnt, session, compiled.holes, out, areas)
         else:
-            prefixes = [[*out, *compiled.holes[i]] for i in self._order]
+            prefixes = [[*out, *compiled.holes[i]] for i in self._learnt.order]
             answers = session.exists(prefixes, first_failure=True, regions=regions)
             failed = next((k for k, ok in enumerate(answers) if ok is False), None)
-            index = None if failed is None else self._order[failed]
+            index = None if failed is None else self._learnt.order[failed]
         if index is None:
             return None
         if self._learning:
-            self._order.remove(index)
-            self._order.insert(0, index)  # the next set tries this combination first
-            self._front.add(index)
+            self._learnt.move_to_front(index)
         return self.required[index]
 
     def learning_sets(self) -> int:
@@ -364,9 +333,9 @@ class Design:
         then the first in that order, whatever sets were decided before it, in whichever
         process (so ``--jobs`` and ``--resume`` give the same verdicts)."""
         sets = self.learning_sets() if sets is None else sets
-        self._order = list(range(len(self.required)))
+        self._learnt.order = list(range(len(self.required)))
+        self._learnt.front = set()
         self._passed = set()
-        self._front = set()
         self._learning = True
         for face_up in (False, True) if self.spec.face_up else (False,):
             compiled = self._cover(face_up)
@@ -410,12 +379,13 @@ class Design:
         None and the counts."""
         out = self._left_out(compiled, chosen)
         areas = self._areas(chosen)
-        index = front_failure(self, compiled, out, areas)
+        index = front_failure(self._learnt, compiled.session, compiled.holes, out, areas)
         counts = None
         if index is None:
             counts = self.counts(chosen, floor=1)
             if counts is None:
-                index = first_failure(self, compiled, out, areas)
+                index = first_failure(self._learnt, compiled.session, compiled.holes, out,
+                                      areas)
                 assert index is not None  # a required date has no solution
         return (None if index is None else self.required[index]), counts
 
@@ -562,39 +532,3 @@ def _in_candidate_order(design: Design, done: dict[tuple[str, ...], Verdict],
     found = {**done, **{tuple(v.pieces): v for v in decided.found.values()}}
     keys = (tuple(design.names(c)) for c in design.candidates())
     return [found[key] for key in keys if key in found]
-
-
-def working_set(path: str | Path, n: int, *, verdicts: Path | None = None,
-                jobs: int | None = None,
-                on_verdict: Callable[[Verdict], None] | None = None) -> CalendarSpec:
-    """The calendar spec of the ``n``-th working set (from 1) of a design file's ranking,
-    its name ``DESIGN_setN``: from the verdicts a ``design --out`` run wrote to
-    ``verdicts``, or else from deciding every set now (``jobs``, ``on_verdict`` as for
-    :func:`run_design`)."""
-    from cpmodels.design.verdicts import ranked, verdicts_to_rank
-    from cpmodels.spec.loading import load_design
-
-    spec = load_design(path)
-    design = Design(spec, load_board(spec, path))
-    if n < 1:
-        raise InputError(f"--set {n}: sets are numbered from 1, as the design ranks them")
-    if verdicts is not None:
-        if not os.path.lexists(verdicts):
-            raise InputError(f"no verdicts at {verdicts} (cpmodels design --out writes them)")
-        found = verdicts_to_rank(verdicts, design)
-    else:
-        found = run_design(design, on_verdict=on_verdict, jobs=jobs)
-    working = ranked(found)
-    if n > len(working):
-        raise InputError(f"--set {n}: {spec.name} has {len(working)} working set"
-                         f"{'s' if len(working) != 1 else ''}")
-    index: dict[str, int] = {}
-    for i, piece in enumerate(design.pieces):
-        index.setdefault(piece.name, i)
-    names = working[n - 1].pieces
-    if any(name not in index for name in names):
-        raise InputError(f"the verdicts in {verdicts} are not of {spec.name}: they name "
-                         "pieces it does not have")
-    chosen = design.set_spec([index[name] for name in names])
-    return chosen.model_copy(update={"name": f"{spec.name}_set{n}", "description":
-                                     f"set {n} of {spec.name}: {' '.join(names)}"})

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cpmodels import questions
 from cpmodels.errors import InputError
 from cpmodels.files import load_json
 from cpmodels.questions import Question
-
-if TYPE_CHECKING:
-    from cpmodels.design.search import Design
 
 MIRRORED_MARK = "~"  # after a piece's name in a verdict's JSON: its mirrored side is up
 
@@ -133,19 +130,6 @@ def summary(verdicts: Sequence[Verdict], seconds: float, skipped: int = 0) -> di
     return out
 
 
-def design_question(design: Design, *, counts: bool | None = None,
-                    difficulty: bool | None = None) -> Question:
-    """The question ``design`` asks (its own options, or ``counts`` and ``difficulty``)."""
-    board = design.set_spec(range(len(design.pieces)))
-    return questions.design_question(
-        board, design.spec.name, fixed=len(design.spec.fixed),
-        draws=[(indices, [draw.counts.start, draw.counts.stop - 1])  # 7 is [7, 7]
-               for indices, draw in zip(design.draws, design.spec.choose)],
-        required=design.required, face_up=design.spec.face_up,
-        counts=design.with_counts if counts is None else counts,
-        difficulty=design.with_difficulty if difficulty is None else difficulty)
-
-
 def verdict_lines(path: Path, question: Question) -> list[Verdict]:
     """Every verdict an earlier run that asked ``question`` wrote to ``path`` (JSON lines
     after the question's), in file order. The whole file is read, and refused when it asked
@@ -163,78 +147,6 @@ def verdict_lines(path: Path, question: Question) -> list[Verdict]:
                 raise InputError(f"{path}: line {number} is no design verdict; give another "
                                  "--out") from None
     return found
-
-
-def fits(verdict: Verdict, design: Design) -> bool:
-    """Whether ``verdict`` is one ``design`` can make (its pieces given as their names):
-    a failure names a required combination and holds nothing more; a working set holds its
-    counts when counted, its sides when face up, its difficulty when measured, and nothing
-    the question does not ask for."""
-    required = set(design.required)
-    if not verdict.works:
-        return (verdict.first_failure in required and verdict.face_up_sides is None
-                and all(value is None for value in (
-                    verdict.min, verdict.argmin, verdict.max, verdict.total,
-                    verdict.difficulty, verdict.difficulty_argmax, verdict.difficulty_mean)))
-    counts = (verdict.min, verdict.argmin, verdict.max, verdict.total)
-    if design.with_counts:
-        if not (verdict.argmin in required and None not in counts
-                and 1 <= verdict.min <= verdict.max <= verdict.total):  # type: ignore[operator]
-            return False
-    elif any(value is not None for value in counts):
-        return False
-    measured = (verdict.difficulty, verdict.difficulty_argmax, verdict.difficulty_mean)
-    if design.with_difficulty != (verdict.difficulty_argmax in required
-                                  and None not in measured):
-        return False
-    return (verdict.first_failure is None
-            and (verdict.face_up_sides is not None) == design.spec.face_up
-            and (design.with_difficulty or all(value is None for value in measured)))
-
-
-def kept_verdicts(path: Path, question: Question,
-                  design: Design) -> tuple[dict[tuple[str, ...], Verdict], int]:
-    """What ``design --resume`` keeps of ``path``: the verdicts (by their pieces, in
-    candidate order) of candidate sets of ``design`` (named as :meth:`Design.names` names
-    them) that fit its question (:func:`fits`) and appear once; and how many lines are
-    left out, to be decided again. A file of another question, or with a line that is no
-    verdict, is refused (:class:`InputError`)."""
-    found = verdict_lines(path, question)
-    times: dict[tuple[str, ...], int] = {}
-    for verdict in found:
-        times[tuple(verdict.pieces)] = times.get(tuple(verdict.pieces), 0) + 1
-    usable = {tuple(v.pieces): v for v in found
-              if times[tuple(v.pieces)] == 1 and fits(v, design)}
-    kept = {}
-    if usable:
-        for chosen in design.candidates():
-            names = tuple(design.names(chosen))
-            if names in usable:
-                kept[names] = usable[names]
-    return kept, len(found) - len(kept)
-
-
-def verdicts_to_rank(path: Path, design: Design) -> list[Verdict]:
-    """The verdicts a ``design --out`` run of ``design`` wrote to ``path``, to rank: refused
-    when they answer another design's question, when they were not counted, or when a line
-    is not a verdict the design makes (:func:`kept_verdicts`: ``design --resume`` decides
-    such lines again)."""
-    again = "give the verdicts of this design, as design --out wrote them"
-    variants = [design_question(design, counts=counts, difficulty=difficulty)
-                for counts in (True, False) for difficulty in (False, True)]
-    found = questions.check_question(path, variants, again)
-    if found is None:
-        raise InputError(f"{path} holds no verdicts yet; {again}")
-    if found in variants[2:]:
-        raise InputError(f"the verdicts in {path} were written with --no-counts and cannot "
-                         "rank the sets: run design without --no-counts")
-    asked = replace(design, with_counts=True, with_difficulty=found == variants[1])
-    kept, left_out = kept_verdicts(path, found, asked)
-    if left_out:
-        raise InputError(f"{left_out:,} line(s) of {path} are not verdicts this design makes "
-                         f"(damaged, repeated or of other sets): run design --resume --out "
-                         f"{path} to decide them again")
-    return list(kept.values())
 
 
 Table = tuple[str, list[str], list[list[str]]]  # a title, the column heads, the rows

@@ -297,6 +297,24 @@ def load_design(path: str | Path) -> DesignSpec:
     return validate_data(data, source, lines, design=True)
 
 
+def load_board(design: DesignSpec, source: str | Path) -> CalendarSpec:
+    """The calendar spec a design file names (relative to the design file; ``source`` is
+    the design's path or the name of a bundled design, as ``load_design`` takes it)."""
+    path = spec_path(source).parent / design.board
+    if not path.is_file():
+        raise SpecError(str(source), f"no calendar spec at {path} (the path is relative to "
+                                     "the design file)", field="board")
+    spec = load_spec(path)
+    if not isinstance(spec, CalendarSpec):
+        raise SpecError(str(source), f"{design.board} is a {spec.kind} spec; a design "
+                                     "needs a calendar board", field="board")
+    if spec.grid != "square":
+        raise SpecError(str(source), f"{design.board} is on the {spec.grid} grid; a design "
+                                     "draws its pieces from pools of polyominoes, so it needs "
+                                     "a square-grid board", field="board")
+    return spec
+
+
 DESIGN_KIND = re.compile(r"""(?:^|[{,])\s*["']?kind["']?\s*:\s*["']?design\b""", re.M)
 
 

@@ -1,0 +1,61 @@
+"""Each command loads what it uses: run in a process of its own with ``-X importtime``, it
+loads no solver, engine or library it does not need (the modules Python reports loading)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+SOLVERS = ("ortools", "pysat")
+ENGINE = ("numba", "cpmodels.backends.engine", "cpmodels._native", "cpmodels.running")
+READS_SPECS = ("pydantic", "yaml")
+
+
+def _loaded(*argv: str) -> tuple[int, set[str]]:
+    """The exit status of ``cpmodels ARGV`` and every module it loaded."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "cpmodels", *argv],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+               if line.startswith("import time:") and line.count("|") == 2}
+    modules.discard("package")  # the header line
+    assert modules, done.stderr
+    return done.returncode, modules
+
+
+def _among(modules: set[str], names: tuple[str, ...]) -> set[str]:
+    return {m for m in modules if any(m == n or m.startswith(n + ".") for n in names)}
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["solve", "--help"]])
+def test_reading_the_arguments_loads_the_standard_library_alone(argv):
+    code, modules = _loaded(*argv)
+    assert code == 0
+    assert _among(modules, (*SOLVERS, *ENGINE, *READS_SPECS, "numpy", "tqdm",
+                            "cpmodels.spec")) == set()
+
+
+@pytest.mark.parametrize("argv", [
+    ["specs"], ["validate", "specs/calendar_week.yaml"],
+    ["validate", "specs/designs/weekday_pentominoes_tetrominoes.yaml"], ["schema"]])
+def test_the_commands_that_read_specs_load_no_solver_and_no_engine(argv):
+    code, modules = _loaded(*argv)
+    assert code == 0
+    assert "pydantic" in modules  # it did read them
+    assert _among(modules, (*SOLVERS, *ENGINE, "numpy")) == set()
+
+
+def test_solve_loads_cp_sat_and_not_the_engine():
+    code, modules = _loaded("solve", "calendar_week", "--date", "2026-12-25")
+    assert code == 0
+    assert "ortools" in modules
+    assert _among(modules, (*ENGINE, "pysat")) == set()
+
+
+def test_count_loads_the_engine_and_not_cp_sat():
+    code, modules = _loaded("count", "calendar_week", "--labels", "Jun", "7", "Tue")
+    assert code == 0
+    assert "cpmodels.backends.engine" in modules
+    assert _among(modules, SOLVERS) == set()
