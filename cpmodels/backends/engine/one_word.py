@@ -37,9 +37,20 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from cpmodels import _native
 from cpmodels.backends.engine.layout import OneWord as OneWord  # the layout it reads
 from cpmodels.backends.engine.layout import one_word_layout as one_word_layout
-from cpmodels.backends.engine.memo import ARENA_USED, FLUSHES, HITS, MISSES, NODES, STOP, USED
+from cpmodels.backends.engine.memo import (
+    ARENA_USED,
+    FLUSHES,
+    HITS,
+    MISSES,
+    NODES,
+    STOP,
+    USED,
+    Table,
+)
+from cpmodels.backends.engine.tally import OneTallies
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -245,7 +256,7 @@ def _count(cells, used, L, keys, stats, use_memo):
 
 
 @njit(cache=True, nogil=True)
-def count_one_word(prefixes, L, table, use_memo, out):
+def _count_one_word_numba(prefixes, L, table, use_memo, out):
     """``out[p]``: the completions of row ``p`` of ``prefixes`` (option ids forced first;
     -1 pads), 0 when they overlap; rows a stop left uncounted are -1."""
     keys, _, _, stats = table
@@ -548,7 +559,7 @@ def _tally(cells, used, L, T, table, use_memo, out):
 
 
 @njit(cache=True, nogil=True)
-def tally_one_word(prefixes, L, T, table, use_memo, out, out_mask):
+def _tally_one_word_numba(prefixes, L, T, table, use_memo, out, out_mask):
     """The one-word kernel's tallies: row ``p`` of ``prefixes`` (option ids forced first;
     -1 pads) tallied into ``out[p]`` (zeros when they overlap), its uncovered tally items
     in ``out_mask[p]``; a stop leaves the rows from the one it met uncounted."""
@@ -570,3 +581,25 @@ def tally_one_word(prefixes, L, T, table, use_memo, out, out_mask):
             out[p, :] = 0
         elif not _tally(cells, used, L, T, table, use_memo, out[p]):
             return
+
+
+# --- the compiled core --------------------------------------------------------------------
+
+
+def count_one_word(prefixes: np.ndarray, L: OneWord, table: Table, use_memo: bool,
+                   out: np.ndarray) -> None:
+    """``out[p]``: the completions of row ``p`` of ``prefixes`` (option ids forced first;
+    -1 pads), 0 when they overlap; rows a stop left uncounted are -1 (the core's search,
+    run with the GIL released)."""
+    _native.count_one_word(np.ascontiguousarray(prefixes, dtype=np.int64), L, table,
+                           bool(use_memo), out)
+
+
+def tally_one_word(prefixes: np.ndarray, L: OneWord, T: OneTallies, table: Table,
+                   use_memo: bool, out: np.ndarray, out_mask: np.ndarray) -> None:
+    """The one-word tallies: row ``p`` of ``prefixes`` (option ids forced first; -1 pads)
+    tallied into ``out[p]`` (zeros when they overlap), its uncovered tally items in
+    ``out_mask[p]``; a stop leaves the rows from the one it met uncounted (the core's
+    search, run with the GIL released)."""
+    _native.tally_one_word(np.ascontiguousarray(prefixes, dtype=np.int64), L, T, table,
+                           bool(use_memo), out, out_mask)

@@ -37,7 +37,9 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-from cpmodels.backends.engine.memo import FLUSHES, HITS, MISSES, NODES, STOP, USED
+from cpmodels import _native
+from cpmodels.backends.engine.memo import FLUSHES, HITS, MISSES, NODES, STOP, USED, Table
+from cpmodels.backends.engine.reach_layout import ReachLayout, ReachRegions
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -554,7 +556,7 @@ def _apply(row, cells, used, holes, L):
 
 
 @njit(cache=True, nogil=True)
-def reach_kernel(forced, tasks, wanted_start, L, R, table, settled, mark, index, bit, found,
+def _reach_kernel_numba(forced, tasks, wanted_start, L, R, table, settled, mark, index, bit, found,
                  first_failure):
     """One reach search per task: row ``t`` of ``tasks`` (options forced besides ``forced``;
     -1 pads) wants the combinations ``wanted_start[t]`` to ``wanted_start[t + 1]`` of
@@ -595,3 +597,24 @@ def reach_kernel(forced, tasks, wanted_start, L, R, table, settled, mark, index,
             need[index[n]] = _ZERO
         if first_failure and failed:
             return
+
+
+# --- the compiled core --------------------------------------------------------------------
+
+
+def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray,
+                 L: ReachLayout, R: ReachRegions, table: Table, settled: Table,
+                 mark: int, index: np.ndarray, bit: np.ndarray, found: np.ndarray,
+                 first_failure: bool) -> None:
+    """One reach search per task: row ``t`` of ``tasks`` (options forced besides ``forced``;
+    -1 pads) wants the combinations ``wanted_start[t]`` to ``wanted_start[t + 1]`` of
+    ``index``/``bit`` (see :func:`~.reach_layout.encode_wanted`). ``found[n]``: 1 when some
+    solution holds wanted combination ``n``, 0 when none does, -1 when not searched: with
+    ``first_failure``, the tasks after the first with a combination not found, or after a
+    stop. Task ``t`` marks its table entries ``mark + t`` (the core's search, run with the
+    GIL released)."""
+    def ints(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.int64)
+    _native.reach(ints(forced), ints(tasks), ints(wanted_start), L, R, table, settled,
+                  int(mark), ints(index), np.ascontiguousarray(bit, dtype=np.uint64), found,
+                  bool(first_failure))
