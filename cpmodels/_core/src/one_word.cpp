@@ -75,7 +75,7 @@ inline bool place(const cpcore_one_word& L, const int64_t* row, uint64_t cols, w
 template <class Acc>
 struct Subboards {
     struct Frame {
-        word cells, used;
+        word cells, used, hash;
         Walk walk;
     };
     const cpcore_one_word& L;
@@ -83,60 +83,76 @@ struct Subboards {
     bool use_memo;
     Acc& acc;
     const Runs runs;
-    word cells, used, om = 0, child_cells = 0, child_used = 0;
+    word cells, used, hash, om = 0, child_cells = 0, child_used = 0, child_hash = 0;
     Walk w;
     unsigned depth = 0;
-    Frame stack[MAX_DEPTH];
+    Frame* stack;  // [MAX_DEPTH] (apart, so that the node's words may live in registers)
 
-    Subboards(word c, word u, const cpcore_one_word& layout, CountTable& t, bool memo, Acc& a)
+    Subboards(word c, word u, const cpcore_one_word& layout, CountTable& t, bool memo, Acc& a,
+              Frame* frames)
         : L(layout), table(t), use_memo(memo), acc(a), runs{L.start, L.masks, L.n_pieces},
-          cells(c), used(u) {
+          cells(c), used(u), hash(CountTable::hash(c, u)), stack(frames) {
         w.bit = 0;
+        begin();
+    }
+
+    // The node's walk begun; with a table, the rows of all its children are asked of the
+    // caches at once (their fetches overlap), before any is looked up.
+    void begin() {
         w.begin(cells, used, L.avail);
+        if (!use_memo) return;
+        Walk ahead = w;
+        word placed;
+        while (ahead.next(cells, runs, placed))
+            table.fetch(CountTable::hash(cells | placed, used | ahead.bit));
     }
 
     bool next() { return w.next(cells, runs, om); }
     Step child() {
         child_cells = cells | om;
         child_used = used | w.bit;
-        acc.choose(w.k - 1);
+        acc.choose(w.placed(runs));
         if (child_cells == FULL) {
             if ((child_used | L.optional) == L.all_pieces) acc.leaf(depth);
             return Step::skip;
         }
-        word home = 0;
-        if (use_memo) home = table.home(child_cells, child_used);  // fetched meanwhile
+        if (use_memo) child_hash = CountTable::hash(child_cells, child_used);
         if (acc.dead_end(om, child_cells, child_used)) return Step::skip;
-        if (use_memo && acc.found(table.value(home, child_cells, child_used), depth))
+        if (use_memo && acc.found(table.value(child_hash, child_cells, child_used), depth))
             return Step::skip;
         return Step::enter;
     }
-    void close() { acc.close(cells, used, depth); }
+    void close() { acc.close(cells, used, hash, depth); }
     void pop(unsigned d) {
         depth = d;
         cells = stack[d].cells;
         used = stack[d].used;
+        hash = stack[d].hash;
         w = stack[d].walk;
+        if (use_memo) table.fetch(hash);  // for the node's own row, kept when it closes
         acc.pop(d);
     }
     void push(unsigned d) {
-        stack[d] = Frame{cells, used, w};
+        stack[d] = Frame{cells, used, hash, w};
         acc.push(d);
         depth = d + 1;
     }
     void enter() {
         cells = child_cells;
         used = child_used;
+        hash = child_hash;
         acc.descend();
-        w.begin(cells, used, L.avail);
+        begin();
     }
 };
 
-// Search below the state with ``acc``; false when the stop flag was seen.
+// Search below the state with ``acc``; false when the stop flag was seen. (Flattened: the
+// helpers' calls inlined into the loop.)
 template <class Acc>
-bool walk_tree(word cells, word used, const cpcore_one_word& L, CountTable& table,
+__attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_word& L, CountTable& table,
                bool use_memo, Acc& acc) {
-    Subboards<Acc> s(cells, used, L, table, use_memo, acc);
+    typename Subboards<Acc>::Frame frames[MAX_DEPTH];
+    Subboards<Acc> s(cells, used, L, table, use_memo, acc, frames);
     int64_t nodes;
     const Ended ended = depth_first(s, table.stats + STOP, nodes);
     table.stats[NODES] += nodes;
@@ -149,10 +165,10 @@ struct Counting {
     CountTable& table;
     bool use_memo;
     int64_t acc = 0, child = 0;
-    int64_t st_acc[MAX_DEPTH];  // the frames' counts so far
+    int64_t* st_acc;  // [MAX_DEPTH] the frames' counts so far
 
-    Counting(const cpcore_one_word& layout, CountTable& t, bool memo)
-        : L(layout), table(t), use_memo(memo) {}
+    Counting(const cpcore_one_word& layout, CountTable& t, bool memo, int64_t* frames)
+        : L(layout), table(t), use_memo(memo), st_acc(frames) {}
 
     void choose(uint64_t) {}
     void leaf(unsigned) { acc += 1; }
@@ -164,10 +180,10 @@ struct Counting {
         acc += (int64_t)value - 1;
         return true;
     }
-    void close(word cells, word used, unsigned) {
+    void close(word cells, word used, word hash, unsigned) {
         if (use_memo) {
             if (nearly_full(table.stats[USED], table.n_slots)) table.empty(false);
-            table.put(cells, used, (word)(acc + 1));
+            table.put(hash, cells, used, (word)(acc + 1));
         }
         child = acc;
     }
@@ -184,7 +200,8 @@ int64_t count_state(word cells, word used, const cpcore_one_word& L, CountTable&
         word v = table.value(CountTable::hash(cells, used), cells, used);
         if (v != 0) return (int64_t)v - 1;
     }
-    Counting acc(L, table, use_memo);
+    int64_t frames[MAX_DEPTH];
+    Counting acc(L, table, use_memo, frames);
     if (!walk_tree(cells, used, L, table, use_memo, acc)) return -1;
     return acc.acc;
 }
@@ -203,13 +220,16 @@ struct Tallying {
     int64_t lo, hi;
     int64_t o = 0, t = -1;  // the option chosen and its tally item
     int64_t child_lo = 0, child_hi = 0, used_lo = 0, used_hi = 0;
-    word st_mask[MAX_DEPTH];  // the frames' items, options and ranges
-    int64_t st_o[MAX_DEPTH], st_lo[MAX_DEPTH], st_hi[MAX_DEPTH];
+    struct Frame {
+        word mask;
+        int64_t o, lo, hi;
+    };
+    Frame* stack;  // [MAX_DEPTH] the frames' items, options and ranges
 
     Tallying(const cpcore_one_word& layout, const cpcore_one_tallies& tallies, CountTable& t,
-             bool memo, int64_t* scratch, int64_t n, word root_mask)
+             bool memo, int64_t* scratch, int64_t n, word root_mask, Frame* frames)
         : L(layout), T(tallies), table(t), use_memo(memo), rows(scratch), n_root(n),
-          mask(root_mask), lo(n), hi(0) {}
+          mask(root_mask), lo(n), hi(0), stack(frames) {}
 
     int64_t* row(unsigned depth) const { return rows + (int64_t)depth * n_root; }
     int64_t stride(word m, int64_t item) const {
@@ -276,7 +296,7 @@ struct Tallying {
         }
         return true;
     }
-    void store(word cells, word used, const int64_t* vec, int64_t a, int64_t b) {
+    void store(word hash, word cells, word used, const int64_t* vec, int64_t a, int64_t b) {
         const int64_t n = b - a;
         const bool single = n <= 1 && a < SINGLE && (n == 0 || vec[a] < SINGLE_MOST);
         if (!single && (uint64_t)(n + 2) > table.arena_size) return;
@@ -285,7 +305,7 @@ struct Tallying {
             !(single || (uint64_t)(stats[ARENA_USED] + n + 2) <= table.arena_size))
             table.empty(true);
         if (single) {
-            table.put(cells, used, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
+            table.put(hash, cells, used, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
             return;
         }
         const int64_t top = stats[ARENA_USED];
@@ -293,35 +313,32 @@ struct Tallying {
         arena[top] = a;
         arena[top + 1] = n;
         for (int64_t x = 0; x < n; ++x) arena[top + 2 + x] = vec[a + x];
-        table.put(cells, used, (word)(2 * top + 1));
+        table.put(hash, cells, used, (word)(2 * top + 1));
         stats[ARENA_USED] = top + n + 2;
     }
-    void close(word cells, word used, unsigned depth) {
+    void close(word cells, word used, word hash, unsigned depth) {
         const int64_t* r = row(depth);
         used_lo = lo;
         used_hi = hi;
         while (lo < hi && r[lo] == 0) ++lo;
         while (hi > lo && r[hi - 1] == 0) --hi;
         if (hi <= lo) lo = hi = 0;
-        if (use_memo) store(cells, used, r, lo, hi);
+        if (use_memo) store(hash, cells, used, r, lo, hi);
         child_lo = lo;
         child_hi = hi;
     }
     void pop(unsigned depth) {
         int64_t* child = row(depth + 1);
-        mask = st_mask[depth];
-        lo = st_lo[depth];
-        hi = st_hi[depth];
+        const Frame& f = stack[depth];
+        mask = f.mask;
+        lo = f.lo;
+        hi = f.hi;
         if (child_hi > child_lo)
-            add_vector(row(depth), child, child_lo, child_lo, child_hi - child_lo, st_o[depth],
-                       mask);
+            add_vector(row(depth), child, child_lo, child_lo, child_hi - child_lo, f.o, mask);
         for (int64_t y = used_lo; y < used_hi; ++y) child[y] = 0;
     }
     void push(unsigned depth) {
-        st_mask[depth] = mask;
-        st_o[depth] = o;
-        st_lo[depth] = lo;
-        st_hi[depth] = hi;
+        stack[depth] = Frame{mask, o, lo, hi};
     }
     void descend() {
         if (t >= 0) mask &= ~((word)1 << t);
@@ -363,7 +380,8 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
             return true;
         }
     }
-    Tallying acc(L, T, table, use_memo, scratch, n_root, root_mask);
+    Tallying::Frame frames[MAX_DEPTH];
+    Tallying acc(L, T, table, use_memo, scratch, n_root, root_mask, frames);
     if (!walk_tree(cells, used, L, table, use_memo, acc)) return false;
     int64_t* root = acc.row(0);
     for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];

@@ -57,10 +57,11 @@ struct Runs {
 };
 
 // Where the walk of one node's placements is: the anchor ``x``, the units not begun
-// ``m``, the run ``k`` to ``end`` of the unit ``bit``.
+// ``m``, the rest ``at`` to ``end`` of the run of masks of the unit ``bit``.
 struct Walk {
     word m;
-    uint64_t k, end;
+    const word* at;
+    const word* end;
     word bit;
     uint64_t x;
 
@@ -69,27 +70,42 @@ struct Walk {
                                                      const word* avail) {
         x = lowest(~cells);
         m = avail[x] & ~used;
-        k = end = 0;
+        at = end = nullptr;
     }
 
     // The next placement that fits beside ``cells`` (its cells in ``om``), or false when
     // every one was tried.
     inline __attribute__((always_inline)) bool next(word cells, const Runs& r, word& om) {
+        const word* p = at;
+        const word* stop = end;
         for (;;) {
-            while (k < end) {
-                om = r.masks[k++];
-                if ((om & cells) == 0) return true;
+            while (p < stop) {
+                const word mask = *p++;
+                if ((mask & cells) == 0) {
+                    at = p;
+                    end = stop;
+                    om = mask;
+                    return true;
+                }
             }
-            if (m == 0) return false;
-            uint64_t p = lowest(m);
+            if (m == 0) {
+                at = p;
+                end = stop;
+                return false;
+            }
+            const uint64_t unit = lowest(m);
             m &= m - 1;
-            k = r.start[x * r.n_units + p];
-            end = r.start[x * r.n_units + p + 1];
-            bit = (word)1 << p;
+            p = r.masks + r.start[x * r.n_units + unit];
+            stop = r.masks + r.start[x * r.n_units + unit + 1];
+            bit = (word)1 << unit;
         }
     }
-};
 
+    // The index of the placement ``next`` found last (in the layout's runs).
+    inline __attribute__((always_inline)) uint64_t placed(const Runs& r) const {
+        return (uint64_t)(at - r.masks) - 1;
+    }
+};
 
 // What a node asks of the depth-first walk: skip the child just chosen, enter it, or end
 // the whole search.

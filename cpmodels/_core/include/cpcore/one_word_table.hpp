@@ -46,12 +46,19 @@ struct CountTable {
         : keys(t.keys), n_slots(t.n_slots), arena(t.arena), arena_size(t.arena_size),
           stats(t.stats) {}
 
-    static word hash(word cells, word used) { return state_hash(cells, used, MIX1, 31); }
+    static inline __attribute__((always_inline)) word hash(word cells, word used) {
+        return state_hash(cells, used, MIX1, 31);
+    }
 
-    // The first slot a state's probe looks at, asked of the processor's caches.
-    inline __attribute__((always_inline)) word home(word cells, word used) const {
-        word h = hash(cells, used);
+    // Ask the processor's caches for the first slot of a state's probe.
+    inline __attribute__((always_inline)) void fetch(word h) const {
         __builtin_prefetch(keys + (h & (n_slots - 1)) * 3, 0, 3);
+    }
+
+    // A state's hash, its first slot fetched meanwhile.
+    inline __attribute__((always_inline)) word home(word cells, word used) const {
+        const word h = hash(cells, used);
+        fetch(h);
         return h;
     }
 
@@ -75,9 +82,9 @@ struct CountTable {
         stats[FLUSHES] += 1;
     }
 
-    // Keep a finished state's value (nonzero).
-    inline void put(word cells, word used, word value) {
-        uint64_t s = slot(hash(cells, used), cells, used);
+    // Keep a finished state's value (nonzero); ``h``: its hash.
+    inline __attribute__((always_inline)) void put(word h, word cells, word used, word value) {
+        const uint64_t s = slot(h, cells, used);
         keys[s * 3] = cells;
         keys[s * 3 + 1] = used;
         keys[s * 3 + 2] = value;
