@@ -57,7 +57,7 @@ The word kernel (``words.py``)
     regions grown by neighbour masks, the table's value in its key row. The session picks
     it by itself; every other cover (and every solution stream) takes ``kernels.py``.
 
-The one-word kernel (``one_word.py``)
+The one-word kernel (``one_word.py``; the compiled core's ``one_word.cpp``)
     Counts on a square board whose bounding box has at most 64 cells, every piece used
     once (slack items count as pieces of one cell; a piece may have a left-out option): the
     cells one word in grid positions (scan order), the pieces used another, the
@@ -67,7 +67,7 @@ The one-word kernel (``one_word.py``)
     cell of each slack item still open, and each depth's count vector is cleared only over
     the range its node added to. The session picks it by itself.
 
-The reach kernel (``reach.py``, its layout ``reach_layout.py``)
+The reach kernel (``reach.py``, its layout ``reach_layout.py``; the core's ``reach.cpp``)
     Which label combinations of a calendar's sweep cover have a solution, on the one-word
     layout scanned from the corner that meets last the group with the most labels: a
     search with some holes forced and the others open records the combination of each
@@ -172,12 +172,12 @@ KERNELS = ("count", "exists", "search")  # what warm_up can load: counting and t
 def _compiled(kernels: Sequence[str]) -> list[Any]:
     """The compiled functions :func:`warm_up` loads for each name, the first one first."""
     from cpmodels.backends.engine import kernels as general
-    from cpmodels.backends.engine import one_word, words
+    from cpmodels.backends.engine import words
 
     unknown = set(kernels) - set(KERNELS)
     if unknown:
         raise ValueError(f"no kernels named {sorted(unknown)}; known: {KERNELS}")
-    of = {"count": (one_word.count_one_word, words.tally_prefixes_words),
+    of = {"count": (words.tally_prefixes_words,),
           "exists": (words.exists_words,), "search": (general.search_kernel,)}
     return [function for name in kernels for function in of[name]]
 
@@ -203,9 +203,9 @@ def warm_up(kernels: Sequence[str] = KERNELS, *, lazily: bool = False) -> None:
     ``count`` (counts and tallies), ``exists`` (first solutions), ``search`` (solutions).
 
     With ``lazily``, only the first kernel of each is loaded (for ``count`` the one-word
-    count, which the boards of at most 64 cells take; loading it starts numba's compiler
-    for all of them) and each other one by the first search that needs it: for kernels
-    :func:`cached` says are in numba's cache, where that costs milliseconds, not a compile.
+    count, which the boards of at most 64 cells take: the compiled core's, no numba kernel)
+    and each other one by the first search that needs it: for kernels :func:`cached` says
+    are in numba's cache, where that costs milliseconds, not a compile.
 
     numba compiles under its own global lock, so first calls from several threads at once
     are safe too; this only moves the wait to a convenient moment (a server's start, or
