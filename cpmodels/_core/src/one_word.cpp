@@ -57,17 +57,9 @@ inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word
 // The state of a row of prefixes: its options placed, and whether they fit.
 inline bool place(const cpcore_one_word& L, const int64_t* row, uint64_t cols, word& cells,
                   word& used) {
-    bool ok = true;
     cells = L.covered;
     used = 0;
-    for (uint64_t q = 0; q < cols; ++q) {
-        if (row[q] < 0) continue;
-        const word c = L.opt_cells[row[q]], p = L.opt_piece[row[q]];
-        ok = ok && ((cells & c) | (used & p)) == 0;
-        cells |= c;
-        used |= p;
-    }
-    return ok;
+    return place_options(row, cols, L.opt_cells, L.opt_piece, cells, used, [](int64_t) {});
 }
 
 // The search below a state that is neither full nor in the table (see depth_first): ``acc``

@@ -364,19 +364,13 @@ int64_t search(const Reach& R, word cells, word used, word holes, ReachTable& ta
     return ended == Ended::stopped ? -1 : s.left;  // (-1 too when a settling met the stop)
 }
 
-// The state with the options of ``row`` (-1 pads) placed; whether they fit.
+// The state with the options of ``row`` (-1 pads) placed, the holes among them too;
+// whether they fit.
 bool apply(const cpcore_reach_layout& L, const int64_t* row, uint64_t n, word& cells,
            word& used, word& holes) {
-    bool ok = true;
-    for (uint64_t q = 0; q < n; ++q) {
-        const int64_t o = row[q];
-        if (o < 0) continue;
-        ok = ok && ((cells & L.opt_cells[o]) | (used & L.opt_unit[o])) == 0;
-        cells |= L.opt_cells[o];
-        used |= L.opt_unit[o];
+    return place_options(row, n, L.opt_cells, L.opt_unit, cells, used, [&](int64_t o) {
         if ((L.opt_unit[o] & L.slack_units) != 0) holes |= L.opt_cells[o];
-    }
-    return ok;
+    });
 }
 
 }  // namespace

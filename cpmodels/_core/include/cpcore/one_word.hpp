@@ -107,6 +107,23 @@ struct Walk {
     }
 };
 
+// The options of ``row`` (``n`` of them; -1 pads) placed on the state (``cells``, ``used``);
+// whether they fit. ``placed(o)`` hears of each option placed.
+template <class Placed>
+inline bool place_options(const int64_t* row, uint64_t n, const word* opt_cells,
+                          const word* opt_unit, word& cells, word& used, Placed placed) {
+    bool ok = true;
+    for (uint64_t q = 0; q < n; ++q) {
+        const int64_t o = row[q];
+        if (o < 0) continue;
+        ok = ok && ((cells & opt_cells[o]) | (used & opt_unit[o])) == 0;
+        cells |= opt_cells[o];
+        used |= opt_unit[o];
+        placed(o);
+    }
+    return ok;
+}
+
 // What a node asks of the depth-first walk: skip the child just chosen, enter it, or end
 // the whole search.
 enum class Step { skip, enter, end };
