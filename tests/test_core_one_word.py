@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import SPECS
 
-from cpmodels.backends.engine import one_word
+from cpmodels.backends.engine import one_word, reach
 from cpmodels.backends.engine import session as session_module
 from cpmodels.backends.engine.layout import one_word_layout
 from cpmodels.backends.engine.memo import Memo
@@ -222,3 +222,36 @@ def test_bad_arguments_are_refused_before_the_search():
         one_word.count_one_word(np.array([[0]]), layout._replace(region_limit=10**6),
                                 Memo(2, 16).kernel, True, out)
     assert out.tolist() == [0]  # (nothing searched: the errors come first)
+
+
+def test_bad_tally_and_reach_arguments_are_refused_before_the_search():
+    """The tally and the reach search refuse options and wanted combinations their layouts
+    do not have, and a layout whose labels index past its combinations."""
+    plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
+    layout, tally, _ = plan.session()._one_word_tally(None)
+    out = np.zeros((1, int(tally.length[-1])), dtype=np.int64)
+    masks = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="option"):
+        one_word.tally_one_word(np.array([[len(plan.cover.options)]]), layout, tally,
+                                Memo(2, 16).kernel, True, out, masks)
+    with pytest.raises(ValueError, match="tally item"):
+        one_word.tally_one_word(np.array([[0]]), layout, tally._replace(
+            opt_tally=np.full_like(tally.opt_tally, 5)), Memo(2, 16).kernel, True, out, masks)
+    assert not out.any()
+    design = _design("apad_rectangle_pentominoes")
+    session = design._cover(False).session
+    assert session.reaches
+    parts = session._reach_parts([], [5] * 7)
+    reach_layout, regions, _, _, table, settled = parts
+    found = np.full(1, 7, dtype=np.int64)
+
+    def ask(index: int, layout=reach_layout) -> None:
+        reach.reach_kernel(np.full(1, -1), np.full((1, 1), -1), np.array([0, 1]), layout,
+                           regions, table.kernel, settled.kernel, 1, np.array([index]),
+                           np.array([1], dtype=np.uint64), found, False)
+
+    with pytest.raises(ValueError, match="index"):
+        ask(int(reach_layout.n_index))
+    with pytest.raises(ValueError, match="labels"):
+        ask(0, reach_layout._replace(n_index=np.int64(1)))
+    assert found.tolist() == [7]

@@ -4,6 +4,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -144,6 +145,9 @@ void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle
         throw nb::value_error("the tallies' strides do not match their items");
     T.map_start = kept.keep(field<const int64_t>(tallies, "map_start")).data();
     T.map_flat = kept.keep(field<const int64_t>(tallies, "map_flat")).data();
+    for (uint64_t o = 0; o < L.n_options; ++o)
+        if (T.opt_tally[o] >= (int64_t)(T.n_tally > 0 ? T.n_tally : 0) || T.opt_tally[o] < -1)
+            throw nb::value_error("an option's tally item is not one of the tallies'");
     const size_t rows = prefixes.shape(0);
     const uint64_t cols = out.ndim() == 2 ? out.shape(1) : 0;
     if (out.ndim() != 2 || out.shape(0) < rows || out_mask.size() < rows)
@@ -198,6 +202,13 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
     c.b_label = kept.keep(field<const uint64_t>(layout, "b_label", 64)).data();
     c.a_stride = word_of(layout, "a_stride");
     c.n_index = word_of(layout, "n_index");
+    uint64_t most_a = 0, most_b = 0;
+    for (size_t b = 0; b < 64; ++b) {
+        most_a = std::max<uint64_t>(most_a, c.a_label[b]);
+        most_b = std::max<uint64_t>(most_b, c.b_label[b]);
+    }
+    if (c.a_stride == 0 || most_b >= c.a_stride || (most_a + 1) * c.a_stride > c.n_index)
+        throw nb::value_error("the layout's labels index past its combinations");
     auto fill = kept.keep(field<const bool>(regions, "fill"));
     if (fill.ndim() != 2 || fill.shape(0) < c.n_groups + 1)
         throw nb::value_error("the region sizes have a row for each number of holes");
