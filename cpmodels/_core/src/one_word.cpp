@@ -108,11 +108,11 @@ struct Subboards {
             if ((child_used | L.optional) == L.all_pieces) acc.leaf(depth);
             return Step::skip;
         }
-        if (use_memo) child_hash = CountTable::hash(child_cells, child_used);
         if (acc.dead_end(om, child_cells, child_used)) return Step::skip;
-        if (use_memo && acc.found(table.value(child_hash, child_cells, child_used), depth))
-            return Step::skip;
-        return Step::enter;
+        if (!use_memo) return Step::enter;
+        child_hash = CountTable::hash(child_cells, child_used);  // (its row fetched already)
+        return acc.found(table.value(child_hash, child_cells, child_used), depth) ? Step::skip
+                                                                                 : Step::enter;
     }
     void close() { acc.close(cells, used, hash, depth); }
     void pop(unsigned d) {
