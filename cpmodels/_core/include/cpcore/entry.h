@@ -12,6 +12,88 @@ extern "C" {
 /* 1 when this build uses the popcnt instruction (the module checks the processor has it). */
 int cpcore_needs_popcnt(void);
 
+/* The one-word layout (a board of at most 64 cells in one word, the units in another; see
+ * cpmodels/backends/engine/layout.py's OneWord), the tallies read with it (OneTallies) and
+ * the table of sub-board counts (rows of three words; stats as memo.py names them). */
+typedef struct cpcore_one_word {
+    const uint64_t* start;       /* [64 * n_pieces + 1] runs of masks by (anchor, piece) */
+    const uint64_t* masks;       /* the options' cell masks, in runs */
+    const int64_t* opts;         /* their option ids */
+    const uint64_t* avail;       /* [64] the pieces with options at each anchor */
+    const uint64_t* opt_cells;   /* [n_options] */
+    const uint64_t* opt_piece;   /* [n_options] */
+    uint64_t n_options, n_pieces, all_pieces, optional, covered, inner, first, last, slack;
+    const uint8_t* fillable;     /* [n_fillable] */
+    uint64_t n_fillable;
+    int64_t region_limit;
+    int isolated_dead;
+    const uint64_t* slack_cells;  /* [64] */
+} cpcore_one_word;
+
+typedef struct cpcore_one_tallies {
+    uint64_t n_tally;
+    const uint64_t* bit;        /* [n_tally] */
+    const int64_t* opt_tally;   /* [n_options] */
+    const int64_t* opt_index;   /* [n_options] */
+    const int64_t* length;      /* [2 ** n_tally] */
+    const int64_t* stride;      /* [2 ** n_tally, stride_cols] */
+    uint64_t stride_cols;
+    const int64_t* map_start;
+    const int64_t* map_flat;
+} cpcore_one_tallies;
+
+typedef struct cpcore_one_word_table {
+    uint64_t* keys;   /* [n_slots, width] */
+    uint64_t n_slots; /* a power of two */
+    int64_t* arena;   /* [arena_size] */
+    uint64_t arena_size;
+    int64_t* stats;   /* USED, HITS, MISSES, NODES, ARENA_USED, STOP, FLUSHES */
+} cpcore_one_word_table;
+
+/* out[p]: the completions of row p of prefixes (option ids forced first; -1 pads), 0 when
+ * they overlap; rows a stop left uncounted are -1. */
+void cpcore_count_one_word(const cpcore_one_word* layout, const int64_t* prefixes,
+                           uint64_t rows, uint64_t cols, cpcore_one_word_table* table,
+                           int use_memo, int64_t* out);
+
+/* Row p of prefixes tallied into out[p] (out_cols counts a row), its uncovered tally items
+ * in out_mask[p]; a stop leaves the rows from the one it met uncounted. scratch: zeros,
+ * (n_pieces + 1) * out_cols of them. */
+void cpcore_tally_one_word(const cpcore_one_word* layout, const cpcore_one_tallies* tallies,
+                           const int64_t* prefixes, uint64_t rows, uint64_t cols,
+                           cpcore_one_word_table* table, int use_memo, int64_t* out,
+                           uint64_t out_cols, int64_t* out_mask, int64_t* scratch);
+
+/* The reach search's layout (cpmodels/backends/engine/reach_layout.py's ReachLayout and
+ * ReachRegions: fill[k, size], size 0 .. fill_cols - 1). */
+typedef struct cpcore_reach_layout {
+    const uint64_t* start;      /* [64 * n_units + 1] */
+    const uint64_t* masks;
+    const uint64_t* avail;      /* [64] */
+    const uint64_t* opt_cells;  /* [n_options] */
+    const uint64_t* opt_unit;   /* [n_options] */
+    uint64_t n_options, n_units, slack_units, optional, covered, inner, first, last;
+    const uint64_t* group_cells;  /* [n_groups] */
+    const uint64_t* group_unit;   /* [n_groups] */
+    uint64_t n_groups;
+    int64_t bit_group, a_group, b_group;
+    const uint64_t* a_label;  /* [64] */
+    const uint64_t* b_label;  /* [64] */
+    uint64_t a_stride, n_index;
+    const uint8_t* fill;      /* [n_groups + 1, fill_cols] */
+    uint64_t fill_cols, limit;
+} cpcore_reach_layout;
+
+/* One reach search per row of tasks (reach.py's reach_kernel): found[n] 1, 0, or -1 when
+ * not searched. table: rows of four words marked ``mark + t`` by task t; settled: rows of
+ * four words for good; need: n_index words of scratch. */
+void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced, uint64_t n_forced,
+                  const int64_t* tasks, uint64_t rows, uint64_t cols,
+                  const int64_t* wanted_start, cpcore_one_word_table* table,
+                  cpcore_one_word_table* settled, uint64_t mark, const int64_t* index,
+                  const uint64_t* bit, int64_t* found, uint64_t n_found, int first_failure,
+                  uint64_t* need);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,166 @@
+// What every search on the one-word layout shares (the one-word count and tally, the reach
+// search): a board of at most 64 cells is one word, bit ``slow * inner + fast`` a cell, and
+// the pieces (units) used are a second word. Freestanding.
+#pragma once
+
+#include <stdint.h>
+
+#include "cpcore/bits.hpp"
+
+namespace cpcore {
+
+// The grid of the cell word: a line's length, and the bits at the start and the end of
+// each line.
+struct Grid {
+    word inner, first, last;
+};
+
+// The cells next to the cells of r (r itself left out).
+inline __attribute__((always_inline)) word around(word r, const Grid& g) {
+    return ((r >> 1) & ~g.last) | ((r << 1) & ~g.first) | (r >> g.inner) | (r << g.inner);
+}
+
+// The empty cells with no empty neighbour.
+inline __attribute__((always_inline)) word isolated(word empty, const Grid& g) {
+    return empty & ~around(empty, g);
+}
+
+// Whether a region next to the option just placed (``om``) is a dead end: the regions of
+// ``empty`` it borders are grown by dilation until they reach ``limit`` cells, and one
+// smaller than that is a dead end when ``fits(region, size)`` says no pieces fill it.
+template <class Fits>
+inline __attribute__((always_inline)) bool small_region_dead(word om, word empty,
+                                                             const Grid& g, uint64_t limit,
+                                                             Fits fits) {
+    word seeds = around(om, g) & empty;
+    while (seeds != 0) {
+        word region = seeds & (~seeds + 1);
+        uint64_t size = 1;
+        while (size < limit) {
+            word grown = (region | around(region, g)) & empty;
+            if (grown == region) break;
+            region = grown;
+            size = popcount(region);
+        }
+        if (size < limit && !fits(region, size)) return true;
+        seeds &= ~region;
+    }
+    return false;
+}
+
+// The options of a unit anchored at a cell: ``masks[start[x * n_units + p]:start[x *
+// n_units + p + 1]]`` are the cell masks of unit p's options anchored at cell bit x.
+struct Runs {
+    const uint64_t* start;
+    const word* masks;
+    uint64_t n_units;
+};
+
+// Where the walk of one node's placements is: the anchor ``x``, the units not begun
+// ``m``, the rest ``at`` to ``end`` of the run of masks of the unit ``bit``.
+struct Walk {
+    word m;
+    const word* at;
+    const word* end;
+    word bit;
+    uint64_t x;
+
+    // A node's walk: its first empty cell, the units with options there not yet used.
+    inline __attribute__((always_inline)) void begin(word cells, word used,
+                                                     const word* avail) {
+        x = lowest(~cells);
+        m = avail[x] & ~used;
+        at = end = nullptr;
+    }
+
+    // The next placement that fits beside ``cells`` (its cells in ``om``), or false when
+    // every one was tried.
+    inline __attribute__((always_inline)) bool next(word cells, const Runs& r, word& om) {
+        const word* p = at;
+        const word* stop = end;
+        for (;;) {
+            while (p < stop) {
+                const word mask = *p++;
+                if ((mask & cells) == 0) {
+                    at = p;
+                    end = stop;
+                    om = mask;
+                    return true;
+                }
+            }
+            if (m == 0) {
+                at = p;
+                end = stop;
+                return false;
+            }
+            const uint64_t unit = lowest(m);
+            m &= m - 1;
+            p = r.masks + r.start[x * r.n_units + unit];
+            stop = r.masks + r.start[x * r.n_units + unit + 1];
+            bit = (word)1 << unit;
+        }
+    }
+
+    // The index of the placement ``next`` found last (in the layout's runs).
+    inline __attribute__((always_inline)) uint64_t placed(const Runs& r) const {
+        return (uint64_t)(at - r.masks) - 1;
+    }
+};
+
+// The options of ``row`` (``n`` of them; -1 pads) placed on the state (``cells``, ``used``);
+// whether they fit. ``placed(o)`` hears of each option placed.
+template <class Placed>
+inline bool place_options(const int64_t* row, uint64_t n, const word* opt_cells,
+                          const word* opt_unit, word& cells, word& used, Placed placed) {
+    bool ok = true;
+    for (uint64_t q = 0; q < n; ++q) {
+        const int64_t o = row[q];
+        if (o < 0) continue;
+        ok = ok && ((cells & opt_cells[o]) | (used & opt_unit[o])) == 0;
+        cells |= opt_cells[o];
+        used |= opt_unit[o];
+        placed(o);
+    }
+    return ok;
+}
+
+// What a node asks of the depth-first walk: skip the child just chosen, enter it, or end
+// the whole search.
+enum class Step { skip, enter, end };
+
+// How a depth-first walk ended: every node searched, a child ended it, or the stop flag.
+enum class Ended { finished, early, stopped };
+
+const unsigned MAX_DEPTH = 65;  // a frame a unit, and the root
+
+// The one depth-first walk of every search on the one-word layout, without recursion:
+// ``s`` holds the current node and a stack of frames, and says
+//   ``next()``: whether the node has another child to try (chosen in ``s``);
+//   ``child()``: what to do with it (a child skipped has been added up already);
+//   ``close()``: the node is searched to the end; ``pop(depth)``: back to the frame at
+//   ``depth``, adding up the child just closed; ``push(depth)``: keep the node in the frame
+//   at ``depth``; ``enter()``: the child chosen is the node.
+// ``nodes`` counts the nodes entered (the root too); the stop flag is read every 4096.
+template <class Search>
+Ended depth_first(Search& s, const int64_t* stop, int64_t& nodes) {
+    unsigned depth = 0;
+    nodes = 1;
+    for (;;) {
+        if (!s.next()) {
+            s.close();
+            if (depth == 0) return Ended::finished;
+            s.pop(--depth);
+            continue;
+        }
+        const Step step = s.child();
+        if (step == Step::skip) continue;
+        if (step == Step::end) return Ended::early;
+        s.push(depth);
+        ++depth;
+        ++nodes;
+        if ((nodes & 4095) == 0 && stopped(stop)) return Ended::stopped;
+        s.enter();
+    }
+}
+
+}  // namespace cpcore

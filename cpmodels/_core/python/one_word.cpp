@@ -1,0 +1,255 @@
+// The one-word count and tally, and the reach search: the layouts (namedtuples of numpy
+// arrays, see cpmodels/backends/engine/one_word.py and reach.py) unpacked into the core's
+// structs with the GIL held, then searched with it released.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "cpcore/entry.h"
+
+namespace nb = nanobind;
+
+namespace cpbind {
+namespace {
+
+template <class T>
+using Array = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
+
+// The array ``name`` of ``obj``: C-contiguous, of T, with at least ``least`` items.
+template <class T>
+Array<T> field(nb::handle obj, const char* name, size_t least = 0) {
+    Array<T> a;
+    if (!nb::try_cast(obj.attr(name), a, false))
+        throw nb::type_error(("the layout's " + std::string(name) +
+                              " is not a contiguous array of the expected type").c_str());
+    if (a.size() < least)
+        throw nb::value_error(("the layout's " + std::string(name) + " is too short").c_str());
+    return a;
+}
+
+uint64_t word_of(nb::handle obj, const char* name) {
+    return nb::cast<uint64_t>(nb::int_(obj.attr(name)));
+}
+
+int64_t int_of(nb::handle obj, const char* name) {
+    return nb::cast<int64_t>(nb::int_(obj.attr(name)));
+}
+
+// The arrays a search reads of a layout, kept alive while it runs.
+struct Kept {
+    std::vector<nb::object> arrays;
+    template <class A>
+    A keep(A a) {
+        arrays.push_back(nb::cast(a));
+        return a;
+    }
+};
+
+cpcore_one_word one_word_of(nb::handle L, Kept& kept) {
+    cpcore_one_word c{};
+    c.n_pieces = word_of(L, "n_pieces");
+    if (c.n_pieces == 0 || c.n_pieces > 64) throw nb::value_error("the layout has 1 to 64 pieces");
+    auto start = kept.keep(field<const uint64_t>(L, "start", 64 * c.n_pieces + 1));
+    auto masks = kept.keep(field<const uint64_t>(L, "masks"));
+    auto opts = kept.keep(field<const int64_t>(L, "opts", masks.size()));
+    auto opt_cells = kept.keep(field<const uint64_t>(L, "opt_cells"));
+    auto opt_piece = kept.keep(field<const uint64_t>(L, "opt_piece", opt_cells.size()));
+    auto fillable = kept.keep(field<const bool>(L, "fillable", 1));
+    c.start = start.data();
+    c.masks = masks.data();
+    c.opts = opts.data();
+    c.avail = kept.keep(field<const uint64_t>(L, "avail", 64)).data();
+    c.opt_cells = opt_cells.data();
+    c.opt_piece = opt_piece.data();
+    c.n_options = opt_cells.size();
+    c.all_pieces = word_of(L, "all_pieces");
+    c.optional = word_of(L, "optional");
+    c.covered = word_of(L, "covered");
+    c.inner = word_of(L, "inner");
+    c.first = word_of(L, "first");
+    c.last = word_of(L, "last");
+    c.slack = word_of(L, "slack");
+    c.fillable = reinterpret_cast<const uint8_t*>(fillable.data());
+    c.n_fillable = fillable.size();
+    c.region_limit = int_of(L, "region_limit");
+    if (c.region_limit < 0 || (uint64_t)c.region_limit > c.n_fillable)
+        throw nb::value_error("the layout's region limit is past its region sizes");
+    c.isolated_dead = nb::cast<bool>(nb::bool_(L.attr("isolated_dead"))) ? 1 : 0;
+    c.slack_cells = kept.keep(field<const uint64_t>(L, "slack_cells", 64)).data();
+    if (start.data()[64 * c.n_pieces] > masks.size())
+        throw nb::value_error("the layout's runs end past its masks");
+    return c;
+}
+
+// The table arrays (keys [slots, width], arena, stats) of a memo's ``kernel``.
+cpcore_one_word_table table_of(nb::handle table, size_t width, Kept& kept) {
+    auto keys = kept.keep(field<uint64_t>(table, "keys"));
+    auto arena = kept.keep(field<int64_t>(table, "arena"));
+    auto stats = kept.keep(field<int64_t>(table, "stats", 7));
+    const uint64_t slots = keys.ndim() == 2 ? keys.shape(0) : 0;
+    if (keys.ndim() != 2 || keys.shape(1) != width || slots == 0 || (slots & (slots - 1)))
+        throw nb::value_error("the table's keys are not a power of two rows of the width "
+                              "this search keys by");
+    return cpcore_one_word_table{keys.data(), slots, arena.data(), arena.size(), stats.data()};
+}
+
+// The rows of forced options (``ndim``: 2, or 1 for a single row): every id -1 (none) or
+// an option of the layout.
+void check_prefixes(const Array<const int64_t>& prefixes, uint64_t n_options,
+                    size_t ndim = 2) {
+    if (prefixes.ndim() != ndim) throw nb::value_error("the forced options have the wrong shape");
+    for (size_t i = 0; i < prefixes.size(); ++i) {
+        const int64_t o = prefixes.data()[i];
+        if (o < -1 || o >= (int64_t)n_options)
+            throw nb::value_error("a prefix names an option the layout does not have");
+    }
+}
+
+void count_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle table,
+                    bool use_memo, Array<int64_t> out) {
+    Kept kept;
+    const cpcore_one_word L = one_word_of(layout, kept);
+    cpcore_one_word_table t = table_of(table, 3, kept);
+    check_prefixes(prefixes, L.n_options);
+    if (out.size() < prefixes.shape(0)) throw nb::value_error("out has fewer rows than prefixes");
+    nb::gil_scoped_release released;
+    cpcore_count_one_word(&L, prefixes.data(), prefixes.shape(0), prefixes.shape(1), &t,
+                          use_memo, out.data());
+}
+
+void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle tallies,
+                    nb::handle table, bool use_memo, Array<int64_t> out,
+                    Array<int64_t> out_mask) {
+    Kept kept;
+    const cpcore_one_word L = one_word_of(layout, kept);
+    cpcore_one_word_table t = table_of(table, 3, kept);
+    check_prefixes(prefixes, L.n_options);
+    cpcore_one_tallies T{};
+    T.n_tally = word_of(tallies, "n_tally");
+    if (T.n_tally > 16) throw nb::value_error("at most 16 tally items");
+    auto length = kept.keep(field<const int64_t>(tallies, "length", (size_t)1 << T.n_tally));
+    auto stride = kept.keep(field<const int64_t>(tallies, "stride"));
+    T.bit = kept.keep(field<const uint64_t>(tallies, "bit", T.n_tally)).data();
+    T.opt_tally = kept.keep(field<const int64_t>(tallies, "opt_tally", L.n_options)).data();
+    T.opt_index = kept.keep(field<const int64_t>(tallies, "opt_index", L.n_options)).data();
+    T.length = length.data();
+    T.stride = stride.data();
+    T.stride_cols = stride.ndim() == 2 ? stride.shape(1) : 0;
+    if (stride.ndim() != 2 || stride.shape(0) < ((size_t)1 << T.n_tally) ||
+        T.stride_cols < (T.n_tally > 0 ? T.n_tally : 1))
+        throw nb::value_error("the tallies' strides do not match their items");
+    T.map_start = kept.keep(field<const int64_t>(tallies, "map_start")).data();
+    T.map_flat = kept.keep(field<const int64_t>(tallies, "map_flat")).data();
+    for (uint64_t o = 0; o < L.n_options; ++o)
+        if (T.opt_tally[o] >= (int64_t)(T.n_tally > 0 ? T.n_tally : 0) || T.opt_tally[o] < -1)
+            throw nb::value_error("an option's tally item is not one of the tallies'");
+    const size_t rows = prefixes.shape(0);
+    const uint64_t cols = out.ndim() == 2 ? out.shape(1) : 0;
+    if (out.ndim() != 2 || out.shape(0) < rows || out_mask.size() < rows)
+        throw nb::value_error("out or out_mask has fewer rows than prefixes");
+    for (size_t m = 0; m < ((size_t)1 << T.n_tally); ++m)
+        if (length.data()[m] < 1 || (uint64_t)length.data()[m] > cols)
+            throw nb::value_error("out's rows are shorter than the tallies' vectors");
+    std::vector<int64_t> scratch((L.n_pieces + 1) * cols, 0);
+    nb::gil_scoped_release released;
+    cpcore_tally_one_word(&L, &T, prefixes.data(), rows, prefixes.shape(1), &t, use_memo,
+                          out.data(), cols, out_mask.data(), scratch.data());
+}
+
+
+void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
+           Array<const int64_t> wanted_start, nb::handle layout, nb::handle regions,
+           nb::handle table, nb::handle settled, uint64_t mark, Array<const int64_t> index,
+           Array<const uint64_t> bit, Array<int64_t> found, bool first_failure) {
+    Kept kept;
+    cpcore_reach_layout c{};
+    c.n_units = word_of(layout, "n_units");
+    if (c.n_units == 0 || c.n_units > 64) throw nb::value_error("the layout has 1 to 64 units");
+    auto start = kept.keep(field<const uint64_t>(layout, "start", 64 * c.n_units + 1));
+    auto masks = kept.keep(field<const uint64_t>(layout, "masks"));
+    if (start.data()[64 * c.n_units] > masks.size())
+        throw nb::value_error("the layout's runs end past its masks");
+    auto opt_cells = kept.keep(field<const uint64_t>(layout, "opt_cells"));
+    auto groups = kept.keep(field<const uint64_t>(layout, "group_cells", 1));
+    c.start = start.data();
+    c.masks = masks.data();
+    c.avail = kept.keep(field<const uint64_t>(layout, "avail", 64)).data();
+    c.opt_cells = opt_cells.data();
+    c.n_options = opt_cells.size();
+    c.opt_unit = kept.keep(field<const uint64_t>(layout, "opt_unit", c.n_options)).data();
+    c.slack_units = word_of(layout, "slack_units");
+    c.optional = word_of(layout, "optional");
+    c.covered = word_of(layout, "covered");
+    c.inner = word_of(layout, "inner");
+    c.first = word_of(layout, "first");
+    c.last = word_of(layout, "last");
+    c.group_cells = groups.data();
+    c.n_groups = groups.size();
+    if (c.n_groups > 3) throw nb::value_error("the reach search takes at most three groups");
+    c.group_unit = kept.keep(field<const uint64_t>(layout, "group_unit", c.n_groups)).data();
+    c.bit_group = int_of(layout, "bit_group");
+    c.a_group = int_of(layout, "a_group");
+    c.b_group = int_of(layout, "b_group");
+    for (int64_t g : {c.bit_group, c.a_group, c.b_group})
+        if (g < -1 || g >= (int64_t)c.n_groups) throw nb::value_error("no such label group");
+    if (c.bit_group < 0) throw nb::value_error("the layout has no bit group");
+    c.a_label = kept.keep(field<const uint64_t>(layout, "a_label", 64)).data();
+    c.b_label = kept.keep(field<const uint64_t>(layout, "b_label", 64)).data();
+    c.a_stride = word_of(layout, "a_stride");
+    c.n_index = word_of(layout, "n_index");
+    uint64_t most_a = 0, most_b = 0;
+    for (size_t b = 0; b < 64; ++b) {
+        most_a = std::max<uint64_t>(most_a, c.a_label[b]);
+        most_b = std::max<uint64_t>(most_b, c.b_label[b]);
+    }
+    if (c.a_stride == 0 || most_b >= c.a_stride || (most_a + 1) * c.a_stride > c.n_index)
+        throw nb::value_error("the layout's labels index past its combinations");
+    auto fill = kept.keep(field<const bool>(regions, "fill"));
+    if (fill.ndim() != 2 || fill.shape(0) < c.n_groups + 1)
+        throw nb::value_error("the region sizes have a row for each number of holes");
+    c.fill = reinterpret_cast<const uint8_t*>(fill.data());
+    c.fill_cols = fill.shape(1);
+    c.limit = word_of(regions, "limit");
+    if (c.limit > c.fill_cols) throw nb::value_error("the region limit is past the sizes");
+    cpcore_one_word_table t = table_of(table, 4, kept);
+    cpcore_one_word_table s = table_of(settled, 4, kept);
+    check_prefixes(forced, c.n_options, 1);
+    check_prefixes(tasks, c.n_options, 2);
+    const size_t rows = tasks.shape(0);
+    if (wanted_start.size() < rows + 1) throw nb::value_error("wanted_start has too few rows");
+    const int64_t* ws = wanted_start.data();
+    for (size_t r = 0; r < rows; ++r)
+        if (ws[r] < 0 || ws[r] > ws[r + 1] || (uint64_t)ws[r + 1] > index.size() ||
+            index.size() != bit.size() || index.size() > found.size())
+            throw nb::value_error("the wanted combinations do not match their starts");
+    for (size_t n = 0; n < index.size(); ++n)
+        if (index.data()[n] < 0 || (uint64_t)index.data()[n] >= c.n_index)
+            throw nb::value_error("a wanted combination's index is out of range");
+    std::vector<uint64_t> need(c.n_index, 0);
+    nb::gil_scoped_release released;
+    cpcore_reach(&c, forced.data(), forced.size(), tasks.data(), rows, tasks.shape(1), ws, &t,
+                 &s, mark, index.data(), bit.data(), found.data(), found.size(),
+                 first_failure, need.data());
+}
+
+}  // namespace
+
+void bind_one_word(nb::module_& m) {
+    m.def("count_one_word", &count_one_word, nb::arg("prefixes"), nb::arg("layout"),
+          nb::arg("table"), nb::arg("use_memo"), nb::arg("out"),
+          "The one-word count of each row of forced options (see one_word.py).");
+    m.def("tally_one_word", &tally_one_word, nb::arg("prefixes"), nb::arg("layout"),
+          nb::arg("tallies"), nb::arg("table"), nb::arg("use_memo"), nb::arg("out"),
+          nb::arg("out_mask"), "The one-word tally of each row of forced options.");
+    m.def("reach", &reach, nb::arg("forced"), nb::arg("tasks"), nb::arg("wanted_start"),
+          nb::arg("layout"), nb::arg("regions"), nb::arg("table"), nb::arg("settled"),
+          nb::arg("mark"), nb::arg("index"), nb::arg("bit"), nb::arg("found"),
+          nb::arg("first_failure"), "One reach search per task (see reach.py).");
+}
+
+}  // namespace cpbind

@@ -1,0 +1,257 @@
+"""The compiled core's one-word count and tally and its reach search: counts, tally vectors,
+verdicts and statistics recorded from the numba kernels they replaced, on the bundled specs'
+covers, boards of 63 and 64 cells, random prefixes and tables that flush; a stop leaves true
+tables; several threads count at once; bad arguments are refused before a search."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+
+import numpy as np
+import pytest
+from conftest import SPECS
+
+from cpmodels.backends.engine import one_word, reach
+from cpmodels.backends.engine import session as session_module
+from cpmodels.backends.engine.layout import one_word_layout
+from cpmodels.backends.engine.memo import Memo
+from cpmodels.cover import ExactCover, PieceKind, packing_cover
+from cpmodels.design import Design, load_board
+from cpmodels.design.reaching import first_failure
+from cpmodels.geometry import orientations
+from cpmodels.instance import packing_instance
+from cpmodels.pools import pool
+from cpmodels.query import Query
+from cpmodels.spec import load_spec
+from cpmodels.spec.loading import load_design
+from cpmodels.sweep import TallyPlan
+
+
+def _spec_cover(name: str) -> ExactCover:
+    return packing_instance(Query.of(load_spec(SPECS / name))).cover
+
+
+def _pentominoes_and(extra: frozenset, rows: int, cols: int) -> ExactCover:
+    """The twelve pentominoes and one more piece on a rows x cols rectangle."""
+    shapes = [shape for _, shape in pool("pentominoes")] + [extra]
+    kinds = [PieceKind(f"P{k}", tuple(orientations(s)), 1) for k, s in enumerate(shapes)]
+    return packing_cover([(r, c) for r in range(rows) for c in range(cols)], kinds)
+
+
+COVERS = {
+    "6x10": lambda: _spec_cover("pentominoes_6x10.yaml"),
+    "8x8 centre": lambda: _spec_cover("pentominoes_8x8_centre.yaml"),
+    "64 cells": lambda: _pentominoes_and(frozenset({(0, 0), (0, 1), (1, 0), (1, 1)}), 8, 8),
+    "63 cells": lambda: _pentominoes_and(frozenset({(0, 0), (0, 1), (1, 0)}), 7, 9),
+}
+
+
+def _prefixes(cover: ExactCover, name: str) -> np.ndarray:
+    """Twelve rows of one to three random options (-1 pads; some rows overlap)."""
+    rng = random.Random(len(name))
+    out = np.full((13, 3), -1, dtype=np.int64)
+    for r in range(1, 13):
+        for q in range(rng.randint(1, 3)):
+            out[r, q] = rng.randrange(len(cover.options))
+    return out[1:]
+
+
+# Recorded from the numba kernel: each row's count, and the table's statistics (USED,
+# HITS, MISSES, NODES, ARENA_USED, STOP, FLUSHES) after the rows, by table slots (0: none).
+COUNTS = {
+    "6x10": ([0, 15, 0, 52, 0, 3, 0, 0, 0, 57, 0, 0], {
+        0: [0, 0, 0, 368702, 0, 0, 0],
+        1 << 10: [241, 0, 0, 318961, 0, 0, 415],
+        1 << 18: [177883, 0, 0, 177883, 0, 0, 0]}),
+    "8x8 centre": ([0, 0, 0, 1, 0, 9, 0, 1, 0, 0, 0, 0], {
+        0: [0, 0, 0, 133475, 0, 0, 0],
+        1 << 10: [440, 0, 0, 122552, 0, 0, 159],
+        1 << 18: [97759, 0, 0, 97759, 0, 0, 0]}),
+    "64 cells": ([1117, 0, 0, 2290, 344, 0, 0, 0, 3, 0, 0, 0], {}),
+    "63 cells": ([2307, 0, 0, 3199, 4461, 0, 0, 0, 0, 0, 0, 2], {}),
+}
+SLOW_ROWS = {"64 cells": [0], "63 cells": [4]}  # (seconds each: left out)
+
+
+@pytest.mark.parametrize("name,slots", [
+    (name, slots) for name in COVERS for slots in (0, 1 << 10, 1 << 18)
+    if name not in SLOW_ROWS or slots == 1 << 18])  # (63 and 64 cells: the roomy table)
+def test_counts_are_the_recorded_ones(name, slots):
+    """Random prefixes counted with no table, a table that flushes and a roomy one: the
+    numba kernel's counts and, where recorded, its statistics."""
+    counts, stats = COUNTS[name]
+    cover = COVERS[name]()
+    layout = one_word_layout(cover)
+    assert layout is not None
+    rows = [r for r in range(len(counts)) if r not in SLOW_ROWS.get(name, [])]
+    table = Memo(2, max(16, slots))
+    out = np.zeros(len(rows), dtype=np.int64)
+    one_word.count_one_word(_prefixes(cover, name)[rows], layout, table.kernel, slots > 0,
+                            out)
+    assert out.tolist() == [counts[r] for r in rows]
+    if slots in stats:
+        assert table.stats.tolist() == stats[slots]
+
+
+def test_a_board_of_65_cells_has_no_one_word_layout():
+    cover = _pentominoes_and(frozenset({(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)}), 5, 13)
+    assert one_word_layout(cover) is None
+
+
+# Recorded from the numba kernel on calendar_day's tasks: each row's total, sum of index x
+# count, nonzero entries and open tally items, and the table's statistics.
+TALLIES = {
+    (0, None): [0, 0, 0, 368763, 0, 0, 0],
+    (1 << 9, 64): [1, 27208, 324610, 324612, 33, 0, 1366],
+    (1 << 16, None): [38293, 71808, 185747, 185749, 12468, 0, 3],
+}
+
+
+@pytest.mark.parametrize("slots,arena", list(TALLIES))
+def test_tallies_are_the_recorded_ones(slots, arena):
+    """A sweep's tasks (and two holes of one group: overlapping options) tallied with no
+    table, a table and arena that fill up, and a roomy table: the numba kernel's vectors
+    and statistics."""
+    plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
+    tasks = [plan.task_holes(task) for task in plan.tasks()[::7][:4]]
+    tasks.append(tasks[0] + tasks[1])
+    layout, tally, _ = plan.session()._one_word_tally(None)
+    table = Memo(2, max(16, slots), arena)
+    out = np.zeros((len(tasks), int(tally.length[-1])), dtype=np.int64)
+    masks = np.zeros(len(tasks), dtype=np.int64)
+    one_word.tally_one_word(session_module._task_array(tasks), layout, tally, table.kernel,
+                            slots > 0, out, masks)
+    index = np.arange(out.shape[1])
+    assert out.sum(axis=1).tolist() == [3221, 2813, 0]
+    assert (out * index).sum(axis=1).tolist() == [52582, 45250, 0]
+    assert (out != 0).sum(axis=1).tolist() == [31, 31, 0]
+    assert masks.tolist() == [1, 1, 1]
+    assert table.stats.tolist() == TALLIES[(slots, arena)]
+
+
+def _design(name: str) -> Design:
+    path = SPECS / "designs" / f"{name}.yaml"
+    spec = load_design(path)
+    return Design(spec, load_board(spec, path), with_counts=False)
+
+
+def test_reach_searches_are_the_recorded_ones():
+    """A design's first failures, set after set on one session (its settled states carried
+    over): the numba kernel's answers and the statistics of both its tables."""
+    design = _design("apad_rectangle_pentominoes")
+    compiled = design._cover(False)
+    answers = [first_failure(design, compiled, design._left_out(compiled, chosen),
+                             design._areas(chosen))
+               for chosen in itertools.islice(design.candidates(), 0, 792, 40)]
+    assert answers == [None, 31, 0, 0, 4, 14, 0, 5, 0, 0, 0, 0, 71, 60, 0, 36, 1, 3, 5, 4]
+    session = compiled.session
+    assert session._reached.stats.tolist() == [0, 0, 0, 308905, 0, 0, 0]
+    assert session._settled.stats.tolist() == [282942, 65855, 79, 308905, 0, 0, 0]
+
+
+def test_a_count_stopped_before_it_starts_counts_nothing():
+    cover = COVERS["6x10"]()
+    layout = one_word_layout(cover)
+    table = Memo(2, 1 << 10)
+    table.stop()
+    out = np.zeros(12, dtype=np.int64)
+    one_word.count_one_word(_prefixes(cover, "6x10"), layout, table.kernel, True, out)
+    assert out.tolist() == [-1] * 12 and table.stats.tolist() == [0, 0, 0, 0, 0, 1, 0]
+
+
+def test_a_count_stopped_part_way_leaves_a_true_table():
+    """A stop from another thread ends the count at a node (the whole board: millions of
+    nodes); the rows it finished are right, and counting again on the same table gives the
+    recorded counts."""
+    cover = COVERS["6x10"]()
+    layout = one_word_layout(cover)
+    prefixes = np.vstack([np.full((1, 3), -1), _prefixes(cover, "6x10")])
+    expected = [9356, *COUNTS["6x10"][0]]
+    table = Memo(2, 1 << 12)
+    out = np.zeros(len(prefixes), dtype=np.int64)
+    stopper = threading.Timer(0.01, table.stop)
+    stopper.start()
+    one_word.count_one_word(prefixes, layout, table.kernel, True, out)
+    stopper.join()
+    assert out[0] == -1 and all(n in (-1, e) for n, e in zip(out.tolist(), expected))
+    table.clear_stop()
+    one_word.count_one_word(prefixes[1:], layout, table.kernel, True, out[1:])
+    assert out[1:].tolist() == expected[1:]
+
+
+def test_threads_count_at_once_as_one_at_a_time():
+    """Four threads counting on tables of their own (the GIL released) give the counts of
+    one at a time."""
+    cover = COVERS["8x8 centre"]()
+    layout = one_word_layout(cover)
+    prefixes = np.vstack([np.full((1, 3), -1), _prefixes(cover, "8x8 centre")])
+
+    def count(out: np.ndarray) -> None:
+        one_word.count_one_word(prefixes, layout, Memo(2, 1 << 16).kernel, True, out)
+
+    alone = np.zeros(len(prefixes), dtype=np.int64)
+    count(alone)
+    assert alone.tolist() == [520, *COUNTS["8x8 centre"][0]]
+    outs = [np.zeros(len(prefixes), dtype=np.int64) for _ in range(4)]
+    threads = [threading.Thread(target=count, args=(out,)) for out in outs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(out.tolist() == alone.tolist() for out in outs)
+
+
+def test_bad_arguments_are_refused_before_the_search():
+    """An option the layout does not have, a table of the wrong width or type: a clear
+    error, no search."""
+    cover = COVERS["8x8 centre"]()
+    layout = one_word_layout(cover)
+    out = np.zeros(1, dtype=np.int64)
+    for bad in (len(cover.options), -2):
+        with pytest.raises(ValueError, match="option"):
+            one_word.count_one_word(np.array([[bad]]), layout, Memo(2, 16).kernel, True, out)
+    with pytest.raises(ValueError, match="width"):
+        one_word.count_one_word(np.array([[0]]), layout, Memo(3, 16).kernel, True, out)
+    table = Memo(2, 16).kernel
+    with pytest.raises(TypeError):
+        one_word.count_one_word(np.array([[0]]), layout,
+                                table._replace(stats=table.stats.astype(np.int32)), True, out)
+    with pytest.raises(ValueError, match="region"):
+        one_word.count_one_word(np.array([[0]]), layout._replace(region_limit=10**6),
+                                Memo(2, 16).kernel, True, out)
+    assert out.tolist() == [0]  # (nothing searched: the errors come first)
+
+
+def test_bad_tally_and_reach_arguments_are_refused_before_the_search():
+    """The tally and the reach search refuse options and wanted combinations their layouts
+    do not have, and a layout whose labels index past its combinations."""
+    plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
+    layout, tally, _ = plan.session()._one_word_tally(None)
+    out = np.zeros((1, int(tally.length[-1])), dtype=np.int64)
+    masks = np.zeros(1, dtype=np.int64)
+    with pytest.raises(ValueError, match="option"):
+        one_word.tally_one_word(np.array([[len(plan.cover.options)]]), layout, tally,
+                                Memo(2, 16).kernel, True, out, masks)
+    with pytest.raises(ValueError, match="tally item"):
+        one_word.tally_one_word(np.array([[0]]), layout, tally._replace(
+            opt_tally=np.full_like(tally.opt_tally, 5)), Memo(2, 16).kernel, True, out, masks)
+    assert not out.any()
+    design = _design("apad_rectangle_pentominoes")
+    session = design._cover(False).session
+    assert session.reaches
+    parts = session._reach_parts([], [5] * 7)
+    reach_layout, regions, _, _, table, settled = parts
+    found = np.full(1, 7, dtype=np.int64)
+
+    def ask(index: int, layout=reach_layout) -> None:
+        reach.reach_kernel(np.full(1, -1), np.full((1, 1), -1), np.array([0, 1]), layout,
+                           regions, table.kernel, settled.kernel, 1, np.array([index]),
+                           np.array([1], dtype=np.uint64), found, False)
+
+    with pytest.raises(ValueError, match="index"):
+        ask(int(reach_layout.n_index))
+    with pytest.raises(ValueError, match="labels"):
+        ask(0, reach_layout._replace(n_index=np.int64(1)))
+    assert found.tolist() == [7]
