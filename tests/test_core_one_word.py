@@ -142,8 +142,8 @@ def test_reach_searches_are_the_recorded_ones():
     over): the numba kernel's answers and the statistics of both its tables."""
     design = _design("apad_rectangle_pentominoes")
     compiled = design._cover(False)
-    answers = [first_failure(design, compiled, design._left_out(compiled, chosen),
-                             design._areas(chosen))
+    answers = [first_failure(design._learnt, compiled.session, compiled.holes,
+                             design._left_out(compiled, chosen), design._areas(chosen))
                for chosen in itertools.islice(design.candidates(), 0, 792, 40)]
     assert answers == [None, 31, 0, 0, 4, 14, 0, 5, 0, 0, 0, 0, 71, 60, 0, 36, 1, 3, 5, 4]
     session = compiled.session
