@@ -54,6 +54,32 @@ def test_solve_loads_cp_sat_and_not_the_engine():
     assert _among(modules, (*ENGINE, "pysat")) == set()
 
 
+TINY_BOX = """\
+kind: packing
+name: tiny
+board: ["....", "...."]
+pieces:
+  - {name: L, shape: "###/#.."}
+  - {name: O, shape: "#../###"}
+"""
+
+
+@pytest.mark.parametrize(("argv", "unused"), [
+    (["solve", "calendar_week", "--date", "2026-12-25"], ("numpy",)),
+    (["count", "{tiny}", "--backend", "cpsat"], ()),
+    (["enumerate", "{tiny}", "--backend", "cpsat", "--out", "{tiny}.jsonl"], ())])
+def test_a_packing_search_on_cp_sat_loads_no_pandas(tmp_path, argv, unused):
+    """The cover's model is a proto run on CP-SAT's compiled core: OR-Tools' modelling
+    layer, which loads pandas and numpy, is not loaded (``count`` loads numpy for its own
+    tallies)."""
+    tiny = tmp_path / "tiny.yaml"
+    tiny.write_text(TINY_BOX)
+    code, modules = _loaded(*(arg.format(tiny=tiny) for arg in argv))
+    assert code == 0
+    assert "ortools.sat.python.cp_model_helper" in modules
+    assert _among(modules, ("pandas", "ortools.sat.python.cp_model", *unused)) == set()
+
+
 def test_count_loads_the_engine_and_not_cp_sat():
     code, modules = _loaded("count", "calendar_week", "--labels", "Jun", "7", "Tue")
     assert code == 0
