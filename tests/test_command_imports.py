@@ -85,3 +85,27 @@ def test_count_loads_the_engine_and_not_cp_sat():
     assert code == 0
     assert "cpmodels.backends.engine" in modules
     assert _among(modules, SOLVERS) == set()
+
+
+@pytest.mark.parametrize(("spec", "built"), [
+    ("calendar_week", "CalendarSpec"), ("towers", "TowersSpec"),
+    ("designs/weekday_pentominoes_tetrominoes", "DesignSpec")])
+def test_reading_a_spec_builds_the_validator_of_its_kind_alone(spec, built):
+    """A spec model builds its validator when it first validates: reading one spec builds
+    that of its kind (and of the board a design names) and no other."""
+    script = ("from cpmodels.spec import loading, models\n"
+              "from cpmodels.spec.design import DesignSpec\n"
+              f"path = loading.spec_path('specs/{spec}.yaml')\n"
+              "if loading.is_design(path):\n"
+              "    loading.load_board(loading.load_design(path), path)\n"
+              "else:\n"
+              "    loading.load_spec(path)\n"
+              "for model in (models.PackingSpec, models.CalendarSpec, models.TowersSpec,"
+              " DesignSpec):\n"
+              "    print(model.__name__, model.__pydantic_complete__)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    complete = {name for name, flag in map(str.split, done.stdout.splitlines())
+                if flag == "True"}
+    assert complete == ({built, "CalendarSpec"} if built == "DesignSpec" else {built})
