@@ -54,8 +54,58 @@ def test_solve_loads_cp_sat_and_not_the_engine():
     assert _among(modules, (*ENGINE, "pysat")) == set()
 
 
+TINY_BOX = """\
+kind: packing
+name: tiny
+board: ["....", "...."]
+pieces:
+  - {name: L, shape: "###/#.."}
+  - {name: O, shape: "#../###"}
+"""
+
+
+@pytest.mark.parametrize(("argv", "unused"), [
+    (["solve", "calendar_week", "--date", "2026-12-25"], ("numpy",)),
+    (["count", "{tiny}", "--backend", "cpsat"], ()),
+    (["enumerate", "{tiny}", "--backend", "cpsat", "--out", "{tiny}.jsonl"], ())])
+def test_a_packing_search_on_cp_sat_loads_no_pandas(tmp_path, argv, unused):
+    """The cover's model is a proto run on CP-SAT's compiled core: OR-Tools' modelling
+    layer, which loads pandas and numpy, is not loaded (``count`` loads numpy for its own
+    tallies)."""
+    tiny = tmp_path / "tiny.yaml"
+    tiny.write_text(TINY_BOX)
+    code, modules = _loaded(*(arg.format(tiny=tiny) for arg in argv))
+    assert code == 0
+    assert "ortools.sat.python.cp_model_helper" in modules
+    assert _among(modules, ("pandas", "ortools.sat.python.cp_model", *unused)) == set()
+
+
 def test_count_loads_the_engine_and_not_cp_sat():
     code, modules = _loaded("count", "calendar_week", "--labels", "Jun", "7", "Tue")
     assert code == 0
     assert "cpmodels.backends.engine" in modules
     assert _among(modules, SOLVERS) == set()
+
+
+@pytest.mark.parametrize(("spec", "built"), [
+    ("calendar_week", "CalendarSpec"), ("towers", "TowersSpec"),
+    ("designs/weekday_pentominoes_tetrominoes", "DesignSpec")])
+def test_reading_a_spec_builds_the_validator_of_its_kind_alone(spec, built):
+    """A spec model builds its validator when it first validates: reading one spec builds
+    that of its kind (and of the board a design names) and no other."""
+    script = ("from cpmodels.spec import loading, models\n"
+              "from cpmodels.spec.design import DesignSpec\n"
+              f"path = loading.spec_path('specs/{spec}.yaml')\n"
+              "if loading.is_design(path):\n"
+              "    loading.load_board(loading.load_design(path), path)\n"
+              "else:\n"
+              "    loading.load_spec(path)\n"
+              "for model in (models.PackingSpec, models.CalendarSpec, models.TowersSpec,"
+              " DesignSpec):\n"
+              "    print(model.__name__, model.__pydantic_complete__)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    complete = {name for name, flag in map(str.split, done.stdout.splitlines())
+                if flag == "True"}
+    assert complete == ({built, "CalendarSpec"} if built == "DesignSpec" else {built})

@@ -229,3 +229,17 @@ def test_a_bad_query_from_python_is_one_clear_error(which, fragment):
     with pytest.raises(InputError) as caught:
         api.query(SPECS / "calendar_week.yaml", **which)
     assert fragment in str(caught.value)
+
+
+@pytest.mark.parametrize(("text", "allowed"), [
+    (GOOD_PACKING + "packing: 1\n", "allowed fields: board, cells"),
+    ((SPECS / "calendar_week.yaml").read_text() + "\ncalendar: 1\n", "allowed fields: name"),
+    ((SPECS / "towers.yaml").read_text() + "\ntowers: 1\n", "did you mean 'rows'?"),
+    ((SPECS / "designs" / "weekday_pentominoes_tetrominoes.yaml").read_text()
+     + "\ndesign: 1\n", "allowed fields: kind, name")])
+def test_an_unknown_field_named_as_the_kind_is_one_clear_line(run_cli, tmp_path, text, allowed):
+    """A field named like the spec's kind is an unknown field as any other (it is not
+    taken for the kind's place in pydantic's report)."""
+    kind = text.rsplit("\n", 2)[-2].split(":")[0]
+    first = _fails(run_cli, "validate", _write(tmp_path, text)).splitlines()[0]
+    assert f"{kind}: unknown field {kind!r}; {allowed}" in first, first

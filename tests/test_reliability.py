@@ -347,6 +347,39 @@ def test_ctrl_c_after_a_cp_sat_search_reaches_python():
         time.sleep(1.0)
 
 
+def test_ctrl_c_after_a_packing_search_on_cp_sat_reaches_python():
+    """The packing backend runs its model proto without ``cp_model``: its searches leave
+    Ctrl-C to Python alike."""
+    from cpmodels.backends import cpsat
+
+    spec = parse_spec('kind: packing\nname: tiny\nboard: ["....", "...."]\npieces:\n'
+                      '  - {name: L, shape: "###/#.."}\n  - {name: O, shape: "#../###"}\n')
+    cover = packing_cover(spec.cells, spec.piece_kinds())
+    assert cpsat.solve(cover).status == "solved"
+    assert sum(1 for _ in cpsat.iter_solutions(cover)) >= 1
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1.0)
+
+
+def test_a_cp_sat_search_stopped_before_it_starts_does_not_run():
+    """``Search.stop`` holds from the moment the search is made: a stop that comes before
+    the search starts (a consumer gone, Ctrl-C at once) is not lost."""
+    from cpmodels.backends import cpsat
+    from cpmodels.cpsat_runtime import UNKNOWN, Search, sat_parameters
+
+    spec = load_spec(SPECS / "pentominoes_8x8_square.yaml")  # minutes to enumerate
+    model = cpsat.cover_model(packing_cover(spec.cells, spec.piece_kinds()))
+    parameters = sat_parameters(workers=1)
+    parameters.enumerate_all_solutions = True
+    search = Search(parameters)
+    search.stop()
+    start = time.perf_counter()
+    assert search.run(model).status == UNKNOWN
+    assert time.perf_counter() - start < 5.0
+
+
 # --- hostile output files --------------------------------------------------------------
 
 def _hostile(place: Path, kind: str) -> Path:

@@ -1,4 +1,9 @@
-"""CP-SAT backend: one boolean per option, each item covered within its bounds."""
+"""CP-SAT backend: one boolean per option, each item covered within its bounds.
+
+The model is a ``CpModelProto`` built directly (:func:`cover_model`, also what ``export``
+writes) and run through CP-SAT's compiled core (:mod:`cpmodels.cpsat_runtime`), so a
+packing search loads neither ``cp_model`` nor the pandas and numpy it loads.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,18 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from ortools.sat.python import cp_model
+from ortools.sat.python import cp_model_helper as cmh
 
 from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
-from cpmodels.cpsat_runtime import new_solver, run_solver
+from cpmodels.cpsat_runtime import (
+    FEASIBLE,
+    INFEASIBLE,
+    MODEL_INVALID,
+    OPTIMAL,
+    Search,
+    sat_parameters,
+)
 from cpmodels.errors import OutOfTime
 
 NAME = "cpsat"
@@ -20,65 +32,75 @@ STREAMS = True  # solutions come through a queue as CP-SAT finds them
 STREAM_BUFFER = 256  # solutions found ahead of the consumer before the search waits
 
 
-def build_cover_model(cover: ExactCover) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
-    """The CP-SAT model of an exact cover and its option variables."""
-    model = cp_model.CpModel()
-    chosen = [model.new_bool_var(f"o{j}") for j in range(len(cover.options))]
+def cover_model(cover: ExactCover, forced: Sequence[int] = ()) -> cmh.CpModelProto:
+    """The CP-SAT model of an exact cover: variable ``j`` (named ``o{j}``) is 1 when option
+    ``j`` is chosen; each item is covered exactly once, at most once, or within its bounds;
+    the ``forced`` options are chosen."""
+    model = cmh.CpModelProto()
+    for j in range(len(cover.options)):
+        variable = model.variables.add()
+        variable.name = f"o{j}"
+        variable.domain.extend((0, 1))
     for item, option_ids in zip(cover.items, cover.item_options()):
-        terms = [chosen[j] for j in option_ids]
+        constraint = model.constraints.add()
         if item.low == item.high == 1:
-            model.add_exactly_one(terms)
+            constraint.exactly_one.literals.extend(option_ids)
         elif item.low == 0 and item.high == 1:
-            model.add_at_most_one(terms)
+            constraint.at_most_one.literals.extend(option_ids)
         else:
-            model.add_linear_constraint(sum(terms), item.low, item.high)
-    return model, chosen
-
-
-def _forced_model(cover: ExactCover, forced: Sequence[int],
-                  ) -> tuple[cp_model.CpModel, list[cp_model.IntVar]]:
-    model, chosen = build_cover_model(cover)
+            _add_linear(constraint, option_ids, item.low, item.high)
     for j in forced:
-        model.add(chosen[j] == 1)
-    return model, chosen
+        _add_linear(model.constraints.add(), [j], 1, 1)
+    return model
+
+
+def _add_linear(constraint: cmh.ConstraintProto, variables: Sequence[int], low: int,
+                high: int) -> None:
+    """``low <= sum(variables) <= high``."""
+    constraint.linear.vars.extend(variables)
+    constraint.linear.coeffs.extend([1] * len(variables))
+    constraint.linear.domain.extend((low, high))
+
+
+def _chosen(values: Sequence[int]) -> list[int]:
+    """The chosen options of a solution (the values of the variables, in order)."""
+    return [j for j, value in enumerate(values) if value]
 
 
 def solve(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
           workers: int | None = None) -> CoverResult:
     """Find one solution, prove there is none, or give up at the time limit."""
     start = time.perf_counter()
-    model, chosen = _forced_model(cover, forced)
-    solver = new_solver(time_limit, workers)
-    status = run_solver(solver, model)
+    model = cover_model(cover, forced)
+    response = Search(sat_parameters(time_limit, workers)).run(model)
     seconds = time.perf_counter() - start
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        picked = [j for j, var in enumerate(chosen) if solver.boolean_value(var)]
-        return CoverResult("solved", NAME, seconds, picked)
-    if status == cp_model.INFEASIBLE:
+    if response.status in (OPTIMAL, FEASIBLE):
+        return CoverResult("solved", NAME, seconds, _chosen(response.solution))
+    if response.status == INFEASIBLE:
         return CoverResult("unsolvable", NAME, seconds)
-    if status == cp_model.MODEL_INVALID:  # pragma: no cover - a bug in build_model
-        raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")
+    if response.status == MODEL_INVALID:  # pragma: no cover - a bug in cover_model
+        raise RuntimeError("CP-SAT rejected the model: "
+                           f"{cmh.CpSatHelper.validate_model(model)}")
     return CoverResult("unknown", NAME, seconds)
 
 
-class _Stream(cp_model.CpSolverSolutionCallback):
+class _Stream(cmh.SolutionCallback):
     """Hands each solution to the consumer through a bounded queue (the search waits while
     the queue is full); stops the search once the consumer has gone."""
 
-    def __init__(self, chosen: list[cp_model.IntVar], out: queue.Queue,
-                 gone: threading.Event) -> None:
-        super().__init__()
-        self._chosen = chosen
+    def __init__(self, n_options: int, out: queue.Queue, gone: threading.Event) -> None:
+        cmh.SolutionCallback.__init__(self)
+        self._n_options = n_options
         self._out = out
         self._gone = gone
 
-    def on_solution_callback(self) -> None:
-        solution = [j for j, v in enumerate(self._chosen) if self.boolean_value(v)]
+    def OnSolutionCallback(self) -> None:  # CP-SAT calls it by this name
+        solution = _chosen([self.SolutionBooleanValue(j) for j in range(self._n_options)])
         while not self._gone.is_set():
             with contextlib.suppress(queue.Full):
                 self._out.put(solution, timeout=0.1)
                 return
-        self.stop_search()
+        self.StopSearch()
 
 
 _DONE = object()  # the end of a stream (immutable: shared safely)
@@ -89,16 +111,18 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
     """Every solution (option indices), streamed as CP-SAT finds them on one worker;
     raises :class:`~cpmodels.errors.OutOfTime` when ``time_limit`` seconds pass before the
     last one."""
-    model, chosen = _forced_model(cover, forced)
-    solver = new_solver(time_limit, 1)
-    solver.parameters.enumerate_all_solutions = True
+    model = cover_model(cover, forced)
+    parameters = sat_parameters(time_limit, 1)
+    parameters.enumerate_all_solutions = True
+    search = Search(parameters)
     out: queue.Queue = queue.Queue(maxsize=STREAM_BUFFER)
     gone = threading.Event()
     outcome: dict[str, object] = {}
 
     def run() -> None:
         try:
-            outcome["status"] = run_solver(solver, model, _Stream(chosen, out, gone))
+            stream = _Stream(len(cover.options), out, gone)
+            outcome["status"] = search.run(model, stream).status
         except BaseException as exc:  # handed to the consumer
             outcome["error"] = exc
         while not gone.is_set():
@@ -119,11 +143,11 @@ def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,
             yield item
     finally:
         gone.set()
-        solver.stop_search()
+        search.stop()
         thread.join(5)
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
-    if outcome.get("status") not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+    if outcome.get("status") not in (OPTIMAL, INFEASIBLE):
         raise OutOfTime(f"CP-SAT stopped at the time limit ({time_limit} s) before "
                            "the last solution")
 

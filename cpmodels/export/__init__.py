@@ -121,13 +121,13 @@ def _cpsat_bytes(subject: Subject, text: bool) -> bytes:
     if subject.is_towers:
         from cpmodels.towers.model import build_towers_model
 
-        model, _ = build_towers_model(subject.towers)
+        model = build_towers_model(subject.towers)[0].proto
     else:
-        from cpmodels.backends.cpsat import build_cover_model
+        from cpmodels.backends.cpsat import cover_model
 
-        model, _ = build_cover_model(subject.cover)
+        model = cover_model(subject.cover)
     proto = cp_model_pb2.CpModelProto()
-    text_format.Parse(str(model.proto), proto)
+    text_format.Parse(str(model), proto)
     return text_format.MessageToString(proto).encode() if text else proto.SerializeToString()
 
 

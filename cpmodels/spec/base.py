@@ -28,9 +28,11 @@ class SpecFieldError(ValueError):
 
 
 class StrictModel(BaseModel):
-    """Base: unknown fields are errors, values are not silently coerced across types."""
+    """Base: unknown fields are errors, values are not silently coerced across types. A
+    model builds its validator when it first validates (``defer_build``), not as it
+    loads: a command builds those of the specs it reads."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 def _check_characters(rows: list[str], allowed: str, how: str) -> None:

@@ -24,8 +24,8 @@ MAX_DEPTH = 20
 MAX_INT = 2**63 - 1  # an integer in a spec is a 64-bit number at most
 MAX_NUMBER_CHARS = 64  # a number's text longer than this is refused before it is read
 
-_ADAPTER: TypeAdapter[Spec] = TypeAdapter(Spec)
-_DESIGN: TypeAdapter[DesignSpec] = TypeAdapter(DesignSpec)
+# The model of each kind. A model builds its validator when it first validates
+# (``defer_build``), so a command builds those of the kinds it reads and no others.
 _KINDS: dict[str, type[BaseModel]] = {
     "packing": PackingSpec, "calendar": CalendarSpec, "towers": TowersSpec,
 }
@@ -206,8 +206,6 @@ def _describe(error: dict[str, Any], model: type[BaseModel] | None) -> tuple[Pat
         return loc, f"unknown field {loc[-1]!r}; {fix}"
     if kind == "missing":
         return loc, "required field is missing"
-    if kind == "union_tag_invalid" or kind == "union_tag_not_found":
-        return ("kind",), f"'kind' must be one of {', '.join(_KINDS)}"
     if kind == "string_pattern_mismatch":
         message = "a name is one word: no spaces, '/' or '#'"
     if "input" in error and kind not in ("value_error", "assertion_error"):
@@ -249,12 +247,14 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None,
     if not isinstance(data, dict):
         raise SpecError(source, f"a spec must be a mapping of fields, not a {type(data).__name__}",
                         line=lines.get(()))
+    kind = data.get("kind")
+    model = DesignSpec if design else _KINDS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise SpecError(source, f"'kind' must be one of {', '.join(_KINDS)}", field="kind",
+                        line=lines.get(("kind",), lines.get(())))
     try:
-        return (_DESIGN if design else _ADAPTER).validate_python(data)
+        return model.model_validate(data)
     except ValidationError as exc:
-        kind = data.get("kind")
-        model = (DesignSpec if design else _KINDS.get(kind) if isinstance(kind, str)
-                 else None)
         problems: list[SpecError] = []
         seen: set[Path_] = set()
         for error in exc.errors():
@@ -262,10 +262,7 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None,
             if loc in seen:  # another branch of a union at the same place: one is enough
                 continue
             seen.add(loc)
-            details: dict[str, Any] = {**error, "loc": loc}
-            if model is not None and loc and loc[0] == kind:
-                details["loc"] = loc[1:]
-            path, message = _describe(details, model)
+            path, message = _describe({**error, "loc": loc}, model)
             line = next((lines[path[:n]] for n in range(len(path), -1, -1)
                          if path[:n] in lines), None)
             problems.append(SpecError(source, message, field=_format_path(path) or None,
@@ -354,6 +351,6 @@ def parse_spec(text: str, source: str = "<spec>") -> Spec:
 
 def json_schema() -> dict[str, Any]:
     """JSON Schema of every spec kind, for editors and other tools."""
-    schema = _ADAPTER.json_schema()
+    schema = TypeAdapter(Spec).json_schema()
     schema["title"] = "cpmodels spec"
     return schema
