@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from cpmodels import _native
 from cpmodels.cover import ExactCover
 
 MAX_ITEMS = 128
@@ -166,8 +167,19 @@ def _filter(src_low, src_high, s, n, dst_low, dst_high, d, o_low, o_high):
     return m, a0, a1, a2, a3, a_sat, b0, b1, b2, b3, b_sat
 
 
+def count_kernel(opt_low: np.ndarray, opt_high: np.ndarray, need_low: int, need_high: int,
+                 depth: int, forced: np.ndarray, stop: np.ndarray) -> tuple[int, int]:
+    """The solutions that contain the ``forced`` options (their indices), and the nodes the
+    search took; the count is -1 when ``stop[0]`` was set before it finished. Compiled
+    (``cpmodels/_core/src/bit_cover.cpp``); it releases the GIL while it searches."""
+    return _native.bit_cover_count(
+        np.ascontiguousarray(opt_low, np.uint64), np.ascontiguousarray(opt_high, np.uint64),
+        int(need_low), int(need_high), int(depth), np.ascontiguousarray(forced, np.int64),
+        stop)
+
+
 @njit(cache=True, nogil=True)
-def count_kernel(opt_low, opt_high, need_low, need_high, depth, forced, stop):
+def _numba_count_kernel(opt_low, opt_high, need_low, need_high, depth, forced, stop):
     """The solutions that contain the ``forced`` options (their indices), and the nodes the
     search took; the count is -1 when ``stop[0]`` was set before it finished."""
     n_options = np.uint64(opt_low.shape[0])

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from cpmodels import _native
 from cpmodels.cover import ExactCover, scan_order
 
 ORDERS = 16  # piece orders a difficulty is taken over
@@ -164,8 +165,22 @@ NO_SOLUTION = -2
 CAPPED = -1
 
 
+def _first_solution_nodes(n_cells: int, filled0: np.ndarray, used0: np.ndarray,
+                          capacity: np.ndarray, low: np.ndarray, start: np.ndarray,
+                          listed: np.ndarray, cells: np.ndarray, cells_start: np.ndarray,
+                          counters: np.ndarray, counters_start: np.ndarray,
+                          max_nodes: int) -> int:
+    """Placements a first-empty-cell backtracker puts down up to its first solution;
+    :data:`CAPPED` past ``max_nodes``, :data:`NO_SOLUTION` when it exhausts the tree.
+    Compiled (``cpmodels/_core/src/difficulty.cpp``); it releases the GIL while it
+    searches."""
+    return _native.first_solution_nodes(n_cells, filled0, used0, capacity, low, start,
+                                        listed, cells, cells_start, counters,
+                                        counters_start, max_nodes)
+
+
 @njit(cache=True, nogil=True)
-def _first_solution_nodes(n_cells, filled0, used0, capacity, low, start, listed, cells,
+def _numba_first_solution_nodes(n_cells, filled0, used0, capacity, low, start, listed, cells,
                           cells_start, counters, counters_start, max_nodes):
     """Placements a first-empty-cell backtracker puts down up to its first solution;
     :data:`CAPPED` past ``max_nodes``, :data:`NO_SOLUTION` when it exhausts the tree."""

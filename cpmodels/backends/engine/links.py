@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from cpmodels import _native
 from cpmodels.backends.engine import bit_cover
 from cpmodels.cover import ExactCover
 
@@ -147,8 +148,31 @@ def _most_constrained(length, nxt):
     return best
 
 
+def take_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.ndarray,
+                prev: np.ndarray, nxt: np.ndarray, forced: np.ndarray) -> bool:
+    """Take the options whose first nodes are ``forced``: cover each of their items. False
+    when two of them share an item. The link arrays are changed in place."""
+    return _native.links_take(top, up, down, length, prev, nxt,
+                              np.ascontiguousarray(forced, np.int64))
+
+
+def most_constrained_kernel(length: np.ndarray, nxt: np.ndarray) -> int:
+    """The item still to cover with the fewest options left (the first of them; 0: none)."""
+    return _native.links_most_constrained(length, nxt)
+
+
+def count_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.ndarray,
+                 prev: np.ndarray, nxt: np.ndarray, forced: np.ndarray,
+                 stop: np.ndarray) -> tuple[int, int]:
+    """Solutions that contain the options whose first nodes are ``forced`` (-1 when
+    ``stop[0]`` was set before the search finished), and the nodes the search took.
+    Compiled (``cpmodels/_core/src/links.cpp``); it releases the GIL while it searches."""
+    return _native.links_count(top, up, down, length, prev, nxt,
+                               np.ascontiguousarray(forced, np.int64), stop)
+
+
 @njit(cache=True, nogil=True)
-def take_kernel(top, up, down, length, prev, nxt, forced):
+def _numba_take_kernel(top, up, down, length, prev, nxt, forced):
     """Take the options whose first nodes are ``forced``: cover each of their items. False
     when two of them share an item."""
     for f in forced:
@@ -168,16 +192,16 @@ def take_kernel(top, up, down, length, prev, nxt, forced):
 
 
 @njit(cache=True)
-def most_constrained_kernel(length, nxt):
+def _numba_most_constrained_kernel(length, nxt):
     """:func:`_most_constrained` from Python."""
     return _most_constrained(length, nxt)
 
 
 @njit(cache=True, nogil=True)
-def count_kernel(top, up, down, length, prev, nxt, forced, stop):
+def _numba_count_kernel(top, up, down, length, prev, nxt, forced, stop):
     """Solutions that contain the options whose first nodes are ``forced`` (-1 when
     ``stop[0]`` was set before the search finished), and the nodes the search took."""
-    if not take_kernel(top, up, down, length, prev, nxt, forced):
+    if not _numba_take_kernel(top, up, down, length, prev, nxt, forced):
         return 0, 0
     if nxt[0] == 0:
         return 1, 0
