@@ -13,15 +13,19 @@ using cpcore::word;
 
 const word SATURATED = 16;  // the class past the counters' reach: count one by one
 
-// Four bits and a saturation bit for each of 64 items, in five words.
-struct Slices {
-    word c0 = 0, c1 = 0, c2 = 0, c3 = 0, sat = 0;
+typedef word Lanes __attribute__((vector_size(32)));  // four words at once
+
+// Four bits and a saturation bit for each of 64 items, in five words (W = word), or for
+// four groups of options at once (W = Lanes: the groups added up by merge at the end).
+template <class W>
+struct SlicesOf {
+    W c0 = W{} & 0, c1 = c0, c2 = c0, c3 = c0, sat = c0;
 
     // Plus one for each bit of x (saturating past 15).
-    inline __attribute__((always_inline)) void add(word x) {
-        word t = c0 & x;
+    inline __attribute__((always_inline)) void add(W x) {
+        W t = c0 & x;
         c0 ^= x;
-        word u = c1 & t;
+        W u = c1 & t;
         c1 ^= t;
         t = c2 & u;
         c2 ^= u;
@@ -29,13 +33,55 @@ struct Slices {
         c3 ^= t;
         sat |= u;
     }
+};
 
+struct Slices : SlicesOf<word> {
     // The bits whose counter is v (the bits of v chosen from c or ~c).
     inline __attribute__((always_inline)) word pick(word v) const {
         return ((v & 1) ? c0 : ~c0) & ((v & 2) ? c1 : ~c1) & ((v & 4) ? c2 : ~c2) &
                ((v & 8) ? c3 : ~c3);
     }
+
+    // Plus the counters of another (a ripple adder; past 15, or either saturated:
+    // saturated), as if its bits had been added one by one.
+    inline void merge(word b0, word b1, word b2, word b3, word b_sat) {
+        const word k0 = c0 & b0;
+        c0 ^= b0;
+        const word s1 = c1 ^ b1, k1 = (c1 & b1) | (s1 & k0);
+        c1 = s1 ^ k0;
+        const word s2 = c2 ^ b2, k2 = (c2 & b2) | (s2 & k1);
+        c2 = s2 ^ k1;
+        const word s3 = c3 ^ b3, k3 = (c3 & b3) | (s3 & k2);
+        c3 = s3 ^ k2;
+        sat |= b_sat | k3;
+    }
+
+    // Plus lane i of counters kept for four groups of words at once.
+    inline void merge(SlicesOf<Lanes> l, unsigned i) {
+        merge(l.c0[i], l.c1[i], l.c2[i], l.c3[i], l.sat[i]);
+    }
 };
+
+// The items of the n options in pairs (low word, high word) counted in a (the low words)
+// and b (the high words), two options at a time.
+__attribute__((noinline)) void count_items(const word* __restrict pairs, uint64_t n,
+                                           Slices& a, Slices& b) {
+    SlicesOf<Lanes> lanes;  // lanes 0 and 2 count low words, 1 and 3 high words
+    uint64_t k = 0;
+    for (; k + 2 <= n; k += 2) {
+        Lanes x;
+        __builtin_memcpy(&x, pairs + 2 * k, sizeof x);
+        lanes.add(x);
+    }
+    a.merge(lanes, 0);
+    a.merge(lanes, 2);
+    b.merge(lanes, 1);
+    b.merge(lanes, 3);
+    if (k < n) {
+        a.add(pairs[2 * k]);
+        b.add(pairs[2 * k + 1]);
+    }
+}
 
 // An item as a one-bit mask in two words, and its number of options.
 struct Choice {
@@ -56,13 +102,14 @@ inline Choice fewest(const Slices& a, const Slices& b, word open_low, word open_
     return {0, 0, SATURATED};
 }
 
-// fewest by counting each open item's options one by one (any number); counts: 128 words.
-inline Choice fewest_counted(const word* live_low, const word* live_high, uint64_t n,
-                             word open_low, word open_high, word* counts) {
+// fewest by counting each open item's options (n, in pairs) one by one (any number);
+// counts: 128 words.
+inline Choice fewest_counted(const word* pairs, uint64_t n, word open_low, word open_high,
+                             word* counts) {
     for (unsigned i = 0; i < 128; ++i) counts[i] = 0;
     for (uint64_t k = 0; k < n; ++k) {
-        for (word x = live_low[k] & open_low; x != 0; x &= x - 1) ++counts[cpcore::lowest(x)];
-        for (word y = live_high[k] & open_high; y != 0; y &= y - 1)
+        for (word x = pairs[2 * k] & open_low; x != 0; x &= x - 1) ++counts[cpcore::lowest(x)];
+        for (word y = pairs[2 * k + 1] & open_high; y != 0; y &= y - 1)
             ++counts[cpcore::lowest(y) + 64];
     }
     unsigned best = 0;
@@ -78,38 +125,40 @@ inline Choice fewest_counted(const word* live_low, const word* live_high, uint64
     return {0, word(1) << (best - 64), least};
 }
 
-// dst := the first n masks of src disjoint from o, without a branch; the number kept, and
-// their items counted in a (low words) and b (high words).
-inline uint64_t filter(const word* src_low, const word* src_high, uint64_t n, word* dst_low,
-                       word* dst_high, word o_low, word o_high, Slices& a, Slices& b) {
+typedef word Pair __attribute__((vector_size(16)));  // an option: its low and high word
+
+// dst := the first n options of src disjoint from o, in pairs, without a branch; the number
+// kept, and their items counted in a (low words) and b (high words). get(k) is option k.
+template <class Get>
+__attribute__((noinline)) uint64_t filter(Get get, uint64_t n, word* __restrict dst, Pair o,
+                                          Slices& a, Slices& b) {
     uint64_t m = 0;
     for (uint64_t k = 0; k < n; ++k) {
-        const word x = src_low[k];
-        const word y = src_high[k];
-        const word kept = ((x & o_low) | (y & o_high)) == 0;
-        dst_low[m] = x;
-        dst_high[m] = y;
-        m += kept;
-        const word keep = 0 - kept;
-        a.add(x & keep);
-        b.add(y & keep);
+        const Pair x = get(k);
+        __builtin_memcpy(dst + 2 * m, &x, sizeof x);
+        const Pair t = x & o;
+        m += (t[0] | t[1]) == 0;
     }
+    count_items(dst, m, a, b);
     return m;
 }
 
-// The levels of the search: level d's live options are row d of live_low and live_high.
+// The levels of the search: level d's live options are row d of live, in pairs.
 struct BitSpace {
     word need_low, need_high;
-    uint64_t stride, rows;  // a row's length (the options), and how many rows there are
-    word *live_low, *live_high;
+    uint64_t stride, rows;  // a row's length (two words an option), and how many rows
+    word* live;
     word *n_live, *filled_low, *filled_high, *item_low, *item_high, *least, *at, *counts;
 
-    // Level d's live options filtered from src by o, with its chosen item.
-    inline void make(uint64_t d, const word* src_low, const word* src_high, uint64_t n,
-                     word o_low, word o_high, word placed_low, word placed_high) {
+    inline word* row(uint64_t d) const { return live + d * stride; }
+
+    // Level d's live options filtered from n options (get(k)) by o, with the item it
+    // branches on.
+    template <class Get>
+    inline void make(uint64_t d, Get get, uint64_t n, Pair o, word placed_low,
+                     word placed_high) {
         Slices a, b;
-        n_live[d] = filter(src_low, src_high, n, live_low + d * stride,
-                           live_high + d * stride, o_low, o_high, a, b);
+        n_live[d] = filter(get, n, row(d), o, a, b);
         filled_low[d] = placed_low;
         filled_high[d] = placed_high;
         const Choice c = fewest(a, b, need_low & ~placed_low, need_high & ~placed_high);
@@ -124,8 +173,7 @@ struct BitSpace {
 
     inline void choose(unsigned d) {
         if (least[d] == SATURATED) {
-            const Choice c = fewest_counted(live_low + d * stride, live_high + d * stride,
-                                            n_live[d], need_low & ~filled_low[d],
+            const Choice c = fewest_counted(row(d), n_live[d], need_low & ~filled_low[d],
                                             need_high & ~filled_high[d], counts);
             item_low[d] = c.low;
             item_high[d] = c.high;
@@ -135,24 +183,25 @@ struct BitSpace {
     }
 
     inline bool advance(unsigned d) {
-        const word* row_low = live_low + d * stride;
-        const word* row_high = live_high + d * stride;
+        const word* r = row(d);
         const word b_low = item_low[d], b_high = item_high[d];
         const uint64_t n = n_live[d];
         uint64_t k = at[d];
-        while (k < n && ((row_low[k] & b_low) | (row_high[k] & b_high)) == 0) ++k;
+        while (k < n && ((r[2 * k] & b_low) | (r[2 * k + 1] & b_high)) == 0) ++k;
         at[d] = k + 1;
         return k < n;
     }
 
     inline bool descend(unsigned d) {
         if (d + 1 >= rows) return false;
+        const word* r = row(d);
         const uint64_t k = at[d] - 1;
-        const word* row_low = live_low + d * stride;
-        const word* row_high = live_high + d * stride;
-        const word o_low = row_low[k], o_high = row_high[k];
-        make(d + 1, row_low, row_high, n_live[d], o_low, o_high, filled_low[d] | o_low,
-             filled_high[d] | o_high);
+        const word o_low = r[2 * k], o_high = r[2 * k + 1];
+        make(d + 1, [r](uint64_t j) {
+                Pair x;
+                __builtin_memcpy(&x, r + 2 * j, sizeof x);
+                return x;
+            }, n_live[d], Pair{o_low, o_high}, filled_low[d] | o_low, filled_high[d] | o_high);
         return true;
     }
 };
@@ -175,11 +224,11 @@ extern "C" int64_t cpcore_bit_cover_count(const uint64_t* opt_low, const uint64_
         placed_high |= opt_high[f];
     }
     if (rows == 0) return cpcore::COUNT_TOO_DEEP;
-    BitSpace space{need_low,        need_high,        n_options,        rows,
-                   live,            live + rows * n_options,
-                   frame,           frame + rows,     frame + 2 * rows, frame + 3 * rows,
-                   frame + 4 * rows, frame + 5 * rows, frame + 6 * rows, frame + 7 * rows};
-    space.make(0, opt_low, opt_high, n_options, placed_low, placed_high, placed_low,
-               placed_high);
+    BitSpace space{need_low,         need_high,        2 * n_options,    rows,
+                   live,             frame,            frame + rows,     frame + 2 * rows,
+                   frame + 3 * rows, frame + 4 * rows, frame + 5 * rows, frame + 6 * rows,
+                   frame + 7 * rows};
+    space.make(0, [opt_low, opt_high](uint64_t j) { return Pair{opt_low[j], opt_high[j]}; },
+               n_options, Pair{placed_low, placed_high}, placed_low, placed_high);
     return cpcore::count_most_constrained(space, stop, nodes);
 }
