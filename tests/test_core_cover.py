@@ -1,5 +1,6 @@
-"""The compiled searches of solids and of difficulty against the numba kernels they replace:
-the same counts, nodes, verdicts and links, on the bundled covers and random ones."""
+"""The compiled searches of solids and of difficulty (``cpmodels/_core``): the bit cover and
+dancing links walk the same tree, node for node, with the counts and nodes recorded from the
+numba kernels they replaced; the stop flag, threads, the backtracker's figures, bad arrays."""
 
 from __future__ import annotations
 
@@ -45,65 +46,73 @@ def _fresh_stop(value: int = 0) -> np.ndarray:
     return np.full(1, value, np.int64)
 
 
-def _bits_both(cover, forced, stop_value=0):
+# (count, nodes) of the whole search, recorded from the numba kernels the core replaced.
+RECORDED = {"soma": (11_520, 245_397), "2x3x10": (96, 444_051), "random63/0": (4, 331),
+            "random64/0": (4, 344), "random65/1": (4, 778), "random127/0": (4, 13_809),
+            "random128/1": (4, 11_921), "random129/0": (4, 12_433),
+            "random200/1": (4, 392_221)}
+RECORDED_TASKS = {"6x10": {(1648,): (0, 1), (1649,): (389, 146_756), (1650,): (342, 119_842)},
+                  "8x8": {(1264,): (0, 1), (1265,): (19, 10_402), (1266,): (20, 12_880)}}
+
+
+def _bits(cover, forced, stop_value=0) -> tuple[int, int]:
     low, high, need_low, need_high, depth = bit_cover.masks(cover)
-    f = np.array(forced, np.int64)
-    ours = bit_cover.count_kernel(low, high, need_low, need_high, depth, f,
-                                  _fresh_stop(stop_value))
-    theirs = bit_cover._numba_count_kernel(low, high, need_low, need_high, depth, f,
-                                           _fresh_stop(stop_value))
-    return tuple(map(int, ours)), tuple(map(int, theirs))
+    found = bit_cover.count_kernel(low, high, need_low, need_high, depth,
+                                   np.array(forced, np.int64), _fresh_stop(stop_value))
+    return int(found[0]), int(found[1])
 
 
-@pytest.mark.parametrize("name", [n for n, c in COVERS.items() if bit_cover.fits(c)])
-def test_bits_count_node_for_node(name):
+def _links(cover, forced, stop_value=0) -> tuple[int, int]:
+    """The count by dancing links; a finished count leaves the links as the take left them."""
+    lk = links.links(cover)
+    first = np.array([lk.first_node[j] for j in forced], np.int64)
+    arrays, taken = lk.copy(), lk.copy()
+    found = links.count_kernel(*arrays, first, _fresh_stop(stop_value))
+    if found[0] >= 0 and links.take_kernel(*taken, first):
+        for a, b in zip(arrays, taken):
+            assert np.array_equal(a, b)
+    return int(found[0]), int(found[1])
+
+
+@pytest.mark.parametrize("name", list(COVERS))
+def test_bits_and_links_walk_the_same_tree(name):
     cover = COVERS[name]
     rng = random.Random(name)
     for forced in _prefixes(cover, rng):
         if not forced and name in ("6x10", "8x8"):
             continue  # the whole count is long; its tasks are checked
-        ours, theirs = _bits_both(cover, forced)
-        assert ours == theirs, forced
+        by_links = _links(cover, forced)
+        if bit_cover.fits(cover):
+            assert _bits(cover, forced) == by_links, forced
+        if not forced and name in RECORDED:
+            assert by_links == RECORDED[name]
+    for forced, figures in RECORDED_TASKS.get(name, {}).items():
+        assert _bits(cover, forced) == _links(cover, forced) == figures
 
 
-def _links_both(cover, forced, stop_value=0):
+def test_forced_options_that_clash_count_nothing():
+    cover = COVERS["soma"]
+    a = bit_cover.root_tasks(cover)[0][0]
+    clash = next(j for j, o in enumerate(cover.options) if j != a
+                 and set(o) & set(cover.options[a]))
+    assert _bits(cover, (a, clash)) == _links(cover, (a, clash)) == (0, 0)
     lk = links.links(cover)
-    first = np.array([lk.first_node[j] for j in forced], np.int64)
-    ours_arrays, theirs_arrays = lk.copy(), lk.copy()
-    ours = links.count_kernel(*ours_arrays, first, _fresh_stop(stop_value))
-    theirs = links._numba_count_kernel(*theirs_arrays, first, _fresh_stop(stop_value))
-    if ours[0] >= 0:  # a finished count leaves the links as they were after the take
-        for a, b in zip(ours_arrays, theirs_arrays):
-            assert np.array_equal(a, b)
-    return tuple(map(int, ours)), tuple(map(int, theirs))
+    arrays = lk.copy()
+    assert not links.take_kernel(*arrays, np.array([lk.first_node[a], lk.first_node[clash]]))
+    arrays = lk.copy()
+    assert links.take_kernel(*arrays, np.array([lk.first_node[a]]))
+    length, nxt = arrays[3], arrays[5]
+    open_items, i = [], nxt[0]
+    while i != 0:
+        open_items.append(int(i))
+        i = nxt[i]
+    fewest = min(open_items, key=lambda i: (length[i], open_items.index(i)))
+    assert links.most_constrained_kernel(length, nxt) == fewest
 
 
-@pytest.mark.parametrize("name", list(COVERS))
-def test_links_count_node_for_node(name):
-    cover = COVERS[name]
-    rng = random.Random(name)
-    lk = links.links(cover)
-    for forced in _prefixes(cover, rng):
-        if not forced and name in ("6x10", "8x8"):
-            continue
-        ours, theirs = _links_both(cover, forced)
-        assert ours == theirs, forced
-        first = np.array([lk.first_node[j] for j in forced], np.int64)
-        a, b = lk.copy(), lk.copy()
-        took = links.take_kernel(*a, first)
-        assert took == links._numba_take_kernel(*b, first)
-        if took:
-            for x, y in zip(a, b):
-                assert np.array_equal(x, y)
-            assert links.most_constrained_kernel(a[3], a[5]) \
-                == links._numba_most_constrained_kernel(b[3], b[5])
-
-
-@pytest.mark.parametrize("both", [_bits_both, _links_both])
-def test_a_set_stop_flag_ends_both_at_the_same_node(both):
-    cover = COVERS["6x10"]
-    ours, theirs = both(cover, (), stop_value=1)
-    assert ours == theirs == (-1, 1 << 16)
+@pytest.mark.parametrize("count", [_bits, _links])
+def test_a_set_stop_flag_ends_a_count_at_its_first_look(count):
+    assert count(COVERS["6x10"], (), stop_value=1) == (-1, 1 << 16)
 
 
 def test_a_stop_from_another_thread_ends_a_count_with_the_gil_released():
@@ -119,21 +128,22 @@ def test_a_stop_from_another_thread_ends_a_count_with_the_gil_released():
     assert not worker.is_alive() and found[0][0] == -1
 
 
-def test_counts_from_several_threads_equal_those_of_one():
+@pytest.mark.parametrize("count", [_bits, _links])
+def test_counts_from_several_threads_equal_those_of_one(count):
     cover = COVERS["8x8"]
     tasks = bit_cover.root_tasks(cover)[:4]
-    alone = [_bits_both(cover, t)[1] for t in tasks]
+    alone = [count(cover, t) for t in tasks]
     results: dict[int, list] = {}
 
     def work(k: int) -> None:
-        order = tasks[k:] + tasks[:k]
-        results[k] = [_bits_both(cover, t)[0] for t in order]
+        results[k] = [count(cover, t) for t in tasks[k:] + tasks[:k]]
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    assert sorted(results) == [0, 1, 2, 3]
     for k, got in results.items():
         assert got == alone[k:] + alone[:k]
 
@@ -160,26 +170,36 @@ def _strip(width: int, cut: int) -> ExactCover:
     return cover
 
 
-@pytest.mark.parametrize("max_nodes", [1, 50, 5_000, difficulty.MAX_NODES])
-def test_difficulty_node_for_node(max_nodes):
-    strips = [("strip", difficulty.Backtracker.of(_strip(w, 1), orders=2), [])
-              for w in (5, 6)]  # odd: no solution after the whole tree
-    outcomes = set()
-    for _, bt, holes in [*_backtrackers(), *strips]:
-        for forced in [[], *holes]:
-            filled = np.zeros(bt.n_cells, np.uint8)
-            used = np.zeros(len(bt.capacity), np.int64)
-            for o in forced:
-                filled[bt.cells[bt.cells_start[o]:bt.cells_start[o + 1]]] += 1
-                np.add.at(used, bt.counters[bt.counters_start[o]:bt.counters_start[o + 1]], 1)
-            for start, listed in zip(bt.start, bt.listed):
-                args = (bt.n_cells, filled, used, bt.capacity, bt.low, start, listed,
-                        bt.cells, bt.cells_start, bt.counters, bt.counters_start, max_nodes)
-                found = difficulty._first_solution_nodes(*args)
-                assert found == difficulty._numba_first_solution_nodes(*args)
-                outcomes.add(found if found < 0 else 0)
-    assert outcomes == ({difficulty.CAPPED} if max_nodes == 1
-                        else {0, difficulty.NO_SOLUTION} | outcomes)
+# Nodes per piece order for three dates, recorded from the numba backtracker.
+RECORDED_NODES = {"calendar_day": [[70, 1358, 435, 1497], [165, 768, 130, 1009],
+                                   [1619, 1651, 1363, 6835]],
+                  "calendar_week": [[706, 458, 28, 2983], [2915, 98, 4593, 309],
+                                    [2948, 1478, 1402, 1471]]}
+
+
+def _first_solution(bt, forced, order, max_nodes):
+    filled = np.zeros(bt.n_cells, np.uint8)
+    used = np.zeros(len(bt.capacity), np.int64)
+    for o in forced:
+        filled[bt.cells[bt.cells_start[o]:bt.cells_start[o + 1]]] += 1
+        np.add.at(used, bt.counters[bt.counters_start[o]:bt.counters_start[o + 1]], 1)
+    return difficulty._first_solution_nodes(
+        bt.n_cells, filled, used, bt.capacity, bt.low, bt.start[order], bt.listed[order],
+        bt.cells, bt.cells_start, bt.counters, bt.counters_start, max_nodes)
+
+
+def test_difficulty_figures_and_the_node_limit():
+    for name, bt, holes in _backtrackers():
+        for forced, recorded in zip(holes, RECORDED_NODES[name]):
+            assert bt.nodes(forced) == recorded
+            for order, n in enumerate(recorded):  # capped exactly when the limit is reached
+                assert _first_solution(bt, forced, order, n + 1) == n
+                assert _first_solution(bt, forced, order, n) == difficulty.CAPPED
+    for width in (5, 6):  # an odd strip: no solution once the whole tree is searched
+        bt = difficulty.Backtracker.of(_strip(width, 1), orders=2)
+        found = [_first_solution(bt, [], order, difficulty.MAX_NODES) for order in (0, 1)]
+        assert (found == [difficulty.NO_SOLUTION] * 2) == (width % 2 == 1)
+        assert bt.difficulty() is None if width % 2 else bt.difficulty() is not None
 
 
 def test_bad_arrays_are_refused_with_a_clear_error():
@@ -223,5 +243,5 @@ def test_bad_arrays_are_refused_with_a_clear_error():
         _native.first_solution_nodes(bt.n_cells + 1, *args[1:])
     bad_start = bt.start[0].copy()
     bad_start[1] = bad_start[-1] + 1
-    with pytest.raises(ValueError, match="start must not decrease|runs past"):
+    with pytest.raises(ValueError, match=r"start must not decrease|runs past"):
         _native.first_solution_nodes(*args[:5], bad_start, *args[6:])
