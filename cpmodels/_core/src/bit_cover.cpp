@@ -13,7 +13,8 @@ using cpcore::word;
 
 const word SATURATED = 16;  // the class past the counters' reach: count one by one
 
-typedef word Lanes __attribute__((vector_size(32)));  // four words at once
+const unsigned LANES = 4;
+typedef word Lanes __attribute__((vector_size(8 * LANES)));  // four words at once
 
 // Four bits and a saturation bit for each of 64 items, in five words (W = word), or for
 // four groups of options at once (W = Lanes: the groups added up by merge at the end).
@@ -63,21 +64,21 @@ struct Slices : SlicesOf<word> {
 };
 
 // The items of the n options in pairs (low word, high word) counted in a (the low words)
-// and b (the high words), two options at a time.
+// and b (the high words), LANES / 2 options at a time.
 __attribute__((noinline)) void count_items(const word* __restrict pairs, uint64_t n,
                                            Slices& a, Slices& b) {
-    SlicesOf<Lanes> lanes;  // lanes 0 and 2 count low words, 1 and 3 high words
+    SlicesOf<Lanes> lanes;  // the even lanes count low words, the odd lanes high words
     uint64_t k = 0;
-    for (; k + 2 <= n; k += 2) {
+    for (; k + LANES / 2 <= n; k += LANES / 2) {
         Lanes x;
         __builtin_memcpy(&x, pairs + 2 * k, sizeof x);
         lanes.add(x);
     }
-    a.merge(lanes, 0);
-    a.merge(lanes, 2);
-    b.merge(lanes, 1);
-    b.merge(lanes, 3);
-    if (k < n) {
+    for (unsigned i = 0; i < LANES; i += 2) {
+        a.merge(lanes, i);
+        b.merge(lanes, i + 1);
+    }
+    for (; k < n; ++k) {
         a.add(pairs[2 * k]);
         b.add(pairs[2 * k + 1]);
     }
@@ -127,14 +128,68 @@ inline Choice fewest_counted(const word* pairs, uint64_t n, word open_low, word 
 
 typedef word Pair __attribute__((vector_size(16)));  // an option: its low and high word
 
+// Options read from two arrays of words (the cover's).
+struct Apart {
+    const word *low, *high;
+    inline Pair operator()(uint64_t k) const { return Pair{low[k], high[k]}; }
+};
+
+// Options read from pairs (a level's row).
+struct Paired {
+    const word* pairs;
+    inline Pair operator()(uint64_t k) const {
+        Pair x;
+        __builtin_memcpy(&x, pairs + 2 * k, sizeof x);
+        return x;
+    }
+};
+
+// The first options of src kept in dst by whole vectors where the processor has a compress
+// instruction (AVX-512), as the one-by-one loop of filter keeps them; *k: the options
+// read, the number kept returned. Elsewhere, and for options apart, none.
+inline uint64_t filter_by_vectors(Apart, uint64_t, word*, Pair, uint64_t* k) {
+    *k = 0;
+    return 0;
+}
+
+#if defined(__AVX512F__)
+typedef long long Eight __attribute__((vector_size(64)));  // four options
+
+inline uint64_t filter_by_vectors(Paired src, uint64_t n, word* __restrict dst, Pair o,
+                                  uint64_t* k) {
+    const Eight mask = {(long long)o[0], (long long)o[1], (long long)o[0], (long long)o[1],
+                        (long long)o[0], (long long)o[1], (long long)o[0], (long long)o[1]};
+    const Eight none = {0, 0, 0, 0, 0, 0, 0, 0};
+    uint64_t m = 0, j = 0;
+    for (; j + 4 <= n; j += 4) {
+        Eight x;
+        __builtin_memcpy(&x, src.pairs + 2 * j, sizeof x);
+        const unsigned clear = __builtin_ia32_ptestnmq512(x, mask, 0xFF);  // a bit a word
+        unsigned kept = clear & (clear >> 1) & 0x55;  // both words of an option clear
+        kept |= kept << 1;
+        const Eight packed = __builtin_ia32_compressdi512_mask(x, none, (unsigned char)kept);
+        __builtin_memcpy(dst + 2 * m, &packed, sizeof packed);  // the row has room past m
+        m += cpcore::popcount(kept) / 2;
+    }
+    *k = j;
+    return m;
+}
+#else
+inline uint64_t filter_by_vectors(Paired, uint64_t, word*, Pair, uint64_t* k) {
+    *k = 0;
+    return 0;
+}
+#endif
+
 // dst := the first n options of src disjoint from o, in pairs, without a branch; the number
-// kept, and their items counted in a (low words) and b (high words). get(k) is option k.
-template <class Get>
-__attribute__((noinline)) uint64_t filter(Get get, uint64_t n, word* __restrict dst, Pair o,
-                                          Slices& a, Slices& b) {
-    uint64_t m = 0;
-    for (uint64_t k = 0; k < n; ++k) {
-        const Pair x = get(k);
+// kept, and their items counted in a (low words) and b (high words).
+template <class Source>
+__attribute__((noinline)) uint64_t filter(Source src, uint64_t n, word* __restrict dst,
+                                          Pair o, Slices& a, Slices& b) {
+    uint64_t k;
+    uint64_t m = filter_by_vectors(src, n, dst, o, &k);
+    for (; k < n; ++k) {
+        const Pair x = src(k);
         __builtin_memcpy(dst + 2 * m, &x, sizeof x);
         const Pair t = x & o;
         m += (t[0] | t[1]) == 0;
@@ -152,13 +207,13 @@ struct BitSpace {
 
     inline word* row(uint64_t d) const { return live + d * stride; }
 
-    // Level d's live options filtered from n options (get(k)) by o, with the item it
+    // Level d's live options filtered from n options of src by o, with the item it
     // branches on.
-    template <class Get>
-    inline void make(uint64_t d, Get get, uint64_t n, Pair o, word placed_low,
+    template <class Source>
+    inline void make(uint64_t d, Source src, uint64_t n, Pair o, word placed_low,
                      word placed_high) {
         Slices a, b;
-        n_live[d] = filter(get, n, row(d), o, a, b);
+        n_live[d] = filter(src, n, row(d), o, a, b);
         filled_low[d] = placed_low;
         filled_high[d] = placed_high;
         const Choice c = fewest(a, b, need_low & ~placed_low, need_high & ~placed_high);
@@ -197,11 +252,8 @@ struct BitSpace {
         const word* r = row(d);
         const uint64_t k = at[d] - 1;
         const word o_low = r[2 * k], o_high = r[2 * k + 1];
-        make(d + 1, [r](uint64_t j) {
-                Pair x;
-                __builtin_memcpy(&x, r + 2 * j, sizeof x);
-                return x;
-            }, n_live[d], Pair{o_low, o_high}, filled_low[d] | o_low, filled_high[d] | o_high);
+        make(d + 1, Paired{r}, n_live[d], Pair{o_low, o_high}, filled_low[d] | o_low,
+             filled_high[d] | o_high);
         return true;
     }
 };
@@ -228,7 +280,7 @@ extern "C" int64_t cpcore_bit_cover_count(const uint64_t* opt_low, const uint64_
                    live,             frame,            frame + rows,     frame + 2 * rows,
                    frame + 3 * rows, frame + 4 * rows, frame + 5 * rows, frame + 6 * rows,
                    frame + 7 * rows};
-    space.make(0, [opt_low, opt_high](uint64_t j) { return Pair{opt_low[j], opt_high[j]}; },
-               n_options, Pair{placed_low, placed_high}, placed_low, placed_high);
+    space.make(0, Apart{opt_low, opt_high}, n_options, Pair{placed_low, placed_high},
+               placed_low, placed_high);
     return cpcore::count_most_constrained(space, stop, nodes);
 }
