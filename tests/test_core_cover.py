@@ -245,3 +245,18 @@ def test_bad_arrays_are_refused_with_a_clear_error():
     bad_start[1] = bad_start[-1] + 1
     with pytest.raises(ValueError, match=r"start must not decrease|runs past"):
         _native.first_solution_nodes(*args[:5], bad_start, *args[6:])
+
+
+@pytest.mark.parametrize("name, on_bits", [("8x8", True), ("random200/1", False)])
+def test_a_count_in_threads_is_the_count_in_one(name, on_bits):
+    # links.count_each hands the root's parts to threads that search at once: the counts
+    # and the nodes do not depend on how many.
+    cover = COVERS[name]
+    tasks = [()] if name != "8x8" else bit_cover.root_tasks(cover)[1:4]
+    found = []
+    for jobs in (1, 2, 4):
+        stats: dict[str, int] = {}
+        counts = links.count_each(cover, tasks, jobs=jobs, on_bits=on_bits, stats=stats)
+        found.append((counts, stats["nodes"]))
+    assert found[0] == found[1] == found[2]
+    assert found[0][0] == [_links(cover, t)[0] for t in tasks]
