@@ -241,6 +241,10 @@ def test_bad_arrays_are_refused_with_a_clear_error():
         _native.first_solution_nodes(*args[:7], bad_cells, *args[8:])
     with pytest.raises(ValueError, match="one entry a cell"):
         _native.first_solution_nodes(bt.n_cells + 1, *args[1:])
+    elsewhere = bt.listed[0].copy()  # an option under a cell it does not cover
+    elsewhere[bt.start[0][0]] = elsewhere[bt.start[0][-2]]
+    with pytest.raises(ValueError, match="listed under a cell it does not cover"):
+        _native.first_solution_nodes(*args[:6], elsewhere, *args[7:])
     bad_start = bt.start[0].copy()
     bad_start[1] = bad_start[-1] + 1
     with pytest.raises(ValueError, match=r"start must not decrease|runs past"):

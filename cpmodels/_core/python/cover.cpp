@@ -137,6 +137,15 @@ int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> 
     require_within(listed, 0, (int64_t)n_options, "a listed option");
     require_within(cells, 0, (int64_t)n_cells, "a cell");
     require_within(counters, 0, (int64_t)n_counters, "a counter");
+    for (uint64_t c = 0; c < n_cells; ++c) {  // so each option put down fills a cell
+        for (int64_t pos = start.data()[c]; pos < start.data()[c + 1]; ++pos) {
+            const int64_t o = listed.data()[pos];
+            bool covers = false;
+            for (int64_t k = cells_start.data()[o]; k < cells_start.data()[o + 1]; ++k)
+                covers = covers || cells.data()[k] == (int64_t)c;
+            require(covers, "an option is listed under a cell it does not cover");
+        }
+    }
     std::vector<uint8_t> filled(filled0.data(), filled0.data() + n_cells);
     std::vector<int64_t> used(used0.data(), used0.data() + n_counters);
     std::vector<int64_t> stack(3 * (n_cells + 1));

@@ -6,6 +6,19 @@
 
 namespace {
 
+// The item still to cover with the fewest options left (the first of them; 0: none).
+inline int64_t fewest_left(const int64_t* length, const int64_t* next) {
+    int64_t best = 0, t = int64_t(1) << 62;
+    for (int64_t k = next[0]; k != 0; k = next[k]) {
+        if (length[k] < t) {
+            best = k;
+            t = length[k];
+            if (t == 0) break;
+        }
+    }
+    return best;
+}
+
 // The links of one search (the caller's copies, changed while it runs, restored after).
 struct Links {
     const int64_t* top;
@@ -72,18 +85,7 @@ struct Links {
         prev[right] = c;
     }
 
-    // The item still to cover with the fewest options left (the first of them).
-    inline int64_t most_constrained() const {
-        int64_t best = 0, t = int64_t(1) << 62;
-        for (int64_t k = next[0]; k != 0; k = next[k]) {
-            if (length[k] < t) {
-                best = k;
-                t = length[k];
-                if (t == 0) break;
-            }
-        }
-        return best;
-    }
+    inline int64_t most_constrained() const { return fewest_left(length, next); }
 
     // Cover each item of the options whose first nodes are forced; false when an item
     // to cover is already covered (two of them share it).
@@ -149,9 +151,7 @@ extern "C" int cpcore_links_take(const int64_t* top, int64_t* up, int64_t* down,
 }
 
 extern "C" int64_t cpcore_links_most_constrained(const int64_t* length, const int64_t* next) {
-    Links links{nullptr, nullptr, nullptr, const_cast<int64_t*>(length),
-                nullptr, const_cast<int64_t*>(next)};
-    return links.most_constrained();
+    return fewest_left(length, next);
 }
 
 extern "C" int64_t cpcore_links_count(const int64_t* top, int64_t* up, int64_t* down,
