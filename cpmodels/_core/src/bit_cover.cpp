@@ -147,7 +147,8 @@ struct Paired {
 // The first options of src kept in dst by whole vectors where the processor has a compress
 // instruction (AVX-512), as the one-by-one loop of filter keeps them; *k: the options
 // read, the number kept returned. Elsewhere, and for options apart, none.
-inline uint64_t filter_by_vectors(Apart, uint64_t, word*, Pair, uint64_t* k) {
+template <class Source>
+inline uint64_t filter_by_vectors(Source, uint64_t, word*, Pair, uint64_t* k) {
     *k = 0;
     return 0;
 }
@@ -173,11 +174,6 @@ inline uint64_t filter_by_vectors(Paired src, uint64_t n, word* __restrict dst, 
     }
     *k = j;
     return m;
-}
-#else
-inline uint64_t filter_by_vectors(Paired, uint64_t, word*, Pair, uint64_t* k) {
-    *k = 0;
-    return 0;
 }
 #endif
 
