@@ -1,8 +1,9 @@
 // Algorithm X on bits for covers of at most 128 items (cpmodels/backends/engine/bit_cover.py
-// says how): each level's live options a row of two-word masks, filtered from its parent's
-// without a branch while bit-sliced counters add up each item's options, so the item with
-// the fewest options (the lowest index of them) is read from the counters. The walk is
-// count_most_constrained's (cpcore/cover.hpp): the same tree as dancing links.
+// says how): each level's live options a row of pairs (low word, high word), filtered from
+// its parent's without a branch, the options kept then added into bit-sliced counters four
+// words at a time, so the item with the fewest options (the lowest index of them) is read
+// from the counters. The walk is count_most_constrained's (cpcore/cover.hpp): the same tree
+// as dancing links.
 #include "cpcore/bits.hpp"
 #include "cpcore/cover.hpp"
 #include "cpcore/entry.h"
@@ -20,7 +21,7 @@ typedef word Lanes __attribute__((vector_size(8 * LANES)));  // four words at on
 // four groups of options at once (W = Lanes: the groups added up by merge at the end).
 template <class W>
 struct SlicesOf {
-    W c0 = W{} & 0, c1 = c0, c2 = c0, c3 = c0, sat = c0;
+    W c0{}, c1{}, c2{}, c3{}, sat{};
 
     // Plus one for each bit of x (saturating past 15).
     inline __attribute__((always_inline)) void add(W x) {
