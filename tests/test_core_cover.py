@@ -235,20 +235,25 @@ def test_bad_arrays_are_refused_with_a_clear_error():
     args = [bt.n_cells, np.zeros(bt.n_cells, np.uint8), np.zeros(len(bt.capacity), np.int64),
             bt.capacity, bt.low, bt.start[0], bt.listed[0], bt.cells, bt.cells_start,
             bt.counters, bt.counters_start, 100]
+    layout = [bt.n_cells, len(bt.capacity), bt.start[0], bt.listed[0], bt.cells,
+              bt.cells_start, bt.counters, bt.counters_start]
+    _native.check_backtracker(*layout)  # the layout Backtracker.of made
     bad_cells = bt.cells.copy()
     bad_cells[3] = bt.n_cells
     with pytest.raises(ValueError, match="a cell out of range"):
-        _native.first_solution_nodes(*args[:7], bad_cells, *args[8:])
+        _native.check_backtracker(*layout[:4], bad_cells, *layout[5:])
     with pytest.raises(ValueError, match="one entry a cell"):
         _native.first_solution_nodes(bt.n_cells + 1, *args[1:])
+    with pytest.raises(ValueError, match="one entry a cell"):
+        _native.check_backtracker(bt.n_cells + 1, *layout[1:])
     elsewhere = bt.listed[0].copy()  # an option under a cell it does not cover
     elsewhere[bt.start[0][0]] = elsewhere[bt.start[0][-2]]
     with pytest.raises(ValueError, match="listed under a cell it does not cover"):
-        _native.first_solution_nodes(*args[:6], elsewhere, *args[7:])
+        _native.check_backtracker(*layout[:3], elsewhere, *layout[4:])
     bad_start = bt.start[0].copy()
     bad_start[1] = bad_start[-1] + 1
     with pytest.raises(ValueError, match=r"start must not decrease|runs past"):
-        _native.first_solution_nodes(*args[:5], bad_start, *args[6:])
+        _native.check_backtracker(*layout[:2], bad_start, *layout[3:])
 
 
 @pytest.mark.parametrize("name, on_bits", [("8x8", True), ("random200/1", False)])

@@ -27,8 +27,9 @@ using Counted = std::pair<int64_t, int64_t>;
 
 const uint64_t MAX_ROWS = 130;  // 128 items, a level each at most, and the root
 
-void require(bool ok, const std::string& message) {
-    if (!ok) throw std::invalid_argument(message);
+// The message is made only when the check fails (the checks run over whole arrays).
+void require(bool ok, const char* what, const char* problem = "") {
+    if (!ok) throw std::invalid_argument(std::string(what) + problem);
 }
 
 // Every entry of a lies in [lo, hi).
@@ -36,16 +37,16 @@ template <class T>
 void require_within(const In<T>& a, int64_t lo, int64_t hi, const char* what) {
     const T* p = a.data();
     for (size_t k = 0; k < a.shape(0); ++k)
-        require((int64_t)p[k] >= lo && (int64_t)p[k] < hi, std::string(what) + " out of range");
+        require((int64_t)p[k] >= lo && (int64_t)p[k] < hi, what, " out of range");
 }
 
 // start is a table of runs into an array of n entries: nondecreasing, from 0 to at most n.
 void require_runs(const In<int64_t>& start, size_t n, const char* what) {
     const int64_t* p = start.data();
-    require(start.shape(0) >= 1 && p[0] >= 0, std::string(what) + " must start at 0 or more");
+    require(start.shape(0) >= 1 && p[0] >= 0, what, " must start at 0 or more");
     for (size_t k = 1; k < start.shape(0); ++k)
-        require(p[k] >= p[k - 1], std::string(what) + " must not decrease");
-    require(p[start.shape(0) - 1] <= (int64_t)n, std::string(what) + " runs past its array");
+        require(p[k] >= p[k - 1], what, " must not decrease");
+    require(p[start.shape(0) - 1] <= (int64_t)n, what, " runs past its array");
 }
 
 const int64_t* stop_flag(const Out<int64_t>& stop) {
@@ -118,16 +119,13 @@ Counted links_count(In<int64_t> top, Out<int64_t> up, Out<int64_t> down, Out<int
     return {found, (int64_t)nodes};
 }
 
-int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> used0,
-                             In<int64_t> capacity, In<int64_t> low, In<int64_t> start,
-                             In<int64_t> listed, In<int64_t> cells, In<int64_t> cells_start,
-                             In<int64_t> counters, In<int64_t> counters_start,
-                             int64_t max_nodes) {
-    const uint64_t n_counters = capacity.shape(0);
+// The backtracker's layout for one order is sound: its runs and indices in range, and each
+// option listed under a cell covers it (so each option put down fills a cell, and the
+// search's stack of one entry a cell is enough). Checked once, when the layout is made.
+void check_backtracker(uint64_t n_cells, uint64_t n_counters, In<int64_t> start,
+                       In<int64_t> listed, In<int64_t> cells, In<int64_t> cells_start,
+                       In<int64_t> counters, In<int64_t> counters_start) {
     const uint64_t n_options = cells_start.shape(0) - (cells_start.shape(0) > 0 ? 1 : 0);
-    require(filled0.shape(0) == n_cells, "filled must have one entry a cell");
-    require(used0.shape(0) == n_counters && low.shape(0) == n_counters,
-            "used, capacity and low differ in length");
     require(start.shape(0) == n_cells + 1, "start must have one entry a cell and one more");
     require(counters_start.shape(0) == cells_start.shape(0),
             "cells_start and counters_start differ in length");
@@ -137,7 +135,7 @@ int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> 
     require_within(listed, 0, (int64_t)n_options, "a listed option");
     require_within(cells, 0, (int64_t)n_cells, "a cell");
     require_within(counters, 0, (int64_t)n_counters, "a counter");
-    for (uint64_t c = 0; c < n_cells; ++c) {  // so each option put down fills a cell
+    for (uint64_t c = 0; c < n_cells; ++c) {
         for (int64_t pos = start.data()[c]; pos < start.data()[c + 1]; ++pos) {
             const int64_t o = listed.data()[pos];
             bool covers = false;
@@ -146,6 +144,20 @@ int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> 
             require(covers, "an option is listed under a cell it does not cover");
         }
     }
+}
+
+int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> used0,
+                             In<int64_t> capacity, In<int64_t> low, In<int64_t> start,
+                             In<int64_t> listed, In<int64_t> cells, In<int64_t> cells_start,
+                             In<int64_t> counters, In<int64_t> counters_start,
+                             int64_t max_nodes) {
+    const uint64_t n_counters = capacity.shape(0);
+    require(filled0.shape(0) == n_cells, "filled must have one entry a cell");
+    require(used0.shape(0) == n_counters && low.shape(0) == n_counters,
+            "used, capacity and low differ in length");
+    require(start.shape(0) == n_cells + 1, "start must have one entry a cell and one more");
+    require(counters_start.shape(0) == cells_start.shape(0),
+            "cells_start and counters_start differ in length");
     std::vector<uint8_t> filled(filled0.data(), filled0.data() + n_cells);
     std::vector<int64_t> used(used0.data(), used0.data() + n_counters);
     std::vector<int64_t> stack(3 * (n_cells + 1));
@@ -182,7 +194,11 @@ void bind_cover(nb::module_& m) {
           nb::arg("start"), nb::arg("listed"), nb::arg("cells"), nb::arg("cells_start"),
           nb::arg("counters"), nb::arg("counters_start"), nb::arg("max_nodes"), release(),
           "Nodes a first-empty-cell backtracker takes to its first solution (-1: capped, "
-          "-2: none).");
+          "-2: none), on a layout check_backtracker accepted.");
+    m.def("check_backtracker", &check_backtracker, nb::arg("n_cells"), nb::arg("n_counters"),
+          nb::arg("start"), nb::arg("listed"), nb::arg("cells"), nb::arg("cells_start"),
+          nb::arg("counters"), nb::arg("counters_start"),
+          "Refuse a backtracker's layout whose runs or indices are out of range.");
 }
 
 }  // namespace cpbind

@@ -105,6 +105,9 @@ class Backtracker:
             listed.append(order.astype(np.int64))
         flat_cells, cells_start = _flatten(option_cells)
         flat_counters, counters_start = _flatten(option_counters)
+        for start, order in zip(starts, listed):  # once, so that no search need check it
+            _native.check_backtracker(len(cells), len(capacity), start, order, flat_cells,
+                                      cells_start, flat_counters, counters_start)
         return cls(len(cells), np.array(capacity, np.int64), np.array(low, np.int64),
                    flat_cells, cells_start, flat_counters, counters_start, tuple(starts),
                    tuple(listed))
@@ -170,8 +173,8 @@ def _first_solution_nodes(n_cells: int, filled0: np.ndarray, used0: np.ndarray,
                           max_nodes: int) -> int:
     """Placements a first-empty-cell backtracker puts down up to its first solution;
     :data:`CAPPED` past ``max_nodes``, :data:`NO_SOLUTION` when it exhausts the tree.
-    Compiled (``cpmodels/_core/src/difficulty.cpp``); it releases the GIL while it
-    searches."""
+    Compiled (``cpmodels/_core/src/difficulty.cpp``) for a layout :meth:`Backtracker.of`
+    has checked; it releases the GIL while it searches."""
     return _native.first_solution_nodes(n_cells, filled0, used0, capacity, low, start,
                                         listed, cells, cells_start, counters,
                                         counters_start, max_nodes)
