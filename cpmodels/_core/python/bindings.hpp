@@ -7,5 +7,6 @@ namespace cpbind {
 
 void bind_probe(nanobind::module_& m);
 void bind_one_word(nanobind::module_& m);
+void bind_cover(nanobind::module_& m);
 
 }  // namespace cpbind

@@ -18,4 +18,5 @@ NB_MODULE(_native, m) {
     m.doc() = "cpmodels' compiled engine core.";
     cpbind::bind_probe(m);
     cpbind::bind_one_word(m);
+    cpbind::bind_cover(m);
 }

@@ -14,8 +14,7 @@ run and every cover holding the same pieces (a sweep's, a design's) use the same
 The search reads the exact cover alone (the one representation of every packing problem):
 cell items are filled in reading order, every other item is a counter an option uses up
 (a piece's copies; a label group's slack item, which a forced hole option has used). The
-compiled search is :func:`_first_solution_nodes`, self-contained in this file for numba's
-cache.
+compiled search is :func:`_first_solution_nodes` (``cpmodels/_core/src/difficulty.cpp``).
 """
 
 from __future__ import annotations
@@ -25,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+import cpmodels._native as _native
 from cpmodels.cover import ExactCover, scan_order
 
 ORDERS = 16  # piece orders a difficulty is taken over
@@ -106,6 +105,9 @@ class Backtracker:
             listed.append(order.astype(np.int64))
         flat_cells, cells_start = _flatten(option_cells)
         flat_counters, counters_start = _flatten(option_counters)
+        for start, order in zip(starts, listed):  # once, so that no search need check it
+            _native.check_backtracker(len(cells), len(capacity), start, order, flat_cells,
+                                      cells_start, flat_counters, counters_start)
         return cls(len(cells), np.array(capacity, np.int64), np.array(low, np.int64),
                    flat_cells, cells_start, flat_counters, counters_start, tuple(starts),
                    tuple(listed))
@@ -164,73 +166,15 @@ NO_SOLUTION = -2
 CAPPED = -1
 
 
-@njit(cache=True, nogil=True)
-def _first_solution_nodes(n_cells, filled0, used0, capacity, low, start, listed, cells,
-                          cells_start, counters, counters_start, max_nodes):
+def _first_solution_nodes(n_cells: int, filled0: np.ndarray, used0: np.ndarray,
+                          capacity: np.ndarray, low: np.ndarray, start: np.ndarray,
+                          listed: np.ndarray, cells: np.ndarray, cells_start: np.ndarray,
+                          counters: np.ndarray, counters_start: np.ndarray,
+                          max_nodes: int) -> int:
     """Placements a first-empty-cell backtracker puts down up to its first solution;
-    :data:`CAPPED` past ``max_nodes``, :data:`NO_SOLUTION` when it exhausts the tree."""
-    filled = filled0.copy()
-    used = used0.copy()
-    stack_cell = np.empty(n_cells + 1, np.int64)
-    stack_pos = np.empty(n_cells + 1, np.int64)
-    stack_opt = np.empty(n_cells + 1, np.int64)
-    depth = 0
-    nodes = 0
-    cell = 0
-    while cell < n_cells and filled[cell]:
-        cell += 1
-    pos = start[cell] if cell < n_cells else 0
-    while True:
-        if cell == n_cells:
-            full = True
-            for c in range(low.shape[0]):
-                if used[c] < low[c]:
-                    full = False
-                    break
-            if full:
-                return nodes
-            found = -1
-        else:
-            found = -1
-            while pos < start[cell + 1]:
-                o = listed[pos]
-                pos += 1
-                ok = True
-                for k in range(counters_start[o], counters_start[o + 1]):
-                    if used[counters[k]] >= capacity[counters[k]]:
-                        ok = False
-                        break
-                if ok:
-                    for k in range(cells_start[o], cells_start[o + 1]):
-                        if filled[cells[k]]:
-                            ok = False
-                            break
-                if ok:
-                    found = o
-                    break
-        if found >= 0:
-            for k in range(cells_start[found], cells_start[found + 1]):
-                filled[cells[k]] = 1
-            for k in range(counters_start[found], counters_start[found + 1]):
-                used[counters[k]] += 1
-            nodes += 1
-            if nodes >= max_nodes:
-                return CAPPED
-            stack_cell[depth] = cell
-            stack_pos[depth] = pos
-            stack_opt[depth] = found
-            depth += 1
-            while cell < n_cells and filled[cell]:
-                cell += 1
-            pos = start[cell] if cell < n_cells else 0
-            continue
-        if depth == 0:
-            return NO_SOLUTION
-        depth -= 1
-        o = stack_opt[depth]
-        for k in range(cells_start[o], cells_start[o + 1]):
-            filled[cells[k]] = 0
-        for k in range(counters_start[o], counters_start[o + 1]):
-            used[counters[k]] -= 1
-        cell = stack_cell[depth]
-        pos = stack_pos[depth]
+    :data:`CAPPED` past ``max_nodes``, :data:`NO_SOLUTION` when it exhausts the tree.
+    Compiled (``cpmodels/_core/src/difficulty.cpp``) for a layout :meth:`Backtracker.of`
+    has checked; it releases the GIL while it searches."""
+    return _native.first_solution_nodes(n_cells, filled0, used0, capacity, low, start,
+                                        listed, cells, cells_start, counters,
+                                        counters_start, max_nodes)

@@ -16,7 +16,8 @@ option before it and its ``down`` the last node of the option after it, so a wal
 an option steps over the spacers. ``length[i]`` is how many options item ``i`` has left.
 
 A count is split at the root: its most constrained item's options are the tasks, each
-searched in a thread of its own (the kernel releases the GIL). Only covers whose items are
+searched in a thread of its own (the compiled kernel, ``cpmodels/_core/src/links.cpp``,
+releases the GIL). Only covers whose items are
 all covered exactly once or at most once are laid out this way; :func:`suits` says which
 covers the engine hands over. A cover of at most 128 items is searched on bits instead
 (``bit_cover.py``: the same tree, a node in a fifth of the time).
@@ -30,12 +31,10 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+import cpmodels._native as _native
 from cpmodels.backends.engine import bit_cover
 from cpmodels.cover import ExactCover
-
-CHECK_EVERY = (1 << 16) - 1  # nodes between looks at the stop flag
 
 
 @dataclass(frozen=True)
@@ -95,150 +94,27 @@ def links(cover: ExactCover) -> Links:
     return Links(top, up, down, length, prev, nxt, first_node)
 
 
-@njit(cache=True, inline="always")
-def _cover(c, top, up, down, length, prev, nxt):
-    left, right = prev[c], nxt[c]
-    nxt[left], prev[right] = right, left
-    rr = down[c]
-    while rr != c:
-        nn = rr + 1
-        while nn != rr:
-            uu, dd, cc = up[nn], down[nn], top[nn]
-            if cc <= 0:
-                nn = uu
-                continue
-            down[uu], up[dd] = dd, uu
-            length[cc] -= 1
-            nn += 1
-        rr = down[rr]
-
-
-@njit(cache=True, inline="always")
-def _uncover(c, top, up, down, length, prev, nxt):
-    rr = down[c]
-    while rr != c:
-        nn = rr + 1
-        while nn != rr:
-            uu, dd, cc = up[nn], down[nn], top[nn]
-            if cc <= 0:
-                nn = uu
-                continue
-            down[uu] = nn
-            up[dd] = nn
-            length[cc] += 1
-            nn += 1
-        rr = down[rr]
-    left, right = prev[c], nxt[c]
-    nxt[left] = c
-    prev[right] = c
-
-
-@njit(cache=True, inline="always")
-def _most_constrained(length, nxt):
-    """The item still to cover with the fewest options left (the first of them)."""
-    best, t = 0, 1 << 62
-    k = nxt[0]
-    while k != 0:
-        if length[k] < t:
-            best, t = k, length[k]
-            if t == 0:
-                break
-        k = nxt[k]
-    return best
-
-
-@njit(cache=True, nogil=True)
-def take_kernel(top, up, down, length, prev, nxt, forced):
+def take_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.ndarray,
+                prev: np.ndarray, nxt: np.ndarray, forced: np.ndarray) -> bool:
     """Take the options whose first nodes are ``forced``: cover each of their items. False
-    when two of them share an item."""
-    for f in forced:
-        pp = f
-        while True:
-            cc = top[pp]
-            if cc <= 0:
-                pp = up[pp]
-                if pp == f:
-                    break
-                continue
-            if prev[cc] != cc and nxt[prev[cc]] != cc:
-                return False  # a primary item already covered
-            _cover(cc, top, up, down, length, prev, nxt)
-            pp += 1
-    return True
+    when two of them share an item. The link arrays are changed in place."""
+    return _native.links_take(top, up, down, length, prev, nxt,
+                              np.ascontiguousarray(forced, np.int64))
 
 
-@njit(cache=True)
-def most_constrained_kernel(length, nxt):
-    """:func:`_most_constrained` from Python."""
-    return _most_constrained(length, nxt)
+def most_constrained_kernel(length: np.ndarray, nxt: np.ndarray) -> int:
+    """The item still to cover with the fewest options left (the first of them; 0: none)."""
+    return _native.links_most_constrained(length, nxt)
 
 
-@njit(cache=True, nogil=True)
-def count_kernel(top, up, down, length, prev, nxt, forced, stop):
+def count_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.ndarray,
+                 prev: np.ndarray, nxt: np.ndarray, forced: np.ndarray,
+                 stop: np.ndarray) -> tuple[int, int]:
     """Solutions that contain the options whose first nodes are ``forced`` (-1 when
-    ``stop[0]`` was set before the search finished), and the nodes the search took."""
-    if not take_kernel(top, up, down, length, prev, nxt, forced):
-        return 0, 0
-    if nxt[0] == 0:
-        return 1, 0
-    n_items = length.shape[0]
-    choice = np.zeros(n_items + 1, np.int64)
-    best_at = np.zeros(n_items + 1, np.int64)
-    count = 0
-    nodes = 0
-    level = 0
-    best = 0
-    cur = 0
-    mode = 0  # 0 forward, 1 advance, 2 backup, 3 recover
-    while True:
-        if mode == 0:
-            nodes += 1
-            if nodes & 65535 == 0 and stop[0]:
-                return -1, nodes
-            best = _most_constrained(length, nxt)
-            _cover(best, top, up, down, length, prev, nxt)
-            best_at[level] = best
-            cur = down[best]
-            choice[level] = cur
-            mode = 1
-        elif mode == 1:
-            if cur == best:
-                mode = 2
-                continue
-            pp = cur + 1
-            while pp != cur:
-                cc = top[pp]
-                if cc <= 0:
-                    pp = up[pp]
-                else:
-                    _cover(cc, top, up, down, length, prev, nxt)
-                    pp += 1
-            if nxt[0] == 0:
-                count += 1
-                mode = 3
-            else:
-                level += 1
-                mode = 0
-        elif mode == 2:
-            _uncover(best, top, up, down, length, prev, nxt)
-            if level == 0:
-                return count, nodes
-            level -= 1
-            cur = choice[level]
-            best = best_at[level]
-            mode = 3
-        else:
-            pp = cur - 1
-            while pp != cur:
-                cc = top[pp]
-                if cc <= 0:
-                    pp = down[pp]
-                else:
-                    _uncover(cc, top, up, down, length, prev, nxt)
-                    pp -= 1
-            cur = down[cur]
-            choice[level] = cur
-            mode = 1
+    ``stop[0]`` was set before the search finished), and the nodes the search took.
+    Compiled (``cpmodels/_core/src/links.cpp``); it releases the GIL while it searches."""
+    return _native.links_count(top, up, down, length, prev, nxt,
+                               np.ascontiguousarray(forced, np.int64), stop)
 
 
 def root_tasks(lk: Links, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
