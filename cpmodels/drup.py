@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+import cpmodels._native as _native
+
 MAX_PROOF_BYTES = 200_000_000  # a proof file longer than this is refused unread
 MAX_LITERAL_DIGITS = 19  # a literal's text longer than this is past any formula's variables
 
@@ -127,34 +129,34 @@ def _binary_step(step: bytes, number: int, n_vars: int | None) -> str:
 
 
 @njit(cache=True)
-def _lit_index(lit):
+def _numba_lit_index(lit):
     return 2 * (abs(lit) - 1) + (1 if lit < 0 else 0)
 
 
 @njit(cache=True)
-def _truth(lit, value):
+def _numba_truth(lit, value):
     v = value[abs(lit) - 1]
     return v if lit > 0 else -v
 
 
 @njit(cache=True)
-def _assign(lit, value, trail, top):
+def _numba_assign(lit, value, trail, top):
     value[abs(lit) - 1] = 1 if lit > 0 else -1
     trail[top] = lit
     return top + 1
 
 
 @njit(cache=True)
-def _watch(c, k, lits, start, head, nxt):
+def _numba_watch(c, k, lits, start, head, nxt):
     """Put watch ``k`` of clause ``c`` (on its literal at position ``k``) on that literal."""
     e = 2 * c + k
-    t = _lit_index(lits[start[c] + k])
+    t = _numba_lit_index(lits[start[c] + k])
     nxt[e] = head[t]
     head[t] = e
 
 
 @njit(cache=True)
-def _rup(target, lits, start, length, active, head, nxt, units, n_units, value, trail,
+def _numba_rup(target, lits, start, length, active, head, nxt, units, n_units, value, trail,
          snapshot):
     """True when assuming clause ``target`` false (-1: the empty clause) and propagating the
     active clauses yields a conflict. Two watched literals per clause (positions 0 and 1 of
@@ -164,26 +166,26 @@ def _rup(target, lits, start, length, active, head, nxt, units, n_units, value, 
     conflict = False
     if target >= 0:
         for q in range(start[target], start[target] + length[target]):
-            now = _truth(-lits[q], value)
+            now = _numba_truth(-lits[q], value)
             if now == -1:
                 conflict = True  # the lemma is a tautology
             elif now == 0:
-                top = _assign(-lits[q], value, trail, top)
+                top = _numba_assign(-lits[q], value, trail, top)
     for u in range(n_units):
         c = units[u]
         if conflict:
             break
         if active[c]:
-            now = _truth(lits[start[c]], value)
+            now = _numba_truth(lits[start[c]], value)
             if now == -1:
                 conflict = True
             elif now == 0:
-                top = _assign(lits[start[c]], value, trail, top)
+                top = _numba_assign(lits[start[c]], value, trail, top)
     done = 0
     while done < top and not conflict:
         false_lit = -trail[done]
         done += 1
-        t = _lit_index(false_lit)
+        t = _numba_lit_index(false_lit)
         e = head[t]
         prev = -1
         while e >= 0:
@@ -194,24 +196,24 @@ def _rup(target, lits, start, length, active, head, nxt, units, n_units, value, 
             if active[c] and not conflict:
                 s0 = start[c]
                 other = lits[s0 + 1 - k]
-                if _truth(other, value) != 1:
+                if _numba_truth(other, value) != 1:
                     for r in range(s0 + 2, s0 + length[c]):
-                        if _truth(lits[r], value) != -1:
+                        if _numba_truth(lits[r], value) != -1:
                             # Watch this literal instead: swap it into position k.
                             lits[r], lits[s0 + k] = lits[s0 + k], lits[r]
                             if prev < 0:
                                 head[t] = after
                             else:
                                 nxt[prev] = after
-                            _watch(c, k, lits, start, head, nxt)
+                            _numba_watch(c, k, lits, start, head, nxt)
                             moved = True
                             break
                     if not moved:
-                        now = _truth(other, value)
+                        now = _numba_truth(other, value)
                         if now == -1:
                             conflict = True
                         elif now == 0:
-                            top = _assign(other, value, trail, top)
+                            top = _numba_assign(other, value, trail, top)
             if not moved:
                 prev = e
             e = after
@@ -223,7 +225,7 @@ def _rup(target, lits, start, length, active, head, nxt, units, n_units, value, 
 
 
 @njit(cache=True)
-def _check(n_vars, n_formula, lits, start, length, step_kind, step_clause, units,
+def _numba_check(n_vars, n_formula, lits, start, length, step_kind, step_clause, units,
            n_units_formula):
     """Replay the proof; returns the index of the first step that fails, or -1."""
     n_clauses = start.shape[0]
@@ -233,8 +235,8 @@ def _check(n_vars, n_formula, lits, start, length, step_kind, step_clause, units
     for c in range(n_formula):
         active[c] = True
         if length[c] >= 2:
-            _watch(c, 0, lits, start, head, nxt)
-            _watch(c, 1, lits, start, head, nxt)
+            _numba_watch(c, 0, lits, start, head, nxt)
+            _numba_watch(c, 1, lits, start, head, nxt)
     value = np.zeros(n_vars, dtype=np.int8)
     trail = np.zeros(n_vars + 1, dtype=np.int64)
     n_units = n_units_formula
@@ -257,17 +259,17 @@ def _check(n_vars, n_formula, lits, start, length, step_kind, step_clause, units
             # later lemmas need (solvers delete such clauses), so it stays, as in drat-trim.
             # Deleting any other clause only makes the check stricter.
             if stale:
-                _rup(-1, lits, start, length, active, head, nxt, units, n_units, value, trail,
+                _numba_rup(-1, lits, start, length, active, head, nxt, units, n_units, value, trail,
                      top)
                 stale = False
             keep = length[c] <= 1
             for q in range(start[c], start[c] + length[c]):
-                if _truth(lits[q], top) == 1:
+                if _numba_truth(lits[q], top) == 1:
                     keep = True
             if not keep:
                 active[c] = False  # its watches stay and are skipped
             continue
-        if not _rup(c, lits, start, length, active, head, nxt, units, n_units, value, trail,
+        if not _numba_rup(c, lits, start, length, active, head, nxt, units, n_units, value, trail,
                     no_snapshot):
             return s
         active[c] = True
@@ -278,13 +280,29 @@ def _check(n_vars, n_formula, lits, start, length, step_kind, step_clause, units
             units[n_units] = c
             n_units += 1
         else:
-            _watch(c, 0, lits, start, head, nxt)
-            _watch(c, 1, lits, start, head, nxt)
+            _numba_watch(c, 0, lits, start, head, nxt)
+            _numba_watch(c, 1, lits, start, head, nxt)
     # The proof must end in the empty clause, or make it follow by propagation.
-    if not _rup(-1, lits, start, length, active, head, nxt, units, n_units, value, trail,
+    if not _numba_rup(-1, lits, start, length, active, head, nxt, units, n_units, value, trail,
                 no_snapshot):
         return step_kind.shape[0]
     return -1
+
+
+def _check(n_vars: int, n_formula: int, lits: np.ndarray, start: np.ndarray,
+           length: np.ndarray, step_kind: np.ndarray, step_clause: np.ndarray,
+           units: np.ndarray, n_units_formula: int) -> int:
+    """Replay the proof; returns the index of the first step that fails, or -1
+    (``len(step_kind)``: the proof does not reach the empty clause). ``lits`` and ``units``
+    are worked on in place."""
+    n_clauses = start.shape[0]
+    failed: int = _native.drup_check(
+        n_vars, n_formula, lits, start, length, step_kind, step_clause, units,
+        n_units_formula, np.empty(n_clauses, dtype=np.uint8),
+        np.empty(2 * n_vars, dtype=np.int64), np.empty(2 * n_clauses, dtype=np.int64),
+        np.empty(n_vars, dtype=np.int8), np.empty(n_vars + 1, dtype=np.int64),
+        np.empty(n_vars, dtype=np.int8))
+    return failed
 
 
 def check_drup(clauses: Sequence[Sequence[int]], proof: Iterable[str]) -> ProofCheck:

@@ -30,6 +30,7 @@ from numba import njit
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
+import cpmodels._native as _native
 from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
@@ -119,10 +120,17 @@ class _Incidence:
         self.item_start, self.item_opts = _csr(cover.item_options())
         self.low = np.array([it.low for it in cover.items], dtype=np.int64)
         self.exact_one = np.array([it.low == it.high == 1 for it in cover.items])
+        n_items = len(cover.items)
+        self._scratch = (np.empty(self.n_options, dtype=np.uint8),
+                         np.empty(self.n_options, dtype=np.uint8),
+                         np.empty(n_items, dtype=np.int64), np.empty(n_items, dtype=np.int64))
 
     def step(self, lits: np.ndarray, out: np.ndarray) -> tuple[int, int, int]:
-        return _next_step(lits, self.n_options, self.opt_start, self.opt_items,
-                          self.item_start, self.item_opts, self.low, out)
+        """See :func:`_next_step`."""
+        found: tuple[int, int, int] = _native.cnf_next_step(
+            np.ascontiguousarray(lits, dtype=np.int64), self.opt_start, self.opt_items,
+            self.item_start, self.item_opts, self.low, *self._scratch, out)
+        return found
 
 
 def _csr(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -136,7 +144,7 @@ DEAD, ITEM, OPTION, SOLVED = 0, 1, 2, 3  # what _next_step found
 
 
 @njit(cache=True)
-def _next_step(lits, n, opt_start, opt_items, item_start, item_opts, low, out):
+def _numba_next_step(lits, n, opt_start, opt_items, item_start, item_opts, low, out):
     """Where the split search goes from a propagated part, given its literals: ``(DEAD, ..)``
     when some item can no longer be covered enough; ``(ITEM, i, k)`` to split on item ``i``
     (the one short of cover with the fewest possible options), whose ``k`` possible options

@@ -6,5 +6,8 @@
 namespace cpbind {
 
 void bind_probe(nanobind::module_& m);
+void bind_towers(nanobind::module_& m);
+void bind_drup(nanobind::module_& m);
+void bind_cnf(nanobind::module_& m);
 
 }  // namespace cpbind

@@ -17,4 +17,7 @@ NB_MODULE(_native, m) {
 #endif
     m.doc() = "cpmodels' compiled engine core.";
     cpbind::bind_probe(m);
+    cpbind::bind_towers(m);
+    cpbind::bind_drup(m);
+    cpbind::bind_cnf(m);
 }
