@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 import cpmodels._native as _native
 from cpmodels.towers.problem import TowersProblem
@@ -44,151 +43,15 @@ class DpResult:
     partial: dict[tuple[int, int], str] | None = None
 
 
-@njit(cache=True)
-def _numba_popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
-def _numba_slot(key, mask):
-    h = key ^ (key >> np.uint64(33))
-    h *= np.uint64(0xFF51AFD7ED558CCD)
-    h ^= h >> np.uint64(33)
-    return h & mask
-
-
-@njit(cache=True)
-def _numba_insert(keys, vals, key, val):
-    """Keep the best score of ``key``; 1 when the key is new."""
-    mask = np.uint64(keys.shape[0] - 1)
-    s = _numba_slot(key, mask)
-    while True:
-        k = keys[s]
-        if k == _EMPTY:
-            keys[s] = key
-            vals[s] = val
-            return 1
-        if k == key:
-            if vals[s] < val:
-                vals[s] = val
-            return 0
-        s = (s + np.uint64(1)) & mask
-
-
-@njit(cache=True, inline="always")
-def _numba_around(key, j, bits, n_colours, none):
-    """The frontier cells that meet cell (i, j): above (colour, still needed) and left."""
-    cell = np.uint64((1 << bits) - 1)
-    colour_bits = np.uint64(bits - n_colours)
-    colour_mask = np.uint64((1 << (bits - n_colours)) - 1)
-    up = (key >> np.uint64(bits * j)) & cell
-    left_colour, left_missing = none, 0
-    if j > 0:
-        left = (key >> np.uint64(bits * (j - 1))) & cell
-        left_colour = np.int64(left & colour_mask)
-        left_missing = np.int64(left >> colour_bits)
-    return np.int64(up & colour_mask), np.int64(up >> colour_bits), left_colour, left_missing
-
-
-@njit(cache=True, inline="always")
-def _numba_successor(key, k, i, j, rows, cols, needs, bits, none, up_colour, up_missing,
-                     left_colour, left_missing):
-    """The state after placing colour ``k`` at (i, j) from state ``key`` (whose cells around
-    (i, j) are given, see ``_around``), or ``_EMPTY`` when that breaks a rule: a cell left
-    needing more colours than it has neighbours to come."""
-    cell = np.uint64((1 << bits) - 1)
-    colour_bits = np.int64(bits - needs.shape[0])
-    bit = 1 << k
-    if up_colour != none and (up_missing & ~bit) != 0:
-        return _EMPTY  # the cell above sees its last neighbour and still lacks a colour
-    new = key
-    if j > 0:
-        still = left_missing & ~bit
-        if _numba_popcount(still) > (1 if i < rows - 1 else 0):
-            return _EMPTY
-        before = np.uint64(bits * (j - 1))
-        new = (new & ~(cell << before)) | (np.uint64(left_colour | (still << colour_bits))
-                                           << before)
-    missing = needs[k]
-    if up_colour != none:
-        missing &= ~(1 << up_colour)
-    if left_colour != none:
-        missing &= ~(1 << left_colour)
-    if _numba_popcount(missing) > (1 if j < cols - 1 else 0) + (1 if i < rows - 1 else 0):
-        return _EMPTY
-    here = np.uint64(bits * j)
-    return (new & ~(cell << here)) | (np.uint64(k | (missing << colour_bits)) << here)
-
-
-@njit(cache=True)
-def _numba_step(keys, vals, i, j, rows, cols, table, needs, allowed, bits, none, floor,
-                new_keys, new_vals):
-    """The layer after placing cell (i, j) into ``new_keys``/``new_vals`` (emptied here; a
-    bigger table is made if they fill up); successors scoring below ``floor`` are dropped.
-    ``table[up, left, k]`` is what colour ``k`` scores under those colour codes."""
-    new_keys[:] = _EMPTY
-    cap = new_keys.shape[0]
-    used = 0
-    for s in range(keys.shape[0]):
-        key = keys[s]
-        if key == _EMPTY:
-            continue
-        uc, um, lc, lm = _numba_around(key, j, bits, needs.shape[0], none)
-        for k in range(table.shape[2]):
-            score = vals[s] + table[uc, lc, k]
-            if not (allowed >> k) & 1 or score < floor:
-                continue
-            new = _numba_successor(key, k, i, j, rows, cols, needs, bits, none, uc, um, lc, lm)
-            if new == _EMPTY:
-                continue
-            used += _numba_insert(new_keys, new_vals, new, score)
-            if used * 2 > cap:
-                cap *= 2
-                grown_keys = np.full(cap, _EMPTY, dtype=np.uint64)
-                grown_vals = np.zeros(cap, dtype=np.int64)
-                for q in range(new_keys.shape[0]):
-                    if new_keys[q] != _EMPTY:
-                        _numba_insert(grown_keys, grown_vals, new_keys[q], new_vals[q])
-                new_keys, new_vals = grown_keys, grown_vals
-    return new_keys, new_vals, used
-
-
-@njit(cache=True)
-def _numba_predecessor(keys, vals, target, value, i, j, rows, cols, table, needs, allowed, bits,
-                 none):
-    """A state of the layer before (i, j) and the colour that lead to ``target`` with
-    score ``value``; (-1, -1) when there is none."""
-    for s in range(keys.shape[0]):
-        uc, um, lc, lm = _numba_around(keys[s], j, bits, needs.shape[0], none)
-        for k in range(table.shape[2]):
-            if (allowed >> k) & 1 and vals[s] + table[uc, lc, k] == value and _numba_successor(
-                    keys[s], k, i, j, rows, cols, needs, bits, none, uc, um, lc,
-                    lm) == target:
-                return s, k
-    return -1, -1
-
-
-@njit(cache=True)
-def _numba_best(keys, vals):
-    best = -(1 << 62)  # an empty layer; scores may be negative with prices per cell
-    for s in range(keys.shape[0]):
-        if keys[s] != _EMPTY and vals[s] > best:
-            best = vals[s]
-    return best
-
-
 def _step(keys: np.ndarray, vals: np.ndarray, i: int, j: int, rows: int, cols: int,
           table: np.ndarray, needs: np.ndarray, allowed: int, bits: int, none: int,
           floor: int, new_keys: np.ndarray, new_vals: np.ndarray,
           ) -> tuple[np.ndarray, np.ndarray, int]:
-    """The layer after placing cell (i, j) into ``new_keys``/``new_vals`` (emptied here; a
-    table twice as big is made each time they are half full, and the states move to it in
-    slot order); successors scoring below ``floor`` are dropped. ``table[up, left, k]`` is
-    what colour ``k`` scores under those colour codes. Returns the table and its states."""
+    """The layer after placing cell (i, j) into ``new_keys``/``new_vals`` (emptied here;
+    each time they are half full the core stops, a table twice as big is made and the states
+    move to it in slot order, and the core goes on); successors scoring below ``floor`` are
+    dropped. ``table[up, left, k]`` is what colour ``k`` scores under those colour codes.
+    Returns the table that holds the layer and its number of states."""
     shape = np.array([i, j, rows, cols, bits, none], dtype=np.int64)
     used, at = 0, 0
     done = keys.shape[0] * table.shape[2]

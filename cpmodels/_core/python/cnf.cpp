@@ -1,11 +1,12 @@
-// The CNF split search's next step on numpy arrays (backends/cnf.py).
+// The CNF split search's next step (backends/cnf.py): an incidence of options and items,
+// checked once when it is made, whose step takes a part's literals.
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/tuple.h>
 
-#include <stdexcept>
+#include <vector>
 
 #include "bindings.hpp"
+#include "checked_arrays.hpp"
 #include "cpcore/entry.h"
 
 namespace nb = nanobind;
@@ -14,57 +15,68 @@ namespace cpbind {
 
 namespace {
 
-template <class T>
-using In = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-template <class T>
-using Out = nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+// Which items each option covers and which options cover each item (CSR), and how often
+// each item must be covered; read-only once made, so threads may share it.
+struct Incidence {
+    std::vector<int64_t> opt_start, opt_items, item_start, item_opts, low;
+};
 
-void require(bool ok, const char* what) {
-    if (!ok) throw std::invalid_argument(what);
+std::vector<int64_t> copied(const In<int64_t>& a) {
+    return std::vector<int64_t>(a.data(), a.data() + a.shape(0));
 }
 
 // ``start`` (one more than its rows) indexes ``flat``, whose entries are below ``bound``.
-void require_csr(const In<int64_t>& start, const In<int64_t>& flat, size_t bound) {
-    require(start.shape(0) >= 1 && start(0) == 0, "an incidence does not start at 0");
-    for (size_t r = 1; r < start.shape(0); ++r) {
-        require(start(r) >= start(r - 1) && (size_t)start(r) <= flat.shape(0),
+void require_csr(const std::vector<int64_t>& start, const std::vector<int64_t>& flat,
+                 size_t bound) {
+    require(!start.empty() && start[0] == 0, "an incidence does not start at 0");
+    for (size_t r = 1; r < start.size(); ++r) {
+        require(start[r] >= start[r - 1] && (size_t)start[r] <= flat.size(),
                 "an incidence's rows run past its entries");
     }
-    for (size_t q = 0; q < flat.shape(0); ++q) {
-        require(flat(q) >= 0 && (size_t)flat(q) < bound, "an incidence's entry is out of range");
+    for (int64_t x : flat) {
+        require(x >= 0 && (size_t)x < bound, "an incidence's entry is out of range");
     }
 }
 
 }  // namespace
 
 void bind_cnf(nb::module_& m) {
-    m.def(
-        "cnf_next_step",
-        [](In<int64_t> lits, In<int64_t> opt_start, In<int64_t> opt_items,
-           In<int64_t> item_start, In<int64_t> item_opts, In<int64_t> low,
-           Out<uint8_t> possible, Out<uint8_t> taken, Out<int64_t> need, Out<int64_t> room,
-           Out<int64_t> out) {
-            const size_t n = possible.shape(0), n_items = low.shape(0);
-            require(opt_start.shape(0) == n + 1 && item_start.shape(0) == n_items + 1
-                        && taken.shape(0) == n && need.shape(0) == n_items
-                        && room.shape(0) == n_items && out.shape(0) >= n,
-                    "the split search's arrays disagree in length");
-            require_csr(opt_start, opt_items, n_items);
-            require_csr(item_start, item_opts, n);
-            int64_t found[2];
-            const int64_t kind = cpcore_cnf_next_step(
-                lits.data(), lits.shape(0), n, opt_start.data(), opt_items.data(),
-                item_start.data(), item_opts.data(), low.data(), n_items, possible.data(),
-                taken.data(), need.data(), room.data(), out.data(), found);
-            return std::make_tuple(kind, found[0], found[1]);
-        },
-        nb::arg("lits"), nb::arg("opt_start"), nb::arg("opt_items"), nb::arg("item_start"),
-        nb::arg("item_opts"), nb::arg("low"), nb::arg("possible").noconvert(),
-        nb::arg("taken").noconvert(), nb::arg("need").noconvert(),
-        nb::arg("room").noconvert(), nb::arg("out").noconvert(),
-        nb::call_guard<nb::gil_scoped_release>(),
-        "Where the split search goes from a propagated part: (kind, item or option, options "
-        "written to out).");
+    nb::class_<Incidence>(m, "CnfIncidence",
+                          "The options and items of an exact cover, for the split step.")
+        .def(
+            "__init__",
+            [](Incidence* self, In<int64_t> opt_start, In<int64_t> opt_items,
+               In<int64_t> item_start, In<int64_t> item_opts, In<int64_t> low) {
+                Incidence made{copied(opt_start), copied(opt_items), copied(item_start),
+                               copied(item_opts), copied(low)};
+                require(made.item_start.size() == made.low.size() + 1,
+                        "the items' starts and bounds disagree in length");
+                require(!made.opt_start.empty(), "an incidence does not start at 0");
+                require_csr(made.opt_start, made.opt_items, made.low.size());
+                require_csr(made.item_start, made.item_opts, made.opt_start.size() - 1);
+                new (self) Incidence(std::move(made));
+            },
+            nb::arg("opt_start"), nb::arg("opt_items"), nb::arg("item_start"),
+            nb::arg("item_opts"), nb::arg("low"))
+        .def(
+            "step",
+            [](const Incidence& inc, In<int64_t> lits, Out<int64_t> out) {
+                const size_t n = inc.opt_start.size() - 1, n_items = inc.low.size();
+                require(out.shape(0) >= n, "out is shorter than the options");
+                std::vector<uint8_t> possible(n), taken(n);
+                std::vector<int64_t> need(n_items), room(n_items);
+                int64_t found[2];
+                const int64_t kind = cpcore_cnf_next_step(
+                    lits.data(), lits.shape(0), n, inc.opt_start.data(), inc.opt_items.data(),
+                    inc.item_start.data(), inc.item_opts.data(), inc.low.data(), n_items,
+                    possible.data(), taken.data(), need.data(), room.data(), out.data(),
+                    found);
+                return std::make_tuple(kind, found[0], found[1]);
+            },
+            nb::arg("lits"), nb::arg("out").noconvert(),
+            nb::call_guard<nb::gil_scoped_release>(),
+            "Where the split search goes from a propagated part: (kind, item or option, "
+            "options written to out).");
 }
 
 }  // namespace cpbind

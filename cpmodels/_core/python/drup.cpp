@@ -1,28 +1,13 @@
 // The DRUP checker's replay on numpy arrays (drup.py builds them and the scratch arrays).
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
-
-#include <stdexcept>
 
 #include "bindings.hpp"
+#include "checked_arrays.hpp"
 #include "cpcore/entry.h"
 
 namespace nb = nanobind;
 
 namespace cpbind {
-
-namespace {
-
-template <class T>
-using In = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-template <class T>
-using Out = nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-
-void require(bool ok, const char* what) {
-    if (!ok) throw std::invalid_argument(what);
-}
-
-}  // namespace
 
 void bind_drup(nb::module_& m) {
     m.def(
@@ -44,20 +29,27 @@ void bind_drup(nb::module_& m) {
                         && step_clause.shape(0) == step_kind.shape(0)
                         && n_units_formula >= 0 && (size_t)n_units_formula <= n_clauses,
                     "the checker's arrays disagree in length");
+            const int64_t *first = start.data(), *len = length.data(), *lit = lits.data();
             for (size_t c = 0; c < n_clauses; ++c) {
-                require(start(c) >= 0 && length(c) >= 0
-                            && (size_t)(start(c) + length(c)) <= lits.shape(0),
+                require(first[c] >= 0 && len[c] >= 0
+                            && (size_t)(first[c] + len[c]) <= lits.shape(0),
                         "a clause runs past the literals");
+                for (int64_t q = first[c]; q < first[c] + len[c]; ++q) {
+                    require(lit[q] >= -n_vars && lit[q] <= n_vars && lit[q] != 0,
+                            "a literal is 0 or past the variables");
+                }
             }
-            for (size_t q = 0; q < lits.shape(0); ++q) {
-                const int64_t lit = lits(q);
-                require(lit >= -n_vars && lit <= n_vars, "a literal is past the variables");
-            }
+            const int64_t *kind = step_kind.data(), *clause = step_clause.data();
             for (size_t s = 0; s < step_kind.shape(0); ++s) {
-                require(step_kind(s) >= 0 && step_kind(s) <= 2 && step_clause(s) >= -1
-                            && step_clause(s) < (int64_t)n_clauses
-                            && (step_kind(s) == 1 || step_clause(s) >= 0),
+                require(kind[s] >= 0 && kind[s] <= 2 && clause[s] >= -1
+                            && clause[s] < (int64_t)n_clauses
+                            && (kind[s] == 1 || clause[s] >= 0),
                         "a step is not a clause's");
+            }
+            const int64_t* unit = units.data();
+            for (int64_t u = 0; u < n_units_formula; ++u) {
+                require(unit[u] >= 0 && (size_t)unit[u] < n_clauses && len[unit[u]] == 1,
+                        "a unit is not a clause of one literal");
             }
             return cpcore_drup_check(n_vars, n_formula, (int64_t)n_clauses, lits.data(),
                                      start.data(), length.data(), (int64_t)step_kind.shape(0),

@@ -1,11 +1,9 @@
 // The towers programme's kernels on numpy arrays (towers/programme.py holds the tables).
 #include <nanobind/nanobind.h>
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 
-#include <stdexcept>
-
 #include "bindings.hpp"
+#include "checked_arrays.hpp"
 #include "cpcore/entry.h"
 
 namespace nb = nanobind;
@@ -14,29 +12,24 @@ namespace cpbind {
 
 namespace {
 
-template <class T>
-using In = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-template <class T>
-using Out = nb::ndarray<T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Table = nb::ndarray<const int64_t, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
 
 // The checks every kernel's cell arguments need: ``shape`` is (i, j, rows, cols, bits,
 // none) and ``table`` is [none + 1, none + 1, colours] with ``needs`` one mask a colour.
 void check_cell(const In<int64_t>& shape, const Table& table, const In<int64_t>& needs) {
-    if (shape.shape(0) != 6) throw std::invalid_argument("shape holds 6 numbers");
+    require(shape.shape(0) == 6, "shape holds 6 numbers");
     const int64_t bits = shape(4), none = shape(5);
     const size_t codes = needs.shape(0);
-    if (bits < 1 || bits > 64 || none < 0 || codes == 0 || codes >= (size_t)bits
-        || table.shape(0) != (size_t)none + 1 || table.shape(1) != (size_t)none + 1
-        || table.shape(2) != codes || shape(0) < 0 || shape(0) >= shape(2) || shape(1) < 0
-        || shape(1) >= shape(3) || shape(3) * bits > 64
-        || ((int64_t)1 << (bits - (int64_t)codes)) > none + 1) {
-        throw std::invalid_argument("the cell's table, needs and key layout disagree");
-    }
+    require(bits >= 1 && bits <= 64 && none >= 0 && codes > 0 && codes < (size_t)bits
+                && table.shape(0) == (size_t)none + 1 && table.shape(1) == (size_t)none + 1
+                && table.shape(2) == codes && shape(0) >= 0 && shape(0) < shape(2)
+                && shape(1) >= 0 && shape(1) < shape(3) && shape(3) * bits <= 64
+                && ((int64_t)1 << (bits - (int64_t)codes)) <= none + 1,
+            "the cell's table, needs and key layout disagree");
 }
 
 void check_table(size_t keys, size_t vals) {
-    if (keys != vals) throw std::invalid_argument("keys and values differ in length");
+    require(keys == vals, "keys and values differ in length");
 }
 
 }  // namespace
@@ -51,9 +44,8 @@ void bind_towers(nb::module_& m) {
             check_table(new_keys.shape(0), new_vals.shape(0));
             check_cell(shape, table, needs);
             const size_t cap = new_keys.shape(0);
-            if (cap == 0 || (cap & (cap - 1)) != 0 || used * 2 > cap) {
-                throw std::invalid_argument("the new table is not a free power of two");
-            }
+            require(cap > 0 && (cap & (cap - 1)) == 0 && used * 2 <= cap,
+                    "the new table is not a free power of two");
             used = cpcore_towers_step(keys.data(), vals.data(), keys.shape(0), shape.data(),
                                       table.data(), needs.data(), needs.shape(0), allowed,
                                       floor, new_keys.data(), new_vals.data(), cap, used, &at);
@@ -72,9 +64,8 @@ void bind_towers(nb::module_& m) {
             check_table(keys.shape(0), vals.shape(0));
             check_table(into_keys.shape(0), into_vals.shape(0));
             const size_t cap = into_keys.shape(0);
-            if (cap == 0 || (cap & (cap - 1)) != 0 || cap <= keys.shape(0)) {
-                throw std::invalid_argument("the bigger table is not a bigger power of two");
-            }
+            require(cap > 0 && (cap & (cap - 1)) == 0 && cap > keys.shape(0),
+                    "the bigger table is not a bigger power of two");
             cpcore_towers_rehash(keys.data(), vals.data(), keys.shape(0), into_keys.data(),
                                  into_vals.data(), cap);
         },

@@ -31,6 +31,13 @@ inline int64_t assign(int64_t lit, int8_t* value, int64_t* trail, int64_t top) {
     return top + 1;
 }
 
+// Make ``lit`` true unless it is already decided; true when it is false (a conflict).
+inline bool imply(int64_t lit, int8_t* value, int64_t* trail, int64_t* top) {
+    const int8_t now = truth(lit, value);
+    if (now == 0) *top = assign(lit, value, trail, *top);
+    return now == -1;
+}
+
 // Put watch ``k`` of clause ``c`` (on its literal at position ``k``) on that literal.
 inline void watch(const Clauses& f, int64_t c, int64_t k) {
     const int64_t e = 2 * c + k;
@@ -48,24 +55,13 @@ bool rup(const Clauses& f, int64_t target, int64_t n_units, int64_t n_vars, int8
     bool conflict = false;
     if (target >= 0) {
         for (int64_t q = f.start[target]; q < f.start[target] + f.length[target]; ++q) {
-            const int8_t now = truth(-f.lits[q], value);
-            if (now == -1) {
-                conflict = true;  // the lemma is a tautology
-            } else if (now == 0) {
-                top = assign(-f.lits[q], value, f.trail, top);
-            }
+            if (imply(-f.lits[q], value, f.trail, &top)) conflict = true;  // a tautology
         }
     }
     for (int64_t u = 0; u < n_units && !conflict; ++u) {
         const int64_t c = f.units[u];
         if (!f.active[c]) continue;
-        const int64_t lit = f.lits[f.start[c]];
-        const int8_t now = truth(lit, value);
-        if (now == -1) {
-            conflict = true;
-        } else if (now == 0) {
-            top = assign(lit, value, f.trail, top);
-        }
+        conflict = imply(f.lits[f.start[c]], value, f.trail, &top);
     }
     int64_t done = 0;
     while (done < top && !conflict) {
@@ -98,14 +94,7 @@ bool rup(const Clauses& f, int64_t target, int64_t n_units, int64_t n_vars, int8
                             break;
                         }
                     }
-                    if (!moved) {
-                        const int8_t now = truth(other, value);
-                        if (now == -1) {
-                            conflict = true;
-                        } else if (now == 0) {
-                            top = assign(other, value, f.trail, top);
-                        }
-                    }
+                    if (!moved && imply(other, value, f.trail, &top)) conflict = true;
                 }
             }
             if (!moved) prev = e;

@@ -20,7 +20,6 @@ extern "C" uint64_t cpcore_towers_step(const uint64_t* keys, const int64_t* vals
                                        uint64_t* new_keys, int64_t* new_vals, uint64_t cap,
                                        uint64_t used, uint64_t* at) {
     const Cell cell = cell_at(shape, needs, n_codes);
-    const uint64_t side = (uint64_t)cell.none + 1;
     const uint64_t end = n_keys * n_codes;
     if (*at == 0) {
         for (uint64_t q = 0; q < cap; ++q) new_keys[q] = EMPTY;
@@ -29,11 +28,10 @@ extern "C" uint64_t cpcore_towers_step(const uint64_t* keys, const int64_t* vals
         const word key = keys[s];
         if (key == EMPTY) continue;
         const Around a = around(key, cell);
-        const int64_t* scores = table + ((uint64_t)a.up_colour * side
-                                         + (uint64_t)a.left_colour) * n_codes;
+        const int64_t* score_of = scores(table, cell, a);
         const uint64_t first = s == *at / n_codes ? *at % n_codes : 0;
         for (uint64_t k = first; k < n_codes; ++k) {
-            const int64_t score = vals[s] + scores[k];
+            const int64_t score = vals[s] + score_of[k];
             if (!((allowed >> k) & 1) || score < floor) continue;
             const word next = successor(key, (int64_t)k, cell, a);
             if (next == EMPTY) continue;
@@ -65,13 +63,11 @@ extern "C" int64_t cpcore_towers_predecessor(const uint64_t* keys, const int64_t
                                              const int64_t* needs, uint64_t n_codes,
                                              int64_t allowed, int64_t* colour) {
     const Cell cell = cell_at(shape, needs, n_codes);
-    const uint64_t side = (uint64_t)cell.none + 1;
     for (uint64_t s = 0; s < n_keys; ++s) {
         const Around a = around(keys[s], cell);
-        const int64_t* scores = table + ((uint64_t)a.up_colour * side
-                                         + (uint64_t)a.left_colour) * n_codes;
+        const int64_t* score_of = scores(table, cell, a);
         for (uint64_t k = 0; k < n_codes; ++k) {
-            if (((allowed >> k) & 1) && vals[s] + scores[k] == value
+            if (((allowed >> k) & 1) && vals[s] + score_of[k] == value
                 && successor(keys[s], (int64_t)k, cell, a) == target) {
                 *colour = (int64_t)k;
                 return (int64_t)s;

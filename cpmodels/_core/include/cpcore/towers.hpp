@@ -61,6 +61,13 @@ inline __attribute__((always_inline)) Around around(word key, const Cell& at) {
     return a;
 }
 
+// What each colour scores at the cell, given the colours around it: ``table[up][left]``.
+inline __attribute__((always_inline)) const int64_t* scores(const int64_t* table,
+                                                            const Cell& at, const Around& a) {
+    const uint64_t side = (uint64_t)at.none + 1;
+    return table + ((uint64_t)a.up_colour * side + (uint64_t)a.left_colour) * at.n_codes;
+}
+
 // The state after placing colour ``k`` from ``key``, or EMPTY when that breaks a rule: a
 // cell left needing more colours than it has neighbours to come.
 inline __attribute__((always_inline)) word successor(word key, int64_t k, const Cell& at,
