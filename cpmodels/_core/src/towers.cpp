@@ -19,30 +19,15 @@ extern "C" uint64_t cpcore_towers_step(const uint64_t* keys, const int64_t* vals
                                        uint64_t n_codes, int64_t allowed, int64_t floor,
                                        uint64_t* new_keys, int64_t* new_vals, uint64_t cap,
                                        uint64_t used, uint64_t* at) {
-    const Cell cell = cell_at(shape, needs, n_codes);
-    const uint64_t end = n_keys * n_codes;
     if (*at == 0) {
         for (uint64_t q = 0; q < cap; ++q) new_keys[q] = EMPTY;
     }
-    for (uint64_t s = *at / n_codes; s < n_keys; ++s) {
-        const word key = keys[s];
-        if (key == EMPTY) continue;
-        const Around a = around(key, cell);
-        const int64_t* score_of = scores(table, cell, a);
-        const uint64_t first = s == *at / n_codes ? *at % n_codes : 0;
-        for (uint64_t k = first; k < n_codes; ++k) {
-            const int64_t score = vals[s] + score_of[k];
-            if (!((allowed >> k) & 1) || score < floor) continue;
-            const word next = successor(key, (int64_t)k, cell, a);
-            if (next == EMPTY) continue;
-            used += insert(new_keys, new_vals, cap, next, score);
-            if (used * 2 > cap) {  // full: the caller gives a bigger table, then goes on
-                *at = s * n_codes + k + 1;
-                return used;
-            }
-        }
-    }
-    *at = end;
+    // Stops when the table is half full: the caller gives a bigger one, then goes on.
+    *at = each_successor(keys, vals, n_keys, cell_at(shape, needs, n_codes), table, allowed,
+                         floor, *at, [&](uint64_t, uint64_t, int64_t score, word next) {
+                             used += insert(new_keys, new_vals, cap, next, score);
+                             return used * 2 > cap;
+                         });
     return used;
 }
 
@@ -62,20 +47,16 @@ extern "C" int64_t cpcore_towers_predecessor(const uint64_t* keys, const int64_t
                                              const int64_t* shape, const int64_t* table,
                                              const int64_t* needs, uint64_t n_codes,
                                              int64_t allowed, int64_t* colour) {
-    const Cell cell = cell_at(shape, needs, n_codes);
-    for (uint64_t s = 0; s < n_keys; ++s) {
-        const Around a = around(keys[s], cell);
-        const int64_t* score_of = scores(table, cell, a);
-        for (uint64_t k = 0; k < n_codes; ++k) {
-            if (((allowed >> k) & 1) && vals[s] + score_of[k] == value
-                && successor(keys[s], (int64_t)k, cell, a) == target) {
-                *colour = (int64_t)k;
-                return (int64_t)s;
-            }
-        }
-    }
+    int64_t found = -1;
     *colour = -1;
-    return -1;
+    each_successor(keys, vals, n_keys, cell_at(shape, needs, n_codes), table, allowed,
+                   INT64_MIN, 0, [&](uint64_t s, uint64_t k, int64_t score, word next) {
+                       if (score != value || next != target) return false;
+                       found = (int64_t)s;
+                       *colour = (int64_t)k;
+                       return true;
+                   });
+    return found;
 }
 
 extern "C" int64_t cpcore_towers_best(const uint64_t* keys, const int64_t* vals,

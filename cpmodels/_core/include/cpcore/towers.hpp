@@ -95,5 +95,29 @@ inline __attribute__((always_inline)) word successor(word key, int64_t k, const 
     return (next & ~(cell << here)) | ((word)(k | (missing << colour_bits)) << here);
 }
 
+// Every successor of a layer's states, from position ``from`` (state ``from / n_codes``,
+// colour ``from % n_codes``) on, in order: ``visit(s, k, score, next)`` for each colour
+// ``allowed`` that scores at least ``floor`` and breaks no rule. Returns the position after
+// the successor whose visit returned true (it asked to stop), or the end.
+template <class Visit>
+inline __attribute__((always_inline)) uint64_t each_successor(
+    const word* keys, const int64_t* vals, uint64_t n_keys, const Cell& at,
+    const int64_t* table, int64_t allowed, int64_t floor, uint64_t from, Visit visit) {
+    const uint64_t n_codes = at.n_codes;
+    for (uint64_t s = from / n_codes; s < n_keys; ++s) {
+        const word key = keys[s];
+        if (key == EMPTY) continue;
+        const Around a = around(key, at);
+        const int64_t* score_of = scores(table, at, a);
+        for (uint64_t k = s == from / n_codes ? from % n_codes : 0; k < n_codes; ++k) {
+            const int64_t score = vals[s] + score_of[k];
+            if (!((allowed >> k) & 1) || score < floor) continue;
+            const word next = successor(key, (int64_t)k, at, a);
+            if (next != EMPTY && visit(s, k, score, next)) return s * n_codes + k + 1;
+        }
+    }
+    return n_keys * n_codes;
+}
+
 }  // namespace towers
 }  // namespace cpcore
