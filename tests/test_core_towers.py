@@ -307,7 +307,11 @@ def _drup_refusals():
                    dict(step_kind=np.array([0], np.int64), step_clause=np.array([-1], np.int64)),
                    dict(step_kind=np.array([3], np.int64)),
                    dict(n_units_formula=1), dict(head=np.empty(3, np.int64)),
-                   dict(units=np.zeros(2, np.int64)), dict(value=np.empty(2, np.int64))):
+                   dict(units=np.zeros(0, np.int64), step_kind=np.array([0], np.int64),
+                        start=np.array([0, 2, 1], np.int64),
+                        length=np.array([2, 2, 1], np.int64), active=np.empty(3, np.uint8),
+                        next=np.empty(6, np.int64), step_clause=np.array([2], np.int64)),
+                   dict(value=np.empty(2, np.int64))):
         with pytest.raises((ValueError, TypeError)):
             _native.drup_check(**arrays(**change))
 

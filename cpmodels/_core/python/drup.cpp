@@ -20,7 +20,7 @@ void bind_drup(nb::module_& m) {
             const size_t n_clauses = start.shape(0);
             require(n_vars >= 1 && n_formula >= 0 && (size_t)n_formula <= n_clauses,
                     "the counts of variables and clauses are out of range");
-            require(length.shape(0) == n_clauses && units.shape(0) > n_clauses
+            require(length.shape(0) == n_clauses
                         && active.shape(0) == n_clauses && next.shape(0) == 2 * n_clauses
                         && head.shape(0) == 2 * (size_t)n_vars
                         && value.shape(0) == (size_t)n_vars
@@ -40,12 +40,16 @@ void bind_drup(nb::module_& m) {
                 }
             }
             const int64_t *kind = step_kind.data(), *clause = step_clause.data();
+            size_t new_units = 0;  // each goes on the list of units
             for (size_t s = 0; s < step_kind.shape(0); ++s) {
                 require(kind[s] >= 0 && kind[s] <= 2 && clause[s] >= -1
                             && clause[s] < (int64_t)n_clauses
                             && (kind[s] == 1 || clause[s] >= 0),
                         "a step is not a clause's");
+                new_units += kind[s] == 0 && len[clause[s]] == 1;
             }
+            require((size_t)n_units_formula + new_units <= units.shape(0),
+                    "the list of units is too short for the proof's");
             const int64_t* unit = units.data();
             for (int64_t u = 0; u < n_units_formula; ++u) {
                 require(unit[u] >= 0 && (size_t)unit[u] < n_clauses && len[unit[u]] == 1,
