@@ -4,7 +4,7 @@ A DRUP proof is a list of lemmas (clauses) and deletions. Each lemma must follow
 clauses so far by *reverse unit propagation* (RUP): assuming every literal of the lemma false
 and propagating units must end in a conflict. The proof holds when the empty clause follows.
 This checker shares no code with any solver: it reads the formula and the proof as text-level
-clauses and propagates with two watched literals per clause (compiled with numba). Lemmas that
+clauses and propagates with two watched literals per clause (in the compiled core). Lemmas that
 need the RAT rule are rejected (the proofs checked here are DRUP). Deleting clauses can only
 make the check stricter, so deletions are applied, except of clauses satisfied at the top
 level (a later lemma may need the units they imply), as drat-trim does.
@@ -20,7 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+
+import cpmodels._native as _native
 
 MAX_PROOF_BYTES = 200_000_000  # a proof file longer than this is refused unread
 MAX_LITERAL_DIGITS = 19  # a literal's text longer than this is past any formula's variables
@@ -126,165 +127,20 @@ def _binary_step(step: bytes, number: int, n_vars: int | None) -> str:
     return ("d " if step[0] == 0x64 else "") + " ".join([*lits, "0"])
 
 
-@njit(cache=True)
-def _lit_index(lit):
-    return 2 * (abs(lit) - 1) + (1 if lit < 0 else 0)
-
-
-@njit(cache=True)
-def _truth(lit, value):
-    v = value[abs(lit) - 1]
-    return v if lit > 0 else -v
-
-
-@njit(cache=True)
-def _assign(lit, value, trail, top):
-    value[abs(lit) - 1] = 1 if lit > 0 else -1
-    trail[top] = lit
-    return top + 1
-
-
-@njit(cache=True)
-def _watch(c, k, lits, start, head, nxt):
-    """Put watch ``k`` of clause ``c`` (on its literal at position ``k``) on that literal."""
-    e = 2 * c + k
-    t = _lit_index(lits[start[c] + k])
-    nxt[e] = head[t]
-    head[t] = e
-
-
-@njit(cache=True)
-def _rup(target, lits, start, length, active, head, nxt, units, n_units, value, trail,
-         snapshot):
-    """True when assuming clause ``target`` false (-1: the empty clause) and propagating the
-    active clauses yields a conflict. Two watched literals per clause (positions 0 and 1 of
-    its literals); the assignment is undone before returning, and a non-empty ``snapshot``
-    receives it first."""
-    top = 0
-    conflict = False
-    if target >= 0:
-        for q in range(start[target], start[target] + length[target]):
-            now = _truth(-lits[q], value)
-            if now == -1:
-                conflict = True  # the lemma is a tautology
-            elif now == 0:
-                top = _assign(-lits[q], value, trail, top)
-    for u in range(n_units):
-        c = units[u]
-        if conflict:
-            break
-        if active[c]:
-            now = _truth(lits[start[c]], value)
-            if now == -1:
-                conflict = True
-            elif now == 0:
-                top = _assign(lits[start[c]], value, trail, top)
-    done = 0
-    while done < top and not conflict:
-        false_lit = -trail[done]
-        done += 1
-        t = _lit_index(false_lit)
-        e = head[t]
-        prev = -1
-        while e >= 0:
-            after = nxt[e]
-            c = e // 2
-            k = e % 2
-            moved = False
-            if active[c] and not conflict:
-                s0 = start[c]
-                other = lits[s0 + 1 - k]
-                if _truth(other, value) != 1:
-                    for r in range(s0 + 2, s0 + length[c]):
-                        if _truth(lits[r], value) != -1:
-                            # Watch this literal instead: swap it into position k.
-                            lits[r], lits[s0 + k] = lits[s0 + k], lits[r]
-                            if prev < 0:
-                                head[t] = after
-                            else:
-                                nxt[prev] = after
-                            _watch(c, k, lits, start, head, nxt)
-                            moved = True
-                            break
-                    if not moved:
-                        now = _truth(other, value)
-                        if now == -1:
-                            conflict = True
-                        elif now == 0:
-                            top = _assign(other, value, trail, top)
-            if not moved:
-                prev = e
-            e = after
-    if snapshot.shape[0] > 0:
-        snapshot[:] = value
-    for k in range(top):
-        value[abs(trail[k]) - 1] = 0
-    return conflict
-
-
-@njit(cache=True)
-def _check(n_vars, n_formula, lits, start, length, step_kind, step_clause, units,
-           n_units_formula):
-    """Replay the proof; returns the index of the first step that fails, or -1."""
+def _check(n_vars: int, n_formula: int, lits: np.ndarray, start: np.ndarray,
+           length: np.ndarray, step_kind: np.ndarray, step_clause: np.ndarray,
+           units: np.ndarray, n_units_formula: int) -> int:
+    """Replay the proof; returns the index of the first step that fails, or -1
+    (``len(step_kind)``: the proof does not reach the empty clause). ``lits`` and ``units``
+    are worked on in place."""
     n_clauses = start.shape[0]
-    active = np.zeros(n_clauses, dtype=np.bool_)
-    head = np.full(2 * n_vars, -1, dtype=np.int64)
-    nxt = np.full(2 * n_clauses, -1, dtype=np.int64)
-    for c in range(n_formula):
-        active[c] = True
-        if length[c] >= 2:
-            _watch(c, 0, lits, start, head, nxt)
-            _watch(c, 1, lits, start, head, nxt)
-    value = np.zeros(n_vars, dtype=np.int8)
-    trail = np.zeros(n_vars + 1, dtype=np.int64)
-    n_units = n_units_formula
-    top = np.zeros(n_vars, dtype=np.int8)  # the top-level assignment (units propagated)
-    no_snapshot = np.zeros(0, dtype=np.int8)
-    stale = True
-    for s in range(step_kind.shape[0]):
-        c = step_clause[s]
-        if step_kind[s] == 2:
-            # A clause derived (or given) before: it follows from the formula, so it is
-            # active again unchecked (its watches stayed). The top-level assignment is not
-            # redone: an older one keeps fewer deleted clauses, which only makes the check
-            # stricter.
-            active[c] = True
-            continue
-        if step_kind[s] == 1:
-            if c < 0:
-                continue
-            # A clause satisfied at the top level may be the reason for a top-level unit that
-            # later lemmas need (solvers delete such clauses), so it stays, as in drat-trim.
-            # Deleting any other clause only makes the check stricter.
-            if stale:
-                _rup(-1, lits, start, length, active, head, nxt, units, n_units, value, trail,
-                     top)
-                stale = False
-            keep = length[c] <= 1
-            for q in range(start[c], start[c] + length[c]):
-                if _truth(lits[q], top) == 1:
-                    keep = True
-            if not keep:
-                active[c] = False  # its watches stay and are skipped
-            continue
-        if not _rup(c, lits, start, length, active, head, nxt, units, n_units, value, trail,
-                    no_snapshot):
-            return s
-        active[c] = True
-        stale = True
-        if length[c] == 0:
-            return -1
-        if length[c] == 1:
-            units[n_units] = c
-            n_units += 1
-        else:
-            _watch(c, 0, lits, start, head, nxt)
-            _watch(c, 1, lits, start, head, nxt)
-    # The proof must end in the empty clause, or make it follow by propagation.
-    if not _rup(-1, lits, start, length, active, head, nxt, units, n_units, value, trail,
-                no_snapshot):
-        return step_kind.shape[0]
-    return -1
+    failed: int = _native.drup_check(
+        n_vars, n_formula, lits, start, length, step_kind, step_clause, units,
+        n_units_formula, np.empty(n_clauses, dtype=np.uint8),
+        np.empty(2 * n_vars, dtype=np.int64), np.empty(2 * n_clauses, dtype=np.int64),
+        np.empty(n_vars, dtype=np.int8), np.empty(n_vars + 1, dtype=np.int64),
+        np.empty(n_vars, dtype=np.int8))
+    return failed
 
 
 def check_drup(clauses: Sequence[Sequence[int]], proof: Iterable[str]) -> ProofCheck:

@@ -3,11 +3,11 @@ every order of building."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import textwrap
 
-import numba
 import numpy as np
 import pytest
 from checker import NEEDS, replay_towers
@@ -34,41 +34,46 @@ def _game(tmp_path, points, rows=5, cols=5, rules="when-built"):
     return path
 
 
-@numba.njit(cache=False)
-def _search(n, base, around, degree, start):  # pragma: no cover - compiled
+_CHUNK = 1 << 18  # boards expanded at once
+
+
+def _digits(boards, n, base):
+    """Each board's cells (its digits in ``base``, cell 0 the lowest), one array a cell."""
+    digits = []
+    for _ in range(n):
+        boards, digit = np.divmod(boards, base)
+        digits.append(digit)
+    return digits
+
+
+def _search(n, base, around, degree, start):
     """Breadth-first search over the boards from ``start``: each step builds a colour on a
     cell whose neighbours hold every colour it needs (colour k needs 0..k-1; code 4 is an
-    empty cell). Returns which boards are reached."""
+    empty cell). A board is its digits in ``base``, cell i the i-th; the boards of a layer
+    are expanded together (numpy). Returns which boards are reached."""
     seen = np.zeros(base ** n, np.bool_)
-    queue = np.empty(base ** n, np.int64)
-    weight = np.empty(n, np.int64)
-    digits = np.empty(n, np.int64)
-    w = 1
-    for i in range(n):
-        weight[i] = w
-        w *= base
+    fresh = np.zeros(base ** n, np.bool_)  # the next layer
+    weight = base ** np.arange(n, dtype=np.int32)
+    bit = np.array([1, 2, 4, 8, 0], np.uint8)  # a colour's bit; none for an empty cell
     seen[start] = True
-    queue[0] = start
-    head, tail = 0, 1
-    while head < tail:
-        board = queue[head]
-        head += 1
-        rest = board
-        for i in range(n):
-            digits[i] = rest % base
-            rest //= base
-        for v in range(n):
-            held = 0
-            for i in range(degree[v]):
-                if digits[around[v, i]] < 4:
-                    held |= 1 << digits[around[v, i]]
-            for k in range(4):
-                if k != digits[v] and (held & ((1 << k) - 1)) == (1 << k) - 1:
-                    after = board + (k - digits[v]) * weight[v]
-                    if not seen[after]:
-                        seen[after] = True
-                        queue[tail] = after
-                        tail += 1
+    layer = np.array([start], np.int32)
+    while layer.size:
+        for at in range(0, layer.size, _CHUNK):
+            boards = layer[at:at + _CHUNK]
+            digits = _digits(boards, n, base)
+            colour = [bit[d] for d in digits]
+            for v in range(n):
+                held = functools.reduce(np.bitwise_or,
+                                        [colour[u] for u in around[v, :degree[v]]])
+                for k in range(4):
+                    need = (1 << k) - 1
+                    can = ((held & need) == need) & (digits[v] != k)
+                    after = boards[can] + (k - digits[v][can]) * weight[v]
+                    after = after[~seen[after]]
+                    seen[after] = True
+                    fresh[after] = True
+        layer = np.flatnonzero(fresh).astype(np.int32)
+        fresh[layer] = False
     return seen
 
 
@@ -88,10 +93,9 @@ def reachable_cities(rows, cols, start_empty=False):
                 if 0 <= r + dr < rows and 0 <= c + dc < cols:
                     around[r * cols + c, degree[r * cols + c]] = (r + dr) * cols + c + dc
                     degree[r * cols + c] += 1
-    weights = base ** np.arange(n, dtype=np.int64)
-    start = int(weights.sum()) * 4 if start_empty else 0
-    cities = np.nonzero(_search(n, base, around, degree, start))[0]
-    digits = (cities[:, None] // weights) % base
+    start = int((base ** np.arange(n)).sum()) * 4 if start_empty else 0
+    cities = np.flatnonzero(_search(n, base, around, degree, start)).astype(np.int32)
+    digits = np.stack(_digits(cities, n, base), axis=1).astype(np.int64)
     return digits[(digits < 4).all(axis=1)]
 
 

@@ -26,10 +26,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
+import cpmodels._native as _native
 from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
@@ -111,7 +111,7 @@ def build_cnf(cover: ExactCover, encoding: int = EncType.native) -> CnfModel:
 
 class _Incidence:
     """Which items each option covers and which options cover each item, as flat arrays
-    (CSR), for :func:`_next_step`."""
+    (CSR), for the split step (:meth:`step`)."""
 
     def __init__(self, cover: ExactCover) -> None:
         self.n_options = len(cover.options)
@@ -119,10 +119,19 @@ class _Incidence:
         self.item_start, self.item_opts = _csr(cover.item_options())
         self.low = np.array([it.low for it in cover.items], dtype=np.int64)
         self.exact_one = np.array([it.low == it.high == 1 for it in cover.items])
+        self._native = _native.CnfIncidence(self.opt_start, self.opt_items, self.item_start,
+                                            self.item_opts, self.low)
 
     def step(self, lits: np.ndarray, out: np.ndarray) -> tuple[int, int, int]:
-        return _next_step(lits, self.n_options, self.opt_start, self.opt_items,
-                          self.item_start, self.item_opts, self.low, out)
+        """Where the split search goes from a propagated part, given its literals:
+        ``(DEAD, ..)`` when some item can no longer be covered enough; ``(ITEM, i, k)`` to
+        split on item ``i`` (the one short of cover with the fewest possible options), whose
+        ``k`` possible options are written to ``out``; ``(OPTION, j, 0)`` to split on option
+        ``j`` in or out (every item covered enough, ``j`` still open); ``(SOLVED, ..)`` when
+        nothing is left open. The step runs in the compiled core."""
+        found: tuple[int, int, int] = self._native.step(
+            np.ascontiguousarray(lits, dtype=np.int64), out)
+        return found
 
 
 def _csr(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -132,52 +141,7 @@ def _csr(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
     return start, flat
 
 
-DEAD, ITEM, OPTION, SOLVED = 0, 1, 2, 3  # what _next_step found
-
-
-@njit(cache=True)
-def _next_step(lits, n, opt_start, opt_items, item_start, item_opts, low, out):
-    """Where the split search goes from a propagated part, given its literals: ``(DEAD, ..)``
-    when some item can no longer be covered enough; ``(ITEM, i, k)`` to split on item ``i``
-    (the one short of cover with the fewest possible options), whose ``k`` possible options
-    are written to ``out``; ``(OPTION, j, 0)`` to split on option ``j`` in or out (every
-    item covered enough, ``j`` still open); ``(SOLVED, ..)`` when nothing is left open."""
-    n_items = low.shape[0]
-    possible = np.ones(n, dtype=np.bool_)
-    taken = np.zeros(n, dtype=np.bool_)
-    for lit in lits:
-        v = abs(lit)
-        if v <= n:
-            possible[v - 1] = False
-            if lit > 0:
-                taken[v - 1] = True
-    short = low.copy()
-    room = np.zeros(n_items, dtype=np.int64)
-    for j in range(n):
-        if taken[j]:
-            for k in range(opt_start[j], opt_start[j + 1]):
-                short[opt_items[k]] -= 1
-        elif possible[j]:
-            for k in range(opt_start[j], opt_start[j + 1]):
-                room[opt_items[k]] += 1
-    best = -1
-    for i in range(n_items):
-        if short[i] > 0:
-            if room[i] < short[i]:
-                return DEAD, -1, 0
-            if best < 0 or room[i] < room[best]:
-                best = i
-    if best >= 0:
-        count = 0
-        for k in range(item_start[best], item_start[best + 1]):
-            if possible[item_opts[k]]:
-                out[count] = item_opts[k]
-                count += 1
-        return ITEM, best, count
-    for j in range(n):
-        if possible[j]:
-            return OPTION, j, 0
-    return SOLVED, -1, 0
+DEAD, ITEM, OPTION, SOLVED = 0, 1, 2, 3  # what the split step found
 
 
 def _propagate(sat: Solver, assumptions: list[int]) -> tuple[bool, list[int] | None]:

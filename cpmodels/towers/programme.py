@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+import cpmodels._native as _native
 from cpmodels.towers.problem import TowersProblem
 
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -43,140 +43,44 @@ class DpResult:
     partial: dict[tuple[int, int], str] | None = None
 
 
-@njit(cache=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@njit(cache=True)
-def _slot(key, mask):
-    h = key ^ (key >> np.uint64(33))
-    h *= np.uint64(0xFF51AFD7ED558CCD)
-    h ^= h >> np.uint64(33)
-    return h & mask
-
-
-@njit(cache=True)
-def _insert(keys, vals, key, val):
-    """Keep the best score of ``key``; 1 when the key is new."""
-    mask = np.uint64(keys.shape[0] - 1)
-    s = _slot(key, mask)
+def _step(keys: np.ndarray, vals: np.ndarray, i: int, j: int, rows: int, cols: int,
+          table: np.ndarray, needs: np.ndarray, allowed: int, bits: int, none: int,
+          floor: int, new_keys: np.ndarray, new_vals: np.ndarray,
+          ) -> tuple[np.ndarray, np.ndarray, int]:
+    """The layer after placing cell (i, j) into ``new_keys``/``new_vals`` (emptied here;
+    each time they are half full the core stops, a table twice as big is made and the states
+    move to it in slot order, and the core goes on); successors scoring below ``floor`` are
+    dropped. ``table[up, left, k]`` is what colour ``k`` scores under those colour codes.
+    Returns the table that holds the layer and its number of states."""
+    shape = np.array([i, j, rows, cols, bits, none], dtype=np.int64)
+    used, at = 0, 0
+    done = keys.shape[0] * table.shape[2]
     while True:
-        k = keys[s]
-        if k == _EMPTY:
-            keys[s] = key
-            vals[s] = val
-            return 1
-        if k == key:
-            if vals[s] < val:
-                vals[s] = val
-            return 0
-        s = (s + np.uint64(1)) & mask
+        used, at = _native.towers_step(keys, vals, shape, table, needs, allowed, floor,
+                                       new_keys, new_vals, used, at)
+        if at == done:
+            return new_keys, new_vals, used
+        cap = 2 * new_keys.shape[0]
+        grown_keys = np.empty(cap, dtype=np.uint64)
+        grown_vals = np.empty(cap, dtype=np.int64)
+        _native.towers_rehash(new_keys, new_vals, grown_keys, grown_vals)
+        new_keys, new_vals = grown_keys, grown_vals
 
 
-@njit(cache=True, inline="always")
-def _around(key, j, bits, n_colours, none):
-    """The frontier cells that meet cell (i, j): above (colour, still needed) and left."""
-    cell = np.uint64((1 << bits) - 1)
-    colour_bits = np.uint64(bits - n_colours)
-    colour_mask = np.uint64((1 << (bits - n_colours)) - 1)
-    up = (key >> np.uint64(bits * j)) & cell
-    left_colour, left_missing = none, 0
-    if j > 0:
-        left = (key >> np.uint64(bits * (j - 1))) & cell
-        left_colour = np.int64(left & colour_mask)
-        left_missing = np.int64(left >> colour_bits)
-    return np.int64(up & colour_mask), np.int64(up >> colour_bits), left_colour, left_missing
-
-
-@njit(cache=True, inline="always")
-def _successor(key, k, i, j, rows, cols, needs, bits, none, up_colour, up_missing, left_colour,
-               left_missing):
-    """The state after placing colour ``k`` at (i, j) from state ``key`` (whose cells around
-    (i, j) are given, see ``_around``), or ``_EMPTY`` when that breaks a rule: a cell left
-    needing more colours than it has neighbours to come."""
-    cell = np.uint64((1 << bits) - 1)
-    colour_bits = np.int64(bits - needs.shape[0])
-    bit = 1 << k
-    if up_colour != none and (up_missing & ~bit) != 0:
-        return _EMPTY  # the cell above sees its last neighbour and still lacks a colour
-    new = key
-    if j > 0:
-        still = left_missing & ~bit
-        if _popcount(still) > (1 if i < rows - 1 else 0):
-            return _EMPTY
-        before = np.uint64(bits * (j - 1))
-        new = (new & ~(cell << before)) | (np.uint64(left_colour | (still << colour_bits))
-                                           << before)
-    missing = needs[k]
-    if up_colour != none:
-        missing &= ~(1 << up_colour)
-    if left_colour != none:
-        missing &= ~(1 << left_colour)
-    if _popcount(missing) > (1 if j < cols - 1 else 0) + (1 if i < rows - 1 else 0):
-        return _EMPTY
-    here = np.uint64(bits * j)
-    return (new & ~(cell << here)) | (np.uint64(k | (missing << colour_bits)) << here)
-
-
-@njit(cache=True)
-def _step(keys, vals, i, j, rows, cols, table, needs, allowed, bits, none, floor, new_keys,
-          new_vals):
-    """The layer after placing cell (i, j) into ``new_keys``/``new_vals`` (emptied here; a
-    bigger table is made if they fill up); successors scoring below ``floor`` are dropped.
-    ``table[up, left, k]`` is what colour ``k`` scores under those colour codes."""
-    new_keys[:] = _EMPTY
-    cap = new_keys.shape[0]
-    used = 0
-    for s in range(keys.shape[0]):
-        key = keys[s]
-        if key == _EMPTY:
-            continue
-        uc, um, lc, lm = _around(key, j, bits, needs.shape[0], none)
-        for k in range(table.shape[2]):
-            score = vals[s] + table[uc, lc, k]
-            if not (allowed >> k) & 1 or score < floor:
-                continue
-            new = _successor(key, k, i, j, rows, cols, needs, bits, none, uc, um, lc, lm)
-            if new == _EMPTY:
-                continue
-            used += _insert(new_keys, new_vals, new, score)
-            if used * 2 > cap:
-                cap *= 2
-                grown_keys = np.full(cap, _EMPTY, dtype=np.uint64)
-                grown_vals = np.zeros(cap, dtype=np.int64)
-                for q in range(new_keys.shape[0]):
-                    if new_keys[q] != _EMPTY:
-                        _insert(grown_keys, grown_vals, new_keys[q], new_vals[q])
-                new_keys, new_vals = grown_keys, grown_vals
-    return new_keys, new_vals, used
-
-
-@njit(cache=True)
-def _predecessor(keys, vals, target, value, i, j, rows, cols, table, needs, allowed, bits,
-                 none):
+def _predecessor(keys: np.ndarray, vals: np.ndarray, target: np.uint64, value: int, i: int,
+                 j: int, rows: int, cols: int, table: np.ndarray, needs: np.ndarray,
+                 allowed: int, bits: int, none: int) -> tuple[int, int]:
     """A state of the layer before (i, j) and the colour that lead to ``target`` with
     score ``value``; (-1, -1) when there is none."""
-    for s in range(keys.shape[0]):
-        uc, um, lc, lm = _around(keys[s], j, bits, needs.shape[0], none)
-        for k in range(table.shape[2]):
-            if (allowed >> k) & 1 and vals[s] + table[uc, lc, k] == value and _successor(
-                    keys[s], k, i, j, rows, cols, needs, bits, none, uc, um, lc,
-                    lm) == target:
-                return s, k
-    return -1, -1
+    shape = np.array([i, j, rows, cols, bits, none], dtype=np.int64)
+    found: tuple[int, int] = _native.towers_predecessor(keys, vals, int(target), value, shape,
+                                                        table, needs, allowed)
+    return found
 
 
-@njit(cache=True)
-def _best(keys, vals):
-    best = -(1 << 62)  # an empty layer; scores may be negative with prices per cell
-    for s in range(keys.shape[0]):
-        if keys[s] != _EMPTY and vals[s] > best:
-            best = vals[s]
+def _best(keys: np.ndarray, vals: np.ndarray) -> int:
+    """The best score of a table (``-2**62`` when it is empty)."""
+    best: int = _native.towers_best(keys, vals)
     return best
 
 
@@ -348,7 +252,7 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
             buffers[target] = (keys, vals)
         current = target
         len_keys = n
-        best_after[t + 1] = int(_best(keys, vals))
+        best_after[t + 1] = _best(keys, vals)
         peak = max(peak, n)
         out_of_time = deadline is not None and time.perf_counter() > deadline
         if out_of_time or keys.nbytes * 2 + kept > memory_limit:

@@ -8,5 +8,8 @@ namespace cpbind {
 void bind_probe(nanobind::module_& m);
 void bind_one_word(nanobind::module_& m);
 void bind_cover(nanobind::module_& m);
+void bind_towers(nanobind::module_& m);
+void bind_drup(nanobind::module_& m);
+void bind_cnf(nanobind::module_& m);
 
 }  // namespace cpbind

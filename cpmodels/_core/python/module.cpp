@@ -19,4 +19,7 @@ NB_MODULE(_native, m) {
     cpbind::bind_probe(m);
     cpbind::bind_one_word(m);
     cpbind::bind_cover(m);
+    cpbind::bind_towers(m);
+    cpbind::bind_drup(m);
+    cpbind::bind_cnf(m);
 }

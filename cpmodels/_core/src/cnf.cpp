@@ -1,0 +1,65 @@
+// The CNF split search's next step (backends/cnf.py): from a propagated part's literals,
+// which item or option to split on, or whether the part is dead or solved.
+#include "cpcore/entry.h"
+
+extern "C" int64_t cpcore_cnf_next_step(const int64_t* lits, uint64_t n_lits, uint64_t n,
+                                        const int64_t* opt_start, const int64_t* opt_items,
+                                        const int64_t* item_start, const int64_t* item_opts,
+                                        const int64_t* low, uint64_t n_items,
+                                        uint8_t* possible, uint8_t* taken, int64_t* need,
+                                        int64_t* room, int64_t* out, int64_t* found) {
+    enum { DEAD, ITEM, OPTION, SOLVED };
+    for (uint64_t j = 0; j < n; ++j) {
+        possible[j] = 1;
+        taken[j] = 0;
+    }
+    for (uint64_t q = 0; q < n_lits; ++q) {
+        const int64_t lit = lits[q];
+        const uint64_t v = (uint64_t)(lit < 0 ? -lit : lit);
+        if (v >= 1 && v <= n) {
+            possible[v - 1] = 0;
+            if (lit > 0) taken[v - 1] = 1;
+        }
+    }
+    for (uint64_t i = 0; i < n_items; ++i) {
+        need[i] = low[i];
+        room[i] = 0;
+    }
+    for (uint64_t j = 0; j < n; ++j) {
+        if (taken[j]) {
+            for (int64_t k = opt_start[j]; k < opt_start[j + 1]; ++k) need[opt_items[k]] -= 1;
+        } else if (possible[j]) {
+            for (int64_t k = opt_start[j]; k < opt_start[j + 1]; ++k) room[opt_items[k]] += 1;
+        }
+    }
+    int64_t best = -1;
+    for (uint64_t i = 0; i < n_items; ++i) {
+        if (need[i] > 0) {
+            if (room[i] < need[i]) {
+                found[0] = -1;
+                found[1] = 0;
+                return DEAD;
+            }
+            if (best < 0 || room[i] < room[best]) best = (int64_t)i;
+        }
+    }
+    if (best >= 0) {
+        int64_t count = 0;
+        for (int64_t k = item_start[best]; k < item_start[best + 1]; ++k) {
+            if (possible[item_opts[k]]) out[count++] = item_opts[k];
+        }
+        found[0] = best;
+        found[1] = count;
+        return ITEM;
+    }
+    for (uint64_t j = 0; j < n; ++j) {
+        if (possible[j]) {
+            found[0] = (int64_t)j;
+            found[1] = 0;
+            return OPTION;
+        }
+    }
+    found[0] = -1;
+    found[1] = 0;
+    return SOLVED;
+}
