@@ -1,7 +1,7 @@
 """Run compiled code so that Ctrl-C and time limits still stop the program at once.
 
 A compiled search holds the interpreter until it returns, so Ctrl-C would wait for it. The
-searches release the interpreter lock (``nogil``); :func:`interruptible` runs one in a daemon
+searches release the interpreter lock; :func:`interruptible` runs one in a daemon
 thread while the main thread waits in short steps, where Ctrl-C arrives as usual. A search
 that can be stopped is then asked to stop; any other is left to finish on its own, writing
 only to its own arrays.
@@ -17,7 +17,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 
@@ -59,52 +58,21 @@ def _loading_a_module(frame: Any) -> bool:
     return False
 
 
-def _no_calls(frame: Any, event: str, arg: Any) -> None:
-    """A thread's trace function that traces no call (its frames' own ones still run)."""
-
-
-def raised_after_compiled_code(frame: Any, interrupt: BaseException) -> bool:
-    """Whether ``frame`` (where a signal handler runs) is inside numba: its dispatcher, or
-    Python called back from a compiled function (``_numba_unpickle``, as it boxes what the
-    function returns), where an exception the handler raised would become a
-    ``SystemError`` of the compiled function. If so, ``interrupt`` is raised instead in
-    the first frame outside numba as soon as it runs on (its next line), and the handler
-    should return without raising."""
-    outside = None
-    while frame is not None:
-        if "numba" in Path(frame.f_code.co_filename).parts:
-            outside = frame.f_back
-        frame = frame.f_back
-    if outside is None:
-        return False
-    previous = sys.gettrace()
-
-    def raise_there(frame: Any, event: str, arg: Any) -> None:
-        frame.f_trace = None
-        sys.settrace(previous)
-        raise interrupt
-
-    outside.f_trace, outside.f_trace_lines = raise_there, True
-    sys.settrace(previous or _no_calls)  # tracing on in this thread, for that frame
-    return True
-
-
 def interrupt_or_leave(signum: int, frame: Any) -> None:
     """The command line's Ctrl-C handler while a command runs: ``KeyboardInterrupt``, so
     the command stops as it says (keeping rows and lines, stopping workers). Python only
     prints an exception raised while a module loads (in its lock's callbacks) or turns it
     into another (in ``__set_name__``), so Ctrl-C then ends the process at once
-    (:func:`leave_now`); inside compiled code it is raised as that returns
-    (:func:`raised_after_compiled_code`); and should the interrupt be lost elsewhere,
-    the process ends :data:`BACKSTOP_SECONDS` after the first Ctrl-C all the same."""
+    (:func:`leave_now`); in the engine's compiled searches, which release the interpreter,
+    it is raised as the search returns; and should the interrupt be lost elsewhere, the
+    process ends :data:`BACKSTOP_SECONDS` after the first Ctrl-C all the same."""
     if _loading_a_module(frame):
         leave_now()
     if not any(thread.name == BACKSTOP for thread in threading.enumerate()):
         backstop = threading.Timer(BACKSTOP_SECONDS, leave_now)
         backstop.name, backstop.daemon = BACKSTOP, True
         backstop.start()
-    if not raised_after_compiled_code(frame, KeyboardInterrupt()):
-        raise KeyboardInterrupt
+    raise KeyboardInterrupt
 
 
 def leave_ctrl_c_to_parent() -> None:
@@ -215,9 +183,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
     def on_alarm(signum: int, frame: Any) -> None:
         if fired.is_set():
-            stop = TimeLimitReached(f"stopped by the time limit ({seconds:g} s)")
-            if not raised_after_compiled_code(frame, stop):
-                raise stop
+            raise TimeLimitReached(f"stopped by the time limit ({seconds:g} s)")
 
     def ring() -> None:
         fired.set()

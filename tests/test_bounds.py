@@ -569,7 +569,7 @@ def test_ctrl_c_at_any_moment_of_start_up_is_130_and_one_line(tmp_path, argv):
 
 
 # A signal whose handler raises, arriving while compiled code runs in the main thread (the
-# towers programme's steps call back into Python), or in the engine's search threads.
+# towers programme's steps), or in the engine's search threads.
 _SIGNALLED = """
 import os, random, signal, sys, threading
 from cpmodels.interrupt import interrupt_or_leave, time_limit
@@ -624,7 +624,7 @@ def _system_error_from(cause):
         try:
             raise cause
         except BaseException as exc:
-            raise SystemError("CPUDispatcher(<function _step>) returned a result with an "
+            raise SystemError("<built-in method of a solver> returned a result with an "
                               "exception set") from exc
     return handler
 

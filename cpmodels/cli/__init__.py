@@ -86,7 +86,7 @@ def execute(args: argparse.Namespace) -> int:
     except CpmodelsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except SystemError as exc:  # compiled code that Ctrl-C or the time limit cut into
+    except SystemError as exc:  # a solver's callback that Ctrl-C or the time limit cut into
         cause: BaseException | None = exc
         while cause is not None and not isinstance(cause, KeyboardInterrupt):
             cause = cause.__cause__ or cause.__context__
