@@ -6,5 +6,6 @@
 namespace cpbind {
 
 void bind_probe(nanobind::module_& m);
+void bind_packing(nanobind::module_& m);
 
 }  // namespace cpbind

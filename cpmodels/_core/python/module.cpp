@@ -17,4 +17,5 @@ NB_MODULE(_native, m) {
 #endif
     m.doc() = "cpmodels' compiled engine core.";
     cpbind::bind_probe(m);
+    cpbind::bind_packing(m);
 }

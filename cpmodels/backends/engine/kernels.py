@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cpmodels import _native
 from cpmodels.backends.engine.memo import ARENA_USED, FLUSHES, HITS, MISSES, NODES, STOP, USED
 
 # --- the steps every kernel takes -------------------------------------------------------
@@ -407,7 +408,7 @@ def _tally(filled, counters, code, lay, tal, table, out):
 
 
 @njit(cache=True, nogil=True)
-def tally_prefixes_kernel(prefixes, lay, tal, table, out, out_mask):
+def _tally_prefixes_numba(prefixes, lay, tal, table, out, out_mask):
     """Tally the completions of each row of ``prefixes`` (option ids forced first; -1 pads):
     row ``p``'s counts go to ``out[p]``, its uncovered tally items to ``out_mask[p]``."""
     stats = table.stats
@@ -429,7 +430,7 @@ def tally_prefixes_kernel(prefixes, lay, tal, table, out, out_mask):
 
 
 @njit(cache=True, nogil=True)
-def search_kernel(state, filled, counters, chosen, stack_pos, stack_k, lay, out, max_out, stop):
+def _search_numba(state, filled, counters, chosen, stack_pos, stack_k, lay, out, max_out, stop):
     """Resumable depth-first search; writes up to ``max_out`` solutions (option ids) to ``out``.
 
     ``state[0]`` is the depth (-1 before the start, -2 when finished); ``state[1]`` counts
@@ -554,7 +555,7 @@ def _first_solution(filled, counters, code, lay, table, use_table, stop, chosen,
 
 
 @njit(cache=True, nogil=True)
-def exists_kernel(prefixes, lay, table, use_table, out, first_failure, stop):
+def _exists_numba(prefixes, lay, table, use_table, out, first_failure, stop):
     """For each row of ``prefixes`` (option ids forced first; -1 pads), whether some
     solution contains them: ``out[p]`` is 1 or 0 (see :func:`_first_solution`; ``table``
     keeps the dead states when ``use_table``). With ``first_failure``, rows after the
@@ -581,3 +582,43 @@ def exists_kernel(prefixes, lay, table, use_table, out, first_failure, stop):
         out[p] = 1 if found else 0
         if first_failure and out[p] == 0:
             return
+
+
+# --- the compiled core's searches (cpcore/packing_search.hpp, the N-word state) ---------
+
+
+def tally_prefixes_kernel(prefixes: np.ndarray, lay: tuple, tal: tuple, table: tuple,
+                          out: np.ndarray, out_mask: np.ndarray) -> None:
+    """Tally the completions of each row of ``prefixes`` (option ids forced first; -1
+    pads): row ``p``'s counts go to ``out[p]``, its uncovered tally items to
+    ``out_mask[p]``. ``lay`` is a :class:`~.layout.Layout`, ``tal`` a
+    :class:`~.tally.Tallies`, ``table`` a :class:`~.memo.Table` (its statistics updated)."""
+    _native.tally_prefixes_n_words(_rows(prefixes), lay, tal, table, out, out_mask)
+
+
+def exists_kernel(prefixes: np.ndarray, lay: tuple, table: tuple, use_table: bool,
+                  out: np.ndarray, first_failure: bool, stop: np.ndarray) -> None:
+    """For each row of ``prefixes`` (option ids forced first; -1 pads), whether some
+    solution contains them: ``out[p]`` is 1 or 0. With ``use_table``, the states found
+    dead are kept in ``table`` and carry over to later rows and calls. With
+    ``first_failure``, rows after the first 0 are left as they were (not searched); so
+    are the rows after ``stop[0]`` is set."""
+    _native.exists_n_words(_rows(prefixes), lay, table, bool(use_table), out,
+                           bool(first_failure), stop)
+
+
+def search_kernel(state: np.ndarray, filled: np.ndarray, counters: np.ndarray,
+                  chosen: np.ndarray, stack_pos: np.ndarray, stack_k: np.ndarray, lay: tuple,
+                  out: np.ndarray, max_out: int, stop: np.ndarray) -> None:
+    """Resumable depth-first search; writes up to ``max_out`` solutions (option ids, -1
+    after the last) to ``out``. ``state[0]`` is the depth (-1 before the start, -2 when
+    finished), ``state[1]`` the solutions this call wrote; the arrays keep the search
+    between calls. It returns at its next node once ``stop[0]`` is set, and can be resumed
+    after."""
+    _native.search_n_words(state, filled, counters, chosen, stack_pos, stack_k, lay, out,
+                           int(max_out), stop)
+
+
+def _rows(prefixes: np.ndarray) -> np.ndarray:
+    """Prefixes as the core reads them: a C-contiguous 2-d array of int64."""
+    return np.ascontiguousarray(prefixes, dtype=np.int64).reshape(len(prefixes), -1)

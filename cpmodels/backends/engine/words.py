@@ -25,6 +25,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from cpmodels import _native
+from cpmodels.backends.engine.kernels import _rows
 from cpmodels.backends.engine.memo import ARENA_USED, FLUSHES, HITS, MISSES, NODES, STOP, USED
 
 #: What the word kernel reads of a compiled cover (see :func:`word_layout`).
@@ -470,7 +472,7 @@ def _force(prefix, counters, W):
 
 
 @njit(cache=True, nogil=True)
-def tally_prefixes_words(prefixes, W, tal, table, out, out_mask):
+def _tally_prefixes_numba(prefixes, W, tal, table, out, out_mask):
     """The word kernel's ``tally_prefixes_kernel``: row ``p`` of ``prefixes`` (option ids
     forced first; -1 pads) tallied into ``out[p]``, its uncovered tally items in
     ``out_mask[p]``."""
@@ -555,7 +557,7 @@ def _first_solution(a, b, counters, code, W, table, use_table, stop, chosen, st_
 
 
 @njit(cache=True, nogil=True)
-def exists_words(prefixes, W, table, use_table, out, first_failure, stop):
+def _exists_numba(prefixes, W, table, use_table, out, first_failure, stop):
     """The word kernel's ``exists_kernel``: ``out[p]`` is 1 when some solution contains the
     options of row ``p`` (-1 pads), else 0; with ``first_failure``, the rows after the
     first 0 are not searched, nor those after a stop."""
@@ -576,3 +578,23 @@ def exists_words(prefixes, W, table, use_table, out, first_failure, stop):
         out[p] = 1 if found else 0
         if first_failure and out[p] == 0:
             return
+
+
+# --- the compiled core's searches (cpcore/packing_search.hpp, the two-word state) -------
+
+
+def tally_prefixes_words(prefixes: np.ndarray, W: WordLayout, tal: tuple, table: tuple,
+                         out: np.ndarray, out_mask: np.ndarray) -> None:
+    """:func:`~.kernels.tally_prefixes_kernel` on the two-word state: row ``p`` of
+    ``prefixes`` (option ids forced first; -1 pads) tallied into ``out[p]``, its uncovered
+    tally items in ``out_mask[p]`` (``table`` made :func:`table_words` wide)."""
+    _native.tally_prefixes_two_words(_rows(prefixes), W, tal, table, out, out_mask)
+
+
+def exists_words(prefixes: np.ndarray, W: WordLayout, table: tuple, use_table: bool,
+                 out: np.ndarray, first_failure: bool, stop: np.ndarray) -> None:
+    """:func:`~.kernels.exists_kernel` on the two-word state: ``out[p]`` is 1 when some
+    solution contains the options of row ``p`` (-1 pads), else 0; with ``first_failure``,
+    the rows after the first 0 are not searched, nor those after a stop."""
+    _native.exists_two_words(_rows(prefixes), W, table, bool(use_table), out,
+                             bool(first_failure), stop)
