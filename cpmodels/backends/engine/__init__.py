@@ -41,21 +41,22 @@ The table of sub-board counts (``memo.py``)
     recent sub-boards rather than stop storing). A table is filled only with finished
     sub-boards, so it stays true after a stop.
 
-The search (``kernels.py``, which holds everything numba compiles, the table's lookup and
-store and the region flood fill included)
+The search (``kernels.py``: the compiled core's ``cpcore/packing_search.hpp``, its table
+``cpcore/table.hpp``)
     Knuth's Algorithm X with a fixed branching order and an explicit stack: at each state
     branch on the first uncovered exact-one item (the classic "first empty cell") and try
-    the options anchored there. Every kernel takes the same steps (``_next_open``,
-    ``_next_fit``, ``_place``, ``_unplace``, ``_counters_full``); the arrays come
-    bundled as three named tuples (:class:`~.layout.Layout`, :class:`~.tally.Tallies`,
-    :class:`~.memo.Table`). ``_tally`` counts (memoised, tallied); ``search_kernel`` enumerates
-    and can pause after any number of solutions and resume, so solutions stream.
+    the options anchored there. Each search (counting and tallying, existence, the
+    solution stream) is written once, over the state as a template parameter: the N-word
+    state (any cover) or the two-word state; the arrays come bundled as three named tuples
+    (:class:`~.layout.Layout`, :class:`~.tally.Tallies`, :class:`~.memo.Table`), which
+    ``kernels.py`` hands to the core. ``search_kernel`` enumerates and can pause after any
+    number of solutions and resume, so solutions stream.
 
 The word kernel (``words.py``)
     The same counting and existence searches for covers of at most 128 bits, the state held
-    in two 64-bit scalars: the open item by a de Bruijn multiply, one test per option,
-    regions grown by neighbour masks, the table's value in its key row. The session picks
-    it by itself; every other cover (and every solution stream) takes ``kernels.py``.
+    in two 64-bit scalars: one test per option, regions grown by neighbour masks, the
+    table's value in its key row. The session picks it by itself; every other cover (and
+    every solution stream) takes the N-word state.
 
 The one-word kernel (``one_word.py``)
     Counts on a square board whose bounding box has at most 64 cells, every piece used
@@ -171,14 +172,14 @@ KERNELS = ("count", "exists", "search")  # what warm_up can load: counting and t
 
 def _compiled(kernels: Sequence[str]) -> list[Any]:
     """The compiled functions :func:`warm_up` loads for each name, the first one first."""
-    from cpmodels.backends.engine import kernels as general
-    from cpmodels.backends.engine import one_word, words
+    from cpmodels.backends.engine import one_word
 
     unknown = set(kernels) - set(KERNELS)
     if unknown:
         raise ValueError(f"no kernels named {sorted(unknown)}; known: {KERNELS}")
-    of = {"count": (one_word.count_one_word, words.tally_prefixes_words),
-          "exists": (words.exists_words,), "search": (general.search_kernel,)}
+    # The packing searches (word, N-word: counts, existence, solutions) are the compiled
+    # core's, built with the package: nothing of theirs is left to compile.
+    of = {"count": (one_word.count_one_word,), "exists": (), "search": ()}
     return [function for name in kernels for function in of[name]]
 
 
