@@ -26,16 +26,14 @@ TROMINO_I = tuple(orientations(parse_drawing(["###"])))
 TROMINO_L = tuple(orientations(parse_drawing(["##", "#."])))
 
 
-def _strip(n_cells: int, rows: int = 3) -> ExactCover:
-    """A board of ``n_cells`` cells (rows of ``rows``, the last one part full) packed with
-    trominoes in copies and a domino or two: counters, and a word's edge where wanted."""
-    cells = [(r, c) for r in range(n_cells // rows + 1) for c in range(rows)][:n_cells]
-    dominoes = next(d for d in range(3) if (n_cells - 2 * d) % 3 == 0)
-    trominoes = (n_cells - 2 * dominoes) // 3
-    pieces = [PieceKind("I", TROMINO_I, trominoes - 2 * (trominoes // 4)),
-              PieceKind("L", TROMINO_L, 2 * (trominoes // 4))]
-    if dominoes:
-        pieces.append(PieceKind("D", DOMINO, dominoes))
+def _strip(n_cells: int) -> ExactCover:
+    """A strip of ``n_cells`` cells (rows of two, the last one part full) packed with
+    dominoes in copies (a counter) and, for an odd count, one straight tromino (a piece
+    bit): a word's edge where wanted, and a tree the table keeps small."""
+    cells = [(r, c) for r in range(n_cells // 2 + 1) for c in range(2)][:n_cells]
+    pieces = [PieceKind("D", DOMINO, (n_cells - 3 * (n_cells % 2)) // 2)]
+    if n_cells % 2:
+        pieces.append(PieceKind("I", TROMINO_I, 1))
     return packing_cover(cells, pieces)
 
 
@@ -196,7 +194,11 @@ def test_random_boards_prefixes_and_regions(seed):
     cover.items.append(Item("x", 0, 1))  # an item covered at most once
     for j in range(0, len(cover.options), 5):
         cover.options[j] = (*cover.options[j], len(cover.items) - 1)
-    tally = [i for i in range(len(cells)) if rng.random() < 0.1][:3]
+    tally: list[int] = []  # up to three cells no option covers two of
+    for i in rng.sample(range(len(cells)), len(cells)):
+        if len(tally) < 3 and not any(i in o and any(t in o for t in tally)
+                                      for o in cover.options):
+            tally.append(i)
     session = _session(cover, tally)
     tasks = _tasks(cover, 15, seed, most=2)
     _both_ways(session, tasks, slots=1 << 6, arena=1 << 8)
