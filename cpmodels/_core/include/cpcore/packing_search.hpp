@@ -26,8 +26,8 @@ namespace cpcore {
 
 // Two words held as scalars: every calendar board, the pentomino boxes and small solids.
 struct TwoWords {
-    const cpcore_packing_cover& c;
-    const cpcore_two_words& L;
+    cpcore_packing_cover c;  // copies: a search keeps them (and the words) in registers
+    cpcore_two_words L;
     word w[2] = {0, 0};
 
     TwoWords(const cpcore_packing_cover& cover, const cpcore_two_words& layout, word*, word*,
@@ -65,7 +65,7 @@ struct TwoWords {
         return (int64_t)(c.n_branch - popcount(w[0] & L.branch_a) - popcount(w[1] & L.branch_b))
                < L.memo_below;
     }
-    WordsKey key(word code) const { return WordsKey{w, L.n_words, code}; }
+    TwoWordsKey key(word code) const { return TwoWordsKey{w[0], w[1], L.n_words == 2, code}; }
 
     // Whether option o (placed) leaves an empty region of fewer than region_limit cells
     // that no pieces can fill. Regions grow by whole neighbour masks; a fill stops at the
@@ -117,8 +117,8 @@ struct TwoWords {
 // Any number of words, in the caller's array ``filled``; ``scratch`` (two rows of the
 // words) and ``stack`` (n_branch + 1 bits) serve the region fills.
 struct NWords {
-    const cpcore_packing_cover& c;
-    const cpcore_n_words& L;
+    cpcore_packing_cover c;
+    cpcore_n_words L;
     word* w;
     word* scratch;
     int64_t* stack;
@@ -208,7 +208,7 @@ struct NWords {
 // What a search holds besides its state: the counters of pieces in copies.
 template <class State>
 struct Search {
-    const cpcore_packing_cover& c;
+    cpcore_packing_cover c;
     State s;
     int64_t* counters;
 
@@ -304,8 +304,11 @@ typedef cpcore_search_buffers SearchBuffers;
 // tally items the state leaves uncovered. Explicit stack; one count vector per depth.
 // Returns early, storing nothing partial, once the table's stop flag is set.
 template <class State>
-void tally(Search<State>& S, word code, const cpcore_tallies& t, Table& table,
+void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
            const SearchBuffers& B, int64_t* out) {
+    Search<State> S = search;  // local copies: nothing the search writes can alias them
+    const cpcore_tallies t = tallies;
+    Table table = memo;
     const cpcore_packing_cover& c = S.c;
     const bool scalar = t.n_tally == 0;  // a plain count: the table holds counts
     const bool use_memo = c.memo_ok;
@@ -447,8 +450,10 @@ void tally_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefix
 // count of 0), and a state found there is not searched again. Returns false at once,
 // keeping nothing partial, when the stop flag is set (the caller checks it).
 template <class State>
-bool first_solution(Search<State>& S, word code, Table& table, bool use_table,
+bool first_solution(Search<State>& search, word code, Table& memo, bool use_table,
                     const int64_t* stop, const SearchBuffers& B) {
+    Search<State> S = search;  // local copies: nothing the search writes can alias them
+    Table table = memo;
     const cpcore_packing_cover& c = S.c;
     use_table = use_table && c.memo_ok;
     const int64_t none = 0;
@@ -514,8 +519,9 @@ void exists_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefi
 // keeps its place in the state, counters, chosen and the stacks between calls. It returns
 // at its next node once the stop flag is set, and can be resumed after.
 template <class State>
-void enumerate(Search<State>& S, int64_t* state, const SearchBuffers& B, int64_t* out,
+void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, int64_t* out,
                uint64_t out_width, int64_t max_out, const int64_t* stop) {
+    Search<State> S = search;  // a local copy: nothing the search writes can alias it
     const cpcore_packing_cover& c = S.c;
     int64_t written = 0;
     int64_t depth = state[0];

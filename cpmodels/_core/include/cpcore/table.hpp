@@ -116,4 +116,24 @@ struct WordsKey {
     }
 };
 
+// The same key held in two words (the second one part of it when ``two``).
+struct TwoWordsKey {
+    word a, b;
+    bool two;
+    word code;
+
+    word hash() const {
+        const word h = mix(code * GOLDEN, a);
+        return two ? mix(h, b) : h;
+    }
+    bool same(const word* row) const {
+        return row[two ? 2 : 1] == code && row[0] == a && (!two || row[1] == b);
+    }
+    void write(word* row) const {
+        row[0] = a;
+        if (two) row[1] = b;
+        row[two ? 2 : 1] = code;
+    }
+};
+
 }  // namespace cpcore
