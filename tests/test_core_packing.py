@@ -1,6 +1,7 @@
-"""The compiled core's packing searches (the two-word and the N-word state) node for node
-against the numba kernels they replace: every count, tally vector, verdict, solution and
-statistic, and the table they leave behind."""
+"""The compiled core's packing searches: the two-word and the N-word state node for node
+against each other (every count, tally vector, verdict and statistic, and the table they
+leave behind), against closed forms and the other backends, and against figures recorded
+from the numba kernels they replaced (counts and statistics, the same inputs)."""
 
 from __future__ import annotations
 
@@ -65,85 +66,114 @@ def _same(a: tuple, b: tuple) -> None:
         np.testing.assert_array_equal(x, y)
 
 
-def _tally_both(session: engine.EngineSession, tasks, *, general: bool, slots: int = 1 << 12,
-                arena: int | None = None, regions=None) -> tuple:
-    """Tally ``tasks`` with the numba kernel and the core on fresh tables; assert every
-    output, statistic and table entry equal, and return the core's outputs."""
+def _tally(session: engine.EngineSession, tasks, *, general: bool, slots: int = 1 << 12,
+           arena: int | None = None, regions=None) -> tuple:
+    """Tally ``tasks`` on a fresh table: the counts, the masks, the table and its
+    statistics."""
     arr = _array(tasks)
     tal = session._tally_layout().kernel
     n_words = session.compiled.n_words
     if general:
-        pair = (kernels._tally_prefixes_numba, kernels.tally_prefixes_kernel)
-        lay, width = session._kernel_layout(regions), n_words
+        kernel, lay, width = kernels.tally_prefixes_kernel, session._kernel_layout(regions), n_words
     else:
-        pair = (words._tally_prefixes_numba, words.tally_prefixes_words)
-        lay, width = session._word_layout(regions), words.table_words(n_words)
+        kernel, lay = words.tally_prefixes_words, session._word_layout(regions)
+        width = words.table_words(n_words)
         assert lay is not None
-    seen = []
-    for kernel in pair:
-        memo = Memo(width, slots, arena)
-        out = np.full((len(tasks), int(tal.length[-1])), 7, dtype=np.int64)
-        masks = np.full(len(tasks), 7, dtype=np.int64)
-        kernel(arr, lay, tal, memo.kernel, out, masks)
-        seen.append((out, masks, *_table(memo)))
-    _same(*seen)
-    return seen[1]
+    memo = Memo(width, slots, arena)
+    out = np.zeros((len(tasks), int(tal.length[-1])), dtype=np.int64)
+    masks = np.full(len(tasks), 7, dtype=np.int64)
+    kernel(arr, lay, tal, memo.kernel, out, masks)
+    return (out, masks, *_table(memo))
 
 
-def _exists_both(session: engine.EngineSession, tasks, *, general: bool, use_table: bool,
-                 first_failure: bool, slots: int = 1 << 10) -> np.ndarray:
+def _exists(session: engine.EngineSession, tasks, *, general: bool, use_table: bool,
+            first_failure: bool, slots: int = 1 << 10, calls: int = 2) -> tuple:
+    """Each task's verdict, twice on one table (the second call starts from the dead
+    states the first kept): the verdicts, the table and its statistics."""
     arr = _array(tasks)
     n_words = session.compiled.n_words
     if general:
-        pair = (kernels._exists_numba, kernels.exists_kernel)
-        lay, width = session._kernel_layout(None), n_words
+        kernel, lay, width = kernels.exists_kernel, session._kernel_layout(None), n_words
     else:
-        pair = (words._exists_numba, words.exists_words)
-        lay, width = session._word_layout(None), words.table_words(n_words)
-    seen = []
-    for kernel in pair:
-        memo = Memo(width, slots)
-        out = np.full(len(tasks), -1, dtype=np.int64)
-        for _ in range(2):  # the second call starts from the dead states the first kept
-            kernel(arr, lay, memo.kernel, use_table, out, first_failure,
-                   memo.stats[STOP:STOP + 1])
-        seen.append((out, *_table(memo)))
-    _same(*seen)
-    return seen[1][0]
+        kernel, lay = words.exists_words, session._word_layout(None)
+        width = words.table_words(n_words)
+    memo = Memo(width, slots)
+    out = np.full(len(tasks), -1, dtype=np.int64)
+    for _ in range(calls):
+        kernel(arr, lay, memo.kernel, use_table, out, first_failure, memo.stats[STOP:STOP + 1])
+    return (out, *_table(memo))
 
 
 def _both_ways(session, tasks, **kw) -> np.ndarray:
-    """Tallied by the N-word and (when it fits) the two-word state: the same counts."""
-    general = _tally_both(session, tasks, general=True, **kw)
+    """Tallied by the N-word and (when it fits) the two-word state: the same counts,
+    statistics and table values; returns the counts."""
+    general = _tally(session, tasks, general=True, **kw)
     if session._word_layout(None) is not None:
-        two = _tally_both(session, tasks, general=False, **kw)
-        np.testing.assert_array_equal(general[0], two[0])
+        two = _tally(session, tasks, general=False, **kw)
+        # The same counts, arena and statistics; each value in the same slot (the two-word
+        # state keeps it in the key row, after the code).
+        _same(general[:2] + general[4:], two[:2] + two[4:])
+        width = session.compiled.n_words + 1
+        np.testing.assert_array_equal(general[3], two[2][:, width].view(np.int64))
     return general[0]
 
 
-def test_calendar_day_tallies_and_counts():
+def _exists_both(session, tasks, *, use_table: bool, first_failure: bool, counted: bool = True,
+                 **kw) -> np.ndarray:
+    """Decided by both states (when the two-word one fits): the same verdicts and
+    statistics, and (``counted``) each verdict the same as the count's."""
+    general = _exists(session, tasks, general=True, use_table=use_table,
+                      first_failure=first_failure, **kw)
+    if session._word_layout(None) is not None:
+        two = _exists(session, tasks, general=False, use_table=use_table,
+                      first_failure=first_failure, **kw)
+        np.testing.assert_array_equal(general[0], two[0])
+        np.testing.assert_array_equal(general[-1], two[-1])
+    decided = general[0] >= 0
+    if not first_failure:
+        assert decided.all()
+    if not counted:
+        return general[0]
+    counts = _tally(session, tasks, general=True, slots=1 << 14)[0].sum(axis=1)
+    np.testing.assert_array_equal(general[0][decided], (counts > 0)[decided])
+    return general[0]
+
+
+def test_calendar_day_tallies_counts_and_statistics():
+    """calendar_day's sweep tasks by both states; three of them against the figures the
+    numba kernels gave on the same inputs (counts, and the statistics of a table kept
+    and of one so small it is flushed again and again)."""
     spec = load_spec(SPECS / "calendar_day.yaml")
     plan = TallyPlan.of(spec)
-    tasks = [plan.holes(t) for t in plan.tasks()[::3]] + [plan.holes(("Oct", "6"))]
     session = _session(plan.cover, plan.tally_items)
-    out = _both_ways(session, tasks, arena=1 << 14)
-    assert out.sum() > 0
-    plain = _session(plan.cover)
-    _both_ways(plain, tasks)
-    _both_ways(plain, tasks, slots=16)  # a table so small it is flushed again and again
+    sweep = [plan.holes(t) for t in plan.tasks()[::3]]
+    assert _both_ways(session, sweep, arena=1 << 14).sum() > 0
+    tasks = [plan.holes(t) for t in [("Oct", "6"), ("Jan", "25"), ("Feb", "30")]]
+    for slots, arena, stats in [(1 << 14, 1 << 16, [2009, 7308, 88025, 88025, 4031, 0, 7]),
+                                (16, 8, [1, 84, 104948, 104948, 3, 0, 26536])]:
+        out = _tally(session, tasks, general=False, slots=slots, arena=arena)
+        assert out[0][:, 0].tolist() == [7, 216, 34]  # (every tally item forced)
+        assert out[-1].tolist() == stats
+        _both_ways(session, tasks, slots=slots, arena=arena)
+    for general in (True, False):
+        once = _exists(session, tasks, general=general, use_table=True, first_failure=False,
+                       calls=1)
+        assert once[0].tolist() == [1, 1, 1]
+        assert once[-1].tolist() == [514, 111, 5146, 0, 0, 0, 6]
 
 
 def test_calendar_week_tallies_with_flushes():
     spec = load_spec(SPECS / "calendar_week.yaml")
     plan = TallyPlan.of(spec)
-    tasks = [plan.holes(t) for t in [("Jun", "7"), ("Apr", "6"), ("Feb", "29")]]
     session = _session(plan.cover, plan.tally_items)
-    for slots, arena in [(1 << 14, 1 << 16), (1 << 8, 1 << 10), (1 << 6, 8)]:
-        _both_ways(session, tasks, slots=slots, arena=arena)
+    tasks = [plan.holes(("Apr", "6"))]
+    for slots, arena in [(1 << 14, 1 << 16), (1 << 6, 8)]:
+        assert _both_ways(session, tasks, slots=slots, arena=arena).sum() == 1173
 
 
 @pytest.mark.parametrize("name", ["pentominoes_6x10", "pentominoes_8x8_square"])
 def test_pentomino_boxes(name):
+    """Tasks two options deep: both states, and the one-word kernel's counts."""
     from cpmodels.instance import packing_instance
     from cpmodels.query import Query
 
@@ -151,21 +181,40 @@ def test_pentomino_boxes(name):
     session = _session(cover)
     first = [t for b in session.branches()[:2] for t in session.split(b)[:3]]
     out = _both_ways(session, first, slots=1 << 16)
+    one_word = engine.EngineSession(cover).tally_many(first)
+    assert out[:, 0].tolist() == [sum(t.values()) for t in one_word]
     assert out.sum() > 0
-    _exists_both(session, first + _tasks(cover, 20, 1), general=True, use_table=True,
-                 first_failure=False)
-    _exists_both(session, first + _tasks(cover, 20, 1), general=False, use_table=True,
-                 first_failure=True)
+    verdicts = _exists_both(session, first + _tasks(cover, 20, 1), use_table=True,
+                            first_failure=False, counted=False)
+    assert verdicts[:len(first)].tolist() == (out[:, 0] > 0).tolist()
+    _exists_both(session, first + _tasks(cover, 20, 1), use_table=True, first_failure=True,
+                 counted=False)
 
 
-@pytest.mark.parametrize("n_cells", [20, 63, 64, 65, 127, 128, 129])
+# Counts (the odd strips: recorded from the numba kernels; the even ones are Fibonacci
+# numbers) and the statistics of a table of 4096 slots (recorded from the numba kernels).
+STRIPS = {20: (89, [19, 8, 19, 19]), 63: (2178308, [146, 84, 146, 146]),
+          64: (3524578, [63, 30, 63, 63]), 65: (3524577, [151, 87, 151, 151]),
+          127: (10610209857722, [306, 180, 306, 306]),
+          128: (17167680177565, [127, 62, 127, 127]),
+          129: (17167680177564, [311, 183, 311, 311])}
+
+
+@pytest.mark.parametrize("n_cells", sorted(STRIPS))
 def test_boards_at_the_edges_of_a_word(n_cells):
     """Counters (pieces in copies) and the bits at each word's edge; the two-word state
     up to 128 bits, the N-word state at every size."""
     cover = _strip(n_cells)
     session = _session(cover)
-    tasks = [()] if n_cells < 100 else session.branches()
-    assert _both_ways(session, tasks, slots=1 << 12).sum() > 0
+    count, stats = STRIPS[n_cells]
+    out = _tally(session, [()], general=True)
+    assert out[0][0, 0] == count and out[-1].tolist()[:4] == stats
+    if n_cells % 2 == 0:
+        fib = [0, 1]
+        while len(fib) < n_cells // 2 + 2:
+            fib.append(fib[-1] + fib[-2])
+        assert count == fib[n_cells // 2 + 1]  # domino tilings of a 2 x k strip: F(k + 1)
+    _both_ways(session, [(), *session.branches()])
     solution = session.first_solution()
     assert solution is not None
     rng = random.Random(n_cells)
@@ -174,14 +223,10 @@ def test_boards_at_the_edges_of_a_word(n_cells):
     # could take a search of the whole tree).
     found = [tuple(rng.sample(solution, k)) for k in (1, 3, 5)]
     clash = [(o, o) for o in solution[:2]]  # an option with itself
-    for general in (True, False):
-        if not general and session._word_layout(None) is None:
-            continue
-        for first_failure in (True, False):
-            _exists_both(session, found + clash, general=general,
-                         use_table=False, first_failure=first_failure)
-            _exists_both(session, _tasks(cover, 12, n_cells), general=general,
-                         use_table=True, first_failure=first_failure)
+    for first_failure in (True, False):
+        _exists_both(session, found + clash, use_table=False, first_failure=first_failure)
+        _exists_both(session, _tasks(cover, 12, n_cells), use_table=True,
+                     first_failure=first_failure)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -201,11 +246,11 @@ def test_random_boards_prefixes_and_regions(seed):
             tally.append(i)
     session = _session(cover, tally)
     tasks = _tasks(cover, 15, seed, most=2)
-    _both_ways(session, tasks, slots=1 << 6, arena=1 << 8)
+    counts = _both_ways(session, tasks, slots=1 << 6, arena=1 << 8).sum(axis=1)
+    np.testing.assert_array_equal(
+        counts, _both_ways(session, tasks, slots=1 << 12).sum(axis=1))
     _both_ways(session, tasks, regions=region_sizes([3, 3, 3], len(cells)))
-    for general in (True, False):
-        _exists_both(session, tasks, general=general, use_table=True, first_failure=False,
-                     slots=16)
+    _exists_both(session, tasks, use_table=True, first_failure=False, slots=16)
 
 
 def _stream(kernel, session, forced, steps) -> list:
@@ -234,14 +279,24 @@ def _stream(kernel, session, forced, steps) -> list:
 
 @pytest.mark.parametrize("n_cells", [24, 65, 129])
 def test_the_solution_stream(n_cells):
-    session = _session(_strip(n_cells))
-    steps = [1, 2, 4, 8, 100, 1000, 1000]
+    """The stream paused after 1, 2, 4, ... solutions gives what one call gives: every
+    solution once, each a solution (all F(13) = 233 tilings of the 24-cell strip)."""
+    cover = _strip(n_cells)
+    session = _session(cover)
     for forced in [(), session.branches()[0]]:
-        numba = _stream(kernels._search_numba, session, forced, steps)
-        core = _stream(kernels.search_kernel, session, forced, steps)
-        assert len(numba) == len(core)
-        for a, b in zip(numba, core, strict=True):
-            _same(tuple(a), tuple(b))
+        steps = _stream(kernels.search_kernel, session, forced, [1, 2, 4, 8, 100, 1000])
+        whole = _stream(kernels.search_kernel, session, forced, [1115])
+        paused = np.concatenate([call[-1] for call in steps])
+        np.testing.assert_array_equal(paused, whole[0][-1])
+        assert steps[-1][0][0] == whole[0][0][0]  # where each stands
+        _same(tuple(steps[-1][1:3]), tuple(whole[0][1:3]))
+        ends = [int(np.argmax(row < 0)) if (row < 0).any() else len(row) for row in paused]
+        found = {tuple(sorted((*forced, *(int(o) for o in row[:n]))))
+                 for row, n in zip(paused, ends, strict=True)}
+        assert len(found) == len(paused)
+        assert all(cover.is_solution(list(s)) for s in found)
+        if n_cells == 24:
+            assert len(found) == (233 if not forced else len(found)) and steps[-1][0][0] == -2
 
 
 def test_a_stop_set_before_leaves_everything_as_it_was():
