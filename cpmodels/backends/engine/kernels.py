@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cpmodels import _native
+from cpmodels import _native  # type: ignore[attr-defined]
 
 
 def tally_prefixes_kernel(prefixes: np.ndarray, lay: tuple, tal: tuple, table: tuple,
