@@ -49,7 +49,8 @@ struct TwoWords {
         w[0] ^= L.opt_a[o];
         w[1] ^= L.opt_b[o];
     }
-    bool covered(uint64_t x) const { return (w[x >> 6] >> (x & 63)) & 1; }
+    // (No index into w by a variable: the words stay in registers.)
+    bool covered(uint64_t x) const { return ((x < 64 ? w[0] >> x : w[1] >> (x - 64)) & 1) != 0; }
     // The lowest uncovered bit (every bit below the item last branched on is covered).
     uint64_t next_open(uint64_t) const {
         uint64_t x;
