@@ -11,5 +11,6 @@ void bind_cover(nanobind::module_& m);
 void bind_towers(nanobind::module_& m);
 void bind_drup(nanobind::module_& m);
 void bind_cnf(nanobind::module_& m);
+void bind_packing(nanobind::module_& m);
 
 }  // namespace cpbind

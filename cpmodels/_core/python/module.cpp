@@ -22,4 +22,5 @@ NB_MODULE(_native, m) {
     cpbind::bind_towers(m);
     cpbind::bind_drup(m);
     cpbind::bind_cnf(m);
+    cpbind::bind_packing(m);
 }

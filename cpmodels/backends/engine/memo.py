@@ -62,7 +62,7 @@ class Memo:
 
     Each stored state points into ``arena``, where the nonzero run of its count vector lives
     (one number when nothing is tallied). When the table is three quarters full or the
-    arena has no room, the table is emptied and fills again (see :func:`store`). Where the
+    arena has no room, the table is emptied and fills again (``cpcore/table.hpp``). Where the
     process may not map a table of the size asked (an address-space limit: the table takes
     at most half of what is left, the rest is for the run), it is made smaller, the arena
     first, halving until it fits: every count is a shortcut, so a smaller table is slower,

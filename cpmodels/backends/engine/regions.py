@@ -3,8 +3,8 @@
 An empty region (cells joined by edges, or faces in space) must be filled by some of the
 pieces, so a region whose size is no sum of piece areas is a dead end. :func:`region_data`
 works out, when a cover is compiled, the board's adjacency in its grid and which region
-sizes the pieces can fill; :func:`~.kernels.dead_end` (compiled with the other kernels)
-flood-fills the regions next to an option just placed.
+sizes the pieces can fill; the packing searches (the compiled core's
+``cpcore/packing_search.hpp``) flood-fill the regions next to an option just placed.
 """
 
 from __future__ import annotations

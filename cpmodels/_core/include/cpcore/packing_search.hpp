@@ -1,0 +1,583 @@
+// The packing searches: counting and tallying the completions of a state, deciding whether
+// one exists, and streaming the solutions. Each walks the tree of the engine's introduction
+// (the first uncovered exact-one item, the options anchored there, a used-up piece's options
+// skipped as a run, region pruning, the memo table) and each is written once, over a state
+// given as a template parameter:
+//
+//   TwoWords  -- covers of at most 128 bits (two words held as scalars);
+//   NWords    -- any cover (the words in a caller's array).
+//
+// A state knows its bits: which option fits, placing and taking back, the next item to
+// branch on, the dead-end test of the regions next to an option, and its memo key. The
+// counters (pieces in copies), the code they make and everything else are the skeleton's.
+// Freestanding: the caller hands in every buffer and the stop flag.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpcore/bits.hpp"
+#include "cpcore/entry.h"
+#include "cpcore/table.hpp"
+
+namespace cpcore {
+
+// --- the states -----------------------------------------------------------------------
+
+// Two words held as scalars: every calendar board, the pentomino boxes and small solids.
+struct TwoWords {
+    cpcore_packing_cover c;  // copies: a search keeps them (and the words) in registers
+    cpcore_two_words L;
+    word w[2] = {0, 0};
+
+    TwoWords(const cpcore_packing_cover& cover, const cpcore_two_words& layout, word*, word*,
+             int64_t*)
+        : c(cover), L(layout) {}
+
+    void clear() { w[0] = w[1] = 0; }
+    bool used_at(uint64_t k) const {
+        return ((w[0] & L.k_tag_a[k]) | (w[1] & L.k_tag_b[k])) != 0;
+    }
+    int64_t counter_at(uint64_t k) const { return L.k_counter[k]; }
+    bool fits_at(uint64_t k) const { return ((w[0] & L.k_a[k]) | (w[1] & L.k_b[k])) == 0; }
+    bool fits(int64_t o) const { return ((w[0] & L.opt_a[o]) | (w[1] & L.opt_b[o])) == 0; }
+    void place(int64_t o) {
+        w[0] |= L.opt_a[o];
+        w[1] |= L.opt_b[o];
+    }
+    void unplace(int64_t o) {
+        w[0] ^= L.opt_a[o];
+        w[1] ^= L.opt_b[o];
+    }
+    // (No index into w by a variable: the words stay in registers.)
+    bool covered(uint64_t x) const { return ((x < 64 ? w[0] >> x : w[1] >> (x - 64)) & 1) != 0; }
+    // The lowest uncovered bit (every bit below the item last branched on is covered).
+    uint64_t next_open(uint64_t) const {
+        uint64_t x;
+        if (~w[0] != 0)
+            x = lowest(~w[0]);
+        else if (~w[1] != 0)
+            x = 64 + lowest(~w[1]);
+        else
+            return c.n_branch;
+        return x < c.n_branch ? x : c.n_branch;
+    }
+    bool memo_allowed() const {
+        return (int64_t)(c.n_branch - popcount(w[0] & L.branch_a) - popcount(w[1] & L.branch_b))
+               < L.memo_below;
+    }
+    TwoWordsKey key(word code) const { return TwoWordsKey{w[0], w[1], L.n_words == 2, code}; }
+
+    // Whether option o (placed) leaves an empty region of fewer than region_limit cells
+    // that no pieces can fill. Regions grow by whole neighbour masks; a fill stops at the
+    // limit, or where it meets a region already known to be that large.
+    bool dead_end(int64_t o) const {
+        const uint64_t limit = (uint64_t)c.region_limit;
+        if (limit == 0) return false;
+        const word a = w[0], b = w[1];
+        word seen_a = 0, seen_b = 0, big_a = 0, big_b = 0;
+        for (int64_t q = c.opt_nb_start[o]; q < c.opt_nb_start[o + 1]; ++q) {
+            const uint64_t x = (uint64_t)c.opt_nb[q];
+            const word sa = a | seen_a, sb = b | seen_b;
+            if (((x < 64 ? sa >> x : sb >> (x - 64)) & 1) != 0) continue;
+            word ra = x < 64 ? (word)1 << x : 0, rb = x < 64 ? 0 : (word)1 << (x - 64);
+            word fa = ra, fb = rb;
+            uint64_t size = 1;
+            while (size < limit && (fa | fb) != 0) {
+                uint64_t y;
+                if (fa != 0) {
+                    y = lowest(fa);
+                    fa &= fa - 1;
+                } else {
+                    y = 64 + lowest(fb);
+                    fb &= fb - 1;
+                }
+                const word na = L.nb_a[y] & ~a & ~ra, nb = L.nb_b[y] & ~b & ~rb;
+                if (((na & big_a) | (nb & big_b)) != 0) {
+                    size = limit;  // it joins a region known to be large
+                    break;
+                }
+                ra |= na;
+                rb |= nb;
+                fa |= na;
+                fb |= nb;
+                size += popcount(na) + popcount(nb);
+            }
+            if (size < limit && !c.fillable[size]) return true;
+            seen_a |= ra;
+            seen_b |= rb;
+            if (size >= limit) {
+                big_a |= ra;
+                big_b |= rb;
+            }
+        }
+        return false;
+    }
+};
+
+// Any number of words, in the caller's array ``filled``; ``scratch`` (two rows of the
+// words) and ``stack`` (n_branch + 1 bits) serve the region fills.
+struct NWords {
+    cpcore_packing_cover c;
+    cpcore_n_words L;
+    word* w;
+    word* scratch;
+    int64_t* stack;
+
+    NWords(const cpcore_packing_cover& cover, const cpcore_n_words& layout, word* filled,
+           word* scratch_rows, int64_t* fill_stack)
+        : c(cover), L(layout), w(filled), scratch(scratch_rows), stack(fill_stack) {}
+
+    void clear() {
+        for (uint64_t i = 0; i < L.n_words; ++i) w[i] = 0;
+    }
+    bool used_at(uint64_t k) const {
+        const int64_t o = c.anchor_opts[k], tw = L.tag_word[o];
+        return tw >= 0 && (w[tw] & L.tag_bit[o]) != 0;
+    }
+    int64_t counter_at(uint64_t k) const { return c.opt_counter[c.anchor_opts[k]]; }
+    bool fits_at(uint64_t k) const { return fits(c.anchor_opts[k]); }
+    bool fits(int64_t o) const {
+        const word* m = L.opt_mask + (uint64_t)o * L.n_words;
+        for (uint64_t i = 0; i < L.n_words; ++i)
+            if (m[i] & w[i]) return false;
+        return true;
+    }
+    void place(int64_t o) {
+        const word* m = L.opt_mask + (uint64_t)o * L.n_words;
+        for (uint64_t i = 0; i < L.n_words; ++i) w[i] |= m[i];
+    }
+    void unplace(int64_t o) {
+        const word* m = L.opt_mask + (uint64_t)o * L.n_words;
+        for (uint64_t i = 0; i < L.n_words; ++i) w[i] ^= m[i];
+    }
+    bool covered(uint64_t x) const { return (w[x >> 6] >> (x & 63)) & 1; }
+    // The first uncovered branching item at or after ``from`` (n_branch: none).
+    uint64_t next_open(uint64_t from) const {
+        uint64_t i = from >> 6;
+        if (from >= c.n_branch) return c.n_branch;
+        word free = ~w[i] & (~(word)0 << (from & 63));
+        while (free == 0) {
+            if (++i >= L.n_words) return c.n_branch;
+            free = ~w[i];
+        }
+        const uint64_t x = (i << 6) + lowest(free);
+        return x < c.n_branch ? x : c.n_branch;
+    }
+    bool memo_allowed() const { return true; }
+    WordsKey key(word code) const { return WordsKey{w, (unsigned)L.n_words, code}; }
+
+    // Whether option o (placed) leaves an empty region no pieces can fill: the regions next
+    // to it flood-filled up to region_limit cells; scratch row 0 marks the current fill,
+    // row 1 the regions measured to the end.
+    bool dead_end(int64_t o) const {
+        const uint64_t limit = (uint64_t)c.region_limit;
+        if (limit == 0) return false;
+        const uint64_t n = L.n_words;
+        word* fill = scratch;
+        word* done = scratch + n;
+        for (uint64_t i = 0; i < n; ++i) done[i] = w[i];
+        for (int64_t q = c.opt_nb_start[o]; q < c.opt_nb_start[o + 1]; ++q) {
+            const uint64_t b = (uint64_t)c.opt_nb[q];
+            if ((done[b >> 6] >> (b & 63)) & 1) continue;
+            for (uint64_t i = 0; i < n; ++i) fill[i] = done[i];
+            fill[b >> 6] |= (word)1 << (b & 63);
+            uint64_t size = 1, top = 1;
+            stack[0] = (int64_t)b;
+            while (top > 0 && size < limit) {
+                const int64_t* around = L.cell_nb + (uint64_t)stack[--top] * L.degree;
+                for (uint64_t d = 0; d < L.degree; ++d) {
+                    const int64_t y = around[d];
+                    if (y >= 0 && !((fill[y >> 6] >> (y & 63)) & 1)) {
+                        fill[y >> 6] |= (word)1 << (y & 63);
+                        stack[top++] = y;
+                        size += 1;
+                    }
+                }
+            }
+            if (size < limit) {
+                if (!c.fillable[size]) return true;
+                for (uint64_t i = 0; i < n; ++i) done[i] = fill[i];
+            }
+        }
+        return false;
+    }
+};
+
+// --- the steps every search takes -----------------------------------------------------
+
+// What a search holds besides its state: the counters of pieces in copies.
+template <class State>
+struct Search {
+    cpcore_packing_cover c;
+    State s;
+    int64_t* counters;
+
+    template <class Layout>
+    Search(const cpcore_packing_cover& cover, const Layout& layout,
+           const cpcore_search_buffers& B)
+        : c(cover), s(cover, layout, B.filled, B.scratch, B.fill_stack), counters(B.counters) {}
+
+    bool counters_full() const {
+        for (uint64_t i = 0; i < c.n_counters; ++i)
+            if (counters[i] < c.counter_low[i]) return false;
+        return true;
+    }
+
+    // The next option to try from anchor_opts[k .. end): the option (k moved past it), or
+    // -1 (k = end). A used-up piece's options are skipped as a run.
+    int64_t next_fit(int64_t& k, int64_t end) const {
+        while (k < end) {
+            const int64_t ctr = s.counter_at((uint64_t)k);
+            if (s.used_at((uint64_t)k) || (ctr >= 0 && counters[ctr] >= c.counter_high[ctr])) {
+                k = c.group_end[k];
+                continue;
+            }
+            if (s.fits_at((uint64_t)k)) return c.anchor_opts[k++];
+            ++k;
+        }
+        return -1;
+    }
+
+    // Put option o down (code: the counter code, moved with it) and take it back.
+    void place(int64_t o, word& code) {
+        s.place(o);
+        const int64_t ctr = c.opt_counter[o];
+        if (ctr >= 0) {
+            counters[ctr] += 1;
+            code += c.radix[ctr];
+        }
+    }
+    void unplace(int64_t o) {
+        s.unplace(o);
+        const int64_t ctr = c.opt_counter[o];
+        if (ctr >= 0) counters[ctr] -= 1;
+    }
+
+    // Place the options of a prefix (-1 pads) on an empty state: whether they fit together;
+    // ``code`` gets their counter code.
+    bool force(const int64_t* prefix, uint64_t n, word& code) {
+        s.clear();
+        for (uint64_t i = 0; i < c.n_counters; ++i) counters[i] = 0;
+        code = 0;
+        bool ok = true;
+        for (uint64_t q = 0; q < n; ++q) {
+            const int64_t o = prefix[q];
+            if (o < 0) continue;
+            ok = ok && s.fits(o);
+            place(o, code);
+            const int64_t ctr = c.opt_counter[o];
+            if (ctr >= 0) ok = ok && counters[ctr] <= c.counter_high[ctr];
+        }
+        return ok;
+    }
+
+    // The tally items a state leaves uncovered, as a bit mask.
+    int64_t uncovered_tally(const cpcore_tallies& t) const {
+        int64_t mask = 0;
+        for (int64_t i = 0; i < t.n_tally; ++i)
+            if (!s.covered((uint64_t)t.bit[i])) mask |= (int64_t)1 << i;
+        return mask;
+    }
+};
+
+// Add a child's counts (src[start ..], entries lo .. lo + n - 1 of its vector) to the
+// parent's vector acc; option o led from the parent (tally items ``mask`` uncovered) there.
+inline void add_into(int64_t* acc, const int64_t* src, int64_t start, int64_t lo, int64_t n,
+                     int64_t o, int64_t mask, const cpcore_tallies& t) {
+    const int64_t item = t.opt_tally[o];
+    if (item < 0) {
+        for (int64_t x = 0; x < n; ++x) acc[lo + x] += src[start + x];
+        return;
+    }
+    const int64_t cols = t.n_tally > 1 ? t.n_tally : 1;
+    const int64_t base = t.opt_index[o] * t.stride[mask * cols + item];
+    const int64_t* map = t.map_flat + t.map_start[mask * cols + item] + lo;
+    for (int64_t x = 0; x < n; ++x) acc[base + map[x]] += src[start + x];
+}
+
+typedef cpcore_search_buffers SearchBuffers;
+
+// --- counting -------------------------------------------------------------------------
+
+// Count the completions of the search's state (code: its counter code), split by the
+// options that cover the tally items: length[mask] counts to ``out``, where mask holds the
+// tally items the state leaves uncovered. Explicit stack; one count vector per depth.
+// Returns early, storing nothing partial, once the table's stop flag is set.
+template <class State>
+void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
+           const SearchBuffers& B, int64_t* out) {
+    Search<State> S = search;  // local copies: nothing the search writes can alias them
+    const cpcore_tallies t = tallies;
+    Table table = memo;
+    const cpcore_packing_cover& c = S.c;
+    const bool scalar = t.n_tally == 0;  // a plain count: the table holds counts
+    const bool use_memo = c.memo_ok;
+    int64_t* stats = table.stats;
+    const int64_t one = 1;
+    const int64_t root_mask = S.uncovered_tally(t);
+    const int64_t n_root = t.length[root_mask];
+    for (int64_t x = 0; x < n_root; ++x) out[x] = 0;
+    uint64_t pos = S.s.next_open(0);
+    if (pos == c.n_branch) {
+        out[0] = S.counters_full() ? 1 : 0;
+        return;
+    }
+    for (int64_t i = 0; i < t.n_tally; ++i)
+        if ((root_mask >> i) & 1 && t.last_anchor[i] < (int64_t)pos) return;
+    if (use_memo) {
+        const int64_t at = table.lookup(S.s.key(code));
+        if (at >= 0 && scalar) {
+            out[0] = at;
+            return;
+        }
+        if (at >= 0) {
+            for (int64_t x = 0; x < table.arena[at + 1]; ++x)
+                out[table.arena[at] + x] = table.arena[at + 2 + x];
+            return;
+        }
+    }
+    const uint64_t width = B.acc_width;
+    for (int64_t x = 0; x < n_root; ++x) B.acc[x] = 0;
+    uint64_t depth = 0;
+    B.stack_pos[0] = (int64_t)pos;
+    B.stack_k[0] = c.anchor_start[pos];
+    B.stack_code[0] = code;
+    B.stack_mask[0] = root_mask;
+    stats[NODES] += 1;
+    while (true) {
+        int64_t* acc = B.acc + depth * width;
+        pos = (uint64_t)B.stack_pos[depth];
+        int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
+        if (o < 0) {  // every option tried: this sub-board is counted
+            int64_t lo = 0, hi = 1;
+            if (!scalar) {
+                const int64_t n = t.length[B.stack_mask[depth]];
+                while (lo < n && acc[lo] == 0) ++lo;
+                hi = n;
+                while (hi > lo && acc[hi - 1] == 0) --hi;
+            }
+            if (use_memo && S.s.memo_allowed())
+                table.store(S.s.key(B.stack_code[depth]), acc, (uint64_t)lo, (uint64_t)hi,
+                            scalar);
+            if (depth == 0) {
+                for (int64_t x = lo; x < hi; ++x) out[x] = acc[x];
+                return;
+            }
+            depth -= 1;
+            o = B.chosen[depth];
+            S.unplace(o);
+            int64_t* parent = acc - width;
+            if (scalar)
+                parent[0] += acc[0];
+            else
+                add_into(parent, acc, lo, lo, hi - lo, o, B.stack_mask[depth], t);
+            continue;
+        }
+        word child_code = B.stack_code[depth];
+        S.place(o, child_code);
+        const int64_t mask = B.stack_mask[depth];
+        int64_t child_mask = mask;
+        if (!scalar && t.opt_tally[o] >= 0) child_mask = mask & ~((int64_t)1 << t.opt_tally[o]);
+        const uint64_t nxt = S.s.next_open(pos + 1);
+        bool done = true;
+        if (nxt == c.n_branch) {
+            if (S.counters_full()) {
+                if (scalar)
+                    acc[0] += 1;
+                else
+                    add_into(acc, &one, 0, 0, 1, o, mask, t);
+            }
+        } else {
+            bool starved = false;
+            for (int64_t i = 0; i < t.n_tally; ++i)
+                if ((child_mask >> i) & 1 && t.last_anchor[i] < (int64_t)nxt) starved = true;
+            if (starved || S.s.dead_end(o)) {
+            } else if (use_memo && S.s.memo_allowed()) {
+                const int64_t at = table.lookup(S.s.key(child_code));
+                if (at >= 0 && scalar)
+                    acc[0] += at;
+                else if (at >= 0)
+                    add_into(acc, table.arena, at + 2, table.arena[at], table.arena[at + 1], o,
+                             mask, t);
+                else
+                    done = false;
+            } else {
+                done = false;
+            }
+        }
+        if (done) {
+            S.unplace(o);
+            continue;
+        }
+        B.chosen[depth] = o;
+        stats[NODES] += 1;
+        if (stopped(&stats[STOP])) return;
+        depth += 1;
+        B.stack_pos[depth] = (int64_t)nxt;
+        B.stack_k[depth] = c.anchor_start[nxt];
+        B.stack_code[depth] = child_code;
+        B.stack_mask[depth] = child_mask;
+        int64_t* next = B.acc + depth * width;
+        for (int64_t x = 0; x < t.length[child_mask]; ++x) next[x] = 0;
+    }
+}
+
+// Tally the completions of each row of ``prefixes`` (n_prefixes rows of ``width`` option
+// ids forced first; -1 pads): row p's counts go to out[p] (rows of out_width), its
+// uncovered tally items to out_mask[p].
+template <class State>
+void tally_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefixes,
+                    uint64_t width, const cpcore_tallies& t, Table& table,
+                    const SearchBuffers& B, int64_t* out, uint64_t out_width,
+                    int64_t* out_mask) {
+    for (uint64_t p = 0; p < n_prefixes; ++p) {
+        if (stopped(&table.stats[STOP])) return;
+        word code;
+        const bool ok = S.force(prefixes + p * width, width, code);
+        out_mask[p] = S.uncovered_tally(t);
+        int64_t* row = out + p * out_width;
+        if (ok)
+            tally(S, code, t, table, B, row);
+        else
+            for (uint64_t x = 0; x < out_width; ++x) row[x] = 0;
+    }
+}
+
+// --- existence ------------------------------------------------------------------------
+
+// Whether the search's state has a completion: a depth-first search that ends at its first
+// solution. With ``use_table``, every state it exhausts is kept in the table as dead (a
+// count of 0), and a state found there is not searched again. Returns false at once,
+// keeping nothing partial, when the stop flag is set (the caller checks it).
+template <class State>
+bool first_solution(Search<State>& search, word code, Table& memo, bool use_table,
+                    const int64_t* stop, const SearchBuffers& B) {
+    Search<State> S = search;  // local copies: nothing the search writes can alias them
+    Table table = memo;
+    const cpcore_packing_cover& c = S.c;
+    use_table = use_table && c.memo_ok;
+    const int64_t none = 0;
+    uint64_t pos = S.s.next_open(0);
+    if (pos == c.n_branch) return S.counters_full();
+    if (use_table && table.lookup(S.s.key(code)) >= 0) return false;
+    uint64_t depth = 0;
+    B.stack_pos[0] = (int64_t)pos;
+    B.stack_k[0] = c.anchor_start[pos];
+    B.stack_code[0] = code;
+    while (true) {
+        if (stopped(stop)) return false;
+        pos = (uint64_t)B.stack_pos[depth];
+        const int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
+        if (o < 0) {  // every option tried: this state has no completion
+            if (use_table) table.store(S.s.key(B.stack_code[depth]), &none, 0, 1, true);
+            if (depth == 0) return false;
+            depth -= 1;
+            S.unplace(B.chosen[depth]);
+            continue;
+        }
+        word child_code = B.stack_code[depth];
+        S.place(o, child_code);
+        B.chosen[depth] = o;
+        const uint64_t nxt = S.s.next_open(pos + 1);
+        if (nxt == c.n_branch) {
+            if (S.counters_full()) return true;
+        } else if (!(S.s.dead_end(o) ||
+                     (use_table && table.lookup(S.s.key(child_code)) >= 0))) {
+            depth += 1;
+            B.stack_pos[depth] = (int64_t)nxt;
+            B.stack_k[depth] = c.anchor_start[nxt];
+            B.stack_code[depth] = child_code;
+            continue;
+        }
+        S.unplace(o);
+    }
+}
+
+// For each row of ``prefixes``, whether some solution contains its options: out[p] is 1
+// or 0. With ``first_failure``, rows after the first 0 are left as they were (not
+// searched); so are the rows after a stop.
+template <class State>
+void exists_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefixes,
+                     uint64_t width, Table& table, bool use_table, int64_t* out,
+                     bool first_failure, const int64_t* stop, const SearchBuffers& B) {
+    for (uint64_t p = 0; p < n_prefixes; ++p) {
+        if (stopped(stop)) return;
+        word code;
+        const bool ok = S.force(prefixes + p * width, width, code);
+        const bool found = ok && first_solution(S, code, table, use_table, stop, B);
+        if (stopped(stop)) return;
+        out[p] = found ? 1 : 0;
+        if (first_failure && out[p] == 0) return;
+    }
+}
+
+// --- enumerating ----------------------------------------------------------------------
+
+// A resumable depth-first search that writes up to max_out solutions (option ids, rows of
+// out_width, -1 after the last when there is room) to ``out``. state[0] is the depth (-1
+// before the start, -2 when finished), state[1] the solutions this call wrote; the search
+// keeps its place in the state, counters, chosen and the stacks between calls. It returns
+// at its next node once the stop flag is set, and can be resumed after.
+template <class State>
+void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, int64_t* out,
+               uint64_t out_width, int64_t max_out, const int64_t* stop) {
+    Search<State> S = search;  // a local copy: nothing the search writes can alias it
+    const cpcore_packing_cover& c = S.c;
+    int64_t written = 0;
+    int64_t depth = state[0];
+    if (depth == -2) {
+        state[1] = 0;
+        return;
+    }
+    if (depth == -1) {
+        const uint64_t pos = S.s.next_open(0);
+        if (pos == c.n_branch) {  // nothing to branch on: the forced options are the solution
+            if (S.counters_full()) {
+                out[0] = -1;
+                written = 1;
+            }
+            state[0] = -2;
+            state[1] = written;
+            return;
+        }
+        depth = 0;
+        B.stack_pos[0] = (int64_t)pos;
+        B.stack_k[0] = c.anchor_start[pos];
+    }
+    word unused = 0;
+    while (depth >= 0) {
+        if (written >= max_out || stopped(stop)) break;
+        const uint64_t pos = (uint64_t)B.stack_pos[depth];
+        const int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
+        if (o < 0) {  // every option tried: back up
+            depth -= 1;
+            if (depth >= 0) S.unplace(B.chosen[depth]);
+            continue;
+        }
+        S.place(o, unused);
+        B.chosen[depth] = o;
+        const uint64_t nxt = S.s.next_open(pos + 1);
+        if (nxt == c.n_branch) {
+            if (S.counters_full()) {
+                int64_t* row = out + (uint64_t)written * out_width;
+                for (int64_t d = 0; d <= depth; ++d) row[d] = B.chosen[d];
+                if ((uint64_t)depth + 1 < out_width) row[depth + 1] = -1;
+                written += 1;
+            }
+            S.unplace(o);
+            continue;
+        }
+        if (S.s.dead_end(o)) {
+            S.unplace(o);
+            continue;
+        }
+        depth += 1;
+        B.stack_pos[depth] = (int64_t)nxt;
+        B.stack_k[depth] = c.anchor_start[nxt];
+    }
+    state[0] = depth >= 0 ? depth : -2;
+    state[1] = written;
+}
+
+}  // namespace cpcore
