@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cpmodels import _native  # type: ignore[attr-defined]
+import cpmodels._native as _native
 
 
 def tally_prefixes_kernel(prefixes: np.ndarray, lay: tuple, tal: tuple, table: tuple,

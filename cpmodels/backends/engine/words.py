@@ -25,7 +25,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from cpmodels import _native  # type: ignore[attr-defined]
+import cpmodels._native as _native
 from cpmodels.backends.engine.kernels import _rows
 
 #: What the word kernel reads of a compiled cover (see :func:`word_layout`).
