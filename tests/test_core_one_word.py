@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from conftest import SPECS
 
-from cpmodels.backends.engine import one_word, reach
 from cpmodels.backends.engine import session as session_module
-from cpmodels.backends.engine.layout import one_word_layout
-from cpmodels.backends.engine.memo import Memo
+from cpmodels.backends.engine.kernels import one_word, reach
+from cpmodels.backends.engine.kernels.memo import Memo
+from cpmodels.backends.engine.layouts.cover import one_word_layout
 from cpmodels.cover import ExactCover, PieceKind, packing_cover
 from cpmodels.design import Design, load_board
 from cpmodels.design.reaching import first_failure

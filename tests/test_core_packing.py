@@ -14,9 +14,10 @@ import pytest
 from conftest import SPECS
 
 from cpmodels.backends import engine
-from cpmodels.backends.engine import kernels, words
-from cpmodels.backends.engine.memo import STOP, Memo
-from cpmodels.backends.engine.regions import region_sizes
+from cpmodels.backends.engine.kernels import general as kernels
+from cpmodels.backends.engine.kernels import words
+from cpmodels.backends.engine.kernels.memo import STOP, Memo
+from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.cover import ExactCover, Item, PieceKind, packing_cover
 from cpmodels.geometry import orientations, parse_drawing
 from cpmodels.spec import load_spec

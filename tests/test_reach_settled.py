@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from conftest import SPECS
 
-from cpmodels.backends.engine.memo import NODES
-from cpmodels.backends.engine.reach_layout import _reach_layout, reach_layout
+from cpmodels.backends.engine.kernels.memo import NODES
+from cpmodels.backends.engine.layouts.reach import _reach_layout, reach_layout
 from cpmodels.design import Design, load_board
 from cpmodels.design.reaching import LearntOrder
 from cpmodels.errors import OutOfTime

@@ -106,13 +106,13 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 
-from cpmodels.backends.engine.cluster import ENV as CLUSTER_ENV
-from cpmodels.backends.engine.cluster import Cluster, connect, using
-from cpmodels.backends.engine.difficulty import Backtracker, Difficulty
-from cpmodels.backends.engine.links import suits as counted_by_links
-from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS
-from cpmodels.backends.engine.processes import WorkerFailed, workers_for
-from cpmodels.backends.engine.scheduling import (
+from cpmodels.backends.engine.kernels.difficulty import Backtracker, Difficulty
+from cpmodels.backends.engine.kernels.links import suits as counted_by_links
+from cpmodels.backends.engine.kernels.memo import DEFAULT_MEMO_SLOTS
+from cpmodels.backends.engine.placement.cluster import ENV as CLUSTER_ENV
+from cpmodels.backends.engine.placement.cluster import Cluster, connect, using
+from cpmodels.backends.engine.placement.processes import WorkerFailed, workers_for
+from cpmodels.backends.engine.placement.scheduling import (
     add_tallies,
     cluster_solutions,
     count,

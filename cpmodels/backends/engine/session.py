@@ -39,16 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from cpmodels.backends.engine.difficulty import Backtracker, Difficulty
-from cpmodels.backends.engine.kernels import exists_kernel, search_kernel, tally_prefixes_kernel
-from cpmodels.backends.engine.layout import (
-    CompiledCover,
-    Layout,
-    OneWord,
-    compile_cover,
-    one_word_layout,
+from cpmodels.backends.engine.kernels.difficulty import Backtracker, Difficulty
+from cpmodels.backends.engine.kernels.general import (
+    exists_kernel,
+    search_kernel,
+    tally_prefixes_kernel,
 )
-from cpmodels.backends.engine.memo import (
+from cpmodels.backends.engine.kernels.memo import (
     ARENA_USED,
     DEFAULT_MEMO_SLOTS,
     FLUSHES,
@@ -60,9 +57,23 @@ from cpmodels.backends.engine.memo import (
     USED,
     Memo,
 )
-from cpmodels.backends.engine.one_word import count_one_word, tally_one_word
-from cpmodels.backends.engine.reach import reach_kernel
-from cpmodels.backends.engine.reach_layout import (
+from cpmodels.backends.engine.kernels.one_word import count_one_word, tally_one_word
+from cpmodels.backends.engine.kernels.reach import reach_kernel
+from cpmodels.backends.engine.kernels.words import (
+    WordLayout,
+    exists_words,
+    table_words,
+    tally_prefixes_words,
+    word_layout,
+)
+from cpmodels.backends.engine.layouts.cover import (
+    CompiledCover,
+    Layout,
+    OneWord,
+    compile_cover,
+    one_word_layout,
+)
+from cpmodels.backends.engine.layouts.reach import (
     ReachLayout,
     ReachRegions,
     WantedLists,
@@ -70,19 +81,12 @@ from cpmodels.backends.engine.reach_layout import (
     reach_layout,
     reach_regions,
 )
-from cpmodels.backends.engine.regions import region_sizes
-from cpmodels.backends.engine.tally import (
+from cpmodels.backends.engine.layouts.regions import region_sizes
+from cpmodels.backends.engine.layouts.tally import (
     OneTallies,
     TallyLayout,
     one_word_tallies,
     tally_layout,
-)
-from cpmodels.backends.engine.words import (
-    WordLayout,
-    exists_words,
-    table_words,
-    tally_prefixes_words,
-    word_layout,
 )
 from cpmodels.cover import ExactCover, ItemKind
 from cpmodels.errors import OutOfTime
