@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine.kernels import links
 from cpmodels.backends.engine.placement.processes import Runner, can_fork_here, workers_for
 from cpmodels.backends.engine.placement.processes import run_units as run_in_processes
+from cpmodels.backends.engine.searches import count_solids, solid
 from cpmodels.backends.engine.session import EngineSession, Tally, Task
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
@@ -150,9 +150,9 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     in ``bit_cover.py`` when it fits). ``stats["nodes"]``, when given, is increased by the
     nodes the search took here and in the workers.
     """
-    if cluster is None and links.suits(cover):  # a solid: most constrained item first
-        found = links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
-                                 jobs=workers_for(jobs), stats=stats)
+    if cluster is None and solid(cover):  # a solid: most constrained item first
+        found = count_solids(cover, tasks, time_limit=time_limit, progress=progress,
+                             jobs=workers_for(jobs), stats=stats)
         if found is None:
             raise OutOfTime("the count ran out of time")
         return found
