@@ -12,7 +12,7 @@ cover out for them and asks them, in five parts:
 * ``layouts/``: the compiled cover and its views, the arrays each search reads;
 * ``kernels/``: thin wrappers that hand those arrays to the core, one module per search
   family, and the memo table they share;
-* ``placement/``: where the work runs (this core, worker processes, a Dask cluster).
+* ``placement/``: where the work runs (this process, worker processes, a Dask cluster).
 
 The data layout comes first, as the search reads it; then what the search does with it.
 

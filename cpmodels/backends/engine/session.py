@@ -12,14 +12,15 @@ answers:
 * :meth:`~EngineSession.exists`: for each set of forced options, whether some solution
   contains it (a first solution, not a count);
 * :meth:`~EngineSession.reach`: which combinations of a calendar's holes have a solution,
-  one search for many (``reach.py``);
+  one search for many (``kernels/reach.py``);
 * :meth:`~EngineSession.first_solution` and :meth:`~EngineSession.solutions`: solutions
   themselves, streamed in a fixed order;
 * :meth:`~EngineSession.difficulty`: how hard a first solution is for a person, the work of
-  a plain backtracker (``difficulty.py``, ``docs/difficulty.md``);
+  a plain backtracker (``kernels/difficulty.py``, ``docs/difficulty.md``);
 * :meth:`~EngineSession.branches` and :meth:`~EngineSession.split`: the search cut into
   disjoint *tasks* (tuples of forced option ids), and :meth:`~EngineSession.run`: a *unit*
-  (a tuple of tasks) tallied, as the scheduler's workers run it (``scheduling.py``).
+  (a tuple of tasks) tallied, as the scheduler's workers run it
+  (``placement/scheduling.py``).
 
 Every question takes ``time_limit`` (seconds, None: none) and raises
 :class:`~cpmodels.errors.OutOfTime` when it passes first, or when :meth:`stop` was called
@@ -73,13 +74,14 @@ class EngineSession:
 
     ``tally_items`` (at most 16 exact-one items) split :meth:`tally`'s counts by the
     options covering them; ``table_slots`` and ``arena`` size the table of sub-board counts
-    (see ``memo.py``), ``dead_slots`` the table of dead states :meth:`exists` keeps. Counts
-    on a square board of at most 64 cells with every piece used once take the one-word
-    kernel (``one_word.py``), with a table of at most :data:`ONE_WORD_SLOTS` (none when
-    ``table_slots`` is 0); so do tallies and the counts of covers with slack items (a
-    sweep's, a design's: slack and tally items are bits of the piece word), with a table
-    of at most :data:`ONE_WORD_TALLY_SLOTS`. ``word_kernel`` and ``one_word`` turn the
-    word kernels off.
+    (see ``kernels/memo.py``), ``dead_slots`` the table of dead states :meth:`exists`
+    keeps. Which search answers is :class:`~.searches.Searches`' choice: counts on a square
+    board of at most 64 cells with every piece used once take the one-word kernel
+    (``kernels/one_word.py``), with a table of at most :data:`~.searches.ONE_WORD_SLOTS`
+    (none when ``table_slots`` is 0); so do tallies and the counts of covers with slack
+    items (a sweep's, a design's: slack and tally items are bits of the piece word), with a
+    table of at most :data:`~.searches.ONE_WORD_TALLY_SLOTS`. ``word_kernel`` and
+    ``one_word`` turn the word kernels off.
 
     ```python
     >>> from cpmodels.api import instance
@@ -244,7 +246,7 @@ class EngineSession:
         options, one per slack item: the holes of a calendar's label groups), whether some
         solution containing the options holds each wanted combination: one search a task,
         the holes it does not force left open, which stops once all it wants are found
-        (``reach.py``). A task that forces every hole is a first-solution search.
+        (``kernels/reach.py``). A task that forces every hole is a first-solution search.
         ``areas``: the areas of the pieces the forced options leave (for region pruning).
         With ``first_failure``, the tasks after the first with a combination not found are
         not searched (None). Dead and settled states are kept for later calls. Only when

@@ -1,2 +1,2 @@
-"""Where the work runs: on this core, in processes (``processes.py``) or on a cluster
-(``cluster.py``); ``scheduling.py`` splits the work into units and chooses among them."""
+"""Where the work runs: in this process, in worker processes (``processes.py``) or on a
+Dask cluster (``cluster.py``); ``scheduling.py`` cuts the work into units and chooses."""
