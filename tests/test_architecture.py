@@ -25,7 +25,14 @@ def _modules() -> list[Path]:
 
 
 def _engine_submodules() -> set[str]:
-    return {p.stem for p in ENGINE.glob("*.py") if p.stem != "__init__"}
+    """Every module and folder below the facade, by its dotted name under it."""
+    names = set()
+    for path in ENGINE.rglob("*.py"):
+        parts = path.relative_to(ENGINE).with_suffix("").parts
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        if parts:
+            names.add(".".join(parts))
+    return names
 
 
 def _imported(tree: ast.AST) -> list[tuple[str, int]]:
@@ -42,7 +49,10 @@ def _imported(tree: ast.AST) -> list[tuple[str, int]]:
 
 
 def test_nothing_outside_the_engine_imports_its_modules():
-    """Features reach the engine through ``cpmodels.backends.engine`` alone."""
+    """Features reach the engine through ``cpmodels.backends.engine`` alone: none imports
+    its session, its choice of searches, nor a module of its folders."""
+    assert {"session", "searches", "layouts", "kernels", "placement",
+            "kernels.memo", "placement.scheduling"} <= _engine_submodules()
     inner = {f"cpmodels.backends.engine.{name}" for name in _engine_submodules()}
     offenders = []
     for path in _modules():
@@ -170,6 +180,60 @@ def test_no_import_cycle_in_the_package(every_import):
     of a cycle)."""
     cycle = _cycle(every_import)
     assert cycle is None, f"import cycle: {cycle}"
+
+
+ENGINE_PACKAGE = "cpmodels.backends.engine"
+# Inside the engine: the session asks questions and :class:`Searches` chooses the kernel
+# call, so they alone import the kernels; a kernel knows no session nor placement, a layout
+# no kernel.
+KERNEL_USERS = ("session", "searches")
+MUST_NOT_IMPORT = {"kernels": ("session", "searches", "placement"),
+                   "layouts": ("kernels", "session", "searches", "placement")}
+
+
+def _engine_offenders(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Each import of an engine part (a folder or a module below the facade) that breaks
+    :data:`KERNEL_USERS` or :data:`MUST_NOT_IMPORT` (``module:line imports target``)."""
+    def part(name: str) -> str | None:
+        if not _is(name, (ENGINE_PACKAGE,)) or name == ENGINE_PACKAGE:
+            return None
+        return name[len(ENGINE_PACKAGE) + 1:].split(".")[0]
+
+    offenders = []
+    for name, needs in graph.items():
+        here = part(name)
+        for target, line in needs.items():
+            there = part(target)
+            if there is None or there == here:
+                continue
+            if (there == "kernels" and here not in KERNEL_USERS) \
+                    or there in MUST_NOT_IMPORT.get(here or "", ()):
+                offenders.append(f"{name}:{line} imports {target}")
+    return offenders
+
+
+def test_the_engine_is_layered_session_searches_kernels_layouts(every_import):
+    """Only the session and its choice of searches import the kernels; the kernels import
+    no placement, session nor choice; the layouts import no kernel (every import, in a
+    function or for type checkers too)."""
+    assert _engine_offenders(every_import) == []
+
+
+def test_the_engine_rules_see_a_layer_crossed():
+    e = ENGINE_PACKAGE
+    sources = {"cpmodels": ("", True), "cpmodels.backends": ("", True), e: ("", True),
+               f"{e}.kernels": ("", True), f"{e}.layouts": ("", True),
+               f"{e}.placement": ("", True),
+               f"{e}.kernels.memo": ("", False),
+               f"{e}.kernels.general": (f"from {e}.placement import cluster\n", False),
+               f"{e}.layouts.cover": (f"def f():\n    from {e}.kernels import memo\n", False),
+               f"{e}.placement.cluster": (f"from {e}.kernels.memo import Memo\n", False),
+               f"{e}.searches": (f"from {e}.kernels.memo import Memo\n", False),
+               f"{e}.session": (f"from {e}.searches import Searches\n", False)}
+    assert sorted(_engine_offenders(_graph(sources))) == [
+        f"{e}.kernels.general:1 imports {e}.placement.cluster",
+        f"{e}.layouts.cover:2 imports {e}.kernels.memo",
+        f"{e}.placement.cluster:1 imports {e}.kernels.memo"]
 
 
 def test_the_cycle_finder_sees_imports_in_functions_and_for_type_checkers():

@@ -60,7 +60,7 @@ def test_engine_runs_under_an_address_space_limit(tmp_path, argv):
 
 def test_too_little_memory_for_any_table_is_one_line():
     code = ("import resource, sys\n"
-            "from cpmodels.backends.engine.memo import Memo\n"
+            "from cpmodels.backends.engine.kernels.memo import Memo\n"
             "from cpmodels.errors import TooLargeError\n"
             "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
             "memo = Memo(3, slots=1 << 24, arena=1 << 28)\n"

@@ -23,7 +23,7 @@ from conftest import SPECS, free_port, stop_process
 
 import cpmodels
 from cpmodels import api
-from cpmodels.backends.engine import cluster as cluster_module
+from cpmodels.backends.engine.placement import cluster as cluster_module
 from cpmodels.errors import InputError
 from cpmodels.spec import load_spec
 from cpmodels.sweep import run_sweep

@@ -167,7 +167,7 @@ def test_a_worker_that_dies_has_its_unit_run_again(monkeypatch, tmp_path):
         return real_run(self, unit)
 
     monkeypatch.setattr(engine.EngineSession, "run", die_once)
-    monkeypatch.setattr(engine.scheduling, "COUNT_FORK_AFTER", 0.0)
+    monkeypatch.setattr(engine.placement.scheduling, "COUNT_FORK_AFTER", 0.0)
     cover = _cover("calendar_week.yaml", ["Jun", "7", "Tue"])
     assert engine.count(cover, jobs=2) == 10374
     assert marker.exists()
@@ -181,7 +181,7 @@ def test_a_unit_that_fails_in_a_worker_is_reported(monkeypatch):
         raise ValueError("broken unit")
 
     monkeypatch.setattr(engine.EngineSession, "run", fail)
-    monkeypatch.setattr(engine.scheduling, "COUNT_FORK_AFTER", 0.0)
+    monkeypatch.setattr(engine.placement.scheduling, "COUNT_FORK_AFTER", 0.0)
     with pytest.raises(engine.WorkerFailed, match="broken unit"):
         engine.count(_cover("calendar_week.yaml", ["Jun", "7", "Tue"]), jobs=2)
 
@@ -189,7 +189,7 @@ def test_a_unit_that_fails_in_a_worker_is_reported(monkeypatch):
 def test_units_run_in_processes_that_did_not_fork(monkeypatch):
     """Without fork (as on macOS or Windows), workers start from a pickled session, which
     leaves its compiled arrays and tables behind and compiles again."""
-    monkeypatch.setattr(engine.processes, "can_fork_here", lambda: False)
+    monkeypatch.setattr(engine.placement.processes, "can_fork_here", lambda: False)
     session = engine.EngineSession(_cover("calendar_day.yaml", ["Oct", "6"]))
     branches = session.branches()
     assert session.count() == 7  # warm here; nothing of that goes over

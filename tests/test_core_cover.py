@@ -13,7 +13,7 @@ from conftest import SPECS
 from test_grids import _random_cover
 
 from cpmodels import api
-from cpmodels.backends.engine import bit_cover, difficulty, links
+from cpmodels.backends.engine.kernels import bit_cover, difficulty, links
 from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.geometry import Placement
 from cpmodels.spec import load_spec

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from conftest import SPECS
 
-from cpmodels.backends.engine import one_word, reach
-from cpmodels.backends.engine import session as session_module
-from cpmodels.backends.engine.layout import one_word_layout
-from cpmodels.backends.engine.memo import Memo
+from cpmodels.backends.engine import searches
+from cpmodels.backends.engine.kernels import one_word, reach
+from cpmodels.backends.engine.kernels.memo import Memo
+from cpmodels.backends.engine.layouts.cover import one_word_layout
 from cpmodels.cover import ExactCover, PieceKind, packing_cover
 from cpmodels.design import Design, load_board
 from cpmodels.design.reaching import first_failure
@@ -117,11 +117,11 @@ def test_tallies_are_the_recorded_ones(slots, arena):
     plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
     tasks = [plan.task_holes(task) for task in plan.tasks()[::7][:4]]
     tasks.append(tasks[0] + tasks[1])
-    layout, tally, _ = plan.session()._one_word_tally(None)
+    layout, tally, _ = plan.session().searches._one_word_tally(None)
     table = Memo(2, max(16, slots), arena)
     out = np.zeros((len(tasks), int(tally.length[-1])), dtype=np.int64)
     masks = np.zeros(len(tasks), dtype=np.int64)
-    one_word.tally_one_word(session_module._task_array(tasks), layout, tally, table.kernel,
+    one_word.tally_one_word(searches.task_array(tasks), layout, tally, table.kernel,
                             slots > 0, out, masks)
     index = np.arange(out.shape[1])
     assert out.sum(axis=1).tolist() == [3221, 2813, 0]
@@ -147,8 +147,8 @@ def test_reach_searches_are_the_recorded_ones():
                for chosen in itertools.islice(design.candidates(), 0, 792, 40)]
     assert answers == [None, 31, 0, 0, 4, 14, 0, 5, 0, 0, 0, 0, 71, 60, 0, 36, 1, 3, 5, 4]
     session = compiled.session
-    assert session._reached.stats.tolist() == [0, 0, 0, 308905, 0, 0, 0]
-    assert session._settled.stats.tolist() == [282942, 65855, 79, 308905, 0, 0, 0]
+    assert session.searches._reached.stats.tolist() == [0, 0, 0, 308905, 0, 0, 0]
+    assert session.searches._settled.stats.tolist() == [282942, 65855, 79, 308905, 0, 0, 0]
 
 
 def test_a_count_stopped_before_it_starts_counts_nothing():
@@ -228,7 +228,7 @@ def test_bad_tally_and_reach_arguments_are_refused_before_the_search():
     """The tally and the reach search refuse options and wanted combinations their layouts
     do not have, and a layout whose labels index past its combinations."""
     plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
-    layout, tally, _ = plan.session()._one_word_tally(None)
+    layout, tally, _ = plan.session().searches._one_word_tally(None)
     out = np.zeros((1, int(tally.length[-1])), dtype=np.int64)
     masks = np.zeros(1, dtype=np.int64)
     with pytest.raises(ValueError, match="option"):
@@ -241,7 +241,7 @@ def test_bad_tally_and_reach_arguments_are_refused_before_the_search():
     design = _design("apad_rectangle_pentominoes")
     session = design._cover(False).session
     assert session.reaches
-    parts = session._reach_parts([], [5] * 7)
+    parts = session.searches._reach_parts([], [5] * 7)
     reach_layout, regions, _, _, table, settled = parts
     found = np.full(1, 7, dtype=np.int64)
 

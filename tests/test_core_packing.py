@@ -14,9 +14,10 @@ import pytest
 from conftest import SPECS
 
 from cpmodels.backends import engine
-from cpmodels.backends.engine import kernels, words
-from cpmodels.backends.engine.memo import STOP, Memo
-from cpmodels.backends.engine.regions import region_sizes
+from cpmodels.backends.engine.kernels import general as kernels
+from cpmodels.backends.engine.kernels import words
+from cpmodels.backends.engine.kernels.memo import STOP, Memo
+from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.cover import ExactCover, Item, PieceKind, packing_cover
 from cpmodels.geometry import orientations, parse_drawing
 from cpmodels.spec import load_spec
@@ -71,12 +72,13 @@ def _tally(session: engine.EngineSession, tasks, *, general: bool, slots: int = 
     """Tally ``tasks`` on a fresh table: the counts, the masks, the table and its
     statistics."""
     arr = _array(tasks)
-    tal = session._tally_layout().kernel
+    tal = session.searches._tally_layout().kernel
     n_words = session.compiled.n_words
     if general:
-        kernel, lay, width = kernels.tally_prefixes_kernel, session._kernel_layout(regions), n_words
+        kernel, width = kernels.tally_prefixes_kernel, n_words
+        lay = session.searches._kernel_layout(regions)
     else:
-        kernel, lay = words.tally_prefixes_words, session._word_layout(regions)
+        kernel, lay = words.tally_prefixes_words, session.searches._word_layout(regions)
         width = words.table_words(n_words)
         assert lay is not None
     memo = Memo(width, slots, arena)
@@ -93,9 +95,9 @@ def _exists(session: engine.EngineSession, tasks, *, general: bool, use_table: b
     arr = _array(tasks)
     n_words = session.compiled.n_words
     if general:
-        kernel, lay, width = kernels.exists_kernel, session._kernel_layout(None), n_words
+        kernel, lay, width = kernels.exists_kernel, session.searches._kernel_layout(None), n_words
     else:
-        kernel, lay = words.exists_words, session._word_layout(None)
+        kernel, lay = words.exists_words, session.searches._word_layout(None)
         width = words.table_words(n_words)
     memo = Memo(width, slots)
     out = np.full(len(tasks), -1, dtype=np.int64)
@@ -108,7 +110,7 @@ def _both_ways(session, tasks, **kw) -> np.ndarray:
     """Tallied by the N-word and (when it fits) the two-word state: the same counts,
     statistics and table values; returns the counts."""
     general = _tally(session, tasks, general=True, **kw)
-    if session._word_layout(None) is not None:
+    if session.searches._word_layout(None) is not None:
         two = _tally(session, tasks, general=False, **kw)
         # The same counts, arena and statistics; each value in the same slot (the two-word
         # state keeps it in the key row, after the code).
@@ -124,7 +126,7 @@ def _exists_both(session, tasks, *, use_table: bool, first_failure: bool, counte
     statistics, and (``counted``) each verdict the same as the count's."""
     general = _exists(session, tasks, general=True, use_table=use_table,
                       first_failure=first_failure, **kw)
-    if session._word_layout(None) is not None:
+    if session.searches._word_layout(None) is not None:
         two = _exists(session, tasks, general=False, use_table=use_table,
                       first_failure=first_failure, **kw)
         np.testing.assert_array_equal(general[0], two[0])
@@ -304,10 +306,10 @@ def test_a_stop_set_before_leaves_everything_as_it_was():
     plan = TallyPlan.of(spec)
     session = _session(plan.cover, plan.tally_items)
     tasks = [plan.holes(("Jun", "7"))]
-    tal = session._tally_layout().kernel
+    tal = session.searches._tally_layout().kernel
     for kernel, lay, width in [
-            (kernels.tally_prefixes_kernel, session._kernel_layout(None), 2),
-            (words.tally_prefixes_words, session._word_layout(None), 3)]:
+            (kernels.tally_prefixes_kernel, session.searches._kernel_layout(None), 2),
+            (words.tally_prefixes_words, session.searches._word_layout(None), 3)]:
         memo = Memo(width, 1 << 10)
         memo.stop()
         out = np.full((1, int(tal.length[-1])), 5, dtype=np.int64)
@@ -322,8 +324,8 @@ def test_a_stop_mid_search_returns_and_keeps_only_finished_states():
     the count asked again on that table equals the count on a fresh one."""
     cover = _strip(129)
     session = _session(cover)
-    lay = session._kernel_layout(None)
-    tal = session._tally_layout().kernel
+    lay = session.searches._kernel_layout(None)
+    tal = session.searches._tally_layout().kernel
     arr = _array([()])
     memo = Memo(session.compiled.n_words, 1 << 12)
     out = np.zeros((1, 1), dtype=np.int64)
@@ -349,8 +351,8 @@ def test_threads_count_at_once():
     plan = TallyPlan.of(spec)
     session = _session(plan.cover, plan.tally_items)
     tasks = _array([plan.holes(t) for t in [("Jun", "7"), ("Apr", "6")]])
-    tal = session._tally_layout().kernel
-    lay = session._word_layout(None)
+    tal = session.searches._tally_layout().kernel
+    lay = session.searches._word_layout(None)
 
     def tally(out):
         memo = Memo(3, 1 << 14, 1 << 16)
@@ -374,16 +376,17 @@ def test_threads_count_at_once():
 def test_bad_arrays_are_refused():
     cover = _strip(20)
     session = _session(cover)
-    tal = session._tally_layout().kernel
+    tal = session.searches._tally_layout().kernel
     memo = Memo(1, 16)
     out = np.zeros((1, 1), dtype=np.int64)
     with pytest.raises(ValueError, match="out of range"):
-        kernels.tally_prefixes_kernel(_array([(len(cover.options),)]), session._kernel_layout(
-            None), tal, memo.kernel, out, np.zeros(1, dtype=np.int64))
+        kernels.tally_prefixes_kernel(_array([(len(cover.options),)]),
+                                      session.searches._kernel_layout(None), tal, memo.kernel,
+                                      out, np.zeros(1, dtype=np.int64))
     with pytest.raises(ValueError, match="one per prefix"):
-        kernels.tally_prefixes_kernel(_array([()]), session._kernel_layout(None), tal,
+        kernels.tally_prefixes_kernel(_array([()]), session.searches._kernel_layout(None), tal,
                                       memo.kernel, out, np.zeros(2, dtype=np.int64))
     with pytest.raises(TypeError, match="opt_counter"):
-        kernels.tally_prefixes_kernel(_array([()]), session._kernel_layout(None)._replace(
+        kernels.tally_prefixes_kernel(_array([()]), session.searches._kernel_layout(None)._replace(
             opt_counter=np.zeros(3, dtype=np.float64)), tal, memo.kernel, out,
             np.zeros(1, dtype=np.int64))

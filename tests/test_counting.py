@@ -432,7 +432,7 @@ def test_the_most_constrained_piece_is_held_with_fixed_placements():
     ("pentominoes_6x10", True, 2339), ("pentominoes_8x8_centre", True, 65),
     ("pentominoes_8x8_centre", False, 520)])
 def test_a_count_that_fits_one_core_starts_no_workers(monkeypatch, name, distinct, expected):
-    from cpmodels.backends.engine import scheduling
+    from cpmodels.backends.engine.placement import scheduling
 
     def no_workers(*args, **kwargs):
         raise AssertionError("a small count started worker processes")

@@ -17,7 +17,7 @@ from matplotlib.image import imread
 
 from cpmodels import api
 from cpmodels.backends import count_cover, iter_cover_solutions
-from cpmodels.backends.engine import bit_cover, links
+from cpmodels.backends.engine.kernels import bit_cover, links
 from cpmodels.counting import count_instance
 from cpmodels.cover import ExactCover, Item, PieceKind, packing_cover
 from cpmodels.errors import OutOfTime, SpecError

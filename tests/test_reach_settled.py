@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from conftest import SPECS
 
-from cpmodels.backends.engine.memo import NODES
-from cpmodels.backends.engine.reach_layout import _reach_layout, reach_layout
+from cpmodels.backends.engine.kernels.memo import NODES
+from cpmodels.backends.engine.layouts.reach import _reach_layout, reach_layout
 from cpmodels.design import Design, load_board
 from cpmodels.design.reaching import LearntOrder
 from cpmodels.errors import OutOfTime
@@ -87,10 +87,10 @@ def test_a_set_searched_again_costs_next_to_nothing_and_answers_the_same(weekday
     dates = _month_of(weekday, "Mar")
     session = weekday._cover(False).session
     first = _reached(weekday, chosen, dates, (1, 2))
-    nodes = int(session._reached.stats[NODES])
+    nodes = int(session.searches._reached.stats[NODES])
     again = _reached(weekday, chosen, dates, (1, 2))
     assert again == first and all(first.values())
-    assert int(session._reached.stats[NODES]) - nodes < len(dates)
+    assert int(session.searches._reached.stats[NODES]) - nodes < len(dates)
 
 
 def test_a_stopped_reach_search_leaves_its_tables_true(weekday):
@@ -121,7 +121,7 @@ def test_the_scan_from_every_corner_answers_the_same(weekday, flips):
     design = _design("weekday_pentominoes_tetrominoes")
     session = design._cover(False).session
     assert session.reaches
-    session._reach = _reach_layout(session.cover, flips)
+    session.searches._reach = _reach_layout(session.cover, flips)
     chosen = next(itertools.islice(design.candidates(), 2000, None))
     dates = _month_of(design, "Apr")[:60] + _month_of(design, "Aug")[-60:]
     expected = dict(zip((design._cover(False).holes[i] for i in dates),

@@ -87,14 +87,14 @@ def test_engine_refuses_a_cover_beyond_its_memory(monkeypatch):
     # On the triangle grid: square boards of up to 64 cells count on the one-word kernel,
     # which lays out no bitsets.
     instance = packing_instance(Query.of(load_spec(SPECS / "hexiamonds_rhombus.yaml")))
-    monkeypatch.setattr(engine.layout, "MAX_MASK_BYTES", 1000)
+    monkeypatch.setattr(engine.layouts.cover, "MAX_MASK_BYTES", 1000)
     with pytest.raises(TooLargeError, match=r"1,845 options x 84 items .* Try --backend"):
         engine.EngineSession(instance.cover).count()
 
 
 def test_wide_boards_get_a_smaller_memo():
-    memo = engine.memo.Memo(n_words=4096)
-    assert memo.keys.nbytes <= engine.memo.MAX_MEMO_KEY_BYTES
+    memo = engine.kernels.memo.Memo(n_words=4096)
+    assert memo.keys.nbytes <= engine.kernels.memo.MAX_MEMO_KEY_BYTES
 
 
 # --- time limits ---------------------------------------------------------------------
@@ -202,8 +202,8 @@ def test_parallel_sweep_rows_equal_serial_rows(tmp_path, monkeypatch):
     serial, parallel = tmp_path / "serial.csv", tmp_path / "parallel.csv"
     sweep.run_sweep(spec, serial, jobs=1)
     # hand every task after the second out
-    monkeypatch.setattr(engine.scheduling, "TALLY_FORK_AFTER", 0.0)
-    monkeypatch.setattr(engine.scheduling, "TALLY_FORK_REST", 0.0)
+    monkeypatch.setattr(engine.placement.scheduling, "TALLY_FORK_AFTER", 0.0)
+    monkeypatch.setattr(engine.placement.scheduling, "TALLY_FORK_REST", 0.0)
     stats: dict[str, int] = {}
     plan = sweep.TallyPlan.of(spec)
     session = plan.session()
@@ -218,7 +218,7 @@ def test_parallel_count_equals_serial_count(monkeypatch):
     cover = packing_instance(Query.of(load_spec(SPECS / "calendar_week.yaml"),
                              labels=["Jun", "7", "Tue"])).cover
     serial = engine.count(cover, jobs=1)
-    monkeypatch.setattr(engine.scheduling, "COUNT_FORK_AFTER", 0.0)
+    monkeypatch.setattr(engine.placement.scheduling, "COUNT_FORK_AFTER", 0.0)
     assert engine.count(cover, jobs=2) == serial == 10374
 
 

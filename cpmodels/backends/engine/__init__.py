@@ -1,8 +1,22 @@
-"""The counting engine: a compiled exact-cover search (numba) that counts in bulk.
+"""The counting engine: an exact-cover search, compiled in C++, that counts in bulk.
+
+The searches are the compiled core's (``cpmodels/_core``: freestanding headers in
+``include/cpcore/``, one skeleton per search family, over entry points in ``src/``; the
+nanobind bindings in ``python/``; the module ``cpmodels._native``). This package lays the
+cover out for them and asks them, in five parts:
+
+* ``session.py``: the :class:`EngineSession`, the one door: every question is asked there;
+  it keeps the turn, the stop and the time limits, and decodes the answers;
+* ``searches.py``: :class:`~.searches.Searches`, which chooses the search that answers a
+  question (the layout, the table and the kernel call);
+* ``layouts/``: the compiled cover and its views, the arrays each search reads;
+* ``kernels/``: thin wrappers that hand those arrays to the core, one module per search
+  family, and the memo table they share;
+* ``placement/``: where the work runs (this process, worker processes, a Dask cluster).
 
 The data layout comes first, as the search reads it; then what the search does with it.
 
-Items and options (``layout.py``)
+Items and options (``layouts/cover.py``)
     An :class:`~cpmodels.cover.ExactCover` has items (board cells, pieces, slack items)
     and options (placements: the items each covers). The engine sorts items three ways:
 
@@ -25,14 +39,14 @@ Items and options (``layout.py``)
     the pieces add up to ``k`` cells). An empty region of fewer than ``region_limit`` cells
     that no pieces can fill is a dead end.
 
-Tallies (``tally.py``)
+Tallies (``layouts/tally.py``)
     A count can be split by which option covers each of up to 16 *tally items* (a sweep's
     holes). A state whose uncovered tally items are the bits of ``mask`` keeps a vector of
     ``length[mask]`` counts, one per combination of the options still open to them; when
     an option covers a tally item, its child's vector is scattered into the parent's
     through the index map ``map_flat[map_start[mask * T + t]:]``.
 
-The table of sub-board counts (``memo.py``)
+The table of sub-board counts (``kernels/memo.py``)
     An open-addressing hash table keyed by the whole state (``filled`` words plus the
     counter code; no hash-only matches). A plain count is stored in the table itself;
     a tally vector's nonzero run goes into an arena. ``stats`` counts slots used, hits,
@@ -41,23 +55,23 @@ The table of sub-board counts (``memo.py``)
     recent sub-boards rather than stop storing). A table is filled only with finished
     sub-boards, so it stays true after a stop.
 
-The search (``kernels.py``, which holds everything numba compiles, the table's lookup and
-store and the region flood fill included)
+The search (``kernels/general.py``, over the core's ``cpcore/packing_search.hpp``, which
+holds the table's lookup and store and the region flood fill too)
     Knuth's Algorithm X with a fixed branching order and an explicit stack: at each state
     branch on the first uncovered exact-one item (the classic "first empty cell") and try
-    the options anchored there. Every kernel takes the same steps (``_next_open``,
-    ``_next_fit``, ``_place``, ``_unplace``, ``_counters_full``); the arrays come
-    bundled as three named tuples (:class:`~.layout.Layout`, :class:`~.tally.Tallies`,
-    :class:`~.memo.Table`). ``_tally`` counts (memoised, tallied); ``search_kernel`` enumerates
-    and can pause after any number of solutions and resume, so solutions stream.
+    the options anchored there. The arrays come bundled as three named tuples
+    (:class:`~.layouts.cover.Layout`, :class:`~.layouts.tally.Tallies`,
+    :class:`~.kernels.memo.Table`). ``tally_prefixes_kernel`` counts (memoised, tallied);
+    ``search_kernel`` enumerates and can pause after any number of solutions and resume,
+    so solutions stream.
 
-The word kernel (``words.py``)
+The word kernel (``kernels/words.py``)
     The same counting and existence searches for covers of at most 128 bits, the state held
     in two 64-bit scalars: the open item by a de Bruijn multiply, one test per option,
-    regions grown by neighbour masks, the table's value in its key row. The session picks
-    it by itself; every other cover (and every solution stream) takes ``kernels.py``.
+    regions grown by neighbour masks, the table's value in its key row. ``Searches`` picks
+    it by itself; every other cover (and every solution stream) takes ``general.py``.
 
-The one-word kernel (``one_word.py``)
+The one-word kernel (``kernels/one_word.py``)
     Counts on a square board whose bounding box has at most 64 cells, every piece used
     once (slack items count as pieces of one cell; a piece may have a left-out option): the
     cells one word in grid positions (scan order), the pieces used another, the
@@ -65,9 +79,9 @@ The one-word kernel (``one_word.py``)
     test an option, regions grown by bit-parallel dilation. Tallies too (a sweep's, a
     design's counts): the slack items are bits of the piece word, a region may keep one
     cell of each slack item still open, and each depth's count vector is cleared only over
-    the range its node added to. The session picks it by itself.
+    the range its node added to. ``Searches`` picks it by itself.
 
-The reach kernel (``reach.py``, its layout ``reach_layout.py``)
+The reach kernel (``kernels/reach.py``, its layout ``layouts/reach.py``)
     Which label combinations of a calendar's sweep cover have a solution, on the one-word
     layout scanned from the corner that meets last the group with the most labels: a
     search with some holes forced and the others open records the combination of each
@@ -78,7 +92,7 @@ The reach kernel (``reach.py``, its layout ``reach_layout.py``)
     pieces used alone, for every later search and set. A search with every hole forced is
     a first-solution search. The design's existence questions.
 
-Solids (``links.py``, ``bit_cover.py``)
+Solids (``kernels/links.py``, ``kernels/bit_cover.py``)
     A cover on the cube grid whose items are covered once or at most once is counted with
     the item with the fewest options left first (Knuth's Algorithm X), split at the root
     into threads: on bits when it has at most 128 items (each depth's live options a list
@@ -90,11 +104,13 @@ The session (``session.py``), the one door
     existence, first solutions, streamed solutions, and the search cut into tasks. Every
     feature (counts, sweeps, design, difficulty's hardest dates, the web page's position
     checks) asks its questions through one; nothing outside this package imports its
-    modules.
+    modules. The session asks its :class:`~.searches.Searches` which kernel call answers,
+    then runs it in its turn.
 
-Scheduling (``scheduling.py``)
-    Where work is split across processes: units of tasks run by worker processes
-    (``processes.py``) or a Dask cluster (``cluster.py``), behind one :func:`run_units`;
+Placement (``placement/``)
+    Where work is split across processes (``scheduling.py``): units of tasks run by worker
+    processes (``processes.py``) or a Dask cluster (``cluster.py``), behind one
+    :func:`run_units`;
     the backend contract's :func:`count` and a sweep's :func:`tally_tasks` are built on it.
 
 This module is the engine's side of the backend contract (``backends/TEMPLATE.py``):
@@ -106,13 +122,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 
-from cpmodels.backends.engine.cluster import ENV as CLUSTER_ENV
-from cpmodels.backends.engine.cluster import Cluster, connect, using
-from cpmodels.backends.engine.difficulty import Backtracker, Difficulty
-from cpmodels.backends.engine.links import suits as counted_by_links
-from cpmodels.backends.engine.memo import DEFAULT_MEMO_SLOTS
-from cpmodels.backends.engine.processes import WorkerFailed, workers_for
-from cpmodels.backends.engine.scheduling import (
+from cpmodels.backends.engine.placement.cluster import ENV as CLUSTER_ENV
+from cpmodels.backends.engine.placement.cluster import Cluster, connect, using
+from cpmodels.backends.engine.placement.processes import WorkerFailed, workers_for
+from cpmodels.backends.engine.placement.scheduling import (
     add_tallies,
     cluster_solutions,
     count,
@@ -124,6 +137,8 @@ from cpmodels.backends.engine.scheduling import (
     tally_tasks,
     units_wanted,
 )
+from cpmodels.backends.engine.searches import DEFAULT_MEMO_SLOTS, Backtracker, Difficulty
+from cpmodels.backends.engine.searches import solid as counted_by_links
 from cpmodels.backends.engine.session import EngineSession, Regions, Tally, Task, Unit
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import cpmodels._native as _native
-from cpmodels.backends.engine import bit_cover
+from cpmodels.backends.engine.kernels import bit_cover
 from cpmodels.cover import ExactCover
 
 

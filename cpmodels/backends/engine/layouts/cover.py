@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpmodels.backends.engine.regions import region_data, region_sizes
+from cpmodels.backends.engine.layouts.regions import region_data, region_sizes
 from cpmodels.cover import ExactCover, ItemKind
 from cpmodels.errors import TooLargeError
 from cpmodels.geometry import OptionKind

@@ -5,7 +5,7 @@ state: the N-word state here, the two-word state in ``words.py``; their memo tab
 ``cpcore/table.hpp``). Each walks the tree of the package's introduction: the first
 uncovered exact-one item, the options anchored there (a used-up piece's options skipped
 as a run), region pruning and the table of sub-board counts. These functions hand the
-core the arrays of three named tuples: ``lay`` (a :class:`~.layout.Layout`), ``tal`` (a
+core the arrays of three named tuples: ``lay`` (a :class:`~.cover.Layout`), ``tal`` (a
 :class:`~.tally.Tallies`) and ``table`` (a :class:`~.memo.Table`, whose statistics the
 searches write by ``memo.py``'s names); the core releases the GIL while it searches.
 """
@@ -21,7 +21,7 @@ def tally_prefixes_kernel(prefixes: np.ndarray, lay: tuple, tal: tuple, table: t
                           out: np.ndarray, out_mask: np.ndarray) -> None:
     """Tally the completions of each row of ``prefixes`` (option ids forced first; -1
     pads): row ``p``'s counts go to ``out[p]``, its uncovered tally items to
-    ``out_mask[p]``. ``lay`` is a :class:`~.layout.Layout`, ``tal`` a
+    ``out_mask[p]``. ``lay`` is a :class:`~.cover.Layout`, ``tal`` a
     :class:`~.tally.Tallies`, ``table`` a :class:`~.memo.Table` (its statistics updated)."""
     _native.tally_prefixes_n_words(_rows(prefixes), lay, tal, table, out, out_mask)
 

@@ -3,7 +3,7 @@
 Every calendar board, the pentomino boxes and the small solids have at most 128 items that
 are covered exactly once or at most once, so their whole state is two machine words (plus
 the counter code, for pieces with several copies). This kernel walks the same tree as the
-general one in ``kernels.py`` (first uncovered exact-one item, options anchored there,
+general one in ``general.py`` (first uncovered exact-one item, options anchored there,
 exact memoisation, region pruning, tallies) with that state held in two scalars:
 
 * the next item to branch on is the lowest zero bit of the state (every bit below the
@@ -16,7 +16,7 @@ exact memoisation, region pruning, tallies) with that state held in two scalars:
   :func:`table_words`).
 
 The search is the compiled core's two-word state (``cpcore/packing_search.hpp``, the same
-skeleton as ``kernels.py``'s); this module lays the cover out for it.
+skeleton as ``general.py``'s); this module lays the cover out for it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections import namedtuple
 import numpy as np
 
 import cpmodels._native as _native
-from cpmodels.backends.engine.kernels import _rows
+from cpmodels.backends.engine.kernels.general import _rows
 
 #: What the word kernel reads of a compiled cover (see :func:`word_layout`).
 WordLayout = namedtuple("WordLayout", [

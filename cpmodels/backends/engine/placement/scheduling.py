@@ -20,15 +20,15 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine import links
-from cpmodels.backends.engine.processes import Runner, can_fork_here, workers_for
-from cpmodels.backends.engine.processes import run_units as run_in_processes
+from cpmodels.backends.engine.placement.processes import Runner, can_fork_here, workers_for
+from cpmodels.backends.engine.placement.processes import run_units as run_in_processes
+from cpmodels.backends.engine.searches import count_solids, solid
 from cpmodels.backends.engine.session import EngineSession, Tally, Task
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
 
 if TYPE_CHECKING:
-    from cpmodels.backends.engine.cluster import Cluster
+    from cpmodels.backends.engine.placement.cluster import Cluster
 
 Progress = Callable[[int, int], None]  # (branches done, branches in all)
 # Seconds of CPU a count spends on branches here before the rest go to workers: CPU time, not
@@ -54,7 +54,7 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int | None = None,
     """
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     if cluster is not None:
-        from cpmodels.backends.engine.cluster import run_units_on
+        from cpmodels.backends.engine.placement.cluster import run_units_on
 
         return run_units_on(cluster, runner, units, deadline)
     return run_in_processes(runner, units, jobs=workers_for(jobs), deadline=deadline)
@@ -70,7 +70,7 @@ def units_wanted(cluster: Cluster | None, here: int) -> int:
     """How many units to cut work into: enough for ``cluster``'s workers to even out their
     loads, or ``here`` on this machine."""
     if cluster is not None:
-        from cpmodels.backends.engine.cluster import units_for
+        from cpmodels.backends.engine.placement.cluster import units_for
 
         return units_for(cluster)
     return here
@@ -150,9 +150,9 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     in ``bit_cover.py`` when it fits). ``stats["nodes"]``, when given, is increased by the
     nodes the search took here and in the workers.
     """
-    if cluster is None and links.suits(cover):  # a solid: most constrained item first
-        found = links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
-                                 jobs=workers_for(jobs), stats=stats)
+    if cluster is None and solid(cover):  # a solid: most constrained item first
+        found = count_solids(cover, tasks, time_limit=time_limit, progress=progress,
+                             jobs=workers_for(jobs), stats=stats)
         if found is None:
             raise OutOfTime("the count ran out of time")
         return found
@@ -306,7 +306,7 @@ def _tally_on_cluster(session: EngineSession, tasks: Sequence[Task], cluster: Cl
 def cluster_solutions(cover: ExactCover, cluster: Cluster) -> Iterator[list[int]]:
     """Every solution of ``cover``, enumerated in units on the cluster and handed back in
     the order one process finds them."""
-    from cpmodels.backends.engine.cluster import solutions_on
+    from cpmodels.backends.engine.placement.cluster import solutions_on
 
     session = EngineSession(cover)
     parts = [part for group in split_tasks(session, [()], units_wanted(cluster, 1))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpmodels.backends.engine.layout import CompiledCover
+from cpmodels.backends.engine.layouts.cover import CompiledCover
 from cpmodels.cover import ExactCover, ItemKind
 
 #: What the search kernels read of a tally layout, bundled as one argument.

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cpmodels.backends.engine.layout import one_word_layout
-from cpmodels.backends.engine.regions import region_sizes
+from cpmodels.backends.engine.layouts.cover import one_word_layout
+from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.cover import ExactCover, ItemKind
 
 #: What the reach kernel reads (see :func:`reach_layout`).

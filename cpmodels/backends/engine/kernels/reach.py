@@ -26,7 +26,7 @@ pieces left out are forced options), and:
   region next to the option just placed whose size no pieces plus the holes of the open
   groups touching it add up to.
 
-The layout and the wanted combinations are ``reach_layout.py``'s. The search is the compiled
+The layout and the wanted combinations are ``layouts/reach.py``'s. The search is the compiled
 core's (``cpmodels/_core/src/reach.cpp``, on the one-word helpers of
 ``cpcore/one_word.hpp``); :func:`reach_kernel` hands it the arrays and runs it with the GIL
 released.
@@ -45,8 +45,8 @@ from __future__ import annotations
 import numpy as np
 
 import cpmodels._native as _native
-from cpmodels.backends.engine.memo import Table
-from cpmodels.backends.engine.reach_layout import ReachLayout, ReachRegions
+from cpmodels.backends.engine.kernels.memo import Table
+from cpmodels.backends.engine.layouts.reach import ReachLayout, ReachRegions
 
 
 def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray,
@@ -55,7 +55,7 @@ def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray
                  first_failure: bool) -> None:
     """One reach search per task: row ``t`` of ``tasks`` (options forced besides ``forced``;
     -1 pads) wants the combinations ``wanted_start[t]`` to ``wanted_start[t + 1]`` of
-    ``index``/``bit`` (see :func:`~.reach_layout.encode_wanted`). ``found[n]``: 1 when some
+    ``index``/``bit`` (see :func:`~.reach.encode_wanted`). ``found[n]``: 1 when some
     solution holds wanted combination ``n``, 0 when none does, -1 when not searched: with
     ``first_failure``, the tasks after the first with a combination not found, or after a
     stop. Task ``t`` marks its table entries ``mark + t`` (the core's search, run with the

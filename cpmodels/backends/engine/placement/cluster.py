@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import cpmodels
-from cpmodels.backends.engine.processes import Runner, cores
+from cpmodels.backends.engine.placement.processes import Runner, cores
 from cpmodels.backends.engine.session import EngineSession, Task
 from cpmodels.errors import InputError, OutOfTime
 from cpmodels.extras import require

@@ -21,8 +21,8 @@ pieces used are a second word, one bit a piece. Then:
 
 Tallies (:func:`tally_one_word`): the slack items are bits of the piece word too, and the
 counts are split by the options that cover the tally items (``tally.py``'s layout, read as
-:class:`~.tally.OneTallies`). The layout it reads, :class:`~.layout.OneWord`, is made by
-:func:`~.layout.one_word_layout` (both importable from here as well).
+:class:`~.tally.OneTallies`). The layout it reads, :class:`~.cover.OneWord`, is made by
+:func:`~.cover.one_word_layout` (both importable from here as well).
 
 The search is the compiled core's (``cpmodels/_core/src/one_word.cpp``: one walk for the
 count and the tally, what a node adds up its policy; the one-word helpers in
@@ -35,10 +35,10 @@ from __future__ import annotations
 import numpy as np
 
 import cpmodels._native as _native
-from cpmodels.backends.engine.layout import OneWord as OneWord  # the layout it reads
-from cpmodels.backends.engine.layout import one_word_layout as one_word_layout
-from cpmodels.backends.engine.memo import Table
-from cpmodels.backends.engine.tally import OneTallies
+from cpmodels.backends.engine.kernels.memo import Table
+from cpmodels.backends.engine.layouts.cover import OneWord as OneWord  # the layout it reads
+from cpmodels.backends.engine.layouts.cover import one_word_layout as one_word_layout
+from cpmodels.backends.engine.layouts.tally import OneTallies
 
 
 def count_one_word(prefixes: np.ndarray, L: OneWord, table: Table, use_memo: bool,

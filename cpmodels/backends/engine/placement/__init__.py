@@ -1,0 +1,2 @@
+"""Where the work runs: in this process, in worker processes (``processes.py``) or on a
+Dask cluster (``cluster.py``); ``scheduling.py`` cuts the work into units and chooses."""

@@ -1,0 +1,376 @@
+"""Which search answers a question of one cover: the layout, the table and the kernel.
+
+:class:`Searches` is made from an exact cover and the sizes of its tables. It lays the
+cover out lazily, owns the tables the searches fill, and for each question returns a
+:class:`Call`: the kernel of the compiled core to run (``kernels/``), its arguments on the
+layout that suits (``layouts/``), the table it fills and the arrays it writes its answers
+to. It runs nothing and holds no lock: the session (``session.py``) takes its turn, runs
+the call within its time limit and reads the answers. The choice, for counts and tallies:
+
+* the one-word tally kernel (``kernels/one_word.py``) for tallies and covers with slack
+  items on a square board of at most 64 cells, pieces used once;
+* the one-word count kernel for plain counts of such boards;
+* the word kernel (``kernels/words.py``) for covers of at most two 64-bit words;
+* the general kernel (``kernels/general.py``) for every other cover.
+
+Existence questions take the word kernel or the general one; reach questions their own
+(``kernels/reach.py``). Solids are counted by the most constrained item first instead
+(:func:`solid`, :func:`count_solids`: ``kernels/links.py``, on bits in
+``kernels/bit_cover.py`` when they fit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cpmodels.backends.engine.kernels import links
+from cpmodels.backends.engine.kernels.difficulty import Backtracker as Backtracker
+from cpmodels.backends.engine.kernels.difficulty import Difficulty as Difficulty
+from cpmodels.backends.engine.kernels.general import exists_kernel, tally_prefixes_kernel
+from cpmodels.backends.engine.kernels.memo import DEFAULT_MEMO_SLOTS as DEFAULT_MEMO_SLOTS
+from cpmodels.backends.engine.kernels.memo import STATS, STOP, Memo
+from cpmodels.backends.engine.kernels.one_word import count_one_word, tally_one_word
+from cpmodels.backends.engine.kernels.reach import reach_kernel
+from cpmodels.backends.engine.kernels.words import (
+    WordLayout,
+    exists_words,
+    table_words,
+    tally_prefixes_words,
+    word_layout,
+)
+from cpmodels.backends.engine.layouts.cover import (
+    CompiledCover,
+    Layout,
+    OneWord,
+    compile_cover,
+    one_word_layout,
+)
+from cpmodels.backends.engine.layouts.reach import (
+    ReachLayout,
+    ReachRegions,
+    WantedLists,
+    left_open_holes,
+    reach_layout,
+    reach_regions,
+)
+from cpmodels.backends.engine.layouts.regions import region_sizes
+from cpmodels.backends.engine.layouts.tally import (
+    OneTallies,
+    TallyLayout,
+    one_word_tallies,
+    tally_layout,
+)
+from cpmodels.cover import ExactCover, ItemKind
+
+Regions = tuple[np.ndarray, int]  # fillable region sizes and the limit they are checked to
+DEAD_SLOTS = 1 << 16  # the table of dead states, by default
+# The one-word kernel's table: 6 MB. On 6x10, the 8x8 boxes and single calendar dates, a
+# bigger one saves nodes but costs as much again in page faults and cache misses.
+ONE_WORD_SLOTS = 1 << 18
+# Its table for tallies (a sweep's, a design's): keys of 24 bytes, vectors in the arena.
+ONE_WORD_TALLY_SLOTS = 1 << 23
+REACH_SLOTS = 1 << 16  # the reach search's states searched to the end (2 MB)
+SETTLED_SLOTS = 1 << 20  # its settled states, kept for good (32 MB; docs/design.md)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A search ready to run: ``kernel(*args)`` fills ``out`` (and ``masks``) using
+    ``table``, which the caller stops at its time limit. ``tallies`` decodes a tally's
+    rows (None: each row holds one count, in its first column)."""
+
+    kernel: Callable[..., Any]
+    args: tuple[Any, ...]
+    table: Memo
+    out: np.ndarray
+    masks: np.ndarray | None = None
+    tallies: TallyLayout | None = None
+
+
+def solid(cover: ExactCover) -> bool:
+    """Whether ``cover`` is counted by the most constrained item first (a solid)."""
+    return links.suits(cover)
+
+
+def count_solids(cover: ExactCover, tasks: Sequence[tuple[int, ...]], *,
+                 time_limit: float | None = None,
+                 progress: Callable[[int, int], None] | None = None, jobs: int = 2,
+                 stats: dict[str, int] | None = None) -> list[int] | None:
+    """Each task of a :func:`solid` counted by the most constrained item first, in ``jobs``
+    threads (None when ``time_limit`` seconds pass first)."""
+    return links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
+                            jobs=jobs, stats=stats)
+
+
+def task_array(tasks: Sequence[Sequence[int]]) -> np.ndarray:
+    """Tasks as the kernels take them: one row each, padded with -1."""
+    arr = np.full((len(tasks), max([len(t) for t in tasks] + [1])), -1, dtype=np.int64)
+    for r, task in enumerate(tasks):
+        arr[r, :len(task)] = task
+    return arr
+
+
+class Searches:
+    """The layouts of one cover, its tables, and the kernel call that answers each
+    question (see the module's docstring for the choice). ``word_kernel`` and
+    ``one_word`` turn the word kernels off; the other sizes are the session's."""
+
+    def __init__(self, cover: ExactCover, *, tally_items: Sequence[int] = (),
+                 table_slots: int = DEFAULT_MEMO_SLOTS, arena: int | None = None,
+                 dead_slots: int = DEAD_SLOTS, word_kernel: bool = True,
+                 one_word: bool = True) -> None:
+        self.cover = cover
+        self.tally_items = tuple(tally_items)
+        self.table_slots = table_slots
+        self.arena = arena
+        self.dead_slots = dead_slots
+        self.use_words = word_kernel  # covers of at most two words take the word kernel
+        self.use_one_word = word_kernel and one_word  # and counts of <= 64 cells, this one
+        self._compiled: CompiledCover | None = None
+        self._words: WordLayout | None = None
+        self._tallies: TallyLayout | None = None
+        self._table: Memo | None = None
+        self._dead: Memo | None = None
+        self._one: OneWord | bool | None = None  # False: the cover does not suit it
+        self._one_tallies: OneTallies | bool | None = None  # False: the tallies do not
+        self._one_tally_layout: TallyLayout | None = None
+        self._reach: ReachLayout | bool | None = None  # likewise, for reach questions
+        self._reached: Memo | None = None
+        self._settled: Memo | None = None  # the reach search's states settled for good
+        self._reach_calls = 1  # each reach search marks its table entries with its number
+        self._reach_regions: dict[tuple[int, ...], ReachRegions] = {}
+        self._wanted = WantedLists()  # the last few lists the reach search was asked
+
+    @property
+    def compiled(self) -> CompiledCover:
+        """The cover laid out for the kernels (compiled on first use)."""
+        if self._compiled is None:
+            self._compiled = compile_cover(self.cover)
+        return self._compiled
+
+    def tables(self) -> list[Memo]:
+        """The tables made so far (to stop the searches that fill them)."""
+        return [t for t in (self._table, self._dead, self._reached, self._settled)
+                if t is not None]
+
+    def count_stats(self) -> np.ndarray:
+        """The table of sub-board counts' figures (zeros before the first count)."""
+        return self._table.stats if self._table is not None else np.zeros(STATS, np.int64)
+
+    # -- the calls ----------------------------------------------------------------------
+
+    def tally_call(self, tasks: Sequence[Sequence[int]], regions: Regions | None) -> Call:
+        """The call that tallies each task (``regions``: the sizes the pieces left fill,
+        without the slack items' holes)."""
+        arr = task_array(tasks)
+        one_tally = self._one_word_tally(regions)
+        if one_tally is not None:
+            layout_one, tallies, decode = one_tally
+            table = self._one_word_table(True)
+            out = np.zeros((len(tasks), int(tallies.length[-1])), dtype=np.int64)
+            masks = np.zeros(len(tasks), dtype=np.int64)
+            return Call(tally_one_word, (arr, layout_one, tallies, table.kernel,
+                                         self.table_slots > 0, out, masks),
+                        table, out, masks, decode)
+        regions = self._slack_regions(regions, tasks)
+        one = self._one_word(regions)
+        if one is not None:
+            table = self._one_word_table(False)
+            counts = np.zeros((len(tasks), 1), dtype=np.int64)
+            return Call(count_one_word, (arr, one, table.kernel, self.table_slots > 0,
+                                         counts[:, 0]), table, counts)
+        layout, table = self._count_table()
+        out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
+        masks = np.zeros(len(tasks), dtype=np.int64)
+        words = self._word_layout(regions)
+        if words is not None:
+            return Call(tally_prefixes_words, (arr, words, layout.kernel, table.kernel, out,
+                                               masks), table, out, masks, layout)
+        return Call(tally_prefixes_kernel, (arr, self._kernel_layout(regions), layout.kernel,
+                                            table.kernel, out, masks),
+                    table, out, masks, layout)
+
+    def exists_call(self, tasks: Sequence[Sequence[int]], regions: Regions | None, *,
+                    first_failure: bool, remember: bool) -> Call:
+        """The call that decides, for each task, whether some solution contains it (``out``:
+        1, 0, or -1 when not searched); ``remember`` keeps the dead states found."""
+        arr = task_array(tasks)
+        out = np.full(len(tasks), -1, dtype=np.int64)
+        regions = self._slack_regions(regions, tasks)
+        words = self._word_layout(regions)
+        if remember:
+            if self._dead is None:
+                self._dead = Memo(self._table_width(), slots=self.dead_slots)
+            table = self._dead
+        else:
+            table = Memo(self._table_width(), slots=16)
+        stop = table.stats[STOP:STOP + 1]
+        if words is not None:
+            return Call(exists_words, (arr, words, table.kernel, remember, out, first_failure,
+                                       stop), table, out)
+        return Call(exists_kernel, (arr, self._kernel_layout(regions), table.kernel, remember,
+                                    out, first_failure, stop), table, out)
+
+    @property
+    def reaches(self) -> bool:
+        """Whether reach questions suit the cover: a calendar's sweep cover (one to three
+        slack items) on a square board of at most 64 cells, pieces used once."""
+        if self._reach is None:
+            layout = reach_layout(self.cover) if self.use_one_word else None
+            self._reach = False if layout is None else layout
+        return isinstance(self._reach, ReachLayout)
+
+    @property
+    def reach_left_open(self) -> frozenset[int]:
+        """The holes the reach search best leaves open (see the session's)."""
+        return left_open_holes(self.cover, self._reach if self.reaches else None)
+
+    def reach_call(self, forced: Sequence[int], held: Sequence[Sequence[int]],
+                   wanted: Sequence[Sequence[int]], starts: np.ndarray,
+                   areas: Sequence[int], first_failure: bool) -> Call:
+        """The reach search of each task (``held[t]`` forced besides ``forced``, wanting
+        ``wanted[starts[t]:starts[t + 1]]``); ``out``: for each wanted combination 1, 0, or
+        -1 when not searched. Each call made marks its table entries with a number of its
+        own."""
+        layout, regions, index, bit, table, settled = self._reach_parts(wanted, areas)
+        found = np.full(len(wanted), -1, dtype=np.int64)
+        mark = np.uint64(self._reach_calls + 1)
+        self._reach_calls += len(held) + 1
+        return Call(reach_kernel, (task_array([forced]).reshape(-1),
+                                   task_array(list(held) or [()]), starts, layout, regions,
+                                   table.kernel, settled.kernel, mark, index, bit, found,
+                                   first_failure), table, found)
+
+    # -- layouts and tables -------------------------------------------------------------
+
+    def _tally_layout(self) -> TallyLayout:
+        if self._tallies is None:
+            self._tallies = tally_layout(self.compiled, list(self.tally_items))
+        return self._tallies
+
+    def _count_table(self) -> tuple[TallyLayout, Memo]:
+        self._tally_layout()
+        assert self._tallies is not None
+        if self._table is None:
+            self._table = Memo(self._table_width(), self.table_slots, self.arena)
+        return self._tallies, self._table
+
+    def _one_word_table(self, tallies: bool) -> Memo:
+        """The one-word kernel's table: keys are the cells and the pieces used (with
+        ``tallies``, vectors in its arena)."""
+        if self._table is None:
+            most = ONE_WORD_TALLY_SLOTS if tallies else ONE_WORD_SLOTS
+            self._table = Memo(2, max(16, min(self.table_slots, most)),
+                               self.arena if tallies else None)
+        return self._table
+
+    def _table_width(self) -> int:
+        """The words of a table's key rows: the word kernel keeps each value in its row."""
+        n_words = self.compiled.n_words
+        return n_words if self._word_layout(None) is None else table_words(n_words)
+
+    def _one_word(self, regions: Regions | None) -> OneWord | None:
+        """The one-word kernel's view of the cover for plain counts (None when it does not
+        suit: tallies, slack items, more than 64 cells or pieces, pieces in copies, other
+        items or grids)."""
+        one = self._one_word_layout()
+        if one is None or self.tally_items or one.slack:
+            return None
+        if regions is None:
+            return one
+        return one._replace(fillable=regions[0], region_limit=regions[1],
+                            isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
+
+    def _one_word_layout(self) -> OneWord | None:
+        if self._one is None:
+            one = one_word_layout(self.cover) if self.use_one_word else None
+            self._one = False if one is None else one
+        return self._one if isinstance(self._one, OneWord) else None
+
+    def _one_word_tally(self, regions: Regions | None
+                        ) -> tuple[OneWord, OneTallies, TallyLayout | None] | None:
+        """The one-word tally kernel's view of the cover (covers with slack items or
+        tally items; None when it does not suit): the layout with the region sizes of the
+        pieces alone (``regions``, else the cover's pieces), the tallies, and the tally
+        layout to decode them with (None: no tally items)."""
+        one = self._one_word_layout()
+        if one is None or not (one.slack or self.tally_items):
+            return None
+        if self._one_tallies is None:
+            layout = self._tally_layout() if self.tally_items else None
+            tallies = one_word_tallies(self.cover, self.tally_items,
+                                       None if layout is None else layout.kernel)
+            piece_bits = [i for i, it in enumerate(self.cover.items)
+                          if it.kind is not ItemKind.CELL]
+            if any(int(one.optional) >> piece_bits.index(i) & 1
+                   for i in self.tally_items if i in piece_bits):
+                tallies = None  # a tally item that may be left out
+            self._one_tallies = False if tallies is None else tallies
+            self._one_tally_layout = layout
+        if not isinstance(self._one_tallies, OneTallies):
+            return None
+        if regions is None:
+            areas = [int(a) for p, a in enumerate(one.areas)
+                     if a and not int(one.slack) >> p & 1]
+            regions = region_sizes(areas, int(np.sum(one.areas)))
+        L = one._replace(fillable=regions[0], region_limit=regions[1],
+                         isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
+        return L, self._one_tallies, self._one_tally_layout
+
+    def _word_layout(self, regions: Regions | None) -> WordLayout | None:
+        """The word kernel's view of the cover (None when it needs more than two words)."""
+        if self._words is None and self.use_words and self.compiled.n_words <= 2:
+            self._words = word_layout(self.compiled)
+        if self._words is None or regions is None:
+            return self._words
+        return self._words._replace(fillable=regions[0], region_limit=regions[1])
+
+    def _slack_regions(self, regions: Regions | None,
+                       tasks: Sequence[Sequence[int]]) -> Regions | None:
+        """``regions`` (the sizes the pieces left fill) as the kernels that take a slack
+        item for a piece of one cell read them: with one cell more for each slack item
+        some task leaves open."""
+        if regions is None:
+            return None
+        slack = {i for i, it in enumerate(self.cover.items) if it.kind is ItemKind.SLACK}
+        if not slack:
+            return regions
+        ones = max(len(slack.difference(*(self.cover.options[o] for o in task)))
+                   for task in tasks) if tasks else len(slack)
+        fillable, limit = regions
+        if ones == 0 or limit == 0:
+            return regions
+        more = np.zeros(len(fillable) + ones, dtype=np.bool_)
+        for k in range(ones + 1):
+            more[k:k + len(fillable)] |= fillable
+        gaps = [k for k in range(1, limit) if not more[k]]
+        return more, (max(gaps) + 1 if gaps else 0)
+
+    def _kernel_layout(self, regions: Regions | None) -> Layout:
+        """The kernels' view of the cover, its region sizes replaced by ``regions``."""
+        if regions is None:
+            return self.compiled.kernel
+        return self.compiled.kernel._replace(fillable=regions[0], region_limit=regions[1])
+
+    def _reach_parts(self, wanted: Sequence[Sequence[int]], areas: Sequence[int],
+                     ) -> tuple[ReachLayout, ReachRegions, np.ndarray, np.ndarray, Memo,
+                                Memo]:
+        """The reach kernel's layout, the region sizes of ``areas``, ``wanted`` encoded
+        (the last few lists kept) and the tables."""
+        if not self.reaches:
+            raise ValueError("the reach search needs a calendar's sweep cover of at most 64 "
+                             "cells with at most three label groups")
+        layout = self._reach
+        assert isinstance(layout, ReachLayout)
+        shape = tuple(sorted(int(a) for a in areas))
+        if shape not in self._reach_regions:
+            self._reach_regions[shape] = reach_regions(layout, shape)
+        if self._reached is None or self._settled is None:
+            self._reached = Memo(3, slots=REACH_SLOTS)
+            self._settled = Memo(3, slots=SETTLED_SLOTS, arena=1)
+        encoded = self._wanted.encoded(layout, self.cover, wanted)
+        return (layout, self._reach_regions[shape], *encoded, self._reached, self._settled)
