@@ -5,18 +5,25 @@ takes over from there."""
 
 import os
 import signal
-from typing import Any
 
 
-def _leave(signum: int, frame: Any) -> None:
+def _leave(signum: int, frame: object) -> None:
     os.write(2, b"interrupted\n")
     os._exit(130)
 
 
+def _ctrl_c_leaves() -> None:
+    """Ctrl-C ends the process at once (unless it is ignored, as in a background job)."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _leave)
+
+
+_ctrl_c_leaves()  # as this module loads, before anything else does
+
+
 def entry() -> None:
     """Run the command line, Ctrl-C taken care of before anything loads."""
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # else it is ignored
-        signal.signal(signal.SIGINT, _leave)
+    _ctrl_c_leaves()
     from cpmodels.cli import run
 
     run()

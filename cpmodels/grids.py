@@ -49,6 +49,8 @@ class Grid:
         """The translation :meth:`normalize` takes off: the smallest coordinate on each axis,
         on the triangle grid moved one column left when it would turn cells over."""
         cells = list(cells)
+        if not cells:
+            return (0,) * self.dim  # nothing to move
         low = tuple(min(cell[k] for cell in cells) for k in range(self.dim))
         if self.name == "triangle" and (low[0] + low[1]) % 2:
             low = (low[0], low[1] - 1)

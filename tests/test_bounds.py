@@ -306,7 +306,7 @@ def test_a_certificate_header_s_numbers_are_checked(certificates, tmp_path, caps
         assert "proved" not in out
 
 
-@pytest.mark.parametrize("field", ["cut", "scale", "bound"])
+@pytest.mark.parametrize("field", ["cut", "scale", "bound", "version"])
 @pytest.mark.parametrize("value", HOSTILE)
 def test_a_priced_claim_s_numbers_are_checked(certificates, tmp_path, capsys, field, value):
     _, good = certificates
@@ -315,6 +315,17 @@ def test_a_priced_claim_s_numbers_are_checked(certificates, tmp_path, capsys, fi
     out, err = capsys.readouterr()
     assert "Traceback" not in err and "proved" not in out
     assert code in (2, 3) and ("rejected" in out or err.startswith("error: ")), (out, err)
+
+
+@pytest.mark.parametrize("version", ["1", "3", "-3", "2.0"])
+def test_a_priced_claim_of_another_version_is_refused(certificates, tmp_path, capsys,
+                                                      version):
+    _, good = certificates
+    bad = _copy(good, tmp_path / "bad.bound", _json_edit("claim.json", version=version))
+    code = main(["verify", str(SPECS / "towers.yaml"), "--proof", str(bad)])
+    out, err = capsys.readouterr()
+    assert code == 2 and "proved" not in out
+    assert err.startswith("error: ") and "of version" in err, err
 
 
 @pytest.mark.parametrize("price", ["Infinity", "NaN", "1e30", "1" + "0" * 25, "0.5", "true",

@@ -553,3 +553,20 @@ def test_a_stream_previews_the_first_task_and_sends_each_row_once():
     assert sorted(tuple(r["labels"]) for r in rows) == sorted(spec.label_combinations())
     assert summary["combinations"] == len(rows) == 372
     assert sum(r["count"] for r in rows) == 25_061  # the sweep's total (README)
+
+
+@pytest.mark.parametrize("backend", ["engine", "cpsat", "sat"])
+@pytest.mark.parametrize("grid", ["square", "triangle", "hex"])
+def test_a_date_that_leaves_nothing_to_cover_has_one_solution(tmp_path, backend, grid):
+    """Labels that uncover the whole board leave one solution (no piece placed), counted
+    plainly and up to symmetry, on every grid and backend: the empty board's symmetries
+    are every symmetry, not an error."""
+    from cpmodels import api
+
+    spec = tmp_path / "empty.yaml"
+    spec.write_text(f"kind: calendar\nname: empty\ngrid: {grid}\nboard:\n  - \"A B\"\n"
+                    "groups:\n  g: [A]\n  h: [B]\n"
+                    "pieces:\n  - {name: M, cells: [[0, 0]], count: [0, 1]}\n")
+    for distinct in (False, True):
+        result = api.count(str(spec), labels=["A", "B"], distinct=distinct, backend=backend)
+        assert result.count == 1

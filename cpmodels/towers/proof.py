@@ -28,10 +28,12 @@ from cpmodels.towers.certificate import (
     header_problem,
     priced_bands,
     read_header,
+    same_json,
 )
 from cpmodels.towers.problem import TowersProblem, towers_problem
 from cpmodels.towers.result import TowersResult
 
+PRICED_VERSION = 2  # the priced bound's claim as this module writes and reads it
 WHEN_BUILT = ("certificates are for the default rule; under rules: when-built the optimum "
               "is CP-SAT's and the city comes with its order of builds")
 MAX_CERTIFICATE_BYTES = 16_000_000_000  # a certificate is read a layer at a time
@@ -106,6 +108,9 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
     check_input(path, MAX_CERTIFICATE_BYTES, "certificate")
     claim = _priced_claim(path)
     if claim is not None:
+        if not same_json(claim.get("version"), PRICED_VERSION):
+            raise InputError(f"{path} is a priced bound of version {claim.get('version')!r}; "
+                             f"this checker reads version {PRICED_VERSION}")
         rows, cols = size or (claim.get("rows"), claim.get("cols"))
         if not (type(rows) is int and type(cols) is int and rows > 0 and cols > 0):
             raise InputError(f"{path}: the claim gives no board size")
@@ -185,7 +190,8 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                 total += found.best
                 archive.write(part, name)
             bound = problem.bound_from(total, scale)
-            claim = {"format": PRICED_FORMAT, "version": 2, "puzzle": problem.name,
+            claim = {"format": PRICED_FORMAT, "version": PRICED_VERSION,
+                     "puzzle": problem.name,
                      **header_problem(problem), "cut": cut, "scale": scale,
                      "prices": prices.tolist(), "bound": bound}
             archive.writestr("claim.json", json.dumps(claim))
