@@ -581,7 +581,7 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str | tuple[str, int | None]]]] = 
     "design_weekday_cluster": ("the same on a local Dask cluster of 2 workers, 5 minutes",
                                _design("weekday_pentominoes_tetrominoes.yaml", counts=False,
                                        time_limit=300, cluster="local:2")),
-    "first_count": ("calendar_week Jun 7 Tue as a new process, numba cache empty, then warm",
+    "first_count": ("calendar_week Jun 7 Tue as a new process, twice (nothing compiled then)",
                     _first_count),
     "week_difficulty": ("calendar_week sweep with the difficulty column",
                         _sweep_difficulty("calendar_week.yaml")),
