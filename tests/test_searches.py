@@ -3,6 +3,7 @@ which layout, and that the call it returns, run as it is, gives the session's an
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import numpy as np
@@ -77,3 +78,29 @@ def test_the_session_keeps_its_questions_and_hands_the_choice_on(cover):
     with pytest.raises(OutOfTime):
         again.count()
     assert np.all(again.searches.count_stats() >= 0)
+
+
+@pytest.mark.parametrize("question", ["tally", "exists"])
+def test_a_stop_while_the_call_is_made_is_not_lost(cover, question):
+    """stop() from another thread while the session makes its call (before the table's
+    flag is cleared, or before the table exists): the question ends stopped, its kernel
+    never run, instead of running to its end."""
+    session = EngineSession(cover)
+    searches = session.searches
+    make = searches.tally_call if question == "tally" else searches.exists_call
+    ran = []
+
+    def stopped_while_made(*args, **kw):
+        session.stop()  # as another thread would, mid-make
+        call = make(*args, **kw)
+        kernel = call.kernel
+
+        def counted(*a):
+            ran.append(True)
+            return kernel(*a)
+        return dataclasses.replace(call, kernel=counted)
+
+    setattr(searches, f"{question}_call", stopped_while_made)
+    with pytest.raises(OutOfTime):
+        session.tally(()) if question == "tally" else session.exists([[]])
+    assert ran == []

@@ -47,6 +47,7 @@ from cpmodels.backends.engine.kernels.memo import (
     MISSES,
     NODES,
     USED,
+    Memo,
 )
 from cpmodels.backends.engine.layouts.cover import CompiledCover
 from cpmodels.backends.engine.layouts.regions import region_sizes
@@ -108,6 +109,7 @@ class EngineSession:
         self._backtracker_made = threading.Lock()
         self._backtracker: Backtracker | None = None
         self._cancelled = False
+        self._running: Memo | None = None  # the table of the search running now
 
     @property
     def use_words(self) -> bool:
@@ -149,7 +151,8 @@ class EngineSession:
         """End the search in progress, and every later one, as soon as possible (from any
         thread). The tables stay true: only finished sub-boards are ever stored."""
         self._cancelled = True
-        for table in self.searches.tables():
+        running = self._running  # a table of its own (existence that keeps no dead states)
+        for table in [*self.searches.tables(), *([running] if running is not None else [])]:
             table.stop()
 
     @property
@@ -171,6 +174,12 @@ class EngineSession:
             call = make()
             table = call.table
             table.clear_stop()
+            self._running = table
+            # A stop() since the check above (while the call was made) may have found no
+            # table to stop, or this one before its flag was cleared: it is seen here, and
+            # any later one finds this table as the one running.
+            if self._cancelled:
+                raise OutOfTime(f"{what}: the session was stopped")
             left = None if time_limit is None else time_limit - waited
             with stop_after(left, table.stop):
                 interruptible(call.kernel, *call.args, stop=table.stop)
@@ -179,6 +188,7 @@ class EngineSession:
                                 + (f" ({time_limit:g} s)" if time_limit is not None else ""))
             return call
         finally:
+            self._running = None
             self._turn.release()
 
     # -- counts -------------------------------------------------------------------------
