@@ -98,11 +98,7 @@ class EngineSession:
                  dead_slots: int = DEAD_SLOTS, word_kernel: bool = True,
                  one_word: bool = True) -> None:
         self.cover = cover
-        self.tally_items = tuple(tally_items)
-        self.table_slots = table_slots
-        self.arena = arena
-        self.dead_slots = dead_slots
-        self.searches = Searches(cover, tally_items=self.tally_items, table_slots=table_slots,
+        self.searches = Searches(cover, tally_items=tuple(tally_items), table_slots=table_slots,
                                  arena=arena, dead_slots=dead_slots, word_kernel=word_kernel,
                                  one_word=one_word)
         self._turn = threading.Lock()
@@ -110,6 +106,26 @@ class EngineSession:
         self._backtracker: Backtracker | None = None
         self._cancelled = False
         self._running: Memo | None = None  # the table of the search running now
+
+    @property
+    def tally_items(self) -> tuple[int, ...]:
+        """The exact-one items :meth:`tally` splits its counts by."""
+        return self.searches.tally_items
+
+    @property
+    def table_slots(self) -> int:
+        """Slots of the table of sub-board counts (0: no table)."""
+        return self.searches.table_slots
+
+    @property
+    def arena(self) -> int | None:
+        """Rows of the count table's arena for tally vectors (None: four a slot)."""
+        return self.searches.arena
+
+    @property
+    def dead_slots(self) -> int:
+        """Slots of the table of dead states :meth:`exists` keeps."""
+        return self.searches.dead_slots
 
     @property
     def use_words(self) -> bool:
