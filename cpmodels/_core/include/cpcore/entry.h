@@ -5,6 +5,12 @@
 
 #include <stdint.h>
 
+/* A WebAssembly build exports every entry point declared here, and nothing else (its
+ * sources are compiled with hidden visibility). */
+#ifdef __wasm__
+#pragma GCC visibility push(default)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -287,4 +293,8 @@ void cpcore_search_n_words(const cpcore_packing_cover* cover, const cpcore_n_wor
 
 #ifdef __cplusplus
 }
+#endif
+
+#ifdef __wasm__
+#pragma GCC visibility pop
 #endif
