@@ -245,6 +245,30 @@ class Searches:
                                    table.kernel, settled.kernel, mark, index, bit, found,
                                    first_failure), table, found)
 
+    def browser_plan(self) -> dict[str, tuple[str, dict[str, tuple]]]:
+        """For each question the browser's engine answers (``tally``, ``exists``,
+        ``solutions``), the core's search that answers it here (named as the native
+        module's function) and the layouts it reads, as :meth:`tally_call`,
+        :meth:`exists_call` and the session's solution stream choose them (no regions)."""
+        one_tally = self._one_word_tally(None)
+        one = self._one_word(None)
+        words = self._word_layout(None)
+        tally: tuple[str, dict[str, tuple]]
+        if one_tally is not None:
+            tally = ("tally_one_word", {"layout": one_tally[0], "tallies": one_tally[1]})
+        elif one is not None:
+            tally = ("count_one_word", {"layout": one})
+        else:
+            tallies = self._tally_layout().kernel
+            tally = (("tally_prefixes_two_words", {"layout": words, "tallies": tallies})
+                     if words is not None else
+                     ("tally_prefixes_n_words", {"layout": self.compiled.kernel,
+                                                 "tallies": tallies}))
+        exists = (("exists_two_words", {"layout": words}) if words is not None
+                  else ("exists_n_words", {"layout": self.compiled.kernel}))
+        return {"tally": tally, "exists": exists,
+                "solutions": ("search_n_words", {"layout": self.compiled.kernel})}
+
     # -- layouts and tables -------------------------------------------------------------
 
     def _tally_layout(self) -> TallyLayout:

@@ -49,6 +49,7 @@ from cpmodels.backends.engine.kernels.memo import (
     USED,
     Memo,
 )
+from cpmodels.backends.engine.layouts.browser import plain
 from cpmodels.backends.engine.layouts.cover import CompiledCover
 from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.backends.engine.layouts.tally import TallyLayout
@@ -383,6 +384,14 @@ class EngineSession:
         """The region sizes pieces of ``areas`` can fill, checked up to ``total`` cells (to
         pass as ``regions`` when a task leaves only those pieces)."""
         return region_sizes(list(areas), total)
+
+    def browser_plan(self) -> dict[str, dict[str, Any]]:
+        """What the engine in the browser (``web/static/engine/engine.js``) needs to answer
+        this cover's counts, tallies, existence and first solutions with the same searches:
+        for each question the core's search and its layouts, as plain data (JSON)."""
+        return {question: {"kernel": kernel, **{name: plain(layout)
+                                                for name, layout in layouts.items()}}
+                for question, (kernel, layouts) in self.searches.browser_plan().items()}
 
     @property
     def stats(self) -> dict[str, int]:

@@ -1,0 +1,641 @@
+// The engine core in the browser: engine.wasm (the same C++ searches as the Python module,
+// built for wasm32 by the package's install) instantiated, its memory laid out by a bump
+// allocator here, and a cover's searches asked as the Python side asks the native module.
+//
+//   const engine = await loadEngine(new URL("engine.wasm", import.meta.url));
+//   const cover = engine.load(plan);          // what EngineSession.browser_plan() gives
+//   cover.count([[], [12, 40]]);              // [BigInt, BigInt]: the completions of each row
+//   cover.tally([[]]);                        // {rows, masks}: count vectors, as the core writes
+//   cover.exists([[], [3]]);                  // [true, false]: decided by a first solution
+//   cover.firstSolution([]);                  // option ids of one solution, or null
+//
+// A plan names, for each question, the entry point of cpcore/entry.h that answers it and the
+// layouts it reads: named tuples of numpy arrays on the Python side, here objects of the same
+// field names whose arrays are typed arrays (BigUint64Array for uint64, BigInt64Array for
+// int64, Uint8Array for bool) or {data, shape} for more than one dimension. Each array is
+// checked as the Python module's bindings check it, then copied into the engine's memory
+// once; a cover keeps its tables of sub-board counts and of dead states from call to call.
+// The module keeps no state of its own: everything lives in the object loadEngine returns.
+
+const PAGE = 65536;
+// memo.py's statistics: USED, HITS, MISSES, NODES, ARENA_USED, STOP, FLUSHES.
+const STATS = 7;
+const NODES = 3;
+const MAX_TALLY_ITEMS = 16;
+const DEFAULT_TABLE_SLOTS = 1 << 16;
+const DEAD_SLOTS = 1 << 16;
+
+// The C structs of entry.h as wasm32 lays them out: p a pointer (4 bytes), u64/i64 8 bytes
+// aligned on 8, i32/u32 4 bytes.
+const STRUCTS = {
+  one_word: [["start", "p"], ["masks", "p"], ["opts", "p"], ["avail", "p"], ["opt_cells", "p"],
+    ["opt_piece", "p"], ["n_options", "u64"], ["n_pieces", "u64"], ["all_pieces", "u64"],
+    ["optional", "u64"], ["covered", "u64"], ["inner", "u64"], ["first", "u64"],
+    ["last", "u64"], ["slack", "u64"], ["fillable", "p"], ["n_fillable", "u64"],
+    ["region_limit", "i64"], ["isolated_dead", "i32"], ["slack_cells", "p"]],
+  one_tallies: [["n_tally", "u64"], ["bit", "p"], ["opt_tally", "p"], ["opt_index", "p"],
+    ["length", "p"], ["stride", "p"], ["stride_cols", "u64"], ["map_start", "p"],
+    ["map_flat", "p"]],
+  one_word_table: [["keys", "p"], ["n_slots", "u64"], ["arena", "p"], ["arena_size", "u64"],
+    ["stats", "p"]],
+  packing_cover: [["opt_counter", "p"], ["anchor_start", "p"], ["anchor_opts", "p"],
+    ["group_end", "p"], ["counter_low", "p"], ["counter_high", "p"], ["radix", "p"],
+    ["n_counters", "u64"], ["n_branch", "u64"], ["memo_ok", "i32"], ["opt_nb_start", "p"],
+    ["opt_nb", "p"], ["fillable", "p"], ["region_limit", "i64"]],
+  two_words: [["opt_a", "p"], ["opt_b", "p"], ["k_a", "p"], ["k_b", "p"], ["k_tag_a", "p"],
+    ["k_tag_b", "p"], ["k_counter", "p"], ["nb_a", "p"], ["nb_b", "p"], ["branch_a", "u64"],
+    ["branch_b", "u64"], ["memo_below", "i64"], ["n_words", "u32"]],
+  n_words: [["opt_mask", "p"], ["n_words", "u64"], ["tag_word", "p"], ["tag_bit", "p"],
+    ["cell_nb", "p"], ["degree", "u64"]],
+  tallies: [["n_tally", "i64"], ["bit", "p"], ["last_anchor", "p"], ["opt_tally", "p"],
+    ["opt_index", "p"], ["length", "p"], ["stride", "p"], ["map_start", "p"],
+    ["map_flat", "p"]],
+  table: [["keys", "p"], ["values", "p"], ["arena", "p"], ["stats", "p"], ["n_slots", "u64"],
+    ["key_stride", "u64"], ["value_stride", "u64"], ["n_arena", "u64"]],
+  search_buffers: [["acc", "p"], ["acc_width", "u64"], ["stack_pos", "p"], ["stack_k", "p"],
+    ["stack_code", "p"], ["stack_mask", "p"], ["chosen", "p"], ["counters", "p"],
+    ["filled", "p"], ["scratch", "p"], ["fill_stack", "p"]],
+};
+
+const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
+
+function fail(message) {
+  throw new RangeError(message);
+}
+
+function check(ok, message) {
+  if (!ok) fail(message);
+}
+
+// The offsets of a struct's fields and its size, by C's rules for wasm32.
+function structLayout(fields) {
+  const offsets = {};
+  let at = 0;
+  for (const [name, type] of fields) {
+    const size = type === "u64" || type === "i64" ? 8 : 4;
+    at = Math.ceil(at / size) * size;
+    offsets[name] = [at, type];
+    at += size;
+  }
+  return { offsets, size: Math.ceil(at / 8) * 8 };
+}
+
+// An array field as {data, shape}: a typed array of the type named, or {data, shape}.
+function arrayOf(owner, name, type, ndim = 1) {
+  const value = owner[name];
+  const data = value instanceof TYPES[type] ? value : value && value.data;
+  if (!(data instanceof TYPES[type])) fail(`${name}: expected a ${TYPES[type].name}`);
+  const shape = value === data ? [data.length] : Array.from(value.shape || [data.length]);
+  check(shape.length === ndim, `${name}: expected ${ndim} dimension(s)`);
+  check(shape.reduce((a, b) => a * b, 1) === data.length, `${name}: shape and length differ`);
+  return { data, shape };
+}
+
+// A whole number field (a number, a BigInt or a decimal string) as a BigInt.
+function numberOf(owner, name) {
+  const value = owner[name];
+  if (typeof value === "bigint") return value;
+  if (typeof value === "boolean") return value ? 1n : 0n;
+  if ((typeof value === "number" && Number.isSafeInteger(value)) ||
+      (typeof value === "string" && /^-?\d{1,20}$/.test(value))) return BigInt(value);
+  return fail(`${name}: expected a whole number`);
+}
+
+function small(value, name, most = 2 ** 31) {
+  check(value >= 0n && value <= BigInt(most), `${name}: out of range`);
+  return Number(value);
+}
+
+// Rows of forced option ids (-1 pads) as a BigInt64Array and its width: every id -1 or an
+// option of the cover.
+function prefixRows(prefixes, nOptions) {
+  check(Array.isArray(prefixes), "prefixes: expected an array of rows");
+  const width = Math.max(1, ...prefixes.map((row) => (Array.isArray(row) ? row.length : 0)));
+  const flat = new BigInt64Array(prefixes.length * width).fill(-1n);
+  prefixes.forEach((row, r) => {
+    check(Array.isArray(row), "prefixes: expected an array of rows");
+    row.forEach((o, k) => {
+      check(Number.isSafeInteger(o) && o >= -1 && o < nOptions,
+        "a prefix names an option the layout does not have");
+      flat[r * width + k] = BigInt(o);
+    });
+  });
+  return { flat, rows: prefixes.length, width };
+}
+
+// The engine: the wasm instance, its memory and the bump allocator over it.
+class Engine {
+  constructor(instance) {
+    this.exports = instance.exports;
+    this.memory = instance.exports.memory;
+    this.base = Number(instance.exports.__heap_base.value);
+    this.top = Math.ceil(this.base / 8) * 8;
+    this.structs = Object.fromEntries(
+      Object.entries(STRUCTS).map(([name, fields]) => [name, structLayout(fields)]));
+  }
+
+  // The bytes the engine's memory holds, and those in use by covers and calls.
+  get size() {
+    return { memory: this.memory.buffer.byteLength, used: this.top - this.base };
+  }
+
+  // ``bytes`` of zeros aligned on 8, the memory grown when it has no room.
+  alloc(bytes) {
+    const at = this.top;
+    const end = at + Math.ceil(Math.max(bytes, 0) / 8) * 8;
+    check(end <= 2 ** 32 - PAGE, "the engine's memory is full (4 GB)");
+    const have = this.memory.buffer.byteLength;
+    if (end > have) {
+      try {
+        this.memory.grow(Math.ceil((end - have) / PAGE));
+      } catch (e) {
+        fail(`the engine's memory cannot grow to ${end} bytes`);
+      }
+    }
+    new Uint8Array(this.memory.buffer, at, end - at).fill(0);
+    this.top = end;
+    return at;
+  }
+
+  // Give back everything allocated from ``mark`` on (marks are taken from ``top``).
+  release(mark) {
+    check(mark >= this.base && mark <= this.top, "not a mark of this engine");
+    this.top = mark;
+  }
+
+  // A typed array copied into the engine's memory: its address.
+  copy(data) {
+    const at = this.alloc(data.byteLength);
+    new Uint8Array(this.memory.buffer, at, data.byteLength).set(
+      new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    return at;
+  }
+
+  // A view of ``length`` items of ``Type`` at ``at`` (made anew: a grown memory has a new
+  // buffer).
+  view(Type, at, length) {
+    return new Type(this.memory.buffer, at, length);
+  }
+
+  // One of entry.h's structs filled with ``values`` (names as in entry.h): its address.
+  struct(name, values) {
+    const { offsets, size } = this.structs[name];
+    const at = this.alloc(size);
+    const dv = new DataView(this.memory.buffer);
+    for (const [field, value] of Object.entries(values)) {
+      check(field in offsets, `${name}.${field}: no such field`);
+      const [offset, type] = offsets[field];
+      if (type === "u64") dv.setBigUint64(at + offset, BigInt(value), true);
+      else if (type === "i64") dv.setBigInt64(at + offset, BigInt(value), true);
+      else dv.setUint32(at + offset, Number(value), true);
+    }
+    return at;
+  }
+
+  // A memo table (memo.py's Memo) of ``slots`` rows of ``keyWords`` words, their values
+  // in the rows (``inline``: the two-word state's) or apart, an arena of four a slot.
+  table(keyWords, slots, inline) {
+    const keys = this.alloc(slots * keyWords * 8);
+    const values = inline ? keys + (keyWords - 1) * 8 : this.alloc(slots * 8);
+    const arena = this.alloc(4 * slots * 8);
+    const stats = this.alloc(STATS * 8);
+    return { keys, values, arena, stats, slots, keyWords, arenaSize: 4 * slots };
+  }
+
+  // A cover's plan (EngineSession.browser_plan) loaded: its layouts checked and copied in.
+  load(plan, { tableSlots = DEFAULT_TABLE_SLOTS, deadSlots = DEAD_SLOTS } = {}) {
+    for (const slots of [tableSlots, deadSlots])
+      check(Number.isSafeInteger(slots) && slots >= 16 && slots <= 2 ** 26 &&
+        (slots & (slots - 1)) === 0, "table slots: a power of two from 16 to 2**26");
+    const mark = this.top;
+    try {
+      return new Cover(this, plan, mark, tableSlots, deadSlots);
+    } catch (e) {
+      this.release(mark);
+      throw e;
+    }
+  }
+}
+
+// The layouts a search reads, checked as the bindings check them and copied in.
+function oneWordLayout(engine, L) {
+  const nPieces = small(numberOf(L, "n_pieces"), "n_pieces", 64);
+  check(nPieces >= 1, "the layout has 1 to 64 pieces");
+  const start = arrayOf(L, "start", "uint64").data;
+  const masks = arrayOf(L, "masks", "uint64").data;
+  const opts = arrayOf(L, "opts", "int64").data;
+  const optCells = arrayOf(L, "opt_cells", "uint64").data;
+  const optPiece = arrayOf(L, "opt_piece", "uint64").data;
+  const avail = arrayOf(L, "avail", "uint64").data;
+  const fillable = arrayOf(L, "fillable", "bool").data;
+  const slackCells = arrayOf(L, "slack_cells", "uint64").data;
+  check(start.length >= 64 * nPieces + 1, "the layout's start is too short");
+  check(opts.length >= masks.length && optPiece.length >= optCells.length &&
+    avail.length >= 64 && fillable.length >= 1 && slackCells.length >= 64,
+    "an array of the layout is too short");
+  check(start[64 * nPieces] <= BigInt(masks.length), "the layout's runs end past its masks");
+  for (let k = 0; k < 64 * nPieces; ++k)
+    check(start[k] <= start[k + 1], "the layout's runs are out of order");
+  for (const o of opts) check(o >= 0n && o < BigInt(optCells.length), "a run's option is out of range");
+  const regionLimit = numberOf(L, "region_limit");
+  check(regionLimit >= 0n && regionLimit <= BigInt(fillable.length),
+    "the layout's region limit is past its region sizes");
+  const struct = engine.struct("one_word", {
+    start: engine.copy(start), masks: engine.copy(masks), opts: engine.copy(opts),
+    avail: engine.copy(avail), opt_cells: engine.copy(optCells),
+    opt_piece: engine.copy(optPiece), n_options: optCells.length, n_pieces: nPieces,
+    all_pieces: numberOf(L, "all_pieces"), optional: numberOf(L, "optional"),
+    covered: numberOf(L, "covered"), inner: numberOf(L, "inner"),
+    first: numberOf(L, "first"), last: numberOf(L, "last"), slack: numberOf(L, "slack"),
+    fillable: engine.copy(fillable), n_fillable: fillable.length, region_limit: regionLimit,
+    isolated_dead: numberOf(L, "isolated_dead") ? 1 : 0,
+    slack_cells: engine.copy(slackCells),
+  });
+  return { struct, nOptions: optCells.length, nPieces };
+}
+
+function oneTallies(engine, T, nOptions) {
+  const nTally = small(numberOf(T, "n_tally"), "n_tally", MAX_TALLY_ITEMS);
+  const length = arrayOf(T, "length", "int64").data;
+  const stride = arrayOf(T, "stride", "int64", 2);
+  const optTally = arrayOf(T, "opt_tally", "int64").data;
+  const combos = 2 ** nTally;
+  check(length.length >= combos, "the tallies' lengths are too short");
+  check(stride.shape[0] >= combos && stride.shape[1] >= Math.max(nTally, 1),
+    "the tallies' strides do not match their items");
+  check(optTally.length >= nOptions && arrayOf(T, "opt_index", "int64").data.length >= nOptions,
+    "the tallies have too few options");
+  for (const t of optTally.subarray(0, nOptions))
+    check(t >= -1n && t < BigInt(nTally), "an option's tally item is not one of the tallies'");
+  const width = Number(length[combos - 1]);
+  for (let m = 0; m < combos; ++m)
+    check(length[m] >= 1n && length[m] <= BigInt(width), "the tallies' vectors are out of range");
+  checkMaps(T, nTally, Math.max(nTally, 1));
+  const struct = engine.struct("one_tallies", {
+    n_tally: nTally, bit: engine.copy(arrayOf(T, "bit", "uint64").data),
+    opt_tally: engine.copy(optTally), opt_index: engine.copy(arrayOf(T, "opt_index", "int64").data),
+    length: engine.copy(length), stride: engine.copy(stride.data), stride_cols: stride.shape[1],
+    map_start: engine.copy(arrayOf(T, "map_start", "int64").data),
+    map_flat: engine.copy(arrayOf(T, "map_flat", "int64").data),
+  });
+  return { struct, width, nTally };
+}
+
+// The tallies' child-to-parent maps stay inside their arrays.
+function checkMaps(T, nTally, cols) {
+  const mapStart = arrayOf(T, "map_start", "int64").data;
+  const mapFlat = arrayOf(T, "map_flat", "int64").data;
+  check(mapStart.length >= 2 ** nTally * cols + 1, "the tallies' maps are too short");
+  for (let k = 0; k + 1 < mapStart.length; ++k)
+    check(mapStart[k] >= 0n && mapStart[k] <= mapStart[k + 1] &&
+      mapStart[k + 1] <= BigInt(mapFlat.length), "the tallies' maps are out of range");
+}
+
+// What every packing search reads of a cover (Layout's and WordLayout's shared fields).
+function packingCover(engine, L, nOptions) {
+  const nBranch = small(numberOf(L, "n_branch"), "n_branch");
+  const anchorStart = arrayOf(L, "anchor_start", "int64").data;
+  const anchorOpts = arrayOf(L, "anchor_opts", "int64").data;
+  const groupEnd = arrayOf(L, "group_end", "int64").data;
+  const low = arrayOf(L, "counter_low", "int64").data;
+  const high = arrayOf(L, "counter_high", "int64").data;
+  const radix = arrayOf(L, "radix", "uint64").data;
+  const optCounter = arrayOf(L, "opt_counter", "int64").data;
+  const optNbStart = arrayOf(L, "opt_nb_start", "int64").data;
+  const optNb = arrayOf(L, "opt_nb", "int64").data;
+  const fillable = arrayOf(L, "fillable", "bool").data;
+  check(anchorStart.length >= nBranch + 1 && optCounter.length >= nOptions &&
+    groupEnd.length >= anchorOpts.length && high.length >= low.length &&
+    radix.length >= low.length && optNbStart.length >= nOptions + 1,
+    "an array of the layout is too short");
+  check(anchorStart[nBranch] <= BigInt(anchorOpts.length), "anchor_start: out of range");
+  for (const o of anchorOpts) check(o >= 0n && o < BigInt(nOptions), "anchor_opts: out of range");
+  for (const c of optCounter) check(c >= -1n && c < BigInt(low.length), "opt_counter: out of range");
+  for (const b of optNb) check(b >= 0n && b < BigInt(nBranch), "opt_nb: out of range");
+  for (let o = 0; o < nOptions; ++o)
+    check(optNbStart[o] >= 0n && optNbStart[o] <= optNbStart[o + 1] &&
+      optNbStart[o + 1] <= BigInt(optNb.length), "opt_nb_start: out of range");
+  const regionLimit = numberOf(L, "region_limit");
+  check(regionLimit >= 0n && regionLimit <= BigInt(fillable.length),
+    "region_limit: beyond the fillable sizes");
+  const struct = engine.struct("packing_cover", {
+    opt_counter: engine.copy(optCounter), anchor_start: engine.copy(anchorStart),
+    anchor_opts: engine.copy(anchorOpts), group_end: engine.copy(groupEnd),
+    counter_low: engine.copy(low), counter_high: engine.copy(high), radix: engine.copy(radix),
+    n_counters: low.length, n_branch: nBranch, memo_ok: numberOf(L, "memo_ok") ? 1 : 0,
+    opt_nb_start: engine.copy(optNbStart), opt_nb: engine.copy(optNb),
+    fillable: engine.copy(fillable), region_limit: regionLimit,
+  });
+  return { struct, nBranch, nCounters: low.length };
+}
+
+// The two-word state's view (WordLayout).
+function wordsLayout(engine, W) {
+  const optA = arrayOf(W, "opt_a", "uint64").data;
+  const nOptions = optA.length;
+  const cover = packingCover(engine, W, nOptions);
+  const nFlat = Number(arrayOf(W, "anchor_start", "int64").data[cover.nBranch]);
+  const nWords = small(numberOf(W, "n_words"), "n_words", 2);
+  check(nWords === 1 || nWords === 2, "n_words: the word kernel holds one or two words");
+  check(cover.nBranch <= 64 * nWords, "n_branch: more bits than the words");
+  const copied = {};
+  for (const [name, type, least] of [["opt_b", "uint64", nOptions], ["k_a", "uint64", nFlat],
+    ["k_b", "uint64", nFlat], ["k_tag_a", "uint64", nFlat], ["k_tag_b", "uint64", nFlat],
+    ["k_counter", "int64", nFlat], ["nb_a", "uint64", cover.nBranch],
+    ["nb_b", "uint64", cover.nBranch]]) {
+    const data = arrayOf(W, name, type).data;
+    check(data.length >= least, `${name}: too short`);
+    copied[name] = engine.copy(data);
+  }
+  const words = engine.struct("two_words", {
+    opt_a: engine.copy(optA), ...copied, branch_a: numberOf(W, "branch_a"),
+    branch_b: numberOf(W, "branch_b"), memo_below: numberOf(W, "memo_below"),
+    n_words: nWords,
+  });
+  // The state is two words; a table row holds the key words, the counter code and the value.
+  return { ...cover, words, nOptions, stateWords: 2, keyWords: nWords + 2, inline: true };
+}
+
+// The N-word state's view (Layout).
+function nWordsLayout(engine, L) {
+  const mask = arrayOf(L, "opt_mask", "uint64", 2);
+  const [nOptions, nWords] = mask.shape;
+  const cover = packingCover(engine, L, nOptions);
+  check(nWords >= 1 && cover.nBranch <= 64 * nWords,
+    "opt_mask: fewer words than the branching items");
+  const tagWord = arrayOf(L, "opt_tag_word", "int64").data;
+  const tagBit = arrayOf(L, "opt_tag_bit", "uint64").data;
+  const cellNb = arrayOf(L, "cell_nb", "int64", 2);
+  check(tagWord.length >= nOptions && tagBit.length >= nOptions, "the tags are too short");
+  for (const w of tagWord) check(w >= -1n && w < BigInt(nWords), "opt_tag_word: out of range");
+  check(cellNb.shape[0] >= cover.nBranch, "cell_nb: fewer rows than the branching items");
+  for (const b of cellNb.data) check(b >= -1n && b < BigInt(64 * nWords), "cell_nb: out of range");
+  const words = engine.struct("n_words", {
+    opt_mask: engine.copy(mask.data), n_words: nWords, tag_word: engine.copy(tagWord),
+    tag_bit: engine.copy(tagBit), cell_nb: engine.copy(cellNb.data), degree: cellNb.shape[1],
+  });
+  return { ...cover, words, nOptions, nWords, stateWords: nWords, keyWords: nWords + 1,
+    inline: false, optMask: mask.data, optCounter: arrayOf(L, "opt_counter", "int64").data,
+    counterHigh: arrayOf(L, "counter_high", "int64").data };
+}
+
+function packingTallies(engine, T, nOptions) {
+  const nTally = small(numberOf(T, "n_tally"), "n_tally", MAX_TALLY_ITEMS);
+  const cols = Math.max(nTally, 1);
+  const combos = 2 ** nTally;
+  const length = arrayOf(T, "length", "int64").data;
+  const stride = arrayOf(T, "stride", "int64", 2);
+  check(length.length >= combos, "length: too short");
+  check(stride.shape[0] >= combos && stride.shape[1] === cols,
+    "stride: not [2**n_tally, max(n_tally, 1)]");
+  const copied = {};
+  for (const [name, least] of [["bit", cols], ["last_anchor", cols], ["opt_tally", nOptions],
+    ["opt_index", nOptions]]) {
+    const data = arrayOf(T, name, "int64").data;
+    check(data.length >= least, `${name}: too short`);
+    copied[name] = engine.copy(data);
+  }
+  checkMaps(T, nTally, cols);
+  const struct = engine.struct("tallies", {
+    n_tally: nTally, ...copied, length: engine.copy(length), stride: engine.copy(stride.data),
+    map_start: engine.copy(arrayOf(T, "map_start", "int64").data),
+    map_flat: engine.copy(arrayOf(T, "map_flat", "int64").data),
+  });
+  return { struct, width: Number(length[combos - 1]), nTally };
+}
+
+// A packing search's working memory (the bindings' Buffers).
+function searchBuffers(engine, view, accWidth) {
+  const depth = view.nBranch + 1;
+  const words = (n) => engine.alloc(n * 8);
+  return engine.struct("search_buffers", {
+    acc: words(depth * accWidth), acc_width: accWidth, stack_pos: words(depth),
+    stack_k: words(depth), stack_code: words(depth), stack_mask: words(depth),
+    chosen: words(depth), counters: words(view.nCounters + 1), filled: words(view.stateWords),
+    scratch: words(2 * view.stateWords), fill_stack: words(depth),
+  });
+}
+
+function packingTable(engine, view, table) {
+  return engine.struct("table", {
+    keys: table.keys, values: table.values, arena: table.arena, stats: table.stats,
+    n_slots: table.slots, key_stride: view.keyWords, value_stride: view.inline ? view.keyWords : 1,
+    n_arena: table.arenaSize,
+  });
+}
+
+// One cover loaded: the layouts of its plan and its tables, the questions it answers.
+class Cover {
+  constructor(engine, plan, mark, tableSlots, deadSlots) {
+    check(plan && typeof plan === "object", "the plan: expected an object");
+    this.engine = engine;
+    this.mark = mark;
+    this.tableSlots = tableSlots;
+    this.deadSlots = deadSlots;
+    const { tally, exists, solutions } = plan;
+    this.tallyKernel = tally ? tally.kernel : null;
+    if (tally) this.tallyLayouts = this.loadTally(tally);
+    this.existsKernel = exists ? exists.kernel : null;
+    if (exists) {
+      check(["exists_two_words", "exists_n_words"].includes(exists.kernel),
+        `${exists.kernel}: not an existence search`);
+      this.existsLayout = exists.kernel === "exists_two_words"
+        ? wordsLayout(engine, exists.layout) : nWordsLayout(engine, exists.layout);
+    }
+    if (solutions) {
+      check(solutions.kernel === "search_n_words", `${solutions.kernel}: not a solution stream`);
+      this.solutionLayout = nWordsLayout(engine, solutions.layout);
+    }
+    this.tables = {};
+  }
+
+  loadTally({ kernel, layout, tallies }) {
+    const engine = this.engine;
+    if (kernel === "count_one_word" || kernel === "tally_one_word") {
+      const L = oneWordLayout(engine, layout);
+      const T = kernel === "tally_one_word" ? oneTallies(engine, tallies, L.nOptions) : null;
+      return { L, T, nOptions: L.nOptions };
+    }
+    check(["tally_prefixes_two_words", "tally_prefixes_n_words"].includes(kernel),
+      `${kernel}: not a counting search`);
+    const L = kernel === "tally_prefixes_two_words"
+      ? wordsLayout(engine, layout) : nWordsLayout(engine, layout);
+    return { L, T: packingTallies(engine, tallies, L.nOptions), nOptions: L.nOptions };
+  }
+
+  // The table of sub-board counts (made on first use, kept) or of dead states.
+  table(name, keyWords, slots, inline) {
+    if (!this.tables[name]) this.tables[name] = this.engine.table(keyWords, slots, inline);
+    return this.tables[name];
+  }
+
+  // Run ``body`` with memory for one call, given back after (the tables made stay).
+  call(body) {
+    const engine = this.engine;
+    check(engine.top >= this.mark, "this cover was released");
+    const mark = engine.top;
+    try {
+      return body(engine);
+    } finally {
+      engine.release(mark);
+    }
+  }
+
+  // The completions of each row of prefixes (option ids forced first): BigInts.
+  count(prefixes) {
+    return this.tally(prefixes).rows.map((row) => row.reduce((sum, n) => sum + n, 0n));
+  }
+
+  // Each row of prefixes tallied: {rows: a BigInt64Array of counts per row (one count with
+  // no tally items), masks: each row's uncovered tally items (null for the plain count)},
+  // as the core writes them (EngineSession.tally decodes the same).
+  tally(prefixes) {
+    check(this.tallyKernel, "this cover's plan has no counting search");
+    const { L, T, nOptions } = this.tallyLayouts;
+    // The tables are made before the call's memory is taken, so that they stay.
+    const plain = this.tallyKernel === "count_one_word";
+    const oneWord = plain || this.tallyKernel === "tally_one_word";
+    const table = oneWord
+      ? this.table("count", 3, this.tableSlots, false)
+      : this.table("count", L.keyWords, this.tableSlots, L.inline);
+    return this.call((engine) => {
+      const p = prefixRows(prefixes, nOptions);
+      const at = engine.copy(p.flat);
+      const width = plain ? 1 : T.width;
+      const out = engine.alloc(Math.max(p.rows, 1) * width * 8);
+      const outMask = engine.alloc(Math.max(p.rows, 1) * 8);
+      const rows = BigInt(p.rows);
+      const cols = BigInt(p.width);
+      const x = engine.exports;
+      if (oneWord) {
+        const t = engine.struct("one_word_table", { keys: table.keys, n_slots: table.slots,
+          arena: table.arena, arena_size: table.arenaSize, stats: table.stats });
+        if (plain) x.cpcore_count_one_word(L.struct, at, rows, cols, t, 1, out);
+        else {
+          const scratch = engine.alloc((L.nPieces + 1) * width * 8);
+          x.cpcore_tally_one_word(L.struct, T.struct, at, rows, cols, t, 1, out,
+            BigInt(width), outMask, scratch);
+        }
+      } else {
+        const entry = this.tallyKernel === "tally_prefixes_two_words"
+          ? x.cpcore_tally_prefixes_two_words : x.cpcore_tally_prefixes_n_words;
+        entry(L.struct, L.words, T.struct, packingTable(engine, L, table), at, rows, cols,
+          searchBuffers(engine, L, width), out, BigInt(width), outMask);
+      }
+      const counts = engine.view(BigInt64Array, out, p.rows * width);
+      const found = engine.view(BigInt64Array, outMask, p.rows);
+      return {
+        rows: Array.from({ length: p.rows }, (_, r) => counts.slice(r * width, (r + 1) * width)),
+        masks: plain ? null : Array.from(found, Number),
+      };
+    });
+  }
+
+  // For each row of prefixes, whether some solution contains it (null: not searched, after
+  // the first false with firstFailure). With remember, the dead states found are kept for
+  // later calls.
+  exists(prefixes, { firstFailure = false, remember = true } = {}) {
+    check(this.existsKernel, "this cover's plan has no existence search");
+    const L = this.existsLayout;
+    const kept = remember ? this.table("dead", L.keyWords, this.deadSlots, L.inline) : null;
+    return this.call((engine) => {
+      const table = kept || engine.table(L.keyWords, 16, L.inline);
+      const p = prefixRows(prefixes, L.nOptions);
+      const at = engine.copy(p.flat);
+      const out = engine.alloc(Math.max(p.rows, 1) * 8);
+      engine.view(BigInt64Array, out, p.rows).fill(-1n);
+      const stop = engine.alloc(8);
+      const x = engine.exports;
+      const entry = this.existsKernel === "exists_two_words"
+        ? x.cpcore_exists_two_words : x.cpcore_exists_n_words;
+      entry(L.struct, L.words, packingTable(engine, L, table), remember ? 1 : 0, at,
+        BigInt(p.rows), BigInt(p.width), searchBuffers(engine, L, 1), out,
+        firstFailure ? 1 : 0, stop);
+      return Array.from(engine.view(BigInt64Array, out, p.rows),
+        (x) => (x < 0n ? null : x === 1n));
+    });
+  }
+
+  // A solution containing the forced options (option ids, the forced first), the first of
+  // the fixed order EngineSession.solutions streams them in; null when there is none.
+  firstSolution(forced = []) {
+    check(this.solutionLayout, "this cover's plan has no solution stream");
+    const L = this.solutionLayout;
+    const ids = Array.from(prefixRows([forced], L.nOptions).flat, Number).filter((o) => o >= 0);
+    const filled = new BigUint64Array(L.nWords);
+    const counters = new BigInt64Array(L.nCounters + 1);
+    for (const o of ids) {
+      for (let w = 0; w < L.nWords; ++w) {
+        const m = L.optMask[o * L.nWords + w];
+        if (filled[w] & m) return null;
+        filled[w] |= m;
+      }
+      const c = Number(L.optCounter[o]);
+      if (c >= 0 && ++counters[c] > L.counterHigh[c]) return null;
+    }
+    return this.call((engine) => {
+      const depth = L.nBranch + 1;
+      const state = engine.copy(new BigInt64Array([-1n, 0n]));
+      const buffers = searchBuffers(engine, L, 1);
+      const view = new DataView(engine.memory.buffer);
+      const { offsets } = engine.structs.search_buffers;
+      const field = (name) => view.getUint32(buffers + offsets[name][0], true);
+      engine.view(BigUint64Array, field("filled"), L.nWords).set(filled);
+      engine.view(BigInt64Array, field("counters"), L.nCounters + 1).set(counters);
+      const out = engine.alloc(depth * 8);
+      const stop = engine.alloc(8);
+      engine.exports.cpcore_search_n_words(L.struct, L.words, state, buffers, out,
+        BigInt(depth), 1n, stop);
+      if (engine.view(BigInt64Array, state, 2)[1] === 0n) return null;
+      const row = Array.from(engine.view(BigInt64Array, out, depth), Number);
+      const end = row.indexOf(-1);
+      return [...ids, ...row.slice(0, end < 0 ? row.length : end)];
+    });
+  }
+
+  // The nodes the counting searches took so far (the table's statistics).
+  get nodes() {
+    const table = this.tables.count;
+    return table ? Number(this.engine.view(BigInt64Array, table.stats, STATS)[NODES]) : 0;
+  }
+
+  // Give back the memory of this cover and of everything loaded after it.
+  release() {
+    this.engine.release(this.mark);
+  }
+}
+
+// A plan as EngineSession.browser_plan() writes it in JSON ({dtype, shape, base64} for
+// each array) turned into the typed arrays Engine.load takes.
+export function decodePlan(json) {
+  const decode = (value) => {
+    if (value && typeof value === "object" && "base64" in value) {
+      const Type = TYPES[value.dtype];
+      check(Type, `${value.dtype}: not an array type of the engine`);
+      const bytes = Uint8Array.from(atob(value.base64), (c) => c.charCodeAt(0));
+      check(bytes.length % Type.BYTES_PER_ELEMENT === 0, "an array's bytes are cut short");
+      const data = new Type(bytes.buffer);
+      return value.shape.length === 1 ? data : { data, shape: value.shape };
+    }
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decode(v)]));
+    return value;
+  };
+  return decode(json);
+}
+
+// The engine instantiated from ``source``: a URL (or its string), a Response, the bytes of
+// engine.wasm or a compiled WebAssembly.Module.
+export async function loadEngine(source) {
+  let module;
+  if (source instanceof WebAssembly.Module) module = source;
+  else if (source instanceof ArrayBuffer || ArrayBuffer.isView(source))
+    module = await WebAssembly.compile(source);
+  else {
+    const response = source instanceof Response ? source : await fetch(source);
+    if (!response.ok) fail(`engine.wasm: ${response.status} ${response.statusText}`);
+    module = await WebAssembly.compile(await response.arrayBuffer());
+  }
+  const instance = await WebAssembly.instantiate(module, {});
+  return new Engine(instance);
+}

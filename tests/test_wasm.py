@@ -1,0 +1,217 @@
+"""The engine core built for WebAssembly (``engine.wasm``, made by the install when clang and
+wasm-ld are found) loaded by ``engine.js`` in headless Chromium: on the same covers it
+answers every count, tally, existence question and first solution exactly as the native
+module does."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from conftest import SPECS
+
+from cpmodels.backends.engine import EngineSession
+from cpmodels.instance import packing_instance
+from cpmodels.query import Query
+from cpmodels.spec import load_spec
+from cpmodels.sweep import sweep_cover
+
+ORIGIN = "http://engine.test"  # served by page.route: nothing leaves the browser
+ENGINE = resources.files("cpmodels.web").joinpath("static/engine")
+BUDGET_KB = 200  # engine.wasm, gzip-compressed
+
+TRIANGLE = """\
+kind: calendar
+name: triangle_calendar
+grid: triangle
+board:
+  - "A . . . . . . . ."
+  - ". . . . . . . . B"
+  - ". . C . . . . . ."
+groups:
+  g: [A, B, C]
+pieces:
+  - {name: T, count: 3, cells: [[0, 0], [0, 1], [0, 2]]}
+  - {name: Q, cells: [[0, 0], [0, 1], [0, 2], [0, 3]]}
+  - {name: H, cells: [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]}
+  - {name: L, cells: [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0]]}
+  - {name: D, cells: [[0, 0], [0, 1]]}
+"""
+
+HEX = """\
+kind: calendar
+name: hex_week
+grid: hex
+board:
+  - "Mon Tue Wed Thu"
+  - ". . . ."
+  - ". . Fri Sat"
+  - ". . . Sun"
+groups:
+  weekday: [Mon, Tue, Wed, Thu, Fri, Sat, Sun]
+pieces:
+  - {name: bar, cells: [[0, 0], [1, 0], [2, 0]], count: 2}
+  - {name: tri, cells: [[0, 0], [1, 0], [0, 1]], count: 2}
+  - {name: bent, cells: [[0, 0], [1, 0], [1, 1]]}
+"""
+
+
+def _needs_clang() -> None:
+    """Fail or skip, once, when engine.wasm was not built: skip only when clang and lld
+    cannot be had here (unless CPMODELS_E2E=require)."""
+    tools = shutil.which("clang") and (shutil.which("wasm-ld") or shutil.which("wasm-ld-14"))
+    if tools or os.environ.get("CPMODELS_E2E") == "require":
+        pytest.fail("engine.wasm is not installed: install the package again with clang and "
+                    "lld on the machine (pip install -e .)")
+    pytest.skip("clang and lld are not installed (apt-get install clang lld)")
+
+
+@pytest.fixture(scope="module")
+def wasm() -> bytes:
+    built = ENGINE.joinpath("engine.wasm")
+    if not built.is_file():
+        _needs_clang()
+    return built.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def page(browser, wasm):
+    """A blank page of ORIGIN that serves engine.js and engine.wasm."""
+    files = {"/engine.js": (ENGINE.joinpath("engine.js").read_bytes(), "text/javascript"),
+             "/engine.wasm": (wasm, "application/wasm"),
+             "/": (b"<!doctype html><title>engine</title>", "text/html")}
+    page = browser.new_page()
+    page.route(f"{ORIGIN}/**", lambda route: route.fulfill(
+        status=200 if route.request.url[len(ORIGIN):] in files else 404,
+        body=files.get(route.request.url[len(ORIGIN):], (b"", "text/plain"))[0],
+        content_type=files.get(route.request.url[len(ORIGIN):], (b"", "text/plain"))[1]))
+    page.goto(f"{ORIGIN}/")
+    yield page
+    page.close()
+
+
+# What the page runs: the engine loaded, the plan's cover loaded, each question asked;
+# BigInts come back as strings.
+ASK = """async ({plan, tasks, exists, forced}) => {
+  const before = new Set(Object.keys(window));
+  const { loadEngine, decodePlan } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const cover = engine.load(decodePlan(plan), { tableSlots: 1 << 14 });
+  const tally = cover.tally(tasks);
+  const answers = {
+    rows: tally.rows.map((row) => Array.from(row, String)),
+    masks: tally.masks,
+    counts: cover.count(tasks).map(String),
+    exists: cover.exists(exists),
+    existsFirstFailure: cover.exists(exists, { firstFailure: true, remember: false }),
+    first: forced.map((f) => cover.firstSolution(f)),
+    used: engine.size.used,
+  };
+  cover.release();
+  answers.released = engine.size.used;
+  answers.globals = Object.keys(window).filter((name) => !before.has(name));
+  return answers;
+}"""
+
+
+def _spec(tmp_path: Path, text: str):
+    path = tmp_path / "calendar.yaml"
+    path.write_text(text)
+    return load_spec(path)
+
+
+def _compare(page, session: EngineSession, tasks: list[tuple[int, ...]], *,
+             kernels: tuple[str, str]) -> None:
+    """Every answer of the browser's engine on the session's cover equals the native
+    one's: each task's count vector and its uncovered tally items as the core writes them,
+    its count, whether it has a solution, and the first solution of each task (the plan's
+    searches for tallies and existence are ``kernels``)."""
+    plan = session.browser_plan()
+    assert (plan["tally"]["kernel"], plan["exists"]["kernel"]) == kernels
+    call = session.searches.tally_call(tasks, None)
+    call.kernel(*call.args)
+    natively = session.exists(tasks)
+    got = page.evaluate(ASK, {"plan": json.loads(json.dumps(plan)), "tasks": tasks,
+                              "exists": tasks, "forced": tasks})
+    width = call.out.shape[1]
+    assert [[int(x) for x in row[:width]] for row in got["rows"]] == call.out.tolist()
+    if call.masks is not None:
+        assert got["masks"] == call.masks.tolist()
+    assert [int(n) for n in got["counts"]] == [session.count(t) for t in tasks]
+    assert got["exists"] == natively
+    first_false = next((k for k, x in enumerate(natively) if not x), len(tasks))
+    assert got["existsFirstFailure"] == [*natively[:first_false + 1],
+                                         *[None] * (len(tasks) - first_false - 1)]
+    assert got["first"] == [session.first_solution(t) for t in tasks]
+    assert any(int(n) for n in got["counts"]), "a comparison of nothing but zeros"
+    assert got["released"] == 0 < got["used"]
+    assert got["globals"] == []
+
+
+def test_the_wasm_is_small(wasm):
+    assert wasm[:4] == b"\0asm"
+    import gzip
+
+    assert len(gzip.compress(wasm, 9)) <= BUDGET_KB * 1024
+
+
+@pytest.mark.parametrize("labels", [["Jun", "7", "Tue"], ["Jan", "1", "Mon"],
+                                    ["Dec", "31", "Sun"]])
+def test_calendar_week_dates(page, labels):
+    cover = packing_instance(Query.of(load_spec(SPECS / "calendar_week.yaml"),
+                                      labels=labels)).cover
+    session = EngineSession(cover)
+    _compare(page, session, [(), *session.branches()],
+             kernels=("count_one_word", "exists_two_words"))
+
+
+def test_calendar_week_tallied_by_weekday(page):
+    """A sweep's cover (slack items), the weekdays tallied with month and day forced."""
+    spec = load_spec(SPECS / "calendar_week.yaml")
+    cover, slack = sweep_cover(spec)
+    hole = {cover.items[option[0]].cell: o for o, option in enumerate(cover.options)
+            if len(option) == 2 and option[1] in slack}
+    holes = [hole[spec.label_cells[label]] for label in ("Mar", "14", "Feb", "29")]
+    _compare(page, EngineSession(cover, tally_items=(slack[2],)),
+             [(holes[0], holes[1]), (holes[2], holes[3])],
+             kernels=("tally_one_word", "exists_two_words"))
+
+
+def test_a_triangle_calendar(page, tmp_path):
+    cover, slack = sweep_cover(_spec(tmp_path, TRIANGLE))
+    session = EngineSession(cover, tally_items=tuple(slack))
+    _compare(page, session, [(), *session.branches()], kernels=("tally_prefixes_two_words", "exists_two_words"))
+
+
+def test_a_hex_calendar(page, tmp_path):
+    spec = _spec(tmp_path, HEX)
+    cover, slack = sweep_cover(spec)
+    session = EngineSession(cover, tally_items=tuple(slack))
+    _compare(page, session, [(), *session.branches()],
+             kernels=("tally_prefixes_two_words", "exists_two_words"))
+    one_day = EngineSession(packing_instance(Query.of(spec, labels=["Wed"])).cover)
+    _compare(page, one_day, [(), *one_day.branches()], kernels=("tally_prefixes_two_words", "exists_two_words"))
+
+
+def test_pentominoes_6x10_prefixes(page):
+    """Each branch of the 6x10 rectangle with a second piece forced below it."""
+    cover = packing_instance(Query.of(load_spec(SPECS / "pentominoes_6x10.yaml"))).cover
+    session = EngineSession(cover)
+    tasks = [part for task in session.branches()[:3] for part in session.split(task)[:2]]
+    _compare(page, session, tasks, kernels=("count_one_word", "exists_two_words"))
+
+
+def test_wide_covers_take_the_general_search(page):
+    """A board past two words (the 8x8 box's 64 cells and 12 pieces) counts on the N-word
+    state: a few forced pieces keep it small."""
+    cover = packing_instance(Query.of(load_spec(SPECS / "pentominoes_8x8_centre.yaml"))).cover
+    session = EngineSession(cover, word_kernel=False)
+    first = session.first_solution()
+    assert first is not None
+    tasks = [tuple(first[:2]), tuple(first[:3]),
+             *(part for task in session.branches()[:2] for part in session.split(task)[:2])]
+    _compare(page, session, tasks, kernels=("tally_prefixes_n_words", "exists_n_words"))
