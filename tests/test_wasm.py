@@ -5,16 +5,21 @@ module does."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import shutil
+from collections import namedtuple
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SPECS
 
 from cpmodels.backends.engine import EngineSession
+from cpmodels.backends.engine.layouts.browser import plain
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
@@ -152,10 +157,23 @@ def _compare(page, session: EngineSession, tasks: list[tuple[int, ...]], *,
     assert got["globals"] == []
 
 
+def test_a_layout_as_plain_data():
+    """Arrays go as their little-endian bytes with dtype and shape, numbers past 2**53 as
+    decimal strings (JSON numbers lose them); other arrays and values are refused."""
+    Pair = namedtuple("Pair", ["a", "n", "big", "flag"])
+    masks = np.array([[1, 2**64 - 1], [0, 5]], dtype=np.uint64)
+    got = plain(Pair(masks, np.int64(-3), np.uint64(2**63 + 1), np.bool_(True)))
+    assert got["a"]["dtype"] == "uint64" and got["a"]["shape"] == [2, 2]
+    back = np.frombuffer(base64.b64decode(got["a"]["base64"]), dtype="<u8").reshape(2, 2)
+    assert np.array_equal(back, masks)
+    assert (got["n"], got["big"], got["flag"]) == (-3, str(2**63 + 1), True)
+    for bad in (np.zeros(2, np.int32), np.zeros(2), "text", None):
+        with pytest.raises(ValueError, match=r"^a: "):
+            plain(Pair(bad, 0, 0, False))
+
+
 def test_the_wasm_is_small(wasm):
     assert wasm[:4] == b"\0asm"
-    import gzip
-
     assert len(gzip.compress(wasm, 9)) <= BUDGET_KB * 1024
 
 
@@ -184,7 +202,8 @@ def test_calendar_week_tallied_by_weekday(page):
 def test_a_triangle_calendar(page, tmp_path):
     cover, slack = sweep_cover(_spec(tmp_path, TRIANGLE))
     session = EngineSession(cover, tally_items=tuple(slack))
-    _compare(page, session, [(), *session.branches()], kernels=("tally_prefixes_two_words", "exists_two_words"))
+    _compare(page, session, [(), *session.branches()],
+             kernels=("tally_prefixes_two_words", "exists_two_words"))
 
 
 def test_a_hex_calendar(page, tmp_path):
@@ -194,7 +213,8 @@ def test_a_hex_calendar(page, tmp_path):
     _compare(page, session, [(), *session.branches()],
              kernels=("tally_prefixes_two_words", "exists_two_words"))
     one_day = EngineSession(packing_instance(Query.of(spec, labels=["Wed"])).cover)
-    _compare(page, one_day, [(), *one_day.branches()], kernels=("tally_prefixes_two_words", "exists_two_words"))
+    _compare(page, one_day, [(), *one_day.branches()],
+             kernels=("tally_prefixes_two_words", "exists_two_words"))
 
 
 def test_pentominoes_6x10_prefixes(page):
@@ -215,3 +235,76 @@ def test_wide_covers_take_the_general_search(page):
     tasks = [tuple(first[:2]), tuple(first[:3]),
              *(part for task in session.branches()[:2] for part in session.split(task)[:2])]
     _compare(page, session, tasks, kernels=("tally_prefixes_n_words", "exists_n_words"))
+
+
+# Each hostile input the page hands engine.js: refused with a RangeError before the core
+# runs, the engine's memory given back as it was.
+REFUSE = """async (plan) => {
+  const { loadEngine, decodePlan } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const good = () => decodePlan(plan);
+  const refused = [];
+  const attempt = (what, run) => {
+    const used = engine.size.used;
+    try {
+      run();
+      refused.push([what, "accepted"]);
+    } catch (e) {
+      refused.push([what, e instanceof RangeError ? e.message : String(e),
+                    engine.size.used === used]);
+    }
+  };
+  const cut = (p, question, field) => {
+    const a = p[question].layout[field];
+    p[question].layout[field] = a.subarray(0, a.length - 1);
+    return p;
+  };
+  const loaded = engine.load(good());
+  attempt("option past the cover", () => loaded.count([[1e6]]));
+  attempt("option below -1", () => loaded.tally([[-2]]));
+  attempt("option not a number", () => loaded.exists([["3"]]));
+  attempt("row not an array", () => loaded.exists([5]));
+  attempt("forced not an array", () => loaded.firstSolution(7));
+  loaded.release();
+  attempt("start cut short", () => engine.load(cut(good(), "tally", "start")));
+  attempt("anchor_start cut short", () => engine.load(cut(good(), "exists", "anchor_start")));
+  attempt("wrong array type", () => {
+    const p = good();
+    p.tally.layout.masks = new Int32Array(4);
+    engine.load(p);
+  });
+  attempt("a 1-d opt_mask", () => {
+    const p = good();
+    p.solutions.layout.opt_mask = p.solutions.layout.opt_mask.data;
+    engine.load(p);
+  });
+  attempt("unknown search", () => {
+    const p = good();
+    p.tally.kernel = "count_everything";
+    engine.load(p);
+  });
+  attempt("region limit past its sizes", () => {
+    const p = good();
+    p.exists.layout.region_limit = 1e9;
+    engine.load(p);
+  });
+  attempt("table slots", () => engine.load(good(), { tableSlots: 1000 }));
+  attempt("no plan", () => engine.load(null));
+  const cover = engine.load(good());
+  const count = cover.count([[]]).map(String);
+  cover.release();
+  return { refused, count, used: engine.size.used };
+}"""
+
+
+def test_engine_js_refuses_what_does_not_fit(page):
+    """Arrays of the wrong type or length, options out of range and unknown searches are
+    refused with one message each; the engine stays usable."""
+    session = EngineSession(packing_instance(Query.of(load_spec(SPECS / "calendar_day.yaml"),
+                                                      labels=["Oct", "6"])).cover)
+    got = page.evaluate(REFUSE, json.loads(json.dumps(session.browser_plan())))
+    assert len(got["refused"]) == 13
+    for what, message, *kept in got["refused"]:
+        assert message != "accepted", what
+        assert kept == [True], f"{what}: {message}"
+    assert got["count"] == [str(session.count())] and got["used"] == 0

@@ -264,8 +264,9 @@ class Searches:
                      if words is not None else
                      ("tally_prefixes_n_words", {"layout": self.compiled.kernel,
                                                  "tallies": tallies}))
-        exists = (("exists_two_words", {"layout": words}) if words is not None
-                  else ("exists_n_words", {"layout": self.compiled.kernel}))
+        exists: tuple[str, dict[str, tuple]] = (
+            ("exists_two_words", {"layout": words}) if words is not None
+            else ("exists_n_words", {"layout": self.compiled.kernel}))
         return {"tally": tally, "exists": exists,
                 "solutions": ("search_n_words", {"layout": self.compiled.kernel})}
 

@@ -310,6 +310,8 @@ function packingCover(engine, L, nOptions) {
     "an array of the layout is too short");
   check(anchorStart[nBranch] <= BigInt(anchorOpts.length), "anchor_start: out of range");
   for (const o of anchorOpts) check(o >= 0n && o < BigInt(nOptions), "anchor_opts: out of range");
+  groupEnd.subarray(0, anchorOpts.length).forEach((end, k) =>
+    check(end > BigInt(k) && end <= BigInt(anchorOpts.length), "group_end: out of range"));
   for (const c of optCounter) check(c >= -1n && c < BigInt(low.length), "opt_counter: out of range");
   for (const b of optNb) check(b >= 0n && b < BigInt(nBranch), "opt_nb: out of range");
   for (let o = 0; o < nOptions; ++o)
@@ -347,6 +349,8 @@ function wordsLayout(engine, W) {
     check(data.length >= least, `${name}: too short`);
     copied[name] = engine.copy(data);
   }
+  for (const c of arrayOf(W, "k_counter", "int64").data.subarray(0, nFlat))
+    check(c >= -1n && c < BigInt(cover.nCounters), "k_counter: out of range");
   const words = engine.struct("two_words", {
     opt_a: engine.copy(optA), ...copied, branch_a: numberOf(W, "branch_a"),
     branch_b: numberOf(W, "branch_b"), memo_below: numberOf(W, "memo_below"),
@@ -395,6 +399,8 @@ function packingTallies(engine, T, nOptions) {
     check(data.length >= least, `${name}: too short`);
     copied[name] = engine.copy(data);
   }
+  for (const t of arrayOf(T, "opt_tally", "int64").data.subarray(0, nOptions))
+    check(t >= -1n && t < BigInt(nTally), "an option's tally item is not one of the tallies'");
   checkMaps(T, nTally, cols);
   const struct = engine.struct("tallies", {
     n_tally: nTally, ...copied, length: engine.copy(length), stride: engine.copy(stride.data),
@@ -492,6 +498,7 @@ class Cover {
   tally(prefixes) {
     check(this.tallyKernel, "this cover's plan has no counting search");
     const { L, T, nOptions } = this.tallyLayouts;
+    const p = prefixRows(prefixes, nOptions);
     // The tables are made before the call's memory is taken, so that they stay.
     const plain = this.tallyKernel === "count_one_word";
     const oneWord = plain || this.tallyKernel === "tally_one_word";
@@ -499,7 +506,6 @@ class Cover {
       ? this.table("count", 3, this.tableSlots, false)
       : this.table("count", L.keyWords, this.tableSlots, L.inline);
     return this.call((engine) => {
-      const p = prefixRows(prefixes, nOptions);
       const at = engine.copy(p.flat);
       const width = plain ? 1 : T.width;
       const out = engine.alloc(Math.max(p.rows, 1) * width * 8);
@@ -537,10 +543,10 @@ class Cover {
   exists(prefixes, { firstFailure = false, remember = true } = {}) {
     check(this.existsKernel, "this cover's plan has no existence search");
     const L = this.existsLayout;
+    const p = prefixRows(prefixes, L.nOptions);
     const kept = remember ? this.table("dead", L.keyWords, this.deadSlots, L.inline) : null;
     return this.call((engine) => {
       const table = kept || engine.table(L.keyWords, 16, L.inline);
-      const p = prefixRows(prefixes, L.nOptions);
       const at = engine.copy(p.flat);
       const out = engine.alloc(Math.max(p.rows, 1) * 8);
       engine.view(BigInt64Array, out, p.rows).fill(-1n);
