@@ -9,14 +9,16 @@ import base64
 import gzip
 import json
 import os
+import re
 import shutil
+import subprocess
 from collections import namedtuple
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import ROOT, SPECS
 
 from cpmodels.backends.engine import EngineSession
 from cpmodels.backends.engine.layouts.browser import plain
@@ -170,6 +172,79 @@ def test_a_layout_as_plain_data():
     for bad in (np.zeros(2, np.int32), np.zeros(2), "text", None):
         with pytest.raises(ValueError, match=r"^a: "):
             plain(Pair(bad, 0, 0, False))
+
+
+def _leb(data: bytes, at: int) -> tuple[int, int]:
+    """An unsigned LEB128 number at ``at``, and where it ends."""
+    value = shift = 0
+    while True:
+        byte = data[at]
+        value, at, shift = value | (byte & 0x7F) << shift, at + 1, shift + 7
+        if byte < 0x80:
+            return value, at
+
+
+def _sections(wasm: bytes) -> list[tuple[int, bytes]]:
+    """A WebAssembly module's sections: (id, contents), in order."""
+    found, at = [], 8
+    while at < len(wasm):
+        size, body = _leb(wasm, at + 1)
+        found.append((wasm[at], wasm[body:body + size]))
+        at = body + size
+    return found
+
+
+def _exports(wasm: bytes) -> dict[str, int]:
+    """A module's exports: name -> kind (0 function, 2 memory, 3 global)."""
+    found = {}
+    for section, body in _sections(wasm):
+        if section == 7:
+            count, at = _leb(body, 0)
+            for _ in range(count):
+                length, at = _leb(body, at)
+                name, kind = body[at:at + length].decode(), body[at + length]
+                found[name], at = kind, _leb(body, at + length + 1)[1]
+    return found
+
+
+def _configure(tmp_path: Path, *defines: str) -> subprocess.CompletedProcess:
+    """The WebAssembly build's CMake file configured alone (in a project of its own)."""
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("cmake is not on the PATH (the install brings its own)")
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.15)\nproject(probe NONE)\n"
+        f'include("{(ROOT / "cpmodels/_core/wasm/engine.cmake").as_posix()}")\n')
+    return subprocess.run([cmake, "-S", str(tmp_path), "-B", str(tmp_path / "build"),
+                           *defines], capture_output=True, text=True, timeout=120)
+
+
+def test_the_build_says_when_it_skips_the_wasm(tmp_path):
+    off = _configure(tmp_path / "off", "-DCPMODELS_WASM=OFF")
+    assert off.returncode == 0 and "engine.wasm skipped: CPMODELS_WASM is off" in off.stdout
+    no_wasm = _configure(tmp_path / "false", "-DCPMODELS_WASM_CLANG=/bin/false",
+                         "-DCPMODELS_WASM_LD=/bin/false")
+    assert no_wasm.returncode == 0
+    assert "engine.wasm skipped: /bin/false does not target wasm32" in no_wasm.stdout
+
+
+def test_the_build_exports_the_entry_points_alone(tmp_path, wasm):
+    """engine.wasm built from the sources by the package's CMake file: it exports every
+    function entry.h declares, its memory and where the free memory starts, nothing else;
+    it imports nothing (memcpy and its kin are inside)."""
+    configured = _configure(tmp_path)
+    assert "engine.wasm built with" in configured.stdout, configured.stdout
+    built = subprocess.run(["cmake", "--build", str(tmp_path / "build"), "--target",
+                            "engine_wasm"], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stdout + built.stderr
+    fresh = (tmp_path / "build" / "engine.wasm").read_bytes()
+    declared = set(re.findall(r"\b(cpcore_\w+)\(", (ROOT / "cpmodels/_core/include/cpcore/"
+                                                     "entry.h").read_text()))
+    assert len(declared) > 15
+    expected = {name: 0 for name in declared} | {"memory": 2, "__heap_base": 3}
+    assert _exports(fresh) == _exports(wasm) == expected
+    assert 2 not in [section for section, _ in _sections(fresh)]  # no imports
 
 
 def test_the_wasm_is_small(wasm):
