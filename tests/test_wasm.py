@@ -340,6 +340,7 @@ REFUSE = """async (plan) => {
   attempt("option not a number", () => loaded.exists([["3"]]));
   attempt("row not an array", () => loaded.exists([5]));
   attempt("forced not an array", () => loaded.firstSolution(7));
+  attempt("too many prefixes", () => loaded.count(new Array(1 << 25)));
   loaded.release();
   attempt("start cut short", () => engine.load(cut(good(), "tally", "start")));
   attempt("anchor_start cut short", () => engine.load(cut(good(), "exists", "anchor_start")));
@@ -363,6 +364,16 @@ REFUSE = """async (plan) => {
     p.exists.layout.region_limit = 1e9;
     engine.load(p);
   });
+  attempt("a word past 64 bits", () => {
+    const p = good();
+    p.tally.layout.covered = "18446744073709551616";
+    engine.load(p);
+  });
+  attempt("a word below zero", () => {
+    const p = good();
+    p.tally.layout.first = -1;
+    engine.load(p);
+  });
   attempt("table slots", () => engine.load(good(), { tableSlots: 1000 }));
   attempt("no plan", () => engine.load(null));
   const cover = engine.load(good());
@@ -378,7 +389,7 @@ def test_engine_js_refuses_what_does_not_fit(page):
     session = EngineSession(packing_instance(Query.of(load_spec(SPECS / "calendar_day.yaml"),
                                                       labels=["Oct", "6"])).cover)
     got = page.evaluate(REFUSE, json.loads(json.dumps(session.browser_plan())))
-    assert len(got["refused"]) == 13
+    assert len(got["refused"]) == 16
     for what, message, *kept in got["refused"]:
         assert message != "accepted", what
         assert kept == [True], f"{what}: {message}"

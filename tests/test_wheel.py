@@ -39,6 +39,9 @@ def test_the_wheel_carries_the_specs_and_the_type_marker(wheel):
     specs = {p.relative_to(ROOT / "specs").as_posix() for p in (ROOT / "specs").rglob("*.yaml")}
     assert {f"cpmodels/bundled_specs/{s}" for s in specs} <= names
     assert "cpmodels/py.typed" in names and "cpmodels/web/static/play.js" in names
+    assert "cpmodels/web/static/engine/engine.js" in names
+    if shutil.which("clang") and shutil.which("wasm-ld"):  # the build makes it with them
+        assert "cpmodels/web/static/engine/engine.wasm" in names
     assert not any(n.startswith(("specs/", "tests/")) for n in names)
     assert wheel.name.startswith(f"cpmodels-{__version__}-")
 

@@ -24,6 +24,10 @@ const NODES = 3;
 const MAX_TALLY_ITEMS = 16;
 const DEFAULT_TABLE_SLOTS = 1 << 16;
 const DEAD_SLOTS = 1 << 16;
+const MAX_PREFIX_IDS = 1 << 24;  // option ids one call takes, in all its rows
+// What each kind of struct field holds.
+const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
+  i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
 
 // The C structs of entry.h as wasm32 lays them out: p a pointer (4 bytes), u64/i64 8 bytes
 // aligned on 8, i32/u32 4 bytes.
@@ -110,7 +114,8 @@ function small(value, name, most = 2 ** 31) {
 // option of the cover.
 function prefixRows(prefixes, nOptions) {
   check(Array.isArray(prefixes), "prefixes: expected an array of rows");
-  const width = Math.max(1, ...prefixes.map((row) => (Array.isArray(row) ? row.length : 0)));
+  const width = prefixes.reduce((most, row) => Math.max(most, Array.isArray(row) ? row.length : 0), 1);
+  check(prefixes.length * width <= MAX_PREFIX_IDS, `prefixes: more than ${MAX_PREFIX_IDS} ids`);
   const flat = new BigInt64Array(prefixes.length * width).fill(-1n);
   prefixes.forEach((row, r) => {
     check(Array.isArray(row), "prefixes: expected an array of rows");
@@ -185,9 +190,12 @@ class Engine {
     for (const [field, value] of Object.entries(values)) {
       check(field in offsets, `${name}.${field}: no such field`);
       const [offset, type] = offsets[field];
-      if (type === "u64") dv.setBigUint64(at + offset, BigInt(value), true);
-      else if (type === "i64") dv.setBigInt64(at + offset, BigInt(value), true);
-      else dv.setUint32(at + offset, Number(value), true);
+      const big = BigInt(value);
+      check(big >= RANGE[type][0] && big <= RANGE[type][1], `${name}.${field}: out of range`);
+      if (type === "u64") dv.setBigUint64(at + offset, big, true);
+      else if (type === "i64") dv.setBigInt64(at + offset, big, true);
+      else if (type === "i32") dv.setInt32(at + offset, Number(big), true);
+      else dv.setUint32(at + offset, Number(big), true);
     }
     return at;
   }
