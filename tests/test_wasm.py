@@ -394,3 +394,35 @@ def test_engine_js_refuses_what_does_not_fit(page):
         assert message != "accepted", what
         assert kept == [True], f"{what}: {message}"
     assert got["count"] == [str(session.count())] and got["used"] == 0
+
+
+# A module worker that loads engine.js and counts the plan's cover: the engine needs no page.
+IN_A_WORKER = """async (plan) => {
+  const code = `
+    import { loadEngine, decodePlan } from "${location.origin}/engine.js";
+    onmessage = async (event) => {
+      const engine = await loadEngine("${location.origin}/engine.wasm");
+      const cover = engine.load(decodePlan(event.data));
+      postMessage(cover.count([[]]).map(String));
+    };`;
+  const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+  const worker = new Worker(url, { type: "module" });
+  const answer = new Promise((resolve, reject) => {
+    worker.onmessage = (event) => resolve(event.data);
+    worker.onerror = (event) => reject(new Error(event.message || "the worker failed"));
+  });
+  worker.postMessage(plan);
+  try {
+    return await answer;
+  } finally {
+    worker.terminate();
+    URL.revokeObjectURL(url);
+  }
+}"""
+
+
+def test_a_worker_runs_the_engine(page):
+    session = EngineSession(packing_instance(Query.of(load_spec(SPECS / "calendar_day.yaml"),
+                                                      labels=["Oct", "6"])).cover)
+    got = page.evaluate(IN_A_WORKER, json.loads(json.dumps(session.browser_plan())))
+    assert got == [str(session.count())] == ["7"]

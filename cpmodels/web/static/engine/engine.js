@@ -3,11 +3,13 @@
 // allocator here, and a cover's searches asked as the Python side asks the native module.
 //
 //   const engine = await loadEngine(new URL("engine.wasm", import.meta.url));
-//   const cover = engine.load(plan);          // what EngineSession.browser_plan() gives
-//   cover.count([[], [12, 40]]);              // [BigInt, BigInt]: the completions of each row
-//   cover.tally([[]]);                        // {rows, masks}: count vectors, as the core writes
-//   cover.exists([[], [3]]);                  // [true, false]: decided by a first solution
-//   cover.firstSolution([]);                  // option ids of one solution, or null
+//   const cover = engine.load(decodePlan(json));  // json: EngineSession.browser_plan()
+//   cover.count([[], [12, 40]]);      // [BigInt, BigInt]: the completions of each row
+//   cover.tally([[]]);                // {rows, masks}: count vectors, as the core writes them
+//   cover.exists([[], [3]]);          // [true, false]: decided by a first solution
+//   cover.firstSolution([]);          // option ids of one solution, or null
+//
+// It uses nothing of a page (no document, no window), so a worker can run it too.
 //
 // A plan names, for each question, the entry point of cpcore/entry.h that answers it and the
 // layouts it reads: named tuples of numpy arrays on the Python side, here objects of the same
@@ -114,7 +116,8 @@ function small(value, name, most = 2 ** 31) {
 // option of the cover.
 function prefixRows(prefixes, nOptions) {
   check(Array.isArray(prefixes), "prefixes: expected an array of rows");
-  const width = prefixes.reduce((most, row) => Math.max(most, Array.isArray(row) ? row.length : 0), 1);
+  const width = prefixes.reduce(
+    (most, row) => Math.max(most, Array.isArray(row) ? row.length : 0), 1);
   check(prefixes.length * width <= MAX_PREFIX_IDS, `prefixes: more than ${MAX_PREFIX_IDS} ids`);
   const flat = new BigInt64Array(prefixes.length * width).fill(-1n);
   prefixes.forEach((row, r) => {
@@ -244,7 +247,8 @@ function oneWordLayout(engine, L) {
   check(start[64 * nPieces] <= BigInt(masks.length), "the layout's runs end past its masks");
   for (let k = 0; k < 64 * nPieces; ++k)
     check(start[k] <= start[k + 1], "the layout's runs are out of order");
-  for (const o of opts) check(o >= 0n && o < BigInt(optCells.length), "a run's option is out of range");
+  for (const o of opts)
+    check(o >= 0n && o < BigInt(optCells.length), "a run's option is out of range");
   const regionLimit = numberOf(L, "region_limit");
   check(regionLimit >= 0n && regionLimit <= BigInt(fillable.length),
     "the layout's region limit is past its region sizes");
@@ -320,7 +324,8 @@ function packingCover(engine, L, nOptions) {
   for (const o of anchorOpts) check(o >= 0n && o < BigInt(nOptions), "anchor_opts: out of range");
   groupEnd.subarray(0, anchorOpts.length).forEach((end, k) =>
     check(end > BigInt(k) && end <= BigInt(anchorOpts.length), "group_end: out of range"));
-  for (const c of optCounter) check(c >= -1n && c < BigInt(low.length), "opt_counter: out of range");
+  for (const c of optCounter)
+    check(c >= -1n && c < BigInt(low.length), "opt_counter: out of range");
   for (const b of optNb) check(b >= 0n && b < BigInt(nBranch), "opt_nb: out of range");
   for (let o = 0; o < nOptions; ++o)
     check(optNbStart[o] >= 0n && optNbStart[o] <= optNbStart[o + 1] &&
