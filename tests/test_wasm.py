@@ -376,6 +376,16 @@ REFUSE = """async (plan) => {
     p.tally.layout.first = -1;
     engine.load(p);
   });
+  attempt("shape not the length", () => {
+    const p = structuredClone(plan);
+    p.tally.layout.avail.shape = [63];
+    decodePlan(p);
+  });
+  attempt("base64 not valid", () => {
+    const p = structuredClone(plan);
+    p.tally.layout.masks.base64 = "*";
+    decodePlan(p);
+  });
   attempt("table slots", () => engine.load(good(), { tableSlots: 1000 }));
   attempt("no plan", () => engine.load(null));
   const cover = engine.load(good());
@@ -391,7 +401,7 @@ def test_engine_js_refuses_what_does_not_fit(page):
     session = EngineSession(packing_instance(Query.of(load_spec(SPECS / "calendar_day.yaml"),
                                                       labels=["Oct", "6"])).cover)
     got = page.evaluate(REFUSE, json.loads(json.dumps(session.browser_plan())))
-    assert len(got["refused"]) == 16
+    assert len(got["refused"]) == 18
     for what, message, *kept in got["refused"]:
         assert message != "accepted", what
         assert kept == [True], f"{what}: {message}"

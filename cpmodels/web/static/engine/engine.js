@@ -631,10 +631,19 @@ export function decodePlan(json) {
     if (value && typeof value === "object" && "base64" in value) {
       const Type = TYPES[value.dtype];
       check(Type, `${value.dtype}: not an array type of the engine`);
-      const bytes = Uint8Array.from(atob(value.base64), (c) => c.charCodeAt(0));
+      let text;
+      try {
+        text = atob(value.base64);
+      } catch (e) {
+        fail("an array's base64 is not valid");
+      }
+      const bytes = Uint8Array.from(text, (c) => c.charCodeAt(0));
       check(bytes.length % Type.BYTES_PER_ELEMENT === 0, "an array's bytes are cut short");
       const data = new Type(bytes.buffer);
-      return value.shape.length === 1 ? data : { data, shape: value.shape };
+      const shape = value.shape;
+      check(Array.isArray(shape) && shape.length >= 1 && shape.every(Number.isSafeInteger) &&
+        shape.reduce((a, b) => a * b, 1) === data.length, "an array's shape is not its length");
+      return shape.length === 1 ? data : { data, shape };
     }
     if (value && typeof value === "object")
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, decode(v)]));
