@@ -346,7 +346,10 @@ def test_an_edit_mid_stream_cancels_the_count(editor):
         const answer = real(url, options);
         if (held || !String(url).endsWith("/api/board/check")) return answer;
         held = true;
-        return answer.then((r) => new Promise((done) => setTimeout(() => done(r), 1500)));
+        return answer.then((r) => new Promise((done) => setTimeout(() => {
+          document.body.dataset.heldBack = "answered";
+          done(r);
+        }, 1500)));
       };
     }""")
     for name in ("week-a", "week-b"):
@@ -354,7 +357,7 @@ def test_an_edit_mid_stream_cancels_the_count(editor):
         page.fill("#name", name)
         page.dispatch_event("#name", "change")
     page.wait_for_selector("#summary[data-done]", timeout=60_000)
-    time.sleep(2.0)  # the held answer has come back by now
+    page.wait_for_selector("body[data-held-back]", timeout=10_000)  # the held answer is back
     assert "every combination is solvable" in page.inner_text("#summary")
     weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     heat = _heatmap(page)
