@@ -51,7 +51,7 @@ function removeLabel(label) {
 // numbers.
 function topOfScale() { return Math.max(...Object.values(stats).map((t) => t.min), 1); }
 
-export const HEAT_STEPS = ["#f7fcb9", "#c2e699", "#78c679", "#238443", "#004529"];
+const HEAT_STEPS = ["#f7fcb9", "#c2e699", "#78c679", "#238443", "#004529"];
 const DARK_STEPS = 3;        // the steps from this one on carry white text
 const UNSOLVABLE = "#e0606b";
 
