@@ -4,6 +4,7 @@ cancels the count; save, open and the share link round-trip."""
 
 from __future__ import annotations
 
+import colorsys
 import itertools
 import resource
 import time
@@ -345,7 +346,10 @@ def test_an_edit_mid_stream_cancels_the_count(editor):
         const answer = real(url, options);
         if (held || !String(url).endsWith("/api/board/check")) return answer;
         held = true;
-        return answer.then((r) => new Promise((done) => setTimeout(() => done(r), 1500)));
+        return answer.then((r) => new Promise((done) => setTimeout(() => {
+          document.body.dataset.heldBack = "answered";
+          done(r);
+        }, 1500)));
       };
     }""")
     for name in ("week-a", "week-b"):
@@ -353,7 +357,7 @@ def test_an_edit_mid_stream_cancels_the_count(editor):
         page.fill("#name", name)
         page.dispatch_event("#name", "change")
     page.wait_for_selector("#summary[data-done]", timeout=60_000)
-    time.sleep(2.0)  # the held answer has come back by now
+    page.wait_for_selector("body[data-held-back]", timeout=10_000)  # the held answer is back
     assert "every combination is solvable" in page.inner_text("#summary")
     weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     heat = _heatmap(page)
@@ -464,6 +468,7 @@ def test_old_colours_go_at_once_and_counting_is_said(editor):
 def test_the_heatmap_has_a_legend_counts_on_tap_and_focus_and_marks_unsolvable(editor):
     page = editor
     _start(page, "calendar_day")
+    _greens_are_clear_steps(page)
     page.uncheck("#flip")  # face up, some dates have no solution
     page.wait_for_selector("#summary[data-done]", timeout=60_000)
     legend = page.inner_text("#legend")
@@ -493,6 +498,56 @@ def test_the_heatmap_has_a_legend_counts_on_tap_and_focus_and_marks_unsolvable(e
     marked = page.eval_on_selector_all("#board .cellgroup.marked",
                                        "gs => gs.map(g => g.dataset.token)")
     assert sorted(marked) == sorted(labels)
+    # the combination chosen stands out from the red outlines: another colour, twice as
+    # thick, drawn above its neighbours, and named in the legend
+    outline = ("g => [getComputedStyle(g.querySelector('.cell')).stroke, "
+               "parseFloat(getComputedStyle(g.querySelector('.cell')).strokeWidth)]")
+    red = page.eval_on_selector("#board .cellgroup.unsolvable:not(.marked)", outline)
+    blue = page.eval_on_selector("#board .cellgroup.marked", outline)
+    assert blue[1] >= 2 * red[1] and _hue_apart(_rgb(blue[0]), _rgb(red[0])) >= 120
+    last = page.eval_on_selector_all("#board .cellgroup",
+                                     f"gs => gs.slice(-{len(labels)}).map(g => g.dataset.token)")
+    assert sorted(last) == sorted(labels)
+    assert f"chosen: {' '.join(labels)}" in page.inner_text("#legend")
+
+
+
+def _greens_are_clear_steps(page) -> None:
+    """The heatmap's greens: a few clear steps, each well apart from the next (luminance
+    contrast), every label readable on its colour."""
+    cells = page.eval_on_selector_all(
+        "#board .cellgroup[data-min]:not(.unsolvable)",
+        "gs => gs.map(g => [+g.dataset.step, getComputedStyle(g.querySelector('.cell')).fill,"
+        " getComputedStyle(g.querySelector('text')).fill])")
+    steps = {step: _rgb(fill) for step, fill, _ in cells}
+    assert 3 <= len(steps) <= 5 and len({fill for _, fill, _ in cells}) == len(steps)
+    shades = [steps[k] for k in sorted(steps)]
+    assert all(_luminance(a) > _luminance(b) for a, b in itertools.pairwise(shades))
+    assert all(_contrast(a, b) >= 1.3 for a, b in itertools.pairwise(shades))
+    assert all(_contrast(_rgb(fill), _rgb(text)) >= 4.5 for _, fill, text in cells)
+
+
+def _rgb(css: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in css[css.index("(") + 1:css.index(")")].split(",")[:3])
+
+
+def _hue_apart(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    """How far apart two colours' hues are, in degrees (0 to 180)."""
+    apart = abs(colorsys.rgb_to_hsv(*(c / 255 for c in a))[0]
+                - colorsys.rgb_to_hsv(*(c / 255 for c in b))[0]) * 360
+    return min(apart, 360 - apart)
+
+
+def _luminance(rgb: tuple[int, ...]) -> float:
+    """The relative luminance of a colour (WCAG 2)."""
+    linear = [(c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4)
+              for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
 
 
 def test_undo_redo_and_enter_keeps_a_labelled_cell(editor):

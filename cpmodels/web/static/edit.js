@@ -21,6 +21,7 @@ const stats = {};       // label -> {min, sum, zero}
 let combos = [];        // [labels, count] of every combination counted on this board
 let unsolvableShown = null;  // the unsolvable combination marked on the board, or null
 const edits = { past: [], future: [], shown: null };  // snapshots, for undo and redo
+let revealNext = false;  // whether the count the last action started is brought into view
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 const DATE_GROUPS = { month: 12, day: 31, weekday: 7 };  // the groups a real date fills
@@ -45,16 +46,28 @@ function removeLabel(label) {
 }
 
 // The heatmap's scale: a label's fewest solutions, from 1 to the largest fewest of the
-// board, on a square-root scale; the legend prints the numbers.
+// board, in five steps on a square-root scale, each a green a clear step darker than the
+// one before (their labels' text white on the two darkest); the legend prints each step's
+// numbers.
 function topOfScale() { return Math.max(...Object.values(stats).map((t) => t.min), 1); }
 
-function shade(t) { return `hsl(${Math.round(30 + 100 * t)}, 70%, ${Math.round(72 - 20 * t)}%)`; }
+const HEAT_STEPS = ["#f7fcb9", "#c2e699", "#78c679", "#238443", "#004529"];
+const DARK_STEPS = 3;        // the steps from this one on carry white text
+const UNSOLVABLE = "#e0606b";
+
+// The fewest solutions each step starts at (the first: 1), for a scale topped by top.
+function stepStarts(top) {
+  return HEAT_STEPS.map((_, k) => (k === 0 ? 1 : Math.max(1, Math.ceil(top * (k / HEAT_STEPS.length) ** 2))));
+}
+
+function heatStep(min, starts) { return starts.filter((start) => start <= min).length - 1; }
 
 function heat(label) {
   const s = stats[label];
   if (!s) return null;
-  if (s.zero) return "#e0606b";
-  return shade(Math.sqrt(s.min / topOfScale()));
+  if (s.zero) return { colour: UNSOLVABLE, step: -1 };
+  const step = heatStep(s.min, stepStarts(topOfScale()));
+  return { colour: HEAT_STEPS[step], step };
 }
 
 function countsText(token) {
@@ -71,24 +84,30 @@ function drawLegend() {
   const labels = Object.keys(stats);
   if (!labels.length) { legend.replaceChildren(); legend.hidden = true; return; }
   legend.hidden = false;
-  const top = topOfScale();
-  const steps = [0, 0.25, 0.5, 0.75, 1].map((t) => ({ t, n: Math.max(1, Math.round(top * t * t)) }));
-  const items = steps.map(({ t, n }) => {
+  const top = topOfScale(), starts = stepStarts(top);
+  const swatch = (colour, text) => {
     const item = document.createElement("span");
     item.className = "swatch";
     const box = document.createElement("i");
-    box.style.background = shade(t);
-    item.append(box, document.createTextNode(n.toLocaleString()));
+    if (colour) box.style.background = colour; else box.className = "chosen";
+    item.append(box, document.createTextNode(text));
     return item;
-  });
-  const none = document.createElement("span");
-  none.className = "swatch";
-  const red = document.createElement("i");
-  red.style.background = "#e0606b";
-  none.append(red, document.createTextNode("a combination with no solution"));
+  };
+  // each step that some number falls in, with the numbers it stands for
+  const items = HEAT_STEPS.map((colour, k) => {
+    const last = k + 1 < starts.length ? starts[k + 1] - 1 : top;
+    if (last < starts[k]) return null;  // a step no number falls in (a small top)
+    const text = last === starts[k] ? last.toLocaleString()
+                                    : `${starts[k].toLocaleString()}\u2013${last.toLocaleString()}`;
+    const item = swatch(colour, text);
+    item.dataset.step = k;
+    return item;
+  }).filter(Boolean);
+  const none = swatch(UNSOLVABLE, "a combination with no solution");
   const title = document.createElement("span");
   title.textContent = "fewest solutions:";
-  legend.replaceChildren(title, ...items, none);
+  const chosen = unsolvableShown ? [swatch(null, `chosen: ${unsolvableShown.join(" ")}`)] : [];
+  legend.replaceChildren(title, ...items, none, ...chosen);
 }
 
 function draw() {
@@ -109,8 +128,12 @@ function draw() {
     poly.setAttribute("points", pts.map((p) => p.join(",")).join(" "));
     poly.setAttribute("class", "cell " + (token === "#" ? "off" : "on"));
     if (labelled) {
-      const colour = heat(token);
-      if (colour) poly.style.fill = colour;
+      const shown = heat(token);
+      if (shown) {
+        poly.style.fill = shown.colour;
+        g.dataset.step = shown.step;
+        if (shown.step >= DARK_STEPS) g.classList.add("dark");
+      }
       const s = stats[token];
       if (s) { g.dataset.min = s.min; g.dataset.sum = s.sum; g.dataset.zero = s.zero; }
       if (s && s.zero) g.classList.add("unsolvable");
@@ -130,6 +153,7 @@ function draw() {
     }
     svg.appendChild(g);
   }));
+  for (const g of [...svg.querySelectorAll(".marked")]) svg.appendChild(g);  // drawn on top
   const box = bounds(polygons);
   svg.setAttribute("viewBox", `${box.x - 2} ${box.y - 2} ${box.w + 4} ${box.h + 4}`);
   svg.setAttribute("width", box.w + 4);
@@ -205,7 +229,7 @@ function press(g, first) {
     const label = $("label").value.trim();
     const group = $("group").value;
     if (!label || /\s/.test(label) || label === "#" || label === "." || !group) {
-      $("errors").textContent = "type a label (no spaces) and choose its group first";
+      sayError("type a label (no spaces) and choose its group first");
       return;
     }
     removeLabel(label);
@@ -227,6 +251,78 @@ function nextLabel(label) {
     if (k >= 0) return k + 1 < run.length ? run[k + 1] : "";
   }
   return "";
+}
+
+// --- what the page says: errors, refused fields, notices, answers brought into view -----
+
+// Every error the editor shows passes here. For a field with a sentence of its own
+// (#ID-problem), the field is marked invalid and the sentence said next to it; else the
+// message goes in the box where (the errors under the board unless said). "" clears it.
+function sayError(message, where = $("errors")) {
+  const problem = where.id ? document.getElementById(`${where.id}-problem`) : null;
+  if (!problem) { where.textContent = message; return; }
+  problem.textContent = message;
+  problem.hidden = !message;
+  if (message) {
+    where.setAttribute("aria-invalid", "true");
+    where.setAttribute("aria-describedby", problem.id);
+  } else {
+    where.removeAttribute("aria-invalid");
+    where.removeAttribute("aria-describedby");
+  }
+}
+
+// What each number field takes: whole numbers (rows, columns, how many to choose) or
+// decimals (the make's sizes, in mm), from min to max.
+const NUMBER_FIELDS = { rows: { min: 1, max: 20, whole: true }, cols: { min: 1, max: 20, whole: true },
+                        choose: { min: 1, max: 99, whole: true }, cellmm: { min: 5, max: 100 },
+                        kerf: { min: 0, max: 1 } };
+const SHEET_SIDE = 10000;  // mm, the longest side of a sheet the make takes
+
+// The number a field's text says, or null: digits alone (and one decimal point where
+// fractions are taken), from min to max. Nothing else is read as a number.
+export function numberIn(text, { min, max, whole = false }) {
+  const t = String(text).trim();
+  const form = whole ? /^\d{1,6}$/ : /^(?:\d{1,6}(?:\.\d{0,6})?|\.\d{1,6})$/;
+  if (!form.test(t)) return null;
+  const n = Number(t);
+  return n >= min && n <= max ? n : null;
+}
+
+function rangeSentence({ min, max, whole = false }) {
+  return `type ${whole ? "a whole number" : "a number"} from ${min} to ${max.toLocaleString()}`;
+}
+
+// A number field's value, or null with the field refused in place (marked, and why).
+function fieldNumber(id, limits = NUMBER_FIELDS[id]) {
+  const n = numberIn($(id).value, limits);
+  sayError(n === null ? rangeSentence(limits) : "", $(id));
+  return n;
+}
+
+// A sheet's size as WxH in mm (600x400), each side 1 to SHEET_SIDE, or null.
+export function sheetIn(text) {
+  const m = String(text).trim().match(/^(\d{1,5}(?:\.\d{1,3})?)\s*[x\u00d7]\s*(\d{1,5}(?:\.\d{1,3})?)$/i);
+  if (!m || [m[1], m[2]].some((side) => !(+side >= 1 && +side <= SHEET_SIDE))) return null;
+  return `${+m[1]}x${+m[2]}`;
+}
+
+function fieldSheet() {
+  const sheet = sheetIn($("sheet").value);
+  sayError(sheet === null ? `type the sheet's width x height in mm, each from 1 to ` +
+                            `${SHEET_SIDE.toLocaleString()}, such as 600x400` : "", $("sheet"));
+  return sheet;
+}
+
+// A note on what an edit took away and how to get it back; "" takes the note away.
+function notify(text) { $("notice").textContent = text; $("notice").hidden = !text; }
+
+// The answer to the last action, brought into view where it is out of it (a phone): its
+// bottom at the window's, so that the board above it shows too where there is room.
+function reveal(box) {
+  const r = box.getBoundingClientRect();
+  if (r.top >= 0 && r.bottom <= window.innerHeight) return;
+  box.scrollIntoView({ block: r.height > window.innerHeight ? "start" : "end" });
 }
 
 function drawGroups() {
@@ -276,15 +372,22 @@ function drawList(box, list, candidates) {
     div.className = "piece"; div.dataset.piece = p.name;
     const input = document.createElement("input");
     input.value = countText(p.count); input.title = "how many: 1, 0-2 (a range); 0 takes it out";
+    input.id = `count-${candidates ? "candidate" : "board"}-${p.name}`;
+    input.inputMode = "numeric"; input.size = 4;
     input.setAttribute("aria-label", `how many ${p.name}${candidates ? " (candidate)" : ""}`);
+    const problem = document.createElement("span");
+    problem.className = "field-problem"; problem.id = `${input.id}-problem`; problem.hidden = true;
     input.addEventListener("change", () => {
       const m = input.value.trim().match(/^(\d{1,3})(?:\s*-\s*(\d{1,3}))?$/);
-      if (!m || (m[2] !== undefined && +m[2] < +m[1])) { input.value = countText(p.count); return; }
+      if (!m || (m[2] !== undefined && +m[2] < +m[1])) {
+        sayError("type how many: a number such as 2, or a range such as 0-2", input);
+        return;
+      }
       const count = m[2] === undefined ? +m[1] : [+m[1], +m[2]];
       if (count === 0) list.splice(k, 1); else p.count = count;
       drawPieces(); edited();
     });
-    div.append(pieceSvg(pieceCells(p)), document.createTextNode(p.name), input);
+    div.append(pieceSvg(pieceCells(p)), document.createTextNode(p.name), input, problem);
     if (candidates) {
       const always = document.createElement("label");
       const tick = document.createElement("input");
@@ -311,7 +414,7 @@ async function loadPools() {
   const grid = state.grid;
   let answer;
   try { answer = await getJson(`/api/board/pools/${encodeURIComponent(grid)}`); }
-  catch (e) { if (grid === state.grid) $("errors").textContent = e.message; return; }
+  catch (e) { if (grid === state.grid) sayError(e.message); return; }
   if (grid !== state.grid) return;
   pools = answer;
   $("pool").replaceChildren(...Object.keys(pools).map((n) => new Option(n, n)));
@@ -405,7 +508,7 @@ function travel(from, to) {
   const pooled = s.grid !== state.grid;
   Object.assign(state, { grid: s.grid, rows: s.rows, cols: s.cols, tokens: s.tokens, groups: s.groups,
                          pieces: s.pieces, candidates: s.candidates });
-  $("grid").value = s.grid; $("rows").value = s.rows; $("cols").value = s.cols;
+  showSize();
   $("name").value = s.name; $("flip").checked = s.flip;
   drawPieces();
   if (pooled) { loadPools(); clearPad(); }
@@ -427,6 +530,7 @@ function questionKey() {
 
 function edited() {
   generation += 1;
+  revealNext = false; notify("");
   if (painting === null) commit();
   for (const k of Object.keys(stats)) delete stats[k];  // the old board's colours go at once
   combos = []; unsolvableShown = null;
@@ -443,6 +547,7 @@ function edited() {
     delete $("designsummary").dataset.done;
     $("designsummary").textContent = "the board or the candidates changed: ask again";
   }
+  markChosenSet();
   clearTimeout(pending);
   pending = setTimeout(check, 120);
 }
@@ -456,11 +561,11 @@ async function check() {
     const response = await post("/api/board/check", spec());
     answer = response.ok ? await response.json() : {failed: await failure(response)};
   } catch (e) {
-    if (mine === generation) $("errors").textContent = `the server did not answer: ${e.message}`;
+    if (mine === generation) sayError(`the server did not answer: ${e.message}`);
     return;
   }
   if (mine !== generation) return;  // the board changed while it was checked
-  if (answer.failed) { $("errors").textContent = answer.failed; return; }
+  if (answer.failed) { sayError(answer.failed); return; }
   const steps = nextSteps();
   $("guide").replaceChildren(...steps.map((step) => {
     const li = document.createElement("li"); li.textContent = step; return li;
@@ -469,7 +574,7 @@ async function check() {
   // What the next steps already say is not repeated as an error.
   const errors = answer.valid ? [] : answer.errors.map(plainError)
     .filter((e) => !(steps.length && e.missing));
-  $("errors").textContent = errors.map((e) => `${e.field}: ${e.message}`).join("\n");
+  sayError(errors.map((e) => `${e.field}: ${e.message}`).join("\n"));
   $("arith").textContent = answer.valid ? answer.message : "";
   if (answer.valid && answer.fits) count(answer.combinations, mine);
 }
@@ -536,7 +641,7 @@ async function count(total, mine) {
   let seen = 0;
   try {
     const response = await post("/api/board/counts", spec(), controller.signal);
-    if (!response.ok) { $("errors").textContent = await failure(response); return; }
+    if (!response.ok) { sayError(await failure(response)); return; }
     await readLines(response, (lines) => {
       if (mine !== generation) { controller.abort(); return false; }
       for (const line of lines) {
@@ -555,7 +660,7 @@ async function count(total, mine) {
       return true;
     });
   } catch (e) {
-    if (e.name !== "AbortError") $("errors").textContent = String(e);
+    if (e.name !== "AbortError") sayError(String(e));
   } finally {
     if (stream === controller) stream = null;
   }
@@ -578,6 +683,7 @@ function finish(line) {
   summary.textContent = `${said}; ${hard}; ${easy} (ties go to the first in the groups' ` +
     `order); ${line.seconds} s`;
   showUnsolvable(line.unsolvable);
+  if (revealNext) { revealNext = false; reveal($("count-answer")); }
 }
 
 // The order of a combination in groups (the board's): the first group's labels first.
@@ -621,6 +727,7 @@ function showUnsolvable(unsolvable) {
       unsolvableShown = same ? null : labels;
       for (const other of box.querySelectorAll("button")) other.setAttribute("aria-pressed", String(!same && other === b));
       draw();
+      reveal($("board"));
     });
     return b;
   }));
@@ -639,17 +746,37 @@ function load(fields) {
     ...(p.cells ? { cells: p.cells } : { shape: typeof p.shape === "string" ? p.shape.split("/") : p.shape }) }));
   state.candidates = [];
   $("flip").checked = fields.flip !== false;
-  $("grid").value = state.grid; $("rows").value = state.rows; $("cols").value = state.cols;
+  showSize();
   $("name").value = state.name;
+  const had = edits.shown !== null && hadWork(JSON.parse(edits.shown));
   drawPieces(); loadPools(); edited();
+  if (had) notify("The board you had was replaced; Undo (Ctrl+Z) brings it back.");
+  revealNext = true;
 }
 
+// The grid and size fields as the state has them, no longer refused.
+function showSize() {
+  $("grid").value = state.grid; $("rows").value = state.rows; $("cols").value = state.cols;
+  sayError("", $("rows")); sayError("", $("cols"));
+}
+
+// Whether a snapshot holds anything drawn or chosen.
+function hadWork(s) {
+  return s.tokens.flat().some((t) => t !== "#") || s.pieces.length > 0 || s.candidates.length > 0;
+}
+
+// The board at the size the fields say; a size refused leaves the board as it is.
 function resize() {
-  const rows = Math.max(1, Math.min(20, +$("rows").value || 1)), cols = Math.max(1, Math.min(20, +$("cols").value || 1));
-  const tokens = emptyTokens(rows, cols);
-  state.tokens.forEach((row, r) => row.forEach((t, c) => { if (r < rows && c < cols) tokens[r][c] = t; else if (t !== "#" && t !== ".") removeLabel(t); }));
+  const rows = fieldNumber("rows"), cols = fieldNumber("cols");
+  if (rows === null || cols === null || (rows === state.rows && cols === state.cols)) return;
+  const tokens = emptyTokens(rows, cols), dropped = [];
+  state.tokens.forEach((row, r) => row.forEach((t, c) => {
+    if (r < rows && c < cols) tokens[r][c] = t;
+    else if (t !== "#" && t !== ".") { removeLabel(t); dropped.push(t); }
+  }));
   Object.assign(state, { rows, cols, tokens });
   edited();
+  if (dropped.length) notify(`${dropped.join(" ")} fell outside the board and went with their cells; Undo (Ctrl+Z) brings them back.`);
 }
 
 async function init() {
@@ -662,15 +789,22 @@ async function init() {
   // The calendar to start from: the answer for the one chosen last, others dropped.
   $("start").addEventListener("change", async () => {
     const name = $("start").value;
-    if (!name) { load({ board: [], groups: {}, pieces: [] }); resize(); return; }
+    if (!name) { load({ board: [], groups: {}, pieces: [] }); return; }
     let fields;
     try { fields = await getJson(`/api/board/start/${encodeURIComponent(name)}`); }
-    catch (e) { if (name === $("start").value) $("errors").textContent = e.message; return; }
+    catch (e) { if (name === $("start").value) sayError(e.message); return; }
     if (name === $("start").value) load(fields);
   });
+  // A piece of one grid is no piece of another: switching grids takes them off, says so,
+  // and Undo brings them back.
   $("grid").addEventListener("change", () => {
+    const from = state.grid, dropped = state.pieces.length + state.candidates.length;
     state.grid = $("grid").value; state.pieces = []; state.candidates = [];
     drawPieces(); loadPools(); clearPad(); edited();
+    if (dropped) {
+      notify(`The ${from} grid's pieces (${dropped}) were taken off: they are not pieces of ` +
+             `the ${state.grid} grid. Undo (Ctrl+Z) brings them back.`);
+    }
   });
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
@@ -694,6 +828,16 @@ async function init() {
   $("designstop").addEventListener("click", () => { if (designing) designing.abort(); });
   $("rows").addEventListener("change", resize);
   $("cols").addEventListener("change", resize);
+  // A field is checked when it is used (the size at once, the others by Try them and the
+  // files); refused, it stays marked until what it holds is taken, checked as it is typed.
+  for (const id of Object.keys(NUMBER_FIELDS)) {
+    $(id).addEventListener("input", () => {
+      if ($(id).hasAttribute("aria-invalid") && numberIn($(id).value, NUMBER_FIELDS[id]) !== null) sayError("", $(id));
+    });
+  }
+  $("sheet").addEventListener("input", () => {
+    if ($("sheet").hasAttribute("aria-invalid") && sheetIn($("sheet").value) !== null) sayError("", $("sheet"));
+  });
   $("name").addEventListener("change", edited);
   $("pool").addEventListener("change", drawPool);
   $("addgroup").addEventListener("click", () => {
@@ -702,7 +846,7 @@ async function init() {
   });
   $("save").addEventListener("click", async () => {
     const response = await post("/api/board/yaml", spec());
-    if (!response.ok) { $("errors").textContent = await failure(response); return; }
+    if (!response.ok) { sayError(await failure(response)); return; }
     const a = document.createElement("a");
     a.href = URL.createObjectURL(await response.blob());
     a.download = `${spec().name}.yaml`; a.click();
@@ -711,7 +855,7 @@ async function init() {
     const file = $("open").files[0];
     if (!file) return;
     const response = await fetch("/api/board/open", { method: "POST", body: await file.text() });
-    if (!response.ok) { $("errors").textContent = await failure(response); return; }
+    if (!response.ok) { sayError(await failure(response)); return; }
     load(await response.json());
   });
   $("share").addEventListener("click", () => {
@@ -720,7 +864,7 @@ async function init() {
   });
   clearPad();
   const shared = location.hash.match(/^#board=(.+)$/);
-  if (shared) { try { load(JSON.parse(unbase64url(shared[1]))); return; } catch (e) { $("errors").textContent = "the link's board cannot be read"; } }
+  if (shared) { try { load(JSON.parse(unbase64url(shared[1]))); return; } catch (e) { sayError("the link's board cannot be read"); } }
   state.tokens = emptyTokens(state.rows, state.cols);
   await loadPools();
   edited();
@@ -732,6 +876,7 @@ const PAD = { square: [5, 5], triangle: [4, 8], hex: [5, 5] };
 let pad = [];
 
 function clearPad() {
+  sayError("", $("pad"));
   const [rows, cols] = PAD[state.grid];
   pad = Array.from({ length: rows }, () => Array(cols).fill(false));
   drawPad();
@@ -758,10 +903,17 @@ function addDrawnPiece() {
   const name = $("padname").value.trim();
   const cells = [];
   pad.forEach((row, r) => row.forEach((on, c) => { if (on) cells.push(tokenCell(state.grid, r, c)); }));
-  if (!cells.length) { $("errors").textContent = "draw the piece's cells first"; return; }
-  if (!/^[A-Za-z0-9_-]{1,20}$/.test(name) || target().some((p) => p.name === name)) {
-    $("errors").textContent = "give the drawn piece a new name (letters, digits, - or _)"; return;
+  if (!cells.length) { sayError("Draw the piece's cells first: click them on the small grid.", $("pad")); return; }
+  if (!connected(cells)) {
+    sayError("The drawn cells are in more than one part: every cell of a piece must share " +
+             "an edge with another. Join them or clear a part.", $("pad"));
+    return;
   }
+  sayError("", $("pad"));
+  if (!/^[A-Za-z0-9_-]{1,20}$/.test(name) || target().some((p) => p.name === name)) {
+    sayError("give the drawn piece a new name (letters, digits, - or _)", $("padname")); return;
+  }
+  sayError("", $("padname"));
   if (state.grid === "square") {
     const r0 = Math.min(...cells.map((c) => c[0])), c0 = Math.min(...cells.map((c) => c[1]));
     const rows = Math.max(...cells.map((c) => c[0])) - r0 + 1, cols = Math.max(...cells.map((c) => c[1])) - c0 + 1;
@@ -773,16 +925,38 @@ function addDrawnPiece() {
   clearPad(); drawPieces(); edited();
 }
 
+// Whether cells of the current grid make one piece: each reached from the first through
+// cells that share an edge (two corners, as the server draws them).
+export function connected(cells) {
+  const point = ([x, y]) => `${Math.round(x * 10)},${Math.round(y * 10)}`;
+  const edges = cells.map((cell) => {
+    const pts = cellCorners(state.grid, cell).map(point);
+    return new Set(pts.map((p, k) => [p, pts[(k + 1) % pts.length]].sort().join(" ")));
+  });
+  const reached = new Set([0]), todo = [0];
+  while (todo.length) {
+    const a = todo.pop();
+    edges.forEach((mine, b) => {
+      if (!reached.has(b) && [...edges[a]].some((edge) => mine.has(edge))) { reached.add(b); todo.push(b); }
+    });
+  }
+  return reached.size === cells.length;
+}
+
 // --- Play it, and the files to make it --------------------------------------------------
 
 async function makeFiles() {
+  const cell = fieldNumber("cellmm"), kerf = fieldNumber("kerf"), sheet = fieldSheet();
+  if (cell === null || kerf === null || sheet === null) {
+    $("shared").textContent = "the files need the sizes marked above";
+    return;
+  }
   $("shared").textContent = "making the files...";
-  const sizes = new URLSearchParams({ cell: $("cellmm").value, kerf: $("kerf").value,
-                                      sheet: $("sheet").value.trim() });
+  const sizes = new URLSearchParams({ cell, kerf, sheet });
   let response;
   try { response = await post(`/api/board/make?${sizes}`, spec()); }
-  catch (e) { $("errors").textContent = "the server cannot be reached; try again"; $("shared").textContent = ""; return; }
-  if (!response.ok) { $("errors").textContent = await failure(response); $("shared").textContent = ""; return; }
+  catch (e) { sayError("the server cannot be reached; try again"); $("shared").textContent = ""; return; }
+  if (!response.ok) { sayError(await failure(response)); $("shared").textContent = ""; return; }
   const a = document.createElement("a");
   a.href = URL.createObjectURL(await response.blob());
   a.download = `${spec().name}.zip`; a.click();
@@ -800,23 +974,25 @@ async function runDesign() {
   $("sets").replaceChildren(); $("designsummary").textContent = ""; $("designprogress").value = 0;
   delete $("designsummary").dataset.done;
   if (!state.candidates.length) {
-    $("designsummary").textContent = "add candidate pieces first: choose \u201cthe candidates\u201d under Pieces, then click pieces";
+    sayError("add candidate pieces first: choose \u201cthe candidates\u201d under Pieces, then click pieces", $("designsummary"));
     designing = null; $("designstop").disabled = true;
     return;
   }
   const problem = designProblem();
   if (problem) {
-    $("designsummary").textContent = problem;
+    sayError(problem, $("designsummary"));
     designing = null; $("designstop").disabled = true;
+    reveal($("design-answer"));
     return;
   }
   askedAbout = questionKey();
+  reveal($("design-answer"));
   const body = { board: spec(state.candidates), always: state.candidates.filter((p) => p.always).map((p) => p.name),
                  choose: +$("choose").value, require: $("require").value };
   let total = 1, seen = 0, working = 0;
   try {
     const response = await post("/api/board/design", body, controller.signal);
-    if (!response.ok) { $("designsummary").textContent = unprefixed(await failure(response)); return; }
+    if (!response.ok) { sayError(unprefixed(await failure(response)), $("designsummary")); return; }
     await readLines(response, (lines) => {
       for (const line of lines) {
         if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
@@ -824,14 +1000,14 @@ async function runDesign() {
           seen += 1;
           if (line.works) { working += 1; showSet(line); }
         } else if (line.done) showRanking(line);
-        else if (line.error) $("designsummary").textContent = line.error;
+        else if (line.error) sayError(line.error, $("designsummary"));
       }
       $("designprogress").value = seen;
       if (!$("designsummary").dataset.done) $("designsummary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} sets decided, ${working} work`;
       return true;
     });
   } catch (e) {
-    if (e.name !== "AbortError") $("designsummary").textContent = String(e);
+    if (e.name !== "AbortError") sayError(String(e), $("designsummary"));
     else $("designsummary").textContent += " (stopped)";
   } finally {
     if (designing === controller) { designing = null; $("designstop").disabled = true; }
@@ -841,10 +1017,10 @@ async function runDesign() {
 // What keeps the question from being asked, in the page's words, or "".
 function designProblem() {
   const free = state.candidates.filter((p) => !p.always).length;
-  const k = Number($("choose").value);
   if (!free) return "every candidate is marked always: leave some to choose from";
-  if (!Number.isInteger(k) || k < 1 || k > free) {
-    return `choose a number from 1 to ${free}: there ${free === 1 ? "is 1 candidate" : `are ${free} candidates`} not marked always`;
+  const limits = { min: 1, max: Math.min(free, NUMBER_FIELDS.choose.max), whole: true };
+  if (fieldNumber("choose", limits) === null) {
+    return `choose a number from 1 to ${limits.max}: there ${free === 1 ? "is 1 candidate" : `are ${free} candidates`} not marked always`;
   }
   return "";
 }
@@ -868,12 +1044,23 @@ function setItem(v) {
   use.title = "put this set on the board";
   use.addEventListener("click", () => {
     state.pieces = useSet(v.pieces);
-    for (const other of $("sets").querySelectorAll("button")) other.setAttribute("aria-pressed", String(other === use));
-    drawPieces(); edited();
+    drawPieces(); edited();  // which set is pressed follows the board's pieces
+    revealNext = true;
+    reveal($("count-answer"));
   });
   use.setAttribute("aria-pressed", "false");
   li.append(use);
   return li;
+}
+
+// The working set the board's pieces are, if one is, pressed; the others not (so the
+// highlight follows undo and redo).
+function markChosenSet() {
+  const pieces = JSON.stringify(state.pieces);
+  for (const li of $("sets").children) {
+    const same = JSON.stringify(useSet(li.dataset.pieces.split(" "))) === pieces;
+    li.querySelector("button").setAttribute("aria-pressed", String(same));
+  }
 }
 
 // A set's pieces, as board pieces: a name listed n times is n copies of that candidate.
@@ -890,7 +1077,7 @@ function useSet(names) {
 // Save writes (NAME.yaml, next to it): JSON, which YAML reads as it is.
 function saveQuestion() {
   if (!state.candidates.length) {
-    $("designsummary").textContent = "add candidate pieces first: choose \u201cthe candidates\u201d under Pieces, then click pieces";
+    sayError("add candidate pieces first: choose \u201cthe candidates\u201d under Pieces, then click pieces", $("designsummary"));
     return;
   }
   const name = spec().name;
@@ -917,14 +1104,16 @@ function requireChoices() {
   else if (!$("require").dataset.chosen) $("require").value = "real-dates";
 }
 
-function showSet(v) { $("sets").append(setItem(v)); }
+function showSet(v) { $("sets").append(setItem(v)); markChosenSet(); }
 
 function showRanking(line) {
   $("sets").replaceChildren(...line.working.map(setItem));
+  markChosenSet();
   $("designsummary").dataset.done = "1";
   $("designsummary").textContent = line.candidates === 0
     ? `no set of ${$("choose").value} of the candidates (with those marked always) has the area the board leaves to cover; try another number`
     : `${line.working.length} of ${line.candidates.toLocaleString()} sets work, ranked by their hardest date; ${line.seconds} s`;
+  reveal($("design-answer"));
 }
 
-init().catch((e) => { $("errors").textContent = e.message; });
+init().catch((e) => { sayError(e.message); });
