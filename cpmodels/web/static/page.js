@@ -133,8 +133,10 @@ async function showSolution(index, warning = "") {
     if (warning) showError(warning);
     buttons();
   } catch (err) {
-    if (err.status === 404 && index > 0 && !(err instanceof Stale)) {
-      return showSolution(0, `${err.message}; showing solution 1`);
+    if ((err.status === 404 || err.status === 422) && index > 0) {
+      const said = err.message.startsWith("there is no solution") ? err.message
+        : `there is no solution ${index + 1} to show: ${err.message}`;
+      return showSolution(0, `${said}; showing solution 1`);
     }
     failed(err);
   }

@@ -360,6 +360,8 @@ function drawBoard() {
 
 function drawTray() {
   const tray = $("tray");
+  const focused = tray.contains(document.activeElement) ? document.activeElement.dataset.piece
+    : null;
   tray.replaceChildren();
   for (const info of play.layout.pieces) {
     const left = info.count - used(info.name);
@@ -394,6 +396,10 @@ function drawTray() {
     tray.append(tile);
   }
   roving(tray, ".tile:not([hidden])", `.tile[data-piece="${play.trayFocus}"]`);
+  if (focused !== null) {  // the focus stays on the piece it was on, drawn anew
+    const tile = tray.querySelector(`.tile[data-piece="${focused}"]:not([hidden])`);
+    if (tile) tile.focus();
+  }
   toolButtons();
 }
 
