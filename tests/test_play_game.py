@@ -360,11 +360,11 @@ def test_a_whole_game_by_keyboard_to_the_solved_board(browser, slow_server, layo
         assert not [w for w in re.findall(r"[\w-]+", share.split("Try it")[0])
                     if w in placed and len(w) > 1]
         assert not re.search(r"\[|cells|\d+,\s*\d+", share)
+        screenshot(page, tmp_path, "play-laptop-solved.png",
+                   "CPMODELS_SCREENSHOT_PLAY_LAPTOP_SOLVED")
         page.click("#copy-share")
         page.wait_for_function("document.querySelector('#copy-share').textContent === 'Copied'")
         assert page.evaluate("navigator.clipboard.readText()") == share
-        screenshot(page, tmp_path, "play-laptop-solved.png",
-                   "CPMODELS_SCREENSHOT_PLAY_LAPTOP_SOLVED")
         page.emulate_media(reduced_motion="reduce")
         assert page.evaluate(pop) == "none"
         # the focus on a piece laid: its ring drawn inside the board, none cut off

@@ -296,7 +296,12 @@ function showView(view) {
   return refresh();
 }
 
+// A screen whose main pointer is a finger: the help says how to play by touch, and the
+// buttons carry no keys.
+const TOUCH = "(hover: none) and (pointer: coarse)";
+
 async function start() {
+  document.documentElement.classList.toggle("touch", window.matchMedia(TOUCH).matches);
   const asked = fromUrl();
   const narrow = window.matchMedia(NARROW);
   $("puzzle-box").open = !narrow.matches;
