@@ -257,8 +257,41 @@ def test_a_dragged_piece_shows_where_it_lands_and_a_missed_drop_says_why(browser
         assert page.inner_text("#feedback") == \
             f"{second['piece']} went back to the tray: it was dropped off the board"
         assert page.locator("#play-board .placed").count() == 1
+        # a position (kept in the browser) where a piece fits nowhere, however it is turned
+        kept, stuck = _no_room(layout, _solution(slow_server, "calendar_day", ["Oct", "6"]))
+        page.evaluate("""([key, kept]) => { localStorage.setItem(key, JSON.stringify(kept)); }""",
+                      ["cpmodels-play:calendar_day:Oct,6:any", kept])
+        page.reload()
+        _verdict(page, len(kept))
+        page.focus(f'#tray .tile[data-piece="{stuck}"]')
+        page.keyboard.press("Enter")
+        assert page.inner_text("#feedback") == (f"{stuck} fits nowhere on the board now, however "
+                                                "it is turned: take a piece off or choose another")
+        assert page.locator("#play-board .ghost").count() == 0
     finally:
         _close(page)
+
+
+def _no_room(layout: dict, solution: list[dict]) -> tuple[list[dict], str]:
+    """A solution with two pieces taken off and the first laid again elsewhere in the hole,
+    so that the second fits nowhere in what is left: the position and that piece."""
+    for a in solution:
+        for b in solution:
+            if a is b:
+                continue
+            rest = [p for p in solution if p is not a and p is not b]
+            hole = {tuple(c) for c in a["cells"]} | {tuple(c) for c in b["cells"]}
+            for shape in _shape(layout, a["piece"]):
+                for place in shape["places"]:
+                    cells = _cells(shape, place)
+                    if not cells <= hole or cells == {tuple(c) for c in a["cells"]}:
+                        continue
+                    left = hole - cells
+                    if not any(_cells(other, q) <= left for other in _shape(layout, b["piece"])
+                               for q in other["places"]):
+                        moved = {"piece": a["piece"], "cells": sorted(cells)}
+                        return [*rest, moved], b["piece"]
+    raise AssertionError("no position leaves a piece without room")
 
 
 def _keyboard_place(page, layout: dict, piece: str, cells) -> None:
@@ -298,6 +331,8 @@ def test_a_whole_game_by_keyboard_to_the_solved_board(browser, slow_server, layo
     layout = layouts["calendar_day"]
     page = _page(browser, LAPTOP)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    # a browser that shares (as a phone's does): what the page hands it is kept to be read
+    page.add_init_script("navigator.share = async (data) => { navigator.shared = data; };")
     try:
         page.goto(f"{slow_server}/?spec=calendar_day&date=2024-10-06")
         _verdict(page, 0)
@@ -362,6 +397,8 @@ def test_a_whole_game_by_keyboard_to_the_solved_board(browser, slow_server, layo
         assert not re.search(r"\[|cells|\d+,\s*\d+", share)
         screenshot(page, tmp_path, "play-laptop-solved.png",
                    "CPMODELS_SCREENSHOT_PLAY_LAPTOP_SOLVED")
+        page.click("#share")
+        assert page.evaluate("navigator.shared.text") == share
         page.click("#copy-share")
         page.wait_for_function("document.querySelector('#copy-share').textContent === 'Copied'")
         assert page.evaluate("navigator.clipboard.readText()") == share
