@@ -250,20 +250,21 @@ async function share() {
 
 // The day before the date played, written YYYY-MM-DD.
 function dayBefore(date) {
-  const [year, month, day] = date.split("-").map(Number);
-  return new Date(Date.UTC(year, month - 1, day - 1)).toISOString().slice(0, 10);
+  return new Date(Date.parse(`${date}T00:00:00Z`) - 86400000).toISOString().slice(0, 10);
 }
 
 // Another date of the same year (a date puzzle), or other labels, chosen at random.
 function another() {
   const spec = state.specs[state.spec];
-  if (state.query.date !== undefined) {
+  if (state.query.date !== undefined) {  // one of the year's other days
     const year = Number(state.query.date.slice(0, 4));
-    for (;;) {
-      const day = Math.floor(Math.random() * 365);
-      const date = new Date(Date.UTC(year, 0, 1 + day)).toISOString().slice(0, 10);
-      if (date !== state.query.date) return {date};
-    }
+    const newYear = (y) => { const d = new Date(0); d.setUTCFullYear(y, 0, 1); return d; };
+    const DAY_MS = 86400000;
+    const days = Math.round((newYear(year + 1) - newYear(year)) / DAY_MS);
+    const played = Math.round((Date.parse(`${state.query.date}T00:00:00Z`) - newYear(year)) / DAY_MS);
+    let day = Math.floor(Math.random() * (days - 1));
+    if (day >= played) day += 1;
+    return {date: new Date(newYear(year).getTime() + day * DAY_MS).toISOString().slice(0, 10)};
   }
   const groups = Object.values(spec.groups);
   const pick = () => groups.map((names) => names[Math.floor(Math.random() * names.length)]);
