@@ -86,6 +86,8 @@ def test_quick_changes_on_a_slow_server_send_only_settled_requests(browser, slow
         page.goto(f"{slow_server}/?view={view}")
         page.wait_for_function("document.querySelectorAll('#spec option').length > 0",
                                timeout=30_000)
+        if view == "solutions":  # a solution is shown once asked for
+            page.click("#reveal")
 
         def date(value: str) -> None:
             page.fill("#date", value)

@@ -3,9 +3,10 @@
 // both views share in puzzle.js.
 import {unbase64url} from "./base64url.js";
 import {$} from "./dom.js";
-import {playLoad, playSetUp} from "./play.js";
+import {playLoad, playSetUp, positionPicture} from "./play.js";
 import {
-  api, faceUp, isRealDate, puzzle, showError, showLabels, solutionIndex, state,
+  api, faceUp, goal, isRealDate, localToday, puzzle, showError, showLabels, solutionIndex,
+  state, title,
 } from "./puzzle.js";
 
 // Each request for the board takes a new number, and a newer one aborts the one before:
@@ -38,11 +39,6 @@ class Stale extends Error {}
 
 function failed(err) { if (!(err instanceof Stale)) showError(err.message); }
 
-function localToday() {
-  const d = new Date();
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 10);
-}
-
 // --- the URL follows the selection, so a link opens what its sender sees ---------------
 
 function syncUrl() {
@@ -56,8 +52,10 @@ function syncUrl() {
   }
   history.replaceState(null, "", `${location.pathname}?${parts.join("&")}${location.hash}`);
   const which = state.query.date !== undefined ? state.query.date : state.query.labels.join(" ");
-  $("puzzle-summary").textContent = `${title(state.specs[state.spec])}, ${which}` +
-    (faceUp() ? ", face up" : "");
+  const named = `${title(state.specs[state.spec])}, ${which}` + (faceUp() ? ", face up" : "");
+  $("puzzle-summary").textContent = named;
+  document.title = `${named}: calendar puzzle`;
+  $("goal").textContent = goal(state.query.labels || null);
 }
 
 // On a phone the puzzle's choices fold into one line, so that the board and the tray fit
@@ -68,17 +66,21 @@ function fromUrl() {
   const params = new URLSearchParams(location.search);
   const truthy = (v) => v !== null && ["1", "true", "yes", "on"].includes(v.toLowerCase());
   const labels = params.get("labels");
+  const solution = params.get("solution");
+  const numbered = /^[1-9][0-9]{0,5}$/.test(solution || "");
   return {spec: params.get("spec"), date: params.get("date"), face_up: truthy(params.get("face_up")),
           labels: labels === null ? null : labels.split(",").map((s) => s.trim()).filter(Boolean),
           view: params.get("view") === "solutions" ? "solutions" : "play",
-          index: /^[1-9][0-9]{0,5}$/.test(params.get("solution") || "")
-            ? Number(params.get("solution")) - 1 : 0};
+          index: numbered ? Number(solution) - 1 : 0,
+          badIndex: solution !== null && !numbered
+            ? `there is no solution ${JSON.stringify(solution.slice(0, 20))}: solutions are ` +
+              "numbered from 1; showing solution 1" : ""};
 }
 
 // --- the solutions view -----------------------------------------------------------------
 
 function buttons() {
-  const solution = state.mode === "solution";
+  const solution = state.mode === "solution" && state.shown;
   $("prev").disabled = !solution || state.index === 0 || !state.solvable;
   $("next").disabled = !solution || !state.solvable ||
     (state.exhausted && state.index + 1 >= state.found);
@@ -90,8 +92,25 @@ function status(text) {
   $("status").textContent = text;
 }
 
-async function showSolution(index) {
+// The solutions view opens on a step the player confirms: a solution gives the puzzle away.
+function askToShow(index) {
+  state.shown = false;
+  state.index = index;
+  state.mode = "solution";
+  $("board").replaceChildren();
+  $("reveal").textContent = `Show me solution ${index + 1}`;
+  $("reveal-box").hidden = false;
+  syncUrl();
+  status("");
+  buttons();
+}
+
+// Solution index of the puzzle drawn; one past the last (a link's solution=999999) says so
+// and shows the first, so the board, the selectors and the URL agree.
+async function showSolution(index, warning = "") {
   showError("");
+  state.shown = true;
+  $("reveal-box").hidden = true;
   try {
     const data = await current("/api/solution", {...puzzle(), index: solutionIndex(index)});
     state.index = index; state.mode = "solution"; state.revealed = [];
@@ -105,12 +124,34 @@ async function showSolution(index) {
     if (data.status === "solved") {
       const of = state.count !== null ? ` of ${state.count.toLocaleString()}` : "";
       status(`${labels}: solution ${index + 1}${of}`);
+      retitle(`${title(state.specs[state.spec])}, ${labels}: solution ${index + 1}${of}`);
     } else {
       status(labels);
+      retitle(`${title(state.specs[state.spec])}, ${labels}: no solution`);
       showError(data.message);
     }
+    if (warning) showError(warning);
     buttons();
-  } catch (err) { failed(err); }
+  } catch (err) {
+    if ((err.status === 404 || err.status === 422) && index > 0) {
+      const said = err.message.startsWith("there is no solution") ? err.message
+        : `there is no solution ${index + 1} to show: ${err.message}`;
+      return showSolution(0, `${said}; showing solution 1`);
+    }
+    failed(err);
+  }
+}
+
+// The drawing's title (a tooltip) names the puzzle by its title, as the page does.
+function retitle(text) {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  let head = svg.querySelector(":scope > title");
+  if (!head) {
+    head = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    svg.prepend(head);
+  }
+  head.textContent = text;
 }
 
 // The pieces of a drawn solution lettered as in play: each name at the point of a grid over
@@ -166,11 +207,16 @@ async function hint() {
   try {
     const body = {...puzzle(), revealed: state.revealed};
     const data = await current("/api/hint", body);
+    const mine = latest;
+    const picture = await positionPicture(data.revealed, data.labels);
+    if (mine !== latest) return;
     state.mode = "hint"; state.revealed = data.revealed;
-    $("board").innerHTML = data.svg;
-    letterPieces($("board"));
-    status(`${data.labels.join(" ")}: hint, ${data.revealed.length} piece` +
-           `${data.revealed.length === 1 ? "" : "s"} shown` + (data.complete ? " (solved)" : ""));
+    $("reveal-box").hidden = true;
+    $("board").replaceChildren(picture);
+    const said = `${data.labels.join(" ")}: hint, ${data.revealed.length} piece` +
+      `${data.revealed.length === 1 ? "" : "s"} shown` + (data.complete ? " (solved)" : "");
+    status(said);
+    retitle(`${title(state.specs[state.spec])}, ${said}`);
     buttons();
   } catch (err) { failed(err); }
 }
@@ -215,6 +261,7 @@ function refresh(index = 0) {
   if (state.view === "play") return playLoad();
   $("board").innerHTML = "";
   status("");
+  if (!state.shown) return askToShow(index);
   return showSolution(index);
 }
 
@@ -245,10 +292,16 @@ function markView(view) {
 
 function showView(view) {
   markView(view);
+  state.shown = false;
   return refresh();
 }
 
+// A screen whose main pointer is a finger: the help says how to play by touch, and the
+// buttons carry no keys.
+const TOUCH = "(hover: none) and (pointer: coarse)";
+
 async function start() {
+  document.documentElement.classList.toggle("touch", window.matchMedia(TOUCH).matches);
   const asked = fromUrl();
   const narrow = window.matchMedia(NARROW);
   $("puzzle-box").open = !narrow.matches;
@@ -293,17 +346,27 @@ async function start() {
   $("face-up").onchange = () => refresh();
   $("prev").onclick = () => showSolution(Math.max(0, state.index - 1));
   $("next").onclick = () => showSolution(state.index + 1);
-  $("show").onclick = () => showSolution(state.mode === "hint" ? 0 : state.index);
+  $("show").onclick = () => showSolution(state.mode === "hint" || !state.shown ? 0 : state.index);
+  $("reveal").onclick = () => {  // a link's bad solution number is said once, when shown
+    const warning = asked.badIndex;
+    asked.badIndex = "";
+    showSolution(state.index, warning);
+  };
   $("hint").onclick = () => hint();
   $("count").onclick = () => count();
   $("tab-play").onclick = () => showView("play");
   $("tab-solutions").onclick = () => showView("solutions");
-  playSetUp();
+  playSetUp((query) => {  // the solved board's "Play yesterday" and "Another date"
+    if (query.date !== undefined) $("date").value = query.date;
+    state.query = query;
+    refresh();
+  });
   let name = data.specs[0].name;
   let warning = "";
   if (asked.spec !== null && asked.spec in state.specs) name = asked.spec;
   else if (asked.spec !== null) {
-    warning = `there is no puzzle named ${JSON.stringify(asked.spec)}; showing ${name}`;
+    warning = `there is no puzzle named ${JSON.stringify(asked.spec)}; ` +
+      `showing ${title(state.specs[name])}`;
   }
   if (asked.face_up && state.specs[name].flip) $("face-up").checked = true;
   markView(asked.view);
@@ -318,20 +381,13 @@ async function start() {
   if (warning || unreadable) showError(unreadable || warning);
 }
 
-// A puzzle's title in the picker: its description up to any parenthesis ("10-piece weekday
-// calendar"), else its name; the whole description is the option's tooltip.
-function title(spec) {
-  const head = (spec.description || "").split(" (")[0].trim();
-  return head || spec.name;
-}
-
 // What is wrong with a link's labels or date, before anything is asked of the server.
 function badLabels(spec, labels) {
   const groups = Object.entries(spec.groups);
   const seen = new Set();
   for (const label of labels) {
     const group = groups.find(([, names]) => names.includes(label));
-    if (!group) return `${spec.name} has no label ${JSON.stringify(label)}`;
+    if (!group) return `${title(spec)} has no label ${JSON.stringify(label)}`;
     if (seen.has(group[0])) return `two labels of the group ${group[0]}`;
     seen.add(group[0]);
   }
@@ -340,7 +396,7 @@ function badLabels(spec, labels) {
 }
 
 function badDate(spec, date) {
-  if (!spec.dates) return `${spec.name} has no dates; give labels`;
+  if (!spec.dates) return `${title(spec)} has no dates; give labels`;
   const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!parts) return `${JSON.stringify(date)} is not a date: write it as YYYY-MM-DD`;
   const [year, month, day] = parts.slice(1).map(Number);

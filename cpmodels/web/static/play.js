@@ -2,9 +2,10 @@
 // the position (/api/check). The board and the pieces come from /api/layout: every place
 // each orientation of each piece fits, so a dropped piece snaps to the nearest place and
 // nothing here knows the grid's geometry. The position is kept in localStorage, per puzzle
-// and date, and never sent anywhere but to be judged.
+// and date, and never sent anywhere but to be judged; so are the time and the moves it took
+// (the share text of a solved board says those, never where the pieces lie).
 import {$, svgEl} from "./dom.js";
-import {api, faceUp, puzzle, showError, showLabels, state} from "./puzzle.js";
+import {api, faceUp, puzzle, showError, showLabels, state, title} from "./puzzle.js";
 
 const TILE_SCALE = 0.5;   // tray pieces are drawn at half the board's size
 const DRAG_START_PX = 5;  // a press that moves less than this is a click
@@ -17,6 +18,9 @@ const play = {
   ghost: null,     // where the chosen piece would go: {piece, o, k}
   drag: null, press: null, dragged: false, labels: [], takeBack: [], checks: 0, loads: 0, key: null,
   status: null,    // the last verdict: solved, open, dead_end or invalid
+  verdict: ["", ""],  // its words and kind, shown again once a note about a move is read
+  clock: null,     // {start, end, moves, hints}: when play began and ended, what it took
+  trayFocus: null, // the tile the tray's one Tab stop is on
 };
 
 function pathData(loops, dx = 0, dy = 0) {
@@ -57,8 +61,30 @@ function placementsOf(placed) {
 }
 
 function save() {
-  try { localStorage.setItem(play.key, JSON.stringify(placementsOf(play.placed))); }
-  catch (err) { /* storage full or refused: the position still lives in the page */ }
+  try {
+    localStorage.setItem(play.key, JSON.stringify(placementsOf(play.placed)));
+    localStorage.setItem(`${play.key}:clock`, JSON.stringify(play.clock));
+  } catch (err) { /* storage full or refused: the position still lives in the page */ }
+}
+
+// The clock kept with a position: read back only when every field is a number in range.
+function restoreClock() {
+  const fresh = {start: null, end: null, moves: 0, hints: 0};
+  let kept = null;
+  try { kept = JSON.parse(localStorage.getItem(`${play.key}:clock`) || "null"); }
+  catch (err) { kept = null; }
+  if (!kept || typeof kept !== "object") return fresh;
+  const time = (t) => (Number.isFinite(t) && t > 0 && t <= Date.now() ? t : null);
+  const tally = (n) => (Number.isSafeInteger(n) && n >= 0 && n < 1e6 ? n : 0);
+  const start = time(kept.start);
+  const end = start !== null && time(kept.end) !== null && kept.end >= start ? kept.end : null;
+  return {start, end, moves: tally(kept.moves), hints: tally(kept.hints)};
+}
+
+// A move made: the clock starts at the first, and counts each.
+function tick() {
+  if (play.clock.start === null) play.clock.start = Date.now();
+  play.clock.moves += 1;
 }
 
 // The orientation and place of a piece laid on these cells, or null.
@@ -85,6 +111,7 @@ function restore() {
 
 function setPosition(placed, {remember = true} = {}) {
   if (remember) play.history.push(play.placed);
+  tick();
   play.placed = placed;
   play.takeBack = [];
   save();
@@ -94,6 +121,7 @@ function setPosition(placed, {remember = true} = {}) {
 
 function undo() {
   if (!play.history.length) return;
+  tick();
   play.placed = play.history.pop();
   play.takeBack = [];
   save();
@@ -105,6 +133,18 @@ function feedback(text, kind) {
   $("feedback").textContent = text;
   $("feedback").className = kind || "";
 }
+
+// The verdict on the position, kept to be shown again after a note about a move.
+function verdict(text, kind) {
+  play.verdict = [text, kind];
+  feedback(text, kind);
+}
+
+// A note about the move in hand (why a drop missed, how a piece was turned): in the
+// verdict's place until the next move or choice.
+function note(text) { feedback(text, "note"); }
+
+function restoreVerdict() { feedback(...play.verdict); }
 
 // The verdict on the position; #feedback's data-pieces says how many pieces it is about.
 async function check() {
@@ -118,17 +158,120 @@ async function check() {
     play.labels = data.labels;
     showLabels(data.labels);
     play.takeBack = data.take_back;
+    const before = play.status;
     play.status = data.status;
-    feedback(data.status === "solved" ? `${data.labels.join(" ")}: solved! Every piece fits.` : data.message,
-             data.status);
+    verdict(data.status === "solved" ? `${data.labels.join(" ")}: solved! Every piece fits.`
+      : data.message, data.status);
+    if (data.status === "solved" && play.clock.end === null) {
+      play.clock.end = Date.now();
+      save();
+    }
+    // a board solved by the move just made celebrates; one solved before opens quietly
+    $("play-board").classList.toggle("celebrate", data.status === "solved" &&
+                                     before !== null && before !== "solved");
     drawBoard();
+    solvedPanel();
   } catch (err) {
     if (mine !== play.checks || load !== play.loads) return;
     play.status = "invalid";
-    feedback(err.message, "invalid");
+    verdict(err.message, "invalid");
+    solvedPanel();
   }
   $("feedback").dataset.pieces = pieces;
   $("feedback").setAttribute("aria-busy", "false");
+}
+
+// --- a solved board: the time, the moves, a share text, what to play next ---------------------
+
+// A length of time as a clock shows it: 4:05, 1:02:03.
+function clockText(ms) {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
+  const two = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
+}
+
+function plural(n, word) { return `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`; }
+
+// What the solve took: "in 3:24 with 14 moves and 1 hint".
+function tookText() {
+  const {start, end, moves, hints} = play.clock;
+  const time = start !== null && end !== null ? `in ${clockText(end - start)} ` : "";
+  return `${time}with ${plural(moves, "move")}` + (hints ? ` and ${plural(hints, "hint")}` : "");
+}
+
+// A link to the puzzle (never to the position: that stays on this device).
+function puzzleLink() {
+  const parts = [`spec=${encodeURIComponent(state.spec)}`];
+  if (state.query.date !== undefined) parts.push(`date=${encodeURIComponent(state.query.date)}`);
+  else parts.push(`labels=${state.query.labels.map(encodeURIComponent).join(",")}`);
+  if (faceUp()) parts.push("face_up=1");
+  const board = /^#board=/.test(location.hash) ? location.hash : "";
+  return `${location.origin}${location.pathname}?${parts.join("&")}${board}`;
+}
+
+// The share text: the puzzle and its date, the time and the moves; no placement.
+function shareText() {
+  const which = state.query.date !== undefined
+    ? `${state.query.date} (${play.labels.join(" ")})` : play.labels.join(" ");
+  return `I solved the ${title(state.specs[state.spec])} puzzle for ${which} ${tookText()}` +
+    `${faceUp() ? ", the pieces face up" : ""}. Try it: ${puzzleLink()}`;
+}
+
+function solvedPanel() {
+  const solved = play.status === "solved";
+  $("solved").hidden = !solved;
+  if (!solved) return;
+  $("solved-line").textContent = `Solved ${tookText()}!`;
+  $("share-text").textContent = shareText();
+  $("copy-share").textContent = "Copy";
+  $("share").hidden = typeof navigator.share !== "function";
+  $("yesterday").hidden = state.query.date === undefined;
+  $("another-date").textContent = state.query.date === undefined ? "Other labels" : "Another date";
+}
+
+async function copyShare() {
+  try {
+    await navigator.clipboard.writeText(shareText());
+    $("copy-share").textContent = "Copied";
+  } catch (err) {
+    const range = document.createRange();  // no clipboard: the text selected, to copy by hand
+    range.selectNodeContents($("share-text"));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    $("copy-share").textContent = "Selected: copy it";
+  }
+}
+
+async function share() {
+  try { await navigator.share({title: document.title, text: shareText()}); }
+  catch (err) { /* the share sheet closed: nothing to say */ }
+}
+
+// The day before the date played, written YYYY-MM-DD.
+function dayBefore(date) {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - 86400000).toISOString().slice(0, 10);
+}
+
+// Another date of the same year (a date puzzle), or other labels, chosen at random.
+function another() {
+  const spec = state.specs[state.spec];
+  if (state.query.date !== undefined) {  // one of the year's other days
+    const year = Number(state.query.date.slice(0, 4));
+    const newYear = (y) => { const d = new Date(0); d.setUTCFullYear(y, 0, 1); return d; };
+    const DAY_MS = 86400000;
+    const days = Math.round((newYear(year + 1) - newYear(year)) / DAY_MS);
+    const played = Math.round((Date.parse(`${state.query.date}T00:00:00Z`) - newYear(year)) / DAY_MS);
+    let day = Math.floor(Math.random() * (days - 1));
+    if (day >= played) day += 1;
+    return {date: new Date(newYear(year).getTime() + day * DAY_MS).toISOString().slice(0, 10)};
+  }
+  const groups = Object.values(spec.groups);
+  const pick = () => groups.map((names) => names[Math.floor(Math.random() * names.length)]);
+  const same = (labels) => labels.every((label, i) => label === state.query.labels[i]);
+  let labels = pick();
+  for (let tries = 0; tries < 20 && same(labels); tries++) labels = pick();
+  return {labels};
 }
 
 // --- the board, the tray, the ghost --------------------------------------------------------
@@ -136,7 +279,11 @@ async function check() {
 function used(piece) { return play.placed.filter((p) => p.piece === piece).length; }
 
 function pieceShape(parent, piece, o, dx, dy, attrs = {}, lettered = true) {
-  const info = play.pieces[piece];
+  return shapeOf(parent, play.pieces[piece], o, dx, dy, attrs, lettered);
+}
+
+// Orientation o of a piece of a layout (info), its outline moved by (dx, dy) pixels.
+function shapeOf(parent, info, o, dx, dy, attrs = {}, lettered = true) {
   const shape = info.orientations[o];
   const g = svgEl("g", attrs, parent);
   svgEl("path", {d: pathData(shape.loops, dx, dy), fill: info.colour, "fill-rule": "evenodd"}, g);
@@ -157,15 +304,14 @@ function openCells() {
     .map((c) => cellKey(c.cell)));
 }
 
-function drawBoard() {
-  const board = $("play-board");
-  const {origin, size} = play.layout;
-  const pad = 4;
+// A layout's cells drawn in board (an svg), the labels in open left open.
+function drawCells(board, layout, open) {
+  const {origin, size} = layout;
+  const pad = 6;  // room for a piece's focus outline at the board's edge
   board.setAttribute("viewBox",
                      `${origin[0] - pad} ${origin[1] - pad} ${size[0] + 2 * pad} ${size[1] + 2 * pad}`);
   board.replaceChildren();
-  const open = openCells();
-  for (const c of play.layout.cells) {
+  for (const c of layout.cells) {
     const isOpen = open.has(cellKey(c.cell));
     svgEl("polygon", {points: c.points.map((p) => p.join(",")).join(" "),
                       class: isOpen ? "cell open" : "cell", "data-cell": cellKey(c.cell)}, board);
@@ -174,12 +320,17 @@ function drawBoard() {
         .textContent = c.label;
     }
   }
+}
+
+function drawBoard() {
+  const board = $("play-board");
+  drawCells(board, play.layout, openCells());
   play.placed.forEach(({piece, o, k}, i) => {
     if (play.drag && play.drag.from === i) return;
     const [, , x, y] = orientation(piece, o).places[k];
     const g = pieceShape(board, piece, o, x, y, {
-      class: play.takeBack.includes(i) ? "placed take-back" : "placed", tabindex: "0",
-      "data-index": i, "data-piece": piece, role: "button",
+      class: play.takeBack.includes(i) ? "placed take-back" : "placed", tabindex: "-1",
+      "data-index": i, "data-piece": piece, role: "button", style: `--i: ${i}`,
       "aria-label": `${piece}, placed; Delete takes it off`});
     g.addEventListener("pointerdown", (ev) => pressPlaced(ev, i));
     g.addEventListener("keydown", (ev) => {
@@ -193,13 +344,25 @@ function drawBoard() {
   if (play.ghost) {
     const {piece, o, k} = play.ghost;
     const [, , x, y] = orientation(piece, o).places[k];
-    const g = pieceShape(board, piece, o, x, y, {class: "ghost"}, false);
-    if (!legal(piece, o, k, null)) g.setAttribute("opacity", "0.3");
+    const fits = legal(piece, o, k, null);
+    pieceShape(board, piece, o, x, y, {class: `ghost ${fits ? "fits" : "misses"}`,
+                                      "data-cells": JSON.stringify(cellsOf(piece, o, k))}, false);
+  }
+  const landing = play.drag && play.drag.landing;
+  if (landing && landing.k !== null) {  // where the dragged piece would land, and whether it fits
+    const {piece, o} = play.drag;
+    const [, , x, y] = orientation(piece, o).places[landing.k];
+    pieceShape(board, piece, o, x, y, {class: `landing ${landing.state}`,
+                                      "data-state": landing.state,
+                                      "data-cells": JSON.stringify(cellsOf(piece, o, landing.k))},
+               false);
   }
 }
 
 function drawTray() {
   const tray = $("tray");
+  const focused = tray.contains(document.activeElement) ? document.activeElement.dataset.piece
+    : null;
   tray.replaceChildren();
   for (const info of play.layout.pieces) {
     const left = info.count - used(info.name);
@@ -228,11 +391,54 @@ function drawTray() {
     tile.addEventListener("pointerdown", (ev) => pressTile(ev, info.name, svg));
     tile.addEventListener("click", (ev) => {
       if (play.dragged && ev.detail !== 0) return;  // the end of a drag, not a click
+      play.trayFocus = info.name;
       choose(play.selected === info.name ? null : info.name, ev.detail === 0);
     });
     tray.append(tile);
   }
+  roving(tray, ".tile:not([hidden])", `.tile[data-piece="${play.trayFocus}"]`);
+  if (focused !== null) {  // the focus stays on the piece it was on, drawn anew
+    const tile = tray.querySelector(`.tile[data-piece="${focused}"]:not([hidden])`);
+    if (tile) tile.focus();
+  }
   toolButtons();
+}
+
+// One Tab stop per area: the item chosen (else the first) takes Tab, the others -1.
+function roving(area, items, chosen) {
+  const all = [...area.querySelectorAll(items)];
+  const current = area.querySelector(`${chosen}:not([hidden])`) || all[0];
+  for (const item of all) item.tabIndex = item === current ? 0 : -1;
+}
+
+// The arrow keys (and Home, End) move the focus within an area's items, in their order.
+function roveKey(ev, items) {
+  const steps = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1};
+  if (!(ev.key in steps) && ev.key !== "Home" && ev.key !== "End") return null;
+  const at = items.indexOf(document.activeElement);
+  if (at < 0 || !items.length) return null;
+  ev.preventDefault();
+  const next = ev.key === "Home" ? 0 : ev.key === "End" ? items.length - 1
+    : (at + steps[ev.key] + items.length) % items.length;
+  for (const item of items) item.tabIndex = item === items[next] ? 0 : -1;
+  items[next].focus();
+  return items[next];
+}
+
+function trayKey(ev) {
+  const moved = roveKey(ev, [...$("tray").querySelectorAll(".tile:not([hidden])")]);
+  if (moved) play.trayFocus = moved.dataset.piece;
+}
+
+const TOOLS = "button:not([hidden]):not(:disabled)";
+
+function toolsKey(ev) { roveKey(ev, [...$("tool-row").querySelectorAll(TOOLS)]); }
+
+// The focus back on the tray's Tab stop (after a piece was laid by keyboard).
+function focusTray() {
+  const tile = $("tray").querySelector('.tile[tabindex="0"]');
+  if (tile) tile.focus();
+  else $("play-board").focus();
 }
 
 function drawAll() { drawBoard(); drawTray(); }
@@ -252,6 +458,7 @@ function toolButtons() {
   $("flip").disabled = !shape || !allowed(piece, shape.flip) || shape.flip === o;
   $("undo").disabled = play.history.length === 0;
   $("clear").disabled = play.placed.length === 0;
+  roving($("tool-row"), TOOLS, `button[tabindex="0"]:not(:disabled)`);
 }
 
 // Whether a piece may go on place k: no overlap with the others (the piece moved, from,
@@ -264,43 +471,87 @@ function legal(piece, o, k, from) {
   return cellsOf(piece, o, k).every((c) => !taken.has(cellKey(c)));
 }
 
-// Why a place is refused, in words.
-function refusal(piece, o, k, from) {
+// What is in the way of place k: "covers" (a cell the puzzle leaves open) or "overlaps"
+// (a piece on the board, the piece moved, from, left out), with the label or the piece.
+function obstacle(piece, o, k, from) {
   const open = openCells();
   for (const c of cellsOf(piece, o, k)) {
     if (open.has(cellKey(c))) {
       const label = play.layout.cells.find((x) => cellKey(x.cell) === cellKey(c)).label;
-      return `${piece} would cover ${label}, which stays open today`;
+      return {state: "covers", what: label};
     }
   }
-  return `${piece} would overlap a piece on the board`;
+  const mine = new Set(cellsOf(piece, o, k).map(cellKey));
+  const other = play.placed.find((p, i) => i !== from &&
+    cellsOf(p.piece, p.o, p.k).some((c) => mine.has(cellKey(c))));
+  return {state: "overlaps", what: other ? other.piece : "another piece"};
 }
 
-// The legal place of orientation o nearest to pixel offset (x, y), within reach.
+// Why a place is refused, in words.
+function refusal(piece, o, k, from) {
+  const {state: why, what} = obstacle(piece, o, k, from);
+  return why === "covers" ? `it would cover ${what}, a cell the puzzle leaves uncovered`
+    : `it would overlap ${what}`;
+}
+
+// The legal place of orientation o nearest to pixel offset (x, y), within reach, and the
+// nearest refused one.
 function nearestPlace(piece, o, x, y, from, reach) {
   let best = null;
   let bestDistance = reach;
   let refused = null;
+  let refusedDistance = reach;
   orientation(piece, o).places.forEach(([, , px, py], k) => {
     const distance = Math.hypot(px - x, py - y);
     if (distance >= reach) return;
-    if (!legal(piece, o, k, from)) { if (refused === null) refused = k; return; }
+    if (!legal(piece, o, k, from)) {
+      if (distance < refusedDistance) { refused = k; refusedDistance = distance; }
+      return;
+    }
     if (distance < bestDistance) { best = k; bestDistance = distance; }
   });
   return {k: best, refused};
 }
 
+// The first orientation from o on (in the layout's order) that has a legal place, or null.
+function fittingOrientation(piece, o) {
+  const count = play.pieces[piece].orientations.length;
+  for (let step = 0; step < count; step++) {
+    const next = (o + step) % count;
+    if (!allowed(piece, next)) continue;
+    if (orientation(piece, next).places.some((_, k) => legal(piece, next, k, null))) return next;
+  }
+  return null;
+}
+
+// The ghost of the chosen piece at its legal place nearest the board's middle: turned on to
+// the next orientation that fits when it fits nowhere as it is, saying so.
+function placeChosen(piece) {
+  const o = play.orient[piece];
+  const fits = fittingOrientation(piece, o);
+  play.ghost = null;
+  if (fits === null) {
+    note(`${piece} fits nowhere on the board now, however it is turned: take a piece off ` +
+         "or choose another");
+    return;
+  }
+  if (fits !== o) {
+    play.orient[piece] = fits;
+    note(`${piece} fits nowhere turned as it was, so it is turned to a way it fits ` +
+         "(R and F turn it on)");
+  } else restoreVerdict();
+  const [cx, cy] = [play.layout.origin[0] + play.layout.size[0] / 2,
+                    play.layout.origin[1] + play.layout.size[1] / 2];
+  const mark = orientation(piece, fits).mark;
+  const {k} = nearestPlace(piece, fits, cx - mark[0], cy - mark[1], null, Infinity);
+  play.ghost = {piece, o: fits, k};
+}
+
 function choose(piece, byKeyboard = false) {
   play.selected = piece;
   play.ghost = null;
-  if (piece !== null) {
-    const o = play.orient[piece];
-    const [cx, cy] = [play.layout.origin[0] + play.layout.size[0] / 2,
-                      play.layout.origin[1] + play.layout.size[1] / 2];
-    const mark = orientation(piece, o).mark;
-    const {k} = nearestPlace(piece, o, cx - mark[0], cy - mark[1], null, Infinity);
-    if (k !== null) play.ghost = {piece, o, k};
-  }
+  if (piece !== null) placeChosen(piece);
+  else restoreVerdict();
   drawAll();
   if (byKeyboard && piece !== null) $("play-board").focus();
 }
@@ -327,11 +578,23 @@ function turn(how) {
     const {k} = nearestPlace(piece, next, mx - mark[0], my - mark[1], null, Infinity);
     play.ghost = k === null ? null : {piece, o: next, k};
   }
+  if (!play.drag && play.selected === piece) {
+    if (play.ghost === null || play.ghost.piece !== piece) {  // fits nowhere turned so
+      play.ghost = null;
+      note(fittingOrientation(piece, next) === null
+        ? `${piece} fits nowhere on the board now, however it is turned: take a piece off ` +
+          "or choose another"
+        : `${piece} fits nowhere turned this way: press R or F to turn it on, or Enter to ` +
+          "turn it to the next way it fits");
+    } else restoreVerdict();
+  }
   drawAll();
 }
 
-// Move the ghost to the nearest place in an arrow's direction.
+// Move the ghost to the nearest place in an arrow's direction (a chosen piece with no ghost
+// is turned to a way it fits first).
 function moveGhost(dx, dy) {
+  if (!play.ghost && play.selected) { placeChosen(play.selected); drawAll(); return; }
   if (!play.ghost) return;
   const {piece, o, k} = play.ghost;
   const places = orientation(piece, o).places;
@@ -348,15 +611,27 @@ function moveGhost(dx, dy) {
   if (best !== null) { play.ghost = {piece, o, k: best}; drawBoard(); }
 }
 
-function placeGhost() {
+// Lay the chosen piece where its ghost is (by keyboard, the focus goes back to the tray
+// when no copy of it is left to lay).
+function placeGhost(byKeyboard = false) {
+  if (!play.ghost && play.selected) { placeChosen(play.selected); drawAll(); return; }
   if (!play.ghost) return;
   const {piece, o, k} = play.ghost;
-  if (!legal(piece, o, k, null)) { feedback(refusal(piece, o, k, null), "invalid"); return; }
+  if (!legal(piece, o, k, null)) {
+    note(`${piece} does not fit there: ${refusal(piece, o, k, null)}`);
+    return;
+  }
   const left = play.pieces[piece].count - used(piece) - 1;
   play.ghost = null;
   play.selected = left > 0 ? piece : null;
   setPosition([...play.placed, {piece, o, k}]);
   if (play.selected) choose(piece);
+  else if (byKeyboard) {
+    const next = play.layout.pieces.find((p) => p.count - used(p.name) > 0);
+    play.trayFocus = next ? next.name : null;
+    drawTray();
+    focusTray();
+  }
 }
 
 // --- dragging (mouse, pen and touch alike) -----------------------------------------------
@@ -410,44 +685,77 @@ function moveFloat(clientX, clientY) {
     `translate(${clientX - (grab[0] - box.x) * scale}px, ${clientY - (grab[1] - box.y) * scale}px)`;
 }
 
+// Where the dragged piece would land if dropped at (clientX, clientY): the place it snaps
+// to and its state, "fits", "overlaps" (another piece), "covers" (a cell left open), or
+// "off" (off the board: no place within reach, k null).
+function landingAt(drag, clientX, clientY) {
+  const rect = $("play-board").getBoundingClientRect();
+  const onBoard = clientX >= rect.left && clientX <= rect.right &&
+    clientY >= rect.top && clientY <= rect.bottom;
+  if (!onBoard) return {state: "off", k: null, onBoard};
+  const [bx, by] = boardPoint(clientX, clientY);
+  const {k, refused} = nearestPlace(drag.piece, drag.o, bx - drag.grab[0], by - drag.grab[1],
+                                    drag.from, play.cellSize);
+  if (k !== null) return {state: "fits", k, onBoard};
+  if (refused !== null) {
+    return {state: obstacle(drag.piece, drag.o, refused, drag.from).state, k: refused, onBoard};
+  }
+  return {state: "off", k: null, onBoard};
+}
+
+// The landing preview follows the pointer: redrawn only when it changes.
+function showLanding(clientX, clientY) {
+  const was = play.drag.landing;
+  const now = landingAt(play.drag, clientX, clientY);
+  play.drag.landing = now;
+  $("drag").dataset.state = now.state;
+  if (!was || was.k !== now.k || was.state !== now.state) drawBoard();
+}
+
 function pointerMove(ev) {
   if (play.press && !play.drag) {
     if (Math.hypot(ev.clientX - play.press.x, ev.clientY - play.press.y) < DRAG_START_PX) return;
     play.drag = play.press;
     play.press = null;
     play.ghost = null;
+    restoreVerdict();
     floatPiece();
     drawBoard();
     toolButtons();
   }
-  if (play.drag) { ev.preventDefault(); moveFloat(ev.clientX, ev.clientY); }
+  if (play.drag) {
+    ev.preventDefault();
+    moveFloat(ev.clientX, ev.clientY);
+    showLanding(ev.clientX, ev.clientY);
+  }
 }
 
 function pointerUp(ev) {
   play.press = null;
   if (!play.drag) return;
   const drag = play.drag;
+  const landing = landingAt(drag, ev.clientX, ev.clientY);
   play.drag = null;
   play.dragged = true;
   $("drag").remove();
-  const rect = $("play-board").getBoundingClientRect();
-  const onBoard = ev.clientX >= rect.left && ev.clientX <= rect.right &&
-    ev.clientY >= rect.top && ev.clientY <= rect.bottom;
   const without = play.placed.filter((_, i) => i !== drag.from);
-  if (!onBoard) {  // dropped off the board: back to the tray
+  const back = drag.from === null ? "went back to the tray" : "went back where it was";
+  if (!landing.onBoard) {  // dropped off the board: back to the tray
     if (drag.from !== null) setPosition(without);
-    else drawAll();
+    else {
+      note(`${drag.piece} ${back}: it was dropped off the board`);
+      drawAll();
+    }
     return;
   }
-  const [bx, by] = boardPoint(ev.clientX, ev.clientY);
-  const {k, refused} = nearestPlace(drag.piece, drag.o, bx - drag.grab[0], by - drag.grab[1],
-                                    drag.from, play.cellSize);
-  if (k === null) {  // nowhere to go: it goes back where it came from
-    if (refused !== null) feedback(refusal(drag.piece, drag.o, refused, drag.from), "invalid");
+  if (landing.state !== "fits") {  // nowhere to go: it goes back where it came from
+    note(`${drag.piece} ${back}: ` + (landing.k === null
+      ? "part of it would be off the board there"
+      : refusal(drag.piece, drag.o, landing.k, drag.from)));
     drawAll();
     return;
   }
-  const moved = {piece: drag.piece, o: drag.o, k};
+  const moved = {piece: drag.piece, o: drag.o, k: landing.k};
   if (drag.from === null) setPosition([...play.placed, moved]);
   else setPosition(play.placed.map((p, i) => (i === drag.from ? moved : p)));
 }
@@ -467,10 +775,40 @@ function tapBoard(ev) {
   const o = play.orient[piece];
   const mark = orientation(piece, o).mark;
   const [bx, by] = boardPoint(ev.clientX, ev.clientY);
-  const {k} = nearestPlace(piece, o, bx - mark[0], by - mark[1], null, play.cellSize);
-  if (k === null) return;
+  const {k, refused} = nearestPlace(piece, o, bx - mark[0], by - mark[1], null, play.cellSize);
+  if (k === null) {
+    note(`${piece} does not fit there: ` + (refused === null
+      ? "part of it would be off the board" : refusal(piece, o, refused, null)));
+    return;
+  }
   play.ghost = {piece, o, k};
   placeGhost();
+}
+
+// A puzzle's layout, asked of the server once.
+async function layoutOf(spec) {
+  if (!play.layouts[spec]) play.layouts[spec] = await api(`/api/layout/${encodeURIComponent(spec)}`);
+  return play.layouts[spec];
+}
+
+// Some placements ({piece, cells}) drawn on the cells of the puzzle chosen, the cells of
+// labels left open: the solutions view's hints, drawn as play draws a position.
+export async function positionPicture(placements, labels) {
+  const layout = await layoutOf(state.spec);
+  const svg = svgEl("svg", {class: "position", role: "img"});
+  const open = new Set(labels);
+  drawCells(svg, layout, new Set(layout.cells.filter((c) => open.has(c.label))
+    .map((c) => cellKey(c.cell))));
+  for (const {piece, cells} of placements) {
+    const info = layout.pieces.find((p) => p.name === piece);
+    const want = new Set(cells.map(cellKey));
+    const found = info && info.orientations.flatMap((shape, o) => shape.places
+      .filter(([dr, dc]) => shape.cells.length === want.size &&
+              shape.cells.every(([a, b]) => want.has(cellKey([a + dr, b + dc]))))
+      .map(([, , x, y]) => [o, x, y]))[0];
+    if (found) shapeOf(svg, info, found[0], found[1], found[2], {class: "shown", "data-piece": piece});
+  }
+  return svg;
 }
 
 // --- hints, keys, loading -----------------------------------------------------------------
@@ -496,9 +834,12 @@ async function playHint() {
   try {
     const data = await api("/api/hint", {...puzzle(), revealed: placementsOf(placed)});
     if (!settled()) return;
-    if (data.complete) { feedback(`${data.labels.join(" ")}: solved!`, "solved"); return; }
+    if (data.complete) { verdict(`${data.labels.join(" ")}: solved!`, "solved"); return; }
     const found = findPlace(data.revealed.at(-1).piece, data.revealed.at(-1).cells);
-    if (found) setPosition([...play.placed, found]);
+    if (found) {
+      play.clock.hints += 1;
+      setPosition([...play.placed, found]);
+    }
   } catch (err) {
     if (settled()) feedback(err.message, err.status === 409 ? "dead_end" : "invalid");
   }
@@ -517,12 +858,28 @@ function playKey(ev) {
   if (key === "r") turn("rotate");
   else if (key === "f") turn("flip");
   else if (key === "u") undo();
-  else if (key === "Escape") { cancelDrag(); choose(null); }
-  else if (key in arrows && play.ghost && target === $("play-board")) {
+  else if (key === "Escape") {
+    cancelDrag();
+    choose(null);
+    if (target.closest && target.closest(".placed")) $("play-board").focus();
+  } else if (key in arrows && (play.ghost || play.selected) && target === $("play-board")) {
     ev.preventDefault(); moveGhost(...arrows[key]);
-  } else if ((key === "Enter" || key === " ") && play.ghost && target === $("play-board")) {
-    ev.preventDefault(); placeGhost();
-  } else return;
+  } else if (key in arrows && target.closest && target.closest("#play-board")) {
+    ev.preventDefault(); roveBoard(target, arrows[key][0] + arrows[key][1]);
+  } else if ((key === "Enter" || key === " ") && play.selected && target === $("play-board")) {
+    ev.preventDefault(); placeGhost(true);
+  }
+}
+
+// With no piece chosen, the arrow keys move the focus over the pieces on the board (Delete
+// takes off the one in focus); the board itself stays the area's one Tab stop.
+function roveBoard(target, step) {
+  const pieces = [...$("play-board").querySelectorAll(".placed")];
+  if (!pieces.length) return;
+  const at = pieces.indexOf(target.closest(".placed"));
+  const next = at < 0 ? (step > 0 ? 0 : pieces.length - 1)
+    : (at + step + pieces.length) % pieces.length;
+  pieces[next].focus();
 }
 
 // On a wide screen the board takes the height the window leaves below the controls above
@@ -540,7 +897,8 @@ function fitBoard() {
   board.style.height = `${Math.max(256, window.innerHeight - top - BOARD_MARGIN_PX)}px`;
 }
 
-export function playSetUp() {
+// onOther(query) opens the same puzzle for another date ({date}) or labels ({labels}).
+export function playSetUp(onOther) {
   window.addEventListener("resize", fitBoard);
   const above = new ResizeObserver(fitBoard);
   for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs")) above.observe(el);
@@ -550,6 +908,12 @@ export function playSetUp() {
   $("clear").onclick = () => { if (play.placed.length) setPosition([]); };
   $("play-hint").onclick = () => playHint();
   $("play-board").addEventListener("click", tapBoard);
+  $("tray").addEventListener("keydown", trayKey);
+  $("tool-row").addEventListener("keydown", toolsKey);
+  $("copy-share").onclick = () => copyShare();
+  $("share").onclick = () => share();
+  $("yesterday").onclick = () => onOther({date: dayBefore(state.query.date)});
+  $("another-date").onclick = () => onOther(another());
   // a press starts afresh: the click that ends a drag is not a click
   window.addEventListener("pointerdown", () => { play.dragged = false; }, {capture: true});
   window.addEventListener("pointermove", pointerMove, {passive: false});
@@ -563,12 +927,9 @@ export async function playLoad() {
   const load = ++play.loads;
   feedback("", "");
   const spec = state.spec;  // (the layout asked for is kept under its own name)
-  let layout = play.layouts[spec];
-  if (!layout) {
-    try { layout = await api(`/api/layout/${encodeURIComponent(spec)}`); }
-    catch (err) { if (load === play.loads) showError(err.message); return; }
-    play.layouts[spec] = layout;
-  }
+  let layout;
+  try { layout = await layoutOf(spec); }
+  catch (err) { if (load === play.loads) showError(err.message); return; }
   if (load !== play.loads) return;
   if (play.layout !== layout) play.orient = {};
   play.layout = layout;
@@ -587,7 +948,12 @@ export async function playLoad() {
   play.ghost = null;
   play.labels = [];
   play.placed = restore();
+  play.clock = restoreClock();
   play.takeBack = [];
+  play.status = null;
+  play.verdict = ["", ""];
+  $("play-board").classList.remove("celebrate");
+  solvedPanel();
   drawAll();
   fitBoard();
   await check();

@@ -4,7 +4,7 @@ import {$} from "./dom.js";
 
 export const state = {specs: {}, spec: null, query: null, index: 0, revealed: [],
                       mode: "solution", found: 0, exhausted: false, count: null,
-                      solvable: true, view: "play"};
+                      solvable: true, view: "play", shown: false};
 
 // A GET (no body) or a POST of body as JSON to the API: its JSON answer, or an Error with
 // a sentence a person can read (the server's message, or what went wrong on the way) and
@@ -32,6 +32,36 @@ export async function api(path, body, signal) {
 }
 
 export function faceUp() { return $("face-up").checked; }
+
+// A puzzle's title as people read it: its description up to any parenthesis ("10-piece
+// weekday calendar"), else its name.
+export function title(spec) {
+  const head = ((spec && spec.description) || "").split(" (")[0].trim();
+  return head || (spec ? spec.name : "");
+}
+
+// Today's date where the page is, written YYYY-MM-DD.
+export function localToday() {
+  const d = new Date();
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 10);
+}
+
+// The goal of the puzzle chosen, in one line worded from it: its groups, and its date or
+// the labels left open.
+export function goal(labels = null) {
+  const spec = state.specs[state.spec];
+  if (!spec || !state.query) return "";
+  const groups = Object.keys(spec.groups);
+  const named = groups.length > 1
+    ? `${groups.slice(0, -1).join(", ")} and ${groups.at(-1)}` : groups.join("");
+  const date = state.query.date;
+  if (date === undefined) {
+    const shown = labels && labels.length ? `: ${labels.join(" ")}` : "";
+    return `Cover every cell but the ${named} chosen${shown}.`;
+  }
+  return `Cover every cell but ${date === localToday() ? "today's" : "the"} ${named}` +
+    (date === localToday() ? "." : ` of ${date}.`);
+}
 
 // Whether text is a real date written YYYY-MM-DD (a date box being changed holds "").
 export function isRealDate(text) {
