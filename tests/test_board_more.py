@@ -373,10 +373,10 @@ def test_make_writes_only_in_its_own_folder_whatever_the_name(client, tmp_path, 
     import tempfile
 
     from cpmodels.web.board import board_spec
-    from cpmodels.web.designing import make_zip
+    from cpmodels.web.designing import make_options, make_zip
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    made = make_zip(board_spec({**SMALL, "name": name}), {})
+    made = make_zip(board_spec({**SMALL, "name": name}), make_options({}))
     with zipfile.ZipFile(io.BytesIO(made)) as archive:
         names = archive.namelist()
     assert names and all(".." not in n.split("/") and not n.startswith(("/", "./"))
