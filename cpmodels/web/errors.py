@@ -154,7 +154,8 @@ async def refused(request: Request, exc: Exception) -> JSONResponse:
         said = json_error(exc.__cause__) if exc.status_code == 400 else str(exc.detail)
         return _error(status, said, plain_text(said))
     if isinstance(exc, InvalidPosition):
-        return JSONResponse({"status": "invalid", "completions": 0, "message": plain(exc),
+        # Said as play mode's other verdicts are, naming the placement: already plain.
+        return JSONResponse({"status": "invalid", "completions": 0, "message": str(exc),
                              "error": str(exc)}, status_code=status)
     return _error(status, str(exc), plain(exc))
 
