@@ -617,6 +617,7 @@ function showUnsolvable(unsolvable) {
 }
 
 function load(fields) {
+  $("notice").hidden = true;  // a link's board that could not be read is no longer shown
   state.grid = fields.grid || "square";
   state.name = fields.name || "my-calendar";
   const rows = (fields.board || []).map((r) => String(r).trim().split(/\s+/));
