@@ -89,7 +89,7 @@ def plain(exc: BaseException) -> str:
         sentences = list(dict.fromkeys(problem_sentence(p) for p in exc.problems))
         more = len(sentences) - MAX_PROBLEMS
         said = " ".join(sentences[:MAX_PROBLEMS])
-        return said + (f" ({more} more problem{'s' * (more > 1)} to fix after these.)"
+        return said + (f" And {more} more problem{'s' * (more > 1)} after these."
                        if more > 0 else "")
     if isinstance(exc, OptionError):
         return sentence(f"{exc.rule}, not {exc.value}")
