@@ -81,12 +81,30 @@ def test_the_play_page_says_what_is_wrong_with_a_link(browser, slow_server, view
         _in_view(page, "#error", viewport)
         _said(page)
 
+        # every way a link's board can be unreadable is said the same way
+        hostile = ["#board=", "#board=%%%", f"#board={_link([1, 2])}", f"#board={_link(None)}",
+                   f"#board={_link('text')}", "#board=_w", "#board=" + "A" * 200_000]
+        said_of = page.evaluate("""hashes => import("/static/words.js").then((m) =>
+            hashes.map((h) => { try { return m.linkedBoard(h); } catch (e) { return e.message; }
+            }))""", hostile)
+        assert set(said_of) == {"This link's board could not be read (the link may have been "
+                                "cut short or changed)."}
+        assert page.evaluate("""import("/static/words.js").then((m) =>
+            [m.linkedBoard(""), m.linkedBoard("#other")])""") == [None, None]
+
         unfinished = {**SMALL, "pieces": []}
         page.goto(f"{slow_server}/?link=2#board={_link(unfinished)}")
         said = _says(page, "#error", "cannot be played")
         assert said == ("This link's board cannot be played. The board has no pieces yet: "
                         f"add at least one piece. Here is {shown} instead.")
         _in_view(page, "#error", viewport)
+        _said(page)
+
+        # every query option at once, long and odd: one line naming what is wrong
+        page.goto(f"{slow_server}/?spec={'x' * 300}&date=99999-01-01&solution=abc"
+                  "&face_up=maybe&view=nonsense&labels=")
+        said = _says(page, "#error", "there is no puzzle named")
+        assert said == f'there is no puzzle named "{"x" * 40}\u2026"; showing calendar_week'
         _said(page)
     finally:
         page.close()
