@@ -4,9 +4,9 @@
 // the server draws them (cells.js). The board's fields (spec), the state, and the pure
 // helpers the tests call are exported.
 import {base64url} from "./base64url.js";
-import {linkedBoard, said} from "./words.js";
 import {bounds, cellCorners, loadDrawings, tokenCell} from "./cells.js";
 import {$, SVG_NS} from "./dom.js";
+import {linkedBoard, said} from "./words.js";
 
 // pieces: the board's own; candidates: the pool the design question chooses sets from,
 // kept apart so that asking never changes the board.
@@ -494,7 +494,7 @@ function nextSteps() {
 // Whether a board's error is that a part of it is still empty (the next steps say so).
 function isMissing(e) {
   return ["pieces", "groups", "board"].includes(e.field) &&
-    /at least 1 item|Field required/.test(String(e.error));
+    /at least 1 item|required field is missing/.test(String(e.error));
 }
 
 // A response's newline-delimited JSON, read as it comes: each chunk's whole lines go to
