@@ -11,14 +11,24 @@ class SpecError(CpmodelsError):
     """A spec file is missing, unreadable or invalid.
 
     The message names the file, the field path (and line when known) and what is wrong.
+    A validation error also keeps, for those who word it otherwise, the field's ``path``
+    (names and 0-based indexes), the validator's ``kind`` of error (``"too_short"``,
+    ``"missing"``, ...) and its ``context`` (``{"min_length": 1}``); an error of several
+    problems keeps each as one of its ``problems`` (one error is its own only problem).
     """
 
     def __init__(self, source: str, message: str, field: str | None = None,
-                 line: int | None = None) -> None:
+                 line: int | None = None, *, path: tuple[str | int, ...] | None = None,
+                 kind: str | None = None, context: dict[str, object] | None = None,
+                 problems: tuple[SpecError, ...] = ()) -> None:
         self.source = source
         self.field = field
         self.line = line
         self.reason = message
+        self.path = path
+        self.kind = kind
+        self.context = context or {}
+        self.problems = problems or (self,)
         where = source
         if line is not None:
             where += f":{line}"
@@ -29,6 +39,16 @@ class SpecError(CpmodelsError):
 
 class InputError(CpmodelsError):
     """A command-line argument (date, labels, size, target, ...) is invalid for the spec."""
+
+
+class OptionError(InputError):
+    """An option's value out of its range. The message names the option as the command line
+    spells it (``--cell 0: ...``); ``rule`` says what the value must be, naming the option
+    in words ("a cell must be 1 to 500 mm"), and ``value`` is the value given, as text."""
+
+    def __init__(self, message: str, rule: str = "", value: str = "") -> None:
+        super().__init__(message)
+        self.rule, self.value = rule or message, value
 
 
 class TooLargeError(CpmodelsError):

@@ -37,8 +37,9 @@ def test_check_says_the_arithmetic_without_search(client):
     board["pieces"] = board["pieces"][:-1]  # one pentomino fewer
     answer = client.post("/api/board/check", json=board).json()
     assert not answer["valid"] and answer["errors"][0]["field"] == "pieces"
-    assert "the pieces cover 36 cells" in answer["errors"][0]["message"]
-    assert "leaving 41 to fill" in answer["errors"][0]["message"]
+    assert "the pieces cover 36 cells" in answer["errors"][0]["error"]
+    assert "leaving 41 to fill" in answer["errors"][0]["error"]
+    assert answer["errors"][0]["message"].startswith("The pieces cover 36 cells")
 
 
 @pytest.mark.parametrize(("change", "field", "words"), [

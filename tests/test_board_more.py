@@ -373,10 +373,10 @@ def test_make_writes_only_in_its_own_folder_whatever_the_name(client, tmp_path, 
     import tempfile
 
     from cpmodels.web.board import board_spec
-    from cpmodels.web.designing import make_zip
+    from cpmodels.web.designing import make_options, make_zip
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    made = make_zip(board_spec({**SMALL, "name": name}), {})
+    made = make_zip(board_spec({**SMALL, "name": name}), make_options({}))
     with zipfile.ZipFile(io.BytesIO(made)) as archive:
         names = archive.namelist()
     assert names and all(".." not in n.split("/") and not n.startswith(("/", "./"))
@@ -393,13 +393,14 @@ def test_a_make_past_its_deadline_is_ended():
     deadline (here already past)."""
     from cpmodels.errors import OutOfTime
     from cpmodels.web.board import board_spec
-    from cpmodels.web.designing import make_zip_within
+    from cpmodels.web.designing import made_board, make_options, make_zip_within
 
     with pytest.raises(OutOfTime, match="longer than the server allows"):
-        make_zip_within(board_spec(SMALL), {}, time.perf_counter())
-    with pytest.raises(InputError, match="kerf"):
-        make_zip_within(board_spec(SMALL), {"kerf": 30.0}, None)
-    assert zipfile.ZipFile(io.BytesIO(make_zip_within(board_spec(SMALL), {}, None))).namelist()
+        make_zip_within(board_spec(SMALL), make_options({}), time.perf_counter())
+    with pytest.raises(InputError, match="kerf"):  # refused before a process is started
+        made_board(SMALL, {"kerf": 30.0}, time.perf_counter() + 0.5)
+    made = make_zip_within(board_spec(SMALL), make_options({}), None)
+    assert zipfile.ZipFile(io.BytesIO(made)).namelist()
 
 
 def test_a_preview_has_a_pixel_budget(client):

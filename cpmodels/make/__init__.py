@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from cpmodels import __version__
-from cpmodels.errors import InputError
+from cpmodels.errors import InputError, OptionError
 from cpmodels.extras import require
 from cpmodels.files import directory_in_place, write_atomic
 from cpmodels.geometry import Cell
@@ -53,32 +53,39 @@ class MakeOptions:
     font: str | None = None  # a TTF or OTF file for the labels (default: DejaVu Sans Bold)
 
     def check(self) -> None:
-        """One clear line for each size that cannot make parts."""
+        """One clear line for each size that cannot make parts (:class:`OptionError`)."""
         if not 1.0 <= self.cell <= 500.0:
-            raise InputError(f"--cell {self.cell:g}: a cell must be 1 to 500 mm")
+            _refuse("--cell", f"{self.cell:g}", "a cell must be 1 to 500 mm")
         if not 0.0 <= self.kerf < self.cell / 2:
-            raise InputError(f"--kerf {self.kerf:g}: the kerf must be at least 0 and less than "
-                             f"half a cell ({self.cell / 2:g} mm)")
+            _refuse("--kerf", f"{self.kerf:g}", f"the kerf must be at least 0 and less than "
+                    f"half a cell ({self.cell / 2:g} mm)")
         if not 0.0 <= self.clearance < self.cell / 4:
-            raise InputError(f"--clearance {self.clearance:g}: the clearance must be at least "
-                             f"0 and less than a quarter of a cell ({self.cell / 4:g} mm)")
+            _refuse("--clearance", f"{self.clearance:g}", f"the clearance must be at least 0 "
+                    f"and less than a quarter of a cell ({self.cell / 4:g} mm)")
         if not 0.2 <= self.thickness <= 200.0:
-            raise InputError(f"--thickness {self.thickness:g}: it must be 0.2 to 200 mm")
+            _refuse("--thickness", f"{self.thickness:g}",
+                    "the thickness must be 0.2 to 200 mm")
         w, h = self.sheet
         if not (1.0 <= w <= 10_000.0 and 1.0 <= h <= 10_000.0):
-            raise InputError(f"--sheet {w:g}x{h:g}: a sheet's sides must be 1 to 10,000 mm")
+            _refuse("--sheet", f"{w:g}x{h:g}", "a sheet's sides must be 1 to 10,000 mm")
         if self.border is not None and not 0.0 < self.border <= 10 * self.cell:
-            raise InputError(f"--border {self.border:g}: it must be more than 0 and at most "
-                             "ten cells")
+            _refuse("--border", f"{self.border:g}",
+                    "the border must be more than 0 and at most ten cells")
         if not 0.0 <= self.gap <= 1000.0:
-            raise InputError(f"gap {self.gap:g}: the gap between parts must be 0 to 1000 mm")
+            _refuse("gap", f"{self.gap:g}", "the gap between parts must be 0 to 1000 mm")
         if not 0.0 <= self.margin < min(w, h) / 2:
-            raise InputError(f"margin {self.margin:g}: the sheet's margin must be at least 0 "
-                             f"and less than half its shorter side ({min(w, h) / 2:g} mm)")
+            _refuse("margin", f"{self.margin:g}", f"the sheet's margin must be at least 0 "
+                    f"and less than half its shorter side ({min(w, h) / 2:g} mm)")
 
     @property
     def frame_border(self) -> float:
         return self.cell / 2 if self.border is None else self.border
+
+
+def _refuse(option: str, value: str, rule: str) -> NoReturn:
+    """An :class:`OptionError`: ``option`` (as the command line spells it) is ``value``,
+    against ``rule``."""
+    raise OptionError(f"{option} {value}: {rule}", rule=rule, value=value)
 
 
 def sheet_size(text: str) -> tuple[float, float]:
@@ -86,7 +93,10 @@ def sheet_size(text: str) -> tuple[float, float]:
     try:
         w, h = (float(v) for v in text.lower().split("x"))
     except ValueError:
-        raise InputError(f"sheet {text!r} is not WxH in millimetres (e.g. 600x400)") from None
+        raise OptionError(f"sheet {text!r} is not WxH in millimetres (e.g. 600x400)",
+                          rule="a sheet's size is its width and height in millimetres, "
+                               "written WIDTHxHEIGHT such as 600x400",
+                          value=repr(text[:40])) from None
     return w, h
 
 

@@ -265,13 +265,16 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None,
             path, message = _describe({**error, "loc": loc}, model)
             line = next((lines[path[:n]] for n in range(len(path), -1, -1)
                          if path[:n] in lines), None)
+            context = {k: v for k, v in (error.get("ctx") or {}).items() if k != "error"}
             problems.append(SpecError(source, message, field=_format_path(path) or None,
-                                      line=line))
+                                      line=line, path=path, kind=error["type"],
+                                      context=context))
         first = problems[0]
         if len(problems) > 1:
             rest = "\n".join(str(p) for p in problems[1:])
             raise SpecError(first.source, f"{first.reason}\n{rest}", first.field,
-                            first.line) from None
+                            first.line, path=first.path, kind=first.kind,
+                            context=first.context, problems=tuple(problems)) from None
         raise first from None
 
 

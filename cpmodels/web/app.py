@@ -23,9 +23,10 @@ answers with the CLI's JSON contract plus the board as SVG:
 
 The handlers are in ``web/routes/`` (``pages.py``, ``play.py``, ``board.py``); what a server
 holds between requests is on ``app.state.server`` (``web/state.py``), so two apps share
-nothing. Every error answers ``{"error": message}`` with the status its kind has in the one
-table, ``web/errors.py``'s ``ERROR_STATUS``, the same on every endpoint; a body over 64 KB
-answers 413. Heavy work runs in a bounded pool (``web/limits.py``), never on the event
+nothing. Every error answers ``{"error": ..., "message": ...}`` (the precise line for
+programs, and the same for a person: ``web/wording.py``) with the status its kind has in
+the one table, ``web/errors.py``'s ``ERROR_STATUS``, the same on every endpoint; a body
+over 64 KB answers 413. Heavy work runs in a bounded pool (``web/limits.py``), never on the event
 loop: a request that finds the pool full gets 503, one that runs out of time 504. Nothing
 is written to disk.
 """

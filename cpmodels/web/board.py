@@ -27,6 +27,7 @@ from cpmodels.running import Plan, Run, Threads
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
 from cpmodels.sweep import Row, SweepSummary, TallyPlan
+from cpmodels.web.wording import plain, problem_sentence
 
 MAX_CELLS = 400  # a board cell by cell in a browser: far more than any calendar
 MAX_COMBINATIONS = 20_000
@@ -120,15 +121,18 @@ def arithmetic(spec: CalendarSpec) -> dict[str, Any]:
 
 
 def check(data: Any) -> dict[str, Any]:
-    """The board's validation errors, or its arithmetic; never searches."""
+    """The board's validation errors, or its arithmetic; never searches. Each error has
+    its ``field`` (a path, or None), the precise ``error`` and the same said for a person
+    (``message``, :mod:`cpmodels.web.wording`)."""
     try:
         spec = board_spec(data)
     except SpecError as exc:
-        errors = [{"field": exc.field, "message": line}
-                  for line in str(exc.reason).splitlines() if line.strip()]
+        errors = [{"field": p.field, "error": p.reason, "message": problem_sentence(p)}
+                  for p in exc.problems]
         return {"valid": False, "errors": errors}
     except InputError as exc:
-        return {"valid": False, "errors": [{"field": None, "message": str(exc)}]}
+        return {"valid": False,
+                "errors": [{"field": None, "error": str(exc), "message": plain(exc)}]}
     return {"valid": True, "errors": [], **arithmetic(spec)}
 
 

@@ -34,6 +34,8 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from cpmodels.web.wording import plain_text
+
 MAX_CONNECTIONS = 256  # requests being answered at once before newcomers get 503, and
 # connections open before the longest-waiting idle one is closed for a newcomer
 HELD_BODY_BYTES = 64 * 1024  # a body held this far counts as arrived (the app refuses more)
@@ -167,8 +169,8 @@ def _replaying(messages: list[dict], receive: Callable) -> Callable:
 
 
 async def _busy(send: Callable, cap: int) -> None:
-    body = json.dumps({"error": f"the server is answering {cap} requests already; try "
-                                "again in a moment"}).encode()
+    said = f"the server is answering {cap} requests already; try again in a moment"
+    body = json.dumps({"error": said, "message": plain_text(said)}).encode()
     await send({"type": "http.response.start", "status": 503,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()),

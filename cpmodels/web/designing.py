@@ -16,7 +16,7 @@ import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cpmodels.design import Design, TooManySets, ranked
 from cpmodels.errors import InputError, SpecError
@@ -26,6 +26,9 @@ from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
 from cpmodels.web.board import SOURCE, board_spec
 from cpmodels.web.limits import check_deadline
+
+if TYPE_CHECKING:
+    from cpmodels.make import MakeOptions
 
 MAX_SETS = 5_000  # candidate sets the editor decides (a design file on the CLI: millions)
 LEARNING_SETS = 16  # sets the order of dates is learnt from before the sets are streamed
@@ -136,9 +139,10 @@ def _piece(piece: Any) -> dict[str, Any]:
     return piece.model_dump(by_alias=True, exclude_none=True)
 
 
-def make_zip(spec: CalendarSpec, sizes: dict[str, Any]) -> bytes:
-    """``cpmodels make`` of a board, its files in one zip (``sizes``: the make options)."""
-    from cpmodels.make import MakeOptions, make, sheet_size
+def make_options(sizes: dict[str, Any]) -> MakeOptions:
+    """The make options of a board (``sizes``: the page's sizes, the sheet as ``WxH``
+    text), checked: an :class:`~cpmodels.errors.OptionError` names a size out of range."""
+    from cpmodels.make import MakeOptions, sheet_size
 
     if isinstance(sizes.get("sheet"), str):
         sizes = {**sizes, "sheet": sheet_size(sizes["sheet"])}
@@ -147,6 +151,14 @@ def make_zip(spec: CalendarSpec, sizes: dict[str, Any]) -> bytes:
     except TypeError as exc:
         raise InputError(f"make options: {exc}") from None
     options.check()
+    return options
+
+
+def make_zip(spec: CalendarSpec, options: MakeOptions) -> bytes:
+    """``cpmodels make`` of a board with these :class:`~cpmodels.make.MakeOptions`, its
+    files in one zip."""
+    from cpmodels.make import make
+
     # The zip's folder: the board's name made safe as a path ('..' is a valid name).
     folder = "".join(c if c.isalnum() or c in "-_." else "_" for c in spec.name).strip(".")
     with tempfile.TemporaryDirectory(prefix="cpmodels-make-") as tmp:
@@ -160,20 +172,21 @@ def make_zip(spec: CalendarSpec, sizes: dict[str, Any]) -> bytes:
         return buffer.getvalue()
 
 
-def make_zip_within(spec: CalendarSpec, sizes: dict[str, Any],
+def make_zip_within(spec: CalendarSpec, options: MakeOptions,
                     deadline: float | None) -> bytes:
     """:func:`make_zip` in a process of its own, ended if ``deadline`` (a
     ``time.perf_counter`` value) passes first (:class:`OutOfTime`): a make cannot be
     stopped midway, and all the memory it took goes back when its process ends. Its
     errors come back as they are said (an input error as :class:`InputError`)."""
-    return in_own_process(make_zip, (spec, sizes), deadline=deadline, preload=MAKE_MODULES,
+    return in_own_process(make_zip, (spec, options), deadline=deadline, preload=MAKE_MODULES,
                           too_long="making the files took longer than the server allows; "
                                    "try a smaller board or run cpmodels make")
 
 
 def made_board(data: Any, sizes: dict[str, Any], deadline: float | None) -> tuple[str, bytes]:
     """A drawn board's (JSON fields) name and its ``cpmodels make`` zip, made within
-    ``deadline`` (:func:`make_zip_within`)."""
+    ``deadline`` (:func:`make_zip_within`), its sizes checked first."""
     spec = board_spec(data)
+    options = make_options(sizes)
     check_deadline(deadline)
-    return spec.name, make_zip_within(spec, sizes, deadline)
+    return spec.name, make_zip_within(spec, options, deadline)

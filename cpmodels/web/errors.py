@@ -1,7 +1,9 @@
 """How the server answers an error: one table from an error's kind to its status
 (:data:`ERROR_STATUS`), the same on every endpoint, the one handler that answers every
-error with ``{"error": message}`` (:func:`refused`), and the check that refuses a query
-option an endpoint does not take (:func:`known_options`).
+error with ``{"error": precise, "message": plain}`` (:func:`refused`: the precise line for
+programs, naming fields and options as the command line does, and the same said for a
+person by :func:`cpmodels.web.wording.plain`), and the check that refuses a query option
+an endpoint does not take (:func:`known_options`).
 
 422 is bad input of any sort (a bad spec or board, a body that is not UTF-8 JSON or is
 nested too deeply, a wrong type, an unknown query option, a position no one could lay on
@@ -30,6 +32,7 @@ from starlette.requests import ClientDisconnect
 from cpmodels.errors import CpmodelsError, InputError, NotFound, OutOfTime, SpecError
 from cpmodels.web.limits import Busy, json_error
 from cpmodels.web.play import InvalidPosition, NoSolution
+from cpmodels.web.wording import plain, plain_text
 
 log = logging.getLogger("cpmodels.web")
 
@@ -133,25 +136,28 @@ def _sentence(loc: tuple[Any, ...], kind: str) -> str:
     return f"{where}: {form}"
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, said: str) -> JSONResponse:
+    return JSONResponse({"error": message, "message": said}, status_code=status)
 
 
 async def refused(request: Request, exc: Exception) -> JSONResponse:
-    """Every error's answer: its status from :data:`ERROR_STATUS` and one line."""
+    """Every error's answer: its status from :data:`ERROR_STATUS`, one precise line and
+    the same in plain words."""
     status = status_of(exc)
     if status == 500:
         log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-        return _error(500, f"internal error ({type(exc).__name__}); it has been logged")
+        return _error(500, f"internal error ({type(exc).__name__}); it has been logged",
+                      plain(exc))
     if isinstance(exc, RequestValidationError):
-        return _error(status, _message(exc))
+        return _error(status, _message(exc), plain(exc))
     if isinstance(exc, StarletteHTTPException):
-        return _error(status, json_error(exc.__cause__) if exc.status_code == 400
-                      else str(exc.detail))
+        said = json_error(exc.__cause__) if exc.status_code == 400 else str(exc.detail)
+        return _error(status, said, plain_text(said))
     if isinstance(exc, InvalidPosition):
+        # Said as play mode's other verdicts are, naming the placement: already plain.
         return JSONResponse({"status": "invalid", "completions": 0, "message": str(exc),
                              "error": str(exc)}, status_code=status)
-    return _error(status, str(exc))
+    return _error(status, str(exc), plain(exc))
 
 
 async def known_options(request: Request) -> None:

@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException
 from cpmodels.errors import CpmodelsError, InputError, OutOfTime
 from cpmodels.files import bounded_json
 from cpmodels.interrupt import seconds_left
+from cpmodels.web.wording import plain_text
 
 T = TypeVar("T")
 DEFAULT_QUEUE = 64  # searches waiting for a worker: enough for a page opened in many tabs
@@ -333,7 +334,7 @@ def _replaying(body: bytes, receive: Callable) -> Callable:
 
 
 async def _refuse(send: Callable, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
+    body = json.dumps({"error": message, "message": plain_text(message)}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode())]})

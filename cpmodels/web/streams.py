@@ -22,6 +22,7 @@ from fastapi.responses import StreamingResponse
 
 from cpmodels.web.board import Stoppable
 from cpmodels.web.limits import Busy, SearchPool, release_memory
+from cpmodels.web.wording import plain, plain_text
 
 BOARDS_AT_ONCE = 2  # drawn boards counted at once (each on every core, with its tables)
 BOARDS_WAITING = 8  # more streams waiting for a turn (each holds its compiled cover)
@@ -110,13 +111,15 @@ class StreamLimits:
                     for row in work.rows():
                         send(row)
                     if work.stopped and not timer.is_alive():
-                        send({"done": False, "error": f"the {what} took more than "
-                              f"{BOARD_TIME_LIMIT:g} s and were stopped"})
+                        said = (f"the {what} took more than {BOARD_TIME_LIMIT:g} s and "
+                                "were stopped")
+                        send({"done": False, "error": said, "message": plain_text(said)})
                 finally:
                     self.turns.release()
             except Exception as exc:  # the stream ends with the reason, and it is logged
                 log.error("board %s failed", what, exc_info=exc)
-                send({"done": False, "error": f"internal error ({type(exc).__name__})"})
+                send({"done": False, "error": f"internal error ({type(exc).__name__})",
+                      "message": plain(exc)})
             finally:
                 timer.cancel()
                 send(None)

@@ -11,9 +11,10 @@ from fastapi.responses import HTMLResponse, Response
 from cpmodels.errors import NotFound
 
 # The pages' scripts, ES modules served from the package: the play page's (``page.js``
-# over ``puzzle.js`` and ``play.js``), the editor's (``edit.js``), and those both import.
+# over ``puzzle.js`` and ``play.js``), the editor's (``edit.js``), and those both import
+# (``words.js``: what they say when something goes wrong).
 SCRIPTS = ("page.js", "puzzle.js", "play.js", "edit.js", "dom.js", "base64url.js",
-           "cells.js")
+           "cells.js", "words.js")
 router = APIRouter()
 
 

@@ -3,9 +3,10 @@
 // count (POST /api/board/counts), the previous stream cancelled. Cells are drawn where
 // the server draws them (cells.js). The board's fields (spec), the state, and the pure
 // helpers the tests call are exported.
-import {base64url, unbase64url} from "./base64url.js";
+import {base64url} from "./base64url.js";
 import {bounds, cellCorners, loadDrawings, tokenCell} from "./cells.js";
 import {$, SVG_NS} from "./dom.js";
+import {linkedBoard, said} from "./words.js";
 
 // pieces: the board's own; candidates: the pool the design question chooses sets from,
 // kept apart so that asking never changes the board.
@@ -421,18 +422,20 @@ async function loadPools() {
   drawPool();
 }
 
+const UNREACHABLE = "The server cannot be reached; check the connection and try again.";
+const LOST = "The connection to the server was lost before the answer came; try again.";
+
 // What went wrong with an answer that is not ok, as a sentence: the server's message.
 async function failure(response) {
   const data = await response.json().catch(() => null);
-  return data && typeof data.error === "string" && data.error
-    ? data.error : `the server could not answer (HTTP ${response.status}); try again in a moment`;
+  return said(data) || `The server could not answer (HTTP ${response.status}); try again in a moment.`;
 }
 
 // A GET's JSON answer, or an Error saying what went wrong.
 async function getJson(url) {
   let response;
   try { response = await fetch(url); }
-  catch (e) { throw new Error("the server cannot be reached; check the connection and try again"); }
+  catch (e) { throw new Error(UNREACHABLE); }
   if (!response.ok) throw new Error(await failure(response));
   return response.json();
 }
@@ -561,7 +564,7 @@ async function check() {
     const response = await post("/api/board/check", spec());
     answer = response.ok ? await response.json() : {failed: await failure(response)};
   } catch (e) {
-    if (mine === generation) sayError(`the server did not answer: ${e.message}`);
+    if (mine === generation) sayError(UNREACHABLE);
     return;
   }
   if (mine !== generation) return;  // the board changed while it was checked
@@ -572,9 +575,9 @@ async function check() {
   }));
   $("guide-box").hidden = steps.length === 0;
   // What the next steps already say is not repeated as an error.
-  const errors = answer.valid ? [] : answer.errors.map(plainError)
-    .filter((e) => !(steps.length && e.missing));
-  sayError(errors.map((e) => `${e.field}: ${e.message}`).join("\n"));
+  const errors = answer.valid ? [] : answer.errors
+    .filter((e) => !(steps.length && isMissing(e))).map((e) => said(e));
+  sayError(errors.join("\n"));
   $("arith").textContent = answer.valid ? answer.message : "";
   if (answer.valid && answer.fits) count(answer.combinations, mine);
 }
@@ -593,23 +596,10 @@ function nextSteps() {
   return steps;
 }
 
-const FIELD_NAMES = { pieces: "Pieces", groups: "Label groups", board: "Board", name: "Name",
-                      grid: "Grid", flip: "Turning pieces over", count: "How many" };
-
-// A validation error in plain words, under the name of the field it is about: the last
-// "field: " before the message names it ("board: groups: ..." is about the groups).
-export function plainError(e) {
-  let field = e.field || "board";
-  let message = String(e.message);
-  for (let m; (m = message.match(/^([a-z_]+): /)) && m[1] in FIELD_NAMES;) {
-    field = m[1]; message = message.slice(m[0].length);
-  }
-  message = message.replace(/\s*\(got .*\)$/s, "");
-  const empty = /should have at least 1 item/.test(message);
-  if (empty && field === "pieces") message = "none yet; add pieces from the lists below";
-  else if (empty && field === "groups") message = "none yet; add a group and label cells with it";
-  else if (/^Field required$/.test(message)) message = "missing";
-  return { field: FIELD_NAMES[field] || field, message, missing: empty };
+// Whether a board's error is that a part of it is still empty (the next steps say so).
+function isMissing(e) {
+  return ["pieces", "groups", "board"].includes(e.field) &&
+    /at least 1 item|required field is missing/.test(String(e.error));
 }
 
 // A response's newline-delimited JSON, read as it comes: each chunk's whole lines go to
@@ -660,7 +650,7 @@ async function count(total, mine) {
       return true;
     });
   } catch (e) {
-    if (e.name !== "AbortError") sayError(String(e));
+    if (e.name !== "AbortError") sayError(LOST);
   } finally {
     if (stream === controller) stream = null;
   }
@@ -668,7 +658,7 @@ async function count(total, mine) {
 
 function finish(line) {
   const summary = $("summary");
-  if (!line.done) { summary.textContent = line.error || "stopped"; return; }
+  if (!line.done) { summary.textContent = said(line) || "stopped"; return; }
   summary.dataset.done = "1";
   const every = line.unsolvable.length === 0;
   const [fewest, most] = extremes(combos, state.groups);
@@ -734,6 +724,7 @@ function showUnsolvable(unsolvable) {
 }
 
 function load(fields) {
+  $("link-notice").hidden = true;  // a link's board that could not be read is no longer shown
   state.grid = fields.grid || "square";
   state.name = fields.name || "my-calendar";
   const rows = (fields.board || []).map((r) => String(r).trim().split(/\s+/));
@@ -845,8 +836,11 @@ async function init() {
     if (g && !(g in state.groups)) { state.groups[g] = []; $("newgroup").value = ""; drawGroups(); $("group").value = g; }
   });
   $("save").addEventListener("click", async () => {
-    const response = await post("/api/board/yaml", spec());
-    if (!response.ok) { sayError(await failure(response)); return; }
+    sayError("", $("shared"));
+    let response;
+    try { response = await post("/api/board/yaml", spec()); }
+    catch (e) { sayError(UNREACHABLE, $("shared")); return; }
+    if (!response.ok) { sayError(await failure(response), $("shared")); return; }
     const a = document.createElement("a");
     a.href = URL.createObjectURL(await response.blob());
     a.download = `${spec().name}.yaml`; a.click();
@@ -854,8 +848,11 @@ async function init() {
   $("open").addEventListener("change", async () => {
     const file = $("open").files[0];
     if (!file) return;
-    const response = await fetch("/api/board/open", { method: "POST", body: await file.text() });
-    if (!response.ok) { sayError(await failure(response)); return; }
+    sayError("", $("shared"));
+    let response;
+    try { response = await fetch("/api/board/open", { method: "POST", body: await file.text() }); }
+    catch (e) { sayError(UNREACHABLE, $("shared")); return; }
+    if (!response.ok) { sayError(await failure(response), $("shared")); return; }
     load(await response.json());
   });
   $("share").addEventListener("click", () => {
@@ -863,11 +860,38 @@ async function init() {
     $("shared").textContent = "the address now holds the board";
   });
   clearPad();
-  const shared = location.hash.match(/^#board=(.+)$/);
-  if (shared) { try { load(JSON.parse(unbase64url(shared[1]))); return; } catch (e) { sayError("the link's board cannot be read"); } }
+  // A board in the link (#board=...): drawn, or said why not above an empty board.
+  try {
+    const linked = drawable(linkedBoard(location.hash));
+    if (linked !== null) { load(linked); return; }
+  } catch (e) {
+    sayError(`${e.message} Here is an empty board instead.`, $("link-notice"));
+    $("link-notice").hidden = false;
+  }
   state.tokens = emptyTokens(state.rows, state.cols);
   await loadPools();
   edited();
+}
+
+// A linked board's fields, when the editor can draw them (null stays null), else an Error
+// saying why not: at most 20 rows of 20 cells, each field of the type the editor writes.
+function drawable(fields) {
+  if (fields === null) return null;
+  const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  const rows = fields.board ?? [];
+  const fits = Array.isArray(rows) && rows.length <= 20 &&
+    rows.every((r) => typeof r === "string" && r.trim().split(/\s+/).length <= 20) &&
+    [undefined, "square", "triangle", "hex"].includes(fields.grid) &&
+    (fields.groups === undefined || (isObject(fields.groups) &&
+      Object.values(fields.groups).every((l) => Array.isArray(l) && l.length <= 400))) &&
+    (fields.pieces === undefined || (Array.isArray(fields.pieces) && fields.pieces.length <= 400 &&
+      fields.pieces.every((p) => isObject(p) && typeof p.name === "string" &&
+        (Array.isArray(p.cells) || typeof p.shape === "string" || Array.isArray(p.shape)))));
+  if (!fits) {
+    throw new Error("This link's board is not one the editor can draw (at most 20 rows of " +
+                    "20 cells, with the fields the editor writes).");
+  }
+  return fields;
 }
 
 // --- a piece drawn cell by cell ---------------------------------------------------------
@@ -955,8 +979,8 @@ async function makeFiles() {
   const sizes = new URLSearchParams({ cell, kerf, sheet });
   let response;
   try { response = await post(`/api/board/make?${sizes}`, spec()); }
-  catch (e) { sayError("the server cannot be reached; try again"); $("shared").textContent = ""; return; }
-  if (!response.ok) { sayError(await failure(response)); $("shared").textContent = ""; return; }
+  catch (e) { sayError(UNREACHABLE, $("shared")); return; }
+  if (!response.ok) { sayError(await failure(response), $("shared")); return; }
   const a = document.createElement("a");
   a.href = URL.createObjectURL(await response.blob());
   a.download = `${spec().name}.zip`; a.click();
@@ -992,7 +1016,7 @@ async function runDesign() {
   let total = 1, seen = 0, working = 0;
   try {
     const response = await post("/api/board/design", body, controller.signal);
-    if (!response.ok) { sayError(unprefixed(await failure(response)), $("designsummary")); return; }
+    if (!response.ok) { sayError(await failure(response), $("designsummary")); return; }
     await readLines(response, (lines) => {
       for (const line of lines) {
         if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
@@ -1000,14 +1024,14 @@ async function runDesign() {
           seen += 1;
           if (line.works) { working += 1; showSet(line); }
         } else if (line.done) showRanking(line);
-        else if (line.error) sayError(line.error, $("designsummary"));
+        else if (line.error) sayError(said(line), $("designsummary"));
       }
       $("designprogress").value = seen;
       if (!$("designsummary").dataset.done) $("designsummary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} sets decided, ${working} work`;
       return true;
     });
   } catch (e) {
-    if (e.name !== "AbortError") sayError(String(e), $("designsummary"));
+    if (e.name !== "AbortError") sayError(LOST, $("designsummary"));
     else $("designsummary").textContent += " (stopped)";
   } finally {
     if (designing === controller) { designing = null; $("designstop").disabled = true; }
@@ -1023,11 +1047,6 @@ function designProblem() {
     return `choose a number from 1 to ${limits.max}: there ${free === 1 ? "is 1 candidate" : `are ${free} candidates`} not marked always`;
   }
   return "";
-}
-
-// A server's message without the field path it may start with ("board: choose[0]: ...").
-export function unprefixed(message) {
-  return String(message).replace(/^(?:[A-Za-z_]+(?:\[\d+\])?(?:\.[A-Za-z_]+)*: )+/, "");
 }
 
 function setText(v) {

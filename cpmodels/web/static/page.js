@@ -1,13 +1,13 @@
 // The play page: which puzzle (spec, date or labels, face up), kept in the URL; the
 // solutions view (step through solutions, hints, the count). Play mode is in play.js, what
 // both views share in puzzle.js.
-import {unbase64url} from "./base64url.js";
 import {$} from "./dom.js";
 import {playLoad, playSetUp, positionPicture} from "./play.js";
 import {
   api, faceUp, goal, isRealDate, localToday, puzzle, showError, showLabels, solutionIndex,
   state, title,
 } from "./puzzle.js";
+import {linkedBoard} from "./words.js";
 
 // Each request for the board takes a new number, and a newer one aborts the one before:
 // an answer that comes back after a newer request was made (a slow first load, a quick
@@ -309,17 +309,20 @@ async function start() {
   $("date").value = localToday();
   const data = await api("/api/specs");
   // A board drawn in the editor comes in the address (#board=...), played as a puzzle
-  // of its own for as long as the link is open.
-  const drawn = location.hash.match(/^#board=([A-Za-z0-9_-]+)$/);
+  // of its own for as long as the link is open. One that cannot be read or played is
+  // said so, and the page shows the puzzle it would show without it.
   let unreadable = "";
-  if (drawn) {
-    try {
-      const spec = await api("/api/board/play", JSON.parse(unbase64url(drawn[1])));
+  try {
+    const board = linkedBoard(location.hash);
+    if (board !== null) {
+      const spec = await api("/api/board/play", board).catch((err) => {
+        throw new Error(`This link's board cannot be played. ${err.message}`);
+      });
       data.specs.unshift(spec);
       if (asked.spec === null || asked.spec.startsWith("drawn-")) asked.spec = spec.name;
-    } catch (err) {
-      unreadable = `the drawn board in the link cannot be played: ${err.message}`;
     }
+  } catch (err) {
+    unreadable = err.message;
   }
   for (const spec of data.specs) {
     state.specs[spec.name] = spec;
@@ -365,7 +368,7 @@ async function start() {
   let warning = "";
   if (asked.spec !== null && asked.spec in state.specs) name = asked.spec;
   else if (asked.spec !== null) {
-    warning = `there is no puzzle named ${JSON.stringify(asked.spec)}; ` +
+    warning = `there is no puzzle named ${quoted(asked.spec)}; ` +
       `showing ${title(state.specs[name])}`;
   }
   if (asked.face_up && state.specs[name].flip) $("face-up").checked = true;
@@ -378,7 +381,14 @@ async function start() {
     else query = asked.labels ? {labels: asked.labels} : {date: asked.date};
   }
   await selectSpec(name, query, query ? asked.index : 0);
-  if (warning || unreadable) showError(unreadable || warning);
+  if (unreadable) showError(`${unreadable} Here is ${title(state.specs[name])} instead.`);
+  else if (warning) showError(warning);
+}
+
+// A link's text in a message: quoted, and cut short where it is long.
+function quoted(text) {
+  const shown = [...String(text)];
+  return JSON.stringify(shown.length > 40 ? `${shown.slice(0, 40).join("")}\u2026` : text);
 }
 
 // What is wrong with a link's labels or date, before anything is asked of the server.
@@ -387,7 +397,7 @@ function badLabels(spec, labels) {
   const seen = new Set();
   for (const label of labels) {
     const group = groups.find(([, names]) => names.includes(label));
-    if (!group) return `${title(spec)} has no label ${JSON.stringify(label)}`;
+    if (!group) return `${title(spec)} has no label ${quoted(label)}`;
     if (seen.has(group[0])) return `two labels of the group ${group[0]}`;
     seen.add(group[0]);
   }
@@ -398,16 +408,16 @@ function badLabels(spec, labels) {
 function badDate(spec, date) {
   if (!spec.dates) return `${title(spec)} has no dates; give labels`;
   const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!parts) return `${JSON.stringify(date)} is not a date: write it as YYYY-MM-DD`;
+  if (!parts) return `${quoted(date)} is not a date: write it as YYYY-MM-DD`;
   const [year, month, day] = parts.slice(1).map(Number);
-  const real = new Date(Date.UTC(year, month - 1, day));
-  if (month < 1 || month > 12 || real.getUTCMonth() !== month - 1 || real.getUTCDate() !== day) {
+  if (year < 1) return `${quoted(date)} is not a real date (years start at 1)`;
+  if (!isRealDate(date)) {
     const name = month >= 1 && month <= 12
       ? new Date(Date.UTC(2000, month - 1, 1)).toLocaleString("en", {month: "long",
                                                                       timeZone: "UTC"})
       : null;
     const why = name ? `${year} has no ${name} ${day}` : `there is no month ${month}`;
-    return `${JSON.stringify(date)} is not a real date (${why})`;
+    return `${quoted(date)} is not a real date (${why})`;
   }
   return "";
 }

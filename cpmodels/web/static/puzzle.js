@@ -1,15 +1,16 @@
 // What the play page's views share: the puzzle chosen (spec, date or labels, face up) and
 // where the solutions view stands, the server's API, and the messages under the controls.
 import {$} from "./dom.js";
+import {said} from "./words.js";
 
 export const state = {specs: {}, spec: null, query: null, index: 0, revealed: [],
                       mode: "solution", found: 0, exhausted: false, count: null,
                       solvable: true, view: "play", shown: false};
 
 // A GET (no body) or a POST of body as JSON to the API: its JSON answer, or an Error with
-// a sentence a person can read (the server's message, or what went wrong on the way) and
-// the HTTP status. A request aborted by its signal (a newer one took its place) rejects
-// with the AbortError.
+// a sentence a person can read (the server's message for a person, or what went wrong on
+// the way) and the HTTP status. A request aborted by its signal (a newer one took its
+// place) rejects with the AbortError.
 export async function api(path, body, signal) {
   let response;
   try {
@@ -22,9 +23,8 @@ export async function api(path, body, signal) {
   }
   const data = await response.json().catch(() => null);
   if (!response.ok || data === null) {
-    const said = data !== null && typeof data.error === "string" && data.error;
-    const err = new Error(said || `the server could not answer (HTTP ${response.status}); ` +
-                          "try again in a moment");
+    const err = new Error(said(data) || `The server could not answer (HTTP ${response.status}); ` +
+                          "try again in a moment.");
     err.status = response.status;
     throw err;
   }
@@ -63,13 +63,15 @@ export function goal(labels = null) {
     (date === localToday() ? "." : ` of ${date}.`);
 }
 
-// Whether text is a real date written YYYY-MM-DD (a date box being changed holds "").
+// Whether text is a real date written YYYY-MM-DD, from year 1 (a date box being changed
+// holds "").
 export function isRealDate(text) {
   const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text || "");
   if (!parts) return false;
   const [year, month, day] = parts.slice(1).map(Number);
-  const real = new Date(Date.UTC(year, month - 1, day));
-  return real.getUTCFullYear() === year && real.getUTCMonth() === month - 1 &&
+  const real = new Date(0);
+  real.setUTCFullYear(year, month - 1, day);  // years 1 to 99 too (Date.UTC reads 19xx)
+  return year >= 1 && real.getUTCFullYear() === year && real.getUTCMonth() === month - 1 &&
     real.getUTCDate() === day;
 }
 

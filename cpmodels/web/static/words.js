@@ -1,0 +1,34 @@
+// What the pages say when something goes wrong: an error answer of the API for a person,
+// and a board in a link (#board=...) read, or refused in words.
+import {unbase64url} from "./base64url.js";
+
+// Characters of a link's board: a board the server takes (64 KB of JSON) is well within.
+const MAX_LINK_BOARD = 100_000;
+
+// What an error answer says for a person: its message, else its error, else "".
+export function said(data) {
+  if (data === null || typeof data !== "object") return "";
+  for (const key of ["message", "error"]) {
+    if (typeof data[key] === "string" && data[key]) return data[key];
+  }
+  return "";
+}
+
+// The board a link holds (#board=...) as its fields, or null when it holds none. A board
+// that cannot be read (cut short, changed by hand, not a board's JSON) throws an Error
+// saying so, for the page to say what it shows instead.
+export function linkedBoard(hash) {
+  const found = /^#board=(.*)$/s.exec(hash || "");
+  if (!found) return null;
+  let board = null;
+  try {
+    if (found[1].length <= MAX_LINK_BOARD) board = JSON.parse(unbase64url(found[1]));
+  } catch (err) {
+    board = null;
+  }
+  if (board === null || typeof board !== "object" || Array.isArray(board)) {
+    throw new Error("This link's board could not be read (the link may have been cut " +
+                    "short or changed).");
+  }
+  return board;
+}
