@@ -49,7 +49,7 @@ def _in_view(page, selector: str, viewport: dict) -> None:
     box = page.locator(selector).bounding_box()
     assert box is not None and box["height"] > 0, f"{selector} is not shown"
     assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 1, selector
-    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], selector
+    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"] + 1, selector
 
 
 def _says(page, selector: str, words: str) -> str:
@@ -104,7 +104,7 @@ def test_the_play_page_says_what_is_wrong_with_a_link(browser, slow_server, view
         page.goto(f"{slow_server}/?spec={'x' * 300}&date=99999-01-01&solution=abc"
                   "&face_up=maybe&view=nonsense&labels=")
         said = _says(page, "#error", "there is no puzzle named")
-        assert said == f'there is no puzzle named "{"x" * 40}\u2026"; showing calendar_week'
+        assert said == f'there is no puzzle named "{"x" * 40}\u2026"; showing {shown}'
         _said(page)
     finally:
         page.close()
@@ -127,19 +127,23 @@ def test_the_editor_says_what_is_wrong_where_it_is_seen(browser, slow_server, vi
         page.goto(f"{slow_server}/edit?link=1#board={_link(SMALL)}")
         page.wait_for_selector("#summary[data-done]", timeout=30_000)
         assert page.locator("#link-notice").is_hidden()
-        # a make size out of range: said beside the button that asked, in view
+        # a make size out of range: refused where it is, the button saying why nothing
+        # was made, both in view (the server's own sentence is in test_messages.py)
         page.fill("#cellmm", "0")
         page.click("#make")
-        assert _says(page, "#shared", "must be") == "A cell must be 1 to 500 mm, not 0."
+        assert _says(page, "#cellmm-problem", "number") == "type a number from 5 to 100"
+        assert page.get_attribute("#cellmm", "aria-invalid") == "true"
+        assert page.inner_text("#shared") == "the files need the sizes marked above"
+        _in_view(page, "#cellmm-problem", viewport)
         _in_view(page, "#shared", viewport)
         _said(page)
-        # a piece drawn apart: said as what it is to a person
+        # a piece drawn apart: said as what it is to a person, where it was drawn
         for r, c in ((0, 0), (1, 1)):
             page.click(f'#pad .padcell[data-row="{r}"][data-col="{c}"]')
         page.fill("#padname", "X1")
         page.click("#padadd")
-        assert _says(page, "#errors", "is not connected") == (
-            "Piece 3 is not connected: its cells must touch side to side.")
+        assert _says(page, "#pad-problem", "more than one part").startswith(
+            "The drawn cells are in more than one part")
         _said(page)
     finally:
         page.close()

@@ -218,6 +218,8 @@ def test_a_slow_count_does_not_block_the_page(server, monkeypatch):
 def page(browser, server):
     page = browser.new_page(viewport={"width": 760, "height": 980})
     page.goto(server + "/?view=solutions")
+    page.wait_for_selector("#reveal-box:not([hidden])", timeout=30_000)
+    page.click("#reveal")  # the view shows a solution when asked for
     page.wait_for_selector("#board svg path.piece", timeout=30_000)
     yield page
     page.close()
@@ -228,7 +230,8 @@ def _status(page) -> str:
 
 
 def _pieces(page) -> int:
-    return page.locator("#board svg path.piece").count()
+    """The pieces drawn: a solution's, or a hint's (drawn on the board's cells)."""
+    return page.locator("#board svg path.piece, #board svg .shown").count()
 
 
 def _wait_status(page, text: str) -> None:
@@ -312,20 +315,24 @@ def test_a_late_answer_does_not_overwrite_a_newer_one(browser, server):
           const slow = first && String(args[0]).includes("/api/solution");
           if (slow) first = false;
           const response = await original(...args);
-          if (slow) await new Promise((done) => setTimeout(done, 1500));
+          if (slow) {
+            await new Promise((done) => setTimeout(done, 1500));
+            setTimeout(() => { document.documentElement.dataset.heldBack = "answered"; }, 0);
+          }
           return response;
         };
     """)
     try:
         page.goto(server + "/?view=solutions")
-        page.wait_for_function("document.querySelectorAll('#spec option').length > 0",
-                               timeout=30_000)
+        page.wait_for_selector("#reveal-box:not([hidden])", timeout=30_000)
+        page.click("#reveal")  # asks for the first solution: its answer is held back
         page.check("#face-up")
         page.fill("#date", "2025-01-27")
         page.dispatch_event("#date", "change")
         page.wait_for_function("document.querySelector('#error').textContent.length > 0",
                                timeout=30_000)
-        page.wait_for_timeout(2500)  # the held-back first answer has arrived by now
+        page.wait_for_selector("html[data-held-back]", state="attached", timeout=30_000)
+        page.evaluate("() => new Promise((done) => setTimeout(done, 100))")  # and handled
         assert "Jan 27 Mon has no solution with the pieces face up" in page.locator(
             "#error").inner_text()
         assert _pieces(page) == 0

@@ -970,21 +970,23 @@ export function connected(cells) {
 // --- Play it, and the files to make it --------------------------------------------------
 
 async function makeFiles() {
+  // What became of the files, said beside the button and brought into view.
+  const tell = (text) => { sayError(text, $("shared")); if (text) reveal($("shared")); };
   const cell = fieldNumber("cellmm"), kerf = fieldNumber("kerf"), sheet = fieldSheet();
   if (cell === null || kerf === null || sheet === null) {
-    $("shared").textContent = "the files need the sizes marked above";
+    tell("the files need the sizes marked above");
     return;
   }
-  $("shared").textContent = "making the files...";
+  tell("making the files...");
   const sizes = new URLSearchParams({ cell, kerf, sheet });
   let response;
   try { response = await post(`/api/board/make?${sizes}`, spec()); }
-  catch (e) { sayError(UNREACHABLE, $("shared")); return; }
-  if (!response.ok) { sayError(await failure(response), $("shared")); return; }
+  catch (e) { tell(UNREACHABLE); return; }
+  if (!response.ok) { tell(await failure(response)); return; }
   const a = document.createElement("a");
   a.href = URL.createObjectURL(await response.blob());
   a.download = `${spec().name}.zip`; a.click();
-  $("shared").textContent = "";
+  tell("");
 }
 
 // --- which sets of the pieces work ------------------------------------------------------

@@ -135,11 +135,18 @@ async function showSolution(index, warning = "") {
   } catch (err) {
     if ((err.status === 404 || err.status === 422) && index > 0) {
       const said = err.message.startsWith("there is no solution") ? err.message
-        : `there is no solution ${index + 1} to show: ${err.message}`;
+        : `there is no solution ${index + 1} to show: ${clause(err.message)}`;
       return showSolution(0, `${said}; showing solution 1`);
     }
     failed(err);
   }
+}
+
+// A sentence of the server's said as a clause of one of the page's own: its first word in
+// lower case (not an acronym) and its full stop dropped.
+function clause(sentence) {
+  const text = sentence.replace(/\.$/, "");
+  return /^[A-Z][a-z]/.test(text) ? text[0].toLowerCase() + text.slice(1) : text;
 }
 
 // The drawing's title (a tooltip) names the puzzle by its title, as the page does.
