@@ -20,8 +20,8 @@ SMALL = {"name": "small", "board": ["A B C", "D E F"],
          "groups": {"top": ["A", "B", "C"], "bottom": ["D", "E", "F"]},
          "pieces": [{"name": "L", "shape": "##/#."}, {"name": "I", "shape": "#"}]}
 # Every box a page says something in.
-BOXES = ["#error", "#feedback", "#notice", "#link-notice", "#errors", "#shared", "#designsummary", "#summary",
-         "#arith"]
+BOXES = ["#error", "#feedback", "#notice", "#link-notice", "#errors", "#shared",
+         "#designsummary", "#summary", "#arith"]
 
 
 @pytest.fixture(scope="module")
