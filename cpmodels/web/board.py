@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cpmodels.errors import InputError, SpecError
-from cpmodels.running import Plan, Run, Threads
+from cpmodels.running import Run, Threads
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
-from cpmodels.sweep import Row, SweepSummary, TallyPlan
+from cpmodels.sweep import Row, SweepSummary, sweep_plan
 
 MAX_CELLS = 400  # a board cell by cell in a browser: far more than any calendar
 MAX_COMBINATIONS = 20_000
@@ -146,7 +146,7 @@ class BoardCounts:
         if not found["fits"]:
             raise NothingFits(found["message"])
         self.spec = spec
-        self.plan = TallyPlan.of(spec)
+        self.plan = sweep_plan(spec)
         self.cover = self.plan.cover
         self.tasks = self.plan.tasks()
         self.previews = self.plan.preview_tasks()
@@ -155,10 +155,10 @@ class BoardCounts:
                                                    self.threads)
         # One session a thread with its large table, and a small one for the preview (a
         # large table takes a second to lay out; the first rows should not wait for it).
-        work = Plan([self.plan.holes(task) for task in self.tasks],
-                    lambda: self.plan.session(table_slots=self.table_slots, arena=self.arena),
-                    preview=[self.plan.holes(task) for task in self.previews],
-                    preview_worker=lambda: self.plan.session(table_slots=PREVIEW_SLOTS))
+        work = self.plan.work(
+            self.tasks, lambda: self.plan.session(table_slots=self.table_slots,
+                                                  arena=self.arena),
+            preview_worker=lambda: self.plan.session(table_slots=PREVIEW_SLOTS))
         self.run = Run(work, Threads(self.threads))
 
     def stop(self) -> None:
