@@ -123,9 +123,10 @@ class Here:
 @dataclass(frozen=True)
 class Threads:
     """``threads`` workers side by side in this process, each made in its own thread and
-    dealt every ``threads``-th item; the first thread runs the previews first. Results come
-    as they are made (in no fixed order). A worker's error is raised to the reader unless
-    the run was stopped; a reader that leaves early stops the others."""
+    taking the next item in order whenever it is free (items of unequal work even out);
+    the first thread runs the previews first. Results come as they are made (in no fixed
+    order). A worker's error is raised to the reader unless the run was stopped; a reader
+    that leaves early stops the others."""
 
     threads: int = 2
 
@@ -135,6 +136,8 @@ class Threads:
             return iter(())
         n = max(1, min(self.threads, len(items)))
         found: queue.Queue[Any] = queue.Queue()
+        order = iter(range(len(items)))
+        taking = threading.Lock()
 
         def job(k: int) -> None:
             try:
@@ -142,8 +145,10 @@ class Threads:
                     for done in _previews(plan, run):
                         found.put(done)
                 worker = run.enlist(plan.worker(), plan.prepare)
-                for index in range(k, len(items), n):
-                    if run.stopped:
+                while not run.stopped:
+                    with taking:
+                        index = next(order, None)
+                    if index is None:
                         break
                     found.put(Finished(index, items[index], worker.run((items[index],))[0]))
             except BaseException as exc:  # handed to the reader

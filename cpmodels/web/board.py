@@ -45,8 +45,11 @@ ARENA = 1 << 28  # counts (8 bytes each) the table may keep (committed only as i
 # fewer slots (the weekday calendar's 1 << 24 slots of 2 words fit).
 TABLE_BYTES = 1 << 29
 # Bytes of a board's tables over all its sessions (keys, values and arenas): a board's
-# memory is bounded whatever its size and however many cores count it.
-BOARD_BYTES = 1 << 31
+# memory is bounded whatever its size and however many cores count it. Two sessions get
+# 2 GB each, near the sweep's one table (calendar_week_11's first task fills 1.2 GB of
+# arena: with 1 GB a session its table is emptied twice a task and the counts take twice
+# the CPU).
+BOARD_BYTES = 1 << 32
 SOURCE = "board"
 
 
@@ -201,7 +204,7 @@ class BoardCounts:
         yield out
 
 
-PREVIEW_SLOTS = 1 << 16  # the preview's table: small, so it is laid out at once
+PREVIEW_SLOTS = 1 << 19  # the preview's table: small, so it is laid out at once (20 MB)
 
 
 def table_sizes(cells: int, items: int, sessions: int) -> tuple[int, int]:
