@@ -218,3 +218,15 @@ def test_the_streams_rows_are_the_sweeps_and_the_first_comes_before_any_task():
     assert len(got) == len({tuple(r["labels"]) for r in got}) == 372
     assert {tuple(r["labels"]): r["count"] for r in got} == expected
     assert summary["done"] and summary["combinations"] == 372
+
+
+def test_each_of_a_streams_sessions_keeps_its_first_task_whole():
+    """calendar_week_11 counted on two sessions: each table has room for the first
+    weekday's sub-boards (never emptied mid-task, as the sweep's table is not); with half
+    the room it was emptied twice in that task and the counts took twice the CPU."""
+    from cpmodels.web.board import BoardCounts, board_spec
+
+    counts = BoardCounts(board_spec(spec_fields("calendar_week_11")), threads=2)
+    session = counts.plan.session(table_slots=counts.table_slots, arena=counts.arena)
+    tally = session.tally(counts.plan.task_holes(counts.tasks[0]))
+    assert len(tally) == 12 * 31 and session.stats["flushes"] == 0

@@ -47,6 +47,27 @@ def test_one_plan_gives_the_same_results_at_every_place(place):
     assert found.in_order() == [n * n for n in range(40)]
 
 
+def test_threads_take_the_next_item_when_free_so_a_long_item_holds_up_no_other():
+    """Item 0 ends only once every other item is done: a thread free takes the next item
+    (items dealt in turn would leave items 2 and 4 behind item 0 for good)."""
+    others_done = threading.Event()
+    done: set[int] = set()
+
+    class WaitsOnTheOthers(Squares):
+        def run(self, unit: tuple[int, ...]) -> list[int]:
+            if unit == (0,):
+                assert others_done.wait(30), "the other items waited behind item 0"
+            else:
+                done.add(unit[0])
+                if done == {1, 2, 3, 4}:
+                    others_done.set()
+            return super().run(unit)
+
+    found = Memory()
+    run(Plan(range(5), WaitsOnTheOthers), Threads(2), found)
+    assert found.in_order() == [0, 1, 4, 9, 16]
+
+
 def test_previews_come_first_on_their_own_worker_and_memory_leaves_them_out():
     made = []
 

@@ -8,10 +8,12 @@ board of more than :data:`MAX_CELLS` cells, more than :data:`MAX_COMBINATIONS` l
 combinations or :data:`MAX_PLACEMENTS` possible placements, or pieces whose area can never
 match the cells left to cover.
 
-:class:`BoardCounts` counts every combination as ``cpmodels sweep`` does (one exact cover
-with a slack item per group, the leading groups fixed task by task, the rest tallied in one
-search), on ``threads`` engine sessions side by side (the run layer's threads: the kernels
-release the GIL), each task's rows handed on as soon as it is done.
+:class:`BoardCounts` counts every combination by the sweep's own plan
+(:func:`~cpmodels.sweep.sweep_plan`: one exact cover with a slack item per group, the group
+the search passes first fixed task by task, the rest tallied in one search), on ``threads``
+engine sessions side by side (the run layer's threads: the kernels release the GIL), each
+with about the sweep's table; one combination of the first task comes first (a preview on
+a small table), then each task's rows as soon as it is done.
 :meth:`BoardCounts.stop` ends it from any thread within a kernel's stop check.
 """
 
