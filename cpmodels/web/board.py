@@ -46,12 +46,13 @@ ARENA = 1 << 28  # counts (8 bytes each) the table may keep (committed only as i
 # Bytes of a session's table keys and values: a board with wider states (more items) gets
 # fewer slots (the weekday calendar's 1 << 24 slots of 2 words fit).
 TABLE_BYTES = 1 << 29
-# Bytes of a board's tables over all its sessions (keys, values and arenas): a board's
-# memory is bounded whatever its size and however many cores count it. Two sessions get
-# 2 GB each, near the sweep's one table (calendar_week_11's first task fills 1.2 GB of
-# arena: with 1 GB a session its table is emptied twice a task and the counts take twice
-# the CPU).
+# Bytes of a board's tables over all its sessions (keys, values and arenas), and of each
+# session's: a board's memory is bounded whatever its size and however many cores count
+# it. A session gets up to 2 GB, near the sweep's one table (calendar_week_11's first task
+# fills 1.2 GB of arena: with 1 GB a session, as two sessions had in 2 GB, its table was
+# emptied twice a task and the counts took twice the CPU).
 BOARD_BYTES = 1 << 32
+SESSION_BYTES = 1 << 31
 SOURCE = "board"
 
 
@@ -213,8 +214,9 @@ def table_sizes(cells: int, items: int, sessions: int) -> tuple[int, int]:
     """The slots and the arena (in counts) of each of ``sessions`` tables of sub-board
     counts for a board of ``cells`` cells whose cover has ``items`` items: the large table
     from :data:`LARGE_BOARD` cells, never more than :data:`TABLE_BYTES` of keys and values
-    per session, nor :data:`BOARD_BYTES` of keys, values and arenas in all."""
-    share = BOARD_BYTES // max(1, sessions)
+    per session, nor :data:`SESSION_BYTES` of keys, values and arena per session, nor
+    :data:`BOARD_BYTES` in all."""
+    share = min(SESSION_BYTES, BOARD_BYTES // max(1, sessions))
     words = -(-items // 64)
     slot_bytes = (words + 2) * 8 + 8  # a key row (state words, value, check) and a value
     slots = TABLE_SLOTS[cells >= LARGE_BOARD]
