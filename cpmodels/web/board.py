@@ -10,10 +10,11 @@ match the cells left to cover.
 
 :class:`BoardCounts` counts every combination by the sweep's own plan
 (:func:`~cpmodels.sweep.sweep_plan`: one exact cover with a slack item per group, the group
-the search passes first fixed task by task, the rest tallied in one search), on ``threads``
-engine sessions side by side (the run layer's threads: the kernels release the GIL), each
-with about the sweep's table; one combination of the first task comes first (a preview on
-a small table), then each task's rows as soon as it is done.
+the search passes first fixed task by task, the rest tallied in one search) on sessions
+with about the sweep's table, at the run layer's threads (the kernels release the GIL):
+as the sweep's, the tasks stay on one session while the rest would be quick and are
+shared among ``threads`` after. One combination of the first task comes first (a preview
+on a small table), then each task's rows as soon as it is done.
 :meth:`BoardCounts.stop` ends it from any thread within a kernel's stop check.
 """
 
@@ -139,8 +140,9 @@ def check(data: Any) -> dict[str, Any]:
 
 
 class BoardCounts:
-    """Every label combination's count of a board, task by task on ``threads`` sessions
-    side by side (the run layer's :class:`~cpmodels.running.Threads`).
+    """Every label combination's count of a board, task by task on up to ``threads``
+    sessions side by side (the run layer's :class:`~cpmodels.running.Threads`, which runs
+    a sweep's tasks as the sweep does).
 
     Made at once (the cover compiled, the board's arithmetic checked); the sessions and
     their tables are made when :meth:`rows` starts and let go when it ends, however it
