@@ -7,7 +7,8 @@ Names: calendar_day_sweep, calendar_week_sweep, square_8x8, rect_6x10, rect_6x10
 week11_jan1mon, week_jun7tue, centre_8x8, sat_centre_8x8, sat_jun7tue, prove_face_up,
 pictures, export_suite, web_hints, web_play, web_load, design_apad, design_apad_difficulty,
 design_weekday, design_weekday_cluster, week_difficulty, first_count, cluster_week_sweep,
-week11_sweep, week11_units, towers_3x3 .. towers_10x10 (9x9 and 10x10 run for 10 minutes each),
+week11_sweep, week11_units, editor_stream_11, towers_3x3 .. towers_10x10 (9x9 and 10x10 run
+for 10 minutes each),
 towers_9x9_priced, towers_10x10_priced (the bound with priced rows), towers_9x9_bundle
 (the same priced by the bundle), towers_9x9_certified (the bundle's prices, kept in
 towers_9x9_prices.json, certified and checked),
@@ -464,9 +465,11 @@ def _make(spec: str) -> Callable[[], str]:
     return run
 
 
-def _live_stream(path: str, body: Any) -> tuple[float, float, list[dict]]:
-    """POST ``body`` to ``path`` of a live server and read its NDJSON: the seconds to the
-    first line and to the last, and the lines."""
+def _live_stream(path: str, body: Any, workers: int | None = None,
+                 ) -> tuple[float, float, list[dict]]:
+    """POST ``body`` to ``path`` of a live server (``workers`` search threads; None: one a
+    core) and read its NDJSON: the seconds to the first line and to the last, and the
+    lines."""
     import json
     import socket
     import threading
@@ -479,7 +482,8 @@ def _live_stream(path: str, body: Any) -> tuple[float, float, list[dict]]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app([SPECS / "calendar_day.yaml"]),
+    server = uvicorn.Server(uvicorn.Config(create_app([SPECS / "calendar_day.yaml"],
+                                                      workers=workers),
                                            host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -511,6 +515,48 @@ def _board_stream(spec: str) -> Callable[[], str]:
         rows = sum("labels" in line for line in lines)
         return (f"{rows:,} combinations, first line after {first:.2f} s, all after "
                 f"{total:.2f} s, {len(lines[-1]['unsolvable'])} unsolvable")
+    return run
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and its finished workers."""
+    used = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        used += usage.ru_utime + usage.ru_stime
+    return used
+
+
+def _editor_stream(spec: str, rounds: int = 2) -> Callable[[], str]:
+    """The editor's counts of a served calendar streamed by a live server on two search
+    threads, against ``cpmodels sweep --jobs 2`` of the YAML the editor saves (rows
+    compared combination by combination); ``rounds`` of each in turn, the best of each
+    kept (the machine is shared), with the CPU each took."""
+    def run() -> str:
+        import yaml
+
+        from cpmodels.spec import parse_spec
+        from cpmodels.web.board import to_yaml
+
+        fields = yaml.safe_load((SPECS / spec).read_text())
+        saved = parse_spec(to_yaml(fields), spec)
+        streams, sweeps = [], []
+        for _ in range(rounds):
+            cpu = _cpu_seconds()
+            first, streamed, lines = _live_stream("/api/board/counts", fields, workers=2)
+            streams.append((streamed, first, _cpu_seconds() - cpu))
+            cpu, start = _cpu_seconds(), time.perf_counter()
+            swept = run_sweep(saved, None, jobs=2)
+            sweeps.append((time.perf_counter() - start, _cpu_seconds() - cpu))
+            rows = {tuple(line["labels"]): line["count"] for line in lines if "labels" in line}
+            assert rows == {labels: row.count for labels, row in swept.rows.items()}, \
+                "the stream's counts differ from the sweep's"
+        streamed, first, stream_cpu = min(streams)
+        seconds, sweep_cpu = min(sweeps)
+        return (f"{len(rows):,} combinations equal; best of {rounds}: stream {streamed:.2f} s "
+                f"({stream_cpu:.1f} s CPU), first row after {min(f for _, f, _ in streams):.2f}"
+                f" s; sweep --jobs 2 {seconds:.2f} s ({sweep_cpu:.1f} s CPU): "
+                f"{streamed / seconds:.2f}x the sweep")
     return run
 
 
@@ -561,6 +607,9 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str | tuple[str, int | None]]]] = 
                          _board_stream("calendar_day.yaml")),
     "board_week_stream": ("the editor's API: calendar_week drawn, 2604 counts streamed",
                           _board_stream("calendar_week.yaml")),
+    "editor_stream_11": ("the editor's API: calendar_week_11 streamed on two threads "
+                         "against its sweep in two processes", _editor_stream(
+                             "calendar_week_11.yaml")),
     "board_design_apad": ("the editor's API: rectangle + 7 of 12 pentominoes on "
                           "calendar_day (792 sets, oracle 37 work)", _board_design),
     "export_suite": ("export-suite: 11 instances in every format, counts and optima verified",

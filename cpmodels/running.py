@@ -46,6 +46,7 @@ from cpmodels.backends.engine import (
     parallel_here,
     run_units,
     tally_tasks,
+    tasks_stay_here,
     units_wanted,
     workers_for,
 )
@@ -123,9 +124,14 @@ class Here:
 @dataclass(frozen=True)
 class Threads:
     """``threads`` workers side by side in this process, each made in its own thread and
-    dealt every ``threads``-th item; the first thread runs the previews first. Results come
-    as they are made (in no fixed order). A worker's error is raised to the reader unless
-    the run was stopped; a reader that leaves early stops the others."""
+    taking the next item in order whenever it is free (items of unequal work even out);
+    the first thread runs the previews first. A tallied plan's items are run as the
+    engine's ``tally_tasks`` runs a sweep's: on the first thread's worker (its table warm)
+    as long as ``tasks_stay_here`` says the rest would be quick (the other threads' tables
+    start empty), and only then shared with the other threads. Results come as they are
+    made (in no fixed order). A worker's
+    error is raised to the reader unless the run was stopped; a reader that leaves early
+    stops the others."""
 
     threads: int = 2
 
@@ -135,21 +141,48 @@ class Threads:
             return iter(())
         n = max(1, min(self.threads, len(items)))
         found: queue.Queue[Any] = queue.Queue()
+        taken = 0  # items taken so far (in order)
+        taking = threading.Lock()
+        shared = threading.Event()  # the other threads may start
+        if not plan.tallied:
+            shared.set()
+
+        def take() -> int | None:
+            nonlocal taken
+            with taking:
+                if taken == len(items):
+                    return None
+                taken += 1
+                return taken - 1
 
         def job(k: int) -> None:
+            first: float | None = None
             try:
                 if k == 0:
                     for done in _previews(plan, run):
                         found.put(done)
+                else:
+                    shared.wait()
+                    if run.stopped or taken == len(items):
+                        return
                 worker = run.enlist(plan.worker(), plan.prepare)
-                for index in range(k, len(items), n):
-                    if run.stopped:
-                        break
+                while not run.stopped and (index := take()) is not None:
+                    start = time.perf_counter()
                     found.put(Finished(index, items[index], worker.run((items[index],))[0]))
+                    if shared.is_set():
+                        continue
+                    took = time.perf_counter() - start
+                    left = len(items) - taken
+                    if first is None:  # the second item runs here too, its table warm
+                        first = took
+                    elif left >= 2 and not tasks_stay_here(first, took, left, cold=True):
+                        shared.set()  # the rest would be long: share it out
             except BaseException as exc:  # handed to the reader
                 if not run.stopped:
                     found.put(_Failed(exc))
             finally:
+                if k == 0:
+                    shared.set()  # the others wait no more, whatever happened here
                 found.put(_END)
 
         threads = [threading.Thread(target=job, args=(k,), daemon=True,

@@ -272,8 +272,10 @@ class TallyPlan:
         return tuple(self.option_of[(g, label)] for g, label in zip(self.groups, labels))
 
     def task_holes(self, task: tuple[str, ...]) -> tuple[int, ...]:
-        """The slack options a task forces (its labels of the fixed groups)."""
-        return tuple(self.option_of[(g, label)] for g, label in zip(self.fixed_groups, task))
+        """The slack options a task forces: its labels of the fixed groups (then, for a
+        preview, its labels of the first free groups)."""
+        groups = self.fixed_groups + self.free_groups
+        return tuple(self.option_of[(g, label)] for g, label in zip(groups, task))
 
     def labels(self, task: tuple[str, ...], rest: tuple[str, ...]) -> tuple[str, ...]:
         """The combination of a task's labels and ``rest`` (labels of the free groups), in
@@ -297,17 +299,34 @@ class TallyPlan:
         return out
 
     def preview_tasks(self) -> list[tuple[str, ...]]:
-        """What a stream runs first, for its first rows at once: the first task with one
-        label of the first free group fixed as well (a small search, on a small table),
-        whose rows come again with that task; none when every group is fixed, or when the
-        fixed groups do not lead (the first task's rows are not the first rows then)."""
-        if not self.free_groups or not self.in_sweep_order:
+        """What a stream runs first, for its first row at once: the first task with the
+        first label of every free group fixed as well, one combination (the smallest
+        search, on a small table; its forced options are :meth:`task_holes`), whose row
+        comes again with that task; none when every group is fixed (a task is one
+        combination then)."""
+        if not self.free_groups:
             return []
-        return [self.tasks()[0] + (self.spec.groups[self.free_groups[0]][0],)]
+        return [self.tasks()[0] + tuple(self.spec.groups[g][0] for g in self.free_groups)]
 
     def session(self, **options: Any) -> EngineSession:
         """An engine session of the plan's cover that tallies by the free groups."""
         return EngineSession(self.cover, tally_items=self.tally_items, **options)
+
+    def work(self, tasks: Sequence[tuple[str, ...]], worker: Callable[[], EngineSession],
+             preview_worker: Callable[[], EngineSession] | None = None) -> Plan:
+        """The run layer's plan of ``tasks``: each task's options forced and its
+        combinations tallied by a session ``worker()`` makes; with ``preview_worker``,
+        :meth:`preview_tasks` first, on a session of their own (a stream's first rows)."""
+        previews = [] if preview_worker is None else self.preview_tasks()
+        return Plan([self.task_holes(task) for task in tasks], worker, tallied=True,
+                    preview=[self.task_holes(task) for task in previews],
+                    preview_worker=preview_worker)
+
+
+def sweep_plan(spec: CalendarSpec, *, face_up: bool = False) -> TallyPlan:
+    """How a sweep counts ``spec``, from the command line or the editor's stream: its tasks
+    fix the group :func:`scan_fixed_groups` picks, so they share their sub-boards."""
+    return TallyPlan.of(spec, face_up=face_up, fixed=scan_fixed_groups(spec))
 
 
 MAX_ROW_CHARS = 100_000  # a sweep's row longer is damaged (and counted again)
@@ -546,7 +565,7 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
     if prove:  # a kept row's proof is checked again: one missing or broken is redone
         done = {combo: row for combo, row in done.items()
                 if _proof_kept(spec, row, face_up, proof_dir)}
-    plan = TallyPlan.of(spec, face_up=face_up, fixed=scan_fixed_groups(spec))
+    plan = sweep_plan(spec, face_up=face_up)
     free_combos = plan.free_combinations()
     tasks = [fixed for fixed in plan.tasks()
              if any(plan.labels(fixed, rest) not in done for rest in free_combos)]
@@ -554,7 +573,7 @@ def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
     if progress is not None:
         progress(len(done), len(combos))
     session = plan.session(table_slots=memo_slots, arena=SWEEP_ARENA)
-    work = Plan([plan.task_holes(fixed) for fixed in tasks], lambda: session, tallied=True)
+    work = plan.work(tasks, lambda: session)
     with contextlib.ExitStack() as stack:
         file = None
         if out is not None:

@@ -152,3 +152,82 @@ def test_a_closed_connection_stops_the_counting():
         with httpx.Client(timeout=30) as http:
             day = http.post(f"{url}/api/board/counts", json=spec_fields("calendar_day"))
             assert day.status_code == 200 and json.loads(day.text.splitlines()[-1])["done"]
+
+
+def _day_first() -> dict:
+    """calendar_day with its groups the other way round (day, then month): the sweep still
+    fixes the months, whose cells the search passes first."""
+    board = spec_fields("calendar_day")
+    board["groups"] = {"day": board["groups"]["day"], "month": board["groups"]["month"]}
+    return board
+
+
+@pytest.mark.parametrize("name, fixed", [("calendar_day", ("month",)),
+                                         ("calendar_week", ("month",)),
+                                         ("calendar_week_11", ("weekday",))])
+def test_the_stream_counts_by_the_sweeps_plan(name, fixed):
+    """The editor's counts fix the groups a sweep fixes (calendar_week_11: the weekdays,
+    so its tasks share the sub-boards of the other columns), and preview one combination
+    of the first task."""
+    from cpmodels.sweep import scan_fixed_groups
+    from cpmodels.web.board import BoardCounts, board_spec
+
+    spec = board_spec(spec_fields(name))
+    counts = BoardCounts(spec, threads=2)
+    assert counts.plan.fixed == scan_fixed_groups(spec) == fixed
+    assert [labels for labels, _ in counts.plan.rows(counts.previews[0], {})] == [
+        counts.plan.labels(counts.tasks[0], counts.previews[0][1:])]
+
+
+def test_the_streams_rows_are_the_sweeps_and_the_first_comes_before_any_task():
+    """On a board whose sweep fixes a group that is not its first, the stream's rows are
+    the sweep's (of the YAML the editor saves) combination by combination; its first row
+    comes from the preview, before any task is tallied (each task's session waits until
+    that row is read), and that combination is sent once."""
+    from cpmodels.spec import parse_spec
+    from cpmodels.sweep import run_sweep
+    from cpmodels.web.board import BoardCounts, board_spec, to_yaml
+
+    board = _day_first()
+    swept = run_sweep(parse_spec(to_yaml(board), "drawn"), None, jobs=1)
+    expected = {labels: row.count for labels, row in swept.rows.items()}
+    counts = BoardCounts(board_spec(board), threads=2)
+    assert counts.plan.fixed == ("month",)
+    first_read = threading.Event()
+    make_session = counts.run.plan.worker
+
+    class HeldUntilTheFirstRow:
+        """A task's session that starts its first tally once the first row is read."""
+
+        def __init__(self) -> None:
+            self.session = make_session()
+
+        def run(self, unit):
+            assert first_read.wait(60), "the first row waited for a task"
+            return self.session.run(unit)
+
+        def stop(self) -> None:
+            self.session.stop()
+
+    counts.run.plan.worker = HeldUntilTheFirstRow
+    rows = counts.rows()
+    first = next(rows)
+    first_read.set()
+    lines = [first, *rows]
+    summary, got = lines[-1], lines[:-1]
+    assert tuple(first["labels"]) == ("1", "Jan") and first["count"] == expected[("1", "Jan")]
+    assert len(got) == len({tuple(r["labels"]) for r in got}) == 372
+    assert {tuple(r["labels"]): r["count"] for r in got} == expected
+    assert summary["done"] and summary["combinations"] == 372
+
+
+def test_each_of_a_streams_sessions_keeps_its_first_task_whole():
+    """calendar_week_11 counted on two sessions: each table has room for the first
+    weekday's sub-boards (never emptied mid-task, as the sweep's table is not); with half
+    the room it was emptied twice in that task and the counts took twice the CPU."""
+    from cpmodels.web.board import BoardCounts, board_spec
+
+    counts = BoardCounts(board_spec(spec_fields("calendar_week_11")), threads=2)
+    session = counts.plan.session(table_slots=counts.table_slots, arena=counts.arena)
+    tally = session.tally(counts.plan.task_holes(counts.tasks[0]))
+    assert len(tally) == 12 * 31 and session.stats["flushes"] == 0

@@ -493,7 +493,7 @@ def test_a_plan_that_fixes_a_later_group_counts_every_combination_the_same():
     by_day = TallyPlan.of(spec, fixed=["day"])
     assert (by_month.fixed_groups, by_day.fixed_groups) == (["month"], ["day"])
     assert by_month.in_sweep_order and not by_day.in_sweep_order
-    assert by_day.preview_tasks() == []
+    assert by_day.preview_tasks() == [("1", "Jan")]  # a task's first combination
     expected = {labels: n for task in by_month.tasks() for labels, n in by_month.rows(
         task, by_month.session().tally(by_month.task_holes(task)))}
     session = by_day.session()
@@ -535,8 +535,8 @@ def test_a_sweep_whose_tasks_fix_a_later_group_writes_its_rows_in_sweep_order(tm
 
 def test_a_stream_previews_the_first_task_and_sends_each_row_once():
     """The editor's counts stream: the first session starts with a preview (the first task
-    with one more label fixed: a small search, its rows at once), whose rows its task
-    brings again; each combination is sent once, with the sweep's count."""
+    with every other group's first label fixed: one combination, its row at once), whose
+    row its task brings again; each combination is sent once, with the sweep's count."""
     from cpmodels.sweep import TallyPlan
     from cpmodels.web.board import BoardCounts
 
@@ -544,7 +544,7 @@ def test_a_stream_previews_the_first_task_and_sends_each_row_once():
     plan = TallyPlan.of(spec)
     assert plan.preview_tasks() == [plan.tasks()[0] + (spec.groups[plan.free_groups[0]][0],)]
     preview_rows = plan.rows(plan.preview_tasks()[0], plan.session().tally(
-        plan.holes(plan.preview_tasks()[0])))
+        plan.task_holes(plan.preview_tasks()[0])))
     first_rows = dict(plan.rows(plan.tasks()[0], plan.session().tally(
         plan.holes(plan.tasks()[0]))))
     assert preview_rows and all(first_rows[labels] == n for labels, n in preview_rows)

@@ -47,6 +47,70 @@ def test_one_plan_gives_the_same_results_at_every_place(place):
     assert found.in_order() == [n * n for n in range(40)]
 
 
+def test_threads_take_the_next_item_when_free_so_a_long_item_holds_up_no_other():
+    """Item 0 ends only once every other item is done: a thread free takes the next item
+    (items dealt in turn would leave items 2 and 4 behind item 0 for good)."""
+    others_done = threading.Event()
+    done: set[int] = set()
+
+    class WaitsOnTheOthers(Squares):
+        def run(self, unit: tuple[int, ...]) -> list[int]:
+            if unit == (0,):
+                assert others_done.wait(30), "the other items waited behind item 0"
+            else:
+                done.add(unit[0])
+                if done == {1, 2, 3, 4}:
+                    others_done.set()
+            return super().run(unit)
+
+    found = Memory()
+    run(Plan(range(5), WaitsOnTheOthers), Threads(2), found)
+    assert found.in_order() == [0, 1, 4, 9, 16]
+
+
+def test_a_tallied_plan_in_threads_stays_on_one_worker_while_the_rest_is_quick(monkeypatch):
+    """As the sweep's tasks stay in one process: quick items all run on the first thread's
+    worker (its table warm), none made for the others; once the engine's rule says the
+    rest would be long, it is shared, each item still run once."""
+    import cpmodels.running as running
+
+    made: list[Squares] = []
+
+    def worker() -> Squares:
+        made.append(Squares())
+        return made[-1]
+
+    found = Memory()
+    run(Plan(range(8), worker, tallied=True), Threads(2), found)
+    assert found.in_order() == [n * n for n in range(8)] and len(made) == 1
+    asked = []
+
+    def rest_is_long(first, last, left, *, cold):
+        asked.append((left, cold))
+        return False
+
+    monkeypatch.setattr(running, "tasks_stay_here", rest_is_long)
+    made.clear()
+    found = Memory()
+    run(Plan(range(8), worker, tallied=True), Threads(2), found)
+    assert found.in_order() == [n * n for n in range(8)] and len(made) == 2
+    assert asked == [(6, True)]  # asked after the second item, once; the others start cold
+
+
+def test_the_rule_for_sharing_a_sweeps_tasks():
+    """calendar_week_11's pace (a first task of 3.7 s, then 1.9 s each, five left): forked
+    warm workers take the rest; threads that start cold would pay 3.7 s again for 9.5 s
+    shared, so the tasks stay; a first task under a second keeps every task here."""
+    from cpmodels.backends.engine import tasks_stay_here
+
+    assert tasks_stay_here(3.7, None, 6, cold=True)  # the second task stays, always
+    assert not tasks_stay_here(3.7, 1.9, 5)
+    assert tasks_stay_here(3.7, 1.9, 5, cold=True)
+    assert not tasks_stay_here(3.7, 1.9, 20, cold=True)  # 38 s left: worth a cold start
+    assert tasks_stay_here(3.7, 2.9, 5, cold=True)  # a slow second task: still not
+    assert tasks_stay_here(0.5, 10.0, 100)
+
+
 def test_previews_come_first_on_their_own_worker_and_memory_leaves_them_out():
     made = []
 

@@ -8,10 +8,13 @@ board of more than :data:`MAX_CELLS` cells, more than :data:`MAX_COMBINATIONS` l
 combinations or :data:`MAX_PLACEMENTS` possible placements, or pieces whose area can never
 match the cells left to cover.
 
-:class:`BoardCounts` counts every combination as ``cpmodels sweep`` does (one exact cover
-with a slack item per group, the leading groups fixed task by task, the rest tallied in one
-search), on ``threads`` engine sessions side by side (the run layer's threads: the kernels
-release the GIL), each task's rows handed on as soon as it is done.
+:class:`BoardCounts` counts every combination by the sweep's own plan
+(:func:`~cpmodels.sweep.sweep_plan`: one exact cover with a slack item per group, the group
+the search passes first fixed task by task, the rest tallied in one search) on sessions
+with about the sweep's table, at the run layer's threads (the kernels release the GIL):
+as the sweep's, the tasks stay on one session while the rest would be quick and are
+shared among ``threads`` after. One combination of the first task comes first (a preview
+on a small table), then each task's rows as soon as it is done.
 :meth:`BoardCounts.stop` ends it from any thread within a kernel's stop check.
 """
 
@@ -23,10 +26,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cpmodels.errors import InputError, SpecError
-from cpmodels.running import Plan, Run, Threads
+from cpmodels.running import Run, Threads
 from cpmodels.spec.loading import validate_data
 from cpmodels.spec.models import CalendarSpec
-from cpmodels.sweep import Row, SweepSummary, TallyPlan
+from cpmodels.sweep import Row, SweepSummary, sweep_plan
 from cpmodels.web.wording import plain, problem_sentence
 
 MAX_CELLS = 400  # a board cell by cell in a browser: far more than any calendar
@@ -45,9 +48,13 @@ ARENA = 1 << 28  # counts (8 bytes each) the table may keep (committed only as i
 # Bytes of a session's table keys and values: a board with wider states (more items) gets
 # fewer slots (the weekday calendar's 1 << 24 slots of 2 words fit).
 TABLE_BYTES = 1 << 29
-# Bytes of a board's tables over all its sessions (keys, values and arenas): a board's
-# memory is bounded whatever its size and however many cores count it.
-BOARD_BYTES = 1 << 31
+# Bytes of a board's tables over all its sessions (keys, values and arenas), and of each
+# session's: a board's memory is bounded whatever its size and however many cores count
+# it. A session gets up to 2 GB, near the sweep's one table (calendar_week_11's first task
+# fills 1.2 GB of arena: with 1 GB a session, as two sessions had in 2 GB, its table was
+# emptied twice a task and the counts took twice the CPU).
+BOARD_BYTES = 1 << 32
+SESSION_BYTES = 1 << 31
 SOURCE = "board"
 
 
@@ -137,8 +144,9 @@ def check(data: Any) -> dict[str, Any]:
 
 
 class BoardCounts:
-    """Every label combination's count of a board, task by task on ``threads`` sessions
-    side by side (the run layer's :class:`~cpmodels.running.Threads`).
+    """Every label combination's count of a board, task by task on up to ``threads``
+    sessions side by side (the run layer's :class:`~cpmodels.running.Threads`, which runs
+    a sweep's tasks as the sweep does).
 
     Made at once (the cover compiled, the board's arithmetic checked); the sessions and
     their tables are made when :meth:`rows` starts and let go when it ends, however it
@@ -150,7 +158,7 @@ class BoardCounts:
         if not found["fits"]:
             raise NothingFits(found["message"])
         self.spec = spec
-        self.plan = TallyPlan.of(spec)
+        self.plan = sweep_plan(spec)
         self.cover = self.plan.cover
         self.tasks = self.plan.tasks()
         self.previews = self.plan.preview_tasks()
@@ -159,10 +167,10 @@ class BoardCounts:
                                                    self.threads)
         # One session a thread with its large table, and a small one for the preview (a
         # large table takes a second to lay out; the first rows should not wait for it).
-        work = Plan([self.plan.holes(task) for task in self.tasks],
-                    lambda: self.plan.session(table_slots=self.table_slots, arena=self.arena),
-                    preview=[self.plan.holes(task) for task in self.previews],
-                    preview_worker=lambda: self.plan.session(table_slots=PREVIEW_SLOTS))
+        work = self.plan.work(
+            self.tasks, lambda: self.plan.session(table_slots=self.table_slots,
+                                                  arena=self.arena),
+            preview_worker=lambda: self.plan.session(table_slots=PREVIEW_SLOTS))
         self.run = Run(work, Threads(self.threads))
 
     def stop(self) -> None:
@@ -205,15 +213,16 @@ class BoardCounts:
         yield out
 
 
-PREVIEW_SLOTS = 1 << 16  # the preview's table: small, so it is laid out at once
+PREVIEW_SLOTS = 1 << 19  # the preview's table: small, so it is laid out at once (20 MB)
 
 
 def table_sizes(cells: int, items: int, sessions: int) -> tuple[int, int]:
     """The slots and the arena (in counts) of each of ``sessions`` tables of sub-board
     counts for a board of ``cells`` cells whose cover has ``items`` items: the large table
     from :data:`LARGE_BOARD` cells, never more than :data:`TABLE_BYTES` of keys and values
-    per session, nor :data:`BOARD_BYTES` of keys, values and arenas in all."""
-    share = BOARD_BYTES // max(1, sessions)
+    per session, nor :data:`SESSION_BYTES` of keys, values and arena per session, nor
+    :data:`BOARD_BYTES` in all."""
+    share = min(SESSION_BYTES, BOARD_BYTES // max(1, sessions))
     words = -(-items // 64)
     slot_bytes = (words + 2) * 8 + 8  # a key row (state words, value, check) and a value
     slots = TABLE_SLOTS[cells >= LARGE_BOARD]

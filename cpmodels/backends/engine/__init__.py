@@ -135,6 +135,7 @@ from cpmodels.backends.engine.placement.scheduling import (
     run_units,
     split_tasks,
     tally_tasks,
+    tasks_stay_here,
     units_wanted,
 )
 from cpmodels.backends.engine.searches import DEFAULT_MEMO_SLOTS, Backtracker, Difficulty
@@ -153,7 +154,7 @@ __all__ = [
     "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect",
     "count", "count_each",
     "counted_by_links", "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
-    "split_tasks", "tally_tasks", "units_wanted", "using", "workers_for",
+    "split_tasks", "tally_tasks", "tasks_stay_here", "units_wanted", "using", "workers_for",
 ]
 
 

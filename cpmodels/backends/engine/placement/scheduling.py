@@ -254,16 +254,12 @@ def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | No
         return
     start = time.perf_counter()
     yield here(tasks[0])
-    if time.perf_counter() - start < TALLY_FORK_AFTER:
-        yield from map(here, tasks[1:])
-        return
-    done = 1
-    while done < len(tasks):  # the next task here, as long as the rest would be quick
+    first, last, done = time.perf_counter() - start, None, 1
+    while done < len(tasks) and tasks_stay_here(first, last, len(tasks) - done):
         start = time.perf_counter()
         yield here(tasks[done])
         done += 1
-        if (len(tasks) - done) * (time.perf_counter() - start) >= TALLY_FORK_REST:
-            break
+        last = time.perf_counter() - start
     rest = tasks[done:]
     if len(rest) < 2:
         yield from map(here, rest)
@@ -276,6 +272,20 @@ def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | No
             yield tally
     finally:
         results.close()
+
+
+def tasks_stay_here(first: float, last: float | None, left: int, *,
+                    cold: bool = False) -> bool:
+    """Whether a sweep's next task runs on the worker that ran the ones before it (its
+    table warm) rather than the tasks ``left`` being shared out: always when the first task
+    took less than :data:`TALLY_FORK_AFTER` seconds (so will the rest), and the second
+    (``last`` None); then as long as those left would take less than
+    :data:`TALLY_FORK_REST` seconds at the pace of the last one. With ``cold`` (the others
+    start on empty tables, not forked warm), a worker sharing the rest pays about the first
+    task's seconds again, which halving the rest wins back only past twice that: those
+    seconds are added to the threshold (calendar_week_11's weekdays then stay on one)."""
+    rest = TALLY_FORK_REST + (2 * first if cold else 0.0)
+    return first < TALLY_FORK_AFTER or last is None or left * last < rest
 
 
 def _tally_on_cluster(session: EngineSession, tasks: Sequence[Task], cluster: Cluster,
