@@ -32,7 +32,7 @@ from cpmodels.interrupt import seconds_left
 from cpmodels.render.pictures import placements_picture
 from cpmodels.render.scene import DRAWINGS, CellDrawing, outline, piece_colours
 from cpmodels.render.svg import scene_svg
-from cpmodels.spec import CalendarSpec
+from cpmodels.spec import CalendarSpec, PackingSpec
 
 
 class InvalidPosition(InputError):
@@ -269,6 +269,13 @@ def next_hint(instance: PackingInstance,
     return instance.cover.placements[j], True
 
 
+def puzzle_title(spec: CalendarSpec | PackingSpec) -> str:
+    """A puzzle's title as the pages name it: its description up to any parenthesis ("10-piece
+    weekday calendar"), else its name."""
+    head = (spec.description or "").split(" (")[0].strip()
+    return head or spec.name
+
+
 def hint_answer(instance: PackingInstance, revealed: Sequence[Placement], *,
                 deadline: float | None = None) -> dict[str, Any]:
     """The pieces ``revealed`` and one more of a full solution that keeps them, with the
@@ -283,7 +290,7 @@ def hint_answer(instance: PackingInstance, revealed: Sequence[Placement], *,
     low = sum(p.low for p in instance.spec.pieces)
     high = sum(p.high for p in instance.spec.pieces)
     pieces = f"{high}" if low == high else f"{low} to {high}"
-    title = f"{instance.name}: {labels} (hint: {len(shown)} of {pieces} pieces)"
+    title = f"{puzzle_title(instance.spec)}, {labels}: hint, {len(shown)} of {pieces} pieces"
     return {
         "spec": instance.name, "labels": list(instance.labels),
         "revealed": [{"piece": p.piece, "cells": [list(rc) for rc in p.cells]}

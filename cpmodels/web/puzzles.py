@@ -30,12 +30,12 @@ from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.interrupt import seconds_left
 from cpmodels.query import Query
 from cpmodels.render import count_payload, packing_payload
-from cpmodels.render.pictures import packing_picture
+from cpmodels.render.pictures import placements_picture
 from cpmodels.render.svg import scene_svg
 from cpmodels.spec import CalendarSpec, load_spec
 from cpmodels.spec.bundled import spec_path
 from cpmodels.web.limits import acquire, check_deadline
-from cpmodels.web.play import board_layout, check_position, position_session
+from cpmodels.web.play import board_layout, check_position, position_session, puzzle_title
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
 MAX_KEPT_IN_ALL = 1_000_000  # solutions kept over every instance (about 40 MB at most)
@@ -241,9 +241,12 @@ def solution_answer(found: Solutions, index: int, deadline: float | None) -> dic
     result = (CoverResult("solved", "engine", 0.0, chosen) if chosen is not None
               else CoverResult("unsolvable", "engine", 0.0))
     payload = packing_payload(instance, result)
+    title = f"{puzzle_title(instance.spec)}, {' '.join(instance.labels)}" + (
+        f": solution {index + 1}" if chosen is not None else ": no solution")
+    placements = instance.cover.decode(chosen) if chosen is not None else []
     payload.update(index=index, found=found.found, exhausted=found.exhausted,
                    count=found.count, face_up=instance.face_up,
-                   svg=scene_svg(packing_picture(instance, result)))
+                   svg=scene_svg(placements_picture(instance, placements, title)))
     if chosen is None:
         payload["message"] = (f"{' '.join(instance.labels)} has no solution"
                               + (" with the pieces face up" if instance.face_up else ""))

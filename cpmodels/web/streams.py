@@ -26,7 +26,7 @@ from cpmodels.web.wording import plain, plain_text
 
 BOARDS_AT_ONCE = 2  # drawn boards counted at once (each on every core, with its tables)
 BOARDS_WAITING = 8  # more streams waiting for a turn (each holds its compiled cover)
-BOARD_TIME_LIMIT = 120.0  # seconds a board's counts may take (the weekday board: about 10)
+BOARD_TIME_LIMIT = 120.0  # seconds a board's counts may take (the 11-piece weekday board: about 15)
 log = logging.getLogger("cpmodels.web")
 
 
