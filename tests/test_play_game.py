@@ -197,6 +197,33 @@ def test_the_goal_comes_first_and_a_phone_plays_by_touch(browser, slow_server, l
         assert re.search(r"date=2026-\d\d-\d\d", page.url)
         _verdict(page, 0)
         assert page.locator("#solved").is_hidden()
+        # the buttons pressed are gone: the focus is on the new puzzle's pieces
+        page.wait_for_function("document.activeElement.closest('#tray') !== null", timeout=WAIT)
+        # a piece chosen, hints to the solved board: each lays a piece
+        n = 0
+        while page.locator("#play-hint").is_enabled():
+            if not page.locator('#tray .tile[aria-pressed="true"]').count():
+                page.locator("#tray .tile:not([hidden])").first.tap()
+            chosen = page.get_attribute('#tray .tile[aria-pressed="true"]', "data-piece")
+            if n == 1:  # a tap on a cell a piece lies on says why nothing happens
+                placed = page.locator("#play-board .placed").first
+                page.locator("#play-board .placed text").first.tap()
+                page.wait_for_function(
+                    "document.querySelector('#feedback').className === 'note'", timeout=WAIT)
+                assert page.inner_text("#feedback") == (
+                    f"{chosen} does not fit there: it would overlap "
+                    f"{placed.get_attribute('data-piece')}")
+            n += 1
+            page.locator("#play-hint").tap()
+            _verdict(page, n)
+        # solved with a piece chosen: the choice and its ghost are gone, the turns and the
+        # hint off, and no empty tray left in view
+        assert n == 10 and "solved!" in page.inner_text("#feedback")
+        assert page.locator("#play-board .ghost").count() == 0
+        assert page.locator('#tray .tile[aria-pressed="true"]').count() == 0
+        assert all(page.locator(f"#{b}").is_disabled() for b in ("rotate", "flip", "play-hint"))
+        assert page.locator("#tray").is_hidden()
+        _within(page, "#solved-line", PHONE)
     finally:
         _close(page)
 
@@ -369,8 +396,8 @@ def test_a_whole_game_by_keyboard_to_the_solved_board(browser, slow_server, layo
             page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")
         assert page.inner_text("#feedback") == (
-            f"{last['piece']} fits nowhere turned as it was, so it is turned to a way it fits "
-            "(R and F turn it on)")
+            f"{last['piece']} does not fit anywhere turned that way, so it was turned to the "
+            "next way that fits (R and F turn it further)")
         ghost = json.loads(page.get_attribute("#play-board .ghost", "data-cells"))
         assert {tuple(c) for c in ghost} == {tuple(c) for c in last["cells"]}
         page.keyboard.press("Enter")
@@ -450,8 +477,24 @@ def test_the_solutions_view_waits_to_be_asked(browser, slow_server, layouts):
         assert page.locator("#board svg path.piece").count() == 10
         assert "calendar_week" not in page.text_content("#board svg > title")
         # a link past the last solution says so, and shows the first, the selectors agreeing
-        for asked, said in (("999999", "there is no solution 999999 to show: the page steps "
-                                       "through the first 100,000 solutions only"),
+        # a link with no date: today's puzzle, the solution number kept
+        page.goto(f"{slow_server}/?spec=calendar_week&view=solutions&solution=5")
+        page.wait_for_selector("#reveal-box:not([hidden])", timeout=WAIT)
+        assert page.inner_text("#reveal") == "Show me solution 5"
+        assert "solution=5" in page.url and "date=" in page.url
+        # a board link that cannot be read or played leaves the address
+        for board, day, said in (("garbage", 6, "This link's board could not be read"),
+                                 ("e30", 7, "This link's board cannot be played.")):
+            page.goto(f"{slow_server}/?spec=calendar_day&labels=Oct,{day}#board={board}")
+            page.wait_for_function("document.querySelector('#error').textContent.length > 0",
+                                   timeout=WAIT)
+            assert page.inner_text("#error").startswith(said), page.inner_text("#error")
+            assert "#" not in page.url and f"labels=Oct,{day}" in page.url
+        count = httpx.post(f"{slow_server}/api/count",
+                           json={"spec": "calendar_day", "labels": ["Oct", "6"]},
+                           timeout=30).json()["count"]
+        assert count < 999999
+        for asked, said in (("999999", f"there is no solution 999999: Oct 6 has {count:,}"),
                             ("abc", 'there is no solution "abc": solutions are numbered '
                                     "from 1")):
             page.goto(f"{slow_server}/?spec=calendar_day&labels=Oct,6&view=solutions"

@@ -134,12 +134,25 @@ async function showSolution(index, warning = "") {
     buttons();
   } catch (err) {
     if ((err.status === 404 || err.status === 422) && index > 0) {
-      const said = err.message.startsWith("there is no solution") ? err.message
-        : `there is no solution ${index + 1} to show: ${clause(err.message)}`;
+      const past = err.status === 422 ? await pastTheCount(index) : "";
+      if (past === null) return undefined;  // a newer request took its place
+      const said = past || (err.message.startsWith("there is no solution") ? err.message
+        : `there is no solution ${index + 1} to show: ${clause(err.message)}`);
       return showSolution(0, `${said}; showing solution 1`);
     }
     failed(err);
   }
+}
+
+// A solution number the page does not step to (past its first 100,000): "there is no
+// solution N: ... has C" when the puzzle has fewer, else "" (null: the answer is stale).
+async function pastTheCount(index) {
+  try {
+    const data = await current("/api/count", puzzle());
+    state.count = data.count;
+    return index >= data.count ? `there is no solution ${index + 1}: ` +
+      `${data.labels.join(" ")} has ${data.count.toLocaleString()}` : "";
+  } catch (err) { return err instanceof Stale ? null : ""; }
 }
 
 // A sentence of the server's said as a clause of one of the page's own: its first word in
@@ -330,6 +343,8 @@ async function start() {
     }
   } catch (err) {
     unreadable = err.message;
+    // the board refused leaves the address: a reload or a link shared does not repeat it
+    history.replaceState(null, "", `${location.pathname}${location.search}`);
   }
   for (const spec of data.specs) {
     state.specs[spec.name] = spec;
@@ -369,7 +384,7 @@ async function start() {
   playSetUp((query) => {  // the solved board's "Play yesterday" and "Another date"
     if (query.date !== undefined) $("date").value = query.date;
     state.query = query;
-    refresh();
+    return refresh();
   });
   let name = data.specs[0].name;
   let warning = "";
@@ -387,7 +402,9 @@ async function start() {
     if (problem) warning = warning || `${problem}; showing today`;
     else query = asked.labels ? {labels: asked.labels} : {date: asked.date};
   }
-  await selectSpec(name, query, query ? asked.index : 0);
+  // a solution number is kept for the puzzle asked (a link with no date: today's)
+  const asIs = query !== null || (!asked.labels && !asked.date && !warning);
+  await selectSpec(name, query, asIs ? asked.index : 0);
   if (unreadable) showError(`${unreadable} Here is ${title(state.specs[name])} instead.`);
   else if (warning) showError(warning);
 }

@@ -114,6 +114,10 @@ function setPosition(placed, {remember = true} = {}) {
   tick();
   play.placed = placed;
   play.takeBack = [];
+  if (play.selected && used(play.selected) >= play.pieces[play.selected].count) {
+    play.selected = null;  // (a hint laid its last copy)
+    play.ghost = null;
+  }
   save();
   drawAll();
   return check();
@@ -169,7 +173,14 @@ async function check() {
     // a board solved by the move just made celebrates; one solved before opens quietly
     $("play-board").classList.toggle("celebrate", data.status === "solved" &&
                                      before !== null && before !== "solved");
+    const unchoose = data.status === "solved" && (play.selected !== null || play.ghost !== null);
+    if (unchoose) {  // however it was solved, no piece is left to choose
+      play.selected = null;
+      play.ghost = null;
+    }
     drawBoard();
+    if (unchoose) drawTray();
+    else toolButtons();
     solvedPanel();
   } catch (err) {
     if (mine !== play.checks || load !== play.loads) return;
@@ -458,6 +469,10 @@ function toolButtons() {
   $("flip").disabled = !shape || !allowed(piece, shape.flip) || shape.flip === o;
   $("undo").disabled = play.history.length === 0;
   $("clear").disabled = play.placed.length === 0;
+  // a solved board: nothing to hint, and no empty tray left in view
+  const solved = play.status === "solved";
+  $("play-hint").disabled = solved;
+  $("tray").hidden = solved && play.layout.pieces.every((p) => p.count - used(p.name) <= 0);
   roving($("tool-row"), TOOLS, `button[tabindex="0"]:not(:disabled)`);
 }
 
@@ -537,8 +552,8 @@ function placeChosen(piece) {
   }
   if (fits !== o) {
     play.orient[piece] = fits;
-    note(`${piece} fits nowhere turned as it was, so it is turned to a way it fits ` +
-         "(R and F turn it on)");
+    note(`${piece} does not fit anywhere turned that way, so it was turned to the next way ` +
+         "that fits (R and F turn it further)");
   } else restoreVerdict();
   const [cx, cy] = [play.layout.origin[0] + play.layout.size[0] / 2,
                     play.layout.origin[1] + play.layout.size[1] / 2];
@@ -770,8 +785,13 @@ function cancelDrag() {
 
 // A tap on the board puts the chosen piece there.
 function tapBoard(ev) {
-  if (play.dragged || !play.selected || play.drag || ev.target.closest(".placed")) return;
+  if (play.dragged || !play.selected || play.drag) return;
   const piece = play.selected;
+  const covering = ev.target.closest(".placed");
+  if (covering) {  // a cell a piece lies on: said as a drop there is
+    note(`${piece} does not fit there: it would overlap ${covering.dataset.piece}`);
+    return;
+  }
   const o = play.orient[piece];
   const mark = orientation(piece, o).mark;
   const [bx, by] = boardPoint(ev.clientX, ev.clientY);
@@ -912,8 +932,16 @@ export function playSetUp(onOther) {
   $("tool-row").addEventListener("keydown", toolsKey);
   $("copy-share").onclick = () => copyShare();
   $("share").onclick = () => share();
-  $("yesterday").onclick = () => onOther({date: dayBefore(state.query.date)});
-  $("another-date").onclick = () => onOther(another());
+  // the next puzzle opened, the focus goes to its tray (the buttons pressed are hidden)
+  const next = async (query) => {
+    await onOther(query);
+    const at = document.activeElement;
+    if (state.view === "play" && (!at || at === document.body || at.closest("#solved"))) {
+      focusTray();
+    }
+  };
+  $("yesterday").onclick = () => next({date: dayBefore(state.query.date)});
+  $("another-date").onclick = () => next(another());
   // a press starts afresh: the click that ends a drag is not a click
   window.addEventListener("pointerdown", () => { play.dragged = false; }, {capture: true});
   window.addEventListener("pointermove", pointerMove, {passive: false});
