@@ -115,6 +115,25 @@ def test_the_board_and_its_answers_are_in_view_together(browser, slow_server, vi
         assert _spec(page)["pieces"] == [] and "true" not in _pressed(page)
         page.keyboard.press("Control+y")
         assert _pressed(page)[0] == "true" and _pressed(page).count("true") == 1
+        # a board taller than the window: a cell tapped with "show counts" at the window's top
+        # has its counts, under the board, brought into view
+        page.fill("#rows", "20")
+        page.dispatch_event("#rows", "change")
+        page.wait_for_selector("#summary[data-done]", timeout=60_000)
+        page.check("input[name=tool][value=counts]")
+        cell = page.locator("#board .cellgroup[data-token='J']")
+        cell.evaluate("g => g.scrollIntoView({block: 'start'})")
+        assert laptop or not _in_view(page, "#cellinfo")  # the laptop's board fits its window
+        cell.click()
+        assert page.inner_text("#cellinfo").startswith("J (letter): fewest ")
+        assert _in_view(page, "#cellinfo")
+        # a playable board is played in a new tab, under its own name
+        if laptop:
+            with page.context.expect_page() as played:
+                page.click("#play")
+            assert "#board=" in played.value.url
+            played.value.close()
+            assert page.inner_text("#shared") == ""
     finally:
         page.close()
 
@@ -154,6 +173,10 @@ def test_bad_input_is_refused_in_place_and_what_an_edit_drops_comes_back(browser
                   for v in ("", "0", "-5", "abc", "101")]
         fields += [("kerf", v, "type a number from 0 to 1") for v in ("2", "-0.1", ".")]
         fields += [("sheet", v, "such as 600x400") for v in ("600", "0x400", "600x99999", "axb")]
+        # a sheet no larger than its margins: refused here, not by the make's margin
+        fields += [("sheet", v, "The sheet must be larger than 10 x 10 mm for cells of 12.5 mm: "
+                                "the files keep 5 mm clear along each of its edges.")
+                   for v in ("10x10", "1x1", "600x10")]
         for field, bad, said in fields:
             page.fill(f"#{field}", bad)
             page.click("#make")
@@ -182,6 +205,37 @@ def test_bad_input_is_refused_in_place_and_what_an_edit_drops_comes_back(browser
         assert [p["name"] for p in _spec(page)["pieces"]] == ["L4", "X"]
         assert not page.is_visible("#pad-problem")
         assert not any("/api/board/make" in url or "/api/board/design" in url for url in asked)
+        # a file that is no YAML text is refused beside Open, before it is sent
+        for name, data in (("picture.yaml", b"\x89PNG\r\n\x1a\n\x00\x00"),
+                           ("utf16.yaml", "name: x\n".encode("utf-16")),
+                           ("latin1.yaml", b"name: caf\xe9\n")):
+            page.set_input_files("#open", files=[{"name": name, "mimeType": "application/yaml",
+                                                  "buffer": data}])
+            page.wait_for_function("() => document.querySelector('#shared').textContent"
+                                   " === 'This file is not a YAML text file.'")
+            page.set_input_files("#open", files=[])
+        assert not any("/api/board/open" in url for url in asked)
+        # Play it refuses a board that cannot be played, in place: a bad name marks the field
+        pages = len(page.context.pages)
+        page.fill("#name", "My Fancy board!")
+        page.click("#play")
+        page.wait_for_selector("#name[aria-invalid='true']")
+        assert page.inner_text("#name-problem") == (
+            "A name is one word, such as my-calendar: letters, digits and signs, but no "
+            "spaces, '/' or '#'.")
+        page.wait_for_function("() => document.querySelector('#shared').textContent"
+                               ".startsWith('This board cannot be played yet')")
+        page.fill("#name", "workshop")
+        page.click("#play")
+        page.wait_for_function("() => document.querySelector('#shared').textContent"
+                               ".includes('The pieces cover 7 cells')")
+        assert page.get_attribute("#name", "aria-invalid") is None
+        assert len(page.context.pages) == pages
+        # no set of 1 of the candidates has the area: the page's sentence, not the server's
+        page.fill("#choose", "1")
+        page.click("#design")
+        page.wait_for_function("() => document.querySelector('#designsummary').textContent"
+                               ".startsWith('no set of 1 of the candidates')")
         # the grid switch drops the pieces, says so, and Ctrl+Z brings them back
         page.select_option("#grid", "hex")
         assert "Undo (Ctrl+Z) brings them back" in page.inner_text("#notice")

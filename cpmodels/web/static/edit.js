@@ -218,7 +218,7 @@ document.addEventListener("pointerup", () => { if (painting !== null) { painting
 
 function press(g, first) {
   const r = +g.dataset.row, c = +g.dataset.col, token = state.tokens[r][c];
-  if (tool() === "counts") { showCell(g); return; }
+  if (tool() === "counts") { showCell(g); reveal($("cellinfo")); return; }
   if (tool() === "cells") {
     if (first) painting = token === "#" ? "." : "#";
     if (token !== "#" && token !== "." && painting === "#") {
@@ -279,6 +279,7 @@ const NUMBER_FIELDS = { rows: { min: 1, max: 20, whole: true }, cols: { min: 1, 
                         choose: { min: 1, max: 99, whole: true }, cellmm: { min: 5, max: 100 },
                         kerf: { min: 0, max: 1 } };
 const SHEET_SIDE = 10000;  // mm, the longest side of a sheet the make takes
+const SHEET_MARGIN = 5;    // mm the files keep clear along a sheet's edges (the make's margin)
 
 // The number a field's text says, or null: digits alone (and one decimal point where
 // fractions are taken), from min to max. Nothing else is read as a number.
@@ -308,11 +309,21 @@ export function sheetIn(text) {
   return `${+m[1]}x${+m[2]}`;
 }
 
-function fieldSheet() {
+// The sheet field's size, or null with the field refused in place: a size it cannot read,
+// or a sheet no larger than its margins (the make keeps SHEET_MARGIN mm clear on each side).
+function fieldSheet(cell) {
   const sheet = sheetIn($("sheet").value);
-  sayError(sheet === null ? `type the sheet's width x height in mm, each from 1 to ` +
-                            `${SHEET_SIDE.toLocaleString()}, such as 600x400` : "", $("sheet"));
-  return sheet;
+  const least = 2 * SHEET_MARGIN;
+  let problem = "";
+  if (sheet === null) {
+    problem = `type the sheet's width x height in mm, each from 1 to ` +
+              `${SHEET_SIDE.toLocaleString()}, such as 600x400`;
+  } else if (Math.min(...sheet.split("x").map(Number)) <= least) {
+    problem = `The sheet must be larger than ${least} x ${least} mm${cell === null ? "" : ` for cells of ${cell} mm`}: ` +
+              `the files keep ${SHEET_MARGIN} mm clear along each of its edges.`;
+  }
+  sayError(problem, $("sheet"));
+  return problem ? null : sheet;
 }
 
 // A note on what an edit took away and how to get it back; "" takes the note away.
@@ -811,7 +822,7 @@ async function init() {
   $("flip").addEventListener("change", edited);
   $("padadd").addEventListener("click", addDrawnPiece);
   $("padclear").addEventListener("click", clearPad);
-  $("play").addEventListener("click", () => { window.open("/#board=" + base64url(JSON.stringify(spec())), "_blank"); });
+  $("play").addEventListener("click", playIt);
   $("make").addEventListener("click", makeFiles);
   $("design").addEventListener("click", runDesign);
   $("require").addEventListener("change", () => { $("require").dataset.chosen = "1"; });
@@ -827,9 +838,11 @@ async function init() {
     });
   }
   $("sheet").addEventListener("input", () => {
-    if ($("sheet").hasAttribute("aria-invalid") && sheetIn($("sheet").value) !== null) sayError("", $("sheet"));
+    const sheet = sheetIn($("sheet").value);
+    if ($("sheet").hasAttribute("aria-invalid") && sheet !== null &&
+        Math.min(...sheet.split("x").map(Number)) > 2 * SHEET_MARGIN) sayError("", $("sheet"));
   });
-  $("name").addEventListener("change", edited);
+  $("name").addEventListener("change", () => { sayError("", $("name")); edited(); });
   $("pool").addEventListener("change", drawPool);
   $("addgroup").addEventListener("click", () => {
     const g = $("newgroup").value.trim();
@@ -850,7 +863,9 @@ async function init() {
     if (!file) return;
     sayError("", $("shared"));
     let response;
-    try { response = await fetch("/api/board/open", { method: "POST", body: await file.text() }); }
+    const text = yamlText(new Uint8Array(await file.arrayBuffer()));
+    if (text === null) { sayError(NOT_YAML, $("shared")); reveal($("shared")); return; }
+    try { response = await fetch("/api/board/open", { method: "POST", body: text }); }
     catch (e) { sayError(UNREACHABLE, $("shared")); return; }
     if (!response.ok) { sayError(await failure(response), $("shared")); return; }
     load(await response.json());
@@ -871,6 +886,15 @@ async function init() {
   state.tokens = emptyTokens(state.rows, state.cols);
   await loadPools();
   edited();
+}
+
+const NOT_YAML = "This file is not a YAML text file.";
+
+// A file's bytes as text, or null when they are no YAML text (a NUL byte, or not UTF-8).
+export function yamlText(bytes) {
+  if (bytes.includes(0)) return null;
+  try { return new TextDecoder("utf-8", { fatal: true }).decode(bytes); }
+  catch (e) { return null; }
 }
 
 // A linked board's fields, when the editor can draw them (null stays null), else an Error
@@ -972,7 +996,7 @@ export function connected(cells) {
 async function makeFiles() {
   // What became of the files, said beside the button and brought into view.
   const tell = (text) => { sayError(text, $("shared")); if (text) reveal($("shared")); };
-  const cell = fieldNumber("cellmm"), kerf = fieldNumber("kerf"), sheet = fieldSheet();
+  const cell = fieldNumber("cellmm"), kerf = fieldNumber("kerf"), sheet = fieldSheet(cell);
   if (cell === null || kerf === null || sheet === null) {
     tell("the files need the sizes marked above");
     return;
@@ -988,6 +1012,34 @@ async function makeFiles() {
   a.download = `${spec().name}.zip`; a.click();
   tell("");
 }
+
+// The board played in a new tab, when it can be played (as /api/board/check finds it);
+// else refused here: the name field marked when the name is the problem, and what is
+// missing said beside the button.
+async function playIt() {
+  const tell = (text) => { sayError(text, $("shared")); if (text) reveal($("shared")); };
+  const board = spec(), mine = generation;
+  tell("checking the board...");
+  let answer;
+  try {
+    const response = await post("/api/board/check", board);
+    answer = response.ok ? await response.json() : { failed: await failure(response) };
+  } catch (e) { tell(UNREACHABLE); return; }
+  if (mine !== generation) { tell("the board changed while it was checked: press Play it again"); return; }
+  if (answer.failed) { tell(answer.failed); return; }
+  const errors = answer.valid ? [] : answer.errors;
+  const named = errors.some((e) => e.field === "name");
+  sayError(named ? NAME_RULE : "", $("name"));
+  const others = errors.filter((e) => e.field !== "name").map((e) => said(e));
+  if (errors.length) {
+    tell(`This board cannot be played yet: ${[...(named ? ["its name needs mending (marked above)."] : []), ...others].join(" ")}`);
+    return;
+  }
+  tell("");
+  window.open("/#board=" + base64url(JSON.stringify(board)), "_blank");
+}
+
+const NAME_RULE = "A name is one word, such as my-calendar: letters, digits and signs, but no spaces, '/' or '#'.";
 
 // --- which sets of the pieces work ------------------------------------------------------
 
@@ -1018,7 +1070,10 @@ async function runDesign() {
   let total = 1, seen = 0, working = 0;
   try {
     const response = await post("/api/board/design", body, controller.signal);
-    if (!response.ok) { sayError(await failure(response), $("designsummary")); return; }
+    if (!response.ok) {
+      sayError(setsMissArea(body.choose) ? noSetSentence() : await failure(response), $("designsummary"));
+      return;
+    }
     await readLines(response, (lines) => {
       for (const line of lines) {
         if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
@@ -1125,15 +1180,47 @@ function requireChoices() {
   else if (!$("require").dataset.chosen) $("require").value = "real-dates";
 }
 
+function noSetSentence() {
+  return `no set of ${$("choose").value} of the candidates (with those marked always) has the ` +
+    "area the board leaves to cover; try another number";
+}
+
+// Whether no set of `choose` candidates (each as many times as its count allows, with those
+// marked always) covers the cells the board leaves to cover: its cells but one per group.
+function setsMissArea(choose) {
+  const cells = state.tokens.flat().filter((t) => t !== "#").length;
+  const area = cells - Object.keys(state.groups).length;
+  const most = (p) => (Array.isArray(p.count) ? p.count[1] : p.count);
+  const least = (p) => (Array.isArray(p.count) ? p.count[0] : p.count);
+  let fixed = new Set([0]);  // the areas the pieces marked always can cover
+  for (const p of state.candidates.filter((q) => q.always)) {
+    const size = pieceCells(p).length, next = new Set();
+    for (const a of fixed) for (let n = least(p); n <= most(p); n++) if (a + n * size <= area) next.add(a + n * size);
+    fixed = next;
+  }
+  // reach[k]: the areas k chosen copies can cover, at most the area
+  let reach = Array.from({ length: choose + 1 }, (_, k) => new Set(k ? [] : [0]));
+  for (const p of state.candidates.filter((q) => !q.always)) {
+    const size = pieceCells(p).length, next = reach.map((s) => new Set(s));
+    for (let k = 0; k < reach.length; k++) {
+      for (const a of reach[k]) {
+        for (let n = 1; n <= most(p) && k + n <= choose && a + n * size <= area; n++) {
+          next[k + n].add(a + n * size);
+        }
+      }
+    }
+    reach = next;
+  }
+  return ![...reach[choose]].some((a) => fixed.has(area - a));
+}
+
 function showSet(v) { $("sets").append(setItem(v)); markChosenSet(); }
 
 function showRanking(line) {
   $("sets").replaceChildren(...line.working.map(setItem));
   markChosenSet();
   $("designsummary").dataset.done = "1";
-  $("designsummary").textContent = line.candidates === 0
-    ? `no set of ${$("choose").value} of the candidates (with those marked always) has the area the board leaves to cover; try another number`
-    : `${line.working.length} of ${line.candidates.toLocaleString()} sets work, ranked by their hardest date; ${line.seconds} s`;
+  $("designsummary").textContent = line.candidates === 0 ? noSetSentence() : `${line.working.length} of ${line.candidates.toLocaleString()} sets work, ranked by their hardest date; ${line.seconds} s`;
   reveal($("design-answer"));
 }
 
