@@ -1036,7 +1036,12 @@ async function playIt() {
     return;
   }
   tell("");
-  window.open("/#board=" + base64url(JSON.stringify(board)), "_blank");
+  const address = "/#board=" + base64url(JSON.stringify(board));
+  if (window.open(address, "_blank")) return;
+  // a browser that lets a tab open only at once on a click: a link to click instead
+  const link = document.createElement("a");
+  link.href = address; link.target = "_blank"; link.textContent = "play the board in a new tab";
+  $("shared").replaceChildren("The browser kept the new tab closed: ", link);
 }
 
 const NAME_RULE = "A name is one word, such as my-calendar: letters, digits and signs, but no spaces, '/' or '#'.";
