@@ -86,9 +86,9 @@ def leave_ctrl_c_to_parent() -> None:
 def ctrl_c_held() -> Iterator[None]:
     """Hold Ctrl-C (and a time limit's alarm) back while a worker process starts, so the
     start is never cut midway (a worker forked but not yet known to the parent would be
-    left running). The worker begins with Ctrl-C blocked until
-    :func:`leave_ctrl_c_to_parent`; here a Ctrl-C or an alarm that came meanwhile is
-    acted on once the block ends."""
+    left running), or while a spec is validated (whose callbacks would lose it). The
+    worker begins with Ctrl-C blocked until :func:`leave_ctrl_c_to_parent`; here a Ctrl-C
+    or an alarm that came meanwhile is acted on once the block ends."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

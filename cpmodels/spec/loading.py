@@ -15,6 +15,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from cpmodels.errors import SpecError
 from cpmodels.files import FileRefused, open_input, read_bounded
+from cpmodels.interrupt import ctrl_c_held
 from cpmodels.spec.bundled import spec_path
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.models import CalendarSpec, PackingSpec, Spec, SpecFieldError, TowersSpec
@@ -253,7 +254,11 @@ def validate_data(data: Any, source: str, lines: dict[Path_, int] | None = None,
         raise SpecError(source, f"'kind' must be one of {', '.join(_KINDS)}", field="kind",
                         line=lines.get(("kind",), lines.get(())))
     try:
-        return model.model_validate(data)
+        # The validator calls back into Python (its patterns), where an exception raised by
+        # a Ctrl-C is printed and lost and the field said to be wrong: Ctrl-C waits until
+        # the validation is done.
+        with ctrl_c_held():
+            return model.model_validate(data)
     except ValidationError as exc:
         problems: list[SpecError] = []
         seen: set[Path_] = set()
