@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -94,6 +96,25 @@ def running_server(app, **limits) -> Iterator[str]:
     finally:
         instance.should_exit = True
         thread.join(10)
+
+
+class Delayed:
+    """ASGI app: ``app`` with each API answer held back ``late`` seconds (a range, varied,
+    seeded): answers that come late and out of order, as from a busy server far away."""
+
+    def __init__(self, app, seed: int, late: tuple[float, float] = (0.15, 0.4)) -> None:
+        self.app = app
+        self.random = random.Random(seed)
+        self.late = late
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            await asyncio.sleep(self.random.uniform(*self.late))
+        await self.app(scope, receive, send)
+
+
+# How late the page tests' answers come: later than any local answer, and out of order.
+PAGE_LATE = (0.06, 0.18)
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

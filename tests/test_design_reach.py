@@ -30,8 +30,7 @@ def _date_by_date(design: Design) -> Design:
     return design
 
 
-@pytest.mark.parametrize("name", ["apad_rectangle_pentominoes",
-                                  "apad_rectangle_pentominoes_face_up"])
+@pytest.mark.parametrize("name", ["apad_rectangle_pentominoes"])
 def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
     reach = _design(name, with_counts=False)
     assert reach._cover(False).session.reaches

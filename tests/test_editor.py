@@ -301,10 +301,12 @@ def test_the_design_question_is_refused_in_the_pages_words(editor):
     assert page.inner_text("#designsummary") == (
         "choose a number from 1 to 2: there are 2 candidates not marked always")
     page.fill("#choose", "1")
-    page.click("#design")  # two pentominoes cannot fill the board: said without a field path
+    page.click("#design")  # one pentomino cannot fill the board: said in the page's words
     page.wait_for_function(
-        "document.querySelector('#designsummary').textContent.includes('to fill')")
-    assert page.inner_text("#designsummary").startswith("The pieces cover from 0 to 10 cells")
+        "document.querySelector('#designsummary').textContent.includes('no set of')")
+    assert page.inner_text("#designsummary") == (
+        "no set of 1 of the candidates (with those marked always) has the area the board "
+        "leaves to cover; try another number")
     for tick in page.locator("#candidates input.always").all():
         tick.check()
     page.click("#design")

@@ -1,17 +1,15 @@
-"""The editor as a workshop, on a slow server (every API answer 150-400 ms late): the board
+"""The editor as a workshop, on a slow server (every API answer 60-180 ms late): the board
 and its answers in view together on a laptop, the answer brought into view on a phone; bad
 input refused in place; what an edit drops brought back by undo, the chosen set's highlight
 following it."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
-import random
 
 import pytest
-from conftest import SPECS, running_server
+from conftest import PAGE_LATE, SPECS, Delayed, running_server
 
 from cpmodels.web.app import create_app
 
@@ -26,22 +24,11 @@ CANDIDATES = (("dominoes", "D2"), ("trominoes", "I3", "V3"),
               ("tetrominoes", "I4", "L4", "T4", "O4", "S4"))
 
 
-class Delayed:
-    """ASGI app: ``app`` with each API answer held back 150-400 ms (varied, seeded)."""
-
-    def __init__(self, app, seed: int) -> None:
-        self.app = app
-        self.random = random.Random(seed)
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/api/"):
-            await asyncio.sleep(self.random.uniform(0.15, 0.4))
-        await self.app(scope, receive, send)
-
 
 @pytest.fixture(scope="module")
 def slow_server():
-    with running_server(Delayed(create_app([SPECS / "calendar_day.yaml"]), seed=3)) as url:
+    with running_server(Delayed(create_app([SPECS / "calendar_day.yaml"]), seed=3,
+                                late=PAGE_LATE)) as url:
         yield url
 
 

@@ -1,4 +1,4 @@
-"""What the pages say when something is wrong, on a slow server (every API answer 150-400
+"""What the pages say when something is wrong, on a slow server (every API answer 60-180
 ms late), on a laptop and a phone: a link whose board cannot be read or played, a date
 before year 1, a piece that falls apart, a make size out of range. Each is said where it
 is seen, in words for a person: what is wrong and what the page shows instead."""
@@ -9,9 +9,8 @@ import base64
 import json
 
 import pytest
-from conftest import SPECS, running_server
+from conftest import PAGE_LATE, SPECS, Delayed, running_server
 from test_messages import NOT_FOR_PEOPLE, QUOTED
-from test_play_races import Delayed
 
 from cpmodels.web.app import create_app
 
@@ -26,7 +25,8 @@ BOXES = ["#error", "#feedback", "#notice", "#link-notice", "#errors", "#shared",
 
 @pytest.fixture(scope="module")
 def slow_server():
-    with running_server(Delayed(create_app([SPECS / "calendar_week.yaml"]), seed=11)) as url:
+    with running_server(Delayed(create_app([SPECS / "calendar_week.yaml"]), seed=11,
+                                late=PAGE_LATE)) as url:
         yield url
 
 

@@ -1,5 +1,5 @@
 """The play page as a game, in headless Chromium on a server whose every API answer comes
-150-400 ms late: the goal said first, a landing preview under a dragged piece and a reason
+60-180 ms late: the goal said first, a landing preview under a dragged piece and a reason
 for a drop that misses, a whole game by keyboard alone to the solved board (its time, moves
 and share text), the solutions view that waits to be asked, and a phone's screen."""
 
@@ -10,8 +10,7 @@ import re
 
 import httpx
 import pytest
-from conftest import SPECS, running_server, screenshot
-from test_play_races import Delayed
+from conftest import PAGE_LATE, SPECS, Delayed, running_server, screenshot
 
 from cpmodels.web.app import create_app
 
@@ -23,7 +22,7 @@ WAIT = 30_000
 @pytest.fixture(scope="module")
 def slow_server():
     app = create_app([SPECS / "calendar_week.yaml", SPECS / "calendar_day.yaml"])
-    with running_server(Delayed(app, seed=11)) as url:
+    with running_server(Delayed(app, seed=11, late=PAGE_LATE)) as url:
         yield url
 
 

@@ -5,13 +5,11 @@ the one for the puzzle last chosen, in the server's words."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
 import re
 
 import pytest
-from conftest import SPECS, running_server
+from conftest import SPECS, Delayed, running_server
 
 from cpmodels.web.app import create_app
 
@@ -20,18 +18,6 @@ NO_SOLUTION = {"solutions": "Jan 27 Mon has no solution with the pieces face up"
                "play": "Jan 27 Mon with the pieces face up has no solution"}
 MESSAGE_BOX = {"solutions": "#error", "play": "#feedback"}
 
-
-class Delayed:
-    """ASGI app: ``app`` with each API answer held back 150-400 ms (varied, seeded)."""
-
-    def __init__(self, app, seed: int) -> None:
-        self.app = app
-        self.random = random.Random(seed)
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/api/"):
-            await asyncio.sleep(self.random.uniform(0.15, 0.4))
-        await self.app(scope, receive, send)
 
 
 @pytest.fixture(scope="module")

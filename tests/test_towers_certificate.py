@@ -80,7 +80,7 @@ def _with_layer(source, target, t, keys, scores):
     return _rewrite(source, target, change)
 
 
-@pytest.mark.parametrize("size, optimum", [((5, 5), 730), ((6, 6), 1130), ((7, 7), 1570)])
+@pytest.mark.parametrize("size, optimum", [((5, 5), 730), ((6, 6), 1130)])
 def test_the_solver_s_certificates_check(tmp_path, size, optimum):
     problem = _problem(*size)
     if size == (7, 7):  # CP-SAT's part takes 14 s: the board is given, the programme proves
