@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ROOT, SPECS
+from test_grids import HEX_CALENDAR as HEX  # a hex weekday calendar
 
 from cpmodels.backends.engine import EngineSession
 from cpmodels.backends.engine.layouts.browser import plain
@@ -50,22 +51,6 @@ pieces:
   - {name: D, cells: [[0, 0], [0, 1]]}
 """
 
-HEX = """\
-kind: calendar
-name: hex_week
-grid: hex
-board:
-  - "Mon Tue Wed Thu"
-  - ". . . ."
-  - ". . Fri Sat"
-  - ". . . Sun"
-groups:
-  weekday: [Mon, Tue, Wed, Thu, Fri, Sat, Sun]
-pieces:
-  - {name: bar, cells: [[0, 0], [1, 0], [2, 0]], count: 2}
-  - {name: tri, cells: [[0, 0], [1, 0], [0, 1]], count: 2}
-  - {name: bent, cells: [[0, 0], [1, 0], [1, 1]]}
-"""
 
 
 def _needs_clang() -> None:
