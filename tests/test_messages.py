@@ -251,8 +251,8 @@ def test_command_line_spellings_are_said_in_words():
 
 
 def test_the_drawings_name_their_puzzle_by_its_title(client):
-    """A solution's and a hint's drawing (its SVG title, a tooltip) name the puzzle as the
-    pages do, never by its spec's name."""
+    """A solution's and a hint's drawing (its SVG title, a tooltip) name the puzzle by the
+    title the pages list it by, never by its spec's name."""
     puzzle = {"spec": "calendar_week", "labels": ["Nov", "27", "Fri"]}
     titles = [re.search(r"<title>([^<]*)</title>", client.post(path, json=body).json()["svg"])
               .group(1) for path, body in (("/api/solution", {**puzzle, "index": 1}),
@@ -260,6 +260,8 @@ def test_the_drawings_name_their_puzzle_by_its_title(client):
                                            ("/api/solution", {**puzzle, "labels":
                                                               ["Jan", "27", "Mon"],
                                                               "face_up": True}))]
+    listed = {s["name"]: s["title"] for s in client.get("/api/specs").json()["specs"]}
+    assert listed["calendar_week"] == "10-piece weekday calendar"  # the pages' one title
     assert titles == ["10-piece weekday calendar, Nov 27 Fri: solution 2",
                       "10-piece weekday calendar, Nov 27 Fri: hint, 1 of 10 pieces",
                       "10-piece weekday calendar, Jan 27 Mon: no solution"]

@@ -223,10 +223,11 @@ class Puzzles:
 
 
 def listing(spec: CalendarSpec, today: dt.date) -> dict[str, Any]:
-    """A puzzle as the page lists it: its name, groups, and today's labels."""
+    """A puzzle as the page lists it: its name, title, groups, and today's labels."""
     todays = spec.date_labels(today) if spec.has_dates else spec.label_combinations()[0]
-    return {"name": spec.name, "description": spec.description, "groups": spec.groups,
-            "flip": spec.can_flip, "today": list(todays), "dates": spec.has_dates}
+    return {"name": spec.name, "title": puzzle_title(spec), "description": spec.description,
+            "groups": spec.groups, "flip": spec.can_flip, "today": list(todays),
+            "dates": spec.has_dates}
 
 
 def solution_answer(found: Solutions, index: int, deadline: float | None) -> dict[str, Any]:

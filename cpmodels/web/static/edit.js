@@ -784,7 +784,7 @@ function resize() {
 async function init() {
   const [specs] = await Promise.all([getJson("/api/specs"), loadDrawings()]);
   for (const s of specs.specs) {  // by title, as the play page lists them
-    const option = new Option((s.description || "").split(" (")[0].trim() || s.name, s.name);
+    const option = new Option(s.title || s.name, s.name);
     option.title = s.description || s.name;
     $("start").append(option);
   }

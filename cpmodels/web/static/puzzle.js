@@ -33,11 +33,9 @@ export async function api(path, body, signal) {
 
 export function faceUp() { return $("face-up").checked; }
 
-// A puzzle's title as people read it: its description up to any parenthesis ("10-piece
-// weekday calendar"), else its name.
+// A puzzle's title as people read it ("10-piece weekday calendar"), as the server lists it.
 export function title(spec) {
-  const head = ((spec && spec.description) || "").split(" (")[0].trim();
-  return head || (spec ? spec.name : "");
+  return spec ? spec.title || spec.name : "";
 }
 
 // Today's date where the page is, written YYYY-MM-DD.
