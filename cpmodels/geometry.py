@@ -7,11 +7,12 @@ function takes the grid (square unless told).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
+from types import ModuleType
 
-from cpmodels.grids import GRIDS, Cell, Grid, Transform
+from cpmodels.grids import GRID_NAMES, GRIDS, Cell, Grid, Transform
 
 SQUARE: Grid = GRIDS["square"]
 
@@ -40,20 +41,13 @@ def orientations(shape: Iterable[Cell], *, rotate: bool = True, flip: bool = Tru
     """Distinct normalized orientations of a shape, the shape as drawn first.
 
     ``rotate`` allows the grid's rotations, ``flip`` allows turning the piece over (its
-    mirror images).
+    mirror images): the identity, or every rotation, then the mirror images (every one, or
+    the first alone), each kept unless an earlier one has the same cells. The engine core
+    works them out (``cpcore/placements.hpp``), the same code the browser runs.
     """
-    transforms: list[Transform] = [grid.rotations[0]]
-    if rotate:
-        transforms = list(grid.rotations)
-    if flip:
-        transforms += list(grid.reflections) if rotate else [grid.reflections[0]]
-    seen: list[Shape] = []
-    base = list(shape)
-    for t in transforms:
-        oriented = grid.normalize(t(rc) for rc in base)
-        if oriented not in seen:
-            seen.append(oriented)
-    return seen
+    native = _native()
+    return [frozenset(cells) for cells in
+            native.orientations(_grid_code(grid), shape, rotate, flip)]
 
 
 class OptionKind(IntEnum):
@@ -80,31 +74,40 @@ def placements(piece: str, shapes: Iterable[Shape], board: Iterable[Cell],
     placement is made**.
 
     Each orientation is anchored by its first cell in reading order and slid onto every
-    board cell the grid lets it move to, so every placement is produced exactly once.
+    board cell (in reading order) the grid lets it move to, so every placement is produced
+    exactly once; its cells are in reading order. The engine core finds them.
     """
-    return [Placement(piece, cells) for cells in _fits(shapes, board, grid)]
+    return [Placement(piece, cells) for cells in _fits(shapes, board, grid, _ALL)]
 
 
 def fits_anywhere(shapes: Iterable[Shape], board: Iterable[Cell], grid: Grid = SQUARE) -> bool:
     """Whether any of ``shapes`` fits on ``board`` (stops at the first fit)."""
-    return next(_fits(shapes, board, grid), None) is not None
+    return bool(_fits(shapes, board, grid, 1))
 
 
-def _fits(shapes: Iterable[Shape], board: Iterable[Cell],
-          grid: Grid) -> Iterator[tuple[Cell, ...]]:
-    """The cells (in reading order) of every fit of any shape, anchored at each board cell."""
-    board_set = frozenset(board)
-    board_sorted = sorted(board_set)
-    for shape in shapes:
-        ordered = sorted(shape)
-        anchor = ordered[0]
-        for target in board_sorted:
-            if not grid.translates(anchor, target):
-                continue
-            shift = tuple(b - a for a, b in zip(anchor, target))
-            cells = tuple(tuple(x + d for x, d in zip(cell, shift)) for cell in ordered)
-            if all(rc in board_set for rc in cells):
-                yield cells
+_ALL = 2**63  # no limit on the placements asked for
+
+
+def _fits(shapes: Iterable[Shape], board: Iterable[Cell], grid: Grid,
+          limit: int) -> list[tuple[Cell, ...]]:
+    """The cells (in reading order) of the first ``limit`` fits of the shapes on the board.
+    A shape with no cells, a cell of the wrong length or a coordinate more than 2**30 from
+    0 is refused (ValueError)."""
+    native = _native()
+    found: list[tuple[Cell, ...]] = native.placements(_grid_code(grid), shapes, board, limit)
+    return found
+
+
+def _grid_code(grid: Grid) -> int:
+    """The core's number for the grid (cpcore/entry.h's CPCORE_GRID_*: GRID_NAMES' order)."""
+    return GRID_NAMES.index(grid.name)
+
+
+def _native() -> ModuleType:
+    """The compiled core, loaded when a placement is first asked for (a command line that
+    only reads its arguments does not load it)."""
+    import cpmodels._native as native
+    return native
 
 
 def board_symmetries(cells: Iterable[Cell], labels: Mapping[Cell, str] | None = None,

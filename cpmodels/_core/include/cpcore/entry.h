@@ -291,6 +291,51 @@ void cpcore_search_n_words(const cpcore_packing_cover* cover, const cpcore_n_wor
                            int64_t* state, const cpcore_search_buffers* buffers, int64_t* out,
                            uint64_t out_width, int64_t max_out, const int64_t* stop);
 
+/* --- where a piece can go (cpcore/placements.hpp; geometry.py) ------------------------- */
+
+/* Grids as grids.py names them (GRID_NAMES' order); a cell is 2 coordinates (3 on the cube
+ * grid), each within CPCORE_MAX_COORDINATE of 0; at most CPCORE_MAX_GEOMETRY_CELLS cells. */
+#define CPCORE_GRID_SQUARE 0
+#define CPCORE_GRID_TRIANGLE 1
+#define CPCORE_GRID_HEX 2
+#define CPCORE_GRID_CUBE 3
+#define CPCORE_MAX_COORDINATE (((int64_t)1) << 30)
+#define CPCORE_MAX_GEOMETRY_CELLS (((uint64_t)1) << 24)
+/* What the two calls return instead of a count. */
+#define CPCORE_GEOMETRY_SMALL_BUFFER (-1)   /* a buffer is smaller than sizes says */
+#define CPCORE_GEOMETRY_UNKNOWN_GRID (-2)
+#define CPCORE_GEOMETRY_COORDINATE (-3)     /* a coordinate past CPCORE_MAX_COORDINATE */
+#define CPCORE_GEOMETRY_TOO_MANY_CELLS (-4)
+#define CPCORE_GEOMETRY_EMPTY_SHAPE (-5)
+#define CPCORE_GEOMETRY_BAD_SHAPES (-6)     /* shape_start does not run up its cells */
+
+/* A shape's distinct normalized orientations (geometry.orientations): the identity, or
+ * every rotation with ``rotate``, then with ``flip`` the mirror images (all, or the first
+ * alone), each kept when no earlier one has the same cells. Returns their number, each
+ * written to out as sizes[2] cells in reading order (sizes[2] * dim coordinates each).
+ * sizes[0]: the words out needs, sizes[1]: those scratch needs (known from the grid and
+ * n_cells alone, so a first call with no buffers reports them). */
+int64_t cpcore_orientations(int64_t grid, const int64_t* cells, uint64_t n_cells, int rotate,
+                            int flip, int64_t* out, uint64_t out_capacity, int64_t* scratch,
+                            uint64_t n_scratch, uint64_t* sizes);
+
+/* Every placement on the board of each shape (geometry.placements), up to ``limit`` of
+ * them: shape s is cells shape_start[s] .. shape_start[s + 1] - 1 of shape_cells; each
+ * shape in turn, anchored by its first cell in reading order and slid onto each board cell
+ * in reading order that the grid lets it move to, is kept when all its cells are on the
+ * board. Placement p is shape out_shape[p], its cells (in reading order) the indices in
+ * out_cells of board cells (the first of equal ones). Returns the placements' number;
+ * sizes[0]: the placements, sizes[1]: their cells, sizes[2]: the scratch words needed
+ * (n_board + (dim + 2) * the largest shape). With outputs too small it goes on counting and
+ * returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes[0] and sizes[1] the whole need; with too
+ * little scratch it returns at once with sizes[2]. */
+int64_t cpcore_placements(int64_t grid, const int64_t* shape_cells, const int64_t* shape_start,
+                          uint64_t n_shapes, uint64_t n_shape_cells, const int64_t* board,
+                          uint64_t n_board, uint64_t limit, int64_t* out_cells,
+                          uint64_t cells_capacity, int64_t* out_shape,
+                          uint64_t shapes_capacity, int64_t* scratch, uint64_t n_scratch,
+                          uint64_t* sizes);
+
 #ifdef __cplusplus
 }
 #endif

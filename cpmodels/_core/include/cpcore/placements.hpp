@@ -1,0 +1,165 @@
+// The four grids of cpmodels/grids.py as maps on cells, exactly: a cell is dim (2 or 3)
+// int64 coordinates; a grid's symmetries are its rotations (the identity first), then its
+// mirror images, in grids.py's order; normalizing takes off grids.py's origin. Freestanding:
+// no standard library, no allocation, no exceptions.
+#pragma once
+
+#include <stdint.h>
+
+namespace cpcore {
+namespace geometry {
+
+enum Grid { SQUARE = 0, TRIANGLE = 1, HEX = 2, CUBE = 3 };
+
+inline int dimension(int64_t grid) { return grid == CUBE ? 3 : 2; }
+
+// The rotations and the mirror images of a grid (as many of each).
+inline int symmetries_each(int64_t grid) {
+    return grid == SQUARE ? 4 : grid == CUBE ? 24 : 6;
+}
+
+// Python's floor division and modulo by a positive divisor.
+inline int64_t floor_div(int64_t a, int64_t b) {
+    const int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+inline int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+
+// A triangle's centroid in the lattice basis (grids.py's _tri_to_lattice) and back.
+inline void tri_to_lattice(int64_t r, int64_t c, int64_t& a, int64_t& b) {
+    if (((r + c) & 1) == 0) {
+        a = 3 * (c - r) - 2;
+        b = 6 * r + 4;
+    } else {
+        a = 3 * (c - r) - 1;
+        b = 6 * r + 2;
+    }
+}
+inline void tri_from_lattice(int64_t a, int64_t b, int64_t* cell) {
+    const int64_t r = floor_div(b - 2, 6);
+    const bool up = floor_mod(b, 6) == 4;
+    cell[0] = r;
+    cell[1] = floor_div(a + (up ? 2 : 1), 3) + r;
+}
+
+// The k-th of the cube's 24 rotations (det 1) or 24 mirror images (det -1): grids.py's
+// _signed_permutations, the permutations of the axes in lexicographic order, each with the
+// signs (+, +, +), (+, +, -), ... that give it the determinant.
+inline void cube_symmetry(int det, int k, const int64_t* in, int64_t* out) {
+    static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                    {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    static const int parity[6] = {1, -1, -1, 1, 1, -1};
+    int seen = 0;
+    for (int p = 0; p < 6; ++p) {
+        for (int s = 0; s < 8; ++s) {
+            const int s0 = (s & 4) ? -1 : 1, s1 = (s & 2) ? -1 : 1, s2 = (s & 1) ? -1 : 1;
+            if (parity[p] * s0 * s1 * s2 != det) continue;
+            if (seen++ == k) {
+                const int64_t x0 = in[perms[p][0]], x1 = in[perms[p][1]], x2 = in[perms[p][2]];
+                out[0] = s0 * x0;
+                out[1] = s1 * x1;
+                out[2] = s2 * x2;
+                return;
+            }
+        }
+    }
+}
+
+// Symmetry ``k`` of the grid (0 .. 2 * symmetries_each - 1: the rotations, then the mirror
+// images) applied to one cell.
+inline void apply(int64_t grid, int k, const int64_t* in, int64_t* out) {
+    const int each = symmetries_each(grid);
+    const bool mirror = k >= each;
+    const int turns = mirror ? k - each : k;
+    if (grid == CUBE) {
+        cube_symmetry(mirror ? -1 : 1, turns, in, out);
+    } else if (grid == SQUARE) {
+        static const int64_t rot[4][4] = {{1, 0, 0, 1}, {0, 1, -1, 0}, {-1, 0, 0, -1},
+                                          {0, -1, 1, 0}};
+        static const int64_t ref[4][4] = {{1, 0, 0, -1}, {0, 1, 1, 0}, {-1, 0, 0, 1},
+                                          {0, -1, -1, 0}};
+        const int64_t* m = mirror ? ref[turns] : rot[turns];
+        const int64_t r = in[0], c = in[1];
+        out[0] = m[0] * r + m[1] * c;
+        out[1] = m[2] * r + m[3] * c;
+    } else if (grid == HEX) {
+        int64_t q = in[0], r = in[1];
+        for (int t = 0; t < turns; ++t) {
+            const int64_t q2 = -r;
+            r = q + r;
+            q = q2;
+        }
+        out[0] = mirror ? r : q;
+        out[1] = mirror ? q : r;
+    } else {
+        int64_t a, b;
+        tri_to_lattice(in[0], in[1], a, b);
+        for (int t = 0; t < turns; ++t) {
+            const int64_t a2 = -b;
+            b = a + b;
+            a = a2;
+        }
+        if (mirror) {
+            int64_t cell[2];
+            tri_from_lattice(a, b, cell);
+            tri_to_lattice(cell[0], cell[1], a, b);
+            a = -a - b;
+        }
+        tri_from_lattice(a, b, out);
+    }
+}
+
+// Lexicographic order of two cells (Python's tuple order): -1, 0 or 1.
+inline int compare(const int64_t* x, const int64_t* y, int dim) {
+    for (int d = 0; d < dim; ++d) {
+        if (x[d] != y[d]) return x[d] < y[d] ? -1 : 1;
+    }
+    return 0;
+}
+
+// Sorts order[0 .. n) (indices of cells) by the cells' reading order, ties by index
+// (a heap sort: no recursion, no memory).
+inline void sort_cells(const int64_t* cells, int dim, int64_t* order, uint64_t n) {
+    auto less = [&](int64_t i, int64_t j) {
+        const int c = compare(cells + i * dim, cells + j * dim, dim);
+        return c < 0 || (c == 0 && i < j);
+    };
+    auto sift = [&](uint64_t root, uint64_t end) {
+        while (2 * root + 1 < end) {
+            uint64_t child = 2 * root + 1;
+            if (child + 1 < end && less(order[child], order[child + 1])) ++child;
+            if (!less(order[root], order[child])) return;
+            const int64_t t = order[root];
+            order[root] = order[child];
+            order[child] = t;
+            root = child;
+        }
+    };
+    for (uint64_t k = n / 2; k-- > 0;) sift(k, n);
+    for (uint64_t end = n; end > 1; --end) {
+        const int64_t t = order[0];
+        order[0] = order[end - 1];
+        order[end - 1] = t;
+        sift(0, end - 1);
+    }
+}
+
+// grids.py's Grid.origin of n cells (n >= 1) into low[dim].
+inline void origin(int64_t grid, const int64_t* cells, uint64_t n, int64_t* low) {
+    const int dim = dimension(grid);
+    for (int d = 0; d < dim; ++d) low[d] = cells[d];
+    for (uint64_t i = 1; i < n; ++i) {
+        for (int d = 0; d < dim; ++d) {
+            if (cells[i * dim + d] < low[d]) low[d] = cells[i * dim + d];
+        }
+    }
+    if (grid == TRIANGLE && ((low[0] + low[1]) & 1)) low[1] -= 1;
+}
+
+// Whether the translation taking cell a to cell b maps the grid onto itself.
+inline bool translates(int64_t grid, const int64_t* a, const int64_t* b) {
+    return grid != TRIANGLE || ((a[0] + a[1] - b[0] - b[1]) & 1) == 0;
+}
+
+}  // namespace geometry
+}  // namespace cpcore

@@ -1,0 +1,179 @@
+// Orientations and placements for geometry.py: cells read from Python sequences of int
+// tuples, the core's calls over vectors, its cells given back as tuples of ints.
+#include <nanobind/nanobind.h>
+
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "checked_arrays.hpp"
+#include "cpcore/entry.h"
+
+namespace nb = nanobind;
+
+namespace cpbind {
+
+namespace {
+
+int dimension(int64_t grid) { return grid == CPCORE_GRID_CUBE ? 3 : 2; }
+
+// The coordinates of each cell of a sequence of cells (each a sequence of dim ints) appended
+// to coords; a cell of another length, or a coordinate that is not a whole number within the
+// core's range, is refused.
+void read_cells(nb::handle cells, int dim, std::vector<int64_t>& coords, const char* what) {
+    PyObject* seq = PySequence_Fast(cells.ptr(), "");
+    if (!seq) {
+        PyErr_Clear();
+        throw std::invalid_argument(std::string(what) + " is not a sequence of cells");
+    }
+    nb::object owned = nb::steal(seq);
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    require((uint64_t)n <= CPCORE_MAX_GEOMETRY_CELLS, "a shape or a board has too many cells");
+    coords.reserve(coords.size() + (size_t)n * dim);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* cell = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "");
+        if (!cell) PyErr_Clear();
+        nb::object held = nb::steal(cell);
+        require(cell && PySequence_Fast_GET_SIZE(cell) == dim,
+                dim == 3 ? "a cell of the cube grid is three whole numbers"
+                         : "a cell of this grid is two whole numbers");
+        for (int d = 0; d < dim; ++d) {
+            PyObject* x = PySequence_Fast_GET_ITEM(cell, d);
+            require(PyLong_Check(x), "a cell's coordinates must be whole numbers");
+            int overflow = 0;
+            const long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+            require(overflow == 0 && v >= -CPCORE_MAX_COORDINATE && v <= CPCORE_MAX_COORDINATE,
+                    "a cell's coordinate is too large (more than 2**30 from 0)");
+            coords.push_back((int64_t)v);
+        }
+    }
+}
+
+nb::tuple cell_tuple(const int64_t* x, int dim) {
+    PyObject* t = PyTuple_New(dim);
+    if (!t) throw nb::python_error();
+    for (int d = 0; d < dim; ++d) PyTuple_SET_ITEM(t, d, PyLong_FromLongLong(x[d]));
+    return nb::steal<nb::tuple>(t);
+}
+
+void check_status(int64_t status) {
+    require(status != CPCORE_GEOMETRY_UNKNOWN_GRID, "the grid is not one of the core's");
+    require(status != CPCORE_GEOMETRY_COORDINATE,
+            "a cell's coordinate is too large (more than 2**30 from 0)");
+    require(status != CPCORE_GEOMETRY_TOO_MANY_CELLS, "a shape or a board has too many cells");
+    require(status != CPCORE_GEOMETRY_EMPTY_SHAPE, "a shape has no cells");
+    require(status >= 0, "the core's buffers are too small");
+}
+
+}  // namespace
+
+void bind_geometry(nb::module_& m) {
+    m.def(
+        "orientations",
+        [](int64_t grid, nb::handle cells, bool rotate, bool flip) {
+            require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
+                    "the grid is not one of the core's");
+            const int dim = dimension(grid);
+            std::vector<int64_t> coords;
+            read_cells(cells, dim, coords, "a shape");
+            const uint64_t n = coords.size() / dim;
+            uint64_t sizes[3];
+            cpcore_orientations(grid, coords.data(), n, rotate, flip, nullptr, 0, nullptr, 0,
+                                sizes);
+            std::vector<int64_t> out(sizes[0] + 1), scratch(sizes[1] + 1);
+            const int64_t found = cpcore_orientations(grid, coords.data(), n, rotate, flip,
+                                                      out.data(), out.size(), scratch.data(),
+                                                      scratch.size(), sizes);
+            check_status(found);
+            nb::list shapes;
+            const uint64_t size = sizes[2];
+            for (int64_t k = 0; k < found; ++k) {
+                PyObject* shape = PyTuple_New((Py_ssize_t)size);
+                if (!shape) throw nb::python_error();
+                nb::object held = nb::steal(shape);
+                for (uint64_t i = 0; i < size; ++i) {
+                    PyTuple_SET_ITEM(shape, i,
+                                     cell_tuple(out.data() + (k * size + i) * dim, dim)
+                                         .release().ptr());
+                }
+                shapes.append(held);
+            }
+            return shapes;
+        },
+        nb::arg("grid"), nb::arg("cells"), nb::arg("rotate"), nb::arg("flip"),
+        "A shape's distinct normalized orientations, each a tuple of its cells in reading "
+        "order (geometry.orientations' order).");
+    m.def(
+        "placements",
+        [](int64_t grid, nb::handle shapes, nb::handle board, uint64_t limit) {
+            require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
+                    "the grid is not one of the core's");
+            const int dim = dimension(grid);
+            std::vector<int64_t> shape_cells, start{0}, board_cells;
+            PyObject* seq = PySequence_Fast(shapes.ptr(), "");
+            if (!seq) PyErr_Clear();
+            nb::object owned = nb::steal(seq);
+            require(seq != nullptr, "the shapes are not a sequence of shapes");
+            const Py_ssize_t n_shapes = PySequence_Fast_GET_SIZE(seq);
+            require((uint64_t)n_shapes <= CPCORE_MAX_GEOMETRY_CELLS, "too many shapes");
+            for (Py_ssize_t s = 0; s < n_shapes; ++s) {
+                read_cells(PySequence_Fast_GET_ITEM(seq, s), dim, shape_cells, "a shape");
+                require(shape_cells.size() / dim <= CPCORE_MAX_GEOMETRY_CELLS,
+                        "the shapes have too many cells");
+                start.push_back((int64_t)(shape_cells.size() / dim));
+            }
+            read_cells(board, dim, board_cells, "the board");
+            const uint64_t n_board = board_cells.size() / dim;
+            const uint64_t n_cells = shape_cells.size() / dim;
+            uint64_t sizes[3];
+            // A first call for the scratch, then outputs as large as the board allows (or,
+            // for a large board, as a counting call finds them).
+            int64_t status = cpcore_placements(grid, shape_cells.data(), start.data(),
+                                               (uint64_t)n_shapes, n_cells, board_cells.data(),
+                                               n_board, limit, nullptr, 0, nullptr, 0, nullptr,
+                                               0, sizes);
+            check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
+            std::vector<int64_t> scratch(sizes[2] + 1);
+            uint64_t most_placements = (uint64_t)n_shapes * n_board;
+            uint64_t most_cells = n_cells * n_board;
+            if (most_cells > (uint64_t(1) << 20)) {
+                status = cpcore_placements(grid, shape_cells.data(), start.data(),
+                                           (uint64_t)n_shapes, n_cells, board_cells.data(),
+                                           n_board, limit, nullptr, 0, nullptr, 0,
+                                           scratch.data(), scratch.size(), sizes);
+                check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
+                most_placements = sizes[0];
+                most_cells = sizes[1];
+            }
+            std::vector<int64_t> out_cells(most_cells + 1), out_shape(most_placements + 1);
+            status = cpcore_placements(grid, shape_cells.data(), start.data(),
+                                       (uint64_t)n_shapes, n_cells, board_cells.data(),
+                                       n_board, limit, out_cells.data(), out_cells.size(),
+                                       out_shape.data(), out_shape.size(), scratch.data(),
+                                       scratch.size(), sizes);
+            check_status(status);
+            // The board's cells as tuples, made once each and shared by the placements.
+            std::vector<nb::object> made(n_board);
+            nb::list found;
+            uint64_t at = 0;
+            for (int64_t p = 0; p < status; ++p) {
+                const int64_t s = out_shape[p];
+                const Py_ssize_t size = (Py_ssize_t)(start[s + 1] - start[s]);
+                PyObject* cells = PyTuple_New(size);
+                if (!cells) throw nb::python_error();
+                nb::object held = nb::steal(cells);
+                for (Py_ssize_t i = 0; i < size; ++i) {
+                    const int64_t b = out_cells[at++];
+                    if (!made[b].is_valid()) made[b] = cell_tuple(board_cells.data() + b * dim, dim);
+                    PyTuple_SET_ITEM(cells, i, made[b].inc_ref().ptr());
+                }
+                found.append(held);
+            }
+            return found;
+        },
+        nb::arg("grid"), nb::arg("shapes"), nb::arg("board"), nb::arg("limit"),
+        "Every placement of the shapes on the board, up to limit of them, each a tuple of "
+        "its cells in reading order (geometry.placements' order).");
+}
+
+}  // namespace cpbind

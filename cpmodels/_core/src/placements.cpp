@@ -1,0 +1,174 @@
+// Where a piece can go (cpmodels/geometry.py's orientations and placements): a shape's
+// distinct orientations, and every placement of shapes on a board, in the orders the Python
+// side has always made them, over the caller's buffers (cpcore/placements.hpp's grids).
+#include "cpcore/entry.h"
+#include "cpcore/placements.hpp"
+
+namespace {
+
+using namespace cpcore::geometry;
+
+bool known_grid(int64_t grid) { return grid >= SQUARE && grid <= CUBE; }
+
+bool coordinates_fit(const int64_t* x, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) {
+        if (x[i] < -CPCORE_MAX_COORDINATE || x[i] > CPCORE_MAX_COORDINATE) return false;
+    }
+    return true;
+}
+
+// The index in sorted[0 .. n) (indices of board cells in reading order) of the board cell
+// equal to cell, or -1.
+int64_t find(const int64_t* board, int dim, const int64_t* sorted, uint64_t n,
+             const int64_t* cell) {
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        const int c = compare(board + sorted[mid] * dim, cell, dim);
+        if (c == 0) return sorted[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+}  // namespace
+
+extern "C" int64_t cpcore_orientations(int64_t grid, const int64_t* cells, uint64_t n_cells,
+                                       int rotate, int flip, int64_t* out,
+                                       uint64_t out_capacity, int64_t* scratch,
+                                       uint64_t n_scratch, uint64_t* sizes) {
+    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+    const int dim = dimension(grid);
+    const int each = symmetries_each(grid);
+    if (n_cells > CPCORE_MAX_GEOMETRY_CELLS) return CPCORE_GEOMETRY_TOO_MANY_CELLS;
+    sizes[0] = (uint64_t)(2 * each) * n_cells * dim;
+    sizes[1] = n_cells * (dim + 1);
+    sizes[2] = 0;
+    if (!coordinates_fit(cells, n_cells * dim)) return CPCORE_GEOMETRY_COORDINATE;
+    if (out_capacity < sizes[0] || n_scratch < sizes[1]) return CPCORE_GEOMETRY_SMALL_BUFFER;
+    // The symmetries taken (geometry.orientations): the identity, or every rotation; then
+    // with flip the mirror images (every one, or the first alone).
+    int chosen[48], n_chosen = 0;
+    const int rotations = rotate ? each : 1;
+    for (int k = 0; k < rotations; ++k) chosen[n_chosen++] = k;
+    if (flip) {
+        for (int k = 0; k < (rotate ? each : 1); ++k) chosen[n_chosen++] = each + k;
+    }
+    int64_t* moved = scratch;             // [n_cells, dim]
+    int64_t* order = scratch + n_cells * dim;  // [n_cells]
+    int64_t low[3];
+    uint64_t found = 0, size = 0;
+    for (int t = 0; t < n_chosen; ++t) {
+        for (uint64_t i = 0; i < n_cells; ++i) {
+            apply(grid, chosen[t], cells + i * dim, moved + i * dim);
+            order[i] = (int64_t)i;
+        }
+        // Normalized, in reading order, each cell once: the shape as a set.
+        if (n_cells > 0) origin(grid, moved, n_cells, low);
+        sort_cells(moved, dim, order, n_cells);
+        int64_t* shape = out + found * size * dim;  // size: the distinct cells (one count)
+        uint64_t m = 0;
+        for (uint64_t i = 0; i < n_cells; ++i) {
+            const int64_t* cell = moved + order[i] * dim;
+            if (m > 0 && compare(shape + (m - 1) * dim, cell, dim) == 0) continue;
+            for (int d = 0; d < dim; ++d) shape[m * dim + d] = cell[d];
+            ++m;
+        }
+        for (uint64_t i = 0; i < m; ++i) {
+            for (int d = 0; d < dim; ++d) shape[i * dim + d] -= low[d];
+        }
+        size = m;
+        bool seen = false;
+        for (uint64_t f = 0; f < found && !seen; ++f) {
+            const int64_t* other = out + f * size * dim;
+            seen = true;
+            for (uint64_t j = 0; j < size * dim; ++j) {
+                if (other[j] != shape[j]) {
+                    seen = false;
+                    break;
+                }
+            }
+        }
+        if (!seen) ++found;
+    }
+    sizes[2] = size;
+    return (int64_t)found;
+}
+
+extern "C" int64_t cpcore_placements(int64_t grid, const int64_t* shape_cells,
+                                     const int64_t* shape_start, uint64_t n_shapes,
+                                     uint64_t n_shape_cells, const int64_t* board,
+                                     uint64_t n_board, uint64_t limit, int64_t* out_cells,
+                                     uint64_t cells_capacity, int64_t* out_shape,
+                                     uint64_t shapes_capacity, int64_t* scratch,
+                                     uint64_t n_scratch, uint64_t* sizes) {
+    sizes[0] = sizes[1] = sizes[2] = 0;
+    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+    const int dim = dimension(grid);
+    if (n_board > CPCORE_MAX_GEOMETRY_CELLS || n_shape_cells > CPCORE_MAX_GEOMETRY_CELLS ||
+        n_shapes > CPCORE_MAX_GEOMETRY_CELLS) {
+        return CPCORE_GEOMETRY_TOO_MANY_CELLS;
+    }
+    if (shape_start[0] != 0) return CPCORE_GEOMETRY_BAD_SHAPES;
+    uint64_t largest = 0;
+    for (uint64_t s = 0; s < n_shapes; ++s) {
+        const int64_t a = shape_start[s], b = shape_start[s + 1];
+        if (b < a || (uint64_t)b > n_shape_cells) return CPCORE_GEOMETRY_BAD_SHAPES;
+        if (b == a) return CPCORE_GEOMETRY_EMPTY_SHAPE;
+        if ((uint64_t)(b - a) > largest) largest = (uint64_t)(b - a);
+    }
+    if (!coordinates_fit(shape_cells, n_shape_cells * dim) ||
+        !coordinates_fit(board, n_board * dim)) {
+        return CPCORE_GEOMETRY_COORDINATE;
+    }
+    sizes[2] = n_board + largest * (dim + 2);
+    if (n_scratch < sizes[2]) return CPCORE_GEOMETRY_SMALL_BUFFER;
+    // The board in reading order, each cell once (the first of equal cells kept).
+    int64_t* sorted = scratch;
+    for (uint64_t i = 0; i < n_board; ++i) sorted[i] = (int64_t)i;
+    sort_cells(board, dim, sorted, n_board);
+    uint64_t n_sorted = 0;
+    for (uint64_t i = 0; i < n_board; ++i) {
+        if (n_sorted > 0 &&
+            compare(board + sorted[n_sorted - 1] * dim, board + sorted[i] * dim, dim) == 0) {
+            continue;
+        }
+        sorted[n_sorted++] = sorted[i];
+    }
+    int64_t* order = scratch + n_board;          // [largest] a shape's cells in reading order
+    int64_t* hit = order + largest;              // [largest] their board cells
+    int64_t* cell = hit + largest;               // [largest, dim] one cell moved
+    uint64_t n_found = 0, n_indices = 0;
+    bool written = true;
+    for (uint64_t s = 0; s < n_shapes && n_found < limit; ++s) {
+        const int64_t* shape = shape_cells + shape_start[s] * dim;
+        const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
+        for (uint64_t i = 0; i < size; ++i) order[i] = (int64_t)i;
+        sort_cells(shape, dim, order, size);
+        const int64_t* anchor = shape + order[0] * dim;
+        for (uint64_t t = 0; t < n_sorted && n_found < limit; ++t) {
+            const int64_t* target = board + sorted[t] * dim;
+            if (!translates(grid, anchor, target)) continue;
+            bool fits = true;
+            for (uint64_t i = 0; i < size && fits; ++i) {
+                const int64_t* from = shape + order[i] * dim;
+                for (int d = 0; d < dim; ++d) cell[d] = from[d] + (target[d] - anchor[d]);
+                hit[i] = find(board, dim, sorted, n_sorted, cell);
+                fits = hit[i] >= 0;
+            }
+            if (!fits) continue;
+            if (n_found < shapes_capacity && n_indices + size <= cells_capacity && written) {
+                out_shape[n_found] = (int64_t)s;
+                for (uint64_t i = 0; i < size; ++i) out_cells[n_indices + i] = hit[i];
+            } else {
+                written = false;
+            }
+            ++n_found;
+            n_indices += size;
+        }
+    }
+    sizes[0] = n_found;
+    sizes[1] = n_indices;
+    return written ? (int64_t)n_found : CPCORE_GEOMETRY_SMALL_BUFFER;
+}
