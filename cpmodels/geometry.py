@@ -2,7 +2,8 @@
 
 Cells are tuples of integers in the convention of their grid (:mod:`cpmodels.grids`);
 on the square grid ``(row, col)`` pairs, row 0 at the top, as in a spec's drawing. Every
-function takes the grid (square unless told).
+function takes the grid (square unless told). Orientations and placements are made by the
+engine core (``cpcore/placements.hpp``, the code the browser runs too).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@
 A :class:`Grid` knows its neighbours, its symmetries as exact maps on cells (rotations
 first, the identity first of all, then the mirror images), and which translations map the
 grid onto itself (on the triangle grid, only those that keep a cell pointing the same way).
-Everything else (orientations, placements, board symmetries) is worked out from these in
-:mod:`cpmodels.geometry`.
+Everything else is worked out from these: board symmetries in :mod:`cpmodels.geometry`,
+orientations and placements by the engine core (``cpcore/placements.hpp``), which holds the
+same conventions exactly.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from test_grids import HEX_CALENDAR as HEX  # a hex weekday calendar
 
 from cpmodels.backends.engine import EngineSession
 from cpmodels.backends.engine.layouts.browser import plain
+from cpmodels.geometry import placements
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
@@ -277,6 +278,48 @@ def test_a_hex_calendar(page, tmp_path):
     one_day = EngineSession(packing_instance(Query.of(spec, labels=["Wed"])).cover)
     _compare(page, one_day, [(), *one_day.branches()],
              kernels=("tally_prefixes_two_words", "exists_two_words"))
+
+
+# The browser's orientations and placements of each piece on a board, and one refusal.
+PLACE = """async ({grid, pieces, board}) => {
+  const { loadEngine } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const found = pieces.map(({cells, rotate, flip}) => {
+    const shapes = engine.orientations(grid, cells, { rotate, flip });
+    return { shapes, placed: engine.placements(grid, shapes, board) };
+  });
+  let refused = "accepted";
+  try {
+    engine.placements(grid, [[[2 ** 31, 0]]], board);
+  } catch (e) {
+    refused = e instanceof RangeError ? e.message : String(e);
+  }
+  return { found, refused, used: engine.size.used };
+}"""
+
+
+@pytest.mark.parametrize("text", [TRIANGLE, HEX], ids=["triangle", "hex"])
+def test_the_browsers_placements_are_the_native_ones(page, tmp_path, text):
+    """engine.js's orientations and placements of each piece of a triangle and a hex
+    calendar on its board equal the package's (the same core, natively), order included."""
+    spec = _spec(tmp_path, text)
+    board = sorted(spec.cells)
+    kinds = spec.piece_kinds()
+    pieces = [{"cells": [list(c) for c in piece.cells],
+               "rotate": spec.rotate if piece.rotate is None else piece.rotate,
+               "flip": spec.flip if piece.flip is None else piece.flip} for piece in spec.pieces]
+    got = page.evaluate(PLACE, {"grid": spec.grid, "pieces": pieces,
+                                "board": [list(c) for c in board]})
+    assert len(got["found"]) == len(kinds)
+    for kind, found in zip(kinds, got["found"]):
+        assert [frozenset(map(tuple, shape)) for shape in found["shapes"]] == \
+            list(kind.orientations)
+        expected = [(s, placed.cells) for s, shape in enumerate(kind.orientations)
+                    for placed in placements(kind.name, [shape], board, spec.geometry)]
+        assert [(p["shape"], tuple(board[i] for i in p["cells"])) for p in found["placed"]] \
+            == expected
+        assert expected
+    assert "2**30" in got["refused"] and got["used"] == 0
 
 
 def test_pentominoes_6x10_prefixes(page):

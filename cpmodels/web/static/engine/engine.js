@@ -8,6 +8,8 @@
 //   cover.tally([[]]);                // {rows, masks}: count vectors, as the core writes them
 //   cover.exists([[], [3]]);          // [true, false]: decided by a first solution
 //   cover.firstSolution([]);          // option ids of one solution, or null
+//   engine.orientations("hex", [[0, 0], [1, 0]]);   // a piece's orientations: arrays of cells
+//   engine.placements("triangle", shapes, board);   // [{shape, cells}]: board cell indices
 //
 // It uses nothing of a page (no document, no window), so a worker can run it too.
 //
@@ -64,6 +66,15 @@ const STRUCTS = {
 };
 
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
+// The grids of cpcore/entry.h (CPCORE_GRID_*), the coordinates a cell may have, the cells a
+// shape or a board may have, and what the core's geometry calls return instead of a count.
+const GRIDS = { square: 0, triangle: 1, hex: 2, cube: 3 };
+const MAX_COORDINATE = 2 ** 30;
+const MAX_GEOMETRY_CELLS = 1 << 20;
+const GEOMETRY_REFUSED = { "-1": "the core's buffers are too small", "-2": "unknown grid",
+  "-3": "a cell's coordinate is too large (more than 2**30 from 0)",
+  "-4": "a shape or a board has too many cells", "-5": "a shape has no cells",
+  "-6": "the shapes do not run up their cells" };
 
 function fail(message) {
   throw new RangeError(message);
@@ -129,6 +140,33 @@ function prefixRows(prefixes, nOptions) {
     });
   });
   return { flat, rows: prefixes.length, width };
+}
+
+// A grid's code and the coordinates of its cells (2, or 3 on the cube grid).
+function gridOf(name) {
+  check(Object.hasOwn(GRIDS, name), `${name}: not a grid (square, triangle, hex or cube)`);
+  return { code: GRIDS[name], dim: name === "cube" ? 3 : 2 };
+}
+
+// Cells (arrays of dim whole numbers within 2**30 of 0) as a flat BigInt64Array.
+function cellsOf(cells, dim, what) {
+  check(Array.isArray(cells), `${what}: expected an array of cells`);
+  check(cells.length <= MAX_GEOMETRY_CELLS, `${what}: more than ${MAX_GEOMETRY_CELLS} cells`);
+  const flat = new BigInt64Array(cells.length * dim);
+  cells.forEach((cell, i) => {
+    check(Array.isArray(cell) && cell.length === dim, `${what}: a cell is ${dim} whole numbers`);
+    cell.forEach((x, d) => {
+      check(Number.isSafeInteger(x) && Math.abs(x) <= MAX_COORDINATE,
+        `${what}: a coordinate is not a whole number within 2**30 of 0`);
+      flat[i * dim + d] = BigInt(x);
+    });
+  });
+  return flat;
+}
+
+function geometryStatus(status) {
+  if (status < 0n) fail(GEOMETRY_REFUSED[String(status)] || "the core refused the cells");
+  return Number(status);
 }
 
 // The engine: the wasm instance, its memory and the bump allocator over it.
@@ -211,6 +249,88 @@ class Engine {
     const arena = this.alloc(4 * slots * 8);
     const stats = this.alloc(STATS * 8);
     return { keys, values, arena, stats, slots, keyWords, arenaSize: 4 * slots };
+  }
+
+  // Run ``body`` with memory given back after.
+  scoped(body) {
+    const mark = this.top;
+    try {
+      return body();
+    } finally {
+      this.release(mark);
+    }
+  }
+
+  // A piece's distinct orientations on ``grid`` (geometry.orientations, in its order): the
+  // identity or every rotation, then with flip the mirror images; each normalized, an
+  // array of its cells in reading order.
+  orientations(grid, cells, { rotate = true, flip = true } = {}) {
+    const { code, dim } = gridOf(grid);
+    const flat = cellsOf(cells, dim, "the shape");
+    const n = BigInt(flat.length / dim);
+    return this.scoped(() => {
+      const sizes = this.alloc(3 * 8);
+      const x = this.exports;
+      const at = this.copy(flat);
+      const args = [BigInt(code), at, n, rotate ? 1 : 0, flip ? 1 : 0];
+      x.cpcore_orientations(...args, 0, 0n, 0, 0n, sizes);
+      const [outWords, scratchWords] = this.view(BigUint64Array, sizes, 2);
+      const out = this.alloc(Number(outWords) * 8);
+      const scratch = this.alloc(Number(scratchWords) * 8);
+      const found = geometryStatus(x.cpcore_orientations(...args, out, outWords, scratch,
+        scratchWords, sizes));
+      const size = Number(this.view(BigUint64Array, sizes, 3)[2]);
+      const words = this.view(BigInt64Array, out, found * size * dim);
+      return Array.from({ length: found }, (_, k) => Array.from({ length: size },
+        (_, i) => Array.from(words.subarray((k * size + i) * dim, (k * size + i + 1) * dim),
+          Number)));
+    });
+  }
+
+  // Every placement of the shapes (arrays of cells) on the board (an array of cells) of
+  // ``grid``, in geometry.placements' order, up to ``limit``: {shape: its index, cells: the
+  // indices in board of its cells, in reading order}.
+  placements(grid, shapes, board, { limit = null } = {}) {
+    const { code, dim } = gridOf(grid);
+    check(Array.isArray(shapes), "shapes: expected an array of shapes");
+    check(limit === null || (Number.isSafeInteger(limit) && limit >= 0),
+      "limit: expected a whole number from 0");
+    const flats = shapes.map((shape) => cellsOf(shape, dim, "a shape"));
+    const start = new BigInt64Array(shapes.length + 1);
+    flats.forEach((flat, s) => { start[s + 1] = start[s] + BigInt(flat.length / dim); });
+    const nCells = Number(start[shapes.length]);
+    check(nCells <= MAX_GEOMETRY_CELLS, `shapes: more than ${MAX_GEOMETRY_CELLS} cells`);
+    const cells = new BigInt64Array(nCells * dim);
+    flats.forEach((flat, s) => cells.set(flat, Number(start[s]) * dim));
+    const boardFlat = cellsOf(board, dim, "the board");
+    return this.scoped(() => {
+      const sizes = this.alloc(3 * 8);
+      const x = this.exports;
+      const args = [BigInt(code), this.copy(cells), this.copy(start), BigInt(shapes.length),
+        BigInt(nCells), this.copy(boardFlat), BigInt(board.length),
+        limit === null ? 2n ** 64n - 1n : BigInt(limit)];
+      const need = () => Array.from(this.view(BigUint64Array, sizes, 3), Number);
+      const first = x.cpcore_placements(...args, 0, 0n, 0, 0n, 0, 0n, sizes);
+      if (first !== -1n) geometryStatus(first);
+      const scratchWords = need()[2];
+      const scratch = this.alloc(scratchWords * 8);
+      const counted = x.cpcore_placements(...args, 0, 0n, 0, 0n, scratch, BigInt(scratchWords),
+        sizes);
+      if (counted !== -1n) geometryStatus(counted);
+      const [nFound, nIndices] = need();
+      const outCells = this.alloc(nIndices * 8);
+      const outShape = this.alloc(nFound * 8);
+      geometryStatus(x.cpcore_placements(...args, outCells, BigInt(nIndices), outShape,
+        BigInt(nFound), scratch, BigInt(scratchWords), sizes));
+      const which = this.view(BigInt64Array, outShape, nFound);
+      const indices = this.view(BigInt64Array, outCells, nIndices);
+      let at = 0;
+      return Array.from(which, (s) => {
+        const size = Number(start[Number(s) + 1] - start[Number(s)]);
+        at += size;
+        return { shape: Number(s), cells: Array.from(indices.subarray(at - size, at), Number) };
+      });
+    });
   }
 
   // A cover's plan (EngineSession.browser_plan) loaded: its layouts checked and copied in.
