@@ -103,6 +103,9 @@ def test_empty_and_degenerate_cases(name):
     assert placements("x", [], [one], g) == []
     assert placements("x", [frozenset({one})], [], g) == []
     assert not fits_anywhere([], [one], g) and not fits_anywhere([frozenset({one})], [], g)
+    numpy = pytest.importorskip("numpy")
+    as_numpy = [tuple(numpy.int64(x) for x in cell) for cell in [one, (1,) * g.dim]]
+    assert orientations(as_numpy, grid=g) == oracle.orientations(as_numpy, grid=g)
     far = tuple(2**30 for _ in range(g.dim))
     _agree([one], [[one], [far], [one, far, one]], g)
     _agree([far], [[one, far]], g)

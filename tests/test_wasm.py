@@ -288,12 +288,23 @@ PLACE = """async ({grid, pieces, board}) => {
     const shapes = engine.orientations(grid, cells, { rotate, flip });
     return { shapes, placed: engine.placements(grid, shapes, board) };
   });
-  let refused = "accepted";
-  try {
-    engine.placements(grid, [[[2 ** 31, 0]]], board);
-  } catch (e) {
-    refused = e instanceof RangeError ? e.message : String(e);
-  }
+  const refused = [
+    () => engine.placements(grid, [[[2 ** 31, 0]]], board),
+    () => engine.placements(grid, [[[0, 0]]], [[0.5, 0]]),
+    () => engine.placements(grid, [[[0, 0, 0]]], board),
+    () => engine.placements(grid, [[]], board),
+    () => engine.placements(grid, "shapes", board),
+    () => engine.placements(grid, [[[0, 0]]], board, { limit: -1 }),
+    () => engine.placements("octagon", [[[0, 0]]], board),
+    () => engine.orientations(grid, [["0", 0]]),
+  ].map((call) => {
+    try {
+      call();
+      return "accepted";
+    } catch (e) {
+      return e instanceof RangeError ? e.message : String(e);
+    }
+  });
   return { found, refused, used: engine.size.used };
 }"""
 
@@ -319,7 +330,10 @@ def test_the_browsers_placements_are_the_native_ones(page, tmp_path, text):
         assert [(p["shape"], tuple(board[i] for i in p["cells"])) for p in found["placed"]] \
             == expected
         assert expected
-    assert "2**30" in got["refused"] and got["used"] == 0
+    assert [message.split(":")[0] for message in got["refused"]] == [
+        "a shape", "the board", "a shape", "a shape has no cells", "shapes", "limit",
+        "octagon", "the shape"]
+    assert "2**30" in got["refused"][0] and got["used"] == 0
 
 
 def test_pentominoes_6x10_prefixes(page):

@@ -38,8 +38,11 @@ void read_cells(nb::handle cells, int dim, std::vector<int64_t>& coords, const c
                 dim == 3 ? "a cell of the cube grid is three whole numbers"
                          : "a cell of this grid is two whole numbers");
         for (int d = 0; d < dim; ++d) {
-            PyObject* x = PySequence_Fast_GET_ITEM(cell, d);
-            require(PyLong_Check(x), "a cell's coordinates must be whole numbers");
+            // Any integer (numpy's too, by its __index__); not a float nor a string.
+            PyObject* x = PyNumber_Index(PySequence_Fast_GET_ITEM(cell, d));
+            if (!x) PyErr_Clear();
+            nb::object number = nb::steal(x);
+            require(x != nullptr, "a cell's coordinates must be whole numbers");
             int overflow = 0;
             const long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
             require(overflow == 0 && v >= -CPCORE_MAX_COORDINATE && v <= CPCORE_MAX_COORDINATE,

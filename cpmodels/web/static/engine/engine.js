@@ -292,7 +292,8 @@ class Engine {
   // indices in board of its cells, in reading order}.
   placements(grid, shapes, board, { limit = null } = {}) {
     const { code, dim } = gridOf(grid);
-    check(Array.isArray(shapes), "shapes: expected an array of shapes");
+    check(Array.isArray(shapes) && shapes.length <= MAX_GEOMETRY_CELLS,
+      `shapes: expected an array of at most ${MAX_GEOMETRY_CELLS} shapes`);
     check(limit === null || (Number.isSafeInteger(limit) && limit >= 0),
       "limit: expected a whole number from 0");
     const flats = shapes.map((shape) => cellsOf(shape, dim, "a shape"));
