@@ -44,7 +44,8 @@ def orientations(shape: Iterable[Cell], *, rotate: bool = True, flip: bool = Tru
     ``rotate`` allows the grid's rotations, ``flip`` allows turning the piece over (its
     mirror images): the identity, or every rotation, then the mirror images (every one, or
     the first alone), each kept unless an earlier one has the same cells. The engine core
-    works them out (``cpcore/placements.hpp``), the same code the browser runs.
+    works them out (``cpcore/placements.hpp``), the same code the browser runs; a cell of
+    the wrong length or a coordinate more than 2**30 from 0 is refused (ValueError).
     """
     native = _native()
     return [frozenset(cells) for cells in
