@@ -8,13 +8,14 @@ its items once. A solution is a set of options that covers every item within its
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
+from types import ModuleType
 
 from cpmodels.errors import TooLargeError
-from cpmodels.geometry import SQUARE, Placement, placements
-from cpmodels.grids import Cell, Grid
+from cpmodels.geometry import SQUARE, OptionKind, Placement
+from cpmodels.grids import GRID_NAMES, Cell, Grid
 
 # Past this many placements a problem is refused before any is made. CP-SAT (8 workers)
 # takes about 10 KB a placement: 1.6 GB for a 50 x 50 board of pentominoes (110,000), 4.6 GB
@@ -132,18 +133,54 @@ def packing_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind],
     """Compile "fill exactly these cells with exactly these pieces" into an exact cover.
 
     Items are the cells (each covered once, in :func:`scan_order`) followed by the pieces (each
-    covered ``count`` times); an option is one placement: its cells, then its piece.
+    covered ``count`` times); an option is one placement: its cells, then its piece. The
+    engine core assembles it (``cpcore/sweep_cover.hpp``, the code the browser runs too).
     """
-    cell_list = scan_order(cells)
-    check_placement_count(len(cell_list), pieces)
-    cover = ExactCover(items=[Item(cell_name(cell), cell=cell) for cell in cell_list],
-                       grid=grid.name)
-    cell_index = {rc: i for i, rc in enumerate(cell_list)}
-    for kind in pieces:
-        piece_item = len(cover.items)
-        cover.items.append(Item(kind.name, kind.count if kind.low is None else kind.low,
-                                kind.count))
-        for placement in placements(kind.name, kind.orientations, cell_list, grid):
-            cover.options.append((*(cell_index[rc] for rc in placement.cells), piece_item))
-            cover.placements.append(placement)
-    return cover
+    return assemble_cover(cells, pieces, {}, grid).cover
+
+
+@dataclass
+class AssembledCover:
+    """A board's exact cover with a slack item per label group, as the engine core makes it:
+    the cover, the groups' slack items, and the indices of the groups a sweep's tasks fix
+    (the group whose cells the search passes first among those leaving at most 512
+    combinations to tally, else the leading groups that do)."""
+
+    cover: ExactCover
+    slack_items: list[int]
+    fixed: tuple[int, ...]
+
+
+def assemble_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind],
+                   groups: Mapping[str, Sequence[Cell]], grid: Grid = SQUARE,
+                   ) -> AssembledCover:
+    """The exact cover of :func:`packing_cover` followed by one slack item per label group
+    (``groups``: each group's labels' cells, in order), covered by one slack option per
+    label (its cell, then the group's slack item) after the placements. Refused: a problem
+    past :data:`MAX_PLACEMENTS` (TooLargeError), a label off the board (ValueError)."""
+    cell_list = list(cells)
+    check_placement_count(len(set(cell_list)), pieces)
+    made = _native().sweep_cover(
+        GRID_NAMES.index(grid.name), cell_list,
+        [(kind.orientations, kind.count if kind.low is None else kind.low, kind.count)
+         for kind in pieces],
+        list(groups.values()), MAX_PLACEMENTS)
+    scan, item_rows, options, option_cells, option_kinds, owners, fixed = made
+    n_cells, n_pieces = len(scan), len(pieces)
+    group_names = list(groups)
+    items = [Item(cell_name(cell), cell=cell) for cell in scan]
+    items += [Item(kind.name, low, high) for kind, (_, low, high)
+              in zip(pieces, item_rows[n_cells:n_cells + n_pieces])]
+    items += [Item(name, low, high, kind=ItemKind.SLACK) for name, (_, low, high)
+              in zip(group_names, item_rows[n_cells + n_pieces:])]
+    names = ([kind.name for kind in pieces], group_names)
+    placements = [Placement(names[kind][owner], at, OptionKind(kind)) for at, kind, owner
+                  in zip(option_cells, option_kinds, owners)]
+    cover = ExactCover(items=items, options=options, placements=placements, grid=grid.name)
+    return AssembledCover(cover, list(range(n_cells + n_pieces, len(items))), tuple(fixed))
+
+
+def _native() -> ModuleType:
+    """The compiled core, loaded when a cover is first made."""
+    import cpmodels._native as native
+    return native

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import Difficulty, EngineSession, Tally, workers_for
-from cpmodels.cover import ExactCover, Item, ItemKind, packing_cover, scan_order
+from cpmodels.cover import ExactCover, assemble_cover
 from cpmodels.errors import InputError
 from cpmodels.files import make_directory, write_atomic
-from cpmodels.geometry import OptionKind, Placement
+from cpmodels.geometry import OptionKind
+from cpmodels.grids import Cell
 from cpmodels.questions import Question, check_question, lines_after_question, sweep_question
 from cpmodels.running import (
     Finished,
@@ -141,19 +142,17 @@ def sweep_cover(spec: CalendarSpec, *, face_up: bool = False) -> tuple[ExactCove
     """The calendar as one exact cover with a slack item per group; returns it and those items.
 
     Slack option ids follow the placements; ``slack_option(label)`` finds them by label.
+    The engine core assembles it (:func:`~cpmodels.cover.assemble_cover`).
     """
-    cover = packing_cover(spec.cells, spec.piece_kinds(face_up=face_up), spec.geometry)
-    cell_index = {it.cell: i for i, it in enumerate(cover.items) if it.cell is not None}
-    slack_items = []
-    for group, labels in spec.groups.items():
-        item = len(cover.items)
-        cover.items.append(Item(group, kind=ItemKind.SLACK))
-        slack_items.append(item)
-        for label in labels:
-            rc = spec.label_cells[label]
-            cover.options.append((cell_index[rc], item))
-            cover.placements.append(Placement(group, (rc,), OptionKind.SLACK))
-    return cover, slack_items
+    made = assemble_cover(spec.cells, spec.piece_kinds(face_up=face_up),
+                          _group_cells(spec), spec.geometry)
+    return made.cover, made.slack_items
+
+
+def _group_cells(spec: CalendarSpec) -> dict[str, list[Cell]]:
+    """Each label group's labels' cells, in order."""
+    return {group: [spec.label_cells[label] for label in labels]
+            for group, labels in spec.groups.items()}
 
 
 MAX_TALLY = 512  # combinations one search may tally (the length of a state's count vector)
@@ -182,15 +181,8 @@ def scan_fixed_groups(spec: CalendarSpec) -> tuple[str, ...]:
     rows), the weekdays on ``calendar_week_11`` (its first columns; its months come last).
     """
     groups = list(spec.groups)
-    sizes = [len(spec.groups[g]) for g in groups]
-    rank = {cell: k for k, cell in enumerate(scan_order(spec.cells))}
-    fits = [k for k in range(len(groups))
-            if math.prod(sizes[:k] + sizes[k + 1:]) <= MAX_TALLY]
-    if not fits:
-        return tuple(groups[:fixed_group_count(spec)])
-    passed = {k: max(rank[spec.label_cells[label]] for label in spec.groups[groups[k]])
-              for k in fits}
-    return (groups[min(fits, key=lambda k: (passed[k], k))],)
+    fixed = assemble_cover(spec.cells, [], _group_cells(spec), spec.geometry).fixed
+    return tuple(groups[k] for k in fixed)
 
 
 def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str], int]:

@@ -17,6 +17,10 @@ namespace {
 
 int dimension(int64_t grid) { return grid == CPCORE_GRID_CUBE ? 3 : 2; }
 
+void require(bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument(what);
+}
+
 // The coordinates of each cell of a sequence of cells (each a sequence of dim ints) appended
 // to coords; a cell of another length, or a coordinate that is not a whole number within the
 // core's range, is refused.
@@ -65,7 +69,135 @@ void check_status(int64_t status) {
             "a cell's coordinate is too large (more than 2**30 from 0)");
     require(status != CPCORE_GEOMETRY_TOO_MANY_CELLS, "a shape or a board has too many cells");
     require(status != CPCORE_GEOMETRY_EMPTY_SHAPE, "a shape has no cells");
+    require(status != CPCORE_COVER_TOO_LARGE, "the problem has too many placements");
+    require(status != CPCORE_COVER_BAD_PIECES, "a piece's copies must be 0 <= low <= high");
+    require(status != CPCORE_COVER_EMPTY_GROUP, "a label group has no labels");
+    require(status != CPCORE_COVER_LABEL_OFF_BOARD, "a label's cell is not on the board");
     require(status >= 0, "the core's buffers are too small");
+}
+
+// The items of a sequence of sequences (shapes of a piece, cells of a group) read into
+// cells and the run starts; what refuses says what the outer sequence is.
+void read_runs(nb::handle runs_of, int dim, std::vector<int64_t>& cells,
+               std::vector<int64_t>& start, const char* what) {
+    PyObject* seq = PySequence_Fast(runs_of.ptr(), "");
+    if (!seq) PyErr_Clear();
+    nb::object owned = nb::steal(seq);
+    require(seq != nullptr, std::string(what) + " are not a sequence");
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    require((uint64_t)n <= CPCORE_MAX_GEOMETRY_CELLS, std::string("too many ") + what);
+    for (Py_ssize_t k = 0; k < n; ++k) {
+        read_cells(PySequence_Fast_GET_ITEM(seq, k), dim, cells, what);
+        require(cells.size() / dim <= CPCORE_MAX_GEOMETRY_CELLS,
+                std::string(what) + " have too many cells");
+        start.push_back((int64_t)(cells.size() / dim));
+    }
+}
+
+// The exact cover of a board with pieces ((orientations, low, high) each) and label groups
+// (each its labels' cells in order), cover.py's and sweep.py's, from cpcore_sweep_cover:
+// (the cells in scan order, each item's (kind, low, high), each option's items, each
+// option's cells, each option's kind, its piece or group, the fixed groups).
+void bind_sweep_cover(nb::module_& m) {
+    m.def(
+        "sweep_cover",
+        [](int64_t grid, nb::handle board, nb::handle pieces, nb::handle groups,
+           uint64_t max_placements) {
+            require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
+                    "the grid is not one of the core's");
+            const int dim = dimension(grid);
+            std::vector<int64_t> board_cells, shape_cells, shape_start{0}, piece_start{0},
+                bounds, group_cells, group_start{0};
+            read_cells(board, dim, board_cells, "the board");
+            PyObject* seq = PySequence_Fast(pieces.ptr(), "");
+            if (!seq) PyErr_Clear();
+            nb::object owned = nb::steal(seq);
+            require(seq != nullptr, "the pieces are not a sequence");
+            const Py_ssize_t n_pieces = PySequence_Fast_GET_SIZE(seq);
+            require((uint64_t)n_pieces <= CPCORE_MAX_GEOMETRY_CELLS, "too many pieces");
+            for (Py_ssize_t p = 0; p < n_pieces; ++p) {
+                nb::tuple piece;
+                require(nb::try_cast(nb::handle(PySequence_Fast_GET_ITEM(seq, p)), piece) &&
+                            piece.size() == 3,
+                        "a piece is (its orientations, low, high)");
+                read_runs(piece[0], dim, shape_cells, shape_start, "the orientations");
+                piece_start.push_back((int64_t)(shape_start.size() - 1));
+                int64_t low = 0, high = 0;
+                require(nb::try_cast(piece[1], low) && nb::try_cast(piece[2], high),
+                        "a piece's copies must be 0 <= low <= high");
+                bounds.push_back(low);
+                bounds.push_back(high);
+            }
+            read_runs(groups, dim, group_cells, group_start, "the label groups");
+            const uint64_t n_board = board_cells.size() / dim;
+            const uint64_t n_shapes = shape_start.size() - 1;
+            const uint64_t n_groups = group_start.size() - 1;
+            uint64_t sizes[5];
+            auto call = [&](int64_t* items, uint64_t n_items, int64_t* options,
+                            uint64_t n_options, int64_t* entries, uint64_t n_entries,
+                            int64_t* fixed, uint64_t n_fixed, int64_t* scratch,
+                            uint64_t n_scratch) {
+                return cpcore_sweep_cover(
+                    grid, board_cells.data(), n_board, shape_cells.data(), shape_start.data(),
+                    n_shapes, shape_cells.size() / dim, piece_start.data(), bounds.data(),
+                    (uint64_t)n_pieces, group_cells.data(), group_start.data(), n_groups,
+                    group_cells.size() / dim, max_placements, items,
+                    n_items, options, n_options, entries, n_entries, fixed, n_fixed, scratch,
+                    n_scratch, sizes);
+            };
+            // A call for the scratch, one to count, one to write.
+            int64_t status = call(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0);
+            check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
+            std::vector<int64_t> scratch(sizes[3] + 1);
+            status = call(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, scratch.data(),
+                          scratch.size());
+            check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
+            std::vector<int64_t> items(4 * sizes[0] + 1), options(4 * sizes[1] + 1),
+                entries(sizes[2] + 1), fixed(sizes[4] + 1);
+            status = call(items.data(), items.size(), options.data(), options.size(),
+                          entries.data(), entries.size(), fixed.data(), fixed.size(),
+                          scratch.data(), scratch.size());
+            check_status(status);
+            nb::list cells, item_rows, option_items, option_cells, kinds, owners, fixed_groups;
+            std::vector<nb::object> made;
+            for (uint64_t i = 0; i < sizes[0]; ++i) {
+                const int64_t* row = items.data() + 4 * i;
+                if (row[0] == 0) {
+                    made.push_back(cell_tuple(board_cells.data() + row[3] * dim, dim));
+                    cells.append(made.back());
+                }
+                item_rows.append(nb::make_tuple(row[0], row[1], row[2]));
+            }
+            for (int64_t j = 0; j < status; ++j) {
+                const int64_t* row = options.data() + 4 * j;
+                const int64_t first = row[2], n = row[3];
+                const Py_ssize_t n_cells = (Py_ssize_t)(n - 1);
+                PyObject* ids = PyTuple_New((Py_ssize_t)n);
+                if (!ids) throw nb::python_error();
+                nb::object held_ids = nb::steal(ids);
+                PyObject* at = PyTuple_New(n_cells);
+                if (!at) throw nb::python_error();
+                nb::object held_at = nb::steal(at);
+                for (int64_t i = 0; i < n; ++i) {
+                    const int64_t item = entries[first + i];
+                    PyTuple_SET_ITEM(ids, i, PyLong_FromLongLong(item));
+                    if (i < n - 1) PyTuple_SET_ITEM(at, i, made[item].inc_ref().ptr());
+                }
+                option_items.append(held_ids);
+                option_cells.append(held_at);
+                kinds.append(row[0]);
+                owners.append(row[1]);
+            }
+            for (uint64_t k = 0; k < sizes[4]; ++k) fixed_groups.append(fixed[k]);
+            return nb::make_tuple(cells, item_rows, option_items, option_cells, kinds, owners,
+                                  fixed_groups);
+        },
+        nb::arg("grid"), nb::arg("board"), nb::arg("pieces"), nb::arg("groups"),
+        nb::arg("max_placements"),
+        "The exact cover of a board with pieces ((orientations, low, high) each) and label "
+        "groups (each its labels' cells): (cells in scan order, items' (kind, low, high), "
+        "options' items, options' cells, options' kinds, their pieces or groups, the groups "
+        "a sweep fixes).");
 }
 
 }  // namespace
@@ -177,6 +309,7 @@ void bind_geometry(nb::module_& m) {
         nb::arg("grid"), nb::arg("shapes"), nb::arg("board"), nb::arg("limit"),
         "Every placement of the shapes on the board, up to limit of them, each a tuple of "
         "its cells in reading order (geometry.placements' order).");
+    bind_sweep_cover(m);
 }
 
 }  // namespace cpbind

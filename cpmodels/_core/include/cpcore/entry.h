@@ -336,6 +336,45 @@ int64_t cpcore_placements(int64_t grid, const int64_t* shape_cells, const int64_
                           uint64_t shapes_capacity, int64_t* scratch, uint64_t n_scratch,
                           uint64_t* sizes);
 
+/* --- a calendar's sweep cover (cpcore/sweep_cover.hpp; sweep.py, cover.py) ------------- */
+
+/* What cpcore_sweep_cover returns besides the geometry calls' statuses. */
+#define CPCORE_COVER_TOO_LARGE (-7)        /* more shapes x cells than max_placements */
+#define CPCORE_COVER_BAD_PIECES (-8)       /* piece_start or a piece's bounds do not read */
+#define CPCORE_COVER_BAD_GROUPS (-9)       /* group_start does not run up its n_labels */
+#define CPCORE_COVER_EMPTY_GROUP (-10)
+#define CPCORE_COVER_LABEL_OFF_BOARD (-11) /* a label's cell is not a board cell */
+
+/* The exact cover of a board (sweep.py's sweep_cover; without groups cover.py's
+ * packing_cover). The board's cells, each once, in scan order (the axis of the longest
+ * extent slowest) are the first items, then one item per piece, then one slack item per
+ * label group. Piece p is the orientations piece_start[p] .. piece_start[p + 1] - 1 (shape s
+ * the cells shape_start[s] .. shape_start[s + 1] - 1 of the n_shape_cells of shape_cells),
+ * covered piece_bounds[2p] to piece_bounds[2p + 1] times; group g is the label cells
+ * group_start[g] .. group_start[g + 1] - 1 of the n_labels of group_cells. The options:
+ * each piece's placements (their cells' items in reading order, then the piece's item),
+ * then each label's slack option (its cell's item, then its group's slack item).
+ * items: rows of 4 words (kind: 0 cell, 1 piece, 2 slack; low; high; a cell's index in
+ * board, the first of equal cells, else -1); options: rows of 4 words (kind: 0 piece, 1
+ * slack; its piece or group; its first word in entries; its number of items); entries: the
+ * options' items; fixed: the groups a sweep's tasks fix (sweep.py's scan_fixed_groups).
+ * Capacities count words. Returns the options' number; sizes[0]: the items, sizes[1]: the
+ * options, sizes[2]: the entries, sizes[3]: the scratch words needed (known from the inputs,
+ * so a first call with no buffers reports them), sizes[4]: the fixed groups. With outputs too
+ * small it goes on counting and returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes the whole
+ * need. */
+int64_t cpcore_sweep_cover(int64_t grid, const int64_t* board, uint64_t n_board,
+                           const int64_t* shape_cells, const int64_t* shape_start,
+                           uint64_t n_shapes, uint64_t n_shape_cells,
+                           const int64_t* piece_start, const int64_t* piece_bounds,
+                           uint64_t n_pieces, const int64_t* group_cells,
+                           const int64_t* group_start, uint64_t n_groups, uint64_t n_labels,
+                           uint64_t max_placements, int64_t* items,
+                           uint64_t items_capacity, int64_t* options, uint64_t options_capacity,
+                           int64_t* entries, uint64_t entries_capacity, int64_t* fixed,
+                           uint64_t fixed_capacity, int64_t* scratch, uint64_t n_scratch,
+                           uint64_t* sizes);
+
 #ifdef __cplusplus
 }
 #endif

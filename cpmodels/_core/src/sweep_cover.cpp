@@ -1,0 +1,222 @@
+// A calendar's sweep cover (cpmodels/sweep.py's sweep_cover and scan_fixed_groups; without
+// label groups cover.py's packing_cover): items and options in the order the Python side has
+// always made them, over the caller's buffers (cpcore/sweep_cover.hpp).
+#include "cpcore/entry.h"
+#include "cpcore/sweep_cover.hpp"
+
+namespace {
+
+using namespace cpcore::geometry;
+
+constexpr int64_t CELL_ITEM = 0, PIECE_ITEM = 1, SLACK_ITEM = 2;
+constexpr int64_t PIECE_OPTION = 0, SLACK_OPTION = 1;
+constexpr int64_t MOST_COPIES = ((int64_t)1) << 31;
+
+bool coordinates_fit(const int64_t* x, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) {
+        if (x[i] < -CPCORE_MAX_COORDINATE || x[i] > CPCORE_MAX_COORDINATE) return false;
+    }
+    return true;
+}
+
+// Whether start[0 .. n] runs from 0 up (never down) to at most ``most``; 1 when it does with
+// no empty run, 0 with one, -1 when it does not run up.
+int runs(const int64_t* start, uint64_t n, uint64_t most) {
+    if (start[0] != 0) return -1;
+    int whole = 1;
+    for (uint64_t k = 0; k < n; ++k) {
+        if (start[k + 1] < start[k] || (uint64_t)start[k + 1] > most) return -1;
+        if (start[k + 1] == start[k]) whole = 0;
+    }
+    return whole;
+}
+
+// The index in scan[0 .. n) of cell (byread: scan's indices in reading order), or -1.
+int64_t find(const int64_t* scan, int dim, const int64_t* byread, uint64_t n,
+             const int64_t* cell) {
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        const int c = compare(scan + byread[mid] * dim, cell, dim);
+        if (c == 0) return byread[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+}  // namespace
+
+extern "C" int64_t cpcore_sweep_cover(
+    int64_t grid, const int64_t* board, uint64_t n_board, const int64_t* shape_cells,
+    const int64_t* shape_start, uint64_t n_shapes, uint64_t n_shape_cells,
+    const int64_t* piece_start, const int64_t* piece_bounds, uint64_t n_pieces,
+    const int64_t* group_cells, const int64_t* group_start, uint64_t n_groups,
+    uint64_t n_labels, uint64_t max_placements, int64_t* items,
+    uint64_t items_capacity, int64_t* options, uint64_t options_capacity, int64_t* entries,
+    uint64_t entries_capacity, int64_t* fixed, uint64_t fixed_capacity, int64_t* scratch,
+    uint64_t n_scratch, uint64_t* sizes) {
+    for (int k = 0; k < 5; ++k) sizes[k] = 0;
+    if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+    const int dim = dimension(grid);
+    const uint64_t most = CPCORE_MAX_GEOMETRY_CELLS;
+    if (n_board > most || n_shapes > most || n_pieces > most || n_groups > most ||
+        n_shape_cells > most || n_labels > most) {
+        return CPCORE_GEOMETRY_TOO_MANY_CELLS;
+    }
+    const int shapes_run = runs(shape_start, n_shapes, n_shape_cells);
+    if (shapes_run < 0) return CPCORE_GEOMETRY_BAD_SHAPES;
+    if (shapes_run == 0) return CPCORE_GEOMETRY_EMPTY_SHAPE;
+    if (runs(piece_start, n_pieces, n_shapes) < 0 ||
+        (uint64_t)piece_start[n_pieces] != n_shapes) {
+        return CPCORE_COVER_BAD_PIECES;
+    }
+    for (uint64_t p = 0; p < n_pieces; ++p) {
+        const int64_t low = piece_bounds[2 * p], high = piece_bounds[2 * p + 1];
+        if (low < 0 || low > high || high > MOST_COPIES) return CPCORE_COVER_BAD_PIECES;
+    }
+    const int groups_run = runs(group_start, n_groups, n_labels);
+    if (groups_run < 0) return CPCORE_COVER_BAD_GROUPS;
+    if (groups_run == 0) return CPCORE_COVER_EMPTY_GROUP;
+    if (!coordinates_fit(board, n_board * dim) ||
+        !coordinates_fit(shape_cells, n_shape_cells * dim) ||
+        !coordinates_fit(group_cells, n_labels * dim)) {
+        return CPCORE_GEOMETRY_COORDINATE;
+    }
+    uint64_t largest = 0;
+    for (uint64_t s = 0; s < n_shapes; ++s) {
+        const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
+        if (size > largest) largest = size;
+    }
+    sizes[3] = n_board * (2 * dim + 3) + largest * (dim + 2) + 3 * n_groups;
+    if (n_scratch < sizes[3]) return CPCORE_GEOMETRY_SMALL_BUFFER;
+    int64_t* keys = scratch;                    // [n_board, dim] cells, axes in scan order
+    int64_t* order = keys + n_board * dim;      // [n_board] board indices in scan order
+    int64_t* scan = order + n_board;            // [n_board, dim] the cells in scan order
+    int64_t* byread = scan + n_board * dim;     // [n_board] scan's indices in reading order
+    int64_t* group_size = byread + n_board;     // [n_groups]
+    int64_t* passed = group_size + n_groups;    // [n_groups] a group's last cell in scan order
+    int64_t* picked = passed + n_groups;        // [n_groups] the fixed groups
+    int64_t* rest = picked + n_groups;          // cpcore_placements' scratch
+    const uint64_t n_rest = n_board + largest * (dim + 2);
+
+    // The cells in scan order, each once (cover.py's scan_order).
+    int axes[3] = {0, 1, 2};
+    if (n_board > 0) cpcore::sweep::scan_axes(board, n_board, dim, axes);
+    for (uint64_t i = 0; i < n_board; ++i) {
+        for (int d = 0; d < dim; ++d) keys[i * dim + d] = board[i * dim + axes[d]];
+        order[i] = (int64_t)i;
+    }
+    sort_cells(keys, dim, order, n_board);
+    uint64_t n_cells = 0;
+    for (uint64_t i = 0; i < n_board; ++i) {
+        if (n_cells > 0 && compare(keys + order[n_cells - 1] * dim, keys + order[i] * dim,
+                                   dim) == 0) {
+            continue;
+        }
+        order[n_cells] = order[i];
+        for (int d = 0; d < dim; ++d) scan[n_cells * dim + d] = board[order[i] * dim + d];
+        byread[n_cells] = (int64_t)n_cells;
+        ++n_cells;
+    }
+    sort_cells(scan, dim, byread, n_cells);
+    if (n_shapes * n_cells > max_placements) return CPCORE_COVER_TOO_LARGE;
+
+    const uint64_t n_items = n_cells + n_pieces + n_groups;
+    bool written = items_capacity >= 4 * n_items;
+    if (written) {
+        for (uint64_t i = 0; i < n_cells; ++i) {
+            int64_t* row = items + 4 * i;
+            row[0] = CELL_ITEM;
+            row[1] = row[2] = 1;
+            row[3] = order[i];
+        }
+        for (uint64_t p = 0; p < n_pieces; ++p) {
+            int64_t* row = items + 4 * (n_cells + p);
+            row[0] = PIECE_ITEM;
+            row[1] = piece_bounds[2 * p];
+            row[2] = piece_bounds[2 * p + 1];
+            row[3] = -1;
+        }
+        for (uint64_t g = 0; g < n_groups; ++g) {
+            int64_t* row = items + 4 * (n_cells + n_pieces + g);
+            row[0] = SLACK_ITEM;
+            row[1] = row[2] = 1;
+            row[3] = -1;
+        }
+    }
+
+    // Each piece's placements (its cells' items, then its own), shape by shape.
+    uint64_t n_options = 0, n_entries = 0, placement_sizes[3];
+    for (uint64_t p = 0; p < n_pieces; ++p) {
+        for (int64_t s = piece_start[p]; s < piece_start[p + 1]; ++s) {
+            const int64_t size = shape_start[s + 1] - shape_start[s];
+            const int64_t one[2] = {0, size};
+            const bool room = written && n_entries <= entries_capacity &&
+                              4 * n_options <= options_capacity;
+            const int64_t found = cpcore_placements(
+                grid, shape_cells + shape_start[s] * dim, one, 1, (uint64_t)size, scan, n_cells,
+                ~(uint64_t)0, room ? entries + n_entries : nullptr,
+                room ? entries_capacity - n_entries : 0,
+                room ? options + 4 * n_options : nullptr,
+                room ? options_capacity - 4 * n_options : 0, rest, n_rest, placement_sizes);
+            if (found < 0 && found != CPCORE_GEOMETRY_SMALL_BUFFER) return found;
+            const uint64_t n_found = placement_sizes[0];
+            const uint64_t step = (uint64_t)size + 1;
+            written = found >= 0 && n_entries + n_found * step <= entries_capacity &&
+                      4 * (n_options + n_found) <= options_capacity;
+            if (written) {
+                // Spread the cells out to make room for the piece's item after each.
+                for (uint64_t k = n_found; k-- > 0;) {
+                    int64_t* to = entries + n_entries + k * step;
+                    const int64_t* from = entries + n_entries + k * (uint64_t)size;
+                    for (int64_t i = size; i-- > 0;) to[i] = from[i];
+                    to[size] = (int64_t)(n_cells + p);
+                    int64_t* row = options + 4 * (n_options + k);
+                    row[0] = PIECE_OPTION;
+                    row[1] = (int64_t)p;
+                    row[2] = (int64_t)(n_entries + k * step);
+                    row[3] = (int64_t)step;
+                }
+            }
+            n_options += n_found;
+            n_entries += n_found * step;
+        }
+    }
+
+    // Each group's slack options: a label's cell item, then the group's slack item.
+    for (uint64_t g = 0; g < n_groups; ++g) {
+        group_size[g] = group_start[g + 1] - group_start[g];
+        passed[g] = -1;
+        for (int64_t l = group_start[g]; l < group_start[g + 1]; ++l) {
+            const int64_t at = find(scan, dim, byread, n_cells, group_cells + l * dim);
+            if (at < 0) return CPCORE_COVER_LABEL_OFF_BOARD;
+            if (at > passed[g]) passed[g] = at;
+            written = written && n_entries + 2 <= entries_capacity &&
+                      4 * (n_options + 1) <= options_capacity;
+            if (written) {
+                entries[n_entries] = at;
+                entries[n_entries + 1] = (int64_t)(n_cells + n_pieces + g);
+                int64_t* row = options + 4 * n_options;
+                row[0] = SLACK_OPTION;
+                row[1] = (int64_t)g;
+                row[2] = (int64_t)n_entries;
+                row[3] = 2;
+            }
+            ++n_options;
+            n_entries += 2;
+        }
+    }
+
+    // The groups a sweep's tasks fix (sweep.py's scan_fixed_groups).
+    const uint64_t n_fixed = cpcore::sweep::fixed_groups(group_size, passed, n_groups, picked);
+    const bool fixed_room = fixed_capacity >= n_fixed;
+    if (fixed_room) {
+        for (uint64_t k = 0; k < n_fixed; ++k) fixed[k] = picked[k];
+    }
+    sizes[0] = n_items;
+    sizes[1] = n_options;
+    sizes[2] = n_entries;
+    sizes[4] = n_fixed;
+    return written && fixed_room ? (int64_t)n_options : CPCORE_GEOMETRY_SMALL_BUFFER;
+}

@@ -1,0 +1,370 @@
+"""The sweep cover assembled by the engine core (cpcore/sweep_cover.hpp) equals, bit for bit
+and in order, the one the Python made before (cover_oracle.py): items, options,
+placements, kinds, slack items and the groups a sweep fixes, on every bundled spec, face up
+and not, and on seeded random boards of each grid with random pieces and label groups;
+what does not fit the core is refused with a sentence, and its raw call reports the buffers
+it needs."""
+
+from __future__ import annotations
+
+import ctypes
+import random
+import shutil
+import subprocess
+
+import cover_oracle as oracle
+import pytest
+from conftest import ROOT, SPECS
+from test_grids import HEX_CALENDAR as HEX
+from test_wasm import TRIANGLE
+
+from cpmodels import cover as cover_module
+from cpmodels import sweep
+from cpmodels.cover import (
+    MAX_PLACEMENTS,
+    AssembledCover,
+    ExactCover,
+    PieceKind,
+    assemble_cover,
+    check_placement_count,
+    packing_cover,
+)
+from cpmodels.errors import TooLargeError
+from cpmodels.geometry import orientations
+from cpmodels.grids import GRID_NAMES, GRIDS, Cell, Grid
+from cpmodels.spec import load_spec
+from cpmodels.sweep import scan_fixed_groups, sweep_cover
+
+BUNDLED = sorted(path for path in SPECS.glob("*.yaml")
+                 if "kind: towers" not in path.read_text())
+
+
+def _same(got: ExactCover, expected: ExactCover) -> None:
+    assert got.grid == expected.grid
+    assert got.items == expected.items
+    assert [it.kind for it in got.items] == [it.kind for it in expected.items]
+    assert got.options == expected.options
+    assert got.placements == expected.placements
+    assert [p.kind for p in got.placements] == [p.kind for p in expected.placements]
+
+
+def _group_cells(spec) -> dict[str, list[Cell]]:
+    return {g: [spec.label_cells[label] for label in labels] for g, labels in spec.groups.items()}
+
+
+def _calendars(tmp_path):
+    """A triangle calendar with copies of a piece and a hex weekday calendar."""
+    made = []
+    for name, text in (("triangle", TRIANGLE), ("hex", HEX)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text)
+        made.append(path)
+    return made
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=[p.stem for p in BUNDLED])
+def test_a_bundled_spec(path):
+    _agree(load_spec(path))
+
+
+def test_a_triangle_and_a_hex_calendar(tmp_path):
+    for path in _calendars(tmp_path):
+        _agree(load_spec(path))
+
+
+def _agree(spec) -> None:
+    """Calendars: the sweep cover face up and not, and the fixed groups; the other specs:
+    each target's packing cover (the cube's too), turned over and face up."""
+    if hasattr(spec, "label_cells"):
+        groups = _group_cells(spec)
+        for face_up in (False, True):
+            got, slack = sweep_cover(spec, face_up=face_up)
+            expected, expected_slack = oracle.sweep_cover(
+                spec.cells, spec.piece_kinds(face_up=face_up), groups, spec.geometry)
+            _same(got, expected)
+            assert slack == expected_slack and len(got.options) > len(spec.cells)
+        assert scan_fixed_groups(spec) == oracle.scan_fixed_groups(spec.cells, groups)
+        return
+    for target in spec.all_targets():
+        for face_up in (False, True):
+            kinds = spec.piece_kinds(face_up=face_up)
+            got = packing_cover(target.cells, kinds, spec.geometry)
+            _same(got, oracle.packing_cover(target.cells, kinds, spec.geometry))
+            assert got.options
+
+
+def test_the_specs_take_in_copies_optional_pieces_and_every_grid(tmp_path):
+    specs = [load_spec(path) for path in BUNDLED + _calendars(tmp_path)]
+    kinds = [kind for spec in specs for kind in spec.piece_kinds()]
+    assert any(kind.count > 1 for kind in kinds)
+    assert any(kind.low is not None and kind.low < kind.count for kind in kinds)
+    assert {spec.geometry.name for spec in specs} == set(GRID_NAMES)
+
+
+def test_the_fixed_groups_of_the_week_calendars():
+    """The months on calendar_week (its top rows), the weekdays on calendar_week_11."""
+    assert scan_fixed_groups(load_spec(SPECS / "calendar_week.yaml")) == ("month",)
+    assert scan_fixed_groups(load_spec(SPECS / "calendar_week_11.yaml")) == ("weekday",)
+
+
+def _grow(rng: random.Random, g: Grid, size: int, start: Cell) -> list[Cell]:
+    cells, taken = [start], {start}
+    while len(cells) < size:
+        nb = rng.choice(g.neighbours(rng.choice(cells)))
+        if nb not in taken:
+            taken.add(nb)
+            cells.append(nb)
+    return cells
+
+
+def _random_problem(rng: random.Random, g: Grid):
+    """A board grown anywhere (listed shuffled, some cells twice), pieces of 1 to 5 cells
+    with copies and optional ones, and label groups on distinct board cells."""
+    board = _grow(rng, g, rng.randint(1, 60), tuple(rng.randint(-9, 9) for _ in range(g.dim)))
+    listed = board + rng.sample(board, min(3, len(board)))
+    rng.shuffle(listed)
+    kinds = []
+    for k in range(rng.randint(0, 4)):
+        cells = _grow(rng, g, rng.randint(1, 5), (0,) * g.dim)
+        count = rng.randint(1, 3)
+        low = rng.choice([None, 0, count])
+        turned = orientations(cells, rotate=rng.random() < 0.7, flip=rng.random() < 0.5, grid=g)
+        kinds.append(PieceKind(f"p{k}", tuple(turned), count, low))
+    free = rng.sample(board, len(board))
+    groups = {}
+    for k in range(rng.randint(0, 4)):
+        size = rng.randint(1, max(1, min(12, len(free))))
+        if len(free) < size:
+            break
+        groups[f"g{k}"], free = free[:size], free[size:]
+    return listed, kinds, groups
+
+
+@pytest.mark.parametrize("name", GRID_NAMES)
+def test_random_boards_pieces_and_groups(name):
+    g = GRIDS[name]
+    rng = random.Random(f"sweep cover {name}")
+    options = 0
+    for _ in range(60):
+        board, kinds, groups = _random_problem(rng, g)
+        made = assemble_cover(board, kinds, groups, g)
+        expected, slack = oracle.sweep_cover(board, kinds, groups, g)
+        _same(made.cover, expected)
+        assert made.slack_items == slack
+        fixed = tuple(list(groups)[k] for k in made.fixed)
+        assert fixed == oracle.scan_fixed_groups(board, groups)
+        _same(packing_cover(board, kinds, g), oracle.packing_cover(board, kinds, g))
+        options += len(expected.options)
+    assert options > 1000
+
+
+@pytest.mark.parametrize("sizes, fixed", [
+    ((2,) * 10, (9,)),       # dropping any group leaves 512: the one passed first
+    ((2,) * 11, (0, 1)),     # dropping one leaves 1024: the leading groups leaving 512
+    ((3, 513), (1,)),        # 513 left past the limit, 3 within it
+    ((1, 512, 1), (2,)),     # any may go: the last group is passed first
+    ((1, 513, 1), (1,)),
+    ((600,), (0,)),
+])
+def test_the_fixed_groups_at_the_tally_limit(sizes, fixed):
+    """MAX_TALLY is the core's limit too: groups on a 40 x 40 board whose last cells come
+    later the earlier the group (so the last group is passed first)."""
+    g = GRIDS["square"]
+    board = [(r, c) for r in range(40) for c in range(40)]
+    free = list(reversed(board))
+    groups = {}
+    for k, size in enumerate(sizes):
+        groups[f"g{k}"], free = list(reversed(free[:size])), free[size:]
+    made = assemble_cover(board, [], groups, g)
+    assert made.fixed == fixed
+    assert tuple(list(groups)[k] for k in fixed) == oracle.scan_fixed_groups(board, groups)
+    assert sweep.MAX_TALLY == oracle.MAX_TALLY
+
+
+def test_too_many_placements_are_refused_as_before():
+    """The refusal and its message are the ones of check_placement_count, before the core
+    runs; the core refuses past its bound itself."""
+    g = GRIDS["square"]
+    board = [(r, c) for r in range(710) for c in range(710)]
+    kinds = [PieceKind("x", (frozenset({(0, 0)}),))]
+    with pytest.raises(TooLargeError) as refused:
+        packing_cover(board, kinds, g)
+    with pytest.raises(TooLargeError) as expected:
+        check_placement_count(len(board), kinds)
+    assert str(refused.value) == str(expected.value)
+    assert "the problem is too large: up to 504,100 placements" in str(refused.value)
+    native = cover_module._native()
+    with pytest.raises(ValueError, match="too many placements"):
+        native.sweep_cover(0, [(0, 0), (0, 1)], [([[(0, 0)]], 1, 1)], [], 1)
+    assert len(native.sweep_cover(0, [(0, 0)], [([[(0, 0)]], 1, 1)], [], 1)[2]) == 1
+    assert MAX_PLACEMENTS == 500_000
+
+
+def test_the_core_is_used_for_the_cover(monkeypatch):
+    monkeypatch.setattr(cover_module, "_native", lambda: None)
+    with pytest.raises(AttributeError):
+        packing_cover([(0, 0)], [], GRIDS["square"])
+    with pytest.raises(AttributeError):
+        scan_fixed_groups(load_spec(SPECS / "calendar_week.yaml"))
+
+
+def test_an_empty_board():
+    made = assemble_cover([], [PieceKind("x", (frozenset({(0, 0)}),))], {}, GRIDS["hex"])
+    assert isinstance(made, AssembledCover)
+    assert [it.name for it in made.cover.items] == ["x"] and made.cover.options == []
+    assert made.fixed == ()
+
+
+def _native_call(pieces=(), groups=(), board=((0, 0), (0, 1)), grid=0, most=10**6):
+    return cover_module._native().sweep_cover(grid, list(board), list(pieces), list(groups),
+                                              most)
+
+
+ONE = [(0, 0)]
+# Each hostile input refused with one sentence (ValueError), before or by the core.
+REFUSED = [
+    ("not on the board", lambda: _native_call(groups=[[(5, 5)]])),
+    ("no labels", lambda: _native_call(groups=[[]])),
+    ("0 <= low <= high", lambda: _native_call(pieces=[([ONE], 2, 1)])),
+    ("0 <= low <= high", lambda: _native_call(pieces=[([ONE], -1, 1)])),
+    ("0 <= low <= high", lambda: _native_call(pieces=[([ONE], 0, 2**31 + 1)])),
+    ("0 <= low <= high", lambda: _native_call(pieces=[([ONE], 0, 2**70)])),
+    ("0 <= low <= high", lambda: _native_call(pieces=[([ONE], "1", 1)])),
+    ("a piece is", lambda: _native_call(pieces=[([ONE], 1)])),
+    ("a piece is", lambda: _native_call(pieces=[5])),
+    ("a shape has no cells", lambda: _native_call(pieces=[([[]], 1, 1)])),
+    ("more than 2\\*\\*30", lambda: _native_call(groups=[[(2**30 + 1, 0)]])),
+    ("more than 2\\*\\*30", lambda: _native_call(board=[(0, -2**31)])),
+    ("whole numbers", lambda: _native_call(groups=[[(0, 0, 0)]])),
+    ("whole numbers", lambda: _native_call(board=[(0.5, 0)])),
+    ("not a sequence", lambda: _native_call(groups=[5])),
+    ("not a sequence", lambda: cover_module._native().sweep_cover(0, [], 5, [], 1)),
+    ("not one of the core's", lambda: _native_call(grid=4)),
+]
+
+
+@pytest.mark.parametrize("match, call", REFUSED)
+def test_what_does_not_fit_the_core_is_refused(match, call):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# --- the core's call alone, over buffers the caller gives ---------------------------------
+
+@pytest.fixture(scope="module")
+def core(tmp_path_factory):
+    """src/sweep_cover.cpp (with the placements it calls) built alone as a shared library."""
+    compiler = shutil.which("g++") or shutil.which("clang++")
+    if compiler is None:
+        pytest.skip("no C++ compiler (g++ or clang++) on this machine")
+    core_dir = ROOT / "cpmodels" / "_core"
+    lib = tmp_path_factory.mktemp("core") / "sweep_cover.so"
+    subprocess.run([compiler, "-std=c++17", "-O1", "-shared", "-fPIC", "-ffreestanding",
+                    "-fno-exceptions", "-fno-rtti", "-I", str(core_dir / "include"),
+                    str(core_dir / "src" / "sweep_cover.cpp"),
+                    str(core_dir / "src" / "placements.cpp"), "-o", str(lib)],
+                   check=True, timeout=300)
+    loaded = ctypes.CDLL(str(lib))
+    i64, u64, p = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p
+    loaded.cpcore_sweep_cover.restype = i64
+    loaded.cpcore_sweep_cover.argtypes = [i64, p, u64, p, p, u64, u64, p, p, u64, p, p, u64,
+                                          u64, u64, p, u64, p, u64, p, u64, p, u64, p, u64, p]
+    return loaded
+
+
+def _words(values, kind=ctypes.c_int64):
+    values = list(values)
+    return (kind * max(len(values), 1))(*values)
+
+
+SMALL_BUFFER, UNKNOWN_GRID, EMPTY_SHAPE, BAD_SHAPES = -1, -2, -5, -6
+TOO_LARGE, BAD_PIECES, BAD_GROUPS, EMPTY_GROUP, OFF_BOARD = -7, -8, -9, -10, -11
+
+
+def _inputs(board, shapes, piece_start, bounds, groups, group_start, grid=0, most=10**6):
+    flat = lambda cells: _words(x for cell in cells for x in cell)  # noqa: E731
+    shape_start = [0]
+    for shape in shapes:
+        shape_start.append(shape_start[-1] + len(shape))
+    labels = [c for g in groups for c in g]
+    return [grid, flat(board), len(board), flat([c for s in shapes for c in s]),
+            _words(shape_start), len(shapes), shape_start[-1], _words(piece_start),
+            _words(bounds), len(piece_start) - 1, flat(labels), _words(group_start),
+            len(group_start) - 1, len(labels), most]
+
+
+def test_the_core_reports_the_buffers_it_needs(core):
+    """A first call with no buffers says the scratch, a second the outputs; any output one
+    word short is refused; with enough, the core writes the package's cover."""
+    board = [(r, c) for r in range(2) for c in range(3)]
+    shape = [(0, 0), (0, 1)]
+    turned = [sorted(s) for s in orientations(shape)]
+    groups = [[(0, 0), (1, 2)], [(0, 2)]]
+    args = _inputs(board, turned, [0, len(turned)], [1, 2], groups, [0, 2, 3])
+    sizes = _words([0] * 5, ctypes.c_uint64)
+    none = [None, 0] * 4
+    assert core.cpcore_sweep_cover(*args, *none, None, 0, sizes) == SMALL_BUFFER
+    need_scratch = sizes[3]
+    assert need_scratch == 6 * 7 + 2 * 4 + 3 * 2
+    scratch = _words([0] * need_scratch)
+    assert core.cpcore_sweep_cover(*args, *none, scratch, need_scratch - 1,
+                                   sizes) == SMALL_BUFFER
+    assert core.cpcore_sweep_cover(*args, *none, scratch, need_scratch, sizes) == SMALL_BUFFER
+    n_items, n_options, n_entries, n_fixed = sizes[0], sizes[1], sizes[2], sizes[4]
+    assert (n_items, n_options, n_entries, n_fixed) == (6 + 1 + 2, 7 + 3, 7 * 3 + 3 * 2, 1)
+    words = [4 * n_items, 4 * n_options, n_entries, n_fixed]
+    for short in range(4):
+        outs = [_words([0] * w) for w in words]
+        given = [w - (k == short) for k, w in enumerate(words)]
+        assert core.cpcore_sweep_cover(*args, *(x for pair in zip(outs, given) for x in pair),
+                                       scratch, need_scratch, sizes) == SMALL_BUFFER
+        assert (sizes[0], sizes[1], sizes[2], sizes[4]) == (n_items, n_options, n_entries, 1)
+    items, options, entries, fixed = outs = [_words([0] * w) for w in words]
+    assert core.cpcore_sweep_cover(*args, *(x for pair in zip(outs, words) for x in pair),
+                                   scratch, need_scratch, sizes) == n_options
+    kinds = [PieceKind("d", tuple(frozenset(s) for s in turned), 2, 1)]
+    expected, slack = oracle.sweep_cover(board, kinds, {"a": groups[0], "b": groups[1]},
+                                         GRIDS["square"])
+    rows = [tuple(items[4 * i:4 * i + 4]) for i in range(n_items)]
+    assert [(kind, low, high) for kind, low, high, _ in rows] == \
+        [(int(it.kind), it.low, it.high) for it in expected.items]
+    assert [board[at] for *_, at in rows[:6]] == [it.cell for it in expected.items[:6]]
+    got = [tuple(entries[options[4 * j + 2]:options[4 * j + 2] + options[4 * j + 3]])
+           for j in range(n_options)]
+    assert got == expected.options
+    assert [options[4 * j] for j in range(n_options)] == [int(p.kind) for p in
+                                                          expected.placements]
+    assert [options[4 * j + 1] for j in range(n_options)] == [0] * 7 + [0, 0, 1]
+    assert fixed[0] == 1 and slack == [7, 8]
+
+
+@pytest.mark.parametrize("change, status", [
+    ({"grid": 7}, UNKNOWN_GRID),
+    ({"piece_start": [0, 2]}, BAD_PIECES),      # past the shapes
+    ({"piece_start": [1, 1]}, BAD_PIECES),      # not from 0
+    ({"bounds": [2, 1]}, BAD_PIECES),
+    ({"bounds": [-1, 1]}, BAD_PIECES),
+    ({"group_start": [0, 5]}, BAD_GROUPS),      # past the labels given
+    ({"group_start": [0, 2**40]}, BAD_GROUPS),
+    ({"group_start": [1, 1]}, BAD_GROUPS),
+    ({"group_start": [0, 0]}, EMPTY_GROUP),
+    ({"groups": [[(9, 9)]]}, OFF_BOARD),
+    ({"shapes": [[]]}, EMPTY_SHAPE),
+    ({"most": 1}, TOO_LARGE),
+])
+def test_the_core_refuses_what_does_not_read(core, change, status):
+    given = {"board": [(0, 0), (0, 1)], "shapes": [[(0, 0)]], "piece_start": [0, 1],
+             "bounds": [1, 1], "groups": [[(0, 1)]], "group_start": [0, 1], "grid": 0,
+             "most": 10**6} | change
+    args = _inputs(**given)
+    sizes = _words([0] * 5, ctypes.c_uint64)
+    scratch = _words([0] * 100)
+    assert core.cpcore_sweep_cover(*args, *[None, 0] * 4, scratch, 100, sizes) == status
+
+
+@pytest.mark.parametrize("shape_start", [[1, 1], [0, 2], [0, 2**40]])
+def test_the_core_refuses_shapes_that_do_not_run_up_their_cells(core, shape_start):
+    args = _inputs([(0, 0)], [[(0, 0)]], [0, 1], [1, 1], [], [0])
+    args[4] = _words(shape_start)
+    sizes = _words([0] * 5, ctypes.c_uint64)
+    assert core.cpcore_sweep_cover(*args, *[None, 0] * 4, None, 0, sizes) == BAD_SHAPES
