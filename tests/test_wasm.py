@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections import namedtuple
 from importlib import resources
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -24,11 +25,13 @@ from test_grids import HEX_CALENDAR as HEX  # a hex weekday calendar
 
 from cpmodels.backends.engine import EngineSession
 from cpmodels.backends.engine.layouts.browser import plain
-from cpmodels.geometry import placements
+from cpmodels.cover import PieceKind, check_placement_count
+from cpmodels.errors import TooLargeError
+from cpmodels.geometry import orientations, placements
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
-from cpmodels.sweep import sweep_cover
+from cpmodels.sweep import scan_fixed_groups, sweep_cover
 
 ORIGIN = "http://engine.test"  # served by page.route: nothing leaves the browser
 ENGINE = resources.files("cpmodels.web").joinpath("static/engine")
@@ -334,6 +337,78 @@ def test_the_browsers_placements_are_the_native_ones(page, tmp_path, text):
         "a shape", "the board", "a shape", "a shape has no cells", "shapes", "limit",
         "octagon", "the shape"]
     assert "2**30" in got["refused"][0] and got["used"] == 0
+
+
+# The browser's sweep cover of a calendar, face up and not, and its refusals.
+SWEEP = """async ({grid, cells, pieces, groups}) => {
+  const { loadEngine } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const covers = [false, true].map((faceUp) =>
+    engine.sweepCover({ grid, cells, pieces, groups, faceUp }));
+  const wide = [];
+  for (let r = 0; r < 100; ++r) for (let c = 0; c < 100; ++c) wide.push([r, c]);
+  const f = { cells: [[0, 1], [0, 2], [1, 0], [1, 1], [2, 1]] };
+  const refused = [
+    () => engine.sweepCover({ grid, cells, pieces, groups: [[[500, 500]]] }),
+    () => engine.sweepCover({ grid, cells, pieces, groups: [[]] }),
+    () => engine.sweepCover({ grid, cells, pieces: [{ cells: [[0, 0]], count: 1, low: 2 }] }),
+    () => engine.sweepCover({ grid, cells, pieces: [{ cells: [[0, 0]], count: -1 }] }),
+    () => engine.sweepCover({ grid, cells, pieces: [null] }),
+    () => engine.sweepCover({ grid, cells, pieces: "pieces" }),
+    () => engine.sweepCover({ grid, cells, pieces, groups: [[[0.5, 0]]] }),
+    () => engine.sweepCover({ grid: "square", cells: wide, pieces: new Array(8).fill(f) }),
+  ].map((call) => {
+    try {
+      call();
+      return "accepted";
+    } catch (e) {
+      return e instanceof RangeError ? e.message : String(e);
+    }
+  });
+  return { covers, refused, used: engine.size.used };
+}"""
+
+
+@pytest.mark.parametrize("text", [TRIANGLE, HEX], ids=["triangle", "hex"])
+def test_the_browsers_sweep_cover_is_the_native_one(page, tmp_path, text):
+    """engine.js's sweep cover of a triangle and a hex calendar, face up and not, equals the
+    package's: items, options, their kinds and owners, and the groups a sweep fixes."""
+    spec = _spec(tmp_path, text)
+    board = sorted(spec.cells)
+    pieces = [{"cells": [list(c) for c in piece.cells], "count": piece.high, "low": piece.low,
+               "rotate": spec.rotate if piece.rotate is None else piece.rotate,
+               "flip": spec.flip if piece.flip is None else piece.flip}
+              for piece in spec.pieces]
+    groups = [[list(spec.label_cells[label]) for label in labels]
+              for labels in spec.groups.values()]
+    got = page.evaluate(SWEEP, {"grid": spec.grid, "cells": [list(c) for c in board],
+                                "pieces": pieces, "groups": groups})
+    names = ([p.name for p in spec.pieces], list(spec.groups))
+    for face_up, made in zip((False, True), got["covers"]):
+        cover, slack = sweep_cover(spec, face_up=face_up)
+        items = made["items"]
+        assert items["kind"] == [int(it.kind) for it in cover.items]
+        assert list(zip(items["low"], items["high"])) == [(it.low, it.high)
+                                                          for it in cover.items]
+        assert [board[k] if k >= 0 else None for k in items["cell"]] == \
+            [it.cell for it in cover.items]
+        start, entries = made["options"]["start"], made["options"]["items"]
+        assert [tuple(entries[a:b]) for a, b in pairwise(start)] == cover.options
+        assert made["optionKind"] == [int(p.kind) for p in cover.placements]
+        assert [names[kind][owner] for kind, owner in
+                zip(made["optionKind"], made["optionOwner"])] == [p.piece for p in
+                                                                  cover.placements]
+        assert tuple(names[1][k] for k in made["fixed"]) == scan_fixed_groups(spec)
+        assert slack and len(cover.options) > len(board)
+    turned, face_up = (sweep_cover(spec, face_up=up)[0].options for up in (False, True))
+    assert (got["covers"][0] == got["covers"][1]) == (turned == face_up)
+    too_large = [PieceKind("f", tuple(orientations([(0, 1), (0, 2), (1, 0), (1, 1), (2, 1)])))]
+    with pytest.raises(TooLargeError) as refused:
+        check_placement_count(100 * 100, too_large * 8)
+    assert [message.split(":")[0] for message in got["refused"]] == [
+        "a label's cell is not on the board", "a label group has no labels", "pieces",
+        "pieces", "pieces", "pieces", "a group", "the problem is too large"]
+    assert got["refused"][-1] == str(refused.value) and got["used"] == 0
 
 
 def test_pentominoes_6x10_prefixes(page):

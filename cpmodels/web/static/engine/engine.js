@@ -10,6 +10,7 @@
 //   cover.firstSolution([]);          // option ids of one solution, or null
 //   engine.orientations("hex", [[0, 0], [1, 0]]);   // a piece's orientations: arrays of cells
 //   engine.placements("triangle", shapes, board);   // [{shape, cells}]: board cell indices
+//   engine.sweepCover({grid, cells, pieces, groups}); // a board's exact cover, as arrays
 //
 // It uses nothing of a page (no document, no window), so a worker can run it too.
 //
@@ -74,7 +75,13 @@ const MAX_GEOMETRY_CELLS = 1 << 20;
 const GEOMETRY_REFUSED = { "-1": "the core's buffers are too small", "-2": "unknown grid",
   "-3": "a cell's coordinate is too large (more than 2**30 from 0)",
   "-4": "a shape or a board has too many cells", "-5": "a shape has no cells",
-  "-6": "the shapes do not run up their cells" };
+  "-6": "the shapes do not run up their cells",
+  "-8": "a piece's copies must be whole numbers with 0 <= low <= high",
+  "-9": "the label groups do not run up their cells", "-10": "a label group has no labels",
+  "-11": "a label's cell is not on the board" };
+// cover.py's MAX_PLACEMENTS: past this many placements a cover is refused before any is made.
+const MAX_PLACEMENTS = 500000;
+const MAX_COPIES = 2 ** 31;
 
 function fail(message) {
   throw new RangeError(message);
@@ -331,6 +338,92 @@ class Engine {
         at += size;
         return { shape: Number(s), cells: Array.from(indices.subarray(at - size, at), Number) };
       });
+    });
+  }
+
+  // A board's exact cover, as sweep.py's sweep_cover makes it (without groups, cover.py's
+  // packing_cover): ``cells`` the board, ``pieces`` [{cells, rotate, flip, count, low}]
+  // (rotate and flip true, count 1 and low count unless told; ``faceUp`` turns no piece
+  // over), ``groups`` each an array of its labels' cells in order. Returns {items: {kind,
+  // low, high, cell}: the cells in scan order (kind 0, cell: the index in ``cells``), the
+  // pieces (1), the groups' slack items (2); options: {start, items} (CSR), optionKind (0 a
+  // placement, 1 a label left open), optionOwner (its piece or group), fixed: the groups a
+  // sweep's tasks fix}.
+  sweepCover({ grid, cells, pieces, groups = [], faceUp = false }) {
+    const { code, dim } = gridOf(grid);
+    const board = cellsOf(cells, dim, "the board");
+    check(Array.isArray(pieces) && pieces.length <= MAX_GEOMETRY_CELLS,
+      `pieces: expected an array of at most ${MAX_GEOMETRY_CELLS} pieces`);
+    check(Array.isArray(groups) && groups.length <= MAX_GEOMETRY_CELLS,
+      `groups: expected an array of at most ${MAX_GEOMETRY_CELLS} groups`);
+    const bounds = new BigInt64Array(2 * pieces.length);
+    const shapes = [];
+    const pieceStart = new BigInt64Array(pieces.length + 1);
+    pieces.forEach((piece, p) => {
+      check(piece !== null && typeof piece === "object", "pieces: a piece is an object");
+      const { rotate = true, flip = true, count = 1 } = piece;
+      const low = piece.low ?? count;
+      check([low, count].every((n) => Number.isSafeInteger(n) && n >= 0 && n <= MAX_COPIES) &&
+        low <= count, "pieces: a piece's copies must be whole numbers with 0 <= low <= count");
+      shapes.push(...this.orientations(grid, piece.cells, { rotate, flip: flip && !faceUp }));
+      pieceStart[p + 1] = BigInt(shapes.length);
+      bounds[2 * p] = BigInt(low);
+      bounds[2 * p + 1] = BigInt(count);
+    });
+    const runs = (list, what) => {
+      const flats = list.map((one) => cellsOf(one, dim, what));
+      const start = new BigInt64Array(list.length + 1);
+      flats.forEach((flat, k) => { start[k + 1] = start[k] + BigInt(flat.length / dim); });
+      check(start[list.length] <= BigInt(MAX_GEOMETRY_CELLS),
+        `${what}: more than ${MAX_GEOMETRY_CELLS} cells in all`);
+      const flat = new BigInt64Array(Number(start[list.length]) * dim);
+      flats.forEach((one, k) => flat.set(one, Number(start[k]) * dim));
+      return { flat, start };
+    };
+    const shaped = runs(shapes, "a shape");
+    const grouped = runs(groups, "a group");
+    return this.scoped(() => {
+      const sizes = this.alloc(5 * 8);
+      const x = this.exports;
+      const args = [BigInt(code), this.copy(board), BigInt(cells.length),
+        this.copy(shaped.flat), this.copy(shaped.start), BigInt(shapes.length),
+        BigInt(shaped.flat.length / dim), this.copy(pieceStart), this.copy(bounds),
+        BigInt(pieces.length), this.copy(grouped.flat), this.copy(grouped.start),
+        BigInt(groups.length), BigInt(grouped.flat.length / dim), BigInt(MAX_PLACEMENTS)];
+      const need = () => Array.from(this.view(BigUint64Array, sizes, 5), Number);
+      const status = (got) => {
+        if (got === -7n) {
+          const n = new Set(cells.map((cell) => cell.join(","))).size;
+          fail(`the problem is too large: up to ${(shapes.length * n).toLocaleString("en")} ` +
+            `placements (${shapes.length} piece orientations x ${n.toLocaleString("en")} ` +
+            `cells); the limit is ${MAX_PLACEMENTS.toLocaleString("en")}. Use a smaller ` +
+            "board or fewer distinct pieces");
+        }
+        if (got !== -1n) geometryStatus(got);
+      };
+      const none = [0, 0n, 0, 0n, 0, 0n, 0, 0n];
+      status(x.cpcore_sweep_cover(...args, ...none, 0, 0n, sizes));
+      const scratchWords = need()[3];
+      const scratch = this.alloc(scratchWords * 8);
+      status(x.cpcore_sweep_cover(...args, ...none, scratch, BigInt(scratchWords), sizes));
+      const [nItems, nOptions, nEntries, , nFixed] = need();
+      const out = [4 * nItems, 4 * nOptions, nEntries, nFixed].map((words) => ({
+        at: this.alloc(words * 8), words }));
+      geometryStatus(x.cpcore_sweep_cover(...args, ...out.flatMap(({ at, words }) =>
+        [at, BigInt(words)]), scratch, BigInt(scratchWords), sizes));
+      const [items, options, entries, fixed] = out.map(({ at, words }) =>
+        Array.from(this.view(BigInt64Array, at, words), Number));
+      const column = (rows, k) => Array.from({ length: rows.length / 4 },
+        (_, i) => rows[4 * i + k]);
+      const start = [...column(options, 2), nEntries];
+      return {
+        items: { kind: column(items, 0), low: column(items, 1), high: column(items, 2),
+          cell: column(items, 3) },
+        options: { start, items: entries },
+        optionKind: column(options, 0),
+        optionOwner: column(options, 1),
+        fixed,
+      };
     });
   }
 
