@@ -17,21 +17,6 @@ bool coordinates_fit(const int64_t* x, uint64_t n) {
     return true;
 }
 
-// The index in sorted[0 .. n) (indices of board cells in reading order) of the board cell
-// equal to cell, or -1.
-int64_t find(const int64_t* board, int dim, const int64_t* sorted, uint64_t n,
-             const int64_t* cell) {
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        const int c = compare(board + sorted[mid] * dim, cell, dim);
-        if (c == 0) return sorted[mid];
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return -1;
-}
-
 }  // namespace
 
 extern "C" int64_t cpcore_orientations(int64_t grid, const int64_t* cells, uint64_t n_cells,
@@ -126,47 +111,27 @@ extern "C" int64_t cpcore_placements(int64_t grid, const int64_t* shape_cells,
     if (n_scratch < sizes[2]) return CPCORE_GEOMETRY_SMALL_BUFFER;
     // The board in reading order, each cell once (the first of equal cells kept).
     int64_t* sorted = scratch;
-    for (uint64_t i = 0; i < n_board; ++i) sorted[i] = (int64_t)i;
-    sort_cells(board, dim, sorted, n_board);
-    uint64_t n_sorted = 0;
-    for (uint64_t i = 0; i < n_board; ++i) {
-        if (n_sorted > 0 &&
-            compare(board + sorted[n_sorted - 1] * dim, board + sorted[i] * dim, dim) == 0) {
-            continue;
-        }
-        sorted[n_sorted++] = sorted[i];
-    }
+    const uint64_t n_sorted = reading_order(board, dim, sorted, n_board);
     int64_t* order = scratch + n_board;          // [largest] a shape's cells in reading order
     int64_t* hit = order + largest;              // [largest] their board cells
     int64_t* cell = hit + largest;               // [largest, dim] one cell moved
     uint64_t n_found = 0, n_indices = 0;
     bool written = true;
     for (uint64_t s = 0; s < n_shapes && n_found < limit; ++s) {
-        const int64_t* shape = shape_cells + shape_start[s] * dim;
         const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
-        for (uint64_t i = 0; i < size; ++i) order[i] = (int64_t)i;
-        sort_cells(shape, dim, order, size);
-        const int64_t* anchor = shape + order[0] * dim;
-        for (uint64_t t = 0; t < n_sorted && n_found < limit; ++t) {
-            const int64_t* target = board + sorted[t] * dim;
-            if (!translates(grid, anchor, target)) continue;
-            bool fits = true;
-            for (uint64_t i = 0; i < size && fits; ++i) {
-                const int64_t* from = shape + order[i] * dim;
-                for (int d = 0; d < dim; ++d) cell[d] = from[d] + (target[d] - anchor[d]);
-                hit[i] = find(board, dim, sorted, n_sorted, cell);
-                fits = hit[i] >= 0;
-            }
-            if (!fits) continue;
-            if (n_found < shapes_capacity && n_indices + size <= cells_capacity && written) {
-                out_shape[n_found] = (int64_t)s;
-                for (uint64_t i = 0; i < size; ++i) out_cells[n_indices + i] = hit[i];
-            } else {
-                written = false;
-            }
-            ++n_found;
-            n_indices += size;
-        }
+        slide(grid, shape_cells + shape_start[s] * dim, size, board, sorted, n_sorted, order,
+              hit, cell, [&](const int64_t* at) {
+                  if (n_found < shapes_capacity && n_indices + size <= cells_capacity &&
+                      written) {
+                      out_shape[n_found] = (int64_t)s;
+                      for (uint64_t i = 0; i < size; ++i) out_cells[n_indices + i] = at[i];
+                  } else {
+                      written = false;
+                  }
+                  ++n_found;
+                  n_indices += size;
+                  return n_found < limit;
+              });
     }
     sizes[0] = n_found;
     sizes[1] = n_indices;

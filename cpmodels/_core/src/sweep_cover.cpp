@@ -31,20 +31,6 @@ int runs(const int64_t* start, uint64_t n, uint64_t most) {
     return whole;
 }
 
-// The index in scan[0 .. n) of cell (byread: scan's indices in reading order), or -1.
-int64_t find(const int64_t* scan, int dim, const int64_t* byread, uint64_t n,
-             const int64_t* cell) {
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        const int c = compare(scan + byread[mid] * dim, cell, dim);
-        if (c == 0) return byread[mid];
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return -1;
-}
-
 }  // namespace
 
 extern "C" int64_t cpcore_sweep_cover(
@@ -88,7 +74,7 @@ extern "C" int64_t cpcore_sweep_cover(
         const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
         if (size > largest) largest = size;
     }
-    sizes[3] = n_board * (2 * dim + 3) + largest * (dim + 2) + 3 * n_groups;
+    sizes[3] = n_board * (2 * dim + 3) + 2 * largest + dim + 3 * n_groups;
     if (n_scratch < sizes[3]) return CPCORE_GEOMETRY_SMALL_BUFFER;
     int64_t* keys = scratch;                    // [n_board, dim] cells, axes in scan order
     int64_t* order = keys + n_board * dim;      // [n_board] board indices in scan order
@@ -97,8 +83,9 @@ extern "C" int64_t cpcore_sweep_cover(
     int64_t* group_size = byread + n_board;     // [n_groups]
     int64_t* passed = group_size + n_groups;    // [n_groups] a group's last cell in scan order
     int64_t* picked = passed + n_groups;        // [n_groups] the fixed groups
-    int64_t* rest = picked + n_groups;          // cpcore_placements' scratch
-    const uint64_t n_rest = n_board + largest * (dim + 2);
+    int64_t* shape_order = picked + n_groups;   // [largest] a shape's cells in reading order
+    int64_t* hit = shape_order + largest;       // [largest] their cells' items
+    int64_t* cell = hit + largest;              // [dim] a cell moved
 
     // The cells in scan order, each once (cover.py's scan_order).
     int axes[3] = {0, 1, 2};
@@ -110,10 +97,8 @@ extern "C" int64_t cpcore_sweep_cover(
     sort_cells(keys, dim, order, n_board);
     uint64_t n_cells = 0;
     for (uint64_t i = 0; i < n_board; ++i) {
-        if (n_cells > 0 && compare(keys + order[n_cells - 1] * dim, keys + order[i] * dim,
-                                   dim) == 0) {
-            continue;
-        }
+        const int64_t* last = keys + order[n_cells - (n_cells > 0)] * dim;
+        if (n_cells > 0 && compare(last, keys + order[i] * dim, dim) == 0) continue;
         order[n_cells] = order[i];
         for (int d = 0; d < dim; ++d) scan[n_cells * dim + d] = board[order[i] * dim + d];
         byread[n_cells] = (int64_t)n_cells;
@@ -147,40 +132,27 @@ extern "C" int64_t cpcore_sweep_cover(
     }
 
     // Each piece's placements (its cells' items, then its own), shape by shape.
-    uint64_t n_options = 0, n_entries = 0, placement_sizes[3];
+    uint64_t n_options = 0, n_entries = 0;
     for (uint64_t p = 0; p < n_pieces; ++p) {
         for (int64_t s = piece_start[p]; s < piece_start[p + 1]; ++s) {
-            const int64_t size = shape_start[s + 1] - shape_start[s];
-            const int64_t one[2] = {0, size};
-            const bool room = written && n_entries <= entries_capacity &&
-                              4 * n_options <= options_capacity;
-            const int64_t found = cpcore_placements(
-                grid, shape_cells + shape_start[s] * dim, one, 1, (uint64_t)size, scan, n_cells,
-                ~(uint64_t)0, room ? entries + n_entries : nullptr,
-                room ? entries_capacity - n_entries : 0,
-                room ? options + 4 * n_options : nullptr,
-                room ? options_capacity - 4 * n_options : 0, rest, n_rest, placement_sizes);
-            if (found < 0 && found != CPCORE_GEOMETRY_SMALL_BUFFER) return found;
-            const uint64_t n_found = placement_sizes[0];
-            const uint64_t step = (uint64_t)size + 1;
-            written = found >= 0 && n_entries + n_found * step <= entries_capacity &&
-                      4 * (n_options + n_found) <= options_capacity;
-            if (written) {
-                // Spread the cells out to make room for the piece's item after each.
-                for (uint64_t k = n_found; k-- > 0;) {
-                    int64_t* to = entries + n_entries + k * step;
-                    const int64_t* from = entries + n_entries + k * (uint64_t)size;
-                    for (int64_t i = size; i-- > 0;) to[i] = from[i];
-                    to[size] = (int64_t)(n_cells + p);
-                    int64_t* row = options + 4 * (n_options + k);
-                    row[0] = PIECE_OPTION;
-                    row[1] = (int64_t)p;
-                    row[2] = (int64_t)(n_entries + k * step);
-                    row[3] = (int64_t)step;
-                }
-            }
-            n_options += n_found;
-            n_entries += n_found * step;
+            const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
+            slide(grid, shape_cells + shape_start[s] * dim, size, scan, byread, n_cells,
+                  shape_order, hit, cell, [&](const int64_t* at) {
+                      written = written && n_entries + size + 1 <= entries_capacity &&
+                                4 * (n_options + 1) <= options_capacity;
+                      if (written) {
+                          for (uint64_t i = 0; i < size; ++i) entries[n_entries + i] = at[i];
+                          entries[n_entries + size] = (int64_t)(n_cells + p);
+                          int64_t* row = options + 4 * n_options;
+                          row[0] = PIECE_OPTION;
+                          row[1] = (int64_t)p;
+                          row[2] = (int64_t)n_entries;
+                          row[3] = (int64_t)(size + 1);
+                      }
+                      ++n_options;
+                      n_entries += size + 1;
+                      return true;
+                  });
         }
     }
 

@@ -161,5 +161,60 @@ inline bool translates(int64_t grid, const int64_t* a, const int64_t* b) {
     return grid != TRIANGLE || ((a[0] + a[1] - b[0] - b[1]) & 1) == 0;
 }
 
+// Sorts sorted[0 .. n) (indices of board cells) into reading order and keeps each cell once
+// (the first of equal cells); returns how many are kept.
+inline uint64_t reading_order(const int64_t* board, int dim, int64_t* sorted, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) sorted[i] = (int64_t)i;
+    sort_cells(board, dim, sorted, n);
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        const int64_t* last = board + sorted[kept - (kept > 0)] * dim;
+        if (kept > 0 && compare(last, board + sorted[i] * dim, dim) == 0) continue;
+        sorted[kept++] = sorted[i];
+    }
+    return kept;
+}
+
+// The board cell equal to cell (sorted: n of the board's cells in reading order), or -1.
+inline int64_t find(const int64_t* board, int dim, const int64_t* sorted, uint64_t n,
+                    const int64_t* cell) {
+    uint64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        const int c = compare(board + sorted[mid] * dim, cell, dim);
+        if (c == 0) return sorted[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+// Every placement of one shape (size cells) on the board (sorted: its n cells in reading
+// order, each once): the shape anchored by its first cell in reading order and slid onto
+// each board cell in reading order that the grid lets it move to. found(hit) is told each
+// one (hit: the board cells of the shape's cells in reading order) and says whether to go
+// on. Scratch: order and hit of size words, cell of dim.
+template <class Found>
+inline void slide(int64_t grid, const int64_t* shape, uint64_t size, const int64_t* board,
+                  const int64_t* sorted, uint64_t n, int64_t* order, int64_t* hit,
+                  int64_t* cell, Found&& found) {
+    const int dim = dimension(grid);
+    for (uint64_t i = 0; i < size; ++i) order[i] = (int64_t)i;
+    sort_cells(shape, dim, order, size);
+    const int64_t* anchor = shape + order[0] * dim;
+    for (uint64_t t = 0; t < n; ++t) {
+        const int64_t* target = board + sorted[t] * dim;
+        if (!translates(grid, anchor, target)) continue;
+        bool fits = true;
+        for (uint64_t i = 0; i < size && fits; ++i) {
+            const int64_t* from = shape + order[i] * dim;
+            for (int d = 0; d < dim; ++d) cell[d] = from[d] + (target[d] - anchor[d]);
+            hit[i] = find(board, dim, sorted, n, cell);
+            fits = hit[i] >= 0;
+        }
+        if (fits && !found(hit)) return;
+    }
+}
+
 }  // namespace geometry
 }  // namespace cpcore
