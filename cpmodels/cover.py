@@ -174,7 +174,8 @@ def assemble_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind],
     items += [Item(name, low, high, kind=ItemKind.SLACK) for name, (_, low, high)
               in zip(group_names, item_rows[n_cells + n_pieces:])]
     names = ([kind.name for kind in pieces], group_names)
-    placements = [Placement(names[kind][owner], at, OptionKind(kind)) for at, kind, owner
+    kinds = (OptionKind.PIECE, OptionKind.SLACK)
+    placements = [Placement(names[kind][owner], at, kinds[kind]) for at, kind, owner
                   in zip(option_cells, option_kinds, owners)]
     cover = ExactCover(items=items, options=options, placements=placements, grid=grid.name)
     return AssembledCover(cover, list(range(n_cells + n_pieces, len(items))), tuple(fixed))
