@@ -93,18 +93,19 @@ class PieceKind:
 
 def scan_order(cells: Iterable[Cell]) -> list[Cell]:
     """Cells in reading order along the board's shorter side (column by column when the board
-    is wider than tall), the order in which a "first empty cell" search fills them.
+    is wider than tall), the order in which a "first empty cell" search fills them, each
+    once: the order of a cover's cell items.
 
-    In any dimension: the axis with the longest extent varies slowest, the shortest fastest
-    (ties in axis order).
+    In the plane and in space: the axis with the longest extent varies slowest, the
+    shortest fastest (ties in axis order). The engine core orders them, as it does a
+    cover's cells (a cell of another length is refused, ValueError).
     """
-    cell_set = set(cells)
-    if not cell_set:
+    cell_list = list(cells)
+    if not cell_list:
         return []
-    dim = len(next(iter(cell_set)))
-    extent = [max(c[k] for c in cell_set) - min(c[k] for c in cell_set) for k in range(dim)]
-    axes = sorted(range(dim), key=lambda k: (-extent[k], k))
-    return sorted(cell_set, key=lambda cell: tuple(cell[k] for k in axes))
+    grid = "cube" if len(cell_list[0]) == 3 else "square"
+    ordered: list[Cell] = _native().sweep_cover(GRID_NAMES.index(grid), cell_list, [], [], 0)[0]
+    return ordered
 
 
 def cell_name(cell: Cell) -> str:

@@ -28,6 +28,7 @@ from cpmodels.cover import (
     assemble_cover,
     check_placement_count,
     packing_cover,
+    scan_order,
 )
 from cpmodels.errors import TooLargeError
 from cpmodels.geometry import orientations
@@ -154,6 +155,7 @@ def test_random_boards_pieces_and_groups(name):
         fixed = tuple(list(groups)[k] for k in made.fixed)
         assert fixed == oracle.scan_fixed_groups(board, groups)
         _same(packing_cover(board, kinds, g), oracle.packing_cover(board, kinds, g))
+        assert scan_order(board) == oracle.scan_order(board)
         options += len(expected.options)
     assert options > 1000
 
@@ -206,6 +208,22 @@ def test_the_core_is_used_for_the_cover(monkeypatch):
         packing_cover([(0, 0)], [], GRIDS["square"])
     with pytest.raises(AttributeError):
         scan_fixed_groups(load_spec(SPECS / "calendar_week.yaml"))
+    with pytest.raises(AttributeError):
+        scan_order([(0, 0)])
+
+
+def test_scan_order_of_wide_tall_and_deep_boards():
+    """The longest axis slowest: columns first on a wide board, rows on a tall one; in
+    space the deepest axis; each cell once; a cell of another length refused."""
+    wide = [(r, c) for r in range(2) for c in range(3)]
+    assert scan_order(wide + wide[:2]) == [(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2)]
+    assert scan_order([(c, r) for r, c in wide]) == sorted((c, r) for r, c in wide)
+    deep = [(x, y, z) for x in range(2) for y in range(2) for z in range(3)]
+    assert scan_order(deep) == oracle.scan_order(deep) == sorted(
+        deep, key=lambda c: (c[2], c[0], c[1]))  # z slowest; x before y on their tie
+    assert scan_order([]) == []
+    with pytest.raises(ValueError, match="two whole numbers"):
+        scan_order([(0, 0), (0, 0, 1)])
 
 
 def test_an_empty_board():
