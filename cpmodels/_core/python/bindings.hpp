@@ -12,5 +12,6 @@ void bind_towers(nanobind::module_& m);
 void bind_drup(nanobind::module_& m);
 void bind_cnf(nanobind::module_& m);
 void bind_packing(nanobind::module_& m);
+void bind_layout(nanobind::module_& m);
 
 }  // namespace cpbind

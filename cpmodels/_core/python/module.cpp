@@ -23,4 +23,5 @@ NB_MODULE(_native, m) {
     cpbind::bind_drup(m);
     cpbind::bind_cnf(m);
     cpbind::bind_packing(m);
+    cpbind::bind_layout(m);
 }
