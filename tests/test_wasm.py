@@ -443,7 +443,8 @@ LAY_OUT = """async ({cover, tasks}) => {
   const tally = loaded.tally(tasks);
   const refused = [];
   for (const bad of [{ ...cover, options: [[0, 0]] }, { ...cover, tally: [-1] },
-                     { ...cover, low: cover.low.slice(1) }, { ...cover, options: [[1e9]] }]) {
+                     { ...cover, low: cover.low.slice(1) }, { ...cover, options: [[1e9]] },
+                     null, { ...cover, options: [[0.5]] }]) {
     try { engine.coverPlan(bad); refused.push("laid out"); }
     catch (e) { refused.push(`${e.name}: ${e.message}`); }
   }
@@ -486,4 +487,6 @@ def test_a_cover_laid_out_in_the_browser(page, tmp_path):
     assert got["refused"] == ["RangeError: an option lists an item twice",
                               "RangeError: tally item -1 is not an exact-one item",
                               "RangeError: low, high and cell: one entry an item each",
-                              "RangeError: an option names an item the cover does not have"]
+                              "RangeError: an option names an item the cover does not have",
+                              "RangeError: the cover: expected an object",
+                              "RangeError: options: expected whole numbers"]

@@ -311,7 +311,9 @@ class Engine {
   // low[i], high[i] and cell[i] (a cell index, -1 for none) of each item; neighbours[c],
   // cell c's neighbours in its grid's order (-1 for a cell the cover lacks); options, each
   // a list of items, its tag (the piece) last; tally: the exact-one items to tally by.
-  coverPlan({ low, high, cell, neighbours, options, tally = [] }) {
+  coverPlan(cover) {
+    check(cover && typeof cover === "object", "the cover: expected an object");
+    const { low, high, cell, neighbours, options, tally = [] } = cover;
     const nItems = listLength(low, "low", MAX_COVER_ITEMS);
     for (const [list, name] of [[high, "high"], [cell, "cell"]])
       check(listLength(list, name, MAX_COVER_ITEMS) === nItems,
