@@ -3,6 +3,7 @@
 // made from the sizes filled by the core (cpcore/cover_layout.hpp).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 
 #include <cstdint>
 #include <string>
@@ -219,6 +220,8 @@ void bind_layout(nb::module_& m) {
           nb::arg("items"), "Check and measure the tallies of a laid-out cover.");
     m.def("tally_layout_fill", &tally_layout_fill, nb::arg("cover"), nb::arg("layout"),
           nb::arg("items"), nb::arg("out"), "Fill the tallies' arrays of ``out``.");
+    m.def("layout_error", [](int64_t code) { return std::string(cpcore_layout_error(code)); },
+          nb::arg("code"), "What the core's refusal of a layout, by its code, says.");
     m.def("region_sizes", &region_sizes, nb::arg("areas"), nb::arg("total"),
           nb::arg("fillable").noconvert(),
           "Fill which region sizes pieces of these areas fill; the size limit checked.");

@@ -13,6 +13,10 @@ void clear(cpcore_cover_sizes* s, int64_t error) {
 
 }  // namespace
 
+extern "C" const char* cpcore_layout_error(int64_t code) {
+    return cpcore::layout::error_message(code);
+}
+
 extern "C" uint64_t cpcore_cover_layout_work(const cpcore_cover_input* cover) {
     return cpcore::layout::work_words(*cover);
 }

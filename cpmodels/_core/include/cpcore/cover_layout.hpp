@@ -12,6 +12,24 @@
 namespace cpcore {
 namespace layout {
 
+inline const char* error_message(int64_t code) {
+    switch (code) {
+        case CPCORE_LAYOUT_OK: return "";
+        case CPCORE_LAYOUT_BAD_BOUNDS: return "an item's bounds must be 0 <= low <= high < 2**31";
+        case CPCORE_LAYOUT_BAD_CELL: return "an item's cell or a cell's neighbour is out of range";
+        case CPCORE_LAYOUT_BAD_RUNS: return "the cover's runs must start at 0 and not decrease";
+        case CPCORE_LAYOUT_BAD_ITEM: return "an option names an item the cover does not have";
+        case CPCORE_LAYOUT_REPEATED_ITEM: return "an option lists an item twice";
+        case CPCORE_LAYOUT_TWO_COUNTERS: return "an option may cover at most one multiplicity item";
+        case CPCORE_LAYOUT_TWO_TALLIES: return "an option may cover at most one tally item";
+        case CPCORE_LAYOUT_NOT_EXACT_ONE: return "a tally item is not an exact-one item";
+        case CPCORE_LAYOUT_TOO_MANY_TALLIES: return "at most 16 tally items";
+        case CPCORE_LAYOUT_TOO_LARGE:
+            return "the tallies are too large: more than 2**40 counts to a state";
+        default: return "the core refused the layout";
+    }
+}
+
 inline bool exact_one(const cpcore_cover_input& c, uint64_t i) {
     return c.low[i] == 1 && c.high[i] == 1;
 }

@@ -355,6 +355,9 @@ typedef struct cpcore_cover_layout {
 #define CPCORE_LAYOUT_TOO_MANY_TALLIES 9
 #define CPCORE_LAYOUT_TOO_LARGE 10      /* the tallies' vectors past 2**40 entries */
 
+/* What a CPCORE_LAYOUT_* code says, in one line (a string of the core's, never freed). */
+const char* cpcore_layout_error(int64_t code);
+
 /* The words of scratch a layout of the cover needs (for measure and fill alike). */
 uint64_t cpcore_cover_layout_work(const cpcore_cover_input* cover);
 /* Check the cover and measure its layout (sizes->error says what is wrong, if anything). */

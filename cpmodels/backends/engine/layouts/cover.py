@@ -106,25 +106,11 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
         arrays)
 
 
-#: The core's refusals of a cover or its tallies (``CPCORE_LAYOUT_*`` in ``entry.h``).
-LAYOUT_ERRORS = {
-    1: "an item's bounds must be 0 <= low <= high < 2**31",
-    2: "an item's cell or a cell's neighbour is out of range",
-    3: "the cover's runs must start at 0 and not decrease",
-    4: "an option names an item the cover does not have",
-    5: "an option lists an item twice",
-    6: "an option may cover at most one multiplicity item",
-    7: "an option may cover at most one tally item",
-    8: "a tally item is not an exact-one item",
-    9: "at most 16 tally items",
-    10: "the tallies are too large: more than 2**40 counts to a state",
-}
-
-
 def refuse_layout(error: int) -> None:
-    """Raise the core's refusal ``error`` (0: none) as a ValueError."""
+    """Raise the core's refusal ``error`` (``CPCORE_LAYOUT_*``; 0: none) as a ValueError
+    in the core's words."""
     if error:
-        raise ValueError(LAYOUT_ERRORS.get(error, f"the core refused the layout ({error})"))
+        raise ValueError(_native.layout_error(error))
 
 
 def _ints(n: int) -> np.ndarray:

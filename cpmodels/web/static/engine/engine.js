@@ -61,19 +61,6 @@ const TALLY_ARRAYS = [
   ["covering_start", "int64", (n) => n.tally + 1], ["covering", "int64", (n, s) => s.n_covering],
 ];
 const TALLY_SIZES = ["error", "bad_item", "cols", "masks", "n_covering", "n_map_flat"];
-// The core's refusals of a cover or its tallies (CPCORE_LAYOUT_* in entry.h).
-const LAYOUT_ERRORS = {
-  1: "an item's bounds must be 0 <= low <= high < 2**31",
-  2: "an item's cell or a cell's neighbour is out of range",
-  3: "the cover's runs must start at 0 and not decrease",
-  4: "an option names an item the cover does not have",
-  5: "an option lists an item twice",
-  6: "an option may cover at most one multiplicity item",
-  7: "an option may cover at most one tally item",
-  8: "a tally item is not an exact-one item",
-  9: "at most 16 tally items",
-  10: "the tallies are too large: more than 2**40 counts to a state",
-};
 // What each kind of struct field holds.
 const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
@@ -220,10 +207,6 @@ function flatRuns(lists, name, most) {
   return { start, flat };
 }
 
-function refuseLayout(error) {
-  if (error) fail(LAYOUT_ERRORS[error] || `the core refused the layout (${error})`);
-}
-
 // The engine: the wasm instance, its memory and the bump allocator over it.
 class Engine {
   constructor(instance) {
@@ -338,13 +321,13 @@ class Engine {
       const sizes = this.alloc(COVER_SIZES.length * 8);
       x.cpcore_cover_layout_measure(input, work, sizes);
       const measured = this.sizesAt(sizes, COVER_SIZES);
-      refuseLayout(measured.error);
+      this.refuse(measured.error);
       check(nOptions * measured.n_words * 8 <= 2 ** 31,
         "the cover is too large for the engine in the browser");
       const L = this.arraysFor(COVER_ARRAYS, n, measured);
       x.cpcore_cover_layout_fill(input, work, sizes, this.struct("cover_layout", L.at));
       const filled = this.sizesAt(sizes, COVER_SIZES);
-      refuseLayout(filled.error);
+      this.refuse(filled.error);
       // The searches read all but the items' bits and counters (for the tallies, below).
       const { bit_of_item: _bits, counter_of_item: _counters, ...arrays } =
         this.read(COVER_ARRAYS, L);
@@ -360,11 +343,11 @@ class Engine {
       x.cpcore_tally_layout_measure(tallyInput, tallyWork, tallySizes);
       const t = this.sizesAt(tallySizes, TALLY_SIZES);
       if (t.error === 8) fail(`tally item ${tally[t.bad_item]} is not an exact-one item`);
-      refuseLayout(t.error);
+      this.refuse(t.error);
       const T = this.arraysFor(TALLY_ARRAYS, n, t);
       x.cpcore_tally_layout_fill(tallyInput, tallyWork, tallySizes,
         this.struct("tally_layout", T.at));
-      refuseLayout(this.sizesAt(tallySizes, TALLY_SIZES).error);
+      this.refuse(this.sizesAt(tallySizes, TALLY_SIZES).error);
       const { covering_start: _start, covering: _covering, ...tallies } = this.read(TALLY_ARRAYS, T);
       tallies.n_tally = tally.length;
       return { tally: { kernel: "tally_prefixes_n_words", layout, tallies },
@@ -373,6 +356,14 @@ class Engine {
     } finally {
       this.release(mark);
     }
+  }
+
+  // Fail with the core's words for a layout's refusal ``error`` (0: none).
+  refuse(error) {
+    if (!error) return;
+    const at = this.exports.cpcore_layout_error(BigInt(error));
+    const bytes = new Uint8Array(this.memory.buffer, at);
+    fail(new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(0))));
   }
 
   // The whole numbers of a sizes struct (int64 fields ``names``), as Numbers.
