@@ -207,3 +207,12 @@ def test_a_fill_takes_arrays_of_the_measured_sizes_alone():
         _native.cover_layout_fill(arrays, out | {"fillable": np.zeros(3, np.int64)})
     tallies = tally_layout(cc, [0])
     assert isinstance(tallies, TallyLayout) and tallies.options == [[0]]
+
+
+def test_counters_past_what_a_memo_key_holds():
+    """Seven counters of 0 to 1000 make more states than 2**63: no memo, the radix as
+    before; six fit."""
+    for n, memo in ((6, True), (7, False)):
+        items = [Item("a"), *(Item(f"k{c}", 0, 1000) for c in range(n))]
+        cc = _check(ExactCover(items, [(0, c + 1) for c in range(n)]))
+        assert cc.memo_ok is memo and int(cc.radix[-1]) == 1001 ** (n - 1)
