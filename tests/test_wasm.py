@@ -28,6 +28,7 @@ from cpmodels.backends.engine.layouts.browser import plain
 from cpmodels.cover import PieceKind, check_placement_count
 from cpmodels.errors import TooLargeError
 from cpmodels.geometry import orientations, placements
+from cpmodels.grids import grid
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
@@ -555,3 +556,69 @@ def test_a_worker_runs_the_engine(page):
                                                       labels=["Oct", "6"])).cover)
     got = page.evaluate(IN_A_WORKER, json.loads(json.dumps(session.browser_plan())))
     assert got == [str(session.count())] == ["7"]
+
+
+# A cover laid out in the page by the core (engine.coverPlan): its layouts as plain data
+# (arrays as their shape and base64 bytes) and its tallies.
+LAY_OUT = """async ({cover, tasks}) => {
+  const { loadEngine } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const plan = engine.coverPlan(cover);
+  const plainly = (layout) => Object.fromEntries(Object.entries(layout).map(([name, v]) => {
+    if (typeof v !== "object") return [name, v];
+    const data = v.data || v;
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    return [name, { shape: v.shape || [data.length],
+                    base64: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")) }];
+  }));
+  const loaded = engine.load(plan);
+  const tally = loaded.tally(tasks);
+  const refused = [];
+  for (const bad of [{ ...cover, options: [[0, 0]] }, { ...cover, tally: [-1] },
+                     { ...cover, low: cover.low.slice(1) }, { ...cover, options: [[1e9]] },
+                     null, { ...cover, options: [[0.5]] }]) {
+    try { engine.coverPlan(bad); refused.push("laid out"); }
+    catch (e) { refused.push(`${e.name}: ${e.message}`); }
+  }
+  return { layout: plainly(plan.tally.layout), tallies: plainly(plan.tally.tallies),
+           kernels: [plan.tally.kernel, plan.exists.kernel],
+           rows: tally.rows.map((row) => Array.from(row, String)), masks: tally.masks,
+           refused };
+}"""
+
+
+def test_a_cover_laid_out_in_the_browser(page, tmp_path):
+    """A triangle calendar's sweep cover, made into plain arrays, laid out by the core in the
+    page: the same layouts as natively, byte for byte, and the same tallies; a cover that
+    does not fit refused in one line."""
+    cover, slack = sweep_cover(_spec(tmp_path, TRIANGLE))
+    session = EngineSession(cover, tally_items=tuple(slack), word_kernel=False)
+    cells = list(dict.fromkeys(it.cell for it in cover.items if it.cell is not None))
+    at = {cell: k for k, cell in enumerate(cells)}
+    neighbours = grid(cover.grid).neighbours
+    plain_cover = {"low": [it.low for it in cover.items], "high": [it.high for it in cover.items],
+                   "cell": [-1 if it.cell is None else at[it.cell] for it in cover.items],
+                   "neighbours": [[at.get(nb, -1) for nb in neighbours(c)] for c in cells],
+                   "options": [list(o) for o in cover.options], "tally": list(slack)}
+    tasks = [(), *session.branches()]
+    got = page.evaluate(LAY_OUT, {"cover": plain_cover, "tasks": tasks})
+    want = session.browser_plan()["tally"]
+    assert got["kernels"] == ["tally_prefixes_n_words", "exists_n_words"] == [
+        want["kernel"], session.browser_plan()["exists"]["kernel"]]
+    for name, layout in (("layout", want["layout"]), ("tallies", want["tallies"])):
+        assert set(got[name]) == set(layout)
+        for field, value in layout.items():
+            expected = ({"shape": value["shape"], "base64": value["base64"]}
+                        if isinstance(value, dict) else value)
+            assert got[name][field] == expected, f"{name}.{field}"
+    call = session.searches.tally_call(tasks, None)
+    call.kernel(*call.args)
+    width = call.out.shape[1]
+    assert [[int(x) for x in row[:width]] for row in got["rows"]] == call.out.tolist()
+    assert got["masks"] == call.masks.tolist() and call.out.sum() > 0
+    assert got["refused"] == ["RangeError: an option lists an item twice",
+                              "RangeError: tally item -1 is not an exact-one item",
+                              "RangeError: low, high and cell: one entry an item each",
+                              "RangeError: an option names an item the cover does not have",
+                              "RangeError: the cover: expected an object",
+                              "RangeError: options: expected whole numbers"]

@@ -13,5 +13,6 @@ void bind_drup(nanobind::module_& m);
 void bind_cnf(nanobind::module_& m);
 void bind_packing(nanobind::module_& m);
 void bind_geometry(nanobind::module_& m);
+void bind_layout(nanobind::module_& m);
 
 }  // namespace cpbind

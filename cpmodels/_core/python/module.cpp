@@ -24,4 +24,5 @@ NB_MODULE(_native, m) {
     cpbind::bind_cnf(m);
     cpbind::bind_packing(m);
     cpbind::bind_geometry(m);
+    cpbind::bind_layout(m);
 }

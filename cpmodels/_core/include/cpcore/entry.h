@@ -374,6 +374,129 @@ int64_t cpcore_sweep_cover(int64_t grid, const int64_t* board, uint64_t n_board,
                            int64_t* entries, uint64_t entries_capacity, int64_t* fixed,
                            uint64_t fixed_capacity, int64_t* scratch, uint64_t n_scratch,
                            uint64_t* sizes);
+/* --- a cover's layout for the general kernels (cpcore/cover_layout.hpp) ---------------- */
+
+/* An exact cover as flat arrays: each item's bounds and its board cell (an index into the
+ * cells, -1 for none), each cell's neighbours in its grid's order (cells, -1 for one the
+ * cover lacks), and each option's items (a run of opt_items). */
+typedef struct cpcore_cover_input {
+    uint64_t n_items;
+    const int64_t* low;            /* [n_items] */
+    const int64_t* high;           /* [n_items] */
+    const int64_t* item_cell;      /* [n_items] */
+    uint64_t n_cells;
+    const int64_t* cell_nb_start;  /* [n_cells + 1] into cell_nbs */
+    const int64_t* cell_nbs;       /* [n_cell_nbs] */
+    uint64_t n_cell_nbs;
+    uint64_t n_options;
+    const int64_t* opt_start;      /* [n_options + 1] into opt_items */
+    const int64_t* opt_items;      /* [n_opt_items] */
+    uint64_t n_opt_items;
+} cpcore_cover_input;
+
+/* The sizes of a cover's layout (layouts/cover.py's CompiledCover), and what went wrong. */
+typedef struct cpcore_cover_sizes {
+    int64_t error;          /* CPCORE_LAYOUT_OK or the first problem met */
+    int64_t n_branch, n_bits, n_words, n_counters;
+    int64_t n_anchored;     /* options with an exact-one item: len(anchor_opts) */
+    int64_t degree;         /* cell_nb's columns */
+    int64_t n_opt_nb;       /* len(opt_nb) */
+    int64_t n_board_cells;  /* fillable has one more entry */
+    int64_t memo_ok;
+    int64_t region_limit;   /* set by the fill */
+} cpcore_cover_sizes;
+
+/* The arrays a layout fills (shapes as the sizes say). */
+typedef struct cpcore_cover_layout {
+    int64_t* bit_of_item;      /* [n_items] */
+    int64_t* counter_of_item;  /* [n_items] */
+    uint64_t* opt_mask;        /* [n_options, n_words] */
+    int64_t* opt_counter;      /* [n_options] */
+    int64_t* opt_tag_word;     /* [n_options] */
+    uint64_t* opt_tag_bit;     /* [n_options] */
+    int64_t* anchor_start;     /* [n_branch + 1] */
+    int64_t* anchor_opts;      /* [n_anchored] */
+    int64_t* group_end;        /* [n_anchored] */
+    int64_t* counter_low;      /* [n_counters] */
+    int64_t* counter_high;     /* [n_counters] */
+    uint64_t* radix;           /* [n_counters] */
+    int64_t* cell_nb;          /* [max(n_branch, 1), degree] */
+    int64_t* opt_nb_start;     /* [n_options + 1] */
+    int64_t* opt_nb;           /* [n_opt_nb] */
+    uint8_t* fillable;         /* [n_board_cells + 1] */
+} cpcore_cover_layout;
+
+#define CPCORE_LAYOUT_OK 0
+#define CPCORE_LAYOUT_BAD_BOUNDS 1      /* an item's bounds: 0 <= low <= high < 2**31 */
+#define CPCORE_LAYOUT_BAD_CELL 2        /* an item's cell or a neighbour out of range */
+#define CPCORE_LAYOUT_BAD_RUNS 3        /* runs that do not start at 0, decrease or overrun */
+#define CPCORE_LAYOUT_BAD_ITEM 4        /* an option's item out of range */
+#define CPCORE_LAYOUT_REPEATED_ITEM 5   /* an option lists an item twice */
+#define CPCORE_LAYOUT_TWO_COUNTERS 6    /* an option covers two multiplicity items */
+#define CPCORE_LAYOUT_TWO_TALLIES 7     /* an option covers two tally items */
+#define CPCORE_LAYOUT_NOT_EXACT_ONE 8   /* a tally item is no exact-one item */
+#define CPCORE_LAYOUT_TOO_MANY_TALLIES 9
+#define CPCORE_LAYOUT_TOO_LARGE 10      /* the tallies' vectors past 2**40 entries */
+
+/* What a CPCORE_LAYOUT_* code says, in one line (a string of the core's, never freed). */
+const char* cpcore_layout_error(int64_t code);
+
+/* The words of scratch a layout of the cover needs (for measure and fill alike). */
+uint64_t cpcore_cover_layout_work(const cpcore_cover_input* cover);
+/* Check the cover and measure its layout (sizes->error says what is wrong, if anything). */
+void cpcore_cover_layout_measure(const cpcore_cover_input* cover, int64_t* work,
+                                 cpcore_cover_sizes* sizes);
+/* Fill ``out``, whose arrays have the sizes measure reported (the error must be OK). */
+void cpcore_cover_layout_fill(const cpcore_cover_input* cover, int64_t* work,
+                              cpcore_cover_sizes* sizes, const cpcore_cover_layout* out);
+
+/* Which region sizes 0 .. total pieces of these areas fill, each piece up to copies[k]
+ * times (copies null: once): fillable[total + 1]; returns the size below which regions are
+ * checked (0: none). Areas must be positive. */
+int64_t cpcore_region_sizes(const int64_t* areas, const int64_t* copies, uint64_t n,
+                            uint64_t total, uint8_t* fillable);
+
+/* The tallies of a laid-out cover (layouts/tally.py's TallyLayout) by the options covering
+ * ``items`` (at most 16 exact-one items). */
+typedef struct cpcore_tally_input {
+    const cpcore_cover_input* cover;
+    const int64_t* bit_of_item;   /* [n_items], as the cover's layout has them */
+    uint64_t n_branch;
+    const int64_t* anchor_start;  /* [n_branch + 1] */
+    const int64_t* anchor_opts;
+    uint64_t n_anchored;
+    const int64_t* items;
+    uint64_t n_tally;
+} cpcore_tally_input;
+
+typedef struct cpcore_tally_sizes {
+    int64_t error;
+    int64_t bad_item;     /* the tally item (its index in items) of NOT_EXACT_ONE */
+    int64_t cols;         /* max(n_tally, 1) */
+    int64_t masks;        /* 2 ** n_tally */
+    int64_t n_covering;   /* the options covering some tally item */
+    int64_t n_map_flat;   /* at least 1 */
+} cpcore_tally_sizes;
+
+typedef struct cpcore_tally_layout {
+    int64_t* bit;             /* [cols] */
+    int64_t* last_anchor;     /* [cols] */
+    int64_t* opt_tally;       /* [n_options] */
+    int64_t* opt_index;       /* [n_options] */
+    int64_t* length;          /* [masks] */
+    int64_t* stride;          /* [masks, cols] */
+    int64_t* map_start;       /* [masks * cols + 1] */
+    int64_t* map_flat;        /* [n_map_flat] */
+    int64_t* covering_start;  /* [n_tally + 1] into covering */
+    int64_t* covering;        /* [n_covering] each tally item's options, in index order */
+} cpcore_tally_layout;
+
+/* Scratch words of a tally layout; measure (checks too), then fill as for a cover. */
+uint64_t cpcore_tally_layout_work(const cpcore_tally_input* tallies);
+void cpcore_tally_layout_measure(const cpcore_tally_input* tallies, int64_t* work,
+                                 cpcore_tally_sizes* sizes);
+void cpcore_tally_layout_fill(const cpcore_tally_input* tallies, int64_t* work,
+                              cpcore_tally_sizes* sizes, const cpcore_tally_layout* out);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
 """The compiled cover and its views: the arrays each search reads (``cover.py`` the
-general layout and the one-word layout, ``reach.py`` the reach layout, ``regions.py`` the
-board's regions, ``tally.py`` what a tally counts by)."""
+general layout, made by the compiled core, and the one-word layout; ``flat.py`` the cover
+as the core reads it, ``reach.py`` the reach layout, ``regions.py`` the board's regions,
+``tally.py`` what a tally counts by)."""

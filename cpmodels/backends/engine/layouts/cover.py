@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpmodels.backends.engine.layouts.regions import region_data, region_sizes
+import cpmodels._native as _native
+from cpmodels.backends.engine.layouts.flat import cover_arrays
+from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.cover import ExactCover, ItemKind
 from cpmodels.errors import TooLargeError
 from cpmodels.geometry import OptionKind
@@ -51,6 +53,7 @@ class CompiledCover:
     opt_nb: np.ndarray  # board-cell bits next to each option (outside it)
     fillable: np.ndarray  # fillable[k]: k cells can be filled by some of the pieces
     region_limit: int  # regions of fewer cells than this are checked (0: no pruning)
+    arrays: dict[str, np.ndarray]  # the cover as the core reads it (layouts/flat.py)
 
 
     @property
@@ -67,92 +70,51 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
     """Lay out ``cover`` for the engine (branching follows the order of the exact-one items).
 
     Options that touch no exact-one item can never be chosen by Algorithm X and are dropped
-    (as in Knuth's formulation, every option needs a primary item).
+    (as in Knuth's formulation, every option needs a primary item). The compiled core makes
+    the layout (``cpcore/cover_layout.hpp``) in arrays of the sizes it measures first.
     """
-    items = cover.items
-    exact = [i for i, it in enumerate(items) if it.low == it.high == 1]
-    order = exact
-    secondary = [i for i, it in enumerate(items) if it.low == 0 and it.high == 1]
-    counters = [i for i, it in enumerate(items)
-                if not (it.low == it.high == 1) and not (it.low == 0 and it.high == 1)]
-    n_branch = len(order)
-    n_bits = n_branch + len(secondary)
-    n_words = max(1, (n_bits + 63) // 64)
-    bit_of_item = np.full(len(items), -1, dtype=np.int64)
-    for bit, i in enumerate(order + secondary):
-        bit_of_item[i] = bit
-    counter_of_item = np.full(len(items), -1, dtype=np.int64)
-    for c, i in enumerate(counters):
-        counter_of_item[i] = c
-
-    n_opts = len(cover.options)
+    arrays = cover_arrays(cover)
+    sizes = _native.cover_layout_sizes(arrays)
+    n_opts, n_words = len(cover.options), sizes["n_words"]
     if n_opts * n_words * 8 > MAX_MASK_BYTES:
         raise TooLargeError(
             f"the problem is too large for the counting engine: {n_opts:,} options x "
-            f"{n_bits:,} items need {n_opts * n_words * 8 / 2**30:.1f} GB of bitsets; the "
-            f"limit is {MAX_MASK_BYTES / 2**30:.0f} GB. Try --backend cpsat or sat")
-    opt_mask = np.zeros((n_opts, n_words), dtype=np.uint64)
-    opt_counter = np.full(n_opts, -1, dtype=np.int64)
-    opt_tag_word = np.full(n_opts, -1, dtype=np.int64)
-    opt_tag_bit = np.zeros(n_opts, dtype=np.uint64)
-    anchors: list[list[tuple[int, int]]] = [[] for _ in range(n_branch)]
-    bit_list, counter_list = bit_of_item.tolist(), counter_of_item.tolist()
-    masks = []  # each option's bits as one integer
-    for j, option in enumerate(cover.options):
-        bits = [bit_list[i] for i in option if bit_list[i] >= 0]
-        masks.append(sum(1 << b for b in bits))
-        option_counters = [counter_list[i] for i in option if counter_list[i] >= 0]
-        if len(option_counters) > 1:
-            raise ValueError("an option may cover at most one multiplicity item")
-        if option_counters:
-            opt_counter[j] = option_counters[0]
-        branch_bits = [b for b in bits if b < n_branch]
-        if not branch_bits:
-            continue
-        # The tag is the option's last item: the piece, in a packing cover.
-        tag = option[-1]
-        if bit_of_item[tag] >= 0:
-            b = int(bit_of_item[tag])
-            opt_tag_word[j] = b >> 6
-            opt_tag_bit[j] = np.uint64(1) << np.uint64(b & 63)
-        anchors[min(branch_bits)].append((tag, j))
-    for w in range(n_words):
-        opt_mask[:, w] = np.array([(m >> (64 * w)) & 0xFFFFFFFFFFFFFFFF for m in masks],
-                                  dtype=np.uint64)
-
-    anchor_start = np.zeros(n_branch + 1, dtype=np.int64)
-    flat: list[int] = []
-    group_end: list[int] = []
-    for a, entries in enumerate(anchors):
-        anchor_start[a] = len(flat)
-        entries.sort()
-        start = len(flat)
-        flat += [j for _, j in entries]
-        tags = [t for t, _ in entries]
-        ends = [0] * len(entries)
-        run_end = len(entries)
-        for k in range(len(entries) - 1, -1, -1):
-            if k == len(entries) - 1 or tags[k] != tags[k + 1]:
-                run_end = k + 1
-            ends[k] = start + run_end
-        group_end += ends
-    anchor_start[n_branch] = len(flat)
-
-    cell_nb, opt_nb_start, opt_nb, fillable, region_limit = region_data(
-        cover, bit_of_item, n_branch)
-    low = np.array([items[i].low for i in counters], dtype=np.int64)
-    high = np.array([items[i].high for i in counters], dtype=np.int64)
-    radix = np.ones(len(counters), dtype=np.uint64)
-    states = 1
-    for c in range(len(counters)):
-        radix[c] = np.uint64(states)
-        states *= int(high[c]) + 1
+            f"{sizes['n_bits']:,} items need {n_opts * n_words * 8 / 2**30:.1f} GB of bitsets; "
+            f"the limit is {MAX_MASK_BYTES / 2**30:.0f} GB. Try --backend cpsat or sat")
+    refuse_layout(sizes["error"])
+    n_branch, n_anchored = sizes["n_branch"], sizes["n_anchored"]
+    n_items, n_counters = len(cover.items), sizes["n_counters"]
+    words = np.uint64
+    out = {"bit_of_item": _ints(n_items), "counter_of_item": _ints(n_items),
+           "opt_mask": np.empty((n_opts, n_words), dtype=words),
+           "opt_counter": _ints(n_opts), "opt_tag_word": _ints(n_opts),
+           "opt_tag_bit": np.empty(n_opts, dtype=words), "anchor_start": _ints(n_branch + 1),
+           "anchor_opts": _ints(n_anchored), "group_end": _ints(n_anchored),
+           "counter_low": _ints(n_counters), "counter_high": _ints(n_counters),
+           "radix": np.empty(n_counters, dtype=words),
+           "cell_nb": np.empty((max(n_branch, 1), sizes["degree"]), dtype=np.int64),
+           "opt_nb_start": _ints(n_opts + 1), "opt_nb": _ints(sizes["n_opt_nb"]),
+           "fillable": np.empty(sizes["n_board_cells"] + 1, dtype=np.bool_)}
+    filled = _native.cover_layout_fill(arrays, out)
+    refuse_layout(filled["error"])
     return CompiledCover(
-        cover, n_words, n_branch, bit_of_item, counter_of_item, opt_mask, opt_counter,
-        opt_tag_word, opt_tag_bit, anchor_start, np.array(flat, dtype=np.int64),
-        np.array(group_end, dtype=np.int64), low, high, radix, states < 2**63,
-        cell_nb, opt_nb_start, opt_nb, fillable, region_limit,
-    )
+        cover, n_words, n_branch, out["bit_of_item"], out["counter_of_item"],
+        out["opt_mask"], out["opt_counter"], out["opt_tag_word"], out["opt_tag_bit"],
+        out["anchor_start"], out["anchor_opts"], out["group_end"], out["counter_low"],
+        out["counter_high"], out["radix"], bool(filled["memo_ok"]), out["cell_nb"],
+        out["opt_nb_start"], out["opt_nb"], out["fillable"], int(filled["region_limit"]),
+        arrays)
+
+
+def refuse_layout(error: int) -> None:
+    """Raise the core's refusal ``error`` (``CPCORE_LAYOUT_*``; 0: none) as a ValueError
+    in the core's words."""
+    if error:
+        raise ValueError(_native.layout_error(error))
+
+
+def _ints(n: int) -> np.ndarray:
+    return np.empty(n, dtype=np.int64)
 
 
 # --- the one-word kernel's layout (``one_word.py``), read from the cover itself ---------

@@ -11,8 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpmodels.backends.engine.layouts.cover import CompiledCover
+import cpmodels._native as _native
+from cpmodels.backends.engine.layouts.cover import CompiledCover, refuse_layout
 from cpmodels.cover import ExactCover, ItemKind
+
+NOT_EXACT_ONE = 8  # the core's refusal of a tally item (CPCORE_LAYOUT_NOT_EXACT_ONE)
 
 #: What the search kernels read of a tally layout, bundled as one argument.
 Tallies = namedtuple("Tallies", [
@@ -49,62 +52,28 @@ class TallyLayout:
 
 
 def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
-    """The layout of counts split by the options covering ``items`` (exact-one items)."""
-    cover = cc.cover
-    for i in items:
-        if not 0 <= cc.bit_of_item[i] < cc.n_branch:
-            raise ValueError(f"tally item {cover.items[i].name} is not an exact-one item")
-    n_t = len(items)
-    if n_t > 16:
-        raise ValueError("at most 16 tally items")
-    covering: list[list[int]] = [[] for _ in items]
-    where = {item: t for t, item in enumerate(items)}
-    opt_tally = np.full(len(cover.options), -1, dtype=np.int64)
-    opt_index = np.full(len(cover.options), -1, dtype=np.int64)
-    anchor_of = np.full(len(cover.options), -1, dtype=np.int64)
-    for a in range(cc.n_branch):
-        anchor_of[cc.anchor_opts[cc.anchor_start[a]:cc.anchor_start[a + 1]]] = a
-    last_anchor = np.full(max(n_t, 1), -1, dtype=np.int64)
-    for j, option in enumerate(cover.options):
-        hits = [where[i] for i in option if i in where]
-        if len(hits) > 1:
-            raise ValueError("an option may cover at most one tally item")
-        if hits and anchor_of[j] >= 0:
-            t = hits[0]
-            opt_tally[j] = t
-            opt_index[j] = len(covering[t])
-            covering[t].append(j)
-            last_anchor[t] = max(last_anchor[t], anchor_of[j])
-    sizes = [max(1, len(c)) for c in covering]
-    length = np.ones(1 << n_t, dtype=np.int64)
-    stride = np.zeros((1 << n_t, max(n_t, 1)), dtype=np.int64)
-    for mask in range(1 << n_t):
-        n = 1
-        for t in range(n_t - 1, -1, -1):
-            if mask >> t & 1:
-                stride[mask, t] = n
-                n *= sizes[t]
-        length[mask] = n
-    map_start = np.zeros((1 << n_t) * max(n_t, 1) + 1, dtype=np.int64)
-    flat: list[int] = []
-    for mask in range(1 << n_t):
-        for t in range(max(n_t, 1)):
-            map_start[mask * max(n_t, 1) + t] = len(flat)
-            if n_t == 0 or not mask >> t & 1:
-                continue
-            child = mask & ~(1 << t)
-            for x in range(int(length[child])):
-                # Spell out x in the child's layout, then place it in the parent's.
-                y = 0
-                for u in range(n_t):
-                    if child >> u & 1:
-                        coord = (x // int(stride[child, u])) % sizes[u]
-                        y += coord * int(stride[mask, u])
-                flat.append(y)
-    map_start[-1] = len(flat)
-    bits = np.array([int(cc.bit_of_item[i]) for i in items] or [0], dtype=np.int64)
-    return TallyLayout(list(items), covering, bits, last_anchor, opt_tally, opt_index,
-                       length, stride, map_start, np.array(flat or [0], dtype=np.int64))
+    """The layout of counts split by the options covering ``items`` (exact-one items), made
+    by the compiled core (``cpcore/cover_layout.hpp``) in arrays of the sizes it measures."""
+    chosen = np.array(list(items), dtype=np.int64).reshape(-1)
+    compiled = {"bit_of_item": cc.bit_of_item, "anchor_start": cc.anchor_start,
+                "anchor_opts": cc.anchor_opts}
+    sizes = _native.tally_layout_sizes(cc.arrays, compiled, chosen)
+    if sizes["error"] == NOT_EXACT_ONE:
+        name = cc.cover.items[int(chosen[sizes["bad_item"]])].name
+        raise ValueError(f"tally item {name} is not an exact-one item")
+    refuse_layout(sizes["error"])
+    cols, masks, n_opts = sizes["cols"], sizes["masks"], len(cc.cover.options)
+    out = {name: np.empty(n, dtype=np.int64) for name, n in (
+        ("bit", cols), ("last_anchor", cols), ("opt_tally", n_opts), ("opt_index", n_opts),
+        ("length", masks), ("map_start", masks * cols + 1), ("map_flat", sizes["n_map_flat"]),
+        ("covering_start", len(chosen) + 1), ("covering", sizes["n_covering"]))}
+    out["stride"] = np.empty((masks, cols), dtype=np.int64)
+    refuse_layout(_native.tally_layout_fill(cc.arrays, compiled, chosen, out)["error"])
+    at = out["covering_start"].tolist()
+    covering = out["covering"].tolist()
+    return TallyLayout(chosen.tolist(), [covering[at[t]:at[t + 1]] for t in range(len(chosen))],
+                       out["bit"], out["last_anchor"], out["opt_tally"], out["opt_index"],
+                       out["length"], out["stride"], out["map_start"], out["map_flat"])
 
 
 #: What the one-word tally kernel reads of a tally layout (see :func:`one_word_tallies`):

@@ -11,6 +11,8 @@
 //   engine.orientations("hex", [[0, 0], [1, 0]]);   // a piece's orientations: arrays of cells
 //   engine.placements("triangle", shapes, board);   // [{shape, cells}]: board cell indices
 //   engine.sweepCover({grid, cells, pieces, groups}); // a board's exact cover, as arrays
+//   engine.load(engine.coverPlan({low, high, cell, neighbours, options, tally}));
+//                                     // a cover the page made, laid out by the core
 //
 // It uses nothing of a page (no document, no window), so a worker can run it too.
 //
@@ -30,6 +32,38 @@ const MAX_TALLY_ITEMS = 16;
 const DEFAULT_TABLE_SLOTS = 1 << 16;
 const DEAD_SLOTS = 1 << 16;
 const MAX_PREFIX_IDS = 1 << 24;  // option ids one call takes, in all its rows
+// A cover the page makes (Engine.coverPlan): at most this many items, options and option
+// items in all.
+const MAX_COVER_ITEMS = 1 << 16;
+const MAX_COVER_OPTIONS = 1 << 20;
+const MAX_OPTION_ITEMS = 1 << 24;
+// The arrays of a cover's layout and of its tallies (entry.h's cpcore_cover_layout and
+// cpcore_tally_layout, in order): name, type, and its length from the sizes the core
+// measured (n: items, o: options, s: the sizes) as [rows, columns] or a length.
+const COVER_ARRAYS = [
+  ["bit_of_item", "int64", (n) => n.items], ["counter_of_item", "int64", (n) => n.items],
+  ["opt_mask", "uint64", (n, s) => [n.options, s.n_words]],
+  ["opt_counter", "int64", (n) => n.options], ["opt_tag_word", "int64", (n) => n.options],
+  ["opt_tag_bit", "uint64", (n) => n.options],
+  ["anchor_start", "int64", (n, s) => s.n_branch + 1],
+  ["anchor_opts", "int64", (n, s) => s.n_anchored], ["group_end", "int64", (n, s) => s.n_anchored],
+  ["counter_low", "int64", (n, s) => s.n_counters], ["counter_high", "int64", (n, s) => s.n_counters],
+  ["radix", "uint64", (n, s) => s.n_counters],
+  ["cell_nb", "int64", (n, s) => [Math.max(s.n_branch, 1), s.degree]],
+  ["opt_nb_start", "int64", (n) => n.options + 1], ["opt_nb", "int64", (n, s) => s.n_opt_nb],
+  ["fillable", "bool", (n, s) => s.n_board_cells + 1],
+];
+const COVER_SIZES = ["error", "n_branch", "n_bits", "n_words", "n_counters", "n_anchored",
+  "degree", "n_opt_nb", "n_board_cells", "memo_ok", "region_limit"];
+const TALLY_ARRAYS = [
+  ["bit", "int64", (n, s) => s.cols], ["last_anchor", "int64", (n, s) => s.cols],
+  ["opt_tally", "int64", (n) => n.options], ["opt_index", "int64", (n) => n.options],
+  ["length", "int64", (n, s) => s.masks], ["stride", "int64", (n, s) => [s.masks, s.cols]],
+  ["map_start", "int64", (n, s) => s.masks * s.cols + 1],
+  ["map_flat", "int64", (n, s) => s.n_map_flat],
+  ["covering_start", "int64", (n) => n.tally + 1], ["covering", "int64", (n, s) => s.n_covering],
+];
+const TALLY_SIZES = ["error", "bad_item", "cols", "masks", "n_covering", "n_map_flat"];
 // What each kind of struct field holds.
 const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
@@ -64,6 +98,15 @@ const STRUCTS = {
   search_buffers: [["acc", "p"], ["acc_width", "u64"], ["stack_pos", "p"], ["stack_k", "p"],
     ["stack_code", "p"], ["stack_mask", "p"], ["chosen", "p"], ["counters", "p"],
     ["filled", "p"], ["scratch", "p"], ["fill_stack", "p"]],
+  // A cover's layout made by the core (cpcore/cover_layout.hpp).
+  cover_input: [["n_items", "u64"], ["low", "p"], ["high", "p"], ["item_cell", "p"],
+    ["n_cells", "u64"], ["cell_nb_start", "p"], ["cell_nbs", "p"], ["n_cell_nbs", "u64"],
+    ["n_options", "u64"], ["opt_start", "p"], ["opt_items", "p"], ["n_opt_items", "u64"]],
+  cover_layout: COVER_ARRAYS.map(([name]) => [name, "p"]),
+  tally_input: [["cover", "p"], ["bit_of_item", "p"], ["n_branch", "u64"],
+    ["anchor_start", "p"], ["anchor_opts", "p"], ["n_anchored", "u64"], ["items", "p"],
+    ["n_tally", "u64"]],
+  tally_layout: TALLY_ARRAYS.map(([name]) => [name, "p"]),
 };
 
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
@@ -174,6 +217,37 @@ function cellsOf(cells, dim, what) {
 function geometryStatus(status) {
   if (status < 0n) fail(GEOMETRY_REFUSED[String(status)] || "the core refused the cells");
   return Number(status);
+// The length of a list of the cover (at most ``most``).
+function listLength(list, name, most) {
+  check(Array.isArray(list) || ArrayBuffer.isView(list), `${name}: expected an array`);
+  check(list.length <= most, `${name}: more than ${most} entries`);
+  return list.length;
+}
+
+// A list of whole numbers as a BigInt64Array (the core checks their ranges).
+function whole(list, name) {
+  const out = new BigInt64Array(list.length);
+  for (let k = 0; k < list.length; ++k) {
+    const v = list[k];
+    check(Number.isSafeInteger(v) || typeof v === "bigint", `${name}: expected whole numbers`);
+    check(BigInt(v) >= -(2n ** 62n) && BigInt(v) < 2n ** 62n, `${name}: out of range`);
+    out[k] = BigInt(v);
+  }
+  return out;
+}
+
+// Lists of lists as runs: {start, flat}, BigInt64Arrays (at most ``most`` entries in all).
+function flatRuns(lists, name, most) {
+  const start = new BigInt64Array(lists.length + 1);
+  let total = 0;
+  lists.forEach((list, k) => {
+    total += listLength(list, name, most);
+    check(total <= most, `${name}: more than ${most} entries in all`);
+    start[k + 1] = BigInt(total);
+  });
+  const flat = new BigInt64Array(total);
+  lists.forEach((list, k) => flat.set(whole(list, name), Number(start[k])));
+  return { start, flat };
 }
 
 // The engine: the wasm instance, its memory and the bump allocator over it.
@@ -263,6 +337,70 @@ class Engine {
     const mark = this.top;
     try {
       return body();
+  // The plan of a cover the page made, for the general search (the N-word state): the
+  // core lays it out here as compile_cover and tally_layout do natively. The cover:
+  // low[i], high[i] and cell[i] (a cell index, -1 for none) of each item; neighbours[c],
+  // cell c's neighbours in its grid's order (-1 for a cell the cover lacks); options, each
+  // a list of items, its tag (the piece) last; tally: the exact-one items to tally by.
+  coverPlan(cover) {
+    check(cover && typeof cover === "object", "the cover: expected an object");
+    const { low, high, cell, neighbours, options, tally = [] } = cover;
+    const nItems = listLength(low, "low", MAX_COVER_ITEMS);
+    for (const [list, name] of [[high, "high"], [cell, "cell"]])
+      check(listLength(list, name, MAX_COVER_ITEMS) === nItems,
+        "low, high and cell: one entry an item each");
+    const nCells = listLength(neighbours, "neighbours", MAX_COVER_ITEMS);
+    const nOptions = listLength(options, "options", MAX_COVER_OPTIONS);
+    listLength(tally, "tally", MAX_TALLY_ITEMS + 1);
+    const cellNbs = flatRuns(neighbours, "neighbours", MAX_OPTION_ITEMS);
+    const optItems = flatRuns(options, "options", MAX_OPTION_ITEMS);
+    const n = { items: nItems, options: nOptions, tally: tally.length };
+    const mark = this.top;
+    try {
+      const input = this.struct("cover_input", {
+        n_items: nItems, low: this.copy(whole(low, "low")), high: this.copy(whole(high, "high")),
+        item_cell: this.copy(whole(cell, "cell")), n_cells: nCells,
+        cell_nb_start: this.copy(cellNbs.start), cell_nbs: this.copy(cellNbs.flat),
+        n_cell_nbs: cellNbs.flat.length, n_options: nOptions,
+        opt_start: this.copy(optItems.start), opt_items: this.copy(optItems.flat),
+        n_opt_items: optItems.flat.length });
+      const x = this.exports;
+      const work = this.alloc(Number(x.cpcore_cover_layout_work(input)) * 8);
+      const sizes = this.alloc(COVER_SIZES.length * 8);
+      x.cpcore_cover_layout_measure(input, work, sizes);
+      const measured = this.sizesAt(sizes, COVER_SIZES);
+      this.refuse(measured.error);
+      check(nOptions * measured.n_words * 8 <= 2 ** 31,
+        "the cover is too large for the engine in the browser");
+      const L = this.arraysFor(COVER_ARRAYS, n, measured);
+      x.cpcore_cover_layout_fill(input, work, sizes, this.struct("cover_layout", L.at));
+      const filled = this.sizesAt(sizes, COVER_SIZES);
+      this.refuse(filled.error);
+      // The searches read all but the items' bits and counters (for the tallies, below).
+      const { bit_of_item: _bits, counter_of_item: _counters, ...arrays } =
+        this.read(COVER_ARRAYS, L);
+      const layout = { ...arrays, n_branch: filled.n_branch, memo_ok: filled.memo_ok !== 0,
+        region_limit: filled.region_limit };
+      const items = this.copy(whole(tally, "tally"));
+      const tallyInput = this.struct("tally_input", {
+        cover: input, bit_of_item: L.at.bit_of_item, n_branch: filled.n_branch,
+        anchor_start: L.at.anchor_start, anchor_opts: L.at.anchor_opts,
+        n_anchored: filled.n_anchored, items, n_tally: tally.length });
+      const tallyWork = this.alloc(Number(x.cpcore_tally_layout_work(tallyInput)) * 8);
+      const tallySizes = this.alloc(TALLY_SIZES.length * 8);
+      x.cpcore_tally_layout_measure(tallyInput, tallyWork, tallySizes);
+      const t = this.sizesAt(tallySizes, TALLY_SIZES);
+      if (t.error === 8) fail(`tally item ${tally[t.bad_item]} is not an exact-one item`);
+      this.refuse(t.error);
+      const T = this.arraysFor(TALLY_ARRAYS, n, t);
+      x.cpcore_tally_layout_fill(tallyInput, tallyWork, tallySizes,
+        this.struct("tally_layout", T.at));
+      this.refuse(this.sizesAt(tallySizes, TALLY_SIZES).error);
+      const { covering_start: _start, covering: _covering, ...tallies } = this.read(TALLY_ARRAYS, T);
+      tallies.n_tally = tally.length;
+      return { tally: { kernel: "tally_prefixes_n_words", layout, tallies },
+        exists: { kernel: "exists_n_words", layout },
+        solutions: { kernel: "search_n_words", layout } };
     } finally {
       this.release(mark);
     }
@@ -425,6 +563,39 @@ class Engine {
         fixed,
       };
     });
+  // Fail with the core's words for a layout's refusal ``error`` (0: none).
+  refuse(error) {
+    if (!error) return;
+    const at = this.exports.cpcore_layout_error(BigInt(error));
+    const bytes = new Uint8Array(this.memory.buffer, at);
+    fail(new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(0))));
+  }
+
+  // The whole numbers of a sizes struct (int64 fields ``names``), as Numbers.
+  sizesAt(at, names) {
+    const words = this.view(BigInt64Array, at, names.length);
+    return Object.fromEntries(names.map((name, k) => [name, Number(words[k])]));
+  }
+
+  // Room for each array of ``arrays`` at the sizes measured: their addresses and shapes.
+  arraysFor(arrays, n, sizes) {
+    const at = {};
+    const shapes = {};
+    for (const [name, type, size] of arrays) {
+      const shape = [size(n, sizes)].flat();
+      shapes[name] = shape;
+      at[name] = this.alloc(shape.reduce((a, b) => a * b, 1) * TYPES[type].BYTES_PER_ELEMENT);
+    }
+    return { at, shapes };
+  }
+
+  // The arrays filled, copied out of the engine's memory ({data, shape} past one dimension).
+  read(arrays, { at, shapes }) {
+    return Object.fromEntries(arrays.map(([name, type]) => {
+      const shape = shapes[name];
+      const data = this.view(TYPES[type], at[name], shape.reduce((a, b) => a * b, 1)).slice();
+      return [name, shape.length === 1 ? data : { data, shape }];
+    }));
   }
 
   // A cover's plan (EngineSession.browser_plan) loaded: its layouts checked and copied in.

@@ -1,0 +1,457 @@
+// A cover's layout for the general kernels (layouts/cover.py's CompiledCover) and its tallies
+// (layouts/tally.py's TallyLayout), made from the cover's flat arrays (entry.h's
+// cpcore_cover_input). One pass serves both calls: with no output it checks the cover and
+// measures what to allocate; with the caller's arrays it fills them. Freestanding: the
+// caller hands in every buffer, scratch included.
+#pragma once
+
+#include <stdint.h>
+
+#include "cpcore/entry.h"
+
+namespace cpcore {
+namespace layout {
+
+inline const char* error_message(int64_t code) {
+    switch (code) {
+        case CPCORE_LAYOUT_OK: return "";
+        case CPCORE_LAYOUT_BAD_BOUNDS: return "an item's bounds must be 0 <= low <= high < 2**31";
+        case CPCORE_LAYOUT_BAD_CELL: return "an item's cell or a cell's neighbour is out of range";
+        case CPCORE_LAYOUT_BAD_RUNS: return "the cover's runs must start at 0 and not decrease";
+        case CPCORE_LAYOUT_BAD_ITEM: return "an option names an item the cover does not have";
+        case CPCORE_LAYOUT_REPEATED_ITEM: return "an option lists an item twice";
+        case CPCORE_LAYOUT_TWO_COUNTERS: return "an option may cover at most one multiplicity item";
+        case CPCORE_LAYOUT_TWO_TALLIES: return "an option may cover at most one tally item";
+        case CPCORE_LAYOUT_NOT_EXACT_ONE: return "a tally item is not an exact-one item";
+        case CPCORE_LAYOUT_TOO_MANY_TALLIES: return "at most 16 tally items";
+        case CPCORE_LAYOUT_TOO_LARGE:
+            return "the tallies are too large: more than 2**40 counts to a state";
+        default: return "the core refused the layout";
+    }
+}
+
+inline bool exact_one(const cpcore_cover_input& c, uint64_t i) {
+    return c.low[i] == 1 && c.high[i] == 1;
+}
+inline bool secondary(const cpcore_cover_input& c, uint64_t i) {
+    return c.low[i] == 0 && c.high[i] == 1;
+}
+
+// start is a table of n + 1 runs into an array of `total` entries.
+inline bool runs_ok(const int64_t* start, uint64_t n, uint64_t total) {
+    if (start[0] != 0 || (uint64_t)start[n] != total) return false;
+    for (uint64_t k = 0; k < n; ++k)
+        if (start[k + 1] < start[k]) return false;
+    return true;
+}
+
+inline int64_t check_cover(const cpcore_cover_input& c) {
+    for (uint64_t i = 0; i < c.n_items; ++i) {
+        if (c.low[i] < 0 || c.high[i] < c.low[i] || c.high[i] >= ((int64_t)1 << 31))
+            return CPCORE_LAYOUT_BAD_BOUNDS;
+        if (c.item_cell[i] < -1 || c.item_cell[i] >= (int64_t)c.n_cells)
+            return CPCORE_LAYOUT_BAD_CELL;
+    }
+    if (!runs_ok(c.cell_nb_start, c.n_cells, c.n_cell_nbs) ||
+        !runs_ok(c.opt_start, c.n_options, c.n_opt_items))
+        return CPCORE_LAYOUT_BAD_RUNS;
+    for (uint64_t k = 0; k < c.n_cell_nbs; ++k)
+        if (c.cell_nbs[k] < -1 || c.cell_nbs[k] >= (int64_t)c.n_cells)
+            return CPCORE_LAYOUT_BAD_CELL;
+    for (uint64_t k = 0; k < c.n_opt_items; ++k)
+        if (c.opt_items[k] < 0 || c.opt_items[k] >= (int64_t)c.n_items)
+            return CPCORE_LAYOUT_BAD_ITEM;
+    return CPCORE_LAYOUT_OK;
+}
+
+// The scratch a cover's layout works in, carved from the caller's words.
+struct Work {
+    int64_t *bit_of, *counter_of, *seen, *area, *tag_start, *cursor, *marks;  // items (+1)
+    int64_t *cell_bit;                                                        // cells
+    int64_t *anchor_of, *by_tag;                                              // options
+};
+
+inline uint64_t work_words(const cpcore_cover_input& c) {
+    return 7 * (c.n_items + 1) + c.n_cells + 2 * c.n_options;
+}
+
+inline Work carve(const cpcore_cover_input& c, int64_t* w) {
+    const uint64_t n = c.n_items + 1;
+    Work k;
+    k.bit_of = w;
+    k.counter_of = w + n;
+    k.seen = w + 2 * n;
+    k.area = w + 3 * n;
+    k.tag_start = w + 4 * n;
+    k.cursor = w + 5 * n;
+    k.marks = w + 6 * n;  // by branching bit: n_branch <= n_items
+    k.cell_bit = w + 7 * n;
+    k.anchor_of = k.cell_bit + c.n_cells;
+    k.by_tag = k.anchor_of + c.n_options;
+    return k;
+}
+
+// Subset sums of piece areas (regions.py's region_sizes): fillable[0 .. total] and the limit.
+inline int64_t region_sizes(const int64_t* areas, const int64_t* copies, uint64_t n,
+                            uint64_t total, uint8_t* fillable) {
+    for (uint64_t k = 0; k <= total; ++k) fillable[k] = k == 0;
+    int64_t largest = 0;
+    bool any = false;
+    for (uint64_t p = 0; p < n; ++p) {
+        const int64_t copies_p = copies ? copies[p] : 1;
+        if (copies_p <= 0) continue;
+        const uint64_t size = (uint64_t)areas[p];
+        any = true;
+        if (areas[p] > largest) largest = areas[p];
+        if (size == 0 || size > total) continue;
+        // More copies than fit in the board change nothing.
+        const uint64_t reps = (uint64_t)copies_p < total / size + 1 ? (uint64_t)copies_p
+                                                                     : total / size + 1;
+        for (uint64_t r = 0; r < reps; ++r)
+            for (uint64_t k = total; k >= size; --k)
+                if (fillable[k - size]) fillable[k] = 1;
+    }
+    if (!any) return 0;
+    // Flood fills cost time: look only at regions smaller than two of the largest pieces.
+    const uint64_t cap = 2 * (uint64_t)largest + 2;
+    for (uint64_t k = (total < cap - 1 ? total : cap - 1); k >= 1; --k)
+        if (!fillable[k]) return (int64_t)k + 1;
+    return 0;
+}
+
+// Sort v[0 .. n) ascending (a few entries: the cells next to one option).
+inline void sort_small(int64_t* v, int64_t n) {
+    for (int64_t a = 1; a < n; ++a) {
+        const int64_t x = v[a];
+        int64_t b = a;
+        for (; b > 0 && v[b - 1] > x; --b) v[b] = v[b - 1];
+        v[b] = x;
+    }
+}
+
+// Measure (out null) or fill the layout of cover c (checked by check_cover).
+inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_sizes& s,
+                    const cpcore_cover_layout* out) {
+    Work w = carve(c, words);
+    const uint64_t n_items = c.n_items, n_opts = c.n_options;
+    // Bits: the exact-one items in order, then the secondary ones; the rest are counters.
+    int64_t n_branch = 0, n_secondary = 0, n_counters = 0;
+    for (uint64_t i = 0; i < n_items; ++i) n_branch += exact_one(c, i);
+    for (uint64_t i = 0; i < n_items; ++i) {
+        w.bit_of[i] = w.counter_of[i] = -1;
+        w.seen[i] = -1;
+        w.area[i] = -1;
+        if (exact_one(c, i)) continue;
+        if (secondary(c, i)) w.bit_of[i] = n_branch + n_secondary++;
+        else w.counter_of[i] = n_counters++;
+    }
+    for (uint64_t i = 0, b = 0; i < n_items; ++i)
+        if (exact_one(c, i)) w.bit_of[i] = (int64_t)b++;
+    s.n_branch = n_branch;
+    s.n_bits = n_branch + n_secondary;
+    s.n_words = s.n_bits > 0 ? (s.n_bits + 63) / 64 : 1;
+    s.n_counters = n_counters;
+    // The counters' state code: memo keys need it below 2**63.
+    uint64_t states = 1;
+    bool big = false;
+    for (uint64_t i = 0, k = 0; i < n_items; ++i) {
+        if (w.counter_of[i] < 0) continue;
+        if (out) {
+            out->counter_low[k] = c.low[i];
+            out->counter_high[k] = c.high[i];
+            out->radix[k] = states;
+        }
+        ++k;
+        // states * (high + 1) in two halves (high < 2**31: each half's product fits), big
+        // once it passes 2**64; the radix wraps then, and is not used.
+        const uint64_t factor = (uint64_t)c.high[i] + 1;
+        const uint64_t upper = (states >> 32) * factor, lower = (states & 0xFFFFFFFFu) * factor;
+        const uint64_t product = (upper << 32) + lower;
+        if ((upper >> 32) != 0 || product < lower) big = true;
+        states = product;
+    }
+    s.memo_ok = !big && states < ((uint64_t)1 << 63);
+    // Board cells: the cells of exact-one cell items (a cell's last such item names it).
+    for (uint64_t x = 0; x < c.n_cells; ++x) w.cell_bit[x] = -1;
+    for (uint64_t i = 0; i < n_items; ++i)
+        if (c.item_cell[i] >= 0 && w.bit_of[i] >= 0 && w.bit_of[i] < n_branch)
+            w.cell_bit[c.item_cell[i]] = w.bit_of[i];
+    int64_t board = 0, degree = -1;
+    for (uint64_t x = 0; x < c.n_cells; ++x) {
+        if (w.cell_bit[x] < 0) continue;
+        ++board;
+        const int64_t d = c.cell_nb_start[x + 1] - c.cell_nb_start[x];
+        if (d > degree) degree = d;
+    }
+    s.n_board_cells = board;
+    s.degree = degree < 0 ? 4 : degree;
+    const int64_t deg = s.degree;
+    // A board cell's neighbouring board-cell bit k (-1: none).
+    auto nb_bit = [&](int64_t x, int64_t k) -> int64_t {
+        if (k >= c.cell_nb_start[x + 1] - c.cell_nb_start[x]) return -1;
+        const int64_t y = c.cell_nbs[c.cell_nb_start[x] + k];
+        return y >= 0 ? w.cell_bit[y] : -1;
+    };
+    if (out) {
+        const int64_t rows = n_branch > 0 ? n_branch : 1;
+        for (int64_t k = 0; k < rows * deg; ++k) out->cell_nb[k] = -1;
+        for (uint64_t x = 0; x < c.n_cells; ++x)
+            if (w.cell_bit[x] >= 0)
+                for (int64_t k = 0; k < deg; ++k)
+                    out->cell_nb[w.cell_bit[x] * deg + k] = nb_bit((int64_t)x, k);
+        for (uint64_t k = 0; k < n_opts * (uint64_t)s.n_words; ++k) out->opt_mask[k] = 0;
+        out->opt_nb_start[0] = 0;
+    }
+    for (int64_t b = 0; b < n_branch; ++b) w.marks[b] = -1;
+    // Each option: its bits, its counter, its tag and anchor, the cells around it.
+    s.error = CPCORE_LAYOUT_OK;
+    bool consistent = board > 0;
+    int64_t n_anchored = 0, n_nb = 0;
+    for (uint64_t j = 0; j < n_opts; ++j) {
+        const int64_t* items = c.opt_items + c.opt_start[j];
+        const int64_t len = c.opt_start[j + 1] - c.opt_start[j];
+        int64_t counter = -1, anchor = -1, cells = 0;
+        const int64_t inside = 2 * (int64_t)j, around = inside + 1;
+        for (int64_t k = 0; k < len; ++k) {
+            const int64_t i = items[k];
+            if (w.seen[i] == (int64_t)j) {
+                if (!s.error) s.error = CPCORE_LAYOUT_REPEATED_ITEM;
+                continue;
+            }
+            w.seen[i] = (int64_t)j;
+            const int64_t b = w.bit_of[i];
+            if (b >= 0 && out) out->opt_mask[j * s.n_words + (b >> 6)] |= (uint64_t)1 << (b & 63);
+            if (b >= 0 && b < n_branch && (anchor < 0 || b < anchor)) anchor = b;
+            if (w.counter_of[i] >= 0) {
+                if (counter >= 0 && !s.error) s.error = CPCORE_LAYOUT_TWO_COUNTERS;
+                counter = w.counter_of[i];
+            }
+            const int64_t x = c.item_cell[i];
+            if (x >= 0 && w.cell_bit[x] >= 0) {
+                w.marks[w.cell_bit[x]] = inside;
+                ++cells;
+            } else if (x >= 0) {
+                consistent = false;  // a cell that is no board cell
+            }
+        }
+        // The board cells next to the option (outside it), in increasing order.
+        const int64_t first = n_nb;
+        for (int64_t k = 0; k < len; ++k) {
+            const int64_t x = c.item_cell[items[k]];
+            if (x < 0 || w.cell_bit[x] < 0) continue;
+            for (int64_t d = 0; d < deg; ++d) {
+                const int64_t b = nb_bit(x, d);
+                if (b < 0 || w.marks[b] == inside || w.marks[b] == around) continue;
+                w.marks[b] = around;
+                if (out) out->opt_nb[n_nb] = b;
+                ++n_nb;
+            }
+        }
+        if (out) {
+            sort_small(out->opt_nb + first, n_nb - first);
+            out->opt_nb_start[j + 1] = n_nb;
+            out->opt_counter[j] = counter;
+            out->opt_tag_word[j] = -1;
+            out->opt_tag_bit[j] = 0;
+        }
+        // A piece's options all cover as many cells (a piece left out covers none).
+        const int64_t tag = len > 0 ? items[len - 1] : -1;
+        if (cells > 0) {
+            if (w.area[tag] < 0) w.area[tag] = cells;
+            else if (w.area[tag] != cells) consistent = false;
+        }
+        w.anchor_of[j] = anchor;
+        if (anchor < 0) continue;
+        ++n_anchored;
+        const int64_t tb = w.bit_of[tag];
+        if (out && tb >= 0) {
+            out->opt_tag_word[j] = tb >> 6;
+            out->opt_tag_bit[j] = (uint64_t)1 << (tb & 63);
+        }
+    }
+    s.n_anchored = n_anchored;
+    s.n_opt_nb = n_nb;
+    if (!out) return;
+    for (uint64_t i = 0; i < n_items; ++i) {
+        out->bit_of_item[i] = w.bit_of[i];
+        out->counter_of_item[i] = w.counter_of[i];
+    }
+    // Options by anchor, then by tag, then by id: counting sorts by tag, then by anchor.
+    for (uint64_t t = 0; t <= n_items; ++t) w.tag_start[t] = 0;
+    for (uint64_t j = 0; j < n_opts; ++j)
+        if (w.anchor_of[j] >= 0) ++w.tag_start[c.opt_items[c.opt_start[j + 1] - 1] + 1];
+    for (uint64_t t = 0; t < n_items; ++t) w.tag_start[t + 1] += w.tag_start[t];
+    for (uint64_t j = 0; j < n_opts; ++j)
+        if (w.anchor_of[j] >= 0)
+            w.by_tag[w.tag_start[c.opt_items[c.opt_start[j + 1] - 1]]++] = (int64_t)j;
+    for (int64_t a = 0; a <= n_branch; ++a) out->anchor_start[a] = 0;
+    for (uint64_t j = 0; j < n_opts; ++j)
+        if (w.anchor_of[j] >= 0) ++out->anchor_start[w.anchor_of[j] + 1];
+    for (int64_t a = 0; a < n_branch; ++a) out->anchor_start[a + 1] += out->anchor_start[a];
+    for (int64_t a = 0; a < n_branch; ++a) w.cursor[a] = out->anchor_start[a];
+    for (int64_t k = 0; k < n_anchored; ++k) {
+        const int64_t j = w.by_tag[k];
+        out->anchor_opts[w.cursor[w.anchor_of[j]]++] = j;
+    }
+    // The end of each run of options of one tag under an anchor.
+    auto tag_of = [&](int64_t k) { return c.opt_items[c.opt_start[out->anchor_opts[k] + 1] - 1]; };
+    for (int64_t a = 0; a < n_branch; ++a) {
+        int64_t end = out->anchor_start[a + 1];
+        for (int64_t k = out->anchor_start[a + 1] - 1; k >= out->anchor_start[a]; --k) {
+            if (k + 1 < out->anchor_start[a + 1] && tag_of(k) != tag_of(k + 1)) end = k + 1;
+            out->group_end[k] = end;
+        }
+    }
+    // Region sizes: each piece's area, as many times as the piece is placed.
+    int64_t n_areas = 0;
+    for (uint64_t i = 0; i < n_items; ++i) {
+        if (w.area[i] < 0) continue;
+        w.tag_start[n_areas] = w.area[i];
+        w.cursor[n_areas++] = c.high[i];
+    }
+    s.region_limit = region_sizes(w.tag_start, w.cursor, consistent ? (uint64_t)n_areas : 0,
+                                  (uint64_t)board, out->fillable);
+}
+
+// --- tallies ------------------------------------------------------------------------------
+
+inline uint64_t tally_work_words(const cpcore_tally_input& t) {
+    return t.cover->n_items + t.cover->n_options;
+}
+
+const int64_t MAX_TALLY_ITEMS = 16;
+const int64_t MAX_TALLY_ENTRIES = (int64_t)1 << 40;
+
+// Measure (out null) or fill the tallies' layout.
+inline void lay_out_tallies(const cpcore_tally_input& t, int64_t* words, cpcore_tally_sizes& s,
+                            const cpcore_tally_layout* out) {
+    const cpcore_cover_input& c = *t.cover;
+    const int64_t n_t = (int64_t)t.n_tally;
+    s.bad_item = -1;
+    s.error = check_cover(c);
+    if (!s.error && !runs_ok(t.anchor_start, t.n_branch, t.n_anchored))
+        s.error = CPCORE_LAYOUT_BAD_RUNS;
+    for (uint64_t k = 0; k < t.n_anchored && !s.error; ++k)
+        if (t.anchor_opts[k] < 0 || t.anchor_opts[k] >= (int64_t)c.n_options)
+            s.error = CPCORE_LAYOUT_BAD_RUNS;
+    if (s.error) return;
+    for (int64_t k = 0; k < n_t; ++k) {
+        const int64_t i = t.items[k];
+        if (i < 0 || (uint64_t)i >= c.n_items || t.bit_of_item[i] < 0 ||
+            t.bit_of_item[i] >= (int64_t)t.n_branch) {
+            s.error = CPCORE_LAYOUT_NOT_EXACT_ONE;
+            s.bad_item = k;
+            return;
+        }
+    }
+    if (n_t > MAX_TALLY_ITEMS) {
+        s.error = CPCORE_LAYOUT_TOO_MANY_TALLIES;
+        return;
+    }
+    const int64_t cols = n_t > 0 ? n_t : 1, masks = (int64_t)1 << n_t;
+    s.cols = cols;
+    s.masks = masks;
+    int64_t* where = words;                   // item -> tally item (the last listed), or -1
+    int64_t* anchor_of = words + c.n_items;   // option -> anchor, or -1
+    for (uint64_t i = 0; i < c.n_items; ++i) where[i] = -1;
+    for (int64_t k = 0; k < n_t; ++k) where[t.items[k]] = k;
+    for (uint64_t j = 0; j < c.n_options; ++j) anchor_of[j] = -1;
+    for (uint64_t a = 0; a < t.n_branch; ++a)
+        for (int64_t k = t.anchor_start[a]; k < t.anchor_start[a + 1]; ++k)
+            anchor_of[t.anchor_opts[k]] = (int64_t)a;
+    int64_t sizes[MAX_TALLY_ITEMS] = {0};
+    if (out)
+        for (int64_t k = 0; k < cols; ++k) {
+            out->last_anchor[k] = -1;
+            out->bit[k] = n_t > 0 ? t.bit_of_item[t.items[k]] : 0;
+        }
+    int64_t n_covering = 0;
+    for (uint64_t j = 0; j < c.n_options; ++j) {
+        int64_t hit = -1;
+        for (int64_t k = c.opt_start[j]; k < c.opt_start[j + 1]; ++k) {
+            const int64_t h = where[c.opt_items[k]];
+            if (h < 0) continue;
+            if (hit >= 0) {
+                s.error = CPCORE_LAYOUT_TWO_TALLIES;
+                return;
+            }
+            hit = h;
+        }
+        if (out) out->opt_tally[j] = out->opt_index[j] = -1;
+        if (hit < 0 || anchor_of[j] < 0) continue;
+        if (out) {
+            out->opt_tally[j] = hit;
+            out->opt_index[j] = sizes[hit];
+            if (anchor_of[j] > out->last_anchor[hit]) out->last_anchor[hit] = anchor_of[j];
+        }
+        ++sizes[hit];
+        ++n_covering;
+    }
+    s.n_covering = n_covering;
+    // A state's vector: tally item 0 varies slowest; an item no option covers counts once.
+    auto length = [&](int64_t mask) {
+        int64_t n = 1;
+        for (int64_t k = 0; k < n_t; ++k)
+            if (mask >> k & 1) n *= sizes[k] > 0 ? sizes[k] : 1;
+        return n;
+    };
+    int64_t flat = 0;
+    for (int64_t k = 0; k < n_t; ++k)
+        if (sizes[k] > MAX_TALLY_ENTRIES) s.error = CPCORE_LAYOUT_TOO_LARGE;
+    for (int64_t mask = 0; mask < masks && !s.error; ++mask) {
+        // Each factor is below 2**40 and the running product stays below 2**40.
+        int64_t n = 1;
+        for (int64_t k = 0; k < n_t && !s.error; ++k) {
+            if (!(mask >> k & 1)) continue;
+            n *= sizes[k] > 0 ? sizes[k] : 1;
+            if (n > MAX_TALLY_ENTRIES) s.error = CPCORE_LAYOUT_TOO_LARGE;
+        }
+        for (int64_t k = 0; k < n_t && !s.error; ++k) {
+            if (mask >> k & 1) flat += n / (sizes[k] > 0 ? sizes[k] : 1);
+            if (flat > MAX_TALLY_ENTRIES) s.error = CPCORE_LAYOUT_TOO_LARGE;
+        }
+    }
+    if (s.error) return;
+    s.n_map_flat = flat > 0 ? flat : 1;
+    if (!out) return;
+    int64_t* at = out->covering_start;
+    at[0] = 0;
+    for (int64_t k = 0; k < n_t; ++k) at[k + 1] = at[k] + sizes[k];
+    for (uint64_t j = 0; j < c.n_options; ++j)
+        if (out->opt_tally[j] >= 0)
+            out->covering[at[out->opt_tally[j]] + out->opt_index[j]] = (int64_t)j;
+    for (int64_t mask = 0; mask < masks; ++mask) {
+        int64_t n = 1;
+        for (int64_t k = cols - 1; k >= 0; --k) {
+            out->stride[mask * cols + k] = 0;
+            if (n_t > 0 && (mask >> k & 1)) {
+                out->stride[mask * cols + k] = n;
+                n *= sizes[k] > 0 ? sizes[k] : 1;
+            }
+        }
+        out->length[mask] = length(mask);
+    }
+    // Child-to-parent maps: entry x of the state without item k, placed in the parent's.
+    int64_t pos = 0;
+    for (int64_t mask = 0; mask < masks; ++mask) {
+        for (int64_t k = 0; k < cols; ++k) {
+            out->map_start[mask * cols + k] = pos;
+            if (n_t == 0 || !(mask >> k & 1)) continue;
+            const int64_t child = mask & ~((int64_t)1 << k);
+            for (int64_t x = 0; x < out->length[child]; ++x) {
+                int64_t y = 0;
+                for (int64_t u = 0; u < n_t; ++u) {
+                    if (!(child >> u & 1)) continue;
+                    const int64_t size = sizes[u] > 0 ? sizes[u] : 1;
+                    y += (x / out->stride[child * cols + u]) % size * out->stride[mask * cols + u];
+                }
+                out->map_flat[pos++] = y;
+            }
+        }
+    }
+    out->map_start[masks * cols] = pos;
+    if (pos == 0) out->map_flat[0] = 0;
+}
+
+}  // namespace layout
+}  // namespace cpcore

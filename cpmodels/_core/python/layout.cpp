@@ -1,0 +1,230 @@
+// A cover's layout for the general kernels and its tallies (layouts/cover.py, tally.py):
+// the cover handed over as a dict of flat int64 arrays, measured, then the arrays Python
+// made from the sizes filled by the core (cpcore/cover_layout.hpp).
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "cpcore/entry.h"
+
+namespace nb = nanobind;
+
+namespace cpbind {
+namespace {
+
+template <class T>
+using Array = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
+
+// The array ``name`` of the dict ``d``: C-contiguous, of T, of ``size`` items (any with
+// size -1), of ``ndim`` dimensions.
+template <class T>
+Array<T> entry(const nb::dict& d, const char* name, int64_t size = -1, size_t ndim = 1) {
+    Array<T> a;
+    if (!d.contains(name) || !nb::try_cast(d[name], a, false) || a.ndim() != ndim)
+        throw nb::type_error(("the layout's " + std::string(name) +
+                              " is not a contiguous array of the expected type").c_str());
+    if (size >= 0 && a.size() != (size_t)size)
+        throw nb::value_error(("the layout's " + std::string(name) +
+                               " has the wrong size").c_str());
+    return a;
+}
+
+// A cover's flat arrays, kept alive while the core reads them.
+struct Cover {
+    std::vector<Array<const int64_t>> kept;
+    cpcore_cover_input in{};
+
+    explicit Cover(const nb::dict& d) {
+        auto low = keep(entry<const int64_t>(d, "low"));
+        in.n_items = low.size();
+        in.low = low.data();
+        in.high = keep(entry<const int64_t>(d, "high", in.n_items)).data();
+        in.item_cell = keep(entry<const int64_t>(d, "item_cell", in.n_items)).data();
+        auto cell_nb_start = keep(entry<const int64_t>(d, "cell_nb_start"));
+        if (cell_nb_start.size() < 1) throw nb::value_error("cell_nb_start needs an entry");
+        in.n_cells = cell_nb_start.size() - 1;
+        in.cell_nb_start = cell_nb_start.data();
+        auto cell_nbs = keep(entry<const int64_t>(d, "cell_nbs"));
+        in.cell_nbs = cell_nbs.data();
+        in.n_cell_nbs = cell_nbs.size();
+        auto opt_start = keep(entry<const int64_t>(d, "opt_start"));
+        if (opt_start.size() < 1) throw nb::value_error("opt_start needs an entry");
+        in.n_options = opt_start.size() - 1;
+        in.opt_start = opt_start.data();
+        auto opt_items = keep(entry<const int64_t>(d, "opt_items"));
+        in.opt_items = opt_items.data();
+        in.n_opt_items = opt_items.size();
+    }
+    Array<const int64_t> keep(Array<const int64_t> a) {
+        kept.push_back(a);
+        return a;
+    }
+};
+
+nb::dict sizes_dict(const cpcore_cover_sizes& s) {
+    nb::dict d;
+    d["error"] = s.error;
+    d["n_branch"] = s.n_branch;
+    d["n_bits"] = s.n_bits;
+    d["n_words"] = s.n_words;
+    d["n_counters"] = s.n_counters;
+    d["n_anchored"] = s.n_anchored;
+    d["degree"] = s.degree;
+    d["n_opt_nb"] = s.n_opt_nb;
+    d["n_board_cells"] = s.n_board_cells;
+    d["memo_ok"] = s.memo_ok != 0;
+    d["region_limit"] = s.region_limit;
+    return d;
+}
+
+nb::dict cover_layout_sizes(nb::dict cover) {
+    Cover c(cover);
+    std::vector<int64_t> work(cpcore_cover_layout_work(&c.in));
+    cpcore_cover_sizes s{};
+    {
+        nb::gil_scoped_release released;
+        cpcore_cover_layout_measure(&c.in, work.data(), &s);
+    }
+    return sizes_dict(s);
+}
+
+// Fill ``out`` (arrays of the sizes measured); the sizes again, the region limit set.
+nb::dict cover_layout_fill(nb::dict cover, nb::dict out) {
+    Cover c(cover);
+    std::vector<int64_t> work(cpcore_cover_layout_work(&c.in));
+    cpcore_cover_sizes s{};
+    {
+        nb::gil_scoped_release released;
+        cpcore_cover_layout_measure(&c.in, work.data(), &s);
+    }
+    if (s.error != CPCORE_LAYOUT_OK) return sizes_dict(s);
+    const int64_t n_items = c.in.n_items, n_opts = c.in.n_options;
+    const int64_t rows = s.n_branch > 0 ? s.n_branch : 1;
+    cpcore_cover_layout L{};
+    L.bit_of_item = entry<int64_t>(out, "bit_of_item", n_items).data();
+    L.counter_of_item = entry<int64_t>(out, "counter_of_item", n_items).data();
+    auto mask = entry<uint64_t>(out, "opt_mask", n_opts * s.n_words, 2);
+    if (mask.shape(0) != (size_t)n_opts) throw nb::value_error("opt_mask: wrong shape");
+    L.opt_mask = mask.data();
+    L.opt_counter = entry<int64_t>(out, "opt_counter", n_opts).data();
+    L.opt_tag_word = entry<int64_t>(out, "opt_tag_word", n_opts).data();
+    L.opt_tag_bit = entry<uint64_t>(out, "opt_tag_bit", n_opts).data();
+    L.anchor_start = entry<int64_t>(out, "anchor_start", s.n_branch + 1).data();
+    L.anchor_opts = entry<int64_t>(out, "anchor_opts", s.n_anchored).data();
+    L.group_end = entry<int64_t>(out, "group_end", s.n_anchored).data();
+    L.counter_low = entry<int64_t>(out, "counter_low", s.n_counters).data();
+    L.counter_high = entry<int64_t>(out, "counter_high", s.n_counters).data();
+    L.radix = entry<uint64_t>(out, "radix", s.n_counters).data();
+    auto cell_nb = entry<int64_t>(out, "cell_nb", rows * s.degree, 2);
+    if (cell_nb.shape(0) != (size_t)rows) throw nb::value_error("cell_nb: wrong shape");
+    L.cell_nb = cell_nb.data();
+    L.opt_nb_start = entry<int64_t>(out, "opt_nb_start", n_opts + 1).data();
+    L.opt_nb = entry<int64_t>(out, "opt_nb", s.n_opt_nb).data();
+    L.fillable = reinterpret_cast<uint8_t*>(
+        entry<bool>(out, "fillable", s.n_board_cells + 1).data());
+    {
+        nb::gil_scoped_release released;
+        cpcore_cover_layout_fill(&c.in, work.data(), &s, &L);
+    }
+    return sizes_dict(s);
+}
+
+// The tallies' input: the cover and its layout's bits and anchors, checked.
+struct Tallies {
+    Cover cover;
+    Array<const int64_t> bit_of_item, anchor_start, anchor_opts, items;
+    cpcore_tally_input in{};
+
+    Tallies(const nb::dict& c, const nb::dict& layout, Array<const int64_t> items_)
+        : cover(c), items(items_) {
+        bit_of_item = entry<const int64_t>(layout, "bit_of_item", cover.in.n_items);
+        anchor_start = entry<const int64_t>(layout, "anchor_start");
+        anchor_opts = entry<const int64_t>(layout, "anchor_opts");
+        if (items.ndim() != 1) throw nb::value_error("the tally items: one dimension");
+        if (anchor_start.size() < 1) throw nb::value_error("anchor_start needs an entry");
+        in = cpcore_tally_input{&cover.in, bit_of_item.data(), anchor_start.size() - 1,
+                                anchor_start.data(), anchor_opts.data(), anchor_opts.size(),
+                                items.data(), items.size()};
+    }
+};
+
+nb::dict tally_sizes_dict(const cpcore_tally_sizes& s) {
+    nb::dict d;
+    d["error"] = s.error;
+    d["bad_item"] = s.bad_item;
+    d["cols"] = s.cols;
+    d["masks"] = s.masks;
+    d["n_covering"] = s.n_covering;
+    d["n_map_flat"] = s.n_map_flat;
+    return d;
+}
+
+nb::dict tally_layout_sizes(nb::dict cover, nb::dict layout, Array<const int64_t> items) {
+    Tallies t(cover, layout, items);
+    std::vector<int64_t> work(cpcore_tally_layout_work(&t.in));
+    cpcore_tally_sizes s{};
+    cpcore_tally_layout_measure(&t.in, work.data(), &s);
+    return tally_sizes_dict(s);
+}
+
+nb::dict tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t> items,
+                           nb::dict out) {
+    Tallies t(cover, layout, items);
+    std::vector<int64_t> work(cpcore_tally_layout_work(&t.in));
+    cpcore_tally_sizes s{};
+    cpcore_tally_layout_measure(&t.in, work.data(), &s);
+    if (s.error != CPCORE_LAYOUT_OK) return tally_sizes_dict(s);
+    const int64_t n_opts = t.cover.in.n_options;
+    cpcore_tally_layout L{};
+    L.bit = entry<int64_t>(out, "bit", s.cols).data();
+    L.last_anchor = entry<int64_t>(out, "last_anchor", s.cols).data();
+    L.opt_tally = entry<int64_t>(out, "opt_tally", n_opts).data();
+    L.opt_index = entry<int64_t>(out, "opt_index", n_opts).data();
+    L.length = entry<int64_t>(out, "length", s.masks).data();
+    auto stride = entry<int64_t>(out, "stride", s.masks * s.cols, 2);
+    if (stride.shape(0) != (size_t)s.masks) throw nb::value_error("stride: wrong shape");
+    L.stride = stride.data();
+    L.map_start = entry<int64_t>(out, "map_start", s.masks * s.cols + 1).data();
+    L.map_flat = entry<int64_t>(out, "map_flat", s.n_map_flat).data();
+    L.covering_start = entry<int64_t>(out, "covering_start", (int64_t)items.size() + 1).data();
+    L.covering = entry<int64_t>(out, "covering", s.n_covering).data();
+    {
+        nb::gil_scoped_release released;
+        cpcore_tally_layout_fill(&t.in, work.data(), &s, &L);
+    }
+    return tally_sizes_dict(s);
+}
+
+int64_t region_sizes(Array<const int64_t> areas, uint64_t total, Array<bool> fillable) {
+    if (areas.ndim() != 1 || fillable.ndim() != 1 || fillable.size() != total + 1)
+        throw nb::value_error("fillable needs total + 1 entries");
+    for (size_t k = 0; k < areas.size(); ++k)
+        if (areas.data()[k] <= 0) throw nb::value_error("a piece's area must be positive");
+    return cpcore_region_sizes(areas.data(), nullptr, areas.size(), total,
+                               reinterpret_cast<uint8_t*>(fillable.data()));
+}
+
+}  // namespace
+
+void bind_layout(nb::module_& m) {
+    m.def("cover_layout_sizes", &cover_layout_sizes, nb::arg("cover"),
+          "Check a cover (a dict of flat arrays) and measure its general-kernel layout.");
+    m.def("cover_layout_fill", &cover_layout_fill, nb::arg("cover"), nb::arg("out"),
+          "Fill the arrays of ``out`` (of the sizes measured) with the cover's layout.");
+    m.def("tally_layout_sizes", &tally_layout_sizes, nb::arg("cover"), nb::arg("layout"),
+          nb::arg("items"), "Check and measure the tallies of a laid-out cover.");
+    m.def("tally_layout_fill", &tally_layout_fill, nb::arg("cover"), nb::arg("layout"),
+          nb::arg("items"), nb::arg("out"), "Fill the tallies' arrays of ``out``.");
+    m.def("layout_error", [](int64_t code) { return std::string(cpcore_layout_error(code)); },
+          nb::arg("code"), "What the core's refusal of a layout, by its code, says.");
+    m.def("region_sizes", &region_sizes, nb::arg("areas"), nb::arg("total"),
+          nb::arg("fillable").noconvert(),
+          "Fill which region sizes pieces of these areas fill; the size limit checked.");
+}
+
+}  // namespace cpbind
