@@ -337,6 +337,11 @@ class Engine {
     const mark = this.top;
     try {
       return body();
+    } finally {
+      this.release(mark);
+    }
+  }
+
   // The plan of a cover the page made, for the general search (the N-word state): the
   // core lays it out here as compile_cover and tally_layout do natively. The cover:
   // low[i], high[i] and cell[i] (a cell index, -1 for none) of each item; neighbours[c],
@@ -563,6 +568,8 @@ class Engine {
         fixed,
       };
     });
+  }
+
   // Fail with the core's words for a layout's refusal ``error`` (0: none).
   refuse(error) {
     if (!error) return;
