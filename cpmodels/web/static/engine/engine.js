@@ -217,6 +217,8 @@ function cellsOf(cells, dim, what) {
 function geometryStatus(status) {
   if (status < 0n) fail(GEOMETRY_REFUSED[String(status)] || "the core refused the cells");
   return Number(status);
+}
+
 // The length of a list of the cover (at most ``most``).
 function listLength(list, name, most) {
   check(Array.isArray(list) || ArrayBuffer.isView(list), `${name}: expected an array`);
