@@ -425,7 +425,7 @@ function target() { return $("addto").value === "candidates" ? state.candidates 
 async function loadPools() {
   const grid = state.grid;
   let answer;
-  try { answer = await getJson(`/api/board/pools/${encodeURIComponent(grid)}`); }
+  try { answer = await getJson(`api/board/pools/${encodeURIComponent(grid)}`); }
   catch (e) { if (grid === state.grid) sayError(e.message); return; }
   if (grid !== state.grid) return;
   pools = answer;
@@ -572,7 +572,7 @@ async function check() {
   delete $("summary").dataset.done;
   let answer;
   try {
-    const response = await post("/api/board/check", spec());
+    const response = await post("api/board/check", spec());
     answer = response.ok ? await response.json() : {failed: await failure(response)};
   } catch (e) {
     if (mine === generation) sayError(UNREACHABLE);
@@ -641,7 +641,7 @@ async function count(total, mine) {
   $("summary").textContent = `counting ${total.toLocaleString()} combinations\u2026`;
   let seen = 0;
   try {
-    const response = await post("/api/board/counts", spec(), controller.signal);
+    const response = await post("api/board/counts", spec(), controller.signal);
     if (!response.ok) { sayError(await failure(response)); return; }
     await readLines(response, (lines) => {
       if (mine !== generation) { controller.abort(); return false; }
@@ -782,7 +782,7 @@ function resize() {
 }
 
 async function init() {
-  const [specs] = await Promise.all([getJson("/api/specs"), loadDrawings()]);
+  const [specs] = await Promise.all([getJson("api/specs"), loadDrawings()]);
   for (const s of specs.specs) {  // by title, as the play page lists them
     const option = new Option(s.title || s.name, s.name);
     option.title = s.description || s.name;
@@ -793,7 +793,7 @@ async function init() {
     const name = $("start").value;
     if (!name) { load({ board: [], groups: {}, pieces: [] }); return; }
     let fields;
-    try { fields = await getJson(`/api/board/start/${encodeURIComponent(name)}`); }
+    try { fields = await getJson(`api/board/start/${encodeURIComponent(name)}`); }
     catch (e) { if (name === $("start").value) sayError(e.message); return; }
     if (name === $("start").value) load(fields);
   });
@@ -851,7 +851,7 @@ async function init() {
   $("save").addEventListener("click", async () => {
     sayError("", $("shared"));
     let response;
-    try { response = await post("/api/board/yaml", spec()); }
+    try { response = await post("api/board/yaml", spec()); }
     catch (e) { sayError(UNREACHABLE, $("shared")); return; }
     if (!response.ok) { sayError(await failure(response), $("shared")); return; }
     const a = document.createElement("a");
@@ -865,7 +865,7 @@ async function init() {
     let response;
     const text = yamlText(new Uint8Array(await file.arrayBuffer()));
     if (text === null) { sayError(NOT_YAML, $("shared")); reveal($("shared")); return; }
-    try { response = await fetch("/api/board/open", { method: "POST", body: text }); }
+    try { response = await fetch("api/board/open", { method: "POST", body: text }); }
     catch (e) { sayError(UNREACHABLE, $("shared")); return; }
     if (!response.ok) { sayError(await failure(response), $("shared")); return; }
     load(await response.json());
@@ -1004,7 +1004,7 @@ async function makeFiles() {
   tell("making the files...");
   const sizes = new URLSearchParams({ cell, kerf, sheet });
   let response;
-  try { response = await post(`/api/board/make?${sizes}`, spec()); }
+  try { response = await post(`api/board/make?${sizes}`, spec()); }
   catch (e) { tell(UNREACHABLE); return; }
   if (!response.ok) { tell(await failure(response)); return; }
   const a = document.createElement("a");
@@ -1022,7 +1022,7 @@ async function playIt() {
   tell("checking the board...");
   let answer;
   try {
-    const response = await post("/api/board/check", board);
+    const response = await post("api/board/check", board);
     answer = response.ok ? await response.json() : { failed: await failure(response) };
   } catch (e) { tell(UNREACHABLE); return; }
   if (mine !== generation) { tell("the board changed while it was checked: press Play it again"); return; }
@@ -1036,7 +1036,7 @@ async function playIt() {
     return;
   }
   tell("");
-  const address = "/#board=" + base64url(JSON.stringify(board));
+  const address = "./#board=" + base64url(JSON.stringify(board));
   if (window.open(address, "_blank")) return;
   // a browser that lets a tab open only at once on a click: a link to click instead
   const link = document.createElement("a");
@@ -1074,7 +1074,7 @@ async function runDesign() {
                  choose: +$("choose").value, require: $("require").value };
   let total = 1, seen = 0, working = 0;
   try {
-    const response = await post("/api/board/design", body, controller.signal);
+    const response = await post("api/board/design", body, controller.signal);
     if (!response.ok) {
       sayError(setsMissArea(body.choose) ? noSetSentence() : await failure(response), $("designsummary"));
       return;

@@ -112,7 +112,7 @@ async function showSolution(index, warning = "") {
   state.shown = true;
   $("reveal-box").hidden = true;
   try {
-    const data = await current("/api/solution", {...puzzle(), index: solutionIndex(index)});
+    const data = await current("api/solution", {...puzzle(), index: solutionIndex(index)});
     state.index = index; state.mode = "solution"; state.revealed = [];
     state.found = data.found; state.exhausted = data.exhausted;
     state.solvable = data.status === "solved";
@@ -148,7 +148,7 @@ async function showSolution(index, warning = "") {
 // solution N: ... has C" when the puzzle has fewer, else "" (null: the answer is stale).
 async function pastTheCount(index) {
   try {
-    const data = await current("/api/count", puzzle());
+    const data = await current("api/count", puzzle());
     state.count = data.count;
     return index >= data.count ? `there is no solution ${index + 1}: ` +
       `${data.labels.join(" ")} has ${data.count.toLocaleString()}` : "";
@@ -226,7 +226,7 @@ async function hint() {
   showError("");
   try {
     const body = {...puzzle(), revealed: state.revealed};
-    const data = await current("/api/hint", body);
+    const data = await current("api/hint", body);
     const mine = latest;
     const picture = await positionPicture(data.revealed, data.labels);
     if (mine !== latest) return;
@@ -246,7 +246,7 @@ async function count() {
   status("counting ...");
   try {
     const body = puzzle();
-    const data = await current("/api/count", body);
+    const data = await current("api/count", body);
     state.count = data.count;
     status(`${data.labels.join(" ")}: ${data.count.toLocaleString()} solutions` +
            (faceUp() ? " with the pieces face up" : ""));
@@ -327,7 +327,7 @@ async function start() {
   $("puzzle-box").open = !narrow.matches;
   narrow.addEventListener("change", () => { if (!narrow.matches) $("puzzle-box").open = true; });
   $("date").value = localToday();
-  const data = await api("/api/specs");
+  const data = await api("api/specs");
   // A board drawn in the editor comes in the address (#board=...), played as a puzzle
   // of its own for as long as the link is open. One that cannot be read or played is
   // said so, and the page shows the puzzle it would show without it.
@@ -335,7 +335,7 @@ async function start() {
   try {
     const board = linkedBoard(location.hash);
     if (board !== null) {
-      const spec = await api("/api/board/play", board).catch((err) => {
+      const spec = await api("api/board/play", board).catch((err) => {
         throw new Error(`This link's board cannot be played. ${err.message}`);
       });
       data.specs.unshift(spec);

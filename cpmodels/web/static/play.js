@@ -157,7 +157,7 @@ async function check() {
   const pieces = String(play.placed.length);
   $("feedback").setAttribute("aria-busy", "true");
   try {
-    const data = await api("/api/check", {...puzzle(), placements: placementsOf(play.placed)});
+    const data = await api("api/check", {...puzzle(), placements: placementsOf(play.placed)});
     if (mine !== play.checks || load !== play.loads) return;
     play.labels = data.labels;
     showLabels(data.labels);
@@ -807,7 +807,7 @@ function tapBoard(ev) {
 
 // A puzzle's layout, asked of the server once.
 async function layoutOf(spec) {
-  if (!play.layouts[spec]) play.layouts[spec] = await api(`/api/layout/${encodeURIComponent(spec)}`);
+  if (!play.layouts[spec]) play.layouts[spec] = await api(`api/layout/${encodeURIComponent(spec)}`);
   return play.layouts[spec];
 }
 
@@ -852,7 +852,7 @@ async function playHint() {
   const placed = play.placed;
   const settled = () => load === play.loads && placed === play.placed;
   try {
-    const data = await api("/api/hint", {...puzzle(), revealed: placementsOf(placed)});
+    const data = await api("api/hint", {...puzzle(), revealed: placementsOf(placed)});
     if (!settled()) return;
     if (data.complete) { verdict(`${data.labels.join(" ")}: solved!`, "solved"); return; }
     const found = findPlace(data.revealed.at(-1).piece, data.revealed.at(-1).cells);
