@@ -827,7 +827,10 @@ export async function positionPicture(placements, labels) {
       .filter(([dr, dc]) => shape.cells.length === want.size &&
               shape.cells.every(([a, b]) => want.has(cellKey([a + dr, b + dc]))))
       .map(([, , x, y]) => [o, x, y]))[0];
-    if (found) shapeOf(svg, info, found[0], found[1], found[2], {class: "shown", "data-piece": piece});
+    if (found) {
+      shapeOf(svg, info, found[0], found[1], found[2],
+              {class: "shown", "data-piece": piece, "data-cells": JSON.stringify(cells)});
+    }
   }
   return svg;
 }
