@@ -55,7 +55,7 @@ class Answerer {
         this.covers.values().next().value.release();  // (and every cover loaded after it)
         this.covers.clear();
       }
-      cover = this.engine.load(decodePlan(JSON.parse(plan)));
+      cover = this.engine.load(decodePlan(JSON.parse(plan).engine));
       this.covers.set(key, cover);
     }
     return cover;
