@@ -35,11 +35,11 @@ WEEK = SPECS / "calendar_week.yaml"
 DAY = SPECS / "calendar_day.yaml"
 LAPTOP = {"width": 1280, "height": 800}
 
-# A small calendar whose pieces are never turned over (so it has no face-up plan).
+# A small calendar; unless flipped, its pieces are never turned over (no face-up plan).
 TINY = """\
 kind: calendar
 name: {name}
-flip: false
+flip: {flip}
 board:
   - "A B . ."
   - ". . . ."
@@ -51,9 +51,9 @@ pieces:
 """
 
 
-def _tiny(folder: Path, name: str = "tiny") -> Path:
-    path = folder / f"{name.replace('.', '_')}.yaml"
-    path.write_text(TINY.format(name=json.dumps(name)))
+def _tiny(folder: Path, name: str = "tiny", *, flip: bool = False) -> Path:
+    path = folder / f"tiny-{hashlib.sha256(name.encode()).hexdigest()[:8]}.yaml"
+    path.write_text(TINY.format(name=json.dumps(name), flip=json.dumps(flip)))
     return path
 
 
@@ -144,14 +144,21 @@ def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli
     bad = tmp_path / "bad.yaml"
     bad.write_text("kind: calendar\nname: [\n")
     dots = _tiny(tmp_path, "..")
+    link = tmp_path / "link"
+    link.symlink_to(theirs)
     new = tmp_path / "new"
     cases = [
         ((afile, WEEK), f"cannot write the site to {afile}: it is not a directory"),
         ((theirs, WEEK), "it holds files and no earlier site"),
+        ((link, WEEK), "it is a symbolic link"),
+        ((tmp_path / "none" / "site", _tiny(tmp_path)), "there is no directory"),
         ((new, bad), "bad.yaml"),
         ((new, SPECS / "pentominoes_6x10.yaml"), "the page shows calendars"),
         ((new, WEEK, WEEK), "two specs are named 'calendar_week'"),
         ((new, dots), "cannot be a file of the site"),
+        ((new, _tiny(tmp_path, "bell\a")), "cannot be a file of the site"),
+        ((new, _tiny(tmp_path, "x", flip=True), _tiny(tmp_path, "x.face-up")),
+         "two files of the site are both api/plan/x.face-up.json"),
         ((new, tmp_path / "missing.yaml"), "missing.yaml"),
     ]
     for argv, said in cases:
@@ -164,6 +171,7 @@ def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli
     assert code == 2 and err.count("\n") == 1
     assert "engine.wasm is not installed" in err and "clang" in err
     assert afile.read_text() == "mine" and not new.exists()
+    assert not (tmp_path / "none").exists()
     assert [p.name for p in theirs.iterdir()] == ["notes.txt"]
 
 

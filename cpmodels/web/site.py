@@ -88,8 +88,14 @@ def check_out(out: Path) -> list[str]:
     """That the site may be written to ``out``: absent, an empty directory or an earlier
     site; returns the earlier site's files (none for a new one). Else :class:`InputError`."""
     if not out.exists() and not out.is_symlink():
+        if not out.parent.is_dir():
+            raise InputError(f"cannot write the site to {out}: there is no directory "
+                             f"{out.parent}")
         return []
-    if out.is_symlink() or not out.is_dir():
+    if out.is_symlink():
+        raise InputError(f"cannot write the site to {out}: it is a symbolic link; name the "
+                         "folder itself")
+    if not out.is_dir():
         raise InputError(f"cannot write the site to {out}: it is not a directory")
     if not any(out.iterdir()):
         return []
@@ -161,12 +167,14 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
         for name in ENGINE_FILES:
             keep(f"static/engine/{name}")
         listed = keep("api/specs").json()["specs"]
+        for name in (spec["name"] for spec in listed):
+            if name in (".", "..") or not name.isprintable():
+                raise InputError(f"a spec named {name!r} cannot be a file of the site; "
+                                 "rename it")
         for grid in keep("api/grids").json():
             keep(f"api/board/pools/{grid}")
         for spec in listed:
             name = spec["name"]
-            if name in (".", ".."):
-                raise InputError(f"a spec named {name!r} cannot be a file of the site")
             keep(f"api/layout/{name}")
             keep(f"api/board/start/{name}")
             for face_up in (False, True)[:1 + bool(spec["flip"])]:
@@ -197,7 +205,7 @@ def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
     worker, version = service_worker(files)
     files[SERVICE_WORKER] = worker
     make_directory(out)
-    for path in sorted(files):
+    for path in sorted(files, key=lambda path: path == SERVICE_WORKER):  # sw.js last
         target = out / path
         folder = out
         for part in Path(path).parent.parts:
