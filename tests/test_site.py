@@ -192,11 +192,23 @@ def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tm
     assert run_cli("site", out, first)[0] == 0
     earlier, _ = _listed(out)
     (out / "CNAME").write_text("puzzles.example\n")  # a file of the host's, kept
+    # an earlier list naming files outside the site (by .., by a path from the root, through
+    # a link): none of them is removed
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    (out / "elsewhere").symlink_to(outside)
+    worker = (out / "sw.js").read_text()
+    _, listed = _listed(out)
+    hostile = [*listed, "../outside/keep.txt", str(outside / "keep.txt"), "elsewhere/keep.txt"]
+    (out / "sw.js").write_text(worker.replace(f"const FILES = {json.dumps(listed)};",
+                                              f"const FILES = {json.dumps(hostile)};"))
     code, said, _ = run_cli("site", out, second)
     assert code == 0 and f"python -m http.server -d {out}" in said
     version, listed = _listed(out)
     assert version != earlier  # the browsers that kept the first site take the second
     assert _files(out) == {*listed, "sw.js", "CNAME"}
+    assert (outside / "keep.txt").read_text() == "mine"
     assert "api/layout/second" in listed and not (out / "api/layout/first").exists()
     assert (out / "CNAME").read_text() == "puzzles.example\n"
 

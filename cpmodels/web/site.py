@@ -39,7 +39,7 @@ SITE_LINKS = ('<link rel="manifest" href="manifest.webmanifest">\n'
                  '<link rel="icon" href="icon.svg" type="image/svg+xml">')
 PAGES = {"index.html": "/", "edit.html": "/edit.html"}
 SERVICE_WORKER = "sw.js"
-MAX_EARLIER_SW_BYTES = 1_000_000  # an earlier site's sw.js, read for its list of files
+MAX_EARLIER_BYTES = 1_000_000  # an earlier site's index.html and sw.js (its list of files)
 BUILD_ENGINE = ("engine.wasm is not installed: install cpmodels again on a machine with clang "
                 "and lld (apt-get install clang lld; pip install --force-reinstall cpmodels), "
                 "which builds it")
@@ -70,8 +70,8 @@ def _site_file(name: str) -> bytes:
 def _earlier_files(out: Path) -> list[str] | None:
     """The files an earlier site in ``out`` listed (None when ``out`` holds no site)."""
     try:
-        page = read_bounded(out / "index.html", MAX_EARLIER_SW_BYTES, "page").decode()
-        worker = read_bounded(out / SERVICE_WORKER, MAX_EARLIER_SW_BYTES, "service worker")
+        page = read_bounded(out / "index.html", MAX_EARLIER_BYTES, "page").decode()
+        worker = read_bounded(out / SERVICE_WORKER, MAX_EARLIER_BYTES, "service worker")
     except (FileRefused, UnicodeDecodeError):
         return None
     found = re.search(rb"^const FILES = (\[.*\]);$", worker, re.M)
@@ -97,8 +97,12 @@ def check_out(out: Path) -> list[str]:
                          "folder itself")
     if not out.is_dir():
         raise InputError(f"cannot write the site to {out}: it is not a directory")
-    if not any(out.iterdir()):
-        return []
+    try:
+        if not any(out.iterdir()):
+            return []
+    except OSError as exc:
+        raise InputError(f"cannot write the site to {out}: "
+                         f"{exc.strerror or exc}") from None
     earlier = _earlier_files(out)
     if earlier is None:
         raise InputError(f"cannot write the site to {out}: it holds files and no earlier "
@@ -211,9 +215,12 @@ def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
         for part in Path(path).parent.parts:
             folder = make_directory(folder / part)
         write_atomic(target, files[path])
+    root = out.resolve()
     for path in earlier:
         gone = out / path
-        inside = not Path(path).is_absolute() and ".." not in Path(path).parts
+        # a file of the earlier site itself: no link on the way, nothing outside the site
+        inside = not Path(path).is_absolute() and ".." not in Path(path).parts \
+            and gone.resolve() == root / path
         if path not in files and inside and gone.is_file() and not gone.is_symlink():
             gone.unlink()
     return Site(out, {path: len(data) for path, data in files.items()}, version)
