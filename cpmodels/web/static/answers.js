@@ -1,7 +1,7 @@
 // The play page's one door to answers: openAnswers() gives an object whose kind is "engine"
 // (the engine core in this browser, engine.wasm in a pool of workers) or "server" (the
 // cpmodels server's API), and whose methods answer as the API does, in the same words:
-// specs(), layout(name), count(puzzle), check(puzzle, placements), hint(puzzle, revealed)
+// specs(listing), layout(name), count(puzzle), check(puzzle, placements), hint(puzzle, revealed)
 // and solution(puzzle, index), each with an optional AbortSignal. The engine answers a
 // puzzle from its plan (api/plan/{spec}.json, or .face-up.json): a puzzle whose plan does
 // not load (a server run with --no-browser-engine, a board drawn in the editor) is asked of
@@ -164,7 +164,8 @@ export function dateLabels(spec, date) {
 class ServerAnswers {
   constructor() { this.kind = "server"; }
 
-  specs() { return api("api/specs"); }
+  // The puzzles listed (listing: the answer of api/specs when already asked).
+  specs(listing = null) { return listing || api("api/specs"); }
 
   layout(name) { return api(`api/layout/${encodeURIComponent(name)}`); }
 
@@ -203,8 +204,8 @@ class EngineAnswers {
     this.layouts = {};
   }
 
-  async specs() {
-    const data = await this.server.specs();
+  async specs(listing = null) {
+    const data = await this.server.specs(listing);
     const today = localToday();
     data.today = today;  // the browser's date, not the one the listing was made on
     for (const spec of data.specs) {

@@ -341,8 +341,10 @@ async function start() {
   narrow.addEventListener("change", () => { if (!narrow.matches) $("puzzle-box").open = true; });
   $("date").value = localToday();
   registerOffline();
+  const listing = api("api/specs");  // asked while the engine loads
+  listing.catch(() => {});
   state.answers = await openAnswers({onKind: () => footer()});
-  const data = await state.answers.specs();
+  const data = await state.answers.specs(listing);
   // A board drawn in the editor comes in the address (#board=...), played as a puzzle
   // of its own for as long as the link is open. One that cannot be read or played is
   // said so, and the page shows the puzzle it would show without it.
