@@ -15,9 +15,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import SPECS, free_port, stop_process
+from conftest import SPECS, free_port, screenshot, stop_process
 from fastapi.testclient import TestClient
 from test_play_game import WAIT, _keyboard_place, _verdict
+from test_wasm import _needs_clang
 
 from cpmodels.backends.engine import EngineSession
 from cpmodels.geometry import Placement
@@ -25,7 +26,7 @@ from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.sweep import sweep_cover
-from cpmodels.web import site as site_module
+from cpmodels.web import plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import check_position
@@ -71,7 +72,7 @@ def _refused(response, status: int = 404) -> str:
     return body["error"]
 
 
-def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client):
+def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, monkeypatch):
     week = load_spec(WEEK)
     for face_up in (False, True):
         got = client.get(f"/api/plan/calendar_week{'.face-up' * face_up}.json")
@@ -88,6 +89,10 @@ def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client):
     with TestClient(create_app([WEEK], browser_engine=False)) as api_only:
         assert "serves no plans" in _refused(api_only.get("/api/plan/calendar_week.json"))
         assert api_only.get("/api/layout/calendar_week").status_code == 200
+    # nor where the install built no engine.wasm
+    monkeypatch.setattr(plans, "engine_built", lambda: False)
+    assert "serves no plans" in _refused(client.get("/api/plan/calendar_week.json"))
+    monkeypatch.undo()
     for page in ("/", "/index.html", "/edit", "/edit.html"):
         assert client.get(page).headers["content-type"].startswith("text/html")
     assert client.get("/index.html").text == client.get("/").text
@@ -166,7 +171,7 @@ def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli
         assert code == 2, (argv, out, err)
         assert out == "" and err.count("\n") == 1 and said in err, (argv, err)
         assert "Traceback" not in err
-    monkeypatch.setattr(site_module, "engine_built", lambda: False)
+    monkeypatch.setattr(plans, "engine_built", lambda: False)
     code, out, err = run_cli("site", new, WEEK)
     assert code == 2 and err.count("\n") == 1
     assert "engine.wasm is not installed" in err and "clang" in err
@@ -216,9 +221,8 @@ def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tm
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> tuple[Path, str]:
     """``cpmodels site OUT`` (the bundled calendars), as a person runs it."""
-    if not site_module.engine_built():
-        pytest.skip("engine.wasm is not installed (built by the install when clang and lld "
-                    "are found)")
+    if not plans.engine_built():
+        _needs_clang()
     out = tmp_path_factory.mktemp("published") / "site"
     done = subprocess.run([sys.executable, "-m", "cpmodels", "site", str(out)],
                           capture_output=True, text=True, timeout=120)
@@ -316,9 +320,9 @@ def _play_today(page, out: Path) -> None:
 
 
 def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, site,
-                                                                     static_host):
+                                                                     static_host, tmp_path):
     out, _ = site
-    context = browser.new_context(viewport=LAPTOP)
+    context = browser.new_context(viewport=LAPTOP, reduced_motion="reduce")  # a still picture
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -339,6 +343,7 @@ def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, si
                                ".startsWith('Answers come from the engine in this browser')",
                                timeout=WAIT)
         _play_today(page, out)
+        screenshot(page, tmp_path, "site-offline.png", "CPMODELS_SCREENSHOT_SITE_OFFLINE")
         assert errors == []
     finally:
         context.close()

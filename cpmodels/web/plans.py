@@ -15,6 +15,7 @@ Nothing here knows about HTTP.
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import resources
 from typing import Any
 
 from cpmodels.backends.engine import EngineSession
@@ -24,6 +25,12 @@ from cpmodels.sweep import slack_options, sweep_cover
 
 PLAN_SUFFIX = ".json"
 FACE_UP_SUFFIX = ".face-up.json"
+
+
+def engine_built() -> bool:
+    """Whether the install built the engine for the browser (``engine.wasm``: it needs clang
+    and lld)."""
+    return resources.files("cpmodels.web").joinpath("static/engine/engine.wasm").is_file()
 
 
 def plan_file(name: str, face_up: bool) -> str:

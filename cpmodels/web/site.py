@@ -29,8 +29,8 @@ from typing import Any
 
 from cpmodels.errors import InputError
 from cpmodels.files import FileRefused, make_directory, read_bounded, write_atomic
+from cpmodels.web import plans
 from cpmodels.web.app import create_app
-from cpmodels.web.plans import plan_file
 from cpmodels.web.routes.pages import ENGINE_FILES, SCRIPTS
 
 SITE_MARKER = '<meta name="cpmodels-site" content="static">'
@@ -56,11 +56,6 @@ class Site:
     @property
     def total_bytes(self) -> int:
         return sum(self.files.values())
-
-
-def engine_built() -> bool:
-    """Whether the install built engine.wasm (it needs clang and lld)."""
-    return resources.files("cpmodels.web").joinpath("static/engine/engine.wasm").is_file()
 
 
 def _site_file(name: str) -> bytes:
@@ -144,7 +139,7 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
 
-    if not engine_built():
+    if not plans.engine_built():
         raise InputError(BUILD_ENGINE)
     app = create_app(spec_paths, workers=1, time_limit=600.0)
     files: dict[str, bytes] = {}
@@ -182,7 +177,7 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
             keep(f"api/layout/{name}")
             keep(f"api/board/start/{name}")
             for face_up in (False, True)[:1 + bool(spec["flip"])]:
-                keep(f"api/plan/{plan_file(name, face_up)}")
+                keep(f"api/plan/{plans.plan_file(name, face_up)}")
     files["manifest.webmanifest"] = _manifest([spec["title"] for spec in listed])
     files["icon.svg"] = _site_file("icon.svg")
     return files

@@ -17,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, 
 
 from cpmodels.errors import NotFound
 from cpmodels.geometry import Placement
-from cpmodels.web.plans import plan_of_file
+from cpmodels.web import plans
 from cpmodels.web.play import hint_answer
 from cpmodels.web.puzzles import (
     Puzzles,
@@ -100,11 +100,11 @@ async def layout(name: str, server: Server) -> Any:
 async def plan(file: str, server: Server) -> Any:
     """What the engine in the browser needs to play a calendar (``NAME.json``, or
     ``NAME.face-up.json`` with the pieces face up); 404 when this server's pages ask the
-    API instead."""
-    if not server.browser_engine:
+    API instead (``--no-browser-engine``, or an install without engine.wasm)."""
+    if not server.browser_engine or not plans.engine_built():
         raise NotFound("this server answers the pages' questions itself: it serves no plans "
                        "for the engine in the browser")
-    name, face_up = plan_of_file(file, server.puzzles.known)
+    name, face_up = plans.plan_of_file(file, server.puzzles.known)
     return await server.pool.call(server.puzzles.plan, name, face_up)
 
 
