@@ -202,6 +202,7 @@ class EngineAnswers {
     this.listed = {};    // the specs as listed, by name
     this.plans = {};     // a promise of each puzzle's plan (null: none), by file name
     this.layouts = {};
+    this.broken = false; // the engine failed: the server answers from then on
   }
 
   async specs(listing = null) {
@@ -318,9 +319,44 @@ class EngineAnswers {
 
   prefix(plan, labels) { return labels.map((label) => plan.slack[label]); }
 
-  async count(puzzle, signal) {
-    const plan = await this.plan(puzzle);
-    if (!plan) return this.server.count(puzzle, signal);
+  // The engine's answer (engine(plan)), or the server's (server()) for a puzzle without a
+  // plan. An engine that fails (its worker lost: no refusal, nothing cancelled) leaves this
+  // question and every later one to the server.
+  async answer(puzzle, engine, server) {
+    const plan = this.broken ? null : await this.plan(puzzle);
+    if (!plan) return server();
+    try {
+      return await engine(plan);
+    } catch (err) {
+      if (err.name === "AbortError" || err.status !== undefined) throw err;
+      this.broken = true;
+      this.kind = "server";
+      if (this.onKind) this.onKind(this.kind);
+      return server();
+    }
+  }
+
+  count(puzzle, signal) {
+    return this.answer(puzzle, (plan) => this.engineCount(plan, puzzle, signal),
+                       () => this.server.count(puzzle, signal));
+  }
+
+  check(puzzle, placements, signal) {
+    return this.answer(puzzle, (plan) => this.engineCheck(plan, puzzle, placements, signal),
+                       () => this.server.check(puzzle, placements, signal));
+  }
+
+  hint(puzzle, revealed, signal) {
+    return this.answer(puzzle, (plan) => this.engineHint(plan, puzzle, revealed, signal),
+                       () => this.server.hint(puzzle, revealed, signal));
+  }
+
+  solution(puzzle, index, signal) {
+    return this.answer(puzzle, (plan) => this.engineSolution(plan, puzzle, index, signal),
+                       () => this.server.solution(puzzle, index, signal));
+  }
+
+  async engineCount(plan, puzzle, signal) {
     const {spec, labels, faceUp} = this.read(puzzle);
     const {count} = await this.ask("count", "count", plan, {prefix: this.prefix(plan, labels)},
                                    signal);
@@ -328,9 +364,7 @@ class EngineAnswers {
   }
 
   // A position judged as the server judges it (play.check_position).
-  async check(puzzle, placements, signal) {
-    const plan = await this.plan(puzzle);
-    if (!plan) return this.server.check(puzzle, placements, signal);
+  async engineCheck(plan, puzzle, placements, signal) {
     const {ids, solved, spec, labels, faceUp} = await this.validate(puzzle, plan, placements);
     const answer = (status, completions, message, takeBack = []) => ({
       spec: spec.name, labels, face_up: faceUp, status, completions, message,
@@ -358,9 +392,7 @@ class EngineAnswers {
 
   // One more piece of a solution that keeps the pieces shown (play.next_hint): the first,
   // in the order of the pieces' letters, of the first solution's pieces not shown.
-  async hint(puzzle, revealed, signal) {
-    const plan = await this.plan(puzzle);
-    if (!plan) return this.server.hint(puzzle, revealed, signal);
+  async engineHint(plan, puzzle, revealed, signal) {
     const {ids, spec, labels} = await this.validate(puzzle, plan, revealed);
     const prefix = this.prefix(plan, labels);
     const {solutions} = await this.ask("hint", "solutions", plan,
@@ -382,9 +414,7 @@ class EngineAnswers {
   }
 
   // Solution index of the puzzle, its placements for the page to draw (no SVG).
-  async solution(puzzle, index, signal) {
-    const plan = await this.plan(puzzle);
-    if (!plan) return this.server.solution(puzzle, index, signal);
+  async engineSolution(plan, puzzle, index, signal) {
     const {spec, labels, faceUp} = this.read(puzzle);
     if (index >= MAX_SOLUTION) {
       throw refusal(sentence(`the page steps through the first ${MAX_SOLUTION.toLocaleString("en-US")} ` +
