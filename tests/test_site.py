@@ -193,7 +193,7 @@ def _listed(out: Path) -> tuple[str, list[str]]:
 
 def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tmp_path):
     out = tmp_path / "site"
-    first, second = _tiny(tmp_path, "first"), _tiny(tmp_path, "second")
+    first, second = _tiny(tmp_path, "first"), _tiny(tmp_path, "second?50%")
     assert run_cli("site", out, first)[0] == 0
     earlier, _ = _listed(out)
     (out / "CNAME").write_text("puzzles.example\n")  # a file of the host's, kept
@@ -214,7 +214,9 @@ def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tm
     assert version != earlier  # the browsers that kept the first site take the second
     assert _files(out) == {*listed, "sw.js", "CNAME"}
     assert (outside / "keep.txt").read_text() == "mine"
-    assert "api/layout/second" in listed and not (out / "api/layout/first").exists()
+    # a name is the file's as it is: the pages ask for it quoted, the host unquotes it
+    assert {"api/layout/second?50%", "api/plan/second?50%.json"} <= set(listed)
+    assert not (out / "api/layout/first").exists()
     assert (out / "CNAME").read_text() == "puzzles.example\n"
 
 

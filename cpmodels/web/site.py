@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from cpmodels.errors import InputError
 from cpmodels.files import FileRefused, make_directory, read_bounded, write_atomic
@@ -152,10 +153,11 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
                                  f"{response.json().get('message', response.status_code)}")
             return response
 
-        def keep(path: str, url: str | None = None) -> Any:
+        def keep(path: str) -> Any:
+            """The answer at ``path`` (its names quoted in the address), kept as its file."""
             if path in files:
                 raise InputError(f"two files of the site are both {path}: rename a spec")
-            response = get(url or f"/{path}")
+            response = get("/" + quote(path, safe="/"))
             files[path] = response.content
             return response
 
