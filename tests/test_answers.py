@@ -295,7 +295,8 @@ def test_the_page_plays_with_the_engine_and_without(browser, server):
     finally:
         context.close()
     assert errors == []
-    # The plan missing (a server run with --no-browser-engine): the server answers.
+    # The plan missing (a server run with --no-browser-engine), or the engine's worker:
+    # the server answers.
     context, page = _page(browser, PHONE, errors)
     page.route("**/api/plan/**", lambda route: route.fulfill(
         status=404, json={"error": "no plan", "message": "No plan."}))
@@ -307,5 +308,13 @@ def test_the_page_plays_with_the_engine_and_without(browser, server):
         assert _verdict(page, 0) == _native_check(instance, [], session)["message"]
         assert posted and all(u.endswith("/api/check") for u in posted)
         _at_the_end(page, PHONE)
+        # the engine's worker missing: the same
+        page.unroute("**/api/plan/**")
+        page.route("**/static/engine/worker.js", lambda route: route.fulfill(status=404))
+        posted.clear()
+        page.goto(url)
+        assert _verdict(page, 0) == _native_check(instance, [], session)["message"]
+        assert page.locator("footer").inner_text() == "Answers come from the cpmodels server."
+        assert posted and all(u.endswith("/api/check") for u in posted)
     finally:
         context.close()

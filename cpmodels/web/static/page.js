@@ -344,6 +344,7 @@ async function start() {
   const listing = api("api/specs");  // asked while the engine loads
   listing.catch(() => {});
   state.answers = await openAnswers({onKind: () => footer()});
+  if (state.answers.kind === "server") footer();  // (the engine's: once a puzzle's plan is read)
   const data = await state.answers.specs(listing);
   // A board drawn in the editor comes in the address (#board=...), played as a puzzle
   // of its own for as long as the link is open. One that cannot be read or played is
