@@ -349,3 +349,19 @@ def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, si
         assert errors == []
     finally:
         context.close()
+
+
+def test_serve_without_the_browser_engine_serves_no_plans(run_cli, monkeypatch):
+    """``serve --no-browser-engine``: the pages ask the server for every answer."""
+    from cpmodels.web import connections
+
+    plans_served = []
+
+    def serve(app, host, port, listening):
+        with TestClient(app) as client:
+            plans_served.append(client.get("/api/plan/calendar_day.json").status_code)
+
+    monkeypatch.setattr(connections, "serve", serve)
+    assert run_cli("serve", "calendar_day")[0] == 0
+    assert run_cli("serve", "calendar_day", "--no-browser-engine")[0] == 0
+    assert plans_served == [200, 404]
