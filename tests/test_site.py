@@ -210,6 +210,8 @@ def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tm
                                               f"const FILES = {json.dumps(hostile)};"))
     code, said, _ = run_cli("site", out, second)
     assert code == 0 and f"python -m http.server -d {out}" in said
+    assert "removed 3 files of the earlier site: api/board/start/first, api/layout/first, " \
+        "api/plan/first.json\n" in said
     version, listed = _listed(out)
     assert version != earlier  # the browsers that kept the first site take the second
     assert _files(out) == {*listed, "sw.js", "CNAME"}

@@ -26,6 +26,10 @@ def cmd_site(args: argparse.Namespace) -> int:
     for path in sorted(site.files):
         print(f"  {path}" + ("  (service worker: keeps every file for offline play)"
                              if path == SERVICE_WORKER else ""))
+    if site.removed:
+        n = len(site.removed)
+        print(f"removed {n} file{'s' * (n > 1)} of the earlier site: "
+              + ", ".join(site.removed))
     print(f"serve it with: python -m http.server -d {site.out}  "
           "(then open http://localhost:8000/), or copy the folder to any static host")
     return EXIT_OK

@@ -48,11 +48,13 @@ BUILD_ENGINE = ("engine.wasm is not installed: install cpmodels again on a machi
 
 @dataclass(frozen=True)
 class Site:
-    """What :func:`write_site` wrote: each file's path (relative to ``out``) and size."""
+    """What :func:`write_site` wrote: each file's path (relative to ``out``) and size, and
+    the earlier site's files it removed."""
 
     out: Path
     files: dict[str, int]
     version: str
+    removed: tuple[str, ...] = ()
 
     @property
     def total_bytes(self) -> int:
@@ -213,6 +215,7 @@ def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
             folder = make_directory(folder / part)
         write_atomic(target, files[path])
     root = out.resolve()
+    removed = []
     for path in earlier:
         gone = out / path
         # a file of the earlier site itself: no link on the way, nothing outside the site
@@ -220,4 +223,6 @@ def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
             and gone.resolve() == root / path
         if path not in files and inside and gone.is_file() and not gone.is_symlink():
             gone.unlink()
-    return Site(out, {path: len(data) for path, data in files.items()}, version)
+            removed.append(path)
+    return Site(out, {path: len(data) for path, data in files.items()}, version,
+                tuple(removed))
