@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import time
+from importlib import resources
 from pathlib import Path
 
 import httpx
@@ -97,8 +98,15 @@ def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, 
         assert client.get(page).headers["content-type"].startswith("text/html")
     assert client.get("/index.html").text == client.get("/").text
     assert client.get("/edit.html").text == client.get("/edit").text
-    for name, kind in (("engine.js", "text/javascript"), ("worker.js", "text/javascript")):
-        assert client.get(f"/static/engine/{name}").headers["content-type"].startswith(kind)
+    for name, kind in (("engine.js", "text/javascript"), ("worker.js", "text/javascript"),
+                       ("engine.wasm", "application/wasm")):
+        if name == "engine.wasm" and not plans.engine_built():
+            _refused(client.get(f"/static/engine/{name}"))
+            continue
+        answer = client.get(f"/static/engine/{name}")
+        assert answer.headers["content-type"].startswith(kind)
+        assert answer.content == resources.files("cpmodels.web").joinpath(
+            f"static/engine/{name}").read_bytes()
     for name in ("other.js", "..%2Fpage.js", "engine.wasm.map"):
         _refused(client.get(f"/static/engine/{name}"))
 
