@@ -11,6 +11,8 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -280,10 +282,9 @@ def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relative
     assert served["specs"][0]["name"] == "calendar_week"
 
 
-@pytest.fixture(scope="module")
-def static_host(site):
-    """The site served by Python's plain static file server (no cpmodels in it)."""
-    out, _ = site
+@contextmanager
+def _hosting(out: Path) -> Iterator[str]:
+    """``out`` served by Python's plain static file server (no cpmodels in it)."""
     port = free_port()
     host = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
                              str(port), "-d", str(out)],
@@ -301,6 +302,16 @@ def static_host(site):
         yield url
     finally:
         stop_process(host)
+
+
+@pytest.fixture(scope="module")
+def static_host(site):
+    with _hosting(site[0]) as url:
+        yield url
+
+
+ENGINE_SAYS = ("document.querySelector('#answers-by').textContent"
+               ".startsWith('Answers come from the engine in this browser')")
 
 
 def _play_today(page, out: Path) -> None:
@@ -341,9 +352,7 @@ def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, si
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     try:
         page.goto(static_host)
-        page.wait_for_function("document.querySelector('#answers-by').textContent"
-                               ".startsWith('Answers come from the engine in this browser')",
-                               timeout=WAIT)
+        page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
         _play_today(page, out)
         # the service worker has every file of the site: offline, a reload plays again
         page.evaluate("navigator.serviceWorker.ready.then(() => true)")
@@ -351,9 +360,7 @@ def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, si
         page.evaluate("localStorage.clear()")
         context.set_offline(True)
         page.reload()
-        page.wait_for_function("document.querySelector('#answers-by').textContent"
-                               ".startsWith('Answers come from the engine in this browser')",
-                               timeout=WAIT)
+        page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
         _play_today(page, out)
         screenshot(page, tmp_path, "site-offline.png", "CPMODELS_SCREENSHOT_SITE_OFFLINE")
         assert errors == []
@@ -375,3 +382,28 @@ def test_serve_without_the_browser_engine_serves_no_plans(run_cli, monkeypatch):
     assert run_cli("serve", "calendar_day")[0] == 0
     assert run_cli("serve", "calendar_day", "--no-browser-engine")[0] == 0
     assert plans_served == [200, 404]
+
+
+def test_a_puzzle_whose_name_is_quoted_in_addresses_is_kept_for_offline_play(browser, run_cli,
+                                                                             tmp_path):
+    """The service worker keeps each file at the address the pages ask for it by: a name
+    with ? and % in it quoted, as the pages quote it."""
+    if not plans.engine_built():
+        _needs_clang()
+    out = tmp_path / "site"
+    assert run_cli("site", out, _tiny(tmp_path, "q?x%"))[0] == 0
+    assert (out / "api/layout/q?x%").is_file()
+    context = browser.new_context(viewport=LAPTOP)
+    try:
+        with _hosting(out) as url:
+            page = context.new_page()
+            page.goto(url)
+            page.wait_for_function("navigator.serviceWorker.controller !== null",
+                                   timeout=WAIT)
+            context.set_offline(True)
+            page.reload()
+            page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
+            _verdict(page, 0)
+            assert page.inner_text("#feedback") == "1 solution still possible from here"
+    finally:
+        context.close()

@@ -7,11 +7,13 @@ const FILES = __FILES__;
 const SCOPE = self.registration.scope;
 const PREFIX = `cpmodels-site ${SCOPE} `;
 const CACHE = PREFIX + VERSION;
+// A file's address, each part of its path quoted as the pages quote a puzzle's name.
+const address = (file) => new URL(file.split("/").map(encodeURIComponent).join("/"), SCOPE).href;
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
-    await cache.addAll(["./", ...FILES].map((file) => new URL(file, SCOPE).href));
+    await cache.addAll([new URL("./", SCOPE).href, ...FILES.map(address)]);
     await self.skipWaiting();
   })());
 });
