@@ -318,3 +318,47 @@ def test_the_page_plays_with_the_engine_and_without(browser, server):
         assert posted and all(u.endswith("/api/check") for u in posted)
     finally:
         context.close()
+
+
+def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
+    """The pages marked as a static site's (served here with the marker cpmodels site
+    writes): the editor draws, and says in a sentence that its checks, counts and files need
+    the cpmodels server; the play page says a drawn board's link needs it; both register
+    the site's service worker."""
+    static = resources.files("cpmodels.web").joinpath("static")
+    marked = {name: static.joinpath(name).read_text().replace(
+        "<head>", '<head>\n<meta name="cpmodels-site">', 1) for name in ("edit.html", "index.html")}
+    errors: list[str] = []
+    context, page = _page(browser, LAPTOP, errors)
+    page.route("**/*.html", lambda route: route.fulfill(
+        body=marked[route.request.url.split("/")[-1].split("#")[0]], content_type="text/html"))
+    try:
+        page.goto(f"{server}/edit.html")
+        page.wait_for_function("document.querySelector('footer').textContent.length > 0")
+        assert page.locator("footer").inner_text() == (
+            "A copy of the editor on a static site: drawing works here; checking, counting, "
+            "designing, files and making need the cpmodels server (cpmodels serve).")
+        page.select_option("#start", "calendar_week")  # its fields are a file of the site
+        page.wait_for_function("document.querySelector('#arith').textContent.length > 0")
+        assert page.locator("#arith").inner_text() == (
+            "Checking the board and counting its dates need the cpmodels server: run cpmodels "
+            "serve and open the editor there.")
+        assert page.locator("#name").input_value() == "calendar_week"
+        page.click("#save")
+        page.wait_for_function("document.querySelector('#shared').textContent.length > 0")
+        assert page.locator("#shared").inner_text() == (
+            "This needs the cpmodels server: run cpmodels serve and open the editor there "
+            "(drawing works here without it).")
+        board = page.evaluate("""async () => { const {base64url} = await import(
+          new URL("static/base64url.js", location.href).href);
+          return base64url(JSON.stringify({name: "x"})); }""")
+        page.goto(f"{server}/index.html#board={board}")
+        page.wait_for_function("document.querySelector('#error').textContent.length > 0")
+        assert page.locator("#error").inner_text().startswith(
+            "This link's board is played with the cpmodels server: run cpmodels serve and open "
+            "the link there. Here is ")
+    finally:
+        context.close()
+    # each page asked for the site's service worker (this server has none to give), which
+    # the server's own pages never do (the test above sees no error)
+    assert len(errors) == 2 and all("when fetching the script" in e for e in errors), errors

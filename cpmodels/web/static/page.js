@@ -2,7 +2,7 @@
 // solutions view (step through solutions, hints, the count). Play mode is in play.js, what
 // both views share in puzzle.js.
 import {answersText, openAnswers} from "./answers.js";
-import {$, registerOffline} from "./dom.js";
+import {$, onStaticSite, registerOffline} from "./dom.js";
 import {playLoad, playSetUp, positionPicture} from "./play.js";
 import {
   api, faceUp, goal, isRealDate, localToday, puzzle, showError, showLabels, solutionIndex,
@@ -352,6 +352,10 @@ async function start() {
   let unreadable = "";
   try {
     const board = linkedBoard(location.hash);
+    if (board !== null && onStaticSite()) {
+      throw new Error("This link's board is played with the cpmodels server: run cpmodels " +
+                      "serve and open the link there.");
+    }
     if (board !== null) {
       const spec = await api("api/board/play", board).catch((err) => {
         throw new Error(`This link's board cannot be played. ${err.message}`);
