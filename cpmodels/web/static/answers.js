@@ -1,11 +1,12 @@
 // The play page's one door to answers: openAnswers() gives an object whose kind is "engine"
 // (the engine core in this browser, engine.wasm in a pool of workers) or "server" (the
 // cpmodels server's API), and whose methods answer as the API does, in the same words:
-// specs(listing), layout(name), count(puzzle), check(puzzle, placements), hint(puzzle, revealed)
-// and solution(puzzle, index), each with an optional AbortSignal. The engine answers a
-// puzzle from its plan (api/plan/{spec}.json, or .face-up.json): a puzzle whose plan does
-// not load (a server run with --no-browser-engine, a board drawn in the editor) is asked of
-// the server, as every puzzle is when the engine or its worker does not load.
+// specs(listing), layout(name), count(puzzle), check(puzzle, placements),
+// hint(puzzle, revealed) and solution(puzzle, index), each with an optional AbortSignal.
+// The engine answers a puzzle from its plan (api/plan/{spec}.json, or .face-up.json): a
+// puzzle whose plan does not load (a server run with --no-browser-engine, a board drawn in
+// the editor) is asked of the server, as every puzzle is when the engine or its worker does
+// not load, or fails.
 //
 // The pool: navigator.hardwareConcurrency workers (at least one), each made when a question
 // finds no free one. A question goes to a free worker; a newer question of the same kind
@@ -63,7 +64,13 @@ class Pool {
 
   // The first worker made and its engine loaded: the pool works (else it throws).
   async start() {
-    await this.spawn(0).ready;
+    const slot = this.spawn(0);
+    try {
+      await slot.ready;
+    } catch (err) {
+      slot.worker.terminate();
+      throw err;
+    }
   }
 
   // Ask a worker; a question of the same kind asked before is cancelled.
@@ -279,7 +286,9 @@ class EngineAnswers {
       const cells = [...given].sort(byCell);
       const keys = cells.map((c) => c.join(","));
       const twice = keys.find((k, j) => keys.indexOf(k) !== j);
-      if (twice !== undefined) throw invalid(`${what}: cell [${twice.replace(",", ", ")}] is listed twice`);
+      if (twice !== undefined) {
+        throw invalid(`${what}: cell [${twice.replace(",", ", ")}] is listed twice`);
+      }
       for (const cell of cells) {
         const k = cell.join(",");
         if (!board.has(k)) throw invalid(`${what}: cell ${where(cell)} is not on the board`);
@@ -291,9 +300,12 @@ class EngineAnswers {
       const shape = pieces[piece].orientations.find((o) => o.cells.length === want.size &&
         o.places.some(([dr, dc]) => o.cells.every(([a, b]) => want.has(`${a + dr},${b + dc}`))));
       if (!shape) {
-        throw invalid(`${what}: cells ${cells.map(where).join(", ")} are not the shape of ${piece}`);
+        throw invalid(`${what}: cells ${cells.map(where).join(", ")} are not the shape of ` +
+                      piece);
       }
-      if (faceUp && !shape.face_up) throw invalid(`${what} is turned over, and the pieces are face up`);
+      if (faceUp && !shape.face_up) {
+        throw invalid(`${what} is turned over, and the pieces are face up`);
+      }
       used[piece] = (used[piece] || 0) + 1;
       const copies = pieces[piece].count;
       if (used[piece] > copies) {
@@ -305,7 +317,8 @@ class EngineAnswers {
         const k = cell.join(",");
         if (owner.has(k)) {
           const m = owner.get(k);
-          throw invalid(`${what} overlaps placement ${m} (${placements[m - 1].piece}) at ${where(cell)}`);
+          throw invalid(`${what} overlaps placement ${m} (${placements[m - 1].piece}) at ` +
+                        where(cell));
         }
         owner.set(k, n);
       }
@@ -373,7 +386,9 @@ class EngineAnswers {
     const {count, wayOut} = await this.ask("check", "position", plan,
                                            {prefix: this.prefix(plan, labels), ids}, signal);
     const found = Number(count);
-    if (found) return answer("open", found, `${plural(found, "solution")} still possible from here`);
+    if (found) {
+      return answer("open", found, `${plural(found, "solution")} still possible from here`);
+    }
     const named = labels.join(" ") + (faceUp ? " with the pieces face up" : "");
     if (!ids.length) return answer("dead_end", 0, `${named} has no solution`);
     const takeBack = ids.map((_, k) => k).filter((k) => wayOut[k]);
@@ -408,7 +423,8 @@ class EngineAnswers {
             i - j);
     const more = rest.length ? plan.options[rest[0]] : null;
     return {spec: spec.name, labels,
-            revealed: [...revealed.map(({piece, cells}) => ({piece, cells: [...cells].sort(byCell)})),
+            revealed: [...revealed.map(({piece, cells}) => ({piece,
+                                                            cells: [...cells].sort(byCell)})),
                        ...(more ? [{piece: more[0], cells: [...more[1]].sort(byCell)}] : [])],
             complete: more === null};
   }
@@ -417,8 +433,8 @@ class EngineAnswers {
   async engineSolution(plan, puzzle, index, signal) {
     const {spec, labels, faceUp} = this.read(puzzle);
     if (index >= MAX_SOLUTION) {
-      throw refusal(sentence(`the page steps through the first ${MAX_SOLUTION.toLocaleString("en-US")} ` +
-                             "solutions only"), 422);
+      const most = MAX_SOLUTION.toLocaleString("en-US");
+      throw refusal(sentence(`the page steps through the first ${most} solutions only`), 422);
     }
     // one past the one asked: whether there is a next
     const {solutions, found, exhausted} = await this.ask(
