@@ -10,6 +10,7 @@ import json
 import random
 from importlib import resources
 
+import httpx
 import pytest
 from conftest import SPECS, running_server
 from test_play import LAPTOP, PHONE, _drag_piece, _within
@@ -183,6 +184,8 @@ def test_the_engines_answers_are_the_servers_word_for_word(browser, server):
         asked = [[puzzle, [_sorted(p) for p in placements]] for puzzle, placements in positions]
         wanted = [[{"spec": spec.name, "labels": ["Dec", "25", "Fri"], "face_up": False}, k]
                   for k in (0, 1, 2)]
+        wanted += [[{"spec": "calendar_day", "labels": ["Oct", "6"], "face_up": False}, k]
+                   for k in (6, 7)]  # its last solution, and one past it
         got = page.evaluate(ASK_ALL, [asked, wanted])
     finally:
         context.close()
@@ -203,7 +206,15 @@ def test_the_engines_answers_are_the_servers_word_for_word(browser, server):
     prefix = [slack_options(cover, spec)[(g, label)]
               for g, label in zip(spec.groups, ["Dec", "25", "Fri"])]
     stream = EngineSession(cover).solutions(prefix)
-    for k, answer in enumerate(got["solutions"]):
+    last, past = got["solutions"][3:]  # as the server says them
+    said = [httpx.post(f"{server}/api/solution", json={**puzzle, "index": index}, timeout=30)
+            for puzzle, index in wanted[3:]]
+    assert [r.status_code for r in said] == [200, 404]
+    count = httpx.post(f"{server}/api/count", json=wanted[3][0], timeout=30).json()["count"]
+    assert (last["index"], last["found"]) == (6, said[0].json()["found"]) == (6, count)
+    assert last["exhausted"] and last["count"] == count  # (the engine looked one further)
+    assert past == {"message": said[1].json()["message"], "http": 404}
+    for k, answer in enumerate(got["solutions"][:3]):
         ids = next(stream)
         want = sorted([cover.placements[j].piece, sorted(map(list, cover.placements[j].cells))]
                       for j in ids if cover.placements[j].kind == 0)
