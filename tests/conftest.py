@@ -80,9 +80,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(app, **limits) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 and a free port in a thread, as ``cpmodels serve`` does
-    (``limits``: :func:`server_config`'s); stop it on the way out."""
+def running_server(app, *, browser_engine: bool = False, **limits) -> Iterator[str]:
+    """Serve ``app`` (an app of ``create_app``, or a :class:`Delayed` one) on 127.0.0.1 and a
+    free port in a thread, as ``cpmodels serve`` does (``limits``: :func:`server_config`'s);
+    stop it on the way out. Its pages ask the API for every answer, as with
+    ``--no-browser-engine``, unless ``browser_engine``: they then play with the engine in
+    the browser."""
+    served = app.app if isinstance(app, Delayed) else app
+    served.state.server.browser_engine = browser_engine
     port = free_port()
     instance = uvicorn.Server(server_config(app, "127.0.0.1", port, **limits))
     thread = threading.Thread(target=instance.run, daemon=True)

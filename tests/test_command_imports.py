@@ -29,7 +29,8 @@ def _among(modules: set[str], names: tuple[str, ...]) -> set[str]:
     return {m for m in modules if any(m == n or m.startswith(n + ".") for n in names)}
 
 
-@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["solve", "--help"]])
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["solve", "--help"],
+                                  ["site", "--help"]])
 def test_reading_the_arguments_loads_the_standard_library_alone(argv):
     code, modules = _loaded(*argv)
     assert code == 0

@@ -356,7 +356,7 @@ def test_an_edit_mid_stream_cancels_the_count(editor):
       let held = false;
       window.fetch = (url, options) => {
         const answer = real(url, options);
-        if (held || !String(url).endsWith("/api/board/check")) return answer;
+        if (held || !String(url).endsWith("api/board/check")) return answer;
         held = true;
         return answer.then((r) => new Promise((done) => setTimeout(() => {
           document.body.dataset.heldBack = "answered";

@@ -46,6 +46,7 @@ def test_the_core_works_without_the_extras_and_names_them_when_needed(tmp_path):
         ["sweep", "calendar_day", "--out", str(tmp_path / "day.csv"), "--quiet"],
         ["export", "calendar_day", "--date", "2024-10-06", "--out", str(tmp_path / "d.cnf")],
         ["serve", "--port", "1"],
+        ["site", str(tmp_path / "site")],
         ["make", "calendar_day", "--out", str(tmp_path / "parts")],
         ["count", "calendar_day", "--date", "2024-10-06", "--cluster", "local:1"],
     ]
@@ -54,17 +55,18 @@ def test_the_core_works_without_the_extras_and_names_them_when_needed(tmp_path):
                           timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.splitlines()[-1])
-    solve, count, sweep, export, serve, make, cluster, api_make = report["answers"]
+    solve, count, sweep, export, serve, site, make, cluster, api_make = report["answers"]
     assert solve["code"] == 0 and json.loads(solve["out"])["status"] == "solved"
     assert count["code"] == 0 and json.loads(count["out"])["count"] == 7
     assert sweep["code"] == 0
     assert len((tmp_path / "day.csv").read_text().splitlines()) == 2 + 12 * 31
     assert export["code"] == 0 and (tmp_path / "d.cnf").read_text().startswith("c ")
-    for answer, extra in ((serve, "web"), (make, "make"), (cluster, "cluster")):
+    for answer, extra in ((serve, "web"), (site, "web"), (make, "make"),
+                          (cluster, "cluster")):
         assert answer["code"] == 2, answer
         assert f"pip install 'cpmodels[{extra}]'" in answer["err"], answer
         assert len(answer["err"].strip().splitlines()) == 1, answer["err"]
-    assert not (tmp_path / "parts").exists()
+    assert not (tmp_path / "parts").exists() and not (tmp_path / "site").exists()
     assert "MissingExtra" in api_make["api_make"] and "cpmodels[make]" in api_make["api_make"]
     assert report["loaded"] == []
 

@@ -312,7 +312,7 @@ def test_a_late_answer_does_not_overwrite_a_newer_one(browser, server):
         const original = window.fetch;
         let first = true;
         window.fetch = async (...args) => {
-          const slow = first && String(args[0]).includes("/api/solution");
+          const slow = first && String(args[0]).includes("api/solution");
           if (slow) first = false;
           const response = await original(...args);
           if (slow) {

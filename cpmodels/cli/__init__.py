@@ -3,15 +3,15 @@
 One module per group of commands, each thin, each adding its own subcommands (``add_*``)
 and running them (``cmd_*``): ``solving.py`` (solve, verify, prove), ``counting.py`` (count,
 enumerate, sweep), ``design.py``, ``exporting.py`` (export, decode, export-suite),
-``making.py`` (make), ``catalogue.py`` (serve, validate, specs, schema). They share
-``parser.py`` (the option types and groups, the top level), ``runtime.py`` (the cluster,
-progress bars, the instance the arguments name) and ``output.py`` (text, JSON, pictures,
-exit codes). Exit status: 0 solved (or done), 1 proved unsolvable, 2 bad input, 3 stopped
-by the time limit without an answer, 130 interrupted. The command modules are imported
-when the parser is built, inside :func:`run`'s guard, so Ctrl-C at any moment of start-up
-is one line and status 130 too. As they load they import the standard library and these
-modules alone; each command imports what it uses when it runs (specs, solvers, the engine),
-so ``--help`` and the light commands start at once.
+``making.py`` (make), ``catalogue.py`` (serve, validate, specs, schema), ``publishing.py``
+(site). They share ``parser.py`` (the option types and groups, the top level),
+``runtime.py`` (the cluster, progress bars, the instance the arguments name) and
+``output.py`` (text, JSON, pictures, exit codes). Exit status: 0 solved (or done), 1 proved
+unsolvable, 2 bad input, 3 stopped by the time limit without an answer, 130 interrupted.
+The command modules are imported when the parser is built, inside :func:`run`'s guard, so
+Ctrl-C at any moment of start-up is one line and status 130 too. As they load they import
+the standard library and these modules alone; each command imports what it uses when it
+runs (specs, solvers, the engine), so ``--help`` and the light commands start at once.
 """
 
 from __future__ import annotations
@@ -43,12 +43,20 @@ __all__ = ["build_parser", "commands", "execute", "main", "run"]
 
 def commands() -> tuple[AddCommand, ...]:
     """Every command's parser, in the order ``--help`` lists them."""
-    from cpmodels.cli import catalogue, counting, design, exporting, making, solving
+    from cpmodels.cli import (
+        catalogue,
+        counting,
+        design,
+        exporting,
+        making,
+        publishing,
+        solving,
+    )
 
     return (
         solving.add_solve, counting.add_count, counting.add_enumerate, solving.add_prove,
-        counting.add_sweep, catalogue.add_serve, design.add_design, catalogue.add_validate,
-        solving.add_verify, exporting.add_export, exporting.add_decode,
+        counting.add_sweep, catalogue.add_serve, publishing.add_site, design.add_design,
+        catalogue.add_validate, solving.add_verify, exporting.add_export, exporting.add_decode,
         exporting.add_export_suite, making.add_make, catalogue.add_schema,
         catalogue.add_specs,
     )

@@ -20,23 +20,14 @@ if TYPE_CHECKING:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     require("web", "cpmodels serve")
-    from cpmodels.spec import CalendarSpec, load_spec
-    from cpmodels.spec.bundled import bundled_specs, spec_path
-    from cpmodels.spec.loading import is_design
+    from cpmodels.spec.bundled import spec_path
     from cpmodels.web.app import create_app
     from cpmodels.web.connections import serve
+    from cpmodels.web.puzzles import bundled_calendars
 
-    paths = [spec_path(p) for p in args.specs]
-    if not paths:
-        # The bundled calendars, the weekday calendar (the main puzzle) first: the page
-        # opens on the first spec.
-        paths = sorted((p for p in bundled_specs().values()
-                        if not is_design(p) and isinstance(load_spec(p), CalendarSpec)),
-                       key=lambda p: (p.stem != "calendar_week", p.name))
-        if not paths:
-            raise InputError("no bundled calendar specs were found; name the specs to serve")
+    paths = [spec_path(p) for p in args.specs] or bundled_calendars()
     app = create_app(paths, workers=args.workers, queue=args.queue,
-                     time_limit=args.request_timeout)
+                     time_limit=args.request_timeout, browser_engine=args.browser_engine)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}, not only on this machine", file=sys.stderr)
 
@@ -118,6 +109,9 @@ def add_serve(sub: Subparsers) -> None:
                        help="searches that may wait for a worker; more get 503 (default 64)")
     serve.add_argument("--request-timeout", type=positive_seconds, default=20.0, metavar="S",
                        help="seconds a request may take before it answers 504 (default 20)")
+    serve.add_argument("--no-browser-engine", dest="browser_engine", action="store_false",
+                       help="the pages ask this server for every answer, never the engine "
+                       "in the browser")
     serve.set_defaults(handler=cmd_serve)
 
 

@@ -1,13 +1,17 @@
 """The daily-puzzle web page, the board editor and their JSON API (FastAPI), assembled.
 
-``GET /`` is the page, ``GET /edit`` the editor (their scripts under ``/static/``); the API
-answers with the CLI's JSON contract plus the board as SVG:
+``GET /`` (or ``/index.html``) is the page, ``GET /edit`` (or ``/edit.html``) the editor
+(their scripts under ``/static/``, the engine's under ``/static/engine/``); the API answers
+with the CLI's JSON contract plus the board as SVG:
 
 * ``GET /api/specs``: the calendars, their label groups and today's labels;
 * ``POST /api/solution``: solution ``index`` of a date or label combination;
 * ``POST /api/count``: how many solutions it has;
 * ``POST /api/hint``: one more piece of a full solution that keeps the pieces shown;
 * ``GET /api/layout/{spec}``: the board and pieces as play mode draws them;
+* ``GET /api/plan/{spec}.json`` (``{spec}.face-up.json``): what the engine in the browser
+  needs to play the calendar (``web/plans.py``); 404 when the app was made without the
+  browser engine, so the pages ask the API;
 * ``POST /api/check``: a player's position judged: ``solved``, ``open`` (with the number of
   solutions still possible), ``dead_end`` (with the pieces to take back) or ``invalid``;
 * ``GET /api/grids``: how the cells of each grid the editor draws are drawn;
@@ -66,16 +70,20 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def create_app(spec_paths: Sequence[str | Path], *, workers: int | None = None,
-               queue: int | None = None, time_limit: float = 20.0) -> FastAPI:
+               queue: int | None = None, time_limit: float = 20.0,
+               browser_engine: bool = True) -> FastAPI:
     """The app for these calendar specs (each loaded and checked once, here).
 
     Searches run on ``workers`` threads (default: one per core) with ``queue`` more waiting
-    (default 64), each within ``time_limit`` seconds.
+    (default 64), each within ``time_limit`` seconds. With ``browser_engine`` the pages
+    play with the engine in the browser (the plans are served); without, the plan route
+    answers 404 and the pages ask the API.
     """
     app = FastAPI(title="cpmodels", docs_url=None, redoc_url=None, openapi_url=None,
                   lifespan=lifespan, dependencies=[Depends(known_options)])
     app.state.server = ServerState(Puzzles(spec_paths),
-                                   SearchPool(workers, queue, time_limit))
+                                   SearchPool(workers, queue, time_limit),
+                                   browser_engine=browser_engine)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES, text_paths=TEXT_BODIES)
     for kind in HANDLED:
         app.add_exception_handler(kind, refused)

@@ -33,8 +33,10 @@ from cpmodels.render import count_payload, packing_payload
 from cpmodels.render.pictures import placements_picture
 from cpmodels.render.svg import scene_svg
 from cpmodels.spec import CalendarSpec, load_spec
-from cpmodels.spec.bundled import spec_path
+from cpmodels.spec.bundled import bundled_specs, spec_path
+from cpmodels.spec.loading import is_design
 from cpmodels.web.limits import acquire, check_deadline
+from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import board_layout, check_position, position_session, puzzle_title
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
@@ -147,6 +149,7 @@ class Puzzles:
             raise InputError("no calendar specs to serve; name some, e.g. specs/*.yaml")
         self._cache: OrderedDict[tuple, Solutions] = OrderedDict()
         self._layouts: dict[str, dict[str, Any]] = {}
+        self._plans: dict[tuple[str, bool], dict[str, Any]] = {}
         self._drawn: OrderedDict[str, CalendarSpec] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -160,6 +163,11 @@ class Puzzles:
                            + (" (a drawn board is played again from its link)"
                               if name.startswith(DRAWN) else ""))
         return spec
+
+    def known(self, name: str) -> bool:
+        """Whether a spec of this name is served or drawn (and kept)."""
+        with self._lock:
+            return name in self.specs or name in self._drawn
 
     def spec_file(self, name: str) -> Path:
         """The file a served calendar was read from (:class:`NotFound` for any other)."""
@@ -182,6 +190,8 @@ class Puzzles:
             while len(self._drawn) > MAX_DRAWN:
                 gone, _ = self._drawn.popitem(last=False)
                 self._layouts.pop(gone, None)
+                for face_up in (False, True):
+                    self._plans.pop((gone, face_up), None)
             return self._drawn[name]
 
     def layout(self, name: str) -> dict[str, Any]:
@@ -195,6 +205,20 @@ class Puzzles:
             with self._lock:
                 if name in self.specs or name in self._drawn:  # not dropped meanwhile
                     found = self._layouts.setdefault(name, found)
+        return found
+
+    def plan(self, name: str, face_up: bool) -> dict[str, Any]:
+        """The engine's plan of a spec for the browser (:func:`~cpmodels.web.plans.puzzle_plan`),
+        worked out once as :meth:`layout` is."""
+        spec = self.spec(name)
+        key = (name, face_up)
+        with self._lock:
+            found = self._plans.get(key)
+        if found is None:
+            found = puzzle_plan(spec, face_up)
+            with self._lock:
+                if name in self.specs or name in self._drawn:  # not dropped meanwhile
+                    found = self._plans.setdefault(key, found)
         return found
 
     def query(self, name: str, date: dt.date | None, labels: Sequence[str] | None,
@@ -220,6 +244,18 @@ class Puzzles:
                 _, dropped = self._cache.popitem(last=False)
                 kept -= dropped.found
             return found
+
+
+def bundled_calendars() -> list[Path]:
+    """The bundled calendar specs (designs and other kinds left out), the weekday calendar
+    (the main puzzle) first: the pages open on the first. :class:`InputError` when none is
+    found."""
+    paths = sorted((p for p in bundled_specs().values()
+                    if not is_design(p) and isinstance(load_spec(p), CalendarSpec)),
+                   key=lambda p: (p.stem != "calendar_week", p.name))
+    if not paths:
+        raise InputError("no bundled calendar specs were found; name the calendar specs")
+    return paths
 
 
 def listing(spec: CalendarSpec, today: dt.date) -> dict[str, Any]:

@@ -16,11 +16,15 @@ MAKES_AT_ONCE = 1  # boards made at once (a make holds a pool worker for seconds
 
 
 class ServerState:
-    """A server's puzzles, its search pool, its open streams and its makes."""
+    """A server's puzzles, its search pool, its open streams and its makes; whether its
+    pages may answer with the engine in the browser (``browser_engine``: else the plans are
+    not served, and the pages ask the API)."""
 
-    def __init__(self, puzzles: Puzzles, pool: SearchPool) -> None:
+    def __init__(self, puzzles: Puzzles, pool: SearchPool, *,
+                 browser_engine: bool = True) -> None:
         self.puzzles = puzzles
         self.pool = pool
+        self.browser_engine = browser_engine
         self.streams = StreamLimits()
         self.makes = threading.BoundedSemaphore(MAKES_AT_ONCE)
 

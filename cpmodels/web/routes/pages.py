@@ -1,5 +1,6 @@
-"""The pages (``GET /``, ``GET /edit``) and their scripts (``GET /static/{name}``), served
-from the package."""
+"""The pages (``GET /`` or ``/index.html``, ``GET /edit`` or ``/edit.html``), their scripts
+(``GET /static/{name}``) and the engine in the browser (``GET /static/engine/{name}``),
+served from the package, each from a fixed list."""
 
 from __future__ import annotations
 
@@ -11,10 +12,15 @@ from fastapi.responses import HTMLResponse, Response
 from cpmodels.errors import NotFound
 
 # The pages' scripts, ES modules served from the package: the play page's (``page.js``
-# over ``puzzle.js`` and ``play.js``), the editor's (``edit.js``), and those both import
-# (``words.js``: what they say when something goes wrong).
-SCRIPTS = ("page.js", "puzzle.js", "play.js", "edit.js", "dom.js", "base64url.js",
-           "cells.js", "words.js")
+# over ``puzzle.js``, ``play.js`` and ``answers.js``: the engine in the browser or the
+# API), the editor's (``edit.js``), and those both import (``words.js``: what they say
+# when something goes wrong).
+SCRIPTS = ("page.js", "puzzle.js", "play.js", "answers.js", "edit.js", "dom.js",
+           "base64url.js", "cells.js", "words.js")
+# The engine in the browser: its loader, the core built for WebAssembly (by the install,
+# when clang is found) and the worker script that runs it off the page's thread.
+ENGINE_FILES = {"engine.js": "text/javascript", "engine.wasm": "application/wasm",
+                "worker.js": "text/javascript"}
 router = APIRouter()
 
 
@@ -23,12 +29,14 @@ def _static(name: str) -> str:
 
 
 @router.get("/", response_class=HTMLResponse)
+@router.get("/index.html", response_class=HTMLResponse)
 def page() -> str:
     """The daily puzzle: play mode and the solutions view."""
     return _static("index.html")
 
 
 @router.get("/edit", response_class=HTMLResponse)
+@router.get("/edit.html", response_class=HTMLResponse)
 def editor() -> str:
     """The board editor."""
     return _static("edit.html")
@@ -40,3 +48,15 @@ def script(name: str) -> Response:
     if name not in SCRIPTS:
         raise NotFound(f"no file {name!r}")
     return Response(_static(name), media_type="text/javascript")
+
+
+@router.get("/static/engine/{name}")
+def engine_file(name: str) -> Response:
+    """A file of the engine in the browser (404 for ``engine.wasm`` where the install did not
+    build it: the pages then ask the API)."""
+    media_type = ENGINE_FILES.get(name)
+    found = resources.files("cpmodels.web").joinpath(f"static/engine/{name}")
+    if media_type is None or not found.is_file():
+        raise NotFound(f"no file {name!r}" if media_type is None else
+                       f"{name} is not installed here")
+    return Response(found.read_bytes(), media_type=media_type)

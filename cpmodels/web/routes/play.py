@@ -1,5 +1,6 @@
 """The daily puzzle's API: the calendars (``GET /api/specs``), a solution, a count, a hint,
-a player's position judged, and the board as play mode draws it.
+a player's position judged, the board as play mode draws it, and the plan the engine in the
+browser plays it with.
 
 Every answer but the list of calendars is worked out on the server's search pool, within
 its deadline.
@@ -14,7 +15,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
+from cpmodels.errors import NotFound
 from cpmodels.geometry import Placement
+from cpmodels.web import plans
 from cpmodels.web.play import hint_answer
 from cpmodels.web.puzzles import (
     Puzzles,
@@ -91,6 +94,18 @@ async def specs(server: Server) -> dict[str, Any]:
 async def layout(name: str, server: Server) -> Any:
     """The board and the pieces of a puzzle as play mode draws them."""
     return await server.pool.call(server.puzzles.layout, name)
+
+
+@router.get("/api/plan/{file}")
+async def plan(file: str, server: Server) -> Any:
+    """What the engine in the browser needs to play a calendar (``NAME.json``, or
+    ``NAME.face-up.json`` with the pieces face up); 404 when this server's pages ask the
+    API instead (``--no-browser-engine``, or an install without engine.wasm)."""
+    if not server.browser_engine or not plans.engine_built():
+        raise NotFound("this server answers the pages' questions itself: it serves no plans "
+                       "for the engine in the browser")
+    name, face_up = plans.plan_of_file(file, server.puzzles.known)
+    return await server.pool.call(server.puzzles.plan, name, face_up)
 
 
 @router.post("/api/solution")

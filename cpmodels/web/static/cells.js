@@ -5,7 +5,7 @@
 let drawings = null;
 
 export async function loadDrawings() {
-  const response = await fetch("/api/grids");
+  const response = await fetch("api/grids");
   if (!response.ok) throw new Error(`the grids' drawings: HTTP ${response.status}`);
   drawings = await response.json();
 }

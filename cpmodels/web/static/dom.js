@@ -10,3 +10,16 @@ export function svgEl(tag, attrs = {}, parent = null) {
   if (parent) parent.append(el);
   return el;
 }
+
+// Whether the page is one of a static site (`cpmodels site` marks its pages), where no
+// cpmodels server answers.
+export function onStaticSite() {
+  return document.querySelector('meta[name="cpmodels-site"]') !== null;
+}
+
+// On a static site, its service worker (sw.js) keeps the site's files for use offline.
+export function registerOffline() {
+  if (onStaticSite() && "serviceWorker" in navigator) {
+    navigator.serviceWorker.register("sw.js").catch(() => {});
+  }
+}

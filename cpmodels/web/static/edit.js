@@ -5,7 +5,7 @@
 // helpers the tests call are exported.
 import {base64url} from "./base64url.js";
 import {bounds, cellCorners, loadDrawings, tokenCell} from "./cells.js";
-import {$, SVG_NS} from "./dom.js";
+import {$, SVG_NS, onStaticSite, registerOffline} from "./dom.js";
 import {linkedBoard, said} from "./words.js";
 
 // pieces: the board's own; candidates: the pool the design question chooses sets from,
@@ -425,7 +425,7 @@ function target() { return $("addto").value === "candidates" ? state.candidates 
 async function loadPools() {
   const grid = state.grid;
   let answer;
-  try { answer = await getJson(`/api/board/pools/${encodeURIComponent(grid)}`); }
+  try { answer = await getJson(`api/board/pools/${encodeURIComponent(grid)}`); }
   catch (e) { if (grid === state.grid) sayError(e.message); return; }
   if (grid !== state.grid) return;
   pools = answer;
@@ -434,6 +434,10 @@ async function loadPools() {
 }
 
 const UNREACHABLE = "The server cannot be reached; check the connection and try again.";
+const SERVER_ONLY = "This needs the cpmodels server: run cpmodels serve and open the " +
+  "editor there (drawing works here without it).";
+const SITE_CHECK = "Checking the board and counting its dates need the cpmodels server: " +
+  "run cpmodels serve and open the editor there.";
 const LOST = "The connection to the server was lost before the answer came; try again.";
 
 // What went wrong with an answer that is not ok, as a sentence: the server's message.
@@ -572,8 +576,12 @@ async function check() {
   delete $("summary").dataset.done;
   let answer;
   try {
-    const response = await post("/api/board/check", spec());
-    answer = response.ok ? await response.json() : {failed: await failure(response)};
+    if (onStaticSite()) {  // the board's arithmetic and counts are the server's
+      answer = { valid: false, errors: [], message: "", site: true };
+    } else {
+      const response = await post("api/board/check", spec());
+      answer = response.ok ? await response.json() : {failed: await failure(response)};
+    }
   } catch (e) {
     if (mine === generation) sayError(UNREACHABLE);
     return;
@@ -589,7 +597,7 @@ async function check() {
   const errors = answer.valid ? [] : answer.errors
     .filter((e) => !(steps.length && isMissing(e))).map((e) => said(e));
   sayError(errors.join("\n"));
-  $("arith").textContent = answer.valid ? answer.message : "";
+  $("arith").textContent = answer.site ? SITE_CHECK : answer.valid ? answer.message : "";
   if (answer.valid && answer.fits) count(answer.combinations, mine);
 }
 
@@ -628,9 +636,16 @@ async function readLines(response, onLines) {
   }
 }
 
-function post(url, body, signal) {
-  return fetch(url, { method: "POST", headers: { "content-type": "application/json" },
-                      body: JSON.stringify(body), signal });
+// A POST to the server; on a static site (no server) an answer that says what the action
+// needs, in the words the other refusals are said in.
+function post(url, body, signal, raw = false) {
+  if (onStaticSite()) {
+    return Promise.resolve(new Response(JSON.stringify({ message: SERVER_ONLY }), {
+      status: 503, headers: { "content-type": "application/json" } }));
+  }
+  return fetch(url, raw ? { method: "POST", body, signal } : {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+    signal });
 }
 
 async function count(total, mine) {
@@ -641,7 +656,7 @@ async function count(total, mine) {
   $("summary").textContent = `counting ${total.toLocaleString()} combinations\u2026`;
   let seen = 0;
   try {
-    const response = await post("/api/board/counts", spec(), controller.signal);
+    const response = await post("api/board/counts", spec(), controller.signal);
     if (!response.ok) { sayError(await failure(response)); return; }
     await readLines(response, (lines) => {
       if (mine !== generation) { controller.abort(); return false; }
@@ -782,7 +797,12 @@ function resize() {
 }
 
 async function init() {
-  const [specs] = await Promise.all([getJson("/api/specs"), loadDrawings()]);
+  registerOffline();
+  $("answers-by").textContent = onStaticSite()
+    ? "A copy of the editor on a static site: drawing works here; checking, counting, " +
+      "designing, files and making need the cpmodels server (cpmodels serve)."
+    : "Answers come from the cpmodels server.";
+  const [specs] = await Promise.all([getJson("api/specs"), loadDrawings()]);
   for (const s of specs.specs) {  // by title, as the play page lists them
     const option = new Option(s.title || s.name, s.name);
     option.title = s.description || s.name;
@@ -793,7 +813,7 @@ async function init() {
     const name = $("start").value;
     if (!name) { load({ board: [], groups: {}, pieces: [] }); return; }
     let fields;
-    try { fields = await getJson(`/api/board/start/${encodeURIComponent(name)}`); }
+    try { fields = await getJson(`api/board/start/${encodeURIComponent(name)}`); }
     catch (e) { if (name === $("start").value) sayError(e.message); return; }
     if (name === $("start").value) load(fields);
   });
@@ -851,7 +871,7 @@ async function init() {
   $("save").addEventListener("click", async () => {
     sayError("", $("shared"));
     let response;
-    try { response = await post("/api/board/yaml", spec()); }
+    try { response = await post("api/board/yaml", spec()); }
     catch (e) { sayError(UNREACHABLE, $("shared")); return; }
     if (!response.ok) { sayError(await failure(response), $("shared")); return; }
     const a = document.createElement("a");
@@ -865,7 +885,7 @@ async function init() {
     let response;
     const text = yamlText(new Uint8Array(await file.arrayBuffer()));
     if (text === null) { sayError(NOT_YAML, $("shared")); reveal($("shared")); return; }
-    try { response = await fetch("/api/board/open", { method: "POST", body: text }); }
+    try { response = await post("api/board/open", text, undefined, true); }
     catch (e) { sayError(UNREACHABLE, $("shared")); return; }
     if (!response.ok) { sayError(await failure(response), $("shared")); return; }
     load(await response.json());
@@ -1004,7 +1024,7 @@ async function makeFiles() {
   tell("making the files...");
   const sizes = new URLSearchParams({ cell, kerf, sheet });
   let response;
-  try { response = await post(`/api/board/make?${sizes}`, spec()); }
+  try { response = await post(`api/board/make?${sizes}`, spec()); }
   catch (e) { tell(UNREACHABLE); return; }
   if (!response.ok) { tell(await failure(response)); return; }
   const a = document.createElement("a");
@@ -1022,7 +1042,7 @@ async function playIt() {
   tell("checking the board...");
   let answer;
   try {
-    const response = await post("/api/board/check", board);
+    const response = await post("api/board/check", board);
     answer = response.ok ? await response.json() : { failed: await failure(response) };
   } catch (e) { tell(UNREACHABLE); return; }
   if (mine !== generation) { tell("the board changed while it was checked: press Play it again"); return; }
@@ -1036,7 +1056,7 @@ async function playIt() {
     return;
   }
   tell("");
-  const address = "/#board=" + base64url(JSON.stringify(board));
+  const address = "./#board=" + base64url(JSON.stringify(board));
   if (window.open(address, "_blank")) return;
   // a browser that lets a tab open only at once on a click: a link to click instead
   const link = document.createElement("a");
@@ -1074,7 +1094,7 @@ async function runDesign() {
                  choose: +$("choose").value, require: $("require").value };
   let total = 1, seen = 0, working = 0;
   try {
-    const response = await post("/api/board/design", body, controller.signal);
+    const response = await post("api/board/design", body, controller.signal);
     if (!response.ok) {
       sayError(setsMissArea(body.choose) ? noSetSentence() : await failure(response), $("designsummary"));
       return;

@@ -1,7 +1,8 @@
 // The play page: which puzzle (spec, date or labels, face up), kept in the URL; the
 // solutions view (step through solutions, hints, the count). Play mode is in play.js, what
 // both views share in puzzle.js.
-import {$} from "./dom.js";
+import {answersText, openAnswers} from "./answers.js";
+import {$, onStaticSite, registerOffline} from "./dom.js";
 import {playLoad, playSetUp, positionPicture} from "./play.js";
 import {
   api, faceUp, goal, isRealDate, localToday, puzzle, showError, showLabels, solutionIndex,
@@ -9,21 +10,22 @@ import {
 } from "./puzzle.js";
 import {linkedBoard} from "./words.js";
 
-// Each request for the board takes a new number, and a newer one aborts the one before:
-// an answer that comes back after a newer request was made (a slow first load, a quick
-// change of date) is dropped. The body is built (from settled state) before the number is
-// taken, so a request that cannot be built leaves the one in flight alone.
+// Each question for the board takes a new number, and a newer one aborts the one before:
+// an answer that comes back after a newer question was asked (a slow first load, a quick
+// change of date) is dropped. The question is built (from settled state) before the number
+// is taken, so one that cannot be built leaves the one in flight alone: ask(answers,
+// signal) is called with it built.
 let latest = 0;
 let inFlight = null;
 
-async function current(path, body) {
+async function current(ask) {
   const mine = ++latest;
   if (inFlight) inFlight.abort();
   const controller = new AbortController();
   inFlight = controller;
   let data;
   try {
-    data = await api(path, body, controller.signal);
+    data = await ask(state.answers, controller.signal);
   } catch (err) {
     if (mine !== latest || err.name === "AbortError") throw new Stale();
     throw err;
@@ -112,13 +114,22 @@ async function showSolution(index, warning = "") {
   state.shown = true;
   $("reveal-box").hidden = true;
   try {
-    const data = await current("/api/solution", {...puzzle(), index: solutionIndex(index)});
+    const asked = puzzle();
+    const number = solutionIndex(index);
+    const data = await current((answers, signal) => answers.solution(asked, number, signal));
     state.index = index; state.mode = "solution"; state.revealed = [];
     state.found = data.found; state.exhausted = data.exhausted;
     state.solvable = data.status === "solved";
     if (data.count !== null) state.count = data.count;
-    $("board").innerHTML = data.svg;
-    letterPieces($("board"));
+    if (data.svg !== undefined) {  // the server's drawing
+      $("board").innerHTML = data.svg;
+      letterPieces($("board"));
+    } else {  // the engine's placements, drawn as play draws a position
+      const mine = latest;
+      const picture = await positionPicture(data.placements, data.labels);
+      if (mine !== latest) return undefined;
+      $("board").replaceChildren(picture);
+    }
     syncUrl();
     const labels = data.labels.join(" ");
     if (data.status === "solved") {
@@ -148,7 +159,8 @@ async function showSolution(index, warning = "") {
 // solution N: ... has C" when the puzzle has fewer, else "" (null: the answer is stale).
 async function pastTheCount(index) {
   try {
-    const data = await current("/api/count", puzzle());
+    const asked = puzzle();
+    const data = await current((answers, signal) => answers.count(asked, signal));
     state.count = data.count;
     return index >= data.count ? `there is no solution ${index + 1}: ` +
       `${data.labels.join(" ")} has ${data.count.toLocaleString()}` : "";
@@ -225,8 +237,9 @@ function clearance(path, x, y) {
 async function hint() {
   showError("");
   try {
-    const body = {...puzzle(), revealed: state.revealed};
-    const data = await current("/api/hint", body);
+    const asked = puzzle();
+    const revealed = state.revealed;
+    const data = await current((answers, signal) => answers.hint(asked, revealed, signal));
     const mine = latest;
     const picture = await positionPicture(data.revealed, data.labels);
     if (mine !== latest) return;
@@ -245,8 +258,8 @@ async function count() {
   showError("");
   status("counting ...");
   try {
-    const body = puzzle();
-    const data = await current("/api/count", body);
+    const asked = puzzle();
+    const data = await current((answers, signal) => answers.count(asked, signal));
     state.count = data.count;
     status(`${data.labels.join(" ")}: ${data.count.toLocaleString()} solutions` +
            (faceUp() ? " with the pieces face up" : ""));
@@ -327,15 +340,24 @@ async function start() {
   $("puzzle-box").open = !narrow.matches;
   narrow.addEventListener("change", () => { if (!narrow.matches) $("puzzle-box").open = true; });
   $("date").value = localToday();
-  const data = await api("/api/specs");
+  registerOffline();
+  const listing = api("api/specs");  // asked while the engine loads
+  listing.catch(() => {});
+  state.answers = await openAnswers({onKind: () => footer()});
+  if (state.answers.kind === "server") footer();  // (the engine's: once a puzzle's plan is read)
+  const data = await state.answers.specs(listing);
   // A board drawn in the editor comes in the address (#board=...), played as a puzzle
   // of its own for as long as the link is open. One that cannot be read or played is
   // said so, and the page shows the puzzle it would show without it.
   let unreadable = "";
   try {
     const board = linkedBoard(location.hash);
+    if (board !== null && onStaticSite()) {
+      throw new Error("This link's board is played with the cpmodels server: run cpmodels " +
+                      "serve and open the link there.");
+    }
     if (board !== null) {
-      const spec = await api("/api/board/play", board).catch((err) => {
+      const spec = await api("api/board/play", board).catch((err) => {
         throw new Error(`This link's board cannot be played. ${err.message}`);
       });
       data.specs.unshift(spec);
@@ -408,6 +430,9 @@ async function start() {
   if (unreadable) showError(`${unreadable} Here is ${title(state.specs[name])} instead.`);
   else if (warning) showError(warning);
 }
+
+// The footer says where the answers come from.
+function footer() { $("answers-by").textContent = answersText(state.answers); }
 
 // A link's text in a message: quoted, and cut short where it is long.
 function quoted(text) {

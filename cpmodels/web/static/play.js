@@ -1,11 +1,12 @@
-// Play mode: the player lays the pieces on the board; after every move the server judges
-// the position (/api/check). The board and the pieces come from /api/layout: every place
+// Play mode: the player lays the pieces on the board; after every move the page's answers
+// (answers.js: the engine in this browser, or the server's /api/check) judge the position.
+// The board and the pieces come from api/layout: every place
 // each orientation of each piece fits, so a dropped piece snaps to the nearest place and
 // nothing here knows the grid's geometry. The position is kept in localStorage, per puzzle
 // and date, and never sent anywhere but to be judged; so are the time and the moves it took
 // (the share text of a solved board says those, never where the pieces lie).
 import {$, svgEl} from "./dom.js";
-import {api, faceUp, puzzle, showError, showLabels, state, title} from "./puzzle.js";
+import {faceUp, puzzle, showError, showLabels, state, title} from "./puzzle.js";
 
 const TILE_SCALE = 0.5;   // tray pieces are drawn at half the board's size
 const DRAG_START_PX = 5;  // a press that moves less than this is a click
@@ -157,7 +158,7 @@ async function check() {
   const pieces = String(play.placed.length);
   $("feedback").setAttribute("aria-busy", "true");
   try {
-    const data = await api("/api/check", {...puzzle(), placements: placementsOf(play.placed)});
+    const data = await state.answers.check(puzzle(), placementsOf(play.placed));
     if (mine !== play.checks || load !== play.loads) return;
     play.labels = data.labels;
     showLabels(data.labels);
@@ -807,7 +808,7 @@ function tapBoard(ev) {
 
 // A puzzle's layout, asked of the server once.
 async function layoutOf(spec) {
-  if (!play.layouts[spec]) play.layouts[spec] = await api(`/api/layout/${encodeURIComponent(spec)}`);
+  if (!play.layouts[spec]) play.layouts[spec] = await state.answers.layout(spec);
   return play.layouts[spec];
 }
 
@@ -826,7 +827,10 @@ export async function positionPicture(placements, labels) {
       .filter(([dr, dc]) => shape.cells.length === want.size &&
               shape.cells.every(([a, b]) => want.has(cellKey([a + dr, b + dc]))))
       .map(([, , x, y]) => [o, x, y]))[0];
-    if (found) shapeOf(svg, info, found[0], found[1], found[2], {class: "shown", "data-piece": piece});
+    if (found) {
+      shapeOf(svg, info, found[0], found[1], found[2],
+              {class: "shown", "data-piece": piece, "data-cells": JSON.stringify(cells)});
+    }
   }
   return svg;
 }
@@ -852,7 +856,7 @@ async function playHint() {
   const placed = play.placed;
   const settled = () => load === play.loads && placed === play.placed;
   try {
-    const data = await api("/api/hint", {...puzzle(), revealed: placementsOf(placed)});
+    const data = await state.answers.hint(puzzle(), placementsOf(placed));
     if (!settled()) return;
     if (data.complete) { verdict(`${data.labels.join(" ")}: solved!`, "solved"); return; }
     const found = findPlace(data.revealed.at(-1).piece, data.revealed.at(-1).cells);
@@ -914,14 +918,15 @@ function fitBoard() {
     return;
   }
   const top = board.getBoundingClientRect().top + window.scrollY;
-  board.style.height = `${Math.max(256, window.innerHeight - top - BOARD_MARGIN_PX)}px`;
+  const footer = $("answers-by") ? $("answers-by").offsetHeight : 0;  // in view below it
+  board.style.height = `${Math.max(256, window.innerHeight - top - BOARD_MARGIN_PX - footer)}px`;
 }
 
 // onOther(query) opens the same puzzle for another date ({date}) or labels ({labels}).
 export function playSetUp(onOther) {
   window.addEventListener("resize", fitBoard);
   const above = new ResizeObserver(fitBoard);
-  for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs")) above.observe(el);
+  for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs, footer")) above.observe(el);
   $("rotate").onclick = () => turn("rotate");
   $("flip").onclick = () => turn("flip");
   $("undo").onclick = () => undo();

@@ -3,7 +3,7 @@
 import {$} from "./dom.js";
 import {said} from "./words.js";
 
-export const state = {specs: {}, spec: null, query: null, index: 0, revealed: [],
+export const state = {answers: null, specs: {}, spec: null, query: null, index: 0, revealed: [],
                       mode: "solution", found: 0, exhausted: false, count: null,
                       solvable: true, view: "play", shown: false};
 

@@ -972,20 +972,33 @@ class Cover {
   // A solution containing the forced options (option ids, the forced first), the first of
   // the fixed order EngineSession.solutions streams them in; null when there is none.
   firstSolution(forced = []) {
+    return this.solutions(forced, { take: 1 }).solutions[0] ?? null;
+  }
+
+  // The solutions containing the forced options in the fixed order EngineSession.solutions
+  // streams them in, from number ``skip`` (0-based) on, ``take`` of them at most; the search
+  // stops there, or after ``most`` solutions in all. {solutions: option ids of each (the
+  // forced first), found: the solutions gone through, exhausted: whether that was all}.
+  solutions(forced = [], { skip = 0, take = 1, most = Infinity, batch = 256 } = {}) {
     check(this.solutionLayout, "this cover's plan has no solution stream");
+    for (const [value, name] of [[skip, "skip"], [take, "take"], [batch, "batch"]])
+      check(Number.isSafeInteger(value) && value >= 0, `${name}: expected a whole number`);
+    check(batch >= 1 && batch <= 4096, "batch: from 1 to 4096");
     const L = this.solutionLayout;
     const ids = Array.from(prefixRows([forced], L.nOptions).flat, Number).filter((o) => o >= 0);
+    const none = { solutions: [], found: 0, exhausted: true };
     const filled = new BigUint64Array(L.nWords);
     const counters = new BigInt64Array(L.nCounters + 1);
     for (const o of ids) {
       for (let w = 0; w < L.nWords; ++w) {
         const m = L.optMask[o * L.nWords + w];
-        if (filled[w] & m) return null;
+        if (filled[w] & m) return none;
         filled[w] |= m;
       }
       const c = Number(L.optCounter[o]);
-      if (c >= 0 && ++counters[c] > L.counterHigh[c]) return null;
+      if (c >= 0 && ++counters[c] > L.counterHigh[c]) return none;
     }
+    const last = Math.min(skip + take, most);
     return this.call((engine) => {
       const depth = L.nBranch + 1;
       const state = engine.copy(new BigInt64Array([-1n, 0n]));
@@ -995,14 +1008,27 @@ class Cover {
       const field = (name) => view.getUint32(buffers + offsets[name][0], true);
       engine.view(BigUint64Array, field("filled"), L.nWords).set(filled);
       engine.view(BigInt64Array, field("counters"), L.nCounters + 1).set(counters);
-      const out = engine.alloc(depth * 8);
+      const out = engine.alloc(batch * depth * 8);
       const stop = engine.alloc(8);
-      engine.exports.cpcore_search_n_words(L.struct, L.words, state, buffers, out,
-        BigInt(depth), 1n, stop);
-      if (engine.view(BigInt64Array, state, 2)[1] === 0n) return null;
-      const row = Array.from(engine.view(BigInt64Array, out, depth), Number);
-      const end = row.indexOf(-1);
-      return [...ids, ...row.slice(0, end < 0 ? row.length : end)];
+      const found = [];
+      let seen = 0;
+      let done = false;
+      while (seen < last && !done) {
+        const step = Math.min(batch, last - seen);
+        engine.exports.cpcore_search_n_words(L.struct, L.words, state, buffers, out,
+          BigInt(depth), BigInt(step), stop);
+        const [at, written] = Array.from(engine.view(BigInt64Array, state, 2), Number);
+        done = at === -2;
+        const rows = engine.view(BigInt64Array, out, written * depth);
+        for (let r = 0; r < written; ++r, ++seen) {
+          if (seen < skip) continue;
+          const row = Array.from(rows.subarray(r * depth, (r + 1) * depth), Number);
+          const end = row.indexOf(-1);
+          found.push([...ids, ...row.slice(0, end < 0 ? row.length : end)]);
+        }
+        if (!written && !done) break;  // (a stream that neither writes nor ends: stopped)
+      }
+      return { solutions: found, found: seen, exhausted: done };
     });
   }
 

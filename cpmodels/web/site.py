@@ -1,0 +1,228 @@
+"""The daily puzzles as a static site (``cpmodels site OUT``): the play page and the editor,
+their scripts, the engine built for WebAssembly, and the data the pages read, as files any
+static file server hosts, at its root or under any path; a service worker keeps them all, so
+the site plays again offline.
+
+The data files are the server's own answers: the site asks an app made for the same specs
+(:func:`~cpmodels.web.app.create_app`, through a test client, nothing listening) for each GET
+the pages make, and writes each answer at the path the pages ask (``api/specs``,
+``api/layout/NAME``, ``api/plan/NAME.json``, ...), so the pages read the same JSON from the
+server and from the site. The pages it writes carry :data:`SITE_MARKER`, by which they know
+they are on the static site (and register ``sw.js``).
+
+Files are written whole (:func:`cpmodels.files.write_atomic`). ``OUT`` must be absent, an
+empty directory or an earlier site (its ``index.html`` carries the marker): the files of the
+earlier site that this one does not write again are removed, and no other file is touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from cpmodels.errors import InputError
+from cpmodels.files import FileRefused, make_directory, read_bounded, write_atomic
+from cpmodels.web import plans
+from cpmodels.web.app import create_app
+from cpmodels.web.routes.pages import ENGINE_FILES, SCRIPTS
+
+SITE_MARKER = '<meta name="cpmodels-site" content="static">'
+NO_ICON = '<link rel="icon" href="data:,">\n'  # the server's pages ask for no icon
+SITE_LINKS = ('<link rel="manifest" href="manifest.webmanifest">\n'
+                 '<link rel="icon" href="icon.svg" type="image/svg+xml">')
+PAGES = {"index.html": "/", "edit.html": "/edit.html"}
+SERVICE_WORKER = "sw.js"
+MAX_EARLIER_BYTES = 1_000_000  # an earlier site's index.html and sw.js (its list of files)
+BUILD_ENGINE = ("engine.wasm is not installed: install cpmodels again on a machine with clang "
+                "and lld (apt-get install clang lld; pip install --force-reinstall cpmodels), "
+                "which builds it")
+
+
+@dataclass(frozen=True)
+class Site:
+    """What :func:`write_site` wrote: each file's path (relative to ``out``) and size, and
+    the earlier site's files it removed."""
+
+    out: Path
+    files: dict[str, int]
+    version: str
+    removed: tuple[str, ...] = ()
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(self.files.values())
+
+
+def _site_file(name: str) -> bytes:
+    return resources.files("cpmodels.web").joinpath(f"static/site/{name}").read_bytes()
+
+
+def _earlier_files(out: Path) -> list[str] | None:
+    """The files an earlier site in ``out`` listed (None when ``out`` holds no site)."""
+    try:
+        page = read_bounded(out / "index.html", MAX_EARLIER_BYTES, "page").decode()
+        worker = read_bounded(out / SERVICE_WORKER, MAX_EARLIER_BYTES, "service worker")
+    except (FileRefused, UnicodeDecodeError):
+        return None
+    found = re.search(rb"^const FILES = (\[.*\]);$", worker, re.M)
+    if SITE_MARKER not in page or found is None:
+        return None
+    try:
+        listed = json.loads(found.group(1))
+    except ValueError:
+        return None
+    return [f for f in listed if isinstance(f, str)] if isinstance(listed, list) else None
+
+
+def check_out(out: Path) -> list[str]:
+    """That the site may be written to ``out``: absent, an empty directory or an earlier
+    site; returns the earlier site's files (none for a new one). Else :class:`InputError`."""
+    if not out.exists() and not out.is_symlink():
+        if not out.parent.is_dir():
+            raise InputError(f"cannot write the site to {out}: there is no directory "
+                             f"{out.parent}")
+        return []
+    if out.is_symlink():
+        raise InputError(f"cannot write the site to {out}: it is a symbolic link; name the "
+                         "folder itself")
+    if not out.is_dir():
+        raise InputError(f"cannot write the site to {out}: it is not a directory")
+    try:
+        if not any(out.iterdir()):
+            return []
+    except OSError as exc:
+        raise InputError(f"cannot write the site to {out}: "
+                         f"{exc.strerror or exc}") from None
+    earlier = _earlier_files(out)
+    if earlier is None:
+        raise InputError(f"cannot write the site to {out}: it holds files and no earlier "
+                         "site; name a new or an empty directory")
+    return earlier
+
+
+def _with_marker(page: bytes) -> bytes:
+    """A page as the site serves it: marked as the static site's, with its manifest and
+    its icon (in place of the server's empty one)."""
+    text = page.decode()
+    head = '<meta charset="utf-8">'
+    if head not in text:  # pragma: no cover - every page starts so (tested)
+        raise AssertionError("a page without its charset line")
+    text = text.replace(NO_ICON, "", 1)
+    return text.replace(head, f"{head}\n{SITE_MARKER}\n{SITE_LINKS}", 1).encode()
+
+
+def _manifest(titles: Sequence[str]) -> bytes:
+    return json.dumps({
+        "name": "cpmodels: daily calendar puzzles",
+        "short_name": "Calendar puzzles",
+        "description": "Play " + ", ".join(titles) + ": place every piece so that only "
+                       "today's date is left open.",
+        "start_url": ".",
+        "scope": ".",
+        "display": "standalone",
+        "background_color": "#f4f1ec",
+        "theme_color": "#f4f1ec",
+        "icons": [{"src": "icon.svg", "sizes": "any", "type": "image/svg+xml"}],
+    }, indent=2).encode()
+
+
+def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
+    """Every file of the site for these calendar specs but ``sw.js``, by path, each
+    GET answer as the app answers it (:class:`InputError` for a spec that does not load,
+    is not a calendar, or shares a name; or where engine.wasm was not built)."""
+    with warnings.catch_warnings():  # the test client's notice of its own future
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    if not plans.engine_built():
+        raise InputError(BUILD_ENGINE)
+    app = create_app(spec_paths, workers=1, time_limit=600.0)
+    files: dict[str, bytes] = {}
+
+    with TestClient(app) as client:
+        def get(url: str) -> Any:
+            response = client.get(url)
+            if response.status_code != 200:
+                raise InputError(f"the site cannot be written: {url} answers "
+                                 f"{response.json().get('message', response.status_code)}")
+            return response
+
+        def keep(path: str) -> Any:
+            """The answer at ``path`` (its names quoted in the address), kept as its file."""
+            if path in files:
+                raise InputError(f"two files of the site are both {path}: rename a spec")
+            response = get("/" + quote(path, safe="/"))
+            files[path] = response.content
+            return response
+
+        for path, url in PAGES.items():
+            files[path] = _with_marker(get(url).content)
+        for name in SCRIPTS:
+            keep(f"static/{name}")
+        for name in ENGINE_FILES:
+            keep(f"static/engine/{name}")
+        listed = keep("api/specs").json()["specs"]
+        for name in (spec["name"] for spec in listed):
+            if name in (".", "..") or not name.isprintable():
+                raise InputError(f"a spec named {name!r} cannot be a file of the site; "
+                                 "rename it")
+        for grid in keep("api/grids").json():
+            keep(f"api/board/pools/{grid}")
+        for spec in listed:
+            name = spec["name"]
+            keep(f"api/layout/{name}")
+            keep(f"api/board/start/{name}")
+            for face_up in (False, True)[:1 + bool(spec["flip"])]:
+                keep(f"api/plan/{plans.plan_file(name, face_up)}")
+    files["manifest.webmanifest"] = _manifest([spec["title"] for spec in listed])
+    files["icon.svg"] = _site_file("icon.svg")
+    return files
+
+
+def service_worker(files: dict[str, bytes]) -> tuple[bytes, str]:
+    """``sw.js`` for these files, and their version: a hash of every path and content."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(f"{path}\0{len(files[path])}\0".encode())
+        digest.update(files[path])
+    version = digest.hexdigest()[:16]
+    text = _site_file(SERVICE_WORKER).decode()
+    text = text.replace('"__VERSION__"', json.dumps(version), 1)
+    text = text.replace("__FILES__", json.dumps(sorted(files)), 1)
+    return text.encode(), version
+
+
+def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
+    """Write the static site for these calendar specs to ``out`` (see the module's notes)."""
+    out = Path(out)
+    earlier = check_out(out)
+    files = site_files(spec_paths)
+    worker, version = service_worker(files)
+    files[SERVICE_WORKER] = worker
+    make_directory(out)
+    for path in sorted(files, key=lambda path: path == SERVICE_WORKER):  # sw.js last
+        target = out / path
+        folder = out
+        for part in Path(path).parent.parts:
+            folder = make_directory(folder / part)
+        write_atomic(target, files[path])
+    root = out.resolve()
+    removed = []
+    for path in earlier:
+        gone = out / path
+        # a file of the earlier site itself: no link on the way, nothing outside the site
+        inside = not Path(path).is_absolute() and ".." not in Path(path).parts \
+            and gone.resolve() == root / path
+        if path not in files and inside and gone.is_file() and not gone.is_symlink():
+            gone.unlink()
+            removed.append(path)
+    return Site(out, {path: len(data) for path, data in files.items()}, version,
+                tuple(removed))

@@ -1,0 +1,486 @@
+// The play page's one door to answers: openAnswers() gives an object whose kind is "engine"
+// (the engine core in this browser, engine.wasm in a pool of workers) or "server" (the
+// cpmodels server's API), and whose methods answer as the API does, in the same words:
+// specs(listing), layout(name), count(puzzle), check(puzzle, placements),
+// hint(puzzle, revealed) and solution(puzzle, index), each with an optional AbortSignal.
+// The engine answers a puzzle from its plan (api/plan/{spec}.json, or .face-up.json): a
+// puzzle whose plan does not load (a server run with --no-browser-engine, a board drawn in
+// the editor) is asked of the server, as every puzzle is when the engine or its worker does
+// not load, or fails.
+//
+// The pool: navigator.hardwareConcurrency workers (at least one), each made when a question
+// finds no free one. A question goes to a free worker; a newer question of the same kind
+// (the next move's verdict) cancels the one before: a running one by ending its worker (a
+// fresh one takes its place when needed), a waiting one before it starts.
+import {api, localToday} from "./puzzle.js";
+
+const WORKER = new URL("engine/worker.js", import.meta.url);
+const WASM = new URL("engine/engine.wasm", import.meta.url);
+const MAX_SOLUTION = 100_000;  // solutions the page steps through, as the server
+// A slowed engine for trying the page's waiting states: ?engine_delay=MS (at most 10 s).
+const MAX_DELAY_MS = 10_000;
+
+class Cancelled extends Error {
+  constructor() {
+    super("a newer question took this one's place");
+    this.name = "AbortError";
+  }
+}
+
+// --- the pool of workers --------------------------------------------------------------
+
+class Pool {
+  constructor(module, size, delay) {
+    this.module = module;
+    this.size = size;
+    this.delay = delay;
+    this.slots = Array.from({length: size}, () => null);  // {worker, question} or null
+    this.waiting = [];
+    this.serial = 0;
+  }
+
+  // A worker with the engine loaded (resolves once it says so; rejects when it cannot).
+  spawn(index) {
+    const worker = new Worker(WORKER, {type: "module"});
+    const slot = {worker, question: null};
+    slot.ready = new Promise((resolve, reject) => {
+      worker.onmessage = ({data}) => {
+        if (data.ready === true) resolve();
+        else if (data.ready === false) reject(new Error(data.error));
+        else this.answered(slot, data);
+      };
+      worker.onerror = (event) => {
+        event.preventDefault();
+        const err = new Error(`the engine's worker failed: ${event.message || "no message"}`);
+        reject(err);
+        this.failed(slot, err);
+      };
+    });
+    slot.ready.catch(() => {});
+    worker.postMessage({module: this.module});
+    this.slots[index] = slot;
+    return slot;
+  }
+
+  // The first worker made and its engine loaded: the pool works (else it throws).
+  async start() {
+    const slot = this.spawn(0);
+    try {
+      await slot.ready;
+    } catch (err) {
+      slot.worker.terminate();
+      throw err;
+    }
+  }
+
+  // Ask a worker; a question of the same kind asked before is cancelled.
+  ask(kind, op, key, plan, args, signal) {
+    return new Promise((resolve, reject) => {
+      this.cancel(kind);
+      const question = {kind, message: {id: ++this.serial, op, key, plan, args,
+                                        delay: this.delay}, resolve, reject};
+      if (signal) {
+        if (signal.aborted) { reject(new Cancelled()); return; }
+        signal.addEventListener("abort", () => this.drop(question), {once: true});
+      }
+      this.waiting.push(question);
+      this.pump();
+    });
+  }
+
+  cancel(kind) {
+    for (const question of [...this.waiting, ...this.slots.map((s) => s && s.question)]) {
+      if (question && question.kind === kind) this.drop(question);
+    }
+  }
+
+  // A question given up: taken from the queue, or its worker ended.
+  drop(question) {
+    const at = this.waiting.indexOf(question);
+    if (at >= 0) this.waiting.splice(at, 1);
+    const k = this.slots.findIndex((s) => s && s.question === question);
+    if (k >= 0) {
+      this.slots[k].worker.terminate();
+      this.slots[k] = null;
+    }
+    question.reject(new Cancelled());
+    this.pump();
+  }
+
+  pump() {
+    while (this.waiting.length) {
+      let k = this.slots.findIndex((s) => s && !s.question);
+      if (k < 0) k = this.slots.indexOf(null);
+      if (k < 0) return;
+      const slot = this.slots[k] || this.spawn(k);
+      slot.question = this.waiting.shift();
+      slot.worker.postMessage(slot.question.message);
+    }
+  }
+
+  answered(slot, data) {
+    const question = slot.question;
+    if (!question || question.message.id !== data.id) return;
+    slot.question = null;
+    if (data.error !== undefined) question.reject(new Error(data.error));
+    else question.resolve(data.answer);
+    this.pump();
+  }
+
+  failed(slot, err) {
+    const k = this.slots.indexOf(slot);
+    if (k >= 0) this.slots[k] = null;
+    slot.worker.terminate();
+    if (slot.question) slot.question.reject(err);
+    this.pump();
+  }
+}
+
+// --- what both kinds share ----------------------------------------------------------------
+
+// A message as the server says it for a person: a capital first letter and a full stop.
+function sentence(text) {
+  const t = text.trim().replace(/[;,: ]+$/, "");
+  const s = t[0].toUpperCase() + t.slice(1);
+  return /[.?!]$/.test(s) ? s : `${s}.`;
+}
+
+function refusal(message, status, extra = {}) {
+  const err = new Error(message);
+  err.status = status;
+  Object.assign(err, extra);
+  return err;
+}
+
+const plural = (n, word) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+const where = (cell) => `[${cell.join(", ")}]`;
+const byCell = (a, b) => a[0] - b[0] || a[1] - b[1];
+const cellsKey = (cells) => [...cells].sort(byCell).map((c) => c.join(",")).join(";");
+const repr = (text) => (text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text}'`);
+
+// The labels a date leaves open, in group order (CalendarSpec.date_labels): the month,
+// the day and the weekday (Monday first) of the date in the page's calendar.
+export function dateLabels(spec, date) {
+  const [year, month, day] = date.split("-").map(Number);
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  const index = {month: month - 1, day: day - 1, weekday: (d.getUTCDay() + 6) % 7};
+  return Object.entries(spec.groups).map(([group, labels]) => labels[index[group]]);
+}
+
+class ServerAnswers {
+  constructor() { this.kind = "server"; }
+
+  // The puzzles listed (listing: the answer of api/specs when already asked).
+  specs(listing = null) { return listing || api("api/specs"); }
+
+  layout(name) { return api(`api/layout/${encodeURIComponent(name)}`); }
+
+  count(puzzle, signal) { return api("api/count", puzzle, signal); }
+
+  check(puzzle, placements, signal) { return api("api/check", {...puzzle, placements}, signal); }
+
+  hint(puzzle, revealed, signal) { return api("api/hint", {...puzzle, revealed}, signal); }
+
+  solution(puzzle, index, signal) { return api("api/solution", {...puzzle, index}, signal); }
+}
+
+// --- the engine's answers ---------------------------------------------------------------
+
+// A puzzle's plan as the page reads it: the option id of each placement, each label's
+// slack option, the hints' order, the pieces' copies; its JSON text goes to the workers.
+function readPlan(text) {
+  const data = JSON.parse(text);
+  const ids = new Map();
+  data.options.forEach(([piece, cells, kind], j) => {
+    if (kind === 0) ids.set(`${piece}|${cellsKey(cells)}`, j);
+  });
+  return {text, key: `${data.spec}:${data.face_up ? "face-up" : "any"}`, options: data.options,
+          slack: data.slack, letters: data.letters, copies: data.copies, ids};
+}
+
+class EngineAnswers {
+  constructor(pool, server, onKind) {
+    this.pool = pool;
+    this.server = server;
+    this.onKind = onKind;
+    this.kind = "engine";
+    this.workers = pool.size;
+    this.listed = {};    // the specs as listed, by name
+    this.plans = {};     // a promise of each puzzle's plan (null: none), by file name
+    this.layouts = {};
+    this.broken = false; // the engine failed: the server answers from then on
+  }
+
+  async specs(listing = null) {
+    const data = await this.server.specs(listing);
+    const today = localToday();
+    data.today = today;  // the browser's date, not the one the listing was made on
+    for (const spec of data.specs) {
+      if (spec.dates) spec.today = dateLabels(spec, today);
+      this.listed[spec.name] = spec;
+    }
+    return data;
+  }
+
+  layout(name) {
+    if (!this.layouts[name]) {
+      this.layouts[name] = this.server.layout(name);
+      this.layouts[name].catch(() => { delete this.layouts[name]; });
+    }
+    return this.layouts[name];
+  }
+
+  // The plan of the puzzle (null: it has none, and the server answers it).
+  async plan(puzzle) {
+    const spec = this.listed[puzzle.spec];
+    let found = null;
+    if (spec) {
+      const file = `${spec.name}${puzzle.face_up && spec.flip ? ".face-up" : ""}.json`;
+      if (!(file in this.plans)) {
+        this.plans[file] = fetch(`api/plan/${encodeURIComponent(file)}`)
+          .then((response) => (response.ok ? response.text() : null))
+          .then((text) => (text === null ? null : readPlan(text)))
+          .catch(() => null);
+      }
+      found = await this.plans[file];
+      if (found === null) delete this.plans[file];  // (asked again next time)
+    }
+    this.kind = found ? "engine" : "server";
+    if (this.onKind) this.onKind(this.kind);
+    return found;
+  }
+
+  // The puzzle's spec listed, its labels in group order, and whether it is face up.
+  read(puzzle) {
+    const spec = this.listed[puzzle.spec];
+    const labels = puzzle.date !== undefined ? dateLabels(spec, puzzle.date)
+      : Object.values(spec.groups).map((names) => puzzle.labels.find((l) => names.includes(l)));
+    return {spec, labels, faceUp: Boolean(puzzle.face_up && spec.flip)};
+  }
+
+  ask(kind, op, plan, args, signal) {
+    return this.pool.ask(kind, op, plan.key, plan.text, args, signal);
+  }
+
+  // The option id of each placement, or a refusal (422, status invalid) naming the first
+  // that could not be on the board and why, in the server's words (play.validate).
+  async validate(puzzle, plan, placements) {
+    const {spec, labels, faceUp} = this.read(puzzle);
+    const layout = await this.layout(spec.name);
+    const pieces = Object.fromEntries(layout.pieces.map((p) => [p.name, p]));
+    const board = new Set(layout.cells.map((c) => c.cell.join(",")));
+    const open = new Map(layout.cells.filter((c) => labels.includes(c.label))
+      .map((c) => [c.cell.join(","), c.label]));
+    const owner = new Map();
+    const used = {};
+    const ids = [];
+    const invalid = (message) => refusal(message, 422, {verdict: "invalid"});
+    placements.forEach(({piece, cells: given}, i) => {
+      const n = i + 1;
+      const what = `placement ${n} (${piece})`;
+      if (!(piece in pieces)) {
+        throw invalid(`placement ${n}: there is no piece ${repr(piece)} in ${spec.name}; ` +
+                      `pieces: ${Object.keys(pieces).join(", ")}`);
+      }
+      const cells = [...given].sort(byCell);
+      const keys = cells.map((c) => c.join(","));
+      const twice = keys.find((k, j) => keys.indexOf(k) !== j);
+      if (twice !== undefined) {
+        throw invalid(`${what}: cell [${twice.replace(",", ", ")}] is listed twice`);
+      }
+      for (const cell of cells) {
+        const k = cell.join(",");
+        if (!board.has(k)) throw invalid(`${what}: cell ${where(cell)} is not on the board`);
+        if (open.has(k)) {
+          throw invalid(`${what} covers ${open.get(k)}, which ${labels.join(" ")} leaves open`);
+        }
+      }
+      const want = new Set(keys);
+      const shape = pieces[piece].orientations.find((o) => o.cells.length === want.size &&
+        o.places.some(([dr, dc]) => o.cells.every(([a, b]) => want.has(`${a + dr},${b + dc}`))));
+      if (!shape) {
+        throw invalid(`${what}: cells ${cells.map(where).join(", ")} are not the shape of ` +
+                      piece);
+      }
+      if (faceUp && !shape.face_up) {
+        throw invalid(`${what} is turned over, and the pieces are face up`);
+      }
+      used[piece] = (used[piece] || 0) + 1;
+      const copies = pieces[piece].count;
+      if (used[piece] > copies) {
+        throw invalid(copies > 1
+          ? `${what}: ${piece} is placed ${used[piece]} times; the puzzle has ${copies} of it`
+          : `${what}: ${piece} is placed twice; the puzzle has one`);
+      }
+      for (const cell of cells) {
+        const k = cell.join(",");
+        if (owner.has(k)) {
+          const m = owner.get(k);
+          throw invalid(`${what} overlaps placement ${m} (${placements[m - 1].piece}) at ` +
+                        where(cell));
+        }
+        owner.set(k, n);
+      }
+      ids.push(plan.ids.get(`${piece}|${cellsKey(cells)}`));
+    });
+    const covered = placements.reduce((sum, p) => sum + p.cells.length, 0);
+    const solved = covered === board.size - open.size &&
+      layout.pieces.every((p) => (used[p.name] || 0) >= p.low);
+    return {ids, solved, spec, labels, faceUp};
+  }
+
+  prefix(plan, labels) { return labels.map((label) => plan.slack[label]); }
+
+  // The engine's answer (engine(plan)), or the server's (server()) for a puzzle without a
+  // plan. An engine that fails (its worker lost: no refusal, nothing cancelled) leaves this
+  // question and every later one to the server.
+  async answer(puzzle, engine, server) {
+    const plan = this.broken ? null : await this.plan(puzzle);
+    if (!plan) return server();
+    try {
+      return await engine(plan);
+    } catch (err) {
+      if (err.name === "AbortError" || err.status !== undefined) throw err;
+      this.broken = true;
+      this.kind = "server";
+      if (this.onKind) this.onKind(this.kind);
+      return server();
+    }
+  }
+
+  count(puzzle, signal) {
+    return this.answer(puzzle, (plan) => this.engineCount(plan, puzzle, signal),
+                       () => this.server.count(puzzle, signal));
+  }
+
+  check(puzzle, placements, signal) {
+    return this.answer(puzzle, (plan) => this.engineCheck(plan, puzzle, placements, signal),
+                       () => this.server.check(puzzle, placements, signal));
+  }
+
+  hint(puzzle, revealed, signal) {
+    return this.answer(puzzle, (plan) => this.engineHint(plan, puzzle, revealed, signal),
+                       () => this.server.hint(puzzle, revealed, signal));
+  }
+
+  solution(puzzle, index, signal) {
+    return this.answer(puzzle, (plan) => this.engineSolution(plan, puzzle, index, signal),
+                       () => this.server.solution(puzzle, index, signal));
+  }
+
+  async engineCount(plan, puzzle, signal) {
+    const {spec, labels, faceUp} = this.read(puzzle);
+    const {count} = await this.ask("count", "count", plan, {prefix: this.prefix(plan, labels)},
+                                   signal);
+    return {spec: spec.name, labels, face_up: faceUp, count: Number(count)};
+  }
+
+  // A position judged as the server judges it (play.check_position).
+  async engineCheck(plan, puzzle, placements, signal) {
+    const {ids, solved, spec, labels, faceUp} = await this.validate(puzzle, plan, placements);
+    const answer = (status, completions, message, takeBack = []) => ({
+      spec: spec.name, labels, face_up: faceUp, status, completions, message,
+      take_back: takeBack});
+    if (solved) return answer("solved", 1, "solved!");
+    const {count, wayOut} = await this.ask("check", "position", plan,
+                                           {prefix: this.prefix(plan, labels), ids}, signal);
+    const found = Number(count);
+    if (found) {
+      return answer("open", found, `${plural(found, "solution")} still possible from here`);
+    }
+    const named = labels.join(" ") + (faceUp ? " with the pieces face up" : "");
+    if (!ids.length) return answer("dead_end", 0, `${named} has no solution`);
+    const takeBack = ids.map((_, k) => k).filter((k) => wayOut[k]);
+    let message = "dead end: no solution contains these pieces";
+    if (takeBack.length) {
+      const names = takeBack.map((k) => placements[k].piece);
+      message += "; take back " + (names.length === 1 ? names[0]
+        : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`) + " to get out of it";
+    } else if (!wayOut.at(-1)) {
+      message = `dead end: ${named} has no solution`;
+    } else {
+      message += "; taking back one piece is not enough";
+    }
+    return answer("dead_end", 0, message, takeBack);
+  }
+
+  // One more piece of a solution that keeps the pieces shown (play.next_hint): the first,
+  // in the order of the pieces' letters, of the first solution's pieces not shown.
+  async engineHint(plan, puzzle, revealed, signal) {
+    const {ids, spec, labels} = await this.validate(puzzle, plan, revealed);
+    const prefix = this.prefix(plan, labels);
+    const {solutions} = await this.ask("hint", "solutions", plan,
+                                       {forced: [...prefix, ...ids], skip: 0, take: 1}, signal);
+    if (!solutions.length) {
+      throw refusal(sentence(revealed.length ? "no solution has the pieces shown; take some back"
+        : `${labels.join(" ")} has no solution`), 409);
+    }
+    const order = new Map(plan.letters.map((name, k) => [name, k]));
+    const shown = new Set([...prefix, ...ids]);
+    const rest = solutions[0].filter((j) => !shown.has(j) && plan.options[j][2] === 0)
+      .sort((i, j) => (order.get(plan.options[i][0]) ?? 0) - (order.get(plan.options[j][0]) ?? 0) ||
+            i - j);
+    const more = rest.length ? plan.options[rest[0]] : null;
+    return {spec: spec.name, labels,
+            revealed: [...revealed.map(({piece, cells}) => ({piece,
+                                                            cells: [...cells].sort(byCell)})),
+                       ...(more ? [{piece: more[0], cells: [...more[1]].sort(byCell)}] : [])],
+            complete: more === null};
+  }
+
+  // Solution index of the puzzle, its placements for the page to draw (no SVG).
+  async engineSolution(plan, puzzle, index, signal) {
+    const {spec, labels, faceUp} = this.read(puzzle);
+    if (index >= MAX_SOLUTION) {
+      const most = MAX_SOLUTION.toLocaleString("en-US");
+      throw refusal(sentence(`the page steps through the first ${most} solutions only`), 422);
+    }
+    // one past the one asked: whether there is a next
+    const {solutions, found, exhausted} = await this.ask(
+      "solution", "solutions", plan, {forced: this.prefix(plan, labels), skip: index, take: 2},
+      signal);
+    const count = exhausted ? found : null;
+    if (!solutions.length && index > 0) {
+      throw refusal(sentence(`there is no solution ${index + 1}: ${labels.join(" ")} has ` +
+                             `${found.toLocaleString("en-US")}`), 404);
+    }
+    const answer = {spec: spec.name, labels, index, found: Math.min(found, MAX_SOLUTION),
+                    exhausted, count, face_up: faceUp};
+    if (!solutions.length) {
+      return {...answer, status: "unsolvable", placements: [],
+              message: `${labels.join(" ")} has no solution` +
+                (faceUp ? " with the pieces face up" : "")};
+    }
+    const prefix = new Set(this.prefix(plan, labels));
+    const placements = solutions[0].filter((j) => !prefix.has(j) && plan.options[j][2] === 0)
+      .map((j) => ({piece: plan.options[j][0], cells: plan.options[j][1]}));
+    return {...answer, status: "solved", placements};
+  }
+}
+
+// The answers the page uses: the engine's when engine.wasm compiles and a worker loads it,
+// else the server's. onKind(kind) is told which answered each puzzle asked about.
+export async function openAnswers({onKind = null} = {}) {
+  const server = new ServerAnswers();
+  if (typeof Worker !== "function" || typeof WebAssembly !== "object") return server;
+  try {
+    const response = await fetch(WASM);
+    if (!response.ok) return server;
+    const module = await WebAssembly.compile(await response.arrayBuffer());
+    const size = Math.max(1, Math.floor(navigator.hardwareConcurrency) || 1);
+    const asked = Number(new URLSearchParams(location.search).get("engine_delay"));
+    const delay = Number.isFinite(asked) ? Math.min(Math.max(asked, 0), MAX_DELAY_MS) : 0;
+    const pool = new Pool(module, size, delay);
+    await pool.start();
+    return new EngineAnswers(pool, server, onKind);
+  } catch (err) {
+    return server;
+  }
+}
+
+// The footer's sentence: where the answers come from.
+export function answersText(answers) {
+  if (answers.kind !== "engine") return "Answers come from the cpmodels server.";
+  return `Answers come from the engine in this browser (${plural(answers.workers, "worker")}).`;
+}

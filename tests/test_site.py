@@ -1,0 +1,409 @@
+"""The engine's plan of a calendar (``GET /api/plan/...``) against the server's own counts,
+and the static site (``cpmodels site``): its refusals, the tree it writes, and the site
+played in headless Chromium from a plain static file server, online and then offline."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import SPECS, free_port, screenshot, stop_process
+from fastapi.testclient import TestClient
+from test_play_game import WAIT, _keyboard_place, _verdict
+from test_wasm import _needs_clang
+
+from cpmodels.backends.engine import EngineSession
+from cpmodels.geometry import Placement
+from cpmodels.instance import packing_instance
+from cpmodels.query import Query
+from cpmodels.spec import load_spec
+from cpmodels.sweep import sweep_cover
+from cpmodels.web import plans
+from cpmodels.web.app import create_app
+from cpmodels.web.plans import puzzle_plan
+from cpmodels.web.play import check_position
+from cpmodels.web.site import SITE_MARKER
+
+WEEK = SPECS / "calendar_week.yaml"
+DAY = SPECS / "calendar_day.yaml"
+LAPTOP = {"width": 1280, "height": 800}
+
+# A small calendar; unless flipped, its pieces are never turned over (no face-up plan).
+TINY = """\
+kind: calendar
+name: {name}
+flip: {flip}
+board:
+  - "A B . ."
+  - ". . . ."
+groups:
+  g: [A, B]
+pieces:
+  - {{name: I, cells: [[0, 0], [0, 1], [0, 2]]}}
+  - {{name: L, cells: [[0, 0], [1, 0], [1, 1], [1, 2]]}}
+"""
+
+
+def _tiny(folder: Path, name: str = "tiny", *, flip: bool = False) -> Path:
+    path = folder / f"tiny-{hashlib.sha256(name.encode()).hexdigest()[:8]}.yaml"
+    path.write_text(TINY.format(name=json.dumps(name), flip=json.dumps(flip)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    tiny = _tiny(tmp_path_factory.mktemp("specs"))
+    with TestClient(create_app([WEEK, DAY, tiny])) as client:
+        yield client
+
+
+def _refused(response, status: int = 404) -> str:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error", "message"}
+    return body["error"]
+
+
+def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, monkeypatch):
+    week = load_spec(WEEK)
+    for face_up in (False, True):
+        got = client.get(f"/api/plan/calendar_week{'.face-up' * face_up}.json")
+        assert got.status_code == 200
+        assert got.json() == json.loads(json.dumps(puzzle_plan(week, face_up)))
+    plan = client.get("/api/plan/tiny.json").json()
+    assert (plan["spec"], plan["face_up"], plan["letters"], plan["copies"]) == (
+        "tiny", False, ["I", "L"], {"I": 1, "L": 1})
+    assert "never turned over" in _refused(client.get("/api/plan/tiny.face-up.json"))
+    for file in ("nope.json", "nope.face-up.json", "calendar_week", "calendar_week.yaml",
+                 ".json", "calendar_week.JSON"):
+        _refused(client.get(f"/api/plan/{file}"))
+    # without the browser engine the pages ask the API: no plan is served
+    with TestClient(create_app([WEEK], browser_engine=False)) as api_only:
+        assert "serves no plans" in _refused(api_only.get("/api/plan/calendar_week.json"))
+        assert api_only.get("/api/layout/calendar_week").status_code == 200
+    # nor where the install built no engine.wasm
+    monkeypatch.setattr(plans, "engine_built", lambda: False)
+    assert "serves no plans" in _refused(client.get("/api/plan/calendar_week.json"))
+    monkeypatch.undo()
+    for page in ("/", "/index.html", "/edit", "/edit.html"):
+        assert client.get(page).headers["content-type"].startswith("text/html")
+    assert client.get("/index.html").text == client.get("/").text
+    assert client.get("/edit.html").text == client.get("/edit").text
+    for name, kind in (("engine.js", "text/javascript"), ("worker.js", "text/javascript"),
+                       ("engine.wasm", "application/wasm")):
+        if name == "engine.wasm" and not plans.engine_built():
+            _refused(client.get(f"/static/engine/{name}"))
+            continue
+        answer = client.get(f"/static/engine/{name}")
+        assert answer.headers["content-type"].startswith(kind)
+        assert answer.content == resources.files("cpmodels.web").joinpath(
+            f"static/engine/{name}").read_bytes()
+    for name in ("other.js", "..%2Fpage.js", "engine.wasm.map"):
+        _refused(client.get(f"/static/engine/{name}"))
+
+
+def _option_ids(plan: dict) -> dict[tuple, int]:
+    return {(piece, tuple(map(tuple, cells))): j
+            for j, (piece, cells, kind) in enumerate(plan["options"]) if kind == 0}
+
+
+@pytest.mark.parametrize("face_up", [False, True])
+def test_a_dates_counts_from_the_plan_are_the_servers(client, face_up):
+    """Each label's slack option leaves its cell open; a position's count on the plan's
+    cover (prefix: the date's slack options, then the pieces' options) is check_position's
+    on the date's own cover, for a few dates, on the empty board and with pieces placed."""
+    spec = load_spec(WEEK)
+    plan = client.get(f"/api/plan/calendar_week{'.face-up' * face_up}.json").json()
+    cover, _ = sweep_cover(spec, face_up=face_up)
+    assert plan["options"] == [[p.piece, [list(c) for c in p.cells], int(p.kind)]
+                               for p in cover.placements]
+    for label, option in plan["slack"].items():
+        group, cells, kind = plan["options"][option]
+        assert (kind, cells) == (1, [list(spec.label_cells[label])])
+        assert label in spec.groups[group]
+    assert set(plan["slack"]) == {label for labels in spec.groups.values() for label in labels}
+    ids = _option_ids(plan)
+    session = EngineSession(cover)
+    for date in (dt.date(2024, 1, 1), dt.date(2025, 2, 28), dt.date(2026, 7, 4)):
+        labels = spec.date_labels(date)
+        prefix = [plan["slack"][label] for label in labels]
+        instance = packing_instance(Query.of(spec, date=date, face_up=face_up))
+        solution = sorted(session.first_solution(prefix))
+        pieces = [cover.placements[j] for j in solution if j not in prefix]
+        assert check_position(instance, pieces).status == "solved"
+        for placed in (0, 1, 3):
+            shown = [Placement(p.piece, p.cells) for p in pieces[:placed]]
+            verdict = check_position(instance, shown)
+            count = session.count(prefix + [ids[(p.piece, p.cells)] for p in shown])
+            assert count == verdict.completions > 0, (date, placed)
+
+
+def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli, tmp_path,
+                                                                          monkeypatch):
+    afile = tmp_path / "a-file"
+    afile.write_text("mine")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: calendar\nname: [\n")
+    dots = _tiny(tmp_path, "..")
+    link = tmp_path / "link"
+    link.symlink_to(theirs)
+    new = tmp_path / "new"
+    cases = [
+        ((afile, WEEK), f"cannot write the site to {afile}: it is not a directory"),
+        ((theirs, WEEK), "it holds files and no earlier site"),
+        ((link, WEEK), "it is a symbolic link"),
+        ((tmp_path / "none" / "site", _tiny(tmp_path)), "there is no directory"),
+        ((new, bad), "bad.yaml"),
+        ((new, SPECS / "pentominoes_6x10.yaml"), "the page shows calendars"),
+        ((new, WEEK, WEEK), "two specs are named 'calendar_week'"),
+        ((new, dots), "cannot be a file of the site"),
+        ((new, _tiny(tmp_path, "bell\a")), "cannot be a file of the site"),
+        ((new, _tiny(tmp_path, "x", flip=True), _tiny(tmp_path, "x.face-up")),
+         "two files of the site are both api/plan/x.face-up.json"),
+        ((new, tmp_path / "missing.yaml"), "missing.yaml"),
+    ]
+    for argv, said in cases:
+        code, out, err = run_cli("site", *argv)
+        assert code == 2, (argv, out, err)
+        assert out == "" and err.count("\n") == 1 and said in err, (argv, err)
+        assert "Traceback" not in err
+    monkeypatch.setattr(plans, "engine_built", lambda: False)
+    code, out, err = run_cli("site", new, WEEK)
+    assert code == 2 and err.count("\n") == 1
+    assert "engine.wasm is not installed" in err and "clang" in err
+    assert afile.read_text() == "mine" and not new.exists()
+    assert not (tmp_path / "none").exists()
+    assert [p.name for p in theirs.iterdir()] == ["notes.txt"]
+
+
+def _files(out: Path) -> set[str]:
+    return {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+
+
+def _listed(out: Path) -> tuple[str, list[str]]:
+    worker = (out / "sw.js").read_text()
+    version = re.search(r'^const VERSION = "([0-9a-f]+)";$', worker, re.M).group(1)
+    files = json.loads(re.search(r"^const FILES = (\[.*\]);$", worker, re.M).group(1))
+    return version, files
+
+
+def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tmp_path):
+    out = tmp_path / "site"
+    first, second = _tiny(tmp_path, "first"), _tiny(tmp_path, "second?50%")
+    assert run_cli("site", out, first)[0] == 0
+    earlier, _ = _listed(out)
+    (out / "CNAME").write_text("puzzles.example\n")  # a file of the host's, kept
+    # an earlier list naming files outside the site (by .., by a path from the root, through
+    # a link): none of them is removed
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    (out / "elsewhere").symlink_to(outside)
+    worker = (out / "sw.js").read_text()
+    _, listed = _listed(out)
+    hostile = [*listed, "../outside/keep.txt", str(outside / "keep.txt"), "elsewhere/keep.txt"]
+    (out / "sw.js").write_text(worker.replace(f"const FILES = {json.dumps(listed)};",
+                                              f"const FILES = {json.dumps(hostile)};"))
+    code, said, _ = run_cli("site", out, second)
+    assert code == 0 and f"python -m http.server -d {out}" in said
+    assert "removed 3 files of the earlier site: api/board/start/first, api/layout/first, " \
+        "api/plan/first.json\n" in said
+    version, listed = _listed(out)
+    assert version != earlier  # the browsers that kept the first site take the second
+    assert _files(out) == {*listed, "sw.js", "CNAME"}
+    assert (outside / "keep.txt").read_text() == "mine"
+    # a name is the file's as it is: the pages ask for it quoted, the host unquotes it
+    assert {"api/layout/second?50%", "api/plan/second?50%.json"} <= set(listed)
+    assert not (out / "api/layout/first").exists()
+    assert (out / "CNAME").read_text() == "puzzles.example\n"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> tuple[Path, str]:
+    """``cpmodels site OUT`` (the bundled calendars), as a person runs it."""
+    if not plans.engine_built():
+        _needs_clang()
+    out = tmp_path_factory.mktemp("published") / "site"
+    done = subprocess.run([sys.executable, "-m", "cpmodels", "site", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return out, done.stdout
+
+
+def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relatively(site):
+    out, said = site
+    version, listed = _listed(out)
+    assert _files(out) == {*listed, "sw.js"}
+    assert f"wrote {len(listed) + 1} files" in said and f"-d {out}" in said
+    digest = hashlib.sha256()
+    for path in sorted(listed):
+        data = (out / path).read_bytes()
+        digest.update(f"{path}\0{len(data)}\0".encode() + data)
+    assert digest.hexdigest()[:16] == version
+    for need in ("index.html", "edit.html", "manifest.webmanifest", "icon.svg",
+                 "static/page.js", "static/engine/engine.js", "static/engine/engine.wasm",
+                 "static/engine/worker.js", "api/specs", "api/grids",
+                 "api/board/pools/square", "api/board/start/calendar_week",
+                 "api/layout/calendar_week", "api/plan/calendar_week.json",
+                 "api/plan/calendar_week.face-up.json", "api/plan/calendar_day.json"):
+        assert need in listed, need
+    for page in ("index.html", "edit.html"):
+        text = (out / page).read_text()
+        assert text.count(SITE_MARKER) == 1 and 'href="manifest.webmanifest"' in text
+    manifest = json.loads((out / "manifest.webmanifest").read_text())
+    assert (manifest["start_url"], manifest["display"]) == (".", "standalone")
+    assert manifest["icons"][0]["src"] in listed
+    for path in listed:
+        if path.endswith((".html", ".js")):
+            text = (out / path).read_text()
+            assert not re.search(r"""["'`(]/(api|static)\b""", text), path
+    # the data files are the server's answers
+    with TestClient(create_app([WEEK, DAY, SPECS / "calendar_week_11.yaml"])) as client:
+        for path in ("api/grids", "api/layout/calendar_day", "api/board/start/calendar_week",
+                     "api/plan/calendar_week_11.face-up.json"):
+            assert (out / path).read_bytes() == client.get(f"/{path}").content, path
+        served = client.get("/api/specs").json()
+    assert json.loads((out / "api/specs").read_text())["specs"] == served["specs"]
+    assert served["specs"][0]["name"] == "calendar_week"
+
+
+@contextmanager
+def _hosting(out: Path) -> Iterator[str]:
+    """``out`` served by Python's plain static file server (no cpmodels in it)."""
+    port = free_port()
+    host = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
+                             str(port), "-d", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(url, timeout=2)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "the static server did not start"
+                time.sleep(0.05)
+        yield url
+    finally:
+        stop_process(host)
+
+
+@pytest.fixture(scope="module")
+def static_host(site):
+    with _hosting(site[0]) as url:
+        yield url
+
+
+ENGINE_SAYS = ("document.querySelector('#answers-by').textContent"
+               ".startsWith('Answers come from the engine in this browser')")
+
+
+def _play_today(page, out: Path) -> None:
+    """Play today's calendar_week (the browser's today) to the end by keyboard, each
+    verdict the count the engine finds here for that position."""
+    spec = load_spec(WEEK)
+    year, month, day = page.evaluate(
+        "(() => { const d = new Date(); return [d.getFullYear(), d.getMonth() + 1, "
+        "d.getDate()]; })()")
+    labels = spec.date_labels(dt.date(year, month, day))
+    plan = json.loads((out / "api/plan/calendar_week.json").read_text())
+    layout = json.loads((out / "api/layout/calendar_week").read_text())
+    cover, _ = sweep_cover(spec)
+    session = EngineSession(cover)
+    prefix = [plan["slack"][label] for label in labels]
+    pieces = [cover.placements[j] for j in sorted(session.first_solution(prefix))
+              if j not in prefix]
+    _verdict(page, 0)
+    page.focus("#tray .tile")
+    for n, p in enumerate(pieces, 1):
+        _keyboard_place(page, layout, p.piece, p.cells)
+        _verdict(page, n)
+        said = page.inner_text("#feedback")
+        if n < len(pieces):
+            count = session.count(prefix + [cover.placements.index(q) for q in pieces[:n]])
+            assert f"{count:,} solution" in said and "still possible" in said, (n, said)
+        else:
+            assert said == f"{' '.join(labels)}: solved! Every piece fits.", said
+
+
+def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, site,
+                                                                     static_host, tmp_path):
+    out, _ = site
+    context = browser.new_context(viewport=LAPTOP, reduced_motion="reduce")  # a still picture
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        page.goto(static_host)
+        page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
+        _play_today(page, out)
+        # the service worker has every file of the site: offline, a reload plays again
+        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=WAIT)
+        page.evaluate("localStorage.clear()")
+        context.set_offline(True)
+        page.reload()
+        page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
+        _play_today(page, out)
+        screenshot(page, tmp_path, "site-offline.png", "CPMODELS_SCREENSHOT_SITE_OFFLINE")
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_serve_without_the_browser_engine_serves_no_plans(run_cli, monkeypatch):
+    """``serve --no-browser-engine``: the pages ask the server for every answer."""
+    from cpmodels.web import connections
+
+    plans_served = []
+
+    def serve(app, host, port, listening):
+        with TestClient(app) as client:
+            plans_served.append(client.get("/api/plan/calendar_day.json").status_code)
+
+    monkeypatch.setattr(connections, "serve", serve)
+    assert run_cli("serve", "calendar_day")[0] == 0
+    assert run_cli("serve", "calendar_day", "--no-browser-engine")[0] == 0
+    assert plans_served == [200, 404]
+
+
+def test_a_puzzle_whose_name_is_quoted_in_addresses_is_kept_for_offline_play(browser, run_cli,
+                                                                             tmp_path):
+    """The service worker keeps each file at the address the pages ask for it by: a name
+    with ? and % in it quoted, as the pages quote it."""
+    if not plans.engine_built():
+        _needs_clang()
+    out = tmp_path / "site"
+    assert run_cli("site", out, _tiny(tmp_path, "q?x%"))[0] == 0
+    assert (out / "api/layout/q?x%").is_file()
+    context = browser.new_context(viewport=LAPTOP)
+    try:
+        with _hosting(out) as url:
+            page = context.new_page()
+            page.goto(url)
+            page.wait_for_function("navigator.serviceWorker.controller !== null",
+                                   timeout=WAIT)
+            context.set_offline(True)
+            page.reload()
+            page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
+            _verdict(page, 0)
+            assert page.inner_text("#feedback") == "1 solution still possible from here"
+    finally:
+        context.close()
