@@ -5,6 +5,7 @@ played in headless Chromium from a plain static file server, online and then off
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import hashlib
 import json
 import re
@@ -33,7 +34,7 @@ from cpmodels.web import plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import check_position
-from cpmodels.web.site import SITE_MARKER
+from cpmodels.web.site import LOCK_FILE, SITE_MARKER
 
 WEEK = SPECS / "calendar_week.yaml"
 DAY = SPECS / "calendar_day.yaml"
@@ -175,12 +176,20 @@ def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli
         ((new, _tiny(tmp_path, "x", flip=True), _tiny(tmp_path, "x.face-up")),
          "two files of the site are both api/plan/x.face-up.json"),
         ((new, tmp_path / "missing.yaml"), "missing.yaml"),
+        (("", WEEK), "cannot write the site: the folder's name is empty"),
+        ((new, _tiny(tmp_path, "a%20b")),
+         "a spec named 'a%20b' cannot be a file of the site: a static server reads %20"),
+        ((new, _tiny(tmp_path, "Con")), "Windows keeps the name CON for a device"),
+        ((new, _tiny(tmp_path, "lpt1.old")), "Windows keeps the name LPT1 for a device"),
+        ((new, _tiny(tmp_path, "calendar_day"), _tiny(tmp_path, "Calendar_Day")),
+         "specs named 'calendar_day' and 'Calendar_Day' would be files whose names differ "
+         "only by case"),
     ]
     for argv, said in cases:
         code, out, err = run_cli("site", *argv)
         assert code == 2, (argv, out, err)
         assert out == "" and err.count("\n") == 1 and said in err, (argv, err)
-        assert "Traceback" not in err
+        assert "Traceback" not in err and "/api/" not in err, err
     monkeypatch.setattr(plans, "engine_built", lambda: False)
     code, out, err = run_cli("site", new, WEEK)
     assert code == 2 and err.count("\n") == 1
@@ -224,12 +233,82 @@ def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tm
         "api/plan/first.json\n" in said
     version, listed = _listed(out)
     assert version != earlier  # the browsers that kept the first site take the second
-    assert _files(out) == {*listed, "sw.js", "CNAME"}
+    assert _files(out) == {*listed, "sw.js", "CNAME", LOCK_FILE}
     assert (outside / "keep.txt").read_text() == "mine"
     # a name is the file's as it is: the pages ask for it quoted, the host unquotes it
     assert {"api/layout/second?50%", "api/plan/second?50%.json"} <= set(listed)
     assert not (out / "api/layout/first").exists()
     assert (out / "CNAME").read_text() == "puzzles.example\n"
+
+
+def _snapshot(out: Path) -> dict[str, tuple[str, bytes | str]]:
+    """Every entry under ``out``: a file's bytes, a link's target, a folder."""
+    return {p.relative_to(out).as_posix():
+            ("link", str(p.readlink())) if p.is_symlink()
+            else ("dir", "") if p.is_dir() else ("file", p.read_bytes())
+            for p in out.rglob("*")}
+
+
+def test_a_site_refused_part_way_writes_nothing_and_runs_take_turns(run_cli, tmp_path):
+    """Every path is checked before a file is written: an earlier site holding a folder or
+    a link where the site writes a file is left exactly as it was, and said in words. A
+    run while another holds OUT is refused. OUT holding only hidden entries (a Pages
+    checkout) is a new site's, its entries kept."""
+    tiny = _tiny(tmp_path, "tiny", flip=True)
+    out = tmp_path / "site"
+    assert run_cli("site", out, tiny)[0] == 0
+    breaks = [
+        ("api/plan/tiny.face-up.json", "dir", "it holds a folder or another thing that is "
+         "not a file at api/plan/tiny.face-up.json, where the site writes a file; nothing "
+         "was written"),
+        ("sw.js", "link", "it holds a symbolic link at sw.js, where the site writes a file; "
+         "nothing was written"),
+        ("api/specs", "link", "it holds a symbolic link at api/specs"),
+        ("api/plan", "link", "it holds a symbolic link at api/plan, where the site writes a "
+         "folder"),
+        ("static/engine", "file", "it holds a file at static/engine, where the site writes a "
+         "folder"),
+    ]
+    for path, kind, said in breaks:
+        target = out / path
+        kept = tmp_path / "kept"
+        target.rename(kept)
+        if kind == "dir":
+            target.mkdir()
+        elif kind == "link":
+            target.symlink_to(kept)  # the file or folder as it was, through a link
+        else:
+            target.write_text("mine")
+        before = _snapshot(out)
+        code, said_out, err = run_cli("site", out, tiny)
+        assert code == 2 and said_out == "" and err.count("\n") == 1, (path, err)
+        assert f"cannot write the site to {out}: {said}" in err, (path, err)
+        assert "name the file itself" not in err
+        assert _snapshot(out) == before, path  # not one file rewritten
+        if kind == "dir":
+            target.rmdir()
+        else:
+            target.unlink()
+        kept.rename(target)
+    # another run holds the lock: refused, nothing written
+    before = _snapshot(out)
+    with (out / LOCK_FILE).open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        code, _, err = run_cli("site", out, tiny)
+    assert code == 2 and "another cpmodels site run is writing there now" in err, err
+    assert _snapshot(out) == before
+    assert run_cli("site", out, tiny)[0] == 0  # the lock let go: the site is written
+    # a checkout holding hidden entries alone is a new site's place; they are kept
+    pages = tmp_path / "pages"
+    (pages / ".git").mkdir(parents=True)
+    (pages / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (pages / ".nojekyll").write_text("")
+    (pages / ".DS_Store").write_bytes(b"\0\1")
+    assert run_cli("site", pages, tiny)[0] == 0
+    assert (pages / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+    assert (pages / ".DS_Store").read_bytes() == b"\0\1"
+    assert (pages / "index.html").is_file() and (pages / "sw.js").is_file()
+    assert LOCK_FILE not in _listed(pages)[1]
 
 
 @pytest.fixture(scope="module")
