@@ -114,6 +114,13 @@ def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, 
         _refused(client.get(f"/static/engine/{name}"))
 
 
+def test_no_solution_past_the_last_of_a_puzzle_with_none_says_so(client):
+    for labels, said in ((["A"], "A has 1."), (["B"], "B has no solution.")):
+        answer = client.post("/api/solution", json={"spec": "tiny", "labels": labels,
+                                                    "index": 1})
+        assert _refused(answer) and answer.json()["message"] == f"There is no solution 2: {said}"
+
+
 def _option_ids(plan: dict) -> dict[tuple, int]:
     return {(piece, tuple(map(tuple, cells))): j
             for j, (piece, cells, kind) in enumerate(plan["options"]) if kind == 0}
@@ -327,7 +334,7 @@ def site(tmp_path_factory) -> tuple[Path, str]:
 def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relatively(site):
     out, said = site
     version, listed = _listed(out)
-    assert _files(out) == {*listed, "sw.js"}
+    assert _files(out) == {*listed, "sw.js", LOCK_FILE}
     assert f"wrote {len(listed) + 1} files" in said and f"-d {out}" in said
     digest = hashlib.sha256()
     for path in sorted(listed):
@@ -447,6 +454,101 @@ def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, si
         context.close()
 
 
+NO_ENGINE = ("This browser could not start the puzzle engine (WebAssembly or workers may be "
+             "blocked, or a file of the site is missing), and this site has no server to ask.")
+# a worker that loads, then is lost at its first question
+LOST_WORKER = ("onmessage = ({data}) => { if (data.module) postMessage({ready: true}); "
+               "else throw new Error('lost'); };")
+PHONE = {"width": 390, "height": 844}
+
+
+def _open_cells(page) -> list[str]:
+    """The labels the play board shows open."""
+    return page.eval_on_selector_all("#play-board text.open", "els => els.map(e => e.textContent)")
+
+
+def _menus(page) -> list[str]:
+    return page.eval_on_selector_all("#labels-box select", "els => els.map(e => e.value)")
+
+
+def test_the_site_without_its_engine_says_so_and_still_shows_the_date(browser, site,
+                                                                      static_host):
+    """No server to fall back to on the site: wasm blocked, a plan missing, or a worker
+    lost at its first question, the page says so in words (never HTTP 501), the footer
+    says the engine did not load, and the board shows the date's cells open."""
+    blocked = {"wasm": ("**/static/engine/engine.wasm", lambda route: route.abort()),
+               "plan": ("**/api/plan/**", lambda route: route.fulfill(status=404, body="")),
+               "worker": ("**/static/engine/worker.js",
+                          lambda route: route.fulfill(body=LOST_WORKER,
+                                                      content_type="text/javascript"))}
+    for (what, (pattern, handler)), viewport in zip(blocked.items(), (LAPTOP, PHONE, LAPTOP)):
+        context = browser.new_context(viewport=viewport, service_workers="block")
+        try:
+            page = context.new_page()
+            page.route(pattern, handler)
+            page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29")
+            page.wait_for_function(
+                "t => document.querySelector('#feedback').textContent === t", arg=NO_ENGINE,
+                timeout=WAIT)
+            assert page.inner_text("#answers-by") == (
+                "The puzzle engine did not load in this browser, and this site has no "
+                "server: no answers can be given here."), what
+            assert sorted(_open_cells(page)) == ["29", "Feb", "Thu"], what
+            assert _menus(page) == ["Feb", "29", "Thu"], what
+            assert page.locator("#feedback").is_visible()
+            box = page.locator("#play-board").bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5
+            text = page.inner_text("body")
+            assert "501" not in text and "server could not answer" not in text, what
+        finally:
+            context.close()
+
+
+def test_the_menus_and_the_board_follow_a_linked_date_before_any_answer(browser, site,
+                                                                       static_host):
+    """A linked date's labels are in the menus and open on the board while the engine has
+    not answered (its plan held back), the verdict says it is counting; "Use these labels"
+    keeps them; a solved first day of year 1 offers no day before it."""
+    out, _ = site
+    held: list = []
+    context = browser.new_context(viewport=LAPTOP, service_workers="block")
+    try:
+        page = context.new_page()
+        page.route("**/api/plan/**", lambda route: held.append(route))
+        page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29")
+        page.wait_for_selector("#play-board text.open", timeout=WAIT)
+        page.wait_for_function("document.querySelector('#feedback').textContent !== ''",
+                               timeout=WAIT)
+        assert sorted(_open_cells(page)) == ["29", "Feb", "Thu"]
+        assert _menus(page) == ["Feb", "29", "Thu"]
+        assert page.inner_text("#feedback") == "Feb 29 Thu: counting the solutions ..."
+        page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29&view=solutions")
+        page.wait_for_selector("#labels-box select", timeout=WAIT)
+        assert _menus(page) == ["Feb", "29", "Thu"]
+        page.click("#use-labels")
+        assert "labels=Feb,29,Thu" in page.url and _menus(page) == ["Feb", "29", "Thu"]
+        # the first day there is: solved, and no day before it to play
+        spec = load_spec(WEEK)
+        labels = spec.date_labels(dt.date(1, 1, 1))
+        plan = json.loads((out / "api/plan/calendar_week.json").read_text())
+        cover, _ = sweep_cover(spec)
+        prefix = [plan["slack"][label] for label in labels]
+        solved = [{"piece": cover.placements[j].piece,
+                   "cells": [list(c) for c in cover.placements[j].cells]}
+                  for j in sorted(EngineSession(cover).first_solution(prefix))
+                  if j not in prefix]
+        page.evaluate("kept => localStorage.setItem("
+                      "'cpmodels-play:calendar_week:0001-01-01:any', kept)", json.dumps(solved))
+        page.unroute("**/api/plan/**")  # (the plans held went with their pages)
+        page.goto(f"{static_host}?spec=calendar_week&date=0001-01-01")
+        page.wait_for_selector("#solved:not([hidden])", timeout=WAIT)
+        assert page.inner_text("#feedback").endswith("solved! Every piece fits.")
+        assert page.locator("#yesterday").is_hidden()
+        assert page.locator("#another-date").is_visible()
+    finally:
+        context.close()
+
+
 def test_serve_without_the_browser_engine_serves_no_plans(run_cli, monkeypatch):
     """``serve --no-browser-engine``: the pages ask the server for every answer."""
     from cpmodels.web import connections
@@ -484,5 +586,12 @@ def test_a_puzzle_whose_name_is_quoted_in_addresses_is_kept_for_offline_play(bro
             page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
             _verdict(page, 0)
             assert page.inner_text("#feedback") == "1 solution still possible from here"
+            # a puzzle with no solution has no solution 2 either, said so in words
+            page.goto(f"{url}?spec=q%3Fx%25&labels=B&view=solutions&solution=2")
+            page.click("#reveal")
+            page.wait_for_function("document.querySelector('#error').textContent !== ''",
+                                   timeout=WAIT)
+            said = page.inner_text("#error")
+            assert said == "there is no solution 2: B has no solution; showing solution 1", said
     finally:
         context.close()
