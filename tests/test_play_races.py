@@ -108,3 +108,32 @@ def test_quick_changes_on_a_slow_server_send_only_settled_requests(browser, slow
         assert len(sent) >= 5  # the page asked while the puzzle was being changed
     finally:
         page.close()
+
+
+def test_a_linked_dates_labels_are_shown_before_the_server_answers(browser, slow_server):
+    """The server's answers held back: a deep link's date is in the label menus and open on
+    the play board at once, the verdict says it is counting, and "Use these labels" in the
+    solutions view keeps the date's labels (not the listing's today)."""
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    held: list = []
+    try:
+        page.route("**/api/plan/**", lambda route: route.fulfill(status=404, body="{}"))
+        page.route("**/api/check", lambda route: held.append(route))
+        page.goto(f"{slow_server}/?spec=calendar_week&date=2024-02-29")
+        page.wait_for_selector("#play-board text.open", timeout=30_000)
+        page.wait_for_function("document.querySelector('#feedback').textContent !== ''",
+                               timeout=30_000)
+        menus = "els => els.map(e => e.value)"
+        opened = page.eval_on_selector_all("#play-board text.open",
+                                           "els => els.map(e => e.textContent)")
+        assert sorted(opened) == ["29", "Feb", "Thu"]
+        assert page.eval_on_selector_all("#labels-box select", menus) == ["Feb", "29", "Thu"]
+        assert page.inner_text("#feedback") == "Feb 29 Thu: counting the solutions ..."
+        assert page.inner_text("#answers-by") == "Answers come from the cpmodels server."
+        page.goto(f"{slow_server}/?spec=calendar_week&date=2024-02-29&view=solutions")
+        page.wait_for_selector("#labels-box select", timeout=30_000)
+        assert page.eval_on_selector_all("#labels-box select", menus) == ["Feb", "29", "Thu"]
+        page.click("#use-labels")
+        assert "labels=Feb,29,Thu" in page.url
+    finally:
+        page.close()
