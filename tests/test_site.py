@@ -297,13 +297,16 @@ def test_a_site_refused_part_way_writes_nothing_and_runs_take_turns(run_cli, tmp
         else:
             target.unlink()
         kept.rename(target)
-    # another run holds the lock: refused, nothing written
+    # another run holds the lock, part-way (its sw.js not yet written): refused as such
+    (out / "sw.js").rename(tmp_path / "sw.js")
     before = _snapshot(out)
     with (out / LOCK_FILE).open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         code, _, err = run_cli("site", out, tiny)
-    assert code == 2 and "another cpmodels site run is writing there now" in err, err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "another cpmodels site run is writing there now" in err, err
     assert _snapshot(out) == before
+    (tmp_path / "sw.js").rename(out / "sw.js")
     assert run_cli("site", out, tiny)[0] == 0  # the lock let go: the site is written
     # a checkout holding hidden entries alone is a new site's place; they are kept
     pages = tmp_path / "pages"

@@ -29,7 +29,7 @@ import re
 import stat
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -316,14 +316,21 @@ def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
         raise InputError("cannot write the site: the folder's name is empty; name a new or "
                          "an empty folder, or an earlier site")
     out = Path(out)
-    check_out(out)
-    files = site_files(spec_paths)
-    worker, version = service_worker(files)
-    files[SERVICE_WORKER] = worker
-    order = sorted(files, key=lambda path: path == SERVICE_WORKER)  # sw.js last
-    _check_paths(out, order)
-    make_directory(out)
-    with _locked(out):
+    lock = out / LOCK_FILE
+    with ExitStack() as stack:
+        # a site written here since the lock came: another run may be writing it now
+        locked = lock.is_file() and not lock.is_symlink()
+        if locked:
+            stack.enter_context(_locked(out))
+        check_out(out)
+        files = site_files(spec_paths)
+        worker, version = service_worker(files)
+        files[SERVICE_WORKER] = worker
+        order = sorted(files, key=lambda path: path == SERVICE_WORKER)  # sw.js last
+        _check_paths(out, order)
+        make_directory(out)
+        if not locked:
+            stack.enter_context(_locked(out))
         earlier = check_out(out)  # again, now that no other run writes here
         _check_paths(out, order)
         for path in order:
