@@ -20,6 +20,7 @@ import httpx
 import pytest
 from conftest import SPECS, free_port, screenshot, stop_process
 from fastapi.testclient import TestClient
+from test_editor_counts import DONE, counted, sweep_rows
 from test_play_game import WAIT, _keyboard_place, _verdict
 from test_wasm import _needs_clang
 
@@ -29,7 +30,7 @@ from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.sweep import sweep_cover
-from cpmodels.web import plans
+from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import check_position
@@ -91,6 +92,8 @@ def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, 
     # without the browser engine the pages ask the API: no plan is served
     with TestClient(create_app([WEEK], browser_engine=False)) as api_only:
         assert "serves no plans" in _refused(api_only.get("/api/plan/calendar_week.json"))
+        if plans.engine_built():  # nor the engine, so the editor's counts are the server's
+            assert "is off" in _refused(api_only.get("/static/engine/engine.wasm"))
         assert api_only.get("/api/layout/calendar_week").status_code == 200
     # nor where the install built no engine.wasm
     monkeypatch.setattr(plans, "engine_built", lambda: False)
@@ -405,5 +408,48 @@ def test_a_puzzle_whose_name_is_quoted_in_addresses_is_kept_for_offline_play(bro
             page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
             _verdict(page, 0)
             assert page.inner_text("#feedback") == "1 solution still possible from here"
+    finally:
+        context.close()
+
+
+def test_the_editor_counts_on_the_site_and_an_edit_cancels_the_count(browser, static_host,
+                                                                    run_cli, tmp_path):
+    """On the static site (no server) the editor starts from the bundled month/day
+    calendar; turning its pieces face up while it counts (the engine slowed) cancels that
+    count, whose rows never reach the heatmap; the heatmap then holds the sweep of the
+    YAML the board's fields make, and the board's check says its arithmetic."""
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    workers: list[str] = []
+    page.on("worker", lambda w: workers.append(w.url))
+    try:
+        page.goto(f"{static_host}edit.html?engine_delay=150")
+        page.wait_for_function("document.querySelector('footer').textContent.startsWith("
+                               "'Counts come')", timeout=WAIT)
+        assert page.locator("footer").inner_text() == (
+            "Counts come from the engine in this browser (2 workers); designing, files and "
+            "making need the cpmodels server (cpmodels serve).".replace(
+                "2 workers", page.evaluate("`${navigator.hardwareConcurrency} workers`")))
+        page.select_option("#start", "calendar_day")
+        page.wait_for_function("document.querySelector('#summary').textContent"
+                               ".startsWith('counting')", timeout=WAIT)
+        page.uncheck("#flip")  # an edit while the first count runs
+        page.wait_for_function(DONE, timeout=WAIT)
+        fields = page.evaluate("import('./static/edit.js').then((m) => m.spec())")
+        assert fields["flip"] is False and fields["name"] == "calendar_day"
+        made = tmp_path / "drawn.yaml"
+        made.write_text(board.to_yaml(fields))
+        want = sweep_rows(run_cli, made, tmp_path)
+        assert counted(page) == want and len(want) == 372
+        # the first count's running search was ended with its worker, and a fresh one
+        # took its place (a pool that only waits makes two)
+        assert len(workers) > 2 and all(u.endswith("static/engine/worker.js") for u in workers)
+        spec = board.board_spec(fields)
+        assert page.locator("#arith").inner_text() == board.arithmetic(spec)["message"]
+        assert page.locator("#errors").inner_text() == ""
+        assert errors == []
     finally:
         context.close()
