@@ -20,7 +20,7 @@ import httpx
 import pytest
 from conftest import SPECS, free_port, screenshot, stop_process
 from fastapi.testclient import TestClient
-from test_editor_counts import DONE, counted, sweep_rows
+from test_editor_counts import DONE, board_link, counted, sweep_rows
 from test_play_game import WAIT, _keyboard_place, _verdict
 from test_wasm import _needs_clang
 
@@ -450,6 +450,16 @@ def test_the_editor_counts_on_the_site_and_an_edit_cancels_the_count(browser, st
         spec = board.board_spec(fields)
         assert page.locator("#arith").inner_text() == board.arithmetic(spec)["message"]
         assert page.locator("#errors").inner_text() == ""
+        # a board whose cover the core will not make: its refusal, in its words
+        f = {"name": "F", "count": [0, 1], "cells": [[0, 1], [0, 2], [1, 0], [1, 1], [2, 1]]}
+        big = {"grid": "square", "board": [" ".join(["A", *"." * 19])] + [" ".join("." * 20)] * 19,
+               "groups": {"g": ["A"]}, "pieces": [{**f, "name": f"F{k}"} for k in range(160)]}
+        page.goto(f"{static_host}edit.html?large#board={board_link(big)}")
+        page.wait_for_function("document.querySelector('#errors').textContent.length > 0",
+                               timeout=WAIT)
+        assert page.locator("#errors").inner_text() == (
+            "The problem is too large: up to 512,000 placements (1280 piece orientations x "
+            "400 cells); the limit is 500,000. Use a smaller board or fewer distinct pieces.")
         assert errors == []
     finally:
         context.close()

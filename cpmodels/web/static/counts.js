@@ -20,9 +20,20 @@ function pieceCells(piece) {
   return cells;
 }
 
+const MAX_COMBINATIONS = 20_000;  // as the server's editor counts (board.MAX_COMBINATIONS)
+const MAX_COPIES = 1000;
+const whole = (n, most) => Number.isSafeInteger(n) && n >= 0 && n <= most;
+
+// A piece's fewest and most copies, or a sentence saying its count does not read.
 function bounds(piece) {
   const count = piece.count ?? 1;
-  return Array.isArray(count) ? count : [count, count];
+  const [low, high] = Array.isArray(count) ? count : [count, count];
+  if (!(whole(low, MAX_COPIES) && whole(high, MAX_COPIES) && low <= high) ||
+      (Array.isArray(count) && count.length !== 2)) {
+    throw new Error(`The count of ${piece.name} is not a whole number of copies (nor the ` +
+                    "fewest and the most, in that order).");
+  }
+  return [low, high];
 }
 
 // The board's fields as the engine's sweep cover takes them, with each group's label
@@ -39,15 +50,32 @@ export function boardInput(fields) {
     if (t !== ".") at[t] = cell;
   }));
   const names = Object.entries(fields.groups || {});
+  const seen = {};
   const groups = names.map(([group, labels]) => labels.map((label) => {
     if (!(String(label) in at)) {
       throw new Error(`Label ${label} of the group ${group} is on no cell of the board.`);
     }
+    if (String(label) in seen) {
+      throw new Error(`Label ${label} is in two groups (${seen[label]} and ${group}); a ` +
+                      "label belongs to one.");
+    }
+    seen[String(label)] = group;
     return at[String(label)];
   }));
+  const combinations = groups.reduce((n, group) => n * group.length, 1);
+  if (combinations > MAX_COMBINATIONS) {
+    throw new Error(`The groups make ${combinations.toLocaleString("en-US")} label ` +
+                    `combinations; the editor counts at most ` +
+                    `${MAX_COMBINATIONS.toLocaleString("en-US")}.`);
+  }
   const pieces = (fields.pieces || []).map((piece) => {
     const [low, high] = bounds(piece);
-    return {cells: pieceCells(piece), low, count: high, flip: fields.flip !== false};
+    const cells = pieceCells(piece);
+    if (!cells.length || !cells.every((cell) => Array.isArray(cell) && cell.length === 2 &&
+                                       cell.every((n) => Number.isSafeInteger(n)))) {
+      throw new Error(`The cells of ${piece.name} are not pairs of whole numbers.`);
+    }
+    return {cells, low, count: high, flip: fields.flip !== false};
   });
   return {grid, cells, pieces, groups, faceUp: false,
           labels: names.map(([, labels]) => labels.map(String)),
