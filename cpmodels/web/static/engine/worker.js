@@ -18,7 +18,13 @@
 import {decodePlan, loadEngine} from "./engine.js";
 
 const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a bump heap)
-const BOARD_TABLE_SLOTS = 1 << 20;  // a board's table of sub-board counts (about 64 MB)
+// A board's table of sub-board counts, as the server's editor sizes it (board.py): a
+// board of 48 cells or more (the weekday calendar, 50) needs a large one to count fast.
+// Its arena keeps a count vector for each state (up to one count a combination a task
+// tallies): far more than four counts a slot.
+const BOARD_TABLE_SLOTS = [1 << 20, 1 << 22];
+const BOARD_ARENA = [1 << 23, 1 << 25];
+const LARGE_BOARD = 48;
 
 class Answerer {
   constructor(post) {
@@ -89,7 +95,9 @@ class Answerer {
     const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
                                    cell: made.items.cell, neighbours: near, options,
                                    tally: free.map((g) => slackItems[g])});
-    const cover = engine.load(plan, {tableSlots: BOARD_TABLE_SLOTS});
+    const large = Number(cells.length >= LARGE_BOARD);
+    const cover = engine.load(plan, {tableSlots: BOARD_TABLE_SLOTS[large],
+                                     arena: BOARD_ARENA[large]});
     return {cover, fixed, free, slack, labels, tallies: plan.tally.tallies};
   }
 
