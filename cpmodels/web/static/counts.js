@@ -123,9 +123,21 @@ export async function countBoard(pool, fields, onRows, signal) {
   for (const g of fixed) {
     tasks = tasks.flatMap((task) => labels[g].map((_, i) => [...task, i]));
   }
-  await Promise.all(tasks.map((task, k) =>
-    pool.ask(`board:${serial}:${k}`, "sweep", text, text, {task}, signal)
-      .then(({rows}) => { if (!signal.aborted) onRows(rows); })));
+  // First one combination of the first task, a small search, for a first row at once
+  // (as the server's stream): its row is not handed on again with its task.
+  const shown = new Set();
+  const hand = ({rows}) => {
+    if (signal.aborted) return;
+    const fresh = rows.filter(({labels}) => !shown.has(labels.join("\n")));
+    for (const {labels} of fresh) shown.add(labels.join("\n"));
+    if (fresh.length) onRows(fresh);
+  };
+  const preview = fixed.length < labels.length
+    ? [pool.ask(`board:${serial}:preview`, "sweep", text, text,
+                {task: tasks[0], preview: true}, signal).then(hand)]
+    : [];
+  await Promise.all([...preview, ...tasks.map((task, k) =>
+    pool.ask(`board:${serial}:${k}`, "sweep", text, text, {task}, signal).then(hand))]);
 }
 
 // The footer's words for the editor whose counts come from the engine.

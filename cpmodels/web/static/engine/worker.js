@@ -12,7 +12,8 @@
 //        sweep cover of the board laid out by the core with the free groups' slack items
 //        as tally items (made once per key), and task (a label index of each fixed group)
 //        tallied: {rows: [{labels, count}]} in sweep order; task null: {fixed} (the
-//        groups the tasks fix) and no search.
+//        groups the tasks fix) and no search; with preview, the one combination of the
+//        task and the first label of each free group (TallyPlan.preview_tasks).
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
 import {decodePlan, loadEngine} from "./engine.js";
@@ -101,7 +102,7 @@ class Answerer {
     return {cover, fixed, free, slack, labels, tallies: plan.tally.tallies};
   }
 
-  sweep(key, plan, task) {
+  sweep(key, plan, task, preview = false) {
     if (!this.covers.has(key) && this.covers.size) {  // a new board: the old ones let go
       const first = this.covers.values().next().value;
       (first.cover || first).release();
@@ -109,13 +110,19 @@ class Answerer {
     }
     const board = this.cover(key, (text) => this.board(text), plan);
     if (task === null) return {fixed: board.fixed};
+    if (preview) {  // one combination: the task's labels and the first of each free group
+      const chosen = board.labels.map(() => 0);
+      board.fixed.forEach((g, k) => { chosen[g] = task[k]; });
+      const [count] = board.cover.count([chosen.map((i, g) => board.slack[g][i])]);
+      return {rows: [{labels: chosen.map((i, g) => board.labels[g][i]), count: Number(count)}]};
+    }
     const prefix = board.fixed.map((g, k) => board.slack[g][task[k]]);
     const {rows, masks} = board.cover.tally([prefix]);
     return {rows: taskRows(board, task, rows[0], masks[0])};
   }
 
   answer({op, key, plan, args}) {
-    if (op === "sweep") return this.sweep(key, plan, args.task);
+    if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
     const cover = this.cover(key, undefined, plan);
     if (op === "count") return {count: String(cover.count([args.prefix])[0])};
     if (op === "position") {
