@@ -722,8 +722,9 @@ async function engineCount(pool, total, mine, controller) {
     finish(line);
   } catch (e) {
     if (e.name === "AbortError" || mine !== generation) return;
-    if (!onStaticSite()) {  // the server counts what the engine could not
+    if (!onStaticSite()) {  // the server counts what the engine could not, and the rest
       engine = Promise.resolve(null);
+      $("answers-by").textContent = "Answers come from the cpmodels server.";
       count(total, mine);
       return;
     }
