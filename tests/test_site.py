@@ -451,6 +451,40 @@ def test_the_editor_counts_on_the_site_and_an_edit_cancels_the_count(browser, st
         spec = board.board_spec(fields)
         assert page.locator("#arith").inner_text() == board.arithmetic(spec)["message"]
         assert page.locator("#errors").inner_text() == ""
+        # boards the page refuses before the engine is asked, each in a sentence (and
+        # refused by the server's check too)
+        rows = fields["board"]
+        first = rows[0].split()
+        hostile = {
+            "no cell": {**fields, "board": [rows[0].replace(first[0], ".", 1), *rows[1:]]},
+            "twice": {**fields, "board": [rows[0].replace(first[1], first[0], 1), *rows[1:]]},
+            "no group": {**fields, "groups": {**fields["groups"],
+                                              "month": fields["groups"]["month"][1:]}},
+            "two groups": {**fields, "groups": {**fields["groups"], "extra": ["Jan"]}},
+            "date group": {**fields, "board": [rows[0].replace(first[0], ".", 1), *rows[1:]],
+                           "groups": {**fields["groups"],
+                                      "month": fields["groups"]["month"][1:]}},
+            "count": {**fields, "pieces": [{**fields["pieces"][0], "count": [2, 1]}]},
+            "cells": {**fields, "pieces": [{"name": "X", "cells": [[0.5, 0]]}]},
+        }
+        said = page.evaluate("""async (boards) => {
+          const { boardInput } = await import("./static/counts.js");
+          return Object.fromEntries(Object.entries(boards).map(([what, fields]) => {
+            try { boardInput(fields); return [what, "read"]; }
+            catch (e) { return [what, e.message]; } })); }""", hostile)
+        assert said == {
+            "no cell": f"Label {first[0]} of the group month is on no cell of the board.",
+            "twice": f"Label {first[0]} is drawn on two cells of the board.",
+            "no group": f"Label {first[0]} is on the board but in no group: add it to a "
+                        "group, or make its cell a plain one.",
+            "two groups": "Label Jan is in two groups (month and extra); a label belongs "
+                          "to one.",
+            "date group": "The group month must hold 12 labels in calendar order, not 11.",
+            "count": f"The count of {fields['pieces'][0]['name']} is not a whole number of "
+                     "copies (nor the fewest and the most, in that order).",
+            "cells": "The cells of X are not pairs of whole numbers."}
+        for what, bad in hostile.items():
+            assert not board.check(bad)["valid"], what
         # a board whose cover the core will not make: its refusal, in its words
         f = {"name": "F", "count": [0, 1], "cells": [[0, 1], [0, 2], [1, 0], [1, 1], [2, 1]]}
         big = {"grid": "square", "board": [" ".join(["A", *"." * 19])] + [" ".join("." * 20)] * 19,

@@ -22,6 +22,7 @@ function pieceCells(piece) {
 
 const MAX_COMBINATIONS = 20_000;  // as the server's editor counts (board.MAX_COMBINATIONS)
 const MAX_COPIES = 1000;
+const DATE_GROUPS = {month: 12, day: 31, weekday: 7};  // the labels a date group holds
 const whole = (n, most) => Number.isSafeInteger(n) && n >= 0 && n <= most;
 
 // A piece's fewest and most copies, or a sentence saying its count does not read.
@@ -47,9 +48,23 @@ export function boardInput(fields) {
     if (t === "#" || t === "") return;
     const cell = tokenCell(grid, r, c);
     cells.push(cell);
-    if (t !== ".") at[t] = cell;
+    if (t === ".") return;
+    if (t in at) throw new Error(`Label ${t} is drawn on two cells of the board.`);
+    at[t] = cell;
   }));
   const names = Object.entries(fields.groups || {});
+  const grouped = new Set(names.flatMap(([, labels]) => labels.map(String)));
+  const loose = Object.keys(at).find((label) => !grouped.has(label));
+  if (loose !== undefined) {
+    throw new Error(`Label ${loose} is on the board but in no group: add it to a group, or ` +
+                    "make its cell a plain one.");
+  }
+  for (const [group, labels] of names) {
+    if (group in DATE_GROUPS && labels.length !== DATE_GROUPS[group]) {
+      throw new Error(`The group ${group} must hold ${DATE_GROUPS[group]} labels in ` +
+                      `calendar order, not ${labels.length}.`);
+    }
+  }
   const seen = {};
   const groups = names.map(([group, labels]) => labels.map((label) => {
     if (!(String(label) in at)) {

@@ -607,7 +607,7 @@ async function check() {
 }
 
 // The board's check without the server: its arithmetic once nothing is missing, or why
-// it cannot be read (a label on no cell).
+// it cannot be counted (counts.js: a label on no cell, drawn twice or in no group, ...).
 function localCheck() {
   if (nextSteps().length) return { valid: false, errors: [] };
   try {
