@@ -5,6 +5,7 @@ played in headless Chromium from a plain static file server, online and then off
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import hashlib
 import json
 import re
@@ -34,7 +35,7 @@ from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import check_position
-from cpmodels.web.site import SITE_MARKER
+from cpmodels.web.site import LOCK_FILE, SITE_MARKER
 
 WEEK = SPECS / "calendar_week.yaml"
 DAY = SPECS / "calendar_day.yaml"
@@ -116,6 +117,13 @@ def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, 
         _refused(client.get(f"/static/engine/{name}"))
 
 
+def test_no_solution_past_the_last_of_a_puzzle_with_none_says_so(client):
+    for labels, said in ((["A"], "A has 1."), (["B"], "B has no solution.")):
+        answer = client.post("/api/solution", json={"spec": "tiny", "labels": labels,
+                                                    "index": 1})
+        assert _refused(answer) and answer.json()["message"] == f"There is no solution 2: {said}"
+
+
 def _option_ids(plan: dict) -> dict[tuple, int]:
     return {(piece, tuple(map(tuple, cells))): j
             for j, (piece, cells, kind) in enumerate(plan["options"]) if kind == 0}
@@ -178,12 +186,20 @@ def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli
         ((new, _tiny(tmp_path, "x", flip=True), _tiny(tmp_path, "x.face-up")),
          "two files of the site are both api/plan/x.face-up.json"),
         ((new, tmp_path / "missing.yaml"), "missing.yaml"),
+        (("", WEEK), "cannot write the site: the folder's name is empty"),
+        ((new, _tiny(tmp_path, "a%20b")),
+         "a spec named 'a%20b' cannot be a file of the site: a static server reads %20"),
+        ((new, _tiny(tmp_path, "Con")), "Windows keeps the name CON for a device"),
+        ((new, _tiny(tmp_path, "lpt1.old")), "Windows keeps the name LPT1 for a device"),
+        ((new, _tiny(tmp_path, "calendar_day"), _tiny(tmp_path, "Calendar_Day")),
+         "specs named 'calendar_day' and 'Calendar_Day' would be files whose names differ "
+         "only by case"),
     ]
     for argv, said in cases:
         code, out, err = run_cli("site", *argv)
         assert code == 2, (argv, out, err)
         assert out == "" and err.count("\n") == 1 and said in err, (argv, err)
-        assert "Traceback" not in err
+        assert "Traceback" not in err and "/api/" not in err, err
     monkeypatch.setattr(plans, "engine_built", lambda: False)
     code, out, err = run_cli("site", new, WEEK)
     assert code == 2 and err.count("\n") == 1
@@ -227,12 +243,82 @@ def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tm
         "api/plan/first.json\n" in said
     version, listed = _listed(out)
     assert version != earlier  # the browsers that kept the first site take the second
-    assert _files(out) == {*listed, "sw.js", "CNAME"}
+    assert _files(out) == {*listed, "sw.js", "CNAME", LOCK_FILE}
     assert (outside / "keep.txt").read_text() == "mine"
     # a name is the file's as it is: the pages ask for it quoted, the host unquotes it
     assert {"api/layout/second?50%", "api/plan/second?50%.json"} <= set(listed)
     assert not (out / "api/layout/first").exists()
     assert (out / "CNAME").read_text() == "puzzles.example\n"
+
+
+def _snapshot(out: Path) -> dict[str, tuple[str, bytes | str]]:
+    """Every entry under ``out``: a file's bytes, a link's target, a folder."""
+    return {p.relative_to(out).as_posix():
+            ("link", str(p.readlink())) if p.is_symlink()
+            else ("dir", "") if p.is_dir() else ("file", p.read_bytes())
+            for p in out.rglob("*")}
+
+
+def test_a_site_refused_part_way_writes_nothing_and_runs_take_turns(run_cli, tmp_path):
+    """Every path is checked before a file is written: an earlier site holding a folder or
+    a link where the site writes a file is left exactly as it was, and said in words. A
+    run while another holds OUT is refused. OUT holding only hidden entries (a Pages
+    checkout) is a new site's, its entries kept."""
+    tiny = _tiny(tmp_path, "tiny", flip=True)
+    out = tmp_path / "site"
+    assert run_cli("site", out, tiny)[0] == 0
+    breaks = [
+        ("api/plan/tiny.face-up.json", "dir", "it holds a folder or another thing that is "
+         "not a file at api/plan/tiny.face-up.json, where the site writes a file; nothing "
+         "was written"),
+        ("sw.js", "link", "it holds a symbolic link at sw.js, where the site writes a file; "
+         "nothing was written"),
+        ("api/specs", "link", "it holds a symbolic link at api/specs"),
+        ("api/plan", "link", "it holds a symbolic link at api/plan, where the site writes a "
+         "folder"),
+        ("static/engine", "file", "it holds a file at static/engine, where the site writes a "
+         "folder"),
+    ]
+    for path, kind, said in breaks:
+        target = out / path
+        kept = tmp_path / "kept"
+        target.rename(kept)
+        if kind == "dir":
+            target.mkdir()
+        elif kind == "link":
+            target.symlink_to(kept)  # the file or folder as it was, through a link
+        else:
+            target.write_text("mine")
+        before = _snapshot(out)
+        code, said_out, err = run_cli("site", out, tiny)
+        assert code == 2 and said_out == "" and err.count("\n") == 1, (path, err)
+        assert f"cannot write the site to {out}: {said}" in err, (path, err)
+        assert "name the file itself" not in err
+        assert _snapshot(out) == before, path  # not one file rewritten
+        if kind == "dir":
+            target.rmdir()
+        else:
+            target.unlink()
+        kept.rename(target)
+    # another run holds the lock: refused, nothing written
+    before = _snapshot(out)
+    with (out / LOCK_FILE).open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        code, _, err = run_cli("site", out, tiny)
+    assert code == 2 and "another cpmodels site run is writing there now" in err, err
+    assert _snapshot(out) == before
+    assert run_cli("site", out, tiny)[0] == 0  # the lock let go: the site is written
+    # a checkout holding hidden entries alone is a new site's place; they are kept
+    pages = tmp_path / "pages"
+    (pages / ".git").mkdir(parents=True)
+    (pages / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (pages / ".nojekyll").write_text("")
+    (pages / ".DS_Store").write_bytes(b"\0\1")
+    assert run_cli("site", pages, tiny)[0] == 0
+    assert (pages / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+    assert (pages / ".DS_Store").read_bytes() == b"\0\1"
+    assert (pages / "index.html").is_file() and (pages / "sw.js").is_file()
+    assert LOCK_FILE not in _listed(pages)[1]
 
 
 @pytest.fixture(scope="module")
@@ -251,7 +337,7 @@ def site(tmp_path_factory) -> tuple[Path, str]:
 def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relatively(site):
     out, said = site
     version, listed = _listed(out)
-    assert _files(out) == {*listed, "sw.js"}
+    assert _files(out) == {*listed, "sw.js", LOCK_FILE}
     assert f"wrote {len(listed) + 1} files" in said and f"-d {out}" in said
     digest = hashlib.sha256()
     for path in sorted(listed):
@@ -371,6 +457,101 @@ def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, si
         context.close()
 
 
+NO_ENGINE = ("This browser could not start the puzzle engine (WebAssembly or workers may be "
+             "blocked, or a file of the site is missing), and this site has no server to ask.")
+# a worker that loads, then is lost at its first question
+LOST_WORKER = ("onmessage = ({data}) => { if (data.module) postMessage({ready: true}); "
+               "else throw new Error('lost'); };")
+PHONE = {"width": 390, "height": 844}
+
+
+def _open_cells(page) -> list[str]:
+    """The labels the play board shows open."""
+    return page.eval_on_selector_all("#play-board text.open", "els => els.map(e => e.textContent)")
+
+
+def _menus(page) -> list[str]:
+    return page.eval_on_selector_all("#labels-box select", "els => els.map(e => e.value)")
+
+
+def test_the_site_without_its_engine_says_so_and_still_shows_the_date(browser, site,
+                                                                      static_host):
+    """No server to fall back to on the site: wasm blocked, a plan missing, or a worker
+    lost at its first question, the page says so in words (never HTTP 501), the footer
+    says the engine did not load, and the board shows the date's cells open."""
+    blocked = {"wasm": ("**/static/engine/engine.wasm", lambda route: route.abort()),
+               "plan": ("**/api/plan/**", lambda route: route.fulfill(status=404, body="")),
+               "worker": ("**/static/engine/worker.js",
+                          lambda route: route.fulfill(body=LOST_WORKER,
+                                                      content_type="text/javascript"))}
+    for (what, (pattern, handler)), viewport in zip(blocked.items(), (LAPTOP, PHONE, LAPTOP)):
+        context = browser.new_context(viewport=viewport, service_workers="block")
+        try:
+            page = context.new_page()
+            page.route(pattern, handler)
+            page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29")
+            page.wait_for_function(
+                "t => document.querySelector('#feedback').textContent === t", arg=NO_ENGINE,
+                timeout=WAIT)
+            assert page.inner_text("#answers-by") == (
+                "The puzzle engine did not load in this browser, and this site has no "
+                "server: no answers can be given here."), what
+            assert sorted(_open_cells(page)) == ["29", "Feb", "Thu"], what
+            assert _menus(page) == ["Feb", "29", "Thu"], what
+            assert page.locator("#feedback").is_visible()
+            box = page.locator("#play-board").bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5
+            text = page.inner_text("body")
+            assert "501" not in text and "server could not answer" not in text, what
+        finally:
+            context.close()
+
+
+def test_the_menus_and_the_board_follow_a_linked_date_before_any_answer(browser, site,
+                                                                       static_host):
+    """A linked date's labels are in the menus and open on the board while the engine has
+    not answered (its plan held back), the verdict says it is counting; "Use these labels"
+    keeps them; a solved first day of year 1 offers no day before it."""
+    out, _ = site
+    held: list = []
+    context = browser.new_context(viewport=LAPTOP, service_workers="block")
+    try:
+        page = context.new_page()
+        page.route("**/api/plan/**", lambda route: held.append(route))
+        page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29")
+        page.wait_for_selector("#play-board text.open", timeout=WAIT)
+        page.wait_for_function("document.querySelector('#feedback').textContent !== ''",
+                               timeout=WAIT)
+        assert sorted(_open_cells(page)) == ["29", "Feb", "Thu"]
+        assert _menus(page) == ["Feb", "29", "Thu"]
+        assert page.inner_text("#feedback") == "Feb 29 Thu: counting the solutions ..."
+        page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29&view=solutions")
+        page.wait_for_selector("#labels-box select", timeout=WAIT)
+        assert _menus(page) == ["Feb", "29", "Thu"]
+        page.click("#use-labels")
+        assert "labels=Feb,29,Thu" in page.url and _menus(page) == ["Feb", "29", "Thu"]
+        # the first day there is: solved, and no day before it to play
+        spec = load_spec(WEEK)
+        labels = spec.date_labels(dt.date(1, 1, 1))
+        plan = json.loads((out / "api/plan/calendar_week.json").read_text())
+        cover, _ = sweep_cover(spec)
+        prefix = [plan["slack"][label] for label in labels]
+        solved = [{"piece": cover.placements[j].piece,
+                   "cells": [list(c) for c in cover.placements[j].cells]}
+                  for j in sorted(EngineSession(cover).first_solution(prefix))
+                  if j not in prefix]
+        page.evaluate("kept => localStorage.setItem("
+                      "'cpmodels-play:calendar_week:0001-01-01:any', kept)", json.dumps(solved))
+        page.unroute("**/api/plan/**")  # (the plans held went with their pages)
+        page.goto(f"{static_host}?spec=calendar_week&date=0001-01-01")
+        page.wait_for_selector("#solved:not([hidden])", timeout=WAIT)
+        assert page.inner_text("#feedback").endswith("solved! Every piece fits.")
+        assert page.locator("#yesterday").is_hidden()
+        assert page.locator("#another-date").is_visible()
+    finally:
+        context.close()
+
+
 def test_serve_without_the_browser_engine_serves_no_plans(run_cli, monkeypatch):
     """``serve --no-browser-engine``: the pages ask the server for every answer."""
     from cpmodels.web import connections
@@ -408,6 +589,13 @@ def test_a_puzzle_whose_name_is_quoted_in_addresses_is_kept_for_offline_play(bro
             page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
             _verdict(page, 0)
             assert page.inner_text("#feedback") == "1 solution still possible from here"
+            # a puzzle with no solution has no solution 2 either, said so in words
+            page.goto(f"{url}?spec=q%3Fx%25&labels=B&view=solutions&solution=2")
+            page.click("#reveal")
+            page.wait_for_function("document.querySelector('#error').textContent !== ''",
+                                   timeout=WAIT)
+            said = page.inner_text("#error")
+            assert said == "there is no solution 2: B has no solution; showing solution 1", said
     finally:
         context.close()
 

@@ -273,8 +273,9 @@ def solution_answer(found: Solutions, index: int, deadline: float | None) -> dic
     instance = found.instance
     chosen = found.solution(index, deadline)
     if chosen is None and index > 0:
+        count = f"{found.count:,}" if found.count else "no solution"
         raise NotFound(f"there is no solution {index + 1}: "
-                       f"{' '.join(instance.labels)} has {found.count:,}")
+                       f"{' '.join(instance.labels)} has {count}")
     result = (CoverResult("solved", "engine", 0.0, chosen) if chosen is not None
               else CoverResult("unsolvable", "engine", 0.0))
     payload = packing_payload(instance, result)

@@ -11,17 +11,25 @@ server and from the site. The pages it writes carry :data:`SITE_MARKER`, by whic
 they are on the static site (and register ``sw.js``).
 
 Files are written whole (:func:`cpmodels.files.write_atomic`). ``OUT`` must be absent, an
-empty directory or an earlier site (its ``index.html`` carries the marker): the files of the
-earlier site that this one does not write again are removed, and no other file is touched.
+empty directory (hidden entries such as ``.git`` aside) or an earlier site (its
+``index.html`` carries the marker): the files of the earlier site that this one does not
+write again are removed, and no other file is touched. Every path is checked before any
+file is written (a refusal leaves ``OUT`` as it was), ``sw.js`` is written last, and a run
+holds a lock in ``OUT`` (:data:`LOCK_FILE`) while it writes, so that two runs never mix
+their sites.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import re
+import stat
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -40,6 +48,10 @@ SITE_LINKS = ('<link rel="manifest" href="manifest.webmanifest">\n'
                  '<link rel="icon" href="icon.svg" type="image/svg+xml">')
 PAGES = {"index.html": "/", "edit.html": "/edit.html"}
 SERVICE_WORKER = "sw.js"
+LOCK_FILE = ".cpmodels-site.lock"  # held while a run writes; never a file of the site
+# names Windows keeps for its devices, whatever follows a dot: no file can have them
+WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"} |
+                            {f"{kind}{n}" for kind in ("COM", "LPT") for n in range(1, 10)})
 MAX_EARLIER_BYTES = 1_000_000  # an earlier site's index.html and sw.js (its list of files)
 BUILD_ENGINE = ("engine.wasm is not installed: install cpmodels again on a machine with clang "
                 "and lld (apt-get install clang lld; pip install --force-reinstall cpmodels), "
@@ -96,8 +108,8 @@ def check_out(out: Path) -> list[str]:
     if not out.is_dir():
         raise InputError(f"cannot write the site to {out}: it is not a directory")
     try:
-        if not any(out.iterdir()):
-            return []
+        if all(entry.name.startswith(".") for entry in out.iterdir()):
+            return []  # empty but for hidden entries (a checkout's .git, .nojekyll): kept
     except OSError as exc:
         raise InputError(f"cannot write the site to {out}: "
                          f"{exc.strerror or exc}") from None
@@ -151,8 +163,8 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
         def get(url: str) -> Any:
             response = client.get(url)
             if response.status_code != 200:
-                raise InputError(f"the site cannot be written: {url} answers "
-                                 f"{response.json().get('message', response.status_code)}")
+                said = response.json().get("message", f"HTTP {response.status_code}")
+                raise InputError(f"the site cannot be written: {said}")
             return response
 
         def keep(path: str) -> Any:
@@ -170,10 +182,7 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
         for name in ENGINE_FILES:
             keep(f"static/engine/{name}")
         listed = keep("api/specs").json()["specs"]
-        for name in (spec["name"] for spec in listed):
-            if name in (".", "..") or not name.isprintable():
-                raise InputError(f"a spec named {name!r} cannot be a file of the site; "
-                                 "rename it")
+        _check_names([spec["name"] for spec in listed])
         for grid in keep("api/grids").json():
             keep(f"api/board/pools/{grid}")
         for spec in listed:
@@ -185,6 +194,36 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
     files["manifest.webmanifest"] = _manifest([spec["title"] for spec in listed])
     files["icon.svg"] = _site_file("icon.svg")
     return files
+
+
+def _name_problem(name: str) -> str | None:
+    """Why a spec's name cannot be a file's name on every host ("" when it is plainly not
+    one), or None when it can."""
+    if name in (".", "..") or not name.isprintable():
+        return ""
+    escape = re.search(r"%[0-9A-Fa-f]{2}", name)
+    if escape:  # the pages ask a%2520b, which a static server reads as the file a%20b
+        return f": a static server reads {escape[0]} in it as an escaped character"
+    device = name.split(".")[0].rstrip(" ").upper()
+    if device in WINDOWS_DEVICES:
+        return f": Windows keeps the name {device} for a device"
+    return None
+
+
+def _check_names(names: Sequence[str]) -> None:
+    """That each spec's name can be a file's name on any host (:func:`_name_problem`) and
+    no two differ only by case (one file where case is ignored); else :class:`InputError`."""
+    seen: dict[str, str] = {}
+    for name in names:
+        problem = _name_problem(name)
+        if problem is not None:
+            raise InputError(f"a spec named {name!r} cannot be a file of the site{problem}; "
+                             "rename it")
+        if name.casefold() in seen:
+            raise InputError(f"specs named {seen[name.casefold()]!r} and {name!r} would be "
+                             "files whose names differ only by case, which many file "
+                             "systems hold as one; rename one")
+        seen[name.casefold()] = name
 
 
 def service_worker(files: dict[str, bytes]) -> tuple[bytes, str]:
@@ -200,29 +239,98 @@ def service_worker(files: dict[str, bytes]) -> tuple[bytes, str]:
     return text.encode(), version
 
 
-def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
-    """Write the static site for these calendar specs to ``out`` (see the module's notes)."""
-    out = Path(out)
-    earlier = check_out(out)
-    files = site_files(spec_paths)
-    worker, version = service_worker(files)
-    files[SERVICE_WORKER] = worker
-    make_directory(out)
-    for path in sorted(files, key=lambda path: path == SERVICE_WORKER):  # sw.js last
-        target = out / path
-        folder = out
-        for part in Path(path).parent.parts:
-            folder = make_directory(folder / part)
-        write_atomic(target, files[path])
+def _check_paths(out: Path, paths: Sequence[str]) -> None:
+    """That each of these files can be written in ``out`` as it is now: every folder on
+    its way a real folder (or absent), the file itself a regular file (or absent), nothing
+    a symbolic link. Else :class:`InputError`, and nothing was written."""
+    for path in paths:
+        at = out
+        parts = Path(path).parts
+        for k, part in enumerate(parts):
+            at = at / part
+            try:
+                mode = os.lstat(at).st_mode
+            except FileNotFoundError:
+                break
+            except OSError as exc:
+                raise InputError(f"cannot write the site to {out}: {path}: "
+                                 f"{exc.strerror or exc}; nothing was written") from None
+            here = "/".join(parts[:k + 1])
+            if stat.S_ISLNK(mode):
+                raise InputError(f"cannot write the site to {out}: it holds a symbolic link "
+                                 f"at {here}, where the site writes a "
+                                 f"{'file' if k == len(parts) - 1 else 'folder'}; nothing "
+                                 "was written")
+            if k == len(parts) - 1 and not stat.S_ISREG(mode):
+                raise InputError(f"cannot write the site to {out}: it holds a folder or "
+                                 f"another thing that is not a file at {here}, where the "
+                                 "site writes a file; nothing was written")
+            if k < len(parts) - 1 and not stat.S_ISDIR(mode):
+                raise InputError(f"cannot write the site to {out}: it holds a file at "
+                                 f"{here}, where the site writes a folder; nothing was "
+                                 "written")
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """``out`` held by this run alone while it writes (another run is refused)."""
+    try:
+        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    except OSError as exc:
+        raise InputError(f"cannot write the site to {out}: {LOCK_FILE}: "
+                         f"{exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(f"cannot write the site to {out}: another cpmodels site run is "
+                             "writing there now; wait for it to finish, then run again") from None
+        yield
+    finally:
+        os.close(fd)  # (the lock goes with it)
+
+
+def _remove_earlier(out: Path, earlier: Sequence[str], files: dict[str, bytes]) -> list[str]:
+    """The earlier site's files this one does not write, removed: each a file of the site
+    itself (no link on the way, nothing outside it); the paths removed."""
     root = out.resolve()
     removed = []
     for path in earlier:
+        if path in files or path == LOCK_FILE:
+            continue
         gone = out / path
-        # a file of the earlier site itself: no link on the way, nothing outside the site
         inside = not Path(path).is_absolute() and ".." not in Path(path).parts \
             and gone.resolve() == root / path
-        if path not in files and inside and gone.is_file() and not gone.is_symlink():
-            gone.unlink()
+        if inside and gone.is_file() and not gone.is_symlink():
+            try:
+                gone.unlink()
+            except OSError:
+                continue  # kept: not the site's to force
             removed.append(path)
+    return removed
+
+
+def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
+    """Write the static site for these calendar specs to ``out`` (see the module's notes)."""
+    if not str(out).strip():
+        raise InputError("cannot write the site: the folder's name is empty; name a new or "
+                         "an empty folder, or an earlier site")
+    out = Path(out)
+    check_out(out)
+    files = site_files(spec_paths)
+    worker, version = service_worker(files)
+    files[SERVICE_WORKER] = worker
+    order = sorted(files, key=lambda path: path == SERVICE_WORKER)  # sw.js last
+    _check_paths(out, order)
+    make_directory(out)
+    with _locked(out):
+        earlier = check_out(out)  # again, now that no other run writes here
+        _check_paths(out, order)
+        for path in order:
+            folder = out
+            for part in Path(path).parent.parts:
+                folder = make_directory(folder / part)
+            write_atomic(out / path, files[path])
+        removed = _remove_earlier(out, earlier, files)
     return Site(out, {path: len(data) for path, data in files.items()}, version,
                 tuple(removed))

@@ -6,12 +6,14 @@
 // The engine answers a puzzle from its plan (api/plan/{spec}.json, or .face-up.json): a
 // puzzle whose plan does not load (a server run with --no-browser-engine, a board drawn in
 // the editor) is asked of the server, as every puzzle is when the engine or its worker does
-// not load, or fails.
+// not load, or fails. On the static site there is no server: a question the engine cannot
+// answer is refused with NO_ENGINE, and the kind is "none".
 //
 // The pool: navigator.hardwareConcurrency workers (at least one), each made when a question
 // finds no free one. A question goes to a free worker; a newer question of the same kind
 // (the next move's verdict) cancels the one before: a running one by ending its worker (a
 // fresh one takes its place when needed), a waiting one before it starts.
+import {onStaticSite} from "./dom.js";
 import {api, localToday} from "./puzzle.js";
 
 const WORKER = new URL("engine/worker.js", import.meta.url);
@@ -19,6 +21,11 @@ const WASM = new URL("engine/engine.wasm", import.meta.url);
 const MAX_SOLUTION = 100_000;  // solutions the page steps through, as the server
 // A slowed engine for trying the page's waiting states: ?engine_delay=MS (at most 10 s).
 const MAX_DELAY_MS = 10_000;
+
+// What the static site says when its engine does not answer: it has no server to ask.
+export const NO_ENGINE = "This browser could not start the puzzle engine (WebAssembly or " +
+  "workers may be blocked, or a file of the site is missing), and this site has no server " +
+  "to ask.";
 
 class Cancelled extends Error {
   constructor() {
@@ -165,24 +172,40 @@ export function dateLabels(spec, date) {
   const d = new Date(0);
   d.setUTCFullYear(year, month - 1, day);
   const index = {month: month - 1, day: day - 1, weekday: (d.getUTCDay() + 6) % 7};
-  return Object.entries(spec.groups).map(([group, labels]) => labels[index[group]]);
+  return Object.entries(spec.groups).map(([group, labels]) => labels[index[group]])
+    .filter((label) => label !== undefined);
+}
+
+// The labels a puzzle chosen leaves open ({date} or {labels}), known before any answer.
+export function queryLabels(spec, query) {
+  if (!spec || !query) return [];
+  return query.date !== undefined ? dateLabels(spec, query.date) : [...(query.labels || [])];
 }
 
 class ServerAnswers {
-  constructor() { this.kind = "server"; }
+  constructor() {
+    this.site = onStaticSite();
+    this.kind = this.site ? "none" : "server";
+  }
+
+  // A question posted to the server; the static site has none to post to.
+  post(url, body, signal) {
+    if (this.site) return Promise.reject(refusal(NO_ENGINE, 503, {verdict: "invalid"}));
+    return api(url, body, signal);
+  }
 
   // The puzzles listed (listing: the answer of api/specs when already asked).
   specs(listing = null) { return listing || api("api/specs"); }
 
   layout(name) { return api(`api/layout/${encodeURIComponent(name)}`); }
 
-  count(puzzle, signal) { return api("api/count", puzzle, signal); }
+  count(puzzle, signal) { return this.post("api/count", puzzle, signal); }
 
-  check(puzzle, placements, signal) { return api("api/check", {...puzzle, placements}, signal); }
+  check(puzzle, placements, signal) { return this.post("api/check", {...puzzle, placements}, signal); }
 
-  hint(puzzle, revealed, signal) { return api("api/hint", {...puzzle, revealed}, signal); }
+  hint(puzzle, revealed, signal) { return this.post("api/hint", {...puzzle, revealed}, signal); }
 
-  solution(puzzle, index, signal) { return api("api/solution", {...puzzle, index}, signal); }
+  solution(puzzle, index, signal) { return this.post("api/solution", {...puzzle, index}, signal); }
 }
 
 // --- the engine's answers ---------------------------------------------------------------
@@ -246,7 +269,7 @@ class EngineAnswers {
       found = await this.plans[file];
       if (found === null) delete this.plans[file];  // (asked again next time)
     }
-    this.kind = found ? "engine" : "server";
+    this.kind = found ? "engine" : this.server.kind;
     if (this.onKind) this.onKind(this.kind);
     return found;
   }
@@ -343,7 +366,7 @@ class EngineAnswers {
     } catch (err) {
       if (err.name === "AbortError" || err.status !== undefined) throw err;
       this.broken = true;
-      this.kind = "server";
+      this.kind = this.server.kind;
       if (this.onKind) this.onKind(this.kind);
       return server();
     }
@@ -443,7 +466,7 @@ class EngineAnswers {
     const count = exhausted ? found : null;
     if (!solutions.length && index > 0) {
       throw refusal(sentence(`there is no solution ${index + 1}: ${labels.join(" ")} has ` +
-                             `${found.toLocaleString("en-US")}`), 404);
+                             (found ? found.toLocaleString("en-US") : "no solution")), 404);
     }
     const answer = {spec: spec.name, labels, index, found: Math.min(found, MAX_SOLUTION),
                     exhausted, count, face_up: faceUp};
@@ -488,6 +511,10 @@ export async function openPool() {
 
 // The footer's sentence: where the answers come from.
 export function answersText(answers) {
+  if (answers.kind === "none") {
+    return "The puzzle engine did not load in this browser, and this site has no server: " +
+      "no answers can be given here.";
+  }
   if (answers.kind !== "engine") return "Answers come from the cpmodels server.";
   return enginesText(answers.workers);
 }

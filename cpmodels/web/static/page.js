@@ -1,7 +1,7 @@
 // The play page: which puzzle (spec, date or labels, face up), kept in the URL; the
 // solutions view (step through solutions, hints, the count). Play mode is in play.js, what
 // both views share in puzzle.js.
-import {answersText, openAnswers} from "./answers.js";
+import {answersText, openAnswers, queryLabels} from "./answers.js";
 import {$, onStaticSite, registerOffline} from "./dom.js";
 import {playLoad, playSetUp, positionPicture} from "./play.js";
 import {
@@ -147,7 +147,7 @@ async function showSolution(index, warning = "") {
     if ((err.status === 404 || err.status === 422) && index > 0) {
       const past = err.status === 422 ? await pastTheCount(index) : "";
       if (past === null) return undefined;  // a newer request took its place
-      const said = past || (err.message.startsWith("there is no solution") ? err.message
+      const said = past || (/^there is no solution/i.test(err.message) ? clause(err.message)
         : `there is no solution ${index + 1} to show: ${clause(err.message)}`);
       return showSolution(0, `${said}; showing solution 1`);
     }
@@ -163,7 +163,8 @@ async function pastTheCount(index) {
     const data = await current((answers, signal) => answers.count(asked, signal));
     state.count = data.count;
     return index >= data.count ? `there is no solution ${index + 1}: ` +
-      `${data.labels.join(" ")} has ${data.count.toLocaleString()}` : "";
+      `${data.labels.join(" ")} has ${data.count ? data.count.toLocaleString() : "no solution"}`
+      : "";
   } catch (err) { return err instanceof Stale ? null : ""; }
 }
 
@@ -291,6 +292,7 @@ function refresh(index = 0) {
   state.mode = "solution";
   state.index = 0;
   syncUrl();
+  showLabels(queryLabels(state.specs[state.spec], state.query));  // before any answer
   if (state.view === "play") return playLoad();
   $("board").innerHTML = "";
   status("");
@@ -302,7 +304,6 @@ function selectSpec(name, query = null, index = 0) {
   const spec = state.specs[name];
   state.spec = name;
   $("spec").value = name;
-  fillLabels(spec, query && query.labels ? query.labels : spec.today);
   $("face-up").disabled = !spec.flip;
   if (!spec.flip) $("face-up").checked = false;
   $("date-box").hidden = !spec.dates;
@@ -312,6 +313,7 @@ function selectSpec(name, query = null, index = 0) {
   else if (spec.dates && isRealDate($("date").value)) state.query = {date: $("date").value};
   else state.query = {labels: spec.today};
   if (state.query.date !== undefined) $("date").value = state.query.date;
+  fillLabels(spec, queryLabels(spec, state.query));
   return refresh(index);
 }
 
@@ -344,7 +346,7 @@ async function start() {
   const listing = api("api/specs");  // asked while the engine loads
   listing.catch(() => {});
   state.answers = await openAnswers({onKind: () => footer()});
-  if (state.answers.kind === "server") footer();  // (the engine's: once a puzzle's plan is read)
+  if (state.answers.kind !== "engine") footer();  // (the engine's: once a puzzle's plan is read)
   const data = await state.answers.specs(listing);
   // A board drawn in the editor comes in the address (#board=...), played as a puzzle
   // of its own for as long as the link is open. One that cannot be read or played is

@@ -6,7 +6,8 @@
 // and date, and never sent anywhere but to be judged; so are the time and the moves it took
 // (the share text of a solved board says those, never where the pieces lie).
 import {$, svgEl} from "./dom.js";
-import {faceUp, puzzle, showError, showLabels, state, title} from "./puzzle.js";
+import {queryLabels} from "./answers.js";
+import {faceUp, isRealDate, puzzle, showError, showLabels, state, title} from "./puzzle.js";
 
 const TILE_SCALE = 0.5;   // tray pieces are drawn at half the board's size
 const DRAG_START_PX = 5;  // a press that moves less than this is a click
@@ -238,7 +239,9 @@ function solvedPanel() {
   $("share-text").textContent = shareText();
   $("copy-share").textContent = "Copy";
   $("share").hidden = typeof navigator.share !== "function";
-  $("yesterday").hidden = state.query.date === undefined;
+  // no day before the first (a link to it is refused)
+  $("yesterday").hidden = state.query.date === undefined ||
+    !isRealDate(dayBefore(state.query.date));
   $("another-date").textContent = state.query.date === undefined ? "Other labels" : "Another date";
 }
 
@@ -979,7 +982,7 @@ export async function playLoad() {
   play.history = [];
   play.selected = null;
   play.ghost = null;
-  play.labels = [];
+  play.labels = queryLabels(state.specs[spec], state.query);  // its cells open at once
   play.placed = restore();
   play.clock = restoreClock();
   play.takeBack = [];
@@ -989,5 +992,6 @@ export async function playLoad() {
   solvedPanel();
   drawAll();
   fitBoard();
+  feedback(`${play.labels.join(" ")}: counting the solutions ...`, "");
   await check();
 }
