@@ -516,7 +516,9 @@ def test_a_client_gone_mid_body_is_no_internal_error(path, caplog):
 
 def test_each_grid_is_drawn_as_the_server_draws_it(client):
     """The editor reads a cell's corners from ``/api/grids`` (a tile of four cells and two
-    steps): for every cell near the origin that gives the corners the pictures draw."""
+    steps): for every cell near the origin that gives the corners the pictures draw, and
+    its neighbours (the engine in the browser lays a board's cover out with them)."""
+    from cpmodels.grids import grid as get_grid
     from cpmodels.render.scene import DRAWINGS
 
     drawings = client.get("/api/grids").json()
@@ -532,3 +534,7 @@ def test_each_grid_is_drawn_as_the_server_draws_it(client):
                 drawn = [v for x, y in drawing.corners((a, b))
                          for v in (x * drawing.unit[0], y * drawing.unit[1])]
                 assert read == pytest.approx(drawn, abs=0.05), (grid, a, b)
+                # and its neighbours, in the grid's order, from the table's offsets
+                offsets = table["neighbours"][a % 2][b % 2]
+                assert [(a + da, b + db) for da, db in offsets] == \
+                    list(get_grid(grid).neighbours((a, b))), (grid, a, b)

@@ -408,9 +408,11 @@ def server(grid_specs):
 
 
 def _page_error(message) -> bool:
-    """Whether a console message is an error of the page's: the puzzle's plan missing (these
-    servers serve none, so the page asks the API) is none."""
-    return message.type == "error" and "/api/plan/" not in message.location.get("url", "")
+    """Whether a console message is an error of the page's: the puzzle's plan or engine.wasm
+    missing (these servers serve neither, so the page asks the API) is none."""
+    url = message.location.get("url", "")
+    return message.type == "error" and "/api/plan/" not in url and \
+        not url.endswith("/static/engine/engine.wasm")
 
 
 @pytest.fixture

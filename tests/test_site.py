@@ -21,6 +21,7 @@ import httpx
 import pytest
 from conftest import SPECS, free_port, screenshot, stop_process
 from fastapi.testclient import TestClient
+from test_editor_counts import DONE, board_link, counted, sweep_rows
 from test_play_game import WAIT, _keyboard_place, _verdict
 from test_wasm import _needs_clang
 
@@ -30,7 +31,7 @@ from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.sweep import sweep_cover
-from cpmodels.web import plans
+from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import check_position
@@ -92,6 +93,8 @@ def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, 
     # without the browser engine the pages ask the API: no plan is served
     with TestClient(create_app([WEEK], browser_engine=False)) as api_only:
         assert "serves no plans" in _refused(api_only.get("/api/plan/calendar_week.json"))
+        if plans.engine_built():  # nor the engine, so the editor's counts are the server's
+            assert "is off" in _refused(api_only.get("/static/engine/engine.wasm"))
         assert api_only.get("/api/layout/calendar_week").status_code == 200
     # nor where the install built no engine.wasm
     monkeypatch.setattr(plans, "engine_built", lambda: False)
@@ -596,5 +599,93 @@ def test_a_puzzle_whose_name_is_quoted_in_addresses_is_kept_for_offline_play(bro
                                    timeout=WAIT)
             said = page.inner_text("#error")
             assert said == "there is no solution 2: B has no solution; showing solution 1", said
+    finally:
+        context.close()
+
+
+def test_the_editor_counts_on_the_site_and_an_edit_cancels_the_count(browser, static_host,
+                                                                    run_cli, tmp_path):
+    """On the static site (no server) the editor starts from the bundled month/day
+    calendar; turning its pieces face up while it counts (the engine slowed) cancels that
+    count, whose rows never reach the heatmap; the heatmap then holds the sweep of the
+    YAML the board's fields make, and the board's check says its arithmetic."""
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    workers: list[str] = []
+    page.on("worker", lambda w: workers.append(w.url))
+    try:
+        page.goto(f"{static_host}edit.html?engine_delay=150")
+        page.wait_for_function("document.querySelector('footer').textContent.startsWith("
+                               "'Counts come')", timeout=WAIT)
+        assert page.locator("footer").inner_text() == (
+            "Counts come from the engine in this browser (2 workers); designing, files and "
+            "making need the cpmodels server (cpmodels serve).".replace(
+                "2 workers", page.evaluate("`${navigator.hardwareConcurrency} workers`")))
+        page.select_option("#start", "calendar_day")
+        page.wait_for_function("document.querySelector('#summary').textContent"
+                               ".startsWith('counting')", timeout=WAIT)
+        page.uncheck("#flip")  # an edit while the first count runs
+        page.wait_for_function(DONE, timeout=WAIT)
+        fields = page.evaluate("import('./static/edit.js').then((m) => m.spec())")
+        assert fields["flip"] is False and fields["name"] == "calendar_day"
+        made = tmp_path / "drawn.yaml"
+        made.write_text(board.to_yaml(fields))
+        want = sweep_rows(run_cli, made, tmp_path)
+        assert counted(page) == want and len(want) == 372
+        # the first count's running search was ended with its worker, and a fresh one
+        # took its place (a pool that only waits makes one a core)
+        assert len(workers) > page.evaluate("navigator.hardwareConcurrency")
+        assert all(u.endswith("static/engine/worker.js") for u in workers)
+        spec = board.board_spec(fields)
+        assert page.locator("#arith").inner_text() == board.arithmetic(spec)["message"]
+        assert page.locator("#errors").inner_text() == ""
+        # boards the page refuses before the engine is asked, each in a sentence (and
+        # refused by the server's check too)
+        rows = fields["board"]
+        first = rows[0].split()
+        hostile = {
+            "no cell": {**fields, "board": [rows[0].replace(first[0], ".", 1), *rows[1:]]},
+            "twice": {**fields, "board": [rows[0].replace(first[1], first[0], 1), *rows[1:]]},
+            "no group": {**fields, "groups": {**fields["groups"],
+                                              "month": fields["groups"]["month"][1:]}},
+            "two groups": {**fields, "groups": {**fields["groups"], "extra": ["Jan"]}},
+            "date group": {**fields, "board": [rows[0].replace(first[0], ".", 1), *rows[1:]],
+                           "groups": {**fields["groups"],
+                                      "month": fields["groups"]["month"][1:]}},
+            "count": {**fields, "pieces": [{**fields["pieces"][0], "count": [2, 1]}]},
+            "cells": {**fields, "pieces": [{"name": "X", "cells": [[0.5, 0]]}]},
+        }
+        said = page.evaluate("""async (boards) => {
+          const { boardInput } = await import("./static/counts.js");
+          return Object.fromEntries(Object.entries(boards).map(([what, fields]) => {
+            try { boardInput(fields); return [what, "read"]; }
+            catch (e) { return [what, e.message]; } })); }""", hostile)
+        assert said == {
+            "no cell": f"Label {first[0]} of the group month is on no cell of the board.",
+            "twice": f"Label {first[0]} is drawn on two cells of the board.",
+            "no group": f"Label {first[0]} is on the board but in no group: add it to a "
+                        "group, or make its cell a plain one.",
+            "two groups": "Label Jan is in two groups (month and extra); a label belongs "
+                          "to one.",
+            "date group": "The group month must hold 12 labels in calendar order, not 11.",
+            "count": f"The count of {fields['pieces'][0]['name']} is not a whole number of "
+                     "copies (nor the fewest and the most, in that order).",
+            "cells": "The cells of X are not pairs of whole numbers."}
+        for what, bad in hostile.items():
+            assert not board.check(bad)["valid"], what
+        # a board whose cover the core will not make: its refusal, in its words
+        f = {"name": "F", "count": [0, 1], "cells": [[0, 1], [0, 2], [1, 0], [1, 1], [2, 1]]}
+        big = {"grid": "square", "board": [" ".join(["A", *"." * 19])] + [" ".join("." * 20)] * 19,
+               "groups": {"g": ["A"]}, "pieces": [{**f, "name": f"F{k}"} for k in range(160)]}
+        page.goto(f"{static_host}edit.html?large#board={board_link(big)}")
+        page.wait_for_function("document.querySelector('#errors').textContent.length > 0",
+                               timeout=WAIT)
+        assert page.locator("#errors").inner_text() == (
+            "The problem is too large: up to 512,000 placements (1280 piece orientations x "
+            "400 cells); the limit is 500,000. Use a smaller board or fewer distinct pieces.")
+        assert errors == []
     finally:
         context.close()

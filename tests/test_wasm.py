@@ -505,8 +505,9 @@ REFUSE = """async (plan) => {
     decodePlan(p);
   });
   attempt("table slots", () => engine.load(good(), { tableSlots: 1000 }));
+  attempt("arena", () => engine.load(good(), { arena: 2 ** 40 }));
   attempt("no plan", () => engine.load(null));
-  const cover = engine.load(good());
+  const cover = engine.load(good(), { arena: 1 << 12 });  // (an arena of its own size)
   const count = cover.count([[]]).map(String);
   cover.release();
   return { refused, count, used: engine.size.used };
@@ -519,7 +520,7 @@ def test_engine_js_refuses_what_does_not_fit(page):
     session = EngineSession(packing_instance(Query.of(load_spec(SPECS / "calendar_day.yaml"),
                                                       labels=["Oct", "6"])).cover)
     got = page.evaluate(REFUSE, json.loads(json.dumps(session.browser_plan())))
-    assert len(got["refused"]) == 18
+    assert len(got["refused"]) == 19
     for what, message, *kept in got["refused"]:
         assert message != "accepted", what
         assert kept == [True], f"{what}: {message}"

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cpmodels import grids
 from cpmodels.backends import engine
 from cpmodels.cover import ExactCover
 from cpmodels.errors import CpmodelsError, InputError, OutOfTime
@@ -310,8 +311,11 @@ def grid_drawing(grid: str) -> dict[str, Any]:
     coordinate move a cell by. Cell ``(a, b)``'s corners are the tile of ``(a mod 2,
     b mod 2)`` moved by ``a // 2`` first steps and ``b // 2`` second ones (each plane
     grid's drawing repeats so: the tests check the table against the drawing cell by
-    cell)."""
+    cell). ``neighbours[i][j]`` are the offsets of the neighbours of a cell of tile
+    ``(i, j)`` in the grid's order (what the engine in the browser needs to lay out a
+    board's cover)."""
     drawing = DRAWINGS[grid]
+    near = grids.grid(grid).neighbours
     origin = drawing.corners((0, 0))[0]
 
     def moved(cell: Cell) -> list[float]:
@@ -321,4 +325,6 @@ def grid_drawing(grid: str) -> dict[str, Any]:
     return {"grid": grid,
             "tiles": [[[_px(drawing, pt) for pt in drawing.corners((i, j))] for j in (0, 1)]
                       for i in (0, 1)],
-            "step": [moved((2, 0)), moved((0, 2))]}
+            "step": [moved((2, 0)), moved((0, 2))],
+            "neighbours": [[[[a - i, b - j] for a, b in near((i, j))] for j in (0, 1)]
+                           for i in (0, 1)]}

@@ -10,13 +10,15 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, Response
 
 from cpmodels.errors import NotFound
+from cpmodels.web.state import Server
 
 # The pages' scripts, ES modules served from the package: the play page's (``page.js``
 # over ``puzzle.js``, ``play.js`` and ``answers.js``: the engine in the browser or the
-# API), the editor's (``edit.js``), and those both import (``words.js``: what they say
+# API), the editor's (``edit.js``, its counts from the engine in ``counts.js``), and those
+# both import (``words.js``: what they say
 # when something goes wrong).
 SCRIPTS = ("page.js", "puzzle.js", "play.js", "answers.js", "edit.js", "dom.js",
-           "base64url.js", "cells.js", "words.js")
+           "base64url.js", "cells.js", "words.js", "counts.js")
 # The engine in the browser: its loader, the core built for WebAssembly (by the install,
 # when clang is found) and the worker script that runs it off the page's thread.
 ENGINE_FILES = {"engine.js": "text/javascript", "engine.wasm": "application/wasm",
@@ -51,12 +53,15 @@ def script(name: str) -> Response:
 
 
 @router.get("/static/engine/{name}")
-def engine_file(name: str) -> Response:
+def engine_file(name: str, server: Server) -> Response:
     """A file of the engine in the browser (404 for ``engine.wasm`` where the install did not
-    build it: the pages then ask the API)."""
+    build it, or on a server run with ``--no-browser-engine``: the pages then ask the API)."""
     media_type = ENGINE_FILES.get(name)
     found = resources.files("cpmodels.web").joinpath(f"static/engine/{name}")
     if media_type is None or not found.is_file():
         raise NotFound(f"no file {name!r}" if media_type is None else
                        f"{name} is not installed here")
+    if name == "engine.wasm" and not server.browser_engine:
+        raise NotFound("this server answers the pages' questions itself: the engine in the "
+                       "browser is off")
     return Response(found.read_bytes(), media_type=media_type)

@@ -486,19 +486,26 @@ class EngineAnswers {
 // else the server's. onKind(kind) is told which answered each puzzle asked about.
 export async function openAnswers({onKind = null} = {}) {
   const server = new ServerAnswers();
-  if (typeof Worker !== "function" || typeof WebAssembly !== "object") return server;
+  const pool = await openPool();
+  return pool ? new EngineAnswers(pool, server, onKind) : server;
+}
+
+// A pool of workers running the engine (one per core the browser reports), its first
+// worker loaded; null when engine.wasm does not compile or a worker cannot load it.
+export async function openPool() {
+  if (typeof Worker !== "function" || typeof WebAssembly !== "object") return null;
   try {
     const response = await fetch(WASM);
-    if (!response.ok) return server;
+    if (!response.ok) return null;
     const module = await WebAssembly.compile(await response.arrayBuffer());
     const size = Math.max(1, Math.floor(navigator.hardwareConcurrency) || 1);
     const asked = Number(new URLSearchParams(location.search).get("engine_delay"));
     const delay = Number.isFinite(asked) ? Math.min(Math.max(asked, 0), MAX_DELAY_MS) : 0;
     const pool = new Pool(module, size, delay);
     await pool.start();
-    return new EngineAnswers(pool, server, onKind);
+    return pool;
   } catch (err) {
-    return server;
+    return null;
   }
 }
 
@@ -509,5 +516,9 @@ export function answersText(answers) {
       "no answers can be given here.";
   }
   if (answers.kind !== "engine") return "Answers come from the cpmodels server.";
-  return `Answers come from the engine in this browser (${plural(answers.workers, "worker")}).`;
+  return enginesText(answers.workers);
+}
+
+export function enginesText(workers) {
+  return `Answers come from the engine in this browser (${plural(workers, "worker")}).`;
 }

@@ -21,6 +21,10 @@ export function cellCorners(grid, [a, b], scale = 1) {
   return tiles[i][j].map(([x, y]) => [(x + dx) * scale, (y + dy) * scale]);
 }
 
+// The offsets of a cell's neighbours on grid, in the grid's order, by the cell's tile:
+// neighbours[a mod 2][b mod 2] (the server's table).
+export function gridNeighbours(grid) { return drawings[grid].neighbours; }
+
 // The cell a board's token in row r and column c stands for: on the hex grid the axial
 // cell (q = c, r = r), as a spec's board is read; else (r, c).
 export function tokenCell(grid, r, c) { return grid === "hex" ? [c, r] : [r, c]; }

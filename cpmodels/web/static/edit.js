@@ -1,10 +1,14 @@
 // The board editor: draw a calendar board, label its cells in groups, pick its pieces;
-// every edit checks the board's arithmetic at once and streams every label combination's
-// count (POST /api/board/counts), the previous stream cancelled. Cells are drawn where
+// every edit checks the board's arithmetic at once and counts every label combination:
+// with the engine in this browser when it loads (counts.js: the tasks in a pool of
+// workers), else streamed by the server (POST api/board/counts); the previous count is
+// cancelled. On a static site the check is what the page can say itself (the board's
+// arithmetic, the core's refusals). Cells are drawn where
 // the server draws them (cells.js). The board's fields (spec), the state, and the pure
 // helpers the tests call are exported.
 import {base64url} from "./base64url.js";
 import {bounds, cellCorners, loadDrawings, tokenCell} from "./cells.js";
+import {arithmetic, countBoard, footerText, openPool} from "./counts.js";
 import {$, SVG_NS, onStaticSite, registerOffline} from "./dom.js";
 import {linkedBoard, said} from "./words.js";
 
@@ -13,6 +17,7 @@ import {linkedBoard, said} from "./words.js";
 export const state = { grid: "square", rows: 7, cols: 7, tokens: [], groups: {}, pieces: [],
                 candidates: [], name: "my-calendar" };
 let stream = null;      // the AbortController of the running count
+let engine = Promise.resolve(null);  // the engine's pool of workers (null: the server counts)
 let designing = null;   // ... and of the running design question
 let pending = null;     // the debounce timer of the next check
 let painting = null;    // while dragging over cells: the state being painted
@@ -576,8 +581,8 @@ async function check() {
   delete $("summary").dataset.done;
   let answer;
   try {
-    if (onStaticSite()) {  // the board's arithmetic and counts are the server's
-      answer = { valid: false, errors: [], message: "", site: true };
+    if (onStaticSite()) {  // what the page can say itself, with the engine; else nothing
+      answer = (await engine) ? localCheck() : { valid: false, errors: [], message: "", site: true };
     } else {
       const response = await post("api/board/check", spec());
       answer = response.ok ? await response.json() : {failed: await failure(response)};
@@ -599,6 +604,17 @@ async function check() {
   sayError(errors.join("\n"));
   $("arith").textContent = answer.site ? SITE_CHECK : answer.valid ? answer.message : "";
   if (answer.valid && answer.fits) count(answer.combinations, mine);
+}
+
+// The board's check without the server: its arithmetic once nothing is missing, or why
+// it cannot be counted (counts.js: a label on no cell, drawn twice or in no group, ...).
+function localCheck() {
+  if (nextSteps().length) return { valid: false, errors: [] };
+  try {
+    return { valid: true, errors: [], ...arithmetic(spec()) };
+  } catch (e) {
+    return { valid: false, errors: [{ message: e.message }] };
+  }
 }
 
 // The steps still to take, first to last, while the board is being made.
@@ -654,25 +670,16 @@ async function count(total, mine) {
   stream = controller;
   $("progress").max = total;
   $("summary").textContent = `counting ${total.toLocaleString()} combinations\u2026`;
-  let seen = 0;
+  const pool = await engine;
+  if (mine !== generation) return;
+  if (pool) { await engineCount(pool, total, mine, controller); return; }
   try {
     const response = await post("api/board/counts", spec(), controller.signal);
     if (!response.ok) { sayError(await failure(response)); return; }
     await readLines(response, (lines) => {
       if (mine !== generation) { controller.abort(); return false; }
-      for (const line of lines) {
-        if (line.labels) {
-          seen += 1;
-          combos.push([line.labels, line.count]);
-          for (const label of line.labels) {
-            const s = stats[label] || (stats[label] = { min: Infinity, sum: 0, zero: 0 });
-            s.min = Math.min(s.min, line.count); s.sum += line.count; s.zero += line.count === 0;
-          }
-        } else finish(line);
-      }
-      $("progress").value = seen;
-      if (!$("summary").dataset.done) $("summary").textContent = `counting\u2026 ${seen.toLocaleString()} of ${total.toLocaleString()} combinations counted`;
-      draw();
+      showRows(lines.filter((line) => line.labels), total);
+      for (const line of lines) if (!line.labels) finish(line);
       return true;
     });
   } catch (e) {
@@ -680,6 +687,66 @@ async function count(total, mine) {
   } finally {
     if (stream === controller) stream = null;
   }
+}
+
+// The rows counted on this board so far ([labels, count] each, in the order they came).
+export function countedRows() { return combos.map(([labels, n]) => [[...labels], n]); }
+
+// Rows of the count ({labels, count}) on the heatmap, the legend and the progress.
+function showRows(rows, total) {
+  for (const line of rows) {
+    combos.push([line.labels, line.count]);
+    for (const label of line.labels) {
+      const s = stats[label] || (stats[label] = { min: Infinity, sum: 0, zero: 0 });
+      s.min = Math.min(s.min, line.count); s.sum += line.count; s.zero += line.count === 0;
+    }
+  }
+  $("progress").value = combos.length;
+  if (!$("summary").dataset.done) $("summary").textContent = `counting\u2026 ${combos.length.toLocaleString()} of ${total.toLocaleString()} combinations counted`;
+  draw();
+}
+
+// The count by the engine in this browser: the same rows and summary as the server's
+// stream. A count the engine cannot make is said (on the server, the server counts it).
+async function engineCount(pool, total, mine, controller) {
+  const start = performance.now();
+  try {
+    await countBoard(pool, spec(), (rows) => { if (mine === generation) showRows(rows, total); },
+                     controller.signal);
+    if (mine !== generation) return;
+    const unsolvable = combos.filter(([, n]) => n === 0).map(([labels]) => labels)
+      .sort((a, b) => (earlier(a, b, state.groups) ? -1 : earlier(b, a, state.groups) ? 1 : 0));
+    const line = { done: true, combinations: combos.length, unsolvable,
+                   seconds: Math.round(performance.now() - start) / 1000 };
+    if (hasDates()) line.unsolvable_real_dates = unsolvable.filter(realDate);
+    finish(line);
+  } catch (e) {
+    if (e.name === "AbortError" || mine !== generation) return;
+    if (!onStaticSite()) {  // the server counts what the engine could not, and the rest
+      engine = Promise.resolve(null);
+      $("answers-by").textContent = "Answers come from the cpmodels server.";
+      count(total, mine);
+      return;
+    }
+    sayError(sentence(e.message));
+  } finally {
+    if (stream === controller) stream = null;
+  }
+}
+
+// Whether a month/day combination is a real date (of a leap year: Feb 29 is).
+function realDate(labels) {
+  const [month, day] = ["month", "day"].map((g) => state.groups[g].indexOf(
+    labels.find((l) => state.groups[g].includes(l))));
+  const date = new Date(Date.UTC(2000, month, day + 1));
+  return month < 12 && date.getUTCMonth() === month;
+}
+
+// A message as a sentence for a person: a capital first letter and a full stop.
+function sentence(text) {
+  const t = String(text).trim();
+  const s = t ? t[0].toUpperCase() + t.slice(1) : "The engine could not count this board";
+  return /[.?!]$/.test(s) ? s : `${s}.`;
 }
 
 function finish(line) {
@@ -802,6 +869,10 @@ async function init() {
     ? "A copy of the editor on a static site: drawing works here; checking, counting, " +
       "designing, files and making need the cpmodels server (cpmodels serve)."
     : "Answers come from the cpmodels server.";
+  engine = openPool();
+  engine.then((pool) => {
+    if (pool) $("answers-by").textContent = footerText(pool.size, onStaticSite());
+  });
   const [specs] = await Promise.all([getJson("api/specs"), loadDrawings()]);
   for (const s of specs.specs) {  // by title, as the play page lists them
     const option = new Option(s.title || s.name, s.name);

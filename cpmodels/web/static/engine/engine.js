@@ -325,13 +325,14 @@ class Engine {
   }
 
   // A memo table (memo.py's Memo) of ``slots`` rows of ``keyWords`` words, their values
-  // in the rows (``inline``: the two-word state's) or apart, an arena of four a slot.
-  table(keyWords, slots, inline) {
+  // in the rows (``inline``: the two-word state's) or apart, an arena of ``arenaSize``
+  // counts (four a slot unless told: a tally's states keep a vector each).
+  table(keyWords, slots, inline, arenaSize = 4 * slots) {
     const keys = this.alloc(slots * keyWords * 8);
     const values = inline ? keys + (keyWords - 1) * 8 : this.alloc(slots * 8);
-    const arena = this.alloc(4 * slots * 8);
+    const arena = this.alloc(arenaSize * 8);
     const stats = this.alloc(STATS * 8);
-    return { keys, values, arena, stats, slots, keyWords, arenaSize: 4 * slots };
+    return { keys, values, arena, stats, slots, keyWords, arenaSize };
   }
 
   // Run ``body`` with memory given back after.
@@ -608,13 +609,16 @@ class Engine {
   }
 
   // A cover's plan (EngineSession.browser_plan) loaded: its layouts checked and copied in.
-  load(plan, { tableSlots = DEFAULT_TABLE_SLOTS, deadSlots = DEAD_SLOTS } = {}) {
+  // ``arena``: the counts the table of sub-board counts keeps (4 a slot unless told).
+  load(plan, { tableSlots = DEFAULT_TABLE_SLOTS, deadSlots = DEAD_SLOTS, arena = null } = {}) {
     for (const slots of [tableSlots, deadSlots])
       check(Number.isSafeInteger(slots) && slots >= 16 && slots <= 2 ** 26 &&
         (slots & (slots - 1)) === 0, "table slots: a power of two from 16 to 2**26");
+    check(arena === null || (Number.isSafeInteger(arena) && arena >= 16 && arena <= 2 ** 28),
+      "arena: a whole number of counts from 16 to 2**28");
     const mark = this.top;
     try {
-      return new Cover(this, plan, mark, tableSlots, deadSlots);
+      return new Cover(this, plan, mark, tableSlots, deadSlots, arena ?? 4 * tableSlots);
     } catch (e) {
       this.release(mark);
       throw e;
@@ -839,11 +843,12 @@ function packingTable(engine, view, table) {
 
 // One cover loaded: the layouts of its plan and its tables, the questions it answers.
 class Cover {
-  constructor(engine, plan, mark, tableSlots, deadSlots) {
+  constructor(engine, plan, mark, tableSlots, deadSlots, arena) {
     check(plan && typeof plan === "object", "the plan: expected an object");
     this.engine = engine;
     this.mark = mark;
     this.tableSlots = tableSlots;
+    this.arena = arena;
     this.deadSlots = deadSlots;
     const { tally, exists, solutions } = plan;
     this.tallyKernel = tally ? tally.kernel : null;
@@ -877,8 +882,8 @@ class Cover {
   }
 
   // The table of sub-board counts (made on first use, kept) or of dead states.
-  table(name, keyWords, slots, inline) {
-    if (!this.tables[name]) this.tables[name] = this.engine.table(keyWords, slots, inline);
+  table(name, keyWords, slots, inline, arena = undefined) {
+    if (!this.tables[name]) this.tables[name] = this.engine.table(keyWords, slots, inline, arena);
     return this.tables[name];
   }
 
@@ -911,7 +916,7 @@ class Cover {
     const oneWord = plain || this.tallyKernel === "tally_one_word";
     const table = oneWord
       ? this.table("count", 3, this.tableSlots, false)
-      : this.table("count", L.keyWords, this.tableSlots, L.inline);
+      : this.table("count", L.keyWords, this.tableSlots, L.inline, this.arena);
     return this.call((engine) => {
       const at = engine.copy(p.flat);
       const width = plain ? 1 : T.width;

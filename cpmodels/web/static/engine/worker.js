@@ -7,11 +7,25 @@
 //        whether each of ids taken back (and all of them) leaves a way out;
 //   "count" {prefix}: the completions of prefix;
 //   "solutions" {forced, skip, take}: the solutions from number skip on (engine.js).
+//   "sweep" {task} on a board (plan: the JSON of {grid, cells, pieces, groups, faceUp,
+//        labels, neighbours}, as counts.js makes it from the editor's fields): the core's
+//        sweep cover of the board laid out by the core with the free groups' slack items
+//        as tally items (made once per key), and task (a label index of each fixed group)
+//        tallied: {rows: [{labels, count}]} in sweep order; task null: {fixed} (the
+//        groups the tasks fix) and no search; with preview, the one combination of the
+//        task and the first label of each free group (TallyPlan.preview_tasks).
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
 import {decodePlan, loadEngine} from "./engine.js";
 
 const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a bump heap)
+// A board's table of sub-board counts, as the server's editor sizes it (board.py): a
+// board of 48 cells or more (the weekday calendar, 50) needs a large one to count fast.
+// Its arena keeps a count vector for each state (up to one count a combination a task
+// tallies): far more than four counts a slot.
+const BOARD_TABLE_SLOTS = [1 << 20, 1 << 22];
+const BOARD_ARENA = [1 << 23, 1 << 25];
+const LARGE_BOARD = 48;
 
 class Answerer {
   constructor(post) {
@@ -47,22 +61,69 @@ class Answerer {
     this.post(reply);
   }
 
-  cover(key, plan) {
+  // The cover of key, loaded by make() the first time it is met.
+  cover(key, make = (plan) => this.engine.load(decodePlan(JSON.parse(plan).engine)), plan) {
     if (!this.engine) throw new Error("the engine did not load");
     let cover = this.covers.get(key);
     if (!cover) {
       if (this.covers.size >= MAX_COVERS) {
-        this.covers.values().next().value.release();  // (and every cover loaded after it)
+        const first = this.covers.values().next().value;
+        (first.cover || first).release();  // (and every cover loaded after it)
         this.covers.clear();
       }
-      cover = this.engine.load(decodePlan(JSON.parse(plan).engine));
+      cover = make(plan);
       this.covers.set(key, cover);
     }
     return cover;
   }
 
+  // A board's sweep cover made and laid out by the core, its slack options by group.
+  board(text) {
+    const {grid, cells, pieces, groups, faceUp, labels, neighbours} = JSON.parse(text);
+    const engine = this.engine;
+    const made = engine.sweepCover({grid, cells, pieces, groups, faceUp});
+    const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
+    const near = cells.map(([a, b]) => neighbours[a & 1][b & 1].map(
+      ([da, db]) => at.get(`${a + da},${b + db}`) ?? -1));
+    const {start, items} = made.options;
+    const options = made.optionKind.map((_, o) => items.slice(start[o], start[o + 1]));
+    const slackItems = [];
+    made.items.kind.forEach((kind, i) => { if (kind === 2) slackItems.push(i); });
+    const fixed = made.fixed;
+    const free = groups.map((_, g) => g).filter((g) => !fixed.includes(g));
+    const slack = groups.map(() => []);
+    made.optionKind.forEach((kind, o) => { if (kind === 1) slack[made.optionOwner[o]].push(o); });
+    const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
+                                   cell: made.items.cell, neighbours: near, options,
+                                   tally: free.map((g) => slackItems[g])});
+    const large = Number(cells.length >= LARGE_BOARD);
+    const cover = engine.load(plan, {tableSlots: BOARD_TABLE_SLOTS[large],
+                                     arena: BOARD_ARENA[large]});
+    return {cover, fixed, free, slack, labels, tallies: plan.tally.tallies};
+  }
+
+  sweep(key, plan, task, preview = false) {
+    if (!this.covers.has(key) && this.covers.size) {  // a new board: the old ones let go
+      const first = this.covers.values().next().value;
+      (first.cover || first).release();
+      this.covers.clear();
+    }
+    const board = this.cover(key, (text) => this.board(text), plan);
+    if (task === null) return {fixed: board.fixed};
+    if (preview) {  // one combination: the task's labels and the first of each free group
+      const chosen = board.labels.map(() => 0);
+      board.fixed.forEach((g, k) => { chosen[g] = task[k]; });
+      const [count] = board.cover.count([chosen.map((i, g) => board.slack[g][i])]);
+      return {rows: [{labels: chosen.map((i, g) => board.labels[g][i]), count: Number(count)}]};
+    }
+    const prefix = board.fixed.map((g, k) => board.slack[g][task[k]]);
+    const {rows, masks} = board.cover.tally([prefix]);
+    return {rows: taskRows(board, task, rows[0], masks[0])};
+  }
+
   answer({op, key, plan, args}) {
-    const cover = this.cover(key, plan);
+    if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
+    const cover = this.cover(key, undefined, plan);
     if (op === "count") return {count: String(cover.count([args.prefix])[0])};
     if (op === "position") {
       const {prefix, ids} = args;
@@ -77,6 +138,37 @@ class Answerer {
     }
     throw new Error(`${op}: not a question the engine answers`);
   }
+}
+
+// A task's tally (the count vector row, its uncovered tally items mask) as the count of
+// each combination of its fixed labels and one label of each free group, in sweep order
+// (TallyPlan.rows): a combination's count is at the sum of its options' indices times
+// their strides (EngineSession.tally's decoding).
+function taskRows({fixed, free, slack, labels, tallies}, task, row, mask) {
+  const {opt_tally: optTally, opt_index: optIndex, length, stride} = tallies;
+  const cols = stride.shape[1];
+  const out = [];
+  const chosen = new Array(labels.length);
+  fixed.forEach((g, k) => { chosen[g] = task[k]; });
+  const visit = (k) => {
+    if (k < free.length) {
+      for (let i = 0; i < labels[free[k]].length; ++i) {
+        chosen[free[k]] = i;
+        visit(k + 1);
+      }
+      return;
+    }
+    let x = 0;
+    for (const g of free) {
+      const o = slack[g][chosen[g]];
+      const t = Number(optTally[o]);
+      if (mask >> t & 1) x += Number(optIndex[o]) * Number(stride.data[mask * cols + t]);
+    }
+    out.push({labels: chosen.map((i, g) => labels[g][i]),
+              count: x < Number(length[mask]) ? Number(row[x]) : 0});
+  };
+  visit(0);
+  return out;
 }
 
 const answerer = new Answerer((message) => self.postMessage(message));
