@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from cpmodels.backends.engine.layouts.cover import MAX_MASK_BYTES, CompiledCover, OneWord
-from cpmodels.backends.engine.layouts.tally import TallyLayout
+from cpmodels.backends.engine.layouts.tally import OneTallies, Tallies, TallyLayout
 from cpmodels.cover import ExactCover, ItemKind
 from cpmodels.errors import TooLargeError
 from cpmodels.geometry import OptionKind
@@ -316,3 +316,19 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
                    fillable, limit, bool(limit > 1 and not fillable[1]), np.uint64(slack),
                    np.uint64(optional), np.array(slack_cells, dtype=np.uint64),
                    np.array([area.get(p, 0) for p in range(n_pieces)], dtype=np.int64))
+
+
+def one_word_tallies(cover: ExactCover, items: Sequence[int],
+                     tallies: Tallies | None) -> OneTallies | None:
+    """The one-word tally kernel's tallies as the Python made them (layouts/tally.py)."""
+    others = [i for i, it in enumerate(cover.items) if it.kind is not ItemKind.CELL]
+    if not items or tallies is None:
+        none = np.full(len(cover.options), -1, dtype=np.int64)
+        return OneTallies(0, np.zeros(1, np.uint64), none, none, np.ones(1, np.int64),
+                          np.zeros((1, 1), np.int64), np.zeros(2, np.int64),
+                          np.zeros(1, np.int64))
+    if any(i not in others for i in items):
+        return None
+    bits = np.array([1 << others.index(i) for i in items], dtype=np.uint64)
+    return OneTallies(len(items), bits, tallies.opt_tally, tallies.opt_index, tallies.length,
+                      tallies.stride, tallies.map_start, tallies.map_flat)

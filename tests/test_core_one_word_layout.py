@@ -13,8 +13,9 @@ import pytest
 from conftest import SPECS
 
 from cpmodels import _native
-from cpmodels.backends.engine.layouts.cover import OneWord, one_word_layout
+from cpmodels.backends.engine.layouts.cover import OneWord, compile_cover, one_word_layout
 from cpmodels.backends.engine.layouts.flat import cover_arrays
+from cpmodels.backends.engine.layouts.tally import OneTallies, one_word_tallies, tally_layout
 from cpmodels.cover import ExactCover, Item, ItemKind
 from cpmodels.geometry import OptionKind, Placement
 from cpmodels.instance import packing_instance
@@ -34,6 +35,18 @@ def _same(native: OneWord | None, python: OneWord | None) -> None:
     for name, a, b in zip(OneWord._fields, native, python, strict=True):
         if isinstance(b, np.ndarray):
             assert isinstance(a, np.ndarray), name
+            assert (a.dtype, a.shape) == (b.dtype, b.shape), name
+            assert np.array_equal(a, b), name
+        else:
+            assert type(a) is type(b) and a == b, name
+
+
+def _same_tallies(native: OneTallies | None, python: OneTallies | None) -> None:
+    assert (native is None) == (python is None)
+    if native is None or python is None:
+        return
+    for name, a, b in zip(OneTallies._fields, native, python, strict=True):
+        if isinstance(b, np.ndarray):
             assert (a.dtype, a.shape) == (b.dtype, b.shape), name
             assert np.array_equal(a, b), name
         else:
@@ -63,6 +76,22 @@ def _covers(path):
 def test_every_bundled_spec_lays_out_as_before(path):
     for cover in _covers(path):
         _check(cover)
+
+
+@pytest.mark.parametrize("path", [p for p in BUNDLED
+                                  if isinstance(load_spec(p), CalendarSpec)],
+                         ids=lambda p: p.stem)
+def test_every_calendar_tallies_as_before(path):
+    """A sweep's tally items, each slack item, none, and a cell (the kernel does not suit)."""
+    spec = load_spec(path)
+    plan = sweep_plan(spec)
+    cover, slack = sweep_cover(spec)
+    for c, items in ((plan.cover, plan.tally_items), (plan.cover, []), (cover, slack),
+                     (cover, slack[:1]), (cover, [0])):
+        layout = tally_layout(compile_cover(c), items).kernel if items else None
+        native = one_word_tallies(c, items, layout)
+        _same_tallies(native, oracle.one_word_tallies(c, items, layout))
+        assert (native is None) == (items == [0])
 
 
 def test_the_weekday_sweep_suits():
@@ -174,6 +203,14 @@ def test_the_core_answers_what_it_cannot_read():
     with pytest.raises(ValueError, match="wrong size"):
         _native.one_word_layout_fill(arrays, xy, kinds, none, 0,
                                      out | {"masks": np.empty(2, np.uint64)})
+    bits = np.empty(1, dtype=np.uint64)
+    assert _native.one_word_tally_bits(kinds, np.array([3], np.int64), bits) == 1
+    assert bits.tolist() == [1]
+    assert _native.one_word_tally_bits(kinds, np.array([0], np.int64), bits) == 0
+    for item in (-1, 4):
+        assert _native.one_word_tally_bits(kinds, np.array([item], np.int64), bits) == -4
+    with pytest.raises(ValueError, match="bits"):
+        _native.one_word_tally_bits(kinds, np.array([3, 3], np.int64), bits)
     with pytest.raises(TypeError):
         _native.one_word_layout_fill(arrays, xy, kinds, none, 0,
                                      out | {"opts": np.empty(3, np.int32)})

@@ -18,3 +18,9 @@ extern "C" void cpcore_one_word_layout_fill(const cpcore_one_word_input* in, int
                                             const cpcore_one_word_layout* out) {
     cpcore::one_word_layout::lay_out(*in, work, *sizes, out);
 }
+
+extern "C" int64_t cpcore_one_word_tally_bits(const int64_t* item_kind, uint64_t n_items,
+                                              const int64_t* items, uint64_t n_tally,
+                                              uint64_t* bits) {
+    return cpcore::one_word_layout::tally_bits(item_kind, n_items, items, n_tally, bits);
+}

@@ -536,6 +536,12 @@ typedef struct cpcore_one_word_layout {
     uint8_t* fillable;      /* [n_board_cells + 1] */
 } cpcore_one_word_layout;
 
+/* The piece-word bit of each tally item (OneTallies.bit): its index among the items not
+ * cells. Returns 1, or 0 when a tally item is a cell (the kernel does not suit), or
+ * -CPCORE_LAYOUT_BAD_ITEM for an item the cover does not have. */
+int64_t cpcore_one_word_tally_bits(const int64_t* item_kind, uint64_t n_items,
+                                   const int64_t* items, uint64_t n_tally, uint64_t* bits);
+
 /* Scratch words of a one-word layout; measure (checks too), then fill as for a cover. */
 uint64_t cpcore_one_word_layout_work(const cpcore_one_word_input* in);
 void cpcore_one_word_layout_measure(const cpcore_one_word_input* in, int64_t* work,
