@@ -13,6 +13,7 @@
 //   engine.sweepCover({grid, cells, pieces, groups}); // a board's exact cover, as arrays
 //   engine.load(engine.coverPlan({low, high, cell, neighbours, options, tally}));
 //                                     // a cover the page made, laid out by the core
+//                                     // (with grid, xy, kinds: for the one-word kernel)
 //
 // It uses nothing of a page (no document, no window), so a worker can run it too.
 //
