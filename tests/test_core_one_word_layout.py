@@ -5,12 +5,15 @@ one-word kernel or miss it by one thing; and the core's answers to arrays it can
 
 from __future__ import annotations
 
+import ctypes
 import random
+import shutil
+import subprocess
 
 import layout_oracle as oracle
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import ROOT, SPECS
 
 from cpmodels import _native
 from cpmodels.backends.engine.layouts.cover import OneWord, compile_cover, one_word_layout
@@ -214,3 +217,129 @@ def test_the_core_answers_what_it_cannot_read():
     with pytest.raises(TypeError):
         _native.one_word_layout_fill(arrays, xy, kinds, none, 0,
                                      out | {"opts": np.empty(3, np.int32)})
+
+
+# --- the core's calls alone, over buffers the caller gives ---------------------------------
+
+class _CoverInput(ctypes.Structure):
+    _fields_ = [(name, kind) for name, kind in (
+        ("n_items", ctypes.c_uint64), ("low", ctypes.c_void_p), ("high", ctypes.c_void_p),
+        ("item_cell", ctypes.c_void_p), ("n_cells", ctypes.c_uint64),
+        ("cell_nb_start", ctypes.c_void_p), ("cell_nbs", ctypes.c_void_p),
+        ("n_cell_nbs", ctypes.c_uint64), ("n_options", ctypes.c_uint64),
+        ("opt_start", ctypes.c_void_p), ("opt_items", ctypes.c_void_p),
+        ("n_opt_items", ctypes.c_uint64))]
+
+
+class _OneWordInput(ctypes.Structure):
+    _fields_ = [("cover", ctypes.c_void_p), ("cell_xy", ctypes.c_void_p),
+                ("item_kind", ctypes.c_void_p), ("option_kind", ctypes.c_void_p),
+                ("flips", ctypes.c_uint64)]
+
+
+class _Sizes(ctypes.Structure):
+    _fields_ = ([(n, ctypes.c_int64) for n in
+                 ("error", "suits", "n_pieces", "n_flat", "n_board_cells")]
+                + [(n, ctypes.c_uint64) for n in
+                   ("all_pieces", "covered", "inner", "first", "last", "slack", "optional")]
+                + [("region_limit", ctypes.c_int64), ("isolated_dead", ctypes.c_int64)])
+
+
+LAYOUT_ARRAYS = ["start", "masks", "opts", "avail", "opt_cells", "opt_piece", "slack_cells",
+                 "areas", "fillable"]
+
+
+class _Layout(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_void_p) for name in LAYOUT_ARRAYS]
+
+
+@pytest.fixture(scope="module")
+def core(tmp_path_factory):
+    """src/one_word_layout.cpp built alone, freestanding, as a shared library."""
+    compiler = shutil.which("g++") or shutil.which("clang++")
+    if compiler is None:
+        pytest.skip("no C++ compiler (g++ or clang++) on this machine")
+    core_dir = ROOT / "cpmodels" / "_core"
+    lib = tmp_path_factory.mktemp("core") / "one_word_layout.so"
+    subprocess.run([compiler, "-std=c++17", "-O1", "-shared", "-fPIC", "-ffreestanding",
+                    "-fno-exceptions", "-fno-rtti", "-I", str(core_dir / "include"),
+                    str(core_dir / "src" / "one_word_layout.cpp"), "-o", str(lib)],
+                   check=True, timeout=300)
+    loaded = ctypes.CDLL(str(lib))
+    loaded.cpcore_one_word_layout_work.restype = ctypes.c_uint64
+    loaded.cpcore_one_word_layout_work.argtypes = [ctypes.c_void_p]
+    p = ctypes.c_void_p
+    loaded.cpcore_one_word_layout_measure.restype = None
+    loaded.cpcore_one_word_layout_measure.argtypes = [p, p, p]
+    loaded.cpcore_one_word_layout_fill.restype = None
+    loaded.cpcore_one_word_layout_fill.argtypes = [p, p, p, p]
+    return loaded
+
+
+GUARD = 0x5A5A5A5A5A5A5A5A  # a word past each buffer's end, that the core must not touch
+
+
+def _guarded(n: int, dtype) -> np.ndarray:
+    a = np.zeros(n * np.dtype(dtype).itemsize + 8, dtype=np.uint8)
+    a[-8:] = np.frombuffer(np.uint64(GUARD).tobytes(), dtype=np.uint8)
+    return a
+
+
+def _untouched(a: np.ndarray) -> bool:
+    return int(a[-8:].view(np.uint64)[0]) == GUARD
+
+
+def _lay_out(core, cover: ExactCover, cell_xy: np.ndarray | None = None):
+    """The core's layout over buffers of exactly the sizes it asks for, each with a guard
+    word after it; the sizes, the arrays and whether every guard is intact."""
+    arrays, xy, kinds, _ = _input(cover)
+    xy = xy if cell_xy is None else cell_xy
+    c = _CoverInput(len(kinds), *(arrays[k].ctypes.data for k in ("low", "high", "item_cell")),
+                    len(arrays["cell_nb_start"]) - 1, arrays["cell_nb_start"].ctypes.data,
+                    arrays["cell_nbs"].ctypes.data, len(arrays["cell_nbs"]),
+                    len(arrays["opt_start"]) - 1, arrays["opt_start"].ctypes.data,
+                    arrays["opt_items"].ctypes.data, len(arrays["opt_items"]))
+    one = _OneWordInput(ctypes.addressof(c), xy.ctypes.data, kinds.ctypes.data, None, 0)
+    work = _guarded(core.cpcore_one_word_layout_work(ctypes.byref(one)), np.int64)
+    sizes = _Sizes()
+    core.cpcore_one_word_layout_measure(ctypes.byref(one), work.ctypes.data,
+                                        ctypes.byref(sizes))
+    if sizes.error or not sizes.suits:
+        return sizes, None, _untouched(work)
+    n_opts = len(cover.options)
+    lengths = {"start": (64 * sizes.n_pieces + 1, np.uint64), "masks": (sizes.n_flat, np.uint64),
+               "opts": (sizes.n_flat, np.int64), "avail": (64, np.uint64),
+               "opt_cells": (n_opts, np.uint64), "opt_piece": (n_opts, np.uint64),
+               "slack_cells": (64, np.uint64), "areas": (sizes.n_pieces, np.int64),
+               "fillable": (sizes.n_board_cells + 1, np.bool_)}
+    out = {name: _guarded(*lengths[name]) for name in LAYOUT_ARRAYS}
+    layout = _Layout(*(out[name].ctypes.data for name in LAYOUT_ARRAYS))
+    core.cpcore_one_word_layout_fill(ctypes.byref(one), work.ctypes.data, ctypes.byref(sizes),
+                                     ctypes.byref(layout))
+    intact = _untouched(work) and all(_untouched(a) for a in out.values())
+    return sizes, {name: a[:-8].view(lengths[name][1]) for name, a in out.items()}, intact
+
+
+def test_the_core_alone_fills_the_buffers_it_asks_for_and_no_further(core):
+    cover = sweep_plan(load_spec(SPECS / "calendar_week.yaml")).cover
+    sizes, got, intact = _lay_out(core, cover)
+    assert intact and sizes.suits and got is not None
+    want = oracle.one_word_layout(cover)
+    for name in LAYOUT_ARRAYS:
+        assert np.array_equal(got[name], getattr(want, name)), name
+    assert (sizes.covered, sizes.inner, sizes.region_limit) == (
+        int(want.covered), int(want.inner), want.region_limit)
+
+
+def test_the_core_alone_takes_coordinates_at_the_ends_of_a_word(core):
+    """Cells at the least and the most 64-bit coordinates: too far apart, not a
+    wrapped-around board."""
+    cover = ExactCover([Item("a", cell=(0, 0)), Item("b", cell=(0, 1)), Item("p")],
+                       [(0, 2), (1, 2)])
+    for xy in ([[0, -2**63], [0, 2**63 - 1]], [[-2**63, 0], [2**63 - 1, 0]],
+               [[2**63 - 1, 0], [-2**63, 0]]):
+        sizes, got, intact = _lay_out(core, cover, np.array(xy, dtype=np.int64))
+        assert intact and sizes.error == 0 and not sizes.suits and got is None
+    sizes, got, intact = _lay_out(core, cover, np.array([[2**63 - 1, 5], [2**63 - 1, 6]],
+                                                        dtype=np.int64))
+    assert intact and sizes.suits and got is not None and got["opt_cells"].tolist() == [1, 2]
