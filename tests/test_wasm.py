@@ -32,7 +32,7 @@ from cpmodels.grids import grid
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
-from cpmodels.sweep import scan_fixed_groups, sweep_cover
+from cpmodels.sweep import scan_fixed_groups, sweep_cover, sweep_plan
 
 ORIGIN = "http://engine.test"  # served by page.route: nothing leaves the browser
 ENGINE = resources.files("cpmodels.web").joinpath("static/engine")
@@ -623,3 +623,81 @@ def test_a_cover_laid_out_in_the_browser(page, tmp_path):
                               "RangeError: an option names an item the cover does not have",
                               "RangeError: the cover: expected an object",
                               "RangeError: options: expected whole numbers"]
+
+
+# The weekday sweep cover laid out in the page with what the one-word kernel reads (its
+# cells' coordinates, its items' and options' kinds): its plan, and its tallies by the
+# one-word kernel and by the general kernel.
+LAY_OUT_ONE_WORD = """async ({cover, tasks}) => {
+  const { loadEngine } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const plainly = (layout) => Object.fromEntries(Object.entries(layout).map(([name, v]) => {
+    if (typeof v !== "object") return [name, v];
+    const data = v.data || v;
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    return [name, { shape: v.shape || [data.length],
+                    base64: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")) }];
+  }));
+  const tallied = (plan) => {
+    const tally = engine.load(plan).tally(tasks);
+    return { rows: tally.rows.map((row) => Array.from(row, String)), masks: tally.masks };
+  };
+  const plan = engine.coverPlan(cover);
+  const { grid: _grid, xy: _xy, kinds: _kinds, optionKinds: _o, ...general } = cover;
+  const generalPlan = engine.coverPlan(general);
+  const refused = [];
+  for (const bad of [{ ...cover, xy: cover.xy.slice(1) }, { ...cover, xy: [[0, 0, 0]] },
+                     { ...cover, kinds: [1] }, { ...cover, optionKinds: [0] },
+                     { ...cover, xy: cover.xy.map(() => [2 ** 40, 0]) }]) {
+    try { engine.coverPlan(bad); refused.push("laid out"); }
+    catch (e) { refused.push(`${e.name}: ${e.message}`); }
+  }
+  return { kernels: [plan.tally.kernel, generalPlan.tally.kernel,
+                     engine.coverPlan({ ...cover, grid: "hex" }).tally.kernel],
+           layout: plainly(plan.tally.layout), tallies: plainly(plan.tally.tallies),
+           oneWord: tallied(plan), general: tallied(generalPlan), refused };
+}"""
+
+
+def test_a_weekday_sweep_laid_out_for_the_one_word_kernel_in_the_browser(page):
+    """calendar_week's sweep cover, as plain arrays with its cells' coordinates and its
+    kinds: the one-word tally plan browser_plan gives natively, array for array, and the
+    same tallies as natively and as the general kernel's; without the coordinates or on
+    another grid the general plan; bad coordinates and kinds refused in one line."""
+    plan = sweep_plan(load_spec(SPECS / "calendar_week.yaml"))
+    cover = plan.cover
+    session = EngineSession(cover, tally_items=tuple(plan.tally_items))
+    cells = list(dict.fromkeys(it.cell for it in cover.items if it.cell is not None))
+    at = {cell: k for k, cell in enumerate(cells)}
+    neighbours = grid(cover.grid).neighbours
+    plain_cover = {"low": [it.low for it in cover.items], "high": [it.high for it in cover.items],
+                   "cell": [-1 if it.cell is None else at[it.cell] for it in cover.items],
+                   "neighbours": [[at.get(nb, -1) for nb in neighbours(c)] for c in cells],
+                   "options": [list(o) for o in cover.options],
+                   "tally": list(plan.tally_items), "grid": cover.grid,
+                   "xy": [list(c) for c in cells], "kinds": [int(it.kind) for it in cover.items],
+                   "optionKinds": [int(p.kind) for p in cover.placements]}
+    solution = session.first_solution()
+    tasks = [solution[:4], solution[:6]]  # a few seconds a kernel in the browser
+    got = page.evaluate(LAY_OUT_ONE_WORD, {"cover": plain_cover, "tasks": tasks})
+    want = session.browser_plan()["tally"]
+    assert got["kernels"] == [want["kernel"], "tally_prefixes_n_words",
+                              "tally_prefixes_n_words"] and want["kernel"] == "tally_one_word"
+    for name in ("layout", "tallies"):
+        assert set(got[name]) == set(want[name])
+        for field, value in want[name].items():
+            expected = ({"shape": value["shape"], "base64": value["base64"]}
+                        if isinstance(value, dict) else value)
+            assert got[name][field] == expected, f"{name}.{field}"
+    call = session.searches.tally_call(tasks, None)
+    call.kernel(*call.args)
+    width = call.out.shape[1]
+    for kernel in ("oneWord", "general"):
+        assert [[int(x) for x in row[:width]] for row in got[kernel]["rows"]] == (
+            call.out.tolist()), kernel
+    assert got["oneWord"]["masks"] == call.masks.tolist() and call.out.sum() > 0
+    assert got["refused"] == ["RangeError: xy: two coordinates a cell each",
+                              "RangeError: xy: two coordinates a cell each",
+                              "RangeError: kinds: one an item",
+                              "RangeError: optionKinds: one an option, or none",
+                              "RangeError: xy: a coordinate is too large"]

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -200,6 +201,87 @@ nb::dict tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t>
     return tally_sizes_dict(s);
 }
 
+// The one-word layout's input: the cover, its cells' coordinates, its items' and options'
+// kinds (none: an empty array), checked for size.
+struct OneWordInput {
+    Cover cover;
+    Array<const int64_t> cell_xy, item_kind, option_kind;
+    cpcore_one_word_input in{};
+
+    OneWordInput(const nb::dict& c, Array<const int64_t> xy, Array<const int64_t> items,
+                 Array<const int64_t> options, uint64_t flips)
+        : cover(c), cell_xy(xy), item_kind(items), option_kind(options) {
+        if (xy.ndim() != 2 || xy.shape(0) != cover.in.n_cells || xy.shape(1) != 2)
+            throw nb::value_error("cell_xy: one row of two coordinates per cell");
+        if (items.ndim() != 1 || items.size() != cover.in.n_items)
+            throw nb::value_error("item_kind: one kind per item");
+        if (options.ndim() != 1 || (options.size() && options.size() != cover.in.n_options))
+            throw nb::value_error("option_kind: one kind per option, or none");
+        in = cpcore_one_word_input{&cover.in, xy.data(), items.data(),
+                                   options.size() ? options.data() : nullptr, flips & 3};
+    }
+};
+
+nb::dict one_word_sizes_dict(const cpcore_one_word_sizes& s) {
+    nb::dict d;
+    d["error"] = s.error;
+    d["suits"] = s.suits != 0;
+    d["n_pieces"] = s.n_pieces;
+    d["n_flat"] = s.n_flat;
+    d["n_board_cells"] = s.n_board_cells;
+    for (auto [name, word] : {std::pair{"all_pieces", s.all_pieces}, {"covered", s.covered},
+                              {"inner", s.inner}, {"first", s.first}, {"last", s.last},
+                              {"slack", s.slack}, {"optional", s.optional}})
+        d[name] = word;
+    d["region_limit"] = s.region_limit;
+    d["isolated_dead"] = s.isolated_dead != 0;
+    return d;
+}
+
+nb::dict one_word_layout_sizes(nb::dict cover, Array<const int64_t> cell_xy,
+                               Array<const int64_t> item_kind,
+                               Array<const int64_t> option_kind, uint64_t flips) {
+    OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
+    std::vector<int64_t> work(cpcore_one_word_layout_work(&o.in));
+    cpcore_one_word_sizes s{};
+    cpcore_one_word_layout_measure(&o.in, work.data(), &s);
+    return one_word_sizes_dict(s);
+}
+
+nb::dict one_word_layout_fill(nb::dict cover, Array<const int64_t> cell_xy,
+                              Array<const int64_t> item_kind, Array<const int64_t> option_kind,
+                              uint64_t flips, nb::dict out) {
+    OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
+    std::vector<int64_t> work(cpcore_one_word_layout_work(&o.in));
+    cpcore_one_word_sizes s{};
+    cpcore_one_word_layout_measure(&o.in, work.data(), &s);
+    if (s.error != CPCORE_LAYOUT_OK || !s.suits) return one_word_sizes_dict(s);
+    const int64_t n_opts = o.cover.in.n_options;
+    cpcore_one_word_layout L{};
+    L.start = entry<uint64_t>(out, "start", 64 * s.n_pieces + 1).data();
+    L.masks = entry<uint64_t>(out, "masks", s.n_flat).data();
+    L.opts = entry<int64_t>(out, "opts", s.n_flat).data();
+    L.avail = entry<uint64_t>(out, "avail", 64).data();
+    L.opt_cells = entry<uint64_t>(out, "opt_cells", n_opts).data();
+    L.opt_piece = entry<uint64_t>(out, "opt_piece", n_opts).data();
+    L.slack_cells = entry<uint64_t>(out, "slack_cells", 64).data();
+    L.areas = entry<int64_t>(out, "areas", s.n_pieces).data();
+    L.fillable = reinterpret_cast<uint8_t*>(
+        entry<bool>(out, "fillable", s.n_board_cells + 1).data());
+    cpcore_one_word_layout_fill(&o.in, work.data(), &s, &L);
+    return one_word_sizes_dict(s);
+}
+
+// The piece-word bits of the tally items into ``bits``; 1, 0 (does not suit) or -code.
+int64_t one_word_tally_bits(Array<const int64_t> item_kind, Array<const int64_t> items,
+                            Array<uint64_t> bits) {
+    if (item_kind.ndim() != 1 || items.ndim() != 1 || bits.ndim() != 1 ||
+        bits.size() != items.size())
+        throw nb::value_error("bits: one entry per tally item");
+    return cpcore_one_word_tally_bits(item_kind.data(), item_kind.size(), items.data(),
+                                      items.size(), bits.data());
+}
+
 int64_t region_sizes(Array<const int64_t> areas, uint64_t total, Array<bool> fillable) {
     if (areas.ndim() != 1 || fillable.ndim() != 1 || fillable.size() != total + 1)
         throw nb::value_error("fillable needs total + 1 entries");
@@ -220,6 +302,15 @@ void bind_layout(nb::module_& m) {
           nb::arg("items"), "Check and measure the tallies of a laid-out cover.");
     m.def("tally_layout_fill", &tally_layout_fill, nb::arg("cover"), nb::arg("layout"),
           nb::arg("items"), nb::arg("out"), "Fill the tallies' arrays of ``out``.");
+    m.def("one_word_layout_sizes", &one_word_layout_sizes, nb::arg("cover"),
+          nb::arg("cell_xy"), nb::arg("item_kind"), nb::arg("option_kind"), nb::arg("flips"),
+          "Check a cover and measure its one-word layout (``suits``: whether it suits).");
+    m.def("one_word_layout_fill", &one_word_layout_fill, nb::arg("cover"), nb::arg("cell_xy"),
+          nb::arg("item_kind"), nb::arg("option_kind"), nb::arg("flips"), nb::arg("out"),
+          "Fill the one-word layout's arrays of ``out`` (of the sizes measured).");
+    m.def("one_word_tally_bits", &one_word_tally_bits, nb::arg("item_kind"),
+          nb::arg("items"), nb::arg("bits").noconvert(),
+          "Fill the tally items' piece-word bits: 1, 0 when one is a cell, or -code.");
     m.def("layout_error", [](int64_t code) { return std::string(cpcore_layout_error(code)); },
           nb::arg("code"), "What the core's refusal of a layout, by its code, says.");
     m.def("region_sizes", &region_sizes, nb::arg("areas"), nb::arg("total"),

@@ -498,6 +498,58 @@ void cpcore_tally_layout_measure(const cpcore_tally_input* tallies, int64_t* wor
 void cpcore_tally_layout_fill(const cpcore_tally_input* tallies, int64_t* work,
                               cpcore_tally_sizes* sizes, const cpcore_tally_layout* out);
 
+/* --- the one-word kernel's layout of a cover (cpcore/one_word_layout.hpp) -------------- */
+
+/* A cover for the one-word layout: the flat cover, each cell's two coordinates on a square
+ * grid (the caller answers "does not suit" for any other grid), each item's kind (ItemKind:
+ * 0 cell, 1 piece, 2 slack) and, when the cover has them, each option's kind (OptionKind:
+ * 0 piece, 1 slack, 2 left out; null: none to check). */
+typedef struct cpcore_one_word_input {
+    const cpcore_cover_input* cover;
+    const int64_t* cell_xy;      /* [n_cells, 2] */
+    const int64_t* item_kind;    /* [n_items] */
+    const int64_t* option_kind;  /* [n_options] or null */
+    uint64_t flips;              /* bit 0 reverses the lines, bit 1 each line */
+} cpcore_one_word_input;
+
+/* Its sizes (measure) and its words (fill); suits 0: the one-word kernel does not suit. */
+typedef struct cpcore_one_word_sizes {
+    int64_t error;          /* CPCORE_LAYOUT_OK or the first problem met */
+    int64_t suits;
+    int64_t n_pieces;       /* bits of the piece word */
+    int64_t n_flat;         /* options anchored on the board: len(masks) */
+    int64_t n_board_cells;  /* fillable has one more entry */
+    uint64_t all_pieces, covered, inner, first, last, slack, optional;  /* set by the fill */
+    int64_t region_limit, isolated_dead;                                /* set by the fill */
+} cpcore_one_word_sizes;
+
+/* The arrays the one-word layout fills (layouts/cover.py's OneWord). */
+typedef struct cpcore_one_word_layout {
+    uint64_t* start;        /* [64 * n_pieces + 1] */
+    uint64_t* masks;        /* [n_flat] */
+    int64_t* opts;          /* [n_flat] */
+    uint64_t* avail;        /* [64] */
+    uint64_t* opt_cells;    /* [n_options] */
+    uint64_t* opt_piece;    /* [n_options] */
+    uint64_t* slack_cells;  /* [64] */
+    int64_t* areas;         /* [n_pieces] */
+    uint8_t* fillable;      /* [n_board_cells + 1] */
+} cpcore_one_word_layout;
+
+/* The piece-word bit of each tally item (OneTallies.bit): its index among the items not
+ * cells. Returns 1, or 0 when a tally item is a cell (the kernel does not suit), or
+ * -CPCORE_LAYOUT_BAD_ITEM for an item the cover does not have. */
+int64_t cpcore_one_word_tally_bits(const int64_t* item_kind, uint64_t n_items,
+                                   const int64_t* items, uint64_t n_tally, uint64_t* bits);
+
+/* Scratch words of a one-word layout; measure (checks too), then fill as for a cover. */
+uint64_t cpcore_one_word_layout_work(const cpcore_one_word_input* in);
+void cpcore_one_word_layout_measure(const cpcore_one_word_input* in, int64_t* work,
+                                    cpcore_one_word_sizes* sizes);
+void cpcore_one_word_layout_fill(const cpcore_one_word_input* in, int64_t* work,
+                                 cpcore_one_word_sizes* sizes,
+                                 const cpcore_one_word_layout* out);
+
 #ifdef __cplusplus
 }
 #endif

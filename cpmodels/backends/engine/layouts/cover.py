@@ -13,10 +13,8 @@ import numpy as np
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.flat import cover_arrays
-from cpmodels.backends.engine.layouts.regions import region_sizes
-from cpmodels.cover import ExactCover, ItemKind
+from cpmodels.cover import ExactCover
 from cpmodels.errors import TooLargeError
-from cpmodels.geometry import OptionKind
 
 MAX_MASK_BYTES = 4 << 30  # option bitsets: options x words x 8 bytes
 
@@ -167,86 +165,41 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
       each option of a piece);
     * a slack option: one cell and one slack item;
     * a left-out option: one piece item and no cell (at most one a piece).
+
+    The compiled core makes the layout (``cpcore/one_word_layout.hpp``) in arrays of the
+    sizes it measures first; it answers whether the kernel suits.
     """
-    if cover.grid != "square":
+    if cover.grid != "square" or any(it.cell is not None and len(it.cell) != 2
+                                     for it in cover.items):
         return None
-    cell_of = {i: it.cell for i, it in enumerate(cover.items) if it.cell is not None}
-    cells = list(cell_of.values())
-    others = [i for i, it in enumerate(cover.items) if it.kind is not ItemKind.CELL]
-    if (not cells or not 0 < len(others) <= 64 or any(len(c) != 2 for c in cells)
-            or len(cells) + len(others) != len(cover.items)
-            or any((it.low, it.high) != (1, 1) for it in cover.items)):
-        return None
-    extent = [max(c[k] for c in cells) - min(c[k] for c in cells) for k in (0, 1)]
-    slow, fast = sorted((0, 1), key=lambda k: (-extent[k], k))
-    inner = extent[fast] + 1
-    if (extent[slow] + 1) * inner > 64:
-        return None
-    low = [min(c[k] for c in cells) for k in (0, 1)]
-    bit_of = {}  # cell item -> bit of the cell word
-    piece_of = {i: p for p, i in enumerate(others)}  # other item -> bit of the piece word
-    for i, cell in cell_of.items():
-        at_slow, at_fast = cell[slow] - low[slow], cell[fast] - low[fast]
-        if flips & 1:
-            at_slow = extent[slow] - at_slow
-        if flips & 2:
-            at_fast = extent[fast] - at_fast
-        bit_of[i] = at_slow * inner + at_fast
-    board = sum(1 << b for b in bit_of.values())
+    arrays = cover_arrays(cover)
+    cells: dict = {}
+    for it in cover.items:
+        if it.cell is not None:
+            cells.setdefault(it.cell, len(cells))
+    cell_xy = np.array(list(cells), dtype=np.int64).reshape(len(cells), 2)
+    item_kind = np.fromiter((it.kind for it in cover.items), dtype=np.int64,
+                            count=len(cover.items))
     typed = len(cover.placements) == len(cover.options)
-    cell_masks, piece_masks = [], []
-    groups: dict[tuple[int, int], list[int]] = {}
-    area: dict[int, int] = {}  # each piece's cells (a slack item's: one), for region sizes
-    optional = 0
-    slack_cells = [0] * 64
-    for j, option in enumerate(cover.options):
-        bits = [bit_of[i] for i in option if i in bit_of]
-        owners = [i for i in option if i in piece_of]
-        if len(owners) != 1 or len(bits) + 1 != len(option):
-            return None
-        kind = cover.items[owners[0]].kind
-        p = piece_of[owners[0]]
-        expected = (OptionKind.SLACK if kind is ItemKind.SLACK
-                    else OptionKind.PIECE if bits else OptionKind.LEFT_OUT)
-        if ((typed and cover.placements[j].kind is not expected)
-                or (expected is OptionKind.SLACK and len(bits) != 1)):
-            return None
-        if expected is OptionKind.LEFT_OUT:
-            if optional >> p & 1:
-                return None  # two ways to leave one piece out
-            optional |= 1 << p
-        elif area.setdefault(p, len(bits)) != len(bits):
-            return None
-        mask = sum(1 << b for b in bits)
-        cell_masks.append(mask)
-        piece_masks.append(1 << p)
-        if expected is OptionKind.SLACK:
-            slack_cells[p] |= mask
-        if bits:
-            groups.setdefault((min(bits), p), []).append(j)
-    opt_cells = np.array(cell_masks, dtype=np.uint64)
-    opt_piece = np.array(piece_masks, dtype=np.uint64)
-    n_pieces = len(others)
-    starts: list[int] = []
-    flat: list[int] = []
-    avail_bits = [0] * 64
-    for g in range(64 * n_pieces):
-        starts.append(len(flat))
-        run = groups.get(divmod(g, n_pieces), [])
-        flat += run
-        if run:
-            avail_bits[g // n_pieces] |= 1 << (g % n_pieces)
-    start = np.array([*starts, len(flat)], dtype=np.uint64)
-    avail = np.array(avail_bits, dtype=np.uint64)
-    fillable, limit = region_sizes(list(area.values()), len(cells))
-    line = [b for b in range(64) if b % inner == 0]
-    first = np.uint64(sum(1 << b for b in line))
-    last = np.uint64(sum(1 << (b + inner - 1) for b in line if b + inner - 1 < 64))
-    full = (1 << 64) - 1
-    slack = sum(1 << piece_of[i] for i in others if cover.items[i].kind is ItemKind.SLACK)
-    return OneWord(start, opt_cells[flat].copy(), np.array(flat, dtype=np.int64), avail,
-                   np.uint64(n_pieces), np.uint64((1 << n_pieces) - 1 if n_pieces < 64 else full),
-                   opt_cells, opt_piece, np.uint64(full ^ board), np.uint64(inner), first, last,
-                   fillable, limit, bool(limit > 1 and not fillable[1]), np.uint64(slack),
-                   np.uint64(optional), np.array(slack_cells, dtype=np.uint64),
-                   np.array([area.get(p, 0) for p in range(n_pieces)], dtype=np.int64))
+    option_kind = np.fromiter((p.kind for p in cover.placements) if typed else (),
+                              dtype=np.int64)
+    sizes = _native.one_word_layout_sizes(arrays, cell_xy, item_kind, option_kind, flips)
+    refuse_layout(sizes["error"])
+    if not sizes["suits"]:
+        return None
+    n_opts, n_pieces, n_flat = len(cover.options), sizes["n_pieces"], sizes["n_flat"]
+    words = np.uint64
+    out = {"start": np.empty(64 * n_pieces + 1, dtype=words),
+           "masks": np.empty(n_flat, dtype=words), "opts": _ints(n_flat),
+           "avail": np.empty(64, dtype=words), "opt_cells": np.empty(n_opts, dtype=words),
+           "opt_piece": np.empty(n_opts, dtype=words),
+           "slack_cells": np.empty(64, dtype=words), "areas": _ints(n_pieces),
+           "fillable": np.empty(sizes["n_board_cells"] + 1, dtype=np.bool_)}
+    got = _native.one_word_layout_fill(arrays, cell_xy, item_kind, option_kind, flips, out)
+    refuse_layout(got["error"])
+    return OneWord(out["start"], out["masks"], out["opts"], out["avail"], words(n_pieces),
+                   words(got["all_pieces"]), out["opt_cells"], out["opt_piece"],
+                   words(got["covered"]), words(got["inner"]), words(got["first"]),
+                   words(got["last"]), out["fillable"], int(got["region_limit"]),
+                   bool(got["isolated_dead"]), words(got["slack"]), words(got["optional"]),
+                   out["slack_cells"], out["areas"])

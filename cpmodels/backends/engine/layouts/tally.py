@@ -13,7 +13,7 @@ import numpy as np
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.cover import CompiledCover, refuse_layout
-from cpmodels.cover import ExactCover, ItemKind
+from cpmodels.cover import ExactCover
 
 NOT_EXACT_ONE = 8  # the core's refusal of a tally item (CPCORE_LAYOUT_NOT_EXACT_ONE)
 
@@ -86,15 +86,20 @@ def one_word_tallies(cover: ExactCover, items: Sequence[int],
                      tallies: Tallies | None) -> OneTallies | None:
     """The one-word tally kernel's view of the tally layout ``tallies`` of ``items`` (no
     items: plain counts, ``tallies`` unused), or None when a tally item is a cell (the
-    kernel reads the tally items in the piece word)."""
-    others = [i for i, it in enumerate(cover.items) if it.kind is not ItemKind.CELL]
+    kernel reads the tally items in the piece word). The core gives the items' bits
+    (``cpcore/one_word_layout.hpp``)."""
     if not items or tallies is None:
         none = np.full(len(cover.options), -1, dtype=np.int64)
         return OneTallies(0, np.zeros(1, np.uint64), none, none, np.ones(1, np.int64),
                           np.zeros((1, 1), np.int64), np.zeros(2, np.int64),
                           np.zeros(1, np.int64))
-    if any(i not in others for i in items):
+    kinds = np.fromiter((it.kind for it in cover.items), dtype=np.int64,
+                        count=len(cover.items))
+    bits = np.empty(len(items), dtype=np.uint64)
+    status = _native.one_word_tally_bits(kinds, np.array(list(items), dtype=np.int64), bits)
+    if status < 0:
+        refuse_layout(-status)
+    if not status:
         return None
-    bits = np.array([1 << others.index(i) for i in items], dtype=np.uint64)
     return OneTallies(len(items), bits, tallies.opt_tally, tallies.opt_index, tallies.length,
                       tallies.stride, tallies.map_start, tallies.map_flat)

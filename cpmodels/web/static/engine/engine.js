@@ -13,6 +13,7 @@
 //   engine.sweepCover({grid, cells, pieces, groups}); // a board's exact cover, as arrays
 //   engine.load(engine.coverPlan({low, high, cell, neighbours, options, tally}));
 //                                     // a cover the page made, laid out by the core
+//                                     // (with grid, xy, kinds: for the one-word kernel)
 //
 // It uses nothing of a page (no document, no window), so a worker can run it too.
 //
@@ -64,6 +65,18 @@ const TALLY_ARRAYS = [
   ["covering_start", "int64", (n) => n.tally + 1], ["covering", "int64", (n, s) => s.n_covering],
 ];
 const TALLY_SIZES = ["error", "bad_item", "cols", "masks", "n_covering", "n_map_flat"];
+// The one-word kernel's layout (entry.h's cpcore_one_word_layout, in order) and its sizes:
+// five whole numbers, seven words, two whole numbers.
+const ONE_WORD_ARRAYS = [
+  ["start", "uint64", (n, s) => 64 * s.n_pieces + 1], ["masks", "uint64", (n, s) => s.n_flat],
+  ["opts", "int64", (n, s) => s.n_flat], ["avail", "uint64", () => 64],
+  ["opt_cells", "uint64", (n) => n.options], ["opt_piece", "uint64", (n) => n.options],
+  ["slack_cells", "uint64", () => 64], ["areas", "int64", (n, s) => s.n_pieces],
+  ["fillable", "bool", (n, s) => s.n_board_cells + 1],
+];
+const ONE_WORD_SIZES = ["error", "suits", "n_pieces", "n_flat", "n_board_cells"];
+const ONE_WORD_WORDS = ["all_pieces", "covered", "inner", "first", "last", "slack", "optional"];
+const ONE_WORD_SIZE_WORDS = 14;
 // What each kind of struct field holds.
 const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
@@ -107,6 +120,9 @@ const STRUCTS = {
     ["anchor_start", "p"], ["anchor_opts", "p"], ["n_anchored", "u64"], ["items", "p"],
     ["n_tally", "u64"]],
   tally_layout: TALLY_ARRAYS.map(([name]) => [name, "p"]),
+  one_word_input: [["cover", "p"], ["cell_xy", "p"], ["item_kind", "p"], ["option_kind", "p"],
+    ["flips", "u64"]],
+  one_word_layout: ONE_WORD_ARRAYS.map(([name]) => [name, "p"]),
 };
 
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
@@ -362,7 +378,7 @@ class Engine {
     listLength(tally, "tally", MAX_TALLY_ITEMS + 1);
     const cellNbs = flatRuns(neighbours, "neighbours", MAX_OPTION_ITEMS);
     const optItems = flatRuns(options, "options", MAX_OPTION_ITEMS);
-    const n = { items: nItems, options: nOptions, tally: tally.length };
+    const n = { items: nItems, options: nOptions, tally: tally.length, cells: nCells };
     const mark = this.top;
     try {
       const input = this.struct("cover_input", {
@@ -406,12 +422,82 @@ class Engine {
       this.refuse(this.sizesAt(tallySizes, TALLY_SIZES).error);
       const { covering_start: _start, covering: _covering, ...tallies } = this.read(TALLY_ARRAYS, T);
       tallies.n_tally = tally.length;
-      return { tally: { kernel: "tally_prefixes_n_words", layout, tallies },
+      const oneWord = this.oneWordPlan(cover, input, n, tally, tallies);
+      return { tally: oneWord || { kernel: "tally_prefixes_n_words", layout, tallies },
         exists: { kernel: "exists_n_words", layout },
         solutions: { kernel: "search_n_words", layout } };
     } finally {
       this.release(mark);
     }
+  }
+
+  // The one-word tally kernel's plan of a cover coverPlan laid out (Searches._one_word_tally
+  // as browser_plan asks it), or null when it does not suit or the cover lacks what it
+  // reads: grid "square", xy (each cell's two coordinates), kinds (each item's ItemKind)
+  // and, if the cover has them, optionKinds (each option's OptionKind).
+  oneWordPlan(cover, input, n, tally, generalTallies) {
+    const { grid = null, xy = null, kinds = null, optionKinds = [] } = cover;
+    if (grid !== "square" || xy === null || kinds === null) return null;
+    check(listLength(xy, "xy", MAX_COVER_ITEMS) === Number(n.cells),
+      "xy: two coordinates a cell each");
+    const cells = flatRuns(xy, "xy", 2 * MAX_COVER_ITEMS);
+    cells.start.forEach((at, k) => check(at === 2n * BigInt(k), "xy: two coordinates a cell each"));
+    for (const v of cells.flat)
+      check(v >= -MAX_COORDINATE && v <= MAX_COORDINATE, "xy: a coordinate is too large");
+    check(listLength(kinds, "kinds", MAX_COVER_ITEMS) === n.items, "kinds: one an item");
+    const nKinds = listLength(optionKinds, "optionKinds", MAX_COVER_OPTIONS);
+    check(nKinds === 0 || nKinds === n.options, "optionKinds: one an option, or none");
+    const x = this.exports;
+    const itemKind = this.copy(whole(kinds, "kinds"));
+    const input1 = this.struct("one_word_input", { cover: input, cell_xy: this.copy(cells.flat),
+      item_kind: itemKind, option_kind: nKinds ? this.copy(whole(optionKinds, "optionKinds")) : 0,
+      flips: 0 });
+    const work = this.alloc(Number(x.cpcore_one_word_layout_work(input1)) * 8);
+    const sizes = this.alloc(ONE_WORD_SIZE_WORDS * 8);
+    x.cpcore_one_word_layout_measure(input1, work, sizes);
+    const measured = this.sizesAt(sizes, ONE_WORD_SIZES);
+    this.refuse(measured.error);
+    if (!measured.suits) return null;
+    const L = this.arraysFor(ONE_WORD_ARRAYS, n, measured);
+    x.cpcore_one_word_layout_fill(input1, work, sizes, this.struct("one_word_layout", L.at));
+    this.refuse(this.sizesAt(sizes, ONE_WORD_SIZES).error);
+    const words = this.view(BigUint64Array, sizes + 5 * 8, ONE_WORD_WORDS.length).slice();
+    const word = Object.fromEntries(ONE_WORD_WORDS.map((name, k) => [name, words[k]]));
+    if (!word.slack && !tally.length) return null;
+    let tallies;
+    if (tally.length) {
+      const bits = this.alloc(tally.length * 8);
+      const status = Number(x.cpcore_one_word_tally_bits(itemKind, BigInt(n.items),
+        this.copy(whole(tally, "tally")), BigInt(tally.length), bits));
+      if (status < 0) this.refuse(-status);
+      const bit = this.view(BigUint64Array, bits, tally.length).slice();
+      if (!status || bit.some((b) => b & word.optional)) return null;  // a tally item left out
+      const { opt_tally, opt_index, length, stride, map_start, map_flat } = generalTallies;
+      tallies = { n_tally: tally.length, bit, opt_tally, opt_index, length, stride, map_start,
+        map_flat };
+    } else {
+      const none = new BigInt64Array(n.options).fill(-1n);
+      tallies = { n_tally: 0, bit: new BigUint64Array(1), opt_tally: none, opt_index: none,
+        length: new BigInt64Array([1n]), stride: { data: new BigInt64Array(1), shape: [1, 1] },
+        map_start: new BigInt64Array(2), map_flat: new BigInt64Array(1) };
+    }
+    const arrays = this.read(ONE_WORD_ARRAYS, L);
+    // The region sizes of the pieces alone; a slack item's cell counts in the board's.
+    const areas = [];
+    let total = 0;
+    arrays.areas.forEach((a, p) => {
+      total += Number(a);
+      if (a && !(word.slack >> BigInt(p) & 1n)) areas.push(a);
+    });
+    const fillable = this.alloc(total + 1);
+    const limit = Number(x.cpcore_region_sizes(this.copy(BigInt64Array.from(areas)), 0,
+      BigInt(areas.length), BigInt(total), fillable));
+    arrays.fillable = this.view(Uint8Array, fillable, total + 1).slice();
+    const plainWord = (w) => (w <= 2n ** 53n ? Number(w) : String(w));
+    const layout = { ...arrays, n_pieces: measured.n_pieces,
+      ...Object.fromEntries(ONE_WORD_WORDS.map((name) => [name, plainWord(word[name])])),
+      region_limit: limit, isolated_dead: limit > 1 && !arrays.fillable[1] };
+    return { kernel: "tally_one_word", layout, tallies };
   }
 
   // A piece's distinct orientations on ``grid`` (geometry.orientations, in its order): the
