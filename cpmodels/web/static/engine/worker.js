@@ -93,9 +93,12 @@ class Answerer {
     const free = groups.map((_, g) => g).filter((g) => !fixed.includes(g));
     const slack = groups.map(() => []);
     made.optionKind.forEach((kind, o) => { if (kind === 1) slack[made.optionOwner[o]].push(o); });
+    // With the cells' coordinates and the kinds, a board the one-word kernel suits gets
+    // the sweep's own plan (tally_one_word), any other the general one.
     const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
                                    cell: made.items.cell, neighbours: near, options,
-                                   tally: free.map((g) => slackItems[g])});
+                                   tally: free.map((g) => slackItems[g]), grid, xy: cells,
+                                   kinds: made.items.kind, optionKinds: made.optionKind});
     const large = Number(cells.length >= LARGE_BOARD);
     const cover = engine.load(plan, {tableSlots: BOARD_TABLE_SLOTS[large],
                                      arena: BOARD_ARENA[large]});
