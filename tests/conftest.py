@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import json
 import os
 import random
@@ -183,3 +184,19 @@ def page_globals(page, browser) -> list[str]:
     finally:
         blank.close()
     return sorted(added | seen)
+
+
+def core_library(tmp_path_factory, source: str) -> ctypes.CDLL:
+    """One of the core's sources (``src/SOURCE``) built alone, freestanding, as a shared
+    library, to call its entry points over buffers the test gives (skips with no C++
+    compiler)."""
+    compiler = shutil.which("g++") or shutil.which("clang++")
+    if compiler is None:
+        pytest.skip("no C++ compiler (g++ or clang++) on this machine")
+    core_dir = ROOT / "cpmodels" / "_core"
+    lib = tmp_path_factory.mktemp("core") / source.replace(".cpp", ".so")
+    subprocess.run([compiler, "-std=c++17", "-O1", "-shared", "-fPIC", "-ffreestanding",
+                    "-fno-exceptions", "-fno-rtti", "-I", str(core_dir / "include"),
+                    str(core_dir / "src" / source), "-o", str(lib)],
+                   check=True, timeout=300)
+    return ctypes.CDLL(str(lib))

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import ctypes
 import random
-import shutil
-import subprocess
 
 import layout_oracle as oracle
 import numpy as np
 import pytest
-from conftest import ROOT, SPECS
+from conftest import SPECS, core_library
 
 from cpmodels import _native
 from cpmodels.backends.engine.layouts.cover import OneWord, compile_cover, one_word_layout
@@ -256,16 +254,7 @@ class _Layout(ctypes.Structure):
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
     """src/one_word_layout.cpp built alone, freestanding, as a shared library."""
-    compiler = shutil.which("g++") or shutil.which("clang++")
-    if compiler is None:
-        pytest.skip("no C++ compiler (g++ or clang++) on this machine")
-    core_dir = ROOT / "cpmodels" / "_core"
-    lib = tmp_path_factory.mktemp("core") / "one_word_layout.so"
-    subprocess.run([compiler, "-std=c++17", "-O1", "-shared", "-fPIC", "-ffreestanding",
-                    "-fno-exceptions", "-fno-rtti", "-I", str(core_dir / "include"),
-                    str(core_dir / "src" / "one_word_layout.cpp"), "-o", str(lib)],
-                   check=True, timeout=300)
-    loaded = ctypes.CDLL(str(lib))
+    loaded = core_library(tmp_path_factory, "one_word_layout.cpp")
     loaded.cpcore_one_word_layout_work.restype = ctypes.c_uint64
     loaded.cpcore_one_word_layout_work.argtypes = [ctypes.c_void_p]
     p = ctypes.c_void_p

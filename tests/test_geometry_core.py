@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import ctypes
 import random
-import shutil
-import subprocess
 from itertools import product
 
 import cpmodels._native as native
 import geometry_oracle as oracle
 import pytest
-from conftest import ROOT, SPECS
+from conftest import SPECS, core_library
 
 from cpmodels import geometry
 from cpmodels.geometry import fits_anywhere, orientations, placements
@@ -158,16 +156,7 @@ def test_the_core_is_used_for_orientations_and_placements(monkeypatch):
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
     """src/placements.cpp built alone as a shared library, its entry points typed."""
-    compiler = shutil.which("g++") or shutil.which("clang++")
-    if compiler is None:
-        pytest.skip("no C++ compiler (g++ or clang++) on this machine")
-    core_dir = ROOT / "cpmodels" / "_core"
-    lib = tmp_path_factory.mktemp("core") / "placements.so"
-    subprocess.run([compiler, "-std=c++17", "-O1", "-shared", "-fPIC", "-ffreestanding",
-                    "-fno-exceptions", "-fno-rtti", "-I", str(core_dir / "include"),
-                    str(core_dir / "src" / "placements.cpp"), "-o", str(lib)],
-                   check=True, timeout=300)
-    loaded = ctypes.CDLL(str(lib))
+    loaded = core_library(tmp_path_factory, "placements.cpp")
     i64, u64, p = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p
     loaded.cpcore_orientations.restype = i64
     loaded.cpcore_orientations.argtypes = [i64, p, u64, ctypes.c_int, ctypes.c_int, p, u64, p,

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import ctypes
 import random
-import shutil
-import subprocess
 
 import cover_oracle as oracle
 import pytest
-from conftest import ROOT, SPECS
+from conftest import SPECS, core_library
 from test_grids import HEX_CALENDAR as HEX
 from test_wasm import TRIANGLE
 
@@ -272,16 +270,7 @@ def test_what_does_not_fit_the_core_is_refused(match, call):
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
     """src/sweep_cover.cpp built alone as a shared library, its entry point typed."""
-    compiler = shutil.which("g++") or shutil.which("clang++")
-    if compiler is None:
-        pytest.skip("no C++ compiler (g++ or clang++) on this machine")
-    core_dir = ROOT / "cpmodels" / "_core"
-    lib = tmp_path_factory.mktemp("core") / "sweep_cover.so"
-    subprocess.run([compiler, "-std=c++17", "-O1", "-shared", "-fPIC", "-ffreestanding",
-                    "-fno-exceptions", "-fno-rtti", "-I", str(core_dir / "include"),
-                    str(core_dir / "src" / "sweep_cover.cpp"), "-o", str(lib)],
-                   check=True, timeout=300)
-    loaded = ctypes.CDLL(str(lib))
+    loaded = core_library(tmp_path_factory, "sweep_cover.cpp")
     i64, u64, p = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p
     loaded.cpcore_sweep_cover.restype = i64
     loaded.cpcore_sweep_cover.argtypes = [i64, p, u64, p, p, u64, u64, p, p, u64, p, p, u64,
