@@ -62,7 +62,7 @@ def test_the_bundled_specs_cover_every_grid():
     assert grids == set(GRID_NAMES)
 
 
-def _grow(rng: random.Random, g: Grid, size: int, start: Cell) -> list[Cell]:
+def grow_region(rng: random.Random, g: Grid, size: int, start: Cell) -> list[Cell]:
     """A random region of ``size`` cells joined by edges (faces), grown from ``start``."""
     cells = [start]
     taken = {start}
@@ -84,8 +84,9 @@ def test_random_polyforms_on_random_boards(name):
     compared = 0
     for _ in range(100):
         somewhere = tuple(rng.randint(-40, 40) for _ in range(g.dim))
-        shape = _grow(rng, g, rng.randint(1, 7), somewhere)
-        board = _grow(rng, g, rng.randint(1, 40), tuple(rng.randint(-5, 5) for _ in range(g.dim)))
+        shape = grow_region(rng, g, rng.randint(1, 7), somewhere)
+        board = grow_region(rng, g, rng.randint(1, 40),
+                            tuple(rng.randint(-5, 5) for _ in range(g.dim)))
         holey = [cell for cell in board if rng.random() < 0.8] + board[:3]
         rng.shuffle(holey)
         compared += _agree(shape, [board, holey], g)

@@ -13,6 +13,7 @@ import random
 import cover_oracle as oracle
 import pytest
 from conftest import SPECS, core_library
+from test_geometry_core import grow_region
 from test_grids import HEX_CALENDAR as HEX
 from test_wasm import TRIANGLE
 
@@ -106,25 +107,16 @@ def test_the_fixed_groups_of_the_week_calendars():
     assert scan_fixed_groups(load_spec(SPECS / "calendar_week_11.yaml")) == ("weekday",)
 
 
-def _grow(rng: random.Random, g: Grid, size: int, start: Cell) -> list[Cell]:
-    cells, taken = [start], {start}
-    while len(cells) < size:
-        nb = rng.choice(g.neighbours(rng.choice(cells)))
-        if nb not in taken:
-            taken.add(nb)
-            cells.append(nb)
-    return cells
-
-
 def _random_problem(rng: random.Random, g: Grid):
     """A board grown anywhere (listed shuffled, some cells twice), pieces of 1 to 5 cells
     with copies and optional ones, and label groups on distinct board cells."""
-    board = _grow(rng, g, rng.randint(1, 60), tuple(rng.randint(-9, 9) for _ in range(g.dim)))
+    board = grow_region(rng, g, rng.randint(1, 60),
+                        tuple(rng.randint(-9, 9) for _ in range(g.dim)))
     listed = board + rng.sample(board, min(3, len(board)))
     rng.shuffle(listed)
     kinds = []
     for k in range(rng.randint(0, 4)):
-        cells = _grow(rng, g, rng.randint(1, 5), (0,) * g.dim)
+        cells = grow_region(rng, g, rng.randint(1, 5), (0,) * g.dim)
         count = rng.randint(1, 3)
         low = rng.choice([None, 0, count])
         turned = orientations(cells, rotate=rng.random() < 0.7, flip=rng.random() < 0.5, grid=g)

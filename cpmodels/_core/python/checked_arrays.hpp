@@ -1,12 +1,14 @@
 // The numpy arrays the towers, DRUP and CNF kernels take: one-dimensional, C-contiguous,
 // on the CPU, read-only (In) or written (Out; pass with .noconvert() so that no copy is
-// written instead), and the one way their bindings refuse what does not fit.
+// written instead), and the one way their bindings refuse what does not fit; and a
+// layout's arrays (Array, read by name from a namedtuple or a dict: layout_array).
 #pragma once
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
 #include <stdexcept>
+#include <string>
 
 namespace cpbind {
 
@@ -19,6 +21,21 @@ using Out = nanobind::ndarray<T, nanobind::ndim<1>, nanobind::c_contig, nanobind
 // A ValueError saying ``what`` unless ``ok``.
 inline void require(bool ok, const char* what) {
     if (!ok) throw std::invalid_argument(what);
+}
+
+template <class T>
+using Array = nanobind::ndarray<T, nanobind::c_contig, nanobind::device::cpu>;
+
+// ``value`` (the layout's array ``name``; none when absent) as a C-contiguous array of T,
+// of ``ndim`` dimensions when ndim is not 0; a TypeError naming it otherwise.
+template <class T>
+Array<T> layout_array(nanobind::handle value, const char* name, size_t ndim = 0) {
+    Array<T> a;
+    if (!value.is_valid() || !nanobind::try_cast(value, a, false) ||
+        (ndim != 0 && a.ndim() != ndim))
+        throw nanobind::type_error(("the layout's " + std::string(name) +
+                                    " is not a contiguous array of the expected type").c_str());
+    return a;
 }
 
 }  // namespace cpbind

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "checked_arrays.hpp"
 #include "cpcore/entry.h"
 
 namespace nb = nanobind;
@@ -18,17 +19,12 @@ namespace nb = nanobind;
 namespace cpbind {
 namespace {
 
-template <class T>
-using Array = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
-
 // The array ``name`` of the dict ``d``: C-contiguous, of T, of ``size`` items (any with
 // size -1), of ``ndim`` dimensions.
 template <class T>
 Array<T> entry(const nb::dict& d, const char* name, int64_t size = -1, size_t ndim = 1) {
-    Array<T> a;
-    if (!d.contains(name) || !nb::try_cast(d[name], a, false) || a.ndim() != ndim)
-        throw nb::type_error(("the layout's " + std::string(name) +
-                              " is not a contiguous array of the expected type").c_str());
+    nb::object value = d.contains(name) ? nb::object(d[name]) : nb::object();
+    Array<T> a = layout_array<T>(value, name, ndim);
     if (size >= 0 && a.size() != (size_t)size)
         throw nb::value_error(("the layout's " + std::string(name) +
                                " has the wrong size").c_str());

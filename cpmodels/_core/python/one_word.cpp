@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "checked_arrays.hpp"
 #include "cpcore/entry.h"
 
 namespace nb = nanobind;
@@ -17,16 +18,10 @@ namespace nb = nanobind;
 namespace cpbind {
 namespace {
 
-template <class T>
-using Array = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
-
 // The array ``name`` of ``obj``: C-contiguous, of T, with at least ``least`` items.
 template <class T>
 Array<T> field(nb::handle obj, const char* name, size_t least = 0) {
-    Array<T> a;
-    if (!nb::try_cast(obj.attr(name), a, false))
-        throw nb::type_error(("the layout's " + std::string(name) +
-                              " is not a contiguous array of the expected type").c_str());
+    Array<T> a = layout_array<T>(obj.attr(name), name);
     if (a.size() < least)
         throw nb::value_error(("the layout's " + std::string(name) + " is too short").c_str());
     return a;
