@@ -313,13 +313,16 @@ def test_a_late_answer_does_not_overwrite_a_newer_one(browser, server):
         let first = true;
         window.fetch = async (...args) => {
           const slow = first && String(args[0]).includes("api/solution");
-          if (slow) first = false;
-          const response = await original(...args);
-          if (slow) {
+          if (!slow) return original(...args);
+          first = false;
+          // Held back whether it is answered or aborted by the newer request (as it is
+          // when the server is slower than the date's change): either way it comes last.
+          try {
+            return await original(...args);
+          } finally {
             await new Promise((done) => setTimeout(done, 1500));
             setTimeout(() => { document.documentElement.dataset.heldBack = "answered"; }, 0);
           }
-          return response;
         };
     """)
     try:
