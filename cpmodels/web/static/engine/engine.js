@@ -1266,6 +1266,32 @@ export function decodePlan(json) {
   return decode(json);
 }
 
+// A plan the page made (coverPlan's) in the JSON of EngineSession.browser_plan():
+// decodePlan's inverse, each array as {dtype, shape, base64}.
+export function encodePlan(plan) {
+  const dtypes = new Map(Object.entries(TYPES).map(([name, Type]) => [Type, name]));
+  const encode = (value) => {
+    const typed = ArrayBuffer.isView(value) ? { data: value, shape: [value.length] }
+      : value && typeof value === "object" && ArrayBuffer.isView(value.data) ? value : null;
+    if (typed) {
+      const bytes = new Uint8Array(typed.data.buffer, typed.data.byteOffset,
+        typed.data.byteLength);
+      let text = "";
+      for (let k = 0; k < bytes.length; k += 0x8000)
+        text += String.fromCharCode(...bytes.subarray(k, k + 0x8000));
+      check(dtypes.has(typed.data.constructor), "an array of a type the engine does not read");
+      return { dtype: dtypes.get(typed.data.constructor), shape: Array.from(typed.shape),
+        base64: btoa(text) };
+    }
+    if (typeof value === "bigint") return Number(value);
+    if (Array.isArray(value)) return value.map(encode);
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encode(v)]));
+    return value;
+  };
+  return encode(plan);
+}
+
 // The engine instantiated from ``source``: a URL (or its string), a Response, the bytes of
 // engine.wasm or a compiled WebAssembly.Module.
 export async function loadEngine(source) {
