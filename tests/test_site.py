@@ -4,6 +4,7 @@ played in headless Chromium from a plain static file server, online and then off
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import fcntl
 import hashlib
@@ -19,10 +20,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import SPECS, free_port, screenshot, stop_process
+from conftest import SPECS, free_port, running_server, screenshot, stop_process
 from fastapi.testclient import TestClient
 from test_editor_counts import DONE, board_link, counted, sweep_rows
-from test_play_game import WAIT, _keyboard_place, _verdict
+from test_play_game import WAIT, _keyboard_place, _verdict, _within
 from test_wasm import _needs_clang
 
 from cpmodels.backends.engine import EngineSession
@@ -34,7 +35,7 @@ from cpmodels.sweep import sweep_cover
 from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
-from cpmodels.web.play import check_position
+from cpmodels.web.play import board_layout, check_position
 from cpmodels.web.site import LOCK_FILE, SITE_MARKER
 
 WEEK = SPECS / "calendar_week.yaml"
@@ -689,3 +690,139 @@ def test_the_editor_counts_on_the_site_and_an_edit_cancels_the_count(browser, st
         assert errors == []
     finally:
         context.close()
+
+
+# --- a board drawn in the editor, played from its link on the site --------------------------
+
+DRAWN = {"name": "triangle_calendar", "grid": "triangle",
+         "board": ["A . . . . . . . .", ". . . . . . . . B", ". . C . . . . . ."],
+         "groups": {"g": ["A", "B", "C"]},
+         "pieces": [{"name": "T", "count": 3, "cells": [[0, 0], [0, 1], [0, 2]]},
+                    {"name": "Q", "cells": [[0, 0], [0, 1], [0, 2], [0, 3]]},
+                    {"name": "H", "cells": [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]},
+                    {"name": "L", "cells": [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0]]},
+                    {"name": "D", "cells": [[0, 0], [0, 1]]}]}
+# Links the page cannot play, each said in the server's words on the site too.
+STRIP = {"grid": "triangle", "board": ["A . . . . ."], "groups": {"g": ["A"]},
+         "pieces": [{"name": "D", "cells": [[0, 0], [0, 1]]},
+                    {"name": "T", "cells": [[0, 0], [0, 1], [0, 2]]},
+                    {"name": "H", "count": [0, 1], "cells": DRAWN["pieces"][2]["cells"]}]}
+WIDE = {"grid": "square", "groups": {"g": ["A"]}, "pieces": [{"name": "m", "cells": [[0, 0]],
+                                                            "count": [0, 1000]}],
+        "board": [" ".join(["A", *"." * 20])] + [" ".join("." * 21)] * 20}
+HOSTILE_LINKS = {
+    "bad base64": "%%%", "bad JSON": base64.urlsafe_b64encode(b"{board").decode(),
+    "not an object": board_link([1, 2]), "no cells": board_link({**DRAWN, "board": []}),
+    "cannot fill": board_link({**DRAWN, "pieces": DRAWN["pieces"][4:]}),
+    "fits nowhere": board_link(STRIP), "too many cells": board_link(WIDE),
+    "far too many cells": board_link({**DRAWN, "board": [" ".join("." * 40)] * 41}),
+    "unknown grid": board_link({**DRAWN, "grid": "octagon"}),
+    "huge numbers": board_link({**DRAWN, "pieces": [{"name": "D", "count": 10**30,
+                                                     "cells": [[0, 0], [0, 10**40]]}]}),
+    "unknown field": board_link({**DRAWN, "colour": "red", "name": "a b"}),
+}
+
+
+def _drawn_cells(page) -> list[tuple[str, list[float]]]:
+    """The play board's cells as drawn: each cell and its corners' pixels."""
+    return [(cell, [float(v) for p in points.split() for v in p.split(",")])
+            for cell, points in page.eval_on_selector_all(
+                "#play-board polygon.cell",
+                "els => els.map(e => [e.dataset.cell, e.getAttribute('points')])")]
+
+
+def _said_of_links(page, base: str) -> dict[str, str]:
+    """The sentence the play page says of each hostile link (a fresh page load each)."""
+    said = {}
+    for k, (what, link) in enumerate(HOSTILE_LINKS.items()):
+        page.goto(f"{base}?link={k}#board={link}")
+        page.wait_for_function("document.querySelector('#error').textContent.length > 0",
+                               timeout=WAIT)
+        said[what] = page.inner_text("#error")
+    return said
+
+
+def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, static_host,
+                                                               tmp_path):
+    """A triangle board's share link on the static site: the engine in the browser makes it
+    a puzzle, played to the end by keyboard with the count after each move the native
+    count; board and tray in view on a laptop and a phone. On the server (its API
+    answering) the same link draws the same cells, and links it cannot play are said in
+    the same words on both."""
+    link = board_link(DRAWN)
+    spec = board.board_spec(DRAWN)
+    layout = board_layout(spec)
+    cover, _ = sweep_cover(spec)
+    session = EngineSession(cover)
+    prefix = [puzzle_plan(spec, False)["slack"]["A"]]
+    pieces = [cover.placements[j] for j in sorted(session.first_solution(prefix))
+              if j not in prefix]
+    errors: list[str] = []
+    drawn, said = {}, {}
+    for where, viewport in (("site", LAPTOP), ("site", PHONE)):
+        context = browser.new_context(viewport=viewport, service_workers="block")
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(f"{static_host}#board={link}")
+            page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
+            _verdict(page, 0)
+            assert page.inner_text("#feedback") == (
+                f"{session.count(prefix):,} solutions still possible from here")
+            assert page.locator("#spec").input_value().startswith("drawn-")
+            assert "spec=drawn-" in page.url and f"#board={link}" in page.url
+            for part in ("#play-board", "#tray"):
+                _within(page, part, viewport)
+            if viewport is PHONE:
+                assert _drawn_cells(page) == drawn["site"]
+                screenshot(page, tmp_path, "site-drawn-phone.png",
+                           "CPMODELS_SCREENSHOT_SITE_DRAWN_PHONE")
+                continue
+            drawn[where] = _drawn_cells(page)
+            page.focus("#tray .tile")
+            for n, p in enumerate(pieces, 1):
+                if page.evaluate("document.activeElement.id") == "play-board":
+                    page.keyboard.press("Escape")  # a piece with copies left stays chosen
+                    page.focus('#tray .tile[tabindex="0"]')
+                _keyboard_place(page, layout, p.piece, p.cells)
+                _verdict(page, n)
+                if n < len(pieces):
+                    count = session.count(prefix + [cover.placements.index(q)
+                                                    for q in pieces[:n]])
+                    assert page.inner_text("#feedback") == (
+                        f"{count:,} solution{'s' * (count != 1)} still possible from here"), n
+            assert page.inner_text("#feedback") == "A: solved! Every piece fits."
+            screenshot(page, tmp_path, "site-drawn.png", "CPMODELS_SCREENSHOT_SITE_DRAWN")
+            said["site"] = _said_of_links(page, static_host)
+        finally:
+            context.close()
+    app = create_app([WEEK, DAY, SPECS / "calendar_week_11.yaml"])
+    with running_server(app) as server:
+        context = browser.new_context(viewport=LAPTOP)
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(f"{server}/#board={link}")
+            page.wait_for_function("document.querySelector('#answers-by').textContent === "
+                                   "'Answers come from the cpmodels server.'", timeout=WAIT)
+            _verdict(page, 0)
+            assert page.inner_text("#feedback") == (
+                f"{session.count(prefix):,} solutions still possible from here")
+            served = _drawn_cells(page)
+            said["server"] = _said_of_links(page, f"{server}/")
+        finally:
+            context.close()
+    assert [cell for cell, _ in served] == [cell for cell, _ in drawn["site"]]
+    assert all(len(a) == len(b) and all(abs(x - y) <= 0.01 for x, y in zip(a, b))
+               for (_, a), (_, b) in zip(served, drawn["site"]))
+    assert said["site"] == said["server"]
+    assert said["site"]["no cells"] == (
+        "This link's board cannot be played. The board has no cells yet: put cells on the "
+        "board. Here is 10-piece weekday calendar instead.")
+    assert said["site"]["fits nowhere"].startswith(
+        "This link's board cannot be played. Piece 3: piece 'H' (6 cells) fits nowhere")
+    assert said["site"]["too many cells"].startswith(
+        "This link's board cannot be played. The board has 441 cells; the editor takes at "
+        "most 400.")
+    assert said["site"]["bad JSON"].startswith("This link's board could not be read")
+    assert errors == []
