@@ -771,8 +771,11 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
                 f"{session.count(prefix):,} solutions still possible from here")
             assert page.locator("#spec").input_value().startswith("drawn-")
             assert "spec=drawn-" in page.url and f"#board={link}" in page.url
-            for part in ("#play-board", "#tray"):
-                _within(page, part, viewport)
+            board_box, tray_box = (_within(page, part, viewport)
+                                   for part in ("#play-board", "#tray"))
+            # side by side on a laptop, the tray below on a phone: apart either way
+            assert (board_box["x"] + board_box["width"] <= tray_box["x"] or
+                    board_box["y"] + board_box["height"] <= tray_box["y"])
             if viewport is PHONE:
                 assert _drawn_cells(page) == drawn["site"]
                 screenshot(page, tmp_path, "site-drawn-phone.png",
