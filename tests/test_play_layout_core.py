@@ -93,7 +93,7 @@ def test_random_boards_and_pieces(grid):
 def test_a_ring_has_its_hole_and_a_tie_takes_the_first_cell():
     """A ring of eight squares is two loops (its hole too), its mark the first of the four
     cells at the middle of a side; a domino's two cells are equally near its middle and
-    the first is its mark."""
+    the first is its mark; so is a heptomino's first of two, exactly."""
     ring = [(r, c) for r in range(3) for c in range(3) if (r, c) != (1, 1)]
     layout = play_layout([(r, c) for r in range(4) for c in range(4)], [(ring, True, True),
                                                                          ([(0, 0), (0, 1)],
@@ -102,6 +102,14 @@ def test_a_ring_has_its_hole_and_a_tie_takes_the_first_cell():
     assert len(o.loops) == 2 and o.mark == (9, 3)  # cell (0, 1)'s centre
     assert [s.mark for s in layout.pieces[1]] == [(3, 3), (3, 3)]
     _agree([(r, c) for r in range(4) for c in range(4)], [(ring, True, True)], "square")
+    # cells (1, 1) and (2, 2) are equally near this heptomino's middle (25/49 each): the
+    # first is its mark, where comparing floats took the second
+    tie = [(0, 2), (1, 0), (1, 1), (1, 2), (2, 2), (3, 1), (3, 2)]
+    (o,) = play_layout(tie, [(tie, False, False)]).pieces[0]
+    assert o.mark == (9, 9)  # cell (1, 1)'s centre, (1.5, 1.5)
+    centres = [(c + 0.5, r + 0.5) for r, c in tie]
+    mx, my = (sum(p[k] for p in centres) / len(tie) for k in (0, 1))
+    assert min(tie, key=lambda rc: (rc[1] + 0.5 - mx) ** 2 + (rc[0] + 0.5 - my) ** 2) == (2, 2)
 
 
 @pytest.mark.parametrize("board, pieces, grid, match", [

@@ -9,6 +9,7 @@ import datetime as dt
 import fcntl
 import hashlib
 import json
+import random
 import re
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -27,16 +29,19 @@ from test_play_game import WAIT, _keyboard_place, _verdict, _within
 from test_wasm import _needs_clang
 
 from cpmodels.backends.engine import EngineSession
+from cpmodels.errors import CpmodelsError
 from cpmodels.geometry import Placement
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
-from cpmodels.spec import load_spec
+from cpmodels.render.scene import piece_colours
+from cpmodels.spec import CalendarSpec, load_spec
 from cpmodels.sweep import sweep_cover
 from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import board_layout, check_position
 from cpmodels.web.site import LOCK_FILE, SITE_MARKER
+from cpmodels.web.wording import plain
 
 WEEK = SPECS / "calendar_week.yaml"
 DAY = SPECS / "calendar_day.yaml"
@@ -829,3 +834,84 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
         "most 400.")
     assert said["site"]["bad JSON"].startswith("This link's board could not be read")
     assert errors == []
+
+
+def _with(**changes) -> dict:
+    return {**DRAWN, **changes}
+
+
+def _piece(**changes) -> dict:
+    """DRAWN with its last piece changed."""
+    return _with(pieces=[*DRAWN["pieces"][:4], {**DRAWN["pieces"][4], **changes}])
+
+
+SQUARE_BOARD = {"board": ["A B .", ". . .", ". . C"], "groups": {"g": ["A", "B", "C"]},
+                "pieces": [{"name": "I", "shape": "###"}, {"name": "L", "shape": ["#.", "##"]}]}
+# Boards drawn in the editor, each read in the browser as the server reads it.
+BOARDS = [
+    DRAWN, SQUARE_BOARD, _with(board=[]), _with(board=["# # #"]), _with(grid="octagon"),
+    _with(grid="cube"), _with(grid=5), _with(pieces=[]), _with(pieces="abc"), _with(pieces=[5]),
+    _with(kind="packing"), _with(kind=None), _with(colour="red"), _with(name="a b/c"),
+    _with(name=""), _with(name=5), _with(flip="maybe"), _with(description=5),
+    _with(board=["A . . . . . . . .", ". . . . . . . . A", ". . C . . . . . ."]),
+    _with(board="A . .\n. B C"), _with(board=5), _with(board=["A . . .", ". . B C", ". ."]),
+    _with(board=[" ".join("." * 30)] * 60), _with(groups={}), _with(groups=[]),
+    _with(groups={"g": []}), _with(groups={"g": "ABC"}), _with(groups={"g": ["A", "B", "Z"]}),
+    _with(groups={"g": ["A", "B", "C"], "h": ["A"]}), _with(groups={"month": ["A", "B", "C"]}),
+    _with(groups={"a b": ["A", "B", "C"]}), _with(groups={"g": ["A", "B", "C d"]}),
+    _piece(cells=[[0, 0], [0, 5]]), _piece(shape="##"), _piece(cells="abc"),
+    _piece(cells=[[0, 0], [0, 1.5]]), _piece(cells=[[0, 0], [0, 20000]]),
+    _piece(cells=[[0, 0], [0, 1e30]]), _piece(count=1e30), _piece(count=5000),
+    _piece(count=[2, 1]), _piece(count=[0, 1]), _piece(letter="TT"), _piece(rotate="no"),
+    _piece(name="T"), _piece(cells=[[0, 0], [0, 1], [0, 0]]), _piece(cells=[[0, 0], [0, 1, 2]]),
+    _piece(cells=[]), _piece(x=1), _piece(name=None), _piece(cells=[[0, c] for c in range(11)]),
+    _with(pieces=[{"cells": [[0, 0]]}]), _with(pieces=[{"name": "D"}]),
+    {**SQUARE_BOARD, "pieces": [{"name": "I", "shape": "#x#"}, SQUARE_BOARD["pieces"][1]]},
+    {**SQUARE_BOARD, "pieces": [{"name": "I", "shape": "#.#"}, SQUARE_BOARD["pieces"][1]]},
+    {**SQUARE_BOARD, "pieces": [{"name": "I", "shape": "..."}, SQUARE_BOARD["pieces"][1]]},
+    {**SQUARE_BOARD, "pieces": [{"name": f"p{i}", "cells": [[0, 0], [0, 1], [0, 2]],
+                                 "count": [0, 1]} for i in range(20)]},
+    {**SQUARE_BOARD, "rotate": 0}, WIDE,
+]
+NAMES = ["I", "l5", "L5", "x", "X", "5", "éclair", "straße", "Ω", "字", "a-b", "zz", "Z",
+         "!", "__", "p1", "P1", "ab", "ba", "ǅ", "ŉ"]
+
+
+def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, static_host):
+    """drawn.js reads a board drawn in the editor as the server's editor does: each of many
+    boards, good and bad, accepted or refused in the server's sentence(s); a puzzle's
+    letters and colours as the spec's letters() and the pictures' piece_colours give them."""
+    said = []
+    for fields in BOARDS:
+        try:
+            board.board_spec(json.loads(json.dumps(fields)))
+            said.append("read")
+        except CpmodelsError as exc:
+            said.append(plain(exc))
+    rng = random.Random("drawn letters")
+    sets = [[{"name": name, "letter": rng.choice([None, None, "L", "x", "5"])}
+             for name in rng.sample(NAMES, rng.randint(1, len(NAMES)))] for _ in range(40)]
+    sets = [[dict(p, letter=None) if p["letter"] in {q["letter"] for q in ps[:k]} else p
+             for k, p in enumerate(ps)] for ps in sets]  # a letter drawn twice is refused
+    sets.append([{"name": f"n{k}", "letter": None} for k in range(70)])  # more than the pool
+    page = browser.new_page()
+    try:
+        page.goto(static_host)
+        got = page.evaluate("""async ({boards, sets}) => {
+          const cells = await import("./static/cells.js");
+          const drawn = await import("./static/drawn.js");
+          await cells.loadDrawings();
+          const said = boards.map((fields) => {
+            try { drawn.checkLimits(drawn.readBoard(fields)); return "read"; }
+            catch (e) { return e.message; } });
+          return {said, letters: sets.map((pieces) => drawn.letters(pieces)),
+                  colours: sets.map((pieces) => drawn.colours(pieces.map((p) => p.name)))};
+        }""", {"boards": BOARDS, "sets": sets})
+    finally:
+        page.close()
+    assert got["said"] == said
+    assert said.count("read") == 2 and len(set(said)) > 50  # (a few say the same)
+    for pieces, letters, colours in zip(sets, got["letters"], got["colours"]):
+        spec = SimpleNamespace(pieces=[SimpleNamespace(**p) for p in pieces])
+        assert letters == CalendarSpec.letters(spec)  # type: ignore[arg-type]
+        assert colours == piece_colours([p["name"] for p in pieces])
