@@ -878,7 +878,8 @@ NAMES = ["I", "l5", "L5", "x", "X", "5", "éclair", "straße", "Ω", "字", "a-b
 def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, static_host):
     """drawn.js reads a board drawn in the editor as the server's editor does: each of many
     boards, good and bad, accepted or refused in the server's sentence(s); a puzzle's
-    letters and colours as the spec's letters() and the pictures' piece_colours give them."""
+    letters and colours as the spec's letters() and the pictures' piece_colours give them.
+    The editor's Play it opens the board's link on the site, where it plays."""
     said = []
     for fields in BOARDS:
         try:
@@ -905,8 +906,19 @@ def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, stat
           return {said, letters: sets.map((pieces) => drawn.letters(pieces)),
                   colours: sets.map((pieces) => drawn.colours(pieces.map((p) => p.name)))};
         }""", {"boards": BOARDS, "sets": sets})
+        # the editor's Play it opens the board's link, which plays here too
+        page.goto(f"{static_host}edit.html")
+        page.select_option("#start", "calendar_day")
+        page.wait_for_function("document.querySelector('#name').value === 'calendar_day'")
+        with page.context.expect_page() as opened:
+            page.click("#play")
+        played = opened.value
+        _verdict(played, 0)
+        assert "#board=" in played.url and played.inner_text("#error") == ""
+        assert played.locator("#spec option:checked").inner_text() == (
+            "calendar_day, drawn in the editor")
     finally:
-        page.close()
+        page.context.close()
     assert got["said"] == said
     assert said.count("read") == 2 and len(set(said)) > 50  # (a few say the same)
     for pieces, letters, colours in zip(sets, got["letters"], got["colours"]):
