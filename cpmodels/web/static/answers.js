@@ -15,7 +15,7 @@
 // (the next move's verdict) cancels the one before: a running one by ending its worker (a
 // fresh one takes its place when needed), a waiting one before it starts.
 import {onStaticSite} from "./dom.js";
-import {checkLimits, drawnPuzzle} from "./drawn.js";
+import {checkLimits, drawnPuzzle, fitsNowhere} from "./drawn.js";
 import {api, localToday} from "./puzzle.js";
 
 const WORKER = new URL("engine/worker.js", import.meta.url);
@@ -255,8 +255,8 @@ class EngineAnswers {
   async drawn(fields) {
     const {spec, listing, board} = drawnPuzzle(fields);
     const text = JSON.stringify(board);
-    const {problem} = await this.pool.ask("drawn", "fits", null, text, {});
-    if (problem) throw new Error(problem);
+    const fits = await this.pool.ask("drawn", "fits", null, text, {});
+    if (fits.nowhere) throw fitsNowhere(spec, fits.nowhere);
     checkLimits(spec);
     const {layout, plans} = await this.pool.ask("drawn", "drawn", null, text, {});
     if (listing.dates) listing.today = dateLabels(listing, localToday());

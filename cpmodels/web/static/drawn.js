@@ -102,13 +102,16 @@ function said({path, kind, reason = "", min = 1, max = 0, expected = ""}) {
     return sentence(`${place(path.slice(0, -1))} has ${pyRepr(String(path.at(-1)).slice(0, 40))}` +
                     ", which a board does not take");
   }
-  if (kind === "too_short") return sentence(min === 1 ? `${where} is empty` : `${where} needs at least ${min}`);
+  if (kind === "too_short") {
+    return sentence(min === 1 ? `${where} is empty` : `${where} needs at least ${min}`);
+  }
   if (kind === "too_long") return sentence(`${where} is too long: at most ${max} characters`);
   if (kind === "pattern") return sentence(`${where} must be one word, with no spaces, '/' or '#'`);
   if (kind === "literal") return sentence(`${where} must be ${expected}`);
   if (kind === "type") return sentence(`${where} must be ${expected}`);
   if (reason.startsWith("the piece is not connected")) {
-    return sentence(`${place(path.slice(0, 2))} is not connected: its cells must touch side to side`);
+    return sentence(`${place(path.slice(0, 2))} is not connected: its cells must touch side ` +
+                    "to side");
   }
   return sentence(path.length > 1 ? `${where}: ${reason}` : reason);
 }
@@ -117,8 +120,8 @@ function said({path, kind, reason = "", min = 1, max = 0, expected = ""}) {
 function refuse(problems) {
   const sentences = [...new Set(problems.map(said))];
   const more = sentences.length - MAX_PROBLEMS;
-  return new Error(sentences.slice(0, MAX_PROBLEMS).join(" ") +
-                   (more > 0 ? ` And ${more} more problem${more > 1 ? "s" : ""} after these.` : ""));
+  const rest = more > 0 ? ` And ${more} more problem${more > 1 ? "s" : ""} after these.` : "";
+  return new Error(sentences.slice(0, MAX_PROBLEMS).join(" ") + rest);
 }
 
 // --- the spec's fields checked (spec/calendar.py, spec/pieces.py, spec/base.py) ----------
@@ -216,7 +219,9 @@ function readPiece(value, i, problems) {
                        reason: `a piece is at most ${MAX_PIECE_SIDE} squares on a side`});
       } else {
         shapeCells = [];
-        rows.forEach((row, r) => [...row].forEach((ch, c) => { if (ch === "#") shapeCells.push([r, c]); }));
+        rows.forEach((row, r) => [...row].forEach((ch, c) => {
+          if (ch === "#") shapeCells.push([r, c]);
+        }));
         if (!shapeCells.length) {
           problems.push({path: at("shape"), kind: "value",
                          reason: "the piece has no squares; draw them with '#'"});
@@ -227,7 +232,9 @@ function readPiece(value, i, problems) {
     }
   }
   let cells = null;
-  if ("cells" in value && value.cells !== null) cells = readCells(value.cells, at("cells"), problems);
+  if ("cells" in value && value.cells !== null) {
+    cells = readCells(value.cells, at("cells"), problems);
+  }
   let low = 1, high = 1;
   if ("count" in value) {
     const count = value.count;
@@ -260,15 +267,21 @@ function readPiece(value, i, problems) {
     }
   }
   if ("letter" in value && value.letter !== null) {
-    if (typeof value.letter !== "string") problems.push({path: at("letter"), kind: "type", expected: "text"});
-    else if (![...value.letter].length) problems.push({path: at("letter"), kind: "too_short"});
-    else if ([...value.letter].length > 1) problems.push({path: at("letter"), kind: "too_long", max: 1});
+    const letter = value.letter;
+    if (typeof letter !== "string") {
+      problems.push({path: at("letter"), kind: "type", expected: "text"});
+    } else if (![...letter].length) {
+      problems.push({path: at("letter"), kind: "too_short"});
+    } else if ([...letter].length > 1) {
+      problems.push({path: at("letter"), kind: "too_long", max: 1});
+    }
   }
   for (const key of Object.keys(value)) {
     if (!PIECE_KEYS.includes(key)) problems.push({path: at(key), kind: "extra"});
   }
   if (problems.length > before) return null;
-  const given = ["shape", "cells", "layers"].filter((k) => value[k] !== undefined && value[k] !== null);
+  const given = ["shape", "cells", "layers"].filter((k) => value[k] !== undefined &&
+                                                          value[k] !== null);
   if (given.length !== 1) {
     problems.push({path: at(), kind: "value", reason: "give the piece as one of 'shape' (a " +
                    "drawing, square grid), 'cells' (coordinates, any grid) or 'layers' (cube " +
@@ -306,7 +319,9 @@ function readCells(value, path, problems) {
   const reason = (text) => { problems.push({path, kind: "value", reason: text}); return null; };
   if (!value.length) return reason("no cells; list them as coordinates, e.g. [[0, 0], [0, 1]]");
   const most = MAX_PIECE_SIDE ** 2;
-  if (value.length > most) return reason(`${grouped(value.length)} cells; at most ${grouped(most)}`);
+  if (value.length > most) {
+    return reason(`${grouped(value.length)} cells; at most ${grouped(most)}`);
+  }
   const seen = new Set();
   for (const [i, cell] of value.entries()) {
     if (cell.length !== 2 && cell.length !== 3) {
@@ -358,11 +373,15 @@ export function readBoard(fields) {
   for (const key of ["rotate", "flip"]) {
     if (data[key] === undefined) continue;
     turns[key] = boolOf(data[key]);
-    if (turns[key] === undefined) problems.push({path: [key], kind: "type", expected: "true or false"});
+    if (turns[key] === undefined) {
+      problems.push({path: [key], kind: "type", expected: "true or false"});
+    }
   }
   let pieces = null;
   if (data.pieces === undefined) problems.push({path: ["pieces"], kind: "missing"});
-  else if (!Array.isArray(data.pieces)) problems.push({path: ["pieces"], kind: "type", expected: "a list"});
+  else if (!Array.isArray(data.pieces)) {
+    problems.push({path: ["pieces"], kind: "type", expected: "a list"});
+  }
   else if (!data.pieces.length) problems.push({path: ["pieces"], kind: "too_short"});
   else {
     const before = problems.length;
@@ -388,7 +407,7 @@ export function readBoard(fields) {
       }
     }
   }
-  const rows = rowsOf2(data.board);
+  const rows = boardRows(data.board);
   if (rows === undefined) problems.push({path: ["board"], kind: "missing"});
   else if (!Array.isArray(rows)) problems.push({path: ["board"], kind: "type", expected: "a list"});
   else if (!rows.length) problems.push({path: ["board"], kind: "too_short"});
@@ -427,7 +446,11 @@ function pyStr(value) {
   return JSON.stringify(value) ?? "";
 }
 
-function rowsOf2(value) { return typeof value === "string" ? value.replace(/^\n+|\n+$/g, "").split("\n") : value; }
+// A board given as one string (rows between newlines) as its rows (spec/pieces.py's
+// _board_rows).
+function boardRows(value) {
+  return typeof value === "string" ? value.replace(/^\n+|\n+$/g, "").split("\n") : value;
+}
 
 // The label groups (names of lists of names; day numbers may be whole numbers).
 function readGroups(value, problems) {
@@ -563,6 +586,15 @@ function areaCheck(spec) {
                  `board has ${detail}; add or remove pieces or board cells`}]);
 }
 
+// The spec's last check (its _fit_check), said: piece ``index`` (of ``size``: its rows x
+// columns on the square grid, else its cells) fits nowhere on the board, as a worker of
+// the engine finds.
+export function fitsNowhere(spec, {index, size}) {
+  return refuse([{path: ["pieces", index], kind: "value",
+                  reason: `piece ${pyRepr(spec.pieces[index].name)} (${size}) fits nowhere ` +
+                    `on the board${spec.rotate ? "" : " (rotate is false)"}`}]);
+}
+
 // The editor's own limits (board.board_spec), past the spec's checks (and the pieces'
 // fit, which the engine's workers check): an Error with the server's words.
 export function checkLimits(spec) {
@@ -646,10 +678,10 @@ export function drawnPuzzle(fields) {
       colour: coloured[p.name], count: p.high, low: p.low, cells: p.cells,
       rotate: p.rotate ?? spec.rotate, flip: p.flip ?? spec.flip})),
     groups: groupNames.map((g) => spec.groups[g].map((label) => spec.labelCells[label])),
-    groupNames, labelNames: groupNames.map((g) => spec.groups[g]),
+    groupNames,
     letters: spec.pieces.map((p) => p.name),
     copies: Object.fromEntries(spec.pieces.map((p) => [p.name, p.high])),
-    flip: canFlip, rotateAll: spec.rotate,
+    flip: canFlip,
     neighbours: gridNeighbours(spec.grid),
   };
   return {spec, listing, board};

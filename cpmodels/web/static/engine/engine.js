@@ -729,8 +729,9 @@ class Engine {
     const px = (x, y) => [round2((x / SIXTHS) * sx), round2((y / SIXTHS) * sy)];
     let at = 0;
     const take = () => words[at++];
-    const points = (n) => Array.from({ length: n }, () => { const x = take(); return px(x, take()); });
-    const cellsOfStream = (n) => Array.from({ length: n }, () => { const a = take(); return [a, take()]; });
+    const pair = () => { const first = take(); return [first, take()]; };
+    const points = (n) => Array.from({ length: n }, () => px(...pair()));
+    const cellsOfStream = (n) => Array.from({ length: n }, pair);
     const labelOf = new Map(Object.entries(labels).map(([label, cell]) => [String(cell), label]));
     const nBoard = take();
     const [x0, y0, x1, y1] = [take(), take(), take(), take()];

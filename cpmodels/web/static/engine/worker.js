@@ -14,8 +14,8 @@
 //        tallied: {rows: [{labels, count}]} in sweep order; task null: {fixed} (the
 //        groups the tasks fix) and no search; with preview, the one combination of the
 //        task and the first label of each free group (TallyPlan.preview_tasks).
-//   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board): the
-//        first piece that fits nowhere on it, said as the server says it, or null;
+//   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
+//        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
 //   "drawn" {} on such a board: {layout, plans}: its layout as api/layout gives one
 //        (engine.playLayout) and its plans as api/plan gives them (the pieces turned over,
 //        then face up when they may be turned over: web/plans.py's puzzle_plan, made from
@@ -132,7 +132,7 @@ class Answerer {
 
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
-    if (op === "fits") return {problem: nowhere(this.engine, JSON.parse(plan))};
+    if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
     if (op === "drawn") return drawnPlans(this.engine, JSON.parse(plan));
     const cover = this.cover(key, undefined, plan);
     if (op === "count") return {count: String(cover.count([args.prefix])[0])};
@@ -184,20 +184,18 @@ function taskRows({fixed, free, slack, labels, tallies}, task, row, mask) {
 
 // --- a board drawn in the editor, played from its link -----------------------------------
 
-// The first piece of a drawn board that fits nowhere on it (spec/pieces.py's _fit_check),
-// said as the server says it, or null.
-function nowhere(engine, {grid, cells, pieces, rotateAll}) {
-  for (const [i, piece] of pieces.entries()) {
+// The first piece of a drawn board that fits nowhere on it (spec/pieces.py's _fit_check):
+// {index, size} (size: rows x columns of its first orientation on the square grid, else
+// its cells), or null.
+function nowhere(engine, {grid, cells, pieces}) {
+  for (const [index, piece] of pieces.entries()) {
     const shapes = engine.orientations(grid, piece.cells, {rotate: piece.rotate, flip: piece.flip});
     if (engine.placements(grid, shapes, cells, {limit: 1}).length) continue;
     const first = shapes[0];
     const size = grid === "square"
       ? [0, 1].map((k) => 1 + Math.max(...first.map((c) => c[k]))).join("x")
       : `${first.length} cells`;
-    const name = piece.name.includes("'") && !piece.name.includes('"') ? `"${piece.name}"`
-      : `'${piece.name.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
-    return `Piece ${i + 1}: piece ${name} (${size}) fits nowhere on the board` +
-      (rotateAll ? "." : " (rotate is false).");
+    return {index, size};
   }
   return null;
 }
