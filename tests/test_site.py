@@ -40,6 +40,7 @@ from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import board_layout, check_position
+from cpmodels.web.puzzles import Puzzles
 from cpmodels.web.site import LOCK_FILE, SITE_MARKER
 from cpmodels.web.wording import plain
 
@@ -750,8 +751,8 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
     """A triangle board's share link on the static site: the engine in the browser makes it
     a puzzle, played to the end by keyboard with the count after each move the native
     count; board and tray in view on a laptop and a phone. On the server (its API
-    answering) the same link draws the same cells, and links it cannot play are said in
-    the same words on both."""
+    answering) the same link makes the puzzle of the same name and draws the same cells,
+    and links it cannot play are said in the same words on both."""
     link = board_link(DRAWN)
     spec = board.board_spec(DRAWN)
     layout = board_layout(spec)
@@ -772,8 +773,8 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
             _verdict(page, 0)
             assert page.inner_text("#feedback") == (
                 f"{session.count(prefix):,} solutions still possible from here")
-            assert page.locator("#spec").input_value().startswith("drawn-")
-            assert "spec=drawn-" in page.url and f"#board={link}" in page.url
+            names = {page.locator("#spec").input_value()}
+            assert f"spec={min(names)}" in page.url and f"#board={link}" in page.url
             board_box, tray_box = (_within(page, part, viewport)
                                    for part in ("#play-board", "#tray"))
             # side by side on a laptop, the tray below on a phone: apart either way
@@ -815,6 +816,7 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
             assert page.inner_text("#feedback") == (
                 f"{session.count(prefix):,} solutions still possible from here")
             served = _drawn_cells(page)
+            names.add(page.locator("#spec").input_value())  # the server's name for it
             said["server"] = _said_of_links(page, f"{server}/")
         finally:
             context.close()
@@ -822,6 +824,7 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
     assert all(len(a) == len(b) and all(abs(x - y) <= 0.01 for x, y in zip(a, b))
                for (_, a), (_, b) in zip(served, drawn["site"]))
     assert said["site"] == said["server"]
+    assert len(names) == 1 and min(names).startswith("drawn-")
     assert said["site"]["no cells"] == (
         "This link's board cannot be played. The board has no cells yet: put cells on the "
         "board. Here is 10-piece weekday calendar instead.")
@@ -871,6 +874,12 @@ BOARDS = [
                                  "count": [0, 1]} for i in range(20)]},
     {**SQUARE_BOARD, "rotate": 0}, WIDE,
 ]
+# Boards the server plays, each named in the browser as the server names it.
+NAMED = [DRAWN, _piece(count=[0, 1]), {
+    **SQUARE_BOARD, "description": "x\u00e9\"/\\\n\t\u0001\u2028 ok", "flip": False,
+    "pieces": [{"name": "I", "shape": "###"}, {"name": "é", "cells": [[0, 0], [0, 1]],
+                                               "letter": "Z", "rotate": False},
+               {"name": "O", "cells": [[0, 0], [1, 0], [1, 1]], "count": [1, 1]}]}]
 NAMES = ["I", "l5", "L5", "x", "X", "5", "éclair", "straße", "Ω", "字", "a-b", "zz", "Z",
          "!", "__", "p1", "P1", "ab", "ba", "ǅ", "ŉ"]
 
@@ -878,7 +887,8 @@ NAMES = ["I", "l5", "L5", "x", "X", "5", "éclair", "straße", "Ω", "字", "a-b
 def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, static_host):
     """drawn.js reads a board drawn in the editor as the server's editor does: each of many
     boards, good and bad, accepted or refused in the server's sentence(s); a puzzle's
-    letters and colours as the spec's letters() and the pictures' piece_colours give them.
+    name, letters and colours as the server's (Puzzles.drawn, the spec's letters() and the
+    pictures' piece_colours).
     The editor's Play it opens the board's link on the site, where it plays."""
     said = []
     for fields in BOARDS:
@@ -896,16 +906,17 @@ def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, stat
     page = browser.new_page()
     try:
         page.goto(static_host)
-        got = page.evaluate("""async ({boards, sets}) => {
+        got = page.evaluate("""async ({boards, sets, named}) => {
           const cells = await import("./static/cells.js");
           const drawn = await import("./static/drawn.js");
           await cells.loadDrawings();
           const said = boards.map((fields) => {
             try { drawn.checkLimits(drawn.readBoard(fields)); return "read"; }
             catch (e) { return e.message; } });
-          return {said, letters: sets.map((pieces) => drawn.letters(pieces)),
+          return {said, names: named.map((fields) => drawn.drawnPuzzle(fields).listing.name),
+                  letters: sets.map((pieces) => drawn.letters(pieces)),
                   colours: sets.map((pieces) => drawn.colours(pieces.map((p) => p.name)))};
-        }""", {"boards": BOARDS, "sets": sets})
+        }""", {"boards": BOARDS, "sets": sets, "named": NAMED})
         # the editor's Play it opens the board's link, which plays here too
         page.goto(f"{static_host}edit.html")
         page.select_option("#start", "calendar_day")
@@ -921,6 +932,8 @@ def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, stat
         page.context.close()
     assert got["said"] == said
     assert said.count("read") == 2 and len(set(said)) > 50  # (a few say the same)
+    puzzles = Puzzles([WEEK])
+    assert got["names"] == [puzzles.drawn(board.board_spec(fields)).name for fields in NAMED]
     for pieces, letters, colours in zip(sets, got["letters"], got["colours"]):
         spec = SimpleNamespace(pieces=[SimpleNamespace(**p) for p in pieces])
         assert letters == CalendarSpec.letters(spec)  # type: ignore[arg-type]

@@ -290,8 +290,13 @@ function readPiece(value, i, problems) {
   }
   if (given[0] === "layers") return {name: value.name, form: "layers", cells: [], low, high};
   const own = shapeCells ? normalizeSquare(shapeCells) : cells;
+  // the piece as the spec keeps it (its JSON names the drawn puzzle)
+  const kept = {name: value.name, shape: given[0] === "shape" ? rowsOf(value.shape) : null,
+                cells: given[0] === "cells" ? value.cells : null, layers: null,
+                count: value.count ?? 1, rotate: turns.rotate ?? null, flip: turns.flip ?? null,
+                letter: value.letter ?? null};
   return {name: value.name, form: given[0], cells: own, low, high, rotate: turns.rotate,
-          flip: turns.flip, letter: value.letter ?? null};
+          flip: turns.flip, letter: value.letter ?? null, kept};
 }
 
 function normalizeSquare(cells) {
@@ -639,15 +644,54 @@ export function colours(names) {
   return Object.fromEntries(names.map((name, i) => [name, COLOURS[i % COLOURS.length]]));
 }
 
-// A short digest of a text (two 32-bit FNV-1a hashes): the drawn puzzle's name.
-function digest(text) {
-  let a = 0x811c9dc5, b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < text.length; ++i) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
+// SHA-256 of a text's UTF-8 bytes, in hex (FIPS 180-4; crypto.subtle is not on every
+// static host: it needs https).
+export function sha256(text) {
+  const bytes = new TextEncoder().encode(text);
+  const k = [];
+  const h = [];
+  const fraction = (x) => Math.floor((x - Math.floor(x)) * 2 ** 32) >>> 0;
+  for (let n = 2; k.length < 64; ++n) {
+    if ([...Array(n - 2)].some((_, d) => n % (d + 2) === 0)) continue;
+    if (h.length < 8) h.push(fraction(Math.sqrt(n)));
+    k.push(fraction(Math.cbrt(n)));
   }
-  return (a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0")).slice(0, 12);
+  const padded = new Uint8Array(Math.ceil((bytes.length + 9) / 64) * 64);
+  padded.set(bytes);
+  padded[bytes.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bytes.length / 2 ** 29));
+  view.setUint32(padded.length - 4, (bytes.length * 8) >>> 0);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+  for (let at = 0; at < padded.length; at += 64) {
+    for (let t = 0; t < 64; ++t) {
+      if (t < 16) w[t] = view.getUint32(at + 4 * t);
+      else {
+        const s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >>> 3);
+        const s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >>> 10);
+        w[t] = (w[t - 16] + s0 + w[t - 7] + s1) >>> 0;
+      }
+    }
+    let [a, b, c, d, e, f, g, hh] = h;
+    for (let t = 0; t < 64; ++t) {
+      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) +
+                  k[t] + w[t]) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      [hh, g, f, e, d, c, b, a] = [g, f, e, (d + t1) >>> 0, c, b, a, (t1 + t2) >>> 0];
+    }
+    [a, b, c, d, e, f, g, hh].forEach((x, i) => { h[i] = (h[i] + x) >>> 0; });
+  }
+  return h.map((x) => x.toString(16).padStart(8, "0")).join("");
+}
+
+// The name Puzzles.drawn gives a drawn board: "drawn-" and the start of the SHA-256 of the
+// spec's JSON (model_dump_json: every field in the spec's order, compact).
+function drawnName(spec) {
+  const kept = {name: spec.name, description: spec.description, grid: spec.grid,
+                rotate: spec.rotate, flip: spec.flip, pieces: spec.pieces.map((p) => p.kept),
+                kind: "calendar", board: spec.board, groups: spec.groups};
+  return DRAWN + sha256(JSON.stringify(kept)).slice(0, 12);
 }
 
 const hasDates = (groups) => {
@@ -657,13 +701,13 @@ const hasDates = (groups) => {
 };
 
 // A link's board as the page plays it: the listing (puzzles.listing of the drawn spec,
-// named as Puzzles.drawn names it: "drawn-" and a digest of the board) and what the
+// named as Puzzles.drawn names it) and what the
 // engine's workers lay out and plan: {grid, cells, labels, pieces, groups, groupNames,
 // letters, copies, flip}; and the spec read (for checkLimits). An Error with the server's
 // words for a board it refuses.
 export function drawnPuzzle(fields) {
   const spec = readBoard(fields);
-  const name = DRAWN + digest(JSON.stringify(fields));
+  const name = drawnName(spec);
   const description = `${spec.name}, drawn in the editor`;
   const canFlip = spec.pieces.some((p) => (p.flip ?? spec.flip));
   const groupNames = Object.keys(spec.groups);
