@@ -232,7 +232,10 @@ void bind_play_layout(nb::module_& m) {
                 turns.push_back(flip);
             }
             uint64_t sizes[2];
+            // The core works on the vectors alone: other threads (the server's event loop)
+            // run meanwhile.
             auto call = [&](int64_t* out, uint64_t n_out, int64_t* scratch, uint64_t n_scratch) {
+                nb::gil_scoped_release released;
                 return cpcore_play_layout(grid, board_cells.data(), board_cells.size() / 2,
                                           piece_cells.data(), piece_start.data(), turns.data(),
                                           (uint64_t)n_pieces, piece_cells.size() / 2, out,
