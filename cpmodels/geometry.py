@@ -100,6 +100,89 @@ def _fits(shapes: Iterable[Shape], board: Iterable[Cell], grid: Grid,
     return found
 
 
+# --- play mode's layout: a plane board and its pieces drawn, exactly ----------------------
+
+#: Play layouts' points are in sixths of the grid's drawing units (``render/scene.py``: cell
+#: corners are whole units, a square's centre halves, a triangle's thirds).
+SIXTHS = 6
+Point6 = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class LayoutCell:
+    """A board cell as play mode draws it: its corners (clockwise on screen) and centre."""
+
+    cell: Cell
+    corners: tuple[Point6, ...]
+    centre: Point6
+
+
+@dataclass(frozen=True)
+class LayoutOrientation:
+    """One orientation of a piece as play mode draws it.
+
+    ``face_up``: reachable without turning the piece over; ``rotate``, ``flip``: the index
+    of the orientation a turn or a flip gives (None where the piece may not be turned so);
+    ``mark``: the centre of the cell nearest the cells' mean; ``loops``: its outline,
+    holes included; ``places``: ``(dr, dc, dx, dy)``, each translation onto the board and
+    the move of a point it makes.
+    """
+
+    cells: tuple[Cell, ...]
+    face_up: bool
+    rotate: int | None
+    flip: int | None
+    mark: Point6
+    loops: tuple[tuple[Point6, ...], ...]
+    places: tuple[tuple[int, int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class PlayLayout:
+    """A plane board and its pieces as play mode draws them (points in sixths of a unit):
+    ``box`` is (x0, y0, x1, y1) of the board's corners, ``pieces`` each piece's free
+    orientations in :func:`orientations`' order."""
+
+    box: tuple[int, int, int, int]
+    cells: tuple[LayoutCell, ...]
+    pieces: tuple[tuple[LayoutOrientation, ...], ...]
+
+
+def play_layout(board: Iterable[Cell], pieces: Iterable[tuple[Iterable[Cell], bool, bool]],
+                grid: Grid = SQUARE) -> PlayLayout:
+    """The board (each cell once, in reading order) and the pieces (``(cells, rotate,
+    flip)`` each) as play mode draws them, made by the engine core
+    (``cpcore/play_layout.hpp``, the code the browser runs too). A board with no cells, the
+    cube grid, or a coordinate more than 2**20 from 0 is refused (ValueError)."""
+    words = iter(_native().play_layout(_grid_code(grid), list(board),
+                                       [tuple(piece) for piece in pieces]))
+    take = words.__next__
+
+    def points(n: int) -> tuple[Point6, ...]:
+        return tuple((take(), take()) for _ in range(n))
+
+    n_cells = take()
+    box = (take(), take(), take(), take())
+    n_pieces = take()
+    cells = []
+    for _ in range(n_cells):
+        cell, centre = (take(), take()), (take(), take())
+        cells.append(LayoutCell(cell, points(take()), centre))
+    found = []
+    for _ in range(n_pieces):
+        shapes = []
+        for _ in range(take()):
+            shape = points(take())
+            face_up, rotate, flip = take() == 1, take(), take()
+            mark = (take(), take())
+            loops = tuple(points(take()) for _ in range(take()))
+            places = tuple((take(), take(), take(), take()) for _ in range(take()))
+            shapes.append(LayoutOrientation(shape, face_up, None if rotate < 0 else rotate,
+                                            None if flip < 0 else flip, mark, loops, places))
+        found.append(tuple(shapes))
+    return PlayLayout(box, tuple(cells), tuple(found))
+
+
 def _grid_code(grid: Grid) -> int:
     """The core's number for the grid (cpcore/entry.h's CPCORE_GRID_*: GRID_NAMES' order)."""
     return GRID_NAMES.index(grid.name)

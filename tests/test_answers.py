@@ -334,7 +334,8 @@ def test_the_page_plays_with_the_engine_and_without(browser, server):
 def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
     """The pages marked as a static site's (served here with the marker cpmodels site
     writes): the editor draws, and says in a sentence that its checks, counts and files need
-    the cpmodels server; the play page says a drawn board's link needs it; both register
+    the cpmodels server; the play page says a drawn board's link needs the engine, which
+    did not load; both register
     the site's service worker."""
     static = resources.files("cpmodels.web").joinpath("static")
     marked = {name: static.joinpath(name).read_text().replace(
@@ -368,8 +369,9 @@ def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
         page.goto(f"{server}/index.html#board={board}")
         page.wait_for_function("document.querySelector('#error').textContent.length > 0")
         assert page.locator("#error").inner_text().startswith(
-            "This link's board is played with the cpmodels server: run cpmodels serve and open "
-            "the link there. Here is ")
+            "This link's board is played by the puzzle engine in the browser, which did not "
+            "load here (WebAssembly or workers may be blocked, or a file of the site is "
+            "missing), and this site has no server to play it. Here is ")
     finally:
         context.close()
     # each page asked for the site's service worker (this server has none to give), which

@@ -4,10 +4,12 @@ played in headless Chromium from a plain static file server, online and then off
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import fcntl
 import hashlib
 import json
+import random
 import re
 import subprocess
 import sys
@@ -16,26 +18,31 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
-from conftest import SPECS, free_port, screenshot, stop_process
+from conftest import SPECS, free_port, running_server, screenshot, stop_process
 from fastapi.testclient import TestClient
 from test_editor_counts import DONE, board_link, counted, sweep_rows
-from test_play_game import WAIT, _keyboard_place, _verdict
+from test_play_game import WAIT, _keyboard_place, _verdict, _within
 from test_wasm import _needs_clang
 
 from cpmodels.backends.engine import EngineSession
+from cpmodels.errors import CpmodelsError
 from cpmodels.geometry import Placement
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
-from cpmodels.spec import load_spec
+from cpmodels.render.scene import piece_colours
+from cpmodels.spec import CalendarSpec, load_spec
 from cpmodels.sweep import sweep_cover
 from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
 from cpmodels.web.plans import puzzle_plan
-from cpmodels.web.play import check_position
+from cpmodels.web.play import board_layout, check_position
+from cpmodels.web.puzzles import Puzzles
 from cpmodels.web.site import LOCK_FILE, SITE_MARKER
+from cpmodels.web.wording import plain
 
 WEEK = SPECS / "calendar_week.yaml"
 DAY = SPECS / "calendar_day.yaml"
@@ -689,3 +696,245 @@ def test_the_editor_counts_on_the_site_and_an_edit_cancels_the_count(browser, st
         assert errors == []
     finally:
         context.close()
+
+
+# --- a board drawn in the editor, played from its link on the site --------------------------
+
+DRAWN = {"name": "triangle_calendar", "grid": "triangle",
+         "board": ["A . . . . . . . .", ". . . . . . . . B", ". . C . . . . . ."],
+         "groups": {"g": ["A", "B", "C"]},
+         "pieces": [{"name": "T", "count": 3, "cells": [[0, 0], [0, 1], [0, 2]]},
+                    {"name": "Q", "cells": [[0, 0], [0, 1], [0, 2], [0, 3]]},
+                    {"name": "H", "cells": [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]},
+                    {"name": "L", "cells": [[0, 0], [0, 1], [0, 2], [0, 3], [1, 0]]},
+                    {"name": "D", "cells": [[0, 0], [0, 1]]}]}
+# Links the page cannot play, each said in the server's words on the site too.
+STRIP = {"grid": "triangle", "board": ["A . . . . ."], "groups": {"g": ["A"]},
+         "pieces": [{"name": "D", "cells": [[0, 0], [0, 1]]},
+                    {"name": "T", "cells": [[0, 0], [0, 1], [0, 2]]},
+                    {"name": "H", "count": [0, 1], "cells": DRAWN["pieces"][2]["cells"]}]}
+WIDE = {"grid": "square", "groups": {"g": ["A"]}, "pieces": [{"name": "m", "cells": [[0, 0]],
+                                                            "count": [0, 1000]}],
+        "board": [" ".join(["A", *"." * 20])] + [" ".join("." * 21)] * 20}
+HOSTILE_LINKS = {  # (drawn.js reads many more as the server does: the test below)
+    "bad base64": "%%%", "bad JSON": base64.urlsafe_b64encode(b"{board").decode(),
+    "no cells": board_link({**DRAWN, "board": []}),
+    "cannot fill": board_link({**DRAWN, "pieces": DRAWN["pieces"][4:]}),
+    "fits nowhere": board_link(STRIP), "too many cells": board_link(WIDE),
+    "unknown grid": board_link({**DRAWN, "grid": "octagon"}),
+    "huge numbers": board_link({**DRAWN, "pieces": [{"name": "D", "count": 10**30,
+                                                     "cells": [[0, 0], [0, 10**40]]}]}),
+}
+
+
+def _drawn_cells(page) -> list[tuple[str, list[float]]]:
+    """The play board's cells as drawn: each cell and its corners' pixels."""
+    return [(cell, [float(v) for p in points.split() for v in p.split(",")])
+            for cell, points in page.eval_on_selector_all(
+                "#play-board polygon.cell",
+                "els => els.map(e => [e.dataset.cell, e.getAttribute('points')])")]
+
+
+def _said_of_links(page, base: str) -> dict[str, str]:
+    """The sentence the play page says of each hostile link (a fresh page load each)."""
+    said = {}
+    for k, (what, link) in enumerate(HOSTILE_LINKS.items()):
+        page.goto(f"{base}?link={k}#board={link}")
+        page.wait_for_function("document.querySelector('#error').textContent.length > 0",
+                               timeout=WAIT)
+        said[what] = page.inner_text("#error")
+    return said
+
+
+def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, static_host,
+                                                               tmp_path):
+    """A triangle board's share link on the static site: the engine in the browser makes it
+    a puzzle, played to the end by keyboard with the count after each move the native
+    count; board and tray in view on a laptop and a phone. On the server (its API
+    answering) the same link makes the puzzle of the same name and draws the same cells,
+    and links it cannot play are said in the same words on both."""
+    link = board_link(DRAWN)
+    spec = board.board_spec(DRAWN)
+    layout = board_layout(spec)
+    cover, _ = sweep_cover(spec)
+    session = EngineSession(cover)
+    prefix = [puzzle_plan(spec, False)["slack"]["A"]]
+    pieces = [cover.placements[j] for j in sorted(session.first_solution(prefix))
+              if j not in prefix]
+    errors: list[str] = []
+    drawn, said = {}, {}
+    for where, viewport in (("site", LAPTOP), ("site", PHONE)):
+        context = browser.new_context(viewport=viewport, service_workers="block")
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(f"{static_host}#board={link}")
+            page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
+            _verdict(page, 0)
+            assert page.inner_text("#feedback") == (
+                f"{session.count(prefix):,} solutions still possible from here")
+            names = {page.locator("#spec").input_value()}
+            assert f"spec={min(names)}" in page.url and f"#board={link}" in page.url
+            board_box, tray_box = (_within(page, part, viewport)
+                                   for part in ("#play-board", "#tray"))
+            # side by side on a laptop, the tray below on a phone: apart either way
+            assert (board_box["x"] + board_box["width"] <= tray_box["x"] or
+                    board_box["y"] + board_box["height"] <= tray_box["y"])
+            if viewport is PHONE:
+                assert _drawn_cells(page) == drawn["site"]
+                screenshot(page, tmp_path, "site-drawn-phone.png",
+                           "CPMODELS_SCREENSHOT_SITE_DRAWN_PHONE")
+                continue
+            drawn[where] = _drawn_cells(page)
+            page.focus("#tray .tile")
+            for n, p in enumerate(pieces, 1):
+                if page.evaluate("document.activeElement.id") == "play-board":
+                    page.keyboard.press("Escape")  # a piece with copies left stays chosen
+                    page.focus('#tray .tile[tabindex="0"]')
+                _keyboard_place(page, layout, p.piece, p.cells)
+                _verdict(page, n)
+                if n < len(pieces):
+                    count = session.count(prefix + [cover.placements.index(q)
+                                                    for q in pieces[:n]])
+                    assert page.inner_text("#feedback") == (
+                        f"{count:,} solution{'s' * (count != 1)} still possible from here"), n
+            assert page.inner_text("#feedback") == "A: solved! Every piece fits."
+            screenshot(page, tmp_path, "site-drawn.png", "CPMODELS_SCREENSHOT_SITE_DRAWN")
+            said["site"] = _said_of_links(page, static_host)
+        finally:
+            context.close()
+    app = create_app([WEEK, DAY, SPECS / "calendar_week_11.yaml"])
+    with running_server(app) as server:
+        context = browser.new_context(viewport=LAPTOP)
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(f"{server}/#board={link}")
+            page.wait_for_function("document.querySelector('#answers-by').textContent === "
+                                   "'Answers come from the cpmodels server.'", timeout=WAIT)
+            _verdict(page, 0)
+            assert page.inner_text("#feedback") == (
+                f"{session.count(prefix):,} solutions still possible from here")
+            served = _drawn_cells(page)
+            names.add(page.locator("#spec").input_value())  # the server's name for it
+            said["server"] = _said_of_links(page, f"{server}/")
+        finally:
+            context.close()
+    assert [cell for cell, _ in served] == [cell for cell, _ in drawn["site"]]
+    assert all(len(a) == len(b) and all(abs(x - y) <= 0.01 for x, y in zip(a, b))
+               for (_, a), (_, b) in zip(served, drawn["site"]))
+    assert said["site"] == said["server"]
+    assert len(names) == 1 and min(names).startswith("drawn-")
+    assert said["site"]["no cells"] == (
+        "This link's board cannot be played. The board has no cells yet: put cells on the "
+        "board. Here is 10-piece weekday calendar instead.")
+    assert said["site"]["fits nowhere"].startswith(
+        "This link's board cannot be played. Piece 3: piece 'H' (6 cells) fits nowhere")
+    assert said["site"]["too many cells"].startswith(
+        "This link's board cannot be played. The board has 441 cells; the editor takes at "
+        "most 400.")
+    assert said["site"]["bad JSON"].startswith("This link's board could not be read")
+    assert errors == []
+
+
+def _with(**changes) -> dict:
+    return {**DRAWN, **changes}
+
+
+def _piece(**changes) -> dict:
+    """DRAWN with its last piece changed."""
+    return _with(pieces=[*DRAWN["pieces"][:4], {**DRAWN["pieces"][4], **changes}])
+
+
+SQUARE_BOARD = {"board": ["A B .", ". . .", ". . C"], "groups": {"g": ["A", "B", "C"]},
+                "pieces": [{"name": "I", "shape": "###"}, {"name": "L", "shape": ["#.", "##"]}]}
+# Boards drawn in the editor, each read in the browser as the server reads it.
+BOARDS = [
+    DRAWN, SQUARE_BOARD, _with(board=[]), _with(board=["# # #"]), _with(grid="octagon"),
+    _with(grid="cube"), _with(grid=5), _with(pieces=[]), _with(pieces="abc"), _with(pieces=[5]),
+    _with(kind="packing"), _with(kind=None), _with(colour="red"), _with(name="a b/c"),
+    _with(name=""), _with(name=5), _with(flip="maybe"), _with(description=5),
+    _with(board=["A . . . . . . . .", ". . . . . . . . A", ". . C . . . . . ."]),
+    _with(board="A . .\n. B C"), _with(board=5), _with(board=["A . . .", ". . B C", ". ."]),
+    _with(board=[" ".join("." * 30)] * 60), _with(groups={}), _with(groups=[]),
+    _with(groups={"g": []}), _with(groups={"g": "ABC"}), _with(groups={"g": ["A", "B", "Z"]}),
+    _with(groups={"g": ["A", "B", "C"], "h": ["A"]}), _with(groups={"month": ["A", "B", "C"]}),
+    _with(groups={"a b": ["A", "B", "C"]}), _with(groups={"g": ["A", "B", "C d"]}),
+    _piece(cells=[[0, 0], [0, 5]]), _piece(shape="##"), _piece(cells="abc"),
+    _piece(cells=[[0, 0], [0, 1.5]]), _piece(cells=[[0, 0], [0, 20000]]),
+    _piece(cells=[[0, 0], [0, 1e30]]), _piece(count=1e30), _piece(count=5000),
+    _piece(count=[2, 1]), _piece(count=[0, 1]), _piece(letter="TT"), _piece(rotate="no"),
+    _piece(name="T"), _piece(cells=[[0, 0], [0, 1], [0, 0]]), _piece(cells=[[0, 0], [0, 1, 2]]),
+    _piece(cells=[]), _piece(x=1), _piece(name=None), _piece(cells=[[0, c] for c in range(11)]),
+    _with(pieces=[{"cells": [[0, 0]]}]), _with(pieces=[{"name": "D"}]),
+    {**SQUARE_BOARD, "pieces": [{"name": "I", "shape": "#x#"}, SQUARE_BOARD["pieces"][1]]},
+    {**SQUARE_BOARD, "pieces": [{"name": "I", "shape": "#.#"}, SQUARE_BOARD["pieces"][1]]},
+    {**SQUARE_BOARD, "pieces": [{"name": "I", "shape": "..."}, SQUARE_BOARD["pieces"][1]]},
+    {**SQUARE_BOARD, "pieces": [{"name": f"p{i}", "cells": [[0, 0], [0, 1], [0, 2]],
+                                 "count": [0, 1]} for i in range(20)]},
+    {**SQUARE_BOARD, "rotate": 0}, WIDE,
+]
+# Boards the server plays, each named in the browser as the server names it.
+NAMED = [DRAWN, _piece(count=[0, 1]), {
+    **SQUARE_BOARD, "description": "x\u00e9\"/\\\n\t\u0001\u2028 ok", "flip": False,
+    "pieces": [{"name": "I", "shape": "###"}, {"name": "é", "cells": [[0, 0], [0, 1]],
+                                               "letter": "Z", "rotate": False},
+               {"name": "O", "cells": [[0, 0], [1, 0], [1, 1]], "count": [1, 1]}]}]
+NAMES = ["I", "l5", "L5", "x", "X", "5", "éclair", "straße", "Ω", "字", "a-b", "zz", "Z",
+         "!", "__", "p1", "P1", "ab", "ba", "ǅ", "ŉ"]
+
+
+def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, static_host):
+    """drawn.js reads a board drawn in the editor as the server's editor does: each of many
+    boards, good and bad, accepted or refused in the server's sentence(s); a puzzle's
+    name, letters and colours as the server's (Puzzles.drawn, the spec's letters() and the
+    pictures' piece_colours).
+    The editor's Play it opens the board's link on the site, where it plays."""
+    said = []
+    for fields in BOARDS:
+        try:
+            board.board_spec(json.loads(json.dumps(fields)))
+            said.append("read")
+        except CpmodelsError as exc:
+            said.append(plain(exc))
+    rng = random.Random("drawn letters")
+    sets = [[{"name": name, "letter": rng.choice([None, None, "L", "x", "5"])}
+             for name in rng.sample(NAMES, rng.randint(1, len(NAMES)))] for _ in range(40)]
+    sets = [[dict(p, letter=None) if p["letter"] in {q["letter"] for q in ps[:k]} else p
+             for k, p in enumerate(ps)] for ps in sets]  # a letter drawn twice is refused
+    sets.append([{"name": f"n{k}", "letter": None} for k in range(70)])  # more than the pool
+    page = browser.new_page()
+    try:
+        page.goto(static_host)
+        got = page.evaluate("""async ({boards, sets, named}) => {
+          const cells = await import("./static/cells.js");
+          const drawn = await import("./static/drawn.js");
+          await cells.loadDrawings();
+          const said = boards.map((fields) => {
+            try { drawn.checkLimits(drawn.readBoard(fields)); return "read"; }
+            catch (e) { return e.message; } });
+          return {said, names: named.map((fields) => drawn.drawnPuzzle(fields).listing.name),
+                  letters: sets.map((pieces) => drawn.letters(pieces)),
+                  colours: sets.map((pieces) => drawn.colours(pieces.map((p) => p.name)))};
+        }""", {"boards": BOARDS, "sets": sets, "named": NAMED})
+        # the editor's Play it opens the board's link, which plays here too
+        page.goto(f"{static_host}edit.html")
+        page.select_option("#start", "calendar_day")
+        page.wait_for_function("document.querySelector('#name').value === 'calendar_day'")
+        with page.context.expect_page() as opened:
+            page.click("#play")
+        played = opened.value
+        _verdict(played, 0)
+        assert "#board=" in played.url and played.inner_text("#error") == ""
+        assert played.locator("#spec option:checked").inner_text() == (
+            "calendar_day, drawn in the editor")
+    finally:
+        page.context.close()
+    assert got["said"] == said
+    assert said.count("read") == 2 and len(set(said)) > 50  # (a few say the same)
+    puzzles = Puzzles([WEEK])
+    assert got["names"] == [puzzles.drawn(board.board_spec(fields)).name for fields in NAMED]
+    for pieces, letters, colours in zip(sets, got["letters"], got["colours"]):
+        spec = SimpleNamespace(pieces=[SimpleNamespace(**p) for p in pieces])
+        assert letters == CalendarSpec.letters(spec)  # type: ignore[arg-type]
+        assert colours == piece_colours([p["name"] for p in pieces])

@@ -701,3 +701,81 @@ def test_a_weekday_sweep_laid_out_for_the_one_word_kernel_in_the_browser(page):
                               "RangeError: kinds: one an item",
                               "RangeError: optionKinds: one an option, or none",
                               "RangeError: xy: a coordinate is too large"]
+
+
+# --- play mode's layout made in the browser -------------------------------------------------
+
+PLAY_LAYOUT = """async ({layouts}) => {
+  const { loadEngine } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const made = layouts.map((input) => engine.playLayout(input));
+  const one = { grid: "hex", cells: [[0, 0]], pieces: [{ cells: [[0, 0]] }] };
+  const refused = [
+    () => engine.playLayout({ ...one, cells: [] }),
+    () => engine.playLayout({ ...one, grid: "cube" }),
+    () => engine.playLayout({ ...one, grid: "octagon" }),
+    () => engine.playLayout({ ...one, cells: [[0, 2 ** 20 + 1]] }),
+    () => engine.playLayout({ ...one, cells: [[0, 2 ** 31]] }),
+    () => engine.playLayout({ ...one, pieces: [{ cells: [] }] }),
+    () => engine.playLayout({ ...one, pieces: [null] }),
+    () => engine.playLayout({ ...one, pieces: [{ cells: [[0.5, 0]] }] }),
+  ].map((call) => {
+    try {
+      call();
+      return "accepted";
+    } catch (e) {
+      return e instanceof RangeError ? e.message : String(e);
+    }
+  });
+  return { made, refused, used: engine.size.used };
+}"""
+
+
+def _near(got, want, path="layout"):
+    """got equals want, numbers within 0.01 (pixels rounded to hundredths on each side)."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and list(got) == list(want), path
+        for key in want:
+            _near(got[key], want[key], f"{path}.{key}")
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), path
+        for k, (a, b) in enumerate(zip(got, want)):
+            _near(a, b, f"{path}[{k}]")
+    elif isinstance(want, float):
+        assert abs(got - want) <= 0.01 + 1e-9, path
+    else:
+        assert got == want, path
+
+
+def test_the_browsers_play_layout_is_the_native_one(page, tmp_path):
+    """engine.js's playLayout of a square, a triangle and a hex calendar (pieces free to turn
+    over, and a spec kept face up) is the server's api/layout JSON, key for key, pixels
+    within 0.01; what does not fit is refused in words."""
+    from cpmodels.web.play import board_layout
+
+    specs = [load_spec(SPECS / "calendar_day.yaml"), _spec(tmp_path, TRIANGLE),
+             _spec(tmp_path, HEX)]
+    specs.append(specs[1].model_copy(update={"flip": False}))
+    inputs = []
+    for spec in specs:
+        laid = board_layout(spec)
+        inputs.append({"spec": spec.name, "grid": spec.grid,
+                       "cells": [list(c) for c in spec.cells],
+                       "labels": {label: list(cell) for label, cell in spec.label_cells.items()},
+                       "pieces": [{"name": p["name"], "letter": p["letter"],
+                                   "colour": p["colour"], "count": p["count"], "low": p["low"],
+                                   "cells": [list(c) for c in piece.cells],
+                                   "rotate": spec.rotate if piece.rotate is None else piece.rotate,
+                                   "flip": spec.flip if piece.flip is None else piece.flip}
+                                  for p, piece in zip(laid["pieces"], spec.pieces)]})
+    got = page.evaluate(PLAY_LAYOUT, {"layouts": inputs})
+    for spec, made in zip(specs, got["made"]):
+        _near(made, board_layout(spec), spec.name)
+    assert got["refused"] == [
+        "the board has no cells", "play mode draws the plane grids, not cubes",
+        "octagon: not a grid (square, triangle, hex or cube)",
+        "a cell's coordinate is too large for play mode (more than 2**20 from 0)",
+        "the board: a coordinate is not a whole number within 2**30 of 0",
+        "a shape has no cells", "pieces: a piece is an object",
+        "a piece: a coordinate is not a whole number within 2**30 of 0"]
+    assert got["used"] == 0

@@ -27,11 +27,11 @@ from cpmodels import grids
 from cpmodels.backends import engine
 from cpmodels.cover import ExactCover
 from cpmodels.errors import CpmodelsError, InputError, OutOfTime
-from cpmodels.geometry import Cell, Placement, placements
+from cpmodels.geometry import SIXTHS, Cell, Placement, play_layout
 from cpmodels.instance import PackingInstance
 from cpmodels.interrupt import seconds_left
 from cpmodels.render.pictures import placements_picture
-from cpmodels.render.scene import DRAWINGS, CellDrawing, outline, piece_colours
+from cpmodels.render.scene import DRAWINGS, CellDrawing, piece_colours
 from cpmodels.render.svg import scene_svg
 from cpmodels.spec import CalendarSpec, PackingSpec
 
@@ -49,8 +49,9 @@ def _px(drawing: CellDrawing, point: tuple[float, float]) -> list[float]:
     return [round(x * sx, 2), round(y * sy, 2)]
 
 
-def _loops_px(drawing: CellDrawing, cells: Sequence[Cell]) -> list[list[list[float]]]:
-    return [[_px(drawing, pt) for pt in loop] for loop in outline(cells, drawing)]
+def _px6(drawing: CellDrawing, point: tuple[int, int]) -> list[float]:
+    """A point in sixths of a drawing unit (:data:`~cpmodels.geometry.SIXTHS`) in pixels."""
+    return _px(drawing, (point[0] / SIXTHS, point[1] / SIXTHS))
 
 
 def board_layout(spec: CalendarSpec) -> dict[str, Any]:
@@ -64,59 +65,41 @@ def board_layout(spec: CalendarSpec) -> dict[str, Any]:
     without turning the piece over), ``rotate`` and ``flip`` (the index of the orientation
     a turn or a flip gives, or null where the piece may not be turned so) and ``places``:
     ``[dr, dc, x, y]``, each translation that puts it on the board and the pixel offset that
-    translation moves its outline by.
+    translation moves its outline by. The geometry is the engine core's
+    (:func:`~cpmodels.geometry.play_layout`, exact; the browser's ``engine.playLayout``
+    runs the same code); this adds the names, colours and pixels.
     """
-    geo = spec.geometry
     drawing = DRAWINGS[spec.grid]
     labels = spec.cell_labels
-    cells = sorted(spec.cells)
-    corners = [pt for cell in cells for pt in drawing.corners(cell)]
-    x0, y0 = min(x for x, _ in corners), min(y for _, y in corners)
-    x1, y1 = max(x for x, _ in corners), max(y for _, y in corners)
+    layout = play_layout(spec.cells, [(p.cells, spec.rotate if p.rotate is None else p.rotate,
+                                       spec.flip if p.flip is None else p.flip)
+                                      for p in spec.pieces], spec.geometry)
     colours = piece_colours([p.name for p in spec.pieces])
     letters = spec.letters()
-    free = {k.name: k.orientations for k in spec.piece_kinds(face_up=False)}
-    upright = {k.name: set(k.orientations) for k in spec.piece_kinds(face_up=True)}
     pieces = []
-    for piece in spec.pieces:
-        shapes = list(free[piece.name])
-        index = {shape: k for k, shape in enumerate(shapes)}
-
-        orientations = []
-        for shape in shapes:
-            ordered = sorted(shape)
-            anchor = ordered[0]
-            cx, cy = drawing.centre(anchor)
-            places = []
-            for placed in placements(piece.name, [shape], cells, geo):
-                target = placed.cells[0]  # a translation keeps the cells' order
-                tx, ty = drawing.centre(target)
-                places.append([target[0] - anchor[0], target[1] - anchor[1],
-                               *_px(drawing, (tx - cx, ty - cy))])
-            mx = sum(drawing.centre(cell)[0] for cell in ordered) / len(ordered)
-            my = sum(drawing.centre(cell)[1] for cell in ordered) / len(ordered)
-            middle = min(ordered, key=lambda cell: (drawing.centre(cell)[0] - mx) ** 2
-                         + (drawing.centre(cell)[1] - my) ** 2)
-            orientations.append({
-                "cells": [list(cell) for cell in ordered],
-                "loops": _loops_px(drawing, ordered),
-                "mark": _px(drawing, drawing.centre(middle)),
-                "face_up": shape in upright[piece.name],
-                "rotate": index.get(geo.normalize(map(geo.rotations[1], shape))),
-                "flip": index.get(geo.normalize(map(geo.reflections[0], shape))),
-                "places": places,
-            })
+    for piece, shapes in zip(spec.pieces, layout.pieces):
+        orientations = [{
+            "cells": [list(cell) for cell in shape.cells],
+            "loops": [[_px6(drawing, pt) for pt in loop] for loop in shape.loops],
+            "mark": _px6(drawing, shape.mark),
+            "face_up": shape.face_up,
+            "rotate": shape.rotate,
+            "flip": shape.flip,
+            "places": [[dr, dc, *_px6(drawing, (dx, dy))] for dr, dc, dx, dy in shape.places],
+        } for shape in shapes]
         pieces.append({"name": piece.name, "letter": letters[piece.name],
                        "colour": colours[piece.name], "count": piece.high, "low": piece.low,
                        "orientations": orientations})
+    x0, y0, x1, y1 = layout.box
     return {
         "spec": spec.name,
         "grid": spec.grid,
-        "origin": _px(drawing, (x0, y0)),
-        "size": [round((x1 - x0) * drawing.unit[0], 2), round((y1 - y0) * drawing.unit[1], 2)],
-        "cells": [{"cell": list(cell), "points": [_px(drawing, pt) for pt in drawing.corners(cell)],
-                   "centre": _px(drawing, drawing.centre(cell)), "label": labels.get(cell)}
-                  for cell in cells],
+        "origin": _px6(drawing, (x0, y0)),
+        "size": [round((x1 - x0) / SIXTHS * drawing.unit[0], 2),
+                 round((y1 - y0) / SIXTHS * drawing.unit[1], 2)],
+        "cells": [{"cell": list(c.cell), "points": [_px6(drawing, pt) for pt in c.corners],
+                   "centre": _px6(drawing, c.centre), "label": labels.get(c.cell)}
+                  for c in layout.cells],
         "pieces": pieces,
     }
 

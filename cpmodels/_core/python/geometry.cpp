@@ -200,6 +200,78 @@ void bind_sweep_cover(nb::module_& m) {
         "a sweep fixes).");
 }
 
+// Play mode's layout of a plane board and its pieces ((cells, rotate, flip) each), from
+// cpcore_play_layout: its stream of words as a list of ints (geometry.play_layout reads it).
+void bind_play_layout(nb::module_& m) {
+    m.def(
+        "play_layout",
+        [](int64_t grid, nb::handle board, nb::handle pieces) {
+            require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
+                    "the grid is not one of the core's");
+            require(grid != CPCORE_GRID_CUBE, "play mode draws the plane grids, not cubes");
+            std::vector<int64_t> board_cells, piece_cells, piece_start{0}, turns;
+            read_cells(board, 2, board_cells, "the board");
+            PyObject* seq = PySequence_Fast(pieces.ptr(), "");
+            if (!seq) PyErr_Clear();
+            nb::object owned = nb::steal(seq);
+            require(seq != nullptr, "the pieces are not a sequence");
+            const Py_ssize_t n_pieces = PySequence_Fast_GET_SIZE(seq);
+            require((uint64_t)n_pieces <= CPCORE_MAX_LAYOUT_CELLS, "too many pieces");
+            for (Py_ssize_t p = 0; p < n_pieces; ++p) {
+                nb::tuple piece;
+                bool rotate = false, flip = false;
+                require(nb::try_cast(nb::handle(PySequence_Fast_GET_ITEM(seq, p)), piece) &&
+                            piece.size() == 3 && nb::try_cast(piece[1], rotate) &&
+                            nb::try_cast(piece[2], flip),
+                        "a piece is (its cells, rotate, flip)");
+                read_cells(piece[0], 2, piece_cells, "a piece");
+                require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
+                        "the pieces have too many cells");
+                piece_start.push_back((int64_t)(piece_cells.size() / 2));
+                turns.push_back(rotate);
+                turns.push_back(flip);
+            }
+            uint64_t sizes[2];
+            // The core works on the vectors alone: other threads (the server's event loop)
+            // run meanwhile.
+            auto call = [&](int64_t* out, uint64_t n_out, int64_t* scratch, uint64_t n_scratch) {
+                nb::gil_scoped_release released;
+                return cpcore_play_layout(grid, board_cells.data(), board_cells.size() / 2,
+                                          piece_cells.data(), piece_start.data(), turns.data(),
+                                          (uint64_t)n_pieces, piece_cells.size() / 2, out,
+                                          n_out, scratch, n_scratch, sizes);
+            };
+            auto said = [](int64_t status) {
+                require(status != CPCORE_LAYOUT_NO_CELLS, "the board has no cells");
+                require(status != CPCORE_LAYOUT_COORDINATE,
+                        "a cell's coordinate is too large for play mode (more than 2**20 "
+                        "from 0)");
+                require(status != CPCORE_GEOMETRY_TOO_MANY_CELLS,
+                        "the board or a piece has too many cells for play mode");
+                check_status(status);
+            };
+            int64_t status = call(nullptr, 0, nullptr, 0);
+            said(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
+            std::vector<int64_t> scratch(sizes[1] + 1);
+            status = call(nullptr, 0, scratch.data(), scratch.size());
+            said(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
+            require(sizes[0] <= (uint64_t(1) << 28), "the layout is too large for play mode");
+            std::vector<int64_t> out(sizes[0] + 1);
+            status = call(out.data(), out.size(), scratch.data(), scratch.size());
+            said(status);
+            PyObject* words = PyList_New((Py_ssize_t)status);
+            if (!words) throw nb::python_error();
+            nb::object held = nb::steal(words);
+            for (int64_t i = 0; i < status; ++i) {
+                PyList_SET_ITEM(words, (Py_ssize_t)i, PyLong_FromLongLong(out[i]));
+            }
+            return held;
+        },
+        nb::arg("grid"), nb::arg("board"), nb::arg("pieces"),
+        "Play mode's layout of a plane board and its pieces ((cells, rotate, flip) each) as "
+        "cpcore_play_layout's stream of words (points in sixths of a drawing unit).");
+}
+
 }  // namespace
 
 void bind_geometry(nb::module_& m) {
@@ -310,6 +382,7 @@ void bind_geometry(nb::module_& m) {
         "Every placement of the shapes on the board, up to limit of them, each a tuple of "
         "its cells in reading order (geometry.placements' order).");
     bind_sweep_cover(m);
+    bind_play_layout(m);
 }
 
 }  // namespace cpbind

@@ -32,51 +32,8 @@ extern "C" int64_t cpcore_orientations(int64_t grid, const int64_t* cells, uint6
     sizes[2] = 0;
     if (!coordinates_fit(cells, n_cells * dim)) return CPCORE_GEOMETRY_COORDINATE;
     if (out_capacity < sizes[0] || n_scratch < sizes[1]) return CPCORE_GEOMETRY_SMALL_BUFFER;
-    // The symmetries taken (geometry.orientations): the identity, or every rotation; then
-    // with flip the mirror images (every one, or the first alone).
-    int chosen[48], n_chosen = 0;
-    const int rotations = rotate ? each : 1;
-    for (int k = 0; k < rotations; ++k) chosen[n_chosen++] = k;
-    if (flip) {
-        for (int k = 0; k < (rotate ? each : 1); ++k) chosen[n_chosen++] = each + k;
-    }
-    int64_t* moved = scratch;             // [n_cells, dim]
-    int64_t* order = scratch + n_cells * dim;  // [n_cells]
-    int64_t low[3];
-    uint64_t found = 0, size = 0;
-    for (int t = 0; t < n_chosen; ++t) {
-        for (uint64_t i = 0; i < n_cells; ++i) {
-            apply(grid, chosen[t], cells + i * dim, moved + i * dim);
-            order[i] = (int64_t)i;
-        }
-        // Normalized, in reading order, each cell once: the shape as a set.
-        if (n_cells > 0) origin(grid, moved, n_cells, low);
-        sort_cells(moved, dim, order, n_cells);
-        int64_t* shape = out + found * size * dim;  // size: the distinct cells (one count)
-        uint64_t m = 0;
-        for (uint64_t i = 0; i < n_cells; ++i) {
-            const int64_t* cell = moved + order[i] * dim;
-            if (m > 0 && compare(shape + (m - 1) * dim, cell, dim) == 0) continue;
-            for (int d = 0; d < dim; ++d) shape[m * dim + d] = cell[d];
-            ++m;
-        }
-        for (uint64_t i = 0; i < m; ++i) {
-            for (int d = 0; d < dim; ++d) shape[i * dim + d] -= low[d];
-        }
-        size = m;
-        bool seen = false;
-        for (uint64_t f = 0; f < found && !seen; ++f) {
-            const int64_t* other = out + f * size * dim;
-            seen = true;
-            for (uint64_t j = 0; j < size * dim; ++j) {
-                if (other[j] != shape[j]) {
-                    seen = false;
-                    break;
-                }
-            }
-        }
-        if (!seen) ++found;
-    }
+    uint64_t size = 0;
+    const int64_t found = orient(grid, cells, n_cells, rotate, flip, out, scratch, size);
     sizes[2] = size;
     return (int64_t)found;
 }

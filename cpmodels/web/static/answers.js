@@ -5,15 +5,17 @@
 // hint(puzzle, revealed) and solution(puzzle, index), each with an optional AbortSignal.
 // The engine answers a puzzle from its plan (api/plan/{spec}.json, or .face-up.json): a
 // puzzle whose plan does not load (a server run with --no-browser-engine, a board drawn in
-// the editor) is asked of the server, as every puzzle is when the engine or its worker does
-// not load, or fails. On the static site there is no server: a question the engine cannot
-// answer is refused with NO_ENGINE, and the kind is "none".
+// the editor and played on the server) is asked of the server, as every puzzle is when the
+// engine or its worker does not load, or fails. On the static site there is no server: a
+// question the engine cannot answer is refused with NO_ENGINE, and the kind is "none"; a
+// board drawn in the editor is made a puzzle here (drawn(fields)).
 //
 // The pool: navigator.hardwareConcurrency workers (at least one), each made when a question
 // finds no free one. A question goes to a free worker; a newer question of the same kind
 // (the next move's verdict) cancels the one before: a running one by ending its worker (a
 // fresh one takes its place when needed), a waiting one before it starts.
 import {onStaticSite} from "./dom.js";
+import {checkLimits, drawnPuzzle, fitsNowhere} from "./drawn.js";
 import {api, localToday} from "./puzzle.js";
 
 const WORKER = new URL("engine/worker.js", import.meta.url);
@@ -244,6 +246,27 @@ class EngineAnswers {
       this.listed[spec.name] = spec;
     }
     return data;
+  }
+
+  // A board drawn in the editor (a link's fields) made a puzzle in this browser, as the
+  // server's api/board/play, api/layout and api/plan make one: checked in the server's
+  // words (drawn.js; the pieces' fit by a worker), laid out and planned by the core in a
+  // worker; its listing returned (an Error with the server's words when it is refused).
+  async drawn(fields) {
+    const {spec, listing, board} = drawnPuzzle(fields);
+    const text = JSON.stringify(board);
+    const fits = await this.pool.ask("drawn", "fits", null, text, {});
+    if (fits.nowhere) throw fitsNowhere(spec, fits.nowhere);
+    checkLimits(spec);
+    const {layout, plans} = await this.pool.ask("drawn", "drawn", null, text, {});
+    if (listing.dates) listing.today = dateLabels(listing, localToday());
+    this.listed[listing.name] = listing;
+    this.layouts[listing.name] = Promise.resolve(layout);
+    plans.forEach((plan, faceUp) => {
+      this.plans[`${listing.name}${faceUp ? ".face-up" : ""}.json`] =
+        Promise.resolve(readPlan(plan));
+    });
+    return listing;
   }
 
   layout(name) {

@@ -1106,10 +1106,12 @@ async function makeFiles() {
 
 // The board played in a new tab, when it can be played (as /api/board/check finds it);
 // else refused here: the name field marked when the name is the problem, and what is
-// missing said beside the button.
+// missing said beside the button. On a static site the play page checks the board
+// itself (in the server's words) and plays it with the engine in the browser.
 async function playIt() {
   const tell = (text) => { sayError(text, $("shared")); if (text) reveal($("shared")); };
   const board = spec(), mine = generation;
+  if (onStaticSite()) { openPlay(board); return; }
   tell("checking the board...");
   let answer;
   try {
@@ -1127,6 +1129,11 @@ async function playIt() {
     return;
   }
   tell("");
+  openPlay(board);
+}
+
+// The play page with the board in its address, in a new tab.
+function openPlay(board) {
   const address = "./#board=" + base64url(JSON.stringify(board));
   if (window.open(address, "_blank")) return;
   // a browser that lets a tab open only at once on a click: a link to click instead

@@ -8,7 +8,13 @@ import {
   api, faceUp, goal, isRealDate, localToday, puzzle, showError, showLabels, solutionIndex,
   state, title,
 } from "./puzzle.js";
+import {loadDrawings} from "./cells.js";
 import {linkedBoard} from "./words.js";
+
+// What the static site says of a linked board when its engine did not load.
+const NEEDS_ENGINE = "This link's board is played by the puzzle engine in the browser, " +
+  "which did not load here (WebAssembly or workers may be blocked, or a file of the site " +
+  "is missing), and this site has no server to play it.";
 
 // Each question for the board takes a new number, and a newer one aborts the one before:
 // an answer that comes back after a newer question was asked (a slow first load, a quick
@@ -354,12 +360,15 @@ async function start() {
   let unreadable = "";
   try {
     const board = linkedBoard(location.hash);
-    if (board !== null && onStaticSite()) {
-      throw new Error("This link's board is played with the cpmodels server: run cpmodels " +
-                      "serve and open the link there.");
+    if (board !== null && onStaticSite() && state.answers.kind !== "engine") {
+      throw new Error(NEEDS_ENGINE);
     }
     if (board !== null) {
-      const spec = await api("api/board/play", board).catch((err) => {
+      // On the static site the engine in this browser makes the puzzle; else the server.
+      const made = onStaticSite()
+        ? loadDrawings().then(() => state.answers.drawn(board))
+        : api("api/board/play", board);
+      const spec = await made.catch((err) => {
         throw new Error(`This link's board cannot be played. ${err.message}`);
       });
       data.specs.unshift(spec);

@@ -550,6 +550,43 @@ void cpcore_one_word_layout_fill(const cpcore_one_word_input* in, int64_t* work,
                                  cpcore_one_word_sizes* sizes,
                                  const cpcore_one_word_layout* out);
 
+/* --- play mode's layout of a board and its pieces (cpcore/play_layout.hpp; web/play.py) - */
+
+/* What cpcore_play_layout returns besides the geometry calls' statuses. Its coordinates are
+ * within CPCORE_MAX_LAYOUT_COORDINATE of 0; the board and the pieces (in all) have at most
+ * CPCORE_MAX_LAYOUT_CELLS cells, a piece at most CPCORE_MAX_LAYOUT_PIECE. */
+#define CPCORE_MAX_LAYOUT_COORDINATE (((int64_t)1) << 20)
+#define CPCORE_MAX_LAYOUT_CELLS (((uint64_t)1) << 16)
+#define CPCORE_MAX_LAYOUT_PIECE (((uint64_t)1) << 11)
+#define CPCORE_LAYOUT_NOT_PLANE (-12)     /* the cube grid: play mode draws plane grids */
+#define CPCORE_LAYOUT_NO_CELLS (-13)      /* a board with no cells */
+#define CPCORE_LAYOUT_COORDINATE (-14)    /* a coordinate past CPCORE_MAX_LAYOUT_COORDINATE */
+
+/* A plane board and its pieces as play mode draws them (play.py's board_layout): piece p is
+ * the cells piece_start[p] .. piece_start[p + 1] - 1 of the n_piece_cells of piece_cells,
+ * turned as piece_turns[2p] (rotate) and piece_turns[2p + 1] (flip, turned over) say.
+ * Points are in sixths of the grid's drawing units (render/scene.py's cell drawings: cell
+ * corners are whole units, centres halves or thirds), so everything is exact. out is one
+ * stream of words:
+ *   n_cells, x0, y0, x1, y1 (the board's corners' box), n_pieces;
+ *   each board cell in reading order, each once: r, c, centre x, y, k, its k corners (x, y);
+ *   each piece: n_orientations (its free ones, geometry.orientations' order), each: size,
+ *     its cells (r, c) in reading order, face_up (0 or 1: an orientation without turning it
+ *     over), rotate, flip (the orientation a turn or a flip gives, or -1), the centre of
+ *     its mark cell (x, y: the cell whose centre is nearest the cells' mean, the first of
+ *     equals), n_loops, each loop: m, its m points (x, y) (its outline, holes included, as
+ *     render/scene.py's outline traces it), n_places, each place: dr, dc, dx, dy (each
+ *     translation onto the board, in geometry.placements' order, and the move of a point).
+ * Returns the words written; sizes[0]: the words out needs, sizes[1]: the scratch words
+ * (known from the inputs, so a first call with no buffers reports them). With out too small
+ * it goes on counting and returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes[0] the whole need;
+ * with too little scratch it returns at once. */
+int64_t cpcore_play_layout(int64_t grid, const int64_t* board, uint64_t n_board,
+                           const int64_t* piece_cells, const int64_t* piece_start,
+                           const int64_t* piece_turns, uint64_t n_pieces,
+                           uint64_t n_piece_cells, int64_t* out, uint64_t out_capacity,
+                           int64_t* scratch, uint64_t n_scratch, uint64_t* sizes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -216,5 +216,62 @@ inline void slide(int64_t grid, const int64_t* shape, uint64_t size, const int64
     }
 }
 
+// A shape's distinct normalized orientations (cpcore_orientations, geometry.orientations):
+// each written to out as its distinct cells in reading order, size of them (set here);
+// returns how many. out: 2 * symmetries_each * n_cells * dim words; scratch: n_cells *
+// (dim + 1).
+inline int64_t orient(int64_t grid, const int64_t* cells, uint64_t n_cells, int rotate,
+                      int flip, int64_t* out, int64_t* scratch, uint64_t& size) {
+    const int dim = dimension(grid);
+    const int each = symmetries_each(grid);
+    // The symmetries taken (geometry.orientations): the identity, or every rotation; then
+    // with flip the mirror images (every one, or the first alone).
+    int chosen[48], n_chosen = 0;
+    const int rotations = rotate ? each : 1;
+    for (int k = 0; k < rotations; ++k) chosen[n_chosen++] = k;
+    if (flip) {
+        for (int k = 0; k < (rotate ? each : 1); ++k) chosen[n_chosen++] = each + k;
+    }
+    int64_t* moved = scratch;             // [n_cells, dim]
+    int64_t* order = scratch + n_cells * dim;  // [n_cells]
+    int64_t low[3];
+    uint64_t found = 0;
+    size = 0;
+    for (int t = 0; t < n_chosen; ++t) {
+        for (uint64_t i = 0; i < n_cells; ++i) {
+            apply(grid, chosen[t], cells + i * dim, moved + i * dim);
+            order[i] = (int64_t)i;
+        }
+        // Normalized, in reading order, each cell once: the shape as a set.
+        if (n_cells > 0) origin(grid, moved, n_cells, low);
+        sort_cells(moved, dim, order, n_cells);
+        int64_t* shape = out + found * size * dim;  // size: the distinct cells (one count)
+        uint64_t m = 0;
+        for (uint64_t i = 0; i < n_cells; ++i) {
+            const int64_t* cell = moved + order[i] * dim;
+            if (m > 0 && compare(shape + (m - 1) * dim, cell, dim) == 0) continue;
+            for (int d = 0; d < dim; ++d) shape[m * dim + d] = cell[d];
+            ++m;
+        }
+        for (uint64_t i = 0; i < m; ++i) {
+            for (int d = 0; d < dim; ++d) shape[i * dim + d] -= low[d];
+        }
+        size = m;
+        bool seen = false;
+        for (uint64_t f = 0; f < found && !seen; ++f) {
+            const int64_t* other = out + f * size * dim;
+            seen = true;
+            for (uint64_t j = 0; j < size * dim; ++j) {
+                if (other[j] != shape[j]) {
+                    seen = false;
+                    break;
+                }
+            }
+        }
+        if (!seen) ++found;
+    }
+    return (int64_t)found;
+}
+
 }  // namespace geometry
 }  // namespace cpcore

@@ -11,6 +11,7 @@
 //   engine.orientations("hex", [[0, 0], [1, 0]]);   // a piece's orientations: arrays of cells
 //   engine.placements("triangle", shapes, board);   // [{shape, cells}]: board cell indices
 //   engine.sweepCover({grid, cells, pieces, groups}); // a board's exact cover, as arrays
+//   engine.playLayout({spec, grid, cells, labels, pieces}); // play mode's board, in pixels
 //   engine.load(engine.coverPlan({low, high, cell, neighbours, options, tally}));
 //                                     // a cover the page made, laid out by the core
 //                                     // (with grid, xy, kinds: for the one-word kernel)
@@ -141,6 +142,18 @@ const GEOMETRY_REFUSED = { "-1": "the core's buffers are too small", "-2": "unkn
 // cover.py's MAX_PLACEMENTS: past this many placements a cover is refused before any is made.
 const MAX_PLACEMENTS = 500000;
 const MAX_COPIES = 2 ** 31;
+
+// Play mode's drawing of each plane grid (render/scene.py's DRAWINGS): a drawing unit in
+// pixels across and down; the core's points are in sixths of a unit. What its play layout
+// returns instead of a count besides the geometry calls' statuses, and the words of the
+// layout it may write.
+const PLAY_UNITS = { square: [40, 40], triangle: [52 / 2, 52 * Math.sqrt(3) / 2],
+  hex: [24.8 * Math.sqrt(3) / 2, 24.8 / 2] };
+const SIXTHS = 6;
+const PLAY_REFUSED = { "-4": "the board or a piece has too many cells for play mode",
+  "-12": "play mode draws the plane grids, not cubes", "-13": "the board has no cells",
+  "-14": "a cell's coordinate is too large for play mode (more than 2**20 from 0)" };
+const MAX_PLAY_WORDS = 2 ** 26;
 
 function fail(message) {
   throw new RangeError(message);
@@ -659,6 +672,97 @@ class Engine {
     });
   }
 
+  // A plane board and its pieces as play mode draws them, in the JSON shape of the API's
+  // api/layout/NAME (play.py's board_layout): ``cells`` the board, ``labels`` {label: cell},
+  // ``pieces`` [{name, letter, colour, count, low, cells, rotate, flip}] (rotate and flip
+  // true, count 1 and low count unless told). The geometry is the core's
+  // (cpcore_play_layout, exact); pixels are rounded to hundredths as the server rounds them.
+  playLayout({ spec = "", grid, cells, labels = {}, pieces }) {
+    check(grid !== "cube", PLAY_REFUSED["-12"]);
+    const { code } = gridOf(grid);
+    const board = cellsOf(cells, 2, "the board");
+    check(Array.isArray(pieces) && pieces.length <= MAX_GEOMETRY_CELLS,
+      `pieces: expected an array of at most ${MAX_GEOMETRY_CELLS} pieces`);
+    const flats = pieces.map((piece) => {
+      check(piece !== null && typeof piece === "object", "pieces: a piece is an object");
+      return cellsOf(piece.cells, 2, "a piece");
+    });
+    const start = new BigInt64Array(pieces.length + 1);
+    const turns = new BigInt64Array(2 * pieces.length);
+    flats.forEach((flat, p) => {
+      start[p + 1] = start[p] + BigInt(flat.length / 2);
+      turns[2 * p] = pieces[p].rotate === false ? 0n : 1n;
+      turns[2 * p + 1] = pieces[p].flip === false ? 0n : 1n;
+    });
+    const nCells = Number(start[pieces.length]);
+    check(nCells <= MAX_GEOMETRY_CELLS, `pieces: more than ${MAX_GEOMETRY_CELLS} cells`);
+    const pieceCells = new BigInt64Array(2 * nCells);
+    flats.forEach((flat, p) => pieceCells.set(flat, 2 * Number(start[p])));
+    const status = (got) => {
+      if (got < 0n && got !== -1n) {
+        fail(PLAY_REFUSED[String(got)] || GEOMETRY_REFUSED[String(got)] ||
+             "the core refused the board");
+      }
+      return Number(got);
+    };
+    const words = this.scoped(() => {
+      const sizes = this.alloc(2 * 8);
+      const x = this.exports;
+      const args = [BigInt(code), this.copy(board), BigInt(cells.length),
+        this.copy(pieceCells), this.copy(start), this.copy(turns), BigInt(pieces.length),
+        BigInt(nCells)];
+      const need = () => Array.from(this.view(BigUint64Array, sizes, 2), Number);
+      status(x.cpcore_play_layout(...args, 0, 0n, 0, 0n, sizes));
+      const scratchWords = need()[1];
+      const scratch = this.alloc(scratchWords * 8);
+      status(x.cpcore_play_layout(...args, 0, 0n, scratch, BigInt(scratchWords), sizes));
+      const outWords = need()[0];
+      check(outWords <= MAX_PLAY_WORDS, "the layout is too large for play mode");
+      const out = this.alloc(outWords * 8);
+      const n = status(x.cpcore_play_layout(...args, out, BigInt(outWords), scratch,
+        BigInt(scratchWords), sizes));
+      check(n === outWords, "the core's buffers are too small");
+      return Array.from(this.view(BigInt64Array, out, n), Number);
+    });
+    const [sx, sy] = PLAY_UNITS[grid];
+    const round2 = (v) => Number(v.toFixed(2)) || 0;
+    const px = (x, y) => [round2((x / SIXTHS) * sx), round2((y / SIXTHS) * sy)];
+    let at = 0;
+    const take = () => words[at++];
+    const pair = () => { const first = take(); return [first, take()]; };
+    const points = (n) => Array.from({ length: n }, () => px(...pair()));
+    const cellsOfStream = (n) => Array.from({ length: n }, pair);
+    const labelOf = new Map(Object.entries(labels).map(([label, cell]) => [String(cell), label]));
+    const nBoard = take();
+    const [x0, y0, x1, y1] = [take(), take(), take(), take()];
+    const nPieces = take();
+    const boardCells = Array.from({ length: nBoard }, () => {
+      const [cell] = cellsOfStream(1);
+      const centre = points(1)[0];
+      const corners = points(take());
+      return { cell, points: corners, centre, label: labelOf.get(String(cell)) ?? null };
+    });
+    const laid = Array.from({ length: nPieces }, (_, p) => {
+      const { name = "", letter = "", colour = "", count = 1 } = pieces[p];
+      const orientations = Array.from({ length: take() }, () => {
+        const shape = cellsOfStream(take());
+        const faceUp = take() === 1;
+        const [rotate, flip] = [take(), take()].map((k) => (k < 0 ? null : k));
+        const mark = points(1)[0];
+        const loops = Array.from({ length: take() }, () => points(take()));
+        const places = Array.from({ length: take() }, () => {
+          const [dr, dc, dx, dy] = [take(), take(), take(), take()];
+          return [dr, dc, ...px(dx, dy)];
+        });
+        return { cells: shape, loops, mark, face_up: faceUp, rotate, flip, places };
+      });
+      return { name, letter, colour, count, low: pieces[p].low ?? count, orientations };
+    });
+    return { spec, grid, origin: px(x0, y0),
+      size: [round2(((x1 - x0) / SIXTHS) * sx), round2(((y1 - y0) / SIXTHS) * sy)],
+      cells: boardCells, pieces: laid };
+  }
+
   // Fail with the core's words for a layout's refusal ``error`` (0: none).
   refuse(error) {
     if (!error) return;
@@ -1161,6 +1265,32 @@ export function decodePlan(json) {
     return value;
   };
   return decode(json);
+}
+
+// A plan the page made (coverPlan's) in the JSON of EngineSession.browser_plan():
+// decodePlan's inverse, each array as {dtype, shape, base64}.
+export function encodePlan(plan) {
+  const dtypes = new Map(Object.entries(TYPES).map(([name, Type]) => [Type, name]));
+  const encode = (value) => {
+    const typed = ArrayBuffer.isView(value) ? { data: value, shape: [value.length] }
+      : value && typeof value === "object" && ArrayBuffer.isView(value.data) ? value : null;
+    if (typed) {
+      const bytes = new Uint8Array(typed.data.buffer, typed.data.byteOffset,
+        typed.data.byteLength);
+      let text = "";
+      for (let k = 0; k < bytes.length; k += 0x8000)
+        text += String.fromCharCode(...bytes.subarray(k, k + 0x8000));
+      check(dtypes.has(typed.data.constructor), "an array of a type the engine does not read");
+      return { dtype: dtypes.get(typed.data.constructor), shape: Array.from(typed.shape),
+        base64: btoa(text) };
+    }
+    if (typeof value === "bigint") return Number(value);
+    if (Array.isArray(value)) return value.map(encode);
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, encode(v)]));
+    return value;
+  };
+  return encode(plan);
 }
 
 // The engine instantiated from ``source``: a URL (or its string), a Response, the bytes of

@@ -14,9 +14,15 @@
 //        tallied: {rows: [{labels, count}]} in sweep order; task null: {fixed} (the
 //        groups the tasks fix) and no search; with preview, the one combination of the
 //        task and the first label of each free group (TallyPlan.preview_tasks).
+//   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
+//        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
+//   "drawn" {} on such a board: {layout, plans}: its layout as api/layout gives one
+//        (engine.playLayout) and its plans as api/plan gives them (the pieces turned over,
+//        then face up when they may be turned over: web/plans.py's puzzle_plan, made from
+//        the core's sweep cover laid out by the core).
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
-import {decodePlan, loadEngine} from "./engine.js";
+import {decodePlan, encodePlan, loadEngine} from "./engine.js";
 
 const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a bump heap)
 // A board's table of sub-board counts, as the server's editor sizes it (board.py): a
@@ -126,6 +132,8 @@ class Answerer {
 
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
+    if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
+    if (op === "drawn") return drawnPlans(this.engine, JSON.parse(plan));
     const cover = this.cover(key, undefined, plan);
     if (op === "count") return {count: String(cover.count([args.prefix])[0])};
     if (op === "position") {
@@ -172,6 +180,55 @@ function taskRows({fixed, free, slack, labels, tallies}, task, row, mask) {
   };
   visit(0);
   return out;
+}
+
+// --- a board drawn in the editor, played from its link -----------------------------------
+
+// The first piece of a drawn board that fits nowhere on it (spec/pieces.py's _fit_check):
+// {index, size} (size: rows x columns of its first orientation on the square grid, else
+// its cells), or null.
+function nowhere(engine, {grid, cells, pieces}) {
+  for (const [index, piece] of pieces.entries()) {
+    const shapes = engine.orientations(grid, piece.cells, {rotate: piece.rotate, flip: piece.flip});
+    if (engine.placements(grid, shapes, cells, {limit: 1}).length) continue;
+    const first = shapes[0];
+    const size = grid === "square"
+      ? [0, 1].map((k) => 1 + Math.max(...first.map((c) => c[k]))).join("x")
+      : `${first.length} cells`;
+    return {index, size};
+  }
+  return null;
+}
+
+// A drawn board's layout and plans (as the server's api/layout and api/plan answer them).
+function drawnPlans(engine, board) {
+  const {spec, grid, cells, pieces, groups, groupNames, labels, letters, copies, flip,
+         neighbours} = board;
+  const layout = engine.playLayout({spec, grid, cells, labels, pieces});
+  const labelAt = new Map(Object.entries(labels).map(([label, cell]) => [String(cell), label]));
+  const plans = (flip ? [false, true] : [false]).map((faceUp) => {
+    const made = engine.sweepCover({grid, cells, pieces, groups, faceUp});
+    const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
+    const near = cells.map(([a, b]) => neighbours[a & 1][b & 1].map(
+      ([da, db]) => at.get(`${a + da},${b + db}`) ?? -1));
+    const {start, items} = made.options;
+    const options = made.optionKind.map((_, o) => items.slice(start[o], start[o + 1]));
+    const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
+                                   cell: made.items.cell, neighbours: near, options, grid,
+                                   xy: cells, kinds: made.items.kind,
+                                   optionKinds: made.optionKind});
+    const slack = {};
+    const listed = made.optionKind.map((kind, o) => {
+      const owned = options[o].filter((item) => made.items.kind[item] === 0)
+        .map((item) => cells[made.items.cell[item]]);
+      if (kind === 1) slack[labelAt.get(String(owned[0]))] = o;
+      return [kind === 1 ? groupNames[made.optionOwner[o]] : pieces[made.optionOwner[o]].name,
+              owned, kind];
+    });
+    return JSON.stringify({spec, face_up: faceUp, engine: encodePlan(plan), options: listed,
+                           slack, letters, copies});
+  });
+  return {layout, plans};
 }
 
 const answerer = new Answerer((message) => self.postMessage(message));
