@@ -26,6 +26,10 @@ const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a
 const BOARD_TABLE_SLOTS = [1 << 20, 1 << 22];
 const BOARD_ARENA = [1 << 23, 1 << 25];
 const LARGE_BOARD = 48;
+// A large board on the one-word kernel: a worker's tasks keep some 3 million states and 20
+// million counts (the weekday calendar's half); a table that fills is emptied and its
+// states counted again, so it holds them all. Its arena is committed only as it is used.
+const ONE_WORD_LARGE = {tableSlots: 1 << 23, arena: 1 << 26};
 
 class Answerer {
   constructor(post) {
@@ -33,6 +37,7 @@ class Answerer {
     this.engine = null;
     this.covers = new Map();
     this.queue = Promise.resolve();
+    this.searched = false;  // whether a board's search ran here (see sweep)
   }
 
   receive(message) {
@@ -100,8 +105,8 @@ class Answerer {
                                    tally: free.map((g) => slackItems[g]), grid, xy: cells,
                                    kinds: made.items.kind, optionKinds: made.optionKind});
     const large = Number(cells.length >= LARGE_BOARD);
-    const cover = engine.load(plan, {tableSlots: BOARD_TABLE_SLOTS[large],
-                                     arena: BOARD_ARENA[large]});
+    const cover = engine.load(plan, large && plan.tally.kernel === "tally_one_word"
+      ? ONE_WORD_LARGE : {tableSlots: BOARD_TABLE_SLOTS[large], arena: BOARD_ARENA[large]});
     return {cover, fixed, free, slack, labels, tallies: plan.tally.tallies};
   }
 
@@ -111,17 +116,31 @@ class Answerer {
       (first.cover || first).release();
       this.covers.clear();
     }
+    const began = performance.now();
     const board = this.cover(key, (text) => this.board(text), plan);
+    const built = performance.now() - began;  // (0 when the board was made before)
     if (task === null) return {fixed: board.fixed};
-    if (preview) {  // one combination: the task's labels and the first of each free group
-      const chosen = board.labels.map(() => 0);
-      board.fixed.forEach((g, k) => { chosen[g] = task[k]; });
-      const [count] = board.cover.count([chosen.map((i, g) => board.slack[g][i])]);
-      return {rows: [{labels: chosen.map((i, g) => board.labels[g][i]), count: Number(count)}]};
-    }
+    if (preview) return {rows: [this.firstCombination(board, task)]};
     const prefix = board.fixed.map((g, k) => board.slack[g][task[k]]);
+    const nodes = board.cover.nodes;
+    const start = performance.now();
+    // The browser runs a search's first call as compiled at once, and a faster build of it
+    // only from the next call on (a call in progress keeps its code): a worker's first task
+    // is led by a small search of its own (its first combination, whose sub-boards the
+    // task meets again), so that the task's long call runs the faster build.
+    if (!this.searched) this.firstCombination(board, task);
     const {rows, masks} = board.cover.tally([prefix]);
-    return {rows: taskRows(board, task, rows[0], masks[0])};
+    const spent = {built, kernel: performance.now() - start, nodes: board.cover.nodes - nodes};
+    return {rows: taskRows(board, task, rows[0], masks[0]), spent};
+  }
+
+  // The count of one combination: a task's labels and the first of each free group.
+  firstCombination(board, task) {
+    const chosen = board.labels.map(() => 0);
+    board.fixed.forEach((g, k) => { chosen[g] = task[k]; });
+    const [count] = board.cover.count([chosen.map((i, g) => board.slack[g][i])]);
+    this.searched = true;
+    return {labels: chosen.map((i, g) => board.labels[g][i]), count: Number(count)};
   }
 
   answer({op, key, plan, args}) {
