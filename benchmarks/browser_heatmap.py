@@ -1,15 +1,17 @@
 """Time the board editor's heatmap counted by the engine in the browser against
 ``cpmodels sweep --jobs 2``, in turns, so both meet the same load.
 
-``python benchmarks/browser_heatmap.py [--rounds N] [--boards calendar_week,calendar_day]``
-writes the static site (``cpmodels site``) to a temporary folder, serves it with Python's
-plain file server on 127.0.0.1 and, in each round, opens the editor in headless Chromium
-(a fresh page: its workers start with empty tables), chooses each board to start from and
-times the first coloured cell and the last count; then runs ``cpmodels sweep SPEC --jobs 2``
-of each board. ``--against SITE`` times a second site (an earlier version's, written by its
-``cpmodels site``) in the same rounds, before this one, for figures paired at one load. Each browser count is split: the board's plan made in the workers, each
-task's kernel time and nodes (``performance.now()`` around the tally in the worker), the
-workers' idle time between tasks, and the rest (messaging, decoding and drawing).
+``python benchmarks/browser_heatmap.py [--rounds N] [--boards calendar_week,calendar_day]
+[--tasks] [--against SITE]`` writes the static site (``cpmodels site``) to a temporary
+folder, serves it with Python's plain file server on 127.0.0.1 and, in each round, opens
+the editor in headless Chromium (a fresh page: its workers start with empty tables),
+chooses each board to start from and times the first coloured cell and the last count;
+then runs ``cpmodels sweep SPEC --jobs 2`` of each board. Each browser count is split: the
+board's plan made in the workers, each task's kernel time and nodes (``performance.now()``
+around the tally in the worker; ``--tasks`` prints each task), the workers' idle time, and
+the rest (messaging, decoding and drawing). ``--against SITE`` times a second site (an
+earlier version's, written by its ``cpmodels site``) in the same rounds, before this one,
+for figures paired at one load.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ from conftest import SPECS, running_server
 from test_play_game import WAIT
 from test_wasm import _needs_clang
 
+from cpmodels.spec import load_spec
+from cpmodels.sweep import sweep_plan
 from cpmodels.web import plans
 from cpmodels.web.app import create_app
 
@@ -121,3 +123,66 @@ def test_the_editors_counts_come_from_the_engine_and_are_the_sweeps(browser, run
             assert any(u.endswith("/api/board/counts") for u in posted)
         finally:
             context.close()
+
+
+# A worker of the editor's pool asked as counts.js asks it: the weekday board's fields made
+# into its sweep cover in the worker, then one task (a month's index) after another on the
+# worker's one table; each answer's rows and the nodes its search took.
+WORKER_TASKS = """async (months) => {
+  const {boardInput} = await import("./static/counts.js");
+  const fields = await (await fetch("api/board/start/calendar_week")).json();
+  const text = JSON.stringify(boardInput(fields));
+  const bytes = await (await fetch("static/engine/engine.wasm")).arrayBuffer();
+  const worker = new Worker("static/engine/worker.js", {type: "module"});
+  const replies = [];
+  let wake = () => {};
+  worker.onmessage = ({data}) => { replies.push(data); wake(); };
+  const reply = async () => {
+    while (!replies.length) await new Promise((resolve) => { wake = resolve; });
+    return replies.shift();
+  };
+  worker.postMessage({module: await WebAssembly.compile(bytes)});
+  const loaded = await reply();
+  if (!loaded.ready) throw new Error(loaded.error);
+  const found = [];
+  for (const [id, month] of months.entries()) {
+    worker.postMessage({id, op: "sweep", key: "week", plan: text, args: {task: [month]}});
+    const {answer, error} = await reply();
+    if (error) throw new Error(error);
+    found.push({nodes: answer.spent.nodes, rows: answer.rows.map((r) => [r.labels, r.count])});
+  }
+  worker.terminate();
+  return found;
+}"""
+
+
+def test_a_workers_weekday_tasks_search_the_native_sweeps_tree(browser):
+    """The editor's worker tallies calendar_week's first four months on one table as the
+    native sweep does on its own: the same rows and the same nodes, task by task (the
+    first led by its first combination's search), so no table is emptied and searched
+    again (the four keep more states than a table of 2^22 slots holds)."""
+    if not plans.engine_built():
+        _needs_clang()
+    plan = sweep_plan(load_spec(SPECS / "calendar_week.yaml"))
+    tasks = plan.tasks()[:4]
+    session = plan.session(table_slots=1 << 23, arena=1 << 26)
+    want = []
+    for k, task in enumerate(tasks):
+        before = session.stats["nodes"]
+        if k == 0:  # the worker's first search: the task's first combination
+            session.tally(plan.task_holes(plan.preview_tasks()[0]))
+        tally = session.tally(plan.task_holes(task))
+        want.append({"nodes": session.stats["nodes"] - before,
+                     "rows": [[list(labels), n] for labels, n in plan.rows(task, tally)]})
+    assert session.stats["used"] > 3 << 20 and session.stats["flushes"] == 0
+    with running_server(create_app([SPECS / "calendar_week.yaml"]),
+                        browser_engine=True) as url:
+        page = browser.new_page(viewport=LAPTOP)
+        try:
+            page.goto(f"{url}/edit.html")
+            page.wait_for_function(ENGINE_COUNTS, timeout=WAIT)
+            got = page.evaluate(WORKER_TASKS, list(range(len(tasks))))
+        finally:
+            page.close()
+    assert [g["nodes"] for g in got] == [w["nodes"] for w in want]
+    assert got == want

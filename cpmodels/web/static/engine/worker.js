@@ -11,9 +11,11 @@
 //        labels, neighbours}, as counts.js makes it from the editor's fields): the core's
 //        sweep cover of the board laid out by the core with the free groups' slack items
 //        as tally items (made once per key), and task (a label index of each fixed group)
-//        tallied: {rows: [{labels, count}]} in sweep order; task null: {fixed} (the
-//        groups the tasks fix) and no search; with preview, the one combination of the
-//        task and the first label of each free group (TallyPlan.preview_tasks).
+//        tallied: {rows: [{labels, count}], spent} in sweep order, spent = {built, kernel,
+//        nodes}: the milliseconds the board took to make here (0 when made before) and
+//        the search took, and its nodes; task null: {fixed} (the groups the tasks fix)
+//        and no search; with preview, the one combination of the task and the first
+//        label of each free group (TallyPlan.preview_tasks).
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
 import {decodePlan, loadEngine} from "./engine.js";
