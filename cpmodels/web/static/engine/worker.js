@@ -32,6 +32,7 @@ const LARGE_BOARD = 48;
 // million counts (the weekday calendar's half); a table that fills is emptied and its
 // states counted again, so it holds them all. Its arena is committed only as it is used.
 const ONE_WORD_LARGE = {tableSlots: 1 << 23, arena: 1 << 26};
+const SINGLE_TABLE_SLOTS = 1 << 18;  // one combination's search (the weekday's: 100,000 nodes)
 
 class Answerer {
   constructor(post) {
@@ -109,7 +110,11 @@ class Answerer {
     const large = Number(cells.length >= LARGE_BOARD);
     const cover = engine.load(plan, large && plan.tally.kernel === "tally_one_word"
       ? ONE_WORD_LARGE : {tableSlots: BOARD_TABLE_SLOTS[large], arena: BOARD_ARENA[large]});
-    return {cover, fixed, free, slack, labels, tallies: plan.tally.tallies};
+    // One combination's search (a preview) shares next to nothing with the tasks' (its
+    // holes are forced from the start): it runs on a small table of its own, so as not to
+    // wait for the large one's memory.
+    const single = engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS});
+    return {cover, single, fixed, free, slack, labels, tallies: plan.tally.tallies};
   }
 
   sweep(key, plan, task, preview = false) {
@@ -124,13 +129,13 @@ class Answerer {
     if (task === null) return {fixed: board.fixed};
     if (preview) return {rows: [this.firstCombination(board, task)]};
     const prefix = board.fixed.map((g, k) => board.slack[g][task[k]]);
-    const nodes = board.cover.nodes;
-    const start = performance.now();
     // The browser runs a search's first call as compiled at once, and a faster build of it
     // only from the next call on (a call in progress keeps its code): a worker's first task
-    // is led by a small search of its own (its first combination, whose sub-boards the
-    // task meets again), so that the task's long call runs the faster build.
+    // is led by a small search of its own (its first combination), so that the task's long
+    // call runs the faster build.
     if (!this.searched) this.firstCombination(board, task);
+    const nodes = board.cover.nodes;
+    const start = performance.now();
     const {rows, masks} = board.cover.tally([prefix]);
     const spent = {built, kernel: performance.now() - start, nodes: board.cover.nodes - nodes};
     return {rows: taskRows(board, task, rows[0], masks[0]), spent};
@@ -140,7 +145,7 @@ class Answerer {
   firstCombination(board, task) {
     const chosen = board.labels.map(() => 0);
     board.fixed.forEach((g, k) => { chosen[g] = task[k]; });
-    const [count] = board.cover.count([chosen.map((i, g) => board.slack[g][i])]);
+    const [count] = board.single.count([chosen.map((i, g) => board.slack[g][i])]);
     this.searched = true;
     return {labels: chosen.map((i, g) => board.labels[g][i]), count: Number(count)};
   }
