@@ -11,7 +11,9 @@ board's plan made in the workers, each task's kernel time and nodes (``performan
 around the tally in the worker; ``--tasks`` prints each task), the workers' idle time, and
 the rest (messaging, decoding and drawing). ``--against SITE`` times a second site (an
 earlier version's, written by its ``cpmodels site``) in the same rounds, before this one,
-for figures paired at one load.
+for figures paired at one load. ``--native`` first tallies each board's tasks here, in
+order on one table as the sweep's session does, with each task's time, CPU time and nodes:
+the same tasks as the browser's, to compare a node's cost.
 """
 
 from __future__ import annotations
@@ -184,8 +186,13 @@ def main() -> None:
     parser.add_argument("--boards", default="calendar_week,calendar_day")
     parser.add_argument("--tasks", action="store_true", help="print each task's figures")
     parser.add_argument("--against", type=Path, help="a second site to time in turns")
+    parser.add_argument("--native", action="store_true",
+                        help="tally each board's tasks natively first, task by task")
     args = parser.parse_args()
     boards = args.boards.split(",")
+    if args.native:
+        for board in boards:
+            native_tasks(ROOT / "specs" / f"{board}.yaml")
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as playwright:
@@ -215,6 +222,28 @@ def main() -> None:
         print(f"{name} {board}: first colour {span(s['first'])}; all {span(s['all'])}; "
               f"cpmodels sweep --jobs 2 {span(s['sweep'])}; all/sweep "
               f"{min(ratio):.2f}-{max(ratio):.2f}")
+
+
+def native_tasks(spec: Path) -> None:
+    """The sweep's tasks of ``spec`` tallied here in order on one session (the sweep's
+    table sizes), each task's time, CPU time and nodes printed."""
+    from cpmodels.spec import load_spec
+    from cpmodels.sweep import SWEEP_ARENA, SWEEP_MEMO_SLOTS, sweep_plan
+
+    plan = sweep_plan(load_spec(spec))
+    session = plan.session(table_slots=SWEEP_MEMO_SLOTS, arena=SWEEP_ARENA)
+    wall = cpu = 0.0
+    for task in plan.tasks():
+        nodes = session.stats["nodes"]
+        start, start_cpu = time.perf_counter(), time.process_time()
+        session.tally(plan.task_holes(task))
+        took, took_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+        wall, cpu = wall + took, cpu + took_cpu
+        print(f"native {spec.stem} task {task}: {1000 * took:.0f} ms ({1000 * took_cpu:.0f} "
+              f"ms CPU), {session.stats['nodes'] - nodes:,} nodes")
+    nodes = session.stats["nodes"]
+    print(f"native {spec.stem}: {wall:.2f} s ({cpu:.2f} s CPU) for {nodes:,} nodes, "
+          f"{1e9 * wall / nodes:.0f} ns a node ({1e9 * cpu / nodes:.0f} of CPU)", flush=True)
 
 
 def show(title: str, run: dict[str, Any], swept: float, seen: dict[str, list[float]],

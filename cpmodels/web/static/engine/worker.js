@@ -108,12 +108,13 @@ class Answerer {
                                    tally: free.map((g) => slackItems[g]), grid, xy: cells,
                                    kinds: made.items.kind, optionKinds: made.optionKind});
     const large = Number(cells.length >= LARGE_BOARD);
-    const cover = engine.load(plan, large && plan.tally.kernel === "tally_one_word"
+    const oneWordLarge = large && plan.tally.kernel === "tally_one_word";
+    const cover = engine.load(plan, oneWordLarge
       ? ONE_WORD_LARGE : {tableSlots: BOARD_TABLE_SLOTS[large], arena: BOARD_ARENA[large]});
     // One combination's search (a preview) shares next to nothing with the tasks' (its
-    // holes are forced from the start): it runs on a small table of its own, so as not to
-    // wait for the large one's memory.
-    const single = engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS});
+    // holes are forced from the start): on such a board it runs on a small table of its
+    // own, so as not to wait for the large one's memory.
+    const single = oneWordLarge ? engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS}) : cover;
     return {cover, single, fixed, free, slack, labels, tallies: plan.tally.tallies};
   }
 
