@@ -144,15 +144,20 @@ WORKER_TASKS = """async (months) => {
   worker.postMessage({module: await WebAssembly.compile(bytes)});
   const loaded = await reply();
   if (!loaded.ready) throw new Error(loaded.error);
-  const found = [];
-  for (const [id, month] of months.entries()) {
-    worker.postMessage({id, op: "sweep", key: "week", plan: text, args: {task: [month]}});
+  const ask = async (id, args) => {
+    worker.postMessage({id, op: "sweep", key: "week", plan: text, args});
     const {answer, error} = await reply();
     if (error) throw new Error(error);
+    return answer;
+  };
+  const first = (await ask(0, {task: [months[0]], preview: true})).rows;
+  const found = [];
+  for (const [k, month] of months.entries()) {
+    const answer = await ask(k + 1, {task: [month]});
     found.push({nodes: answer.spent.nodes, rows: answer.rows.map((r) => [r.labels, r.count])});
   }
   worker.terminate();
-  return found;
+  return {first: first.map((r) => [r.labels, r.count]), found};
 }"""
 
 
@@ -160,7 +165,7 @@ def test_a_workers_weekday_tasks_search_the_native_sweeps_tree(browser):
     """The editor's worker tallies calendar_week's first four months on one table as the
     native sweep does on its own: the same rows and the same nodes, task by task, so no
     table is emptied and searched again (the four keep more states than a table of 2^22
-    slots holds)."""
+    slots holds); its preview (on a small table apart) is the first combination's count."""
     if not plans.engine_built():
         _needs_clang()
     plan = sweep_plan(load_spec(SPECS / "calendar_week.yaml"))
@@ -173,6 +178,8 @@ def test_a_workers_weekday_tasks_search_the_native_sweeps_tree(browser):
         want.append({"nodes": session.stats["nodes"] - before,
                      "rows": [[list(labels), n] for labels, n in plan.rows(task, tally)]})
     assert session.stats["used"] > 3 << 20 and session.stats["flushes"] == 0
+    preview = plan.preview_tasks()[0]
+    first = [[list(plan.labels(preview[:1], preview[1:])), session.count(plan.holes(preview))]]
     with running_server(create_app([SPECS / "calendar_week.yaml"]),
                         browser_engine=True) as url:
         page = browser.new_page(viewport=LAPTOP)
@@ -182,5 +189,6 @@ def test_a_workers_weekday_tasks_search_the_native_sweeps_tree(browser):
             got = page.evaluate(WORKER_TASKS, list(range(len(tasks))))
         finally:
             page.close()
-    assert [g["nodes"] for g in got] == [w["nodes"] for w in want]
-    assert got == want
+    assert [g["nodes"] for g in got["found"]] == [w["nodes"] for w in want]
+    assert got["found"] == want
+    assert got["first"] == first and first[0][0] == ["Jan", "1", "Mon"] and first[0][1] > 0

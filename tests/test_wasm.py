@@ -701,3 +701,29 @@ def test_a_weekday_sweep_laid_out_for_the_one_word_kernel_in_the_browser(page):
                               "RangeError: kinds: one an item",
                               "RangeError: optionKinds: one an option, or none",
                               "RangeError: xy: a coordinate is too large"]
+
+
+# Memory taken, written over, given back and taken again, and memory grown: each reads zeros.
+ALLOC_ZEROS = """async () => {
+  const { loadEngine } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const mark = engine.top;
+  const bytes = 1 << 20;
+  const first = engine.alloc(bytes);
+  engine.view(Uint8Array, first, bytes).fill(7);
+  engine.release(mark);
+  const again = engine.alloc(bytes + 64);
+  const reused = engine.view(Uint8Array, again, bytes + 64).every((b) => b === 0);
+  const had = engine.size.memory;
+  const grown = engine.alloc(had);
+  return { same: again === first, reused, grew: engine.size.memory > had,
+           fresh: engine.view(Uint8Array, grown, had).every((b) => b === 0) };
+}"""
+
+
+def test_memory_taken_again_or_grown_reads_zeros(page):
+    """engine.js clears only the memory it had before (memory grown is zeros, and left
+    untouched until a search writes it): memory given back and taken again reads zeros,
+    and so does memory grown."""
+    got = page.evaluate(ALLOC_ZEROS)
+    assert got == {"same": True, "reused": True, "grew": True, "fresh": True}
