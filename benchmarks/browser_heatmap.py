@@ -202,8 +202,8 @@ def main() -> None:
         sites = {"this": site} if args.against is None else {"against": args.against,
                                                                "this": site}
         hosts = {name: serve(folder) for name, folder in sites.items()}
-        seen = {(name, b): {"first": [], "all": [], "sweep": []}
-                for name in sites for b in boards}
+        seen: dict[tuple[str, str], dict[str, list[float]]] = {
+            (name, b): {"first": [], "all": [], "sweep": []} for name in sites for b in boards}
         try:
             for round_ in range(args.rounds):
                 runs = {name: browser_runs(url, boards, playwright)
@@ -228,9 +228,12 @@ def native_tasks(spec: Path) -> None:
     """The sweep's tasks of ``spec`` tallied here in order on one session (the sweep's
     table sizes), each task's time, CPU time and nodes printed."""
     from cpmodels.spec import load_spec
+    from cpmodels.spec.models import CalendarSpec
     from cpmodels.sweep import SWEEP_ARENA, SWEEP_MEMO_SLOTS, sweep_plan
 
-    plan = sweep_plan(load_spec(spec))
+    calendar = load_spec(spec)
+    assert isinstance(calendar, CalendarSpec), f"{spec} is not a calendar"
+    plan = sweep_plan(calendar)
     session = plan.session(table_slots=SWEEP_MEMO_SLOTS, arena=SWEEP_ARENA)
     wall = cpu = 0.0
     for task in plan.tasks():
