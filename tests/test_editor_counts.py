@@ -16,6 +16,8 @@ from conftest import SPECS, running_server
 from test_play_game import WAIT
 from test_wasm import _needs_clang
 
+from cpmodels.spec import load_spec
+from cpmodels.sweep import sweep_plan
 from cpmodels.web import plans
 from cpmodels.web.app import create_app
 
@@ -121,3 +123,72 @@ def test_the_editors_counts_come_from_the_engine_and_are_the_sweeps(browser, run
             assert any(u.endswith("/api/board/counts") for u in posted)
         finally:
             context.close()
+
+
+# A worker of the editor's pool asked as counts.js asks it: the weekday board's fields made
+# into its sweep cover in the worker, then one task (a month's index) after another on the
+# worker's one table; each answer's rows and the nodes its search took.
+WORKER_TASKS = """async (months) => {
+  const {boardInput} = await import("./static/counts.js");
+  const fields = await (await fetch("api/board/start/calendar_week")).json();
+  const text = JSON.stringify(boardInput(fields));
+  const bytes = await (await fetch("static/engine/engine.wasm")).arrayBuffer();
+  const worker = new Worker("static/engine/worker.js", {type: "module"});
+  const replies = [];
+  let wake = () => {};
+  worker.onmessage = ({data}) => { replies.push(data); wake(); };
+  const reply = async () => {
+    while (!replies.length) await new Promise((resolve) => { wake = resolve; });
+    return replies.shift();
+  };
+  worker.postMessage({module: await WebAssembly.compile(bytes)});
+  const loaded = await reply();
+  if (!loaded.ready) throw new Error(loaded.error);
+  const ask = async (id, args) => {
+    worker.postMessage({id, op: "sweep", key: "week", plan: text, args});
+    const {answer, error} = await reply();
+    if (error) throw new Error(error);
+    return answer;
+  };
+  const first = (await ask(0, {task: [months[0]], preview: true})).rows;
+  const found = [];
+  for (const [k, month] of months.entries()) {
+    const answer = await ask(k + 1, {task: [month]});
+    found.push({nodes: answer.spent.nodes, rows: answer.rows.map((r) => [r.labels, r.count])});
+  }
+  worker.terminate();
+  return {first: first.map((r) => [r.labels, r.count]), found};
+}"""
+
+
+def test_a_workers_weekday_tasks_search_the_native_sweeps_tree(browser):
+    """The editor's worker tallies calendar_week's first four months on one table as the
+    native sweep does on its own: the same rows and the same nodes, task by task, so no
+    table is emptied and searched again (the four keep more states than a table of 2^22
+    slots holds); its preview (on a small table apart) is the first combination's count."""
+    if not plans.engine_built():
+        _needs_clang()
+    plan = sweep_plan(load_spec(SPECS / "calendar_week.yaml"))
+    tasks = plan.tasks()[:4]
+    session = plan.session(table_slots=1 << 23, arena=1 << 26)
+    want = []
+    for task in tasks:
+        before = session.stats["nodes"]
+        tally = session.tally(plan.task_holes(task))
+        want.append({"nodes": session.stats["nodes"] - before,
+                     "rows": [[list(labels), n] for labels, n in plan.rows(task, tally)]})
+    assert session.stats["used"] > 3 << 20 and session.stats["flushes"] == 0
+    preview = plan.preview_tasks()[0]
+    first = [[list(plan.labels(preview[:1], preview[1:])), session.count(plan.holes(preview))]]
+    with running_server(create_app([SPECS / "calendar_week.yaml"]),
+                        browser_engine=True) as url:
+        page = browser.new_page(viewport=LAPTOP)
+        try:
+            page.goto(f"{url}/edit.html")
+            page.wait_for_function(ENGINE_COUNTS, timeout=WAIT)
+            got = page.evaluate(WORKER_TASKS, list(range(len(tasks))))
+        finally:
+            page.close()
+    assert [g["nodes"] for g in got["found"]] == [w["nodes"] for w in want]
+    assert got["found"] == want
+    assert got["first"] == first and first[0][0] == ["Jan", "1", "Mon"] and first[0][1] > 0

@@ -779,3 +779,29 @@ def test_the_browsers_play_layout_is_the_native_one(page, tmp_path):
         "a shape has no cells", "pieces: a piece is an object",
         "a piece: a coordinate is not a whole number within 2**30 of 0"]
     assert got["used"] == 0
+
+
+# Memory taken, written over, given back and taken again, and memory grown: each reads zeros.
+ALLOC_ZEROS = """async () => {
+  const { loadEngine } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const mark = engine.top;
+  const bytes = 1 << 20;
+  const first = engine.alloc(bytes);
+  engine.view(Uint8Array, first, bytes).fill(7);
+  engine.release(mark);
+  const again = engine.alloc(bytes + 64);
+  const reused = engine.view(Uint8Array, again, bytes + 64).every((b) => b === 0);
+  const had = engine.size.memory;
+  const grown = engine.alloc(had);
+  return { same: again === first, reused, grew: engine.size.memory > had,
+           fresh: engine.view(Uint8Array, grown, had).every((b) => b === 0) };
+}"""
+
+
+def test_memory_taken_again_or_grown_reads_zeros(page):
+    """engine.js clears only the memory it had before (memory grown is zeros, and left
+    untouched until a search writes it): memory given back and taken again reads zeros,
+    and so does memory grown."""
+    got = page.evaluate(ALLOC_ZEROS)
+    assert got == {"same": True, "reused": True, "grew": True, "fresh": True}

@@ -297,7 +297,9 @@ class Engine {
     return { memory: this.memory.buffer.byteLength, used: this.top - this.base };
   }
 
-  // ``bytes`` of zeros aligned on 8, the memory grown when it has no room.
+  // ``bytes`` of zeros aligned on 8, the memory grown when it has no room. Only the part
+  // that was memory before is cleared: grown memory is zeros, and stays untouched (so not
+  // committed by the system) until a search writes it, as a large table's arena.
   alloc(bytes) {
     const at = this.top;
     const end = at + Math.ceil(Math.max(bytes, 0) / 8) * 8;
@@ -310,7 +312,7 @@ class Engine {
         fail(`the engine's memory cannot grow to ${end} bytes`);
       }
     }
-    new Uint8Array(this.memory.buffer, at, end - at).fill(0);
+    if (at < have) new Uint8Array(this.memory.buffer, at, Math.min(end, have) - at).fill(0);
     this.top = end;
     return at;
   }
@@ -1104,8 +1106,8 @@ class Cover {
     // The tables are made before the call's memory is taken, so that they stay.
     const plain = this.tallyKernel === "count_one_word";
     const oneWord = plain || this.tallyKernel === "tally_one_word";
-    const table = oneWord
-      ? this.table("count", 3, this.tableSlots, false)
+    const table = oneWord  // (its rows hold their values: no array of values apart)
+      ? this.table("count", 3, this.tableSlots, true, this.arena)
       : this.table("count", L.keyWords, this.tableSlots, L.inline, this.arena);
     return this.call((engine) => {
       const at = engine.copy(p.flat);

@@ -11,9 +11,11 @@
 //        labels, neighbours}, as counts.js makes it from the editor's fields): the core's
 //        sweep cover of the board laid out by the core with the free groups' slack items
 //        as tally items (made once per key), and task (a label index of each fixed group)
-//        tallied: {rows: [{labels, count}]} in sweep order; task null: {fixed} (the
-//        groups the tasks fix) and no search; with preview, the one combination of the
-//        task and the first label of each free group (TallyPlan.preview_tasks).
+//        tallied: {rows: [{labels, count}], spent} in sweep order, spent = {built, kernel,
+//        nodes}: the milliseconds the board took to make here (0 when made before) and
+//        the search took, and its nodes; task null: {fixed} (the groups the tasks fix)
+//        and no search; with preview, the one combination of the task and the first
+//        label of each free group (TallyPlan.preview_tasks).
 //   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
 //        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
 //   "drawn" {} on such a board: {layout, plans}: its layout as api/layout gives one
@@ -32,6 +34,11 @@ const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a
 const BOARD_TABLE_SLOTS = [1 << 20, 1 << 22];
 const BOARD_ARENA = [1 << 23, 1 << 25];
 const LARGE_BOARD = 48;
+// A large board on the one-word kernel: a worker's tasks keep some 3 million states and 20
+// million counts (the weekday calendar's half); a table that fills is emptied and its
+// states counted again, so it holds them all. Its arena is committed only as it is used.
+const ONE_WORD_LARGE = {tableSlots: 1 << 23, arena: 1 << 26};
+const SINGLE_TABLE_SLOTS = 1 << 18;  // one combination's search (the weekday's: 100,000 nodes)
 
 class Answerer {
   constructor(post) {
@@ -39,6 +46,7 @@ class Answerer {
     this.engine = null;
     this.covers = new Map();
     this.queue = Promise.resolve();
+    this.searched = false;  // whether a board's search ran here (see sweep)
   }
 
   receive(message) {
@@ -106,9 +114,14 @@ class Answerer {
                                    tally: free.map((g) => slackItems[g]), grid, xy: cells,
                                    kinds: made.items.kind, optionKinds: made.optionKind});
     const large = Number(cells.length >= LARGE_BOARD);
-    const cover = engine.load(plan, {tableSlots: BOARD_TABLE_SLOTS[large],
-                                     arena: BOARD_ARENA[large]});
-    return {cover, fixed, free, slack, labels, tallies: plan.tally.tallies};
+    const oneWordLarge = large && plan.tally.kernel === "tally_one_word";
+    const cover = engine.load(plan, oneWordLarge
+      ? ONE_WORD_LARGE : {tableSlots: BOARD_TABLE_SLOTS[large], arena: BOARD_ARENA[large]});
+    // One combination's search (a preview) shares next to nothing with the tasks' (its
+    // holes are forced from the start): on such a board it runs on a small table of its
+    // own, so as not to wait for the large one's memory.
+    const single = oneWordLarge ? engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS}) : cover;
+    return {cover, single, fixed, free, slack, labels, tallies: plan.tally.tallies};
   }
 
   sweep(key, plan, task, preview = false) {
@@ -117,17 +130,31 @@ class Answerer {
       (first.cover || first).release();
       this.covers.clear();
     }
+    const began = performance.now();
     const board = this.cover(key, (text) => this.board(text), plan);
+    const built = performance.now() - began;  // (0 when the board was made before)
     if (task === null) return {fixed: board.fixed};
-    if (preview) {  // one combination: the task's labels and the first of each free group
-      const chosen = board.labels.map(() => 0);
-      board.fixed.forEach((g, k) => { chosen[g] = task[k]; });
-      const [count] = board.cover.count([chosen.map((i, g) => board.slack[g][i])]);
-      return {rows: [{labels: chosen.map((i, g) => board.labels[g][i]), count: Number(count)}]};
-    }
+    if (preview) return {rows: [this.firstCombination(board, task)]};
     const prefix = board.fixed.map((g, k) => board.slack[g][task[k]]);
+    // The browser runs a search's first call as compiled at once, and a faster build of it
+    // only from the next call on (a call in progress keeps its code): a worker's first task
+    // is led by a small search of its own (its first combination), so that the task's long
+    // call runs the faster build.
+    if (!this.searched) this.firstCombination(board, task);
+    const nodes = board.cover.nodes;
+    const start = performance.now();
     const {rows, masks} = board.cover.tally([prefix]);
-    return {rows: taskRows(board, task, rows[0], masks[0])};
+    const spent = {built, kernel: performance.now() - start, nodes: board.cover.nodes - nodes};
+    return {rows: taskRows(board, task, rows[0], masks[0]), spent};
+  }
+
+  // The count of one combination: a task's labels and the first of each free group.
+  firstCombination(board, task) {
+    const chosen = board.labels.map(() => 0);
+    board.fixed.forEach((g, k) => { chosen[g] = task[k]; });
+    const [count] = board.single.count([chosen.map((i, g) => board.slack[g][i])]);
+    this.searched = true;
+    return {labels: chosen.map((i, g) => board.labels[g][i]), count: Number(count)};
   }
 
   answer({op, key, plan, args}) {
