@@ -110,8 +110,21 @@ def check_same_pricing(state: PricingState, problem: TowersProblem, cut: int, sc
                        first_box: float, where: str = "the pricing state") -> None:
     """That ``state`` prices this board as asked; else an :class:`InputError` naming the
     first thing that differs."""
-    puzzle = _puzzle(problem)
-    theirs, ours = state.puzzle, puzzle
+    _check_same_puzzle(state.puzzle, problem, where)
+    asked = [(state.cut, cut, "the cut (rows in the top band)"),
+             (state.scale, scale, "the price scale (--price-scale)"),
+             (state.method, method, "the method (--price-method)"),
+             (state.target, target, "the score its steps aim under"),
+             (state.polyak_share, polyak_share, "the share of Polyak's steps"),
+             (state.first_box, first_box, "the bundle's first box")]
+    for saved, given, what in asked:
+        if saved != given:
+            raise InputError(f"{where} was saved with {what} {saved}; this run asks for "
+                             f"{given}")
+
+
+def _check_same_puzzle(theirs: dict[str, Any], problem: TowersProblem, where: str) -> None:
+    ours = _puzzle(problem)
     if theirs.get("name") != ours["name"]:
         raise InputError(f"{where} is for the puzzle {theirs.get('name')!r}, not "
                          f"{ours['name']!r}")
@@ -121,16 +134,6 @@ def check_same_pricing(state: PricingState, problem: TowersProblem, cut: int, sc
     if theirs != ours:
         raise InputError(f"{where} is for other colours or rules of {ours['name']!r} (the "
                          "spec changed since it was saved)")
-    asked = [("cut", state.cut, cut, "the cut (rows in the top band)"),
-             ("scale", state.scale, scale, "the price scale (--price-scale)"),
-             ("method", state.method, method, "the method (--price-method)"),
-             ("target", state.target, target, "the score its steps aim under"),
-             ("polyak_share", state.polyak_share, polyak_share, "the share of Polyak's steps"),
-             ("first_box", state.first_box, first_box, "the bundle's first box")]
-    for _, saved, given, what in asked:
-        if saved != given:
-            raise InputError(f"{where} was saved with {what} {saved}; this run asks for "
-                             f"{given}")
 
 
 # -- the file ---------------------------------------------------------------------------
@@ -169,7 +172,7 @@ def load_state(path: Path, problem: TowersProblem) -> PricingState:
     except UnicodeDecodeError:
         raise InputError(f"{path} is not a pricing state (not UTF-8 text)") from None
     try:
-        return _state_of(raw, problem)
+        return _state_of(raw, problem, str(path))
     except _Refused as exc:
         raise InputError(f"{path} is not a pricing state this version reads: {exc}") from None
 
@@ -178,7 +181,7 @@ class _Refused(ValueError):
     """A field of a state file that is not what a pricing saves."""
 
 
-def _state_of(raw: Any, problem: TowersProblem) -> PricingState:
+def _state_of(raw: Any, problem: TowersProblem, where: str) -> PricingState:
     if not isinstance(raw, dict) or raw.get("format") != STATE_FORMAT:
         raise _Refused(f"its format is not {STATE_FORMAT!r}")
     if type(raw.get("version")) is not int or raw["version"] != STATE_VERSION:
@@ -188,6 +191,7 @@ def _state_of(raw: Any, problem: TowersProblem) -> PricingState:
     puzzle = raw.get("puzzle")
     if not isinstance(puzzle, dict):
         raise _Refused("puzzle is not an object")
+    _check_same_puzzle(puzzle, problem, where)
     values = _ints(raw, "values", None, -MAX_VALUE, MAX_VALUE)
     if len(values) > MAX_STATE_STEPS:
         raise _Refused(f"values holds {len(values):,} steps; at most {MAX_STATE_STEPS:,}")
@@ -317,7 +321,7 @@ def step_line(state: PricingState, steps: int, board: int | None,
     else:
         size = f"Polyak theta {state.theta:.3g}"
     return (f"pricing step {len(state.values):,}/{steps:,}: bound {bound}{versus}, {size}, "
-            f"{seconds_a_step:.1f} s a step")
+            f"{seconds_a_step:.2f} s a step")
 
 
 class StepLog:
