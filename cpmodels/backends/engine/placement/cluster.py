@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import pickle
 import threading
+import time
 import uuid
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,9 @@ ENV = "CPMODELS_CLUSTER"  # the cluster address when --cluster is not given
 MAX_JOBS_KEPT = 2  # jobs a worker keeps warm (the older ones are dropped)
 MIN_UNITS = 64  # units a search is cut into at least (so no unit is 2% of the work)
 UNITS_PER_WORKER = 16  # and this many per worker, for the loads to even out
+SCATTER_TRIES = 5  # a runner's broadcast tried this often (a worker may have just died)
+SCATTER_PAUSE = 0.5  # seconds between the tries: for the scheduler to hear of the death
+SCATTER_SECONDS = 10  # a broadcast taking longer (to a worker gone quiet) is tried again
 
 
 def _distributed() -> Any:
@@ -178,7 +182,7 @@ def _submit(cluster: Cluster, fn: Any, runner: Runner, items: Sequence[Any],
     distributed = _distributed()
     client = cluster.client
     job_key = uuid.uuid4().hex
-    shared = client.scatter(runner, broadcast=True, hash=False)
+    shared = _broadcast(client, runner)
     futures = [client.submit(fn, job_key, shared, item, pure=False,
                              key=f"cpmodels-{job_key}-{i}")
                for i, item in enumerate(items)]
@@ -191,6 +195,20 @@ def _submit(cluster: Cluster, fn: Any, runner: Runner, items: Sequence[Any],
     finally:
         client.cancel([f for f in futures if not f.done()], force=True)
         client.cancel(shared, force=True)
+
+
+def _broadcast(client: Any, runner: Runner) -> Any:
+    """``runner`` scattered to every worker. A worker killed since the last job, the
+    scheduler not told yet, fails the broadcast: it is tried again once the scheduler has
+    had a moment to drop it (:data:`SCATTER_TRIES` times at most)."""
+    from distributed.comm import CommClosedError
+
+    for _ in range(SCATTER_TRIES - 1):
+        try:
+            return client.scatter(runner, broadcast=True, hash=False, timeout=SCATTER_SECONDS)
+        except (CommClosedError, OSError):  # a TimeoutError is an OSError
+            time.sleep(SCATTER_PAUSE)
+    return client.scatter(runner, broadcast=True, hash=False, timeout=SCATTER_SECONDS)
 
 
 def run_units_on(cluster: Cluster, runner: Runner, units: Sequence[Any],
