@@ -127,7 +127,8 @@ def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: boo
         note = f"certificate in {args.proof} was rejected: {check.message}"
     elif check.bound is not None:
         note = (f"bound {check.bound:,} certified in {args.proof} (two priced bands of rows, "
-                f"checked: {check.states:,} states)")
+                f"checked: {check.states:,} states); the pricing is kept in "
+                f"{proved.pricing_state}")
     else:
         note = (f"certificate in {args.proof}, checked: {check.states:,} states in "
                 f"{check.layers} layers")

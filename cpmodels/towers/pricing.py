@@ -331,8 +331,8 @@ class StepLog:
     def __init__(self, say: Callable[[str], None], steps: int, board: int | None, *,
                  every: float = LOG_SECONDS) -> None:
         self.say, self.steps, self.board, self.every = say, steps, board, every
-        self.said_at: float | None = None
-        self.said_after = 0  # steps when the last line was said
+        self.said_at: float | None = None  # when the last line was said
+        self.said_after = 0  # steps done then
         self.since = time.perf_counter()
 
     def __call__(self, state: PricingState) -> None:
@@ -340,6 +340,8 @@ class StepLog:
         if self.said_at is not None and now - self.said_at < self.every:
             return
         done = len(state.values)
-        taken = max(1, done - self.said_after)
+        # The first line comes after this run's first step (a run that goes on from a
+        # state began after its steps).
+        taken = 1 if self.said_at is None else max(1, done - self.said_after)
         self.say(step_line(state, self.steps, self.board, (now - self.since) / taken))
         self.said_at, self.said_after, self.since = now, done, now
