@@ -177,6 +177,10 @@ def _hostile_states(tmp_path) -> list[tuple[str, object, str]]:
         ("a bundle without its centre", changed(centre=None), "centre is not"),
         ("theta zero", changed(theta=0), "above 0"),
         ("nested deep", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ("a huge name", changed(puzzle={**good["puzzle"], "name": "x" * 1_000_000}),
+         "for the puzzle 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..., not 'towers'"),
+        ("a list for the rows", changed(puzzle={**good["puzzle"], "rows": [5] * 1000}),
+         "is for another board, not 5x5"),
     ]
 
 

@@ -97,6 +97,7 @@ class PricingState:
 def new_state(problem: TowersProblem, cut: int, scale: int, method: str,
               target: int | None, polyak_share: float, first_box: float,
               prices: np.ndarray) -> PricingState:
+    """The state of a pricing of ``problem`` not begun, from ``prices``."""
     return PricingState(_puzzle(problem), cut, scale, method, target, polyak_share,
                         first_box, prices.reshape(-1).astype(np.int64))
 
@@ -126,14 +127,22 @@ def check_same_pricing(state: PricingState, problem: TowersProblem, cut: int, sc
 def _check_same_puzzle(theirs: dict[str, Any], problem: TowersProblem, where: str) -> None:
     ours = _puzzle(problem)
     if theirs.get("name") != ours["name"]:
-        raise InputError(f"{where} is for the puzzle {theirs.get('name')!r}, not "
+        raise InputError(f"{where} is for the puzzle {_shown(theirs.get('name'))}, not "
                          f"{ours['name']!r}")
-    if (theirs.get("rows"), theirs.get("cols")) != (ours["rows"], ours["cols"]):
-        raise InputError(f"{where} is for a {theirs.get('rows')}x{theirs.get('cols')} board, "
-                         f"not {ours['rows']}x{ours['cols']}")
+    size = (theirs.get("rows"), theirs.get("cols"))
+    if size != (ours["rows"], ours["cols"]):
+        board = f"a {size[0]}x{size[1]} board" if all(type(x) is int for x in size) \
+            else "another board"
+        raise InputError(f"{where} is for {board}, not {ours['rows']}x{ours['cols']}")
     if theirs != ours:
         raise InputError(f"{where} is for other colours or rules of {ours['name']!r} (the "
                          "spec changed since it was saved)")
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a message shows it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:36]}..."
 
 
 # -- the file ---------------------------------------------------------------------------
@@ -185,7 +194,7 @@ def _state_of(raw: Any, problem: TowersProblem, where: str) -> PricingState:
     if not isinstance(raw, dict) or raw.get("format") != STATE_FORMAT:
         raise _Refused(f"its format is not {STATE_FORMAT!r}")
     if type(raw.get("version")) is not int or raw["version"] != STATE_VERSION:
-        raise _Refused(f"it is of version {raw.get('version')!r}, not {STATE_VERSION}")
+        raise _Refused(f"it is of version {_shown(raw.get('version'))}, not {STATE_VERSION}")
     n = problem.codes
     size = problem.cols * n * (n + 1) * n  # one price per column and corner
     puzzle = raw.get("puzzle")
