@@ -228,7 +228,8 @@ def add_solve(sub: Subparsers) -> None:
                        help="... certify the priced bound even on a board up to 8 wide, "
                        "whose optimum the programme would prove")
     add_cluster_arg(solve)
-    add_quiet_arg(solve)
+    solve.add_argument("--quiet", action="store_true",
+                       help="towers with --proof: no line on the pricing's progress on stderr")
     add_backend_arg(solve, "cpsat")
     solve.set_defaults(handler=cmd_solve)
 
