@@ -187,3 +187,66 @@ def test_a_design_on_a_cluster_gives_the_verdicts_of_one_process(tmp_path, run_c
     assert json.loads(text)["workers"] == 2
     lines = sorted(here.read_text().splitlines())
     assert sorted(there.read_text().splitlines()) == lines and len(lines) == 1 + 21
+
+
+def test_the_towers_pricing_on_a_cluster_gives_the_bound_of_one_process(tmp_path, run_cli):
+    """Each step's two bands go to the cluster as units (their small worker with each); a
+    worker killed between steps loses nothing: the bound and prices are those of one
+    process."""
+    import zipfile
+
+    import numpy as np
+
+    from cpmodels.running import OnCluster
+    from cpmodels.towers import bounds, towers_problem
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 5, 5)
+    asked = dict(steps=16, method="bundle", scale=100, target=730)
+    here = bounds.lagrangian_bound(problem, 3, **asked)
+    killed = threading.Event()
+    with dask_cluster(2) as (address, workers), cluster_module.connect(address) as cluster:
+        def kill_one(state) -> None:
+            if len(state.values) == 5:  # Polyak's steps are done: kill a worker
+                os.kill(workers[0].pid, signal.SIGKILL)
+                killed.set()  # the next step's units go out at once, the scheduler not told
+
+        there = bounds.lagrangian_bound(problem, 3, **asked, place=OnCluster(cluster),
+                                        on_state=kill_one)
+        assert killed.is_set() and workers[0].wait(10) == -signal.SIGKILL
+    assert there.steps == here.steps and np.array_equal(there.prices, here.prices)
+    # The command line: solve --proof --priced-bound --cluster local:2.
+    proof = tmp_path / "5x5.bound"
+    code, out, err = run_cli("solve", SPECS / "towers.yaml", "--size", "5x5", "--time-limit",
+                             "5", "--proof", proof, "--priced-bound", "--price-steps", "16",
+                             "--price-method", "bundle", "--price-scale", "100",
+                             "--cluster", "local:2", "--format", "json")
+    assert code == 0 and "cluster tcp://127.0.0.1:" in err and "pricing step 1/16" in err
+    assert json.loads(out)["proof_bound"] == here.bound
+    with zipfile.ZipFile(proof) as archive:
+        assert np.array_equal(np.array(json.loads(archive.read("claim.json"))["prices"]),
+                              here.prices)
+
+
+def test_a_broadcast_that_meets_a_worker_just_killed_is_tried_again(monkeypatch):
+    """A worker killed between two jobs, the scheduler not told yet, closes the next
+    runner's broadcast: it is tried again, at most ``SCATTER_TRIES`` times in all."""
+    from distributed.comm import CommClosedError
+
+    class Closing:
+        def __init__(self, failures: int) -> None:
+            self.failures, self.calls = failures, 0
+
+        def scatter(self, runner, **options):
+            self.calls += 1
+            if self.calls <= self.failures:
+                raise CommClosedError("in <TCP (closed) ConnectionPool.scatter>")
+            return ("shared", runner, options["broadcast"])
+
+    monkeypatch.setattr(cluster_module, "SCATTER_PAUSE", 0)
+    client = Closing(2)
+    assert cluster_module._broadcast(client, "runner") == ("shared", "runner", True)
+    assert client.calls == 3
+    client = Closing(cluster_module.SCATTER_TRIES)
+    with pytest.raises(CommClosedError):
+        cluster_module._broadcast(client, "runner")
+    assert client.calls == cluster_module.SCATTER_TRIES

@@ -449,6 +449,9 @@ WRITERS = {
     "prove --proof": lambda t: ["prove", DAY, "--date", "2026-03-04", "--proof", t],
     "towers --proof": lambda t: ["solve", str(SPECS / "towers.yaml"), "--size", "3x3",
                                  "--proof", t],
+    "towers --price-save": lambda t: ["solve", str(SPECS / "towers.yaml"), "--size", "3x3",
+                                      "--time-limit", "5", "--priced-bound", "--proof",
+                                      str(Path(t).with_name("c.cert")), "--price-save", t],
     "make": lambda t: ["make", DAY, "--out", t],
 }
 
@@ -541,6 +544,10 @@ READERS = {
     "make --verdicts": lambda f: ["make", DESIGN, "--set", "1", "--verdicts", f, "--out",
                                   str(Path(f).with_name("made"))],
     "verify --proof": lambda f: ["verify", str(SPECS / "towers.yaml"), "--proof", f],
+    "solve --price-from": lambda f: ["solve", str(SPECS / "towers.yaml"), "--size", "3x3",
+                                     "--time-limit", "5", "--priced-bound", "--proof",
+                                     str(Path(f).with_name("c.cert")), "--price-from", f,
+                                     "--price-save", str(Path(f).with_name("saved"))],
     "decode --model": lambda f: ["decode", DAY, "--date", "2026-03-04", "--format", "lp",
                                  "--model", f],
 }

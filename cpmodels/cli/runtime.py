@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 
 
 @contextlib.contextmanager
-def cluster_from(args: argparse.Namespace) -> Iterator[Any]:
-    """The cluster ``--cluster`` (or ``$CPMODELS_CLUSTER``) names, connected; else None."""
+def cluster_from(args: argparse.Namespace, *, check_backend: bool = True) -> Iterator[Any]:
+    """The cluster ``--cluster`` (or ``$CPMODELS_CLUSTER``) names, connected; else None.
+    With ``check_backend`` the command's backend must run on a cluster (work of the
+    engine's); without, the work is the command's own (a towers pricing's bands)."""
     from cpmodels.backends.engine import CLUSTER_ENV as ENV
     from cpmodels.backends.engine import connect
 
@@ -29,7 +31,8 @@ def cluster_from(args: argparse.Namespace) -> Iterator[Any]:
         return
     from cpmodels.backends import Capability, require
 
-    require(getattr(args, "backend", "engine"), Capability.CLUSTER, "--cluster")
+    if check_backend:
+        require(getattr(args, "backend", "engine"), Capability.CLUSTER, "--cluster")
     with connect(address) as cluster:
         where = f"; dashboard {cluster.dashboard}" if cluster.dashboard else ""
         n = cluster.workers

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +22,14 @@ from cpmodels.cli.output import (
 )
 from cpmodels.cli.parser import (
     add_backend_arg,
+    add_cluster_arg,
     add_instance_args,
     add_quiet_arg,
     grid_size,
     positive_seconds,
     whole_number,
 )
-from cpmodels.cli.runtime import bars_on, packing_instance_of
+from cpmodels.cli.runtime import bars_on, cluster_from, packing_instance_of
 from cpmodels.errors import InputError
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         rows, cols = args.size or (None, None)
         problem = towers.towers_problem(spec, rows, cols)
         if args.proof is None:
+            _no_pricing_without_proof(args)
             best = towers.solve(problem, time_limit=args.time_limit)
             answer(args, towers_payload(problem, best), towers_text(problem, best, colour),
                    lambda: picture_module().towers_picture(problem, best))
@@ -59,6 +62,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     if args.size is not None:
         raise InputError("--size applies to towers specs only")
+    _no_pricing_without_proof(args)
     if args.proof is not None:
         raise InputError("solve --proof is for towers specs; a packing puzzle's proof of "
                          "no solution comes from prove --proof")
@@ -72,18 +76,41 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return STATUS_EXIT[result.status]
 
 
+def _no_pricing_without_proof(args: argparse.Namespace) -> None:
+    for flag in ("price_from", "price_save", "cluster"):
+        if getattr(args, flag) is not None:
+            raise InputError(f"--{flag.replace('_', '-')} goes with --proof on a towers spec "
+                             "(the pricing of its certified bound)")
+    if args.priced_bound:
+        raise InputError("--priced-bound goes with --proof on a towers spec")
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: bool) -> int:
     """Solve, write the programme's certificate of the answer, and check it."""
     from cpmodels.files import check_output
     from cpmodels.render import towers_payload, towers_text
-    from cpmodels.towers.proof import Pricing, solve_with_certificate
+    from cpmodels.towers.proof import Pricing, is_priced, solve_with_certificate
 
     check_output(args.proof)  # before the search
-    pricing = Pricing(args.price_steps, args.price_method, args.price_scale)
-    proved = solve_with_certificate(problem, args.proof, time_limit=args.time_limit,
-                                    pricing=pricing)
+    pricing = Pricing(args.price_steps, args.price_method, args.price_scale,
+                      resume=args.price_from, save=args.price_save,
+                      say=None if args.quiet else _say, priced=args.priced_bound)
+    if is_priced(problem, pricing):
+        with cluster_from(args, check_backend=False) as cluster:
+            proved = solve_with_certificate(problem, args.proof, time_limit=args.time_limit,
+                                            pricing=replace(pricing, cluster=cluster))
+    else:
+        proved = solve_with_certificate(problem, args.proof, time_limit=args.time_limit,
+                                        pricing=replace(pricing,
+                                                        cluster=args.cluster or None))
     result, check = proved.result, proved.check
     payload = towers_payload(problem, result)
+    if proved.pricing_state is not None:
+        payload.update(pricing_state=str(proved.pricing_state))
     text = towers_text(problem, result, colour)
 
     def picture() -> Any:
@@ -100,7 +127,8 @@ def _solve_towers_with_proof(args: argparse.Namespace, problem: Any, colour: boo
         note = f"certificate in {args.proof} was rejected: {check.message}"
     elif check.bound is not None:
         note = (f"bound {check.bound:,} certified in {args.proof} (two priced bands of rows, "
-                f"checked: {check.states:,} states)")
+                f"checked: {check.states:,} states); the pricing is kept in "
+                f"{proved.pricing_state}")
     else:
         note = (f"certificate in {args.proof}, checked: {check.states:,} states in "
                 f"{check.layers} layers")
@@ -189,6 +217,19 @@ def add_solve(sub: Subparsers) -> None:
                        "planes after a quarter of them (bundle: lower bounds in more steps)")
     solve.add_argument("--price-scale", type=whole_number(1, MAX_PRICE_SCALE), default=10,
                        metavar="K", help="... prices in 1/K of a point (default 10)")
+    solve.add_argument("--price-save", type=Path, metavar="STATE",
+                       help="... save the pricing's whole state to STATE as it goes and on "
+                       "Ctrl-C (default: the certificate's name and .pricing)")
+    solve.add_argument("--price-from", type=Path, metavar="STATE",
+                       help="... go on with the pricing saved in STATE (the same board, "
+                       "method and scale) to N steps in all, saving it there again unless "
+                       "--price-save names another file")
+    solve.add_argument("--priced-bound", action="store_true",
+                       help="... certify the priced bound even on a board up to 8 wide, "
+                       "whose optimum the programme would prove")
+    add_cluster_arg(solve)
+    solve.add_argument("--quiet", action="store_true",
+                       help="towers with --proof: no line on the pricing's progress on stderr")
     add_backend_arg(solve, "cpsat")
     solve.set_defaults(handler=cmd_solve)
 

@@ -15,10 +15,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from cpmodels.interrupt import ctrl_c_held
 from cpmodels.towers.certificate import corner_counts, priced_bands
+from cpmodels.towers.pricing import (
+    SAVE_SECONDS,
+    Cut,
+    PricingState,
+    check_same_pricing,
+    new_state,
+    save_state,
+)
 from cpmodels.towers.problem import TowersProblem
 from cpmodels.towers.programme import max_width, solve_dp
 
@@ -157,12 +168,53 @@ def _priced_band(band: TowersProblem, helper: int, points: np.ndarray,
     return (found.best, found.grid) if found.finished else (None, None)
 
 
+@dataclass(frozen=True)
+class _Band:
+    """One band of a step, as a unit of work: the band, its free row, its points, and the
+    seconds it may take (None: no limit)."""
+
+    band: TowersProblem
+    helper: int
+    points: np.ndarray
+    seconds: float | None
+
+
+class _BandSolver:
+    """The run layer's worker for a step's bands (``running.Plan``): each band answered
+    with its optimum and a best board, (None, None) when it did not finish in time."""
+
+    def run(self, unit: tuple[_Band, ...]) -> list[tuple[int | None, list[str] | None]]:
+        return [_priced_band(job.band, job.helper, job.points,
+                             None if job.seconds is None
+                             else time.perf_counter() + job.seconds) for job in unit]
+
+    def stop(self) -> None:
+        return None  # a band's programme stops at its deadline only
+
+
 def _solve_bands(problem: TowersProblem, cut: int, scale: int, prices: np.ndarray,
-                 deadline: float | None) -> _Priced | None:
+                 deadline: float | None, place: Any = None) -> _Priced | None:
+    """Both bands at ``prices``, here, or as two units of work at ``place`` (a
+    ``running`` place: threads, a cluster); None when one did not finish in time."""
+    from cpmodels.interrupt import seconds_left
+
     (top, _, top_points), (bottom, _, bottom_points) = priced_bands(problem, cut, scale,
                                                                     prices)
-    a, board_a = _priced_band(top, cut, top_points, deadline)
-    b, board_b = _priced_band(bottom, 0, bottom_points, deadline)
+    if place is None:
+        a, board_a = _priced_band(top, cut, top_points, deadline)
+        b, board_b = _priced_band(bottom, 0, bottom_points, deadline)
+    else:
+        from cpmodels.errors import OutOfTime
+        from cpmodels.running import Memory, Plan, run
+
+        left = seconds_left(deadline)
+        found = Memory()
+        try:
+            run(Plan([_Band(top, cut, top_points, left), _Band(bottom, 0, bottom_points, left)],
+                     _BandSolver), place, found, time_limit=left)
+        except OutOfTime:
+            return None
+        (a, board_a), (b, board_b) = found.in_order()
     if a is None or b is None or board_a is None or board_b is None:
         return None
     return _Priced(a + b, a, b,
@@ -175,7 +227,10 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
                      on_step: Callable[[int, float], None] | None = None,
                      method: str = "polyak", start: np.ndarray | None = None,
                      scale: int = PRICE_SCALE, polyak_share: float = POLYAK_SHARE,
-                     box: float = BOX, stop_at: int | None = None) -> PricedBound:
+                     box: float = BOX, stop_at: int | None = None,
+                     resume: PricingState | None = None, save: Path | None = None,
+                     on_state: Callable[[PricingState], None] | None = None,
+                     place: Any = None) -> PricedBound:
     """An upper bound from two bands, rows ``0 .. cut - 1`` and ``cut ..``, each solved
     exactly with a copy of its neighbour's boundary row. A copy may hold any towers and needs
     nothing, as a free row does, but each corner it makes with the real row (a cell of row
@@ -193,9 +248,16 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
     steps so, then keeps every step's two boards as cuts of a model of the bound as a
     function of the prices and moves to the model's least point within a box around the
     best prices so far (a linear programme, GLOP; the box first ``box`` points each way),
-    the box growing and shrinking with the model's accuracy (:func:`_bundle`); it reaches
-    lower bounds in the long run. With ``stop_at`` (a score some board reaches), the pricing
-    ends as soon as the bound is that low: no lower one can be certified."""
+    the box growing and shrinking with the model's accuracy (:func:`_bundle_step`); it
+    reaches lower bounds in the long run. With ``stop_at`` (a score some board reaches), the
+    pricing ends as soon as the bound is that low: no lower one can be certified.
+
+    The pricing's whole state (``pricing.PricingState``) is written to ``save`` after a
+    step once ``pricing.SAVE_SECONDS`` have passed, and whenever the pricing ends (Ctrl-C
+    too); ``resume`` (a state of the same board, cut, scale, method, target and settings)
+    goes on from it to ``steps`` in all, to the same bound and prices as a run never
+    stopped. ``on_step(step, value)`` and ``on_state(state)`` hear of each step; ``place``
+    (a ``running`` place) runs each step's two bands as units of work there."""
     begun = time.perf_counter()
     if problem.fixed:
         raise ValueError("the priced band bound is for boards with no towers built")
@@ -203,135 +265,177 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
         raise ValueError(f"cut {cut} must leave rows on both sides of a {problem.rows}-row board")
     if method not in ("bundle", "polyak"):
         raise ValueError(f"method must be 'bundle' or 'polyak', not {method!r}")
+    if resume is not None and start is not None:
+        raise ValueError("a pricing goes on from its state or starts from prices, not both")
     n = problem.codes
     shape = (problem.cols, n, n + 1, n)
-    prices = np.zeros(shape, dtype=np.int64) if start is None else \
-        np.array(start, dtype=np.int64).reshape(shape)
-    result = PricedBound(None, cut, scale=scale)
-
-    tried: list[tuple[np.ndarray, _Priced]] = []  # every step's prices and boards
-
-    def evaluate(at: np.ndarray) -> _Priced | None:
-        found = _solve_bands(problem, cut, scale, at, deadline)
-        if found is None:
-            return None
-        tried.append((at.reshape(-1).copy(), found))
-        value = found.value / scale
-        result.steps.append(value)
-        if result.bound is None or value < min(result.steps[:-1], default=value + 1):
-            result.prices = at.copy()
-            result.bound = problem.bound_from(found.value, scale)
-        if on_step is not None:
-            on_step(len(result.steps) - 1, value)
-        if stop_at is not None and result.bound is not None and result.bound <= stop_at:
-            raise _BoundMet
-        return found
-
-    first = steps if method == "polyak" else round(polyak_share * steps)
+    if resume is None:
+        prices = np.zeros(shape, dtype=np.int64) if start is None else \
+            np.array(start, dtype=np.int64).reshape(shape)
+        state = new_state(problem, cut, scale, method, target, polyak_share, box, prices)
+    else:
+        check_same_pricing(resume, problem, cut, scale, method, target, polyak_share, box)
+        state = resume
+    pricer = _Pricer(problem, state, deadline, place)
+    saved_at = time.perf_counter()
     try:
-        agreed = _polyak(prices, first, scale, target, evaluate, result.steps)
-        if method == "bundle" and not agreed:
-            _bundle(prices if result.prices is None else result.prices,
-                    steps - len(result.steps), scale, evaluate, tried, box)
-    except _BoundMet:
-        pass
-    result.seconds = time.perf_counter() - begun
-    return result
+        while state.phase != "done" and len(state.values) < steps:
+            least = state.least
+            if stop_at is not None and least is not None \
+                    and problem.bound_from(least, scale) <= stop_at:
+                break  # no lower bound can be certified
+            if state.phase == "polyak":
+                first = steps if method == "polyak" else round(polyak_share * steps)
+                if len(state.values) >= first:
+                    with ctrl_c_held():
+                        _begin_bundle(state)
+                    continue
+                stepped = _polyak_step(pricer)
+            else:
+                stepped = _bundle_step(pricer)
+            if not stepped:
+                break  # a band did not finish in time
+            if on_step is not None and pricer.stepped:
+                on_step(len(state.values) - 1, state.values[-1] / scale)
+            if on_state is not None:
+                on_state(state)
+            if save is not None and time.perf_counter() - saved_at >= SAVE_SECONDS:
+                save_state(save, state)
+                saved_at = time.perf_counter()
+    finally:
+        if save is not None:
+            save_state(save, state)
+    least = state.least
+    return PricedBound(None if least is None else problem.bound_from(least, scale), cut,
+                       [value / scale for value in state.values],
+                       None if state.best is None else state.best.reshape(shape).copy(),
+                       time.perf_counter() - begun, scale)
 
 
-def _polyak(prices: np.ndarray, steps: int, scale: int, target: int | None,
-            evaluate: Callable[[np.ndarray], _Priced | None], values: list[float]) -> bool:
-    """Polyak's subgradient steps from ``prices`` (moved in place); True when the two
-    bands' boards agreed on the corners (they make one board: the bound is its score)."""
-    theta, previous = 1.0, None
-    for _ in range(steps):
-        found = evaluate(prices)
-        if found is None:
-            break
-        value = found.value / scale
-        # The real corners (the bottom band's) less the top band's copies of them.
-        slope = (found.bottom_corners - found.top_corners).reshape(prices.shape)
-        norm = int((slope ** 2).sum())
-        if norm == 0:  # the copies agree: the two bands make one board, the optimum
-            return True
-        goal = (1 - AIM_BELOW) * target if target is not None else 0.9 * values[0]
-        if previous is not None and value >= previous:
-            theta *= 0.9
-        previous = value
-        prices -= max(1, round(theta * (value - goal) * scale / norm)) * slope
-    return False
+class _Pricer:
+    """A pricing's bands and state: :meth:`solve` both bands at some prices, :meth:`commit`
+    a step (or a change of phase) to the state whole, Ctrl-C held back meanwhile."""
+
+    def __init__(self, problem: TowersProblem, state: PricingState, deadline: float | None,
+                 place: Any) -> None:
+        self.problem, self.state, self.deadline, self.place = problem, state, deadline, place
+        n = problem.codes
+        self.shape = (problem.cols, n, n + 1, n)
+        self.began = time.perf_counter()
+        self.stepped = False  # whether the last commit recorded a step
+
+    def solve(self, at: np.ndarray) -> _Priced | None:
+        self.began = time.perf_counter()
+        return _solve_bands(self.problem, self.state.cut, self.state.scale,
+                            at.reshape(self.shape), self.deadline, self.place)
+
+    def commit(self, found: _Priced | None, at: np.ndarray | None, **changes: Any) -> None:
+        """Record ``found`` (the bands at ``at``) as the next step, if given, and set the
+        state's ``changes``, all or nothing."""
+        state = self.state
+        with ctrl_c_held():
+            if found is not None and at is not None:
+                if state.least is None or found.value < state.least:
+                    state.best = at.copy()
+                state.cuts.append(Cut.of(at, found.top_corners, found.bottom_corners,
+                                         found.top, found.bottom))
+                state.values.append(found.value)
+                state.seconds += time.perf_counter() - self.began
+            for name, value in changes.items():
+                setattr(state, name, value)
+            self.stepped = found is not None
 
 
+def _polyak_step(pricer: _Pricer) -> bool:
+    """One of Polyak's subgradient steps from the state's prices; when the two bands'
+    boards agree on the corners (they make one board: the bound is its score), the
+    pricing is done. False when a band did not finish."""
+    state = pricer.state
+    at = state.prices
+    found = pricer.solve(at)
+    if found is None:
+        return False
+    value = found.value / state.scale
+    # The real corners (the bottom band's) less the top band's copies of them.
+    slope = found.bottom_corners - found.top_corners
+    norm = int((slope ** 2).sum())
+    if norm == 0:  # the copies agree: the two bands make one board, the optimum
+        pricer.commit(found, at, phase="done")
+        return True
+    first = state.values[0] if state.values else found.value
+    goal = (1 - AIM_BELOW) * state.target if state.target is not None \
+        else 0.9 * (first / state.scale)
+    theta = state.theta
+    if state.previous is not None and found.value >= state.previous:
+        theta *= 0.9
+    moved = at - max(1, round(theta * (value - goal) * state.scale / norm)) * slope
+    pricer.commit(found, at, prices=moved, theta=theta, previous=found.value)
+    return True
 
 
-def _bundle(prices: np.ndarray, steps: int, scale: int,
-            evaluate: Callable[[np.ndarray], _Priced | None],
-            tried: list[tuple[np.ndarray, _Priced]], box_points: float = BOX) -> None:
-    """Box-step cutting planes on the bound as a function of the prices ``p``. Each step's
-    top board ``s`` makes the top band's optimum at least ``f_s - p . a_s`` at any prices
-    (``a_s`` its corners), and the bottom's ``t`` makes the bottom's at least
+def _begin_bundle(state: PricingState) -> None:
+    """After Polyak's share of the steps: the bundle's centre at the best prices so far
+    (their value its level), its first box."""
+    state.centre = (state.prices if state.best is None else state.best).copy()
+    state.level = state.least if state.best is not None else None
+    state.box = state.first_box * state.scale
+    state.phase = "bundle"
+
+
+def _bundle_step(pricer: _Pricer) -> bool:
+    """One box step of cutting planes on the bound as a function of the prices ``p``. Each
+    step's top board ``s`` makes the top band's optimum at least ``f_s - p . a_s`` at any
+    prices (``a_s`` its corners), and the bottom's ``t`` makes the bottom's at least
     ``g_t + p . b_t``; the least of the model (the largest of these, each band apart) over
     the box ``|p - centre| <= box`` is the next step. The centre moves there when the bound
     fell by a tenth of what the model foresaw (the box grows when the step reached its
     edge and paid half), else the box shrinks; the model itself is exact at every step
     tried, so a foreseen fall below one unit with the step inside the box is the least
-    bound: the search ends."""
+    bound: the pricing is done. Without a level (no step before), the centre is solved
+    first. False when a band did not finish."""
     import ortools.linear_solver.pywraplp as pywraplp
 
-    shape = prices.shape
-    centre = prices.reshape(-1).astype(np.int64)
-    tops: list[tuple[np.ndarray, float]] = []  # corners, f_s
-    bottoms: list[tuple[np.ndarray, float]] = []
-
-    def keep(at: np.ndarray, found: _Priced) -> None:
-        tops.append((found.top_corners, found.top + float(found.top_corners @ at)))
-        bottoms.append((found.bottom_corners, found.bottom - float(found.bottom_corners @ at)))
-
-    level = None
-    for at, earlier in tried:  # the steps before (their boards are cuts too)
-        keep(at, earlier)
-        if np.array_equal(at, centre):
-            level = earlier.value
-    if level is None:
-        found = evaluate(centre.reshape(shape))
+    state = pricer.state
+    centre, box = state.centre, state.box
+    assert centre is not None and box is not None
+    if state.level is None:
+        found = pricer.solve(centre)
         if found is None:
-            return
-        steps -= 1
-        keep(centre, found)
-        level = found.value
-    box = box_points * scale
-    for _ in range(steps):
-        seen = np.zeros(centre.shape, dtype=bool)  # prices no kept board sees stay put
-        for corners, _ in tops + bottoms:
-            seen |= corners > 0
-        solver = pywraplp.Solver.CreateSolver("GLOP")
-        p = {int(i): solver.NumVar(float(centre[i] - box), float(centre[i] + box), f"p{i}")
-             for i in np.flatnonzero(seen)}
-        z_top = solver.NumVar(-solver.infinity(), solver.infinity(), "top")
-        z_bottom = solver.NumVar(-solver.infinity(), solver.infinity(), "bottom")
-        for corners, f in tops:
-            solver.Add(z_top >= f - sum(p[int(i)] for i in np.flatnonzero(corners)))
-        for corners, g in bottoms:
-            solver.Add(z_bottom >= g + sum(p[int(i)] for i in np.flatnonzero(corners)))
-        solver.Minimize(z_top + z_bottom)
-        if solver.Solve() != pywraplp.Solver.OPTIMAL:
-            return
-        foreseen = level - solver.Objective().Value()
-        step = centre.copy()
-        for i, var in p.items():
-            step[i] = round(var.solution_value())
-        found = evaluate(step.reshape(shape))
-        if found is None:
-            return
-        keep(step, found)
-        reach = int(np.abs(step - centre).max())
-        if found.value <= level - 0.1 * foreseen:
-            if found.value <= level - 0.5 * foreseen and reach >= 0.99 * box:
-                box *= GROW
-            centre, level = step, found.value
-        elif foreseen < 1:
-            if reach < 0.99 * box:
-                return  # the model's least point inside the box: no prices do better
-            box *= 2
+            return False
+        pricer.commit(found, centre, level=found.value)
+        return True
+    level = state.level
+    seen = sorted({i for cut in state.cuts for i in (*cut.top, *cut.bottom)})
+    solver = pywraplp.Solver.CreateSolver("GLOP")  # prices no kept board sees stay put
+    p = {i: solver.NumVar(float(centre[i] - box), float(centre[i] + box), f"p{i}")
+         for i in seen}
+    z_top = solver.NumVar(-solver.infinity(), solver.infinity(), "top")
+    z_bottom = solver.NumVar(-solver.infinity(), solver.infinity(), "bottom")
+    for cut in state.cuts:
+        solver.Add(z_top >= float(cut.f) - sum(p[i] for i in cut.top))
+    for cut in state.cuts:
+        solver.Add(z_bottom >= float(cut.g) + sum(p[i] for i in cut.bottom))
+    solver.Minimize(z_top + z_bottom)
+    if solver.Solve() != pywraplp.Solver.OPTIMAL:
+        pricer.commit(None, None, phase="done")
+        return True
+    foreseen = level - solver.Objective().Value()
+    step = centre.copy()
+    for i, var in p.items():
+        step[i] = round(var.solution_value())
+    found = pricer.solve(step)
+    if found is None:
+        return False
+    reach = int(np.abs(step - centre).max())
+    if found.value <= level - 0.1 * foreseen:
+        if found.value <= level - 0.5 * foreseen and reach >= 0.99 * box:
+            box *= GROW
+        pricer.commit(found, step, centre=step, level=found.value, box=box)
+    elif foreseen < 1:
+        if reach < 0.99 * box:  # the model's least point inside the box: no prices do better
+            pricer.commit(found, step, phase="done")
         else:
-            box = max(box * SHRINK, 1.0)
+            pricer.commit(found, step, box=box * 2)
+    else:
+        pricer.commit(found, step, box=max(box * SHRINK, 1.0))
+    return True

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from cpmodels.towers.certificate import (
 from cpmodels.towers.problem import TowersProblem, towers_problem
 from cpmodels.towers.result import TowersResult
 
+if TYPE_CHECKING:
+    from cpmodels.towers.pricing import PricingState
+
 PRICED_VERSION = 2  # the priced bound's claim as this module writes and reads it
 WHEN_BUILT = ("certificates are for the default rule; under rules: when-built the optimum "
               "is CP-SAT's and the city comes with its order of builds")
@@ -47,6 +51,7 @@ class ProvedAnswer:
     check: CertificateCheck | None  # None: no certificate was written
     why_not: str = ""  # why none was written
     interrupted: bool = False  # Ctrl-C stopped the work after the answer was found
+    pricing_state: Path | None = None  # where a priced bound's pricing left its state
 
 
 @dataclass(frozen=True)
@@ -54,11 +59,38 @@ class Pricing:
     """How a board past 8 wide prices its bands for the certified bound: ``steps`` solves
     of both bands at most (fewer once the bound is down to the best board's score), by
     ``method`` ("polyak" or "bundle", see ``bounds.lagrangian_bound``), prices in
-    ``1 / scale`` of a point."""
+    ``1 / scale`` of a point. The pricing's state is saved to ``save`` as it goes (by
+    default to ``resume``, else beside the certificate: its name and ``.pricing``) and
+    goes on from the state saved at ``resume``; ``say`` hears a line on its progress now
+    and then; ``cluster`` (``engine.connect``) runs each step's bands. With ``priced`` a
+    board the programme proves whole gets the priced bound too."""
 
     steps: int = 120
     method: str = "polyak"
     scale: int = 10
+    resume: Path | None = None
+    save: Path | None = None
+    say: Callable[[str], None] | None = None
+    cluster: Any = None
+    priced: bool = False
+
+    @property
+    def asks_for_state(self) -> bool:
+        """Whether it asks for anything only a priced bound has."""
+        return self.resume is not None or self.save is not None or self.cluster is not None
+
+
+def is_priced(problem: TowersProblem, pricing: Pricing) -> bool:
+    """Whether ``solve_with_certificate`` certifies a priced bound for ``problem`` (a board
+    past 8 wide, or ``pricing.priced``) rather than the programme's optimum."""
+    from cpmodels.towers import model
+
+    return pricing.priced or min(problem.rows, problem.cols) > model.DP_PROOF_WIDTH
+
+
+def state_path(path: Path, pricing: Pricing) -> Path:
+    """Where the pricing for the certificate at ``path`` saves its state."""
+    return pricing.save or pricing.resume or path.with_name(path.name + ".pricing")
 
 
 def solve_with_certificate(problem: TowersProblem, path: Path, *,
@@ -70,8 +102,11 @@ def solve_with_certificate(problem: TowersProblem, path: Path, *,
     from cpmodels.towers import model, programme
 
     _default_rule_only(problem)
-    if min(problem.rows, problem.cols) > model.DP_PROOF_WIDTH:
+    if is_priced(problem, pricing):
         return _solve_wide(problem, path, time_limit, pricing)
+    if pricing.asks_for_state:
+        raise InputError("--price-from, --price-save and --cluster are for a priced bound: "
+                         f"boards past {model.DP_PROOF_WIDTH} wide, or --priced-bound")
     writer = CertificateWriter(path, problem, programme.key_layout(problem))
     try:
         result = model.solve(problem, time_limit=time_limit, layer_sink=writer.layer)
@@ -148,14 +183,19 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
                            time_limit: float | None = None, method: str = "polyak",
                            start: np.ndarray | None = None,
                            scale: int | None = None,
-                           stop_at: int | None = None) -> ProvedBound:
+                           stop_at: int | None = None,
+                           resume: PricingState | None = None, save: Path | None = None,
+                           on_state: Callable[[PricingState], None] | None = None,
+                           place: Any = None) -> ProvedBound:
     """Price two bands' boundary rows (``bounds.lagrangian_bound``), then solve each band
     once more at the best prices with its certificate, and write both with the claim to
     ``path`` (a zip: ``claim.json``, ``top.cert``, ``bottom.cert``), checked by
     ``certificate.check_priced_bound``. Nothing is left at ``path`` unless it is whole.
     ``method``, ``start``, ``scale`` and ``stop_at`` go to the pricing: with ``start``
     (prices found before) and one step, the bound is that of ``start`` itself; with
-    ``stop_at`` (a board's score) it ends once the bound is down to that score."""
+    ``stop_at`` (a board's score) it ends once the bound is down to that score;
+    ``resume``, ``save``, ``on_state`` and ``place`` go on from a saved state, save it,
+    hear of each step and run the bands where the pricing says."""
     import json
     import tempfile
     import time
@@ -166,7 +206,9 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=target,
                                      deadline=deadline, method=method, start=start,
-                                     scale=scale or bounds.PRICE_SCALE, stop_at=stop_at)
+                                     scale=scale or bounds.PRICE_SCALE, stop_at=stop_at,
+                                     resume=resume, save=save, on_state=on_state,
+                                     place=place)
     if priced.prices is None:
         raise InputError("the bands did not finish within the time limit: no bound")
     prices = priced.prices
@@ -211,6 +253,7 @@ def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None,
     """A board too wide for the programme to prove: CP-SAT's best board in the time limit,
     and a priced bound with its certificate (:func:`bound_with_certificate`)."""
     from cpmodels.towers import model
+    from cpmodels.towers.pricing import StepLog
 
     if time_limit is None:
         raise InputError(f"give --time-limit: past {model.DP_PROOF_WIDTH} wide the search for "
@@ -225,19 +268,51 @@ def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None,
         raise InputError(f"a certified bound cuts the board into two bands of rows, each "
                          f"solved by the programme (at most {widest} wide); "
                          f"{problem.rows}x{problem.cols} is too large for that")
+    kept, resume = _pricing_state(problem, path, cut, pricing)
     result = model.solve(problem, time_limit=time_limit)
+    log = None
+    if pricing.say is not None:
+        log = StepLog(pricing.say, pricing.steps, result.score)
+    place = None
+    if pricing.cluster is not None:
+        from cpmodels.running import OnCluster
+
+        place = OnCluster(pricing.cluster)
     try:
-        proved = bound_with_certificate(problem, path, cut=cut, target=result.score,
-                                        steps=pricing.steps, method=pricing.method,
-                                        scale=pricing.scale, stop_at=result.score)
+        proved = bound_with_certificate(
+            problem, path, cut=cut,
+            target=resume.target if resume is not None else result.score,
+            steps=pricing.steps, method=pricing.method, scale=pricing.scale,
+            stop_at=result.score, resume=resume, save=kept, on_state=log, place=place)
     except KeyboardInterrupt:  # Ctrl-C while the bands are priced: the board is kept
-        return ProvedAnswer(result, None, "interrupted while the bound was worked out",
-                            interrupted=True)
+        why = "interrupted while the bound was worked out"
+        if kept.is_file():
+            why += f"; the pricing so far is kept in {kept}: go on with --price-from {kept}"
+        return ProvedAnswer(result, None, why, interrupted=True,
+                            pricing_state=kept if kept.is_file() else None)
     if proved.check.ok:
         if result.bound is None or proved.bound < result.bound:
             result.bound = proved.bound
         result.optimal = result.score is not None and result.score >= result.bound
-    return ProvedAnswer(result, proved.check)
+    return ProvedAnswer(result, proved.check, pricing_state=kept)
+
+
+def _pricing_state(problem: TowersProblem, path: Path, cut: int, pricing: Pricing,
+                   ) -> tuple[Path, PricingState | None]:
+    """Where the pricing saves its state (checked to be writable) and the state it goes on
+    from (read and checked against this pricing), before any search."""
+    from cpmodels.files import check_output
+    from cpmodels.towers import bounds
+    from cpmodels.towers.pricing import check_same_pricing, load_state
+
+    kept = state_path(path, pricing)
+    check_output(kept)
+    if pricing.resume is None:
+        return kept, None
+    resume = load_state(pricing.resume, problem)
+    check_same_pricing(resume, problem, cut, pricing.scale, pricing.method, resume.target,
+                       bounds.POLYAK_SHARE, bounds.BOX, where=str(pricing.resume))
+    return kept, resume
 
 
 def _priced_claim(path: Path) -> dict | None:

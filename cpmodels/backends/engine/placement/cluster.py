@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import pickle
 import threading
+import time
 import uuid
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,13 @@ ENV = "CPMODELS_CLUSTER"  # the cluster address when --cluster is not given
 MAX_JOBS_KEPT = 2  # jobs a worker keeps warm (the older ones are dropped)
 MIN_UNITS = 64  # units a search is cut into at least (so no unit is 2% of the work)
 UNITS_PER_WORKER = 16  # and this many per worker, for the loads to even out
+# A runner this small (pickled, in bytes) goes with each item rather than being broadcast
+# first: a job's work alone then meets a worker that died since the last job (a towers
+# pricing sends a job of two bands a step), and it is run again elsewhere.
+SENT_WITH_ITEMS = 1 << 16
+SCATTER_TRIES = 5  # a runner's broadcast tried this often (a worker may have just died)
+SCATTER_PAUSE = 0.5  # seconds between the tries: for the scheduler to hear of the death
+SCATTER_SECONDS = 10  # a broadcast taking longer (to a worker gone quiet) is tried again
 
 
 def _distributed() -> Any:
@@ -172,13 +180,15 @@ def _kept(job_key: str, runner: Any) -> Any:
 def _submit(cluster: Cluster, fn: Any, runner: Runner, items: Sequence[Any],
             deadline: float | None) -> Generator[tuple[int, Any], None, None]:
     """``fn(job_key, runner, item)`` for every item on the cluster, as each finishes; the
-    runner is scattered to every worker once. Closing the iterator (Ctrl-C, an error)
-    cancels the items not finished yet; ``deadline`` (a ``time.perf_counter`` value) raises
+    runner is scattered to every worker once, or goes with each item when it is small
+    (:data:`SENT_WITH_ITEMS`). Closing the iterator (Ctrl-C, an error) cancels the items
+    not finished yet; ``deadline`` (a ``time.perf_counter`` value) raises
     :class:`~cpmodels.errors.OutOfTime`."""
     distributed = _distributed()
     client = cluster.client
     job_key = uuid.uuid4().hex
-    shared = client.scatter(runner, broadcast=True, hash=False)
+    small = len(pickle.dumps(runner)) <= SENT_WITH_ITEMS
+    shared = runner if small else _broadcast(client, runner)
     futures = [client.submit(fn, job_key, shared, item, pure=False,
                              key=f"cpmodels-{job_key}-{i}")
                for i, item in enumerate(items)]
@@ -190,7 +200,22 @@ def _submit(cluster: Cluster, fn: Any, runner: Runner, items: Sequence[Any],
         raise OutOfTime("the time limit passed with units left") from None
     finally:
         client.cancel([f for f in futures if not f.done()], force=True)
-        client.cancel(shared, force=True)
+        if not small:
+            client.cancel(shared, force=True)
+
+
+def _broadcast(client: Any, runner: Runner) -> Any:
+    """``runner`` scattered to every worker. A worker killed since the last job, the
+    scheduler not told yet, fails the broadcast: it is tried again once the scheduler has
+    had a moment to drop it (:data:`SCATTER_TRIES` times at most)."""
+    from distributed.comm import CommClosedError
+
+    for _ in range(SCATTER_TRIES - 1):
+        try:
+            return client.scatter(runner, broadcast=True, hash=False, timeout=SCATTER_SECONDS)
+        except (CommClosedError, OSError, KeyError):  # KeyError: the scheduler lost the
+            time.sleep(SCATTER_PAUSE)  # worker while it sent (a TimeoutError is an OSError)
+    return client.scatter(runner, broadcast=True, hash=False, timeout=SCATTER_SECONDS)
 
 
 def run_units_on(cluster: Cluster, runner: Runner, units: Sequence[Any],
