@@ -258,7 +258,14 @@ def test_the_page_plays_with_the_engine_and_without(browser, server):
     url = f"{server}/?spec=calendar_week&labels=Dec,25,Fri"
     try:
         page.goto(url)
-        workers = page.evaluate("Math.max(1, navigator.hardwareConcurrency || 1)")
+        workers = page.evaluate("import('./static/answers.js').then((m) => m.poolSize())")
+        # one worker a core, as many as a quarter of the device's memory holds at 400 MB
+        sizes = page.evaluate("""import('./static/answers.js').then((m) => [
+            [2, 8], [16, 8], [16, 2], [16, 0.5], [16, null], [0, 8], [NaN, NaN], [3.7, 4]]
+            .map(([cores, memory]) => m.poolSize(cores, memory)))""")
+        assert sizes == [2, 5, 1, 1, 2, 1, 1, 2]
+        cores, memory = page.evaluate("[navigator.hardwareConcurrency, navigator.deviceMemory]")
+        assert workers == min(cores, max(1, int(memory * 1024 / 4 / 400)))
         page.wait_for_function("document.querySelector('footer').textContent.length > 0")
         assert page.locator("footer").inner_text() == (
             f"Answers come from the engine in this browser ({workers} worker"

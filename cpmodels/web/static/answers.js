@@ -10,8 +10,8 @@
 // question the engine cannot answer is refused with NO_ENGINE, and the kind is "none"; a
 // board drawn in the editor is made a puzzle here (drawn(fields)).
 //
-// The pool: navigator.hardwareConcurrency workers (at least one), each made when a question
-// finds no free one. A question goes to a free worker; a newer question of the same kind
+// The pool: a worker per core the browser reports, as many as its memory holds (poolSize),
+// each made when a question finds no free one. A question goes to a free worker; a newer question of the same kind
 // (the next move's verdict) cancels the one before: a running one by ending its worker (a
 // fresh one takes its place when needed), a waiting one before it starts.
 import {onStaticSite} from "./dom.js";
@@ -513,15 +513,29 @@ export async function openAnswers({onKind = null} = {}) {
   return pool ? new EngineAnswers(pool, server, onKind) : server;
 }
 
-// A pool of workers running the engine (one per core the browser reports), its first
-// worker loaded; null when engine.wasm does not compile or a worker cannot load it.
+// A worker counting a large board (the weekday calendar's heatmap) keeps up to about this
+// many MB of tables; a page takes at most a quarter of the device's memory in them.
+const WORKER_MB = 400;
+const UNKNOWN_MEMORY_GB = 4;  // where the browser does not say (navigator.deviceMemory)
+
+// The workers a pool holds: one per core (cores: navigator.hardwareConcurrency), at least
+// one, and no more than a quarter of the device's memory (memoryGB: navigator.deviceMemory,
+// which only some browsers give) holds at WORKER_MB each.
+export function poolSize(cores = navigator.hardwareConcurrency,
+                         memoryGB = navigator.deviceMemory) {
+  const byCores = Math.max(1, Math.floor(cores) || 1);
+  const gb = Number.isFinite(memoryGB) && memoryGB > 0 ? memoryGB : UNKNOWN_MEMORY_GB;
+  return Math.min(byCores, Math.max(1, Math.floor(gb * 1024 / 4 / WORKER_MB)));
+}
+
+// A pool of workers running the engine (poolSize of them), its first worker loaded; null when engine.wasm does not compile or a worker cannot load it.
 export async function openPool() {
   if (typeof Worker !== "function" || typeof WebAssembly !== "object") return null;
   try {
     const response = await fetch(WASM);
     if (!response.ok) return null;
     const module = await WebAssembly.compile(await response.arrayBuffer());
-    const size = Math.max(1, Math.floor(navigator.hardwareConcurrency) || 1);
+    const size = poolSize();
     const asked = Number(new URLSearchParams(location.search).get("engine_delay"));
     const delay = Number.isFinite(asked) ? Math.min(Math.max(asked, 0), MAX_DELAY_MS) : 0;
     const pool = new Pool(module, size, delay);
