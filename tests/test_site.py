@@ -724,6 +724,13 @@ HOSTILE_LINKS = {  # (drawn.js reads many more as the server does: the test belo
     "unknown grid": board_link({**DRAWN, "grid": "octagon"}),
     "huge numbers": board_link({**DRAWN, "pieces": [{"name": "D", "count": 10**30,
                                                      "cells": [[0, 0], [0, 10**40]]}]}),
+    "lone surrogate": board_link({**DRAWN, "groups": {"g": ["A", "B", "C\ud800"]}}),
+    "nested deep": base64.urlsafe_b64encode(
+        b'{"board": ' + b"[" * 5000 + b"]" * 5000 + b"}").decode().rstrip("="),
+    # a label holding a comma (%2C in the address) stays one label: the one named is zz
+    "comma in a label": ("&labels=x%2Cy,zz", board_link(
+        {**DRAWN, "board": ["x,y" + DRAWN["board"][0][1:], *DRAWN["board"][1:]],
+         "groups": {"g": ["x,y", "B", "C"]}})),
 }
 
 
@@ -738,8 +745,9 @@ def _drawn_cells(page) -> list[tuple[str, list[float]]]:
 def _said_of_links(page, base: str) -> dict[str, str]:
     """The sentence the play page says of each hostile link (a fresh page load each)."""
     said = {}
-    for k, (what, link) in enumerate(HOSTILE_LINKS.items()):
-        page.goto(f"{base}?link={k}#board={link}")
+    for k, (what, given) in enumerate(HOSTILE_LINKS.items()):
+        query, link = given if isinstance(given, tuple) else ("", given)
+        page.goto(f"{base}?link={k}{query}#board={link}")
         page.wait_for_function("document.querySelector('#error').textContent.length > 0",
                                timeout=WAIT)
         said[what] = page.inner_text("#error")
@@ -834,6 +842,14 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
         "This link's board cannot be played. The board has 441 cells; the editor takes at "
         "most 400.")
     assert said["site"]["bad JSON"].startswith("This link's board could not be read")
+    assert said["site"]["lone surrogate"] == (
+        "This link's board cannot be played. The text holds half of a UTF-16 surrogate pair "
+        "alone (an escape such as \\ud800 without its other half), which is no character; "
+        "write the character itself. Here is 10-piece weekday calendar instead.")
+    assert said["site"]["nested deep"].startswith(
+        "This link's board cannot be played. The request body is nested more than 32 levels "
+        "deep.")
+    assert 'has no label "zz"' in said["site"]["comma in a label"]
     assert errors == []
 
 
@@ -873,6 +889,23 @@ BOARDS = [
     {**SQUARE_BOARD, "pieces": [{"name": f"p{i}", "cells": [[0, 0], [0, 1], [0, 2]],
                                  "count": [0, 1]} for i in range(20)]},
     {**SQUARE_BOARD, "rotate": 0}, WIDE,
+    # every row that is not text is named, as the server names them
+    _with(board=[1, 2, 3]), _with(board=["A . .", 5, None]),
+    {**SQUARE_BOARD, "pieces": [{"name": "I", "shape": ["#", 1, [2]]}]},
+    # white space as Python splits a row and as the validator reads a name
+    *(_with(board=[f"A{space}. . . . . . . .", *DRAWN["board"][1:]])
+      for space in "\x85\x1c\x1f\ufeff\u3000\u200b"),
+    *(_with(name=f"a{space}b") for space in "\x85\x1c\x1f\ufeff\u3000\xa0"),
+    _with(groups={"g": ["A", "B", "C\x85"]}), _with(groups={"g\ufeff": ["A", "B", "C"]}),
+]
+# Boards the server refuses as bodies no request carries: (its JSON text), read from the
+# text in the browser, refused there in the same words as the server's board/play answers.
+BODIES = [
+    json.dumps({**DRAWN, "groups": {"g": ["A", "B", "C\ud800"]}}),
+    json.dumps({**DRAWN, "name": "\udfffx"}), json.dumps({**DRAWN, "\ud83d": 1}),
+    json.dumps({**DRAWN, "pieces": [{"name": "D\udc00", "cells": [[0, 0]]}]}),
+    '{"board": ' + "[" * 40 + "]" * 40 + "}", "[" * 5000 + "]" * 5000,
+    json.dumps({**DRAWN, "name": "\ud83d\ude00"}),  # a whole pair: a character (an emoji)
 ]
 # Boards the server plays, each named in the browser as the server names it.
 NAMED = [DRAWN, _piece(count=[0, 1]), {
@@ -906,17 +939,20 @@ def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, stat
     page = browser.new_page()
     try:
         page.goto(static_host)
-        got = page.evaluate("""async ({boards, sets, named}) => {
+        got = page.evaluate("""async ({boards, texts, sets, named}) => {
           const cells = await import("./static/cells.js");
           const drawn = await import("./static/drawn.js");
           await cells.loadDrawings();
-          const said = boards.map((fields) => {
+          const read = (fields) => {
             try { drawn.checkLimits(drawn.readBoard(fields)); return "read"; }
-            catch (e) { return e.message; } });
-          return {said, names: named.map((fields) => drawn.drawnPuzzle(fields).listing.name),
+            catch (e) { return e.message; } };
+          const said = boards.map(read);
+          const bodies = texts.map((text) => read(JSON.parse(text)));
+          return {said, bodies,
+                  names: named.map((fields) => drawn.drawnPuzzle(fields).listing.name),
                   letters: sets.map((pieces) => drawn.letters(pieces)),
                   colours: sets.map((pieces) => drawn.colours(pieces.map((p) => p.name)))};
-        }""", {"boards": BOARDS, "sets": sets, "named": NAMED})
+        }""", {"boards": BOARDS, "texts": BODIES, "sets": sets, "named": NAMED})
         # the editor's Play it opens the board's link, which plays here too
         page.goto(f"{static_host}edit.html")
         page.select_option("#start", "calendar_day")
@@ -931,7 +967,14 @@ def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, stat
     finally:
         page.context.close()
     assert got["said"] == said
-    assert said.count("read") == 2 and len(set(said)) > 50  # (a few say the same)
+    assert said.count("read") == 2 + 8 and len(set(said)) > 50  # (a few say the same)
+    with TestClient(create_app([WEEK])) as client:
+        answers = [client.post("/api/board/play", content=text,
+                               headers={"content-type": "application/json"})
+                   for text in BODIES]
+    assert got["bodies"] == [a.json()["message"] if a.status_code != 200 else "read"
+                             for a in answers]
+    assert [a.status_code for a in answers] == [422] * 6 + [200]
     puzzles = Puzzles([WEEK])
     assert got["names"] == [puzzles.drawn(board.board_spec(fields)).name for fields in NAMED]
     for pieces, letters, colours in zip(sets, got["letters"], got["colours"]):

@@ -73,16 +73,28 @@ const NARROW = "(max-width: 40rem)";
 function fromUrl() {
   const params = new URLSearchParams(location.search);
   const truthy = (v) => v !== null && ["1", "true", "yes", "on"].includes(v.toLowerCase());
-  const labels = params.get("labels");
+  const labels = linkLabels(location.search);
   const solution = params.get("solution");
   const numbered = /^[1-9][0-9]{0,5}$/.test(solution || "");
   return {spec: params.get("spec"), date: params.get("date"), face_up: truthy(params.get("face_up")),
-          labels: labels === null ? null : labels.split(",").map((s) => s.trim()).filter(Boolean),
+          labels,
           view: params.get("view") === "solutions" ? "solutions" : "play",
           index: numbered ? Number(solution) - 1 : 0,
           badIndex: solution !== null && !numbered
             ? `there is no solution ${JSON.stringify(solution.slice(0, 20))}: solutions are ` +
               "numbered from 1; showing solution 1" : ""};
+}
+
+// The link's labels (labels=...), or null when it names none: its text as written split at
+// the commas, and then each part decoded, so that a label holding a comma (written %2C)
+// stays one label.
+function linkLabels(search) {
+  const written = search.replace(/^\?/, "").split("&").find((p) => p.startsWith("labels="));
+  if (written === undefined) return null;
+  return written.slice("labels=".length).split(",").map((part) => {
+    const text = part.replace(/\+/g, " ");
+    try { return decodeURIComponent(text).trim(); } catch (err) { return text.trim(); }
+  }).filter(Boolean);
 }
 
 // --- the solutions view -----------------------------------------------------------------
