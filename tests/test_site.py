@@ -8,6 +8,7 @@ import base64
 import datetime as dt
 import fcntl
 import hashlib
+import inspect
 import json
 import random
 import re
@@ -38,6 +39,7 @@ from cpmodels.spec import CalendarSpec, load_spec
 from cpmodels.sweep import sweep_cover
 from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
+from cpmodels.web.limits import SearchPool
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import board_layout, check_position
 from cpmodels.web.puzzles import Puzzles
@@ -851,6 +853,28 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
         "deep.")
     assert 'has no label "zz"' in said["site"]["comma in a label"]
     assert errors == []
+
+
+def test_an_engine_question_out_of_time_ends_its_worker_with_the_servers_words(
+        browser, static_host):
+    """A question the engine has not answered within the server's time limit (the same
+    constant, or less where the address asks: here a slowed engine) ends its worker and is
+    refused as the server refuses one out of time, at the limit."""
+    source = resources.files("cpmodels.web").joinpath("static/answers.js").read_text()
+    limit = re.search(r"export const TIME_LIMIT_S = (\d+);", source)
+    assert limit is not None and float(limit[1]) == inspect.signature(
+        create_app).parameters["time_limit"].default == inspect.signature(
+        SearchPool).parameters["time_limit"].default
+    page = browser.new_page()
+    try:
+        page.goto(f"{static_host}?spec=calendar_week&engine_delay=10000&engine_time_limit=0.4")
+        _verdict(page, 0)
+        assert page.inner_text("#feedback") == (
+            "Counting the solutions left from this position took longer than the server "
+            "allows; place a few more pieces and try again.")
+        assert page.evaluate("performance.now()") < 9000  # ended, not waited for
+    finally:
+        page.close()
 
 
 def _with(**changes) -> dict:
