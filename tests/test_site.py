@@ -733,6 +733,9 @@ HOSTILE_LINKS = {  # (drawn.js reads many more as the server does: the test belo
     "comma in a label": ("&labels=x%2Cy,zz", board_link(
         {**DRAWN, "board": ["x,y" + DRAWN["board"][0][1:], *DRAWN["board"][1:]],
          "groups": {"g": ["x,y", "B", "C"]}})),
+    "a date": ("&date=2026-01-01", board_link(DRAWN)),
+    "too long": "A" * 100_001,
+    "two labels": ("&labels=A,B", board_link(DRAWN)),
 }
 
 
@@ -851,7 +854,16 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
     assert said["site"]["nested deep"].startswith(
         "This link's board cannot be played. The request body is nested more than 32 levels "
         "deep.")
-    assert 'has no label "zz"' in said["site"]["comma in a label"]
+    assert said["site"]["comma in a label"].endswith(
+        'has no label "zz". Showing its labels x,y instead.')
+    assert said["site"]["too long"].startswith(
+        "This link's board is too long to read: it has 100,001 characters, and a board's "
+        "link has at most 100,000.")
+    assert said["site"]["a date"].endswith(
+        "has no dates: its puzzles are chosen by labels. Showing its labels A instead.")
+    assert said["site"]["two labels"].endswith(
+        "The link gives two labels of the group g; a puzzle takes one of each. Showing its "
+        "labels A instead.")
     assert errors == []
 
 
@@ -992,6 +1004,10 @@ def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, stat
         page.context.close()
     assert got["said"] == said
     assert said.count("read") == 2 + 8 and len(set(said)) > 50  # (a few say the same)
+    # rows and columns are counted from 1 wherever they are said
+    assert "Row 3 has 2 tokens but row 1 has 4" in said[BOARDS.index(
+        _with(board=["A . . .", ". . B C", ". ."]))]
+    assert "Row 3 of the board: label 'C' (column 3) is in no group" in "".join(said)
     with TestClient(create_app([WEEK])) as client:
         answers = [client.post("/api/board/play", content=text,
                                headers={"content-type": "application/json"})

@@ -251,7 +251,7 @@ function readPiece(value, i, problems) {
       const badRow = rows.findIndex((r) => [...r].some((ch) => !"#. ".includes(ch)));
       if (badRow >= 0) {
         const bad = [...new Set([...rows[badRow]].filter((ch) => !"#. ".includes(ch)))].sort();
-        problems.push({path: at("shape"), kind: "value", reason: `row ${badRow} has ` +
+        problems.push({path: at("shape"), kind: "value", reason: `row ${badRow + 1} has ` +
           `${bad.map(pyRepr).join(", ")}; draw squares with '#' and empty places with '.'`});
       } else if (rows.length > MAX_PIECE_SIDE || Math.max(...rows.map((r) => [...r].length)) >
                  MAX_PIECE_SIDE) {
@@ -470,9 +470,9 @@ export function readBoard(fields) {
     } else {
       const odd = widths.findIndex((w) => w !== widths[0]);
       if (odd >= 0) {
-        problems.push({path: ["board"], kind: "value", reason: `row ${odd} has ${widths[odd]} ` +
-                       `tokens but row 0 has ${widths[0]}; pad short rows with '#' so every ` +
-                       "row has the same width"});
+        problems.push({path: ["board"], kind: "value", reason: `row ${odd + 1} has ` +
+                       `${widths[odd]} tokens but row 1 has ${widths[0]}; pad short rows ` +
+                       "with '#' so every row has the same width"});
       }
     }
   }
@@ -556,7 +556,7 @@ function checkLabels(spec) {
     if (token === "#" || token === ".") return;
     if (!inGroup.has(token)) {
       throw refuse([{path: ["board", r], kind: "value", reason: `label ${pyRepr(token)} ` +
-        `(column ${c}) is in no group; add it to 'groups' or draw a plain cell with '.'`}]);
+        `(column ${c + 1}) is in no group; add it to 'groups' or draw a plain cell with '.'`}]);
     }
     if (token in placed) {
       throw refuse([{path: ["board", r], kind: "value",
