@@ -790,6 +790,11 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
             assert f"spec={min(names)}" in page.url and f"#board={link}" in page.url
             board_box, tray_box = (_within(page, part, viewport)
                                    for part in ("#play-board", "#tray"))
+            # a piece's copies left are said under its shape, never over it
+            copies = page.eval_on_selector_all("#tray .tile .copies", """els => els.map((e) =>
+                [e.textContent, e.getBoundingClientRect().top,
+                 e.parentElement.querySelector("svg").getBoundingClientRect().bottom])""")
+            assert copies and all(top >= bottom - 0.5 for _, top, bottom in copies), copies
             # side by side on a laptop, the tray below on a phone: apart either way
             assert (board_box["x"] + board_box["width"] <= tray_box["x"] or
                     board_box["y"] + board_box["height"] <= tray_box["y"])
