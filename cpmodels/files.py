@@ -17,6 +17,7 @@ import io
 import json
 import math
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -334,6 +335,30 @@ def _json_float(text: str) -> float:
 
 def _json_constant(text: str) -> Any:
     raise ValueError(f"{text} is not a finite number")
+
+
+LONE_HALF = re.compile("[\ud800-\udfff]")  # (a str holds a pair's halves only alone)
+LONE_SURROGATE = ("the text holds half of a UTF-16 surrogate pair alone (an escape such as "
+                  "\\ud800 without its other half), which is no character; write the "
+                  "character itself")
+
+
+def lone_surrogate(data: Any) -> str | None:
+    """What is wrong with ``data`` (JSON or YAML data) when a string of it, or a key,
+    holds a lone UTF-16 surrogate (JSON's ``"\\ud800"``: half of a pair, no character,
+    which no UTF-8 text can hold): one sentence naming it; else ``None``. Without
+    recursion."""
+    todo = [data]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, str) and LONE_HALF.search(item):
+            return LONE_SURROGATE
+    return None
 
 
 def bounded_json(data: bytes | str) -> Any:

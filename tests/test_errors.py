@@ -42,7 +42,7 @@ CASES = [
      .replace('"###/#.."', '"###"'),
      [":6:", "pieces[1].shape", "not connected"]),
     (GOOD_PACKING.replace('"....", "...."', '"....", "....."'),
-     [":3:", "board", "row 1 has 5", "pad short rows"]),
+     [":3:", "board", "row 2 has 5 characters but row 1 has 4", "pad short rows"]),
     (GOOD_PACKING.replace('"....", "...."', '"....", "..##"'),
      [":3:", "board", "pieces cover 8 cells", "board has 6 cells"]),
     (GOOD_PACKING.replace("name: O", "name: L"), [":4:", "pieces", "two pieces are named 'L'"]),

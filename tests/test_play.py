@@ -652,17 +652,17 @@ def test_a_bad_deep_link_says_what_is_wrong(player, server):
     player.goto(f"{server}/?spec=nope&labels=Jan,1,Mon")
     player.wait_for_function("document.querySelector('#error').textContent.length > 0",
                              timeout=30_000)
-    assert "there is no puzzle named \"nope\"" in player.locator("#error").inner_text()
+    assert "There is no puzzle named \"nope\"" in player.locator("#error").inner_text()
     for query, message in (("labels=Jan,99,Mon", '10-piece weekday calendar has no label "99"'),
                            ("labels=Jan,Feb,Mon", "two labels of the group month"),
-                           ("labels=Jan,1", "no label given for weekday"),
+                           ("labels=Jan,1", "The link gives no label for weekday."),
                            ("date=2025-02-30", '"2025-02-30" is not a real date'),
                            ("date=tomorrow", '"tomorrow" is not a date')):
         player.goto(f"{server}/?spec=calendar_week&{query}")
         player.wait_for_function("document.querySelector('#error').textContent.length > 0",
                                  timeout=30_000)
         assert f"{message}" in player.locator("#error").inner_text()
-        assert "showing today" in player.locator("#error").inner_text()
+        assert "Showing today's puzzle instead." in player.locator("#error").inner_text()
         _wait_feedback(player, "still possible")  # today's puzzle, to play
 
 
@@ -750,7 +750,7 @@ def test_play_is_on_one_laptop_screen(browser, server, tmp_path, query):
         for k in range(page.locator("#tray .tile").count()):  # the whole tray
             _within(page, f"#tray .tile >> nth={k}", LAPTOP)
         if "date" in query:  # with an error shown above it, too
-            assert "showing today" in page.locator("#error").inner_text()
+            assert "Showing today's puzzle instead." in page.locator("#error").inner_text()
         else:
             screenshot(page, tmp_path, "play-laptop.png", "CPMODELS_SCREENSHOT_PLAY_LAPTOP")
         page.click("#tab-solutions")  # the solutions view too: its board and its buttons
@@ -808,7 +808,7 @@ def test_errors_are_at_the_top_in_plain_words(browser, server, viewport):
     page = context.new_page()
     try:
         for query, message in (
-                ("spec=nope&labels=Jan,1,Mon", 'there is no puzzle named "nope"'),
+                ("spec=nope&labels=Jan,1,Mon", 'There is no puzzle named "nope"'),
                 ("spec=calendar_week&date=2026-02-29",
                  '"2026-02-29" is not a real date (2026 has no February 29)'),
                 ("spec=calendar_week&date=2026-13-01",

@@ -16,11 +16,14 @@ import httpx
 import pytest
 from conftest import SPECS, running_server
 from fastapi.testclient import TestClient
+from starlette.requests import Request
 
 from cpmodels.errors import InputError
 from cpmodels.web import board, designing, puzzles
 from cpmodels.web.app import create_app
 from cpmodels.web.connections import MAX_CONNECTIONS, Admission
+from cpmodels.web.errors import refused
+from cpmodels.web.play import InvalidPosition
 from cpmodels.web.routes import board as board_routes
 from cpmodels.web.routes import play as play_routes
 
@@ -311,6 +314,10 @@ BODIES = [
     (b'{"spec": "calendar_week\x00"}', JSON, 422, "NUL byte"),
     (b'{"spec": "calendar_week"}\x00', JSON, 422, "NUL byte"),
     (b"[" * 5000 + b"]" * 5000, JSON, 422, "nested more than 32 levels"),
+    (b'{"spec": "a\\ud800"}', JSON, 422, "half of a UTF-16 surrogate pair alone"),
+    (b'{"spec": "calendar_week", "labels": ["\\udfff"]}', JSON, 422, "surrogate pair alone"),
+    (b'{"\\udc00": 1}', JSON, 422, "surrogate pair alone"),
+    (b'{"a": [{"b": ["x", "\\ud83d"]}]}', JSON, 422, "surrogate pair alone"),
     (b'{"index": ' + b"9" * 5000 + b"}", JSON, 422, "is too large (at most 9,223"),
     (b'{"index": 1' + b"0" * 200 + b".5}", JSON, 422, "too long to read"),
     (b'{"index": 1e999}', JSON, 422, "1e999 is not a finite number"),
@@ -364,6 +371,24 @@ def test_a_yaml_body_that_is_not_utf8_is_told_so(client, body, fragment):
     answer = client.post("/api/board/open", content=body)
     assert answer.status_code == 422, answer.text
     assert fragment in answer.json()["error"] and "YAML" in answer.json()["error"]
+
+
+def test_a_lone_surrogate_is_refused_in_one_sentence_and_an_error_never_fails(client):
+    """Half of a UTF-16 pair alone (no UTF-8 holds it) in a YAML body is refused as in a
+    JSON one; a pair whole is text like any other; and an error whose message holds
+    a lone half is still answered (its escape written), never a 500."""
+    said = client.post("/api/board/open", content=b'kind: calendar\nname: "a\\ud800"\n')
+    assert said.status_code == 422, said.text
+    assert said.json()["message"] == (
+        "The text holds half of a UTF-16 surrogate pair alone (an escape such as \\ud800 "
+        "without its other half), which is no character; write the character itself.")
+    pair = client.post("/api/solution", content=b'{"spec": "calendar_w\\ud83d\\ude00"}')
+    assert pair.status_code == 404 and "calendar_w\U0001f600" in pair.json()["error"]
+    request = Request({"type": "http", "method": "POST", "path": "/api/x", "headers": []})
+    for exc in (InputError("bad \ud800 text"), InvalidPosition("piece '\udfff' is off")):
+        answer = asyncio.run(refused(request, exc))
+        assert answer.status_code == 422
+        assert "\\ud800" in answer.body.decode() or "\\udfff" in answer.body.decode()
 
 
 def test_validation_errors_are_plain_sentences(client):

@@ -8,6 +8,7 @@ import base64
 import datetime as dt
 import fcntl
 import hashlib
+import inspect
 import json
 import random
 import re
@@ -38,6 +39,7 @@ from cpmodels.spec import CalendarSpec, load_spec
 from cpmodels.sweep import sweep_cover
 from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
+from cpmodels.web.limits import SearchPool
 from cpmodels.web.plans import puzzle_plan
 from cpmodels.web.play import board_layout, check_position
 from cpmodels.web.puzzles import Puzzles
@@ -724,6 +726,16 @@ HOSTILE_LINKS = {  # (drawn.js reads many more as the server does: the test belo
     "unknown grid": board_link({**DRAWN, "grid": "octagon"}),
     "huge numbers": board_link({**DRAWN, "pieces": [{"name": "D", "count": 10**30,
                                                      "cells": [[0, 0], [0, 10**40]]}]}),
+    "lone surrogate": board_link({**DRAWN, "groups": {"g": ["A", "B", "C\ud800"]}}),
+    "nested deep": base64.urlsafe_b64encode(
+        b'{"board": ' + b"[" * 5000 + b"]" * 5000 + b"}").decode().rstrip("="),
+    # a label holding a comma (%2C in the address) stays one label: the one named is zz
+    "comma in a label": ("&labels=x%2Cy,zz", board_link(
+        {**DRAWN, "board": ["x,y" + DRAWN["board"][0][1:], *DRAWN["board"][1:]],
+         "groups": {"g": ["x,y", "B", "C"]}})),
+    "a date": ("&date=2026-01-01", board_link(DRAWN)),
+    "too long": "A" * 100_001,
+    "two labels": ("&labels=A,B", board_link(DRAWN)),
 }
 
 
@@ -738,8 +750,9 @@ def _drawn_cells(page) -> list[tuple[str, list[float]]]:
 def _said_of_links(page, base: str) -> dict[str, str]:
     """The sentence the play page says of each hostile link (a fresh page load each)."""
     said = {}
-    for k, (what, link) in enumerate(HOSTILE_LINKS.items()):
-        page.goto(f"{base}?link={k}#board={link}")
+    for k, (what, given) in enumerate(HOSTILE_LINKS.items()):
+        query, link = given if isinstance(given, tuple) else ("", given)
+        page.goto(f"{base}?link={k}{query}#board={link}")
         page.wait_for_function("document.querySelector('#error').textContent.length > 0",
                                timeout=WAIT)
         said[what] = page.inner_text("#error")
@@ -777,6 +790,11 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
             assert f"spec={min(names)}" in page.url and f"#board={link}" in page.url
             board_box, tray_box = (_within(page, part, viewport)
                                    for part in ("#play-board", "#tray"))
+            # a piece's copies left are said under its shape, never over it
+            copies = page.eval_on_selector_all("#tray .tile .copies", """els => els.map((e) =>
+                [e.textContent, e.getBoundingClientRect().top,
+                 e.parentElement.querySelector("svg").getBoundingClientRect().bottom])""")
+            assert copies and all(top >= bottom - 0.5 for _, top, bottom in copies), copies
             # side by side on a laptop, the tray below on a phone: apart either way
             assert (board_box["x"] + board_box["width"] <= tray_box["x"] or
                     board_box["y"] + board_box["height"] <= tray_box["y"])
@@ -834,7 +852,46 @@ def test_a_drawn_boards_link_plays_on_the_site_as_on_the_server(browser, site, s
         "This link's board cannot be played. The board has 441 cells; the editor takes at "
         "most 400.")
     assert said["site"]["bad JSON"].startswith("This link's board could not be read")
+    assert said["site"]["lone surrogate"] == (
+        "This link's board cannot be played. The text holds half of a UTF-16 surrogate pair "
+        "alone (an escape such as \\ud800 without its other half), which is no character; "
+        "write the character itself. Here is 10-piece weekday calendar instead.")
+    assert said["site"]["nested deep"].startswith(
+        "This link's board cannot be played. The request body is nested more than 32 levels "
+        "deep.")
+    assert said["site"]["comma in a label"].endswith(
+        'has no label "zz". Showing its labels x,y instead.')
+    assert said["site"]["too long"].startswith(
+        "This link's board is too long to read: it has 100,001 characters, and a board's "
+        "link has at most 100,000.")
+    assert said["site"]["a date"].endswith(
+        "has no dates: its puzzles are chosen by labels. Showing its labels A instead.")
+    assert said["site"]["two labels"].endswith(
+        "The link gives two labels of the group g; a puzzle takes one of each. Showing its "
+        "labels A instead.")
     assert errors == []
+
+
+def test_an_engine_question_out_of_time_ends_its_worker_with_the_servers_words(
+        browser, static_host):
+    """A question the engine has not answered within the server's time limit (the same
+    constant, or less where the address asks: here a slowed engine) ends its worker and is
+    refused as the server refuses one out of time, at the limit."""
+    source = resources.files("cpmodels.web").joinpath("static/answers.js").read_text()
+    limit = re.search(r"export const TIME_LIMIT_S = (\d+);", source)
+    assert limit is not None and float(limit[1]) == inspect.signature(
+        create_app).parameters["time_limit"].default == inspect.signature(
+        SearchPool).parameters["time_limit"].default
+    page = browser.new_page()
+    try:
+        page.goto(f"{static_host}?spec=calendar_week&engine_delay=10000&engine_time_limit=0.4")
+        _verdict(page, 0)
+        assert page.inner_text("#feedback") == (
+            "Counting the solutions left from this position took longer than the server "
+            "allows; place a few more pieces and try again.")
+        assert page.evaluate("performance.now()") < 9000  # ended, not waited for
+    finally:
+        page.close()
 
 
 def _with(**changes) -> dict:
@@ -873,6 +930,23 @@ BOARDS = [
     {**SQUARE_BOARD, "pieces": [{"name": f"p{i}", "cells": [[0, 0], [0, 1], [0, 2]],
                                  "count": [0, 1]} for i in range(20)]},
     {**SQUARE_BOARD, "rotate": 0}, WIDE,
+    # every row that is not text is named, as the server names them
+    _with(board=[1, 2, 3]), _with(board=["A . .", 5, None]),
+    {**SQUARE_BOARD, "pieces": [{"name": "I", "shape": ["#", 1, [2]]}]},
+    # white space as Python splits a row and as the validator reads a name
+    *(_with(board=[f"A{space}. . . . . . . .", *DRAWN["board"][1:]])
+      for space in "\x85\x1c\x1f\ufeff\u3000\u200b"),
+    *(_with(name=f"a{space}b") for space in "\x85\x1c\x1f\ufeff\u3000\xa0"),
+    _with(groups={"g": ["A", "B", "C\x85"]}), _with(groups={"g\ufeff": ["A", "B", "C"]}),
+]
+# Boards the server refuses as bodies no request carries: (its JSON text), read from the
+# text in the browser, refused there in the same words as the server's board/play answers.
+BODIES = [
+    json.dumps({**DRAWN, "groups": {"g": ["A", "B", "C\ud800"]}}),
+    json.dumps({**DRAWN, "name": "\udfffx"}), json.dumps({**DRAWN, "\ud83d": 1}),
+    json.dumps({**DRAWN, "pieces": [{"name": "D\udc00", "cells": [[0, 0]]}]}),
+    '{"board": ' + "[" * 40 + "]" * 40 + "}", "[" * 5000 + "]" * 5000,
+    json.dumps({**DRAWN, "name": "\ud83d\ude00"}),  # a whole pair: a character (an emoji)
 ]
 # Boards the server plays, each named in the browser as the server names it.
 NAMED = [DRAWN, _piece(count=[0, 1]), {
@@ -906,17 +980,20 @@ def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, stat
     page = browser.new_page()
     try:
         page.goto(static_host)
-        got = page.evaluate("""async ({boards, sets, named}) => {
+        got = page.evaluate("""async ({boards, texts, sets, named}) => {
           const cells = await import("./static/cells.js");
           const drawn = await import("./static/drawn.js");
           await cells.loadDrawings();
-          const said = boards.map((fields) => {
+          const read = (fields) => {
             try { drawn.checkLimits(drawn.readBoard(fields)); return "read"; }
-            catch (e) { return e.message; } });
-          return {said, names: named.map((fields) => drawn.drawnPuzzle(fields).listing.name),
+            catch (e) { return e.message; } };
+          const said = boards.map(read);
+          const bodies = texts.map((text) => read(JSON.parse(text)));
+          return {said, bodies,
+                  names: named.map((fields) => drawn.drawnPuzzle(fields).listing.name),
                   letters: sets.map((pieces) => drawn.letters(pieces)),
                   colours: sets.map((pieces) => drawn.colours(pieces.map((p) => p.name)))};
-        }""", {"boards": BOARDS, "sets": sets, "named": NAMED})
+        }""", {"boards": BOARDS, "texts": BODIES, "sets": sets, "named": NAMED})
         # the editor's Play it opens the board's link, which plays here too
         page.goto(f"{static_host}edit.html")
         page.select_option("#start", "calendar_day")
@@ -931,7 +1008,18 @@ def test_a_drawn_board_is_read_in_the_browser_in_the_servers_words(browser, stat
     finally:
         page.context.close()
     assert got["said"] == said
-    assert said.count("read") == 2 and len(set(said)) > 50  # (a few say the same)
+    assert said.count("read") == 2 + 8 and len(set(said)) > 50  # (a few say the same)
+    # rows and columns are counted from 1 wherever they are said
+    assert "Row 3 has 2 tokens but row 1 has 4" in said[BOARDS.index(
+        _with(board=["A . . .", ". . B C", ". ."]))]
+    assert "Row 3 of the board: label 'C' (column 3) is in no group" in "".join(said)
+    with TestClient(create_app([WEEK])) as client:
+        answers = [client.post("/api/board/play", content=text,
+                               headers={"content-type": "application/json"})
+                   for text in BODIES]
+    assert got["bodies"] == [a.json()["message"] if a.status_code != 200 else "read"
+                             for a in answers]
+    assert [a.status_code for a in answers] == [422] * 6 + [200]
     puzzles = Puzzles([WEEK])
     assert got["names"] == [puzzles.drawn(board.board_spec(fields)).name for fields in NAMED]
     for pieces, letters, colours in zip(sets, got["letters"], got["colours"]):

@@ -36,8 +36,9 @@ class StrictModel(BaseModel):
 
 
 def _check_characters(rows: list[str], allowed: str, how: str) -> None:
-    """A ``ValueError`` naming the first row with a character outside ``allowed``."""
-    for i, row in enumerate(rows):
+    """A ``ValueError`` naming the first row (counted from 1) with a character outside
+    ``allowed``."""
+    for i, row in enumerate(rows, 1):
         bad = sorted(set(row) - set(allowed))
         if bad:
             raise ValueError(f"row {i} has {', '.join(repr(b) for b in bad)}; {how}")

@@ -82,7 +82,7 @@ class CalendarSpec(PieceSetSpec):
                 if token not in grouped:
                     raise SpecFieldError(
                         ("board", r),
-                        f"label {token!r} (column {c}) is in no group; add it to 'groups' "
+                        f"label {token!r} (column {c + 1}) is in no group; add it to 'groups' "
                         "or draw a plain cell with '.'",
                     )
                 if token in placed:

@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from cpmodels.errors import SpecError
-from cpmodels.files import FileRefused, open_input, read_bounded
+from cpmodels.files import FileRefused, lone_surrogate, open_input, read_bounded
 from cpmodels.interrupt import ctrl_c_held
 from cpmodels.spec.bundled import spec_path
 from cpmodels.spec.design import DesignSpec
@@ -161,6 +161,9 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[Path_, int]]:
         raise SpecError(source, "the YAML is nested too deeply") from None
     finally:
         loader.dispose()
+    lone = lone_surrogate(data)
+    if lone:
+        raise SpecError(source, lone)
     lines: dict[Path_, int] = {}
     if node is not None:
         _node_lines(node, (), lines)

@@ -275,10 +275,10 @@ def _check_rectangular(widths: list[int], unit: str) -> None:
         raise ValueError("the board has no rows; draw one string per row")
     if len(widths) > MAX_BOARD_SIDE or max(widths) > MAX_BOARD_SIDE:
         raise ValueError(f"a board is at most {MAX_BOARD_SIDE} {unit}s on a side")
-    for i, w in enumerate(widths):
+    for i, w in enumerate(widths, 1):  # (rows and columns are said counted from 1)
         if w != widths[0]:
             raise ValueError(
-                f"row {i} has {w} {unit}s but row 0 has {widths[0]}; "
+                f"row {i} has {w} {unit}s but row 1 has {widths[0]}; "
                 "pad short rows with '#' so every row has the same width"
             )
 

@@ -137,7 +137,20 @@ def _sentence(loc: tuple[Any, ...], kind: str) -> str:
 
 
 def _error(status: int, message: str, said: str) -> JSONResponse:
-    return JSONResponse({"error": message, "message": said}, status_code=status)
+    return _answer({"error": message, "message": said}, status)
+
+
+def _answer(content: dict[str, Any], status: int) -> JSONResponse:
+    """``content`` as JSON whatever its texts hold: a lone surrogate (which no UTF-8 can
+    hold) written as its escape, so that an error's answer never fails in turn."""
+    return JSONResponse({key: _encodable(value) for key, value in content.items()},
+                        status_code=status)
+
+
+def _encodable(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 async def refused(request: Request, exc: Exception) -> JSONResponse:
@@ -155,8 +168,8 @@ async def refused(request: Request, exc: Exception) -> JSONResponse:
         return _error(status, said, plain_text(said))
     if isinstance(exc, InvalidPosition):
         # Said as play mode's other verdicts are, naming the placement: already plain.
-        return JSONResponse({"status": "invalid", "completions": 0, "message": str(exc),
-                             "error": str(exc)}, status_code=status)
+        return _answer({"status": "invalid", "completions": 0, "message": str(exc),
+                        "error": str(exc)}, status)
     return _error(status, str(exc), plain(exc))
 
 

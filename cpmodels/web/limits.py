@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from starlette.exceptions import HTTPException
 
 from cpmodels.errors import CpmodelsError, InputError, OutOfTime
-from cpmodels.files import bounded_json
+from cpmodels.files import bounded_json, lone_surrogate
 from cpmodels.interrupt import seconds_left
 from cpmodels.web.wording import plain_text
 
@@ -54,8 +54,9 @@ def acquire(lock: threading.Lock, deadline: float | None) -> None:
 
 def parse_json(body: bytes) -> Any:
     """A request body as JSON data; :class:`InputError` (one line) when it is not UTF-8
-    JSON (:func:`body_text`), is nested more than :data:`MAX_JSON_DEPTH` levels or holds
-    a number out of the bounds every JSON the package reads keeps (``files.bounded_json``)."""
+    JSON (:func:`body_text`), is nested more than :data:`MAX_JSON_DEPTH` levels, holds
+    a number out of the bounds every JSON the package reads keeps (``files.bounded_json``)
+    or a text no UTF-8 can hold (``files.lone_surrogate``)."""
     text = body_text(body, "JSON")
     try:
         data = bounded_json(text)
@@ -66,6 +67,9 @@ def parse_json(body: bytes) -> Any:
         raise InputError(json_error(exc)) from None
     if json_depth(data) > MAX_JSON_DEPTH:
         raise InputError(f"the request body is nested more than {MAX_JSON_DEPTH} levels deep")
+    problem = lone_surrogate(data)
+    if problem:
+        raise InputError(problem)
     return data
 
 

@@ -23,6 +23,18 @@ const WASM = new URL("engine/engine.wasm", import.meta.url);
 const MAX_SOLUTION = 100_000;  // solutions the page steps through, as the server
 // A slowed engine for trying the page's waiting states: ?engine_delay=MS (at most 10 s).
 const MAX_DELAY_MS = 10_000;
+// Seconds a question may take, as the server's (app.create_app's time_limit): a worker
+// still working then is ended, and the question answered as the server answers one out of
+// time (504). ?engine_time_limit=S asks for less, to try the page's waiting states.
+export const TIME_LIMIT_S = 20;
+// What the server says of a search out of time, by the engine's question (play.py's
+// check_position and next_hint, limits.check_deadline; a count names its labels).
+const LATE = {
+  check: "counting the solutions left from this position took longer than the server " +
+    "allows; place a few more pieces and try again",
+  hint: "the search ran out of time; try again with more pieces placed",
+  solution: "the search ran out of time; try again, or ask for an earlier solution",
+};
 
 // What the static site says when its engine does not answer: it has no server to ask.
 export const NO_ENGINE = "This browser could not start the puzzle engine (WebAssembly or " +
@@ -39,10 +51,11 @@ class Cancelled extends Error {
 // --- the pool of workers --------------------------------------------------------------
 
 class Pool {
-  constructor(module, size, delay) {
+  constructor(module, size, delay, timeLimit = TIME_LIMIT_S) {
     this.module = module;
     this.size = size;
     this.delay = delay;
+    this.timeLimit = timeLimit;
     this.slots = Array.from({length: size}, () => null);  // {worker, question} or null
     this.waiting = [];
     this.serial = 0;
@@ -82,12 +95,13 @@ class Pool {
     }
   }
 
-  // Ask a worker; a question of the same kind asked before is cancelled.
-  ask(kind, op, key, plan, args, signal) {
+  // Ask a worker; a question of the same kind asked before is cancelled. One still
+  // unanswered after the time limit ends its worker and is refused (504) with ``late``.
+  ask(kind, op, key, plan, args, signal, late = `no answer within ${this.timeLimit} s; try again`) {
     return new Promise((resolve, reject) => {
       this.cancel(kind);
       const question = {kind, message: {id: ++this.serial, op, key, plan, args,
-                                        delay: this.delay}, resolve, reject};
+                                        delay: this.delay}, resolve, reject, late};
       if (signal) {
         if (signal.aborted) { reject(new Cancelled()); return; }
         signal.addEventListener("abort", () => this.drop(question), {once: true});
@@ -107,12 +121,25 @@ class Pool {
   drop(question) {
     const at = this.waiting.indexOf(question);
     if (at >= 0) this.waiting.splice(at, 1);
+    this.end(question);
+    question.reject(new Cancelled());
+    this.pump();
+  }
+
+  // The worker of a question asked, if any, ended (and its place freed).
+  end(question) {
     const k = this.slots.findIndex((s) => s && s.question === question);
     if (k >= 0) {
+      clearTimeout(this.slots[k].timer);
       this.slots[k].worker.terminate();
       this.slots[k] = null;
     }
-    question.reject(new Cancelled());
+  }
+
+  // A question out of time: its worker ended, refused as the server refuses one.
+  late(question) {
+    this.end(question);
+    question.reject(refusal(sentence(question.late), 504));
     this.pump();
   }
 
@@ -122,14 +149,17 @@ class Pool {
       if (k < 0) k = this.slots.indexOf(null);
       if (k < 0) return;
       const slot = this.slots[k] || this.spawn(k);
-      slot.question = this.waiting.shift();
-      slot.worker.postMessage(slot.question.message);
+      const question = this.waiting.shift();
+      slot.question = question;
+      slot.timer = setTimeout(() => this.late(question), this.timeLimit * 1000);
+      slot.worker.postMessage(question.message);
     }
   }
 
   answered(slot, data) {
     const question = slot.question;
     if (!question || question.message.id !== data.id) return;
+    clearTimeout(slot.timer);
     slot.question = null;
     if (data.error !== undefined) question.reject(new Error(data.error));
     else question.resolve(data.answer);
@@ -139,6 +169,7 @@ class Pool {
   failed(slot, err) {
     const k = this.slots.indexOf(slot);
     if (k >= 0) this.slots[k] = null;
+    clearTimeout(slot.timer);
     slot.worker.terminate();
     if (slot.question) slot.question.reject(err);
     this.pump();
@@ -305,8 +336,8 @@ class EngineAnswers {
     return {spec, labels, faceUp: Boolean(puzzle.face_up && spec.flip)};
   }
 
-  ask(kind, op, plan, args, signal) {
-    return this.pool.ask(kind, op, plan.key, plan.text, args, signal);
+  ask(kind, op, plan, args, signal, late = LATE[kind]) {
+    return this.pool.ask(kind, op, plan.key, plan.text, args, signal, late);
   }
 
   // The option id of each placement, or a refusal (422, status invalid) naming the first
@@ -418,7 +449,8 @@ class EngineAnswers {
   async engineCount(plan, puzzle, signal) {
     const {spec, labels, faceUp} = this.read(puzzle);
     const {count} = await this.ask("count", "count", plan, {prefix: this.prefix(plan, labels)},
-                                   signal);
+                                   signal, `counting ${labels.join(" ")} took longer than ` +
+                                   "the server allows");
     return {spec: spec.name, labels, face_up: faceUp, count: Number(count)};
   }
 
@@ -538,7 +570,9 @@ export async function openPool() {
     const size = poolSize();
     const asked = Number(new URLSearchParams(location.search).get("engine_delay"));
     const delay = Number.isFinite(asked) ? Math.min(Math.max(asked, 0), MAX_DELAY_MS) : 0;
-    const pool = new Pool(module, size, delay);
+    const limit = Number(new URLSearchParams(location.search).get("engine_time_limit"));
+    const pool = new Pool(module, size, delay,
+                          limit > 0 && limit < TIME_LIMIT_S ? limit : TIME_LIMIT_S);
     await pool.start();
     return pool;
   } catch (err) {

@@ -124,6 +124,37 @@ function refuse(problems) {
   return new Error(sentences.slice(0, MAX_PROBLEMS).join(" ") + rest);
 }
 
+// --- what the server refuses of any body (limits.parse_json, files.lone_surrogate) -------
+
+const MAX_JSON_DEPTH = 32;
+const LONE_HALF = /[\ud800-\udfff]/u;  // (a pair's two halves are one character to it)
+const LONE_SURROGATE = "The text holds half of a UTF-16 surrogate pair alone (an escape " +
+  "such as \\ud800 without its other half), which is no character; write the character " +
+  "itself.";
+
+// A board's JSON that no request could carry, in the server's words, or "": nested too
+// deeply, or a text (a key or a value) holding half of a surrogate pair, which no UTF-8
+// text holds. Without recursion.
+function unreadable(data) {
+  let deepest = 0, lone = false;
+  const todo = [[data, 1]];
+  while (todo.length) {
+    const [item, depth] = todo.pop();
+    if (typeof item === "string") {
+      lone ||= LONE_HALF.test(item);
+    } else if (item !== null && typeof item === "object") {
+      deepest = Math.max(deepest, depth);
+      if (depth > MAX_JSON_DEPTH) continue;
+      const values = Array.isArray(item) ? item : [...Object.keys(item), ...Object.values(item)];
+      for (const value of values) todo.push([value, depth + 1]);
+    }
+  }
+  if (deepest > MAX_JSON_DEPTH) {
+    return `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`;
+  }
+  return lone ? LONE_SURROGATE : "";
+}
+
 // --- the spec's fields checked (spec/calendar.py, spec/pieces.py, spec/base.py) ----------
 
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -133,12 +164,18 @@ function boolOf(v) {
   return typeof v === "boolean" ? v : undefined;
 }
 
+// White space as the server reads it: Python's str.split() (PY_SPACE), and the validator's
+// \s in a name's pattern (Unicode's White_Space: the same but U+001C-U+001F).
+const UNICODE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+const SPACE_RUN = new RegExp(`[${UNICODE_SPACE}\x1c-\x1f]+`, "u");
+const NAME = new RegExp(`^[^${UNICODE_SPACE}/#]+$`, "u");
+
 // A name (spec/base.py's Name): its problem, or null.
 function nameProblem(value, path) {
   if (typeof value !== "string") return {path, kind: "type", expected: "text"};
   if (!value.length) return {path, kind: "too_short"};
   if ([...value].length > MAX_NAME) return {path, kind: "too_long", max: MAX_NAME};
-  if (!/^[^\s/#]+$/u.test(value)) return {path, kind: "pattern"};
+  if (!NAME.test(value)) return {path, kind: "pattern"};
   return null;
 }
 
@@ -149,7 +186,9 @@ function rowsOf(value) {
   return text.includes("\n") ? text.split("\n") : text.split("/");
 }
 
-const tokens = (row) => row.split(/\s+/).filter(Boolean);
+// A board row's tokens, between runs of what Python's str.split() takes for white space
+// (JavaScript's \s differs: it takes U+FEFF, and not U+0085 nor U+001C-U+001F).
+const tokens = (row) => row.split(SPACE_RUN).filter(Boolean);
 
 // Cells joined by edges of grid (its neighbours' offsets by tile, api/grids).
 function connected(cells, grid) {
@@ -205,13 +244,14 @@ function readPiece(value, i, problems) {
     if (!Array.isArray(rows)) problems.push({path: at("shape"), kind: "type", expected: "a list"});
     else if (!rows.length) problems.push({path: at("shape"), kind: "too_short"});
     else if (!rows.every((r) => typeof r === "string")) {
-      problems.push({path: at("shape", rows.findIndex((r) => typeof r !== "string")),
-                     kind: "type", expected: "text"});
+      rows.forEach((r, k) => {
+        if (typeof r !== "string") problems.push({path: at("shape", k), kind: "type", expected: "text"});
+      });
     } else {
       const badRow = rows.findIndex((r) => [...r].some((ch) => !"#. ".includes(ch)));
       if (badRow >= 0) {
         const bad = [...new Set([...rows[badRow]].filter((ch) => !"#. ".includes(ch)))].sort();
-        problems.push({path: at("shape"), kind: "value", reason: `row ${badRow} has ` +
+        problems.push({path: at("shape"), kind: "value", reason: `row ${badRow + 1} has ` +
           `${bad.map(pyRepr).join(", ")}; draw squares with '#' and empty places with '.'`});
       } else if (rows.length > MAX_PIECE_SIDE || Math.max(...rows.map((r) => [...r].length)) >
                  MAX_PIECE_SIDE) {
@@ -351,6 +391,8 @@ function readCells(value, path, problems) {
 // pieces' fit and checkLimits): the calendar {name, grid, rotate, flip, pieces, board,
 // groups, cells, labelCells}, or an Error with the server's words.
 export function readBoard(fields) {
+  const unread = unreadable(fields);
+  if (unread) throw new Error(unread);
   if (!isObject(fields)) throw new Error("A board is a JSON object of a calendar spec's fields.");
   if ((fields.kind === undefined ? "calendar" : fields.kind) !== "calendar") {
     throw new Error("The editor draws calendars: kind must be 'calendar'.");
@@ -417,8 +459,9 @@ export function readBoard(fields) {
   else if (!Array.isArray(rows)) problems.push({path: ["board"], kind: "type", expected: "a list"});
   else if (!rows.length) problems.push({path: ["board"], kind: "too_short"});
   else if (!rows.every((r) => typeof r === "string")) {
-    problems.push({path: ["board", rows.findIndex((r) => typeof r !== "string")],
-                   kind: "type", expected: "text"});
+    rows.forEach((r, k) => {
+      if (typeof r !== "string") problems.push({path: ["board", k], kind: "type", expected: "text"});
+    });
   } else {
     const widths = rows.map((r) => tokens(r).length);
     if (rows.length > MAX_BOARD_SIDE || Math.max(...widths) > MAX_BOARD_SIDE) {
@@ -427,9 +470,9 @@ export function readBoard(fields) {
     } else {
       const odd = widths.findIndex((w) => w !== widths[0]);
       if (odd >= 0) {
-        problems.push({path: ["board"], kind: "value", reason: `row ${odd} has ${widths[odd]} ` +
-                       `tokens but row 0 has ${widths[0]}; pad short rows with '#' so every ` +
-                       "row has the same width"});
+        problems.push({path: ["board"], kind: "value", reason: `row ${odd + 1} has ` +
+                       `${widths[odd]} tokens but row 1 has ${widths[0]}; pad short rows ` +
+                       "with '#' so every row has the same width"});
       }
     }
   }
@@ -513,7 +556,7 @@ function checkLabels(spec) {
     if (token === "#" || token === ".") return;
     if (!inGroup.has(token)) {
       throw refuse([{path: ["board", r], kind: "value", reason: `label ${pyRepr(token)} ` +
-        `(column ${c}) is in no group; add it to 'groups' or draw a plain cell with '.'`}]);
+        `(column ${c + 1}) is in no group; add it to 'groups' or draw a plain cell with '.'`}]);
     }
     if (token in placed) {
       throw refuse([{path: ["board", r], kind: "value",

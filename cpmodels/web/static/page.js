@@ -73,16 +73,28 @@ const NARROW = "(max-width: 40rem)";
 function fromUrl() {
   const params = new URLSearchParams(location.search);
   const truthy = (v) => v !== null && ["1", "true", "yes", "on"].includes(v.toLowerCase());
-  const labels = params.get("labels");
+  const labels = linkLabels(location.search);
   const solution = params.get("solution");
   const numbered = /^[1-9][0-9]{0,5}$/.test(solution || "");
   return {spec: params.get("spec"), date: params.get("date"), face_up: truthy(params.get("face_up")),
-          labels: labels === null ? null : labels.split(",").map((s) => s.trim()).filter(Boolean),
+          labels,
           view: params.get("view") === "solutions" ? "solutions" : "play",
           index: numbered ? Number(solution) - 1 : 0,
           badIndex: solution !== null && !numbered
             ? `there is no solution ${JSON.stringify(solution.slice(0, 20))}: solutions are ` +
               "numbered from 1; showing solution 1" : ""};
+}
+
+// The link's labels (labels=...), or null when it names none: its text as written split at
+// the commas, and then each part decoded, so that a label holding a comma (written %2C)
+// stays one label.
+function linkLabels(search) {
+  const written = search.replace(/^\?/, "").split("&").find((p) => p.startsWith("labels="));
+  if (written === undefined) return null;
+  return written.slice("labels=".length).split(",").map((part) => {
+    const text = part.replace(/\+/g, " ");
+    try { return decodeURIComponent(text).trim(); } catch (err) { return text.trim(); }
+  }).filter(Boolean);
 }
 
 // --- the solutions view -----------------------------------------------------------------
@@ -423,8 +435,8 @@ async function start() {
   let warning = "";
   if (asked.spec !== null && asked.spec in state.specs) name = asked.spec;
   else if (asked.spec !== null) {
-    warning = `there is no puzzle named ${quoted(asked.spec)}; ` +
-      `showing ${title(state.specs[name])}`;
+    warning = `There is no puzzle named ${quoted(asked.spec)}. ` +
+      `Showing ${title(state.specs[name])} instead.`;
   }
   if (asked.face_up && state.specs[name].flip) $("face-up").checked = true;
   markView(asked.view);
@@ -432,7 +444,7 @@ async function start() {
   if (asked.labels || asked.date) {
     const problem = asked.labels ? badLabels(state.specs[name], asked.labels)
                                  : badDate(state.specs[name], asked.date);
-    if (problem) warning = warning || `${problem}; showing today`;
+    if (problem) warning = warning || `${problem} ${shownInstead(state.specs[name])}`;
     else query = asked.labels ? {labels: asked.labels} : {date: asked.date};
   }
   // a solution number is kept for the puzzle asked (a link with no date: today's)
@@ -451,33 +463,43 @@ function quoted(text) {
   return JSON.stringify(shown.length > 40 ? `${shown.slice(0, 40).join("")}\u2026` : text);
 }
 
-// What is wrong with a link's labels or date, before anything is asked of the server.
+// What the page shows when a link's labels or date cannot be played: today's date, or a
+// puzzle without dates its first labels (selectSpec), said as a sentence.
+function shownInstead(spec) {
+  return spec.dates ? "Showing today's puzzle instead."
+    : `Showing its labels ${spec.today.join(" ")} instead.`;
+}
+
+// What is wrong with a link's labels or date, before anything is asked of the server: a
+// sentence, or "".
 function badLabels(spec, labels) {
   const groups = Object.entries(spec.groups);
   const seen = new Set();
   for (const label of labels) {
     const group = groups.find(([, names]) => names.includes(label));
-    if (!group) return `${title(spec)} has no label ${quoted(label)}`;
-    if (seen.has(group[0])) return `two labels of the group ${group[0]}`;
+    if (!group) return `${title(spec)} has no label ${quoted(label)}.`;
+    if (seen.has(group[0])) {
+      return `The link gives two labels of the group ${group[0]}; a puzzle takes one of each.`;
+    }
     seen.add(group[0]);
   }
   const missing = groups.filter(([group]) => !seen.has(group)).map(([group]) => group);
-  return missing.length ? `no label given for ${missing.join(", ")}` : "";
+  return missing.length ? `The link gives no label for ${missing.join(", ")}.` : "";
 }
 
 function badDate(spec, date) {
-  if (!spec.dates) return `${title(spec)} has no dates; give labels`;
+  if (!spec.dates) return `${title(spec)} has no dates: its puzzles are chosen by labels.`;
   const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!parts) return `${quoted(date)} is not a date: write it as YYYY-MM-DD`;
+  if (!parts) return `${quoted(date)} is not a date: write it as YYYY-MM-DD.`;
   const [year, month, day] = parts.slice(1).map(Number);
-  if (year < 1) return `${quoted(date)} is not a real date (years start at 1)`;
+  if (year < 1) return `${quoted(date)} is not a real date (years start at 1).`;
   if (!isRealDate(date)) {
     const name = month >= 1 && month <= 12
       ? new Date(Date.UTC(2000, month - 1, 1)).toLocaleString("en", {month: "long",
                                                                       timeZone: "UTC"})
       : null;
     const why = name ? `${year} has no ${name} ${day}` : `there is no month ${month}`;
-    return `${quoted(date)} is not a real date (${why})`;
+    return `${quoted(date)} is not a real date (${why}).`;
   }
   return "";
 }

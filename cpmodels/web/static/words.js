@@ -15,14 +15,19 @@ export function said(data) {
 }
 
 // The board a link holds (#board=...) as its fields, or null when it holds none. A board
-// that cannot be read (cut short, changed by hand, not a board's JSON) throws an Error
-// saying so, for the page to say what it shows instead.
+// that cannot be read (too long, cut short, changed by hand, not a board's JSON) throws an
+// Error saying so, for the page to say what it shows instead.
 export function linkedBoard(hash) {
   const found = /^#board=(.*)$/s.exec(hash || "");
   if (!found) return null;
+  if (found[1].length > MAX_LINK_BOARD) {
+    throw new Error(`This link's board is too long to read: it has ` +
+                    `${found[1].length.toLocaleString("en-US")} characters, and a board's ` +
+                    `link has at most ${MAX_LINK_BOARD.toLocaleString("en-US")}.`);
+  }
   let board = null;
   try {
-    if (found[1].length <= MAX_LINK_BOARD) board = JSON.parse(unbase64url(found[1]));
+    board = JSON.parse(unbase64url(found[1]));
   } catch (err) {
     board = null;
   }
