@@ -331,3 +331,29 @@ def test_a_wide_board_from_solve_is_polished(monkeypatch):
     assert check_towers(board, 9, 9) <= check_towers(result.grid, 9, 9) == result.score
     assert result.grid == polished
     assert deadline == pytest.approx(start + 3, abs=0.1) and called < deadline
+
+
+def test_polish_keeps_built_and_empty_cells(tmp_path):
+    """Windows keep the built cells (an empty one among them) and may leave cells empty;
+    the board they reach is legal by the tests' own reading of the rules."""
+    from cpmodels.towers import search
+
+    spec = _spec(tmp_path, """\
+        kind: towers
+        name: custom
+        rows: 6
+        cols: 5
+        allow_empty: true
+        colours:
+          - {name: Stone, letter: S, points: 1}
+          - {name: Tower, letter: T, points: 9, needs: [Stone]}
+          - {name: Castle, letter: C, points: 30, needs: [Tower, Stone, Moat]}
+          - {name: Moat, letter: M, points: -2}
+        fixed: ["??.??", "?C???", "?????", "?????", "????.", "?????"]
+        """)
+    problem = towers_problem(spec)
+    start = ["ST.SS", "MCSSS", "SSSSS", "SSSSS", "SSSS.", "SSSSS"]
+    assert _rules_hold(problem, start) == 62
+    polished = search.polish(problem, start)
+    assert 62 < _rules_hold(problem, polished) <= programme.solve_dp(problem).best
+    assert polished[0][2] == polished[4][4] == "." and polished[1][1] == "C"
