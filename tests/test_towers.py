@@ -320,17 +320,18 @@ def test_a_wide_board_from_solve_is_polished(monkeypatch):
     polish = search.polish
 
     def watched(problem, board, *, deadline=None):
-        calls.append((list(board), deadline, time.perf_counter()))
+        calls.append((list(board), deadline))
         calls.append(polish(problem, board, deadline=deadline))
         return calls[-1]
 
     monkeypatch.setattr(search, "polish", watched)
     start = time.perf_counter()
     result = towers_model.solve(problem, time_limit=3)
-    (board, deadline, called), polished = calls
+    end = time.perf_counter()
+    (board, deadline), polished = calls
     assert check_towers(board, 9, 9) <= check_towers(result.grid, 9, 9) == result.score
     assert result.grid == polished
-    assert deadline == pytest.approx(start + 3, abs=0.1) and called < deadline
+    assert start + 3 <= deadline <= end + 3  # the solve's own deadline
 
 
 def test_polish_keeps_built_and_empty_cells(tmp_path):
