@@ -258,3 +258,103 @@ def test_a_large_board_ends_near_its_time_limit(tmp_path, rules):
     result = towers_model.solve(problem, time_limit=1.5)
     assert time.perf_counter() - start < 1.5 + 1.0
     assert result.status == "unknown" and result.grid in (None, []) and result.bound is None
+
+
+def _scores_legally(grid, rows, cols):
+    """The board's score by the tests' own checker, or None when it breaks a rule."""
+    try:
+        return check_towers(grid, rows, cols)
+    except AssertionError:
+        return None
+
+
+@pytest.mark.parametrize("start", ["blue", "optimal"])
+def test_a_window_is_the_best_board_around_it_by_brute_force(start):
+    """Rows 2-3 of a 6x3 board re-solved with the rest kept: every letter of the window
+    tried, a board counted only when all of it is legal (the rows beside the window need
+    it too), against the programme's answer with helper rows on both sides."""
+    from cpmodels.towers import search
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 6, 3)
+    board = ["BBB"] * 6 if start == "blue" else programme.solve_dp(problem, board=True).grid
+    best = None
+    for cells in itertools.product("BRGYW", repeat=6):
+        grid = [*board[:2], "".join(cells[:3]), "".join(cells[3:]), *board[4:]]
+        score = _scores_legally(grid, 6, 3)
+        if score is not None and (best is None or score > best):
+            best = score
+    found = search.best_window(problem, board, 2, 2)
+    assert found[:2] == board[:2] and found[4:] == board[4:]
+    assert _scores_legally(found, 6, 3) == best
+    assert best > 180 if start == "blue" else best == _scores_legally(board, 6, 3)
+    with pytest.raises(ValueError, match="not a window"):
+        search.best_window(problem, board, 5, 2)
+
+
+def test_polish_climbs_to_a_board_no_window_improves():
+    from cpmodels.towers import search
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 7, 5)  # windows across too
+    polished = search.polish(problem, ["BBBBB"] * 7)
+    score = _scores_legally(polished, 7, 5)
+    assert score is not None and 350 < score <= programme.solve_dp(problem).best
+    for first in range(7 - 3):
+        assert problem.score(search.best_window(problem, polished, first, 4)) <= score
+    across = search.transposed(polished)
+    for first in range(5 - 3):
+        assert problem.score(search.best_window(search.turned(problem), across, first,
+                                                4)) <= score
+    assert search.polish(problem, polished) == polished
+
+
+def test_a_wide_board_from_solve_is_polished(monkeypatch):
+    """Past the programme's width CP-SAT's board is polished in the time kept for it, and
+    the polished board is the answer (how far the polish gets depends on the machine's
+    speed, so the polish itself is checked above)."""
+    import time
+
+    from cpmodels.towers import search
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 9, 9)
+    calls = []
+    polish = search.polish
+
+    def watched(problem, board, *, deadline=None):
+        calls.append((list(board), deadline))
+        calls.append(polish(problem, board, deadline=deadline))
+        return calls[-1]
+
+    monkeypatch.setattr(search, "polish", watched)
+    start = time.perf_counter()
+    result = towers_model.solve(problem, time_limit=3)
+    end = time.perf_counter()
+    (board, deadline), polished = calls
+    assert check_towers(board, 9, 9) <= check_towers(result.grid, 9, 9) == result.score
+    assert result.grid == polished
+    assert start + 3 <= deadline <= end + 3  # the solve's own deadline
+
+
+def test_polish_keeps_built_and_empty_cells(tmp_path):
+    """Windows keep the built cells (an empty one among them) and may leave cells empty;
+    the board they reach is legal by the tests' own reading of the rules."""
+    from cpmodels.towers import search
+
+    spec = _spec(tmp_path, """\
+        kind: towers
+        name: custom
+        rows: 6
+        cols: 5
+        allow_empty: true
+        colours:
+          - {name: Stone, letter: S, points: 1}
+          - {name: Tower, letter: T, points: 9, needs: [Stone]}
+          - {name: Castle, letter: C, points: 30, needs: [Tower, Stone, Moat]}
+          - {name: Moat, letter: M, points: -2}
+        fixed: ["??.??", "?C???", "?????", "?????", "????.", "?????"]
+        """)
+    problem = towers_problem(spec)
+    start = ["ST.SS", "MCSSS", "SSSSS", "SSSSS", "SSSS.", "SSSSS"]
+    assert _rules_hold(problem, start) == 62
+    polished = search.polish(problem, start)
+    assert 62 < _rules_hold(problem, polished) <= programme.solve_dp(problem).best
+    assert polished[0][2] == polished[4][4] == "." and polished[1][1] == "C"

@@ -8,6 +8,7 @@ points. Not packing, so not an exact cover: it has its own solver.
 * ``programme.py``: the exact dynamic programme over row profiles (boards up to 8 wide);
 * ``bounds.py``: band bounds for wider boards;
 * ``pricing.py``: a priced bound's pricing state, saved and continued;
+* ``search.py``: wider boards polished, windows of rows re-solved by the programme;
 * ``certificate.py``: certificates of the programme's answers and their independent checker;
 * ``proof.py``: an answer with its certificate, written and checked.
 

@@ -11,7 +11,7 @@ from ortools.sat.python import cp_model
 
 from cpmodels.cpsat_runtime import new_solver, run_solver
 from cpmodels.errors import OutOfTime
-from cpmodels.towers import bounds, programme
+from cpmodels.towers import bounds, programme, search
 from cpmodels.towers.problem import TowersProblem
 from cpmodels.towers.result import NAME, TowersResult
 
@@ -160,6 +160,7 @@ def _search(problem: TowersProblem, deadline: float | None, workers: int | None,
 DP_FIRST_WIDTH = 6  # up to this width the programme alone finds the optimum in about a second
 DP_PROOF_WIDTH = 8  # wider, the programme's layers outgrow this machine's memory
 BAND_HEIGHT = 5  # rows in a band of the band bound on boards too wide for the programme
+POLISH_SHARE = 0.1  # of the time limit, kept for re-solving windows of CP-SAT's wide board
 
 
 def incumbent_budget(problem: TowersProblem) -> float:
@@ -178,7 +179,9 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     enough, the exact dynamic programme (``programme.py``) proves that nothing beats CP-SAT's
     board, or finds the better score, which CP-SAT is then asked to reach. Wider boards are
     bounded by bands of at most ``band_height`` rows, each solved exactly
-    (``bounds.upper_bound``), and CP-SAT searches under that bound.
+    (``bounds.upper_bound``), and CP-SAT searches under that bound; its board is then
+    polished, windows of rows and columns re-solved by the programme (``search.polish``),
+    in the last ``POLISH_SHARE`` of the time.
 
     ``layer_sink`` is handed the programme's layers (see ``programme.solve_dp``), for a
     certificate of the answer (``certificate.py``); with it the programme runs on every
@@ -209,6 +212,9 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
         half = None if deadline is None else start + (deadline - start) / 2
         ceiling, _ = bounds.upper_bound(problem, max_band=band_height, deadline=half)
     first = deadline
+    wide = not narrow and use_dp and search.window_height(problem) > 0
+    if wide and deadline is not None:
+        first = deadline - POLISH_SHARE * (deadline - start)
     if narrow:
         budget = time.perf_counter() + incumbent_budget(problem)
         first = budget if first is None else min(first, budget)
@@ -218,8 +224,10 @@ def solve(problem: TowersProblem, *, time_limit: float | None = None,
     infeasible = status == cp_model.INFEASIBLE
     if infeasible and not (narrow and layer_sink is not None):
         return TowersResult("unsolvable", time.perf_counter() - start)
-    score = problem.score(grid) if grid else None
     optimal = status == cp_model.OPTIMAL
+    if wide and grid and not optimal:
+        grid = search.polish(problem, grid, deadline=deadline)
+    score = problem.score(grid) if grid else None
     backend = NAME
     wanted = not optimal or layer_sink is not None
     remaining = left()
