@@ -93,26 +93,17 @@ class Answerer {
 
   // A board's sweep cover made and laid out by the core, its slack options by group.
   board(text) {
-    const {grid, cells, pieces, groups, faceUp, labels, neighbours} = JSON.parse(text);
+    const board = JSON.parse(text);
+    const {cells, groups, labels} = board;
     const engine = this.engine;
-    const made = engine.sweepCover({grid, cells, pieces, groups, faceUp});
-    const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
-    const near = cells.map(([a, b]) => neighbours[a & 1][b & 1].map(
-      ([da, db]) => at.get(`${a + da},${b + db}`) ?? -1));
-    const {start, items} = made.options;
-    const options = made.optionKind.map((_, o) => items.slice(start[o], start[o + 1]));
+    const made = engine.sweepCover(board);
     const slackItems = [];
     made.items.kind.forEach((kind, i) => { if (kind === 2) slackItems.push(i); });
     const fixed = made.fixed;
     const free = groups.map((_, g) => g).filter((g) => !fixed.includes(g));
     const slack = groups.map(() => []);
     made.optionKind.forEach((kind, o) => { if (kind === 1) slack[made.optionOwner[o]].push(o); });
-    // With the cells' coordinates and the kinds, a board the one-word kernel suits gets
-    // the sweep's own plan (tally_one_word), any other the general one.
-    const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
-                                   cell: made.items.cell, neighbours: near, options,
-                                   tally: free.map((g) => slackItems[g]), grid, xy: cells,
-                                   kinds: made.items.kind, optionKinds: made.optionKind});
+    const {plan} = boardPlan(engine, board, made, free.map((g) => slackItems[g]));
     const large = Number(cells.length >= LARGE_BOARD);
     const oneWordLarge = large && plan.tally.kernel === "tally_one_word";
     const cover = engine.load(plan, oneWordLarge
@@ -227,6 +218,24 @@ function nowhere(engine, {grid, cells, pieces}) {
   return null;
 }
 
+// The plan of a board's sweep cover (made: engine.sweepCover's), laid out by the core with
+// the cells' neighbours (from the grid's table of offsets), and the cover's options as
+// lists of items. With the cells' coordinates and the kinds, a board the one-word kernel
+// suits gets the sweep's own plan (tally_one_word), any other the general one; tally: the
+// items tallied (none: a plan that counts).
+function boardPlan(engine, {grid, cells, neighbours}, made, tally = undefined) {
+  const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
+  const near = cells.map(([a, b]) => neighbours[a & 1][b & 1].map(
+    ([da, db]) => at.get(`${a + da},${b + db}`) ?? -1));
+  const {start, items} = made.options;
+  const options = made.optionKind.map((_, o) => items.slice(start[o], start[o + 1]));
+  const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
+                                 cell: made.items.cell, neighbours: near, options, tally,
+                                 grid, xy: cells, kinds: made.items.kind,
+                                 optionKinds: made.optionKind});
+  return {plan, options};
+}
+
 // A drawn board's layout and plans (as the server's api/layout and api/plan answer them).
 function drawnPlans(engine, board) {
   const {spec, grid, cells, pieces, groups, groupNames, labels, letters, copies, flip,
@@ -235,15 +244,7 @@ function drawnPlans(engine, board) {
   const labelAt = new Map(Object.entries(labels).map(([label, cell]) => [String(cell), label]));
   const plans = (flip ? [false, true] : [false]).map((faceUp) => {
     const made = engine.sweepCover({grid, cells, pieces, groups, faceUp});
-    const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
-    const near = cells.map(([a, b]) => neighbours[a & 1][b & 1].map(
-      ([da, db]) => at.get(`${a + da},${b + db}`) ?? -1));
-    const {start, items} = made.options;
-    const options = made.optionKind.map((_, o) => items.slice(start[o], start[o + 1]));
-    const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
-                                   cell: made.items.cell, neighbours: near, options, grid,
-                                   xy: cells, kinds: made.items.kind,
-                                   optionKinds: made.optionKind});
+    const {plan, options} = boardPlan(engine, {grid, cells, neighbours}, made);
     const slack = {};
     const listed = made.optionKind.map((kind, o) => {
       const owned = options[o].filter((item) => made.items.kind[item] === 0)
