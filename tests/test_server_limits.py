@@ -386,7 +386,8 @@ def test_a_lone_surrogate_is_refused_in_one_sentence_and_an_error_never_fails(cl
     assert pair.status_code == 404 and "calendar_w\U0001f600" in pair.json()["error"]
     request = Request({"type": "http", "method": "POST", "path": "/api/x", "headers": []})
     for exc in (InputError("bad \ud800 text"), InvalidPosition("piece '\udfff' is off")):
-        answer = asyncio.run(refused(request, exc))
+        with ThreadPoolExecutor(1) as thread:  # a loop of its own (a browser's may be running)
+            answer = thread.submit(asyncio.run, refused(request, exc)).result(10)
         assert answer.status_code == 422
         assert "\\ud800" in answer.body.decode() or "\\udfff" in answer.body.decode()
 
