@@ -45,10 +45,25 @@ if(_probe_failed)
     return()
 endif()
 
+# cpcore_interface, the interface's description (the structs' fields, kinds, offsets and
+# sizes, the entry points' parameter kinds, the constants) generated from entry.h: engine.js
+# reads the layout of every struct from it.
+if(NOT Python_EXECUTABLE)
+    find_package(Python 3.10 COMPONENTS Interpreter REQUIRED)
+endif()
+set(INTERFACE_SOURCE "${CMAKE_CURRENT_BINARY_DIR}/wasm/interface.cpp")
+add_custom_command(
+    OUTPUT "${INTERFACE_SOURCE}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/wasm"
+    COMMAND "${Python_EXECUTABLE}" "${CORE_DIR}/interface.py"
+            "${CORE_DIR}/include/cpcore/entry.h" "${INTERFACE_SOURCE}"
+    DEPENDS "${CORE_DIR}/interface.py" "${CORE_DIR}/include/cpcore/entry.h"
+    COMMENT "Describing entry.h for engine.js" VERBATIM)
+
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")
 set(_objects "")
-foreach(source IN LISTS WASM_SOURCES ITEMS "${WASM_DIR}/memory.cpp")
+foreach(source IN LISTS WASM_SOURCES ITEMS "${WASM_DIR}/memory.cpp" "${INTERFACE_SOURCE}")
     get_filename_component(name "${source}" NAME_WE)
     set(object "${CMAKE_CURRENT_BINARY_DIR}/wasm/${name}.o")
     set(extra "")

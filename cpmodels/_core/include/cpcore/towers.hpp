@@ -1,5 +1,15 @@
 // The towers programme's frontier states: how placing one colour changes a state (a 64-bit
 // key, a few bits per column), shared by the step and the trace back. Freestanding.
+//
+// The data. The board is filled row by row, column by column; the cell being placed is
+// (i, j) of rows x cols (Cell). A state's key holds one field of ``bits`` bits per column,
+// field c at bits [bits * c, bits * (c + 1)): the colour code of the frontier cell in
+// column c (its low bits - n_codes bits; ``none`` for no cell yet) and, above them, the
+// mask of n_codes bits of the colours that cell still needs among its neighbours to come.
+// needs[k] is the mask colour k needs; table[up][left][k] what colour k scores next to up
+// and left. A layer is an open-addressing table (hash.hpp's probe, slot_hash) of n_slots
+// keys (EMPTY, all ones, a free slot) and their best scores (vals); a *position* in a layer
+// is s * n_codes + k: state s, colour k, the order each_successor visits successors in.
 #pragma once
 
 #include <stdint.h>

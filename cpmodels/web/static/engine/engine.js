@@ -55,8 +55,6 @@ const COVER_ARRAYS = [
   ["opt_nb_start", "int64", (n) => n.options + 1], ["opt_nb", "int64", (n, s) => s.n_opt_nb],
   ["fillable", "bool", (n, s) => s.n_board_cells + 1],
 ];
-const COVER_SIZES = ["error", "n_branch", "n_bits", "n_words", "n_counters", "n_anchored",
-  "degree", "n_opt_nb", "n_board_cells", "memo_ok", "region_limit"];
 const TALLY_ARRAYS = [
   ["bit", "int64", (n, s) => s.cols], ["last_anchor", "int64", (n, s) => s.cols],
   ["opt_tally", "int64", (n) => n.options], ["opt_index", "int64", (n) => n.options],
@@ -65,9 +63,7 @@ const TALLY_ARRAYS = [
   ["map_flat", "int64", (n, s) => s.n_map_flat],
   ["covering_start", "int64", (n) => n.tally + 1], ["covering", "int64", (n, s) => s.n_covering],
 ];
-const TALLY_SIZES = ["error", "bad_item", "cols", "masks", "n_covering", "n_map_flat"];
-// The one-word kernel's layout (entry.h's cpcore_one_word_layout, in order) and its sizes:
-// five whole numbers, seven words, two whole numbers.
+// The one-word kernel's layout (entry.h's cpcore_one_word_layout, in order).
 const ONE_WORD_ARRAYS = [
   ["start", "uint64", (n, s) => 64 * s.n_pieces + 1], ["masks", "uint64", (n, s) => s.n_flat],
   ["opts", "int64", (n, s) => s.n_flat], ["avail", "uint64", () => 64],
@@ -75,56 +71,10 @@ const ONE_WORD_ARRAYS = [
   ["slack_cells", "uint64", () => 64], ["areas", "int64", (n, s) => s.n_pieces],
   ["fillable", "bool", (n, s) => s.n_board_cells + 1],
 ];
-const ONE_WORD_SIZES = ["error", "suits", "n_pieces", "n_flat", "n_board_cells"];
-const ONE_WORD_WORDS = ["all_pieces", "covered", "inner", "first", "last", "slack", "optional"];
-const ONE_WORD_SIZE_WORDS = 14;
-// What each kind of struct field holds.
+// What each kind of field and parameter holds (entry.h's kinds: see cpmodels/_core/interface.py).
 const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
-
-// The C structs of entry.h as wasm32 lays them out: p a pointer (4 bytes), u64/i64 8 bytes
-// aligned on 8, i32/u32 4 bytes.
-const STRUCTS = {
-  one_word: [["start", "p"], ["masks", "p"], ["opts", "p"], ["avail", "p"], ["opt_cells", "p"],
-    ["opt_piece", "p"], ["n_options", "u64"], ["n_pieces", "u64"], ["all_pieces", "u64"],
-    ["optional", "u64"], ["covered", "u64"], ["inner", "u64"], ["first", "u64"],
-    ["last", "u64"], ["slack", "u64"], ["fillable", "p"], ["n_fillable", "u64"],
-    ["region_limit", "i64"], ["isolated_dead", "i32"], ["slack_cells", "p"]],
-  one_tallies: [["n_tally", "u64"], ["bit", "p"], ["opt_tally", "p"], ["opt_index", "p"],
-    ["length", "p"], ["stride", "p"], ["stride_cols", "u64"], ["map_start", "p"],
-    ["map_flat", "p"]],
-  one_word_table: [["keys", "p"], ["n_slots", "u64"], ["arena", "p"], ["arena_size", "u64"],
-    ["stats", "p"]],
-  packing_cover: [["opt_counter", "p"], ["anchor_start", "p"], ["anchor_opts", "p"],
-    ["group_end", "p"], ["counter_low", "p"], ["counter_high", "p"], ["radix", "p"],
-    ["n_counters", "u64"], ["n_branch", "u64"], ["memo_ok", "i32"], ["opt_nb_start", "p"],
-    ["opt_nb", "p"], ["fillable", "p"], ["region_limit", "i64"]],
-  two_words: [["opt_a", "p"], ["opt_b", "p"], ["k_a", "p"], ["k_b", "p"], ["k_tag_a", "p"],
-    ["k_tag_b", "p"], ["k_counter", "p"], ["nb_a", "p"], ["nb_b", "p"], ["branch_a", "u64"],
-    ["branch_b", "u64"], ["memo_below", "i64"], ["n_words", "u32"]],
-  n_words: [["opt_mask", "p"], ["n_words", "u64"], ["tag_word", "p"], ["tag_bit", "p"],
-    ["cell_nb", "p"], ["degree", "u64"]],
-  tallies: [["n_tally", "i64"], ["bit", "p"], ["last_anchor", "p"], ["opt_tally", "p"],
-    ["opt_index", "p"], ["length", "p"], ["stride", "p"], ["map_start", "p"],
-    ["map_flat", "p"]],
-  table: [["keys", "p"], ["values", "p"], ["arena", "p"], ["stats", "p"], ["n_slots", "u64"],
-    ["key_stride", "u64"], ["value_stride", "u64"], ["n_arena", "u64"]],
-  search_buffers: [["acc", "p"], ["acc_width", "u64"], ["stack_pos", "p"], ["stack_k", "p"],
-    ["stack_code", "p"], ["stack_mask", "p"], ["chosen", "p"], ["counters", "p"],
-    ["filled", "p"], ["scratch", "p"], ["fill_stack", "p"]],
-  // A cover's layout made by the core (cpcore/cover_layout.hpp).
-  cover_input: [["n_items", "u64"], ["low", "p"], ["high", "p"], ["item_cell", "p"],
-    ["n_cells", "u64"], ["cell_nb_start", "p"], ["cell_nbs", "p"], ["n_cell_nbs", "u64"],
-    ["n_options", "u64"], ["opt_start", "p"], ["opt_items", "p"], ["n_opt_items", "u64"]],
-  cover_layout: COVER_ARRAYS.map(([name]) => [name, "p"]),
-  tally_input: [["cover", "p"], ["bit_of_item", "p"], ["n_branch", "u64"],
-    ["anchor_start", "p"], ["anchor_opts", "p"], ["n_anchored", "u64"], ["items", "p"],
-    ["n_tally", "u64"]],
-  tally_layout: TALLY_ARRAYS.map(([name]) => [name, "p"]),
-  one_word_input: [["cover", "p"], ["cell_xy", "p"], ["item_kind", "p"], ["option_kind", "p"],
-    ["flips", "u64"]],
-  one_word_layout: ONE_WORD_ARRAYS.map(([name]) => [name, "p"]),
-};
+const WIDE = new Set(["u64", "i64"]);
 
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
 // The grids of cpcore/entry.h (CPCORE_GRID_*), the coordinates a cell may have, the cells a
@@ -163,17 +113,40 @@ function check(ok, message) {
   if (!ok) fail(message);
 }
 
-// The offsets of a struct's fields and its size, by C's rules for wasm32.
-function structLayout(fields) {
-  const offsets = {};
-  let at = 0;
-  for (const [name, type] of fields) {
-    const size = type === "u64" || type === "i64" ? 8 : 4;
-    at = Math.ceil(at / size) * size;
-    offsets[name] = [at, type];
-    at += size;
-  }
-  return { offsets, size: Math.ceil(at / 8) * 8 };
+// The interface engine.wasm describes (cpcore_interface, generated from entry.h by the
+// build): each struct's size and fields ({name: [offset, kind]}, by the name entry.h gives it
+// less "cpcore_"), each entry point's parameter kinds, each constant's value.
+function describe(instance) {
+  const x = instance.exports;
+  check(typeof x.cpcore_interface === "function", "engine.wasm does not describe its interface");
+  const base = Math.ceil(Number(x.__heap_base.value) / 8) * 8;
+  const length = Number(x.cpcore_interface(0, 0n));
+  const have = x.memory.buffer.byteLength;
+  if (base + length > have) x.memory.grow(Math.ceil((base + length - have) / PAGE));
+  x.cpcore_interface(base, BigInt(length));
+  const text = new TextDecoder().decode(new Uint8Array(x.memory.buffer, base, length).slice());
+  const { structs, functions, constants } = JSON.parse(text);
+  return {
+    structs: Object.fromEntries(Object.entries(structs).map(([name, { size, fields }]) => [
+      name.replace(/^cpcore_/, ""),
+      { size, fields, offsets: Object.fromEntries(fields.map(([f, kind, at]) => [f, [at, kind]])) },
+    ])),
+    functions, constants,
+  };
+}
+
+// The entry points as functions that take Numbers or BigInts alike: each argument made what
+// its parameter's kind needs (a BigInt for a 64-bit one), their number checked.
+function entryPoints(instance, functions) {
+  const x = instance.exports;
+  return Object.fromEntries(Object.entries(functions).map(([name, [, kinds]]) => {
+    const f = x[name];
+    check(typeof f === "function", `engine.wasm lacks ${name}`);
+    return [name, (...args) => {
+      check(args.length === kinds.length, `${name}: expected ${kinds.length} arguments`);
+      return f(...args.map((a, k) => (WIDE.has(kinds[k]) ? BigInt(a) : Number(a))));
+    }];
+  }));
 }
 
 // An array field as {data, shape}: a typed array of the type named, or {data, shape}.
@@ -284,12 +257,13 @@ function flatRuns(lists, name, most) {
 // The engine: the wasm instance, its memory and the bump allocator over it.
 class Engine {
   constructor(instance) {
-    this.exports = instance.exports;
+    const { structs, functions, constants } = describe(instance);
+    this.exports = { ...instance.exports, ...entryPoints(instance, functions) };
     this.memory = instance.exports.memory;
     this.base = Number(instance.exports.__heap_base.value);
     this.top = Math.ceil(this.base / 8) * 8;
-    this.structs = Object.fromEntries(
-      Object.entries(STRUCTS).map(([name, fields]) => [name, structLayout(fields)]));
+    this.structs = structs;
+    this.constants = constants;
   }
 
   // The bytes the engine's memory holds, and those in use by covers and calls.
@@ -339,6 +313,7 @@ class Engine {
 
   // One of entry.h's structs filled with ``values`` (names as in entry.h): its address.
   struct(name, values) {
+    check(Object.hasOwn(this.structs, name), `${name}: not a struct of entry.h`);
     const { offsets, size } = this.structs[name];
     const at = this.alloc(size);
     const dv = new DataView(this.memory.buffer);
@@ -405,15 +380,15 @@ class Engine {
         n_opt_items: optItems.flat.length });
       const x = this.exports;
       const work = this.alloc(Number(x.cpcore_cover_layout_work(input)) * 8);
-      const sizes = this.alloc(COVER_SIZES.length * 8);
+      const sizes = this.alloc(this.structs.cover_sizes.size);
       x.cpcore_cover_layout_measure(input, work, sizes);
-      const measured = this.sizesAt(sizes, COVER_SIZES);
+      const measured = this.sizesAt(sizes, "cover_sizes");
       this.refuse(measured.error);
       check(nOptions * measured.n_words * 8 <= 2 ** 31,
         "the cover is too large for the engine in the browser");
       const L = this.arraysFor(COVER_ARRAYS, n, measured);
       x.cpcore_cover_layout_fill(input, work, sizes, this.struct("cover_layout", L.at));
-      const filled = this.sizesAt(sizes, COVER_SIZES);
+      const filled = this.sizesAt(sizes, "cover_sizes");
       this.refuse(filled.error);
       // The searches read all but the items' bits and counters (for the tallies, below).
       const { bit_of_item: _bits, counter_of_item: _counters, ...arrays } =
@@ -426,15 +401,15 @@ class Engine {
         anchor_start: L.at.anchor_start, anchor_opts: L.at.anchor_opts,
         n_anchored: filled.n_anchored, items, n_tally: tally.length });
       const tallyWork = this.alloc(Number(x.cpcore_tally_layout_work(tallyInput)) * 8);
-      const tallySizes = this.alloc(TALLY_SIZES.length * 8);
+      const tallySizes = this.alloc(this.structs.tally_sizes.size);
       x.cpcore_tally_layout_measure(tallyInput, tallyWork, tallySizes);
-      const t = this.sizesAt(tallySizes, TALLY_SIZES);
+      const t = this.sizesAt(tallySizes, "tally_sizes");
       if (t.error === 8) fail(`tally item ${tally[t.bad_item]} is not an exact-one item`);
       this.refuse(t.error);
       const T = this.arraysFor(TALLY_ARRAYS, n, t);
       x.cpcore_tally_layout_fill(tallyInput, tallyWork, tallySizes,
         this.struct("tally_layout", T.at));
-      this.refuse(this.sizesAt(tallySizes, TALLY_SIZES).error);
+      this.refuse(this.sizesAt(tallySizes, "tally_sizes").error);
       const { covering_start: _start, covering: _covering, ...tallies } = this.read(TALLY_ARRAYS, T);
       tallies.n_tally = tally.length;
       const oneWord = this.oneWordPlan(cover, input, n, tally, tallies);
@@ -468,16 +443,16 @@ class Engine {
       item_kind: itemKind, option_kind: nKinds ? this.copy(whole(optionKinds, "optionKinds")) : 0,
       flips: 0 });
     const work = this.alloc(Number(x.cpcore_one_word_layout_work(input1)) * 8);
-    const sizes = this.alloc(ONE_WORD_SIZE_WORDS * 8);
+    const sizes = this.alloc(this.structs.one_word_sizes.size);
     x.cpcore_one_word_layout_measure(input1, work, sizes);
-    const measured = this.sizesAt(sizes, ONE_WORD_SIZES);
+    const measured = this.sizesAt(sizes, "one_word_sizes");
     this.refuse(measured.error);
     if (!measured.suits) return null;
     const L = this.arraysFor(ONE_WORD_ARRAYS, n, measured);
     x.cpcore_one_word_layout_fill(input1, work, sizes, this.struct("one_word_layout", L.at));
-    this.refuse(this.sizesAt(sizes, ONE_WORD_SIZES).error);
-    const words = this.view(BigUint64Array, sizes + 5 * 8, ONE_WORD_WORDS.length).slice();
-    const word = Object.fromEntries(ONE_WORD_WORDS.map((name, k) => [name, words[k]]));
+    const word = this.sizesAt(sizes, "one_word_sizes");  // (its words set by the fill)
+    this.refuse(word.error);
+    const wordNames = this.fieldsOf("one_word_sizes", "u64");
     if (!word.slack && !tally.length) return null;
     let tallies;
     if (tally.length) {
@@ -510,7 +485,7 @@ class Engine {
     arrays.fillable = this.view(Uint8Array, fillable, total + 1).slice();
     const plainWord = (w) => (w <= 2n ** 53n ? Number(w) : String(w));
     const layout = { ...arrays, n_pieces: measured.n_pieces,
-      ...Object.fromEntries(ONE_WORD_WORDS.map((name) => [name, plainWord(word[name])])),
+      ...Object.fromEntries(wordNames.map((name) => [name, plainWord(word[name])])),
       region_limit: limit, isolated_dead: limit > 1 && !arrays.fillable[1] };
     return { kernel: "tally_one_word", layout, tallies };
   }
@@ -525,13 +500,13 @@ class Engine {
     return this.scoped(() => {
       const sizes = this.alloc(3 * 8);
       const x = this.exports;
-      const at = this.copy(flat);
-      const args = [BigInt(code), at, n, rotate ? 1 : 0, flip ? 1 : 0];
-      x.cpcore_orientations(...args, 0, 0n, 0, 0n, sizes);
+      const input = this.struct("shape_input", { grid: code, cells: this.copy(flat),
+        n_cells: n, rotate: rotate ? 1 : 0, flip: flip ? 1 : 0 });
+      x.cpcore_orientations(input, 0, 0, 0, 0, sizes);
       const [outWords, scratchWords] = this.view(BigUint64Array, sizes, 2);
       const out = this.alloc(Number(outWords) * 8);
       const scratch = this.alloc(Number(scratchWords) * 8);
-      const found = geometryStatus(x.cpcore_orientations(...args, out, outWords, scratch,
+      const found = geometryStatus(x.cpcore_orientations(input, out, outWords, scratch,
         scratchWords, sizes));
       const size = Number(this.view(BigUint64Array, sizes, 3)[2]);
       const words = this.view(BigInt64Array, out, found * size * dim);
@@ -561,9 +536,10 @@ class Engine {
     return this.scoped(() => {
       const sizes = this.alloc(3 * 8);
       const x = this.exports;
-      const args = [BigInt(code), this.copy(cells), this.copy(start), BigInt(shapes.length),
-        BigInt(nCells), this.copy(boardFlat), BigInt(board.length),
-        limit === null ? 2n ** 64n - 1n : BigInt(limit)];
+      const args = [this.struct("placements_input", { grid: code, shape_cells: this.copy(cells),
+        shape_start: this.copy(start), n_shapes: shapes.length, n_shape_cells: nCells,
+        board: this.copy(boardFlat), n_board: board.length,
+        limit: limit === null ? 2n ** 64n - 1n : limit })];
       const need = () => Array.from(this.view(BigUint64Array, sizes, 3), Number);
       const first = x.cpcore_placements(...args, 0, 0n, 0, 0n, 0, 0n, sizes);
       if (first !== -1n) geometryStatus(first);
@@ -632,11 +608,15 @@ class Engine {
     return this.scoped(() => {
       const sizes = this.alloc(5 * 8);
       const x = this.exports;
-      const args = [BigInt(code), this.copy(board), BigInt(cells.length),
-        this.copy(shaped.flat), this.copy(shaped.start), BigInt(shapes.length),
-        BigInt(shaped.flat.length / dim), this.copy(pieceStart), this.copy(bounds),
-        BigInt(pieces.length), this.copy(grouped.flat), this.copy(grouped.start),
-        BigInt(groups.length), BigInt(grouped.flat.length / dim), BigInt(MAX_PLACEMENTS)];
+      const input = this.struct("sweep_input", {
+        grid: code, board: this.copy(board), n_board: cells.length,
+        shape_cells: this.copy(shaped.flat), shape_start: this.copy(shaped.start),
+        n_shapes: shapes.length, n_shape_cells: shaped.flat.length / dim,
+        piece_start: this.copy(pieceStart), piece_bounds: this.copy(bounds),
+        n_pieces: pieces.length, group_cells: this.copy(grouped.flat),
+        group_start: this.copy(grouped.start), n_groups: groups.length,
+        n_labels: grouped.flat.length / dim, max_placements: MAX_PLACEMENTS });
+      const cover = (out) => x.cpcore_sweep_cover(input, this.struct("sweep_output", out), sizes);
       const need = () => Array.from(this.view(BigUint64Array, sizes, 5), Number);
       const status = (got) => {
         if (got === -7n) {
@@ -648,28 +628,29 @@ class Engine {
         }
         if (got !== -1n) geometryStatus(got);
       };
-      const none = [0, 0n, 0, 0n, 0, 0n, 0, 0n];
-      status(x.cpcore_sweep_cover(...args, ...none, 0, 0n, sizes));
+      status(cover({}));
       const scratchWords = need()[3];
-      const scratch = this.alloc(scratchWords * 8);
-      status(x.cpcore_sweep_cover(...args, ...none, scratch, BigInt(scratchWords), sizes));
+      const room = { scratch: this.alloc(scratchWords * 8), n_scratch: scratchWords };
+      status(cover(room));
       const [nItems, nOptions, nEntries, , nFixed] = need();
       const out = [4 * nItems, 4 * nOptions, nEntries, nFixed].map((words) => ({
         at: this.alloc(words * 8), words }));
-      geometryStatus(x.cpcore_sweep_cover(...args, ...out.flatMap(({ at, words }) =>
-        [at, BigInt(words)]), scratch, BigInt(scratchWords), sizes));
-      const [items, options, entries, fixed] = out.map(({ at, words }) =>
+      const [items, options, entries, fixed] = out;
+      geometryStatus(cover({ ...room, items: items.at, items_capacity: items.words,
+        options: options.at, options_capacity: options.words, entries: entries.at,
+        entries_capacity: entries.words, fixed: fixed.at, fixed_capacity: fixed.words }));
+      const [itemRows, optionRows, entryList, fixedList] = out.map(({ at, words }) =>
         Array.from(this.view(BigInt64Array, at, words), Number));
       const column = (rows, k) => Array.from({ length: rows.length / 4 },
         (_, i) => rows[4 * i + k]);
-      const start = [...column(options, 2), nEntries];
+      const start = [...column(optionRows, 2), nEntries];
       return {
-        items: { kind: column(items, 0), low: column(items, 1), high: column(items, 2),
-          cell: column(items, 3) },
-        options: { start, items: entries },
-        optionKind: column(options, 0),
-        optionOwner: column(options, 1),
-        fixed,
+        items: { kind: column(itemRows, 0), low: column(itemRows, 1), high: column(itemRows, 2),
+          cell: column(itemRows, 3) },
+        options: { start, items: entryList },
+        optionKind: column(optionRows, 0),
+        optionOwner: column(optionRows, 1),
+        fixed: fixedList,
       };
     });
   }
@@ -710,19 +691,19 @@ class Engine {
     const words = this.scoped(() => {
       const sizes = this.alloc(2 * 8);
       const x = this.exports;
-      const args = [BigInt(code), this.copy(board), BigInt(cells.length),
-        this.copy(pieceCells), this.copy(start), this.copy(turns), BigInt(pieces.length),
-        BigInt(nCells)];
+      const input = this.struct("play_input", { grid: code, board: this.copy(board),
+        n_board: cells.length, piece_cells: this.copy(pieceCells), piece_start: this.copy(start),
+        piece_turns: this.copy(turns), n_pieces: pieces.length, n_piece_cells: nCells });
       const need = () => Array.from(this.view(BigUint64Array, sizes, 2), Number);
-      status(x.cpcore_play_layout(...args, 0, 0n, 0, 0n, sizes));
+      status(x.cpcore_play_layout(input, 0, 0, 0, 0, sizes));
       const scratchWords = need()[1];
       const scratch = this.alloc(scratchWords * 8);
-      status(x.cpcore_play_layout(...args, 0, 0n, scratch, BigInt(scratchWords), sizes));
+      status(x.cpcore_play_layout(input, 0, 0, scratch, scratchWords, sizes));
       const outWords = need()[0];
       check(outWords <= MAX_PLAY_WORDS, "the layout is too large for play mode");
       const out = this.alloc(outWords * 8);
-      const n = status(x.cpcore_play_layout(...args, out, BigInt(outWords), scratch,
-        BigInt(scratchWords), sizes));
+      const n = status(x.cpcore_play_layout(input, out, outWords, scratch, scratchWords,
+        sizes));
       check(n === outWords, "the core's buffers are too small");
       return Array.from(this.view(BigInt64Array, out, n), Number);
     });
@@ -773,10 +754,22 @@ class Engine {
     fail(new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(0))));
   }
 
-  // The whole numbers of a sizes struct (int64 fields ``names``), as Numbers.
-  sizesAt(at, names) {
-    const words = this.view(BigInt64Array, at, names.length);
-    return Object.fromEntries(names.map((name, k) => [name, Number(words[k])]));
+  // The fields of the struct ``name`` at ``at``: int64 and int32 ones as Numbers, uint64
+  // ones (words of bits) as BigInts.
+  sizesAt(at, name) {
+    const dv = new DataView(this.memory.buffer);
+    return Object.fromEntries(this.structs[name].fields.map(([field, kind, offset]) => {
+      const where = at + offset;
+      const value = kind === "u64" ? dv.getBigUint64(where, true)
+        : kind === "i64" ? Number(dv.getBigInt64(where, true))
+          : kind === "i32" ? dv.getInt32(where, true) : dv.getUint32(where, true);
+      return [field, value];
+    }));
+  }
+
+  // The names of the fields of kind ``kind`` of the struct ``name``, in order.
+  fieldsOf(name, kind) {
+    return this.structs[name].fields.filter(([, k]) => k === kind).map(([field]) => field);
   }
 
   // Room for each array of ``arrays`` at the sizes measured: their addresses and shapes.
