@@ -62,7 +62,28 @@ def test_entry_h_is_read_whole():
     assert [p.kind for p in sweep.params] == ["p", "p", "p"] and sweep.returns == "i64"
     fields = {f.name: f for f in ENTRY.structs["cpcore_one_word"]}
     assert (fields["start"].kind, fields["start"].pointee) == ("p", "uint64_t")
+    assert fields["start"].shape == ("64 * n_pieces + 1",)
     assert (fields["isolated_dead"].kind, fields["region_limit"].kind) == ("i32", "i64")
+    # the layouts the browser allocates: every array with its type and shape
+    for name in ("cpcore_cover_layout", "cpcore_tally_layout", "cpcore_one_word_layout"):
+        for f in ENTRY.structs[name]:
+            assert f.kind == "p" and f.pointee in ("uint64_t", "int64_t", "uint8_t"), f
+            assert f.shape, f"{name}.{f.name}: its comment gives no shape"
+    cell_nb = {f.name: f for f in ENTRY.structs["cpcore_cover_layout"]}["cell_nb"]
+    assert cell_nb.shape == ("max(n_branch, 1)", "degree")
+
+
+@pytest.mark.parametrize("comment, shape", [
+    ("/* [n_items] */", ("n_items",)),
+    ("/* [2**n_tally, max(n_tally, 1)] the vectors */", ("2**n_tally", "max(n_tally, 1)")),
+    ("/* [masks * cols + 1] */", ("masks * cols + 1",)),
+    ("/* [len(anchor_opts)] */", ()),   # a call other than max: no shape
+    ("/* the end [n] */", ()),          # brackets not first
+    ("/* [] */", ()),
+])
+def test_a_pointers_comment_gives_its_shape(comment, shape):
+    text = f"typedef struct cpcore_a {{\n    const int64_t* x;  {comment}\n}} cpcore_a;"
+    assert interface.parse(text).structs["cpcore_a"][0].shape == shape
 
 
 @pytest.mark.parametrize("text, says", [
@@ -89,10 +110,10 @@ def _same_interface(described: dict, pointer: int) -> None:
     assert list(described["structs"]) == list(ENTRY.structs)
     for name, fields in ENTRY.structs.items():
         got = described["structs"][name]
-        assert [(f.name, f.kind, f.pointee) for f in fields] == \
-            [(n, k, pointee) for n, k, _, pointee in got["fields"]], name
+        assert [(f.name, f.kind, f.pointee, list(f.shape)) for f in fields] == \
+            [(n, k, pointee, shape) for n, k, _, pointee, shape in got["fields"]], name
         at = widest = 0
-        for _, kind, offset, _ in got["fields"]:
+        for _, kind, offset, *_ in got["fields"]:
             size = SIZES.get(kind, pointer)
             at = -(-at // size) * size  # each field aligned on its size
             assert offset == at, (name, got["fields"])
@@ -102,6 +123,7 @@ def _same_interface(described: dict, pointer: int) -> None:
             for name, fn in ENTRY.functions.items()} == described["functions"]
     assert list(described["constants"]) == list(ENTRY.constants)
     assert described["constants"]["CPCORE_MAX_COORDINATE"] == 2**30
+    assert described["constants"]["CPCORE_CAPPED"] == -1
 
 
 def test_the_host_build_lays_out_what_entry_h_says(tmp_path):

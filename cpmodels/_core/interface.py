@@ -27,6 +27,11 @@ KINDS = {"uint64_t": "u64", "int64_t": "i64", "uint32_t": "u32", "int32_t": "i32
          "int": "i32", "unsigned": "u32"}
 #: Types that may be pointed to (besides the structs entry.h declares).
 POINTEES = {*KINDS, "uint8_t", "int8_t", "char", "void"}
+#: A pointer's shape: its comment's leading brackets, each extent an expression of whole
+#: numbers and names (sizes measured or given) with + - * ** and max(...), such as
+#: ``/* [max(n_branch, 1), degree] */``. A comment that does not read so gives no shape.
+SHAPE = re.compile(r"/\*\s*\[([^\]]*)\]")
+_EXTENT = re.compile(r"\s*(\d+|[A-Za-z_]\w*|\*\*|[-+*(),])")
 #: Token kinds: comments (kept for their line numbers), preprocessor lines, words, the rest.
 _TOKEN = re.compile(r'/\*.*?\*/|//[^\n]*|#[^\n]*|"[^"\n]*"|[A-Za-z_]\w*|-?\d+|\S', re.S)
 
@@ -38,6 +43,7 @@ class Field:
     name: str
     ctype: str
     kind: str
+    shape: tuple[str, ...] = ()  # a pointer's shape, from its comment (see SHAPE)
 
     @property
     def pointee(self) -> str:
@@ -72,9 +78,13 @@ def parse(text: str) -> Interface:
     the line of anything else)."""
     tokens: list[tuple[str, int]] = []
     constants: list[str] = []
+    shapes: dict[int, tuple[str, ...]] = {}
     for match in _TOKEN.finditer(text):
         token, line = match.group(), text.count("\n", 0, match.start()) + 1
         if token.startswith(("/*", "//")):
+            shape = _shape(token)
+            if shape and line not in shapes:
+                shapes[line] = shape
             continue
         if token.startswith("#"):
             define = re.match(r"#define\s+(CPCORE_\w+)\s+\S", token)
@@ -84,7 +94,7 @@ def parse(text: str) -> Interface:
                 raise InterfaceError(f"line {line}: {token}: not a directive entry.h may use")
             continue
         tokens.append((token, line))
-    reader = _Reader(tokens)
+    reader = _Reader(tokens, shapes)
     structs: dict[str, tuple[Field, ...]] = {}
     functions: dict[str, Function] = {}
     while not reader.done():
@@ -109,10 +119,43 @@ def read(path: Path) -> Interface:
     return parse(path.read_text())
 
 
+def _shape(comment: str) -> tuple[str, ...]:
+    """The extents of a comment's leading brackets, when each reads as an extent."""
+    found = SHAPE.match(comment)
+    if not found:
+        return ()
+    extents = [e.strip() for e in _split(found.group(1))]
+    for extent in extents:
+        words = _EXTENT.findall(extent)
+        whole = bool(extent) and "".join(words) == re.sub(r"\s", "", extent)
+        calls = [w for w, after in zip(words, [*words[1:], ""])
+                 if after == "(" and w.isidentifier()]
+        if not whole or any(call != "max" for call in calls):
+            return ()
+    return tuple(extents)
+
+
+def _split(text: str) -> list[str]:
+    """``text`` split at its commas outside parentheses."""
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(text[start:k])
+            start = k + 1
+    return [*parts, text[start:]]
+
+
 class _Reader:
-    def __init__(self, tokens: list[tuple[str, int]]) -> None:
+    def __init__(self, tokens: list[tuple[str, int]],
+                 shapes: dict[int, tuple[str, ...]] | None = None) -> None:
         self.tokens = tokens
+        self.shapes = shapes or {}
         self.at = 0
+
+    def line(self) -> int:
+        """The line of the token last taken."""
+        return self.tokens[self.at - 1][1]
 
     def done(self) -> bool:
         return self.at >= len(self.tokens)
@@ -183,10 +226,14 @@ def _struct(reader: _Reader,
     structs[name] = ()  # (a struct may point to one of its kind)
     while not reader.take_if("}"):
         base, whole = _type(reader, structs)
-        fields.append(_declarator(reader, base, whole))
+        declared = [_declarator(reader, base, whole)]
         while reader.take_if(","):
-            fields.append(_declarator(reader, base, whole))
+            declared.append(_declarator(reader, base, whole))
         reader.expect(";")
+        shape = reader.shapes.get(reader.line(), ())
+        if len(declared) == 1 and declared[0].kind == "p" and shape:
+            declared[0] = Field(declared[0].name, declared[0].ctype, "p", shape)
+        fields += declared
     if reader.name() != name:
         raise reader.error(f"typedef struct {name} is named {name} again after its fields")
     reader.expect(";")
@@ -223,62 +270,27 @@ def _function(reader: _Reader, structs: dict[str, tuple[Field, ...]]) -> Functio
 def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
     """The C++ of ``cpcore_interface(char* out, uint64_t capacity)``: it writes the
     interface as JSON (up to ``capacity`` bytes) and returns its length in bytes. The JSON:
-    ``{"structs": {name: {"size": bytes, "fields": [[name, kind, offset, pointee], ...]}},
-    "functions": {name: [return kind, [parameter kinds]]}, "constants": {name: value}}``,
-    offsets and sizes as the compiler lays the structs out."""
-    lines = [
-        f"// Generated from {header} by cpmodels/_core/interface.py: do not edit.",
-        "#include <stddef.h>",
-        "#include <stdint.h>",
-        "",
-        f'#include "{header}"',
-        "",
-        "namespace {",
-        "",
-        "struct Text {",
-        "    char* out;",
-        "    uint64_t capacity, length;",
-        "    void put(const char* s) {",
-        "        for (; *s; ++s, ++length)",
-        "            if (length < capacity) out[length] = *s;",
-        "    }",
-        "    void number(int64_t v) {",
-        "        char digits[24];",
-        "        int n = 0;",
-        "        uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;",
-        "        do digits[n++] = (char)('0' + u % 10); while (u /= 10);",
-        "        if (v < 0) put(\"-\");",
-        "        while (n) {",
-        "            const char one[2] = {digits[--n], 0};",
-        "            put(one);",
-        "        }",
-        "    }",
-        "};",
-        "",
-        "}  // namespace",
-        "",
-    ]
-    sizes = {"p": "sizeof(void*)", "u64": "8", "i64": "8", "u32": "4", "i32": "4"}
-    for name, fields in interface.structs.items():
-        for f in fields:
-            lines.append(f"static_assert(sizeof({name}::{f.name}) == {sizes[f.kind]}, "
-                         f'"{name}.{f.name}: not a {f.kind}");')
-    lines += ["", 'extern "C" uint64_t cpcore_interface(char* out, uint64_t capacity) {',
-              "    Text t{out, out ? capacity : 0, 0};"]
-    body: list[str] = []
+    ``{"structs": {name: {"size": bytes, "fields": [[name, kind, offset, pointee, shape],
+    ...]}}, "functions": {name: [return kind, [parameter kinds]]}, "constants": {name:
+    value}}``, offsets and sizes as the compiler lays the structs out. The text is one table
+    of pieces, each a literal and the number after it (a compile-time constant)."""
+    pieces: list[tuple[str, str]] = []  # (text, C expression of the number after it, or "")
+    text: list[str] = []
 
-    def put(text: str) -> None:
-        body.append("    t.put(" + '"' + text.replace('"', '\\"') + '");')
+    def put(more: str, number: str = "") -> None:
+        text.append(more)
+        if number:
+            pieces.append(("".join(text), number))
+            text.clear()
 
     put('{"structs": {')
     for k, (name, fields) in enumerate(interface.structs.items()):
-        put(("," if k else "") + f'"{name}": {{"size": ')
-        body.append(f"    t.number((int64_t)sizeof({name}));")
+        put(("," if k else "") + f'"{name}": {{"size": ', f"sizeof({name})")
         put(', "fields": [')
         for j, f in enumerate(fields):
-            put(("," if j else "") + f'["{f.name}", "{f.kind}", ')
-            body.append(f"    t.number((int64_t)offsetof({name}, {f.name}));")
-            put(f', "{f.pointee}"]')
+            put(("," if j else "") + f'["{f.name}", "{f.kind}", ', f"offsetof({name}, {f.name})")
+            shape = ", ".join(f'"{e}"' for e in f.shape)
+            put(f', "{f.pointee}", [{shape}]]')
         put("]}")
     put('}, "functions": {')
     for k, fn in enumerate(interface.functions.values()):
@@ -286,11 +298,63 @@ def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
         put(("," if k else "") + f'"{fn.name}": ["{fn.returns}", [{kinds}]]')
     put('}, "constants": {')
     for k, constant in enumerate(interface.constants):
-        put(("," if k else "") + f'"{constant}": ')
-        body.append(f"    t.number((int64_t)({constant}));")
+        put(("," if k else "") + f'"{constant}": ', f"({constant})")
     put("}}")
-    lines += [*body, "    if (t.length < t.capacity) out[t.length] = 0;",
-              "    return t.length;", "}", ""]
+    pieces.append(("".join(text), ""))
+    sizes = {"p": "sizeof(void*)", "u64": "8", "i64": "8", "u32": "4", "i32": "4"}
+    lines = [
+        f"// Generated from {header} by cpmodels/_core/interface.py: do not edit.",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        f'#include "{header}"',
+        "",
+    ]
+    for name, fields in interface.structs.items():
+        for f in fields:
+            lines.append(f"static_assert(sizeof({name}::{f.name}) == {sizes[f.kind]}, "
+                         f'"{name}.{f.name}: not a {f.kind}");')
+    lines += [
+        "",
+        "namespace {",
+        "",
+        "// A literal, then a number (none after the last).",
+        "struct Piece {",
+        "    const char* text;",
+        "    int64_t number;",
+        "};",
+        "",
+        "const Piece PIECES[] = {",
+        *(f'    {{"{piece.replace(chr(34), chr(92) + chr(34))}", (int64_t){number or 0}}},'
+          for piece, number in pieces),
+        "};",
+        "",
+        "}  // namespace",
+        "",
+        'extern "C" uint64_t cpcore_interface(char* out, uint64_t capacity) {',
+        "    if (!out) capacity = 0;",
+        "    uint64_t length = 0;",
+        "    const uint64_t n = sizeof PIECES / sizeof PIECES[0];",
+        "    for (uint64_t k = 0; k < n; ++k) {",
+        "        for (const char* s = PIECES[k].text; *s; ++s, ++length)",
+        "            if (length < capacity) out[length] = *s;",
+        "        if (k + 1 == n) break;",
+        "        char digits[24];",
+        "        int count = 0;",
+        "        const int64_t v = PIECES[k].number;",
+        "        uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;",
+        "        do digits[count++] = (char)('0' + u % 10); while (u /= 10);",
+        "        if (v < 0) digits[count++] = '-';",
+        "        while (count--) {",
+        "            if (length < capacity) out[length] = digits[count];",
+        "            ++length;",
+        "        }",
+        "    }",
+        "    if (length < capacity) out[length] = 0;",
+        "    return length;",
+        "}",
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -39,38 +39,11 @@ const MAX_PREFIX_IDS = 1 << 24;  // option ids one call takes, in all its rows
 const MAX_COVER_ITEMS = 1 << 16;
 const MAX_COVER_OPTIONS = 1 << 20;
 const MAX_OPTION_ITEMS = 1 << 24;
-// The arrays of a cover's layout and of its tallies (entry.h's cpcore_cover_layout and
-// cpcore_tally_layout, in order): name, type, and its length from the sizes the core
-// measured (n: items, o: options, s: the sizes) as [rows, columns] or a length.
-const COVER_ARRAYS = [
-  ["bit_of_item", "int64", (n) => n.items], ["counter_of_item", "int64", (n) => n.items],
-  ["opt_mask", "uint64", (n, s) => [n.options, s.n_words]],
-  ["opt_counter", "int64", (n) => n.options], ["opt_tag_word", "int64", (n) => n.options],
-  ["opt_tag_bit", "uint64", (n) => n.options],
-  ["anchor_start", "int64", (n, s) => s.n_branch + 1],
-  ["anchor_opts", "int64", (n, s) => s.n_anchored], ["group_end", "int64", (n, s) => s.n_anchored],
-  ["counter_low", "int64", (n, s) => s.n_counters], ["counter_high", "int64", (n, s) => s.n_counters],
-  ["radix", "uint64", (n, s) => s.n_counters],
-  ["cell_nb", "int64", (n, s) => [Math.max(s.n_branch, 1), s.degree]],
-  ["opt_nb_start", "int64", (n) => n.options + 1], ["opt_nb", "int64", (n, s) => s.n_opt_nb],
-  ["fillable", "bool", (n, s) => s.n_board_cells + 1],
-];
-const TALLY_ARRAYS = [
-  ["bit", "int64", (n, s) => s.cols], ["last_anchor", "int64", (n, s) => s.cols],
-  ["opt_tally", "int64", (n) => n.options], ["opt_index", "int64", (n) => n.options],
-  ["length", "int64", (n, s) => s.masks], ["stride", "int64", (n, s) => [s.masks, s.cols]],
-  ["map_start", "int64", (n, s) => s.masks * s.cols + 1],
-  ["map_flat", "int64", (n, s) => s.n_map_flat],
-  ["covering_start", "int64", (n) => n.tally + 1], ["covering", "int64", (n, s) => s.n_covering],
-];
-// The one-word kernel's layout (entry.h's cpcore_one_word_layout, in order).
-const ONE_WORD_ARRAYS = [
-  ["start", "uint64", (n, s) => 64 * s.n_pieces + 1], ["masks", "uint64", (n, s) => s.n_flat],
-  ["opts", "int64", (n, s) => s.n_flat], ["avail", "uint64", () => 64],
-  ["opt_cells", "uint64", (n) => n.options], ["opt_piece", "uint64", (n) => n.options],
-  ["slack_cells", "uint64", () => 64], ["areas", "int64", (n, s) => s.n_pieces],
-  ["fillable", "bool", (n, s) => s.n_board_cells + 1],
-];
+// The arrays a layout's struct points to (cpcore_cover_layout, cpcore_tally_layout,
+// cpcore_one_word_layout) take their types and shapes from entry.h: what C type each points
+// to, and the extents its comment gives in brackets, in the sizes the core measured.
+const ARRAY_TYPES = { uint64_t: "uint64", int64_t: "int64", uint8_t: "bool" };
+
 // What each kind of field and parameter holds (entry.h's kinds: see cpmodels/_core/interface.py).
 const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
@@ -133,6 +106,57 @@ function describe(instance) {
     ])),
     functions, constants,
   };
+}
+
+// The value of one extent of an array's shape in entry.h (whole numbers and names, + - * **
+// and max), its names read from ``sizes``.
+function extent(text, sizes) {
+  const tokens = text.match(/\*\*|\w+|[-+*(),]/g) || [];
+  let at = 0;
+  const take = () => tokens[at++];
+  const expect = (token) => check(take() === token, `${text}: not an extent`);
+  let sum;
+  const atom = () => {
+    const token = take();
+    if (token === "(") {
+      const value = sum();
+      expect(")");
+      return value;
+    }
+    if (token === "max") {
+      expect("(");
+      const values = [sum()];
+      while (tokens[at] === ",") { at++; values.push(sum()); }
+      expect(")");
+      return Math.max(...values);
+    }
+    if (/^\d+$/.test(token)) return Number(token);
+    check(Object.hasOwn(sizes, token), `${text}: ${token} is not a size`);
+    return Number(sizes[token]);
+  };
+  const power = () => {
+    const base = atom();
+    if (tokens[at] !== "**") return base;
+    at++;
+    return base ** power();
+  };
+  const product = () => {
+    let value = power();
+    while (tokens[at] === "*") { at++; value *= power(); }
+    return value;
+  };
+  sum = () => {
+    let value = product();
+    while (tokens[at] === "+" || tokens[at] === "-") {
+      const plus = take() === "+";
+      value = plus ? value + product() : value - product();
+    }
+    return value;
+  };
+  const value = sum();
+  check(at === tokens.length && Number.isSafeInteger(value) && value >= 0,
+    `${text}: not an extent`);
+  return value;
 }
 
 // The entry points as functions that take Numbers or BigInts alike: each argument made what
@@ -386,13 +410,13 @@ class Engine {
       this.refuse(measured.error);
       check(nOptions * measured.n_words * 8 <= 2 ** 31,
         "the cover is too large for the engine in the browser");
-      const L = this.arraysFor(COVER_ARRAYS, n, measured);
+      const L = this.arraysFor("cover_layout", n, measured);
       x.cpcore_cover_layout_fill(input, work, sizes, this.struct("cover_layout", L.at));
       const filled = this.sizesAt(sizes, "cover_sizes");
       this.refuse(filled.error);
       // The searches read all but the items' bits and counters (for the tallies, below).
       const { bit_of_item: _bits, counter_of_item: _counters, ...arrays } =
-        this.read(COVER_ARRAYS, L);
+        this.read("cover_layout", L);
       const layout = { ...arrays, n_branch: filled.n_branch, memo_ok: filled.memo_ok !== 0,
         region_limit: filled.region_limit };
       const items = this.copy(whole(tally, "tally"));
@@ -406,11 +430,12 @@ class Engine {
       const t = this.sizesAt(tallySizes, "tally_sizes");
       if (t.error === 8) fail(`tally item ${tally[t.bad_item]} is not an exact-one item`);
       this.refuse(t.error);
-      const T = this.arraysFor(TALLY_ARRAYS, n, t);
+      const T = this.arraysFor("tally_layout", n, t);
       x.cpcore_tally_layout_fill(tallyInput, tallyWork, tallySizes,
         this.struct("tally_layout", T.at));
       this.refuse(this.sizesAt(tallySizes, "tally_sizes").error);
-      const { covering_start: _start, covering: _covering, ...tallies } = this.read(TALLY_ARRAYS, T);
+      const { covering_start: _start, covering: _covering, ...tallies } =
+        this.read("tally_layout", T);
       tallies.n_tally = tally.length;
       const oneWord = this.oneWordPlan(cover, input, n, tally, tallies);
       return { tally: oneWord || { kernel: "tally_prefixes_n_words", layout, tallies },
@@ -448,7 +473,7 @@ class Engine {
     const measured = this.sizesAt(sizes, "one_word_sizes");
     this.refuse(measured.error);
     if (!measured.suits) return null;
-    const L = this.arraysFor(ONE_WORD_ARRAYS, n, measured);
+    const L = this.arraysFor("one_word_layout", n, measured);
     x.cpcore_one_word_layout_fill(input1, work, sizes, this.struct("one_word_layout", L.at));
     const word = this.sizesAt(sizes, "one_word_sizes");  // (its words set by the fill)
     this.refuse(word.error);
@@ -471,7 +496,7 @@ class Engine {
         length: new BigInt64Array([1n]), stride: { data: new BigInt64Array(1), shape: [1, 1] },
         map_start: new BigInt64Array(2), map_flat: new BigInt64Array(1) };
     }
-    const arrays = this.read(ONE_WORD_ARRAYS, L);
+    const arrays = this.read("one_word_layout", L);
     // The region sizes of the pieces alone; a slack item's cell counts in the board's.
     const areas = [];
     let total = 0;
@@ -772,24 +797,35 @@ class Engine {
     return this.structs[name].fields.filter(([, k]) => k === kind).map(([field]) => field);
   }
 
-  // Room for each array of ``arrays`` at the sizes measured: their addresses and shapes.
-  arraysFor(arrays, n, sizes) {
+  // The arrays the struct ``name`` points to: [field, type, its shape's extents].
+  arrays(name) {
+    return this.structs[name].fields.map(([field, kind, , pointee, shape]) => {
+      check(kind === "p" && Object.hasOwn(ARRAY_TYPES, pointee) && shape.length,
+        `${name}.${field}: entry.h gives no array type and shape`);
+      return [field, ARRAY_TYPES[pointee], shape];
+    });
+  }
+
+  // Room for each array the struct ``name`` points to, shaped as entry.h says in the sizes
+  // measured and the cover's (n: items, options, tally items): their addresses and shapes.
+  arraysFor(name, n, sizes) {
+    const known = { ...sizes, n_items: n.items, n_options: n.options, n_tally: n.tally };
     const at = {};
     const shapes = {};
-    for (const [name, type, size] of arrays) {
-      const shape = [size(n, sizes)].flat();
-      shapes[name] = shape;
-      at[name] = this.alloc(shape.reduce((a, b) => a * b, 1) * TYPES[type].BYTES_PER_ELEMENT);
+    for (const [field, type, extents] of this.arrays(name)) {
+      const shape = extents.map((text) => extent(text, known));
+      shapes[field] = shape;
+      at[field] = this.alloc(shape.reduce((a, b) => a * b, 1) * TYPES[type].BYTES_PER_ELEMENT);
     }
     return { at, shapes };
   }
 
   // The arrays filled, copied out of the engine's memory ({data, shape} past one dimension).
-  read(arrays, { at, shapes }) {
-    return Object.fromEntries(arrays.map(([name, type]) => {
-      const shape = shapes[name];
-      const data = this.view(TYPES[type], at[name], shape.reduce((a, b) => a * b, 1)).slice();
-      return [name, shape.length === 1 ? data : { data, shape }];
+  read(name, { at, shapes }) {
+    return Object.fromEntries(this.arrays(name).map(([field, type]) => {
+      const shape = shapes[field];
+      const data = this.view(TYPES[type], at[field], shape.reduce((a, b) => a * b, 1)).slice();
+      return [field, shape.length === 1 ? data : { data, shape }];
     }));
   }
 
