@@ -197,6 +197,20 @@ def test_a_layouts_named_tuple_has_the_fields_of_its_structs(tuples, structs):
             f"{owner}.{field}: no field of {structs}"
 
 
+def test_the_bindings_read_the_named_tuples_fields():
+    """Each name a search's binding reads of a layout (``field<T>(L, "start")``,
+    ``.attr("isolated_dead")``) is a field of one of the named tuples."""
+    fields = {field for tuples, _ in TUPLES for t in tuples for field in t._fields}
+    read = set()
+    for name in ("one_word.cpp", "packing.cpp"):
+        text = (CORE / "python" / name).read_text()
+        for argument, attribute in re.findall(r'\(\s*\w+\s*,\s*"(\w+)"|attr\("(\w+)"\)',
+                                              text):
+            read.add(argument or attribute)
+    assert len(read) > 50
+    assert read - fields == set()
+
+
 # Entry points whose parameters are the searches' own (their structs are being made anew).
 SEARCHES = re.compile(r"cpcore_(count_one_word|tally_one_word|reach|bit_cover_\w+|links_\w+|"
                       r"first_solution_nodes|tally_prefixes_\w+|exists_\w+|search_\w+)$")
