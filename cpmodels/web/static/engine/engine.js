@@ -50,18 +50,22 @@ const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
 const WIDE = new Set(["u64", "i64"]);
 
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
-// The grids of cpcore/entry.h (CPCORE_GRID_*), the coordinates a cell may have, the cells a
-// shape or a board may have, and what the core's geometry calls return instead of a count.
-const GRIDS = { square: 0, triangle: 1, hex: 2, cube: 3 };
-const MAX_COORDINATE = 2 ** 30;
+// The cells a shape or a board may have here, and what the core's geometry calls say
+// instead of a count (by the names of entry.h's statuses; the grids, the coordinates a cell
+// may have and the statuses' values are entry.h's, read from the engine).
 const MAX_GEOMETRY_CELLS = 1 << 20;
-const GEOMETRY_REFUSED = { "-1": "the core's buffers are too small", "-2": "unknown grid",
-  "-3": "a cell's coordinate is too large (more than 2**30 from 0)",
-  "-4": "a shape or a board has too many cells", "-5": "a shape has no cells",
-  "-6": "the shapes do not run up their cells",
-  "-8": "a piece's copies must be whole numbers with 0 <= low <= high",
-  "-9": "the label groups do not run up their cells", "-10": "a label group has no labels",
-  "-11": "a label's cell is not on the board" };
+const GEOMETRY_REFUSED = {
+  CPCORE_GEOMETRY_SMALL_BUFFER: "the core's buffers are too small",
+  CPCORE_GEOMETRY_UNKNOWN_GRID: "unknown grid",
+  CPCORE_GEOMETRY_COORDINATE: "a cell's coordinate is too large (more than 2**30 from 0)",
+  CPCORE_GEOMETRY_TOO_MANY_CELLS: "a shape or a board has too many cells",
+  CPCORE_GEOMETRY_EMPTY_SHAPE: "a shape has no cells",
+  CPCORE_GEOMETRY_BAD_SHAPES: "the shapes do not run up their cells",
+  CPCORE_COVER_BAD_PIECES: "a piece's copies must be whole numbers with 0 <= low <= high",
+  CPCORE_COVER_BAD_GROUPS: "the label groups do not run up their cells",
+  CPCORE_COVER_EMPTY_GROUP: "a label group has no labels",
+  CPCORE_COVER_LABEL_OFF_BOARD: "a label's cell is not on the board",
+};
 // cover.py's MAX_PLACEMENTS: past this many placements a cover is refused before any is made.
 const MAX_PLACEMENTS = 500000;
 const MAX_COPIES = 2 ** 31;
@@ -73,9 +77,14 @@ const MAX_COPIES = 2 ** 31;
 const PLAY_UNITS = { square: [40, 40], triangle: [52 / 2, 52 * Math.sqrt(3) / 2],
   hex: [24.8 * Math.sqrt(3) / 2, 24.8 / 2] };
 const SIXTHS = 6;
-const PLAY_REFUSED = { "-4": "the board or a piece has too many cells for play mode",
-  "-12": "play mode draws the plane grids, not cubes", "-13": "the board has no cells",
-  "-14": "a cell's coordinate is too large for play mode (more than 2**20 from 0)" };
+const PLAY_REFUSED = {
+  ...GEOMETRY_REFUSED,
+  CPCORE_GEOMETRY_TOO_MANY_CELLS: "the board or a piece has too many cells for play mode",
+  CPCORE_LAYOUT_NOT_PLANE: "play mode draws the plane grids, not cubes",
+  CPCORE_LAYOUT_NO_CELLS: "the board has no cells",
+  CPCORE_LAYOUT_COORDINATE:
+    "a cell's coordinate is too large for play mode (more than 2**20 from 0)",
+};
 const MAX_PLAY_WORDS = 2 ** 26;
 
 function fail(message) {
@@ -218,31 +227,37 @@ function prefixRows(prefixes, nOptions) {
   return { flat, rows: prefixes.length, width };
 }
 
-// A grid's code and the coordinates of its cells (2, or 3 on the cube grid).
-function gridOf(name) {
-  check(Object.hasOwn(GRIDS, name), `${name}: not a grid (square, triangle, hex or cube)`);
-  return { code: GRIDS[name], dim: name === "cube" ? 3 : 2 };
+// A grid's code (entry.h's CPCORE_GRID_*) and the coordinates of its cells (2, or 3 on the
+// cube grid).
+function gridOf(name, constants) {
+  const known = typeof name === "string" && /^[a-z]+$/.test(name) &&
+    Object.hasOwn(constants, `CPCORE_GRID_${name.toUpperCase()}`);
+  check(known, `${name}: not a grid (square, triangle, hex or cube)`);
+  return { code: constants[`CPCORE_GRID_${name.toUpperCase()}`], dim: name === "cube" ? 3 : 2 };
 }
 
-// Cells (arrays of dim whole numbers within 2**30 of 0) as a flat BigInt64Array.
-function cellsOf(cells, dim, what) {
+// Cells (arrays of dim whole numbers within ``most`` of 0) as a flat BigInt64Array.
+function cellsOf(cells, dim, what, most) {
   check(Array.isArray(cells), `${what}: expected an array of cells`);
   check(cells.length <= MAX_GEOMETRY_CELLS, `${what}: more than ${MAX_GEOMETRY_CELLS} cells`);
   const flat = new BigInt64Array(cells.length * dim);
   cells.forEach((cell, i) => {
     check(Array.isArray(cell) && cell.length === dim, `${what}: a cell is ${dim} whole numbers`);
     cell.forEach((x, d) => {
-      check(Number.isSafeInteger(x) && Math.abs(x) <= MAX_COORDINATE,
-        `${what}: a coordinate is not a whole number within 2**30 of 0`);
+      check(Number.isSafeInteger(x) && Math.abs(x) <= most,
+        `${what}: a coordinate is not a whole number within 2**${Math.log2(most)} of 0`);
       flat[i * dim + d] = BigInt(x);
     });
   });
   return flat;
 }
 
-function geometryStatus(status) {
-  if (status < 0n) fail(GEOMETRY_REFUSED[String(status)] || "the core refused the cells");
-  return Number(status);
+// A count the core returned as a Number, or a RangeError saying its refusal: ``said`` holds
+// what each of entry.h's statuses (by name) says.
+function statusOf(status, constants, said, fallback) {
+  if (status >= 0n) return Number(status);
+  const name = Object.keys(said).find((k) => BigInt(constants[k]) === BigInt(status));
+  return fail(name ? said[name] : fallback);
 }
 
 // The length of a list of the cover (at most ``most``).
@@ -288,6 +303,23 @@ class Engine {
     this.top = Math.ceil(this.base / 8) * 8;
     this.structs = structs;
     this.constants = constants;
+    for (const name of Object.keys(PLAY_REFUSED))
+      check(Object.hasOwn(constants, name), `engine.wasm does not define ${name}`);
+  }
+
+  // A geometry call's count, or a RangeError in words for its refusal.
+  geometryStatus(status) {
+    return statusOf(status, this.constants, GEOMETRY_REFUSED, "the core refused the cells");
+  }
+
+  // The status of a call that goes on counting with buffers too small.
+  get smallBuffer() {
+    return BigInt(this.constants.CPCORE_GEOMETRY_SMALL_BUFFER);
+  }
+
+  // Cells as cellsOf reads them, within the core's coordinates.
+  cellsIn(cells, dim, what) {
+    return cellsOf(cells, dim, what, this.constants.CPCORE_MAX_COORDINATE);
   }
 
   // The bytes the engine's memory holds, and those in use by covers and calls.
@@ -428,7 +460,8 @@ class Engine {
       const tallySizes = this.alloc(this.structs.tally_sizes.size);
       x.cpcore_tally_layout_measure(tallyInput, tallyWork, tallySizes);
       const t = this.sizesAt(tallySizes, "tally_sizes");
-      if (t.error === 8) fail(`tally item ${tally[t.bad_item]} is not an exact-one item`);
+      if (t.error === this.constants.CPCORE_LAYOUT_NOT_EXACT_ONE)
+        fail(`tally item ${tally[t.bad_item]} is not an exact-one item`);
       this.refuse(t.error);
       const T = this.arraysFor("tally_layout", n, t);
       x.cpcore_tally_layout_fill(tallyInput, tallyWork, tallySizes,
@@ -456,9 +489,10 @@ class Engine {
     check(listLength(xy, "xy", MAX_COVER_ITEMS) === Number(n.cells),
       "xy: two coordinates a cell each");
     const cells = flatRuns(xy, "xy", 2 * MAX_COVER_ITEMS);
+    const most = BigInt(this.constants.CPCORE_MAX_COORDINATE);
     cells.start.forEach((at, k) => check(at === 2n * BigInt(k), "xy: two coordinates a cell each"));
     for (const v of cells.flat)
-      check(v >= -MAX_COORDINATE && v <= MAX_COORDINATE, "xy: a coordinate is too large");
+      check(v >= -most && v <= most, "xy: a coordinate is too large");
     check(listLength(kinds, "kinds", MAX_COVER_ITEMS) === n.items, "kinds: one an item");
     const nKinds = listLength(optionKinds, "optionKinds", MAX_COVER_OPTIONS);
     check(nKinds === 0 || nKinds === n.options, "optionKinds: one an option, or none");
@@ -519,8 +553,8 @@ class Engine {
   // identity or every rotation, then with flip the mirror images; each normalized, an
   // array of its cells in reading order.
   orientations(grid, cells, { rotate = true, flip = true } = {}) {
-    const { code, dim } = gridOf(grid);
-    const flat = cellsOf(cells, dim, "the shape");
+    const { code, dim } = gridOf(grid, this.constants);
+    const flat = this.cellsIn(cells, dim, "the shape");
     const n = BigInt(flat.length / dim);
     return this.scoped(() => {
       const sizes = this.alloc(3 * 8);
@@ -531,7 +565,7 @@ class Engine {
       const [outWords, scratchWords] = this.view(BigUint64Array, sizes, 2);
       const out = this.alloc(Number(outWords) * 8);
       const scratch = this.alloc(Number(scratchWords) * 8);
-      const found = geometryStatus(x.cpcore_orientations(input, out, outWords, scratch,
+      const found = this.geometryStatus(x.cpcore_orientations(input, out, outWords, scratch,
         scratchWords, sizes));
       const size = Number(this.view(BigUint64Array, sizes, 3)[2]);
       const words = this.view(BigInt64Array, out, found * size * dim);
@@ -545,19 +579,19 @@ class Engine {
   // ``grid``, in geometry.placements' order, up to ``limit``: {shape: its index, cells: the
   // indices in board of its cells, in reading order}.
   placements(grid, shapes, board, { limit = null } = {}) {
-    const { code, dim } = gridOf(grid);
+    const { code, dim } = gridOf(grid, this.constants);
     check(Array.isArray(shapes) && shapes.length <= MAX_GEOMETRY_CELLS,
       `shapes: expected an array of at most ${MAX_GEOMETRY_CELLS} shapes`);
     check(limit === null || (Number.isSafeInteger(limit) && limit >= 0),
       "limit: expected a whole number from 0");
-    const flats = shapes.map((shape) => cellsOf(shape, dim, "a shape"));
+    const flats = shapes.map((shape) => this.cellsIn(shape, dim, "a shape"));
     const start = new BigInt64Array(shapes.length + 1);
     flats.forEach((flat, s) => { start[s + 1] = start[s] + BigInt(flat.length / dim); });
     const nCells = Number(start[shapes.length]);
     check(nCells <= MAX_GEOMETRY_CELLS, `shapes: more than ${MAX_GEOMETRY_CELLS} cells`);
     const cells = new BigInt64Array(nCells * dim);
     flats.forEach((flat, s) => cells.set(flat, Number(start[s]) * dim));
-    const boardFlat = cellsOf(board, dim, "the board");
+    const boardFlat = this.cellsIn(board, dim, "the board");
     return this.scoped(() => {
       const sizes = this.alloc(3 * 8);
       const x = this.exports;
@@ -567,16 +601,16 @@ class Engine {
         limit: limit === null ? 2n ** 64n - 1n : limit })];
       const need = () => Array.from(this.view(BigUint64Array, sizes, 3), Number);
       const first = x.cpcore_placements(...args, 0, 0n, 0, 0n, 0, 0n, sizes);
-      if (first !== -1n) geometryStatus(first);
+      if (first !== this.smallBuffer) this.geometryStatus(first);
       const scratchWords = need()[2];
       const scratch = this.alloc(scratchWords * 8);
       const counted = x.cpcore_placements(...args, 0, 0n, 0, 0n, scratch, BigInt(scratchWords),
         sizes);
-      if (counted !== -1n) geometryStatus(counted);
+      if (counted !== this.smallBuffer) this.geometryStatus(counted);
       const [nFound, nIndices] = need();
       const outCells = this.alloc(nIndices * 8);
       const outShape = this.alloc(nFound * 8);
-      geometryStatus(x.cpcore_placements(...args, outCells, BigInt(nIndices), outShape,
+      this.geometryStatus(x.cpcore_placements(...args, outCells, BigInt(nIndices), outShape,
         BigInt(nFound), scratch, BigInt(scratchWords), sizes));
       const which = this.view(BigInt64Array, outShape, nFound);
       const indices = this.view(BigInt64Array, outCells, nIndices);
@@ -598,8 +632,8 @@ class Engine {
   // placement, 1 a label left open), optionOwner (its piece or group), fixed: the groups a
   // sweep's tasks fix}.
   sweepCover({ grid, cells, pieces, groups = [], faceUp = false }) {
-    const { code, dim } = gridOf(grid);
-    const board = cellsOf(cells, dim, "the board");
+    const { code, dim } = gridOf(grid, this.constants);
+    const board = this.cellsIn(cells, dim, "the board");
     check(Array.isArray(pieces) && pieces.length <= MAX_GEOMETRY_CELLS,
       `pieces: expected an array of at most ${MAX_GEOMETRY_CELLS} pieces`);
     check(Array.isArray(groups) && groups.length <= MAX_GEOMETRY_CELLS,
@@ -619,7 +653,7 @@ class Engine {
       bounds[2 * p + 1] = BigInt(count);
     });
     const runs = (list, what) => {
-      const flats = list.map((one) => cellsOf(one, dim, what));
+      const flats = list.map((one) => this.cellsIn(one, dim, what));
       const start = new BigInt64Array(list.length + 1);
       flats.forEach((flat, k) => { start[k + 1] = start[k] + BigInt(flat.length / dim); });
       check(start[list.length] <= BigInt(MAX_GEOMETRY_CELLS),
@@ -644,14 +678,14 @@ class Engine {
       const cover = (out) => x.cpcore_sweep_cover(input, this.struct("sweep_output", out), sizes);
       const need = () => Array.from(this.view(BigUint64Array, sizes, 5), Number);
       const status = (got) => {
-        if (got === -7n) {
+        if (got === BigInt(this.constants.CPCORE_COVER_TOO_LARGE)) {
           const n = new Set(cells.map((cell) => cell.join(","))).size;
           fail(`the problem is too large: up to ${(shapes.length * n).toLocaleString("en")} ` +
             `placements (${shapes.length} piece orientations x ${n.toLocaleString("en")} ` +
             `cells); the limit is ${MAX_PLACEMENTS.toLocaleString("en")}. Use a smaller ` +
             "board or fewer distinct pieces");
         }
-        if (got !== -1n) geometryStatus(got);
+        if (got !== this.smallBuffer) this.geometryStatus(got);
       };
       status(cover({}));
       const scratchWords = need()[3];
@@ -661,7 +695,7 @@ class Engine {
       const out = [4 * nItems, 4 * nOptions, nEntries, nFixed].map((words) => ({
         at: this.alloc(words * 8), words }));
       const [items, options, entries, fixed] = out;
-      geometryStatus(cover({ ...room, items: items.at, items_capacity: items.words,
+      this.geometryStatus(cover({ ...room, items: items.at, items_capacity: items.words,
         options: options.at, options_capacity: options.words, entries: entries.at,
         entries_capacity: entries.words, fixed: fixed.at, fixed_capacity: fixed.words }));
       const [itemRows, optionRows, entryList, fixedList] = out.map(({ at, words }) =>
@@ -686,14 +720,14 @@ class Engine {
   // true, count 1 and low count unless told). The geometry is the core's
   // (cpcore_play_layout, exact); pixels are rounded to hundredths as the server rounds them.
   playLayout({ spec = "", grid, cells, labels = {}, pieces }) {
-    check(grid !== "cube", PLAY_REFUSED["-12"]);
-    const { code } = gridOf(grid);
-    const board = cellsOf(cells, 2, "the board");
+    check(grid !== "cube", PLAY_REFUSED.CPCORE_LAYOUT_NOT_PLANE);
+    const { code } = gridOf(grid, this.constants);
+    const board = this.cellsIn(cells, 2, "the board");
     check(Array.isArray(pieces) && pieces.length <= MAX_GEOMETRY_CELLS,
       `pieces: expected an array of at most ${MAX_GEOMETRY_CELLS} pieces`);
     const flats = pieces.map((piece) => {
       check(piece !== null && typeof piece === "object", "pieces: a piece is an object");
-      return cellsOf(piece.cells, 2, "a piece");
+      return this.cellsIn(piece.cells, 2, "a piece");
     });
     const start = new BigInt64Array(pieces.length + 1);
     const turns = new BigInt64Array(2 * pieces.length);
@@ -707,11 +741,8 @@ class Engine {
     const pieceCells = new BigInt64Array(2 * nCells);
     flats.forEach((flat, p) => pieceCells.set(flat, 2 * Number(start[p])));
     const status = (got) => {
-      if (got < 0n && got !== -1n) {
-        fail(PLAY_REFUSED[String(got)] || GEOMETRY_REFUSED[String(got)] ||
-             "the core refused the board");
-      }
-      return Number(got);
+      if (got === this.smallBuffer) return Number(got);
+      return statusOf(got, this.constants, PLAY_REFUSED, "the core refused the board");
     };
     const words = this.scoped(() => {
       const sizes = this.alloc(2 * 8);
