@@ -57,7 +57,9 @@ def test_entry_h_is_read_whole():
     text = ENTRY_H.read_text()
     assert set(ENTRY.structs) == set(re.findall(r"^typedef struct (cpcore_\w+)", text, re.M))
     assert set(ENTRY.functions) == set(re.findall(r"\b(cpcore_\w+)\(", text))
-    assert list(ENTRY.constants) == re.findall(r"^#define (CPCORE_\w+) ", text, re.M)
+    defines = re.findall(r"^#define (CPCORE_\w+) ", text, re.M)
+    assert [c for c in ENTRY.constants if c in defines] == defines
+    assert all(re.search(rf"\b{c}\b", text) for c in ENTRY.constants)
     sweep = ENTRY.functions["cpcore_sweep_cover"]
     assert [p.kind for p in sweep.params] == ["p", "p", "p"] and sweep.returns == "i64"
     fields = {f.name: f for f in ENTRY.structs["cpcore_one_word"]}
@@ -86,6 +88,18 @@ def test_a_pointers_comment_gives_its_shape(comment, shape):
     assert interface.parse(text).structs["cpcore_a"][0].shape == shape
 
 
+def test_enums_and_a_defines_comment_over_lines_are_read():
+    text = """#define CPCORE_A (-1)  /* a comment that goes on (with
+                                a second line) */
+typedef enum cpcore_ask { CPCORE_ASK_X = 0, CPCORE_ASK_Y = (1 << 2), } cpcore_ask;
+enum cpcore_other { CPCORE_OTHER };
+int cpcore_f(cpcore_ask ask, const int64_t* at);
+"""
+    read = interface.parse(text)
+    assert read.constants == ("CPCORE_A", "CPCORE_ASK_X", "CPCORE_ASK_Y", "CPCORE_OTHER")
+    assert [p.kind for p in read.functions["cpcore_f"].params] == ["i32", "p"]
+
+
 @pytest.mark.parametrize("text, says", [
     ("typedef struct cpcore_a { uint64_t x[4]; } cpcore_a;", "arrays are not read"),
     ("typedef struct cpcore_a { float x; } cpcore_a;", "float: not a type"),
@@ -98,6 +112,9 @@ def test_a_pointers_comment_gives_its_shape(comment, shape):
     ("int cpcore_f(int x);\nint cpcore_f(int y);", "line 2: cpcore_f is declared twice"),
     ("#if X\nint cpcore_f(void);", "line 1: #if X: not a directive"),
     ("int cpcore_f(int x", "ends inside a declaration"),
+    ("enum other { CPCORE_A };", "an enum's name starts with cpcore_"),
+    ("enum cpcore_e { A };", "A: an enumerator's name starts with CPCORE_"),
+    ("typedef enum cpcore_e { CPCORE_A } cpcore_f;", "is named cpcore_f"),
 ])
 def test_the_reader_refuses_what_it_does_not_read(text, says):
     with pytest.raises(interface.InterfaceError, match=re.escape(says)):

@@ -33,7 +33,8 @@ POINTEES = {*KINDS, "uint8_t", "int8_t", "char", "void"}
 SHAPE = re.compile(r"/\*\s*\[([^\]]*)\]")
 _EXTENT = re.compile(r"\s*(\d+|[A-Za-z_]\w*|\*\*|[-+*(),])")
 #: Token kinds: comments (kept for their line numbers), preprocessor lines, words, the rest.
-_TOKEN = re.compile(r'/\*.*?\*/|//[^\n]*|#[^\n]*|"[^"\n]*"|[A-Za-z_]\w*|-?\d+|\S', re.S)
+_TOKEN = re.compile(r'/\*.*?\*/|//[^\n]*|#(?:[^\n/]|/(?![*/]))*|"[^"\n]*"|[A-Za-z_]\w*|-?\d+|\S',
+                    re.S)
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,8 @@ def parse(text: str) -> Interface:
             reader.expect("{")
         elif reader.take_if("}"):
             continue
+        elif reader.peek() == "enum" or reader.peek(1) == "enum":
+            constants += _enum(reader)
         elif reader.take_if("typedef"):
             name, fields = _struct(reader, structs)
             structs[name] = fields
@@ -151,6 +154,7 @@ class _Reader:
                  shapes: dict[int, tuple[str, ...]] | None = None) -> None:
         self.tokens = tokens
         self.shapes = shapes or {}
+        self.kinds = dict(KINDS)  # with the enums read so far
         self.at = 0
 
     def line(self) -> int:
@@ -192,12 +196,44 @@ class _Reader:
 
 
 def _type(reader: _Reader, structs: dict[str, tuple[Field, ...]]) -> tuple[str, bool]:
-    """A declaration's base type ("const" kept) and whether it starts a pointer."""
+    """A declaration's base type ("const" kept) and whether it is a whole number (else it
+    starts a pointer)."""
     const = reader.take_if("const")
     base = reader.name()
-    if base not in POINTEES and base not in structs:
+    if base not in POINTEES and base not in structs and base not in reader.kinds:
         raise reader.error(f"{base}: not a type entry.h may use")
-    return ("const " if const else "") + base, base in KINDS
+    return ("const " if const else "") + base, base in reader.kinds
+
+
+def _enum(reader: _Reader) -> list[str]:
+    """An enum (``typedef enum cpcore_x {...} cpcore_x;`` or ``enum cpcore_x {...};``): its
+    enumerators, constants; a typedef's name becomes a type of kind i32."""
+    typedef = reader.take_if("typedef")
+    reader.expect("enum")
+    name = reader.name() if reader.peek() != "{" else ""
+    if name and not name.startswith("cpcore_"):
+        raise reader.error(f"{name}: an enum's name starts with cpcore_")
+    reader.expect("{")
+    names: list[str] = []
+    while not reader.take_if("}"):
+        if names:
+            reader.expect(",")
+            if reader.take_if("}"):
+                break
+        names.append(reader.name())
+        if not names[-1].startswith("CPCORE_"):
+            raise reader.error(f"{names[-1]}: an enumerator's name starts with CPCORE_")
+        depth = 0
+        while depth or reader.peek() not in (",", "}"):
+            token = reader.take()
+            depth += (token == "(") - (token == ")")
+    if typedef:
+        alias = reader.name()
+        if name and alias != name:
+            raise reader.error(f"typedef enum {name} is named {alias} after its enumerators")
+        reader.kinds[alias] = "i32"
+    reader.expect(";")
+    return names
 
 
 def _declarator(reader: _Reader, base: str, whole: bool) -> Field:
@@ -212,7 +248,7 @@ def _declarator(reader: _Reader, base: str, whole: bool) -> Field:
         return Field(name, base + "*", "p")
     if not whole:
         raise reader.error(f"{name}: a {base} is read only through a pointer")
-    return Field(name, base, KINDS[base.removeprefix("const ")])
+    return Field(name, base, reader.kinds[base.removeprefix("const ")])
 
 
 def _struct(reader: _Reader,
@@ -248,7 +284,7 @@ def _function(reader: _Reader, structs: dict[str, tuple[Field, ...]]) -> Functio
         returns = "void"
     else:
         base, whole = _type(reader, structs)
-        returns = "p" if reader.take_if("*") else KINDS.get(base.removeprefix("const "), "")
+        returns = "p" if reader.take_if("*") else reader.kinds.get(base.removeprefix("const "), "")
         if not returns:
             raise reader.error(f"{base}: a function returns a pointer or a whole number")
     name = reader.name()

@@ -14,7 +14,9 @@
  *     pointer and its length instead);
  *   - an entry point is a function whose name starts cpcore_, over the same types,
  *     returning void, a whole number or a pointer;
- *   - a constant is ``#define CPCORE_NAME value`` (a status, a limit, a grid's code).
+ *   - a constant is ``#define CPCORE_NAME value`` (a status, a limit, a grid's code) or
+ *     an enumerator, CPCORE_NAME, of an enum named cpcore_ (a typedef'd enum is a type of
+ *     its own, an int).
  * A comment beside a pointer gives its shape in brackets: ``[n_options, n_words]`` is
  * n_options rows of n_words, row-major. Counts are whole numbers of entries, not bytes;
  * a call that writes into the caller's buffers takes their capacities and reports what it
