@@ -16,6 +16,8 @@ import tokenize
 from importlib import resources
 from pathlib import Path
 
+import cpmodels._native as _native
+import numpy as np
 import pytest
 from conftest import ENTRY, ROOT
 
@@ -23,6 +25,7 @@ from cpmodels._core import interface
 from cpmodels.backends.engine.kernels.memo import Table
 from cpmodels.backends.engine.kernels.words import WordLayout
 from cpmodels.backends.engine.layouts.cover import Layout, OneWord
+from cpmodels.backends.engine.layouts.described import extent, layout_arrays
 from cpmodels.backends.engine.layouts.reach import ReachLayout, ReachRegions
 from cpmodels.backends.engine.layouts.tally import OneTallies, Tallies
 
@@ -158,6 +161,40 @@ def test_the_host_build_lays_out_what_entry_h_says(tmp_path):
                    check=True, timeout=300)
     probe = subprocess.run([str(tmp_path / "probe")], capture_output=True, check=True)
     _same_interface(json.loads(probe.stdout), pointer=8)
+
+
+def test_the_module_describes_the_entry_h_it_was_built_from():
+    """The compiled module carries the same description (what the layouts' arrays are
+    made from on the Python side)."""
+    _same_interface(json.loads(_native.interface()), pointer=8)
+
+
+@pytest.mark.parametrize("text, sizes, value", [
+    ("n_items", {"n_items": 5}, 5),
+    ("max(n_branch, 1)", {"n_branch": 0}, 1),
+    ("64 * n_pieces + 1", {"n_pieces": 3}, 193),
+    ("2**n_tally", {"n_tally": 4}, 16),
+    ("masks * cols + 1 - 1", {"masks": 4, "cols": 2}, 8),
+])
+def test_an_extent_of_a_shape_is_worked_out(text, sizes, value):
+    assert extent(text, sizes) == value
+
+
+@pytest.mark.parametrize("text", ["n_other", "len(x)", "n / 2", "1 - 2", "__import__('os')"])
+def test_an_extent_that_is_not_one_is_refused(text):
+    with pytest.raises(ValueError):
+        extent(text, {"n": 4})
+
+
+def test_layout_arrays_are_made_as_entry_h_says():
+    out = layout_arrays("cpcore_cover_layout", {
+        "n_items": 5, "n_options": 7, "n_words": 2, "n_branch": 0, "n_anchored": 3,
+        "n_counters": 1, "degree": 4, "n_opt_nb": 6, "n_board_cells": 2})
+    assert list(out) == [f.name for f in ENTRY.structs["cpcore_cover_layout"]]
+    assert out["opt_mask"].shape == (7, 2) and out["opt_mask"].dtype == np.uint64
+    assert out["cell_nb"].shape == (1, 4) and out["fillable"].dtype == np.bool_
+    with pytest.raises(ValueError, match="no array type and shape"):
+        layout_arrays("cpcore_cover_input", {})
 
 
 def test_engine_wasm_describes_the_entry_h_it_was_built_from(tmp_path):

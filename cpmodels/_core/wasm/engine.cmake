@@ -45,20 +45,10 @@ if(_probe_failed)
     return()
 endif()
 
-# cpcore_interface, the interface's description (the structs' fields, kinds, offsets and
-# sizes, the entry points' parameter kinds, the constants) generated from entry.h: engine.js
-# reads the layout of every struct from it.
-if(NOT Python_EXECUTABLE)
-    find_package(Python 3.10 COMPONENTS Interpreter REQUIRED)
-endif()
+# cpcore_interface (interface.cmake): engine.js reads the layout of every struct from it.
+include("${CORE_DIR}/interface.cmake")
 set(INTERFACE_SOURCE "${CMAKE_CURRENT_BINARY_DIR}/wasm/interface.cpp")
-add_custom_command(
-    OUTPUT "${INTERFACE_SOURCE}"
-    COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/wasm"
-    COMMAND "${Python_EXECUTABLE}" "${CORE_DIR}/interface.py"
-            "${CORE_DIR}/include/cpcore/entry.h" "${INTERFACE_SOURCE}"
-    DEPENDS "${CORE_DIR}/interface.py" "${CORE_DIR}/include/cpcore/entry.h"
-    COMMENT "Describing entry.h for engine.js" VERBATIM)
+cpmodels_interface_source("${INTERFACE_SOURCE}")
 
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")

@@ -42,8 +42,8 @@ int cpcore_needs_popcnt(void);
 /* This interface as JSON, written to out (up to capacity bytes, NUL-ended when there is room)
  * by a source generated from this file (cpmodels/_core/interface.py): each struct's fields
  * with their kinds and offsets and its size, as this build's compiler lays them out; each
- * entry point's return and parameter kinds; each constant's value. Returns the length. Only
- * the WebAssembly build defines it (engine.js reads the structs' layout from it). */
+ * entry point's return and parameter kinds; each constant's value. Returns the length. The
+ * Python module (_native.interface) and engine.wasm carry it. */
 uint64_t cpcore_interface(char* out, uint64_t capacity);
 
 /* The one-word layout (a board of at most 64 cells in one word, the units in another; see
