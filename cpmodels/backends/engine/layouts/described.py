@@ -27,7 +27,7 @@ def layout_arrays(struct: str, sizes: Mapping[str, int]) -> dict[str, np.ndarray
     """Room for each array the entry.h struct ``struct`` points to, by field name, each of
     the type and shape entry.h gives it (its extents' names read from ``sizes``)."""
     described = json.loads(_native.interface())["structs"][struct]
-    out = {}
+    out: dict[str, np.ndarray] = {}
     for name, kind, _, pointee, shape in described["fields"]:
         if kind != "p" or pointee not in DTYPES or not shape:
             raise ValueError(f"{struct}.{name}: entry.h gives no array type and shape")
