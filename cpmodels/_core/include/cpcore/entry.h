@@ -441,9 +441,9 @@ typedef struct cpcore_placements_input {
 } cpcore_placements_input;
 
 /* Every placement on the board of each shape (geometry.placements), up to ``limit`` of
- * them: each shape in turn, anchored by its first cell in reading order and slid onto each board cell
- * in reading order that the grid lets it move to, is kept when all its cells are on the
- * board. Placement p is shape out_shape[p], its cells (in reading order) the indices in
+ * them: each shape in turn, anchored by its first cell in reading order and slid onto each
+ * board cell in reading order that the grid lets it move to, is kept when all its cells are
+ * on the board. Placement p is shape out_shape[p], its cells (in reading order) the indices in
  * out_cells of board cells (the first of equal ones). Returns the placements' number;
  * sizes[0]: the placements, sizes[1]: their cells, sizes[2]: the scratch words needed
  * (n_board + (dim + 2) * the largest shape). With outputs too small it goes on counting and
