@@ -1,12 +1,15 @@
 """The core's interface read from its one description, ``cpcore/entry.h``.
 
 entry.h is plain C: structs of integers and pointers (``typedef struct cpcore_x {...}
-cpcore_x;``), functions over them, and ``#define CPCORE_*`` constants. :func:`parse` reads
-it strictly (anything else is an error naming its line), and :func:`source` writes the C++
-of ``cpcore_interface``, the entry point that tells a caller the structs' fields with the
-offsets and sizes its compiler gave them, each function's parameter kinds and each
-constant's value. The WebAssembly build compiles that source into engine.wasm, so the
-browser's loader (``engine.js``) reads the layout of every struct from the engine itself.
+cpcore_x;``), functions over them, and constants (``#define CPCORE_*``, and the
+enumerators of enums). :func:`parse` reads it strictly (anything else is an error naming
+its line), and :func:`source` writes the C++ of ``cpcore_interface``, the entry point that
+tells a caller the structs' fields with the offsets and sizes its compiler gave them (and,
+for a pointer, what it points to and the shape its comment gives), each function's
+parameter kinds and each constant's value. The build compiles that source into the Python
+module and into engine.wasm, so the browser's loader (``engine.js``) reads the layout of
+every struct from the engine itself, and the Python side the shapes of the layouts' arrays
+(``layouts/described.py``). The tests type their ctypes calls with :func:`ctypes_typed`.
 
     python cpmodels/_core/interface.py cpmodels/_core/include/cpcore/entry.h interface.cpp
 
