@@ -368,9 +368,13 @@ class Engine {
   }
 
   // One of entry.h's structs filled with ``values`` (names as in entry.h): its address.
-  struct(name, values) {
+  // Every field is given (a field entry.h gains is not left 0 unseen), unless ``rest`` says
+  // that those not given are zeros (null pointers, no capacity).
+  struct(name, values, { rest = false } = {}) {
     check(Object.hasOwn(this.structs, name), `${name}: not a struct of entry.h`);
-    const { offsets, size } = this.structs[name];
+    const { offsets, size, fields } = this.structs[name];
+    for (const [field] of fields)
+      check(rest || Object.hasOwn(values, field), `${name}.${field}: not given`);
     const at = this.alloc(size);
     const dv = new DataView(this.memory.buffer);
     for (const [field, value] of Object.entries(values)) {
@@ -675,7 +679,8 @@ class Engine {
         n_pieces: pieces.length, group_cells: this.copy(grouped.flat),
         group_start: this.copy(grouped.start), n_groups: groups.length,
         n_labels: grouped.flat.length / dim, max_placements: MAX_PLACEMENTS });
-      const cover = (out) => x.cpcore_sweep_cover(input, this.struct("sweep_output", out), sizes);
+      const cover = (out) => x.cpcore_sweep_cover(input,
+        this.struct("sweep_output", out, { rest: true }), sizes);
       const need = () => Array.from(this.view(BigUint64Array, sizes, 5), Number);
       const status = (got) => {
         if (got === BigInt(this.constants.CPCORE_COVER_TOO_LARGE)) {
