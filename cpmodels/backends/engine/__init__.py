@@ -94,18 +94,21 @@ The reach kernel (``kernels/reach.py``, its layout ``layouts/reach.py``)
 
 Solids (``kernels/links.py``, ``kernels/bit_cover.py``)
     A cover on the cube grid whose items are covered once or at most once is counted with
-    the item with the fewest options left first (Knuth's Algorithm X), split at the root
-    into threads: on bits when it has at most 128 items (each depth's live options a list
-    of two-word masks, the fewest read from bit-sliced counters), else by dancing links.
-    Both walk the same tree.
+    the item with the fewest options left first (Knuth's Algorithm X), cut at that item
+    into tasks like any other search (the session's :meth:`~EngineSession.split`) and run
+    where every count runs: on bits when it has at most 128 items (each depth's live
+    options a list of two-word masks, the fewest read from bit-sliced counters), else by
+    dancing links. Both walk the same tree.
 
 The session (``session.py``), the one door
     An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,
     existence, first solutions, streamed solutions, and the search cut into tasks. Every
     feature (counts, sweeps, design, difficulty's hardest dates, the web page's position
     checks) asks its questions through one; nothing outside this package imports its
-    modules. The session asks its :class:`~.searches.Searches` which kernel call answers,
-    then runs it in its turn.
+    modules. The session asks its :class:`~.searches.Searches` which kernel call answers
+    (the choice is the compiled core's, ``kernels/choice.py``, the one the browser asks
+    too), then runs it in its turn, within its time limit and stop flag: every search,
+    the solution stream's steps included.
 
 Placement (``placement/``)
     Where work is split across processes (``scheduling.py``): units of tasks run by worker
@@ -139,7 +142,6 @@ from cpmodels.backends.engine.placement.scheduling import (
     units_wanted,
 )
 from cpmodels.backends.engine.searches import DEFAULT_MEMO_SLOTS, Backtracker, Difficulty
-from cpmodels.backends.engine.searches import solid as counted_by_links
 from cpmodels.backends.engine.session import EngineSession, Regions, Tally, Task, Unit
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
@@ -153,7 +155,7 @@ __all__ = [
     "Difficulty", "EngineSession", "Regions", "Tally",
     "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect",
     "count", "count_each",
-    "counted_by_links", "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
+    "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
     "split_tasks", "tally_tasks", "tasks_stay_here", "units_wanted", "using", "workers_for",
 ]
 
