@@ -141,8 +141,16 @@ from cpmodels.backends.engine.placement.scheduling import (
     tasks_stay_here,
     units_wanted,
 )
-from cpmodels.backends.engine.searches import DEFAULT_MEMO_SLOTS, Backtracker, Difficulty
-from cpmodels.backends.engine.session import EngineSession, Regions, Tally, Task, Unit
+from cpmodels.backends.engine.session import (
+    DEFAULT_MEMO_SLOTS,
+    Backtracker,
+    Difficulty,
+    EngineSession,
+    Regions,
+    Tally,
+    Task,
+    Unit,
+)
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
