@@ -188,8 +188,9 @@ class Searches:
         self._one: OneWord | bool | None = None  # False: the cover does not suit it
         self._one_tallies: OneTallies | bool | None = None  # False: the tallies do not
         self._one_tally_layout: TallyLayout | None = None
+        self._solid: bool | None = None  # whether the cover is a solid
         self._solid_links: links.Links | None = None  # a solid's dancing links
-        self._solid_bits: tuple | None = None  # ... or its options as bits
+        self._solid_bits: bit_cover.Masks | None = None  # ... or its options as bits
         self._reach: ReachLayout | bool | None = None  # likewise, for reach questions
         self._reached: Memo | None = None
         self._settled: Memo | None = None  # the reach search's states settled for good
@@ -219,7 +220,9 @@ class Searches:
         """What the cover's layouts offer the core's choice of search (``solids``: whether
         a solid may be counted by its most constrained item first)."""
         one = self._one_word_layout()
-        solid = solids and self.use_links and links.suits(self.cover)
+        if self._solid is None:
+            self._solid = links.suits(self.cover)
+        solid = solids and self.use_links and self._solid
         return Offers(one_word=one is not None, slack=one is not None and bool(one.slack),
                       tallies=bool(self.tally_items),
                       one_word_tallies=one is not None and self._one_word_tallies() is not None,
@@ -352,7 +355,9 @@ class Searches:
             elif search == "count_one_word":
                 layouts = {"layout": self._one_word(None)}
             elif search.endswith("two_words"):
-                layouts = {"layout": self._word_layout(None)}
+                words = self._word_layout(None)
+                assert words is not None
+                layouts = {"layout": words}
             else:
                 layouts = {"layout": self.compiled.kernel}
             if search.startswith("tally_prefixes"):
@@ -454,7 +459,7 @@ class Searches:
             self._solid_links = links.links(self.cover)
         return self._solid_links
 
-    def _bits(self) -> tuple:
+    def _bits(self) -> bit_cover.Masks:
         if self._solid_bits is None:
             self._solid_bits = bit_cover.masks(self.cover)
         return self._solid_bits

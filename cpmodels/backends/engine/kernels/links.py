@@ -139,8 +139,8 @@ def root_tasks(lk: Links, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]
     return tasks
 
 
-def count_tasks(tasks: np.ndarray, lk: Links | None, bits: tuple | None, out: np.ndarray,
-                stats: np.ndarray) -> None:
+def count_tasks(tasks: np.ndarray, lk: Links | None, bits: bit_cover.Masks | None,
+                out: np.ndarray, stats: np.ndarray) -> None:
     """Count each row of ``tasks`` (option ids forced; -1 pads) by the most constrained
     item first: on ``bits`` (``bit_cover.masks``) when given, else on copies of the links
     ``lk``. ``out[r]`` gets row ``r``'s count; ``stats`` is a memo table's (``memo.py``):
