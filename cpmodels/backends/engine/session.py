@@ -337,11 +337,9 @@ class EngineSession:
     # -- cutting the search into tasks --------------------------------------------------
 
     def branches(self) -> list[Task]:
-        """Disjoint tasks that together make the whole search: its first branching step."""
-        cc = self.compiled
-        if cc.n_branch == 0:
-            return [()]
-        return [(int(o),) for o in cc.anchor_opts[cc.anchor_start[0]:cc.anchor_start[1]]]
+        """Disjoint tasks that together make the whole search: its first branching step
+        (:meth:`split` of the empty task)."""
+        return self.split(())
 
     def split(self, task: Task) -> list[Task]:
         """``task`` cut into the disjoint tasks that together make it: one per option the
