@@ -4,6 +4,7 @@ which layout, and that the call it returns, run as it is, gives the session's an
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import pickle
 import random
 
@@ -107,6 +108,26 @@ def test_a_stop_while_the_call_is_made_is_not_lost(cover, question):
     with pytest.raises(OutOfTime):
         session.tally(()) if question == "tally" else session.exists([[]])
     assert ran == []
+
+
+def test_a_solution_stream_runs_in_the_sessions_turn_and_stops_with_it():
+    """Each step of a stream is a call run in the session's turn: it waits for the turn
+    within its time limit, hands over what a step found, and ends when the session is
+    stopped between its steps or during one."""
+    session = EngineSession(instance("pentominoes_8x8_square").cover)  # 129,168 raw
+    stream = session.solutions(batch=4)
+    first = [next(stream) for _ in range(5)]
+    assert len({tuple(s) for s in first}) == 5
+    assert first == list(itertools.islice(EngineSession(session.cover).solutions(), 5))
+    with session._turn, pytest.raises(OutOfTime, match="waited"):  # another holds the turn
+        next(session.solutions(time_limit=0.2))
+    session.stop()
+    with pytest.raises(OutOfTime, match="session was stopped"):
+        list(stream)
+    with pytest.raises(OutOfTime, match="session was stopped"):
+        next(session.solutions())
+    clash = session.branches()[:2]  # two options of the first item: never together
+    assert list(EngineSession(session.cover).solutions([o for (o,) in clash])) == []
 
 
 # --- the choice and the branching step are the core's ----------------------------------
