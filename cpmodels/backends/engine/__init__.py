@@ -7,8 +7,9 @@ cover out for them and asks them, in five parts:
 
 * ``session.py``: the :class:`EngineSession`, the one door: every question is asked there;
   it keeps the turn, the stop and the time limits, and decodes the answers;
-* ``searches.py``: :class:`~.searches.Searches`, which chooses the search that answers a
-  question (the layout, the table and the kernel call);
+* ``searches.py``: :class:`~.searches.Searches`, which says what a cover's layouts offer,
+  asks the core which search answers a question (``kernels/choice.py``), and makes that
+  search's call (the layout, the table and the kernel);
 * ``layouts/``: the compiled cover and its views, the arrays each search reads;
 * ``kernels/``: thin wrappers that hand those arrays to the core, one module per search
   family, and the memo table they share;
@@ -68,8 +69,9 @@ holds the table's lookup and store and the region flood fill too)
 The word kernel (``kernels/words.py``)
     The same counting and existence searches for covers of at most 128 bits, the state held
     in two 64-bit scalars: the open item by a de Bruijn multiply, one test per option,
-    regions grown by neighbour masks, the table's value in its key row. ``Searches`` picks
-    it by itself; every other cover (and every solution stream) takes ``general.py``.
+    regions grown by neighbour masks, the table's value in its key row. The core's choice
+    takes it by itself; every other cover (and every solution stream) takes ``general.py``,
+    whose branching step (``split_kernel``) cuts a task into the parts the search would try.
 
 The one-word kernel (``kernels/one_word.py``)
     Counts on a square board whose bounding box has at most 64 cells, every piece used
@@ -79,7 +81,7 @@ The one-word kernel (``kernels/one_word.py``)
     test an option, regions grown by bit-parallel dilation. Tallies too (a sweep's, a
     design's counts): the slack items are bits of the piece word, a region may keep one
     cell of each slack item still open, and each depth's count vector is cleared only over
-    the range its node added to. ``Searches`` picks it by itself.
+    the range its node added to. The core's choice takes it by itself.
 
 The reach kernel (``kernels/reach.py``, its layout ``layouts/reach.py``)
     Which label combinations of a calendar's sweep cover have a solution, on the one-word
