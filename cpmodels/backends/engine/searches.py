@@ -229,11 +229,17 @@ class Searches:
                       two_words=self._word_layout(None) is not None,
                       links=solid, bits=solid and bit_cover.fits(self.cover))
 
+    def chosen(self, question: int = TALLY) -> str:
+        """The search the core chooses for ``question`` (``kernels/choice.py``'s
+        :data:`TALLY`, :data:`EXISTS` or :data:`SOLUTIONS`) on this cover, named as its
+        entry point."""
+        return choose(question, self.offers())
+
     def tally_call(self, tasks: Sequence[Sequence[int]], regions: Regions | None) -> Call:
         """The call that tallies each task (``regions``: the sizes the pieces left fill,
         without the slack items' holes)."""
         arr = task_array(tasks)
-        search = choose(TALLY, self.offers())
+        search = self.chosen(TALLY)
         if search == "tally_one_word":
             layout_one, tallies, decode = self._one_word_tally(regions)
             table = self._one_word_table(True)
@@ -281,7 +287,7 @@ class Searches:
         else:
             table = Memo(self._table_width(), slots=16)
         stop = table.stats[STOP:STOP + 1]
-        if choose(EXISTS, self.offers()) == "exists_two_words":
+        if self.chosen(EXISTS) == "exists_two_words":
             return Call(exists_words, (arr, self._word_layout(regions), table.kernel, remember,
                                        out, first_failure, stop), table, out)
         return Call(exists_kernel, (arr, self._kernel_layout(regions), table.kernel, remember,
@@ -290,7 +296,7 @@ class Searches:
     def stream(self, forced: Sequence[int], batch: int) -> Stream | None:
         """The stream of the solutions that contain the ``forced`` options, ``batch`` at
         most a call (None when the options do not fit together)."""
-        assert choose(SOLUTIONS, self.offers()) == "search_n_words"
+        assert self.chosen(SOLUTIONS) == "search_n_words"
         return Stream.of(self.compiled, forced, batch)
 
     def split(self, task: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -298,7 +304,7 @@ class Searches:
         counting search would try next below it (the most constrained item's for a solid,
         the first item left open's for the others). A task that cannot be cut (nothing
         left open, or no option fits) stays whole."""
-        search = choose(TALLY, self.offers())
+        search = self.chosen(TALLY)
         if search == "bit_cover_count":
             parts = bit_cover.root_tasks(self.cover, task)
         elif search == "links_count":
