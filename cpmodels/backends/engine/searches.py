@@ -188,6 +188,7 @@ class Searches:
         self._one: OneWord | bool | None = None  # False: the cover does not suit it
         self._one_tallies: OneTallies | bool | None = None  # False: the tallies do not
         self._one_tally_layout: TallyLayout | None = None
+        self._chosen: dict[tuple[int, bool, bool, bool], str] = {}  # see chosen()
         self._solid: bool | None = None  # whether the cover is a solid
         self._solid_links: links.Links | None = None  # a solid's dancing links
         self._solid_bits: bit_cover.Masks | None = None  # ... or its options as bits
@@ -232,8 +233,12 @@ class Searches:
     def chosen(self, question: int = TALLY) -> str:
         """The search the core chooses for ``question`` (``kernels/choice.py``'s
         :data:`TALLY`, :data:`EXISTS` or :data:`SOLUTIONS`) on this cover, named as its
-        entry point."""
-        return choose(question, self.offers())
+        entry point. Kept for the switches it was asked with: what the layouts offer
+        does not change once they are made."""
+        key = (question, self.use_words, self.use_one_word, self.use_links)
+        if key not in self._chosen:
+            self._chosen[key] = choose(question, self.offers())
+        return self._chosen[key]
 
     def tally_call(self, tasks: Sequence[Sequence[int]], regions: Regions | None) -> Call:
         """The call that tallies each task (``regions``: the sizes the pieces left fill,
