@@ -3,9 +3,12 @@
 // types and shapes, makes the working memory, and calls the entry point without the GIL.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -294,6 +297,40 @@ void search(const Array<int64_t>& state, const Array<uint64_t>& filled,
                           max_out, stop.data());
 }
 
+void check_task(const Array<const int64_t>& task, size_t n_options) {
+    check(task.ndim() == 1, "task: expected a 1-d array");
+    for (uint64_t i = 0; i < task.shape(0); ++i)
+        check(task.data()[i] < (int64_t)n_options, "task: an option id out of range");
+}
+
+// The N-word state of a task's forced options (see cpcore_force_n_words): filled and
+// counters written; whether the options fit together.
+bool force(nb::handle lay, const Array<const int64_t>& task, const Array<uint64_t>& filled,
+           const Array<int64_t>& counters) {
+    Reader r;
+    NWordsView v = NWordsView::read(r, lay);
+    check_task(task, v.n_options);
+    check(filled.ndim() == 1 && filled.shape(0) == v.words.n_words, "filled: one per word");
+    check(counters.ndim() == 1 && counters.shape(0) >= v.cover.n_counters,
+          "counters: one per counter");
+    return cpcore_force_n_words(&v.cover, &v.words, task.data(), task.shape(0), filled.data(),
+                                counters.data()) != 0;
+}
+
+// The options of the search's next branching step below a task (see cpcore_split_n_words).
+std::vector<int64_t> split(nb::handle lay, const Array<const int64_t>& task) {
+    Reader r;
+    NWordsView v = NWordsView::read(r, lay);
+    check_task(task, v.n_options);
+    std::vector<uint64_t> filled(v.words.n_words);
+    std::vector<int64_t> counters(v.cover.n_counters + 1);
+    std::vector<int64_t> out((size_t)v.cover.anchor_start[v.cover.n_branch] + 1);
+    const int64_t n = cpcore_split_n_words(&v.cover, &v.words, task.data(), task.shape(0),
+                                           filled.data(), counters.data(), out.data());
+    out.resize((size_t)n);
+    return out;
+}
+
 }  // namespace
 
 namespace cpbind {
@@ -330,6 +367,28 @@ void bind_packing(nb::module_& m) {
           },
           "Whether each prefix has a solution, on the N-word state.");
     m.def("search_n_words", &search, "One step of the resumable solution stream.");
+    m.def("force_n_words", &force, nb::arg("lay"), nb::arg("task"), nb::arg("filled"),
+          nb::arg("counters"),
+          "Place a task's options on an empty N-word state: whether they fit together.");
+    m.def("split_n_words", &split, nb::arg("lay"), nb::arg("task"),
+          "The options that can cover the first item a task leaves open (its next branching "
+          "step; none when nothing is left open or nothing fits).");
+    m.def("choose_search", &cpcore_choose_search, nb::arg("question"), nb::arg("offers"),
+          "The search (cpcore_search) that answers a question (cpcore_question) on a cover "
+          "whose layouts offer ``offers`` (CPCORE_OFFERS_* bits).");
+    for (auto [name, value] : {std::pair<const char*, int>{"ASK_TALLY", CPCORE_ASK_TALLY},
+                               {"ASK_EXISTS", CPCORE_ASK_EXISTS},
+                               {"ASK_SOLUTIONS", CPCORE_ASK_SOLUTIONS},
+                               {"OFFERS_ONE_WORD", CPCORE_OFFERS_ONE_WORD},
+                               {"OFFERS_SLACK", CPCORE_OFFERS_SLACK},
+                               {"OFFERS_TALLIES", CPCORE_OFFERS_TALLIES},
+                               {"OFFERS_ONE_WORD_TALLIES", CPCORE_OFFERS_ONE_WORD_TALLIES},
+                               {"OFFERS_TWO_WORDS", CPCORE_OFFERS_TWO_WORDS},
+                               {"OFFERS_LINKS", CPCORE_OFFERS_LINKS},
+                               {"OFFERS_BITS", CPCORE_OFFERS_BITS}})
+        m.attr(name) = value;
+    m.def("search_name", [](int search) { return std::string(cpcore_search_name(search)); },
+          nb::arg("search"), "The name of a search, as its entry point.");
 }
 
 }  // namespace cpbind
