@@ -147,7 +147,7 @@ def run(name: str, binary: Path, seconds: int, seed_folder: Path | None,
     before = set(crashes.iterdir())
     folders = [str(corpus)] + ([str(seed_folder)] if seed_folder else [])
     command = [str(binary), *folders, f"-max_total_time={seconds}", "-timeout=20",
-               "-rss_limit_mb=2048", "-max_len=4096", "-print_final_stats=1",
+               "-rss_limit_mb=2048", "-print_final_stats=1",
                f"-artifact_prefix={crashes}/{name}-"]
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:handle_sigill=1",
                UBSAN_OPTIONS="print_stacktrace=1")

@@ -4,7 +4,8 @@ of ``cpmodels/_core/src`` and ``python``) built by CMake with ``-DCPMODELS_SANIT
 into ``build/sanitized/<hash of the sources>`` (so a second run builds nothing), then the
 tests run in a subprocess that preloads the compiler's sanitizer runtimes and imports that
 module in place of the installed one (a pytest plugin of the build folder puts it in
-``sys.modules`` before anything imports ``cpmodels._native``). Any sanitizer report, or a
+``sys.modules`` before anything imports ``cpmodels._native``; the sources the tests build
+alone, conftest's ``core_library``, are sanitized there too). Any sanitizer report, or a
 failed invariant, fails the test with the report."""
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ def test_the_core_tests_pass_under_asan_and_ubsan(tmp_path):
     module = _sanitized_module(compiler, cmake)
     plugin = tmp_path / "sanitized_core.py"
     plugin.write_text(PLUGIN.format(path=str(module)))
-    env = dict(os.environ, LD_PRELOAD=":".join(runtimes),
+    env = dict(os.environ, LD_PRELOAD=":".join(runtimes), CPMODELS_TEST_SANITIZED="1",
                PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT / "tests"),
                                            os.environ.get("PYTHONPATH", "")]),
                ASAN_OPTIONS="detect_leaks=0:handle_sigill=1:halt_on_error=1",
