@@ -79,8 +79,8 @@ struct Buffer {
     explicit Buffer(uint64_t n, T fill = T()) : words(new T[n]), size(n) {
         for (uint64_t k = 0; k < n; ++k) words[k] = fill;
     }
-    T* data() { return words.get(); }
-    T& operator[](uint64_t k) { return words[k]; }
+    T* data() const { return words.get(); }
+    T& operator[](uint64_t k) const { return words[k]; }
 };
 
 // A finding the sanitizers cannot see: an answer that breaks what the entry point promises.
@@ -110,4 +110,14 @@ inline uint64_t run_total(Bytes& in, const std::vector<int64_t>& start, uint64_t
     return last >= 0 && (uint64_t)last <= bound ? (uint64_t)last : in.count(bound);
 }
 
+// The target's body: ``FUZZ_TARGET(in) { ... return 0; }`` reads its input from ``in``.
+int fuzz_one(Bytes& in);
+
 }  // namespace cpfuzz
+
+#define FUZZ_TARGET(in)                                                          \
+    extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {    \
+        cpfuzz::Bytes bytes(data, size);                                         \
+        return cpfuzz::fuzz_one(bytes);                                          \
+    }                                                                            \
+    int cpfuzz::fuzz_one(cpfuzz::Bytes& in)

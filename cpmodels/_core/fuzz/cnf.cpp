@@ -4,10 +4,8 @@
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 struct Incidence {
     std::vector<int64_t> opt_start, opt_items, item_start, item_opts, low;
@@ -26,15 +24,15 @@ int64_t next_step(const Incidence& inc, const std::vector<int64_t>& lits,
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
+FUZZ_TARGET(in) {
     Incidence inc;
     const uint64_t n = in.count(256), n_items = in.count(64);
-    inc.opt_start = cpfuzz::runs(in, n, 6);
+    inc.opt_start = runs(in, n, 6);
     if (n_items == 0) inc.opt_start.assign(n + 1, 0);  // no items: no option covers one
     inc.opt_items = in.numbers_within(inc.opt_start.back(), 0, (int64_t)n_items - 1);
-    inc.item_start = cpfuzz::runs(in, n_items, 8);
+    inc.item_start = runs(in, n_items, 8);
     if (n == 0) inc.item_start.assign(n_items + 1, 0);
     inc.item_opts = in.numbers_within(inc.item_start.back(), 0, (int64_t)n - 1);
     inc.low = in.numbers(n_items);

@@ -6,53 +6,11 @@
 #include "cover.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
 
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
-
-struct Tallies {
-    Buffer<int64_t> bit, last_anchor, opt_tally, opt_index, length, stride, map_start,
-        map_flat, covering_start, covering;
-    cpcore_tally_layout out;
-    Tallies(const cpcore_tally_input& t, const cpcore_tally_sizes& s)
-        : bit(s.cols), last_anchor(s.cols), opt_tally(t.cover->n_options),
-          opt_index(t.cover->n_options), length(s.masks), stride(s.masks * s.cols),
-          map_start(s.masks * s.cols + 1), map_flat(s.n_map_flat),
-          covering_start(t.n_tally + 1), covering(s.n_covering),
-          out{bit.data(),       last_anchor.data(), opt_tally.data(), opt_index.data(),
-              length.data(),    stride.data(),      map_start.data(), map_flat.data(),
-              covering_start.data(), covering.data()} {}
-};
-
-// The adapters: one call of each pair of entry points.
-cpcore_cover_sizes measure(const cpcore_cover_input& c, int64_t* work) {
-    cpcore_cover_sizes s{};
-    cpcore_cover_layout_measure(&c, work, &s);
-    return s;
-}
-
-cpcore_cover_sizes fill(const cpcore_cover_input& c, int64_t* work,
-                        const cpfuzz::CoverLayout& l) {
-    cpcore_cover_sizes s{};
-    cpcore_cover_layout_fill(&c, work, &s, &l.out);
-    return s;
-}
-
-cpcore_tally_sizes measure_tallies(const cpcore_tally_input& t, int64_t* work) {
-    cpcore_tally_sizes s{};
-    cpcore_tally_layout_measure(&t, work, &s);
-    return s;
-}
-
-cpcore_tally_sizes fill_tallies(const cpcore_tally_input& t, int64_t* work, const Tallies& l) {
-    cpcore_tally_sizes s{};
-    cpcore_tally_layout_fill(&t, work, &s, &l.out);
-    return s;
-}
-
 void tallies_of(Bytes& in, const cpcore_cover_input& c, const cpcore_cover_sizes& s,
-                cpfuzz::CoverLayout& l) {
+                CoverLayout& l) {
     const uint64_t n_tally = in.count(18);
     const std::vector<int64_t> items = in.numbers_within(n_tally, -1, (int64_t)c.n_items);
     cpcore_tally_input t{&c, l.bit_of_item.data(), (uint64_t)s.n_branch,
@@ -62,8 +20,8 @@ void tallies_of(Bytes& in, const cpcore_cover_input& c, const cpcore_cover_sizes
     std::vector<int64_t> start, opts;
     if (in.count(3) == 3) {
         const uint64_t n_branch = in.count(24);
-        start = cpfuzz::any_runs(in, n_branch, 6);
-        const uint64_t n_anchored = cpfuzz::run_total(in, start, 96);
+        start = any_runs(in, n_branch, 6);
+        const uint64_t n_anchored = run_total(in, start, 96);
         opts = in.numbers_within(n_anchored, -1, (int64_t)c.n_options);
         t.n_branch = n_branch;
         t.anchor_start = start.data();
@@ -71,35 +29,34 @@ void tallies_of(Bytes& in, const cpcore_cover_input& c, const cpcore_cover_sizes
         t.n_anchored = n_anchored;
     }
     Buffer<int64_t> work(cpcore_tally_layout_work(&t));
-    const cpcore_tally_sizes m = measure_tallies(t, work.data());
+    const cpcore_tally_sizes m = lay_out(t, work.data());
     if (m.error != CPCORE_LAYOUT_OK) {
         FUZZ_REQUIRE(m.error > 0 && *cpcore_layout_error(m.error) != 0);
         return;
     }
     if (m.masks * m.cols > (1 << 18) || m.n_map_flat > (1 << 20)) return;
-    Tallies tl(t, m);
-    const cpcore_tally_sizes f = fill_tallies(t, work.data(), tl);
+    TallyArrays tl(t, m);
+    const cpcore_tally_sizes f = lay_out(t, work.data(), &tl);
     FUZZ_REQUIRE(f.error == CPCORE_LAYOUT_OK && f.cols == m.cols && f.masks == m.masks &&
                  f.n_covering == m.n_covering && f.n_map_flat == m.n_map_flat);
     FUZZ_REQUIRE(tl.map_start[m.masks * m.cols] <= m.n_map_flat);
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
-    cpfuzz::Cover c;
-    cpfuzz::read_cover(in, c, 160, 4096);
+FUZZ_TARGET(in) {
+    const Cover c(in, 160, 4096);
     Buffer<int64_t> work(cpcore_cover_layout_work(&c.in));
-    const cpcore_cover_sizes m = measure(c.in, work.data());
+    const cpcore_cover_sizes m = lay_out(c.in, work.data());
     if (m.error != CPCORE_LAYOUT_OK) {
         FUZZ_REQUIRE(m.error > 0 && *cpcore_layout_error(m.error) != 0);
         return 0;
     }
     FUZZ_REQUIRE(m.n_branch >= 0 && m.n_branch <= (int64_t)c.in.n_items);
     FUZZ_REQUIRE(m.n_words >= 1 && m.n_anchored <= (int64_t)c.in.n_options);
-    cpfuzz::CoverLayout l(c.in, m);
-    const cpcore_cover_sizes f = fill(c.in, work.data(), l);
+    CoverLayout l(c.in, m);
+    const cpcore_cover_sizes f = lay_out(c.in, work.data(), &l);
     FUZZ_REQUIRE(f.error == m.error && f.n_branch == m.n_branch && f.n_words == m.n_words &&
                  f.n_anchored == m.n_anchored && f.n_opt_nb == m.n_opt_nb &&
                  f.degree == m.degree && f.n_counters == m.n_counters);

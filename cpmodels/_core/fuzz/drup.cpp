@@ -5,10 +5,8 @@
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 struct Proof {
     int64_t n_vars = 1, n_formula = 0, n_clauses = 0, n_steps = 0, n_units_formula = 0;
@@ -65,9 +63,9 @@ int64_t drup_check(Proof p) {
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
+FUZZ_TARGET(in) {
     const Proof p = read_proof(in);
     const int64_t verdict = drup_check(p);
     FUZZ_REQUIRE(verdict >= -1 && verdict <= p.n_steps);

@@ -6,10 +6,8 @@
 #include "cover.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 struct Layout {
     Buffer<uint64_t> start, masks, avail, opt_cells, opt_piece, slack_cells;
@@ -45,11 +43,10 @@ int64_t tally_bits(const std::vector<int64_t>& kinds, const std::vector<int64_t>
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
-    cpfuzz::Cover c;
-    cpfuzz::read_cover(in, c, 160, 4096);
+FUZZ_TARGET(in) {
+    const Cover c(in, 128, 4096);  // (64 cells and 64 pieces at most suit one word)
     const std::vector<int64_t> xy = in.numbers(2 * c.in.n_cells);
     const std::vector<int64_t> item_kind = in.numbers_within(c.in.n_items, -1, 3);
     const bool with_kinds = in.count(1) == 1;

@@ -8,10 +8,8 @@
 #include "cover.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 // A memo table of n_slots slots (memo.py's Memo, zero-filled; 16 or more, as the
 // bindings require), of key rows n_words + 1 wide.
@@ -39,23 +37,6 @@ struct Buffers {
           view{acc.data(),    acc_width,      pos.data(),      k.data(),
                code.data(),   mask.data(),    chosen.data(),   counters.data(),
                filled.data(), scratch.data(), fill_stack.data()} {}
-};
-
-struct Tallies {
-    Buffer<int64_t> bit, last_anchor, opt_tally, opt_index, length, stride, map_start,
-        map_flat, covering_start, covering;
-    cpcore_tally_layout out;
-    cpcore_tallies view;
-    Tallies(uint64_t n_options, uint64_t n_tally, const cpcore_tally_sizes& s)
-        : bit(s.cols), last_anchor(s.cols), opt_tally(n_options), opt_index(n_options),
-          length(s.masks), stride(s.masks * s.cols), map_start(s.masks * s.cols + 1),
-          map_flat(s.n_map_flat), covering_start(n_tally + 1), covering(s.n_covering),
-          out{bit.data(),    last_anchor.data(), opt_tally.data(), opt_index.data(),
-              length.data(), stride.data(),      map_start.data(), map_flat.data(),
-              covering_start.data(), covering.data()},
-          view{(int64_t)n_tally, bit.data(),    last_anchor.data(), opt_tally.data(),
-               opt_index.data(), length.data(), stride.data(),      map_start.data(),
-               map_flat.data()} {}
 };
 
 struct Search {
@@ -103,17 +84,15 @@ int64_t stream(const Search& s, int64_t max_out) {
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
-    cpfuzz::Cover c;
-    cpfuzz::read_cover(in, c, 20, 40);
+FUZZ_TARGET(in) {
+    const Cover c(in, 20, 40);
     Buffer<int64_t> work(cpcore_cover_layout_work(&c.in));
-    cpcore_cover_sizes m{};
-    cpcore_cover_layout_measure(&c.in, work.data(), &m);
+    cpcore_cover_sizes m = lay_out(c.in, work.data());
     if (m.error != CPCORE_LAYOUT_OK) return 0;
-    cpfuzz::CoverLayout l(c.in, m);
-    cpcore_cover_layout_fill(&c.in, work.data(), &m, &l.out);
+    const CoverLayout l(c.in, m);
+    m = lay_out(c.in, work.data(), &l);
     const Search s{{l.opt_counter.data(), l.anchor_start.data(), l.anchor_opts.data(),
                     l.group_end.data(), l.counter_low.data(), l.counter_high.data(),
                     l.radix.data(), (uint64_t)m.n_counters, (uint64_t)m.n_branch,
@@ -122,22 +101,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                    {l.opt_mask.data(), (uint64_t)m.n_words, l.opt_tag_word.data(),
                     l.opt_tag_bit.data(), l.cell_nb.data(), (uint64_t)m.degree},
                    c.in.n_options};
-    // The tallies: up to three exact-one items (a refused choice is tallied by none).
+    // The tallies: up to three exact-one items (a refused choice is tallied by none), and
+    // none at all for the plain counts.
     std::vector<int64_t> items = in.numbers_within(in.count(3), 0, (int64_t)c.in.n_items - 1);
-    cpcore_tally_input ti{&c.in, l.bit_of_item.data(), (uint64_t)m.n_branch,
-                          l.anchor_start.data(), l.anchor_opts.data(),
-                          (uint64_t)m.n_anchored, items.data(), items.size()};
+    const cpcore_tally_input plain_input{&c.in, l.bit_of_item.data(), (uint64_t)m.n_branch,
+                                         l.anchor_start.data(), l.anchor_opts.data(),
+                                         (uint64_t)m.n_anchored, items.data(), 0};
+    cpcore_tally_input ti = plain_input;
+    ti.n_tally = items.size();
     Buffer<int64_t> tally_work(cpcore_tally_layout_work(&ti));
-    cpcore_tally_sizes ts{};
-    cpcore_tally_layout_measure(&ti, tally_work.data(), &ts);
-    if (ts.error != CPCORE_LAYOUT_OK) {
-        items.clear();
-        ti.n_tally = 0;
-        cpcore_tally_layout_measure(&ti, tally_work.data(), &ts);
-    }
-    Tallies t(c.in.n_options, items.size(), ts);
-    cpcore_tally_layout_fill(&ti, tally_work.data(), &ts, &t.out);
-    const uint64_t width_out = (uint64_t)t.length[ts.masks - 1];
+    if (lay_out(ti, tally_work.data()).error != CPCORE_LAYOUT_OK) ti.n_tally = 0;
+    const TallyArrays t(ti, lay_out(ti, tally_work.data()));
+    lay_out(ti, tally_work.data(), &t);
+    const TallyArrays none(plain_input, lay_out(plain_input, tally_work.data()));
+    lay_out(plain_input, tally_work.data(), &none);
+    const uint64_t width_out = (uint64_t)t.length[t.length.size - 1];
 
     // Prefixes: the empty one first, then rows of any ids the bindings let through.
     const uint64_t rows = 1 + in.count(3), width = in.count(3);
@@ -148,19 +126,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Buffer<int64_t> counts(rows * width_out, 0), masks(rows, 0);
     tally(s, t.view, table, prefixes, rows, width, counts, width_out, masks);
     Table plain_table(16 << in.count(4), (uint64_t)m.n_words, 4 + in.count(64));
-    Tallies none(c.in.n_options, 0, [&] {
-        cpcore_tally_input z = ti;
-        z.n_tally = 0;
-        cpcore_tally_sizes zs{};
-        cpcore_tally_layout_measure(&z, tally_work.data(), &zs);
-        return zs;
-    }());
-    {
-        cpcore_tally_input z = ti;
-        z.n_tally = 0;
-        cpcore_tally_sizes zs{};
-        cpcore_tally_layout_fill(&z, tally_work.data(), &zs, &none.out);
-    }
     Buffer<int64_t> plain(rows, 0), plain_masks(rows, 0);
     tally(s, none.view, plain_table, prefixes, rows, width, plain, 1, plain_masks);
     Buffer<int64_t> found(rows, -5);

@@ -4,10 +4,8 @@
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 // The adapters: one call of each entry point.
 int64_t orientations(int64_t grid, const std::vector<int64_t>& cells, uint64_t n, int rotate,
@@ -46,16 +44,16 @@ void orientations_of(Bytes& in, int64_t grid, int dim) {
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
+FUZZ_TARGET(in) {
     Shapes s;
     s.grid = in.within(-1, 4);
     const int dim = s.grid == CPCORE_GRID_CUBE ? 3 : 2;
     orientations_of(in, s.grid, dim);
     s.n_shapes = in.count(64);
-    s.start = cpfuzz::any_runs(in, s.n_shapes, 16);
-    s.n_cells = cpfuzz::run_total(in, s.start, 512);
+    s.start = any_runs(in, s.n_shapes, 16);
+    s.n_cells = run_total(in, s.start, 512);
     s.cells = in.numbers(s.n_cells * dim);
     s.n_board = in.count(160);
     s.board = in.numbers(s.n_board * dim);

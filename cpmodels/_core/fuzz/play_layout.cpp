@@ -4,10 +4,8 @@
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 struct Layout {
     int64_t grid;
@@ -38,16 +36,16 @@ struct Reader {
 };
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
+FUZZ_TARGET(in) {
     Layout l;
     l.grid = in.within(-1, 4);
     l.n_board = in.count(160);
     l.board = in.numbers(2 * l.n_board);
     l.n_pieces = in.count(16);
-    l.start = cpfuzz::any_runs(in, l.n_pieces, 16);
-    l.n_cells = cpfuzz::run_total(in, l.start, 160);
+    l.start = any_runs(in, l.n_pieces, 16);
+    l.n_cells = run_total(in, l.start, 160);
     l.cells = in.numbers(2 * l.n_cells);
     l.turns = in.numbers(2 * l.n_pieces);
     const bool short_one = in.count(1) == 1;

@@ -4,10 +4,8 @@
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 // The adapter: the one call of the entry point.
 int64_t region_sizes(const std::vector<int64_t>& areas, const std::vector<int64_t>* copies,
@@ -17,9 +15,9 @@ int64_t region_sizes(const std::vector<int64_t>& areas, const std::vector<int64_
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
+FUZZ_TARGET(in) {
     const uint64_t n = in.count(24);
     std::vector<int64_t> areas(n);
     for (auto& a : areas) {

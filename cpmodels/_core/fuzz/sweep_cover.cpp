@@ -6,10 +6,8 @@
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 struct Board {
     int64_t grid = 0;
@@ -27,15 +25,15 @@ Board read_board(Bytes& in) {
     b.n_board = in.count(160);
     b.board = in.numbers(b.n_board * b.dim);
     b.n_shapes = in.count(256);
-    b.shape_start = cpfuzz::any_runs(in, b.n_shapes, 16);
-    b.n_shape_cells = cpfuzz::run_total(in, b.shape_start, 1024);
+    b.shape_start = any_runs(in, b.n_shapes, 16);
+    b.n_shape_cells = run_total(in, b.shape_start, 1024);
     b.shape_cells = in.numbers(b.n_shape_cells * b.dim);
     b.n_pieces = in.count(24);
-    b.piece_start = cpfuzz::any_runs(in, b.n_pieces, 48);
+    b.piece_start = any_runs(in, b.n_pieces, 48);
     b.piece_bounds = in.numbers(2 * b.n_pieces);
     b.n_groups = in.count(6);
-    b.group_start = cpfuzz::any_runs(in, b.n_groups, 40);
-    b.n_labels = cpfuzz::run_total(in, b.group_start, 160);
+    b.group_start = any_runs(in, b.n_groups, 40);
+    b.n_labels = run_total(in, b.group_start, 160);
     b.group_cells = in.numbers(b.n_labels * b.dim);
     b.max_placements = (uint64_t)in.number();
     return b;
@@ -54,9 +52,9 @@ int64_t sweep_cover(const Board& b, int64_t* items, uint64_t n_items, int64_t* o
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
+FUZZ_TARGET(in) {
     const Board b = read_board(in);
     const uint64_t short_one = in.count(5);  // 1 .. 4: that output a word short
     uint64_t sizes[5];

@@ -5,10 +5,8 @@
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 
+namespace cpfuzz {
 namespace {
-
-using cpfuzz::Buffer;
-using cpfuzz::Bytes;
 
 constexpr uint64_t EMPTY = ~(uint64_t)0;
 
@@ -61,9 +59,9 @@ int64_t best(const uint64_t* keys, const int64_t* vals, uint64_t n) {
 }
 
 }  // namespace
+}  // namespace cpfuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    Bytes in(data, size);
+FUZZ_TARGET(in) {
     const Cell c = read_cell(in);
     const uint64_t n_keys = in.count(32);
     std::vector<uint64_t> keys(n_keys);
