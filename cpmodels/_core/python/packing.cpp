@@ -180,8 +180,10 @@ cpcore_table read_table(Reader& r, nb::handle table, uint64_t n_words, bool inli
     Array<int64_t> arena = r.array<int64_t>(table, "arena");
     Array<int64_t> stats = r.array<int64_t>(table, "stats");
     t.n_slots = keys.shape(0);
-    check(t.n_slots > 0 && (t.n_slots & (t.n_slots - 1)) == 0,
-          "keys: the slots must be a power of two");
+    // At least 16 (memo.py's and engine.js's least): a table emptied when three quarters
+    // full keeps a free slot for every probe only from 4 slots on.
+    check(t.n_slots >= 16 && (t.n_slots & (t.n_slots - 1)) == 0,
+          "keys: the slots must be a power of two, at least 16");
     t.key_stride = keys.shape(1);
     check(t.key_stride >= n_words + (inline_values ? 2 : 1), "keys: rows too narrow");
     check(stats.shape(0) >= 7, "stats: too short");

@@ -1,4 +1,5 @@
 // The towers programme's layer step, its trace back and its best score (towers/programme.py).
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/towers.hpp"
 
@@ -21,10 +22,19 @@ extern "C" uint64_t cpcore_towers_step(const uint64_t* keys, const int64_t* vals
                                        uint64_t used, uint64_t* at) {
     if (*at == 0) {
         for (uint64_t q = 0; q < cap; ++q) new_keys[q] = EMPTY;
+        used = 0;
+    } else {
+        // Going on in a table the caller holds: its states counted here, not taken on trust,
+        // so that the stop at half full always leaves a free slot to probe to. (The caller
+        // has just moved the states in, which took as long.)
+        used = 0;
+        for (uint64_t q = 0; q < cap; ++q) used += new_keys[q] != EMPTY;
+        if (used * 2 > cap) return used;
     }
     // Stops when the table is half full: the caller gives a bigger one, then goes on.
     *at = each_successor(keys, vals, n_keys, cell_at(shape, needs, n_codes), table, allowed,
                          floor, *at, [&](uint64_t, uint64_t, int64_t score, word next) {
+                             CPCORE_ASSERT(used < cap);  // a free slot is left to probe to
                              used += insert(new_keys, new_vals, cap, next, score);
                              return used * 2 > cap;
                          });
@@ -37,8 +47,11 @@ extern "C" void cpcore_towers_rehash(const uint64_t* keys, const int64_t* vals, 
         into_keys[q] = EMPTY;
         into_vals[q] = 0;
     }
+    uint64_t used = 0;
     for (uint64_t q = 0; q < n_keys; ++q) {
-        if (keys[q] != EMPTY) insert(into_keys, into_vals, cap, keys[q], vals[q]);
+        if (keys[q] == EMPTY) continue;
+        CPCORE_ASSERT(used < cap);  // cap > n_keys: a free slot is left to probe to
+        used += insert(into_keys, into_vals, cap, keys[q], vals[q]);
     }
 }
 

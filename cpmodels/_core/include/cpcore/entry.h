@@ -496,6 +496,7 @@ typedef struct cpcore_cover_layout {
 #define CPCORE_LAYOUT_NOT_EXACT_ONE 8   /* a tally item is no exact-one item */
 #define CPCORE_LAYOUT_TOO_MANY_TALLIES 9
 #define CPCORE_LAYOUT_TOO_LARGE 10      /* the tallies' vectors past 2**40 entries */
+#define CPCORE_LAYOUT_REPEATED_TALLY 11 /* a tally item listed twice */
 
 /* What a CPCORE_LAYOUT_* code says, in one line (a string of the core's, never freed). */
 const char* cpcore_layout_error(int64_t code);
