@@ -31,8 +31,8 @@ void bind_drup(nb::module_& m) {
                     "the checker's arrays disagree in length");
             const int64_t *first = start.data(), *len = length.data(), *lit = lits.data();
             for (size_t c = 0; c < n_clauses; ++c) {
-                require(first[c] >= 0 && len[c] >= 0
-                            && (size_t)(first[c] + len[c]) <= lits.shape(0),
+                require(first[c] >= 0 && len[c] >= 0 && (size_t)first[c] <= lits.shape(0)
+                            && (size_t)len[c] <= lits.shape(0) - (size_t)first[c],
                         "a clause runs past the literals");
                 for (int64_t q = first[c]; q < first[c] + len[c]; ++q) {
                     require(lit[q] >= -n_vars && lit[q] <= n_vars && lit[q] != 0,

@@ -9,6 +9,16 @@
 #include "bindings.hpp"
 #include "cpcore/entry.h"
 
+#ifdef CPCORE_CHECK_REPORT
+#include <cstdio>
+
+// A failed invariant of the core (cpcore/check.hpp), said before the process traps.
+extern "C" void cpcore_check_failed(const char* file, int line, const char* condition) {
+    std::fprintf(stderr, "cpcore: check failed at %s:%d: %s\n", file, line, condition);
+    std::fflush(stderr);
+}
+#endif
+
 namespace nb = nanobind;
 
 NB_MODULE(_native, m) {

@@ -1,6 +1,7 @@
 // Where a piece can go (cpmodels/geometry.py's orientations and placements): a shape's
 // distinct orientations, and every placement of shapes on a board, in the orders the Python
 // side has always made them, over the caller's buffers (cpcore/placements.hpp's grids).
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/placements.hpp"
 
@@ -36,6 +37,7 @@ extern "C" int64_t cpcore_orientations(const cpcore_shape_input* in, int64_t* ou
     if (out_capacity < sizes[0] || n_scratch < sizes[1]) return CPCORE_GEOMETRY_SMALL_BUFFER;
     uint64_t size = 0;
     const int64_t found = orient(grid, cells, n_cells, in->rotate, in->flip, out, scratch, size);
+    CPCORE_ASSERT((uint64_t)found * size * dim <= sizes[0]);
     sizes[2] = size;
     return (int64_t)found;
 }
@@ -76,6 +78,7 @@ extern "C" int64_t cpcore_placements(const cpcore_placements_input* in, int64_t*
     int64_t* order = scratch + n_board;          // [largest] a shape's cells in reading order
     int64_t* hit = order + largest;              // [largest] their board cells
     int64_t* cell = hit + largest;               // [largest, dim] one cell moved
+    CPCORE_ASSERT(cell + largest * dim <= scratch + n_scratch);
     uint64_t n_found = 0, n_indices = 0;
     bool written = true;
     for (uint64_t s = 0; s < n_shapes && n_found < limit; ++s) {

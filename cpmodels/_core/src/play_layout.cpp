@@ -2,6 +2,7 @@
 // board's cells drawn, and each piece's orientations with what a turn or a flip gives, which
 // keep it face up, its outline, its mark and every place on the board, as one stream of
 // words over the caller's buffer (cpcore/play_layout.hpp's cell drawings, exact).
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/play_layout.hpp"
 
@@ -103,6 +104,7 @@ extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
     int64_t* slide_order = outline_scratch + 80 * m;
     int64_t* hit = slide_order + m;
     int64_t* cell = hit + m;
+    CPCORE_ASSERT(cell + 2 <= scratch + n_scratch);
 
     Stream s{out, out ? out_capacity : 0, 0};
     const uint64_t n_sorted = reading_order(board, 2, sorted, n_board);
@@ -140,6 +142,8 @@ extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
                                       orient_scratch, size);
         const int64_t n_up = orient(grid, cells, n, rotate, 0, upright, orient_scratch,
                                     up_size);
+        CPCORE_ASSERT(size <= m && up_size == size && n_up <= n_free &&
+                      (uint64_t)n_free <= 2 * (uint64_t)each);
         s.put(n_free);
         for (int64_t f = 0; f < n_free; ++f) {
             const int64_t* mine = free_shapes + f * size * 2;

@@ -1,6 +1,7 @@
 // A calendar's sweep cover (cpmodels/sweep.py's sweep_cover and scan_fixed_groups; without
 // label groups cover.py's packing_cover): items and options in the order the Python side has
 // always made them, over the caller's buffers (cpcore/sweep_cover.hpp).
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/sweep_cover.hpp"
 
@@ -93,6 +94,7 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
     int64_t* shape_order = picked + n_groups;   // [largest] a shape's cells in reading order
     int64_t* hit = shape_order + largest;       // [largest] their cells' items
     int64_t* cell = hit + largest;              // [dim] a cell moved
+    CPCORE_ASSERT(cell + dim <= scratch + n_scratch);
 
     // The cells in scan order, each once (cover.py's scan_order).
     int axes[3] = {0, 1, 2};
@@ -112,6 +114,7 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
         ++n_cells;
     }
     sort_cells(scan, dim, byread, n_cells);
+    CPCORE_ASSERT(n_cells <= n_board && (n_board == 0 || n_cells >= 1));
     if (n_shapes * n_cells > in->max_placements) return CPCORE_COVER_TOO_LARGE;
 
     const uint64_t n_items = n_cells + n_pieces + n_groups;
@@ -148,6 +151,8 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
                       written = written && n_entries + size + 1 <= entries_capacity &&
                                 4 * (n_options + 1) <= options_capacity;
                       if (written) {
+                          for (uint64_t i = 0; i < size; ++i)
+                              CPCORE_ASSERT(at[i] >= 0 && (uint64_t)at[i] < n_cells);
                           for (uint64_t i = 0; i < size; ++i) entries[n_entries + i] = at[i];
                           entries[n_entries + size] = (int64_t)(n_cells + p);
                           int64_t* row = options + 4 * n_options;
@@ -170,6 +175,7 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
         for (int64_t l = group_start[g]; l < group_start[g + 1]; ++l) {
             const int64_t at = find(scan, dim, byread, n_cells, group_cells + l * dim);
             if (at < 0) return CPCORE_COVER_LABEL_OFF_BOARD;
+            CPCORE_ASSERT((uint64_t)at < n_cells);
             if (at > passed[g]) passed[g] = at;
             written = written && n_entries + 2 <= entries_capacity &&
                       4 * (n_options + 1) <= options_capacity;
@@ -189,6 +195,7 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
 
     // The groups a sweep's tasks fix (sweep.py's scan_fixed_groups).
     const uint64_t n_fixed = cpcore::sweep::fixed_groups(group_size, passed, n_groups, picked);
+    CPCORE_ASSERT(n_fixed <= n_groups && (n_groups == 0 || n_fixed >= 1));
     const bool fixed_room = fixed_capacity >= n_fixed;
     if (fixed_room) {
         for (uint64_t k = 0; k < n_fixed; ++k) fixed[k] = picked[k];

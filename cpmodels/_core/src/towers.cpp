@@ -1,4 +1,5 @@
 // The towers programme's layer step, its trace back and its best score (towers/programme.py).
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/towers.hpp"
 
@@ -24,11 +25,20 @@ extern "C" uint64_t cpcore_towers_step(const cpcore_towers_layer* from,
     const uint64_t cap = into->n_slots;
     if (*at == 0) {
         for (uint64_t q = 0; q < cap; ++q) new_keys[q] = EMPTY;
+        used = 0;
+    } else {
+        // Going on in a table the caller holds: its states counted here, not taken on trust,
+        // so that the stop at half full always leaves a free slot to probe to. (The caller
+        // has just moved the states in, which took as long.)
+        used = 0;
+        for (uint64_t q = 0; q < cap; ++q) used += new_keys[q] != EMPTY;
+        if (used * 2 > cap) return used;
     }
     // Stops when the table is half full: the caller gives a bigger one, then goes on.
     *at = each_successor(from->keys, from->vals, from->n_slots, cell_of(cell), cell->table,
                          cell->allowed, floor, *at,
                          [&](uint64_t, uint64_t, int64_t score, word next) {
+                             CPCORE_ASSERT(used < cap);  // a free slot is left to probe to
                              used += insert(new_keys, new_vals, cap, next, score);
                              return used * 2 > cap;
                          });
@@ -41,10 +51,11 @@ extern "C" void cpcore_towers_rehash(const cpcore_towers_layer* from,
         into->keys[q] = EMPTY;
         into->vals[q] = 0;
     }
+    uint64_t used = 0;
     for (uint64_t q = 0; q < from->n_slots; ++q) {
-        if (from->keys[q] != EMPTY) {
-            insert(into->keys, into->vals, into->n_slots, from->keys[q], from->vals[q]);
-        }
+        if (from->keys[q] == EMPTY) continue;
+        CPCORE_ASSERT(used < into->n_slots);  // a bigger table: a free slot is left to probe to
+        used += insert(into->keys, into->vals, into->n_slots, from->keys[q], from->vals[q]);
     }
 }
 

@@ -33,6 +33,9 @@ endif()
 
 set(WASM_FLAGS --target=wasm32 -std=c++17 -nostdlib -nostdinc++ -ffreestanding
     -fno-exceptions -fno-rtti -fvisibility=hidden -O2 -DNDEBUG)
+if(CPMODELS_CORE_CHECKS)
+    list(APPEND WASM_FLAGS -DCPCORE_DEBUG)  # a failed invariant traps (unreachable)
+endif()
 
 # Does this clang target wasm32? (Some builds leave the WebAssembly backend out.)
 set(_probe "${CMAKE_CURRENT_BINARY_DIR}/wasm_probe")

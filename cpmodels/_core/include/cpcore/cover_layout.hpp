@@ -32,6 +32,7 @@
 
 #include <stdint.h>
 
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 
 namespace cpcore {
@@ -51,6 +52,7 @@ inline const char* error_message(int64_t code) {
         case CPCORE_LAYOUT_TOO_MANY_TALLIES: return "at most 16 tally items";
         case CPCORE_LAYOUT_TOO_LARGE:
             return "the tallies are too large: more than 2**40 counts to a state";
+        case CPCORE_LAYOUT_REPEATED_TALLY: return "a tally item is listed twice";
         default: return "the core refused the layout";
     }
 }
@@ -123,6 +125,7 @@ inline int64_t region_sizes(const int64_t* areas, const int64_t* copies, uint64_
     int64_t largest = 0;
     bool any = false;
     for (uint64_t p = 0; p < n; ++p) {
+        CPCORE_ASSERT(areas[p] > 0);  // as the callers check
         const int64_t copies_p = copies ? copies[p] : 1;
         if (copies_p <= 0) continue;
         const uint64_t size = (uint64_t)areas[p];
@@ -140,7 +143,10 @@ inline int64_t region_sizes(const int64_t* areas, const int64_t* copies, uint64_
     // Flood fills cost time: look only at regions smaller than two of the largest pieces.
     const uint64_t cap = 2 * (uint64_t)largest + 2;
     for (uint64_t k = (total < cap - 1 ? total : cap - 1); k >= 1; --k)
-        if (!fillable[k]) return (int64_t)k + 1;
+        if (!fillable[k]) {
+            CPCORE_ASSERT(k + 1 <= total + 1);  // a size fillable[] has
+            return (int64_t)k + 1;
+        }
     return 0;
 }
 
@@ -245,6 +251,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
             }
             w.seen[i] = (int64_t)j;
             const int64_t b = w.bit_of[i];
+            CPCORE_ASSERT(b < s.n_bits && w.counter_of[i] < n_counters);
             if (b >= 0 && out) out->opt_mask[j * s.n_words + (b >> 6)] |= (uint64_t)1 << (b & 63);
             if (b >= 0 && b < n_branch && (anchor < 0 || b < anchor)) anchor = b;
             if (w.counter_of[i] >= 0) {
@@ -253,6 +260,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
             }
             const int64_t x = c.item_cell[i];
             if (x >= 0 && w.cell_bit[x] >= 0) {
+                CPCORE_ASSERT(w.cell_bit[x] < n_branch);
                 w.marks[w.cell_bit[x]] = inside;
                 ++cells;
             } else if (x >= 0) {
@@ -294,6 +302,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
             out->opt_tag_bit[j] = (uint64_t)1 << (tb & 63);
         }
     }
+    CPCORE_ASSERT(n_anchored <= (int64_t)n_opts);
     s.n_anchored = n_anchored;
     s.n_opt_nb = n_nb;
     if (!out) return;
@@ -316,14 +325,17 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     for (int64_t a = 0; a < n_branch; ++a) w.cursor[a] = out->anchor_start[a];
     for (int64_t k = 0; k < n_anchored; ++k) {
         const int64_t j = w.by_tag[k];
+        CPCORE_ASSERT(w.cursor[w.anchor_of[j]] < out->anchor_start[w.anchor_of[j] + 1]);
         out->anchor_opts[w.cursor[w.anchor_of[j]]++] = j;
     }
+    CPCORE_ASSERT(out->anchor_start[n_branch] == n_anchored);
     // The end of each run of options of one tag under an anchor.
     auto tag_of = [&](int64_t k) { return c.opt_items[c.opt_start[out->anchor_opts[k] + 1] - 1]; };
     for (int64_t a = 0; a < n_branch; ++a) {
         int64_t end = out->anchor_start[a + 1];
         for (int64_t k = out->anchor_start[a + 1] - 1; k >= out->anchor_start[a]; --k) {
             if (k + 1 < out->anchor_start[a + 1] && tag_of(k) != tag_of(k + 1)) end = k + 1;
+            CPCORE_ASSERT(end > k && end <= out->anchor_start[a + 1]);
             out->group_end[k] = end;
         }
     }
@@ -331,6 +343,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     int64_t n_areas = 0;
     for (uint64_t i = 0; i < n_items; ++i) {
         if (w.area[i] < 0) continue;
+        CPCORE_ASSERT(w.area[i] >= 1);  // (past the board when two items name one cell)
         w.tag_start[n_areas] = w.area[i];
         w.cursor[n_areas++] = c.high[i];
     }
@@ -379,7 +392,14 @@ inline void lay_out_tallies(const cpcore_tally_input& t, int64_t* words, cpcore_
     int64_t* where = words;                   // item -> tally item (the last listed), or -1
     int64_t* anchor_of = words + c.n_items;   // option -> anchor, or -1
     for (uint64_t i = 0; i < c.n_items; ++i) where[i] = -1;
-    for (int64_t k = 0; k < n_t; ++k) where[t.items[k]] = k;
+    for (int64_t k = 0; k < n_t; ++k) {
+        if (where[t.items[k]] >= 0) {  // each tally item once: its options' index is its own
+            s.error = CPCORE_LAYOUT_REPEATED_TALLY;
+            s.bad_item = k;
+            return;
+        }
+        where[t.items[k]] = k;
+    }
     for (uint64_t j = 0; j < c.n_options; ++j) anchor_of[j] = -1;
     for (uint64_t a = 0; a < t.n_branch; ++a)
         for (int64_t k = t.anchor_start[a]; k < t.anchor_start[a + 1]; ++k)
@@ -443,8 +463,10 @@ inline void lay_out_tallies(const cpcore_tally_input& t, int64_t* words, cpcore_
     at[0] = 0;
     for (int64_t k = 0; k < n_t; ++k) at[k + 1] = at[k] + sizes[k];
     for (uint64_t j = 0; j < c.n_options; ++j)
-        if (out->opt_tally[j] >= 0)
+        if (out->opt_tally[j] >= 0) {
+            CPCORE_ASSERT(out->opt_index[j] < sizes[out->opt_tally[j]]);
             out->covering[at[out->opt_tally[j]] + out->opt_index[j]] = (int64_t)j;
+        }
     for (int64_t mask = 0; mask < masks; ++mask) {
         int64_t n = 1;
         for (int64_t k = cols - 1; k >= 0; --k) {
@@ -470,6 +492,7 @@ inline void lay_out_tallies(const cpcore_tally_input& t, int64_t* words, cpcore_
                     const int64_t size = sizes[u] > 0 ? sizes[u] : 1;
                     y += (x / out->stride[child * cols + u]) % size * out->stride[mask * cols + u];
                 }
+                CPCORE_ASSERT(pos < s.n_map_flat && y < out->length[mask]);
                 out->map_flat[pos++] = y;
             }
         }

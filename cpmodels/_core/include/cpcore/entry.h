@@ -394,6 +394,65 @@ void cpcore_search_n_words(const cpcore_packing_cover* cover, const cpcore_n_wor
                            int64_t* state, const cpcore_search_buffers* buffers, int64_t* out,
                            uint64_t out_width, int64_t max_out, const int64_t* stop);
 
+/* --- which search answers a question (src/choice.cpp) ---------------------------------- */
+
+/* The questions a cover is asked: its counts or tallies, whether a task has a solution, its
+ * solutions one by one. */
+typedef enum cpcore_question {
+    CPCORE_ASK_TALLY = 0,
+    CPCORE_ASK_EXISTS = 1,
+    CPCORE_ASK_SOLUTIONS = 2
+} cpcore_question;
+
+/* What a cover's layouts offer, as bits of one number (the caller lays the cover out and
+ * says what it found; a layout the caller does not make is not offered). */
+#define CPCORE_OFFERS_ONE_WORD 1          /* the one-word layout suits the cover */
+#define CPCORE_OFFERS_SLACK 2             /* ... and the cover has slack items */
+#define CPCORE_OFFERS_TALLIES 4           /* the counts are tallied by some items */
+#define CPCORE_OFFERS_ONE_WORD_TALLIES 8  /* ... and the one-word kernel can tally them */
+#define CPCORE_OFFERS_TWO_WORDS 16        /* the two-word layout (at most 128 bits) */
+#define CPCORE_OFFERS_LINKS 32            /* a solid: counted by its most constrained item */
+#define CPCORE_OFFERS_BITS 64             /* ... whose items fit two words of bits */
+
+/* The searches that answer, each named by cpcore_search_name as the entry point (or, for the
+ * solids, the engine's kernel) that runs it. */
+typedef enum cpcore_search {
+    CPCORE_SEARCH_NONE = 0,
+    CPCORE_SEARCH_TALLY_ONE_WORD = 1,           /* cpcore_tally_one_word */
+    CPCORE_SEARCH_COUNT_ONE_WORD = 2,           /* cpcore_count_one_word */
+    CPCORE_SEARCH_TALLY_TWO_WORDS = 3,          /* cpcore_tally_prefixes_two_words */
+    CPCORE_SEARCH_TALLY_N_WORDS = 4,            /* cpcore_tally_prefixes_n_words */
+    CPCORE_SEARCH_EXISTS_TWO_WORDS = 5,         /* cpcore_exists_two_words */
+    CPCORE_SEARCH_EXISTS_N_WORDS = 6,           /* cpcore_exists_n_words */
+    CPCORE_SEARCH_SOLUTIONS_N_WORDS = 7,        /* cpcore_search_n_words */
+    CPCORE_SEARCH_COUNT_BITS = 8,               /* cpcore_bit_cover_count */
+    CPCORE_SEARCH_COUNT_LINKS = 9               /* cpcore_links_count */
+} cpcore_search;
+
+/* The search that answers ``question`` on a cover whose layouts offer ``offers``
+ * (CPCORE_OFFERS_* bits); CPCORE_SEARCH_NONE for a question the core does not know. */
+int cpcore_choose_search(int question, int offers);
+/* The name of a search (its entry point without "cpcore_"; "" for none): a string of the
+ * core's, never freed. */
+const char* cpcore_search_name(int search);
+
+/* --- the branching step (src/branching.cpp, over cpcore/packing_search.hpp) ------------- */
+
+/* Place the options of ``task`` (n_task option ids; -1 pads) on an empty N-word state:
+ * filled (n_words words) and counters (n_counters) are written. Returns 1 when they fit
+ * together (no item covered twice, no piece used more than it may be), else 0. */
+int cpcore_force_n_words(const cpcore_packing_cover* cover, const cpcore_n_words* layout,
+                         const int64_t* task, uint64_t n_task, uint64_t* filled,
+                         int64_t* counters);
+/* The search's next branching step below ``task``: the task forced as cpcore_force_n_words
+ * does (whether or not its options fit), then each option that can cover the first item it
+ * leaves open, written to out (room for that item's anchored options: at most
+ * anchor_start[n_branch] in all). Returns how many were written (0: nothing is left open,
+ * or no option fits). */
+int64_t cpcore_split_n_words(const cpcore_packing_cover* cover, const cpcore_n_words* layout,
+                             const int64_t* task, uint64_t n_task, uint64_t* filled,
+                             int64_t* counters, int64_t* out);
+
 /* --- where a piece can go (cpcore/placements.hpp; geometry.py) ------------------------- */
 
 /* Grids as grids.py names them (GRID_NAMES' order); a cell is 2 coordinates (3 on the cube
@@ -578,6 +637,7 @@ typedef struct cpcore_cover_layout {
 #define CPCORE_LAYOUT_NOT_EXACT_ONE 8   /* a tally item is no exact-one item */
 #define CPCORE_LAYOUT_TOO_MANY_TALLIES 9
 #define CPCORE_LAYOUT_TOO_LARGE 10      /* the tallies' vectors past 2**40 entries */
+#define CPCORE_LAYOUT_REPEATED_TALLY 11 /* a tally item listed twice */
 
 /* What a CPCORE_LAYOUT_* code says, in one line (a string of the core's, never freed). */
 const char* cpcore_layout_error(int64_t code);

@@ -76,6 +76,7 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         if (in.flips & 1) at_slow = extent[slow] - at_slow;
         if (in.flips & 2) at_fast = extent[fast] - at_fast;
         bit_of[i] = (int64_t)(at_slow * inner + at_fast);
+        CPCORE_ASSERT(bit_of[i] >= 0 && bit_of[i] < 64);
         if (board >> bit_of[i] & 1) return;  // two cell items on one cell
         board |= (uint64_t)1 << bit_of[i];
     }
@@ -119,6 +120,7 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         } else if (area_of[p] != (int64_t)n_bits) {
             return;
         }
+        CPCORE_ASSERT(p >= 0 && (uint64_t)p < n_pieces && lowest <= 64);
         if (n_bits) ++count[lowest * n_pieces + p];
         if (!out) continue;
         out->opt_cells[j] = mask;
@@ -141,10 +143,12 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         at += (uint64_t)run;
     }
     out->start[n_groups] = at;
+    CPCORE_ASSERT(at == (uint64_t)s.n_flat);
     for (uint64_t j = 0; j < c.n_options; ++j) {
         if (!out->opt_cells[j]) continue;
         const uint64_t g = (uint64_t)__builtin_ctzll(out->opt_cells[j]) * n_pieces +
                            (uint64_t)__builtin_ctzll(out->opt_piece[j]);
+        CPCORE_ASSERT(g < n_groups && (uint64_t)count[g] < out->start[g + 1]);
         out->opts[count[g]] = (int64_t)j;
         out->masks[count[g]++] = out->opt_cells[j];
     }
@@ -164,11 +168,15 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
     for (uint64_t p = 0; p < n_pieces; ++p) out->areas[p] = area_of[p] < 0 ? 0 : area_of[p];
 }
 
-// The piece-word bit of each tally item (1), 0 when one is a cell, or -BAD_ITEM.
+// The piece-word bit of each tally item (1), 0 when one is a cell, or -BAD_ITEM, or
+// -REPEATED_TALLY for an item listed twice.
 inline int64_t tally_bits(const int64_t* item_kind, uint64_t n_items, const int64_t* items,
                           uint64_t n_tally, uint64_t* bits) {
-    for (uint64_t t = 0; t < n_tally; ++t)
+    for (uint64_t t = 0; t < n_tally; ++t) {
         if (items[t] < 0 || (uint64_t)items[t] >= n_items) return -CPCORE_LAYOUT_BAD_ITEM;
+        for (uint64_t u = 0; u < t; ++u)
+            if (items[u] == items[t]) return -CPCORE_LAYOUT_REPEATED_TALLY;
+    }
     for (uint64_t t = 0; t < n_tally; ++t) {
         if (item_kind[items[t]] == CELL) return 0;
         uint64_t p = 0;

@@ -18,6 +18,8 @@
 
 #include <stdint.h>
 
+#include "cpcore/check.hpp"
+
 namespace cpcore {
 namespace geometry {
 
@@ -149,6 +151,7 @@ inline void sort_cells(const int64_t* cells, int dim, int64_t* order, uint64_t n
     };
     for (uint64_t k = n / 2; k-- > 0;) sift(k, n);
     for (uint64_t end = n; end > 1; --end) {
+        CPCORE_ASSERT(!less(order[0], order[end - 1]));  // the heap's top is its largest
         const int64_t t = order[0];
         order[0] = order[end - 1];
         order[end - 1] = t;
@@ -182,6 +185,7 @@ inline uint64_t reading_order(const int64_t* board, int dim, int64_t* sorted, ui
     for (uint64_t i = 0; i < n; ++i) {
         const int64_t* last = board + sorted[kept - (kept > 0)] * dim;
         if (kept > 0 && compare(last, board + sorted[i] * dim, dim) == 0) continue;
+        CPCORE_ASSERT(kept == 0 || compare(last, board + sorted[i] * dim, dim) < 0);
         sorted[kept++] = sorted[i];
     }
     return kept;
@@ -193,6 +197,7 @@ inline int64_t find(const int64_t* board, int dim, const int64_t* sorted, uint64
     uint64_t lo = 0, hi = n;
     while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
+        CPCORE_ASSERT(sorted[mid] >= 0);
         const int c = compare(board + sorted[mid] * dim, cell, dim);
         if (c == 0) return sorted[mid];
         if (c < 0) lo = mid + 1;
@@ -223,6 +228,7 @@ inline void slide(int64_t grid, const int64_t* shape, uint64_t size, const int64
             for (int d = 0; d < dim; ++d) cell[d] = from[d] + (target[d] - anchor[d]);
             hit[i] = find(board, dim, sorted, n, cell);
             fits = hit[i] >= 0;
+            CPCORE_ASSERT(!fits || compare(board + hit[i] * dim, cell, dim) == 0);
         }
         if (fits && !found(hit)) return;
     }
@@ -268,6 +274,7 @@ inline int64_t orient(int64_t grid, const int64_t* cells, uint64_t n_cells, int 
         for (uint64_t i = 0; i < m; ++i) {
             for (int d = 0; d < dim; ++d) shape[i * dim + d] -= low[d];
         }
+        CPCORE_ASSERT(m <= n_cells && (found == 0 || m == size));  // one shape, turned
         size = m;
         bool seen = false;
         for (uint64_t f = 0; f < found && !seen; ++f) {
@@ -282,6 +289,7 @@ inline int64_t orient(int64_t grid, const int64_t* cells, uint64_t n_cells, int 
         }
         if (!seen) ++found;
     }
+    CPCORE_ASSERT(found <= (uint64_t)n_chosen);
     return (int64_t)found;
 }
 

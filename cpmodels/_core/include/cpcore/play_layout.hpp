@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "cpcore/check.hpp"
 #include "cpcore/placements.hpp"
 
 namespace cpcore {
@@ -197,6 +198,7 @@ inline void outline(int64_t grid, const int64_t* cells, uint64_t n, int64_t* scr
             used[take] = 1;
             const int64_t there[2] = {kept[4 * take + 2], kept[4 * take + 3]};
             if (there[0] == start[0] && there[1] == start[1]) break;
+            CPCORE_ASSERT(m < 6 * n);  // a loop passes each kept edge once
             points[2 * m] = there[0], points[2 * m + 1] = there[1], ++m;
             here[0] = there[0], here[1] = there[1];
         }
@@ -211,6 +213,7 @@ inline void outline(int64_t grid, const int64_t* cells, uint64_t n, int64_t* scr
                 corner_points[2 * k] = p[0], corner_points[2 * k + 1] = p[1], ++k;
             }
         }
+        CPCORE_ASSERT(k <= m);
         emit(corner_points, k);
     }
 }

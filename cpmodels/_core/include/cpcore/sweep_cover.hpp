@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "cpcore/check.hpp"
 #include "cpcore/placements.hpp"
 
 namespace cpcore {
@@ -69,12 +70,14 @@ inline uint64_t fixed_groups(const int64_t* sizes, const int64_t* passed, uint64
         if (best < 0 || passed[k] < passed[best]) best = (int64_t)k;
     }
     if (best >= 0) {
+        CPCORE_ASSERT((uint64_t)best < n_groups);
         fixed[0] = best;
         return 1;
     }
     if (n_groups == 0) return 0;
     uint64_t k = 1;
     while (k < n_groups && combinations(sizes, k, n_groups, n_groups) > MAX_TALLY) ++k;
+    CPCORE_ASSERT(k >= 1 && k <= n_groups);
     for (uint64_t g = 0; g < k; ++g) fixed[g] = (int64_t)g;
     return k;
 }

@@ -49,6 +49,12 @@ const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
 const WIDE = new Set(["u64", "i64"]);
 
+// The questions and what a cover's layouts offer, as cpcore_choose_search takes them (entry.h's
+// cpcore_question and CPCORE_OFFERS_*).
+export const ASK = { tally: 0, exists: 1, solutions: 2 };
+export const OFFERS = { one_word: 1, slack: 2, tallies: 4, one_word_tallies: 8, two_words: 16,
+  links: 32, bits: 64 };
+
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
 // The cells a shape or a board may have here, and what the core's geometry calls say
 // instead of a count (by the names of entry.h's statuses; the grids, the coordinates a cell
@@ -474,20 +480,48 @@ class Engine {
       const { covering_start: _start, covering: _covering, ...tallies } =
         this.read("tally_layout", T);
       tallies.n_tally = tally.length;
-      const oneWord = this.oneWordPlan(cover, input, n, tally, tallies);
-      return { tally: oneWord || { kernel: "tally_prefixes_n_words", layout, tallies },
-        exists: { kernel: "exists_n_words", layout },
-        solutions: { kernel: "search_n_words", layout } };
+      const oneWord = this.oneWordLayouts(cover, input, n, tally, tallies);
+      // The browser lays out no two-word layout and has no solids' search: it offers the
+      // core's choice the rest of what a cover offers natively.
+      const offers = { one_word: oneWord !== null, slack: oneWord !== null && oneWord.slack,
+        tallies: tally.length > 0,
+        one_word_tallies: oneWord !== null && oneWord.tallies !== null };
+      const plan = {};
+      for (const question of Object.keys(ASK)) {
+        const kernel = this.chooseSearch(question, offers);
+        plan[question] = kernel === "tally_one_word"
+          ? { kernel, layout: oneWord.tallyLayout, tallies: oneWord.tallies }
+          : kernel === "count_one_word" ? { kernel, layout: oneWord.countLayout }
+          : kernel === "tally_prefixes_n_words" ? { kernel, layout, tallies }
+          : { kernel, layout };
+      }
+      return plan;
     } finally {
       this.release(mark);
     }
   }
 
-  // The one-word tally kernel's plan of a cover coverPlan laid out (Searches._one_word_tally
-  // as browser_plan asks it), or null when it does not suit or the cover lacks what it
-  // reads: grid "square", xy (each cell's two coordinates), kinds (each item's ItemKind)
-  // and, if the cover has them, optionKinds (each option's OptionKind).
-  oneWordPlan(cover, input, n, tally, generalTallies) {
+  // The search the core chooses (cpcore_choose_search) for ``question`` (a key of ASK) on a
+  // cover whose layouts offer ``offers`` ({name: whether}, names of OFFERS), named as its
+  // entry point: the choice Searches asks natively, made once, in the core.
+  chooseSearch(question, offers) {
+    const x = this.exports;
+    let word = 0;
+    for (const [name, offered] of Object.entries(offers)) {
+      check(name in OFFERS, `${name}: not something a cover offers`);
+      if (offered) word |= OFFERS[name];
+    }
+    return this.cString(x.cpcore_search_name(x.cpcore_choose_search(ASK[question], word)));
+  }
+
+  // The one-word layouts of a cover coverPlan laid out, as Searches makes them natively
+  // (null when the layout does not suit or the cover lacks what it reads: grid "square",
+  // xy (each cell's two coordinates), kinds (each item's ItemKind) and, if the cover has
+  // them, optionKinds (each option's OptionKind)): {slack: whether it has slack items,
+  // countLayout: the layout for plain counts, tallyLayout: with the region sizes of the
+  // pieces alone, for tallies, tallies: the one-word tallies, null when a tally item is a
+  // cell or may be left out}.
+  oneWordLayouts(cover, input, n, tally, generalTallies) {
     const { grid = null, xy = null, kinds = null, optionKinds = [] } = cover;
     if (grid !== "square" || xy === null || kinds === null) return null;
     check(listLength(xy, "xy", MAX_COVER_ITEMS) === Number(n.cells),
@@ -513,21 +547,21 @@ class Engine {
     if (!measured.suits) return null;
     const L = this.arraysFor("one_word_layout", n, measured);
     x.cpcore_one_word_layout_fill(input1, work, sizes, this.struct("one_word_layout", L.at));
-    const word = this.sizesAt(sizes, "one_word_sizes");  // (its words set by the fill)
+    const word = this.sizesAt(sizes, "one_word_sizes");  // (its words and limit by the fill)
     this.refuse(word.error);
     const wordNames = this.fieldsOf("one_word_sizes", "u64");
-    if (!word.slack && !tally.length) return null;
-    let tallies;
+    let tallies = null;
     if (tally.length) {
       const bits = this.alloc(tally.length * 8);
       const status = Number(x.cpcore_one_word_tally_bits(itemKind, BigInt(n.items),
         this.copy(whole(tally, "tally")), BigInt(tally.length), bits));
       if (status < 0) this.refuse(-status);
       const bit = this.view(BigUint64Array, bits, tally.length).slice();
-      if (!status || bit.some((b) => b & word.optional)) return null;  // a tally item left out
-      const { opt_tally, opt_index, length, stride, map_start, map_flat } = generalTallies;
-      tallies = { n_tally: tally.length, bit, opt_tally, opt_index, length, stride, map_start,
-        map_flat };
+      if (status && !bit.some((b) => b & word.optional)) {  // else a cell, or left out
+        const { opt_tally, opt_index, length, stride, map_start, map_flat } = generalTallies;
+        tallies = { n_tally: tally.length, bit, opt_tally, opt_index, length, stride,
+          map_start, map_flat };
+      }
     } else {
       const none = new BigInt64Array(n.options).fill(-1n);
       tallies = { n_tally: 0, bit: new BigUint64Array(1), opt_tally: none, opt_index: none,
@@ -535,6 +569,10 @@ class Engine {
         map_start: new BigInt64Array(2), map_flat: new BigInt64Array(1) };
     }
     const arrays = this.read("one_word_layout", L);
+    const plainWord = (w) => (w <= 2n ** 53n ? Number(w) : String(w));
+    const countLayout = { ...arrays, n_pieces: measured.n_pieces,
+      ...Object.fromEntries(wordNames.map((name) => [name, plainWord(word[name])])),
+      region_limit: word.region_limit, isolated_dead: word.isolated_dead !== 0 };
     // The region sizes of the pieces alone; a slack item's cell counts in the board's.
     const areas = [];
     let total = 0;
@@ -545,12 +583,10 @@ class Engine {
     const fillable = this.alloc(total + 1);
     const limit = Number(x.cpcore_region_sizes(this.copy(BigInt64Array.from(areas)), 0,
       BigInt(areas.length), BigInt(total), fillable));
-    arrays.fillable = this.view(Uint8Array, fillable, total + 1).slice();
-    const plainWord = (w) => (w <= 2n ** 53n ? Number(w) : String(w));
-    const layout = { ...arrays, n_pieces: measured.n_pieces,
-      ...Object.fromEntries(wordNames.map((name) => [name, plainWord(word[name])])),
-      region_limit: limit, isolated_dead: limit > 1 && !arrays.fillable[1] };
-    return { kernel: "tally_one_word", layout, tallies };
+    const pieceSizes = this.view(Uint8Array, fillable, total + 1).slice();
+    const tallyLayout = { ...countLayout, fillable: pieceSizes, region_limit: limit,
+      isolated_dead: limit > 1 && !pieceSizes[1] };
+    return { slack: word.slack !== 0n, countLayout, tallyLayout, tallies };
   }
 
   // A piece's distinct orientations on ``grid`` (geometry.orientations, in its order): the
@@ -809,10 +845,13 @@ class Engine {
 
   // Fail with the core's words for a layout's refusal ``error`` (0: none).
   refuse(error) {
-    if (!error) return;
-    const at = this.exports.cpcore_layout_error(BigInt(error));
+    if (error) fail(this.cString(this.exports.cpcore_layout_error(BigInt(error))));
+  }
+
+  // The string of the core's at ``at`` (ends at its first 0).
+  cString(at) {
     const bytes = new Uint8Array(this.memory.buffer, at);
-    fail(new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(0))));
+    return new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(0)));
   }
 
   // The fields of the struct ``name`` at ``at``: int64 and int32 ones as Numbers, uint64
