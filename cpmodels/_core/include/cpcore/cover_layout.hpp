@@ -209,6 +209,9 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
         out->opt_nb_start[0] = 0;
     }
     for (int64_t b = 0; b < n_branch; ++b) w.marks[b] = -1;
+    // Each board cell bit's cell (tag_start is free until the options are sorted by tag).
+    for (uint64_t x = 0; x < c.n_cells; ++x)
+        if (w.cell_bit[x] >= 0) w.tag_start[w.cell_bit[x]] = (int64_t)x;
     // Each option: its bits, its counter, its tag and anchor, the cells around it.
     s.error = CPCORE_LAYOUT_OK;
     bool consistent = board > 0;
@@ -254,6 +257,34 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
                 if (out) out->opt_nb[n_nb] = b;
                 ++n_nb;
             }
+        }
+        // Region pruning holds only where each option's cells are connected through the
+        // cells' neighbours, as a piece's are: a flood fill from its first cell (the stack
+        // in cursor, free until the anchors are laid out) must reach all of them.
+        if (consistent && cells > 0) {
+            const int64_t unreached = -2 * (int64_t)j - 2, reached = unreached - 1;
+            int64_t distinct = 0, start = -1, found = 1, top = 0;
+            for (int64_t k = 0; k < len; ++k) {
+                const int64_t x = c.item_cell[items[k]];
+                if (x < 0 || w.cell_bit[x] < 0 || w.marks[w.cell_bit[x]] != inside) continue;
+                w.marks[w.cell_bit[x]] = unreached;
+                ++distinct;
+                if (start < 0) start = w.cell_bit[x];
+            }
+            w.marks[start] = reached;
+            w.cursor[top++] = start;
+            while (top > 0) {
+                const int64_t b = w.cursor[--top];
+                for (int64_t d = 0; d < deg; ++d) {
+                    const int64_t next = nb_bit(w.tag_start[b], d);
+                    if (next < 0 || w.marks[next] != unreached) continue;
+                    CPCORE_ASSERT(top < n_branch);
+                    w.marks[next] = reached;
+                    w.cursor[top++] = next;
+                    ++found;
+                }
+            }
+            if (found != distinct) consistent = false;
         }
         if (out) {
             sort_small(out->opt_nb + first, n_nb - first);
