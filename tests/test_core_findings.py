@@ -181,3 +181,16 @@ def test_region_pruning_needs_options_joined_as_pieces_are():
                           grid="square")
     assert compile_cover(together).region_limit > 0  # pieces as drawn keep the check
     assert EngineSession(together).count() == 1
+
+
+def test_region_pruning_needs_one_item_a_cell():
+    """Two exact-one items on one cell: a region counts the cell once where an option fills
+    it with two items (a count of 0 for a cover with a solution), so the check is off."""
+    from cpmodels.backends.engine import EngineSession
+    from cpmodels.cover import ExactCover, Item
+
+    items = [Item("a", cell=(0, 0)), Item("b", cell=(0, 1)), Item("c", cell=(0, 2)),
+             Item("c again", cell=(0, 2)), Item("P", 2, 2)]
+    shared = ExactCover(items=items, options=[(0, 1, 4), (2, 3, 4)], grid="square")
+    assert compile_cover(shared).region_limit == 0
+    assert EngineSession(shared).count() == 1

@@ -178,10 +178,14 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     }
     s.memo_ok = !big && states < ((uint64_t)1 << 63);
     // Board cells: the cells of exact-one cell items (a cell's last such item names it).
+    // Two such items on one cell leave the region check without its areas (it is off).
+    bool shared = false;
     for (uint64_t x = 0; x < c.n_cells; ++x) w.cell_bit[x] = -1;
     for (uint64_t i = 0; i < n_items; ++i)
-        if (c.item_cell[i] >= 0 && w.bit_of[i] >= 0 && w.bit_of[i] < n_branch)
+        if (c.item_cell[i] >= 0 && w.bit_of[i] >= 0 && w.bit_of[i] < n_branch) {
+            shared = shared || w.cell_bit[c.item_cell[i]] >= 0;
             w.cell_bit[c.item_cell[i]] = w.bit_of[i];
+        }
     int64_t board = 0, degree = -1;
     for (uint64_t x = 0; x < c.n_cells; ++x) {
         if (w.cell_bit[x] < 0) continue;
@@ -214,7 +218,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
         if (w.cell_bit[x] >= 0) w.tag_start[w.cell_bit[x]] = (int64_t)x;
     // Each option: its bits, its counter, its tag and anchor, the cells around it.
     s.error = CPCORE_LAYOUT_OK;
-    bool consistent = board > 0;
+    bool consistent = board > 0 && !shared;
     int64_t n_anchored = 0, n_nb = 0;
     for (uint64_t j = 0; j < n_opts; ++j) {
         const int64_t* items = c.opt_items + c.opt_start[j];
