@@ -163,3 +163,34 @@ def test_a_table_of_fewer_than_16_slots_is_refused():
         one_word.count_one_word(np.array([[-1]]), layout, small, True, out)
     one_word.count_one_word(np.array([[-1]]), layout, table, True, out)
     assert out.tolist() == [4]
+
+
+def test_region_pruning_needs_options_joined_as_pieces_are():
+    """Options whose cells are not neighbours (a cover made by hand, or a drawn one): the
+    region check would call the regions they leave dead when those options fill them (a
+    count of 0 for a cover with a solution), so the layout switches it off."""
+    from cpmodels.backends.engine import EngineSession
+    from cpmodels.cover import ExactCover, Item
+
+    cells = [(0, c) for c in range(4)]
+    items = [Item(f"c{c}", cell=cell) for c, cell in enumerate(cells)] + [Item("P", 2, 2)]
+    apart = ExactCover(items=items, options=[(0, 2, 4), (1, 3, 4)], grid="square")
+    assert compile_cover(apart).region_limit == 0
+    assert EngineSession(apart).count() == 1
+    together = ExactCover(items=items, options=[(0, 1, 4), (2, 3, 4), (1, 2, 4)],
+                          grid="square")
+    assert compile_cover(together).region_limit > 0  # pieces as drawn keep the check
+    assert EngineSession(together).count() == 1
+
+
+def test_region_pruning_needs_one_item_a_cell():
+    """Two exact-one items on one cell: a region counts the cell once where an option fills
+    it with two items (a count of 0 for a cover with a solution), so the check is off."""
+    from cpmodels.backends.engine import EngineSession
+    from cpmodels.cover import ExactCover, Item
+
+    items = [Item("a", cell=(0, 0)), Item("b", cell=(0, 1)), Item("c", cell=(0, 2)),
+             Item("c again", cell=(0, 2)), Item("P", 2, 2)]
+    shared = ExactCover(items=items, options=[(0, 1, 4), (2, 3, 4)], grid="square")
+    assert compile_cover(shared).region_limit == 0
+    assert EngineSession(shared).count() == 1

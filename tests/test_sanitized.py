@@ -72,6 +72,9 @@ def _sanitized_module(compiler: str, cmake: str) -> Path:
     for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     folder = ROOT / "build" / "sanitized" / digest.hexdigest()[:16]
+    for old in folder.parent.glob("*"):  # the builds of sources since changed
+        if old != folder and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
     built = sorted(folder.glob("_native*.so"))
     if built:
         return built[0]

@@ -1,9 +1,11 @@
 // Fuzz target: the packing searches (cpcore_tally_prefixes_n_words, cpcore_exists_n_words,
-// cpcore_search_n_words) on a small cover the bytes make, laid out by the core as the
+// cpcore_search_n_words) and the branching step (cpcore_force_n_words,
+// cpcore_split_n_words) on a small cover the bytes make, laid out by the core as the
 // package lays it out (a cover the layout refuses is not searched), with a small table that
 // fills and flushes, and prefixes of any option ids the bindings let through. The answers
 // must agree: the count of the empty prefix is the number of solutions the stream gives,
-// its tally vector sums to it, and a prefix exists exactly when its count is not 0.
+// its tally vector sums to it, a prefix exists exactly when its count is not 0, and a task
+// cut by the branching step into tasks one option longer counts what they count together.
 #include "bytes.hpp"
 #include "cover.hpp"
 #include "cpcore/entry.h"
@@ -60,6 +62,19 @@ void exists(const Search& s, Table& table, int use_table, const std::vector<int6
     const int64_t stop = 0;
     cpcore_exists_n_words(&s.cover, &s.words, &table.view, use_table, prefixes.data(), rows,
                           width, &b.view, out.data(), first_failure, &stop);
+}
+
+// The branching step below a task: the options written to out (as many as the task's first
+// open item has anchored options, at most), or -1 when its options clash.
+int64_t split(const Search& s, const int64_t* task, uint64_t n_task, Buffer<int64_t>& out) {
+    Buffer<uint64_t> filled(s.words.n_words, 0);
+    Buffer<int64_t> counters(s.cover.n_counters + 1, 0);
+    const int fits = cpcore_force_n_words(&s.cover, &s.words, task, n_task, filled.data(),
+                                          counters.data());
+    const int64_t n = cpcore_split_n_words(&s.cover, &s.words, task, n_task, filled.data(),
+                                           counters.data(), out.data());
+    FUZZ_REQUIRE(n >= 0 && (uint64_t)n <= out.size);
+    return fits ? n : -1;
 }
 
 // Every solution of the cover, streamed max_out at a time: how many there are.
@@ -142,5 +157,23 @@ FUZZ_TARGET(in) {
         FUZZ_REQUIRE(sum == plain[r]);
     }
     FUZZ_REQUIRE(stream(s, 1 + (int64_t)in.count(7)) == plain[0]);
+    // Each row cut by the branching step: its count is the sum of its parts' counts.
+    Buffer<int64_t> options((uint64_t)l.anchor_start[m.n_branch]);
+    for (uint64_t r = 0; r < rows; ++r) {
+        const int64_t n = split(s, prefixes.data() + r * width, width, options);
+        if (n <= 0) continue;  // options that clash, or nothing open below the task
+        std::vector<int64_t> parts((uint64_t)n * (width + 1));
+        for (int64_t k = 0; k < n; ++k) {
+            FUZZ_REQUIRE(options[k] >= 0 && (uint64_t)options[k] < c.in.n_options);
+            for (uint64_t w = 0; w < width; ++w)
+                parts[k * (width + 1) + w] = prefixes[r * width + w];
+            parts[k * (width + 1) + width] = options[k];
+        }
+        Buffer<int64_t> counts_of(n, 0), masks_of(n, 0);
+        tally(s, none.view, plain_table, parts, n, width + 1, counts_of, 1, masks_of);
+        int64_t sum = 0;
+        for (int64_t k = 0; k < n; ++k) sum += counts_of[k];
+        FUZZ_REQUIRE(sum == plain[r]);
+    }
     return 0;
 }

@@ -203,10 +203,14 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     }
     s.memo_ok = !big && states < ((uint64_t)1 << 63);
     // Board cells: the cells of exact-one cell items (a cell's last such item names it).
+    // Two such items on one cell leave the region check without its areas (it is off).
+    bool shared = false;
     for (uint64_t x = 0; x < c.n_cells; ++x) w.cell_bit[x] = -1;
     for (uint64_t i = 0; i < n_items; ++i)
-        if (c.item_cell[i] >= 0 && w.bit_of[i] >= 0 && w.bit_of[i] < n_branch)
+        if (c.item_cell[i] >= 0 && w.bit_of[i] >= 0 && w.bit_of[i] < n_branch) {
+            shared = shared || w.cell_bit[c.item_cell[i]] >= 0;
             w.cell_bit[c.item_cell[i]] = w.bit_of[i];
+        }
     int64_t board = 0, degree = -1;
     for (uint64_t x = 0; x < c.n_cells; ++x) {
         if (w.cell_bit[x] < 0) continue;
@@ -234,9 +238,12 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
         out->opt_nb_start[0] = 0;
     }
     for (int64_t b = 0; b < n_branch; ++b) w.marks[b] = -1;
+    // Each board cell bit's cell (tag_start is free until the options are sorted by tag).
+    for (uint64_t x = 0; x < c.n_cells; ++x)
+        if (w.cell_bit[x] >= 0) w.tag_start[w.cell_bit[x]] = (int64_t)x;
     // Each option: its bits, its counter, its tag and anchor, the cells around it.
     s.error = CPCORE_LAYOUT_OK;
-    bool consistent = board > 0;
+    bool consistent = board > 0 && !shared;
     int64_t n_anchored = 0, n_nb = 0;
     for (uint64_t j = 0; j < n_opts; ++j) {
         const int64_t* items = c.opt_items + c.opt_start[j];
@@ -279,6 +286,34 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
                 if (out) out->opt_nb[n_nb] = b;
                 ++n_nb;
             }
+        }
+        // Region pruning holds only where each option's cells are connected through the
+        // cells' neighbours, as a piece's are: a flood fill from its first cell (the stack
+        // in cursor, free until the anchors are laid out) must reach all of them.
+        if (consistent && cells > 0) {
+            const int64_t unreached = -2 * (int64_t)j - 2, reached = unreached - 1;
+            int64_t distinct = 0, start = -1, found = 1, top = 0;
+            for (int64_t k = 0; k < len; ++k) {
+                const int64_t x = c.item_cell[items[k]];
+                if (x < 0 || w.cell_bit[x] < 0 || w.marks[w.cell_bit[x]] != inside) continue;
+                w.marks[w.cell_bit[x]] = unreached;
+                ++distinct;
+                if (start < 0) start = w.cell_bit[x];
+            }
+            w.marks[start] = reached;
+            w.cursor[top++] = start;
+            while (top > 0) {
+                const int64_t b = w.cursor[--top];
+                for (int64_t d = 0; d < deg; ++d) {
+                    const int64_t next = nb_bit(w.tag_start[b], d);
+                    if (next < 0 || w.marks[next] != unreached) continue;
+                    CPCORE_ASSERT(top < n_branch);
+                    w.marks[next] = reached;
+                    w.cursor[top++] = next;
+                    ++found;
+                }
+            }
+            if (found != distinct) consistent = false;
         }
         if (out) {
             sort_small(out->opt_nb + first, n_nb - first);
