@@ -6,8 +6,10 @@
 namespace {
 
 cpcore::Table table_of(const cpcore_table* t) {
-    return cpcore::Table{t->keys,    t->values,     t->arena,        t->stats,
-                         t->n_slots, t->key_stride, t->value_stride, t->n_arena};
+    return cpcore::Table{t->keys,          reinterpret_cast<cpcore::word*>(t->values),
+                         t->arena,         t->stats,
+                         t->n_slots,       t->key_stride,
+                         t->value_stride,  t->n_arena};
 }
 
 template <class State, class Layout>

@@ -286,14 +286,30 @@ struct Search {
 inline void add_into(int64_t* acc, const int64_t* src, int64_t start, int64_t lo, int64_t n,
                      int64_t o, int64_t mask, const cpcore_tallies& t) {
     const int64_t item = t.opt_tally[o];
+    int64_t a, b;
     if (item < 0) {
-        for (int64_t x = 0; x < n; ++x) acc[lo + x] += src[start + x];
+        scatter(acc, src, start, lo, n, 0, nullptr, &a, &b);
         return;
     }
     const int64_t cols = t.n_tally > 1 ? t.n_tally : 1;
-    const int64_t base = t.opt_index[o] * t.stride[mask * cols + item];
-    const int64_t* map = t.map_flat + t.map_start[mask * cols + item] + lo;
-    for (int64_t x = 0; x < n; ++x) acc[base + map[x]] += src[start + x];
+    scatter(acc, src, start, lo, n, t.opt_index[o] * t.stride[mask * cols + item],
+            t.map_flat + t.map_start[mask * cols + item], &a, &b);
+}
+
+// The value a table keeps for a key, less one (a count, or the arena offset of a vector),
+// or -1 when it has none.
+template <class Key>
+inline __attribute__((always_inline)) int64_t look_up(const Table& table, const Key& key) {
+    return (int64_t)table.lookup(key) - 1;
+}
+
+// Keep a key's counts: with ``scalar`` the count vec[0] in the slot itself (as count + 1),
+// else the run vec[lo .. hi) in the arena (the slot holding its offset + 1).
+template <class Key>
+inline void keep(Table& table, const Key& key, const int64_t* vec, int64_t lo, int64_t hi,
+                 bool scalar) {
+    if (!table.make_room(scalar ? 0 : (uint64_t)(hi - lo + 2))) return;
+    table.put(key, (word)((scalar ? vec[0] : table.keep_run(vec, lo, hi - lo)) + 1));
 }
 
 typedef cpcore_search_buffers SearchBuffers;
@@ -326,14 +342,13 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
     for (int64_t i = 0; i < t.n_tally; ++i)
         if ((root_mask >> i) & 1 && t.last_anchor[i] < (int64_t)pos) return;
     if (use_memo) {
-        const int64_t at = table.lookup(S.s.key(code));
+        const int64_t at = look_up(table, S.s.key(code));
         if (at >= 0 && scalar) {
             out[0] = at;
             return;
         }
         if (at >= 0) {
-            for (int64_t x = 0; x < table.arena[at + 1]; ++x)
-                out[table.arena[at] + x] = table.arena[at + 2 + x];
+            table.copy_run(at, out);
             return;
         }
     }
@@ -352,14 +367,11 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
         if (o < 0) {  // every option tried: this sub-board is counted
             int64_t lo = 0, hi = 1;
             if (!scalar) {
-                const int64_t n = t.length[B.stack_mask[depth]];
-                while (lo < n && acc[lo] == 0) ++lo;
-                hi = n;
-                while (hi > lo && acc[hi - 1] == 0) --hi;
+                hi = t.length[B.stack_mask[depth]];
+                trim_zeros(acc, lo, hi);
             }
             if (use_memo && S.s.memo_allowed())
-                table.store(S.s.key(B.stack_code[depth]), acc, (uint64_t)lo, (uint64_t)hi,
-                            scalar);
+                keep(table, S.s.key(B.stack_code[depth]), acc, lo, hi, scalar);
             if (depth == 0) {
                 for (int64_t x = lo; x < hi; ++x) out[x] = acc[x];
                 return;
@@ -394,7 +406,7 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
                 if ((child_mask >> i) & 1 && t.last_anchor[i] < (int64_t)nxt) starved = true;
             if (starved || S.s.dead_end(o)) {
             } else if (use_memo && S.s.memo_allowed()) {
-                const int64_t at = table.lookup(S.s.key(child_code));
+                const int64_t at = look_up(table, S.s.key(child_code));
                 if (at >= 0 && scalar)
                     acc[0] += at;
                 else if (at >= 0)
@@ -460,7 +472,7 @@ bool first_solution(Search<State>& search, word code, Table& memo, bool use_tabl
     const int64_t none = 0;
     uint64_t pos = S.s.next_open(0);
     if (pos == c.n_branch) return S.counters_full();
-    if (use_table && table.lookup(S.s.key(code)) >= 0) return false;
+    if (use_table && look_up(table, S.s.key(code)) >= 0) return false;
     uint64_t depth = 0;
     B.stack_pos[0] = (int64_t)pos;
     B.stack_k[0] = c.anchor_start[pos];
@@ -470,7 +482,7 @@ bool first_solution(Search<State>& search, word code, Table& memo, bool use_tabl
         pos = (uint64_t)B.stack_pos[depth];
         const int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
         if (o < 0) {  // every option tried: this state has no completion
-            if (use_table) table.store(S.s.key(B.stack_code[depth]), &none, 0, 1, true);
+            if (use_table) keep(table, S.s.key(B.stack_code[depth]), &none, 0, 1, true);
             if (depth == 0) return false;
             depth -= 1;
             S.unplace(B.chosen[depth]);
@@ -483,7 +495,7 @@ bool first_solution(Search<State>& search, word code, Table& memo, bool use_tabl
         if (nxt == c.n_branch) {
             if (S.counters_full()) return true;
         } else if (!(S.s.dead_end(o) ||
-                     (use_table && table.lookup(S.s.key(child_code)) >= 0))) {
+                     (use_table && look_up(table, S.s.key(child_code)) >= 0))) {
             depth += 1;
             B.stack_pos[depth] = (int64_t)nxt;
             B.stack_k[depth] = c.anchor_start[nxt];
