@@ -9,15 +9,38 @@
 //
 // A state knows its bits: which option fits, placing and taking back, the next item to
 // branch on, the dead-end test of the regions next to an option, and its memo key. The
-// counters (pieces in copies), the code they make and everything else are the skeleton's.
-// Freestanding: the caller hands in every buffer and the stop flag.
+// counters (pieces in copies) and the code they make are Search's; the walk is the one
+// skeleton's (cpcore/search.hpp's depth_first), each search a policy of it (Tallying,
+// FirstSolution, Enumerating). Freestanding: the caller hands in every buffer and the stop
+// flag.
+//
+// Data layout (entry.h's cpcore_packing_cover, read-only): the branching items are bits
+// 0 .. n_branch - 1 of the state (the exact-one items, board cells first in scan order);
+// the options anchored at item x (its lowest branching bit) are anchor_opts[anchor_start[x]
+// .. anchor_start[x + 1]), grouped by the piece's tag so that group_end[k] is the end of
+// option k's group (a used-up piece skips its whole run); opt_counter[o] is o's counter (a
+// piece in copies, counter_low .. counter_high of them) or -1, and radix[] makes the
+// counters one code (the memo key's last word). The state's words: TwoWords keeps them in
+// two scalars (opt_a/opt_b, and per anchor_opts index k_a/k_b, k_tag_*, k_counter, so a
+// node reads one array); NWords in the caller's ``filled`` (n_words words, opt_mask[o *
+// n_words ..] an option's). Invariants: every bit below the item last branched on is
+// covered (so the next item is the lowest open bit from there); counters[c] <=
+// counter_high[c]; the memo key of a state is its words and its code.
+//
+// The buffers (entry.h's cpcore_search_buffers), the frame at depth d <= n_branch:
+// stack_pos[d] the item branched on, stack_k[d] where the walk of its options goes on,
+// stack_code[d] the node's counter code, stack_mask[d] the tally items it leaves uncovered,
+// chosen[d] the option its child placed, acc[d * acc_width ..] its count vector (tallies).
+// A solution's options are chosen[0 .. depth].
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cpcore/bits.hpp"
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
+#include "cpcore/search.hpp"
 #include "cpcore/table.hpp"
 
 namespace cpcore {
@@ -318,87 +341,52 @@ typedef cpcore_search_buffers SearchBuffers;
 
 // Count the completions of the search's state (code: its counter code), split by the
 // options that cover the tally items: length[mask] counts to ``out``, where mask holds the
-// tally items the state leaves uncovered. Explicit stack; one count vector per depth.
-// Returns early, storing nothing partial, once the table's stop flag is set.
+// tally items the state leaves uncovered. A policy of depth_first over the buffers' stacks
+// (the frame at depth d: stack_pos[d] the item branched on, stack_k[d] where its options'
+// walk goes on, stack_code[d] and stack_mask[d] the node's counter code and uncovered tally
+// items, chosen[d] the option its child placed, acc[d] its count vector); a node whose
+// counts are in the table, or that leaves a tally item no later anchor covers, or a region
+// no pieces fill, is not entered. Returns early, storing nothing partial, once the table's
+// stop flag is set.
 template <class State>
-void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
-           const SearchBuffers& B, int64_t* out) {
-    Search<State> S = search;  // local copies: nothing the search writes can alias them
-    const cpcore_tallies t = tallies;
-    Table table = memo;
-    const cpcore_packing_cover& c = S.c;
-    const bool scalar = t.n_tally == 0;  // a plain count: the table holds counts
-    const bool use_memo = c.memo_ok;
-    int64_t* stats = table.stats;
-    const int64_t one = 1;
-    const int64_t root_mask = S.uncovered_tally(t);
-    const int64_t n_root = t.length[root_mask];
-    for (int64_t x = 0; x < n_root; ++x) out[x] = 0;
-    uint64_t pos = S.s.next_open(0);
-    if (pos == c.n_branch) {
-        out[0] = S.counters_full() ? 1 : 0;
-        return;
-    }
-    for (int64_t i = 0; i < t.n_tally; ++i)
-        if ((root_mask >> i) & 1 && t.last_anchor[i] < (int64_t)pos) return;
-    if (use_memo) {
-        const int64_t at = look_up(table, S.s.key(code));
-        if (at >= 0 && scalar) {
-            out[0] = at;
-            return;
-        }
-        if (at >= 0) {
-            table.copy_run(at, out);
-            return;
-        }
-    }
-    const uint64_t width = B.acc_width;
-    for (int64_t x = 0; x < n_root; ++x) B.acc[x] = 0;
-    uint64_t depth = 0;
-    B.stack_pos[0] = (int64_t)pos;
-    B.stack_k[0] = c.anchor_start[pos];
-    B.stack_code[0] = code;
-    B.stack_mask[0] = root_mask;
-    stats[NODES] += 1;
-    while (true) {
-        int64_t* acc = B.acc + depth * width;
+struct Tallying {
+    // The caller's local copies (nothing the search writes can alias them), held by
+    // reference so that the policy itself never escapes and its fields live in registers.
+    Search<State>& S;
+    const cpcore_tallies& t;
+    Table& table;
+    const SearchBuffers& B;
+    bool scalar;    // a plain count: the table holds counts
+    bool use_memo;
+    uint64_t width;
+    unsigned depth = 0;
+    int64_t o = -1, lo = 0, hi = 0, child_mask = 0;
+    uint64_t pos = 0, nxt = 0;
+    word child_code = 0;
+
+    int64_t* acc(unsigned d) const { return B.acc + d * width; }
+
+    CPCORE_STEP bool next() {
         pos = (uint64_t)B.stack_pos[depth];
-        int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
-        if (o < 0) {  // every option tried: this sub-board is counted
-            int64_t lo = 0, hi = 1;
-            if (!scalar) {
-                hi = t.length[B.stack_mask[depth]];
-                trim_zeros(acc, lo, hi);
-            }
-            if (use_memo && S.s.memo_allowed())
-                keep(table, S.s.key(B.stack_code[depth]), acc, lo, hi, scalar);
-            if (depth == 0) {
-                for (int64_t x = lo; x < hi; ++x) out[x] = acc[x];
-                return;
-            }
-            depth -= 1;
-            o = B.chosen[depth];
-            S.unplace(o);
-            int64_t* parent = acc - width;
-            if (scalar)
-                parent[0] += acc[0];
-            else
-                add_into(parent, acc, lo, lo, hi - lo, o, B.stack_mask[depth], t);
-            continue;
-        }
-        word child_code = B.stack_code[depth];
+        o = S.next_fit(B.stack_k[depth], S.c.anchor_start[pos + 1]);
+        return o >= 0;
+    }
+    CPCORE_STEP Step child() {
+        int64_t* a = acc(depth);
+        child_code = B.stack_code[depth];
         S.place(o, child_code);
         const int64_t mask = B.stack_mask[depth];
-        int64_t child_mask = mask;
+        child_mask = mask;
         if (!scalar && t.opt_tally[o] >= 0) child_mask = mask & ~((int64_t)1 << t.opt_tally[o]);
-        const uint64_t nxt = S.s.next_open(pos + 1);
+        nxt = S.s.next_open(pos + 1);
         bool done = true;
-        if (nxt == c.n_branch) {
+        if (nxt == S.c.n_branch) {
             if (S.counters_full()) {
+                const int64_t one = 1;
                 if (scalar)
-                    acc[0] += 1;
+                    a[0] += 1;
                 else
-                    add_into(acc, &one, 0, 0, 1, o, mask, t);
+                    add_into(a, &one, 0, 0, 1, o, mask, t);
             }
         } else {
             bool starved = false;
@@ -408,9 +396,9 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
             } else if (use_memo && S.s.memo_allowed()) {
                 const int64_t at = look_up(table, S.s.key(child_code));
                 if (at >= 0 && scalar)
-                    acc[0] += at;
+                    a[0] += at;
                 else if (at >= 0)
-                    add_into(acc, table.arena, at + 2, table.arena[at], table.arena[at + 1], o,
+                    add_into(a, table.arena, at + 2, table.arena[at], table.arena[at + 1], o,
                              mask, t);
                 else
                     done = false;
@@ -418,21 +406,85 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
                 done = false;
             }
         }
-        if (done) {
-            S.unplace(o);
-            continue;
+        if (!done) return Step::enter;
+        S.unplace(o);
+        return Step::skip;
+    }
+    // Every option tried: this sub-board is counted, its vector trimmed to [lo, hi) and kept.
+    CPCORE_STEP void close() {
+        const int64_t* a = acc(depth);
+        lo = 0;
+        hi = 1;
+        if (!scalar) {
+            hi = t.length[B.stack_mask[depth]];
+            trim_zeros(a, lo, hi);
         }
-        B.chosen[depth] = o;
-        stats[NODES] += 1;
-        if (stopped(&stats[STOP])) return;
+        if (use_memo && S.s.memo_allowed())
+            keep(table, S.s.key(B.stack_code[depth]), a, lo, hi, scalar);
+    }
+    CPCORE_STEP void pop(unsigned d) {
+        depth = d;
+        const int64_t back = B.chosen[d];
+        S.unplace(back);
+        if (scalar)
+            acc(d)[0] += acc(d + 1)[0];
+        else
+            add_into(acc(d), acc(d + 1), lo, lo, hi - lo, back, B.stack_mask[d], t);
+    }
+    CPCORE_STEP void push(unsigned d) {
+        CPCORE_ASSERT(d < S.c.n_branch);
+        B.chosen[d] = o;
+    }
+    CPCORE_STEP void enter() {
         depth += 1;
         B.stack_pos[depth] = (int64_t)nxt;
-        B.stack_k[depth] = c.anchor_start[nxt];
+        B.stack_k[depth] = S.c.anchor_start[nxt];
         B.stack_code[depth] = child_code;
         B.stack_mask[depth] = child_mask;
-        int64_t* next = B.acc + depth * width;
+        int64_t* next = acc(depth);
         for (int64_t x = 0; x < t.length[child_mask]; ++x) next[x] = 0;
     }
+};
+
+template <class State>
+__attribute__((flatten)) void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
+           const SearchBuffers& B, int64_t* out) {
+    Search<State> S = search;  // local copies: nothing the search writes can alias them
+    const cpcore_tallies t = tallies;
+    Table table = memo;
+    Tallying<State> T{S, t, table, B, t.n_tally == 0, S.c.memo_ok != 0, B.acc_width};
+    const cpcore_packing_cover& c = S.c;
+    const int64_t root_mask = T.S.uncovered_tally(t);
+    const int64_t n_root = t.length[root_mask];
+    for (int64_t x = 0; x < n_root; ++x) out[x] = 0;
+    const uint64_t pos = T.S.s.next_open(0);
+    if (pos == c.n_branch) {
+        out[0] = T.S.counters_full() ? 1 : 0;
+        return;
+    }
+    for (int64_t i = 0; i < t.n_tally; ++i)
+        if ((root_mask >> i) & 1 && t.last_anchor[i] < (int64_t)pos) return;
+    if (T.use_memo) {
+        const int64_t at = look_up(table, T.S.s.key(code));
+        if (at >= 0 && T.scalar) {
+            out[0] = at;
+            return;
+        }
+        if (at >= 0) {
+            table.copy_run(at, out);
+            return;
+        }
+    }
+    for (int64_t x = 0; x < n_root; ++x) B.acc[x] = 0;
+    B.stack_pos[0] = (int64_t)pos;
+    B.stack_k[0] = c.anchor_start[pos];
+    B.stack_code[0] = code;
+    B.stack_mask[0] = root_mask;
+    int64_t nodes;
+    const Ended ended = depth_first(T, &table.stats[STOP], nodes);
+    table.stats[NODES] += nodes;
+    if (ended == Ended::stopped) return;
+    for (int64_t x = T.lo; x < T.hi; ++x) out[x] = B.acc[x];
 }
 
 // Tally the completions of each row of ``prefixes`` (n_prefixes rows of ``width`` option
@@ -458,52 +510,72 @@ void tally_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefix
 
 // --- existence ------------------------------------------------------------------------
 
-// Whether the search's state has a completion: a depth-first search that ends at its first
-// solution. With ``use_table``, every state it exhausts is kept in the table as dead (a
-// count of 0), and a state found there is not searched again. Returns false at once,
-// keeping nothing partial, when the stop flag is set (the caller checks it).
+// Whether the search's state has a completion: depth_first until its first solution, over
+// the buffers' stacks (as the tally's, without the vectors). With ``use_table``, every
+// state it exhausts is kept in the table as dead (a count of 0), and a state found there is
+// not searched again. Returns false at once, keeping nothing partial, when the stop flag
+// is set (the caller checks it).
 template <class State>
-bool first_solution(Search<State>& search, word code, Table& memo, bool use_table,
+struct FirstSolution {
+    Search<State>& S;  // the caller's local copies (as Tallying's)
+    Table& table;
+    const SearchBuffers& B;
+    bool use_table;
+    unsigned depth = 0;
+    int64_t o = -1;
+    uint64_t pos = 0, nxt = 0;
+    word child_code = 0;
+
+    CPCORE_STEP bool next() {
+        pos = (uint64_t)B.stack_pos[depth];
+        o = S.next_fit(B.stack_k[depth], S.c.anchor_start[pos + 1]);
+        return o >= 0;
+    }
+    CPCORE_STEP Step child() {
+        child_code = B.stack_code[depth];
+        S.place(o, child_code);
+        B.chosen[depth] = o;
+        nxt = S.s.next_open(pos + 1);
+        if (nxt == S.c.n_branch) {
+            if (S.counters_full()) return Step::end;
+        } else if (!(S.s.dead_end(o) ||
+                     (use_table && look_up(table, S.s.key(child_code)) >= 0))) {
+            return Step::enter;
+        }
+        S.unplace(o);
+        return Step::skip;
+    }
+    CPCORE_STEP void close() {  // every option tried: this state has no completion
+        const int64_t none = 0;
+        if (use_table) keep(table, S.s.key(B.stack_code[depth]), &none, 0, 1, true);
+    }
+    CPCORE_STEP void pop(unsigned d) {
+        depth = d;
+        S.unplace(B.chosen[d]);
+    }
+    CPCORE_STEP void push(unsigned d) { CPCORE_ASSERT(d < S.c.n_branch); }
+    CPCORE_STEP void enter() {
+        depth += 1;
+        B.stack_pos[depth] = (int64_t)nxt;
+        B.stack_k[depth] = S.c.anchor_start[nxt];
+        B.stack_code[depth] = child_code;
+    }
+};
+
+template <class State>
+__attribute__((flatten)) bool first_solution(Search<State>& search, word code, Table& memo, bool use_table,
                     const int64_t* stop, const SearchBuffers& B) {
     Search<State> S = search;  // local copies: nothing the search writes can alias them
     Table table = memo;
-    const cpcore_packing_cover& c = S.c;
-    use_table = use_table && c.memo_ok;
-    const int64_t none = 0;
-    uint64_t pos = S.s.next_open(0);
-    if (pos == c.n_branch) return S.counters_full();
-    if (use_table && look_up(table, S.s.key(code)) >= 0) return false;
-    uint64_t depth = 0;
+    FirstSolution<State> F{S, table, B, use_table && S.c.memo_ok};
+    const uint64_t pos = F.S.s.next_open(0);
+    if (pos == F.S.c.n_branch) return F.S.counters_full();
+    if (F.use_table && look_up(F.table, F.S.s.key(code)) >= 0) return false;
     B.stack_pos[0] = (int64_t)pos;
-    B.stack_k[0] = c.anchor_start[pos];
+    B.stack_k[0] = F.S.c.anchor_start[pos];
     B.stack_code[0] = code;
-    while (true) {
-        if (stopped(stop)) return false;
-        pos = (uint64_t)B.stack_pos[depth];
-        const int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
-        if (o < 0) {  // every option tried: this state has no completion
-            if (use_table) keep(table, S.s.key(B.stack_code[depth]), &none, 0, 1, true);
-            if (depth == 0) return false;
-            depth -= 1;
-            S.unplace(B.chosen[depth]);
-            continue;
-        }
-        word child_code = B.stack_code[depth];
-        S.place(o, child_code);
-        B.chosen[depth] = o;
-        const uint64_t nxt = S.s.next_open(pos + 1);
-        if (nxt == c.n_branch) {
-            if (S.counters_full()) return true;
-        } else if (!(S.s.dead_end(o) ||
-                     (use_table && look_up(table, S.s.key(child_code)) >= 0))) {
-            depth += 1;
-            B.stack_pos[depth] = (int64_t)nxt;
-            B.stack_k[depth] = c.anchor_start[nxt];
-            B.stack_code[depth] = child_code;
-            continue;
-        }
-        S.unplace(o);
-    }
+    int64_t nodes;
+    return depth_first(F, stop, nodes) == Ended::early;
 }
 
 // For each row of ``prefixes``, whether some solution contains its options: out[p] is 1
@@ -529,67 +601,86 @@ void exists_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefi
 // A resumable depth-first search that writes up to max_out solutions (option ids, rows of
 // out_width, -1 after the last when there is room) to ``out``. state[0] is the depth (-1
 // before the start, -2 when finished), state[1] the solutions this call wrote; the search
-// keeps its place in the state, counters, chosen and the stacks between calls. It returns
-// at its next node once the stop flag is set, and can be resumed after.
+// keeps its place in the state, counters, chosen and the stacks between calls (depth_first
+// goes on from the depth it ended at). It returns within STOP_INTERVAL nodes once the stop
+// flag is set, and can be resumed after.
 template <class State>
-void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, int64_t* out,
-               uint64_t out_width, int64_t max_out, const int64_t* stop) {
-    Search<State> S = search;  // a local copy: nothing the search writes can alias it
-    const cpcore_packing_cover& c = S.c;
-    int64_t written = 0;
-    int64_t depth = state[0];
-    if (depth == -2) {
-        state[1] = 0;
-        return;
+struct Enumerating {
+    Search<State>& S;  // the caller's local copy (as Tallying's)
+    const SearchBuffers& B;
+    int64_t* out;
+    uint64_t out_width;
+    int64_t max_out;
+    unsigned depth;
+    int64_t written = 0, o = -1;
+    uint64_t pos = 0, nxt = 0;
+
+    CPCORE_STEP bool next() {
+        pos = (uint64_t)B.stack_pos[depth];
+        o = S.next_fit(B.stack_k[depth], S.c.anchor_start[pos + 1]);
+        return o >= 0;
     }
-    if (depth == -1) {
-        const uint64_t pos = S.s.next_open(0);
-        if (pos == c.n_branch) {  // nothing to branch on: the forced options are the solution
+    CPCORE_STEP Step child() {
+        word unused = 0;
+        S.place(o, unused);
+        B.chosen[depth] = o;
+        nxt = S.s.next_open(pos + 1);
+        if (nxt == S.c.n_branch) {
             if (S.counters_full()) {
+                int64_t* row = out + (uint64_t)written * out_width;
+                for (unsigned d = 0; d <= depth; ++d) row[d] = B.chosen[d];
+                if ((uint64_t)depth + 1 < out_width) row[depth + 1] = -1;
+                written += 1;
+            }
+            S.unplace(o);
+            return written >= max_out ? Step::end : Step::skip;
+        }
+        if (S.s.dead_end(o)) {
+            S.unplace(o);
+            return Step::skip;
+        }
+        return Step::enter;
+    }
+    CPCORE_STEP void close() {}
+    CPCORE_STEP void pop(unsigned d) {
+        depth = d;
+        S.unplace(B.chosen[d]);
+    }
+    CPCORE_STEP void push(unsigned d) { CPCORE_ASSERT(d < S.c.n_branch); }
+    CPCORE_STEP void enter() {
+        depth += 1;
+        B.stack_pos[depth] = (int64_t)nxt;
+        B.stack_k[depth] = S.c.anchor_start[nxt];
+    }
+};
+
+template <class State>
+__attribute__((flatten)) void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, int64_t* out,
+               uint64_t out_width, int64_t max_out, const int64_t* stop) {
+    const cpcore_packing_cover& c = search.c;
+    int64_t depth = state[0];
+    state[1] = 0;
+    if (depth == -2 || max_out <= 0 || stopped(stop)) return;
+    if (depth == -1) {
+        const uint64_t pos = search.s.next_open(0);
+        if (pos == c.n_branch) {  // nothing to branch on: the forced options are the solution
+            if (search.counters_full()) {
                 out[0] = -1;
-                written = 1;
+                state[1] = 1;
             }
             state[0] = -2;
-            state[1] = written;
             return;
         }
         depth = 0;
         B.stack_pos[0] = (int64_t)pos;
         B.stack_k[0] = c.anchor_start[pos];
     }
-    word unused = 0;
-    while (depth >= 0) {
-        if (written >= max_out || stopped(stop)) break;
-        const uint64_t pos = (uint64_t)B.stack_pos[depth];
-        const int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
-        if (o < 0) {  // every option tried: back up
-            depth -= 1;
-            if (depth >= 0) S.unplace(B.chosen[depth]);
-            continue;
-        }
-        S.place(o, unused);
-        B.chosen[depth] = o;
-        const uint64_t nxt = S.s.next_open(pos + 1);
-        if (nxt == c.n_branch) {
-            if (S.counters_full()) {
-                int64_t* row = out + (uint64_t)written * out_width;
-                for (int64_t d = 0; d <= depth; ++d) row[d] = B.chosen[d];
-                if ((uint64_t)depth + 1 < out_width) row[depth + 1] = -1;
-                written += 1;
-            }
-            S.unplace(o);
-            continue;
-        }
-        if (S.s.dead_end(o)) {
-            S.unplace(o);
-            continue;
-        }
-        depth += 1;
-        B.stack_pos[depth] = (int64_t)nxt;
-        B.stack_k[depth] = c.anchor_start[nxt];
-    }
-    state[0] = depth >= 0 ? depth : -2;
-    state[1] = written;
+    Search<State> S = search;  // a local copy: nothing the search writes can alias it
+    Enumerating<State> E{S, B, out, out_width, max_out, (unsigned)depth};
+    int64_t nodes;
+    const Ended ended = depth_first(E, stop, nodes, (unsigned)depth);
+    state[0] = ended == Ended::finished ? -2 : (int64_t)E.depth;
+    state[1] = E.written;
 }
 
 }  // namespace cpcore

@@ -110,8 +110,9 @@ def most_constrained_kernel(length: np.ndarray, nxt: np.ndarray) -> int:
 def count_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.ndarray,
                  prev: np.ndarray, nxt: np.ndarray, forced: np.ndarray,
                  stop: np.ndarray) -> tuple[int, int]:
-    """Solutions that contain the options whose first nodes are ``forced`` (-1 when
-    ``stop[0]`` was set before the search finished), and the nodes the search took.
+    """Solutions that contain the options whose first nodes are ``forced`` (the core's
+    ``STOPPED``, -1, when ``stop[0]`` was set before the search finished), and the nodes
+    the search took.
     Compiled (``cpmodels/_core/src/links.cpp``); it releases the GIL while it searches."""
     return _native.links_count(top, up, down, length, prev, nxt,
                                np.ascontiguousarray(forced, np.int64), stop)
