@@ -447,7 +447,8 @@ struct Tallying {
 };
 
 template <class State>
-__attribute__((flatten)) void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
+__attribute__((flatten))
+void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
            const SearchBuffers& B, int64_t* out) {
     Search<State> S = search;  // local copies: nothing the search writes can alias them
     const cpcore_tallies t = tallies;
@@ -563,7 +564,8 @@ struct FirstSolution {
 };
 
 template <class State>
-__attribute__((flatten)) bool first_solution(Search<State>& search, word code, Table& memo, bool use_table,
+__attribute__((flatten))
+bool first_solution(Search<State>& search, word code, Table& memo, bool use_table,
                     const int64_t* stop, const SearchBuffers& B) {
     Search<State> S = search;  // local copies: nothing the search writes can alias them
     Table table = memo;
@@ -655,7 +657,8 @@ struct Enumerating {
 };
 
 template <class State>
-__attribute__((flatten)) void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, int64_t* out,
+__attribute__((flatten))
+void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, int64_t* out,
                uint64_t out_width, int64_t max_out, const int64_t* stop) {
     const cpcore_packing_cover& c = search.c;
     int64_t depth = state[0];

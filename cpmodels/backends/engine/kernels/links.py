@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -180,8 +180,9 @@ def count_each(cover: ExactCover, tasks: Sequence[tuple[int, ...]], *,
         return int(found[0]), int(found[1])
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        pending = {pool.submit(run, part): t for t, part in parts}
-        try:
+        pending: dict[Future[tuple[int, int]], int] = {}
+        try:  # (an interrupt while the tasks are handed out stops those already running)
+            pending.update((pool.submit(run, part), t) for t, part in parts)
             while pending:
                 left = None if deadline is None else deadline - time.perf_counter()
                 if left is not None and left <= 0:
