@@ -337,6 +337,51 @@ inline void keep(Table& table, const Key& key, const int64_t* vec, int64_t lo, i
 
 typedef cpcore_search_buffers SearchBuffers;
 
+// --- the policies' common steps -------------------------------------------------------
+
+// What the packing searches' policies of depth_first share: the node is the frame at
+// ``depth`` of the buffers' stacks (stack_pos[d] the item branched on, stack_k[d] where the
+// walk of its options goes on, chosen[d] the option its child placed); a child is the next
+// option that fits (``o``), and ``nxt`` the item it leaves next. The search (S) is the
+// caller's local copy, held by reference so that the policy itself never escapes and its
+// fields live in registers.
+template <class State>
+struct Branching {
+    Search<State>& S;
+    const SearchBuffers& B;
+    unsigned depth;
+    int64_t o;
+    uint64_t pos, nxt;
+
+    CPCORE_STEP bool next() {
+        pos = (uint64_t)B.stack_pos[depth];
+        o = S.next_fit(B.stack_k[depth], S.c.anchor_start[pos + 1]);
+        return o >= 0;
+    }
+    CPCORE_STEP void pop(unsigned d) {
+        depth = d;
+        S.unplace(B.chosen[d]);
+    }
+    CPCORE_STEP void push(unsigned d) {
+        CPCORE_ASSERT(d < S.c.n_branch);
+        B.chosen[d] = o;
+    }
+    CPCORE_STEP void enter() {
+        depth += 1;
+        B.stack_pos[depth] = (int64_t)nxt;
+        B.stack_k[depth] = S.c.anchor_start[nxt];
+    }
+};
+
+#define CPCORE_BRANCHING(State)        \
+    typedef Branching<State> Base;     \
+    using Base::S;                     \
+    using Base::B;                     \
+    using Base::depth;                 \
+    using Base::o;                     \
+    using Base::pos;                   \
+    using Base::nxt
+
 // --- counting -------------------------------------------------------------------------
 
 // Count the completions of the search's state (code: its counter code), split by the
@@ -349,28 +394,18 @@ typedef cpcore_search_buffers SearchBuffers;
 // no pieces fill, is not entered. Returns early, storing nothing partial, once the table's
 // stop flag is set.
 template <class State>
-struct Tallying {
-    // The caller's local copies (nothing the search writes can alias them), held by
-    // reference so that the policy itself never escapes and its fields live in registers.
-    Search<State>& S;
-    const cpcore_tallies& t;
+struct Tallying : Branching<State> {
+    CPCORE_BRANCHING(State);
+    const cpcore_tallies& t;  // the caller's local copies, as S
     Table& table;
-    const SearchBuffers& B;
-    bool scalar;    // a plain count: the table holds counts
+    bool scalar;  // a plain count: the table holds counts
     bool use_memo;
     uint64_t width;
-    unsigned depth = 0;
-    int64_t o = -1, lo = 0, hi = 0, child_mask = 0;
-    uint64_t pos = 0, nxt = 0;
+    int64_t lo = 0, hi = 0, child_mask = 0;
     word child_code = 0;
 
     int64_t* acc(unsigned d) const { return B.acc + d * width; }
 
-    CPCORE_STEP bool next() {
-        pos = (uint64_t)B.stack_pos[depth];
-        o = S.next_fit(B.stack_k[depth], S.c.anchor_start[pos + 1]);
-        return o >= 0;
-    }
     CPCORE_STEP Step child() {
         int64_t* a = acc(depth);
         child_code = B.stack_code[depth];
@@ -422,23 +457,15 @@ struct Tallying {
         if (use_memo && S.s.memo_allowed())
             keep(table, S.s.key(B.stack_code[depth]), a, lo, hi, scalar);
     }
-    CPCORE_STEP void pop(unsigned d) {
-        depth = d;
-        const int64_t back = B.chosen[d];
-        S.unplace(back);
+    CPCORE_STEP void pop(unsigned d) {  // the child's counts added to the node's
+        Base::pop(d);
         if (scalar)
             acc(d)[0] += acc(d + 1)[0];
         else
-            add_into(acc(d), acc(d + 1), lo, lo, hi - lo, back, B.stack_mask[d], t);
-    }
-    CPCORE_STEP void push(unsigned d) {
-        CPCORE_ASSERT(d < S.c.n_branch);
-        B.chosen[d] = o;
+            add_into(acc(d), acc(d + 1), lo, lo, hi - lo, B.chosen[d], B.stack_mask[d], t);
     }
     CPCORE_STEP void enter() {
-        depth += 1;
-        B.stack_pos[depth] = (int64_t)nxt;
-        B.stack_k[depth] = S.c.anchor_start[nxt];
+        Base::enter();
         B.stack_code[depth] = child_code;
         B.stack_mask[depth] = child_mask;
         int64_t* next = acc(depth);
@@ -453,7 +480,8 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
     Search<State> S = search;  // local copies: nothing the search writes can alias them
     const cpcore_tallies t = tallies;
     Table table = memo;
-    Tallying<State> T{S, t, table, B, t.n_tally == 0, S.c.memo_ok != 0, B.acc_width};
+    Tallying<State> T{{S, B, 0, -1, 0, 0}, t, table, t.n_tally == 0, S.c.memo_ok != 0,
+                      B.acc_width};
     const cpcore_packing_cover& c = S.c;
     const int64_t root_mask = T.S.uncovered_tally(t);
     const int64_t n_root = t.length[root_mask];
@@ -517,25 +545,15 @@ void tally_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefix
 // not searched again. Returns false at once, keeping nothing partial, when the stop flag
 // is set (the caller checks it).
 template <class State>
-struct FirstSolution {
-    Search<State>& S;  // the caller's local copies (as Tallying's)
-    Table& table;
-    const SearchBuffers& B;
+struct FirstSolution : Branching<State> {
+    CPCORE_BRANCHING(State);
+    Table& table;  // the caller's local copy, as S
     bool use_table;
-    unsigned depth = 0;
-    int64_t o = -1;
-    uint64_t pos = 0, nxt = 0;
     word child_code = 0;
 
-    CPCORE_STEP bool next() {
-        pos = (uint64_t)B.stack_pos[depth];
-        o = S.next_fit(B.stack_k[depth], S.c.anchor_start[pos + 1]);
-        return o >= 0;
-    }
     CPCORE_STEP Step child() {
         child_code = B.stack_code[depth];
         S.place(o, child_code);
-        B.chosen[depth] = o;
         nxt = S.s.next_open(pos + 1);
         if (nxt == S.c.n_branch) {
             if (S.counters_full()) return Step::end;
@@ -550,15 +568,8 @@ struct FirstSolution {
         const int64_t none = 0;
         if (use_table) keep(table, S.s.key(B.stack_code[depth]), &none, 0, 1, true);
     }
-    CPCORE_STEP void pop(unsigned d) {
-        depth = d;
-        S.unplace(B.chosen[d]);
-    }
-    CPCORE_STEP void push(unsigned d) { CPCORE_ASSERT(d < S.c.n_branch); }
     CPCORE_STEP void enter() {
-        depth += 1;
-        B.stack_pos[depth] = (int64_t)nxt;
-        B.stack_k[depth] = S.c.anchor_start[nxt];
+        Base::enter();
         B.stack_code[depth] = child_code;
     }
 };
@@ -569,7 +580,7 @@ bool first_solution(Search<State>& search, word code, Table& memo, bool use_tabl
                     const int64_t* stop, const SearchBuffers& B) {
     Search<State> S = search;  // local copies: nothing the search writes can alias them
     Table table = memo;
-    FirstSolution<State> F{S, table, B, use_table && S.c.memo_ok};
+    FirstSolution<State> F{{S, B, 0, -1, 0, 0}, table, use_table && S.c.memo_ok};
     const uint64_t pos = F.S.s.next_open(0);
     if (pos == F.S.c.n_branch) return F.S.counters_full();
     if (F.use_table && look_up(F.table, F.S.s.key(code)) >= 0) return false;
@@ -607,21 +618,13 @@ void exists_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefi
 // goes on from the depth it ended at). It returns within STOP_INTERVAL nodes once the stop
 // flag is set, and can be resumed after.
 template <class State>
-struct Enumerating {
-    Search<State>& S;  // the caller's local copy (as Tallying's)
-    const SearchBuffers& B;
+struct Enumerating : Branching<State> {
+    CPCORE_BRANCHING(State);
     int64_t* out;
     uint64_t out_width;
     int64_t max_out;
-    unsigned depth;
-    int64_t written = 0, o = -1;
-    uint64_t pos = 0, nxt = 0;
+    int64_t written = 0;
 
-    CPCORE_STEP bool next() {
-        pos = (uint64_t)B.stack_pos[depth];
-        o = S.next_fit(B.stack_k[depth], S.c.anchor_start[pos + 1]);
-        return o >= 0;
-    }
     CPCORE_STEP Step child() {
         word unused = 0;
         S.place(o, unused);
@@ -644,16 +647,6 @@ struct Enumerating {
         return Step::enter;
     }
     CPCORE_STEP void close() {}
-    CPCORE_STEP void pop(unsigned d) {
-        depth = d;
-        S.unplace(B.chosen[d]);
-    }
-    CPCORE_STEP void push(unsigned d) { CPCORE_ASSERT(d < S.c.n_branch); }
-    CPCORE_STEP void enter() {
-        depth += 1;
-        B.stack_pos[depth] = (int64_t)nxt;
-        B.stack_k[depth] = S.c.anchor_start[nxt];
-    }
 };
 
 template <class State>
@@ -679,7 +672,7 @@ void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, in
         B.stack_k[0] = c.anchor_start[pos];
     }
     Search<State> S = search;  // a local copy: nothing the search writes can alias it
-    Enumerating<State> E{S, B, out, out_width, max_out, (unsigned)depth};
+    Enumerating<State> E{{S, B, (unsigned)depth, -1, 0, 0}, out, out_width, max_out};
     int64_t nodes;
     const Ended ended = depth_first(E, stop, nodes, (unsigned)depth);
     state[0] = ended == Ended::finished ? -2 : (int64_t)E.depth;
