@@ -474,7 +474,6 @@ struct Tallying : Branching<State> {
 };
 
 template <class State>
-__attribute__((flatten))
 void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
            const SearchBuffers& B, int64_t* out) {
     Search<State> S = search;  // local copies: nothing the search writes can alias them
@@ -575,7 +574,6 @@ struct FirstSolution : Branching<State> {
 };
 
 template <class State>
-__attribute__((flatten))
 bool first_solution(Search<State>& search, word code, Table& memo, bool use_table,
                     const int64_t* stop, const SearchBuffers& B) {
     Search<State> S = search;  // local copies: nothing the search writes can alias them
@@ -650,7 +648,6 @@ struct Enumerating : Branching<State> {
 };
 
 template <class State>
-__attribute__((flatten))
 void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, int64_t* out,
                uint64_t out_width, int64_t max_out, const int64_t* stop) {
     const cpcore_packing_cover& c = search.c;
