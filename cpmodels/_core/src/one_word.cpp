@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "cpcore/bits.hpp"
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/one_word.hpp"
 #include "cpcore/table.hpp"
@@ -144,6 +145,7 @@ struct Subboards {
         acc.pop(d);
     }
     void push(unsigned d) {
+        CPCORE_ASSERT(d + 1 < MAX_DEPTH);  // a frame a unit: the stack holds them all
         stack[d] = Frame{cells, used, hash, w};
         acc.push(d);
         depth = d + 1;

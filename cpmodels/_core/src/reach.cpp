@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "cpcore/bits.hpp"
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/one_word.hpp"
 #include "cpcore/table.hpp"
@@ -278,6 +279,7 @@ struct Settle {
         if (answer != 0) found |= (w.bit & hole_unit) != 0 ? om : answer;
     }
     void push(unsigned d) {
+        CPCORE_ASSERT(d + 1 < MAX_DEPTH);
         stack[d] = Frame{cells, used, om, goal, found, ask, known_yes, hole_unit, w};
     }
     void enter() {
@@ -397,7 +399,10 @@ struct Search {
         w = f.walk;
         clean = clean && f.clean;
     }
-    void push(unsigned d) { stack[d] = Frame{cells, used, holes, w, clean}; }
+    void push(unsigned d) {
+        CPCORE_ASSERT(d + 1 < MAX_DEPTH);
+        stack[d] = Frame{cells, used, holes, w, clean};
+    }
     void enter() {
         clean = true;
         cells = child_cells;

@@ -263,7 +263,15 @@ struct Search {
     }
 
     // Put option o down (code: the counter code, moved with it) and take it back.
+    // (A search places an option only where it fits, its counter below its bound; a
+    // prefix's options are put down whatever they do, and checked after.)
     void place(int64_t o, word& code) {
+        CPCORE_ASSERT(s.fits(o));
+        CPCORE_ASSERT(c.opt_counter[o] < 0 ||
+                      counters[c.opt_counter[o]] < c.counter_high[c.opt_counter[o]]);
+        put(o, code);
+    }
+    void put(int64_t o, word& code) {
         s.place(o);
         const int64_t ctr = c.opt_counter[o];
         if (ctr >= 0) {
@@ -288,7 +296,7 @@ struct Search {
             const int64_t o = prefix[q];
             if (o < 0) continue;
             ok = ok && s.fits(o);
-            place(o, code);
+            put(o, code);
             const int64_t ctr = c.opt_counter[o];
             if (ctr >= 0) ok = ok && counters[ctr] <= c.counter_high[ctr];
         }
