@@ -107,12 +107,26 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
     )
 
 
+def _connected(inside: int, cell_nb: np.ndarray) -> bool:
+    """Whether the cells of ``inside`` (bits) are joined through the cells' neighbours."""
+    start = (inside & -inside).bit_length() - 1
+    reached, frontier = 1 << start, [start]
+    while frontier:
+        for nb in cell_nb[frontier.pop()].tolist():
+            if nb >= 0 and inside >> nb & 1 and not reached >> nb & 1:
+                reached |= 1 << nb
+                frontier.append(nb)
+    return reached == inside
+
+
 def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tuple:
     """Adjacency of the board cells and the region sizes the pieces can fill.
 
     An empty region (cells joined by edges) must be filled by some of the pieces, so a region
     whose size is no sum of piece areas is a dead end. Only exact-one cell items count as
-    board cells; without a consistent piece area per tag item the check is switched off.
+    board cells; without a consistent piece area per tag item, with two such items on one
+    cell, or with an option whose cells are not joined through their neighbours, the check
+    is switched off.
     """
     neighbours = grid(cover.grid).neighbours
     cell_bit = {it.cell: int(bit_of_item[i]) for i, it in enumerate(cover.items)
@@ -123,7 +137,9 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
         for k, nb in enumerate(neighbours(cell)):
             cell_nb[b, k] = cell_bit.get(nb, -1)
     area: dict[int, int] = {}
-    consistent = bool(cell_bit)
+    board_items = [it.cell for i, it in enumerate(cover.items)
+                   if it.cell is not None and 0 <= bit_of_item[i] < n_branch]
+    consistent = bool(cell_bit) and len(set(board_items)) == len(board_items)
     # Each board cell item's neighbours as one integer of bits, and each cell item's bit.
     around_item = {i: sum(1 << int(b) for b in cell_nb[cell_bit[it.cell]] if b >= 0)
                    for i, it in enumerate(cover.items) if it.cell in cell_bit}
@@ -142,6 +158,8 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
                 n_cells += 1
             elif is_cell[i]:
                 consistent = False  # a cell that is no board cell
+        if inside and not _connected(inside, cell_nb):
+            consistent = False  # region pruning holds for options connected as pieces are
         if n_cells and area.setdefault(option[-1], n_cells) != n_cells:
             consistent = False  # (an option with no cell, a piece left out, fills nothing)
         around &= ~inside

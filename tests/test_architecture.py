@@ -184,9 +184,12 @@ def test_no_import_cycle_in_the_package(every_import):
 
 ENGINE_PACKAGE = "cpmodels.backends.engine"
 # Inside the engine: the session asks questions and :class:`Searches` chooses the kernel
-# call, so they alone import the kernels; a kernel knows no session nor placement, a layout
-# no kernel.
+# call, so they alone import the kernels, and the session alone asks :class:`Searches`
+# (every search runs in the session's turn, within its time limit and stop flag: placement
+# and the facade reach the kernels through the session); a kernel knows no session nor
+# placement, a layout no kernel.
 KERNEL_USERS = ("session", "searches")
+SEARCHES_USERS = ("session",)
 MUST_NOT_IMPORT = {"kernels": ("session", "searches", "placement"),
                    "layouts": ("kernels", "session", "searches", "placement")}
 
@@ -207,15 +210,17 @@ def _engine_offenders(graph: dict[str, dict[str, int]]) -> list[str]:
             if there is None or there == here:
                 continue
             if (there == "kernels" and here not in KERNEL_USERS) \
+                    or (there == "searches" and here not in SEARCHES_USERS) \
                     or there in MUST_NOT_IMPORT.get(here or "", ()):
                 offenders.append(f"{name}:{line} imports {target}")
     return offenders
 
 
 def test_the_engine_is_layered_session_searches_kernels_layouts(every_import):
-    """Only the session and its choice of searches import the kernels; the kernels import
-    no placement, session nor choice; the layouts import no kernel (every import, in a
-    function or for type checkers too)."""
+    """Only the session and its choice of searches import the kernels, and only the session
+    its choice of searches (placement and the facade reach every search through the
+    session); the kernels import no placement, session nor choice; the layouts import no
+    kernel (every import, in a function or for type checkers too)."""
     assert _engine_offenders(every_import) == []
 
 
@@ -228,12 +233,14 @@ def test_the_engine_rules_see_a_layer_crossed():
                f"{e}.kernels.general": (f"from {e}.placement import cluster\n", False),
                f"{e}.layouts.cover": (f"def f():\n    from {e}.kernels import memo\n", False),
                f"{e}.placement.cluster": (f"from {e}.kernels.memo import Memo\n", False),
+               f"{e}.placement.scheduling": (f"from {e}.searches import Call\n", False),
                f"{e}.searches": (f"from {e}.kernels.memo import Memo\n", False),
                f"{e}.session": (f"from {e}.searches import Searches\n", False)}
     assert sorted(_engine_offenders(_graph(sources))) == [
         f"{e}.kernels.general:1 imports {e}.placement.cluster",
         f"{e}.layouts.cover:2 imports {e}.kernels.memo",
-        f"{e}.placement.cluster:1 imports {e}.kernels.memo"]
+        f"{e}.placement.cluster:1 imports {e}.kernels.memo",
+        f"{e}.placement.scheduling:1 imports {e}.searches"]
 
 
 def test_the_cycle_finder_sees_imports_in_functions_and_for_type_checkers():
@@ -320,7 +327,7 @@ def test_the_rule_on_adapters_sees_a_backend_loaded_with_the_server():
 
 
 # Where threads and processes may be started: the run layer, the web server (its pool and
-# its streams' producer and timer), the engine below its session for its own searches, and
+# its streams' producer and timer), the engine's placement of units of tasks, and
 # the one solver call run in a thread of its own for Ctrl-C (interrupt.py, CP-SAT).
 STARTS_WORK = {"cpmodels/running.py", "cpmodels/web/limits.py", "cpmodels/web/streams.py",
                "cpmodels/interrupt.py", "cpmodels/backends/cpsat.py"}
@@ -348,12 +355,14 @@ def _starts_work(tree: ast.AST) -> list[int]:
 
 def test_threads_and_processes_are_started_by_the_run_layer_alone():
     """Features describe their work and ``cpmodels/running.py`` runs it: no other module
-    starts a thread or a process, except the server's own and the engine's below its
-    session."""
+    starts a thread or a process, except the server's own and the engine's placement
+    (``placement/``, where the session's units run on worker processes or a cluster). No
+    kernel, layout, choice of search nor the session keeps threads of its own: a search
+    runs in the session's turn, in the thread that asks."""
     offenders = []
     for path in _modules():
         where = str(path.relative_to(ROOT))
-        if ENGINE in path.parents or where in STARTS_WORK:
+        if ENGINE / "placement" in path.parents or where in STARTS_WORK:
             continue
         offenders += [f"{where}:{line}" for line in _starts_work(ast.parse(path.read_text()))]
     assert offenders == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ from test_grids import _random_cover
 
 from cpmodels import api
 from cpmodels.backends.engine.kernels import bit_cover, difficulty, links
+from cpmodels.backends.engine.kernels.memo import NODES, STATS
+from cpmodels.backends.engine.searches import task_array
 from cpmodels.cover import ExactCover, Item, packing_cover
 from cpmodels.errors import OutOfTime
 from cpmodels.geometry import Placement
@@ -269,14 +272,26 @@ def test_bad_arrays_are_refused_with_a_clear_error():
 
 @pytest.mark.parametrize("name, on_bits", [("8x8", True), ("random200/1", False)])
 def test_a_count_in_threads_is_the_count_in_one(name, on_bits):
-    # links.count_each hands the root's parts to threads that search at once: the counts
-    # and the nodes do not depend on how many.
+    # links.count_tasks counts tasks in turn; tasks counted from several threads at once
+    # (each its own copy of the links) give the counts and the nodes of one thread, and a
+    # task's parts at its most constrained item add up to its count.
     cover = COVERS[name]
     tasks = [()] if name != "8x8" else bit_cover.root_tasks(cover)[1:4]
-    found = []
-    for jobs in (1, 2, 4):
-        stats: dict[str, int] = {}
-        counts = links.count_each(cover, tasks, jobs=jobs, on_bits=on_bits, stats=stats)
-        found.append((counts, stats["nodes"]))
-    assert found[0] == found[1] == found[2]
-    assert found[0][0] == [_links(cover, t)[0] for t in tasks]
+    lk = None if on_bits else links.links(cover)
+    bits = bit_cover.masks(cover) if on_bits else None
+
+    def counted(some):
+        stats = np.zeros(STATS, np.int64)
+        out = np.zeros(len(some), np.int64)
+        links.count_tasks(task_array(some), lk, bits, out, stats)
+        return out.tolist(), int(stats[NODES])
+
+    alone = counted(tasks)
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda task: counted([task]), tasks * 2))
+    assert [c for (c,), _ in together] == alone[0] * 2
+    assert sum(n for _, n in together) == 2 * alone[1]
+    assert alone[0] == [_links(cover, t)[0] for t in tasks]
+    parts = (bit_cover.root_tasks(cover, tasks[0]) if on_bits
+             else links.root_tasks(links.links(cover), tasks[0]))
+    assert sum(counted(parts)[0]) == alone[0][0]

@@ -9,6 +9,7 @@ import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 from conftest import SPECS
 from hypothesis import given, settings
@@ -16,8 +17,11 @@ from hypothesis import strategies as st
 from matplotlib.image import imread
 
 from cpmodels import api
-from cpmodels.backends import count_cover, iter_cover_solutions
+from cpmodels.backends import count_cover, engine, iter_cover_solutions
+from cpmodels.backends.engine import EngineSession
 from cpmodels.backends.engine.kernels import bit_cover, links
+from cpmodels.backends.engine.kernels.memo import NODES, STATS
+from cpmodels.backends.engine.searches import task_array
 from cpmodels.counting import count_instance
 from cpmodels.cover import ExactCover, Item, PieceKind, packing_cover
 from cpmodels.errors import OutOfTime, SpecError
@@ -417,18 +421,24 @@ def test_every_grid_is_known_by_name():
 # --- solids are counted by dancing links ----------------------------------------------
 
 def test_solids_are_counted_by_dancing_links_with_forced_options_and_progress():
+    """A solid's count is the session's, which chooses the most constrained item first
+    and cuts the count there (its progress by those parts)."""
     inst = api.instance(SOLIDS, target="box_2x3x10")
     assert links.suits(inst.cover) and not links.suits(api.instance(RHOMBUS).cover)
+    assert EngineSession(inst.cover).searches.tally_call([()], None).kernel is \
+        links.count_tasks
     seen = []
-    assert links.count(inst.cover, progress=lambda done, total: seen.append((done, total))) \
+    assert engine.count(inst.cover, progress=lambda done, total: seen.append((done, total))) \
         == 96
-    assert seen[-1][0] == seen[-1][1] == len(seen)
+    assert seen[-1][0] == seen[-1][1] == len(seen) == len(links.root_tasks(
+        links.links(inst.cover)))
     containing: dict[int, int] = {}  # the engine's stream: first empty cell, no links
     for chosen in iter_cover_solutions("engine", inst.cover):
         for j in chosen:
             containing[j] = containing.get(j, 0) + 1
     for j in [*list(containing)[:5], 0, 1]:
-        assert links.count(inst.cover, forced=(j,)) == containing.get(j, 0)
+        assert engine.count(inst.cover, forced=(j,)) == containing.get(j, 0)
+        assert EngineSession(inst.cover, solids=False).count((j,)) == containing.get(j, 0)
 
 
 def test_a_solid_count_stops_at_its_time_limit():
@@ -442,7 +452,7 @@ def test_a_solid_count_stops_at_its_time_limit():
 def test_solids_counted_from_several_threads_at_once():
     covers = [api.instance(SOMA).cover, api.instance(SOLIDS, target="box_2x3x10").cover] * 2
     with ThreadPoolExecutor(4) as pool:
-        counts = list(pool.map(lambda cover: links.count(cover, jobs=2), covers))
+        counts = list(pool.map(lambda cover: engine.count(cover, jobs=2), covers))
     assert counts == [11_520, 96] * 2
 
 
@@ -472,11 +482,12 @@ def _random_cover(n_items: int, seed: int) -> ExactCover:
 def _links_and_bits(cover, forced=()) -> tuple[tuple[int | None, int], ...]:
     """The count and the nodes by dancing links and by the bit kernel."""
     found = []
-    for on_bits in (False, True):
-        stats: dict[str, int] = {}
-        counts = links.count_each(cover, [tuple(forced)], on_bits=on_bits, stats=stats)
-        assert counts is not None
-        found.append((counts[0], stats.get("nodes", 0)))
+    for bits in (None, bit_cover.masks(cover)):
+        stats = np.zeros(STATS, np.int64)
+        out = np.zeros(1, np.int64)
+        links.count_tasks(task_array([tuple(forced)]), links.links(cover) if bits is None
+                          else None, bits, out, stats)
+        found.append((int(out[0]), int(stats[NODES])))
     return tuple(found)
 
 

@@ -98,7 +98,7 @@ def test_counts_with_holes_forced_equal_the_other_kernels(spec):
     calendar = load_spec(SPECS / spec)
     plan = TallyPlan.of(calendar)
     sessions = _kernels(plan.cover)
-    assert sessions["one"].searches._one_word_tally(None) is not None
+    assert sessions["one"].searches.chosen() == "tally_one_word"
     combos = list(itertools.islice(itertools.product(*calendar.groups.values()), 0, None, 97))
     tasks = [plan.holes(c) for c in combos[:3]]
     counts = {name: s.tally_many(tasks) for name, s in sessions.items()}
@@ -121,7 +121,7 @@ def test_counts_with_pieces_left_out_equal_the_other_kernels(rows):
                           kinds)
     left_out = _with_left_out(cover, [4, 5, 6])
     sessions = _kernels(cover)
-    assert sessions["one"].searches._one_word(None) is not None
+    assert sessions["one"].searches.chosen() == "count_one_word"
     tasks = [[], [left_out[5]], [left_out[5], left_out[6]], [left_out[4]],
              [left_out[4], left_out[5]], [left_out[4], left_out[4]]]
     counts = {name: [s.count(t) for t in tasks] for name, s in sessions.items()}
@@ -144,7 +144,7 @@ def test_a_strip_with_slack_at_the_edges_of_a_word(n):
         cover.options.append((c, slack))
         cover.placements.append(Placement("ends", ((0, c),), OptionKind.SLACK))
     sessions = _kernels(cover)
-    assert (sessions["one"].searches._one_word_tally(None) is not None) == (n <= 64)
+    assert (sessions["one"].searches.chosen() == "tally_one_word") == (n <= 64)
     counts = {name: s.count() for name, s in sessions.items()}
     assert counts["one"] == counts["words"] == counts["general"] == 2 * 120
 
@@ -153,7 +153,7 @@ def _tallies_agree(cover: ExactCover, tally_items: list[int], tasks: list, **kw)
     """Every task's tally by the one-word, word and general kernels (asserted equal, the
     one-word kernel taking them); returns the one-word kernel's."""
     sessions = _kernels(cover, tally_items=tally_items, **kw)
-    assert sessions["one"].searches._one_word_tally(None) is not None
+    assert sessions["one"].searches.chosen() == "tally_one_word"
     found = {name: s.tally_many(tasks) for name, s in sessions.items()}
     assert found["one"] == found["words"] == found["general"]
     return found["one"]
@@ -202,7 +202,7 @@ def test_a_design_covers_counts_equal_the_other_kernels():
         session.use_one_word = one_word
         sets = list(itertools.islice(design.candidates(), 0, 200, 40))
         counts.append([design.counts(chosen) for chosen in sets])
-        assert (session.searches._one_word_tally(None) is not None) == one_word
+        assert (session.searches.chosen() == "tally_one_word") == one_word
     assert counts[0] == counts[1] and any(sum(c.values()) for c in counts[0])
 
 
@@ -221,7 +221,7 @@ def test_a_tally_at_the_edges_of_a_word(n):
         cover.options.append((c, slack))
         cover.placements.append(Placement("ends", ((0, c),), OptionKind.SLACK))
     sessions = _kernels(cover, tally_items=[slack])
-    assert (sessions["one"].searches._one_word_tally(None) is not None) == (n <= 64)
+    assert (sessions["one"].searches.chosen() == "tally_one_word") == (n <= 64)
     tallies = {name: s.tally_many([[]]) for name, s in sessions.items()}
     ends = len(cover.options) - 2
     assert tallies["one"] == tallies["words"] == tallies["general"] == [

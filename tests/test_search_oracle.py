@@ -23,7 +23,8 @@ from test_wasm import TRIANGLE
 
 from cpmodels.backends.engine import Backtracker, EngineSession
 from cpmodels.backends.engine.kernels import bit_cover, links
-from cpmodels.backends.engine.kernels.memo import STATS
+from cpmodels.backends.engine.kernels.memo import NODES, STATS
+from cpmodels.backends.engine.searches import task_array
 from cpmodels.cover import PieceKind, packing_cover
 from cpmodels.design import Design, load_board
 from cpmodels.instance import packing_instance
@@ -157,10 +158,14 @@ def _solid_figures() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, target in (("soma.yaml", None), ("solid_pentominoes.yaml", "box_2x3x10")):
         cover = _cover(name, target=target)
-        for on_bits in (True, False):
-            stats: dict[str, int] = {}
-            counts = links.count_each(cover, [()], jobs=1, on_bits=on_bits, stats=stats)
-            out[f"{name}_{on_bits}"] = [counts, stats["nodes"]]
+        for on_bits in (True, False):  # the root's tasks counted one by one, added up
+            lk = None if on_bits else links.links(cover)
+            bits = bit_cover.masks(cover) if on_bits else None
+            parts = (bit_cover.root_tasks(cover) if lk is None else links.root_tasks(lk))
+            found = np.zeros(len(parts), np.int64)
+            stats = np.zeros(STATS, np.int64)
+            links.count_tasks(task_array(parts), lk, bits, found, stats)
+            out[f"{name}_{on_bits}"] = [[int(found.sum())], int(stats[NODES])]
         assert bit_cover.fits(cover)
     return out
 

@@ -4,14 +4,18 @@ which layout, and that the call it returns, run as it is, gives the session's an
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import pickle
+import random
 
 import numpy as np
 import pytest
+from conftest import SPECS
 
 from cpmodels.api import instance
 from cpmodels.backends.engine import EngineSession
 from cpmodels.backends.engine.kernels import general, one_word, words
+from cpmodels.backends.engine.kernels.choice import EXISTS, SOLUTIONS, TALLY, Offers, choose
 from cpmodels.backends.engine.searches import Searches
 from cpmodels.errors import OutOfTime
 from cpmodels.spec import load_spec
@@ -104,3 +108,115 @@ def test_a_stop_while_the_call_is_made_is_not_lost(cover, question):
     with pytest.raises(OutOfTime):
         session.tally(()) if question == "tally" else session.exists([[]])
     assert ran == []
+
+
+def test_a_solution_stream_runs_in_the_sessions_turn_and_stops_with_it():
+    """Each step of a stream is a call run in the session's turn: it waits for the turn
+    within its time limit, hands over what a step found, and ends when the session is
+    stopped between its steps or during one."""
+    session = EngineSession(instance("pentominoes_8x8_square").cover)  # 129,168 raw
+    stream = session.solutions(batch=4)
+    first = [next(stream) for _ in range(5)]
+    assert len({tuple(s) for s in first}) == 5
+    assert first == list(itertools.islice(EngineSession(session.cover).solutions(), 5))
+    with session._turn, pytest.raises(OutOfTime, match="waited"):  # another holds the turn
+        next(session.solutions(time_limit=0.2))
+    session.stop()
+    with pytest.raises(OutOfTime, match="session was stopped"):
+        list(stream)
+    with pytest.raises(OutOfTime, match="session was stopped"):
+        next(session.solutions())
+    clash = session.branches()[:2]  # two options of the first item: never together
+    assert list(EngineSession(session.cover).solutions([o for (o,) in clash])) == []
+
+
+# --- the choice and the branching step are the core's ----------------------------------
+
+def _offers(word: int) -> Offers:
+    names = ["one_word", "slack", "tallies", "one_word_tallies", "two_words", "links", "bits"]
+    return Offers(**{name: bool(word >> k & 1) for k, name in enumerate(names)})
+
+
+def _python_choice(question: int, offers: Offers) -> str:
+    """The choice as the Python side made it before the core did (the oracle)."""
+    if question == EXISTS:
+        return "exists_two_words" if offers.two_words else "exists_n_words"
+    if question == SOLUTIONS:
+        return "search_n_words"
+    if offers.links and not offers.tallies:
+        return "bit_cover_count" if offers.bits else "links_count"
+    if offers.one_word and (offers.slack or offers.tallies) and offers.one_word_tallies:
+        return "tally_one_word"
+    if offers.one_word and not offers.slack and not offers.tallies:
+        return "count_one_word"
+    return "tally_prefixes_two_words" if offers.two_words else "tally_prefixes_n_words"
+
+
+def test_the_core_chooses_the_search_as_the_python_side_did():
+    """Every question and every combination of offers: the compiled choice is the one the
+    Python side (and the browser, in its own copy) made."""
+    for question in (TALLY, EXISTS, SOLUTIONS):
+        for word in range(128):
+            offers = _offers(word)
+            assert offers.bits_word == word
+            assert choose(question, offers) == _python_choice(question, offers), (question, word)
+
+
+def _python_split(session: EngineSession, task: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The branching step as the Python side took it before the core did (the oracle):
+    the first item ``task`` leaves open, and each of its options that fits."""
+    cc = session.compiled
+    filled = np.zeros(cc.n_words, dtype=np.uint64)
+    counters = np.zeros(len(cc.counter_low), dtype=np.int64)
+    for o in task:
+        filled |= cc.opt_mask[o]
+        if cc.opt_counter[o] >= 0:
+            counters[cc.opt_counter[o]] += 1
+    pos = next((b for b in range(cc.n_branch)
+                if not int(filled[b >> 6]) >> (b & 63) & 1), None)
+    if pos is None:
+        return [task]
+    parts = []
+    for o in cc.anchor_opts[cc.anchor_start[pos]:cc.anchor_start[pos + 1]]:
+        c, tw = cc.opt_counter[o], cc.opt_tag_word[o]
+        if np.any(cc.opt_mask[o] & filled) or (c >= 0 and counters[c] >= cc.counter_high[c]):
+            continue
+        if tw >= 0 and filled[tw] & cc.opt_tag_bit[o]:
+            continue
+        parts.append((*task, int(o)))
+    return parts or [task]
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SPECS.glob("*.yaml")))
+def test_the_cores_branching_step_cuts_tasks_as_the_python_loop_did(name):
+    """On every bundled packing spec: the root, two levels of the cuts, and random tasks
+    (options that may clash, pieces used past their copies) are cut by the core as the
+    Python loop cut them; the forced step of the solution stream agrees too."""
+    spec = load_spec(SPECS / f"{name}.yaml")
+    if getattr(spec, "kind", "packing") == "towers":
+        pytest.skip("not a packing")
+    cover = instance(spec).cover
+    session = EngineSession(cover, solids=False)
+    rng = random.Random(name)
+    tasks: list[tuple[int, ...]] = [()]
+    for part in session.split(())[:4]:
+        tasks += [part, *session.split(part)[:3]]
+    n = len(cover.options)
+    tasks += [tuple(rng.sample(range(n), rng.randint(1, min(n, 6)))) for _ in range(20)]
+    cc = session.compiled
+    for task in tasks:
+        assert session.split(task) == _python_split(session, task), task
+        filled = np.zeros(cc.n_words, dtype=np.uint64)
+        counters = np.zeros(len(cc.counter_low), dtype=np.int64)
+        fits = general.force_kernel(cc.kernel, np.array(task, np.int64), filled, counters)
+        union = np.zeros(cc.n_words, dtype=np.uint64)
+        clash = False
+        for o in task:
+            clash = clash or bool(np.any(cc.opt_mask[o] & union))
+            union |= cc.opt_mask[o]
+        want = np.zeros(len(cc.counter_low), dtype=np.int64)
+        for o in task:
+            if cc.opt_counter[o] >= 0:
+                want[cc.opt_counter[o]] += 1
+        assert fits == (not clash and bool(np.all(want <= cc.counter_high))), task
+        assert filled.tolist() == union.tolist() and counters.tolist() == want.tolist()

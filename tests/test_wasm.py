@@ -18,12 +18,14 @@ from importlib import resources
 from itertools import pairwise
 from pathlib import Path
 
+import cpmodels._native as native
 import numpy as np
 import pytest
 from conftest import ROOT, SPECS
 from test_grids import HEX_CALENDAR as HEX  # a hex weekday calendar
 
 from cpmodels.backends.engine import EngineSession
+from cpmodels.backends.engine.kernels.choice import Offers, choose
 from cpmodels.backends.engine.layouts.browser import plain
 from cpmodels.cover import PieceKind, check_placement_count
 from cpmodels.errors import TooLargeError
@@ -667,16 +669,7 @@ def test_a_weekday_sweep_laid_out_for_the_one_word_kernel_in_the_browser(page):
     plan = sweep_plan(load_spec(SPECS / "calendar_week.yaml"))
     cover = plan.cover
     session = EngineSession(cover, tally_items=tuple(plan.tally_items))
-    cells = list(dict.fromkeys(it.cell for it in cover.items if it.cell is not None))
-    at = {cell: k for k, cell in enumerate(cells)}
-    neighbours = grid(cover.grid).neighbours
-    plain_cover = {"low": [it.low for it in cover.items], "high": [it.high for it in cover.items],
-                   "cell": [-1 if it.cell is None else at[it.cell] for it in cover.items],
-                   "neighbours": [[at.get(nb, -1) for nb in neighbours(c)] for c in cells],
-                   "options": [list(o) for o in cover.options],
-                   "tally": list(plan.tally_items), "grid": cover.grid,
-                   "xy": [list(c) for c in cells], "kinds": [int(it.kind) for it in cover.items],
-                   "optionKinds": [int(p.kind) for p in cover.placements]}
+    plain_cover = _plain_cover(cover, plan.tally_items)
     solution = session.first_solution()
     tasks = [solution[:4], solution[:6]]  # a few seconds a kernel in the browser
     got = page.evaluate(LAY_OUT_ONE_WORD, {"cover": plain_cover, "tasks": tasks})
@@ -701,6 +694,89 @@ def test_a_weekday_sweep_laid_out_for_the_one_word_kernel_in_the_browser(page):
                               "RangeError: kinds: one an item",
                               "RangeError: optionKinds: one an option, or none",
                               "RangeError: xy: a coordinate is too large"]
+
+
+# The core's choice of search asked in the page: every question with every combination of
+# offers, and the numbers engine.js passes for them.
+CHOICE = """async () => {
+  const { loadEngine, ASK, OFFERS } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const names = Object.keys(OFFERS);
+  const chosen = [];
+  for (const question of Object.keys(ASK))
+    for (let word = 0; word < 2 ** names.length; ++word)
+      chosen.push(engine.chooseSearch(question,
+        Object.fromEntries(names.map((name, k) => [name, (word >> k & 1) === 1]))));
+  let refused = null;
+  try { engine.chooseSearch("tally", { wings: true }); } catch (e) { refused = e.message; }
+  return { ASK, OFFERS, chosen, refused };
+}"""
+
+
+def test_the_browser_asks_the_cores_choice_of_search(page):
+    """engine.js names the questions and offers with entry.h's numbers, and the core in
+    engine.wasm chooses as the native module does, for every question and offer."""
+    got = page.evaluate(CHOICE)
+    assert got["ASK"] == {"tally": native.ASK_TALLY, "exists": native.ASK_EXISTS,
+                          "solutions": native.ASK_SOLUTIONS}
+    assert got["OFFERS"] == {name: getattr(native, f"OFFERS_{name.upper()}")
+                             for name in got["OFFERS"]}
+    names = list(got["OFFERS"])
+    want = [choose(got["ASK"][question],
+                   Offers(**{name: bool(word >> k & 1) for k, name in enumerate(names)}))
+            for question in got["ASK"] for word in range(2 ** len(names))]
+    assert got["chosen"] == want and "count_one_word" in want and "links_count" in want
+    assert got["refused"] == "wings: not something a cover offers"
+
+
+def _plain_cover(cover, tally=()) -> dict:
+    """A cover as the page hands it to engine.coverPlan, with what the one-word layout
+    reads (its cells' coordinates, its items' and options' kinds)."""
+    cells = list(dict.fromkeys(it.cell for it in cover.items if it.cell is not None))
+    at = {cell: k for k, cell in enumerate(cells)}
+    neighbours = grid(cover.grid).neighbours
+    return {"low": [it.low for it in cover.items], "high": [it.high for it in cover.items],
+            "cell": [-1 if it.cell is None else at[it.cell] for it in cover.items],
+            "neighbours": [[at.get(nb, -1) for nb in neighbours(c)] for c in cells],
+            "options": [list(o) for o in cover.options], "tally": list(tally),
+            "grid": cover.grid, "xy": [list(c) for c in cells],
+            "kinds": [int(it.kind) for it in cover.items],
+            "optionKinds": [int(p.kind) for p in cover.placements]}
+
+
+PLAIN_COUNT = """async ({cover}) => {
+  const { loadEngine } = await import("./engine.js");
+  const engine = await loadEngine("./engine.wasm");
+  const plainly = (layout) => Object.fromEntries(Object.entries(layout).map(([name, v]) => {
+    if (typeof v !== "object") return [name, v];
+    const data = v.data || v;
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    return [name, { shape: v.shape || [data.length],
+                    base64: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")) }];
+  }));
+  const plan = engine.coverPlan(cover);
+  return { kernels: [plan.tally.kernel, plan.exists.kernel, plan.solutions.kernel],
+           layout: plainly(plan.tally.layout),
+           count: String(engine.load(plan).count([[]])[0]) };
+}"""
+
+
+def test_a_dates_cover_laid_out_in_the_browser_is_counted_as_natively(page):
+    """A calendar date's cover (no slack items, nothing tallied) laid out in the page: the
+    core chooses the one-word count kernel there as natively, on the same layout, array
+    for array; existence takes the N-word search (the page lays out no two words)."""
+    cover = packing_instance(Query.of(load_spec(SPECS / "calendar_day.yaml"),
+                                      labels=["Oct", "6"])).cover
+    session = EngineSession(cover)
+    want = session.browser_plan()["tally"]
+    got = page.evaluate(PLAIN_COUNT, {"cover": _plain_cover(cover)})
+    assert got["kernels"] == [want["kernel"], "exists_n_words", "search_n_words"]
+    assert want["kernel"] == "count_one_word" and got["count"] == "7"
+    assert set(got["layout"]) == set(want["layout"])
+    for field, value in want["layout"].items():
+        expected = ({"shape": value["shape"], "base64": value["base64"]}
+                    if isinstance(value, dict) else value)
+        assert got["layout"][field] == expected, field
 
 
 # --- play mode's layout made in the browser -------------------------------------------------

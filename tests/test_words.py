@@ -183,8 +183,8 @@ def test_the_one_word_kernel_at_the_edges_of_a_word(n):
     cover = packing_cover(cells, kinds)
     one, words = _session(cover, True), _session(cover, True, one_word=False)
     bare, general = _session(cover, True, table_slots=0), _session(cover, False)
-    assert (one.searches._one_word(None) is not None) == (n <= 64) \
-        == (bare.searches._one_word(None) is not None)
+    assert (one.searches.chosen() == "count_one_word") == (n <= 64) \
+        == (bare.searches.chosen() == "count_one_word")
     assert one.count() == bare.count() == words.count() == general.count() == 120
     assert count_cover("sat", cover) == 120
     last = max(j for j, p in enumerate(cover.placements) if p.piece == "B0")
@@ -202,7 +202,7 @@ def test_the_one_word_kernel_on_the_boxes_equals_the_general_kernel(spec):
     cover = packing_instance(Query.of(load_spec(SPECS / spec))).cover
     one, general = _session(cover, True), _session(cover, False)
     bare = _session(cover, True, table_slots=0)
-    assert one.searches._one_word(None) is not None and general.compiled.n_words == 2
+    assert one.searches.chosen() == "count_one_word" and general.compiled.n_words == 2
     parts = [p for b in one.branches()[:3] for p in one.split(b)[:2]]
     counts = [one.count(p) for p in parts]
     assert counts == [bare.count(p) for p in parts] == [general.count(p) for p in parts]
@@ -225,7 +225,7 @@ def test_random_boards_of_one_word_agree_with_the_general_kernel(cells, chosen):
     cells = set(sorted(cells, key=lambda rc: (rc[1], rc[0]))[:area])
     cover = packing_cover(cells, kinds)
     one, general = _session(cover, True), _session(cover, False)
-    assert one.searches._one_word(None) is not None
+    assert one.searches.chosen() == "count_one_word"
     n = one.count()
     assert n == _session(cover, True, table_slots=0).count() == general.count()
     if n < 200:

@@ -279,7 +279,9 @@ int64_t one_word_tally_bits(Array<const int64_t> item_kind, Array<const int64_t>
 }
 
 int64_t region_sizes(Array<const int64_t> areas, uint64_t total, Array<bool> fillable) {
-    if (areas.ndim() != 1 || fillable.ndim() != 1 || fillable.size() != total + 1)
+    // (total + 1 compared without computing it: total may be the largest uint64.)
+    if (areas.ndim() != 1 || fillable.ndim() != 1 || fillable.size() == 0 ||
+        fillable.size() - 1 != total)
         throw nb::value_error("fillable needs total + 1 entries");
     for (size_t k = 0; k < areas.size(); ++k)
         if (areas.data()[k] <= 0) throw nb::value_error("a piece's area must be positive");

@@ -1,9 +1,23 @@
 // The Python module of the engine core: thin wrappers that hand numpy buffers to the core's
 // entry points and release the GIL while a search runs.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <string>
+#include <vector>
 
 #include "bindings.hpp"
 #include "cpcore/entry.h"
+
+#ifdef CPCORE_CHECK_REPORT
+#include <cstdio>
+
+// A failed invariant of the core (cpcore/check.hpp), said before the process traps.
+extern "C" void cpcore_check_failed(const char* file, int line, const char* condition) {
+    std::fprintf(stderr, "cpcore: check failed at %s:%d: %s\n", file, line, condition);
+    std::fflush(stderr);
+}
+#endif
 
 namespace nb = nanobind;
 
@@ -25,4 +39,14 @@ NB_MODULE(_native, m) {
     cpbind::bind_packing(m);
     cpbind::bind_geometry(m);
     cpbind::bind_layout(m);
+    m.def(
+        "interface",
+        [] {
+            std::vector<char> text(cpcore_interface(nullptr, 0) + 1);
+            cpcore_interface(text.data(), text.size());
+            return std::string(text.data(), text.size() - 1);
+        },
+        "The core's interface as entry.h describes it, laid out by this build (JSON: each "
+        "struct's fields, kinds, offsets, pointees and shapes, each entry point's kinds, "
+        "each constant).");
 }

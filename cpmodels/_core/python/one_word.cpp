@@ -1,5 +1,5 @@
 // The one-word count and tally, and the reach search: the layouts (namedtuples of numpy
-// arrays, see cpmodels/backends/engine/one_word.py and reach.py) unpacked into the core's
+// arrays, see cpmodels/backends/engine/kernels/one_word.py and reach.py) unpacked into the core's
 // structs with the GIL held, then searched with it released.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -87,9 +87,11 @@ cpcore_one_word_table table_of(nb::handle table, size_t width, Kept& kept) {
     auto arena = kept.keep(field<int64_t>(table, "arena"));
     auto stats = kept.keep(field<int64_t>(table, "stats", 7));
     const uint64_t slots = keys.ndim() == 2 ? keys.shape(0) : 0;
-    if (keys.ndim() != 2 || keys.shape(1) != width || slots == 0 || (slots & (slots - 1)))
-        throw nb::value_error("the table's keys are not a power of two rows of the width "
-                              "this search keys by");
+    // At least 16 rows (memo.py's least): a table emptied when three quarters full keeps a
+    // free slot for every probe only from 4 slots on.
+    if (keys.ndim() != 2 || keys.shape(1) != width || slots < 16 || (slots & (slots - 1)))
+        throw nb::value_error("the table's keys are not a power of two rows (at least 16) of "
+                              "the width this search keys by");
     return cpcore_one_word_table{keys.data(), slots, arena.data(), arena.size(), stats.data()};
 }
 

@@ -3,9 +3,12 @@
 // types and shapes, makes the working memory, and calls the entry point without the GIL.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -117,7 +120,7 @@ TwoWordsView TwoWordsView::read(Reader& r, nb::handle W) {
     return v;
 }
 
-// The N-word state's view (layout.py's Layout); its table keeps the values apart.
+// The N-word state's view (layouts/cover.py's Layout); its table keeps the values apart.
 struct NWordsView {
     static const bool inline_values = false;
     cpcore_packing_cover cover;
@@ -177,8 +180,10 @@ cpcore_table read_table(Reader& r, nb::handle table, uint64_t n_words, bool inli
     Array<int64_t> arena = r.array<int64_t>(table, "arena");
     Array<int64_t> stats = r.array<int64_t>(table, "stats");
     t.n_slots = keys.shape(0);
-    check(t.n_slots > 0 && (t.n_slots & (t.n_slots - 1)) == 0,
-          "keys: the slots must be a power of two");
+    // At least 16 (memo.py's and engine.js's least): a table emptied when three quarters
+    // full keeps a free slot for every probe only from 4 slots on.
+    check(t.n_slots >= 16 && (t.n_slots & (t.n_slots - 1)) == 0,
+          "keys: the slots must be a power of two, at least 16");
     t.key_stride = keys.shape(1);
     check(t.key_stride >= n_words + (inline_values ? 2 : 1), "keys: rows too narrow");
     check(stats.shape(0) >= 7, "stats: too short");
@@ -294,6 +299,40 @@ void search(const Array<int64_t>& state, const Array<uint64_t>& filled,
                           max_out, stop.data());
 }
 
+void check_task(const Array<const int64_t>& task, size_t n_options) {
+    check(task.ndim() == 1, "task: expected a 1-d array");
+    for (uint64_t i = 0; i < task.shape(0); ++i)
+        check(task.data()[i] < (int64_t)n_options, "task: an option id out of range");
+}
+
+// The N-word state of a task's forced options (see cpcore_force_n_words): filled and
+// counters written; whether the options fit together.
+bool force(nb::handle lay, const Array<const int64_t>& task, const Array<uint64_t>& filled,
+           const Array<int64_t>& counters) {
+    Reader r;
+    NWordsView v = NWordsView::read(r, lay);
+    check_task(task, v.n_options);
+    check(filled.ndim() == 1 && filled.shape(0) == v.words.n_words, "filled: one per word");
+    check(counters.ndim() == 1 && counters.shape(0) >= v.cover.n_counters,
+          "counters: one per counter");
+    return cpcore_force_n_words(&v.cover, &v.words, task.data(), task.shape(0), filled.data(),
+                                counters.data()) != 0;
+}
+
+// The options of the search's next branching step below a task (see cpcore_split_n_words).
+std::vector<int64_t> split(nb::handle lay, const Array<const int64_t>& task) {
+    Reader r;
+    NWordsView v = NWordsView::read(r, lay);
+    check_task(task, v.n_options);
+    std::vector<uint64_t> filled(v.words.n_words);
+    std::vector<int64_t> counters(v.cover.n_counters + 1);
+    std::vector<int64_t> out((size_t)v.cover.anchor_start[v.cover.n_branch] + 1);
+    const int64_t n = cpcore_split_n_words(&v.cover, &v.words, task.data(), task.shape(0),
+                                           filled.data(), counters.data(), out.data());
+    out.resize((size_t)n);
+    return out;
+}
+
 }  // namespace
 
 namespace cpbind {
@@ -330,6 +369,28 @@ void bind_packing(nb::module_& m) {
           },
           "Whether each prefix has a solution, on the N-word state.");
     m.def("search_n_words", &search, "One step of the resumable solution stream.");
+    m.def("force_n_words", &force, nb::arg("lay"), nb::arg("task"), nb::arg("filled"),
+          nb::arg("counters"),
+          "Place a task's options on an empty N-word state: whether they fit together.");
+    m.def("split_n_words", &split, nb::arg("lay"), nb::arg("task"),
+          "The options that can cover the first item a task leaves open (its next branching "
+          "step; none when nothing is left open or nothing fits).");
+    m.def("choose_search", &cpcore_choose_search, nb::arg("question"), nb::arg("offers"),
+          "The search (cpcore_search) that answers a question (cpcore_question) on a cover "
+          "whose layouts offer ``offers`` (CPCORE_OFFERS_* bits).");
+    for (auto [name, value] : {std::pair<const char*, int>{"ASK_TALLY", CPCORE_ASK_TALLY},
+                               {"ASK_EXISTS", CPCORE_ASK_EXISTS},
+                               {"ASK_SOLUTIONS", CPCORE_ASK_SOLUTIONS},
+                               {"OFFERS_ONE_WORD", CPCORE_OFFERS_ONE_WORD},
+                               {"OFFERS_SLACK", CPCORE_OFFERS_SLACK},
+                               {"OFFERS_TALLIES", CPCORE_OFFERS_TALLIES},
+                               {"OFFERS_ONE_WORD_TALLIES", CPCORE_OFFERS_ONE_WORD_TALLIES},
+                               {"OFFERS_TWO_WORDS", CPCORE_OFFERS_TWO_WORDS},
+                               {"OFFERS_LINKS", CPCORE_OFFERS_LINKS},
+                               {"OFFERS_BITS", CPCORE_OFFERS_BITS}})
+        m.attr(name) = value;
+    m.def("search_name", [](int search) { return std::string(cpcore_search_name(search)); },
+          nb::arg("search"), "The name of a search, as its entry point.");
 }
 
 }  // namespace cpbind

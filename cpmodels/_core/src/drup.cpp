@@ -1,8 +1,17 @@
 // The DRUP proof checker's replay (drup.py): reverse unit propagation with two watched
 // literals per clause, over the clauses, steps and scratch arrays the caller hands in.
+//
+// active[c] holds two flags: ACTIVE (the clause takes part in propagation) and LINKED (its
+// two watches are on their literals' lists, or it is on the list of units). A clause is
+// linked once at most, whatever the steps say: a step that derives a clause already linked
+// (a formula clause, or one derived before) checks it and makes it active, and links
+// nothing again, so a watch list never meets a watch twice.
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 
 namespace {
+
+constexpr uint8_t ACTIVE = 1, LINKED = 2;
 
 struct Clauses {
     int64_t* lits;  // every clause's literals, one after another (watches swap them)
@@ -40,6 +49,7 @@ inline bool imply(int64_t lit, int8_t* value, int64_t* trail, int64_t* top) {
 
 // Put watch ``k`` of clause ``c`` (on its literal at position ``k``) on that literal.
 inline void watch(const Clauses& f, int64_t c, int64_t k) {
+    CPCORE_ASSERT(f.length[c] >= 2 && (k == 0 || k == 1));
     const int64_t e = 2 * c + k;
     const uint64_t t = lit_index(f.lits[f.start[c] + k]);
     f.next[e] = f.head[t];
@@ -60,7 +70,8 @@ bool rup(const Clauses& f, int64_t target, int64_t n_units, int64_t n_vars, int8
     }
     for (int64_t u = 0; u < n_units && !conflict; ++u) {
         const int64_t c = f.units[u];
-        if (!f.active[c]) continue;
+        CPCORE_ASSERT(f.length[c] == 1);
+        if (!(f.active[c] & ACTIVE)) continue;
         conflict = imply(f.lits[f.start[c]], value, f.trail, &top);
     }
     int64_t done = 0;
@@ -74,7 +85,8 @@ bool rup(const Clauses& f, int64_t target, int64_t n_units, int64_t n_vars, int8
             const int64_t c = e / 2;
             const int64_t k = e % 2;
             bool moved = false;
-            if (f.active[c] && !conflict) {
+            CPCORE_ASSERT(f.active[c] & LINKED);
+            if ((f.active[c] & ACTIVE) && !conflict) {
                 const int64_t s0 = f.start[c];
                 const int64_t other = f.lits[s0 + 1 - k];
                 if (truth(other, value) != 1) {
@@ -101,6 +113,7 @@ bool rup(const Clauses& f, int64_t target, int64_t n_units, int64_t n_vars, int8
             e = after;
         }
     }
+    CPCORE_ASSERT(top <= n_vars);  // each variable on the trail once
     if (snapshot) {
         for (int64_t v = 0; v < n_vars; ++v) snapshot[v] = value[v];
     }
@@ -110,13 +123,18 @@ bool rup(const Clauses& f, int64_t target, int64_t n_units, int64_t n_vars, int8
 
 }  // namespace
 
-extern "C" int64_t cpcore_drup_check(int64_t n_vars, int64_t n_formula, int64_t n_clauses,
-                                     int64_t* lits, const int64_t* start,
-                                     const int64_t* length, int64_t n_steps,
-                                     const int64_t* step_kind, const int64_t* step_clause,
-                                     int64_t* units, int64_t n_units_formula, uint8_t* active,
-                                     int64_t* head, int64_t* next, int8_t* value,
-                                     int64_t* trail, int8_t* top_level) {
+extern "C" int64_t cpcore_drup_check(const cpcore_drup_proof* proof,
+                                     const cpcore_drup_work* work) {
+    const int64_t n_vars = proof->n_vars, n_formula = proof->n_formula;
+    const int64_t n_clauses = proof->n_clauses, n_steps = proof->n_steps;
+    int64_t* lits = proof->lits;
+    const int64_t *start = proof->start, *length = proof->length;
+    const int64_t *step_kind = proof->step_kind, *step_clause = proof->step_clause;
+    int64_t* units = proof->units;
+    uint8_t* active = work->active;
+    int64_t *head = work->head, *next = work->next, *trail = work->trail;
+    int8_t *value = work->value, *top_level = work->top_level;
+    const int64_t n_units_formula = proof->n_units_formula;
     const Clauses f{lits, start, length, active, head, next, units, value, trail};
     for (int64_t c = 0; c < n_clauses; ++c) active[c] = 0;
     for (int64_t t = 0; t < 2 * n_vars; ++t) head[t] = -1;
@@ -124,12 +142,14 @@ extern "C" int64_t cpcore_drup_check(int64_t n_vars, int64_t n_formula, int64_t 
     for (int64_t v = 0; v < n_vars; ++v) value[v] = top_level[v] = 0;
     for (int64_t v = 0; v <= n_vars; ++v) trail[v] = 0;
     for (int64_t c = 0; c < n_formula; ++c) {
-        active[c] = 1;
+        active[c] = ACTIVE;
         if (length[c] >= 2) {
             watch(f, c, 0);
             watch(f, c, 1);
+            active[c] |= LINKED;
         }
     }
+    for (int64_t u = 0; u < n_units_formula; ++u) active[units[u]] |= LINKED;
     int64_t n_units = n_units_formula;
     bool stale = true;
     for (int64_t s = 0; s < n_steps; ++s) {
@@ -137,7 +157,7 @@ extern "C" int64_t cpcore_drup_check(int64_t n_vars, int64_t n_formula, int64_t 
         if (step_kind[s] == 2) {
             // A clause derived (or given) before: it follows from the formula, so it is
             // active again unchecked (its watches stayed).
-            active[c] = 1;
+            active[c] |= ACTIVE;
             continue;
         }
         if (step_kind[s] == 1) {
@@ -152,19 +172,21 @@ extern "C" int64_t cpcore_drup_check(int64_t n_vars, int64_t n_formula, int64_t 
             for (int64_t q = start[c]; q < start[c] + length[c]; ++q) {
                 if (truth(lits[q], top_level) == 1) keep = true;
             }
-            if (!keep) active[c] = 0;  // its watches stay and are skipped
+            if (!keep) active[c] &= (uint8_t)~ACTIVE;  // its watches stay and are skipped
             continue;
         }
         if (!rup(f, c, n_units, n_vars, nullptr)) return s;
-        active[c] = 1;
         stale = true;
         if (length[c] == 0) return -1;
-        if (length[c] == 1) {
-            units[n_units++] = c;
-        } else {
-            watch(f, c, 0);
-            watch(f, c, 1);
+        if (!(active[c] & LINKED)) {
+            if (length[c] == 1) {
+                units[n_units++] = c;
+            } else {
+                watch(f, c, 0);
+                watch(f, c, 1);
+            }
         }
+        active[c] |= ACTIVE | LINKED;
     }
     // The proof must end in the empty clause, or make it follow by propagation.
     if (!rup(f, -1, n_units, n_vars, nullptr)) return n_steps;

@@ -2,6 +2,7 @@
 // board's cells drawn, and each piece's orientations with what a turn or a flip gives, which
 // keep it face up, its outline, its mark and every place on the board, as one stream of
 // words over the caller's buffer (cpcore/play_layout.hpp's cell drawings, exact).
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/play_layout.hpp"
 
@@ -57,12 +58,14 @@ int64_t index_of(const int64_t* shape, const int64_t* found, int64_t n_found, ui
 
 }  // namespace
 
-extern "C" int64_t cpcore_play_layout(int64_t grid, const int64_t* board, uint64_t n_board,
-                                      const int64_t* piece_cells, const int64_t* piece_start,
-                                      const int64_t* piece_turns, uint64_t n_pieces,
-                                      uint64_t n_piece_cells, int64_t* out,
+extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
                                       uint64_t out_capacity, int64_t* scratch,
                                       uint64_t n_scratch, uint64_t* sizes) {
+    const int64_t grid = in->grid;
+    const int64_t *board = in->board, *piece_cells = in->piece_cells;
+    const int64_t *piece_start = in->piece_start, *piece_turns = in->piece_turns;
+    const uint64_t n_board = in->n_board, n_pieces = in->n_pieces;
+    const uint64_t n_piece_cells = in->n_piece_cells;
     sizes[0] = sizes[1] = 0;
     if (grid == CUBE) return CPCORE_LAYOUT_NOT_PLANE;
     if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;
@@ -101,6 +104,7 @@ extern "C" int64_t cpcore_play_layout(int64_t grid, const int64_t* board, uint64
     int64_t* slide_order = outline_scratch + 80 * m;
     int64_t* hit = slide_order + m;
     int64_t* cell = hit + m;
+    CPCORE_ASSERT(cell + 2 <= scratch + n_scratch);
 
     Stream s{out, out ? out_capacity : 0, 0};
     const uint64_t n_sorted = reading_order(board, 2, sorted, n_board);
@@ -138,6 +142,8 @@ extern "C" int64_t cpcore_play_layout(int64_t grid, const int64_t* board, uint64
                                       orient_scratch, size);
         const int64_t n_up = orient(grid, cells, n, rotate, 0, upright, orient_scratch,
                                     up_size);
+        CPCORE_ASSERT(size <= m && up_size == size && n_up <= n_free &&
+                      (uint64_t)n_free <= 2 * (uint64_t)each);
         s.put(n_free);
         for (int64_t f = 0; f < n_free; ++f) {
             const int64_t* mine = free_shapes + f * size * 2;

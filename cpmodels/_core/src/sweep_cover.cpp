@@ -1,6 +1,7 @@
 // A calendar's sweep cover (cpmodels/sweep.py's sweep_cover and scan_fixed_groups; without
 // label groups cover.py's packing_cover): items and options in the order the Python side has
 // always made them, over the caller's buffers (cpcore/sweep_cover.hpp).
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/sweep_cover.hpp"
 
@@ -33,15 +34,22 @@ int runs(const int64_t* start, uint64_t n, uint64_t most) {
 
 }  // namespace
 
-extern "C" int64_t cpcore_sweep_cover(
-    int64_t grid, const int64_t* board, uint64_t n_board, const int64_t* shape_cells,
-    const int64_t* shape_start, uint64_t n_shapes, uint64_t n_shape_cells,
-    const int64_t* piece_start, const int64_t* piece_bounds, uint64_t n_pieces,
-    const int64_t* group_cells, const int64_t* group_start, uint64_t n_groups,
-    uint64_t n_labels, uint64_t max_placements, int64_t* items,
-    uint64_t items_capacity, int64_t* options, uint64_t options_capacity, int64_t* entries,
-    uint64_t entries_capacity, int64_t* fixed, uint64_t fixed_capacity, int64_t* scratch,
-    uint64_t n_scratch, uint64_t* sizes) {
+extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
+                                      const cpcore_sweep_output* out, uint64_t* sizes) {
+    const int64_t grid = in->grid;
+    const int64_t *board = in->board, *shape_cells = in->shape_cells;
+    const int64_t *shape_start = in->shape_start, *piece_start = in->piece_start;
+    const int64_t *piece_bounds = in->piece_bounds, *group_cells = in->group_cells;
+    const int64_t* group_start = in->group_start;
+    const uint64_t n_board = in->n_board, n_shapes = in->n_shapes;
+    const uint64_t n_shape_cells = in->n_shape_cells, n_pieces = in->n_pieces;
+    const uint64_t n_groups = in->n_groups, n_labels = in->n_labels;
+    int64_t *items = out->items, *options = out->options, *entries = out->entries;
+    int64_t *fixed = out->fixed, *scratch = out->scratch;
+    const uint64_t items_capacity = out->items_capacity;
+    const uint64_t options_capacity = out->options_capacity;
+    const uint64_t entries_capacity = out->entries_capacity;
+    const uint64_t fixed_capacity = out->fixed_capacity, n_scratch = out->n_scratch;
     for (int k = 0; k < 5; ++k) sizes[k] = 0;
     if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     const int dim = dimension(grid);
@@ -86,6 +94,7 @@ extern "C" int64_t cpcore_sweep_cover(
     int64_t* shape_order = picked + n_groups;   // [largest] a shape's cells in reading order
     int64_t* hit = shape_order + largest;       // [largest] their cells' items
     int64_t* cell = hit + largest;              // [dim] a cell moved
+    CPCORE_ASSERT(cell + dim <= scratch + n_scratch);
 
     // The cells in scan order, each once (cover.py's scan_order).
     int axes[3] = {0, 1, 2};
@@ -105,7 +114,8 @@ extern "C" int64_t cpcore_sweep_cover(
         ++n_cells;
     }
     sort_cells(scan, dim, byread, n_cells);
-    if (n_shapes * n_cells > max_placements) return CPCORE_COVER_TOO_LARGE;
+    CPCORE_ASSERT(n_cells <= n_board && (n_board == 0 || n_cells >= 1));
+    if (n_shapes * n_cells > in->max_placements) return CPCORE_COVER_TOO_LARGE;
 
     const uint64_t n_items = n_cells + n_pieces + n_groups;
     bool written = items_capacity >= 4 * n_items;
@@ -141,6 +151,8 @@ extern "C" int64_t cpcore_sweep_cover(
                       written = written && n_entries + size + 1 <= entries_capacity &&
                                 4 * (n_options + 1) <= options_capacity;
                       if (written) {
+                          for (uint64_t i = 0; i < size; ++i)
+                              CPCORE_ASSERT(at[i] >= 0 && (uint64_t)at[i] < n_cells);
                           for (uint64_t i = 0; i < size; ++i) entries[n_entries + i] = at[i];
                           entries[n_entries + size] = (int64_t)(n_cells + p);
                           int64_t* row = options + 4 * n_options;
@@ -163,6 +175,7 @@ extern "C" int64_t cpcore_sweep_cover(
         for (int64_t l = group_start[g]; l < group_start[g + 1]; ++l) {
             const int64_t at = find(scan, dim, byread, n_cells, group_cells + l * dim);
             if (at < 0) return CPCORE_COVER_LABEL_OFF_BOARD;
+            CPCORE_ASSERT((uint64_t)at < n_cells);
             if (at > passed[g]) passed[g] = at;
             written = written && n_entries + 2 <= entries_capacity &&
                       4 * (n_options + 1) <= options_capacity;
@@ -182,6 +195,7 @@ extern "C" int64_t cpcore_sweep_cover(
 
     // The groups a sweep's tasks fix (sweep.py's scan_fixed_groups).
     const uint64_t n_fixed = cpcore::sweep::fixed_groups(group_size, passed, n_groups, picked);
+    CPCORE_ASSERT(n_fixed <= n_groups && (n_groups == 0 || n_fixed >= 1));
     const bool fixed_room = fixed_capacity >= n_fixed;
     if (fixed_room) {
         for (uint64_t k = 0; k < n_fixed; ++k) fixed[k] = picked[k];

@@ -7,8 +7,9 @@ cover out for them and asks them, in five parts:
 
 * ``session.py``: the :class:`EngineSession`, the one door: every question is asked there;
   it keeps the turn, the stop and the time limits, and decodes the answers;
-* ``searches.py``: :class:`~.searches.Searches`, which chooses the search that answers a
-  question (the layout, the table and the kernel call);
+* ``searches.py``: :class:`~.searches.Searches`, which says what a cover's layouts offer,
+  asks the core which search answers a question (``kernels/choice.py``), and makes that
+  search's call (the layout, the table and the kernel);
 * ``layouts/``: the compiled cover and its views, the arrays each search reads;
 * ``kernels/``: thin wrappers that hand those arrays to the core, one module per search
   family, and the memo table they share;
@@ -68,8 +69,9 @@ holds the table's lookup and store and the region flood fill too)
 The word kernel (``kernels/words.py``)
     The same counting and existence searches for covers of at most 128 bits, the state held
     in two 64-bit scalars: the open item by a de Bruijn multiply, one test per option,
-    regions grown by neighbour masks, the table's value in its key row. ``Searches`` picks
-    it by itself; every other cover (and every solution stream) takes ``general.py``.
+    regions grown by neighbour masks, the table's value in its key row. The core's choice
+    takes it by itself; every other cover (and every solution stream) takes ``general.py``,
+    whose branching step (``split_kernel``) cuts a task into the parts the search would try.
 
 The one-word kernel (``kernels/one_word.py``)
     Counts on a square board whose bounding box has at most 64 cells, every piece used
@@ -79,7 +81,7 @@ The one-word kernel (``kernels/one_word.py``)
     test an option, regions grown by bit-parallel dilation. Tallies too (a sweep's, a
     design's counts): the slack items are bits of the piece word, a region may keep one
     cell of each slack item still open, and each depth's count vector is cleared only over
-    the range its node added to. ``Searches`` picks it by itself.
+    the range its node added to. The core's choice takes it by itself.
 
 The reach kernel (``kernels/reach.py``, its layout ``layouts/reach.py``)
     Which label combinations of a calendar's sweep cover have a solution, on the one-word
@@ -94,18 +96,21 @@ The reach kernel (``kernels/reach.py``, its layout ``layouts/reach.py``)
 
 Solids (``kernels/links.py``, ``kernels/bit_cover.py``)
     A cover on the cube grid whose items are covered once or at most once is counted with
-    the item with the fewest options left first (Knuth's Algorithm X), split at the root
-    into threads: on bits when it has at most 128 items (each depth's live options a list
-    of two-word masks, the fewest read from bit-sliced counters), else by dancing links.
-    Both walk the same tree.
+    the item with the fewest options left first (Knuth's Algorithm X), cut at that item
+    into tasks like any other search (the session's :meth:`~EngineSession.split`) and run
+    where every count runs: on bits when it has at most 128 items (each depth's live
+    options a list of two-word masks, the fewest read from bit-sliced counters), else by
+    dancing links. Both walk the same tree.
 
 The session (``session.py``), the one door
     An :class:`EngineSession` is a cover compiled once with its tables: counts, tallies,
     existence, first solutions, streamed solutions, and the search cut into tasks. Every
     feature (counts, sweeps, design, difficulty's hardest dates, the web page's position
     checks) asks its questions through one; nothing outside this package imports its
-    modules. The session asks its :class:`~.searches.Searches` which kernel call answers,
-    then runs it in its turn.
+    modules. The session asks its :class:`~.searches.Searches` which kernel call answers
+    (the choice is the compiled core's, ``kernels/choice.py``, the one the browser asks
+    too), then runs it in its turn, within its time limit and stop flag: every search,
+    the solution stream's steps included.
 
 Placement (``placement/``)
     Where work is split across processes (``scheduling.py``): units of tasks run by worker
@@ -138,9 +143,16 @@ from cpmodels.backends.engine.placement.scheduling import (
     tasks_stay_here,
     units_wanted,
 )
-from cpmodels.backends.engine.searches import DEFAULT_MEMO_SLOTS, Backtracker, Difficulty
-from cpmodels.backends.engine.searches import solid as counted_by_links
-from cpmodels.backends.engine.session import EngineSession, Regions, Tally, Task, Unit
+from cpmodels.backends.engine.session import (
+    DEFAULT_MEMO_SLOTS,
+    Backtracker,
+    Difficulty,
+    EngineSession,
+    Regions,
+    Tally,
+    Task,
+    Unit,
+)
 from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
@@ -153,7 +165,7 @@ __all__ = [
     "Difficulty", "EngineSession", "Regions", "Tally",
     "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect",
     "count", "count_each",
-    "counted_by_links", "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
+    "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
     "split_tasks", "tally_tasks", "tasks_stay_here", "units_wanted", "using", "workers_for",
 ]
 

@@ -5,18 +5,23 @@ cover out lazily, owns the tables the searches fill, and for each question retur
 :class:`Call`: the kernel of the compiled core to run (``kernels/``), its arguments on the
 layout that suits (``layouts/``), the table it fills and the arrays it writes its answers
 to. It runs nothing and holds no lock: the session (``session.py``) takes its turn, runs
-the call within its time limit and reads the answers. The choice, for counts and tallies:
+the call within its time limit and reads the answers.
 
+The choice itself is the compiled core's (``kernels/choice.py``, ``src/choice.cpp``): this
+module says what the cover's layouts offer (:meth:`Searches.offers`) and the core names the
+search. For counts and tallies:
+
+* a solid's plain counts: the most constrained item first (``kernels/links.py``, on bits
+  in ``kernels/bit_cover.py`` when they fit);
 * the one-word tally kernel (``kernels/one_word.py``) for tallies and covers with slack
   items on a square board of at most 64 cells, pieces used once;
 * the one-word count kernel for plain counts of such boards;
 * the word kernel (``kernels/words.py``) for covers of at most two 64-bit words;
 * the general kernel (``kernels/general.py``) for every other cover.
 
-Existence questions take the word kernel or the general one; reach questions their own
-(``kernels/reach.py``). Solids are counted by the most constrained item first instead
-(:func:`solid`, :func:`count_solids`: ``kernels/links.py``, on bits in
-``kernels/bit_cover.py`` when they fit).
+Existence questions take the word kernel or the general one, the solution stream the
+general one; reach questions their own (``kernels/reach.py``). The browser's engine asks
+the same choice (:meth:`Searches.browser_plan`, and ``engine.js`` for a cover it lays out).
 """
 
 from __future__ import annotations
@@ -27,10 +32,17 @@ from typing import Any
 
 import numpy as np
 
-from cpmodels.backends.engine.kernels import links
+from cpmodels.backends.engine.kernels import bit_cover, links
+from cpmodels.backends.engine.kernels.choice import EXISTS, SOLUTIONS, TALLY, Offers, choose
 from cpmodels.backends.engine.kernels.difficulty import Backtracker as Backtracker
 from cpmodels.backends.engine.kernels.difficulty import Difficulty as Difficulty
-from cpmodels.backends.engine.kernels.general import exists_kernel, tally_prefixes_kernel
+from cpmodels.backends.engine.kernels.general import (
+    exists_kernel,
+    force_kernel,
+    search_kernel,
+    split_kernel,
+    tally_prefixes_kernel,
+)
 from cpmodels.backends.engine.kernels.memo import DEFAULT_MEMO_SLOTS as DEFAULT_MEMO_SLOTS
 from cpmodels.backends.engine.kernels.memo import STATS, STOP, Memo
 from cpmodels.backends.engine.kernels.one_word import count_one_word, tally_one_word
@@ -91,19 +103,55 @@ class Call:
     tallies: TallyLayout | None = None
 
 
-def solid(cover: ExactCover) -> bool:
-    """Whether ``cover`` is counted by the most constrained item first (a solid)."""
-    return links.suits(cover)
+class Stream:
+    """A solution stream's place between calls: the state the forced options make, the
+    search's stacks, the rows it writes, and a small table for its stop flag (the session
+    stops a stream's call as it stops any other)."""
 
+    def __init__(self, compiled: CompiledCover, filled: np.ndarray,
+                 counters: np.ndarray, forced: Sequence[int], batch: int) -> None:
+        depth_max = compiled.n_branch + 1
+        self.layout = compiled.kernel
+        self.filled, self.counters = filled, counters
+        self.chosen = np.zeros(depth_max, dtype=np.int64)
+        self.stack_pos = np.zeros(depth_max, dtype=np.int64)
+        self.stack_k = np.zeros(depth_max, dtype=np.int64)
+        self.out = np.zeros((batch, depth_max), dtype=np.int64)
+        self.state = np.array([-1, 0], dtype=np.int64)
+        self.table = Memo(1, slots=16)
+        self.forced = [int(o) for o in forced]
 
-def count_solids(cover: ExactCover, tasks: Sequence[tuple[int, ...]], *,
-                 time_limit: float | None = None,
-                 progress: Callable[[int, int], None] | None = None, jobs: int = 2,
-                 stats: dict[str, int] | None = None) -> list[int] | None:
-    """Each task of a :func:`solid` counted by the most constrained item first, in ``jobs``
-    threads (None when ``time_limit`` seconds pass first)."""
-    return links.count_each(cover, tasks, time_limit=time_limit, progress=progress,
-                            jobs=jobs, stats=stats)
+    @classmethod
+    def of(cls, compiled: CompiledCover, forced: Sequence[int], batch: int = 1024
+           ) -> Stream | None:
+        """The stream of the solutions with the ``forced`` options (placed by the core's
+        forced step), or None when they do not fit together."""
+        filled = np.zeros(compiled.n_words, dtype=np.uint64)
+        counters = np.zeros(len(compiled.counter_low), dtype=np.int64)
+        if not force_kernel(compiled.kernel, np.array(list(forced), dtype=np.int64), filled,
+                            counters):
+            return None
+        return cls(compiled, filled, counters, forced, batch)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.state[0] == -2)
+
+    def call(self, step: int) -> Call:
+        """The call that writes the next ``step`` solutions (at most the rows made)."""
+        return Call(search_kernel, (self.state, self.filled, self.counters, self.chosen,
+                                    self.stack_pos, self.stack_k, self.layout, self.out,
+                                    min(step, len(self.out)),
+                                    self.table.stats[STOP:STOP + 1]), self.table, self.out)
+
+    def found(self) -> list[list[int]]:
+        """The solutions the last call wrote (the forced options first)."""
+        rows = []
+        for r in range(int(self.state[1])):
+            row = self.out[r]
+            n = int(np.argmax(row < 0)) if np.any(row < 0) else len(row)
+            rows.append(self.forced + [int(o) for o in row[:n]])
+        return rows
 
 
 def task_array(tasks: Sequence[Sequence[int]]) -> np.ndarray:
@@ -117,12 +165,13 @@ def task_array(tasks: Sequence[Sequence[int]]) -> np.ndarray:
 class Searches:
     """The layouts of one cover, its tables, and the kernel call that answers each
     question (see the module's docstring for the choice). ``word_kernel`` and
-    ``one_word`` turn the word kernels off; the other sizes are the session's."""
+    ``one_word`` turn the word kernels off, ``solids`` the solids' own search; the other
+    sizes are the session's."""
 
     def __init__(self, cover: ExactCover, *, tally_items: Sequence[int] = (),
                  table_slots: int = DEFAULT_MEMO_SLOTS, arena: int | None = None,
                  dead_slots: int = DEAD_SLOTS, word_kernel: bool = True,
-                 one_word: bool = True) -> None:
+                 one_word: bool = True, solids: bool = True) -> None:
         self.cover = cover
         self.tally_items = tuple(tally_items)
         self.table_slots = table_slots
@@ -130,6 +179,7 @@ class Searches:
         self.dead_slots = dead_slots
         self.use_words = word_kernel  # covers of at most two words take the word kernel
         self.use_one_word = word_kernel and one_word  # and counts of <= 64 cells, this one
+        self.use_links = solids  # a solid's counts, the most constrained item first
         self._compiled: CompiledCover | None = None
         self._words: WordLayout | None = None
         self._tallies: TallyLayout | None = None
@@ -138,6 +188,10 @@ class Searches:
         self._one: OneWord | bool | None = None  # False: the cover does not suit it
         self._one_tallies: OneTallies | bool | None = None  # False: the tallies do not
         self._one_tally_layout: TallyLayout | None = None
+        self._chosen: dict[tuple[int, bool, bool, bool], str] = {}  # see chosen()
+        self._solid: bool | None = None  # whether the cover is a solid
+        self._solid_links: links.Links | None = None  # a solid's dancing links
+        self._solid_bits: bit_cover.Masks | None = None  # ... or its options as bits
         self._reach: ReachLayout | bool | None = None  # likewise, for reach questions
         self._reached: Memo | None = None
         self._settled: Memo | None = None  # the reach search's states settled for good
@@ -163,22 +217,52 @@ class Searches:
 
     # -- the calls ----------------------------------------------------------------------
 
+    def offers(self, *, solids: bool = True) -> Offers:
+        """What the cover's layouts offer the core's choice of search (``solids``: whether
+        a solid may be counted by its most constrained item first)."""
+        one = self._one_word_layout()
+        if self._solid is None:
+            self._solid = links.suits(self.cover)
+        solid = solids and self.use_links and self._solid
+        return Offers(one_word=one is not None, slack=one is not None and bool(one.slack),
+                      tallies=bool(self.tally_items),
+                      one_word_tallies=one is not None and self._one_word_tallies() is not None,
+                      two_words=self._word_layout(None) is not None,
+                      links=solid, bits=solid and bit_cover.fits(self.cover))
+
+    def chosen(self, question: int = TALLY) -> str:
+        """The search the core chooses for ``question`` (``kernels/choice.py``'s
+        :data:`TALLY`, :data:`EXISTS` or :data:`SOLUTIONS`) on this cover, named as its
+        entry point. Kept for the switches it was asked with: what the layouts offer
+        does not change once they are made."""
+        key = (question, self.use_words, self.use_one_word, self.use_links)
+        if key not in self._chosen:
+            self._chosen[key] = choose(question, self.offers())
+        return self._chosen[key]
+
     def tally_call(self, tasks: Sequence[Sequence[int]], regions: Regions | None) -> Call:
         """The call that tallies each task (``regions``: the sizes the pieces left fill,
         without the slack items' holes)."""
         arr = task_array(tasks)
-        one_tally = self._one_word_tally(regions)
-        if one_tally is not None:
-            layout_one, tallies, decode = one_tally
+        search = self.chosen(TALLY)
+        if search == "tally_one_word":
+            layout_one, tallies, decode = self._one_word_tally(regions)
             table = self._one_word_table(True)
             out = np.zeros((len(tasks), int(tallies.length[-1])), dtype=np.int64)
             masks = np.zeros(len(tasks), dtype=np.int64)
             return Call(tally_one_word, (arr, layout_one, tallies, table.kernel,
                                          self.table_slots > 0, out, masks),
                         table, out, masks, decode)
+        if search in ("bit_cover_count", "links_count"):
+            table = self._solid_table()
+            counts = np.zeros((len(tasks), 1), dtype=np.int64)
+            on_bits = search == "bit_cover_count"
+            return Call(links.count_tasks, (arr, None if on_bits else self._links(),
+                                            self._bits() if on_bits else None, counts[:, 0],
+                                            table.stats), table, counts)
         regions = self._slack_regions(regions, tasks)
-        one = self._one_word(regions)
-        if one is not None:
+        if search == "count_one_word":
+            one = self._one_word(regions)
             table = self._one_word_table(False)
             counts = np.zeros((len(tasks), 1), dtype=np.int64)
             return Call(count_one_word, (arr, one, table.kernel, self.table_slots > 0,
@@ -186,10 +270,10 @@ class Searches:
         layout, table = self._count_table()
         out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
         masks = np.zeros(len(tasks), dtype=np.int64)
-        words = self._word_layout(regions)
-        if words is not None:
-            return Call(tally_prefixes_words, (arr, words, layout.kernel, table.kernel, out,
-                                               masks), table, out, masks, layout)
+        if search == "tally_prefixes_two_words":
+            return Call(tally_prefixes_words, (arr, self._word_layout(regions), layout.kernel,
+                                               table.kernel, out, masks),
+                        table, out, masks, layout)
         return Call(tally_prefixes_kernel, (arr, self._kernel_layout(regions), layout.kernel,
                                             table.kernel, out, masks),
                     table, out, masks, layout)
@@ -201,7 +285,6 @@ class Searches:
         arr = task_array(tasks)
         out = np.full(len(tasks), -1, dtype=np.int64)
         regions = self._slack_regions(regions, tasks)
-        words = self._word_layout(regions)
         if remember:
             if self._dead is None:
                 self._dead = Memo(self._table_width(), slots=self.dead_slots)
@@ -209,11 +292,32 @@ class Searches:
         else:
             table = Memo(self._table_width(), slots=16)
         stop = table.stats[STOP:STOP + 1]
-        if words is not None:
-            return Call(exists_words, (arr, words, table.kernel, remember, out, first_failure,
-                                       stop), table, out)
+        if self.chosen(EXISTS) == "exists_two_words":
+            return Call(exists_words, (arr, self._word_layout(regions), table.kernel, remember,
+                                       out, first_failure, stop), table, out)
         return Call(exists_kernel, (arr, self._kernel_layout(regions), table.kernel, remember,
                                     out, first_failure, stop), table, out)
+
+    def stream(self, forced: Sequence[int], batch: int) -> Stream | None:
+        """The stream of the solutions that contain the ``forced`` options, ``batch`` at
+        most a call (None when the options do not fit together)."""
+        assert self.chosen(SOLUTIONS) == "search_n_words"
+        return Stream.of(self.compiled, forced, batch)
+
+    def split(self, task: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """``task`` cut into the disjoint tasks that together make it: one per option the
+        counting search would try next below it (the most constrained item's for a solid,
+        the first item left open's for the others). A task that cannot be cut (nothing
+        left open, or no option fits) stays whole."""
+        search = self.chosen(TALLY)
+        if search == "bit_cover_count":
+            parts = bit_cover.root_tasks(self.cover, task)
+        elif search == "links_count":
+            parts = links.root_tasks(self._links(), task)
+        else:
+            parts = [(*task, o) for o in split_kernel(self.compiled.kernel,
+                                                      np.array(task, dtype=np.int64))]
+        return parts or [task]
 
     @property
     def reaches(self) -> bool:
@@ -248,27 +352,29 @@ class Searches:
     def browser_plan(self) -> dict[str, tuple[str, dict[str, tuple]]]:
         """For each question the browser's engine answers (``tally``, ``exists``,
         ``solutions``), the core's search that answers it here (named as the native
-        module's function) and the layouts it reads, as :meth:`tally_call`,
-        :meth:`exists_call` and the session's solution stream choose them (no regions)."""
-        one_tally = self._one_word_tally(None)
-        one = self._one_word(None)
-        words = self._word_layout(None)
-        tally: tuple[str, dict[str, tuple]]
-        if one_tally is not None:
-            tally = ("tally_one_word", {"layout": one_tally[0], "tallies": one_tally[1]})
-        elif one is not None:
-            tally = ("count_one_word", {"layout": one})
-        else:
-            tallies = self._tally_layout().kernel
-            tally = (("tally_prefixes_two_words", {"layout": words, "tallies": tallies})
-                     if words is not None else
-                     ("tally_prefixes_n_words", {"layout": self.compiled.kernel,
-                                                 "tallies": tallies}))
-        exists: tuple[str, dict[str, tuple]] = (
-            ("exists_two_words", {"layout": words}) if words is not None
-            else ("exists_n_words", {"layout": self.compiled.kernel}))
-        return {"tally": tally, "exists": exists,
-                "solutions": ("search_n_words", {"layout": self.compiled.kernel})}
+        module's function, chosen by the core as for :meth:`tally_call`,
+        :meth:`exists_call` and :meth:`stream`; no regions, no solids: the browser has no
+        links) and the layouts it reads."""
+        offers = self.offers(solids=False)
+        plan: dict[str, tuple[str, dict[str, tuple]]] = {}
+        for question, ask in (("tally", TALLY), ("exists", EXISTS), ("solutions", SOLUTIONS)):
+            search = choose(ask, offers)
+            layouts: dict[str, tuple]
+            if search == "tally_one_word":
+                one, tallies, _ = self._one_word_tally(None)
+                layouts = {"layout": one, "tallies": tallies}
+            elif search == "count_one_word":
+                layouts = {"layout": self._one_word(None)}
+            elif search.endswith("two_words"):
+                words = self._word_layout(None)
+                assert words is not None
+                layouts = {"layout": words}
+            else:
+                layouts = {"layout": self.compiled.kernel}
+            if search.startswith("tally_prefixes"):
+                layouts["tallies"] = self._tally_layout().kernel
+            plan[question] = (search, layouts)
+        return plan
 
     # -- layouts and tables -------------------------------------------------------------
 
@@ -298,33 +404,31 @@ class Searches:
         n_words = self.compiled.n_words
         return n_words if self._word_layout(None) is None else table_words(n_words)
 
-    def _one_word(self, regions: Regions | None) -> OneWord | None:
-        """The one-word kernel's view of the cover for plain counts (None when it does not
-        suit: tallies, slack items, more than 64 cells or pieces, pieces in copies, other
-        items or grids)."""
+    def _one_word(self, regions: Regions | None) -> OneWord:
+        """The one-word kernel's view of the cover for plain counts (the core chose it: the
+        layout suits, no tallies, no slack items), its region sizes replaced by
+        ``regions``."""
         one = self._one_word_layout()
-        if one is None or self.tally_items or one.slack:
-            return None
+        assert one is not None
         if regions is None:
             return one
         return one._replace(fillable=regions[0], region_limit=regions[1],
                             isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
 
     def _one_word_layout(self) -> OneWord | None:
+        """The one-word layout (None when it does not suit: more than 64 cells or pieces,
+        pieces in copies, other items or grids)."""
         if self._one is None:
             one = one_word_layout(self.cover) if self.use_one_word else None
             self._one = False if one is None else one
         return self._one if isinstance(self._one, OneWord) else None
 
-    def _one_word_tally(self, regions: Regions | None
-                        ) -> tuple[OneWord, OneTallies, TallyLayout | None] | None:
-        """The one-word tally kernel's view of the cover (covers with slack items or
-        tally items; None when it does not suit): the layout with the region sizes of the
-        pieces alone (``regions``, else the cover's pieces), the tallies, and the tally
-        layout to decode them with (None: no tally items)."""
+    def _one_word_tallies(self) -> OneTallies | None:
+        """The one-word tally kernel's tallies of the tally items (none: plain counts), or
+        None when it cannot tally them (a tally item that is a cell or may be left out).
+        Only when the one-word layout suits."""
         one = self._one_word_layout()
-        if one is None or not (one.slack or self.tally_items):
-            return None
+        assert one is not None
         if self._one_tallies is None:
             layout = self._tally_layout() if self.tally_items else None
             tallies = one_word_tallies(self.cover, self.tally_items,
@@ -336,15 +440,40 @@ class Searches:
                 tallies = None  # a tally item that may be left out
             self._one_tallies = False if tallies is None else tallies
             self._one_tally_layout = layout
-        if not isinstance(self._one_tallies, OneTallies):
-            return None
+        return self._one_tallies if isinstance(self._one_tallies, OneTallies) else None
+
+    def _one_word_tally(self, regions: Regions | None
+                        ) -> tuple[OneWord, OneTallies, TallyLayout | None]:
+        """The one-word tally kernel's view of the cover (the core chose it): the layout
+        with the region sizes of the pieces alone (``regions``, else the cover's pieces),
+        the tallies, and the tally layout to decode them with (None: no tally items)."""
+        one = self._one_word_layout()
+        tallies = self._one_word_tallies()
+        assert one is not None and tallies is not None
         if regions is None:
             areas = [int(a) for p, a in enumerate(one.areas)
                      if a and not int(one.slack) >> p & 1]
             regions = region_sizes(areas, int(np.sum(one.areas)))
         L = one._replace(fillable=regions[0], region_limit=regions[1],
                          isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
-        return L, self._one_tallies, self._one_tally_layout
+        return L, tallies, self._one_tally_layout
+
+    def _solid_table(self) -> Memo:
+        """A solid's counts keep no sub-boards: a table of 16 slots for the figures and
+        the stop flag."""
+        if self._table is None:
+            self._table = Memo(1, slots=16)
+        return self._table
+
+    def _links(self) -> links.Links:
+        if self._solid_links is None:
+            self._solid_links = links.links(self.cover)
+        return self._solid_links
+
+    def _bits(self) -> bit_cover.Masks:
+        if self._solid_bits is None:
+            self._solid_bits = bit_cover.masks(self.cover)
+        return self._solid_bits
 
     def _word_layout(self, regions: Regions | None) -> WordLayout | None:
         """The word kernel's view of the cover (None when it needs more than two words)."""

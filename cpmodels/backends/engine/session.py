@@ -35,11 +35,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from cpmodels.backends.engine.kernels.general import search_kernel
 from cpmodels.backends.engine.kernels.memo import (
     ARENA_USED,
     FLUSHES,
@@ -82,8 +82,10 @@ class EngineSession:
     (``kernels/one_word.py``), with a table of at most :data:`~.searches.ONE_WORD_SLOTS`
     (none when ``table_slots`` is 0); so do tallies and the counts of covers with slack
     items (a sweep's, a design's: slack and tally items are bits of the piece word), with a
-    table of at most :data:`~.searches.ONE_WORD_TALLY_SLOTS`. ``word_kernel`` and
-    ``one_word`` turn the word kernels off.
+    table of at most :data:`~.searches.ONE_WORD_TALLY_SLOTS`. A solid's counts take its
+    most constrained item first (``kernels/links.py``, on bits in ``kernels/bit_cover.py``
+    when they fit; no table). ``word_kernel`` and ``one_word`` turn the word kernels off,
+    ``solids`` the solids' search.
 
     ```python
     >>> from cpmodels.api import instance
@@ -97,11 +99,11 @@ class EngineSession:
     def __init__(self, cover: ExactCover, *, tally_items: Sequence[int] = (),
                  table_slots: int = DEFAULT_MEMO_SLOTS, arena: int | None = None,
                  dead_slots: int = DEAD_SLOTS, word_kernel: bool = True,
-                 one_word: bool = True) -> None:
+                 one_word: bool = True, solids: bool = True) -> None:
         self.cover = cover
         self.searches = Searches(cover, tally_items=tuple(tally_items), table_slots=table_slots,
                                  arena=arena, dead_slots=dead_slots, word_kernel=word_kernel,
-                                 one_word=one_word)
+                                 one_word=one_word, solids=solids)
         self._turn = threading.Lock()
         self._backtracker_made = threading.Lock()
         self._backtracker: Backtracker | None = None
@@ -154,7 +156,7 @@ class EngineSession:
         return {"cover": self.cover, "tally_items": self.tally_items,
                 "table_slots": self.table_slots, "arena": self.arena,
                 "dead_slots": self.dead_slots, "word_kernel": self.use_words,
-                "one_word": self.use_one_word}
+                "one_word": self.use_one_word, "solids": self.searches.use_links}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state.pop("cover"), **state)  # type: ignore[misc]
@@ -176,11 +178,13 @@ class EngineSession:
     def stopped(self) -> bool:
         return self._cancelled
 
-    def _run(self, make: Callable[[], Call], time_limit: float | None, what: str) -> Call:
+    def _run(self, make: Callable[[], Call], time_limit: float | None, what: str, *,
+             keep_stopped: bool = False) -> Call:
         """Hold this session's turn (waiting within ``time_limit``), make the call
         :class:`Searches` chooses, run it with its table stopped at the limit, and turn a
-        stop into :class:`OutOfTime`. The layouts the call needs are made first, outside
-        the limit."""
+        stop into :class:`OutOfTime` (with ``keep_stopped``, the call stopped is returned, its
+        table stopped, for the caller to hand over what it found first). The layouts the
+        call needs are made first, outside the limit."""
         start = time.perf_counter()
         if not self._turn.acquire(timeout=-1 if time_limit is None else max(0.0, time_limit)):
             raise OutOfTime(f"{what}: waited {time_limit:g} s for the engine session")
@@ -200,7 +204,7 @@ class EngineSession:
             left = None if time_limit is None else time_limit - waited
             with stop_after(left, table.stop):
                 interruptible(call.kernel, *call.args, stop=table.stop)
-            if table.stopped:
+            if table.stopped and not keep_stopped:
                 raise OutOfTime(f"{what}: stopped before it finished"
                                 + (f" ({time_limit:g} s)" if time_limit is not None else ""))
             return call
@@ -295,41 +299,26 @@ class EngineSession:
                   batch: int = 1024) -> Iterator[list[int]]:
         """Every solution that contains the ``forced`` options (option ids, forced ones
         included), in a fixed order. The search pauses to hand over 1, 2, 4, ... and then
-        ``batch`` solutions at a time, so the first ones arrive at once. It reads the
-        compiled cover only (no table), so streams may run side by side."""
-        cc = self.compiled
-        filled = np.zeros(cc.n_words, dtype=np.uint64)
-        counters = np.zeros(len(cc.counter_low), dtype=np.int64)
-        for o in forced:
-            if np.any(cc.opt_mask[o] & filled):
-                return
-            filled |= cc.opt_mask[o]
-            if cc.opt_counter[o] >= 0:
-                counters[cc.opt_counter[o]] += 1
-        if np.any(counters > cc.counter_high):
+        ``batch`` solutions at a time, so the first ones arrive at once. Each step takes the
+        session's turn as every question does (a stream holds it only while it searches,
+        never between its solutions); ``time_limit`` counts from the first step."""
+        stream = self.searches.stream(forced, batch)
+        if stream is None:
             return
         if self._cancelled:
             raise OutOfTime("the session was stopped")
-        depth_max = cc.n_branch + 1
-        chosen = np.zeros(depth_max, dtype=np.int64)
-        stack_pos = np.zeros(depth_max, dtype=np.int64)
-        stack_k = np.zeros(depth_max, dtype=np.int64)
-        out = np.zeros((batch, depth_max), dtype=np.int64)
-        state = np.array([-1, 0], dtype=np.int64)
-        stop = np.zeros(1, dtype=np.int64)
-        base = [int(o) for o in forced]
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
         step = 1
-        with stop_after(time_limit, lambda: stop.fill(1)):
-            while state[0] != -2:
-                interruptible(search_kernel, state, filled, counters, chosen, stack_pos,
-                              stack_k, cc.kernel, out, step, stop, stop=lambda: stop.fill(1))
-                step = min(2 * step, batch)
-                for r in range(int(state[1])):
-                    row = out[r]
-                    n = int(np.argmax(row < 0)) if np.any(row < 0) else len(row)
-                    yield base + [int(o) for o in row[:n]]
-                if stop[0] and state[0] != -2:
-                    raise OutOfTime(f"the engine stopped at the time limit ({time_limit:g} s)")
+        while not stream.finished:
+            left = None if deadline is None else deadline - time.perf_counter()
+            call = self._run(partial(stream.call, step), left, "the solution stream",
+                             keep_stopped=True)
+            step = min(2 * step, batch)
+            yield from stream.found()
+            if call.table.stopped and not stream.finished:
+                raise OutOfTime(f"the engine stopped at the time limit ({time_limit:g} s)"
+                                if time_limit is not None and not self._cancelled
+                                else "the solution stream: the session was stopped")
 
     def first_solution(self, forced: Sequence[int] = (), *,
                        time_limit: float | None = None) -> list[int] | None:
@@ -348,36 +337,16 @@ class EngineSession:
     # -- cutting the search into tasks --------------------------------------------------
 
     def branches(self) -> list[Task]:
-        """Disjoint tasks that together make the whole search: its first branching step."""
-        cc = self.compiled
-        if cc.n_branch == 0:
-            return [()]
-        return [(int(o),) for o in cc.anchor_opts[cc.anchor_start[0]:cc.anchor_start[1]]]
+        """Disjoint tasks that together make the whole search: its first branching step
+        (:meth:`split` of the empty task)."""
+        return self.split(())
 
     def split(self, task: Task) -> list[Task]:
-        """``task`` cut into the disjoint tasks that together make it: one per option that
-        can cover the first item it leaves open (the search's next branching step). A task
+        """``task`` cut into the disjoint tasks that together make it: one per option the
+        counting search tries next below it (its next branching step, taken by the core:
+        the first item the task leaves open, or a solid's most constrained item). A task
         that cannot be cut (nothing left open, or no option fits) stays whole."""
-        cc = self.compiled
-        filled = np.zeros(cc.n_words, dtype=np.uint64)
-        counters = np.zeros(len(cc.counter_low), dtype=np.int64)
-        for o in task:
-            filled |= cc.opt_mask[o]
-            if cc.opt_counter[o] >= 0:
-                counters[cc.opt_counter[o]] += 1
-        pos = next((b for b in range(cc.n_branch)
-                    if not int(filled[b >> 6]) >> (b & 63) & 1), None)
-        if pos is None:
-            return [task]
-        parts = []
-        for o in cc.anchor_opts[cc.anchor_start[pos]:cc.anchor_start[pos + 1]]:
-            c, tw = cc.opt_counter[o], cc.opt_tag_word[o]
-            if np.any(cc.opt_mask[o] & filled) or (c >= 0 and counters[c] >= cc.counter_high[c]):
-                continue
-            if tw >= 0 and filled[tw] & cc.opt_tag_bit[o]:
-                continue
-            parts.append((*task, int(o)))
-        return parts or [task]
+        return self.searches.split(tuple(task))
 
     @staticmethod
     def regions_for(areas: Sequence[int], total: int) -> Regions:

@@ -3,10 +3,36 @@
 // cpcore_cover_input). One pass serves both calls: with no output it checks the cover and
 // measures what to allocate; with the caller's arrays it fills them. Freestanding: the
 // caller hands in every buffer, scratch included.
+//
+// The input. Item i has bounds low[i] <= high[i] and a board cell item_cell[i] (-1: none);
+// it is *exact-one* when low = high = 1, *secondary* when low = 0 and high = 1, a
+// *multiplicity* item (a counter) otherwise. Cell x's neighbours are cell_nbs[cell_nb_start[x]
+// .. cell_nb_start[x + 1] - 1] in the grid's order (-1: one the cover lacks); option j's items
+// are opt_items[opt_start[j] .. opt_start[j + 1] - 1]. Both run tables start at 0 and never
+// decrease (runs_ok).
+//
+// The layout (cpcore_cover_layout). bit_of_item[i]: the exact-one items are bits 0 ..
+// n_branch - 1 in item order (the branching order), the secondary ones the bits after; -1
+// for a counter, whose index is counter_of_item[i]. opt_mask[j] (n_words words) is option j's
+// bits. anchor_start[b] .. anchor_start[b + 1] - 1 index the options anchor_opts whose lowest
+// bit is b, grouped by their tag (their last item), group_end[k] the end of k's group. A
+// counter state is the code sum(counter * radix), radix[k] the product of (high + 1) of the
+// counters before k; memo_ok says every code stays below 2**63. cell_nb[b] (degree words)
+// are board bit b's neighbouring board bits, -1 padded; opt_nb[opt_nb_start[j] ..] the
+// board bits next to option j and outside it, sorted; fillable[k] whether k board cells can
+// be filled by some pieces, region_limit the size below which a region is checked.
+//
+// The tallies (cpcore_tally_layout). Tally item t (0 .. n_tally - 1) is an exact-one item of
+// bit bit[t]; opt_tally[j] the tally item option j covers (-1: none) and opt_index[j] its
+// index among that item's options (covering[covering_start[t] ..]). A state whose uncovered
+// tally items are the mask m keeps a vector of length[m] counts, tally item t's option
+// varying with stride[m][t]; map_flat[map_start[m * cols + t] ..] maps each entry of the
+// child (m less t) to its parent's entry.
 #pragma once
 
 #include <stdint.h>
 
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 
 namespace cpcore {
@@ -26,6 +52,7 @@ inline const char* error_message(int64_t code) {
         case CPCORE_LAYOUT_TOO_MANY_TALLIES: return "at most 16 tally items";
         case CPCORE_LAYOUT_TOO_LARGE:
             return "the tallies are too large: more than 2**40 counts to a state";
+        case CPCORE_LAYOUT_REPEATED_TALLY: return "a tally item is listed twice";
         default: return "the core refused the layout";
     }
 }
@@ -98,6 +125,7 @@ inline int64_t region_sizes(const int64_t* areas, const int64_t* copies, uint64_
     int64_t largest = 0;
     bool any = false;
     for (uint64_t p = 0; p < n; ++p) {
+        CPCORE_ASSERT(areas[p] > 0);  // as the callers check
         const int64_t copies_p = copies ? copies[p] : 1;
         if (copies_p <= 0) continue;
         const uint64_t size = (uint64_t)areas[p];
@@ -115,7 +143,10 @@ inline int64_t region_sizes(const int64_t* areas, const int64_t* copies, uint64_
     // Flood fills cost time: look only at regions smaller than two of the largest pieces.
     const uint64_t cap = 2 * (uint64_t)largest + 2;
     for (uint64_t k = (total < cap - 1 ? total : cap - 1); k >= 1; --k)
-        if (!fillable[k]) return (int64_t)k + 1;
+        if (!fillable[k]) {
+            CPCORE_ASSERT(k + 1 <= total + 1);  // a size fillable[] has
+            return (int64_t)k + 1;
+        }
     return 0;
 }
 
@@ -172,10 +203,14 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     }
     s.memo_ok = !big && states < ((uint64_t)1 << 63);
     // Board cells: the cells of exact-one cell items (a cell's last such item names it).
+    // Two such items on one cell leave the region check without its areas (it is off).
+    bool shared = false;
     for (uint64_t x = 0; x < c.n_cells; ++x) w.cell_bit[x] = -1;
     for (uint64_t i = 0; i < n_items; ++i)
-        if (c.item_cell[i] >= 0 && w.bit_of[i] >= 0 && w.bit_of[i] < n_branch)
+        if (c.item_cell[i] >= 0 && w.bit_of[i] >= 0 && w.bit_of[i] < n_branch) {
+            shared = shared || w.cell_bit[c.item_cell[i]] >= 0;
             w.cell_bit[c.item_cell[i]] = w.bit_of[i];
+        }
     int64_t board = 0, degree = -1;
     for (uint64_t x = 0; x < c.n_cells; ++x) {
         if (w.cell_bit[x] < 0) continue;
@@ -203,9 +238,12 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
         out->opt_nb_start[0] = 0;
     }
     for (int64_t b = 0; b < n_branch; ++b) w.marks[b] = -1;
+    // Each board cell bit's cell (tag_start is free until the options are sorted by tag).
+    for (uint64_t x = 0; x < c.n_cells; ++x)
+        if (w.cell_bit[x] >= 0) w.tag_start[w.cell_bit[x]] = (int64_t)x;
     // Each option: its bits, its counter, its tag and anchor, the cells around it.
     s.error = CPCORE_LAYOUT_OK;
-    bool consistent = board > 0;
+    bool consistent = board > 0 && !shared;
     int64_t n_anchored = 0, n_nb = 0;
     for (uint64_t j = 0; j < n_opts; ++j) {
         const int64_t* items = c.opt_items + c.opt_start[j];
@@ -220,6 +258,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
             }
             w.seen[i] = (int64_t)j;
             const int64_t b = w.bit_of[i];
+            CPCORE_ASSERT(b < s.n_bits && w.counter_of[i] < n_counters);
             if (b >= 0 && out) out->opt_mask[j * s.n_words + (b >> 6)] |= (uint64_t)1 << (b & 63);
             if (b >= 0 && b < n_branch && (anchor < 0 || b < anchor)) anchor = b;
             if (w.counter_of[i] >= 0) {
@@ -228,6 +267,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
             }
             const int64_t x = c.item_cell[i];
             if (x >= 0 && w.cell_bit[x] >= 0) {
+                CPCORE_ASSERT(w.cell_bit[x] < n_branch);
                 w.marks[w.cell_bit[x]] = inside;
                 ++cells;
             } else if (x >= 0) {
@@ -246,6 +286,34 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
                 if (out) out->opt_nb[n_nb] = b;
                 ++n_nb;
             }
+        }
+        // Region pruning holds only where each option's cells are connected through the
+        // cells' neighbours, as a piece's are: a flood fill from its first cell (the stack
+        // in cursor, free until the anchors are laid out) must reach all of them.
+        if (consistent && cells > 0) {
+            const int64_t unreached = -2 * (int64_t)j - 2, reached = unreached - 1;
+            int64_t distinct = 0, start = -1, found = 1, top = 0;
+            for (int64_t k = 0; k < len; ++k) {
+                const int64_t x = c.item_cell[items[k]];
+                if (x < 0 || w.cell_bit[x] < 0 || w.marks[w.cell_bit[x]] != inside) continue;
+                w.marks[w.cell_bit[x]] = unreached;
+                ++distinct;
+                if (start < 0) start = w.cell_bit[x];
+            }
+            w.marks[start] = reached;
+            w.cursor[top++] = start;
+            while (top > 0) {
+                const int64_t b = w.cursor[--top];
+                for (int64_t d = 0; d < deg; ++d) {
+                    const int64_t next = nb_bit(w.tag_start[b], d);
+                    if (next < 0 || w.marks[next] != unreached) continue;
+                    CPCORE_ASSERT(top < n_branch);
+                    w.marks[next] = reached;
+                    w.cursor[top++] = next;
+                    ++found;
+                }
+            }
+            if (found != distinct) consistent = false;
         }
         if (out) {
             sort_small(out->opt_nb + first, n_nb - first);
@@ -269,6 +337,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
             out->opt_tag_bit[j] = (uint64_t)1 << (tb & 63);
         }
     }
+    CPCORE_ASSERT(n_anchored <= (int64_t)n_opts);
     s.n_anchored = n_anchored;
     s.n_opt_nb = n_nb;
     if (!out) return;
@@ -291,14 +360,17 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     for (int64_t a = 0; a < n_branch; ++a) w.cursor[a] = out->anchor_start[a];
     for (int64_t k = 0; k < n_anchored; ++k) {
         const int64_t j = w.by_tag[k];
+        CPCORE_ASSERT(w.cursor[w.anchor_of[j]] < out->anchor_start[w.anchor_of[j] + 1]);
         out->anchor_opts[w.cursor[w.anchor_of[j]]++] = j;
     }
+    CPCORE_ASSERT(out->anchor_start[n_branch] == n_anchored);
     // The end of each run of options of one tag under an anchor.
     auto tag_of = [&](int64_t k) { return c.opt_items[c.opt_start[out->anchor_opts[k] + 1] - 1]; };
     for (int64_t a = 0; a < n_branch; ++a) {
         int64_t end = out->anchor_start[a + 1];
         for (int64_t k = out->anchor_start[a + 1] - 1; k >= out->anchor_start[a]; --k) {
             if (k + 1 < out->anchor_start[a + 1] && tag_of(k) != tag_of(k + 1)) end = k + 1;
+            CPCORE_ASSERT(end > k && end <= out->anchor_start[a + 1]);
             out->group_end[k] = end;
         }
     }
@@ -306,6 +378,7 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     int64_t n_areas = 0;
     for (uint64_t i = 0; i < n_items; ++i) {
         if (w.area[i] < 0) continue;
+        CPCORE_ASSERT(w.area[i] >= 1);  // (past the board when two items name one cell)
         w.tag_start[n_areas] = w.area[i];
         w.cursor[n_areas++] = c.high[i];
     }
@@ -354,7 +427,14 @@ inline void lay_out_tallies(const cpcore_tally_input& t, int64_t* words, cpcore_
     int64_t* where = words;                   // item -> tally item (the last listed), or -1
     int64_t* anchor_of = words + c.n_items;   // option -> anchor, or -1
     for (uint64_t i = 0; i < c.n_items; ++i) where[i] = -1;
-    for (int64_t k = 0; k < n_t; ++k) where[t.items[k]] = k;
+    for (int64_t k = 0; k < n_t; ++k) {
+        if (where[t.items[k]] >= 0) {  // each tally item once: its options' index is its own
+            s.error = CPCORE_LAYOUT_REPEATED_TALLY;
+            s.bad_item = k;
+            return;
+        }
+        where[t.items[k]] = k;
+    }
     for (uint64_t j = 0; j < c.n_options; ++j) anchor_of[j] = -1;
     for (uint64_t a = 0; a < t.n_branch; ++a)
         for (int64_t k = t.anchor_start[a]; k < t.anchor_start[a + 1]; ++k)
@@ -418,8 +498,10 @@ inline void lay_out_tallies(const cpcore_tally_input& t, int64_t* words, cpcore_
     at[0] = 0;
     for (int64_t k = 0; k < n_t; ++k) at[k + 1] = at[k] + sizes[k];
     for (uint64_t j = 0; j < c.n_options; ++j)
-        if (out->opt_tally[j] >= 0)
+        if (out->opt_tally[j] >= 0) {
+            CPCORE_ASSERT(out->opt_index[j] < sizes[out->opt_tally[j]]);
             out->covering[at[out->opt_tally[j]] + out->opt_index[j]] = (int64_t)j;
+        }
     for (int64_t mask = 0; mask < masks; ++mask) {
         int64_t n = 1;
         for (int64_t k = cols - 1; k >= 0; --k) {
@@ -445,6 +527,7 @@ inline void lay_out_tallies(const cpcore_tally_input& t, int64_t* words, cpcore_
                     const int64_t size = sizes[u] > 0 ? sizes[u] : 1;
                     y += (x / out->stride[child * cols + u]) % size * out->stride[mask * cols + u];
                 }
+                CPCORE_ASSERT(pos < s.n_map_flat && y < out->length[mask]);
                 out->map_flat[pos++] = y;
             }
         }

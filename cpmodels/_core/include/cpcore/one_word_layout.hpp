@@ -2,6 +2,20 @@
 // cover itself: measured, then laid out in the caller's arrays. A cover it does not suit is
 // an answer (sizes.suits = 0), not an error; a cover the core cannot read is refused as the
 // general layout refuses it (CPCORE_LAYOUT_*).
+//
+// It suits a cover whose items are all exact-one, whose board cells fit one word and whose
+// other items (pieces and slack items: ItemKind 1, 2) are at most 64. The *cell word* holds
+// bit slow * inner + fast of each board cell (its two coordinates less their least, the
+// axis of the longer extent slowest; flips reverses the lines, or each line); the *piece
+// word* one bit per other item, in item order. Then, for option j: opt_cells[j] its cells'
+// bits, opt_piece[j] its one piece bit (an option with no piece bit, or two, does not
+// suit). The options anchored at cell bit x (their lowest cell) that cover piece bit p are
+// the run masks[start[x * n_pieces + p] .. start[x * n_pieces + p + 1] - 1] of their cell
+// masks, opts[...] their ids over the same run; avail[x] the piece bits with a run at x. A
+// left-out option (OptionKind 2: no cells) is in no run, and its piece bit is in
+// ``optional``. slack_cells[p] are the cells of slack item p's options; areas[p] the number
+// of cells of each of p's options (all equal, or it does not suit; 0: none); fillable and
+// region_limit as in cover_layout.hpp, over the distinct areas.
 #pragma once
 
 #include <stdint.h>
@@ -62,6 +76,7 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         if (in.flips & 1) at_slow = extent[slow] - at_slow;
         if (in.flips & 2) at_fast = extent[fast] - at_fast;
         bit_of[i] = (int64_t)(at_slow * inner + at_fast);
+        CPCORE_ASSERT(bit_of[i] >= 0 && bit_of[i] < 64);
         if (board >> bit_of[i] & 1) return;  // two cell items on one cell
         board |= (uint64_t)1 << bit_of[i];
     }
@@ -105,6 +120,7 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         } else if (area_of[p] != (int64_t)n_bits) {
             return;
         }
+        CPCORE_ASSERT(p >= 0 && (uint64_t)p < n_pieces && lowest <= 64);
         if (n_bits) ++count[lowest * n_pieces + p];
         if (!out) continue;
         out->opt_cells[j] = mask;
@@ -127,10 +143,12 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         at += (uint64_t)run;
     }
     out->start[n_groups] = at;
+    CPCORE_ASSERT(at == (uint64_t)s.n_flat);
     for (uint64_t j = 0; j < c.n_options; ++j) {
         if (!out->opt_cells[j]) continue;
         const uint64_t g = (uint64_t)__builtin_ctzll(out->opt_cells[j]) * n_pieces +
                            (uint64_t)__builtin_ctzll(out->opt_piece[j]);
+        CPCORE_ASSERT(g < n_groups && (uint64_t)count[g] < out->start[g + 1]);
         out->opts[count[g]] = (int64_t)j;
         out->masks[count[g]++] = out->opt_cells[j];
     }
@@ -150,11 +168,15 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
     for (uint64_t p = 0; p < n_pieces; ++p) out->areas[p] = area_of[p] < 0 ? 0 : area_of[p];
 }
 
-// The piece-word bit of each tally item (1), 0 when one is a cell, or -BAD_ITEM.
+// The piece-word bit of each tally item (1), 0 when one is a cell, or -BAD_ITEM, or
+// -REPEATED_TALLY for an item listed twice.
 inline int64_t tally_bits(const int64_t* item_kind, uint64_t n_items, const int64_t* items,
                           uint64_t n_tally, uint64_t* bits) {
-    for (uint64_t t = 0; t < n_tally; ++t)
+    for (uint64_t t = 0; t < n_tally; ++t) {
         if (items[t] < 0 || (uint64_t)items[t] >= n_items) return -CPCORE_LAYOUT_BAD_ITEM;
+        for (uint64_t u = 0; u < t; ++u)
+            if (items[u] == items[t]) return -CPCORE_LAYOUT_REPEATED_TALLY;
+    }
     for (uint64_t t = 0; t < n_tally; ++t) {
         if (item_kind[items[t]] == CELL) return 0;
         uint64_t p = 0;

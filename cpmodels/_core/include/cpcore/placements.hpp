@@ -1,10 +1,24 @@
-// The four grids of cpmodels/grids.py as maps on cells, exactly: a cell is dim (2 or 3)
-// int64 coordinates; a grid's symmetries are its rotations (the identity first), then its
-// mirror images, in grids.py's order; normalizing takes off grids.py's origin. Freestanding:
-// no standard library, no allocation, no exceptions.
+// The four grids of cpmodels/grids.py as maps on cells, exactly. Freestanding: no standard
+// library, no allocation, no exceptions.
+//
+// The data. A cell is dim int64 coordinates (dim = dimension(grid): 3 on the cube grid, 2
+// on the others), each within CPCORE_MAX_COORDINATE of 0; a set of n cells is n * dim words,
+// cell i at [i * dim, (i + 1) * dim). Cells are compared as Python compares tuples (compare),
+// which is *reading order*. A grid's symmetries are numbered 0 .. 2 * symmetries_each - 1:
+// its rotations (0 the identity), then its mirror images, in grids.py's order (apply).
+// Normalizing a shape takes off grids.py's origin (origin), so that two shapes are the same
+// exactly when their sorted cells are equal words.
+//
+// Index arrays: ``order`` and ``sorted`` hold indices of cells (0 .. n - 1), sorted into
+// reading order by sort_cells (ties by index, so the first of equal cells comes first);
+// reading_order keeps the first of each run of equal cells and returns how many are left, a
+// board's distinct cells. find answers with an index into such a board, -1 for none.
+// Scratch is the caller's: each function says how many words it takes.
 #pragma once
 
 #include <stdint.h>
+
+#include "cpcore/check.hpp"
 
 namespace cpcore {
 namespace geometry {
@@ -137,6 +151,7 @@ inline void sort_cells(const int64_t* cells, int dim, int64_t* order, uint64_t n
     };
     for (uint64_t k = n / 2; k-- > 0;) sift(k, n);
     for (uint64_t end = n; end > 1; --end) {
+        CPCORE_ASSERT(!less(order[0], order[end - 1]));  // the heap's top is its largest
         const int64_t t = order[0];
         order[0] = order[end - 1];
         order[end - 1] = t;
@@ -170,6 +185,7 @@ inline uint64_t reading_order(const int64_t* board, int dim, int64_t* sorted, ui
     for (uint64_t i = 0; i < n; ++i) {
         const int64_t* last = board + sorted[kept - (kept > 0)] * dim;
         if (kept > 0 && compare(last, board + sorted[i] * dim, dim) == 0) continue;
+        CPCORE_ASSERT(kept == 0 || compare(last, board + sorted[i] * dim, dim) < 0);
         sorted[kept++] = sorted[i];
     }
     return kept;
@@ -181,6 +197,7 @@ inline int64_t find(const int64_t* board, int dim, const int64_t* sorted, uint64
     uint64_t lo = 0, hi = n;
     while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
+        CPCORE_ASSERT(sorted[mid] >= 0);
         const int c = compare(board + sorted[mid] * dim, cell, dim);
         if (c == 0) return sorted[mid];
         if (c < 0) lo = mid + 1;
@@ -211,6 +228,7 @@ inline void slide(int64_t grid, const int64_t* shape, uint64_t size, const int64
             for (int d = 0; d < dim; ++d) cell[d] = from[d] + (target[d] - anchor[d]);
             hit[i] = find(board, dim, sorted, n, cell);
             fits = hit[i] >= 0;
+            CPCORE_ASSERT(!fits || compare(board + hit[i] * dim, cell, dim) == 0);
         }
         if (fits && !found(hit)) return;
     }
@@ -256,6 +274,7 @@ inline int64_t orient(int64_t grid, const int64_t* cells, uint64_t n_cells, int 
         for (uint64_t i = 0; i < m; ++i) {
             for (int d = 0; d < dim; ++d) shape[i * dim + d] -= low[d];
         }
+        CPCORE_ASSERT(m <= n_cells && (found == 0 || m == size));  // one shape, turned
         size = m;
         bool seen = false;
         for (uint64_t f = 0; f < found && !seen; ++f) {
@@ -270,6 +289,7 @@ inline int64_t orient(int64_t grid, const int64_t* cells, uint64_t n_cells, int 
         }
         if (!seen) ++found;
     }
+    CPCORE_ASSERT(found <= (uint64_t)n_chosen);
     return (int64_t)found;
 }
 

@@ -1,12 +1,24 @@
-// How play mode draws a plane grid's cells (render/scene.py's cell drawings), exactly: a
-// cell's corners and centre in sixths of the grid's drawing units (corners are whole units,
-// a square's centre halves, a triangle's thirds), and the outline of a set of cells traced
-// as scene.outline traces it. Freestanding: no standard library, no allocation, no
-// exceptions.
+// How play mode draws a plane grid's cells (render/scene.py's cell drawings), exactly.
+// Freestanding: no standard library, no allocation, no exceptions.
+//
+// The data. A cell is two coordinates, (r, c) on the square and triangle grids and (q, r) on
+// the hex grid (placements.hpp). A point is (x, y), x across and y down the screen, in
+// *sixths* of the grid's drawing units: a cell's corners are whole units, a square's centre
+// halves, a triangle's thirds, so every point is a whole number and every comparison exact.
+// corners writes a cell's k corners (k = 4, 3 or 6), clockwise on screen, as 2k words;
+// cell_centre its centre as 2 words. Squared distances may pass 64 bits: Wide holds them as
+// two words (hi, lo), compared by less.
+//
+// An outline is a list of loops, each m points (2m words); outline traces it as
+// scene.outline does: each cell's edges clockwise as records (x0, y0, x1, y1), an edge whose
+// reverse is present cancelled, the rest sorted (sort_records, lexicographic) and chained
+// into loops from the least point left, each point's edges taken last first, the points in
+// the middle of a straight run dropped. Its scratch is 80 words a cell.
 #pragma once
 
 #include <stdint.h>
 
+#include "cpcore/check.hpp"
 #include "cpcore/placements.hpp"
 
 namespace cpcore {
@@ -186,6 +198,7 @@ inline void outline(int64_t grid, const int64_t* cells, uint64_t n, int64_t* scr
             used[take] = 1;
             const int64_t there[2] = {kept[4 * take + 2], kept[4 * take + 3]};
             if (there[0] == start[0] && there[1] == start[1]) break;
+            CPCORE_ASSERT(m < 6 * n);  // a loop passes each kept edge once
             points[2 * m] = there[0], points[2 * m + 1] = there[1], ++m;
             here[0] = there[0], here[1] = there[1];
         }
@@ -200,6 +213,7 @@ inline void outline(int64_t grid, const int64_t* cells, uint64_t n, int64_t* scr
                 corner_points[2 * k] = p[0], corner_points[2 * k + 1] = p[1], ++k;
             }
         }
+        CPCORE_ASSERT(k <= m);
         emit(corner_points, k);
     }
 }

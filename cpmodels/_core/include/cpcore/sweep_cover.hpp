@@ -2,10 +2,20 @@
 // scan order (the axis of the longest extent slowest, ties in axis order), and the rule
 // that picks the label groups a sweep's tasks fix (MAX_TALLY combinations left to tally).
 // Freestanding: no standard library, no allocation, no exceptions.
+//
+// The data (entry.h's cpcore_sweep_input and cpcore_sweep_cover). The board is n_board
+// cells (placements.hpp); ``axes`` the dim axes in scan order. The items are the board's
+// distinct cells in scan order, then one per piece, then one slack item per label group;
+// items are rows of 4 words (kind, low, high, cell index or -1), options rows of 4 words
+// (kind, owner, first entry, number of entries) over one array of entries (item indices).
+// For the groups' rule: sizes[g] is group g's labels, passed[g] the scan position of its
+// last label cell; fixed_groups writes the groups a sweep fixes to ``picked`` and returns
+// how many.
 #pragma once
 
 #include <stdint.h>
 
+#include "cpcore/check.hpp"
 #include "cpcore/placements.hpp"
 
 namespace cpcore {
@@ -60,12 +70,14 @@ inline uint64_t fixed_groups(const int64_t* sizes, const int64_t* passed, uint64
         if (best < 0 || passed[k] < passed[best]) best = (int64_t)k;
     }
     if (best >= 0) {
+        CPCORE_ASSERT((uint64_t)best < n_groups);
         fixed[0] = best;
         return 1;
     }
     if (n_groups == 0) return 0;
     uint64_t k = 1;
     while (k < n_groups && combinations(sizes, k, n_groups, n_groups) > MAX_TALLY) ++k;
+    CPCORE_ASSERT(k >= 1 && k <= n_groups);
     for (uint64_t g = 0; g < k; ++g) fixed[g] = (int64_t)g;
     return k;
 }

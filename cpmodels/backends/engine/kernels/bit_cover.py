@@ -29,6 +29,8 @@ import cpmodels._native as _native
 from cpmodels.cover import ExactCover
 
 MAX_ITEMS = 128
+# What masks() gives: the options' low and high words, the items to cover's, the depth.
+Masks = tuple[np.ndarray, np.ndarray, np.uint64, np.uint64, int]
 
 
 def fits(cover: ExactCover) -> bool:
@@ -36,7 +38,7 @@ def fits(cover: ExactCover) -> bool:
     return 0 < len(cover.items) <= MAX_ITEMS
 
 
-def masks(cover: ExactCover) -> tuple[np.ndarray, np.ndarray, np.uint64, np.uint64, int]:
+def masks(cover: ExactCover) -> Masks:
     """The options as masks (``low``, ``high``: items ``0..63`` and ``64..127``), the items to
     cover exactly once as a mask (``need_low``, ``need_high``; the others are covered at
     most once), and how deep a search can go (one more than the most options that can be

@@ -49,6 +49,22 @@ def search_kernel(state: np.ndarray, filled: np.ndarray, counters: np.ndarray,
                            int(max_out), stop)
 
 
+def force_kernel(lay: tuple, task: np.ndarray, filled: np.ndarray,
+                 counters: np.ndarray) -> bool:
+    """Place the options of ``task`` on an empty state: ``filled`` (the words) and
+    ``counters`` are written; whether the options fit together (the search's own forced
+    step, ``cpcore/packing_search.hpp``)."""
+    return bool(_native.force_n_words(lay, np.ascontiguousarray(task, dtype=np.int64),
+                                      filled, counters))
+
+
+def split_kernel(lay: tuple, task: np.ndarray) -> list[int]:
+    """The options that can cover the first item ``task`` leaves open, in the search's
+    order: its next branching step (none when nothing is left open or nothing fits)."""
+    return [int(o) for o in _native.split_n_words(
+        lay, np.ascontiguousarray(task, dtype=np.int64))]
+
+
 def _rows(prefixes: np.ndarray) -> np.ndarray:
     """Prefixes as the core reads them: a C-contiguous 2-d array of int64."""
     return np.ascontiguousarray(prefixes, dtype=np.int64).reshape(len(prefixes), -1)

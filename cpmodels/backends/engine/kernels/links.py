@@ -15,25 +15,24 @@ node and item header has ``up`` and ``down`` links in its item's circular list, 
 option before it and its ``down`` the last node of the option after it, so a walk around
 an option steps over the spacers. ``length[i]`` is how many options item ``i`` has left.
 
-A count is split at the root: its most constrained item's options are the tasks, each
-searched in a thread of its own (the compiled kernel, ``cpmodels/_core/src/links.cpp``,
-releases the GIL). Only covers whose items are
-all covered exactly once or at most once are laid out this way; :func:`suits` says which
-covers the engine hands over. A cover of at most 128 items is searched on bits instead
-(``bit_cover.py``: the same tree, a node in a fifth of the time).
+A count is cut at the root (:func:`root_tasks`): its most constrained item's options are
+the tasks the engine session hands out, as it hands out every search's (the compiled
+kernel, ``cpmodels/_core/src/links.cpp``, releases the GIL; :func:`count_tasks` counts
+tasks in turn). Only covers whose items are all covered exactly once or at most once are
+laid out this way; :func:`suits` says which covers the engine hands over. A cover of at
+most 128 items is searched on bits instead (``bit_cover.py``: the same tree, a node in a
+fifth of the time).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.kernels import bit_cover
+from cpmodels.backends.engine.kernels.memo import NODES, STOP
 from cpmodels.cover import ExactCover
 
 
@@ -110,9 +109,8 @@ def most_constrained_kernel(length: np.ndarray, nxt: np.ndarray) -> int:
 def count_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.ndarray,
                  prev: np.ndarray, nxt: np.ndarray, forced: np.ndarray,
                  stop: np.ndarray) -> tuple[int, int]:
-    """Solutions that contain the options whose first nodes are ``forced`` (the core's
-    ``STOPPED``, -1, when ``stop[0]`` was set before the search finished), and the nodes
-    the search took.
+    """Solutions that contain the options whose first nodes are ``forced`` (-1 when
+    ``stop[0]`` was set before the search finished), and the nodes the search took.
     Compiled (``cpmodels/_core/src/links.cpp``); it releases the GIL while it searches."""
     return _native.links_count(top, up, down, length, prev, nxt,
                                np.ascontiguousarray(forced, np.int64), stop)
@@ -141,66 +139,25 @@ def root_tasks(lk: Links, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]
     return tasks
 
 
-def count(cover: ExactCover, *, time_limit: float | None = None,
-          forced: tuple[int, ...] = (), progress: Callable[[int, int], None] | None = None,
-          jobs: int = 2, on_bits: bool = True) -> int | None:
-    """Count the solutions (with the ``forced`` options) in ``jobs`` threads; None when
-    ``time_limit`` seconds pass first. Ctrl-C stops every thread and is raised again."""
-    counts = count_each(cover, [tuple(forced)], time_limit=time_limit, progress=progress,
-                        jobs=jobs, on_bits=on_bits)
-    return None if counts is None else counts[0]
-
-
-def count_each(cover: ExactCover, tasks: Sequence[tuple[int, ...]], *,
-               time_limit: float | None = None,
-               progress: Callable[[int, int], None] | None = None,
-               jobs: int = 2, on_bits: bool = True,
-               stats: dict[str, int] | None = None) -> list[int] | None:
-    """The solutions with each task's options forced, counted in ``jobs`` threads (each
-    task cut at its most constrained item); None when ``time_limit`` seconds pass first.
-    On bits (``bit_cover.py``) when the cover fits and ``on_bits``, else by the links.
-    ``stats["nodes"]``, when given, is increased by the nodes the searches took."""
-    bits = bit_cover.masks(cover) if on_bits and bit_cover.fits(cover) else None
-    lk = None if bits is not None else links(cover)  # the links' kernels load only if used
-    parts = [(t, part) for t, task in enumerate(tasks)
-             for part in (bit_cover.root_tasks(cover, tuple(task)) if lk is None
-                          else root_tasks(lk, tuple(task)))]
-    counts = [0] * len(tasks)
-    stop = np.zeros(1, np.int64)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    done = 0
-
-    def run(part: tuple[int, ...]) -> tuple[int, int]:
+def count_tasks(tasks: np.ndarray, lk: Links | None, bits: bit_cover.Masks | None,
+                out: np.ndarray, stats: np.ndarray) -> None:
+    """Count each row of ``tasks`` (option ids forced; -1 pads) by the most constrained
+    item first: on ``bits`` (``bit_cover.masks``) when given, else on copies of the links
+    ``lk``. ``out[r]`` gets row ``r``'s count; ``stats`` is a memo table's (``memo.py``):
+    the nodes are added to ``stats[NODES]``, and once ``stats[STOP]`` is set the search
+    returns at its next check, the rows left as they were."""
+    stop = stats[STOP:STOP + 1]
+    for r, row in enumerate(tasks):
+        if stop[0]:
+            return
+        task = np.ascontiguousarray(row[row >= 0], np.int64)
         if bits is not None:
-            found = bit_cover.count_kernel(*bits, np.array(part, np.int64), stop)
+            found, nodes = bit_cover.count_kernel(*bits, task, stop)
         else:
             assert lk is not None
-            first = np.array([lk.first_node[j] for j in part], np.int64)
-            found = count_kernel(*lk.copy(), first, stop)  # type: ignore[call-arg]
-        return int(found[0]), int(found[1])
-
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        pending: dict[Future[tuple[int, int]], int] = {}
-        try:  # (an interrupt while the tasks are handed out stops those already running)
-            pending.update((pool.submit(run, part), t) for t, part in parts)
-            while pending:
-                left = None if deadline is None else deadline - time.perf_counter()
-                if left is not None and left <= 0:
-                    stop[0] = 1
-                    return None
-                finished, _ = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    n, searched = future.result()
-                    if stats is not None:
-                        stats["nodes"] = stats.get("nodes", 0) + searched
-                    if n < 0:
-                        return None
-                    counts[pending.pop(future)] += n
-                    done += 1
-                    if progress is not None:
-                        progress(done, len(parts))
-        finally:  # ends the searches still running (a time limit, Ctrl-C, an error)
-            stop[0] = 1
-            for future in pending:  # and those not started: none starts after a stop
-                future.cancel()
-    return counts
+            first = np.array([lk.first_node[j] for j in task], np.int64)
+            found, nodes = count_kernel(*lk.copy(), first, stop)  # type: ignore[call-arg]
+        stats[NODES] += nodes
+        if found < 0:
+            return
+        out[r] = found

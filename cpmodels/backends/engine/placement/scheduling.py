@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine.placement.processes import Runner, can_fork_here, workers_for
 from cpmodels.backends.engine.placement.processes import run_units as run_in_processes
-from cpmodels.backends.engine.searches import count_solids, solid
 from cpmodels.backends.engine.session import EngineSession, Tally, Task
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
@@ -145,17 +144,11 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     ``cluster``, the tasks are cut into units up front and counted there. Raises
     :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the parts finished) when
     ``time_limit`` seconds pass first. Safe to call from several threads at once: each call
-    owns its session, and off the main thread it counts in the calling thread. A solid is
-    counted by the most constrained item first instead, in threads (``links.py``, on bits
-    in ``bit_cover.py`` when it fits). ``stats["nodes"]``, when given, is increased by the
-    nodes the search took here and in the workers.
+    owns its session, and off the main thread it counts in the calling thread. The session
+    chooses the search (a solid's: the most constrained item first, cut there too).
+    ``stats["nodes"]``, when given, is increased by the nodes the search took here and in
+    the workers.
     """
-    if cluster is None and solid(cover):  # a solid: most constrained item first
-        found = count_solids(cover, tasks, time_limit=time_limit, progress=progress,
-                             jobs=workers_for(jobs), stats=stats)
-        if found is None:
-            raise OutOfTime("the count ran out of time")
-        return found
     start, cpu_start = time.perf_counter(), time.process_time()
     session = EngineSession(cover)
     workers = workers_for(jobs)

@@ -220,9 +220,10 @@ function nowhere(engine, {grid, cells, pieces}) {
 
 // The plan of a board's sweep cover (made: engine.sweepCover's), laid out by the core with
 // the cells' neighbours (from the grid's table of offsets), and the cover's options as
-// lists of items. With the cells' coordinates and the kinds, a board the one-word kernel
-// suits gets the sweep's own plan (tally_one_word), any other the general one; tally: the
-// items tallied (none: a plan that counts).
+// lists of items. Each search is the core's choice (engine.chooseSearch): with the cells'
+// coordinates and the kinds, a board the one-word kernel suits gets the sweep's own plan
+// (tally_one_word), any other the general one; tally: the items tallied (none: a plan
+// that counts).
 function boardPlan(engine, {grid, cells, neighbours}, made, tally = undefined) {
   const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
   const near = cells.map(([a, b]) => neighbours[a & 1][b & 1].map(

@@ -1,0 +1,487 @@
+"""Seeds for the engine core's fuzz targets (benchmarks/fuzz.py), written rather than kept.
+
+The package itself is run on the bundled specs (their sweep covers, placements, play
+layouts, cover layouts, counts), on the hostile specs of ``tests/bad_specs`` as far as they
+get, on a small proof and a small split search, with the core's module watched: every call
+it makes of an entry point is recorded, then written in the fuzz targets' encoding
+(``cpmodels/_core/fuzz/bytes.hpp``: a number is one byte for -64 .. 183, else 0xF8 and eight
+bytes). Hostile variants of each (coordinates past the limits, runs that go back, copies
+out of order) are added. ``seed_folders(folder, names)`` writes each target's seeds to
+``folder/NAME`` once for a given version of this file and of the specs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import struct
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = ROOT / "specs"
+BAD_SPECS = ROOT / "tests" / "bad_specs"
+GRIDS = ["square", "triangle", "hex", "cube"]
+WIDE = 0xF8
+
+
+class Words:
+    """Numbers written as the fuzz targets read them (bytes.hpp's Bytes)."""
+
+    def __init__(self) -> None:
+        self.out = bytearray()
+
+    def number(self, v: int) -> None:
+        if -64 <= v <= 183 and v + 64 != WIDE:
+            self.out.append(v + 64)
+        else:
+            self.out.append(WIDE)
+            self.out += struct.pack("<q", max(-(1 << 63), min(v, (1 << 63) - 1)))
+
+    def count(self, v: int) -> None:
+        self.number(v)
+
+    def within(self, v: int, low: int) -> None:
+        self.number(v - low)
+
+    def numbers(self, values: Sequence[int]) -> None:
+        for v in values:
+            self.number(int(v))
+
+    def runs(self, lengths: Sequence[int]) -> None:
+        """Well-formed runs (bytes.hpp's any_runs, its mode 0)."""
+        self.number(0)
+        for n in lengths:
+            self.number(int(n))
+
+    def raw_runs(self, starts: Sequence[int], total: int) -> None:
+        """Runs as a hostile caller sends them (any_runs' other mode), then their total."""
+        self.number(1)
+        self.numbers(starts)
+        self.number(total)
+
+    def bytes(self) -> bytes:
+        return bytes(self.out)
+
+
+def _flat(cells: Sequence[Sequence[int]]) -> list[int]:
+    return [int(x) for cell in cells for x in cell]
+
+
+# --- the calls the package makes, recorded ------------------------------------------------
+
+RECORDED = ("sweep_cover", "orientations", "placements", "play_layout", "cover_layout_sizes",
+            "one_word_layout_sizes", "tally_layout_sizes", "region_sizes", "drup_check",
+            "CnfIncidence")
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, list[tuple[Any, ...]]]]:
+    """The core module's entry points watched: each call's arguments kept by name."""
+    import cpmodels._native as native
+
+    calls: dict[str, list[tuple[Any, ...]]] = {name: [] for name in RECORDED}
+    calls["step"] = []
+    originals = {name: getattr(native, name) for name in RECORDED}
+
+    def watch(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            calls[name].append(tuple(np.array(a, copy=True) if isinstance(a, np.ndarray)
+                                     else a for a in args))
+            made = real(*args)
+            if name == "CnfIncidence":
+                return _Steps(made, args, calls["step"])
+            return made
+        return call
+
+    for name, real in originals.items():
+        setattr(native, name, watch(name, real))
+    try:
+        yield calls
+    finally:
+        for name, real in originals.items():
+            setattr(native, name, real)
+
+
+class _Steps:
+    """A split search's incidence whose steps are recorded with it."""
+
+    def __init__(self, real: Any, made: tuple[Any, ...], steps: list[tuple[Any, ...]]) -> None:
+        self.real, self.made, self.steps = real, made, steps
+
+    def step(self, lits: np.ndarray, out: np.ndarray) -> Any:
+        self.steps.append((self.made, np.array(lits, copy=True)))
+        return self.real.step(lits, out)
+
+
+def _run_package(calls: dict[str, list[tuple[Any, ...]]]) -> None:
+    """The package's work on the bundled and hostile specs, a proof and a split search."""
+    from cpmodels.backends.engine import EngineSession
+    from cpmodels.backends.engine.layouts.cover import compile_cover, one_word_layout
+    from cpmodels.backends.engine.layouts.regions import region_sizes as regions
+    from cpmodels.backends.engine.layouts.tally import tally_layout
+    from cpmodels.cover import PieceKind, packing_cover
+    from cpmodels.drup import check_drup
+    from cpmodels.geometry import orientations
+    from cpmodels.instance import packing_instance
+    from cpmodels.query import Query
+    from cpmodels.spec import CalendarSpec, load_spec
+    from cpmodels.sweep import sweep_cover
+    from cpmodels.web.play import board_layout
+
+    def covers(spec: Any) -> list[Any]:
+        made = []
+        if isinstance(spec, CalendarSpec):
+            cover, slack = sweep_cover(spec)
+            made.append((cover, slack[:3]))
+        with suppress(Exception):
+            made.append((packing_instance(Query.of(spec)).cover, []))
+        return made
+
+    def lay_out(spec: Any) -> None:
+        for cover, items in covers(spec):
+            cc = compile_cover(cover)
+            with suppress(Exception):
+                tally_layout(cc, items)
+            one_word_layout(cover)
+
+    for path in sorted(SPECS.glob("*.yaml")) + sorted(BAD_SPECS.glob("*.yaml")):
+        try:
+            spec = load_spec(path)
+        except Exception:
+            continue
+        for step in (lay_out, board_layout):
+            with suppress(Exception):
+                step(spec)
+    # Small covers counted whole (the packing target's seeds): dominoes and trominoes.
+    domino = tuple(orientations([(0, 0), (0, 1)]))
+    ell = tuple(orientations([(0, 0), (1, 0), (1, 1)]))
+    for cells, pieces in (([(r, c) for r in range(2) for c in range(3)],
+                           [PieceKind("d", domino, 3)]),
+                          ([(r, c) for r in range(3) for c in range(4)],
+                           [PieceKind("l", ell, 4, 2), PieceKind("d", domino, 2, 0)]),
+                          ([(0, 0), (0, 1), (1, 1), (1, 2), (2, 2)],
+                           [PieceKind("d", domino, 2), PieceKind("l", ell, 1, 0)])):
+        session = EngineSession(packing_cover(cells, pieces))
+        session.count()
+    # Region sizes of a few calendars' and boxes' pieces.
+    for areas, total in (([4, 4, 5, 5, 5, 5, 5, 5], 43), ([5] * 12, 60), ([5] * 13 + [4], 64),
+                         ([3, 3, 4, 6], 16), ([6] * 8, 48), ([1], 0), ([7, 11], 200)):
+        regions(areas, total)
+    # A proof that holds, one that does not, one that takes a clause again.
+    square = [[1, 2], [1, -2], [-1, 2], [-1, -2]]
+    for proof in (["1 0", "0"], ["1 0", "d 1 2 0", "0"], ["2 0", "0"], ["1 0", "1 0", "0"]):
+        check_drup(square, proof)
+    check_drup([[1, 2, 3], [-1, 2], [-2, 3], [-3], [1, -2]], ["2 0", "3 0", "0"])
+    _split_search()
+
+
+def _split_search() -> None:
+    """A split search's steps on a small cover (backends/cnf.py)."""
+    from cpmodels.backends import cnf
+    from cpmodels.cover import PieceKind, packing_cover
+    from cpmodels.geometry import orientations
+
+    domino = tuple(orientations([(0, 0), (0, 1)]))
+    cover = packing_cover([(r, c) for r in range(2) for c in range(3)],
+                          [PieceKind("d", domino, 3)])
+    inc = cnf._Incidence(cover)
+    out = np.empty(max(inc.n_options, 1), dtype=np.int64)
+    for lits in ([], [1], [-1, -2], [1, 2, 3], [-(10**12), 5]):
+        inc._native.step(np.array(lits, dtype=np.int64), out)
+
+
+# --- each target's encoding ---------------------------------------------------------------
+
+def _sweep_cover(args: tuple[Any, ...]) -> bytes:
+    grid, board, pieces, groups, max_placements = args
+    dim = 3 if grid == 3 else 2
+    w = Words()
+    w.within(grid, -1)
+    w.count(len(board))
+    w.numbers(_flat(board))
+    shapes = [shape for orients, _, _ in pieces for shape in orients]
+    w.count(len(shapes))
+    w.runs([len(shape) for shape in shapes])
+    w.numbers([x for shape in shapes for x in _flat(sorted(shape))])
+    w.count(len(pieces))
+    w.runs([len(orients) for orients, _, _ in pieces])
+    w.numbers([int(v) for _, low, high in pieces for v in (low, high)])
+    w.count(len(groups))
+    w.runs([len(g) for g in groups])
+    w.numbers([x for g in groups for x in _flat(g)])
+    w.number(min(int(max_placements), (1 << 63) - 1))
+    w.count(0)
+    assert dim in (2, 3)
+    return w.bytes()
+
+
+def _placements(args: tuple[Any, ...], shape: Sequence[Any] = ()) -> bytes:
+    grid, shapes, board, limit = args
+    w = Words()
+    w.within(grid, -1)
+    one = sorted(shape or (shapes[0] if shapes else []))
+    w.count(len(one))
+    w.numbers(_flat(one))
+    w.count(1)
+    w.count(1)
+    w.count(len(shapes))
+    w.runs([len(s) for s in shapes])
+    w.numbers([x for s in shapes for x in _flat(sorted(s))])
+    w.count(len(board))
+    w.numbers(_flat(board))
+    w.number(min(int(limit), (1 << 63) - 1))
+    w.count(0)
+    return w.bytes()
+
+
+def _play_layout(args: tuple[Any, ...]) -> bytes:
+    grid, board, pieces = args
+    w = Words()
+    w.within(grid, -1)
+    w.count(len(board))
+    w.numbers(_flat(board))
+    w.count(len(pieces))
+    w.runs([len(list(cells)) for cells, _, _ in pieces])
+    w.numbers([x for cells, _, _ in pieces for x in _flat(list(cells))])
+    w.numbers([int(bool(v)) for _, rotate, flip in pieces for v in (rotate, flip)])
+    w.count(0)
+    return w.bytes()
+
+
+def _cover(w: Words, arrays: dict[str, np.ndarray]) -> None:
+    """A cover's flat arrays (cover.hpp's read_cover)."""
+    low, high = arrays["low"].tolist(), arrays["high"].tolist()
+    n_items, n_cells = len(low), len(arrays["cell_nb_start"]) - 1
+    w.count(n_items)
+    w.count(n_cells)
+    for lo, hi in zip(low, high):
+        if (lo, hi) == (1, 1):
+            w.count(0)
+        elif (lo, hi) == (0, 1):
+            w.count(1)
+        elif 0 <= lo <= 3 and 0 <= hi - lo <= 3:
+            w.count(2)
+            w.number(lo)
+            w.number(hi - lo)
+        else:
+            w.count(3)
+            w.number(lo)
+            w.number(hi)
+    w.numbers([x + 2 for x in arrays["item_cell"].tolist()])
+    w.runs(np.diff(arrays["cell_nb_start"]).tolist())
+    w.numbers([x + 2 for x in arrays["cell_nbs"].tolist()])
+    w.count(len(arrays["opt_start"]) - 1)
+    w.runs(np.diff(arrays["opt_start"]).tolist())
+    w.numbers([x + 1 for x in arrays["opt_items"].tolist()])
+
+
+def _cover_layout(args: tuple[Any, ...], tally: Sequence[int] = ()) -> bytes:
+    w = Words()
+    _cover(w, args[0])
+    w.count(len(tally))
+    w.numbers([int(x) + 1 for x in tally])
+    w.count(0)
+    return w.bytes()
+
+
+def _one_word_layout(args: tuple[Any, ...]) -> bytes:
+    arrays, cell_xy, item_kind, option_kind, flips = args
+    w = Words()
+    _cover(w, arrays)
+    w.numbers(np.asarray(cell_xy).reshape(-1).tolist())
+    w.numbers([int(k) + 1 for k in item_kind])
+    w.count(1 if len(option_kind) else 0)
+    kinds = list(option_kind) if len(option_kind) else [0] * (len(arrays["opt_start"]) - 1)
+    w.numbers([int(k) + 1 for k in kinds])
+    w.count(int(flips) & 3)
+    w.count(0)
+    return w.bytes()
+
+
+def _packing(args: tuple[Any, ...]) -> bytes:
+    arrays = args[0]
+    w = Words()
+    _cover(w, arrays)
+    w.count(0)  # no tally items
+    n_options = len(arrays["opt_start"]) - 1
+    w.count(1)  # two rows of prefixes, two wide: the empty one and options 0, 1
+    w.count(2)
+    w.numbers([0 + 3, min(1, n_options - 1) + 3])
+    for v in (2, 8, 0, 5, 1, 1, 3):  # the tables' sizes, use_table, out rows
+        w.count(v)
+    return w.bytes()
+
+
+def _region_sizes(args: tuple[Any, ...]) -> bytes:
+    areas, total, _ = args
+    w = Words()
+    w.count(len(areas))
+    w.numbers([int(a) for a in np.asarray(areas).reshape(-1)])
+    w.count(0)
+    w.numbers([1] * len(areas))
+    w.count(int(total))
+    return w.bytes()
+
+
+def _drup(args: tuple[Any, ...]) -> bytes:
+    n_vars, n_formula, lits, start, length, kind, clause, units, n_units_formula = args[:9]
+    w = Words()
+    w.within(n_vars, 1)
+    w.number(len(start))
+    w.number(n_formula)
+    lits = [int(x) for x in lits]
+    w.count(len(lits))
+    for x in lits:
+        w.within(abs(x), 1)
+        w.count(1 if x < 0 else 0)
+    for s, n in zip(start.tolist(), length.tolist()):
+        w.number(s)
+        w.number(n)
+    w.number(len(kind))
+    for k, c in zip(kind.tolist(), clause.tolist()):
+        w.number(k)
+        w.within(c, -1 if k == 1 else 0)
+    listed = set(units[:n_units_formula].tolist())
+    for c, n in enumerate(length.tolist()):
+        if n == 1:
+            w.count(1 if c in listed else 0)
+    w.count(0)
+    return w.bytes()
+
+
+def _cnf(made: tuple[Any, ...], lits: np.ndarray) -> bytes:
+    opt_start, opt_items, item_start, item_opts, low = (np.asarray(a) for a in made)
+    w = Words()
+    w.count(len(opt_start) - 1)
+    w.count(len(low))
+    w.numbers(np.diff(opt_start).tolist())
+    w.numbers(opt_items.tolist())
+    w.numbers(np.diff(item_start).tolist())
+    w.numbers(item_opts.tolist())
+    w.numbers(low.tolist())
+    w.count(len(lits))
+    w.numbers(lits.tolist())
+    return w.bytes()
+
+
+def _towers() -> list[bytes]:
+    """A few cells of small boards: colours, needs, scores and layers."""
+    found = []
+    for codes, colour_bits, cols, rows, needs in ((3, 2, 3, 3, [0, 1, 3]),
+                                                   (4, 3, 4, 2, [0, 1, 3, 7]),
+                                                   (5, 3, 2, 4, [0, 1, 2, 4, 8])):
+        w = Words()
+        w.count(0)
+        w.within(codes, 1)
+        w.within(colour_bits, 1)
+        w.count(0)  # none: the least the colour bits allow
+        w.within(cols, 1)
+        w.within(rows, 1)
+        w.number(rows // 2)
+        w.number(cols // 2)
+        w.numbers(needs)
+        none = (1 << colour_bits) - 1
+        w.numbers([(k * 7 + 3) % 11 - 2 for k in range((none + 1) ** 2 * codes)])
+        w.number(-1)  # every colour allowed
+        w.number(0)
+        w.count(4)
+        for key in (0, 5, 1 << 9, 77):
+            w.count(1)
+            w.number(key)
+        w.numbers([0, 3, -2, 9])
+        w.count(2)
+        w.count(0)
+        found.append(w.bytes())
+    return found
+
+
+# --- hostile variants ---------------------------------------------------------------------
+
+def _hostile_sweep() -> list[bytes]:
+    """Covers asked with what the bindings refuse or the core must refuse itself."""
+    board = [(r, c) for r in range(3) for c in range(4)]
+    piece = [((frozenset({(0, 0), (0, 1)}),), 1, 1)]
+    cases = [(0, board, piece, [[(0, 0), (1, 1)]], 1 << 20),
+             (0, [*board, (1 << 40, 0)], piece, [], 1 << 20),
+             (0, board, [((frozenset({(0, 0), (0, 1)}),), 3, 1)], [], 1 << 20),
+             (0, board, [((frozenset({(0, 0), (0, 1)}),), -1, 1 << 40)], [], 1 << 20),
+             (0, board, piece, [[(9, 9)]], 1 << 20),
+             (0, board, piece, [[]], 1 << 20),
+             (7, board, piece, [], 1 << 20),
+             (0, board, piece, [], 3),
+             (3, [(0, 0, 0), (0, 0, 1), (0, 1, 0)], [((frozenset({(0, 0, 0), (0, 0, 1)}),), 1, 1)],
+              [], 1 << 20)]
+    found = [_sweep_cover(case) for case in cases]
+    w = Words()  # runs that go back
+    w.within(0, -1)
+    w.count(2)
+    w.numbers([0, 0, 0, 1])
+    w.count(2)
+    w.raw_runs([0, 3, 1], 3)
+    w.numbers([0, 0, 0, 1, 1, 0])
+    found.append(w.bytes())
+    return found
+
+
+def _hostile_cover() -> list[bytes]:
+    """Covers whose runs, indices and bounds do not read."""
+    base = {"low": np.array([1, 1, 0, 2]), "high": np.array([1, 1, 1, 5]),
+            "item_cell": np.array([0, 1, -1, -1]), "cell_nb_start": np.array([0, 1, 2]),
+            "cell_nbs": np.array([1, 0]), "opt_start": np.array([0, 2, 4, 5]),
+            "opt_items": np.array([0, 3, 1, 3, 2])}
+    found = [_cover_layout((base,), [0, 1]), _cover_layout((base,), [0, 0]),
+             _cover_layout((base,), [3])]
+    for change in ({"opt_items": np.array([0, 0, 1, 3, 2])},
+                   {"high": np.array([1, 1, 1, 1 << 40])},
+                   {"low": np.array([1, 1, 0, -2])},
+                   {"cell_nbs": np.array([1, 5])}):
+        found.append(_cover_layout(({**base, **change},), [0]))
+    return found
+
+
+# --- the folders ----------------------------------------------------------------------------
+
+def seeds() -> dict[str, list[bytes]]:
+    """Every target's seeds."""
+    with recording() as calls:
+        _run_package(calls)
+    made: dict[str, list[bytes]] = {
+        "sweep_cover": [_sweep_cover(a) for a in calls["sweep_cover"]] + _hostile_sweep(),
+        "placements": [_placements(a) for a in calls["placements"][:200]]
+        + [_placements((g, [[(0, 0), (0, 1)]], [(0, 0), (0, 1), (1, 0)], 1 << 62),
+                       [(0, 0), (1 << 31, 0)]) for g in range(4) if g != 3],
+        "play_layout": [_play_layout(a) for a in calls["play_layout"]],
+        "cover_layout": [_cover_layout(a) for a in calls["cover_layout_sizes"]]
+        + [_cover_layout((a[0],), a[2].tolist()) for a in calls["tally_layout_sizes"]]
+        + _hostile_cover(),
+        "one_word_layout": [_one_word_layout(a) for a in calls["one_word_layout_sizes"]],
+        "packing": [_packing(a) for a in calls["cover_layout_sizes"]
+                    if len(a[0]["low"]) <= 20 and len(a[0]["opt_start"]) <= 41],
+        "region_sizes": [_region_sizes(a) for a in calls["region_sizes"]],
+        "drup": [_drup(a) for a in calls["drup_check"]],
+        "cnf": [_cnf(made, lits) for made, lits in calls["step"]],
+        "towers": _towers(),
+    }
+    return made
+
+
+def seed_folders(folder: Path, names: Sequence[str]) -> dict[str, Path]:
+    """Each named target's seed folder, written once for this file and these specs."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    for path in sorted([*SPECS.glob("*.yaml"), *BAD_SPECS.glob("*.yaml")]):
+        digest.update(path.read_bytes())
+    stamp = folder / "version"
+    if not (stamp.exists() and stamp.read_text() == digest.hexdigest()):
+        shutil.rmtree(folder, ignore_errors=True)
+        for name, found in seeds().items():
+            target = folder / name
+            target.mkdir(parents=True, exist_ok=True)
+            for data in dict.fromkeys(found):
+                (target / hashlib.sha1(data).hexdigest()).write_bytes(data)
+        stamp.write_text(digest.hexdigest())
+    return {name: folder / name for name in names if (folder / name).is_dir()}

@@ -1,0 +1,85 @@
+// Fuzz target: the one-word kernel's layout of a cover (cpcore_one_word_layout_measure/fill)
+// and its tally bits (cpcore_one_word_tally_bits), over any cover, cell coordinates, item and
+// option kinds the bytes make: a cover that suits is filled into arrays of exactly the
+// measured sizes, and the runs by anchor and piece must hold each option once.
+#include "bytes.hpp"
+#include "cover.hpp"
+#include "cpcore/entry.h"
+
+namespace cpfuzz {
+namespace {
+
+struct Layout {
+    Buffer<uint64_t> start, masks, avail, opt_cells, opt_piece, slack_cells;
+    Buffer<int64_t> opts, areas;
+    Buffer<uint8_t> fillable;
+    cpcore_one_word_layout out;
+    Layout(const cpcore_cover_input& c, const cpcore_one_word_sizes& s)
+        : start(64 * s.n_pieces + 1), masks(s.n_flat), avail(64), opt_cells(c.n_options),
+          opt_piece(c.n_options), slack_cells(64), opts(s.n_flat), areas(s.n_pieces),
+          fillable(s.n_board_cells + 1),
+          out{start.data(),     masks.data(),       opts.data(),  avail.data(),
+              opt_cells.data(), opt_piece.data(),   slack_cells.data(), areas.data(),
+              fillable.data()} {}
+};
+
+// The adapters: one call of each entry point.
+cpcore_one_word_sizes measure(const cpcore_one_word_input& in, int64_t* work) {
+    cpcore_one_word_sizes s{};
+    cpcore_one_word_layout_measure(&in, work, &s);
+    return s;
+}
+
+cpcore_one_word_sizes fill(const cpcore_one_word_input& in, int64_t* work, const Layout& l) {
+    cpcore_one_word_sizes s{};
+    cpcore_one_word_layout_fill(&in, work, &s, &l.out);
+    return s;
+}
+
+int64_t tally_bits(const std::vector<int64_t>& kinds, const std::vector<int64_t>& items,
+                   uint64_t* bits) {
+    return cpcore_one_word_tally_bits(kinds.data(), kinds.size(), items.data(), items.size(),
+                                      bits);
+}
+
+}  // namespace
+}  // namespace cpfuzz
+
+FUZZ_TARGET(in) {
+    const Cover c(in, 128, 4096);  // (64 cells and 64 pieces at most suit one word)
+    const std::vector<int64_t> xy = in.numbers(2 * c.in.n_cells);
+    const std::vector<int64_t> item_kind = in.numbers_within(c.in.n_items, -1, 3);
+    const bool with_kinds = in.count(1) == 1;
+    const std::vector<int64_t> option_kind = in.numbers_within(c.in.n_options, -1, 3);
+    const cpcore_one_word_input input{&c.in, xy.data(), item_kind.data(),
+                                      with_kinds ? option_kind.data() : nullptr,
+                                      in.count(3)};
+    const uint64_t n_tally = in.count(6);
+    const std::vector<int64_t> items = in.numbers_within(n_tally, -2, (int64_t)c.in.n_items);
+    Buffer<uint64_t> bits(n_tally);
+    const int64_t got = tally_bits(item_kind, items, bits.data());
+    FUZZ_REQUIRE(got == 0 || got == 1 || got == -CPCORE_LAYOUT_BAD_ITEM ||
+                 got == -CPCORE_LAYOUT_REPEATED_TALLY);
+
+    Buffer<int64_t> work(cpcore_one_word_layout_work(&input));
+    const cpcore_one_word_sizes m = measure(input, work.data());
+    if (m.error != CPCORE_LAYOUT_OK || !m.suits) return 0;
+    FUZZ_REQUIRE(m.n_pieces >= 1 && m.n_pieces <= 64 && m.n_board_cells >= 1 &&
+                 m.n_board_cells <= 64 && m.n_flat >= 0 &&
+                 m.n_flat <= (int64_t)c.in.n_options);
+    Layout l(c.in, m);
+    const cpcore_one_word_sizes f = fill(input, work.data(), l);
+    FUZZ_REQUIRE(f.suits && f.n_pieces == m.n_pieces && f.n_flat == m.n_flat &&
+                 f.n_board_cells == m.n_board_cells);
+    FUZZ_REQUIRE(l.start[0] == 0 && l.start[64 * m.n_pieces] == (uint64_t)m.n_flat);
+    for (int64_t g = 0; g < 64 * m.n_pieces; ++g) {
+        FUZZ_REQUIRE(l.start[g] <= l.start[g + 1]);
+        for (uint64_t k = l.start[g]; k < l.start[g + 1]; ++k) {
+            const int64_t j = l.opts[k];
+            FUZZ_REQUIRE(j >= 0 && (uint64_t)j < c.in.n_options && l.masks[k] == l.opt_cells[j]);
+            FUZZ_REQUIRE((uint64_t)__builtin_ctzll(l.masks[k]) == (uint64_t)g / m.n_pieces);
+        }
+    }
+    FUZZ_REQUIRE(f.region_limit >= 0 && f.region_limit <= m.n_board_cells + 1);
+    return 0;
+}
