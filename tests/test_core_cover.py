@@ -18,6 +18,7 @@ from cpmodels.backends.engine.kernels import bit_cover, difficulty, links
 from cpmodels.backends.engine.kernels.memo import NODES, STATS
 from cpmodels.backends.engine.searches import task_array
 from cpmodels.cover import ExactCover, Item, packing_cover
+from cpmodels.errors import OutOfTime
 from cpmodels.geometry import Placement
 from cpmodels.spec import load_spec
 from cpmodels.sweep import slack_options, sweep_cover
@@ -115,7 +116,16 @@ def test_forced_options_that_clash_count_nothing():
 
 @pytest.mark.parametrize("count", [_bits, _links])
 def test_a_set_stop_flag_ends_a_count_at_its_first_look(count):
-    assert count(COVERS["6x10"], (), stop_value=1) == (-1, 1 << 16)
+    """The flag is looked at before the search starts: no node is searched."""
+    from cpmodels import _native
+
+    assert count(COVERS["6x10"], (), stop_value=1) == (_native.STOPPED, 0)
+
+
+def test_a_set_stop_flag_ends_the_difficulty_search():
+    _, bt, holes = next(_backtrackers())
+    with pytest.raises(OutOfTime):
+        bt.nodes(holes[0], stop=np.ones(1, np.int64))
 
 
 def test_a_stop_from_another_thread_ends_a_count_with_the_gil_released():
@@ -188,7 +198,8 @@ def _first_solution(bt, forced, order, max_nodes):
         np.add.at(used, bt.counters[bt.counters_start[o]:bt.counters_start[o + 1]], 1)
     return difficulty._first_solution_nodes(
         bt.n_cells, filled, used, bt.capacity, bt.low, bt.start[order], bt.listed[order],
-        bt.cells, bt.cells_start, bt.counters, bt.counters_start, max_nodes)
+        bt.cells, bt.cells_start, bt.counters, bt.counters_start, max_nodes,
+        np.zeros(1, np.int64))
 
 
 def test_difficulty_figures_and_the_node_limit():
@@ -237,7 +248,7 @@ def test_bad_arrays_are_refused_with_a_clear_error():
     _, bt, _ = next(_backtrackers())
     args = [bt.n_cells, np.zeros(bt.n_cells, np.uint8), np.zeros(len(bt.capacity), np.int64),
             bt.capacity, bt.low, bt.start[0], bt.listed[0], bt.cells, bt.cells_start,
-            bt.counters, bt.counters_start, 100]
+            bt.counters, bt.counters_start, 100, np.zeros(1, np.int64)]
     layout = [bt.n_cells, len(bt.capacity), bt.start[0], bt.listed[0], bt.cells,
               bt.cells_start, bt.counters, bt.counters_start]
     _native.check_backtracker(*layout)  # the layout Backtracker.of made

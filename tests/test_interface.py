@@ -143,7 +143,7 @@ def _same_interface(described: dict, pointer: int) -> None:
             for name, fn in ENTRY.functions.items()} == described["functions"]
     assert list(described["constants"]) == list(ENTRY.constants)
     assert described["constants"]["CPCORE_MAX_COORDINATE"] == 2**30
-    assert described["constants"]["CPCORE_CAPPED"] == -1
+    assert described["constants"]["CPCORE_CAPPED"] == -3  # the statuses: STOPPED is -1
 
 
 def test_the_host_build_lays_out_what_entry_h_says(tmp_path):

@@ -150,7 +150,7 @@ int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> 
                              In<int64_t> capacity, In<int64_t> low, In<int64_t> start,
                              In<int64_t> listed, In<int64_t> cells, In<int64_t> cells_start,
                              In<int64_t> counters, In<int64_t> counters_start,
-                             int64_t max_nodes) {
+                             int64_t max_nodes, Out<int64_t> stop) {
     const uint64_t n_counters = capacity.shape(0);
     require(filled0.shape(0) == n_cells, "filled must have one entry a cell");
     require(used0.shape(0) == n_counters && low.shape(0) == n_counters,
@@ -165,7 +165,7 @@ int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> 
                                        capacity.data(), low.data(), start.data(),
                                        listed.data(), cells.data(), cells_start.data(),
                                        counters.data(), counters_start.data(), max_nodes,
-                                       stack.data());
+                                       stack.data(), stop_flag(stop));
 }
 
 }  // namespace
@@ -173,6 +173,11 @@ int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> 
 namespace cpbind {
 
 void bind_cover(nb::module_& m) {
+    // The searches' statuses (entry.h), one set for every search.
+    m.attr("STOPPED") = CPCORE_STOPPED;
+    m.attr("TOO_DEEP") = CPCORE_TOO_DEEP;
+    m.attr("CAPPED") = CPCORE_CAPPED;
+    m.attr("NO_SOLUTION") = CPCORE_NO_SOLUTION;
     using release = nb::call_guard<nb::gil_scoped_release>;
     m.def("bit_cover_count", &bit_cover_count, nb::arg("opt_low"), nb::arg("opt_high"),
           nb::arg("need_low"), nb::arg("need_high"), nb::arg("depth"), nb::arg("forced"),
@@ -192,9 +197,10 @@ void bind_cover(nb::module_& m) {
     m.def("first_solution_nodes", &first_solution_nodes, nb::arg("n_cells"),
           nb::arg("filled"), nb::arg("used"), nb::arg("capacity"), nb::arg("low"),
           nb::arg("start"), nb::arg("listed"), nb::arg("cells"), nb::arg("cells_start"),
-          nb::arg("counters"), nb::arg("counters_start"), nb::arg("max_nodes"), release(),
-          "Nodes a first-empty-cell backtracker takes to its first solution (-1: capped, "
-          "-2: none), on a layout check_backtracker accepted.");
+          nb::arg("counters"), nb::arg("counters_start"), nb::arg("max_nodes"),
+          nb::arg("stop").noconvert(), release(),
+          "Nodes a first-empty-cell backtracker takes to its first solution (CAPPED, "
+          "NO_SOLUTION, STOPPED), on a layout check_backtracker accepted.");
     m.def("check_backtracker", &check_backtracker, nb::arg("n_cells"), nb::arg("n_counters"),
           nb::arg("start"), nb::arg("listed"), nb::arg("cells"), nb::arg("cells_start"),
           nb::arg("counters"), nb::arg("counters_start"),

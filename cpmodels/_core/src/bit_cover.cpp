@@ -272,7 +272,7 @@ extern "C" int64_t cpcore_bit_cover_count(const uint64_t* opt_low, const uint64_
         placed_low |= opt_low[f];
         placed_high |= opt_high[f];
     }
-    if (rows == 0) return cpcore::COUNT_TOO_DEEP;
+    if (rows == 0) return CPCORE_TOO_DEEP;
     BitSpace space{need_low,         need_high,        2 * n_options,    rows,
                    live,             frame,            frame + rows,     frame + 2 * rows,
                    frame + 3 * rows, frame + 4 * rows, frame + 5 * rows, frame + 6 * rows,

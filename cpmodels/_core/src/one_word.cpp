@@ -5,9 +5,10 @@
 #include <stdint.h>
 
 #include "cpcore/bits.hpp"
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/one_word.hpp"
-#include "cpcore/one_word_table.hpp"
+#include "cpcore/table.hpp"
 
 namespace cpcore {
 namespace {
@@ -17,6 +18,25 @@ const int64_t SINGLE = (int64_t)1 << 16;  // a vector of one count below this in
 const int64_t SINGLE_MOST = (int64_t)1 << 45;  // in its row, when the count is below this
 
 inline Grid grid_of(const cpcore_one_word& L) { return Grid{L.inner, L.first, L.last}; }
+
+// The table of sub-board counts: rows (cells, units used, value), the value 0 in an empty
+// slot, count + 1 for a count, and for a tally vector either a single entry (even: 2 *
+// (count * SINGLE + index) + 2) or an arena run (odd: 2 * offset + 1).
+typedef Rows<3> CountTable;
+
+inline CountTable count_table(const cpcore_one_word_table& t) {
+    return CountTable{t.keys, nullptr, t.arena, t.stats, t.n_slots, 3, 3, t.arena_size};
+}
+
+inline __attribute__((always_inline)) word count_hash(word cells, word used) {
+    return state_hash(cells, used, MIX1, 31);
+}
+
+// The value kept for a state (0: none); ``h``: its hash.
+inline __attribute__((always_inline)) word find(const CountTable& table, word h, word cells,
+                                                word used) {
+    return table.value(table.slot(CellsKey{cells, used, h}));
+}
 
 // A single empty cell no piece fills, or a region next to ``om`` whose size no pieces add
 // up to.
@@ -83,7 +103,7 @@ struct Subboards {
     Subboards(word c, word u, const cpcore_one_word& layout, CountTable& t, bool memo, Acc& a,
               Frame* frames)
         : L(layout), table(t), use_memo(memo), acc(a), runs{L.start, L.masks, L.n_pieces},
-          cells(c), used(u), hash(CountTable::hash(c, u)), stack(frames) {
+          cells(c), used(u), hash(count_hash(c, u)), stack(frames) {
         w.bit = 0;
         begin();
     }
@@ -96,7 +116,7 @@ struct Subboards {
         Walk ahead = w;
         word placed;
         while (ahead.next(cells, runs, placed))
-            table.fetch(CountTable::hash(cells | placed, used | ahead.bit));
+            table.fetch(count_hash(cells | placed, used | ahead.bit));
     }
 
     bool next() { return w.next(cells, runs, om); }
@@ -110,8 +130,8 @@ struct Subboards {
         }
         if (acc.dead_end(om, child_cells, child_used)) return Step::skip;
         if (!use_memo) return Step::enter;
-        child_hash = CountTable::hash(child_cells, child_used);  // (its row fetched already)
-        return acc.found(table.value(child_hash, child_cells, child_used), depth) ? Step::skip
+        child_hash = count_hash(child_cells, child_used);  // (its row fetched already)
+        return acc.found(find(table, child_hash, child_cells, child_used), depth) ? Step::skip
                                                                                  : Step::enter;
     }
     void close() { acc.close(cells, used, hash, depth); }
@@ -125,6 +145,7 @@ struct Subboards {
         acc.pop(d);
     }
     void push(unsigned d) {
+        CPCORE_ASSERT(d + 1 < MAX_DEPTH);  // a frame a unit: the stack holds them all
         stack[d] = Frame{cells, used, hash, w};
         acc.push(d);
         depth = d + 1;
@@ -173,10 +194,7 @@ struct Counting {
         return true;
     }
     void close(word cells, word used, word hash, unsigned) {
-        if (use_memo) {
-            if (nearly_full(table.stats[USED], table.n_slots)) table.empty(false);
-            table.put(hash, cells, used, (word)(acc + 1));
-        }
+        if (use_memo && table.make_room(0)) table.put(CellsKey{cells, used, hash}, (word)(acc + 1));
         child = acc;
     }
     void pop(unsigned depth) { acc = st_acc[depth] + child; }
@@ -189,7 +207,7 @@ int64_t count_state(word cells, word used, const cpcore_one_word& L, CountTable&
                     bool use_memo) {
     if (cells == FULL) return (used | L.optional) == L.all_pieces ? 1 : 0;
     if (use_memo) {
-        word v = table.value(CountTable::hash(cells, used), cells, used);
+        const word v = find(table, count_hash(cells, used), cells, used);
         if (v != 0) return (int64_t)v - 1;
     }
     int64_t frames[MAX_DEPTH];
@@ -236,20 +254,18 @@ struct Tallying {
         if (b > hi) hi = b;
     }
 
-    // Add src[at:at + n] (a child's vector from its index ``from``), reached by option
-    // ``opt`` from a node whose uncovered tally items are ``m``, into ``acc``.
+    // Add src[at:at + n] (a child's vector from its index ``from``, n > 0), reached by
+    // option ``opt`` from a node whose uncovered tally items are ``m``, into ``acc``.
     void add_vector(int64_t* acc, const int64_t* src, int64_t at, int64_t from, int64_t n,
                     int64_t opt, word m) {
         const int64_t item = T.opt_tally[opt];
-        if (item < 0) {
-            for (int64_t x = 0; x < n; ++x) acc[from + x] += src[at + x];
-            widen(from, from + n);
-            return;
-        }
-        const int64_t base = T.opt_index[opt] * stride(m, item);
-        const int64_t* map = T.map_flat + map_at(m, item) + from;
-        for (int64_t x = 0; x < n; ++x) acc[base + map[x]] += src[at + x];
-        widen(base + map[0], base + map[n - 1] + 1);
+        int64_t a, b;
+        if (item < 0)
+            scatter(acc, src, at, from, n, 0, nullptr, &a, &b);
+        else
+            scatter(acc, src, at, from, n, T.opt_index[opt] * stride(m, item),
+                    T.map_flat + map_at(m, item), &a, &b);
+        widen(a, b);
     }
 
     void choose(uint64_t k) {
@@ -291,30 +307,18 @@ struct Tallying {
     void store(word hash, word cells, word used, const int64_t* vec, int64_t a, int64_t b) {
         const int64_t n = b - a;
         const bool single = n <= 1 && a < SINGLE && (n == 0 || vec[a] < SINGLE_MOST);
-        if (!single && (uint64_t)(n + 2) > table.arena_size) return;
-        int64_t* stats = table.stats;
-        if (nearly_full(stats[USED], table.n_slots) ||
-            !(single || (uint64_t)(stats[ARENA_USED] + n + 2) <= table.arena_size))
-            table.empty(true);
-        if (single) {
-            table.put(hash, cells, used, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
-            return;
-        }
-        const int64_t top = stats[ARENA_USED];
-        int64_t* arena = table.arena;
-        arena[top] = a;
-        arena[top + 1] = n;
-        for (int64_t x = 0; x < n; ++x) arena[top + 2 + x] = vec[a + x];
-        table.put(hash, cells, used, (word)(2 * top + 1));
-        stats[ARENA_USED] = top + n + 2;
+        if (!table.make_room(single ? 0 : (uint64_t)(n + 2))) return;
+        const CellsKey key{cells, used, hash};
+        if (single)
+            table.put(key, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
+        else
+            table.put(key, (word)(2 * table.keep_run(vec, a, n) + 1));
     }
     void close(word cells, word used, word hash, unsigned depth) {
         const int64_t* r = row(depth);
         used_lo = lo;
         used_hi = hi;
-        while (lo < hi && r[lo] == 0) ++lo;
-        while (hi > lo && r[hi - 1] == 0) --hi;
-        if (hi <= lo) lo = hi = 0;
+        trim_zeros(r, lo, hi);
         if (use_memo) store(hash, cells, used, r, lo, hi);
         child_lo = lo;
         child_hi = hi;
@@ -359,15 +363,13 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
     }
     if (L.slack != 0 && slack_dead_end(0, cells, used, L)) return true;
     if (use_memo) {
-        const word v = table.value(CountTable::hash(cells, used), cells, used);
+        const word v = find(table, count_hash(cells, used), cells, used);
         if (v != 0) {
             if ((v & 1) == 0) {
                 const int64_t w = (int64_t)(v >> 1) - 1;
                 out[w % SINGLE] = w / SINGLE;
             } else {
-                const int64_t at = (int64_t)(v >> 1);
-                for (int64_t x = 0; x < table.arena[at + 1]; ++x)
-                    out[table.arena[at] + x] = table.arena[at + 2 + x];
+                table.copy_run((int64_t)(v >> 1), out);
             }
             return true;
         }
@@ -390,7 +392,7 @@ extern "C" void cpcore_count_one_word(const cpcore_one_word* layout, const int64
                                       uint64_t rows, uint64_t cols,
                                       cpcore_one_word_table* t, int use_memo, int64_t* out) {
     const cpcore_one_word& L = *layout;
-    CountTable table(*t);
+    CountTable table = count_table(*t);
     for (uint64_t p = 0; p < rows; ++p) out[p] = -1;
     for (uint64_t p = 0; p < rows; ++p) {
         if (stopped(table.stats + STOP)) return;
@@ -407,7 +409,7 @@ extern "C" void cpcore_tally_one_word(const cpcore_one_word* layout,
                                       cpcore_one_word_table* t, int use_memo, int64_t* out,
                                       uint64_t out_cols, int64_t* out_mask, int64_t* scratch) {
     const cpcore_one_word& L = *layout;
-    CountTable table(*t);
+    CountTable table = count_table(*t);
     for (uint64_t p = 0; p < rows; ++p) {
         if (stopped(table.stats + STOP)) return;
         word cells, used;

@@ -6,8 +6,10 @@
 namespace {
 
 cpcore::Table table_of(const cpcore_table* t) {
-    return cpcore::Table{t->keys,    t->values,     t->arena,        t->stats,
-                         t->n_slots, t->key_stride, t->value_stride, t->n_arena};
+    return cpcore::Table{t->keys,          reinterpret_cast<cpcore::word*>(t->values),
+                         t->arena,         t->stats,
+                         t->n_slots,       t->key_stride,
+                         t->value_stride,  t->n_arena};
 }
 
 template <class State, class Layout>
@@ -35,7 +37,8 @@ void exists(const cpcore_packing_cover* cover, const Layout* layout, const cpcor
 
 }  // namespace
 
-extern "C" void cpcore_tally_prefixes_two_words(
+// (Flattened: the two-word state's searches inline every step into one loop.)
+extern "C" __attribute__((flatten)) void cpcore_tally_prefixes_two_words(
     const cpcore_packing_cover* cover, const cpcore_two_words* layout,
     const cpcore_tallies* tallies, const cpcore_table* table, const int64_t* prefixes,
     uint64_t n_prefixes, uint64_t width, const cpcore_search_buffers* buffers, int64_t* out,
@@ -53,7 +56,8 @@ extern "C" void cpcore_tally_prefixes_n_words(
                                    buffers, out, out_width, out_mask);
 }
 
-extern "C" void cpcore_exists_two_words(const cpcore_packing_cover* cover,
+// (Flattened: the two-word state's searches inline every step into one loop.)
+extern "C" __attribute__((flatten)) void cpcore_exists_two_words(const cpcore_packing_cover* cover,
                                         const cpcore_two_words* layout,
                                         const cpcore_table* table, int use_table,
                                         const int64_t* prefixes, uint64_t n_prefixes,

@@ -4,15 +4,80 @@
 #include <stdint.h>
 
 #include "cpcore/bits.hpp"
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/one_word.hpp"
-#include "cpcore/one_word_table.hpp"
+#include "cpcore/table.hpp"
 
 namespace cpcore {
 namespace {
 
 const word FULL = ~(word)0;
 const int64_t NONE_OPEN = -1, SEVERAL_OPEN = -2;
+
+// The reach search's states searched to the end: rows (cells, units used, holes, mark) of
+// the one table (cpcore/table.hpp); a row is in use when its mark is the task's or DEAD (a
+// state with no completion at all), so a task's rows need no clearing for the next task.
+const word DEAD = 1;
+
+struct ReachTable {
+    Rows<4> rows;
+    word mark;
+
+    inline __attribute__((always_inline)) uint64_t slot(word cells, word used,
+                                                        word holes) const {
+        const word m = mark;
+        return rows.slot(state_hash(cells ^ (holes * MIX2), used, MIX1, 31),
+                         [m](const word* r) { return r[3] == m || r[3] == DEAD; },
+                         [cells, used, holes](const word* r) {
+                             return r[0] == cells && r[1] == used && r[2] == holes;
+                         });
+    }
+
+    // The mark of a state's row (the task's, DEAD, or another: not searched).
+    inline word mark_of(word cells, word used, word holes) const {
+        return rows.row(slot(cells, used, holes))[3];
+    }
+
+    // Keep a state searched to the end (dead: it has no completion at all).
+    inline void keep(word cells, word used, word holes, bool dead) {
+        rows.make_room(0);
+        word* row = rows.row(slot(cells, used, holes));
+        if (row[3] != mark && row[3] != DEAD) rows.stats[USED] += 1;
+        row[0] = cells;
+        row[1] = used;
+        row[2] = holes;
+        row[3] = dead ? DEAD : mark;
+    }
+};
+
+// The reach search's settled states: rows (cells, units used, labels found, labels
+// decided) of the one table; nothing decided is an empty slot.
+struct SettledTable {
+    Rows<4> rows;
+
+    inline __attribute__((always_inline)) const word* row(word cells, word used) const {
+        return rows.row(rows.slot(CellsKey{cells, used, state_hash(cells, used, MIX2, 29)}));
+    }
+
+    // Add what a search decided of a state to its entry.
+    inline void keep(word cells, word used, word yes, word done) {
+        rows.make_room(0);
+        word* r = const_cast<word*>(row(cells, used));
+        if (r[3] == 0) {
+            rows.stats[USED] += 1;
+            r[0] = cells;
+            r[1] = used;
+            r[2] = 0;
+        }
+        r[2] |= yes;
+        r[3] |= done;
+    }
+};
+
+inline Rows<4> rows_of(const cpcore_one_word_table& t) {
+    return Rows<4>{t.keys, nullptr, t.arena, t.stats, t.n_slots, 4, 4, t.arena_size};
+}
 
 // The layout's questions about groups, holes and wanted combinations.
 struct Reach {
@@ -190,7 +255,7 @@ struct Settle {
         child_known = row[3] != 0 ? row[2] : 0;
         child_done = row[3];
         if ((child_ask & ~child_done) == 0) {
-            table.counts[HITS] += 1;
+            table.rows.stats[HITS] += 1;
             if ((child_known & child_ask) != 0) found |= hole ? om : child_known & child_ask;
             return Step::skip;
         }
@@ -214,6 +279,7 @@ struct Settle {
         if (answer != 0) found |= (w.bit & hole_unit) != 0 ? om : answer;
     }
     void push(unsigned d) {
+        CPCORE_ASSERT(d + 1 < MAX_DEPTH);
         stack[d] = Frame{cells, used, om, goal, found, ask, known_yes, hole_unit, w};
     }
     void enter() {
@@ -236,17 +302,17 @@ word settle(const Reach& R, word cells, word used, word ask, SettledTable& table
     const word known_yes = row[3] != 0 ? row[2] : 0, known_done = row[3];
     dead = false;
     if ((ask & ~known_done) == 0) {
-        table.counts[HITS] += 1;
+        table.rows.stats[HITS] += 1;
         dead = known_yes == 0 && (R.universe(cells, used) & ~known_done) == 0;
         return known_yes & ask;
     }
-    table.counts[MISSES] += 1;
+    table.rows.stats[MISSES] += 1;
     Settle s(R, table, cells, used, ask, known_yes, known_done);
     int64_t nodes;
     const Ended ended = depth_first(s, stats + STOP, nodes);
     stats[NODES] += nodes;
     if (ended == Ended::stopped) return 0;
-    table.counts[NODES] += nodes;
+    table.rows.stats[NODES] += nodes;
     row = table.row(cells, used);
     dead = row[3] != 0 && row[2] == 0 && (R.universe(cells, used) & ~row[3]) == 0;
     return s.answer;
@@ -302,9 +368,9 @@ struct Search {
                 return Step::skip;
             }
             bool dead;
-            const word yes = settle(R, child_cells, child_used, labels, settled, table.stats,
+            const word yes = settle(R, child_cells, child_used, labels, settled, table.rows.stats,
                                     dead);
-            if (stopped(table.stats + STOP)) {
+            if (stopped(table.rows.stats + STOP)) {
                 left = -1;
                 return Step::end;
             }
@@ -316,7 +382,7 @@ struct Search {
             clean = false;
             return Step::skip;
         }
-        const word mark = table.keys[table.slot(child_cells, child_used, child_holes) * 4 + 3];
+        const word mark = table.mark_of(child_cells, child_used, child_holes);
         if (mark == DEAD) return Step::skip;
         if (mark == table.mark) {
             clean = false;
@@ -333,7 +399,10 @@ struct Search {
         w = f.walk;
         clean = clean && f.clean;
     }
-    void push(unsigned d) { stack[d] = Frame{cells, used, holes, w, clean}; }
+    void push(unsigned d) {
+        CPCORE_ASSERT(d + 1 < MAX_DEPTH);
+        stack[d] = Frame{cells, used, holes, w, clean};
+    }
     void enter() {
         clean = true;
         cells = child_cells;
@@ -347,7 +416,7 @@ struct Search {
 // stop. A state with at most one group open is settled.
 int64_t search(const Reach& R, word cells, word used, word holes, ReachTable& table,
                SettledTable& settled, word* need, int64_t left) {
-    int64_t* stats = table.stats;
+    int64_t* stats = table.rows.stats;
     if (R.open_group(used) != SEVERAL_OPEN) {
         const word labels = R.wanted_labels(cells, used, holes, need);
         if (labels == 0) return left;
@@ -388,8 +457,8 @@ extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* f
     const cpcore_reach_layout& L = *layout;
     const Reach R(L);
     int64_t* stats = reached->stats;
-    ReachTable table{reached->keys, reached->n_slots, stats, 0};
-    SettledTable settled{kept->keys, kept->n_slots, kept->stats};
+    ReachTable table{rows_of(*reached), 0};
+    SettledTable settled{rows_of(*kept)};
     for (uint64_t n = 0; n < n_found; ++n) found[n] = -1;
     for (uint64_t n = 0; n < L.n_index; ++n) need[n] = 0;
     word cells0 = L.covered, used0 = 0, holes0 = 0;

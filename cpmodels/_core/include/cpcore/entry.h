@@ -46,6 +46,16 @@ int cpcore_needs_popcnt(void);
  * Python module (_native.interface) and engine.wasm carry it. */
 uint64_t cpcore_interface(char* out, uint64_t capacity);
 
+/* The searches' statuses: what a search entry point answers where a count, a node figure or
+ * a verdict would be (those are never negative). Every search is handed one stop flag (an
+ * int64 another thread may set at any time), looks at it before each task and every 4,096
+ * nodes (cpcore/search.hpp), and, once it sees it set, returns at once keeping nothing
+ * partial (a task after the first failure of a first_failure call is not answered either). */
+#define CPCORE_STOPPED (-1)      /* not answered: the stop flag was set first */
+#define CPCORE_TOO_DEEP (-2)     /* the search needed more levels than its buffers hold */
+#define CPCORE_CAPPED (-3)       /* the search reached its cap of nodes first */
+#define CPCORE_NO_SOLUTION (-4)  /* the whole tree searched: no solution */
+
 /* The one-word layout (a board of at most 64 cells in one word, the units in another; see
  * cpmodels/backends/engine/layouts/cover.py's OneWord), the tallies read with it (OneTallies) and
  * the table of sub-board counts (rows of three words; stats as memo.py names them). */
@@ -128,8 +138,8 @@ void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced, uint
                   const uint64_t* bit, int64_t* found, uint64_t n_found, int first_failure,
                   uint64_t* need);
 /* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
- * options (their indices) and the nodes in *nodes; -1 when *stop was set first, -2 when the
- * search needed more than rows levels. live: 2 * rows * n_options words; frame:
+ * options (their indices) and the nodes in *nodes; CPCORE_STOPPED, or CPCORE_TOO_DEEP when
+ * the search needed more than rows levels. live: 2 * rows * n_options words; frame:
  * cpcore_bit_cover_frame_words(rows) words. */
 uint64_t cpcore_bit_cover_frame_words(uint64_t rows);
 int64_t cpcore_bit_cover_count(const uint64_t* opt_low, const uint64_t* opt_high,
@@ -141,8 +151,8 @@ int64_t cpcore_bit_cover_count(const uint64_t* opt_low, const uint64_t* opt_high
 /* Dancing links (cpmodels/backends/engine/kernels/links.py), over the caller's copy of the links.
  * take: cover the items of the options whose first nodes are forced (0: two share an
  * item); most_constrained: the item to cover with the fewest options left (0: none);
- * count: take, then the solutions and the nodes in *nodes (-1: *stop was set first, -2:
- * more than n_levels levels); levels: 2 * n_levels words. */
+ * count: take, then the solutions and the nodes in *nodes (CPCORE_STOPPED, or
+ * CPCORE_TOO_DEEP for more than n_levels levels); levels: 2 * n_levels words. */
 int cpcore_links_take(const int64_t* top, int64_t* up, int64_t* down, int64_t* length,
                       int64_t* prev, int64_t* next, const int64_t* forced, uint64_t n_forced);
 int64_t cpcore_links_most_constrained(const int64_t* length, const int64_t* next);
@@ -153,17 +163,15 @@ int64_t cpcore_links_count(const int64_t* top, int64_t* up, int64_t* down, int64
 
 /* A date's difficulty (cpmodels/backends/engine/kernels/difficulty.py): the options a first-empty-
  * cell backtracker puts down up to its first solution, from filled and used (changed while
- * it runs); CPCORE_CAPPED at max_nodes, CPCORE_NO_SOLUTION when it exhausts the tree.
- * stack: 3 * (n_cells + 1) words. */
-#define CPCORE_CAPPED (-1)
-#define CPCORE_NO_SOLUTION (-2)
+ * it runs); CPCORE_CAPPED at max_nodes, CPCORE_NO_SOLUTION when it exhausts the tree,
+ * CPCORE_STOPPED. stack: 3 * (n_cells + 1) words. */
 int64_t cpcore_first_solution_nodes(uint64_t n_cells, uint8_t* filled, int64_t* used,
                                     uint64_t n_counters, const int64_t* capacity,
                                     const int64_t* low, const int64_t* start,
                                     const int64_t* listed, const int64_t* cells,
                                     const int64_t* cells_start, const int64_t* counters,
                                     const int64_t* counters_start, int64_t max_nodes,
-                                    int64_t* stack);
+                                    int64_t* stack, const int64_t* stop);
 /* --- the towers programme (cpcore/towers.hpp; towers/programme.py) -------------------- */
 
 /* A layer of the programme: an open-addressing table of n_slots states (keys, all ones for

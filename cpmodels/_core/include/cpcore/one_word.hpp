@@ -1,11 +1,25 @@
 // What every search on the one-word layout shares (the one-word count and tally, the reach
 // search): a board of at most 64 cells is one word, bit ``slow * inner + fast`` a cell, and
 // the pieces (units) used are a second word. Freestanding.
+//
+// Data layout (entry.h's cpcore_one_word and cpcore_reach_layout, read-only): a state is
+// (cells, used), bits that are no board cell covered from the start (``covered``), so the
+// board is full when cells is all ones; the options of unit p anchored at cell bit x (its
+// lowest bit) are the cell masks masks[start[x * n_units + p] .. start[x * n_units + p +
+// 1]), and avail[x] the units with options there; opt_cells[o] and opt_unit[o] (or
+// opt_piece[o]) an option's two words, for the forced options. The grid: a line is
+// ``inner`` bits, first and last the bits at each line's ends, so a word shifted by one
+// (masked there) or by a line's length is its cells' neighbours. Invariant: the first
+// empty cell is the lowest zero bit of cells, and every option anchored there covers it.
+// The walk of a node (Walk) is its anchor x, the units still to try m (a mask), and the
+// run [at, end) of the unit ``bit`` being tried; a search's frames (one per unit placed,
+// at most MAX_DEPTH with the root) hold the node's words and its Walk.
 #pragma once
 
 #include <stdint.h>
 
 #include "cpcore/bits.hpp"
+#include "cpcore/search.hpp"
 
 namespace cpcore {
 
@@ -124,43 +138,6 @@ inline bool place_options(const int64_t* row, uint64_t n, const word* opt_cells,
     return ok;
 }
 
-// What a node asks of the depth-first walk: skip the child just chosen, enter it, or end
-// the whole search.
-enum class Step { skip, enter, end };
-
-// How a depth-first walk ended: every node searched, a child ended it, or the stop flag.
-enum class Ended { finished, early, stopped };
-
-const unsigned MAX_DEPTH = 65;  // a frame a unit, and the root
-
-// The one depth-first walk of every search on the one-word layout, without recursion:
-// ``s`` holds the current node and a stack of frames, and says
-//   ``next()``: whether the node has another child to try (chosen in ``s``);
-//   ``child()``: what to do with it (a child skipped has been added up already);
-//   ``close()``: the node is searched to the end; ``pop(depth)``: back to the frame at
-//   ``depth``, adding up the child just closed; ``push(depth)``: keep the node in the frame
-//   at ``depth``; ``enter()``: the child chosen is the node.
-// ``nodes`` counts the nodes entered (the root too); the stop flag is read every 4096.
-template <class Search>
-Ended depth_first(Search& s, const int64_t* stop, int64_t& nodes) {
-    unsigned depth = 0;
-    nodes = 1;
-    for (;;) {
-        if (!s.next()) {
-            s.close();
-            if (depth == 0) return Ended::finished;
-            s.pop(--depth);
-            continue;
-        }
-        const Step step = s.child();
-        if (step == Step::skip) continue;
-        if (step == Step::end) return Ended::early;
-        s.push(depth);
-        ++depth;
-        ++nodes;
-        if ((nodes & 4095) == 0 && stopped(stop)) return Ended::stopped;
-        s.enter();
-    }
-}
+const unsigned MAX_DEPTH = 65;  // a frame a unit, and the root (depth_first's frames)
 
 }  // namespace cpcore

@@ -9,15 +9,38 @@
 //
 // A state knows its bits: which option fits, placing and taking back, the next item to
 // branch on, the dead-end test of the regions next to an option, and its memo key. The
-// counters (pieces in copies), the code they make and everything else are the skeleton's.
-// Freestanding: the caller hands in every buffer and the stop flag.
+// counters (pieces in copies) and the code they make are Search's; the walk is the one
+// skeleton's (cpcore/search.hpp's depth_first), each search a policy of it (Tallying,
+// FirstSolution, Enumerating). Freestanding: the caller hands in every buffer and the stop
+// flag.
+//
+// Data layout (entry.h's cpcore_packing_cover, read-only): the branching items are bits
+// 0 .. n_branch - 1 of the state (the exact-one items, board cells first in scan order);
+// the options anchored at item x (its lowest branching bit) are anchor_opts[anchor_start[x]
+// .. anchor_start[x + 1]), grouped by the piece's tag so that group_end[k] is the end of
+// option k's group (a used-up piece skips its whole run); opt_counter[o] is o's counter (a
+// piece in copies, counter_low .. counter_high of them) or -1, and radix[] makes the
+// counters one code (the memo key's last word). The state's words: TwoWords keeps them in
+// two scalars (opt_a/opt_b, and per anchor_opts index k_a/k_b, k_tag_*, k_counter, so a
+// node reads one array); NWords in the caller's ``filled`` (n_words words, opt_mask[o *
+// n_words ..] an option's). Invariants: every bit below the item last branched on is
+// covered (so the next item is the lowest open bit from there); counters[c] <=
+// counter_high[c]; the memo key of a state is its words and its code.
+//
+// The buffers (entry.h's cpcore_search_buffers), the frame at depth d <= n_branch:
+// stack_pos[d] the item branched on, stack_k[d] where the walk of its options goes on,
+// stack_code[d] the node's counter code, stack_mask[d] the tally items it leaves uncovered,
+// chosen[d] the option its child placed, acc[d * acc_width ..] its count vector (tallies).
+// A solution's options are chosen[0 .. depth].
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cpcore/bits.hpp"
+#include "cpcore/check.hpp"
 #include "cpcore/entry.h"
+#include "cpcore/search.hpp"
 #include "cpcore/table.hpp"
 
 namespace cpcore {
@@ -240,7 +263,15 @@ struct Search {
     }
 
     // Put option o down (code: the counter code, moved with it) and take it back.
+    // (A search places an option only where it fits, its counter below its bound; a
+    // prefix's options are put down whatever they do, and checked after.)
     void place(int64_t o, word& code) {
+        CPCORE_ASSERT(s.fits(o));
+        CPCORE_ASSERT(c.opt_counter[o] < 0 ||
+                      counters[c.opt_counter[o]] < c.counter_high[c.opt_counter[o]]);
+        put(o, code);
+    }
+    void put(int64_t o, word& code) {
         s.place(o);
         const int64_t ctr = c.opt_counter[o];
         if (ctr >= 0) {
@@ -265,7 +296,7 @@ struct Search {
             const int64_t o = prefix[q];
             if (o < 0) continue;
             ok = ok && s.fits(o);
-            place(o, code);
+            put(o, code);
             const int64_t ctr = c.opt_counter[o];
             if (ctr >= 0) ok = ok && counters[ctr] <= c.counter_high[ctr];
         }
@@ -286,107 +317,119 @@ struct Search {
 inline void add_into(int64_t* acc, const int64_t* src, int64_t start, int64_t lo, int64_t n,
                      int64_t o, int64_t mask, const cpcore_tallies& t) {
     const int64_t item = t.opt_tally[o];
+    int64_t a, b;
     if (item < 0) {
-        for (int64_t x = 0; x < n; ++x) acc[lo + x] += src[start + x];
+        scatter(acc, src, start, lo, n, 0, nullptr, &a, &b);
         return;
     }
     const int64_t cols = t.n_tally > 1 ? t.n_tally : 1;
-    const int64_t base = t.opt_index[o] * t.stride[mask * cols + item];
-    const int64_t* map = t.map_flat + t.map_start[mask * cols + item] + lo;
-    for (int64_t x = 0; x < n; ++x) acc[base + map[x]] += src[start + x];
+    scatter(acc, src, start, lo, n, t.opt_index[o] * t.stride[mask * cols + item],
+            t.map_flat + t.map_start[mask * cols + item], &a, &b);
+}
+
+// The value a table keeps for a key, less one (a count, or the arena offset of a vector),
+// or -1 when it has none.
+template <class Key>
+inline __attribute__((always_inline)) int64_t look_up(const Table& table, const Key& key) {
+    return (int64_t)table.lookup(key) - 1;
+}
+
+// Keep a key's counts: with ``scalar`` the count vec[0] in the slot itself (as count + 1),
+// else the run vec[lo .. hi) in the arena (the slot holding its offset + 1).
+template <class Key>
+inline void keep(Table& table, const Key& key, const int64_t* vec, int64_t lo, int64_t hi,
+                 bool scalar) {
+    if (!table.make_room(scalar ? 0 : (uint64_t)(hi - lo + 2))) return;
+    table.put(key, (word)((scalar ? vec[0] : table.keep_run(vec, lo, hi - lo)) + 1));
 }
 
 typedef cpcore_search_buffers SearchBuffers;
+
+// --- the policies' common steps -------------------------------------------------------
+
+// What the packing searches' policies of depth_first share: the node is the frame at
+// ``depth`` of the buffers' stacks (stack_pos[d] the item branched on, stack_k[d] where the
+// walk of its options goes on, chosen[d] the option its child placed); a child is the next
+// option that fits (``o``), and ``nxt`` the item it leaves next. The search (S) is the
+// caller's local copy, held by reference so that the policy itself never escapes and its
+// fields live in registers.
+template <class State>
+struct Branching {
+    Search<State>& S;
+    const SearchBuffers& B;
+    unsigned depth;
+    int64_t o;
+    uint64_t pos, nxt;
+
+    CPCORE_STEP bool next() {
+        pos = (uint64_t)B.stack_pos[depth];
+        o = S.next_fit(B.stack_k[depth], S.c.anchor_start[pos + 1]);
+        return o >= 0;
+    }
+    CPCORE_STEP void pop(unsigned d) {
+        depth = d;
+        S.unplace(B.chosen[d]);
+    }
+    CPCORE_STEP void push(unsigned d) {
+        CPCORE_ASSERT(d < S.c.n_branch);
+        B.chosen[d] = o;
+    }
+    CPCORE_STEP void enter() {
+        depth += 1;
+        B.stack_pos[depth] = (int64_t)nxt;
+        B.stack_k[depth] = S.c.anchor_start[nxt];
+    }
+};
+
+#define CPCORE_BRANCHING(State)        \
+    typedef Branching<State> Base;     \
+    using Base::S;                     \
+    using Base::B;                     \
+    using Base::depth;                 \
+    using Base::o;                     \
+    using Base::pos;                   \
+    using Base::nxt
 
 // --- counting -------------------------------------------------------------------------
 
 // Count the completions of the search's state (code: its counter code), split by the
 // options that cover the tally items: length[mask] counts to ``out``, where mask holds the
-// tally items the state leaves uncovered. Explicit stack; one count vector per depth.
-// Returns early, storing nothing partial, once the table's stop flag is set.
+// tally items the state leaves uncovered. A policy of depth_first over the buffers' stacks
+// (the frame at depth d: stack_pos[d] the item branched on, stack_k[d] where its options'
+// walk goes on, stack_code[d] and stack_mask[d] the node's counter code and uncovered tally
+// items, chosen[d] the option its child placed, acc[d] its count vector); a node whose
+// counts are in the table, or that leaves a tally item no later anchor covers, or a region
+// no pieces fill, is not entered. Returns early, storing nothing partial, once the table's
+// stop flag is set.
 template <class State>
-void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
-           const SearchBuffers& B, int64_t* out) {
-    Search<State> S = search;  // local copies: nothing the search writes can alias them
-    const cpcore_tallies t = tallies;
-    Table table = memo;
-    const cpcore_packing_cover& c = S.c;
-    const bool scalar = t.n_tally == 0;  // a plain count: the table holds counts
-    const bool use_memo = c.memo_ok;
-    int64_t* stats = table.stats;
-    const int64_t one = 1;
-    const int64_t root_mask = S.uncovered_tally(t);
-    const int64_t n_root = t.length[root_mask];
-    for (int64_t x = 0; x < n_root; ++x) out[x] = 0;
-    uint64_t pos = S.s.next_open(0);
-    if (pos == c.n_branch) {
-        out[0] = S.counters_full() ? 1 : 0;
-        return;
-    }
-    for (int64_t i = 0; i < t.n_tally; ++i)
-        if ((root_mask >> i) & 1 && t.last_anchor[i] < (int64_t)pos) return;
-    if (use_memo) {
-        const int64_t at = table.lookup(S.s.key(code));
-        if (at >= 0 && scalar) {
-            out[0] = at;
-            return;
-        }
-        if (at >= 0) {
-            for (int64_t x = 0; x < table.arena[at + 1]; ++x)
-                out[table.arena[at] + x] = table.arena[at + 2 + x];
-            return;
-        }
-    }
-    const uint64_t width = B.acc_width;
-    for (int64_t x = 0; x < n_root; ++x) B.acc[x] = 0;
-    uint64_t depth = 0;
-    B.stack_pos[0] = (int64_t)pos;
-    B.stack_k[0] = c.anchor_start[pos];
-    B.stack_code[0] = code;
-    B.stack_mask[0] = root_mask;
-    stats[NODES] += 1;
-    while (true) {
-        int64_t* acc = B.acc + depth * width;
-        pos = (uint64_t)B.stack_pos[depth];
-        int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
-        if (o < 0) {  // every option tried: this sub-board is counted
-            int64_t lo = 0, hi = 1;
-            if (!scalar) {
-                const int64_t n = t.length[B.stack_mask[depth]];
-                while (lo < n && acc[lo] == 0) ++lo;
-                hi = n;
-                while (hi > lo && acc[hi - 1] == 0) --hi;
-            }
-            if (use_memo && S.s.memo_allowed())
-                table.store(S.s.key(B.stack_code[depth]), acc, (uint64_t)lo, (uint64_t)hi,
-                            scalar);
-            if (depth == 0) {
-                for (int64_t x = lo; x < hi; ++x) out[x] = acc[x];
-                return;
-            }
-            depth -= 1;
-            o = B.chosen[depth];
-            S.unplace(o);
-            int64_t* parent = acc - width;
-            if (scalar)
-                parent[0] += acc[0];
-            else
-                add_into(parent, acc, lo, lo, hi - lo, o, B.stack_mask[depth], t);
-            continue;
-        }
-        word child_code = B.stack_code[depth];
+struct Tallying : Branching<State> {
+    CPCORE_BRANCHING(State);
+    const cpcore_tallies& t;  // the caller's local copies, as S
+    Table& table;
+    bool scalar;  // a plain count: the table holds counts
+    bool use_memo;
+    uint64_t width;
+    int64_t lo = 0, hi = 0, child_mask = 0;
+    word child_code = 0;
+
+    int64_t* acc(unsigned d) const { return B.acc + d * width; }
+
+    CPCORE_STEP Step child() {
+        int64_t* a = acc(depth);
+        child_code = B.stack_code[depth];
         S.place(o, child_code);
         const int64_t mask = B.stack_mask[depth];
-        int64_t child_mask = mask;
+        child_mask = mask;
         if (!scalar && t.opt_tally[o] >= 0) child_mask = mask & ~((int64_t)1 << t.opt_tally[o]);
-        const uint64_t nxt = S.s.next_open(pos + 1);
+        nxt = S.s.next_open(pos + 1);
         bool done = true;
-        if (nxt == c.n_branch) {
+        if (nxt == S.c.n_branch) {
             if (S.counters_full()) {
+                const int64_t one = 1;
                 if (scalar)
-                    acc[0] += 1;
+                    a[0] += 1;
                 else
-                    add_into(acc, &one, 0, 0, 1, o, mask, t);
+                    add_into(a, &one, 0, 0, 1, o, mask, t);
             }
         } else {
             bool starved = false;
@@ -394,11 +437,11 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
                 if ((child_mask >> i) & 1 && t.last_anchor[i] < (int64_t)nxt) starved = true;
             if (starved || S.s.dead_end(o)) {
             } else if (use_memo && S.s.memo_allowed()) {
-                const int64_t at = table.lookup(S.s.key(child_code));
+                const int64_t at = look_up(table, S.s.key(child_code));
                 if (at >= 0 && scalar)
-                    acc[0] += at;
+                    a[0] += at;
                 else if (at >= 0)
-                    add_into(acc, table.arena, at + 2, table.arena[at], table.arena[at + 1], o,
+                    add_into(a, table.arena, at + 2, table.arena[at], table.arena[at + 1], o,
                              mask, t);
                 else
                     done = false;
@@ -406,21 +449,78 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
                 done = false;
             }
         }
-        if (done) {
-            S.unplace(o);
-            continue;
+        if (!done) return Step::enter;
+        S.unplace(o);
+        return Step::skip;
+    }
+    // Every option tried: this sub-board is counted, its vector trimmed to [lo, hi) and kept.
+    CPCORE_STEP void close() {
+        const int64_t* a = acc(depth);
+        lo = 0;
+        hi = 1;
+        if (!scalar) {
+            hi = t.length[B.stack_mask[depth]];
+            trim_zeros(a, lo, hi);
         }
-        B.chosen[depth] = o;
-        stats[NODES] += 1;
-        if (stopped(&stats[STOP])) return;
-        depth += 1;
-        B.stack_pos[depth] = (int64_t)nxt;
-        B.stack_k[depth] = c.anchor_start[nxt];
+        if (use_memo && S.s.memo_allowed())
+            keep(table, S.s.key(B.stack_code[depth]), a, lo, hi, scalar);
+    }
+    CPCORE_STEP void pop(unsigned d) {  // the child's counts added to the node's
+        Base::pop(d);
+        if (scalar)
+            acc(d)[0] += acc(d + 1)[0];
+        else
+            add_into(acc(d), acc(d + 1), lo, lo, hi - lo, B.chosen[d], B.stack_mask[d], t);
+    }
+    CPCORE_STEP void enter() {
+        Base::enter();
         B.stack_code[depth] = child_code;
         B.stack_mask[depth] = child_mask;
-        int64_t* next = B.acc + depth * width;
+        int64_t* next = acc(depth);
         for (int64_t x = 0; x < t.length[child_mask]; ++x) next[x] = 0;
     }
+};
+
+template <class State>
+void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
+           const SearchBuffers& B, int64_t* out) {
+    Search<State> S = search;  // local copies: nothing the search writes can alias them
+    const cpcore_tallies t = tallies;
+    Table table = memo;
+    Tallying<State> T{{S, B, 0, -1, 0, 0}, t, table, t.n_tally == 0, S.c.memo_ok != 0,
+                      B.acc_width};
+    const cpcore_packing_cover& c = S.c;
+    const int64_t root_mask = T.S.uncovered_tally(t);
+    const int64_t n_root = t.length[root_mask];
+    for (int64_t x = 0; x < n_root; ++x) out[x] = 0;
+    const uint64_t pos = T.S.s.next_open(0);
+    if (pos == c.n_branch) {
+        out[0] = T.S.counters_full() ? 1 : 0;
+        return;
+    }
+    for (int64_t i = 0; i < t.n_tally; ++i)
+        if ((root_mask >> i) & 1 && t.last_anchor[i] < (int64_t)pos) return;
+    if (T.use_memo) {
+        const int64_t at = look_up(table, T.S.s.key(code));
+        if (at >= 0 && T.scalar) {
+            out[0] = at;
+            return;
+        }
+        if (at >= 0) {
+            table.copy_run(at, out);
+            return;
+        }
+    }
+    for (int64_t x = 0; x < n_root; ++x) B.acc[x] = 0;
+    B.stack_pos[0] = (int64_t)pos;
+    B.stack_k[0] = c.anchor_start[pos];
+    B.stack_code[0] = code;
+    B.stack_mask[0] = root_mask;
+    int64_t nodes;
+    const Ended ended = depth_first(T, &table.stats[STOP], nodes);
+    table.stats[NODES] += nodes;
+    if (ended == Ended::stopped) return;
+    for (int64_t x = T.lo; x < T.hi; ++x) out[x] = B.acc[x];
 }
 
 // Tally the completions of each row of ``prefixes`` (n_prefixes rows of ``width`` option
@@ -446,52 +546,55 @@ void tally_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefix
 
 // --- existence ------------------------------------------------------------------------
 
-// Whether the search's state has a completion: a depth-first search that ends at its first
-// solution. With ``use_table``, every state it exhausts is kept in the table as dead (a
-// count of 0), and a state found there is not searched again. Returns false at once,
-// keeping nothing partial, when the stop flag is set (the caller checks it).
+// Whether the search's state has a completion: depth_first until its first solution, over
+// the buffers' stacks (as the tally's, without the vectors). With ``use_table``, every
+// state it exhausts is kept in the table as dead (a count of 0), and a state found there is
+// not searched again. Returns false at once, keeping nothing partial, when the stop flag
+// is set (the caller checks it).
+template <class State>
+struct FirstSolution : Branching<State> {
+    CPCORE_BRANCHING(State);
+    Table& table;  // the caller's local copy, as S
+    bool use_table;
+    word child_code = 0;
+
+    CPCORE_STEP Step child() {
+        child_code = B.stack_code[depth];
+        S.place(o, child_code);
+        nxt = S.s.next_open(pos + 1);
+        if (nxt == S.c.n_branch) {
+            if (S.counters_full()) return Step::end;
+        } else if (!(S.s.dead_end(o) ||
+                     (use_table && look_up(table, S.s.key(child_code)) >= 0))) {
+            return Step::enter;
+        }
+        S.unplace(o);
+        return Step::skip;
+    }
+    CPCORE_STEP void close() {  // every option tried: this state has no completion
+        const int64_t none = 0;
+        if (use_table) keep(table, S.s.key(B.stack_code[depth]), &none, 0, 1, true);
+    }
+    CPCORE_STEP void enter() {
+        Base::enter();
+        B.stack_code[depth] = child_code;
+    }
+};
+
 template <class State>
 bool first_solution(Search<State>& search, word code, Table& memo, bool use_table,
                     const int64_t* stop, const SearchBuffers& B) {
     Search<State> S = search;  // local copies: nothing the search writes can alias them
     Table table = memo;
-    const cpcore_packing_cover& c = S.c;
-    use_table = use_table && c.memo_ok;
-    const int64_t none = 0;
-    uint64_t pos = S.s.next_open(0);
-    if (pos == c.n_branch) return S.counters_full();
-    if (use_table && table.lookup(S.s.key(code)) >= 0) return false;
-    uint64_t depth = 0;
+    FirstSolution<State> F{{S, B, 0, -1, 0, 0}, table, use_table && S.c.memo_ok};
+    const uint64_t pos = F.S.s.next_open(0);
+    if (pos == F.S.c.n_branch) return F.S.counters_full();
+    if (F.use_table && look_up(F.table, F.S.s.key(code)) >= 0) return false;
     B.stack_pos[0] = (int64_t)pos;
-    B.stack_k[0] = c.anchor_start[pos];
+    B.stack_k[0] = F.S.c.anchor_start[pos];
     B.stack_code[0] = code;
-    while (true) {
-        if (stopped(stop)) return false;
-        pos = (uint64_t)B.stack_pos[depth];
-        const int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
-        if (o < 0) {  // every option tried: this state has no completion
-            if (use_table) table.store(S.s.key(B.stack_code[depth]), &none, 0, 1, true);
-            if (depth == 0) return false;
-            depth -= 1;
-            S.unplace(B.chosen[depth]);
-            continue;
-        }
-        word child_code = B.stack_code[depth];
-        S.place(o, child_code);
-        B.chosen[depth] = o;
-        const uint64_t nxt = S.s.next_open(pos + 1);
-        if (nxt == c.n_branch) {
-            if (S.counters_full()) return true;
-        } else if (!(S.s.dead_end(o) ||
-                     (use_table && table.lookup(S.s.key(child_code)) >= 0))) {
-            depth += 1;
-            B.stack_pos[depth] = (int64_t)nxt;
-            B.stack_k[depth] = c.anchor_start[nxt];
-            B.stack_code[depth] = child_code;
-            continue;
-        }
-        S.unplace(o);
-    }
+    int64_t nodes;
+    return depth_first(F, stop, nodes) == Ended::early;
 }
 
 // For each row of ``prefixes``, whether some solution contains its options: out[p] is 1
@@ -517,67 +620,68 @@ void exists_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefi
 // A resumable depth-first search that writes up to max_out solutions (option ids, rows of
 // out_width, -1 after the last when there is room) to ``out``. state[0] is the depth (-1
 // before the start, -2 when finished), state[1] the solutions this call wrote; the search
-// keeps its place in the state, counters, chosen and the stacks between calls. It returns
-// at its next node once the stop flag is set, and can be resumed after.
+// keeps its place in the state, counters, chosen and the stacks between calls (depth_first
+// goes on from the depth it ended at). It returns within STOP_INTERVAL nodes once the stop
+// flag is set, and can be resumed after.
+template <class State>
+struct Enumerating : Branching<State> {
+    CPCORE_BRANCHING(State);
+    int64_t* out;
+    uint64_t out_width;
+    int64_t max_out;
+    int64_t written = 0;
+
+    CPCORE_STEP Step child() {
+        word unused = 0;
+        S.place(o, unused);
+        B.chosen[depth] = o;
+        nxt = S.s.next_open(pos + 1);
+        if (nxt == S.c.n_branch) {
+            if (S.counters_full()) {
+                int64_t* row = out + (uint64_t)written * out_width;
+                for (unsigned d = 0; d <= depth; ++d) row[d] = B.chosen[d];
+                if ((uint64_t)depth + 1 < out_width) row[depth + 1] = -1;
+                written += 1;
+            }
+            S.unplace(o);
+            return written >= max_out ? Step::end : Step::skip;
+        }
+        if (S.s.dead_end(o)) {
+            S.unplace(o);
+            return Step::skip;
+        }
+        return Step::enter;
+    }
+    CPCORE_STEP void close() {}
+};
+
 template <class State>
 void enumerate(Search<State>& search, int64_t* state, const SearchBuffers& B, int64_t* out,
                uint64_t out_width, int64_t max_out, const int64_t* stop) {
-    Search<State> S = search;  // a local copy: nothing the search writes can alias it
-    const cpcore_packing_cover& c = S.c;
-    int64_t written = 0;
+    const cpcore_packing_cover& c = search.c;
     int64_t depth = state[0];
-    if (depth == -2) {
-        state[1] = 0;
-        return;
-    }
+    state[1] = 0;
+    if (depth == -2 || max_out <= 0 || stopped(stop)) return;
     if (depth == -1) {
-        const uint64_t pos = S.s.next_open(0);
+        const uint64_t pos = search.s.next_open(0);
         if (pos == c.n_branch) {  // nothing to branch on: the forced options are the solution
-            if (S.counters_full()) {
+            if (search.counters_full()) {
                 out[0] = -1;
-                written = 1;
+                state[1] = 1;
             }
             state[0] = -2;
-            state[1] = written;
             return;
         }
         depth = 0;
         B.stack_pos[0] = (int64_t)pos;
         B.stack_k[0] = c.anchor_start[pos];
     }
-    word unused = 0;
-    while (depth >= 0) {
-        if (written >= max_out || stopped(stop)) break;
-        const uint64_t pos = (uint64_t)B.stack_pos[depth];
-        const int64_t o = S.next_fit(B.stack_k[depth], c.anchor_start[pos + 1]);
-        if (o < 0) {  // every option tried: back up
-            depth -= 1;
-            if (depth >= 0) S.unplace(B.chosen[depth]);
-            continue;
-        }
-        S.place(o, unused);
-        B.chosen[depth] = o;
-        const uint64_t nxt = S.s.next_open(pos + 1);
-        if (nxt == c.n_branch) {
-            if (S.counters_full()) {
-                int64_t* row = out + (uint64_t)written * out_width;
-                for (int64_t d = 0; d <= depth; ++d) row[d] = B.chosen[d];
-                if ((uint64_t)depth + 1 < out_width) row[depth + 1] = -1;
-                written += 1;
-            }
-            S.unplace(o);
-            continue;
-        }
-        if (S.s.dead_end(o)) {
-            S.unplace(o);
-            continue;
-        }
-        depth += 1;
-        B.stack_pos[depth] = (int64_t)nxt;
-        B.stack_k[depth] = c.anchor_start[nxt];
-    }
-    state[0] = depth >= 0 ? depth : -2;
-    state[1] = written;
+    Search<State> S = search;  // a local copy: nothing the search writes can alias it
+    Enumerating<State> E{{S, B, (unsigned)depth, -1, 0, 0}, out, out_width, max_out};
+    int64_t nodes;
+    const Ended ended = depth_first(E, stop, nodes, (unsigned)depth);
+    state[0] = ended == Ended::finished ? -2 : (int64_t)E.depth;
+    state[1] = E.written;
 }
 
 }  // namespace cpcore

@@ -1,25 +1,48 @@
-// The memo table every search of the core keeps its finished states in: an exact
-// open-addressed hash table (cpcore/hash.hpp's probe) whose rows hold a key, and whose
-// values are a count (kept as count + 1) or, for a vector of counts, where its nonzero run
-// lies in the arena (offset + 1). A zero value marks an empty slot.
+// The one memo table of the core: every search keeps its finished states in it (the
+// packing searches' counts, tallies and dead states, the one-word count and tally, the
+// reach search's states searched to the end and its settled states). Freestanding; the
+// caller owns every buffer.
 //
-// The key is the search's: a type with
-//   word hash() const                  -- the slot it starts probing from (before masking),
-//   bool same(const word* row) const   -- whether a key row holds it,
-//   void write(word* row) const        -- writes it into a key row.
-// The statistics are memo.py's (USED .. FLUSHES, indexed by the names below); the caller
-// owns every buffer. Freestanding.
+// Data layout (n_slots a power of two; slot s is row s):
+//   keys[s * stride .. s * stride + stride)   row s: the key's words, then (for a table
+//                                             whose values live in its rows) the value;
+//   value(s)                                  keys[s * stride + stride - 1] when the row
+//                                             holds it (every table whose row width is a
+//                                             template constant), else values[s *
+//                                             value_stride] (the packing searches' table,
+//                                             whose N-word rows keep their values apart);
+//   arena[0 .. stats[ARENA_USED])             runs of count vectors, one after another, each
+//                                             (first index, length, the counts);
+//   stats[USED .. FLUSHES]                    the figures of enum Stat below.
+// Invariants: value(s) == 0 exactly when slot s is empty (a key's rows hold its value
+// biased so that no value kept is 0); stats[USED] counts the slots in use and stays below
+// three quarters of n_slots after a store; a key is in the first slot at or after
+// hash & (n_slots - 1), cyclically, that is empty or holds it (linear probing, hash.hpp's
+// probe), so a lookup ends at an empty slot and the table always has one; every arena run
+// referred to by a slot lies within arena[0 .. stats[ARENA_USED]) <= n_arena.
+//
+// The one flush rule (make_room): before a store, a table three quarters full, or whose
+// arena lacks room for the run to keep, is emptied: every value set to 0 (the keys may
+// stay), USED and ARENA_USED to 0, FLUSHES + 1. Every value kept is a shortcut, never
+// needed, so a long search keeps the recent states rather than running on with a full
+// table; a run that could never fit the arena is not kept.
+//
+// A search reaches rows through its key, a type with
+//   word hash() const                  -- where its probe starts (before masking),
+//   bool same(const word* row) const   -- whether a row holds it,
+//   void write(word* row) const        -- writes it into a row.
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpcore/check.hpp"
 #include "cpcore/hash.hpp"
 
 namespace cpcore {
 
 // What each entry of a table's statistics holds (memo.py's names and order).
-enum TableStat : unsigned {
+enum Stat : unsigned {
     USED = 0,        // slots in use
     HITS = 1,        // lookups that found their state
     MISSES = 2,      // lookups that did not
@@ -29,68 +52,146 @@ enum TableStat : unsigned {
     FLUSHES = 6,     // times the full table was emptied to make room
 };
 
-struct Table {
-    word* keys;          // n_slots rows of key_stride words
-    int64_t* values;     // slot s's value: values[s * value_stride] (0: empty)
-    int64_t* arena;      // the count vectors' runs: first index, length, the counts
-    int64_t* stats;      // USED .. FLUSHES
-    uint64_t n_slots;    // a power of two
-    uint64_t key_stride;
+// A table whose rows are Stride words, the value last (Stride 0: the widths are the
+// table's own, key_stride and value_stride, and the values where ``values`` says).
+template <uint64_t Stride>
+struct Rows {
+    word* keys;
+    word* values;          // (Stride 0) slot s's value: values[s * value_stride]
+    int64_t* arena;
+    int64_t* stats;        // USED .. FLUSHES
+    uint64_t n_slots;      // a power of two
+    uint64_t key_stride;   // (Stride 0) a row's words
     uint64_t value_stride;
     uint64_t n_arena;
 
-    int64_t& value(uint64_t s) const { return values[s * value_stride]; }
+    inline __attribute__((always_inline)) uint64_t stride() const {
+        return Stride != 0 ? Stride : key_stride;
+    }
+    inline __attribute__((always_inline)) word* row(uint64_t s) const {
+        return keys + s * stride();
+    }
+    inline __attribute__((always_inline)) word& value(uint64_t s) const {
+        CPCORE_ASSERT(s < n_slots);
+        return Stride != 0 ? keys[s * Stride + Stride - 1] : values[s * value_stride];
+    }
 
+    // The slot of a key: the first, from its hash ``h``, that is empty or holds it. With
+    // ``occupied``, a slot is in use when it says so (the reach search's marked rows).
+    template <class Same>
+    inline __attribute__((always_inline)) uint64_t slot(word h, Same same) const {
+        return probe(h, n_slots, [this](uint64_t s) { return value(s) != 0; },
+                     [this, &same](uint64_t s) { return same(row(s)); });
+    }
+    template <class Occupied, class Same>
+    inline __attribute__((always_inline)) uint64_t slot(word h, Occupied occupied,
+                                                        Same same) const {
+        return probe(h, n_slots, [this, &occupied](uint64_t s) { return occupied(row(s)); },
+                     [this, &same](uint64_t s) { return same(row(s)); });
+    }
     template <class Key>
     inline __attribute__((always_inline)) uint64_t slot(const Key& key) const {
-        return probe(key.hash(), n_slots, [&](uint64_t s) { return value(s) != 0; },
-                     [&](uint64_t s) { return key.same(keys + s * key_stride); });
+        return slot(key.hash(), [&key](const word* r) { return key.same(r); });
     }
 
-    // The value kept for a key, less one (the count, or the arena offset of its vector),
-    // or -1 when the table has none; counted as a hit or a miss.
-    template <class Key>
-    inline __attribute__((always_inline)) int64_t lookup(const Key& key) const {
-        const int64_t v = value(slot(key));
-        if (v != 0) {
-            stats[HITS] += 1;
-            return v - 1;
-        }
-        stats[MISSES] += 1;
-        return -1;
+    // Ask the processor's caches for the first row of a probe from ``h``. WebAssembly has
+    // no prefetch (clang drops the builtin): there a load whose value nothing waits for
+    // asks the same, the processor going on while it comes.
+    inline __attribute__((always_inline)) void fetch(word h) const {
+#ifdef __wasm__
+        (void)*static_cast<const volatile word*>(row(h & (n_slots - 1)));
+#else
+        __builtin_prefetch(row(h & (n_slots - 1)), 0, 3);
+#endif
     }
 
-    // Keep a key's counts: with ``scalar`` the count vec[0] in the slot itself, else the run
-    // vec[lo .. hi) in the arena as (lo, hi - lo, the counts). A table three quarters full,
-    // or an arena without room, is emptied first (every value kept is a shortcut, never
-    // needed): a long search keeps the recent states rather than running on with a full
-    // table. A vector that could never fit the arena is not kept.
+    // The value of a key (0: none), counted as a hit or a miss.
     template <class Key>
-    void store(const Key& key, const int64_t* vec, uint64_t lo, uint64_t hi, bool scalar) {
-        const uint64_t n = hi - lo;
-        if (!scalar && n + 2 > n_arena) return;
+    inline __attribute__((always_inline)) word lookup(const Key& key) const {
+        const word v = value(slot(key));
+        stats[v != 0 ? HITS : MISSES] += 1;
+        return v;
+    }
+
+    // Empty every slot (the keys may stay) and the arena.
+    void flush() {
+        for (uint64_t s = 0; s < n_slots; ++s) value(s) = 0;
+        stats[USED] = 0;
+        stats[ARENA_USED] = 0;
+        stats[FLUSHES] += 1;
+    }
+
+    // The one flush rule, before keeping a state with a run of ``run`` arena words (0: its
+    // value alone): false when the run could never fit (nothing is kept then).
+    inline __attribute__((always_inline)) bool make_room(uint64_t run) {
+        if (run > n_arena) return false;
         if ((uint64_t)stats[USED] * 4 >= n_slots * 3 ||
-            !(scalar || (uint64_t)stats[ARENA_USED] + n + 2 <= n_arena)) {
-            for (uint64_t s = 0; s < n_slots; ++s) value(s) = 0;  // the keys may stay
-            stats[USED] = 0;
-            stats[ARENA_USED] = 0;
-            stats[FLUSHES] += 1;
-        }
-        const uint64_t top = (uint64_t)stats[ARENA_USED];
+            (uint64_t)stats[ARENA_USED] + run > n_arena)
+            flush();
+        return true;
+    }
+
+    // Keep a key's value (nonzero) in its slot (after make_room).
+    template <class Key>
+    inline __attribute__((always_inline)) void put(const Key& key, word v) {
+        CPCORE_ASSERT(v != 0);
         const uint64_t s = slot(key);
-        key.write(keys + s * key_stride);
-        stats[USED] += 1;
-        if (scalar) {
-            value(s) = vec[0] + 1;
-            return;
-        }
-        arena[top] = (int64_t)lo;
-        arena[top + 1] = (int64_t)n;
-        for (uint64_t x = 0; x < n; ++x) arena[top + 2 + x] = vec[lo + x];
-        value(s) = (int64_t)top + 1;
-        stats[ARENA_USED] = (int64_t)(top + n + 2);
+        key.write(row(s));
+        if (value(s) == 0) stats[USED] += 1;
+        value(s) = v;
+        CPCORE_ASSERT((uint64_t)stats[USED] < n_slots);
+    }
+
+    // The run vec[lo .. lo + n) appended to the arena (after make_room(n + 2)): its offset.
+    inline int64_t keep_run(const int64_t* vec, int64_t lo, int64_t n) {
+        const int64_t top = stats[ARENA_USED];
+        CPCORE_ASSERT(n >= 0 && (uint64_t)(top + n + 2) <= n_arena);
+        arena[top] = lo;
+        arena[top + 1] = n;
+        for (int64_t x = 0; x < n; ++x) arena[top + 2 + x] = vec[lo + x];
+        stats[ARENA_USED] = top + n + 2;
+        return top;
+    }
+
+    // The run kept at ``at`` copied into its place in ``out``.
+    inline void copy_run(int64_t at, int64_t* out) const {
+        CPCORE_ASSERT(at >= 0 && at + 2 + arena[at + 1] <= stats[ARENA_USED]);
+        for (int64_t x = 0; x < arena[at + 1]; ++x) out[arena[at] + x] = arena[at + 2 + x];
     }
 };
+
+// The packing searches' table: its widths are the layout's.
+typedef Rows<0> Table;
+
+// A count vector's zeros at both ends trimmed off the range [lo, hi) of ``vec``; an empty
+// range becomes [0, 0).
+inline void trim_zeros(const int64_t* vec, int64_t& lo, int64_t& hi) {
+    while (lo < hi && vec[lo] == 0) ++lo;
+    while (hi > lo && vec[hi - 1] == 0) --hi;
+    if (hi <= lo) lo = hi = 0;
+}
+
+// The tally scatter: a child's counts src[at .. at + n) (its entries from .. from + n - 1)
+// added into the parent's vector ``acc``, through ``map`` (the child's index to the
+// parent's, offset by ``base``) when the option between them covers a tally item, as they
+// are (map null) when it does not. Returns the parent's entries touched, [*lo, *hi).
+inline void scatter(int64_t* acc, const int64_t* src, int64_t at, int64_t from, int64_t n,
+                    int64_t base, const int64_t* map, int64_t* lo, int64_t* hi) {
+    if (n <= 0) {
+        *lo = *hi = 0;
+        return;
+    }
+    if (map == nullptr) {
+        for (int64_t x = 0; x < n; ++x) acc[from + x] += src[at + x];
+        *lo = from;
+        *hi = from + n;
+        return;
+    }
+    map += from;
+    for (int64_t x = 0; x < n; ++x) acc[base + map[x]] += src[at + x];
+    *lo = base + map[0];
+    *hi = base + map[n - 1] + 1;
+}
 
 // A key of words and a code (a packing state and its counter code): hashed as
 // ``code * GOLDEN`` mixed with each word in turn, kept as the words then the code.
@@ -133,6 +234,26 @@ struct TwoWordsKey {
         row[0] = a;
         if (two) row[1] = b;
         row[two ? 2 : 1] = code;
+    }
+};
+
+// The hash of a one-word state (two words, the second spread first; ``spread`` and
+// ``shift`` tell the tables apart).
+inline __attribute__((always_inline)) word state_hash(word cells, word used, word spread,
+                                                      unsigned shift) {
+    word u = used * spread;
+    return mix(cells, u ^ (u >> shift));
+}
+
+// A one-word state's key (the cells covered and the units used), its hash given.
+struct CellsKey {
+    word cells, used, h;
+
+    word hash() const { return h; }
+    bool same(const word* row) const { return row[0] == cells && row[1] == used; }
+    void write(word* row) const {
+        row[0] = cells;
+        row[1] = used;
     }
 };
 

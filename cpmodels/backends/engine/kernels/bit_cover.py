@@ -85,8 +85,9 @@ def count_kernel(opt_low: np.ndarray, opt_high: np.ndarray, need_low: int | np.u
                  need_high: int | np.uint64, depth: int, forced: np.ndarray,
                  stop: np.ndarray) -> tuple[int, int]:
     """The solutions that contain the ``forced`` options (their indices), and the nodes the
-    search took; the count is -1 when ``stop[0]`` was set before it finished. Compiled
-    (``cpmodels/_core/src/bit_cover.cpp``); it releases the GIL while it searches."""
+    search took; the count is the core's ``STOPPED`` (-1) when ``stop[0]`` was set before
+    it finished. Compiled (``cpmodels/_core/src/bit_cover.cpp``); it releases the GIL while
+    it searches."""
     return _native.bit_cover_count(
         np.ascontiguousarray(opt_low, np.uint64), np.ascontiguousarray(opt_high, np.uint64),
         int(need_low), int(need_high), int(depth), np.ascontiguousarray(forced, np.int64),

@@ -27,6 +27,7 @@ import numpy as np
 
 import cpmodels._native as _native
 from cpmodels.cover import ExactCover, scan_order
+from cpmodels.errors import OutOfTime
 
 ORDERS = 16  # piece orders a difficulty is taken over
 SEED = 20240601  # the orders' seed: the same orders for every date and every run
@@ -112,11 +113,13 @@ class Backtracker:
                    flat_cells, cells_start, flat_counters, counters_start, tuple(starts),
                    tuple(listed))
 
-    def nodes(self, forced: Sequence[int] = (), max_nodes: int = MAX_NODES
-              ) -> list[int] | None:
+    def nodes(self, forced: Sequence[int] = (), max_nodes: int = MAX_NODES,
+              stop: np.ndarray | None = None) -> list[int] | None:
         """Nodes to the first solution with the ``forced`` options down, one figure per
         piece order (an order past ``max_nodes`` counts as that many); None when there is no
-        solution (the first order then searched the whole tree, so no other is run)."""
+        solution (the first order then searched the whole tree, so no other is run).
+        ``stop``: a flag another thread may set (OutOfTime once a search sees it)."""
+        flag = np.zeros(1, np.int64) if stop is None else stop
         filled = np.zeros(self.n_cells, np.uint8)
         used = np.zeros(len(self.capacity), np.int64)
         for o in forced:
@@ -128,7 +131,9 @@ class Backtracker:
         for start, listed in zip(self.start, self.listed):
             n = _first_solution_nodes(self.n_cells, filled, used, self.capacity, self.low,
                                       start, listed, self.cells, self.cells_start,
-                                      self.counters, self.counters_start, max_nodes)
+                                      self.counters, self.counters_start, max_nodes, flag)
+            if n == STOPPED:
+                raise OutOfTime("the difficulty search was stopped")
             if n == NO_SOLUTION:
                 return None
             out.append(max_nodes if n == CAPPED else n)
@@ -162,19 +167,21 @@ def _flatten(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return flat.astype(np.int64), start
 
 
-NO_SOLUTION = -2
-CAPPED = -1
+NO_SOLUTION = _native.NO_SOLUTION  # the core's statuses (entry.h)
+CAPPED = _native.CAPPED
+STOPPED = _native.STOPPED
 
 
 def _first_solution_nodes(n_cells: int, filled0: np.ndarray, used0: np.ndarray,
                           capacity: np.ndarray, low: np.ndarray, start: np.ndarray,
                           listed: np.ndarray, cells: np.ndarray, cells_start: np.ndarray,
                           counters: np.ndarray, counters_start: np.ndarray,
-                          max_nodes: int) -> int:
+                          max_nodes: int, stop: np.ndarray) -> int:
     """Placements a first-empty-cell backtracker puts down up to its first solution;
-    :data:`CAPPED` past ``max_nodes``, :data:`NO_SOLUTION` when it exhausts the tree.
+    :data:`CAPPED` past ``max_nodes``, :data:`NO_SOLUTION` when it exhausts the tree,
+    :data:`STOPPED` once ``stop[0]`` is set.
     Compiled (``cpmodels/_core/src/difficulty.cpp``) for a layout :meth:`Backtracker.of`
     has checked; it releases the GIL while it searches."""
     return _native.first_solution_nodes(n_cells, filled0, used0, capacity, low, start,
                                         listed, cells, cells_start, counters,
-                                        counters_start, max_nodes)
+                                        counters_start, max_nodes, stop)
