@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from cpmodels._core import interface
 from cpmodels.cli import main
 from cpmodels.web.connections import server_config
 
@@ -186,12 +187,32 @@ def page_globals(page, browser) -> list[str]:
     return sorted(added | seen)
 
 
+#: The core's interface as entry.h declares it, and its structs as ctypes Structures.
+ENTRY = interface.read(ROOT / "cpmodels" / "_core" / "include" / "cpcore" / "entry.h")
+CORE_STRUCTS = interface.ctypes_structs(ENTRY)
+
+
+def core_struct(name: str, **values) -> ctypes.Structure:
+    """The struct ``cpcore_NAME`` of entry.h with the fields given set, each array (of
+    ctypes, or numpy) by its address and kept alive as long as the struct. Pass it to an
+    entry point with ``ctypes.byref``."""
+    def plain(value):
+        if isinstance(value, (ctypes.Array, ctypes.Structure)):
+            return ctypes.addressof(value)
+        return value.ctypes.data if hasattr(value, "ctypes") else value
+
+    made = CORE_STRUCTS[name](**{field: plain(v) for field, v in values.items()})
+    made.kept = values
+    return made
+
+
 def core_library(tmp_path_factory, source: str) -> ctypes.CDLL:
     """One of the core's sources (``src/SOURCE``) built alone, freestanding, as a shared
-    library, to call its entry points over buffers the test gives (skips with no C++
-    compiler). Under tests/test_sanitized.py (which sets CPMODELS_TEST_SANITIZED=1 in its
-    subprocess, the sanitizer runtimes preloaded) it is built with them and its invariants
-    checked, so that a word read or written past a buffer is reported there too."""
+    library, to call its entry points over buffers the test gives, each typed as entry.h
+    declares it (skips with no C++ compiler). Under tests/test_sanitized.py (which sets
+    CPMODELS_TEST_SANITIZED=1 in its subprocess, the sanitizer runtimes preloaded) it is built
+    with them and its invariants checked, so that a word read or written past a buffer is
+    reported there too."""
     compiler = shutil.which("g++") or shutil.which("clang++")
     if compiler is None:
         pytest.skip("no C++ compiler (g++ or clang++) on this machine")
@@ -203,4 +224,4 @@ def core_library(tmp_path_factory, source: str) -> ctypes.CDLL:
                     "-fno-exceptions", "-fno-rtti", *checked, "-I", str(core_dir / "include"),
                     str(core_dir / "src" / source), "-o", str(lib)],
                    check=True, timeout=300)
-    return ctypes.CDLL(str(lib))
+    return interface.ctypes_typed(ctypes.CDLL(str(lib)), ENTRY)

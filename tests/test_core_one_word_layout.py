@@ -11,7 +11,7 @@ import random
 import layout_oracle as oracle
 import numpy as np
 import pytest
-from conftest import SPECS, core_library
+from conftest import CORE_STRUCTS, SPECS, core_library
 
 from cpmodels import _native
 from cpmodels.backends.engine.layouts.cover import OneWord, compile_cover, one_word_layout
@@ -219,50 +219,17 @@ def test_the_core_answers_what_it_cannot_read():
 
 # --- the core's calls alone, over buffers the caller gives ---------------------------------
 
-class _CoverInput(ctypes.Structure):
-    _fields_ = [(name, kind) for name, kind in (
-        ("n_items", ctypes.c_uint64), ("low", ctypes.c_void_p), ("high", ctypes.c_void_p),
-        ("item_cell", ctypes.c_void_p), ("n_cells", ctypes.c_uint64),
-        ("cell_nb_start", ctypes.c_void_p), ("cell_nbs", ctypes.c_void_p),
-        ("n_cell_nbs", ctypes.c_uint64), ("n_options", ctypes.c_uint64),
-        ("opt_start", ctypes.c_void_p), ("opt_items", ctypes.c_void_p),
-        ("n_opt_items", ctypes.c_uint64))]
-
-
-class _OneWordInput(ctypes.Structure):
-    _fields_ = [("cover", ctypes.c_void_p), ("cell_xy", ctypes.c_void_p),
-                ("item_kind", ctypes.c_void_p), ("option_kind", ctypes.c_void_p),
-                ("flips", ctypes.c_uint64)]
-
-
-class _Sizes(ctypes.Structure):
-    _fields_ = ([(n, ctypes.c_int64) for n in
-                 ("error", "suits", "n_pieces", "n_flat", "n_board_cells")]
-                + [(n, ctypes.c_uint64) for n in
-                   ("all_pieces", "covered", "inner", "first", "last", "slack", "optional")]
-                + [("region_limit", ctypes.c_int64), ("isolated_dead", ctypes.c_int64)])
-
-
-LAYOUT_ARRAYS = ["start", "masks", "opts", "avail", "opt_cells", "opt_piece", "slack_cells",
-                 "areas", "fillable"]
-
-
-class _Layout(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_void_p) for name in LAYOUT_ARRAYS]
+_CoverInput = CORE_STRUCTS["cover_input"]
+_OneWordInput = CORE_STRUCTS["one_word_input"]
+_Sizes = CORE_STRUCTS["one_word_sizes"]
+_Layout = CORE_STRUCTS["one_word_layout"]
+LAYOUT_ARRAYS = [name for name, _ in _Layout._fields_]
 
 
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
     """src/one_word_layout.cpp built alone, freestanding, as a shared library."""
-    loaded = core_library(tmp_path_factory, "one_word_layout.cpp")
-    loaded.cpcore_one_word_layout_work.restype = ctypes.c_uint64
-    loaded.cpcore_one_word_layout_work.argtypes = [ctypes.c_void_p]
-    p = ctypes.c_void_p
-    loaded.cpcore_one_word_layout_measure.restype = None
-    loaded.cpcore_one_word_layout_measure.argtypes = [p, p, p]
-    loaded.cpcore_one_word_layout_fill.restype = None
-    loaded.cpcore_one_word_layout_fill.argtypes = [p, p, p, p]
-    return loaded
+    return core_library(tmp_path_factory, "one_word_layout.cpp")
 
 
 GUARD = 0x5A5A5A5A5A5A5A5A  # a word past each buffer's end, that the core must not touch

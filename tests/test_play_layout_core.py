@@ -14,7 +14,7 @@ from fractions import Fraction
 import cpmodels._native as native
 import play_layout_oracle as oracle
 import pytest
-from conftest import SPECS, core_library
+from conftest import SPECS, core_library, core_struct
 from test_geometry_core import grow_region
 
 from cpmodels.geometry import SIXTHS, PlayLayout, play_layout
@@ -144,11 +144,13 @@ def test_the_core_is_what_the_page_gets(monkeypatch):
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
     """src/play_layout.cpp built alone as a shared library, its entry point typed."""
-    loaded = core_library(tmp_path_factory, "play_layout.cpp")
-    i64, u64, p = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p
-    loaded.cpcore_play_layout.restype = i64
-    loaded.cpcore_play_layout.argtypes = [i64, p, u64, p, p, p, u64, u64, p, u64, p, u64, p]
-    return loaded
+    return core_library(tmp_path_factory, "play_layout.cpp")
+
+
+def _input(grid, board, n_board, cells, start, turns, n_pieces, n_cells):
+    return ctypes.byref(core_struct(
+        "play_input", grid=grid, board=board, n_board=n_board, piece_cells=cells,
+        piece_start=start, piece_turns=turns, n_pieces=n_pieces, n_piece_cells=n_cells))
 
 
 def _words(values, kind=ctypes.c_int64):
@@ -169,7 +171,7 @@ def test_the_core_reports_the_buffers_it_needs(core):
     cells, flat = _words(x for cell in board for x in cell), _words(x for c in piece for x in c)
     start, turns = _words([0, 3]), _words([1, 1])
     sizes = _words([0, 0], ctypes.c_uint64)
-    args = (2, cells, len(board), flat, start, turns, 1, 3)  # the hex grid
+    args = (_input(2, cells, len(board), flat, start, turns, 1, 3),)  # the hex grid
     assert core.cpcore_play_layout(*args, None, 0, None, 0, sizes) == SMALL_BUFFER
     need_scratch = sizes[1]
     assert need_scratch > len(board)
@@ -194,8 +196,9 @@ def test_the_core_refuses_what_does_not_read(core):
     one, turns = _words([0, 0]), _words([1, 1, 1, 1])
 
     def call(grid=0, board=one, n_board=1, cells=one, start=(0, 1), n_pieces=1, n_cells=1):
-        return core.cpcore_play_layout(grid, board, n_board, cells, _words(start), turns,
-                                       n_pieces, n_cells, None, 0, None, 0, sizes)
+        return core.cpcore_play_layout(
+            _input(grid, board, n_board, cells, _words(start), turns, n_pieces, n_cells),
+            None, 0, None, 0, sizes)
 
     assert call(grid=3) == NOT_PLANE
     assert call(grid=4) == UNKNOWN_GRID and call(grid=-1) == UNKNOWN_GRID

@@ -12,7 +12,7 @@ import random
 
 import cover_oracle as oracle
 import pytest
-from conftest import SPECS, core_library
+from conftest import SPECS, core_library, core_struct
 from test_geometry_core import grow_region
 from test_grids import HEX_CALENDAR as HEX
 from test_wasm import TRIANGLE
@@ -262,12 +262,7 @@ def test_what_does_not_fit_the_core_is_refused(match, call):
 @pytest.fixture(scope="module")
 def core(tmp_path_factory):
     """src/sweep_cover.cpp built alone as a shared library, its entry point typed."""
-    loaded = core_library(tmp_path_factory, "sweep_cover.cpp")
-    i64, u64, p = ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p
-    loaded.cpcore_sweep_cover.restype = i64
-    loaded.cpcore_sweep_cover.argtypes = [i64, p, u64, p, p, u64, u64, p, p, u64, p, p, u64,
-                                          u64, u64, p, u64, p, u64, p, u64, p, u64, p, u64, p]
-    return loaded
+    return core_library(tmp_path_factory, "sweep_cover.cpp")
 
 
 def _words(values, kind=ctypes.c_int64):
@@ -285,10 +280,23 @@ def _inputs(board, shapes, piece_start, bounds, groups, group_start, grid=0, mos
     for shape in shapes:
         shape_start.append(shape_start[-1] + len(shape))
     labels = [c for g in groups for c in g]
-    return [grid, flat(board), len(board), flat([c for s in shapes for c in s]),
-            _words(shape_start), len(shapes), shape_start[-1], _words(piece_start),
-            _words(bounds), len(piece_start) - 1, flat(labels), _words(group_start),
-            len(group_start) - 1, len(labels), most]
+    return core_struct(
+        "sweep_input", grid=grid, board=flat(board), n_board=len(board),
+        shape_cells=flat([c for s in shapes for c in s]), shape_start=_words(shape_start),
+        n_shapes=len(shapes), n_shape_cells=shape_start[-1], piece_start=_words(piece_start),
+        piece_bounds=_words(bounds), n_pieces=len(piece_start) - 1, group_cells=flat(labels),
+        group_start=_words(group_start), n_groups=len(group_start) - 1, n_labels=len(labels),
+        max_placements=most)
+
+
+def _cover(core, given, sizes, outs=(None,) * 4, words=(0,) * 4, scratch=None, n_scratch=0):
+    """cpcore_sweep_cover of the input ``given`` into the outputs (items, options, entries,
+    fixed) of the capacities ``words``."""
+    names = ("items", "options", "entries", "fixed")
+    out = core_struct("sweep_output", scratch=scratch, n_scratch=n_scratch,
+                      **{name: a for name, a in zip(names, outs) if a is not None},
+                      **{f"{name}_capacity": w for name, w in zip(names, words)})
+    return core.cpcore_sweep_cover(ctypes.byref(given), ctypes.byref(out), sizes)
 
 
 def test_the_core_reports_the_buffers_it_needs(core):
@@ -298,28 +306,26 @@ def test_the_core_reports_the_buffers_it_needs(core):
     shape = [(0, 0), (0, 1)]
     turned = [sorted(s) for s in orientations(shape)]
     groups = [[(0, 0), (1, 2)], [(0, 2)]]
-    args = _inputs(board, turned, [0, len(turned)], [1, 2], groups, [0, 2, 3])
+    given = _inputs(board, turned, [0, len(turned)], [1, 2], groups, [0, 2, 3])
     sizes = _words([0] * 5, ctypes.c_uint64)
-    none = [None, 0] * 4
-    assert core.cpcore_sweep_cover(*args, *none, None, 0, sizes) == SMALL_BUFFER
+    assert _cover(core, given, sizes) == SMALL_BUFFER
     need_scratch = sizes[3]
     assert need_scratch == 6 * 7 + 2 * 2 + 2 + 3 * 2
     scratch = _words([0] * need_scratch)
-    assert core.cpcore_sweep_cover(*args, *none, scratch, need_scratch - 1,
-                                   sizes) == SMALL_BUFFER
-    assert core.cpcore_sweep_cover(*args, *none, scratch, need_scratch, sizes) == SMALL_BUFFER
+    assert _cover(core, given, sizes, scratch=scratch, n_scratch=need_scratch - 1) == \
+        SMALL_BUFFER
+    assert _cover(core, given, sizes, scratch=scratch, n_scratch=need_scratch) == SMALL_BUFFER
     n_items, n_options, n_entries, n_fixed = sizes[0], sizes[1], sizes[2], sizes[4]
     assert (n_items, n_options, n_entries, n_fixed) == (6 + 1 + 2, 7 + 3, 7 * 3 + 3 * 2, 1)
     words = [4 * n_items, 4 * n_options, n_entries, n_fixed]
     for short in range(4):
         outs = [_words([0] * w) for w in words]
-        given = [w - (k == short) for k, w in enumerate(words)]
-        assert core.cpcore_sweep_cover(*args, *(x for pair in zip(outs, given) for x in pair),
-                                       scratch, need_scratch, sizes) == SMALL_BUFFER
+        short_words = [w - (k == short) for k, w in enumerate(words)]
+        assert _cover(core, given, sizes, outs, short_words, scratch, need_scratch) == \
+            SMALL_BUFFER
         assert (sizes[0], sizes[1], sizes[2], sizes[4]) == (n_items, n_options, n_entries, 1)
     items, options, entries, fixed = outs = [_words([0] * w) for w in words]
-    assert core.cpcore_sweep_cover(*args, *(x for pair in zip(outs, words) for x in pair),
-                                   scratch, need_scratch, sizes) == n_options
+    assert _cover(core, given, sizes, outs, words, scratch, need_scratch) == n_options
     kinds = [PieceKind("d", tuple(frozenset(s) for s in turned), 2, 1)]
     expected, slack = oracle.sweep_cover(board, kinds, {"a": groups[0], "b": groups[1]},
                                          GRIDS["square"])
@@ -354,15 +360,15 @@ def test_the_core_refuses_what_does_not_read(core, change, status):
     given = {"board": [(0, 0), (0, 1)], "shapes": [[(0, 0)]], "piece_start": [0, 1],
              "bounds": [1, 1], "groups": [[(0, 1)]], "group_start": [0, 1], "grid": 0,
              "most": 10**6} | change
-    args = _inputs(**given)
     sizes = _words([0] * 5, ctypes.c_uint64)
     scratch = _words([0] * 100)
-    assert core.cpcore_sweep_cover(*args, *[None, 0] * 4, scratch, 100, sizes) == status
+    assert _cover(core, _inputs(**given), sizes, scratch=scratch, n_scratch=100) == status
 
 
 @pytest.mark.parametrize("shape_start", [[1, 1], [0, 2], [0, 2**40]])
 def test_the_core_refuses_shapes_that_do_not_run_up_their_cells(core, shape_start):
-    args = _inputs([(0, 0)], [[(0, 0)]], [0, 1], [1, 1], [], [0])
-    args[4] = _words(shape_start)
+    given = _inputs([(0, 0)], [[(0, 0)]], [0, 1], [1, 1], [], [0])
+    starts = _words(shape_start)
+    given.shape_start = ctypes.addressof(starts)
     sizes = _words([0] * 5, ctypes.c_uint64)
-    assert core.cpcore_sweep_cover(*args, *[None, 0] * 4, None, 0, sizes) == BAD_SHAPES
+    assert _cover(core, given, sizes) == BAD_SHAPES

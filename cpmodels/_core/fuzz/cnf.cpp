@@ -17,10 +17,11 @@ int64_t next_step(const Incidence& inc, const std::vector<int64_t>& lits,
     const uint64_t n = inc.opt_start.size() - 1, n_items = inc.low.size();
     Buffer<uint8_t> possible(n), taken(n);
     Buffer<int64_t> need(n_items), room(n_items);
-    return cpcore_cnf_next_step(lits.data(), lits.size(), n, inc.opt_start.data(),
-                                inc.opt_items.data(), inc.item_start.data(),
-                                inc.item_opts.data(), inc.low.data(), n_items, possible.data(),
-                                taken.data(), need.data(), room.data(), out.data(), found);
+    const cpcore_cnf_incidence incidence{n, n_items, inc.opt_start.data(),
+                                         inc.opt_items.data(), inc.item_start.data(),
+                                         inc.item_opts.data(), inc.low.data()};
+    const cpcore_cnf_work work{possible.data(), taken.data(), need.data(), room.data()};
+    return cpcore_cnf_next_step(&incidence, lits.data(), lits.size(), &work, out.data(), found);
 }
 
 }  // namespace

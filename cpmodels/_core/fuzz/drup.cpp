@@ -55,11 +55,13 @@ int64_t drup_check(Proof p) {
     Buffer<uint8_t> active(p.n_clauses);
     Buffer<int64_t> head(2 * p.n_vars), next(2 * p.n_clauses), trail(p.n_vars + 1);
     Buffer<int8_t> value(p.n_vars), top_level(p.n_vars);
-    return cpcore_drup_check(p.n_vars, p.n_formula, p.n_clauses, p.lits.data(),
-                             p.start.data(), p.length.data(), p.n_steps, p.kind.data(),
-                             p.clause.data(), p.units.data(), p.n_units_formula, active.data(),
-                             head.data(), next.data(), value.data(), trail.data(),
-                             top_level.data());
+    const cpcore_drup_proof proof{p.n_vars, p.n_formula, p.n_clauses,
+                                  p.lits.data(), p.start.data(), p.length.data(),
+                                  p.n_steps, p.kind.data(), p.clause.data(),
+                                  p.units.data(), p.n_units_formula};
+    const cpcore_drup_work work{active.data(), head.data(), next.data(),
+                                value.data(), trail.data(), top_level.data()};
+    return cpcore_drup_check(&proof, &work);
 }
 
 }  // namespace

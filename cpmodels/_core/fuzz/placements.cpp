@@ -11,8 +11,8 @@ namespace {
 int64_t orientations(int64_t grid, const std::vector<int64_t>& cells, uint64_t n, int rotate,
                      int flip, int64_t* out, uint64_t capacity, int64_t* scratch,
                      uint64_t n_scratch, uint64_t* sizes) {
-    return cpcore_orientations(grid, cells.data(), n, rotate, flip, out, capacity, scratch,
-                               n_scratch, sizes);
+    const cpcore_shape_input in{grid, cells.data(), n, rotate, flip};
+    return cpcore_orientations(&in, out, capacity, scratch, n_scratch, sizes);
 }
 
 struct Shapes {
@@ -24,9 +24,10 @@ struct Shapes {
 int64_t placements(const Shapes& s, int64_t* out_cells, uint64_t cells_capacity,
                    int64_t* out_shape, uint64_t shapes_capacity, int64_t* scratch,
                    uint64_t n_scratch, uint64_t* sizes) {
-    return cpcore_placements(s.grid, s.cells.data(), s.start.data(), s.n_shapes, s.n_cells,
-                             s.board.data(), s.n_board, s.limit, out_cells, cells_capacity,
-                             out_shape, shapes_capacity, scratch, n_scratch, sizes);
+    const cpcore_placements_input in{s.grid, s.cells.data(), s.start.data(), s.n_shapes,
+                                     s.n_cells, s.board.data(), s.n_board, s.limit};
+    return cpcore_placements(&in, out_cells, cells_capacity, out_shape, shapes_capacity,
+                             scratch, n_scratch, sizes);
 }
 
 void orientations_of(Bytes& in, int64_t grid, int dim) {

@@ -16,9 +16,9 @@ struct Layout {
 // The adapter: the one call of the entry point.
 int64_t play_layout(const Layout& l, int64_t* out, uint64_t capacity, int64_t* scratch,
                     uint64_t n_scratch, uint64_t* sizes) {
-    return cpcore_play_layout(l.grid, l.board.data(), l.n_board, l.cells.data(),
-                              l.start.data(), l.turns.data(), l.n_pieces, l.n_cells, out,
-                              capacity, scratch, n_scratch, sizes);
+    const cpcore_play_input in{l.grid, l.board.data(), l.n_board, l.cells.data(),
+                               l.start.data(), l.turns.data(), l.n_pieces, l.n_cells};
+    return cpcore_play_layout(&in, out, capacity, scratch, n_scratch, sizes);
 }
 
 // Reads the stream's words in order, never past its end.

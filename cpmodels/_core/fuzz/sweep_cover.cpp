@@ -43,12 +43,14 @@ Board read_board(Bytes& in) {
 int64_t sweep_cover(const Board& b, int64_t* items, uint64_t n_items, int64_t* options,
                     uint64_t n_options, int64_t* entries, uint64_t n_entries, int64_t* fixed,
                     uint64_t n_fixed, int64_t* scratch, uint64_t n_scratch, uint64_t* sizes) {
-    return cpcore_sweep_cover(b.grid, b.board.data(), b.n_board, b.shape_cells.data(),
-                              b.shape_start.data(), b.n_shapes, b.n_shape_cells,
-                              b.piece_start.data(), b.piece_bounds.data(), b.n_pieces,
-                              b.group_cells.data(), b.group_start.data(), b.n_groups,
-                              b.n_labels, b.max_placements, items, n_items, options, n_options,
-                              entries, n_entries, fixed, n_fixed, scratch, n_scratch, sizes);
+    const cpcore_sweep_input in{b.grid, b.board.data(), b.n_board,
+                                b.shape_cells.data(), b.shape_start.data(), b.n_shapes,
+                                b.n_shape_cells, b.piece_start.data(), b.piece_bounds.data(),
+                                b.n_pieces, b.group_cells.data(), b.group_start.data(),
+                                b.n_groups, b.n_labels, b.max_placements};
+    const cpcore_sweep_output out{items, n_items, options, n_options, entries,
+                                  n_entries, fixed, n_fixed, scratch, n_scratch};
+    return cpcore_sweep_cover(&in, &out, sizes);
 }
 
 }  // namespace

@@ -31,31 +31,39 @@ Cell read_cell(Bytes& in) {
     return c;
 }
 
+// The cell as the entry points read it.
+cpcore_towers_cell cell_of(const Cell& c) {
+    return cpcore_towers_cell{c.shape.data(), c.table.data(), c.needs.data(), c.needs.size(),
+                              c.allowed};
+}
+
 // The adapters: one call of each entry point.
 uint64_t step(const std::vector<uint64_t>& keys, const std::vector<int64_t>& vals,
               const Cell& c, Buffer<uint64_t>& new_keys, Buffer<int64_t>& new_vals,
               uint64_t used, uint64_t* at) {
-    return cpcore_towers_step(keys.data(), vals.data(), keys.size(), c.shape.data(),
-                              c.table.data(), c.needs.data(), c.needs.size(), c.allowed,
-                              c.floor, new_keys.data(), new_vals.data(), new_keys.size, used,
-                              at);
+    const cpcore_towers_layer from{keys.data(), vals.data(), keys.size()};
+    const cpcore_towers_cell cell = cell_of(c);
+    const cpcore_towers_into into{new_keys.data(), new_vals.data(), new_keys.size};
+    return cpcore_towers_step(&from, &cell, c.floor, &into, used, at);
 }
 
 void rehash(Buffer<uint64_t>& keys, Buffer<int64_t>& vals, Buffer<uint64_t>& into_keys,
             Buffer<int64_t>& into_vals) {
-    cpcore_towers_rehash(keys.data(), vals.data(), keys.size, into_keys.data(),
-                         into_vals.data(), into_keys.size);
+    const cpcore_towers_layer from{keys.data(), vals.data(), keys.size};
+    const cpcore_towers_into into{into_keys.data(), into_vals.data(), into_keys.size};
+    cpcore_towers_rehash(&from, &into);
 }
 
 int64_t predecessor(const std::vector<uint64_t>& keys, const std::vector<int64_t>& vals,
                     uint64_t target, int64_t value, const Cell& c, int64_t* colour) {
-    return cpcore_towers_predecessor(keys.data(), vals.data(), keys.size(), target, value,
-                                     c.shape.data(), c.table.data(), c.needs.data(),
-                                     c.needs.size(), c.allowed, colour);
+    const cpcore_towers_layer from{keys.data(), vals.data(), keys.size()};
+    const cpcore_towers_cell cell = cell_of(c);
+    return cpcore_towers_predecessor(&from, &cell, target, value, colour);
 }
 
 int64_t best(const uint64_t* keys, const int64_t* vals, uint64_t n) {
-    return cpcore_towers_best(keys, vals, n);
+    const cpcore_towers_layer layer{keys, vals, n};
+    return cpcore_towers_best(&layer);
 }
 
 }  // namespace

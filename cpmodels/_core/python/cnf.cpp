@@ -66,11 +66,15 @@ void bind_cnf(nb::module_& m) {
                 std::vector<uint8_t> possible(n), taken(n);
                 std::vector<int64_t> need(n_items), room(n_items);
                 int64_t found[2];
-                const int64_t kind = cpcore_cnf_next_step(
-                    lits.data(), lits.shape(0), n, inc.opt_start.data(), inc.opt_items.data(),
-                    inc.item_start.data(), inc.item_opts.data(), inc.low.data(), n_items,
-                    possible.data(), taken.data(), need.data(), room.data(), out.data(),
-                    found);
+                const cpcore_cnf_incidence incidence{n, n_items, inc.opt_start.data(),
+                                                     inc.opt_items.data(),
+                                                     inc.item_start.data(),
+                                                     inc.item_opts.data(), inc.low.data()};
+                const cpcore_cnf_work work{possible.data(), taken.data(), need.data(),
+                                           room.data()};
+                const int64_t kind = cpcore_cnf_next_step(&incidence, lits.data(),
+                                                          lits.shape(0), &work, out.data(),
+                                                          found);
                 return std::make_tuple(kind, found[0], found[1]);
             },
             nb::arg("lits"), nb::arg("out").noconvert(),

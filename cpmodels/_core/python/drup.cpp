@@ -55,11 +55,13 @@ void bind_drup(nb::module_& m) {
                 require(unit[u] >= 0 && (size_t)unit[u] < n_clauses && len[unit[u]] == 1,
                         "a unit is not a clause of one literal");
             }
-            return cpcore_drup_check(n_vars, n_formula, (int64_t)n_clauses, lits.data(),
-                                     start.data(), length.data(), (int64_t)step_kind.shape(0),
-                                     step_kind.data(), step_clause.data(), units.data(),
-                                     n_units_formula, active.data(), head.data(), next.data(),
-                                     value.data(), trail.data(), top_level.data());
+            const cpcore_drup_proof proof{n_vars, n_formula, (int64_t)n_clauses, lits.data(),
+                                          start.data(), length.data(),
+                                          (int64_t)step_kind.shape(0), step_kind.data(),
+                                          step_clause.data(), units.data(), n_units_formula};
+            const cpcore_drup_work work{active.data(), head.data(), next.data(),
+                                        value.data(), trail.data(), top_level.data()};
+            return cpcore_drup_check(&proof, &work);
         },
         nb::arg("n_vars"), nb::arg("n_formula"), nb::arg("lits").noconvert(),
         nb::arg("start"), nb::arg("length"), nb::arg("step_kind"), nb::arg("step_clause"),

@@ -133,17 +133,20 @@ void bind_sweep_cover(nb::module_& m) {
             const uint64_t n_shapes = shape_start.size() - 1;
             const uint64_t n_groups = group_start.size() - 1;
             uint64_t sizes[5];
+            const cpcore_sweep_input in{grid, board_cells.data(), n_board, shape_cells.data(),
+                                        shape_start.data(), n_shapes,
+                                        shape_cells.size() / dim, piece_start.data(),
+                                        bounds.data(), (uint64_t)n_pieces, group_cells.data(),
+                                        group_start.data(), n_groups,
+                                        group_cells.size() / dim, max_placements};
             auto call = [&](int64_t* items, uint64_t n_items, int64_t* options,
                             uint64_t n_options, int64_t* entries, uint64_t n_entries,
                             int64_t* fixed, uint64_t n_fixed, int64_t* scratch,
                             uint64_t n_scratch) {
-                return cpcore_sweep_cover(
-                    grid, board_cells.data(), n_board, shape_cells.data(), shape_start.data(),
-                    n_shapes, shape_cells.size() / dim, piece_start.data(), bounds.data(),
-                    (uint64_t)n_pieces, group_cells.data(), group_start.data(), n_groups,
-                    group_cells.size() / dim, max_placements, items,
-                    n_items, options, n_options, entries, n_entries, fixed, n_fixed, scratch,
-                    n_scratch, sizes);
+                const cpcore_sweep_output out{items,   n_items,   options, n_options,
+                                              entries, n_entries, fixed,   n_fixed,
+                                              scratch, n_scratch};
+                return cpcore_sweep_cover(&in, &out, sizes);
             };
             // A call for the scratch, one to count, one to write.
             int64_t status = call(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0);
@@ -234,12 +237,12 @@ void bind_play_layout(nb::module_& m) {
             uint64_t sizes[2];
             // The core works on the vectors alone: other threads (the server's event loop)
             // run meanwhile.
+            const cpcore_play_input in{grid, board_cells.data(), board_cells.size() / 2,
+                                       piece_cells.data(), piece_start.data(), turns.data(),
+                                       (uint64_t)n_pieces, piece_cells.size() / 2};
             auto call = [&](int64_t* out, uint64_t n_out, int64_t* scratch, uint64_t n_scratch) {
                 nb::gil_scoped_release released;
-                return cpcore_play_layout(grid, board_cells.data(), board_cells.size() / 2,
-                                          piece_cells.data(), piece_start.data(), turns.data(),
-                                          (uint64_t)n_pieces, piece_cells.size() / 2, out,
-                                          n_out, scratch, n_scratch, sizes);
+                return cpcore_play_layout(&in, out, n_out, scratch, n_scratch, sizes);
             };
             auto said = [](int64_t status) {
                 require(status != CPCORE_LAYOUT_NO_CELLS, "the board has no cells");
@@ -285,12 +288,11 @@ void bind_geometry(nb::module_& m) {
             read_cells(cells, dim, coords, "a shape");
             const uint64_t n = coords.size() / dim;
             uint64_t sizes[3];
-            cpcore_orientations(grid, coords.data(), n, rotate, flip, nullptr, 0, nullptr, 0,
-                                sizes);
+            const cpcore_shape_input in{grid, coords.data(), n, rotate, flip};
+            cpcore_orientations(&in, nullptr, 0, nullptr, 0, sizes);
             std::vector<int64_t> out(sizes[0] + 1), scratch(sizes[1] + 1);
-            const int64_t found = cpcore_orientations(grid, coords.data(), n, rotate, flip,
-                                                      out.data(), out.size(), scratch.data(),
-                                                      scratch.size(), sizes);
+            const int64_t found = cpcore_orientations(&in, out.data(), out.size(),
+                                                      scratch.data(), scratch.size(), sizes);
             check_status(found);
             nb::list shapes;
             const uint64_t size = sizes[2];
@@ -335,27 +337,23 @@ void bind_geometry(nb::module_& m) {
             uint64_t sizes[3];
             // A first call for the scratch, then outputs as large as the board allows (or,
             // for a large board, as a counting call finds them).
-            int64_t status = cpcore_placements(grid, shape_cells.data(), start.data(),
-                                               (uint64_t)n_shapes, n_cells, board_cells.data(),
-                                               n_board, limit, nullptr, 0, nullptr, 0, nullptr,
-                                               0, sizes);
+            const cpcore_placements_input in{grid, shape_cells.data(), start.data(),
+                                             (uint64_t)n_shapes, n_cells, board_cells.data(),
+                                             n_board, limit};
+            int64_t status = cpcore_placements(&in, nullptr, 0, nullptr, 0, nullptr, 0, sizes);
             check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
             std::vector<int64_t> scratch(sizes[2] + 1);
             uint64_t most_placements = (uint64_t)n_shapes * n_board;
             uint64_t most_cells = n_cells * n_board;
             if (most_cells > (uint64_t(1) << 20)) {
-                status = cpcore_placements(grid, shape_cells.data(), start.data(),
-                                           (uint64_t)n_shapes, n_cells, board_cells.data(),
-                                           n_board, limit, nullptr, 0, nullptr, 0,
-                                           scratch.data(), scratch.size(), sizes);
+                status = cpcore_placements(&in, nullptr, 0, nullptr, 0, scratch.data(),
+                                           scratch.size(), sizes);
                 check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
                 most_placements = sizes[0];
                 most_cells = sizes[1];
             }
             std::vector<int64_t> out_cells(most_cells + 1), out_shape(most_placements + 1);
-            status = cpcore_placements(grid, shape_cells.data(), start.data(),
-                                       (uint64_t)n_shapes, n_cells, board_cells.data(),
-                                       n_board, limit, out_cells.data(), out_cells.size(),
+            status = cpcore_placements(&in, out_cells.data(), out_cells.size(),
                                        out_shape.data(), out_shape.size(), scratch.data(),
                                        scratch.size(), sizes);
             check_status(status);

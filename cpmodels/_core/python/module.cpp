@@ -1,6 +1,10 @@
 // The Python module of the engine core: thin wrappers that hand numpy buffers to the core's
 // entry points and release the GIL while a search runs.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <string>
+#include <vector>
 
 #include "bindings.hpp"
 #include "cpcore/entry.h"
@@ -35,4 +39,14 @@ NB_MODULE(_native, m) {
     cpbind::bind_packing(m);
     cpbind::bind_geometry(m);
     cpbind::bind_layout(m);
+    m.def(
+        "interface",
+        [] {
+            std::vector<char> text(cpcore_interface(nullptr, 0) + 1);
+            cpcore_interface(text.data(), text.size());
+            return std::string(text.data(), text.size() - 1);
+        },
+        "The core's interface as entry.h describes it, laid out by this build (JSON: each "
+        "struct's fields, kinds, offsets, pointees and shapes, each entry point's kinds, "
+        "each constant).");
 }

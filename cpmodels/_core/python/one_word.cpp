@@ -1,5 +1,5 @@
 // The one-word count and tally, and the reach search: the layouts (namedtuples of numpy
-// arrays, see cpmodels/backends/engine/one_word.py and reach.py) unpacked into the core's
+// arrays, see cpmodels/backends/engine/kernels/one_word.py and reach.py) unpacked into the core's
 // structs with the GIL held, then searched with it released.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>

@@ -120,7 +120,7 @@ TwoWordsView TwoWordsView::read(Reader& r, nb::handle W) {
     return v;
 }
 
-// The N-word state's view (layout.py's Layout); its table keeps the values apart.
+// The N-word state's view (layouts/cover.py's Layout); its table keeps the values apart.
 struct NWordsView {
     static const bool inline_values = false;
     cpcore_packing_cover cover;

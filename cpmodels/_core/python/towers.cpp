@@ -32,6 +32,23 @@ void check_table(size_t keys, size_t vals) {
     require(keys == vals, "keys and values differ in length");
 }
 
+cpcore_towers_layer layer(const In<uint64_t>& keys, const In<int64_t>& vals) {
+    check_table(keys.shape(0), vals.shape(0));
+    return cpcore_towers_layer{keys.data(), vals.data(), keys.shape(0)};
+}
+
+cpcore_towers_into into(Out<uint64_t>& keys, Out<int64_t>& vals) {
+    check_table(keys.shape(0), vals.shape(0));
+    return cpcore_towers_into{keys.data(), vals.data(), keys.shape(0)};
+}
+
+cpcore_towers_cell cell(const In<int64_t>& shape, const Table& table, const In<int64_t>& needs,
+                        int64_t allowed) {
+    check_cell(shape, table, needs);
+    return cpcore_towers_cell{shape.data(), table.data(), needs.data(), needs.shape(0),
+                              allowed};
+}
+
 }  // namespace
 
 void bind_towers(nb::module_& m) {
@@ -40,15 +57,13 @@ void bind_towers(nb::module_& m) {
         [](In<uint64_t> keys, In<int64_t> vals, In<int64_t> shape, Table table,
            In<int64_t> needs, int64_t allowed, int64_t floor, Out<uint64_t> new_keys,
            Out<int64_t> new_vals, uint64_t used, uint64_t at) {
-            check_table(keys.shape(0), vals.shape(0));
-            check_table(new_keys.shape(0), new_vals.shape(0));
-            check_cell(shape, table, needs);
-            const size_t cap = new_keys.shape(0);
+            const cpcore_towers_layer from = layer(keys, vals);
+            const cpcore_towers_into to = into(new_keys, new_vals);
+            const cpcore_towers_cell c = cell(shape, table, needs, allowed);
+            const size_t cap = to.n_slots;
             require(cap > 0 && (cap & (cap - 1)) == 0 && used * 2 <= cap,
                     "the new table is not a free power of two");
-            used = cpcore_towers_step(keys.data(), vals.data(), keys.shape(0), shape.data(),
-                                      table.data(), needs.data(), needs.shape(0), allowed,
-                                      floor, new_keys.data(), new_vals.data(), cap, used, &at);
+            used = cpcore_towers_step(&from, &c, floor, &to, used, &at);
             return std::make_pair(used, at);
         },
         nb::arg("keys"), nb::arg("vals"), nb::arg("shape"), nb::arg("table"),
@@ -61,13 +76,12 @@ void bind_towers(nb::module_& m) {
         "towers_rehash",
         [](In<uint64_t> keys, In<int64_t> vals, Out<uint64_t> into_keys,
            Out<int64_t> into_vals) {
-            check_table(keys.shape(0), vals.shape(0));
-            check_table(into_keys.shape(0), into_vals.shape(0));
-            const size_t cap = into_keys.shape(0);
-            require(cap > 0 && (cap & (cap - 1)) == 0 && cap > keys.shape(0),
+            const cpcore_towers_layer from = layer(keys, vals);
+            const cpcore_towers_into to = into(into_keys, into_vals);
+            const size_t cap = to.n_slots;
+            require(cap > 0 && (cap & (cap - 1)) == 0 && cap > from.n_slots,
                     "the bigger table is not a bigger power of two");
-            cpcore_towers_rehash(keys.data(), vals.data(), keys.shape(0), into_keys.data(),
-                                 into_vals.data(), cap);
+            cpcore_towers_rehash(&from, &to);
         },
         nb::arg("keys"), nb::arg("vals"), nb::arg("into_keys").noconvert(),
         nb::arg("into_vals").noconvert(), nb::call_guard<nb::gil_scoped_release>(),
@@ -76,12 +90,10 @@ void bind_towers(nb::module_& m) {
         "towers_predecessor",
         [](In<uint64_t> keys, In<int64_t> vals, uint64_t target, int64_t value,
            In<int64_t> shape, Table table, In<int64_t> needs, int64_t allowed) {
-            check_table(keys.shape(0), vals.shape(0));
-            check_cell(shape, table, needs);
+            const cpcore_towers_layer from = layer(keys, vals);
+            const cpcore_towers_cell c = cell(shape, table, needs, allowed);
             int64_t colour = -1;
-            const int64_t s = cpcore_towers_predecessor(
-                keys.data(), vals.data(), keys.shape(0), target, value, shape.data(),
-                table.data(), needs.data(), needs.shape(0), allowed, &colour);
+            const int64_t s = cpcore_towers_predecessor(&from, &c, target, value, &colour);
             return std::make_pair(s, colour);
         },
         nb::arg("keys"), nb::arg("vals"), nb::arg("target"), nb::arg("value"),
@@ -92,8 +104,8 @@ void bind_towers(nb::module_& m) {
     m.def(
         "towers_best",
         [](In<uint64_t> keys, In<int64_t> vals) {
-            check_table(keys.shape(0), vals.shape(0));
-            return cpcore_towers_best(keys.data(), vals.data(), keys.shape(0));
+            const cpcore_towers_layer from = layer(keys, vals);
+            return cpcore_towers_best(&from);
         },
         nb::arg("keys"), nb::arg("vals"), nb::call_guard<nb::gil_scoped_release>(),
         "The best score of a table (-2**62 when it is empty).");

@@ -1,4 +1,4 @@
-// Algorithm X on bits for covers of at most 128 items (cpmodels/backends/engine/bit_cover.py
+// Algorithm X on bits for covers of at most 128 items (backends/engine/kernels/bit_cover.py
 // says how): each level's live options a row of pairs (low word, high word), filtered from
 // its parent's without a branch, the options kept then added into bit-sliced counters four
 // words at a time, so the item with the fewest options (the lowest index of them) is read

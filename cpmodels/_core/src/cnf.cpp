@@ -5,12 +5,16 @@
 #include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 
-extern "C" int64_t cpcore_cnf_next_step(const int64_t* lits, uint64_t n_lits, uint64_t n,
-                                        const int64_t* opt_start, const int64_t* opt_items,
-                                        const int64_t* item_start, const int64_t* item_opts,
-                                        const int64_t* low, uint64_t n_items,
-                                        uint8_t* possible, uint8_t* taken, int64_t* need,
-                                        int64_t* room, int64_t* out, int64_t* found) {
+extern "C" int64_t cpcore_cnf_next_step(const cpcore_cnf_incidence* incidence,
+                                        const int64_t* lits, uint64_t n_lits,
+                                        const cpcore_cnf_work* work, int64_t* out,
+                                        int64_t* found) {
+    const uint64_t n = incidence->n_options, n_items = incidence->n_items;
+    const int64_t *opt_start = incidence->opt_start, *opt_items = incidence->opt_items;
+    const int64_t *item_start = incidence->item_start, *item_opts = incidence->item_opts;
+    const int64_t* low = incidence->low;
+    uint8_t *possible = work->possible, *taken = work->taken;
+    int64_t *need = work->need, *room = work->room;
     enum { DEAD, ITEM, OPTION, SOLVED };
     for (uint64_t j = 0; j < n; ++j) {
         possible[j] = 1;

@@ -1,4 +1,4 @@
-// The plain backtracker of a date's difficulty (cpmodels/backends/engine/difficulty.py):
+// The plain backtracker of a date's difficulty (cpmodels/backends/engine/kernels/difficulty.py):
 // the first empty cell in reading order, each of its options in the order's turn, until
 // the first solution; its nodes are the options it puts down.
 #include "cpcore/entry.h"

@@ -123,13 +123,18 @@ bool rup(const Clauses& f, int64_t target, int64_t n_units, int64_t n_vars, int8
 
 }  // namespace
 
-extern "C" int64_t cpcore_drup_check(int64_t n_vars, int64_t n_formula, int64_t n_clauses,
-                                     int64_t* lits, const int64_t* start,
-                                     const int64_t* length, int64_t n_steps,
-                                     const int64_t* step_kind, const int64_t* step_clause,
-                                     int64_t* units, int64_t n_units_formula, uint8_t* active,
-                                     int64_t* head, int64_t* next, int8_t* value,
-                                     int64_t* trail, int8_t* top_level) {
+extern "C" int64_t cpcore_drup_check(const cpcore_drup_proof* proof,
+                                     const cpcore_drup_work* work) {
+    const int64_t n_vars = proof->n_vars, n_formula = proof->n_formula;
+    const int64_t n_clauses = proof->n_clauses, n_steps = proof->n_steps;
+    int64_t* lits = proof->lits;
+    const int64_t *start = proof->start, *length = proof->length;
+    const int64_t *step_kind = proof->step_kind, *step_clause = proof->step_clause;
+    int64_t* units = proof->units;
+    uint8_t* active = work->active;
+    int64_t *head = work->head, *next = work->next, *trail = work->trail;
+    int8_t *value = work->value, *top_level = work->top_level;
+    const int64_t n_units_formula = proof->n_units_formula;
     const Clauses f{lits, start, length, active, head, next, units, value, trail};
     for (int64_t c = 0; c < n_clauses; ++c) active[c] = 0;
     for (int64_t t = 0; t < 2 * n_vars; ++t) head[t] = -1;

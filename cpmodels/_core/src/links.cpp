@@ -1,4 +1,4 @@
-// Dancing links with the most constrained item first (cpmodels/backends/engine/links.py
+// Dancing links with the most constrained item first (cpmodels/backends/engine/kernels/links.py
 // lays the cover out, DLX1's layout): covering and uncovering an item, taking forced
 // options, and the count, whose walk is count_most_constrained's (cpcore/cover.hpp).
 #include "cpcore/cover.hpp"

@@ -1,5 +1,5 @@
 // The one-word count and tally: boards of at most 64 cells, every piece used once (see
-// cpmodels/backends/engine/one_word.py). One skeleton walks the tree for both; what a node
+// cpmodels/backends/engine/kernels/one_word.py). One skeleton walks the tree for both; what a node
 // accumulates (a count, or a vector of counts split by the tally items' options) is its
 // policy. Freestanding.
 #include <stdint.h>

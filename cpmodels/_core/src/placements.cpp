@@ -20,10 +20,12 @@ bool coordinates_fit(const int64_t* x, uint64_t n) {
 
 }  // namespace
 
-extern "C" int64_t cpcore_orientations(int64_t grid, const int64_t* cells, uint64_t n_cells,
-                                       int rotate, int flip, int64_t* out,
+extern "C" int64_t cpcore_orientations(const cpcore_shape_input* in, int64_t* out,
                                        uint64_t out_capacity, int64_t* scratch,
                                        uint64_t n_scratch, uint64_t* sizes) {
+    const int64_t grid = in->grid;
+    const int64_t* cells = in->cells;
+    const uint64_t n_cells = in->n_cells;
     if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     const int dim = dimension(grid);
     const int each = symmetries_each(grid);
@@ -34,19 +36,21 @@ extern "C" int64_t cpcore_orientations(int64_t grid, const int64_t* cells, uint6
     if (!coordinates_fit(cells, n_cells * dim)) return CPCORE_GEOMETRY_COORDINATE;
     if (out_capacity < sizes[0] || n_scratch < sizes[1]) return CPCORE_GEOMETRY_SMALL_BUFFER;
     uint64_t size = 0;
-    const int64_t found = orient(grid, cells, n_cells, rotate, flip, out, scratch, size);
+    const int64_t found = orient(grid, cells, n_cells, in->rotate, in->flip, out, scratch, size);
     CPCORE_ASSERT((uint64_t)found * size * dim <= sizes[0]);
     sizes[2] = size;
     return (int64_t)found;
 }
 
-extern "C" int64_t cpcore_placements(int64_t grid, const int64_t* shape_cells,
-                                     const int64_t* shape_start, uint64_t n_shapes,
-                                     uint64_t n_shape_cells, const int64_t* board,
-                                     uint64_t n_board, uint64_t limit, int64_t* out_cells,
+extern "C" int64_t cpcore_placements(const cpcore_placements_input* in, int64_t* out_cells,
                                      uint64_t cells_capacity, int64_t* out_shape,
                                      uint64_t shapes_capacity, int64_t* scratch,
                                      uint64_t n_scratch, uint64_t* sizes) {
+    const int64_t grid = in->grid;
+    const int64_t *shape_cells = in->shape_cells, *shape_start = in->shape_start;
+    const int64_t* board = in->board;
+    const uint64_t n_shapes = in->n_shapes, n_shape_cells = in->n_shape_cells;
+    const uint64_t n_board = in->n_board, limit = in->limit;
     sizes[0] = sizes[1] = sizes[2] = 0;
     if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     const int dim = dimension(grid);

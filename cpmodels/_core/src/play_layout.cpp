@@ -58,12 +58,14 @@ int64_t index_of(const int64_t* shape, const int64_t* found, int64_t n_found, ui
 
 }  // namespace
 
-extern "C" int64_t cpcore_play_layout(int64_t grid, const int64_t* board, uint64_t n_board,
-                                      const int64_t* piece_cells, const int64_t* piece_start,
-                                      const int64_t* piece_turns, uint64_t n_pieces,
-                                      uint64_t n_piece_cells, int64_t* out,
+extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
                                       uint64_t out_capacity, int64_t* scratch,
                                       uint64_t n_scratch, uint64_t* sizes) {
+    const int64_t grid = in->grid;
+    const int64_t *board = in->board, *piece_cells = in->piece_cells;
+    const int64_t *piece_start = in->piece_start, *piece_turns = in->piece_turns;
+    const uint64_t n_board = in->n_board, n_pieces = in->n_pieces;
+    const uint64_t n_piece_cells = in->n_piece_cells;
     sizes[0] = sizes[1] = 0;
     if (grid == CUBE) return CPCORE_LAYOUT_NOT_PLANE;
     if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;

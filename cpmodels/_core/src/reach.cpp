@@ -1,5 +1,5 @@
 // The reach search: which label combinations of a calendar have a solution, in one search
-// (see cpmodels/backends/engine/reach.py). Two walks on the one-word layout: the search
+// (see cpmodels/backends/engine/kernels/reach.py). Two walks on the one-word layout: the search
 // proper, and the settling of a state with at most one label group open. Freestanding.
 #include <stdint.h>
 

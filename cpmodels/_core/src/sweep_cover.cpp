@@ -34,15 +34,22 @@ int runs(const int64_t* start, uint64_t n, uint64_t most) {
 
 }  // namespace
 
-extern "C" int64_t cpcore_sweep_cover(
-    int64_t grid, const int64_t* board, uint64_t n_board, const int64_t* shape_cells,
-    const int64_t* shape_start, uint64_t n_shapes, uint64_t n_shape_cells,
-    const int64_t* piece_start, const int64_t* piece_bounds, uint64_t n_pieces,
-    const int64_t* group_cells, const int64_t* group_start, uint64_t n_groups,
-    uint64_t n_labels, uint64_t max_placements, int64_t* items,
-    uint64_t items_capacity, int64_t* options, uint64_t options_capacity, int64_t* entries,
-    uint64_t entries_capacity, int64_t* fixed, uint64_t fixed_capacity, int64_t* scratch,
-    uint64_t n_scratch, uint64_t* sizes) {
+extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
+                                      const cpcore_sweep_output* out, uint64_t* sizes) {
+    const int64_t grid = in->grid;
+    const int64_t *board = in->board, *shape_cells = in->shape_cells;
+    const int64_t *shape_start = in->shape_start, *piece_start = in->piece_start;
+    const int64_t *piece_bounds = in->piece_bounds, *group_cells = in->group_cells;
+    const int64_t* group_start = in->group_start;
+    const uint64_t n_board = in->n_board, n_shapes = in->n_shapes;
+    const uint64_t n_shape_cells = in->n_shape_cells, n_pieces = in->n_pieces;
+    const uint64_t n_groups = in->n_groups, n_labels = in->n_labels;
+    int64_t *items = out->items, *options = out->options, *entries = out->entries;
+    int64_t *fixed = out->fixed, *scratch = out->scratch;
+    const uint64_t items_capacity = out->items_capacity;
+    const uint64_t options_capacity = out->options_capacity;
+    const uint64_t entries_capacity = out->entries_capacity;
+    const uint64_t fixed_capacity = out->fixed_capacity, n_scratch = out->n_scratch;
     for (int k = 0; k < 5; ++k) sizes[k] = 0;
     if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     const int dim = dimension(grid);
@@ -108,7 +115,7 @@ extern "C" int64_t cpcore_sweep_cover(
     }
     sort_cells(scan, dim, byread, n_cells);
     CPCORE_ASSERT(n_cells <= n_board && (n_board == 0 || n_cells >= 1));
-    if (n_shapes * n_cells > max_placements) return CPCORE_COVER_TOO_LARGE;
+    if (n_shapes * n_cells > in->max_placements) return CPCORE_COVER_TOO_LARGE;
 
     const uint64_t n_items = n_cells + n_pieces + n_groups;
     bool written = items_capacity >= 4 * n_items;

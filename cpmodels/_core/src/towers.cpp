@@ -8,18 +8,21 @@ using namespace cpcore::towers;
 
 namespace {
 
-Cell cell_at(const int64_t* shape, const int64_t* needs, uint64_t n_codes) {
-    return Cell{shape[0], shape[1], shape[2], shape[3], needs, n_codes, shape[4], shape[5]};
+Cell cell_of(const cpcore_towers_cell* c) {
+    const int64_t* shape = c->shape;
+    return Cell{shape[0], shape[1], shape[2], shape[3], c->needs, c->n_codes, shape[4],
+                shape[5]};
 }
 
 }  // namespace
 
-extern "C" uint64_t cpcore_towers_step(const uint64_t* keys, const int64_t* vals,
-                                       uint64_t n_keys, const int64_t* shape,
-                                       const int64_t* table, const int64_t* needs,
-                                       uint64_t n_codes, int64_t allowed, int64_t floor,
-                                       uint64_t* new_keys, int64_t* new_vals, uint64_t cap,
-                                       uint64_t used, uint64_t* at) {
+extern "C" uint64_t cpcore_towers_step(const cpcore_towers_layer* from,
+                                       const cpcore_towers_cell* cell, int64_t floor,
+                                       const cpcore_towers_into* into, uint64_t used,
+                                       uint64_t* at) {
+    uint64_t* new_keys = into->keys;
+    int64_t* new_vals = into->vals;
+    const uint64_t cap = into->n_slots;
     if (*at == 0) {
         for (uint64_t q = 0; q < cap; ++q) new_keys[q] = EMPTY;
         used = 0;
@@ -32,8 +35,9 @@ extern "C" uint64_t cpcore_towers_step(const uint64_t* keys, const int64_t* vals
         if (used * 2 > cap) return used;
     }
     // Stops when the table is half full: the caller gives a bigger one, then goes on.
-    *at = each_successor(keys, vals, n_keys, cell_at(shape, needs, n_codes), table, allowed,
-                         floor, *at, [&](uint64_t, uint64_t, int64_t score, word next) {
+    *at = each_successor(from->keys, from->vals, from->n_slots, cell_of(cell), cell->table,
+                         cell->allowed, floor, *at,
+                         [&](uint64_t, uint64_t, int64_t score, word next) {
                              CPCORE_ASSERT(used < cap);  // a free slot is left to probe to
                              used += insert(new_keys, new_vals, cap, next, score);
                              return used * 2 > cap;
@@ -41,29 +45,28 @@ extern "C" uint64_t cpcore_towers_step(const uint64_t* keys, const int64_t* vals
     return used;
 }
 
-extern "C" void cpcore_towers_rehash(const uint64_t* keys, const int64_t* vals, uint64_t n_keys,
-                                     uint64_t* into_keys, int64_t* into_vals, uint64_t cap) {
-    for (uint64_t q = 0; q < cap; ++q) {
-        into_keys[q] = EMPTY;
-        into_vals[q] = 0;
+extern "C" void cpcore_towers_rehash(const cpcore_towers_layer* from,
+                                     const cpcore_towers_into* into) {
+    for (uint64_t q = 0; q < into->n_slots; ++q) {
+        into->keys[q] = EMPTY;
+        into->vals[q] = 0;
     }
     uint64_t used = 0;
-    for (uint64_t q = 0; q < n_keys; ++q) {
-        if (keys[q] == EMPTY) continue;
-        CPCORE_ASSERT(used < cap);  // cap > n_keys: a free slot is left to probe to
-        used += insert(into_keys, into_vals, cap, keys[q], vals[q]);
+    for (uint64_t q = 0; q < from->n_slots; ++q) {
+        if (from->keys[q] == EMPTY) continue;
+        CPCORE_ASSERT(used < into->n_slots);  // a bigger table: a free slot is left to probe to
+        used += insert(into->keys, into->vals, into->n_slots, from->keys[q], from->vals[q]);
     }
 }
 
-extern "C" int64_t cpcore_towers_predecessor(const uint64_t* keys, const int64_t* vals,
-                                             uint64_t n_keys, uint64_t target, int64_t value,
-                                             const int64_t* shape, const int64_t* table,
-                                             const int64_t* needs, uint64_t n_codes,
-                                             int64_t allowed, int64_t* colour) {
+extern "C" int64_t cpcore_towers_predecessor(const cpcore_towers_layer* from,
+                                             const cpcore_towers_cell* cell, uint64_t target,
+                                             int64_t value, int64_t* colour) {
     int64_t found = -1;
     *colour = -1;
-    each_successor(keys, vals, n_keys, cell_at(shape, needs, n_codes), table, allowed,
-                   INT64_MIN, 0, [&](uint64_t s, uint64_t k, int64_t score, word next) {
+    each_successor(from->keys, from->vals, from->n_slots, cell_of(cell), cell->table,
+                   cell->allowed, INT64_MIN, 0,
+                   [&](uint64_t s, uint64_t k, int64_t score, word next) {
                        if (score != value || next != target) return false;
                        found = (int64_t)s;
                        *colour = (int64_t)k;
@@ -72,11 +75,10 @@ extern "C" int64_t cpcore_towers_predecessor(const uint64_t* keys, const int64_t
     return found;
 }
 
-extern "C" int64_t cpcore_towers_best(const uint64_t* keys, const int64_t* vals,
-                                      uint64_t n_keys) {
+extern "C" int64_t cpcore_towers_best(const cpcore_towers_layer* layer) {
     int64_t best = -((int64_t)1 << 62);  // an empty layer; scores may be negative
-    for (uint64_t s = 0; s < n_keys; ++s) {
-        if (keys[s] != EMPTY && vals[s] > best) best = vals[s];
+    for (uint64_t s = 0; s < layer->n_slots; ++s) {
+        if (layer->keys[s] != EMPTY && layer->vals[s] > best) best = layer->vals[s];
     }
     return best;
 }

@@ -48,10 +48,15 @@ if(_probe_failed)
     return()
 endif()
 
+# cpcore_interface (interface.cmake): engine.js reads the layout of every struct from it.
+include("${CORE_DIR}/interface.cmake")
+set(INTERFACE_SOURCE "${CMAKE_CURRENT_BINARY_DIR}/wasm/interface.cpp")
+cpmodels_interface_source("${INTERFACE_SOURCE}")
+
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")
 set(_objects "")
-foreach(source IN LISTS WASM_SOURCES ITEMS "${WASM_DIR}/memory.cpp")
+foreach(source IN LISTS WASM_SOURCES ITEMS "${WASM_DIR}/memory.cpp" "${INTERFACE_SOURCE}")
     get_filename_component(name "${source}" NAME_WE)
     set(object "${CMAKE_CURRENT_BINARY_DIR}/wasm/${name}.o")
     set(extra "")

@@ -1,5 +1,10 @@
 // Word helpers every search shares: freestanding (no standard library, no allocation, no
 // exceptions), so the same header builds for CPython and for WebAssembly.
+//
+// The data. A ``word`` is 64 bits, bit k the set's member k (cells, items, pieces); sets of
+// more are arrays of words, member k in word k / 64, bit k % 64. A stop flag is an int64 the
+// caller owns: 0 to go on, anything else to stop, written by another thread at any time and
+// read here without a lock (stopped).
 #pragma once
 
 #include <stdint.h>

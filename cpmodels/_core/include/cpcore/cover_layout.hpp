@@ -3,6 +3,31 @@
 // cpcore_cover_input). One pass serves both calls: with no output it checks the cover and
 // measures what to allocate; with the caller's arrays it fills them. Freestanding: the
 // caller hands in every buffer, scratch included.
+//
+// The input. Item i has bounds low[i] <= high[i] and a board cell item_cell[i] (-1: none);
+// it is *exact-one* when low = high = 1, *secondary* when low = 0 and high = 1, a
+// *multiplicity* item (a counter) otherwise. Cell x's neighbours are cell_nbs[cell_nb_start[x]
+// .. cell_nb_start[x + 1] - 1] in the grid's order (-1: one the cover lacks); option j's items
+// are opt_items[opt_start[j] .. opt_start[j + 1] - 1]. Both run tables start at 0 and never
+// decrease (runs_ok).
+//
+// The layout (cpcore_cover_layout). bit_of_item[i]: the exact-one items are bits 0 ..
+// n_branch - 1 in item order (the branching order), the secondary ones the bits after; -1
+// for a counter, whose index is counter_of_item[i]. opt_mask[j] (n_words words) is option j's
+// bits. anchor_start[b] .. anchor_start[b + 1] - 1 index the options anchor_opts whose lowest
+// bit is b, grouped by their tag (their last item), group_end[k] the end of k's group. A
+// counter state is the code sum(counter * radix), radix[k] the product of (high + 1) of the
+// counters before k; memo_ok says every code stays below 2**63. cell_nb[b] (degree words)
+// are board bit b's neighbouring board bits, -1 padded; opt_nb[opt_nb_start[j] ..] the
+// board bits next to option j and outside it, sorted; fillable[k] whether k board cells can
+// be filled by some pieces, region_limit the size below which a region is checked.
+//
+// The tallies (cpcore_tally_layout). Tally item t (0 .. n_tally - 1) is an exact-one item of
+// bit bit[t]; opt_tally[j] the tally item option j covers (-1: none) and opt_index[j] its
+// index among that item's options (covering[covering_start[t] ..]). A state whose uncovered
+// tally items are the mask m keeps a vector of length[m] counts, tally item t's option
+// varying with stride[m][t]; map_flat[map_start[m * cols + t] ..] maps each entry of the
+// child (m less t) to its parent's entry.
 #pragma once
 
 #include <stdint.h>

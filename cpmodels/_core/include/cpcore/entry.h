@@ -1,6 +1,27 @@
 /* The core's entry points: plain C functions over caller-owned buffers, so that the Python
  * module and a WebAssembly build call the same code. A search never allocates, throws or
- * uses the standard library; it reads the stop flag the caller hands in. */
+ * uses the standard library; it reads the stop flag the caller hands in.
+ *
+ * This file is the one description of the interface. cpmodels/_core/interface.py reads it
+ * (strictly: anything it does not read is an error naming the line) and generates the
+ * source of cpcore_interface, compiled into engine.wasm, from which engine.js takes every
+ * struct's fields, kinds, offsets and size and every entry point's parameter kinds; the
+ * tests make their ctypes structs from it and check the layouts' named tuples against it.
+ * So what is written here is written once:
+ *   - a struct is a typedef of a struct of the same name, starting cpcore_, whose fields
+ *     are whole numbers (uint64_t, int64_t, int, unsigned) and pointers (to whole numbers,
+ *     uint8_t, int8_t, char or such a struct), one or more names a line, and no arrays (a
+ *     pointer and its length instead);
+ *   - an entry point is a function whose name starts cpcore_, over the same types,
+ *     returning void, a whole number or a pointer;
+ *   - a constant is ``#define CPCORE_NAME value`` (a status, a limit, a grid's code) or
+ *     an enumerator, CPCORE_NAME, of an enum named cpcore_ (a typedef'd enum is a type of
+ *     its own, an int).
+ * A comment beside a pointer gives its shape in brackets: ``[n_options, n_words]`` is
+ * n_options rows of n_words, row-major. Counts are whole numbers of entries, not bytes;
+ * a call that writes into the caller's buffers takes their capacities and reports what it
+ * needs in ``sizes`` (a first call with no buffers measures). Calls with many inputs take
+ * them as one struct (cpcore_*_input). */
 #pragma once
 
 #include <stdint.h>
@@ -18,8 +39,15 @@ extern "C" {
 /* 1 when this build uses the popcnt instruction (the module checks the processor has it). */
 int cpcore_needs_popcnt(void);
 
+/* This interface as JSON, written to out (up to capacity bytes, NUL-ended when there is room)
+ * by a source generated from this file (cpmodels/_core/interface.py): each struct's fields
+ * with their kinds and offsets and its size, as this build's compiler lays them out; each
+ * entry point's return and parameter kinds; each constant's value. Returns the length. The
+ * Python module (_native.interface) and engine.wasm carry it. */
+uint64_t cpcore_interface(char* out, uint64_t capacity);
+
 /* The one-word layout (a board of at most 64 cells in one word, the units in another; see
- * cpmodels/backends/engine/layout.py's OneWord), the tallies read with it (OneTallies) and
+ * cpmodels/backends/engine/layouts/cover.py's OneWord), the tallies read with it (OneTallies) and
  * the table of sub-board counts (rows of three words; stats as memo.py names them). */
 typedef struct cpcore_one_word {
     const uint64_t* start;       /* [64 * n_pieces + 1] runs of masks by (anchor, piece) */
@@ -70,7 +98,7 @@ void cpcore_tally_one_word(const cpcore_one_word* layout, const cpcore_one_talli
                            cpcore_one_word_table* table, int use_memo, int64_t* out,
                            uint64_t out_cols, int64_t* out_mask, int64_t* scratch);
 
-/* The reach search's layout (cpmodels/backends/engine/reach_layout.py's ReachLayout and
+/* The reach search's layout (cpmodels/backends/engine/layouts/reach.py's ReachLayout and
  * ReachRegions: fill[k, size], size 0 .. fill_cols - 1). */
 typedef struct cpcore_reach_layout {
     const uint64_t* start;      /* [64 * n_units + 1] */
@@ -99,7 +127,7 @@ void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced, uint
                   cpcore_one_word_table* settled, uint64_t mark, const int64_t* index,
                   const uint64_t* bit, int64_t* found, uint64_t n_found, int first_failure,
                   uint64_t* need);
-/* Solids on bits (cpmodels/backends/engine/bit_cover.py): the solutions with the forced
+/* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
  * options (their indices) and the nodes in *nodes; -1 when *stop was set first, -2 when the
  * search needed more than rows levels. live: 2 * rows * n_options words; frame:
  * cpcore_bit_cover_frame_words(rows) words. */
@@ -110,7 +138,7 @@ int64_t cpcore_bit_cover_count(const uint64_t* opt_low, const uint64_t* opt_high
                                uint64_t rows, uint64_t* live, uint64_t* frame,
                                uint64_t* nodes);
 
-/* Dancing links (cpmodels/backends/engine/links.py), over the caller's copy of the links.
+/* Dancing links (cpmodels/backends/engine/kernels/links.py), over the caller's copy of the links.
  * take: cover the items of the options whose first nodes are forced (0: two share an
  * item); most_constrained: the item to cover with the fewest options left (0: none);
  * count: take, then the solutions and the nodes in *nodes (-1: *stop was set first, -2:
@@ -123,7 +151,7 @@ int64_t cpcore_links_count(const int64_t* top, int64_t* up, int64_t* down, int64
                            uint64_t n_forced, const int64_t* stop, int64_t* levels,
                            uint64_t n_levels, uint64_t* nodes);
 
-/* A date's difficulty (cpmodels/backends/engine/difficulty.py): the options a first-empty-
+/* A date's difficulty (cpmodels/backends/engine/kernels/difficulty.py): the options a first-empty-
  * cell backtracker puts down up to its first solution, from filled and used (changed while
  * it runs); CPCORE_CAPPED at max_nodes, CPCORE_NO_SOLUTION when it exhausts the tree.
  * stack: 3 * (n_cells + 1) words. */
@@ -136,43 +164,118 @@ int64_t cpcore_first_solution_nodes(uint64_t n_cells, uint8_t* filled, int64_t* 
                                     const int64_t* cells_start, const int64_t* counters,
                                     const int64_t* counters_start, int64_t max_nodes,
                                     int64_t* stack);
-/* The towers programme (towers/programme.py). ``shape`` is i, j, rows, cols, bits per column,
- * the code of "no cell"; ``table[up][left][k]`` what colour k scores there. The step goes on
- * from position ``*at`` (0: a fresh table) and stops when ``new_keys`` is half full, with
- * ``*at`` where to go on once the caller has moved it to a bigger table (rehash). */
-uint64_t cpcore_towers_step(const uint64_t* keys, const int64_t* vals, uint64_t n_keys,
-                            const int64_t* shape, const int64_t* table, const int64_t* needs,
-                            uint64_t n_codes, int64_t allowed, int64_t floor,
-                            uint64_t* new_keys, int64_t* new_vals, uint64_t cap, uint64_t used,
+/* --- the towers programme (cpcore/towers.hpp; towers/programme.py) -------------------- */
+
+/* A layer of the programme: an open-addressing table of n_slots states (keys, all ones for
+ * a free slot) and their scores (vals). */
+typedef struct cpcore_towers_layer {
+    const uint64_t* keys;  /* [n_slots] */
+    const int64_t* vals;   /* [n_slots] */
+    uint64_t n_slots;
+} cpcore_towers_layer;
+
+/* A table the next layer is written into (n_slots a power of two). */
+typedef struct cpcore_towers_into {
+    uint64_t* keys;  /* [n_slots] */
+    int64_t* vals;   /* [n_slots] */
+    uint64_t n_slots;
+} cpcore_towers_into;
+
+/* The cell a step fills: shape is i, j, rows, cols, bits per column, the code of "no cell";
+ * table[up][left][k] what colour k scores there ([none + 1, none + 1, n_codes]); needs[k]
+ * the mask colour k needs; allowed the colours that may go there. */
+typedef struct cpcore_towers_cell {
+    const int64_t* shape;  /* [6] */
+    const int64_t* table;
+    const int64_t* needs;  /* [n_codes] */
+    uint64_t n_codes;
+    int64_t allowed;
+} cpcore_towers_cell;
+
+/* The step writes the successors of ``from`` scoring at least ``floor`` into ``into`` from
+ * position *at on (0: a fresh table, emptied first) and stops when ``into`` is half full,
+ * with *at where to go on once the caller has moved it to a bigger table (rehash). Returns
+ * the states ``into`` holds (``used`` before the call). */
+uint64_t cpcore_towers_step(const cpcore_towers_layer* from, const cpcore_towers_cell* cell,
+                            int64_t floor, const cpcore_towers_into* into, uint64_t used,
                             uint64_t* at);
-void cpcore_towers_rehash(const uint64_t* keys, const int64_t* vals, uint64_t n_keys,
-                          uint64_t* into_keys, int64_t* into_vals, uint64_t cap);
-int64_t cpcore_towers_predecessor(const uint64_t* keys, const int64_t* vals, uint64_t n_keys,
-                                  uint64_t target, int64_t value, const int64_t* shape,
-                                  const int64_t* table, const int64_t* needs, uint64_t n_codes,
-                                  int64_t allowed, int64_t* colour);
-int64_t cpcore_towers_best(const uint64_t* keys, const int64_t* vals, uint64_t n_keys);
+/* ``from``'s states moved into ``into`` (emptied first), in slot order. */
+void cpcore_towers_rehash(const cpcore_towers_layer* from, const cpcore_towers_into* into);
+/* The first state of ``from`` and the colour (*colour) that lead to ``target`` with score
+ * ``value``; -1 (and -1) when there is none. */
+int64_t cpcore_towers_predecessor(const cpcore_towers_layer* from,
+                                  const cpcore_towers_cell* cell, uint64_t target,
+                                  int64_t value, int64_t* colour);
+/* The best score of a layer (-2**62 when it is empty). */
+int64_t cpcore_towers_best(const cpcore_towers_layer* layer);
 
-/* The DRUP checker (drup.py): the index of the first step that fails, ``n_steps`` when the
- * proof does not reach the empty clause, -1 when it holds. */
-int64_t cpcore_drup_check(int64_t n_vars, int64_t n_formula, int64_t n_clauses, int64_t* lits,
-                          const int64_t* start, const int64_t* length, int64_t n_steps,
-                          const int64_t* step_kind, const int64_t* step_clause, int64_t* units,
-                          int64_t n_units_formula, uint8_t* active, int64_t* head,
-                          int64_t* next, int8_t* value, int64_t* trail, int8_t* top_level);
+/* --- the DRUP checker (drup.py) -------------------------------------------------------- */
 
-/* The CNF split search's next step (backends/cnf.py): DEAD 0, ITEM 1, OPTION 2, SOLVED 3,
- * with ``found`` = (item or option, options written to ``out``). */
-int64_t cpcore_cnf_next_step(const int64_t* lits, uint64_t n_lits, uint64_t n,
-                             const int64_t* opt_start, const int64_t* opt_items,
-                             const int64_t* item_start, const int64_t* item_opts,
-                             const int64_t* low, uint64_t n_items, uint8_t* possible,
-                             uint8_t* taken, int64_t* need, int64_t* room, int64_t* out,
+/* A formula and its proof. Clause c is lits[start[c] .. start[c] + length[c] - 1] (the
+ * checker reorders a clause's literals as its watches move); the first n_formula clauses are
+ * the formula's, the rest the proof's. Step s is step_kind[s] (0: add clause step_clause[s],
+ * checked by reverse unit propagation; 1: delete it, -1 for a clause not found; 2: add again,
+ * unchecked, a clause derived before). units: the indices of the unit clauses, the formula's
+ * n_units_formula first, with room for each unit the proof adds. */
+typedef struct cpcore_drup_proof {
+    int64_t n_vars, n_formula, n_clauses;
+    int64_t* lits;
+    const int64_t* start;        /* [n_clauses] */
+    const int64_t* length;       /* [n_clauses] */
+    int64_t n_steps;
+    const int64_t* step_kind;    /* [n_steps] */
+    const int64_t* step_clause;  /* [n_steps] */
+    int64_t* units;
+    int64_t n_units_formula;
+} cpcore_drup_proof;
+
+/* The checker's working memory (its contents need not be set). */
+typedef struct cpcore_drup_work {
+    uint8_t* active;    /* [n_clauses] whether a clause is in the formula now */
+    int64_t* head;      /* [2 * n_vars] each literal's first watch (2 * clause + position) */
+    int64_t* next;      /* [2 * n_clauses] each watch's next one on the same literal */
+    int8_t* value;      /* [n_vars] 1 true, -1 false, 0 open */
+    int64_t* trail;     /* [n_vars + 1] the literals made true, in order */
+    int8_t* top_level;  /* [n_vars] the values the active units imply */
+} cpcore_drup_work;
+
+/* The index of the first step that fails, ``n_steps`` when the proof does not reach the
+ * empty clause, -1 when it holds. */
+int64_t cpcore_drup_check(const cpcore_drup_proof* proof, const cpcore_drup_work* work);
+
+/* --- the CNF split search's next step (backends/cnf.py) -------------------------------- */
+
+/* An exact cover's incidence: option j covers items opt_items[opt_start[j] ..
+ * opt_start[j + 1] - 1], item i is covered by options item_opts[item_start[i] ..
+ * item_start[i + 1] - 1] and must be covered at least low[i] times. */
+typedef struct cpcore_cnf_incidence {
+    uint64_t n_options, n_items;
+    const int64_t* opt_start;   /* [n_options + 1] */
+    const int64_t* opt_items;
+    const int64_t* item_start;  /* [n_items + 1] */
+    const int64_t* item_opts;
+    const int64_t* low;         /* [n_items] */
+} cpcore_cnf_incidence;
+
+/* The step's working memory (its contents need not be set). */
+typedef struct cpcore_cnf_work {
+    uint8_t* possible;  /* [n_options] neither taken nor ruled out */
+    uint8_t* taken;     /* [n_options] */
+    int64_t* need;      /* [n_items] coverings still needed */
+    int64_t* room;      /* [n_items] possible options covering it */
+} cpcore_cnf_work;
+
+/* Where the split search goes from a propagated part (its literals; variable j + 1 is
+ * option j): DEAD 0, ITEM 1 (the item with the least room, its possible options written to
+ * ``out``), OPTION 2 (an open option), SOLVED 3, with ``found`` = (item or option, options
+ * written to ``out``). */
+int64_t cpcore_cnf_next_step(const cpcore_cnf_incidence* incidence, const int64_t* lits,
+                             uint64_t n_lits, const cpcore_cnf_work* work, int64_t* out,
                              int64_t* found);
 
 /* --- the packing searches (cpcore/packing_search.hpp) --------------------------------- */
 
-/* What every packing search reads of a compiled cover (layout.py's Layout). */
+/* What every packing search reads of a compiled cover (layouts/cover.py's Layout). */
 typedef struct cpcore_packing_cover {
     const int64_t* opt_counter;   /* [options] the option's counter, or -1 */
     const int64_t* anchor_start;  /* [n_branch + 1] into anchor_opts */
@@ -368,29 +471,44 @@ int64_t cpcore_split_n_words(const cpcore_packing_cover* cover, const cpcore_n_w
 #define CPCORE_GEOMETRY_EMPTY_SHAPE (-5)
 #define CPCORE_GEOMETRY_BAD_SHAPES (-6)     /* shape_start does not run up its cells */
 
+/* A shape of n_cells cells on a grid, and which of its symmetries count. */
+typedef struct cpcore_shape_input {
+    int64_t grid;          /* CPCORE_GRID_* */
+    const int64_t* cells;  /* [n_cells, dim] */
+    uint64_t n_cells;
+    int rotate, flip;
+} cpcore_shape_input;
+
 /* A shape's distinct normalized orientations (geometry.orientations): the identity, or
  * every rotation with ``rotate``, then with ``flip`` the mirror images (all, or the first
  * alone), each kept when no earlier one has the same cells. Returns their number, each
  * written to out as sizes[2] cells in reading order (sizes[2] * dim coordinates each).
  * sizes[0]: the words out needs, sizes[1]: those scratch needs (known from the grid and
  * n_cells alone, so a first call with no buffers reports them). */
-int64_t cpcore_orientations(int64_t grid, const int64_t* cells, uint64_t n_cells, int rotate,
-                            int flip, int64_t* out, uint64_t out_capacity, int64_t* scratch,
-                            uint64_t n_scratch, uint64_t* sizes);
+int64_t cpcore_orientations(const cpcore_shape_input* in, int64_t* out, uint64_t out_capacity,
+                            int64_t* scratch, uint64_t n_scratch, uint64_t* sizes);
+
+/* Shapes and a board on a grid: shape s is the cells shape_start[s] .. shape_start[s + 1] - 1
+ * of shape_cells; at most ``limit`` placements are made. */
+typedef struct cpcore_placements_input {
+    int64_t grid;                /* CPCORE_GRID_* */
+    const int64_t* shape_cells;  /* [n_shape_cells, dim] */
+    const int64_t* shape_start;  /* [n_shapes + 1] */
+    uint64_t n_shapes, n_shape_cells;
+    const int64_t* board;        /* [n_board, dim] */
+    uint64_t n_board, limit;
+} cpcore_placements_input;
 
 /* Every placement on the board of each shape (geometry.placements), up to ``limit`` of
- * them: shape s is cells shape_start[s] .. shape_start[s + 1] - 1 of shape_cells; each
- * shape in turn, anchored by its first cell in reading order and slid onto each board cell
- * in reading order that the grid lets it move to, is kept when all its cells are on the
- * board. Placement p is shape out_shape[p], its cells (in reading order) the indices in
+ * them: each shape in turn, anchored by its first cell in reading order and slid onto each
+ * board cell in reading order that the grid lets it move to, is kept when all its cells are
+ * on the board. Placement p is shape out_shape[p], its cells (in reading order) the indices in
  * out_cells of board cells (the first of equal ones). Returns the placements' number;
  * sizes[0]: the placements, sizes[1]: their cells, sizes[2]: the scratch words needed
  * (n_board + (dim + 2) * the largest shape). With outputs too small it goes on counting and
  * returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes[0] and sizes[1] the whole need; with too
  * little scratch it returns at once with sizes[2]. */
-int64_t cpcore_placements(int64_t grid, const int64_t* shape_cells, const int64_t* shape_start,
-                          uint64_t n_shapes, uint64_t n_shape_cells, const int64_t* board,
-                          uint64_t n_board, uint64_t limit, int64_t* out_cells,
+int64_t cpcore_placements(const cpcore_placements_input* in, int64_t* out_cells,
                           uint64_t cells_capacity, int64_t* out_shape,
                           uint64_t shapes_capacity, int64_t* scratch, uint64_t n_scratch,
                           uint64_t* sizes);
@@ -404,34 +522,57 @@ int64_t cpcore_placements(int64_t grid, const int64_t* shape_cells, const int64_
 #define CPCORE_COVER_EMPTY_GROUP (-10)
 #define CPCORE_COVER_LABEL_OFF_BOARD (-11) /* a label's cell is not a board cell */
 
+/* A board, its pieces and its label groups (dim: 2 coordinates a cell, 3 on the cube grid).
+ * Piece p is the orientations piece_start[p] .. piece_start[p + 1] - 1 (shape s the cells
+ * shape_start[s] .. shape_start[s + 1] - 1 of shape_cells), covered piece_bounds[2p] to
+ * piece_bounds[2p + 1] times; group g is the label cells group_start[g] .. group_start[g + 1]
+ * - 1 of group_cells. At most max_placements shapes x cells are tried. */
+typedef struct cpcore_sweep_input {
+    int64_t grid;                  /* CPCORE_GRID_* */
+    const int64_t* board;          /* [n_board, dim] */
+    uint64_t n_board;
+    const int64_t* shape_cells;    /* [n_shape_cells, dim] */
+    const int64_t* shape_start;    /* [n_shapes + 1] */
+    uint64_t n_shapes, n_shape_cells;
+    const int64_t* piece_start;    /* [n_pieces + 1] */
+    const int64_t* piece_bounds;   /* [n_pieces, 2] */
+    uint64_t n_pieces;
+    const int64_t* group_cells;    /* [n_labels, dim] */
+    const int64_t* group_start;    /* [n_groups + 1] */
+    uint64_t n_groups, n_labels;
+    uint64_t max_placements;
+} cpcore_sweep_input;
+
+/* Where the sweep cover is written (capacities count words; null with capacity 0 to
+ * measure). */
+typedef struct cpcore_sweep_output {
+    int64_t* items;         /* [n_items, 4] */
+    uint64_t items_capacity;
+    int64_t* options;       /* [n_options, 4] */
+    uint64_t options_capacity;
+    int64_t* entries;       /* [n_entries] */
+    uint64_t entries_capacity;
+    int64_t* fixed;         /* [n_fixed] */
+    uint64_t fixed_capacity;
+    int64_t* scratch;       /* [sizes[3]] */
+    uint64_t n_scratch;
+} cpcore_sweep_output;
+
 /* The exact cover of a board (sweep.py's sweep_cover; without groups cover.py's
  * packing_cover). The board's cells, each once, in scan order (the axis of the longest
  * extent slowest) are the first items, then one item per piece, then one slack item per
- * label group. Piece p is the orientations piece_start[p] .. piece_start[p + 1] - 1 (shape s
- * the cells shape_start[s] .. shape_start[s + 1] - 1 of the n_shape_cells of shape_cells),
- * covered piece_bounds[2p] to piece_bounds[2p + 1] times; group g is the label cells
- * group_start[g] .. group_start[g + 1] - 1 of the n_labels of group_cells. The options:
- * each piece's placements (their cells' items in reading order, then the piece's item),
- * then each label's slack option (its cell's item, then its group's slack item).
- * items: rows of 4 words (kind: 0 cell, 1 piece, 2 slack; low; high; a cell's index in
- * board, the first of equal cells, else -1); options: rows of 4 words (kind: 0 piece, 1
- * slack; its piece or group; its first word in entries; its number of items); entries: the
- * options' items; fixed: the groups a sweep's tasks fix (sweep.py's scan_fixed_groups).
- * Capacities count words. Returns the options' number; sizes[0]: the items, sizes[1]: the
+ * label group. The options: each piece's placements (their cells' items in reading order,
+ * then the piece's item), then each label's slack option (its cell's item, then its group's
+ * slack item). items: rows of 4 words (kind: 0 cell, 1 piece, 2 slack; low; high; a cell's
+ * index in board, the first of equal cells, else -1); options: rows of 4 words (kind: 0
+ * piece, 1 slack; its piece or group; its first word in entries; its number of items);
+ * entries: the options' items; fixed: the groups a sweep's tasks fix (sweep.py's
+ * scan_fixed_groups). Returns the options' number; sizes[0]: the items, sizes[1]: the
  * options, sizes[2]: the entries, sizes[3]: the scratch words needed (known from the inputs,
  * so a first call with no buffers reports them), sizes[4]: the fixed groups. With outputs too
  * small it goes on counting and returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes the whole
  * need. */
-int64_t cpcore_sweep_cover(int64_t grid, const int64_t* board, uint64_t n_board,
-                           const int64_t* shape_cells, const int64_t* shape_start,
-                           uint64_t n_shapes, uint64_t n_shape_cells,
-                           const int64_t* piece_start, const int64_t* piece_bounds,
-                           uint64_t n_pieces, const int64_t* group_cells,
-                           const int64_t* group_start, uint64_t n_groups, uint64_t n_labels,
-                           uint64_t max_placements, int64_t* items,
-                           uint64_t items_capacity, int64_t* options, uint64_t options_capacity,
-                           int64_t* entries, uint64_t entries_capacity, int64_t* fixed,
-                           uint64_t fixed_capacity, int64_t* scratch, uint64_t n_scratch,
+int64_t cpcore_sweep_cover(const cpcore_sweep_input* in, const cpcore_sweep_output* out,
                            uint64_t* sizes);
 /* --- a cover's layout for the general kernels (cpcore/cover_layout.hpp) ---------------- */
 
@@ -622,9 +763,20 @@ void cpcore_one_word_layout_fill(const cpcore_one_word_input* in, int64_t* work,
 #define CPCORE_LAYOUT_NO_CELLS (-13)      /* a board with no cells */
 #define CPCORE_LAYOUT_COORDINATE (-14)    /* a coordinate past CPCORE_MAX_LAYOUT_COORDINATE */
 
-/* A plane board and its pieces as play mode draws them (play.py's board_layout): piece p is
- * the cells piece_start[p] .. piece_start[p + 1] - 1 of the n_piece_cells of piece_cells,
- * turned as piece_turns[2p] (rotate) and piece_turns[2p + 1] (flip, turned over) say.
+/* A plane board and its pieces: piece p is the cells piece_start[p] .. piece_start[p + 1] - 1
+ * of piece_cells, turned as piece_turns[2p] (rotate) and piece_turns[2p + 1] (flip, turned
+ * over) say. */
+typedef struct cpcore_play_input {
+    int64_t grid;                /* CPCORE_GRID_*, not the cube */
+    const int64_t* board;        /* [n_board, 2] */
+    uint64_t n_board;
+    const int64_t* piece_cells;  /* [n_piece_cells, 2] */
+    const int64_t* piece_start;  /* [n_pieces + 1] */
+    const int64_t* piece_turns;  /* [n_pieces, 2] */
+    uint64_t n_pieces, n_piece_cells;
+} cpcore_play_input;
+
+/* The board and its pieces as play mode draws them (play.py's board_layout).
  * Points are in sixths of the grid's drawing units (render/scene.py's cell drawings: cell
  * corners are whole units, centres halves or thirds), so everything is exact. out is one
  * stream of words:
@@ -641,10 +793,7 @@ void cpcore_one_word_layout_fill(const cpcore_one_word_input* in, int64_t* work,
  * (known from the inputs, so a first call with no buffers reports them). With out too small
  * it goes on counting and returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes[0] the whole need;
  * with too little scratch it returns at once. */
-int64_t cpcore_play_layout(int64_t grid, const int64_t* board, uint64_t n_board,
-                           const int64_t* piece_cells, const int64_t* piece_start,
-                           const int64_t* piece_turns, uint64_t n_pieces,
-                           uint64_t n_piece_cells, int64_t* out, uint64_t out_capacity,
+int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out, uint64_t out_capacity,
                            int64_t* scratch, uint64_t n_scratch, uint64_t* sizes);
 
 #ifdef __cplusplus

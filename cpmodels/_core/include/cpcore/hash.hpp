@@ -1,5 +1,12 @@
 // The hash every memo table of the core uses, and the one probe loop over an open-addressed
 // table (linear probing in a power-of-two array). Freestanding.
+//
+// The data. A table is n_slots slots, n_slots a power of two; the caller keeps what a slot
+// holds (keys, values) and says, for a slot, whether it is in use and whether it holds the
+// key looked for. A key's hash h is folded from its words by mix (a splitmix64 round each,
+// from GOLDEN); its first slot is h & (n_slots - 1), then the slots after it, wrapping. The
+// invariant: a key, if present, lies between its first slot and the first free slot after
+// it, so a table must keep a free slot (the callers flush or grow before it fills).
 #pragma once
 
 #include "cpcore/bits.hpp"

@@ -2,6 +2,20 @@
 // cover itself: measured, then laid out in the caller's arrays. A cover it does not suit is
 // an answer (sizes.suits = 0), not an error; a cover the core cannot read is refused as the
 // general layout refuses it (CPCORE_LAYOUT_*).
+//
+// It suits a cover whose items are all exact-one, whose board cells fit one word and whose
+// other items (pieces and slack items: ItemKind 1, 2) are at most 64. The *cell word* holds
+// bit slow * inner + fast of each board cell (its two coordinates less their least, the
+// axis of the longer extent slowest; flips reverses the lines, or each line); the *piece
+// word* one bit per other item, in item order. Then, for option j: opt_cells[j] its cells'
+// bits, opt_piece[j] its one piece bit (an option with no piece bit, or two, does not
+// suit). The options anchored at cell bit x (their lowest cell) that cover piece bit p are
+// the run masks[start[x * n_pieces + p] .. start[x * n_pieces + p + 1] - 1] of their cell
+// masks, opts[...] their ids over the same run; avail[x] the piece bits with a run at x. A
+// left-out option (OptionKind 2: no cells) is in no run, and its piece bit is in
+// ``optional``. slack_cells[p] are the cells of slack item p's options; areas[p] the number
+// of cells of each of p's options (all equal, or it does not suit; 0: none); fillable and
+// region_limit as in cover_layout.hpp, over the distinct areas.
 #pragma once
 
 #include <stdint.h>

@@ -1,7 +1,19 @@
-// The four grids of cpmodels/grids.py as maps on cells, exactly: a cell is dim (2 or 3)
-// int64 coordinates; a grid's symmetries are its rotations (the identity first), then its
-// mirror images, in grids.py's order; normalizing takes off grids.py's origin. Freestanding:
-// no standard library, no allocation, no exceptions.
+// The four grids of cpmodels/grids.py as maps on cells, exactly. Freestanding: no standard
+// library, no allocation, no exceptions.
+//
+// The data. A cell is dim int64 coordinates (dim = dimension(grid): 3 on the cube grid, 2
+// on the others), each within CPCORE_MAX_COORDINATE of 0; a set of n cells is n * dim words,
+// cell i at [i * dim, (i + 1) * dim). Cells are compared as Python compares tuples (compare),
+// which is *reading order*. A grid's symmetries are numbered 0 .. 2 * symmetries_each - 1:
+// its rotations (0 the identity), then its mirror images, in grids.py's order (apply).
+// Normalizing a shape takes off grids.py's origin (origin), so that two shapes are the same
+// exactly when their sorted cells are equal words.
+//
+// Index arrays: ``order`` and ``sorted`` hold indices of cells (0 .. n - 1), sorted into
+// reading order by sort_cells (ties by index, so the first of equal cells comes first);
+// reading_order keeps the first of each run of equal cells and returns how many are left, a
+// board's distinct cells. find answers with an index into such a board, -1 for none.
+// Scratch is the caller's: each function says how many words it takes.
 #pragma once
 
 #include <stdint.h>

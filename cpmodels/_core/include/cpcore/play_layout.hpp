@@ -1,8 +1,19 @@
-// How play mode draws a plane grid's cells (render/scene.py's cell drawings), exactly: a
-// cell's corners and centre in sixths of the grid's drawing units (corners are whole units,
-// a square's centre halves, a triangle's thirds), and the outline of a set of cells traced
-// as scene.outline traces it. Freestanding: no standard library, no allocation, no
-// exceptions.
+// How play mode draws a plane grid's cells (render/scene.py's cell drawings), exactly.
+// Freestanding: no standard library, no allocation, no exceptions.
+//
+// The data. A cell is two coordinates, (r, c) on the square and triangle grids and (q, r) on
+// the hex grid (placements.hpp). A point is (x, y), x across and y down the screen, in
+// *sixths* of the grid's drawing units: a cell's corners are whole units, a square's centre
+// halves, a triangle's thirds, so every point is a whole number and every comparison exact.
+// corners writes a cell's k corners (k = 4, 3 or 6), clockwise on screen, as 2k words;
+// cell_centre its centre as 2 words. Squared distances may pass 64 bits: Wide holds them as
+// two words (hi, lo), compared by less.
+//
+// An outline is a list of loops, each m points (2m words); outline traces it as
+// scene.outline does: each cell's edges clockwise as records (x0, y0, x1, y1), an edge whose
+// reverse is present cancelled, the rest sorted (sort_records, lexicographic) and chained
+// into loops from the least point left, each point's edges taken last first, the points in
+// the middle of a straight run dropped. Its scratch is 80 words a cell.
 #pragma once
 
 #include <stdint.h>

@@ -2,6 +2,15 @@
 // scan order (the axis of the longest extent slowest, ties in axis order), and the rule
 // that picks the label groups a sweep's tasks fix (MAX_TALLY combinations left to tally).
 // Freestanding: no standard library, no allocation, no exceptions.
+//
+// The data (entry.h's cpcore_sweep_input and cpcore_sweep_cover). The board is n_board
+// cells (placements.hpp); ``axes`` the dim axes in scan order. The items are the board's
+// distinct cells in scan order, then one per piece, then one slack item per label group;
+// items are rows of 4 words (kind, low, high, cell index or -1), options rows of 4 words
+// (kind, owner, first entry, number of entries) over one array of entries (item indices).
+// For the groups' rule: sizes[g] is group g's labels, passed[g] the scan position of its
+// last label cell; fixed_groups writes the groups a sweep fixes to ``picked`` and returns
+// how many.
 #pragma once
 
 #include <stdint.h>

@@ -1,11 +1,18 @@
 // The towers programme's frontier states: how placing one colour changes a state (a 64-bit
 // key, a few bits per column), shared by the step and the trace back. Freestanding.
 //
-// A column's field of a key is ``bits`` wide: its colour code in the low ``bits - n_codes``
-// bits (at most ``none``, the code of "no cell"), then a mask of the n_codes colours it still
-// needs. Needs are masks of at most 64 colours: a colour code past 63 is in no mask. Keys,
-// scores and needs may come from anyone: the arithmetic on them is on unsigned words, and a
-// score whose sum does not fit in 64 bits is no successor.
+// The data. The board is filled row by row, column by column; the cell being placed is
+// (i, j) of rows x cols (Cell). A state's key holds one field of ``bits`` bits per column,
+// field c at bits [bits * c, bits * (c + 1)): the colour code of the frontier cell in
+// column c in its low ``bits - n_codes`` bits (at most ``none``, the code of "no cell" yet)
+// and, above them, the mask of the n_codes colours that cell still needs among its
+// neighbours to come. needs[k] is the mask colour k needs (masks of at most 64 colours: a
+// colour code past 63 is in no mask); table[up][left][k] what colour k scores next to up
+// and left. A layer is an open-addressing table (hash.hpp's probe, slot_hash) of n_slots
+// keys (EMPTY, all ones, a free slot) and their best scores (vals); a *position* in a layer
+// is s * n_codes + k: state s, colour k, the order each_successor visits successors in.
+// Keys, scores and needs may come from anyone: the arithmetic on them is on unsigned words,
+// and a score whose sum does not fit in 64 bits is no successor.
 #pragma once
 
 #include <stdint.h>

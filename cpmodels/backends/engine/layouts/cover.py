@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import cpmodels._native as _native
+from cpmodels.backends.engine.layouts.described import layout_arrays
 from cpmodels.backends.engine.layouts.flat import cover_arrays
 from cpmodels.cover import ExactCover
 from cpmodels.errors import TooLargeError
@@ -80,19 +81,9 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
             f"{sizes['n_bits']:,} items need {n_opts * n_words * 8 / 2**30:.1f} GB of bitsets; "
             f"the limit is {MAX_MASK_BYTES / 2**30:.0f} GB. Try --backend cpsat or sat")
     refuse_layout(sizes["error"])
-    n_branch, n_anchored = sizes["n_branch"], sizes["n_anchored"]
-    n_items, n_counters = len(cover.items), sizes["n_counters"]
-    words = np.uint64
-    out = {"bit_of_item": _ints(n_items), "counter_of_item": _ints(n_items),
-           "opt_mask": np.empty((n_opts, n_words), dtype=words),
-           "opt_counter": _ints(n_opts), "opt_tag_word": _ints(n_opts),
-           "opt_tag_bit": np.empty(n_opts, dtype=words), "anchor_start": _ints(n_branch + 1),
-           "anchor_opts": _ints(n_anchored), "group_end": _ints(n_anchored),
-           "counter_low": _ints(n_counters), "counter_high": _ints(n_counters),
-           "radix": np.empty(n_counters, dtype=words),
-           "cell_nb": np.empty((max(n_branch, 1), sizes["degree"]), dtype=np.int64),
-           "opt_nb_start": _ints(n_opts + 1), "opt_nb": _ints(sizes["n_opt_nb"]),
-           "fillable": np.empty(sizes["n_board_cells"] + 1, dtype=np.bool_)}
+    n_branch = sizes["n_branch"]
+    out = layout_arrays("cpcore_cover_layout",
+                        {**sizes, "n_items": len(cover.items), "n_options": n_opts})
     filled = _native.cover_layout_fill(arrays, out)
     refuse_layout(filled["error"])
     return CompiledCover(
@@ -109,10 +100,6 @@ def refuse_layout(error: int) -> None:
     in the core's words."""
     if error:
         raise ValueError(_native.layout_error(error))
-
-
-def _ints(n: int) -> np.ndarray:
-    return np.empty(n, dtype=np.int64)
 
 
 # --- the one-word kernel's layout (``one_word.py``), read from the cover itself ---------
@@ -187,14 +174,8 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
     refuse_layout(sizes["error"])
     if not sizes["suits"]:
         return None
-    n_opts, n_pieces, n_flat = len(cover.options), sizes["n_pieces"], sizes["n_flat"]
-    words = np.uint64
-    out = {"start": np.empty(64 * n_pieces + 1, dtype=words),
-           "masks": np.empty(n_flat, dtype=words), "opts": _ints(n_flat),
-           "avail": np.empty(64, dtype=words), "opt_cells": np.empty(n_opts, dtype=words),
-           "opt_piece": np.empty(n_opts, dtype=words),
-           "slack_cells": np.empty(64, dtype=words), "areas": _ints(n_pieces),
-           "fillable": np.empty(sizes["n_board_cells"] + 1, dtype=np.bool_)}
+    n_pieces, words = sizes["n_pieces"], np.uint64
+    out = layout_arrays("cpcore_one_word_layout", {**sizes, "n_options": len(cover.options)})
     got = _native.one_word_layout_fill(arrays, cell_xy, item_kind, option_kind, flips, out)
     refuse_layout(got["error"])
     return OneWord(out["start"], out["masks"], out["opts"], out["avail"], words(n_pieces),

@@ -13,6 +13,7 @@ import numpy as np
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.cover import CompiledCover, refuse_layout
+from cpmodels.backends.engine.layouts.described import layout_arrays
 from cpmodels.cover import ExactCover
 
 NOT_EXACT_ONE = 8  # the core's refusal of a tally item (CPCORE_LAYOUT_NOT_EXACT_ONE)
@@ -62,12 +63,8 @@ def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
         name = cc.cover.items[int(chosen[sizes["bad_item"]])].name
         raise ValueError(f"tally item {name} is not an exact-one item")
     refuse_layout(sizes["error"])
-    cols, masks, n_opts = sizes["cols"], sizes["masks"], len(cc.cover.options)
-    out = {name: np.empty(n, dtype=np.int64) for name, n in (
-        ("bit", cols), ("last_anchor", cols), ("opt_tally", n_opts), ("opt_index", n_opts),
-        ("length", masks), ("map_start", masks * cols + 1), ("map_flat", sizes["n_map_flat"]),
-        ("covering_start", len(chosen) + 1), ("covering", sizes["n_covering"]))}
-    out["stride"] = np.empty((masks, cols), dtype=np.int64)
+    out = layout_arrays("cpcore_tally_layout", {**sizes, "n_options": len(cc.cover.options),
+                                                "n_tally": len(chosen)})
     refuse_layout(_native.tally_layout_fill(cc.arrays, compiled, chosen, out)["error"])
     at = out["covering_start"].tolist()
     covering = out["covering"].tolist()

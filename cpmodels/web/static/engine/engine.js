@@ -39,92 +39,15 @@ const MAX_PREFIX_IDS = 1 << 24;  // option ids one call takes, in all its rows
 const MAX_COVER_ITEMS = 1 << 16;
 const MAX_COVER_OPTIONS = 1 << 20;
 const MAX_OPTION_ITEMS = 1 << 24;
-// The arrays of a cover's layout and of its tallies (entry.h's cpcore_cover_layout and
-// cpcore_tally_layout, in order): name, type, and its length from the sizes the core
-// measured (n: items, o: options, s: the sizes) as [rows, columns] or a length.
-const COVER_ARRAYS = [
-  ["bit_of_item", "int64", (n) => n.items], ["counter_of_item", "int64", (n) => n.items],
-  ["opt_mask", "uint64", (n, s) => [n.options, s.n_words]],
-  ["opt_counter", "int64", (n) => n.options], ["opt_tag_word", "int64", (n) => n.options],
-  ["opt_tag_bit", "uint64", (n) => n.options],
-  ["anchor_start", "int64", (n, s) => s.n_branch + 1],
-  ["anchor_opts", "int64", (n, s) => s.n_anchored], ["group_end", "int64", (n, s) => s.n_anchored],
-  ["counter_low", "int64", (n, s) => s.n_counters], ["counter_high", "int64", (n, s) => s.n_counters],
-  ["radix", "uint64", (n, s) => s.n_counters],
-  ["cell_nb", "int64", (n, s) => [Math.max(s.n_branch, 1), s.degree]],
-  ["opt_nb_start", "int64", (n) => n.options + 1], ["opt_nb", "int64", (n, s) => s.n_opt_nb],
-  ["fillable", "bool", (n, s) => s.n_board_cells + 1],
-];
-const COVER_SIZES = ["error", "n_branch", "n_bits", "n_words", "n_counters", "n_anchored",
-  "degree", "n_opt_nb", "n_board_cells", "memo_ok", "region_limit"];
-const TALLY_ARRAYS = [
-  ["bit", "int64", (n, s) => s.cols], ["last_anchor", "int64", (n, s) => s.cols],
-  ["opt_tally", "int64", (n) => n.options], ["opt_index", "int64", (n) => n.options],
-  ["length", "int64", (n, s) => s.masks], ["stride", "int64", (n, s) => [s.masks, s.cols]],
-  ["map_start", "int64", (n, s) => s.masks * s.cols + 1],
-  ["map_flat", "int64", (n, s) => s.n_map_flat],
-  ["covering_start", "int64", (n) => n.tally + 1], ["covering", "int64", (n, s) => s.n_covering],
-];
-const TALLY_SIZES = ["error", "bad_item", "cols", "masks", "n_covering", "n_map_flat"];
-// The one-word kernel's layout (entry.h's cpcore_one_word_layout, in order) and its sizes:
-// five whole numbers, seven words, two whole numbers.
-const ONE_WORD_ARRAYS = [
-  ["start", "uint64", (n, s) => 64 * s.n_pieces + 1], ["masks", "uint64", (n, s) => s.n_flat],
-  ["opts", "int64", (n, s) => s.n_flat], ["avail", "uint64", () => 64],
-  ["opt_cells", "uint64", (n) => n.options], ["opt_piece", "uint64", (n) => n.options],
-  ["slack_cells", "uint64", () => 64], ["areas", "int64", (n, s) => s.n_pieces],
-  ["fillable", "bool", (n, s) => s.n_board_cells + 1],
-];
-const ONE_WORD_SIZES = ["error", "suits", "n_pieces", "n_flat", "n_board_cells"];
-const ONE_WORD_WORDS = ["all_pieces", "covered", "inner", "first", "last", "slack", "optional"];
-const ONE_WORD_SIZE_WORDS = 14;
-// What each kind of struct field holds.
+// The arrays a layout's struct points to (cpcore_cover_layout, cpcore_tally_layout,
+// cpcore_one_word_layout) take their types and shapes from entry.h: what C type each points
+// to, and the extents its comment gives in brackets, in the sizes the core measured.
+const ARRAY_TYPES = { uint64_t: "uint64", int64_t: "int64", uint8_t: "bool" };
+
+// What each kind of field and parameter holds (entry.h's kinds: see cpmodels/_core/interface.py).
 const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
-
-// The C structs of entry.h as wasm32 lays them out: p a pointer (4 bytes), u64/i64 8 bytes
-// aligned on 8, i32/u32 4 bytes.
-const STRUCTS = {
-  one_word: [["start", "p"], ["masks", "p"], ["opts", "p"], ["avail", "p"], ["opt_cells", "p"],
-    ["opt_piece", "p"], ["n_options", "u64"], ["n_pieces", "u64"], ["all_pieces", "u64"],
-    ["optional", "u64"], ["covered", "u64"], ["inner", "u64"], ["first", "u64"],
-    ["last", "u64"], ["slack", "u64"], ["fillable", "p"], ["n_fillable", "u64"],
-    ["region_limit", "i64"], ["isolated_dead", "i32"], ["slack_cells", "p"]],
-  one_tallies: [["n_tally", "u64"], ["bit", "p"], ["opt_tally", "p"], ["opt_index", "p"],
-    ["length", "p"], ["stride", "p"], ["stride_cols", "u64"], ["map_start", "p"],
-    ["map_flat", "p"]],
-  one_word_table: [["keys", "p"], ["n_slots", "u64"], ["arena", "p"], ["arena_size", "u64"],
-    ["stats", "p"]],
-  packing_cover: [["opt_counter", "p"], ["anchor_start", "p"], ["anchor_opts", "p"],
-    ["group_end", "p"], ["counter_low", "p"], ["counter_high", "p"], ["radix", "p"],
-    ["n_counters", "u64"], ["n_branch", "u64"], ["memo_ok", "i32"], ["opt_nb_start", "p"],
-    ["opt_nb", "p"], ["fillable", "p"], ["region_limit", "i64"]],
-  two_words: [["opt_a", "p"], ["opt_b", "p"], ["k_a", "p"], ["k_b", "p"], ["k_tag_a", "p"],
-    ["k_tag_b", "p"], ["k_counter", "p"], ["nb_a", "p"], ["nb_b", "p"], ["branch_a", "u64"],
-    ["branch_b", "u64"], ["memo_below", "i64"], ["n_words", "u32"]],
-  n_words: [["opt_mask", "p"], ["n_words", "u64"], ["tag_word", "p"], ["tag_bit", "p"],
-    ["cell_nb", "p"], ["degree", "u64"]],
-  tallies: [["n_tally", "i64"], ["bit", "p"], ["last_anchor", "p"], ["opt_tally", "p"],
-    ["opt_index", "p"], ["length", "p"], ["stride", "p"], ["map_start", "p"],
-    ["map_flat", "p"]],
-  table: [["keys", "p"], ["values", "p"], ["arena", "p"], ["stats", "p"], ["n_slots", "u64"],
-    ["key_stride", "u64"], ["value_stride", "u64"], ["n_arena", "u64"]],
-  search_buffers: [["acc", "p"], ["acc_width", "u64"], ["stack_pos", "p"], ["stack_k", "p"],
-    ["stack_code", "p"], ["stack_mask", "p"], ["chosen", "p"], ["counters", "p"],
-    ["filled", "p"], ["scratch", "p"], ["fill_stack", "p"]],
-  // A cover's layout made by the core (cpcore/cover_layout.hpp).
-  cover_input: [["n_items", "u64"], ["low", "p"], ["high", "p"], ["item_cell", "p"],
-    ["n_cells", "u64"], ["cell_nb_start", "p"], ["cell_nbs", "p"], ["n_cell_nbs", "u64"],
-    ["n_options", "u64"], ["opt_start", "p"], ["opt_items", "p"], ["n_opt_items", "u64"]],
-  cover_layout: COVER_ARRAYS.map(([name]) => [name, "p"]),
-  tally_input: [["cover", "p"], ["bit_of_item", "p"], ["n_branch", "u64"],
-    ["anchor_start", "p"], ["anchor_opts", "p"], ["n_anchored", "u64"], ["items", "p"],
-    ["n_tally", "u64"]],
-  tally_layout: TALLY_ARRAYS.map(([name]) => [name, "p"]),
-  one_word_input: [["cover", "p"], ["cell_xy", "p"], ["item_kind", "p"], ["option_kind", "p"],
-    ["flips", "u64"]],
-  one_word_layout: ONE_WORD_ARRAYS.map(([name]) => [name, "p"]),
-};
+const WIDE = new Set(["u64", "i64"]);
 
 // The questions and what a cover's layouts offer, as cpcore_choose_search takes them (entry.h's
 // cpcore_question and CPCORE_OFFERS_*).
@@ -133,18 +56,22 @@ export const OFFERS = { one_word: 1, slack: 2, tallies: 4, one_word_tallies: 8, 
   links: 32, bits: 64 };
 
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
-// The grids of cpcore/entry.h (CPCORE_GRID_*), the coordinates a cell may have, the cells a
-// shape or a board may have, and what the core's geometry calls return instead of a count.
-const GRIDS = { square: 0, triangle: 1, hex: 2, cube: 3 };
-const MAX_COORDINATE = 2 ** 30;
+// The cells a shape or a board may have here, and what the core's geometry calls say
+// instead of a count (by the names of entry.h's statuses; the grids, the coordinates a cell
+// may have and the statuses' values are entry.h's, read from the engine).
 const MAX_GEOMETRY_CELLS = 1 << 20;
-const GEOMETRY_REFUSED = { "-1": "the core's buffers are too small", "-2": "unknown grid",
-  "-3": "a cell's coordinate is too large (more than 2**30 from 0)",
-  "-4": "a shape or a board has too many cells", "-5": "a shape has no cells",
-  "-6": "the shapes do not run up their cells",
-  "-8": "a piece's copies must be whole numbers with 0 <= low <= high",
-  "-9": "the label groups do not run up their cells", "-10": "a label group has no labels",
-  "-11": "a label's cell is not on the board" };
+const GEOMETRY_REFUSED = {
+  CPCORE_GEOMETRY_SMALL_BUFFER: "the core's buffers are too small",
+  CPCORE_GEOMETRY_UNKNOWN_GRID: "unknown grid",
+  CPCORE_GEOMETRY_COORDINATE: "a cell's coordinate is too large (more than 2**30 from 0)",
+  CPCORE_GEOMETRY_TOO_MANY_CELLS: "a shape or a board has too many cells",
+  CPCORE_GEOMETRY_EMPTY_SHAPE: "a shape has no cells",
+  CPCORE_GEOMETRY_BAD_SHAPES: "the shapes do not run up their cells",
+  CPCORE_COVER_BAD_PIECES: "a piece's copies must be whole numbers with 0 <= low <= high",
+  CPCORE_COVER_BAD_GROUPS: "the label groups do not run up their cells",
+  CPCORE_COVER_EMPTY_GROUP: "a label group has no labels",
+  CPCORE_COVER_LABEL_OFF_BOARD: "a label's cell is not on the board",
+};
 // cover.py's MAX_PLACEMENTS: past this many placements a cover is refused before any is made.
 const MAX_PLACEMENTS = 500000;
 const MAX_COPIES = 2 ** 31;
@@ -156,9 +83,14 @@ const MAX_COPIES = 2 ** 31;
 const PLAY_UNITS = { square: [40, 40], triangle: [52 / 2, 52 * Math.sqrt(3) / 2],
   hex: [24.8 * Math.sqrt(3) / 2, 24.8 / 2] };
 const SIXTHS = 6;
-const PLAY_REFUSED = { "-4": "the board or a piece has too many cells for play mode",
-  "-12": "play mode draws the plane grids, not cubes", "-13": "the board has no cells",
-  "-14": "a cell's coordinate is too large for play mode (more than 2**20 from 0)" };
+const PLAY_REFUSED = {
+  ...GEOMETRY_REFUSED,
+  CPCORE_GEOMETRY_TOO_MANY_CELLS: "the board or a piece has too many cells for play mode",
+  CPCORE_LAYOUT_NOT_PLANE: "play mode draws the plane grids, not cubes",
+  CPCORE_LAYOUT_NO_CELLS: "the board has no cells",
+  CPCORE_LAYOUT_COORDINATE:
+    "a cell's coordinate is too large for play mode (more than 2**20 from 0)",
+};
 const MAX_PLAY_WORDS = 2 ** 26;
 
 function fail(message) {
@@ -169,17 +101,91 @@ function check(ok, message) {
   if (!ok) fail(message);
 }
 
-// The offsets of a struct's fields and its size, by C's rules for wasm32.
-function structLayout(fields) {
-  const offsets = {};
+// The interface engine.wasm describes (cpcore_interface, generated from entry.h by the
+// build): each struct's size and fields ({name: [offset, kind]}, by the name entry.h gives it
+// less "cpcore_"), each entry point's parameter kinds, each constant's value.
+function describe(instance) {
+  const x = instance.exports;
+  check(typeof x.cpcore_interface === "function", "engine.wasm does not describe its interface");
+  const base = Math.ceil(Number(x.__heap_base.value) / 8) * 8;
+  const length = Number(x.cpcore_interface(0, 0n));
+  const have = x.memory.buffer.byteLength;
+  if (base + length > have) x.memory.grow(Math.ceil((base + length - have) / PAGE));
+  x.cpcore_interface(base, BigInt(length));
+  const text = new TextDecoder().decode(new Uint8Array(x.memory.buffer, base, length).slice());
+  const { structs, functions, constants } = JSON.parse(text);
+  return {
+    structs: Object.fromEntries(Object.entries(structs).map(([name, { size, fields }]) => [
+      name.replace(/^cpcore_/, ""),
+      { size, fields, offsets: Object.fromEntries(fields.map(([f, kind, at]) => [f, [at, kind]])) },
+    ])),
+    functions, constants,
+  };
+}
+
+// The value of one extent of an array's shape in entry.h (whole numbers and names, + - * **
+// and max), its names read from ``sizes``.
+function extent(text, sizes) {
+  const tokens = text.match(/\*\*|\w+|[-+*(),]/g) || [];
   let at = 0;
-  for (const [name, type] of fields) {
-    const size = type === "u64" || type === "i64" ? 8 : 4;
-    at = Math.ceil(at / size) * size;
-    offsets[name] = [at, type];
-    at += size;
-  }
-  return { offsets, size: Math.ceil(at / 8) * 8 };
+  const take = () => tokens[at++];
+  const expect = (token) => check(take() === token, `${text}: not an extent`);
+  let sum;
+  const atom = () => {
+    const token = take();
+    if (token === "(") {
+      const value = sum();
+      expect(")");
+      return value;
+    }
+    if (token === "max") {
+      expect("(");
+      const values = [sum()];
+      while (tokens[at] === ",") { at++; values.push(sum()); }
+      expect(")");
+      return Math.max(...values);
+    }
+    if (/^\d+$/.test(token)) return Number(token);
+    check(Object.hasOwn(sizes, token), `${text}: ${token} is not a size`);
+    return Number(sizes[token]);
+  };
+  const power = () => {
+    const base = atom();
+    if (tokens[at] !== "**") return base;
+    at++;
+    return base ** power();
+  };
+  const product = () => {
+    let value = power();
+    while (tokens[at] === "*") { at++; value *= power(); }
+    return value;
+  };
+  sum = () => {
+    let value = product();
+    while (tokens[at] === "+" || tokens[at] === "-") {
+      const plus = take() === "+";
+      value = plus ? value + product() : value - product();
+    }
+    return value;
+  };
+  const value = sum();
+  check(at === tokens.length && Number.isSafeInteger(value) && value >= 0,
+    `${text}: not an extent`);
+  return value;
+}
+
+// The entry points as functions that take Numbers or BigInts alike: each argument made what
+// its parameter's kind needs (a BigInt for a 64-bit one), their number checked.
+function entryPoints(instance, functions) {
+  const x = instance.exports;
+  return Object.fromEntries(Object.entries(functions).map(([name, [, kinds]]) => {
+    const f = x[name];
+    check(typeof f === "function", `engine.wasm lacks ${name}`);
+    return [name, (...args) => {
+      check(args.length === kinds.length, `${name}: expected ${kinds.length} arguments`);
+      return f(...args.map((a, k) => (WIDE.has(kinds[k]) ? BigInt(a) : Number(a))));
+    }];
+  }));
 }
 
 // An array field as {data, shape}: a typed array of the type named, or {data, shape}.
@@ -227,31 +233,37 @@ function prefixRows(prefixes, nOptions) {
   return { flat, rows: prefixes.length, width };
 }
 
-// A grid's code and the coordinates of its cells (2, or 3 on the cube grid).
-function gridOf(name) {
-  check(Object.hasOwn(GRIDS, name), `${name}: not a grid (square, triangle, hex or cube)`);
-  return { code: GRIDS[name], dim: name === "cube" ? 3 : 2 };
+// A grid's code (entry.h's CPCORE_GRID_*) and the coordinates of its cells (2, or 3 on the
+// cube grid).
+function gridOf(name, constants) {
+  const known = typeof name === "string" && /^[a-z]+$/.test(name) &&
+    Object.hasOwn(constants, `CPCORE_GRID_${name.toUpperCase()}`);
+  check(known, `${name}: not a grid (square, triangle, hex or cube)`);
+  return { code: constants[`CPCORE_GRID_${name.toUpperCase()}`], dim: name === "cube" ? 3 : 2 };
 }
 
-// Cells (arrays of dim whole numbers within 2**30 of 0) as a flat BigInt64Array.
-function cellsOf(cells, dim, what) {
+// Cells (arrays of dim whole numbers within ``most`` of 0) as a flat BigInt64Array.
+function cellsOf(cells, dim, what, most) {
   check(Array.isArray(cells), `${what}: expected an array of cells`);
   check(cells.length <= MAX_GEOMETRY_CELLS, `${what}: more than ${MAX_GEOMETRY_CELLS} cells`);
   const flat = new BigInt64Array(cells.length * dim);
   cells.forEach((cell, i) => {
     check(Array.isArray(cell) && cell.length === dim, `${what}: a cell is ${dim} whole numbers`);
     cell.forEach((x, d) => {
-      check(Number.isSafeInteger(x) && Math.abs(x) <= MAX_COORDINATE,
-        `${what}: a coordinate is not a whole number within 2**30 of 0`);
+      check(Number.isSafeInteger(x) && Math.abs(x) <= most,
+        `${what}: a coordinate is not a whole number within 2**${Math.log2(most)} of 0`);
       flat[i * dim + d] = BigInt(x);
     });
   });
   return flat;
 }
 
-function geometryStatus(status) {
-  if (status < 0n) fail(GEOMETRY_REFUSED[String(status)] || "the core refused the cells");
-  return Number(status);
+// A count the core returned as a Number, or a RangeError saying its refusal: ``said`` holds
+// what each of entry.h's statuses (by name) says.
+function statusOf(status, constants, said, fallback) {
+  if (status >= 0n) return Number(status);
+  const name = Object.keys(said).find((k) => BigInt(constants[k]) === BigInt(status));
+  return fail(name ? said[name] : fallback);
 }
 
 // The length of a list of the cover (at most ``most``).
@@ -290,12 +302,30 @@ function flatRuns(lists, name, most) {
 // The engine: the wasm instance, its memory and the bump allocator over it.
 class Engine {
   constructor(instance) {
-    this.exports = instance.exports;
+    const { structs, functions, constants } = describe(instance);
+    this.exports = { ...instance.exports, ...entryPoints(instance, functions) };
     this.memory = instance.exports.memory;
     this.base = Number(instance.exports.__heap_base.value);
     this.top = Math.ceil(this.base / 8) * 8;
-    this.structs = Object.fromEntries(
-      Object.entries(STRUCTS).map(([name, fields]) => [name, structLayout(fields)]));
+    this.structs = structs;
+    this.constants = constants;
+    for (const name of Object.keys(PLAY_REFUSED))
+      check(Object.hasOwn(constants, name), `engine.wasm does not define ${name}`);
+  }
+
+  // A geometry call's count, or a RangeError in words for its refusal.
+  geometryStatus(status) {
+    return statusOf(status, this.constants, GEOMETRY_REFUSED, "the core refused the cells");
+  }
+
+  // The status of a call that goes on counting with buffers too small.
+  get smallBuffer() {
+    return BigInt(this.constants.CPCORE_GEOMETRY_SMALL_BUFFER);
+  }
+
+  // Cells as cellsOf reads them, within the core's coordinates.
+  cellsIn(cells, dim, what) {
+    return cellsOf(cells, dim, what, this.constants.CPCORE_MAX_COORDINATE);
   }
 
   // The bytes the engine's memory holds, and those in use by covers and calls.
@@ -344,8 +374,13 @@ class Engine {
   }
 
   // One of entry.h's structs filled with ``values`` (names as in entry.h): its address.
-  struct(name, values) {
-    const { offsets, size } = this.structs[name];
+  // Every field is given (a field entry.h gains is not left 0 unseen), unless ``rest`` says
+  // that those not given are zeros (null pointers, no capacity).
+  struct(name, values, { rest = false } = {}) {
+    check(Object.hasOwn(this.structs, name), `${name}: not a struct of entry.h`);
+    const { offsets, size, fields } = this.structs[name];
+    for (const [field] of fields)
+      check(rest || Object.hasOwn(values, field), `${name}.${field}: not given`);
     const at = this.alloc(size);
     const dv = new DataView(this.memory.buffer);
     for (const [field, value] of Object.entries(values)) {
@@ -411,19 +446,19 @@ class Engine {
         n_opt_items: optItems.flat.length });
       const x = this.exports;
       const work = this.alloc(Number(x.cpcore_cover_layout_work(input)) * 8);
-      const sizes = this.alloc(COVER_SIZES.length * 8);
+      const sizes = this.alloc(this.structs.cover_sizes.size);
       x.cpcore_cover_layout_measure(input, work, sizes);
-      const measured = this.sizesAt(sizes, COVER_SIZES);
+      const measured = this.sizesAt(sizes, "cover_sizes");
       this.refuse(measured.error);
       check(nOptions * measured.n_words * 8 <= 2 ** 31,
         "the cover is too large for the engine in the browser");
-      const L = this.arraysFor(COVER_ARRAYS, n, measured);
+      const L = this.arraysFor("cover_layout", n, measured);
       x.cpcore_cover_layout_fill(input, work, sizes, this.struct("cover_layout", L.at));
-      const filled = this.sizesAt(sizes, COVER_SIZES);
+      const filled = this.sizesAt(sizes, "cover_sizes");
       this.refuse(filled.error);
       // The searches read all but the items' bits and counters (for the tallies, below).
       const { bit_of_item: _bits, counter_of_item: _counters, ...arrays } =
-        this.read(COVER_ARRAYS, L);
+        this.read("cover_layout", L);
       const layout = { ...arrays, n_branch: filled.n_branch, memo_ok: filled.memo_ok !== 0,
         region_limit: filled.region_limit };
       const items = this.copy(whole(tally, "tally"));
@@ -432,16 +467,18 @@ class Engine {
         anchor_start: L.at.anchor_start, anchor_opts: L.at.anchor_opts,
         n_anchored: filled.n_anchored, items, n_tally: tally.length });
       const tallyWork = this.alloc(Number(x.cpcore_tally_layout_work(tallyInput)) * 8);
-      const tallySizes = this.alloc(TALLY_SIZES.length * 8);
+      const tallySizes = this.alloc(this.structs.tally_sizes.size);
       x.cpcore_tally_layout_measure(tallyInput, tallyWork, tallySizes);
-      const t = this.sizesAt(tallySizes, TALLY_SIZES);
-      if (t.error === 8) fail(`tally item ${tally[t.bad_item]} is not an exact-one item`);
+      const t = this.sizesAt(tallySizes, "tally_sizes");
+      if (t.error === this.constants.CPCORE_LAYOUT_NOT_EXACT_ONE)
+        fail(`tally item ${tally[t.bad_item]} is not an exact-one item`);
       this.refuse(t.error);
-      const T = this.arraysFor(TALLY_ARRAYS, n, t);
+      const T = this.arraysFor("tally_layout", n, t);
       x.cpcore_tally_layout_fill(tallyInput, tallyWork, tallySizes,
         this.struct("tally_layout", T.at));
-      this.refuse(this.sizesAt(tallySizes, TALLY_SIZES).error);
-      const { covering_start: _start, covering: _covering, ...tallies } = this.read(TALLY_ARRAYS, T);
+      this.refuse(this.sizesAt(tallySizes, "tally_sizes").error);
+      const { covering_start: _start, covering: _covering, ...tallies } =
+        this.read("tally_layout", T);
       tallies.n_tally = tally.length;
       const oneWord = this.oneWordLayouts(cover, input, n, tally, tallies);
       // The browser lays out no two-word layout and has no solids' search: it offers the
@@ -490,9 +527,10 @@ class Engine {
     check(listLength(xy, "xy", MAX_COVER_ITEMS) === Number(n.cells),
       "xy: two coordinates a cell each");
     const cells = flatRuns(xy, "xy", 2 * MAX_COVER_ITEMS);
+    const most = BigInt(this.constants.CPCORE_MAX_COORDINATE);
     cells.start.forEach((at, k) => check(at === 2n * BigInt(k), "xy: two coordinates a cell each"));
     for (const v of cells.flat)
-      check(v >= -MAX_COORDINATE && v <= MAX_COORDINATE, "xy: a coordinate is too large");
+      check(v >= -most && v <= most, "xy: a coordinate is too large");
     check(listLength(kinds, "kinds", MAX_COVER_ITEMS) === n.items, "kinds: one an item");
     const nKinds = listLength(optionKinds, "optionKinds", MAX_COVER_OPTIONS);
     check(nKinds === 0 || nKinds === n.options, "optionKinds: one an option, or none");
@@ -502,18 +540,16 @@ class Engine {
       item_kind: itemKind, option_kind: nKinds ? this.copy(whole(optionKinds, "optionKinds")) : 0,
       flips: 0 });
     const work = this.alloc(Number(x.cpcore_one_word_layout_work(input1)) * 8);
-    const sizes = this.alloc(ONE_WORD_SIZE_WORDS * 8);
+    const sizes = this.alloc(this.structs.one_word_sizes.size);
     x.cpcore_one_word_layout_measure(input1, work, sizes);
-    const measured = this.sizesAt(sizes, ONE_WORD_SIZES);
+    const measured = this.sizesAt(sizes, "one_word_sizes");
     this.refuse(measured.error);
     if (!measured.suits) return null;
-    const L = this.arraysFor(ONE_WORD_ARRAYS, n, measured);
+    const L = this.arraysFor("one_word_layout", n, measured);
     x.cpcore_one_word_layout_fill(input1, work, sizes, this.struct("one_word_layout", L.at));
-    this.refuse(this.sizesAt(sizes, ONE_WORD_SIZES).error);
-    const words = this.view(BigUint64Array, sizes + 5 * 8, ONE_WORD_WORDS.length).slice();
-    const word = Object.fromEntries(ONE_WORD_WORDS.map((name, k) => [name, words[k]]));
-    const [filledLimit, filledDead] = this.view(BigInt64Array,
-      sizes + (5 + ONE_WORD_WORDS.length) * 8, 2);
+    const word = this.sizesAt(sizes, "one_word_sizes");  // (its words and limit by the fill)
+    this.refuse(word.error);
+    const wordNames = this.fieldsOf("one_word_sizes", "u64");
     let tallies = null;
     if (tally.length) {
       const bits = this.alloc(tally.length * 8);
@@ -532,11 +568,11 @@ class Engine {
         length: new BigInt64Array([1n]), stride: { data: new BigInt64Array(1), shape: [1, 1] },
         map_start: new BigInt64Array(2), map_flat: new BigInt64Array(1) };
     }
-    const arrays = this.read(ONE_WORD_ARRAYS, L);
+    const arrays = this.read("one_word_layout", L);
     const plainWord = (w) => (w <= 2n ** 53n ? Number(w) : String(w));
     const countLayout = { ...arrays, n_pieces: measured.n_pieces,
-      ...Object.fromEntries(ONE_WORD_WORDS.map((name) => [name, plainWord(word[name])])),
-      region_limit: Number(filledLimit), isolated_dead: filledDead !== 0n };
+      ...Object.fromEntries(wordNames.map((name) => [name, plainWord(word[name])])),
+      region_limit: word.region_limit, isolated_dead: word.isolated_dead !== 0 };
     // The region sizes of the pieces alone; a slack item's cell counts in the board's.
     const areas = [];
     let total = 0;
@@ -557,19 +593,19 @@ class Engine {
   // identity or every rotation, then with flip the mirror images; each normalized, an
   // array of its cells in reading order.
   orientations(grid, cells, { rotate = true, flip = true } = {}) {
-    const { code, dim } = gridOf(grid);
-    const flat = cellsOf(cells, dim, "the shape");
+    const { code, dim } = gridOf(grid, this.constants);
+    const flat = this.cellsIn(cells, dim, "the shape");
     const n = BigInt(flat.length / dim);
     return this.scoped(() => {
       const sizes = this.alloc(3 * 8);
       const x = this.exports;
-      const at = this.copy(flat);
-      const args = [BigInt(code), at, n, rotate ? 1 : 0, flip ? 1 : 0];
-      x.cpcore_orientations(...args, 0, 0n, 0, 0n, sizes);
+      const input = this.struct("shape_input", { grid: code, cells: this.copy(flat),
+        n_cells: n, rotate: rotate ? 1 : 0, flip: flip ? 1 : 0 });
+      x.cpcore_orientations(input, 0, 0, 0, 0, sizes);
       const [outWords, scratchWords] = this.view(BigUint64Array, sizes, 2);
       const out = this.alloc(Number(outWords) * 8);
       const scratch = this.alloc(Number(scratchWords) * 8);
-      const found = geometryStatus(x.cpcore_orientations(...args, out, outWords, scratch,
+      const found = this.geometryStatus(x.cpcore_orientations(input, out, outWords, scratch,
         scratchWords, sizes));
       const size = Number(this.view(BigUint64Array, sizes, 3)[2]);
       const words = this.view(BigInt64Array, out, found * size * dim);
@@ -583,37 +619,38 @@ class Engine {
   // ``grid``, in geometry.placements' order, up to ``limit``: {shape: its index, cells: the
   // indices in board of its cells, in reading order}.
   placements(grid, shapes, board, { limit = null } = {}) {
-    const { code, dim } = gridOf(grid);
+    const { code, dim } = gridOf(grid, this.constants);
     check(Array.isArray(shapes) && shapes.length <= MAX_GEOMETRY_CELLS,
       `shapes: expected an array of at most ${MAX_GEOMETRY_CELLS} shapes`);
     check(limit === null || (Number.isSafeInteger(limit) && limit >= 0),
       "limit: expected a whole number from 0");
-    const flats = shapes.map((shape) => cellsOf(shape, dim, "a shape"));
+    const flats = shapes.map((shape) => this.cellsIn(shape, dim, "a shape"));
     const start = new BigInt64Array(shapes.length + 1);
     flats.forEach((flat, s) => { start[s + 1] = start[s] + BigInt(flat.length / dim); });
     const nCells = Number(start[shapes.length]);
     check(nCells <= MAX_GEOMETRY_CELLS, `shapes: more than ${MAX_GEOMETRY_CELLS} cells`);
     const cells = new BigInt64Array(nCells * dim);
     flats.forEach((flat, s) => cells.set(flat, Number(start[s]) * dim));
-    const boardFlat = cellsOf(board, dim, "the board");
+    const boardFlat = this.cellsIn(board, dim, "the board");
     return this.scoped(() => {
       const sizes = this.alloc(3 * 8);
       const x = this.exports;
-      const args = [BigInt(code), this.copy(cells), this.copy(start), BigInt(shapes.length),
-        BigInt(nCells), this.copy(boardFlat), BigInt(board.length),
-        limit === null ? 2n ** 64n - 1n : BigInt(limit)];
+      const args = [this.struct("placements_input", { grid: code, shape_cells: this.copy(cells),
+        shape_start: this.copy(start), n_shapes: shapes.length, n_shape_cells: nCells,
+        board: this.copy(boardFlat), n_board: board.length,
+        limit: limit === null ? 2n ** 64n - 1n : limit })];
       const need = () => Array.from(this.view(BigUint64Array, sizes, 3), Number);
       const first = x.cpcore_placements(...args, 0, 0n, 0, 0n, 0, 0n, sizes);
-      if (first !== -1n) geometryStatus(first);
+      if (first !== this.smallBuffer) this.geometryStatus(first);
       const scratchWords = need()[2];
       const scratch = this.alloc(scratchWords * 8);
       const counted = x.cpcore_placements(...args, 0, 0n, 0, 0n, scratch, BigInt(scratchWords),
         sizes);
-      if (counted !== -1n) geometryStatus(counted);
+      if (counted !== this.smallBuffer) this.geometryStatus(counted);
       const [nFound, nIndices] = need();
       const outCells = this.alloc(nIndices * 8);
       const outShape = this.alloc(nFound * 8);
-      geometryStatus(x.cpcore_placements(...args, outCells, BigInt(nIndices), outShape,
+      this.geometryStatus(x.cpcore_placements(...args, outCells, BigInt(nIndices), outShape,
         BigInt(nFound), scratch, BigInt(scratchWords), sizes));
       const which = this.view(BigInt64Array, outShape, nFound);
       const indices = this.view(BigInt64Array, outCells, nIndices);
@@ -635,8 +672,8 @@ class Engine {
   // placement, 1 a label left open), optionOwner (its piece or group), fixed: the groups a
   // sweep's tasks fix}.
   sweepCover({ grid, cells, pieces, groups = [], faceUp = false }) {
-    const { code, dim } = gridOf(grid);
-    const board = cellsOf(cells, dim, "the board");
+    const { code, dim } = gridOf(grid, this.constants);
+    const board = this.cellsIn(cells, dim, "the board");
     check(Array.isArray(pieces) && pieces.length <= MAX_GEOMETRY_CELLS,
       `pieces: expected an array of at most ${MAX_GEOMETRY_CELLS} pieces`);
     check(Array.isArray(groups) && groups.length <= MAX_GEOMETRY_CELLS,
@@ -656,7 +693,7 @@ class Engine {
       bounds[2 * p + 1] = BigInt(count);
     });
     const runs = (list, what) => {
-      const flats = list.map((one) => cellsOf(one, dim, what));
+      const flats = list.map((one) => this.cellsIn(one, dim, what));
       const start = new BigInt64Array(list.length + 1);
       flats.forEach((flat, k) => { start[k + 1] = start[k] + BigInt(flat.length / dim); });
       check(start[list.length] <= BigInt(MAX_GEOMETRY_CELLS),
@@ -670,44 +707,50 @@ class Engine {
     return this.scoped(() => {
       const sizes = this.alloc(5 * 8);
       const x = this.exports;
-      const args = [BigInt(code), this.copy(board), BigInt(cells.length),
-        this.copy(shaped.flat), this.copy(shaped.start), BigInt(shapes.length),
-        BigInt(shaped.flat.length / dim), this.copy(pieceStart), this.copy(bounds),
-        BigInt(pieces.length), this.copy(grouped.flat), this.copy(grouped.start),
-        BigInt(groups.length), BigInt(grouped.flat.length / dim), BigInt(MAX_PLACEMENTS)];
+      const input = this.struct("sweep_input", {
+        grid: code, board: this.copy(board), n_board: cells.length,
+        shape_cells: this.copy(shaped.flat), shape_start: this.copy(shaped.start),
+        n_shapes: shapes.length, n_shape_cells: shaped.flat.length / dim,
+        piece_start: this.copy(pieceStart), piece_bounds: this.copy(bounds),
+        n_pieces: pieces.length, group_cells: this.copy(grouped.flat),
+        group_start: this.copy(grouped.start), n_groups: groups.length,
+        n_labels: grouped.flat.length / dim, max_placements: MAX_PLACEMENTS });
+      const cover = (out) => x.cpcore_sweep_cover(input,
+        this.struct("sweep_output", out, { rest: true }), sizes);
       const need = () => Array.from(this.view(BigUint64Array, sizes, 5), Number);
       const status = (got) => {
-        if (got === -7n) {
+        if (got === BigInt(this.constants.CPCORE_COVER_TOO_LARGE)) {
           const n = new Set(cells.map((cell) => cell.join(","))).size;
           fail(`the problem is too large: up to ${(shapes.length * n).toLocaleString("en")} ` +
             `placements (${shapes.length} piece orientations x ${n.toLocaleString("en")} ` +
             `cells); the limit is ${MAX_PLACEMENTS.toLocaleString("en")}. Use a smaller ` +
             "board or fewer distinct pieces");
         }
-        if (got !== -1n) geometryStatus(got);
+        if (got !== this.smallBuffer) this.geometryStatus(got);
       };
-      const none = [0, 0n, 0, 0n, 0, 0n, 0, 0n];
-      status(x.cpcore_sweep_cover(...args, ...none, 0, 0n, sizes));
+      status(cover({}));
       const scratchWords = need()[3];
-      const scratch = this.alloc(scratchWords * 8);
-      status(x.cpcore_sweep_cover(...args, ...none, scratch, BigInt(scratchWords), sizes));
+      const room = { scratch: this.alloc(scratchWords * 8), n_scratch: scratchWords };
+      status(cover(room));
       const [nItems, nOptions, nEntries, , nFixed] = need();
       const out = [4 * nItems, 4 * nOptions, nEntries, nFixed].map((words) => ({
         at: this.alloc(words * 8), words }));
-      geometryStatus(x.cpcore_sweep_cover(...args, ...out.flatMap(({ at, words }) =>
-        [at, BigInt(words)]), scratch, BigInt(scratchWords), sizes));
-      const [items, options, entries, fixed] = out.map(({ at, words }) =>
+      const [items, options, entries, fixed] = out;
+      this.geometryStatus(cover({ ...room, items: items.at, items_capacity: items.words,
+        options: options.at, options_capacity: options.words, entries: entries.at,
+        entries_capacity: entries.words, fixed: fixed.at, fixed_capacity: fixed.words }));
+      const [itemRows, optionRows, entryList, fixedList] = out.map(({ at, words }) =>
         Array.from(this.view(BigInt64Array, at, words), Number));
       const column = (rows, k) => Array.from({ length: rows.length / 4 },
         (_, i) => rows[4 * i + k]);
-      const start = [...column(options, 2), nEntries];
+      const start = [...column(optionRows, 2), nEntries];
       return {
-        items: { kind: column(items, 0), low: column(items, 1), high: column(items, 2),
-          cell: column(items, 3) },
-        options: { start, items: entries },
-        optionKind: column(options, 0),
-        optionOwner: column(options, 1),
-        fixed,
+        items: { kind: column(itemRows, 0), low: column(itemRows, 1), high: column(itemRows, 2),
+          cell: column(itemRows, 3) },
+        options: { start, items: entryList },
+        optionKind: column(optionRows, 0),
+        optionOwner: column(optionRows, 1),
+        fixed: fixedList,
       };
     });
   }
@@ -718,14 +761,14 @@ class Engine {
   // true, count 1 and low count unless told). The geometry is the core's
   // (cpcore_play_layout, exact); pixels are rounded to hundredths as the server rounds them.
   playLayout({ spec = "", grid, cells, labels = {}, pieces }) {
-    check(grid !== "cube", PLAY_REFUSED["-12"]);
-    const { code } = gridOf(grid);
-    const board = cellsOf(cells, 2, "the board");
+    check(grid !== "cube", PLAY_REFUSED.CPCORE_LAYOUT_NOT_PLANE);
+    const { code } = gridOf(grid, this.constants);
+    const board = this.cellsIn(cells, 2, "the board");
     check(Array.isArray(pieces) && pieces.length <= MAX_GEOMETRY_CELLS,
       `pieces: expected an array of at most ${MAX_GEOMETRY_CELLS} pieces`);
     const flats = pieces.map((piece) => {
       check(piece !== null && typeof piece === "object", "pieces: a piece is an object");
-      return cellsOf(piece.cells, 2, "a piece");
+      return this.cellsIn(piece.cells, 2, "a piece");
     });
     const start = new BigInt64Array(pieces.length + 1);
     const turns = new BigInt64Array(2 * pieces.length);
@@ -739,28 +782,25 @@ class Engine {
     const pieceCells = new BigInt64Array(2 * nCells);
     flats.forEach((flat, p) => pieceCells.set(flat, 2 * Number(start[p])));
     const status = (got) => {
-      if (got < 0n && got !== -1n) {
-        fail(PLAY_REFUSED[String(got)] || GEOMETRY_REFUSED[String(got)] ||
-             "the core refused the board");
-      }
-      return Number(got);
+      if (got === this.smallBuffer) return Number(got);
+      return statusOf(got, this.constants, PLAY_REFUSED, "the core refused the board");
     };
     const words = this.scoped(() => {
       const sizes = this.alloc(2 * 8);
       const x = this.exports;
-      const args = [BigInt(code), this.copy(board), BigInt(cells.length),
-        this.copy(pieceCells), this.copy(start), this.copy(turns), BigInt(pieces.length),
-        BigInt(nCells)];
+      const input = this.struct("play_input", { grid: code, board: this.copy(board),
+        n_board: cells.length, piece_cells: this.copy(pieceCells), piece_start: this.copy(start),
+        piece_turns: this.copy(turns), n_pieces: pieces.length, n_piece_cells: nCells });
       const need = () => Array.from(this.view(BigUint64Array, sizes, 2), Number);
-      status(x.cpcore_play_layout(...args, 0, 0n, 0, 0n, sizes));
+      status(x.cpcore_play_layout(input, 0, 0, 0, 0, sizes));
       const scratchWords = need()[1];
       const scratch = this.alloc(scratchWords * 8);
-      status(x.cpcore_play_layout(...args, 0, 0n, scratch, BigInt(scratchWords), sizes));
+      status(x.cpcore_play_layout(input, 0, 0, scratch, scratchWords, sizes));
       const outWords = need()[0];
       check(outWords <= MAX_PLAY_WORDS, "the layout is too large for play mode");
       const out = this.alloc(outWords * 8);
-      const n = status(x.cpcore_play_layout(...args, out, BigInt(outWords), scratch,
-        BigInt(scratchWords), sizes));
+      const n = status(x.cpcore_play_layout(input, out, outWords, scratch, scratchWords,
+        sizes));
       check(n === outWords, "the core's buffers are too small");
       return Array.from(this.view(BigInt64Array, out, n), Number);
     });
@@ -814,30 +854,53 @@ class Engine {
     return new TextDecoder().decode(bytes.subarray(0, bytes.indexOf(0)));
   }
 
-  // The whole numbers of a sizes struct (int64 fields ``names``), as Numbers.
-  sizesAt(at, names) {
-    const words = this.view(BigInt64Array, at, names.length);
-    return Object.fromEntries(names.map((name, k) => [name, Number(words[k])]));
+  // The fields of the struct ``name`` at ``at``: int64 and int32 ones as Numbers, uint64
+  // ones (words of bits) as BigInts.
+  sizesAt(at, name) {
+    const dv = new DataView(this.memory.buffer);
+    return Object.fromEntries(this.structs[name].fields.map(([field, kind, offset]) => {
+      const where = at + offset;
+      const value = kind === "u64" ? dv.getBigUint64(where, true)
+        : kind === "i64" ? Number(dv.getBigInt64(where, true))
+          : kind === "i32" ? dv.getInt32(where, true) : dv.getUint32(where, true);
+      return [field, value];
+    }));
   }
 
-  // Room for each array of ``arrays`` at the sizes measured: their addresses and shapes.
-  arraysFor(arrays, n, sizes) {
+  // The names of the fields of kind ``kind`` of the struct ``name``, in order.
+  fieldsOf(name, kind) {
+    return this.structs[name].fields.filter(([, k]) => k === kind).map(([field]) => field);
+  }
+
+  // The arrays the struct ``name`` points to: [field, type, its shape's extents].
+  arrays(name) {
+    return this.structs[name].fields.map(([field, kind, , pointee, shape]) => {
+      check(kind === "p" && Object.hasOwn(ARRAY_TYPES, pointee) && shape.length,
+        `${name}.${field}: entry.h gives no array type and shape`);
+      return [field, ARRAY_TYPES[pointee], shape];
+    });
+  }
+
+  // Room for each array the struct ``name`` points to, shaped as entry.h says in the sizes
+  // measured and the cover's (n: items, options, tally items): their addresses and shapes.
+  arraysFor(name, n, sizes) {
+    const known = { ...sizes, n_items: n.items, n_options: n.options, n_tally: n.tally };
     const at = {};
     const shapes = {};
-    for (const [name, type, size] of arrays) {
-      const shape = [size(n, sizes)].flat();
-      shapes[name] = shape;
-      at[name] = this.alloc(shape.reduce((a, b) => a * b, 1) * TYPES[type].BYTES_PER_ELEMENT);
+    for (const [field, type, extents] of this.arrays(name)) {
+      const shape = extents.map((text) => extent(text, known));
+      shapes[field] = shape;
+      at[field] = this.alloc(shape.reduce((a, b) => a * b, 1) * TYPES[type].BYTES_PER_ELEMENT);
     }
     return { at, shapes };
   }
 
   // The arrays filled, copied out of the engine's memory ({data, shape} past one dimension).
-  read(arrays, { at, shapes }) {
-    return Object.fromEntries(arrays.map(([name, type]) => {
-      const shape = shapes[name];
-      const data = this.view(TYPES[type], at[name], shape.reduce((a, b) => a * b, 1)).slice();
-      return [name, shape.length === 1 ? data : { data, shape }];
+  read(name, { at, shapes }) {
+    return Object.fromEntries(this.arrays(name).map(([field, type]) => {
+      const shape = shapes[field];
+      const data = this.view(TYPES[type], at[field], shape.reduce((a, b) => a * b, 1)).slice();
+      return [field, shape.length === 1 ? data : { data, shape }];
     }));
   }
 

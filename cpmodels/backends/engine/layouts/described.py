@@ -1,0 +1,57 @@
+"""The arrays of a layout the core fills, made as ``cpcore/entry.h`` describes them.
+
+A layout struct of entry.h (``cpcore_cover_layout``, ``cpcore_tally_layout``,
+``cpcore_one_word_layout``) points to arrays whose type is what each pointer points to and
+whose shape its comment gives in brackets, in the sizes the core measured (``[n_options,
+n_words]``). The compiled module carries that description (``_native.interface()``,
+generated from entry.h by the build), so the Python side names no array of them by hand.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import operator
+from collections.abc import Mapping
+
+import numpy as np
+
+import cpmodels._native as _native
+
+DTYPES = {"uint64_t": np.uint64, "int64_t": np.int64, "uint8_t": np.bool_}
+OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.Pow: operator.pow}
+
+
+def layout_arrays(struct: str, sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Room for each array the entry.h struct ``struct`` points to, by field name, each of
+    the type and shape entry.h gives it (its extents' names read from ``sizes``)."""
+    described = json.loads(_native.interface())["structs"][struct]
+    out: dict[str, np.ndarray] = {}
+    for name, kind, _, pointee, shape in described["fields"]:
+        if kind != "p" or pointee not in DTYPES or not shape:
+            raise ValueError(f"{struct}.{name}: entry.h gives no array type and shape")
+        out[name] = np.empty(tuple(extent(e, sizes) for e in shape), dtype=DTYPES[pointee])
+    return out
+
+
+def extent(text: str, sizes: Mapping[str, int]) -> int:
+    """The value of one extent of a shape in entry.h: whole numbers and names of ``sizes``
+    with ``+ - * **`` and ``max(...)``."""
+
+    def value(node: ast.expr) -> int:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and node.id in sizes:
+            return int(sizes[node.id])
+        if isinstance(node, ast.BinOp) and type(node.op) in OPERATIONS:
+            return OPERATIONS[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "max" and node.args and not node.keywords:
+            return max(value(arg) for arg in node.args)
+        raise ValueError(f"{text}: not an extent of sizes {sorted(sizes)}")
+
+    found = value(ast.parse(text, mode="eval").body)
+    if found < 0:
+        raise ValueError(f"{text}: a negative extent")
+    return found
