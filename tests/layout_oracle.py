@@ -125,8 +125,8 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
     An empty region (cells joined by edges) must be filled by some of the pieces, so a region
     whose size is no sum of piece areas is a dead end. Only exact-one cell items count as
     board cells; without a consistent piece area per tag item, with two such items on one
-    cell, or with an option whose cells are not joined through their neighbours, the check
-    is switched off.
+    cell, a cell named by another item, or an option whose cells are not joined through
+    their neighbours, the check is switched off.
     """
     neighbours = grid(cover.grid).neighbours
     cell_bit = {it.cell: int(bit_of_item[i]) for i, it in enumerate(cover.items)
@@ -139,7 +139,8 @@ def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tu
     area: dict[int, int] = {}
     board_items = [it.cell for i, it in enumerate(cover.items)
                    if it.cell is not None and 0 <= bit_of_item[i] < n_branch]
-    consistent = bool(cell_bit) and len(set(board_items)) == len(board_items)
+    consistent = (bool(cell_bit) and len(set(board_items)) == len(board_items)
+                  and len(board_items) == sum(it.cell is not None for it in cover.items))
     # Each board cell item's neighbours as one integer of bits, and each cell item's bit.
     around_item = {i: sum(1 << int(b) for b in cell_nb[cell_bit[it.cell]] if b >= 0)
                    for i, it in enumerate(cover.items) if it.cell in cell_bit}

@@ -184,8 +184,9 @@ def test_region_pruning_needs_options_joined_as_pieces_are():
 
 
 def test_region_pruning_needs_one_item_a_cell():
-    """Two exact-one items on one cell: a region counts the cell once where an option fills
-    it with two items (a count of 0 for a cover with a solution), so the check is off."""
+    """Two exact-one items on one cell, or a cell named by an item that is no cell's: a
+    region counts the cell once, or for the wrong item (a count of 0 for a cover with a
+    solution), so the check is off."""
     from cpmodels.backends.engine import EngineSession
     from cpmodels.cover import ExactCover, Item
 
@@ -194,3 +195,10 @@ def test_region_pruning_needs_one_item_a_cell():
     shared = ExactCover(items=items, options=[(0, 1, 4), (2, 3, 4)], grid="square")
     assert compile_cover(shared).region_limit == 0
     assert EngineSession(shared).count() == 1
+    # A piece's item naming a cell: a region would count that cell for it as well.
+    cells = [(0, c) for c in range(4)]
+    items = [Item(f"c{c}", cell=cell) for c, cell in enumerate(cells)]
+    named = ExactCover(items=[*items, Item("P", 2, 2, cell=(0, 1))],
+                       options=[(0, 1, 4), (2, 3, 4)], grid="square")
+    assert compile_cover(named).region_limit == 0
+    assert EngineSession(named).count() == 1

@@ -203,14 +203,19 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     }
     s.memo_ok = !big && states < ((uint64_t)1 << 63);
     // Board cells: the cells of exact-one cell items (a cell's last such item names it).
-    // Two such items on one cell leave the region check without its areas (it is off).
+    // Two such items on one cell, or a cell named by an item that is not exact-one, leave
+    // the region check without its areas (it is off).
     bool shared = false;
     for (uint64_t x = 0; x < c.n_cells; ++x) w.cell_bit[x] = -1;
-    for (uint64_t i = 0; i < n_items; ++i)
-        if (c.item_cell[i] >= 0 && w.bit_of[i] >= 0 && w.bit_of[i] < n_branch) {
-            shared = shared || w.cell_bit[c.item_cell[i]] >= 0;
-            w.cell_bit[c.item_cell[i]] = w.bit_of[i];
+    for (uint64_t i = 0; i < n_items; ++i) {
+        if (c.item_cell[i] < 0) continue;
+        if (w.bit_of[i] < 0 || w.bit_of[i] >= n_branch) {
+            shared = true;
+            continue;
         }
+        shared = shared || w.cell_bit[c.item_cell[i]] >= 0;
+        w.cell_bit[c.item_cell[i]] = w.bit_of[i];
+    }
     int64_t board = 0, degree = -1;
     for (uint64_t x = 0; x < c.n_cells; ++x) {
         if (w.cell_bit[x] < 0) continue;
@@ -221,6 +226,18 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
     s.n_board_cells = board;
     s.degree = degree < 0 ? 4 : degree;
     const int64_t deg = s.degree;
+    // The region check's flood fill needs neighbours both ways, and no cell its own.
+    for (uint64_t x = 0; x < c.n_cells && !shared; ++x) {
+        if (w.cell_bit[x] < 0) continue;
+        for (int64_t k = c.cell_nb_start[x]; k < c.cell_nb_start[x + 1] && !shared; ++k) {
+            const int64_t y = c.cell_nbs[k];
+            if (y < 0 || w.cell_bit[y] < 0) continue;
+            bool back = false;
+            for (int64_t q = c.cell_nb_start[y]; q < c.cell_nb_start[y + 1]; ++q)
+                back = back || c.cell_nbs[q] == (int64_t)x;
+            shared = y == (int64_t)x || !back;
+        }
+    }
     // A board cell's neighbouring board-cell bit k (-1: none).
     auto nb_bit = [&](int64_t x, int64_t k) -> int64_t {
         if (k >= c.cell_nb_start[x + 1] - c.cell_nb_start[x]) return -1;
