@@ -7,6 +7,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -225,3 +226,22 @@ def core_library(tmp_path_factory, source: str) -> ctypes.CDLL:
                     str(core_dir / "src" / source), "-o", str(lib)],
                    check=True, timeout=300)
     return interface.ctypes_typed(ctypes.CDLL(str(lib)), ENTRY)
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_left_as_found() -> Iterator[None]:
+    """Every test leaves Ctrl-C as it found it: its handler, and not blocked in the main
+    thread. A command started later inherits an ignored or blocked Ctrl-C and could not be
+    interrupted (tests/test_counting.py's Ctrl-C test would wait for it)."""
+    handler = signal.getsignal(signal.SIGINT)
+    yield
+    left, blocked = signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    changed = []
+    if left is not handler:
+        signal.signal(signal.SIGINT, handler)
+        changed.append(f"its handler is {left!r}")
+    if signal.SIGINT in blocked:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        changed.append("it is blocked")
+    if changed:
+        pytest.fail("the test left Ctrl-C changed: " + " and ".join(changed))
