@@ -5,13 +5,7 @@
 #include "cpcore/entry.h"
 #include "cpcore/placements.hpp"
 
-namespace {
-
 using namespace cpcore::geometry;
-
-bool known_grid(int64_t grid) { return grid >= SQUARE && grid <= CUBE; }
-
-}  // namespace
 
 extern "C" int64_t cpcore_orientations(const cpcore_shape_input* in, int64_t* out,
                                        uint64_t out_capacity, int64_t* scratch,

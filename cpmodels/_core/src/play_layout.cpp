@@ -59,7 +59,7 @@ extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
     const uint64_t n_piece_cells = in->n_piece_cells;
     sizes[0] = sizes[1] = 0;
     if (grid == CUBE) return CPCORE_LAYOUT_NOT_PLANE;
-    if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
         n_pieces > CPCORE_MAX_LAYOUT_CELLS) {
         return CPCORE_GEOMETRY_TOO_MANY_CELLS;

@@ -52,7 +52,7 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
     const uint64_t entries_capacity = out->entries_capacity;
     const uint64_t fixed_capacity = out->fixed_capacity, n_scratch = out->n_scratch;
     for (int k = 0; k < 5; ++k) sizes[k] = 0;
-    if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     const int dim = dimension(grid);
     const uint64_t most = CPCORE_MAX_GEOMETRY_CELLS;
     if (n_board > most || n_shapes > most || n_pieces > most || n_groups > most ||

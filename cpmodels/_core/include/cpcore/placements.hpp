@@ -26,6 +26,9 @@ namespace geometry {
 
 enum Grid { SQUARE = 0, TRIANGLE = 1, HEX = 2, CUBE = 3 };
 
+// Whether grid names one of the four grids.
+inline bool known_grid(int64_t grid) { return grid >= SQUARE && grid <= CUBE; }
+
 inline int dimension(int64_t grid) { return grid == CUBE ? 3 : 2; }
 
 // The rotations and the mirror images of a grid (as many of each).
