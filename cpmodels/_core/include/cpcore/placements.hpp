@@ -11,8 +11,10 @@
 //
 // Index arrays: ``order`` and ``sorted`` hold indices of cells (0 .. n - 1), sorted into
 // reading order by sort_cells (ties by index, so the first of equal cells comes first);
-// reading_order keeps the first of each run of equal cells and returns how many are left, a
-// board's distinct cells. find answers with an index into such a board, -1 for none.
+// distinct keeps the first of each run of equal cells of such an array and returns how many
+// are left, a board's distinct cells (reading_order sorts, then keeps them so). find answers
+// with an index into such a board, -1 for none. Coordinates are checked against a bound by
+// within, the runs of a shape list's start array by shape_runs.
 // Scratch is the caller's: each function says how many words it takes.
 #pragma once
 
