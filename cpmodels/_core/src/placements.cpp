@@ -5,20 +5,7 @@
 #include "cpcore/entry.h"
 #include "cpcore/placements.hpp"
 
-namespace {
-
 using namespace cpcore::geometry;
-
-bool known_grid(int64_t grid) { return grid >= SQUARE && grid <= CUBE; }
-
-bool coordinates_fit(const int64_t* x, uint64_t n) {
-    for (uint64_t i = 0; i < n; ++i) {
-        if (x[i] < -CPCORE_MAX_COORDINATE || x[i] > CPCORE_MAX_COORDINATE) return false;
-    }
-    return true;
-}
-
-}  // namespace
 
 extern "C" int64_t cpcore_orientations(const cpcore_shape_input* in, int64_t* out,
                                        uint64_t out_capacity, int64_t* scratch,
@@ -58,14 +45,9 @@ extern "C" int64_t cpcore_placements(const cpcore_placements_input* in, int64_t*
         n_shapes > CPCORE_MAX_GEOMETRY_CELLS) {
         return CPCORE_GEOMETRY_TOO_MANY_CELLS;
     }
-    if (shape_start[0] != 0) return CPCORE_GEOMETRY_BAD_SHAPES;
     uint64_t largest = 0;
-    for (uint64_t s = 0; s < n_shapes; ++s) {
-        const int64_t a = shape_start[s], b = shape_start[s + 1];
-        if (b < a || (uint64_t)b > n_shape_cells) return CPCORE_GEOMETRY_BAD_SHAPES;
-        if (b == a) return CPCORE_GEOMETRY_EMPTY_SHAPE;
-        if ((uint64_t)(b - a) > largest) largest = (uint64_t)(b - a);
-    }
+    const int64_t shapes = shape_runs(shape_start, n_shapes, n_shape_cells, UINT64_MAX, largest);
+    if (shapes != 0) return shapes;
     if (!coordinates_fit(shape_cells, n_shape_cells * dim) ||
         !coordinates_fit(board, n_board * dim)) {
         return CPCORE_GEOMETRY_COORDINATE;

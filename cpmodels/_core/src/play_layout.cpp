@@ -22,15 +22,6 @@ struct Stream {
     }
 };
 
-bool within(const int64_t* x, uint64_t n) {
-    for (uint64_t i = 0; i < n; ++i) {
-        if (x[i] < -CPCORE_MAX_LAYOUT_COORDINATE || x[i] > CPCORE_MAX_LAYOUT_COORDINATE) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // A shape's cells moved by symmetry k, normalized and in reading order, into shape (size
 // words x 2). Scratch: moved (2 size), order (size).
 void turned(int64_t grid, int k, const int64_t* cells, uint64_t size, int64_t* moved,
@@ -68,22 +59,18 @@ extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
     const uint64_t n_piece_cells = in->n_piece_cells;
     sizes[0] = sizes[1] = 0;
     if (grid == CUBE) return CPCORE_LAYOUT_NOT_PLANE;
-    if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
         n_pieces > CPCORE_MAX_LAYOUT_CELLS) {
         return CPCORE_GEOMETRY_TOO_MANY_CELLS;
     }
     if (n_board == 0) return CPCORE_LAYOUT_NO_CELLS;
-    if (piece_start[0] != 0) return CPCORE_GEOMETRY_BAD_SHAPES;
     uint64_t largest = 0;
-    for (uint64_t p = 0; p < n_pieces; ++p) {
-        const int64_t a = piece_start[p], b = piece_start[p + 1];
-        if (b < a || (uint64_t)b > n_piece_cells) return CPCORE_GEOMETRY_BAD_SHAPES;
-        if (b == a) return CPCORE_GEOMETRY_EMPTY_SHAPE;
-        if ((uint64_t)(b - a) > CPCORE_MAX_LAYOUT_PIECE) return CPCORE_GEOMETRY_TOO_MANY_CELLS;
-        if ((uint64_t)(b - a) > largest) largest = (uint64_t)(b - a);
-    }
-    if (!within(board, 2 * n_board) || !within(piece_cells, 2 * n_piece_cells)) {
+    const int64_t pieces =
+        shape_runs(piece_start, n_pieces, n_piece_cells, CPCORE_MAX_LAYOUT_PIECE, largest);
+    if (pieces != 0) return pieces;
+    const int64_t most = CPCORE_MAX_LAYOUT_COORDINATE;
+    if (!within(board, 2 * n_board, most) || !within(piece_cells, 2 * n_piece_cells, most)) {
         return CPCORE_LAYOUT_COORDINATE;
     }
     const uint64_t m = largest;

@@ -13,11 +13,12 @@ constexpr int64_t CELL_ITEM = 0, PIECE_ITEM = 1, SLACK_ITEM = 2;
 constexpr int64_t PIECE_OPTION = 0, SLACK_OPTION = 1;
 constexpr int64_t MOST_COPIES = ((int64_t)1) << 31;
 
-bool coordinates_fit(const int64_t* x, uint64_t n) {
-    for (uint64_t i = 0; i < n; ++i) {
-        if (x[i] < -CPCORE_MAX_COORDINATE || x[i] > CPCORE_MAX_COORDINATE) return false;
-    }
-    return true;
+// An option's row: its kind, its piece or group, where its entries start and how many.
+void option_row(int64_t* row, int64_t kind, uint64_t of, uint64_t start, uint64_t length) {
+    row[0] = kind;
+    row[1] = (int64_t)of;
+    row[2] = (int64_t)start;
+    row[3] = (int64_t)length;
 }
 
 // Whether start[0 .. n] runs from 0 up (never down) to at most ``most``; 1 when it does with
@@ -51,7 +52,7 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
     const uint64_t entries_capacity = out->entries_capacity;
     const uint64_t fixed_capacity = out->fixed_capacity, n_scratch = out->n_scratch;
     for (int k = 0; k < 5; ++k) sizes[k] = 0;
-    if (grid < SQUARE || grid > CUBE) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     const int dim = dimension(grid);
     const uint64_t most = CPCORE_MAX_GEOMETRY_CELLS;
     if (n_board > most || n_shapes > most || n_pieces > most || n_groups > most ||
@@ -104,14 +105,10 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
         order[i] = (int64_t)i;
     }
     sort_cells(keys, dim, order, n_board);
-    uint64_t n_cells = 0;
-    for (uint64_t i = 0; i < n_board; ++i) {
-        const int64_t* last = keys + order[n_cells - (n_cells > 0)] * dim;
-        if (n_cells > 0 && compare(last, keys + order[i] * dim, dim) == 0) continue;
-        order[n_cells] = order[i];
-        for (int d = 0; d < dim; ++d) scan[n_cells * dim + d] = board[order[i] * dim + d];
-        byread[n_cells] = (int64_t)n_cells;
-        ++n_cells;
+    const uint64_t n_cells = distinct(keys, dim, order, n_board);
+    for (uint64_t i = 0; i < n_cells; ++i) {
+        for (int d = 0; d < dim; ++d) scan[i * dim + d] = board[order[i] * dim + d];
+        byread[i] = (int64_t)i;
     }
     sort_cells(scan, dim, byread, n_cells);
     CPCORE_ASSERT(n_cells <= n_board && (n_board == 0 || n_cells >= 1));
@@ -143,23 +140,24 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
 
     // Each piece's placements (its cells' items, then its own), shape by shape.
     uint64_t n_options = 0, n_entries = 0;
+    // Whether one more option of length entries still fits (and all before it did).
+    auto room = [&](uint64_t length) {
+        written = written && n_entries + length <= entries_capacity &&
+                  4 * (n_options + 1) <= options_capacity;
+        return written;
+    };
     for (uint64_t p = 0; p < n_pieces; ++p) {
         for (int64_t s = piece_start[p]; s < piece_start[p + 1]; ++s) {
             const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
             slide(grid, shape_cells + shape_start[s] * dim, size, scan, byread, n_cells,
                   shape_order, hit, cell, [&](const int64_t* at) {
-                      written = written && n_entries + size + 1 <= entries_capacity &&
-                                4 * (n_options + 1) <= options_capacity;
-                      if (written) {
+                      if (room(size + 1)) {
                           for (uint64_t i = 0; i < size; ++i)
                               CPCORE_ASSERT(at[i] >= 0 && (uint64_t)at[i] < n_cells);
                           for (uint64_t i = 0; i < size; ++i) entries[n_entries + i] = at[i];
                           entries[n_entries + size] = (int64_t)(n_cells + p);
-                          int64_t* row = options + 4 * n_options;
-                          row[0] = PIECE_OPTION;
-                          row[1] = (int64_t)p;
-                          row[2] = (int64_t)n_entries;
-                          row[3] = (int64_t)(size + 1);
+                          option_row(options + 4 * n_options, PIECE_OPTION, p, n_entries,
+                                     size + 1);
                       }
                       ++n_options;
                       n_entries += size + 1;
@@ -177,16 +175,10 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
             if (at < 0) return CPCORE_COVER_LABEL_OFF_BOARD;
             CPCORE_ASSERT((uint64_t)at < n_cells);
             if (at > passed[g]) passed[g] = at;
-            written = written && n_entries + 2 <= entries_capacity &&
-                      4 * (n_options + 1) <= options_capacity;
-            if (written) {
+            if (room(2)) {
                 entries[n_entries] = at;
                 entries[n_entries + 1] = (int64_t)(n_cells + n_pieces + g);
-                int64_t* row = options + 4 * n_options;
-                row[0] = SLACK_OPTION;
-                row[1] = (int64_t)g;
-                row[2] = (int64_t)n_entries;
-                row[3] = 2;
+                option_row(options + 4 * n_options, SLACK_OPTION, g, n_entries, 2);
             }
             ++n_options;
             n_entries += 2;

@@ -11,19 +11,25 @@
 //
 // Index arrays: ``order`` and ``sorted`` hold indices of cells (0 .. n - 1), sorted into
 // reading order by sort_cells (ties by index, so the first of equal cells comes first);
-// reading_order keeps the first of each run of equal cells and returns how many are left, a
-// board's distinct cells. find answers with an index into such a board, -1 for none.
+// distinct keeps the first of each run of equal cells of such an array and returns how many
+// are left, a board's distinct cells (reading_order sorts, then keeps them so). find answers
+// with an index into such a board, -1 for none. Coordinates are checked against a bound by
+// within, the runs of a shape list's start array by shape_runs.
 // Scratch is the caller's: each function says how many words it takes.
 #pragma once
 
 #include <stdint.h>
 
 #include "cpcore/check.hpp"
+#include "cpcore/entry.h"
 
 namespace cpcore {
 namespace geometry {
 
 enum Grid { SQUARE = 0, TRIANGLE = 1, HEX = 2, CUBE = 3 };
+
+// Whether grid names one of the four grids.
+inline bool known_grid(int64_t grid) { return grid >= SQUARE && grid <= CUBE; }
 
 inline int dimension(int64_t grid) { return grid == CUBE ? 3 : 2; }
 
@@ -176,11 +182,9 @@ inline bool translates(int64_t grid, const int64_t* a, const int64_t* b) {
     return grid != TRIANGLE || ((a[0] + a[1] - b[0] - b[1]) & 1) == 0;
 }
 
-// Sorts sorted[0 .. n) (indices of board cells) into reading order and keeps each cell once
-// (the first of equal cells); returns how many are kept.
-inline uint64_t reading_order(const int64_t* board, int dim, int64_t* sorted, uint64_t n) {
-    for (uint64_t i = 0; i < n; ++i) sorted[i] = (int64_t)i;
-    sort_cells(board, dim, sorted, n);
+// Keeps the first of each run of equal cells in sorted[0 .. n) (indices of board cells
+// already sorted by sort_cells), in place; returns how many are kept.
+inline uint64_t distinct(const int64_t* board, int dim, int64_t* sorted, uint64_t n) {
     uint64_t kept = 0;
     for (uint64_t i = 0; i < n; ++i) {
         const int64_t* last = board + sorted[kept - (kept > 0)] * dim;
@@ -189,6 +193,44 @@ inline uint64_t reading_order(const int64_t* board, int dim, int64_t* sorted, ui
         sorted[kept++] = sorted[i];
     }
     return kept;
+}
+
+// Sorts sorted[0 .. n) (indices of board cells) into reading order and keeps each cell once
+// (the first of equal cells); returns how many are kept.
+inline uint64_t reading_order(const int64_t* board, int dim, int64_t* sorted, uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) sorted[i] = (int64_t)i;
+    sort_cells(board, dim, sorted, n);
+    return distinct(board, dim, sorted, n);
+}
+
+// Whether each of the n words x[0 .. n) lies within most of 0.
+inline bool within(const int64_t* x, uint64_t n, int64_t most) {
+    for (uint64_t i = 0; i < n; ++i) {
+        if (x[i] < -most || x[i] > most) return false;
+    }
+    return true;
+}
+
+// Whether each of the n words x[0 .. n) lies within CPCORE_MAX_COORDINATE of 0.
+inline bool coordinates_fit(const int64_t* x, uint64_t n) {
+    return within(x, n, CPCORE_MAX_COORDINATE);
+}
+
+// Checks the runs of shapes' cells: start[0 .. n] runs from 0 up to at most total, each run
+// of 1 to longest cells, and sets largest to the longest. Returns 0, or the status of the
+// first run that fails (CPCORE_GEOMETRY_BAD_SHAPES, _EMPTY_SHAPE or _TOO_MANY_CELLS).
+inline int64_t shape_runs(const int64_t* start, uint64_t n, uint64_t total, uint64_t longest,
+                          uint64_t& largest) {
+    largest = 0;
+    if (start[0] != 0) return CPCORE_GEOMETRY_BAD_SHAPES;
+    for (uint64_t s = 0; s < n; ++s) {
+        const int64_t a = start[s], b = start[s + 1];
+        if (b < a || (uint64_t)b > total) return CPCORE_GEOMETRY_BAD_SHAPES;
+        if (b == a) return CPCORE_GEOMETRY_EMPTY_SHAPE;
+        if ((uint64_t)(b - a) > longest) return CPCORE_GEOMETRY_TOO_MANY_CELLS;
+        if ((uint64_t)(b - a) > largest) largest = (uint64_t)(b - a);
+    }
+    return 0;
 }
 
 // The board cell equal to cell (sorted: n of the board's cells in reading order), or -1.
