@@ -76,11 +76,17 @@ void read_cells(nb::handle cells, int dim, std::vector<int64_t>& coords, const c
     }
 }
 
-nb::tuple cell_tuple(const int64_t* x, int dim) {
-    PyObject* t = PyTuple_New(dim);
+// A new tuple of ``size`` items, held; each is set (PyTuple_SET_ITEM) before it is read.
+nb::object new_tuple(Py_ssize_t size) {
+    PyObject* t = PyTuple_New(size);
     if (!t) throw nb::python_error();
-    for (int d = 0; d < dim; ++d) PyTuple_SET_ITEM(t, d, PyLong_FromLongLong(x[d]));
-    return nb::steal<nb::tuple>(t);
+    return nb::steal(t);
+}
+
+nb::tuple cell_tuple(const int64_t* x, int dim) {
+    nb::object t = new_tuple(dim);
+    for (int d = 0; d < dim; ++d) PyTuple_SET_ITEM(t.ptr(), d, PyLong_FromLongLong(x[d]));
+    return nb::steal<nb::tuple>(t.release());
 }
 
 void check_status(int64_t status) {
@@ -190,12 +196,10 @@ void bind_sweep_cover(nb::module_& m) {
                 const int64_t* row = options.data() + 4 * j;
                 const int64_t first = row[2], n = row[3];
                 const Py_ssize_t n_cells = (Py_ssize_t)(n - 1);
-                PyObject* ids = PyTuple_New((Py_ssize_t)n);
-                if (!ids) throw nb::python_error();
-                nb::object held_ids = nb::steal(ids);
-                PyObject* at = PyTuple_New(n_cells);
-                if (!at) throw nb::python_error();
-                nb::object held_at = nb::steal(at);
+                const nb::object held_ids = new_tuple((Py_ssize_t)n);
+                PyObject* ids = held_ids.ptr();
+                const nb::object held_at = new_tuple(n_cells);
+                PyObject* at = held_at.ptr();
                 for (int64_t i = 0; i < n; ++i) {
                     const int64_t item = entries[first + i];
                     PyTuple_SET_ITEM(ids, i, PyLong_FromLongLong(item));
@@ -309,9 +313,8 @@ void bind_geometry(nb::module_& m) {
             nb::list shapes;
             const uint64_t size = sizes[2];
             for (int64_t k = 0; k < found; ++k) {
-                PyObject* shape = PyTuple_New((Py_ssize_t)size);
-                if (!shape) throw nb::python_error();
-                nb::object held = nb::steal(shape);
+                const nb::object held = new_tuple((Py_ssize_t)size);
+                PyObject* shape = held.ptr();
                 for (uint64_t i = 0; i < size; ++i) {
                     PyTuple_SET_ITEM(shape, i,
                                      cell_tuple(out.data() + (k * size + i) * dim, dim)
@@ -373,9 +376,8 @@ void bind_geometry(nb::module_& m) {
             for (int64_t p = 0; p < status; ++p) {
                 const int64_t s = out_shape[p];
                 const Py_ssize_t size = (Py_ssize_t)(start[s + 1] - start[s]);
-                PyObject* cells = PyTuple_New(size);
-                if (!cells) throw nb::python_error();
-                nb::object held = nb::steal(cells);
+                const nb::object held = new_tuple(size);
+                PyObject* cells = held.ptr();
                 for (Py_ssize_t i = 0; i < size; ++i) {
                     const int64_t b = out_cells[at++];
                     if (!made[b].is_valid()) made[b] = cell_tuple(board_cells.data() + b * dim, dim);
