@@ -21,6 +21,26 @@ void require(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(what);
 }
 
+// ``items`` as a fast sequence (held by the object returned) and its length in ``n``; a
+// ValueError saying ``not_sequence`` when it is no sequence, ``too_many`` when it has more
+// than ``most`` items.
+nb::object fast_sequence(nb::handle items, uint64_t most, const std::string& not_sequence,
+                         const std::string& too_many, Py_ssize_t& n) {
+    PyObject* seq = PySequence_Fast(items.ptr(), "");
+    if (!seq) PyErr_Clear();
+    nb::object owned = nb::steal(seq);
+    require(seq != nullptr, not_sequence);
+    n = PySequence_Fast_GET_SIZE(seq);
+    require((uint64_t)n <= most, too_many);
+    return owned;
+}
+
+// A ValueError unless ``grid`` is one of the core's grids.
+void check_grid(int64_t grid) {
+    require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
+            "the grid is not one of the core's");
+}
+
 // The coordinates of each cell of a sequence of cells (each a sequence of dim ints) appended
 // to coords; a cell of another length, or a coordinate that is not a whole number within the
 // core's range, is refused.
@@ -56,11 +76,17 @@ void read_cells(nb::handle cells, int dim, std::vector<int64_t>& coords, const c
     }
 }
 
-nb::tuple cell_tuple(const int64_t* x, int dim) {
-    PyObject* t = PyTuple_New(dim);
+// A new tuple of ``size`` items, held; each is set (PyTuple_SET_ITEM) before it is read.
+nb::object new_tuple(Py_ssize_t size) {
+    PyObject* t = PyTuple_New(size);
     if (!t) throw nb::python_error();
-    for (int d = 0; d < dim; ++d) PyTuple_SET_ITEM(t, d, PyLong_FromLongLong(x[d]));
-    return nb::steal<nb::tuple>(t);
+    return nb::steal(t);
+}
+
+nb::tuple cell_tuple(const int64_t* x, int dim) {
+    nb::object t = new_tuple(dim);
+    for (int d = 0; d < dim; ++d) PyTuple_SET_ITEM(t.ptr(), d, PyLong_FromLongLong(x[d]));
+    return nb::steal<nb::tuple>(t.release());
 }
 
 void check_status(int64_t status) {
@@ -80,14 +106,12 @@ void check_status(int64_t status) {
 // cells and the run starts; what refuses says what the outer sequence is.
 void read_runs(nb::handle runs_of, int dim, std::vector<int64_t>& cells,
                std::vector<int64_t>& start, const char* what) {
-    PyObject* seq = PySequence_Fast(runs_of.ptr(), "");
-    if (!seq) PyErr_Clear();
-    nb::object owned = nb::steal(seq);
-    require(seq != nullptr, std::string(what) + " are not a sequence");
-    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    require((uint64_t)n <= CPCORE_MAX_GEOMETRY_CELLS, std::string("too many ") + what);
+    Py_ssize_t n = 0;
+    const nb::object seq = fast_sequence(runs_of, CPCORE_MAX_GEOMETRY_CELLS,
+                                         std::string(what) + " are not a sequence",
+                                         std::string("too many ") + what, n);
     for (Py_ssize_t k = 0; k < n; ++k) {
-        read_cells(PySequence_Fast_GET_ITEM(seq, k), dim, cells, what);
+        read_cells(PySequence_Fast_GET_ITEM(seq.ptr(), k), dim, cells, what);
         require(cells.size() / dim <= CPCORE_MAX_GEOMETRY_CELLS,
                 std::string(what) + " have too many cells");
         start.push_back((int64_t)(cells.size() / dim));
@@ -103,22 +127,19 @@ void bind_sweep_cover(nb::module_& m) {
         "sweep_cover",
         [](int64_t grid, nb::handle board, nb::handle pieces, nb::handle groups,
            uint64_t max_placements) {
-            require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
-                    "the grid is not one of the core's");
+            check_grid(grid);
             const int dim = dimension(grid);
             std::vector<int64_t> board_cells, shape_cells, shape_start{0}, piece_start{0},
                 bounds, group_cells, group_start{0};
             read_cells(board, dim, board_cells, "the board");
-            PyObject* seq = PySequence_Fast(pieces.ptr(), "");
-            if (!seq) PyErr_Clear();
-            nb::object owned = nb::steal(seq);
-            require(seq != nullptr, "the pieces are not a sequence");
-            const Py_ssize_t n_pieces = PySequence_Fast_GET_SIZE(seq);
-            require((uint64_t)n_pieces <= CPCORE_MAX_GEOMETRY_CELLS, "too many pieces");
+            Py_ssize_t n_pieces = 0;
+            const nb::object seq = fast_sequence(pieces, CPCORE_MAX_GEOMETRY_CELLS,
+                                                 "the pieces are not a sequence",
+                                                 "too many pieces", n_pieces);
             for (Py_ssize_t p = 0; p < n_pieces; ++p) {
                 nb::tuple piece;
-                require(nb::try_cast(nb::handle(PySequence_Fast_GET_ITEM(seq, p)), piece) &&
-                            piece.size() == 3,
+                const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), p);
+                require(nb::try_cast(item, piece) && piece.size() == 3,
                         "a piece is (its orientations, low, high)");
                 read_runs(piece[0], dim, shape_cells, shape_start, "the orientations");
                 piece_start.push_back((int64_t)(shape_start.size() - 1));
@@ -175,12 +196,10 @@ void bind_sweep_cover(nb::module_& m) {
                 const int64_t* row = options.data() + 4 * j;
                 const int64_t first = row[2], n = row[3];
                 const Py_ssize_t n_cells = (Py_ssize_t)(n - 1);
-                PyObject* ids = PyTuple_New((Py_ssize_t)n);
-                if (!ids) throw nb::python_error();
-                nb::object held_ids = nb::steal(ids);
-                PyObject* at = PyTuple_New(n_cells);
-                if (!at) throw nb::python_error();
-                nb::object held_at = nb::steal(at);
+                const nb::object held_ids = new_tuple((Py_ssize_t)n);
+                PyObject* ids = held_ids.ptr();
+                const nb::object held_at = new_tuple(n_cells);
+                PyObject* at = held_at.ptr();
                 for (int64_t i = 0; i < n; ++i) {
                     const int64_t item = entries[first + i];
                     PyTuple_SET_ITEM(ids, i, PyLong_FromLongLong(item));
@@ -209,21 +228,19 @@ void bind_play_layout(nb::module_& m) {
     m.def(
         "play_layout",
         [](int64_t grid, nb::handle board, nb::handle pieces) {
-            require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
-                    "the grid is not one of the core's");
+            check_grid(grid);
             require(grid != CPCORE_GRID_CUBE, "play mode draws the plane grids, not cubes");
             std::vector<int64_t> board_cells, piece_cells, piece_start{0}, turns;
             read_cells(board, 2, board_cells, "the board");
-            PyObject* seq = PySequence_Fast(pieces.ptr(), "");
-            if (!seq) PyErr_Clear();
-            nb::object owned = nb::steal(seq);
-            require(seq != nullptr, "the pieces are not a sequence");
-            const Py_ssize_t n_pieces = PySequence_Fast_GET_SIZE(seq);
-            require((uint64_t)n_pieces <= CPCORE_MAX_LAYOUT_CELLS, "too many pieces");
+            Py_ssize_t n_pieces = 0;
+            const nb::object seq = fast_sequence(pieces, CPCORE_MAX_LAYOUT_CELLS,
+                                                 "the pieces are not a sequence",
+                                                 "too many pieces", n_pieces);
             for (Py_ssize_t p = 0; p < n_pieces; ++p) {
                 nb::tuple piece;
                 bool rotate = false, flip = false;
-                require(nb::try_cast(nb::handle(PySequence_Fast_GET_ITEM(seq, p)), piece) &&
+                const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), p);
+                require(nb::try_cast(item, piece) &&
                             piece.size() == 3 && nb::try_cast(piece[1], rotate) &&
                             nb::try_cast(piece[2], flip),
                         "a piece is (its cells, rotate, flip)");
@@ -281,8 +298,7 @@ void bind_geometry(nb::module_& m) {
     m.def(
         "orientations",
         [](int64_t grid, nb::handle cells, bool rotate, bool flip) {
-            require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
-                    "the grid is not one of the core's");
+            check_grid(grid);
             const int dim = dimension(grid);
             std::vector<int64_t> coords;
             read_cells(cells, dim, coords, "a shape");
@@ -297,9 +313,8 @@ void bind_geometry(nb::module_& m) {
             nb::list shapes;
             const uint64_t size = sizes[2];
             for (int64_t k = 0; k < found; ++k) {
-                PyObject* shape = PyTuple_New((Py_ssize_t)size);
-                if (!shape) throw nb::python_error();
-                nb::object held = nb::steal(shape);
+                const nb::object held = new_tuple((Py_ssize_t)size);
+                PyObject* shape = held.ptr();
                 for (uint64_t i = 0; i < size; ++i) {
                     PyTuple_SET_ITEM(shape, i,
                                      cell_tuple(out.data() + (k * size + i) * dim, dim)
@@ -315,18 +330,15 @@ void bind_geometry(nb::module_& m) {
     m.def(
         "placements",
         [](int64_t grid, nb::handle shapes, nb::handle board, uint64_t limit) {
-            require(grid >= CPCORE_GRID_SQUARE && grid <= CPCORE_GRID_CUBE,
-                    "the grid is not one of the core's");
+            check_grid(grid);
             const int dim = dimension(grid);
             std::vector<int64_t> shape_cells, start{0}, board_cells;
-            PyObject* seq = PySequence_Fast(shapes.ptr(), "");
-            if (!seq) PyErr_Clear();
-            nb::object owned = nb::steal(seq);
-            require(seq != nullptr, "the shapes are not a sequence of shapes");
-            const Py_ssize_t n_shapes = PySequence_Fast_GET_SIZE(seq);
-            require((uint64_t)n_shapes <= CPCORE_MAX_GEOMETRY_CELLS, "too many shapes");
+            Py_ssize_t n_shapes = 0;
+            const nb::object seq = fast_sequence(shapes, CPCORE_MAX_GEOMETRY_CELLS,
+                                                 "the shapes are not a sequence of shapes",
+                                                 "too many shapes", n_shapes);
             for (Py_ssize_t s = 0; s < n_shapes; ++s) {
-                read_cells(PySequence_Fast_GET_ITEM(seq, s), dim, shape_cells, "a shape");
+                read_cells(PySequence_Fast_GET_ITEM(seq.ptr(), s), dim, shape_cells, "a shape");
                 require(shape_cells.size() / dim <= CPCORE_MAX_GEOMETRY_CELLS,
                         "the shapes have too many cells");
                 start.push_back((int64_t)(shape_cells.size() / dim));
@@ -364,9 +376,8 @@ void bind_geometry(nb::module_& m) {
             for (int64_t p = 0; p < status; ++p) {
                 const int64_t s = out_shape[p];
                 const Py_ssize_t size = (Py_ssize_t)(start[s + 1] - start[s]);
-                PyObject* cells = PyTuple_New(size);
-                if (!cells) throw nb::python_error();
-                nb::object held = nb::steal(cells);
+                const nb::object held = new_tuple(size);
+                PyObject* cells = held.ptr();
                 for (Py_ssize_t i = 0; i < size; ++i) {
                     const int64_t b = out_cells[at++];
                     if (!made[b].is_valid()) made[b] = cell_tuple(board_cells.data() + b * dim, dim);

@@ -63,6 +63,22 @@ struct Cover {
     }
 };
 
+// The core's measure of a layout's input ``in`` (``work_of`` sizes its work array, kept in
+// ``work``): the sizes, measured with the GIL released when ``release``.
+template <class In, class Sizes>
+Sizes measured(const In* in, std::vector<int64_t>& work, uint64_t (*work_of)(const In*),
+               void (*measure)(const In*, int64_t*, Sizes*), bool release) {
+    work.resize(work_of(in));
+    Sizes s{};
+    if (release) {
+        nb::gil_scoped_release released;
+        measure(in, work.data(), &s);
+    } else {
+        measure(in, work.data(), &s);
+    }
+    return s;
+}
+
 nb::dict sizes_dict(const cpcore_cover_sizes& s) {
     nb::dict d;
     d["error"] = s.error;
@@ -81,24 +97,18 @@ nb::dict sizes_dict(const cpcore_cover_sizes& s) {
 
 nb::dict cover_layout_sizes(nb::dict cover) {
     Cover c(cover);
-    std::vector<int64_t> work(cpcore_cover_layout_work(&c.in));
-    cpcore_cover_sizes s{};
-    {
-        nb::gil_scoped_release released;
-        cpcore_cover_layout_measure(&c.in, work.data(), &s);
-    }
+    std::vector<int64_t> work;
+    cpcore_cover_sizes s =
+        measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure, true);
     return sizes_dict(s);
 }
 
 // Fill ``out`` (arrays of the sizes measured); the sizes again, the region limit set.
 nb::dict cover_layout_fill(nb::dict cover, nb::dict out) {
     Cover c(cover);
-    std::vector<int64_t> work(cpcore_cover_layout_work(&c.in));
-    cpcore_cover_sizes s{};
-    {
-        nb::gil_scoped_release released;
-        cpcore_cover_layout_measure(&c.in, work.data(), &s);
-    }
+    std::vector<int64_t> work;
+    cpcore_cover_sizes s =
+        measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure, true);
     if (s.error != CPCORE_LAYOUT_OK) return sizes_dict(s);
     const int64_t n_items = c.in.n_items, n_opts = c.in.n_options;
     const int64_t rows = s.n_branch > 0 ? s.n_branch : 1;
@@ -163,18 +173,18 @@ nb::dict tally_sizes_dict(const cpcore_tally_sizes& s) {
 
 nb::dict tally_layout_sizes(nb::dict cover, nb::dict layout, Array<const int64_t> items) {
     Tallies t(cover, layout, items);
-    std::vector<int64_t> work(cpcore_tally_layout_work(&t.in));
-    cpcore_tally_sizes s{};
-    cpcore_tally_layout_measure(&t.in, work.data(), &s);
+    std::vector<int64_t> work;
+    cpcore_tally_sizes s =
+        measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure, false);
     return tally_sizes_dict(s);
 }
 
 nb::dict tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t> items,
                            nb::dict out) {
     Tallies t(cover, layout, items);
-    std::vector<int64_t> work(cpcore_tally_layout_work(&t.in));
-    cpcore_tally_sizes s{};
-    cpcore_tally_layout_measure(&t.in, work.data(), &s);
+    std::vector<int64_t> work;
+    cpcore_tally_sizes s =
+        measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure, false);
     if (s.error != CPCORE_LAYOUT_OK) return tally_sizes_dict(s);
     const int64_t n_opts = t.cover.in.n_options;
     cpcore_tally_layout L{};
@@ -238,9 +248,9 @@ nb::dict one_word_layout_sizes(nb::dict cover, Array<const int64_t> cell_xy,
                                Array<const int64_t> item_kind,
                                Array<const int64_t> option_kind, uint64_t flips) {
     OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
-    std::vector<int64_t> work(cpcore_one_word_layout_work(&o.in));
-    cpcore_one_word_sizes s{};
-    cpcore_one_word_layout_measure(&o.in, work.data(), &s);
+    std::vector<int64_t> work;
+    cpcore_one_word_sizes s = measured(&o.in, work, cpcore_one_word_layout_work,
+                                       cpcore_one_word_layout_measure, false);
     return one_word_sizes_dict(s);
 }
 
@@ -248,9 +258,9 @@ nb::dict one_word_layout_fill(nb::dict cover, Array<const int64_t> cell_xy,
                               Array<const int64_t> item_kind, Array<const int64_t> option_kind,
                               uint64_t flips, nb::dict out) {
     OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
-    std::vector<int64_t> work(cpcore_one_word_layout_work(&o.in));
-    cpcore_one_word_sizes s{};
-    cpcore_one_word_layout_measure(&o.in, work.data(), &s);
+    std::vector<int64_t> work;
+    cpcore_one_word_sizes s = measured(&o.in, work, cpcore_one_word_layout_work,
+                                       cpcore_one_word_layout_measure, false);
     if (s.error != CPCORE_LAYOUT_OK || !s.suits) return one_word_sizes_dict(s);
     const int64_t n_opts = o.cover.in.n_options;
     cpcore_one_word_layout L{};

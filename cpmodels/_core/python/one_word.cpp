@@ -45,12 +45,31 @@ struct Kept {
     }
 };
 
+// The words of a layout's edges and its optional units (one_word.py's and reach.py's
+// names), read in that order into ``c``.
+template <class C>
+void read_edges(nb::handle L, C& c) {
+    c.optional = word_of(L, "optional");
+    c.covered = word_of(L, "covered");
+    c.inner = word_of(L, "inner");
+    c.first = word_of(L, "first");
+    c.last = word_of(L, "last");
+}
+
+// A layout's count of units (``count``: 1 to 64, or a ValueError saying ``refused``) into
+// ``n``, and its runs: ``start`` (64 per unit and one more) and ``masks``, kept.
+void read_runs(nb::handle L, const char* count, const char* refused, uint64_t& n, Kept& kept,
+               Array<const uint64_t>& start, Array<const uint64_t>& masks) {
+    n = word_of(L, count);
+    if (n == 0 || n > 64) throw nb::value_error(refused);
+    start = kept.keep(field<const uint64_t>(L, "start", 64 * n + 1));
+    masks = kept.keep(field<const uint64_t>(L, "masks"));
+}
+
 cpcore_one_word one_word_of(nb::handle L, Kept& kept) {
     cpcore_one_word c{};
-    c.n_pieces = word_of(L, "n_pieces");
-    if (c.n_pieces == 0 || c.n_pieces > 64) throw nb::value_error("the layout has 1 to 64 pieces");
-    auto start = kept.keep(field<const uint64_t>(L, "start", 64 * c.n_pieces + 1));
-    auto masks = kept.keep(field<const uint64_t>(L, "masks"));
+    Array<const uint64_t> start, masks;
+    read_runs(L, "n_pieces", "the layout has 1 to 64 pieces", c.n_pieces, kept, start, masks);
     auto opts = kept.keep(field<const int64_t>(L, "opts", masks.size()));
     auto opt_cells = kept.keep(field<const uint64_t>(L, "opt_cells"));
     auto opt_piece = kept.keep(field<const uint64_t>(L, "opt_piece", opt_cells.size()));
@@ -63,11 +82,7 @@ cpcore_one_word one_word_of(nb::handle L, Kept& kept) {
     c.opt_piece = opt_piece.data();
     c.n_options = opt_cells.size();
     c.all_pieces = word_of(L, "all_pieces");
-    c.optional = word_of(L, "optional");
-    c.covered = word_of(L, "covered");
-    c.inner = word_of(L, "inner");
-    c.first = word_of(L, "first");
-    c.last = word_of(L, "last");
+    read_edges(L, c);
     c.slack = word_of(L, "slack");
     c.fillable = reinterpret_cast<const uint8_t*>(fillable.data());
     c.n_fillable = fillable.size();
@@ -165,10 +180,8 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
            Array<const uint64_t> bit, Array<int64_t> found, bool first_failure) {
     Kept kept;
     cpcore_reach_layout c{};
-    c.n_units = word_of(layout, "n_units");
-    if (c.n_units == 0 || c.n_units > 64) throw nb::value_error("the layout has 1 to 64 units");
-    auto start = kept.keep(field<const uint64_t>(layout, "start", 64 * c.n_units + 1));
-    auto masks = kept.keep(field<const uint64_t>(layout, "masks"));
+    Array<const uint64_t> start, masks;
+    read_runs(layout, "n_units", "the layout has 1 to 64 units", c.n_units, kept, start, masks);
     if (start.data()[64 * c.n_units] > masks.size())
         throw nb::value_error("the layout's runs end past its masks");
     auto opt_cells = kept.keep(field<const uint64_t>(layout, "opt_cells"));
@@ -180,11 +193,7 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
     c.n_options = opt_cells.size();
     c.opt_unit = kept.keep(field<const uint64_t>(layout, "opt_unit", c.n_options)).data();
     c.slack_units = word_of(layout, "slack_units");
-    c.optional = word_of(layout, "optional");
-    c.covered = word_of(layout, "covered");
-    c.inner = word_of(layout, "inner");
-    c.first = word_of(layout, "first");
-    c.last = word_of(layout, "last");
+    read_edges(layout, c);
     c.group_cells = groups.data();
     c.n_groups = groups.size();
     if (c.n_groups > 3) throw nb::value_error("the reach search takes at most three groups");
