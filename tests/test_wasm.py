@@ -627,11 +627,8 @@ def test_a_cover_laid_out_in_the_browser(page, tmp_path):
                               "RangeError: options: expected whole numbers"]
 
 
-# The weekday sweep cover laid out in the page with what the one-word kernel reads (its
-# cells' coordinates, its items' and options' kinds): its plan, and its tallies by the
-# one-word kernel and by the general kernel.
-LAY_OUT_ONE_WORD = """async ({cover, tasks}) => {
-  const { loadEngine } = await import("./engine.js");
+# The engine loaded in the page, and a layout made plain data as browser_plan writes it.
+ENGINE_AND_PLAINLY = """  const { loadEngine } = await import("./engine.js");
   const engine = await loadEngine("./engine.wasm");
   const plainly = (layout) => Object.fromEntries(Object.entries(layout).map(([name, v]) => {
     if (typeof v !== "object") return [name, v];
@@ -640,7 +637,13 @@ LAY_OUT_ONE_WORD = """async ({cover, tasks}) => {
     return [name, { shape: v.shape || [data.length],
                     base64: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")) }];
   }));
-  const tallied = (plan) => {
+"""
+
+# The weekday sweep cover laid out in the page with what the one-word kernel reads (its
+# cells' coordinates, its items' and options' kinds): its plan, and its tallies by the
+# one-word kernel and by the general kernel.
+LAY_OUT_ONE_WORD = """async ({cover, tasks}) => {
+""" + ENGINE_AND_PLAINLY + """  const tallied = (plan) => {
     const tally = engine.load(plan).tally(tasks);
     return { rows: tally.rows.map((row) => Array.from(row, String)), masks: tally.masks };
   };
@@ -745,16 +748,7 @@ def _plain_cover(cover, tally=()) -> dict:
 
 
 PLAIN_COUNT = """async ({cover}) => {
-  const { loadEngine } = await import("./engine.js");
-  const engine = await loadEngine("./engine.wasm");
-  const plainly = (layout) => Object.fromEntries(Object.entries(layout).map(([name, v]) => {
-    if (typeof v !== "object") return [name, v];
-    const data = v.data || v;
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    return [name, { shape: v.shape || [data.length],
-                    base64: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")) }];
-  }));
-  const plan = engine.coverPlan(cover);
+""" + ENGINE_AND_PLAINLY + """  const plan = engine.coverPlan(cover);
   return { kernels: [plan.tally.kernel, plan.exists.kernel, plan.solutions.kernel],
            layout: plainly(plan.tally.layout),
            count: String(engine.load(plan).count([[]])[0]) };
