@@ -16,6 +16,7 @@
 #include "cpcore/entry.h"
 
 namespace nb = nanobind;
+using cpbind::stop_flag;
 
 namespace {
 
@@ -47,11 +48,6 @@ void require_runs(const In<int64_t>& start, size_t n, const char* what) {
     for (size_t k = 1; k < start.shape(0); ++k)
         require(p[k] >= p[k - 1], what, " must not decrease");
     require(p[start.shape(0) - 1] <= (int64_t)n, what, " runs past its array");
-}
-
-const int64_t* stop_flag(const Out<int64_t>& stop) {
-    require(stop.shape(0) >= 1, "the stop flag needs one entry");
-    return stop.data();
 }
 
 Counted bit_cover_count(In<uint64_t> opt_low, In<uint64_t> opt_high, uint64_t need_low,

@@ -123,20 +123,21 @@ void check_prefixes(const Array<const int64_t>& prefixes, uint64_t n_options,
 }
 
 void count_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle table,
-                    bool use_memo, Array<int64_t> out) {
+                    bool use_memo, Array<int64_t> out, Array<const int64_t> stop) {
     Kept kept;
     const cpcore_one_word L = one_word_of(layout, kept);
     cpcore_one_word_table t = table_of(table, 3, kept);
     check_prefixes(prefixes, L.n_options);
     if (out.size() < prefixes.shape(0)) throw nb::value_error("out has fewer rows than prefixes");
+    const int64_t* flag = stop_flag(stop);
     nb::gil_scoped_release released;
     cpcore_count_one_word(&L, prefixes.data(), prefixes.shape(0), prefixes.shape(1), &t,
-                          use_memo, out.data());
+                          use_memo, out.data(), flag);
 }
 
 void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle tallies,
                     nb::handle table, bool use_memo, Array<int64_t> out,
-                    Array<int64_t> out_mask) {
+                    Array<int64_t> out_mask, Array<const int64_t> stop) {
     Kept kept;
     const cpcore_one_word L = one_word_of(layout, kept);
     cpcore_one_word_table t = table_of(table, 3, kept);
@@ -168,16 +169,18 @@ void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle
         if (length.data()[m] < 1 || (uint64_t)length.data()[m] > cols)
             throw nb::value_error("out's rows are shorter than the tallies' vectors");
     std::vector<int64_t> scratch((L.n_pieces + 1) * cols, 0);
+    const int64_t* flag = stop_flag(stop);
     nb::gil_scoped_release released;
     cpcore_tally_one_word(&L, &T, prefixes.data(), rows, prefixes.shape(1), &t, use_memo,
-                          out.data(), cols, out_mask.data(), scratch.data());
+                          out.data(), cols, out_mask.data(), scratch.data(), flag);
 }
 
 
 void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
            Array<const int64_t> wanted_start, nb::handle layout, nb::handle regions,
            nb::handle table, nb::handle settled, uint64_t mark, Array<const int64_t> index,
-           Array<const uint64_t> bit, Array<int64_t> found, bool first_failure) {
+           Array<const uint64_t> bit, Array<int64_t> found, bool first_failure,
+           Array<const int64_t> stop) {
     Kept kept;
     cpcore_reach_layout c{};
     Array<const uint64_t> start, masks;
@@ -237,25 +240,28 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
         if (index.data()[n] < 0 || (uint64_t)index.data()[n] >= c.n_index)
             throw nb::value_error("a wanted combination's index is out of range");
     std::vector<uint64_t> need(c.n_index, 0);
+    const int64_t* flag = stop_flag(stop);
     nb::gil_scoped_release released;
     cpcore_reach(&c, forced.data(), forced.size(), tasks.data(), rows, tasks.shape(1), ws, &t,
                  &s, mark, index.data(), bit.data(), found.data(), found.size(),
-                 first_failure, need.data());
+                 first_failure, need.data(), flag);
 }
 
 }  // namespace
 
 void bind_one_word(nb::module_& m) {
     m.def("count_one_word", &count_one_word, nb::arg("prefixes"), nb::arg("layout"),
-          nb::arg("table"), nb::arg("use_memo"), nb::arg("out"),
+          nb::arg("table"), nb::arg("use_memo"), nb::arg("out"), nb::arg("stop").noconvert(),
           "The one-word count of each row of forced options (see one_word.py).");
     m.def("tally_one_word", &tally_one_word, nb::arg("prefixes"), nb::arg("layout"),
           nb::arg("tallies"), nb::arg("table"), nb::arg("use_memo"), nb::arg("out"),
-          nb::arg("out_mask"), "The one-word tally of each row of forced options.");
+          nb::arg("out_mask"), nb::arg("stop").noconvert(),
+          "The one-word tally of each row of forced options.");
     m.def("reach", &reach, nb::arg("forced"), nb::arg("tasks"), nb::arg("wanted_start"),
           nb::arg("layout"), nb::arg("regions"), nb::arg("table"), nb::arg("settled"),
           nb::arg("mark"), nb::arg("index"), nb::arg("bit"), nb::arg("found"),
-          nb::arg("first_failure"), "One reach search per task (see reach.py).");
+          nb::arg("first_failure"), nb::arg("stop").noconvert(),
+          "One reach search per task (see reach.py).");
 }
 
 }  // namespace cpbind
