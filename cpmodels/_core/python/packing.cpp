@@ -15,7 +15,6 @@
 #include "cpcore/entry.h"
 
 namespace nb = nanobind;
-using cpbind::stop_flag;
 
 namespace {
 
@@ -248,7 +247,7 @@ void tally(Entry entry, const Array<const int64_t>& prefixes, nb::handle lay, nb
     check(out_mask.ndim() == 1 && out_mask.shape(0) == p.rows, "out_mask: one per prefix");
     cpcore_table memo = read_table(r, table, v.key_words(), View::inline_values);
     Buffers B(v.cover.n_branch, v.state_words(), v.cover.n_counters, width);
-    const int64_t* flag = stop_flag(stop);
+    const int64_t* flag = cpbind::stop_flag(stop);
     nb::gil_scoped_release unlocked;
     entry(&v.cover, &v.words, &t, &memo, p.data, p.rows, p.width, &B.view, out.data(),
           out.shape(1), out_mask.data(), flag);
@@ -265,7 +264,7 @@ void exists(Entry entry, const Array<const int64_t>& prefixes, nb::handle lay,
     check(out.ndim() == 1 && out.shape(0) == p.rows, "out: one per prefix");
     cpcore_table memo = read_table(r, table, v.key_words(), View::inline_values);
     Buffers B(v.cover.n_branch, v.state_words(), v.cover.n_counters, 1);
-    const int64_t* flag = stop_flag(stop);
+    const int64_t* flag = cpbind::stop_flag(stop);
     nb::gil_scoped_release unlocked;
     entry(&v.cover, &v.words, &memo, use_table ? 1 : 0, p.data, p.rows, p.width, &B.view,
           out.data(), first_failure ? 1 : 0, flag);
@@ -288,7 +287,7 @@ void search(const Array<int64_t>& state, const Array<uint64_t>& filled,
         check(a->ndim() == 1 && a->shape(0) >= depth_max, "stacks: one entry per depth");
     check(out.ndim() == 2 && out.shape(1) >= 1 && (max_out <= 0 || out.shape(0) >= (size_t)max_out),
           "out: fewer rows than max_out");
-    const int64_t* flag = stop_flag(stop);
+    const int64_t* flag = cpbind::stop_flag(stop);
     const int64_t depth = state.data()[0];
     check(depth >= -2 && depth < (int64_t)depth_max, "state: a depth out of range");
     Buffers B(v.cover.n_branch, v.words.n_words, 0, 1);

@@ -140,8 +140,8 @@ struct Subboards {
         if (acc.dead_end(om, child_at.cells, child_at.used)) return Step::skip;
         if (!use_memo) return Step::enter;
         child_at.hash = count_hash(child_at.cells, child_at.used);  // (its row fetched already)
-        return acc.found(find(table, child_at.hash, child_at.cells, child_at.used), depth) ? Step::skip
-                                                                                 : Step::enter;
+        const word value = find(table, child_at.hash, child_at.cells, child_at.used);
+        return acc.found(value, depth) ? Step::skip : Step::enter;
     }
     void close() { acc.close(at.cells, at.used, at.hash, depth); }
     void pop(unsigned d) {

@@ -345,7 +345,8 @@ struct Search {
         }
         if (R.L.limit > 0 && R.dead_end(om, child_at.cells, child_at.used)) return Step::skip;
         if (R.open_group(child_at.used) != SEVERAL_OPEN) {
-            const word labels = R.wanted_labels(child_at.cells, child_at.used, child_at.holes, need);
+            const word labels =
+                R.wanted_labels(child_at.cells, child_at.used, child_at.holes, need);
             if (labels == 0) {
                 at.clean = false;
                 return Step::skip;

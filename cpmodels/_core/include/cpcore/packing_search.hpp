@@ -349,6 +349,17 @@ struct Search {
         });
     }
 
+    // Each row of ``prefixes`` (``width`` option ids; -1 pads) forced in turn (each_task),
+    // and answered by ``answer(p, fits, code)`` (code: the row's counter code).
+    template <class Answer>
+    void each_prefix(const int64_t* prefixes, uint64_t n, uint64_t width, const int64_t* stop,
+                     Answer answer) {
+        word code;
+        each_task(prefixes, n, width, stop,
+                  [&](const int64_t* row) { return force(row, width, code); },
+                  [&](uint64_t p, bool ok) { return answer(p, ok, code); });
+    }
+
     // The tally items a state leaves uncovered, as a bit mask.
     int64_t uncovered_tally(const cpcore_tallies& t) const {
         int64_t mask = 0;
@@ -577,18 +588,15 @@ void tally_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefix
                     uint64_t width, const cpcore_tallies& t, Table& table,
                     const SearchBuffers& B, int64_t* out, uint64_t out_width,
                     int64_t* out_mask, const int64_t* stop) {
-    word code;
-    each_task(prefixes, n_prefixes, width, stop,
-              [&](const int64_t* row) { return S.force(row, width, code); },
-              [&](uint64_t p, bool ok) {
-                  out_mask[p] = S.uncovered_tally(t);
-                  int64_t* row = out + p * out_width;
-                  if (ok)
-                      tally(S, code, t, table, B, row, stop);
-                  else
-                      for (uint64_t x = 0; x < out_width; ++x) row[x] = 0;
-                  return true;
-              });
+    S.each_prefix(prefixes, n_prefixes, width, stop, [&](uint64_t p, bool ok, word code) {
+        out_mask[p] = S.uncovered_tally(t);
+        int64_t* row = out + p * out_width;
+        if (ok)
+            tally(S, code, t, table, B, row, stop);
+        else
+            for (uint64_t x = 0; x < out_width; ++x) row[x] = 0;
+        return true;
+    });
 }
 
 // --- existence ------------------------------------------------------------------------
@@ -651,15 +659,12 @@ template <class State>
 void exists_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefixes,
                      uint64_t width, Table& table, bool use_table, int64_t* out,
                      bool first_failure, const int64_t* stop, const SearchBuffers& B) {
-    word code;
-    each_task(prefixes, n_prefixes, width, stop,
-              [&](const int64_t* row) { return S.force(row, width, code); },
-              [&](uint64_t p, bool ok) {
-                  const bool found = ok && first_solution(S, code, table, use_table, stop, B);
-                  if (stopped(stop)) return false;
-                  out[p] = found ? 1 : 0;
-                  return !(first_failure && !found);
-              });
+    S.each_prefix(prefixes, n_prefixes, width, stop, [&](uint64_t p, bool ok, word code) {
+        const bool found = ok && first_solution(S, code, table, use_table, stop, B);
+        if (stopped(stop)) return false;
+        out[p] = found ? 1 : 0;
+        return !(first_failure && !found);
+    });
 }
 
 // --- enumerating ----------------------------------------------------------------------
