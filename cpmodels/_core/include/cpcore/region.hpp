@@ -22,7 +22,9 @@
 // cells grows: one word dilates the whole region at once by shifting the word, two words
 // add a cell's neighbour mask a cell at a time, N words follow a cell's neighbour list; the
 // answer is the same whatever the order the cells are reached in, so the node counts do
-// not depend on the representation.
+// not depend on the representation. The growth stays each representation's own: a dilation
+// needs a grid's shifts, which only the one-word layout has, and a set of N words would
+// cost N words an operation where a neighbour list costs a cell's neighbours.
 //
 // The forced-option step (force_options): the options of a row (-1 pads) put down one by
 // one on a state, each whatever it meets, and whether every one fitted. A state puts an
