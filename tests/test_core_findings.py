@@ -160,8 +160,8 @@ def test_a_table_of_fewer_than_16_slots_is_refused():
     small = table._replace(keys=np.ascontiguousarray(table.keys[:2]))
     out = np.zeros(1, np.int64)
     with pytest.raises(ValueError, match="at least 16"):
-        one_word.count_one_word(np.array([[-1]]), layout, small, True, out)
-    one_word.count_one_word(np.array([[-1]]), layout, table, True, out)
+        one_word.count_one_word(np.array([[-1]]), layout, small, True, out, np.zeros(1, np.int64))
+    one_word.count_one_word(np.array([[-1]]), layout, table, True, out, np.zeros(1, np.int64))
     assert out.tolist() == [4]
 
 

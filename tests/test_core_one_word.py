@@ -89,7 +89,7 @@ def test_counts_are_the_recorded_ones(name, slots):
     table = Memo(2, max(16, slots))
     out = np.zeros(len(rows), dtype=np.int64)
     one_word.count_one_word(_prefixes(cover, name)[rows], layout, table.kernel, slots > 0,
-                            out)
+                            out, table.stop_flag)
     assert out.tolist() == [counts[r] for r in rows]
     if slots in stats:
         assert table.stats.tolist() == stats[slots]
@@ -122,7 +122,7 @@ def test_tallies_are_the_recorded_ones(slots, arena):
     out = np.zeros((len(tasks), int(tally.length[-1])), dtype=np.int64)
     masks = np.zeros(len(tasks), dtype=np.int64)
     one_word.tally_one_word(searches.task_array(tasks), layout, tally, table.kernel,
-                            slots > 0, out, masks)
+                            slots > 0, out, masks, table.stop_flag)
     index = np.arange(out.shape[1])
     assert out.sum(axis=1).tolist() == [3221, 2813, 0]
     assert (out * index).sum(axis=1).tolist() == [52582, 45250, 0]
@@ -157,7 +157,8 @@ def test_a_count_stopped_before_it_starts_counts_nothing():
     table = Memo(2, 1 << 10)
     table.stop()
     out = np.zeros(12, dtype=np.int64)
-    one_word.count_one_word(_prefixes(cover, "6x10"), layout, table.kernel, True, out)
+    one_word.count_one_word(_prefixes(cover, "6x10"), layout, table.kernel, True, out,
+                            table.stop_flag)
     assert out.tolist() == [-1] * 12 and table.stats.tolist() == [0, 0, 0, 0, 0, 1, 0]
 
 
@@ -173,11 +174,12 @@ def test_a_count_stopped_part_way_leaves_a_true_table():
     out = np.zeros(len(prefixes), dtype=np.int64)
     stopper = threading.Timer(0.01, table.stop)
     stopper.start()
-    one_word.count_one_word(prefixes, layout, table.kernel, True, out)
+    one_word.count_one_word(prefixes, layout, table.kernel, True, out, table.stop_flag)
     stopper.join()
     assert out[0] == -1 and all(n in (-1, e) for n, e in zip(out.tolist(), expected))
     table.clear_stop()
-    one_word.count_one_word(prefixes[1:], layout, table.kernel, True, out[1:])
+    one_word.count_one_word(prefixes[1:], layout, table.kernel, True, out[1:],
+                            table.stop_flag)
     assert out[1:].tolist() == expected[1:]
 
 
@@ -189,7 +191,8 @@ def test_threads_count_at_once_as_one_at_a_time():
     prefixes = np.vstack([np.full((1, 3), -1), _prefixes(cover, "8x8 centre")])
 
     def count(out: np.ndarray) -> None:
-        one_word.count_one_word(prefixes, layout, Memo(2, 1 << 16).kernel, True, out)
+        table = Memo(2, 1 << 16)
+        one_word.count_one_word(prefixes, layout, table.kernel, True, out, table.stop_flag)
 
     alone = np.zeros(len(prefixes), dtype=np.int64)
     count(alone)
@@ -211,16 +214,19 @@ def test_bad_arguments_are_refused_before_the_search():
     out = np.zeros(1, dtype=np.int64)
     for bad in (len(cover.options), -2):
         with pytest.raises(ValueError, match="option"):
-            one_word.count_one_word(np.array([[bad]]), layout, Memo(2, 16).kernel, True, out)
+            one_word.count_one_word(np.array([[bad]]), layout, Memo(2, 16).kernel, True, out,
+                                    np.zeros(1, np.int64))
     with pytest.raises(ValueError, match="width"):
-        one_word.count_one_word(np.array([[0]]), layout, Memo(3, 16).kernel, True, out)
+        one_word.count_one_word(np.array([[0]]), layout, Memo(3, 16).kernel, True, out,
+                                np.zeros(1, np.int64))
     table = Memo(2, 16).kernel
     with pytest.raises(TypeError):
         one_word.count_one_word(np.array([[0]]), layout,
-                                table._replace(stats=table.stats.astype(np.int32)), True, out)
+                                table._replace(stats=table.stats.astype(np.int32)), True, out,
+                                np.zeros(1, np.int64))
     with pytest.raises(ValueError, match="region"):
         one_word.count_one_word(np.array([[0]]), layout._replace(region_limit=10**6),
-                                Memo(2, 16).kernel, True, out)
+                                Memo(2, 16).kernel, True, out, np.zeros(1, np.int64))
     assert out.tolist() == [0]  # (nothing searched: the errors come first)
 
 
@@ -233,10 +239,11 @@ def test_bad_tally_and_reach_arguments_are_refused_before_the_search():
     masks = np.zeros(1, dtype=np.int64)
     with pytest.raises(ValueError, match="option"):
         one_word.tally_one_word(np.array([[len(plan.cover.options)]]), layout, tally,
-                                Memo(2, 16).kernel, True, out, masks)
+                                Memo(2, 16).kernel, True, out, masks, np.zeros(1, np.int64))
     with pytest.raises(ValueError, match="tally item"):
         one_word.tally_one_word(np.array([[0]]), layout, tally._replace(
-            opt_tally=np.full_like(tally.opt_tally, 5)), Memo(2, 16).kernel, True, out, masks)
+            opt_tally=np.full_like(tally.opt_tally, 5)), Memo(2, 16).kernel, True, out, masks,
+            np.zeros(1, np.int64))
     assert not out.any()
     design = _design("apad_rectangle_pentominoes")
     session = design._cover(False).session
@@ -248,7 +255,7 @@ def test_bad_tally_and_reach_arguments_are_refused_before_the_search():
     def ask(index: int, layout=reach_layout) -> None:
         reach.reach_kernel(np.full(1, -1), np.full((1, 1), -1), np.array([0, 1]), layout,
                            regions, table.kernel, settled.kernel, 1, np.array([index]),
-                           np.array([1], dtype=np.uint64), found, False)
+                           np.array([1], dtype=np.uint64), found, False, np.zeros(1, np.int64))
 
     with pytest.raises(ValueError, match="index"):
         ask(int(reach_layout.n_index))

@@ -16,7 +16,7 @@ from conftest import SPECS
 from cpmodels.backends import engine
 from cpmodels.backends.engine.kernels import general as kernels
 from cpmodels.backends.engine.kernels import words
-from cpmodels.backends.engine.kernels.memo import STOP, Memo
+from cpmodels.backends.engine.kernels.memo import Memo
 from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.cover import ExactCover, Item, PieceKind, packing_cover
 from cpmodels.geometry import orientations, parse_drawing
@@ -84,7 +84,7 @@ def _tally(session: engine.EngineSession, tasks, *, general: bool, slots: int = 
     memo = Memo(width, slots, arena)
     out = np.zeros((len(tasks), int(tal.length[-1])), dtype=np.int64)
     masks = np.full(len(tasks), 7, dtype=np.int64)
-    kernel(arr, lay, tal, memo.kernel, out, masks)
+    kernel(arr, lay, tal, memo.kernel, out, masks, memo.stop_flag)
     return (out, masks, *_table(memo))
 
 
@@ -102,7 +102,7 @@ def _exists(session: engine.EngineSession, tasks, *, general: bool, use_table: b
     memo = Memo(width, slots)
     out = np.full(len(tasks), -1, dtype=np.int64)
     for _ in range(calls):
-        kernel(arr, lay, memo.kernel, use_table, out, first_failure, memo.stats[STOP:STOP + 1])
+        kernel(arr, lay, memo.kernel, use_table, out, first_failure, memo.stop_flag)
     return (out, *_table(memo))
 
 
@@ -314,7 +314,7 @@ def test_a_stop_set_before_leaves_everything_as_it_was():
         memo.stop()
         out = np.full((1, int(tal.length[-1])), 5, dtype=np.int64)
         masks = np.full(1, 5, dtype=np.int64)
-        kernel(_array(tasks), lay, tal, memo.kernel, out, masks)
+        kernel(_array(tasks), lay, tal, memo.kernel, out, masks, memo.stop_flag)
         assert (out == 5).all() and masks[0] == 5
         assert memo.stats.tolist() == [0, 0, 0, 0, 0, 1, 0]
 
@@ -331,16 +331,16 @@ def test_a_stop_mid_search_returns_and_keeps_only_finished_states():
     out = np.zeros((1, 1), dtype=np.int64)
     masks = np.zeros(1, dtype=np.int64)
     runner = threading.Thread(target=kernels.tally_prefixes_kernel,
-                              args=(arr, lay, tal, memo.kernel, out, masks))
+                              args=(arr, lay, tal, memo.kernel, out, masks, memo.stop_flag))
     memo.stop()
     runner.start()
     runner.join(5)
     assert not runner.is_alive()
     memo.clear_stop()
-    kernels.tally_prefixes_kernel(arr, lay, tal, memo.kernel, out, masks)
+    kernels.tally_prefixes_kernel(arr, lay, tal, memo.kernel, out, masks, memo.stop_flag)
     fresh = Memo(session.compiled.n_words, 1 << 12)
     again = np.zeros((1, 1), dtype=np.int64)
-    kernels.tally_prefixes_kernel(arr, lay, tal, fresh.kernel, again, masks)
+    kernels.tally_prefixes_kernel(arr, lay, tal, fresh.kernel, again, masks, fresh.stop_flag)
     assert out[0, 0] == again[0, 0]
 
 
@@ -357,7 +357,7 @@ def test_threads_count_at_once():
     def tally(out):
         memo = Memo(3, 1 << 14, 1 << 16)
         words.tally_prefixes_words(tasks, lay, tal, memo.kernel, out,
-                                   np.zeros(len(tasks), dtype=np.int64))
+                                   np.zeros(len(tasks), dtype=np.int64), memo.stop_flag)
 
     alone = np.zeros((len(tasks), int(tal.length[-1])), dtype=np.int64)
     start = time.perf_counter()
@@ -382,11 +382,12 @@ def test_bad_arrays_are_refused():
     with pytest.raises(ValueError, match="out of range"):
         kernels.tally_prefixes_kernel(_array([(len(cover.options),)]),
                                       session.searches._kernel_layout(None), tal, memo.kernel,
-                                      out, np.zeros(1, dtype=np.int64))
+                                      out, np.zeros(1, dtype=np.int64), memo.stop_flag)
     with pytest.raises(ValueError, match="one per prefix"):
         kernels.tally_prefixes_kernel(_array([()]), session.searches._kernel_layout(None), tal,
-                                      memo.kernel, out, np.zeros(2, dtype=np.int64))
+                                      memo.kernel, out, np.zeros(2, dtype=np.int64),
+                                      memo.stop_flag)
     with pytest.raises(TypeError, match="opt_counter"):
         kernels.tally_prefixes_kernel(_array([()]), session.searches._kernel_layout(None)._replace(
             opt_counter=np.zeros(3, dtype=np.float64)), tal, memo.kernel, out,
-            np.zeros(1, dtype=np.int64))
+            np.zeros(1, dtype=np.int64), memo.stop_flag)

@@ -52,8 +52,9 @@ void tally(const Search& s, const cpcore_tallies& t, Table& table,
            const std::vector<int64_t>& prefixes, uint64_t rows, uint64_t width,
            Buffer<int64_t>& out, uint64_t out_width, Buffer<int64_t>& out_mask) {
     Buffers b(s.cover.n_branch, s.words.n_words, s.cover.n_counters, out_width);
+    const int64_t stop = 0;
     cpcore_tally_prefixes_n_words(&s.cover, &s.words, &t, &table.view, prefixes.data(), rows,
-                                  width, &b.view, out.data(), out_width, out_mask.data());
+                                  width, &b.view, out.data(), out_width, out_mask.data(), &stop);
 }
 
 void exists(const Search& s, Table& table, int use_table, const std::vector<int64_t>& prefixes,

@@ -49,11 +49,6 @@ void require_runs(const In<int64_t>& start, size_t n, const char* what) {
     require(p[start.shape(0) - 1] <= (int64_t)n, what, " runs past its array");
 }
 
-const int64_t* stop_flag(const Out<int64_t>& stop) {
-    require(stop.shape(0) >= 1, "the stop flag needs one entry");
-    return stop.data();
-}
-
 Counted bit_cover_count(In<uint64_t> opt_low, In<uint64_t> opt_high, uint64_t need_low,
                         uint64_t need_high, uint64_t depth, In<int64_t> forced,
                         Out<int64_t> stop) {
@@ -66,7 +61,7 @@ Counted bit_cover_count(In<uint64_t> opt_low, In<uint64_t> opt_high, uint64_t ne
     uint64_t nodes = 0;
     const int64_t found = cpcore_bit_cover_count(
         opt_low.data(), opt_high.data(), n, need_low, need_high, forced.data(),
-        forced.shape(0), stop_flag(stop), depth, live.get(), frame.data(), &nodes);
+        forced.shape(0), cpbind::stop_flag(stop), depth, live.get(), frame.data(), &nodes);
     require(found != -2, "the search went deeper than its depth");
     return {found, (int64_t)nodes};
 }
@@ -112,8 +107,9 @@ Counted links_count(In<int64_t> top, Out<int64_t> up, Out<int64_t> down, Out<int
     const uint64_t n_levels = a.n_items + 1;
     std::vector<int64_t> levels(2 * n_levels);
     uint64_t nodes = 0;
+    const int64_t* flag = cpbind::stop_flag(stop);
     const int64_t found = cpcore_links_count(a.top, a.up, a.down, a.length, a.prev, a.next,
-                                             forced.data(), forced.shape(0), stop_flag(stop),
+                                             forced.data(), forced.shape(0), flag,
                                              levels.data(), n_levels, &nodes);
     require(found != -2, "the search went deeper than the links have items");
     return {found, (int64_t)nodes};
@@ -165,7 +161,7 @@ int64_t first_solution_nodes(uint64_t n_cells, In<uint8_t> filled0, In<int64_t> 
                                        capacity.data(), low.data(), start.data(),
                                        listed.data(), cells.data(), cells_start.data(),
                                        counters.data(), counters_start.data(), max_nodes,
-                                       stack.data(), stop_flag(stop));
+                                       stack.data(), cpbind::stop_flag(stop));
 }
 
 }  // namespace

@@ -57,30 +57,33 @@ void read_edges(nb::handle L, C& c) {
 }
 
 // A layout's count of units (``count``: 1 to 64, or a ValueError saying ``refused``) into
-// ``n``, and its runs: ``start`` (64 per unit and one more) and ``masks``, kept.
-void read_runs(nb::handle L, const char* count, const char* refused, uint64_t& n, Kept& kept,
-               Array<const uint64_t>& start, Array<const uint64_t>& masks) {
+// ``n``, and what every one-word layout (C) holds: its runs (``start``, 64 per unit and one
+// more, ending within ``masks``), the units with options at each anchor, the options' cells
+// and their number, kept. Returns the masks.
+template <class C>
+Array<const uint64_t> read_runs(nb::handle L, const char* count, const char* refused,
+                                uint64_t& n, Kept& kept, C& c) {
     n = word_of(L, count);
     if (n == 0 || n > 64) throw nb::value_error(refused);
-    start = kept.keep(field<const uint64_t>(L, "start", 64 * n + 1));
-    masks = kept.keep(field<const uint64_t>(L, "masks"));
+    auto start = kept.keep(field<const uint64_t>(L, "start", 64 * n + 1));
+    auto masks = kept.keep(field<const uint64_t>(L, "masks"));
+    if (start.data()[64 * n] > masks.size())
+        throw nb::value_error("the layout's runs end past its masks");
+    auto opt_cells = kept.keep(field<const uint64_t>(L, "opt_cells"));
+    c.start = start.data();
+    c.masks = masks.data();
+    c.avail = kept.keep(field<const uint64_t>(L, "avail", 64)).data();
+    c.opt_cells = opt_cells.data();
+    c.n_options = opt_cells.size();
+    return masks;
 }
 
 cpcore_one_word one_word_of(nb::handle L, Kept& kept) {
     cpcore_one_word c{};
-    Array<const uint64_t> start, masks;
-    read_runs(L, "n_pieces", "the layout has 1 to 64 pieces", c.n_pieces, kept, start, masks);
-    auto opts = kept.keep(field<const int64_t>(L, "opts", masks.size()));
-    auto opt_cells = kept.keep(field<const uint64_t>(L, "opt_cells"));
-    auto opt_piece = kept.keep(field<const uint64_t>(L, "opt_piece", opt_cells.size()));
+    auto masks = read_runs(L, "n_pieces", "the layout has 1 to 64 pieces", c.n_pieces, kept, c);
+    c.opts = kept.keep(field<const int64_t>(L, "opts", masks.size())).data();
+    c.opt_piece = kept.keep(field<const uint64_t>(L, "opt_piece", c.n_options)).data();
     auto fillable = kept.keep(field<const bool>(L, "fillable", 1));
-    c.start = start.data();
-    c.masks = masks.data();
-    c.opts = opts.data();
-    c.avail = kept.keep(field<const uint64_t>(L, "avail", 64)).data();
-    c.opt_cells = opt_cells.data();
-    c.opt_piece = opt_piece.data();
-    c.n_options = opt_cells.size();
     c.all_pieces = word_of(L, "all_pieces");
     read_edges(L, c);
     c.slack = word_of(L, "slack");
@@ -91,8 +94,6 @@ cpcore_one_word one_word_of(nb::handle L, Kept& kept) {
         throw nb::value_error("the layout's region limit is past its region sizes");
     c.isolated_dead = nb::cast<bool>(nb::bool_(L.attr("isolated_dead"))) ? 1 : 0;
     c.slack_cells = kept.keep(field<const uint64_t>(L, "slack_cells", 64)).data();
-    if (start.data()[64 * c.n_pieces] > masks.size())
-        throw nb::value_error("the layout's runs end past its masks");
     return c;
 }
 
@@ -122,25 +123,36 @@ void check_prefixes(const Array<const int64_t>& prefixes, uint64_t n_options,
     }
 }
 
-void count_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle table,
-                    bool use_memo, Array<int64_t> out) {
+// What the one-word count and tally read: the layout, the table (rows of three words) and
+// the rows of forced options, checked against the layout; the arrays kept alive.
+struct OneWordCall {
     Kept kept;
-    const cpcore_one_word L = one_word_of(layout, kept);
-    cpcore_one_word_table t = table_of(table, 3, kept);
-    check_prefixes(prefixes, L.n_options);
+    const cpcore_one_word L;
+    cpcore_one_word_table t;
+
+    OneWordCall(nb::handle layout, nb::handle table, const Array<const int64_t>& prefixes)
+        : L(one_word_of(layout, kept)), t(table_of(table, 3, kept)) {
+        check_prefixes(prefixes, L.n_options);
+    }
+};
+
+void count_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle table,
+                    bool use_memo, Array<int64_t> out, Array<const int64_t> stop) {
+    OneWordCall call(layout, table, prefixes);
+    const cpcore_one_word& L = call.L;
     if (out.size() < prefixes.shape(0)) throw nb::value_error("out has fewer rows than prefixes");
+    const int64_t* flag = stop_flag(stop);
     nb::gil_scoped_release released;
-    cpcore_count_one_word(&L, prefixes.data(), prefixes.shape(0), prefixes.shape(1), &t,
-                          use_memo, out.data());
+    cpcore_count_one_word(&L, prefixes.data(), prefixes.shape(0), prefixes.shape(1), &call.t,
+                          use_memo, out.data(), flag);
 }
 
 void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle tallies,
                     nb::handle table, bool use_memo, Array<int64_t> out,
-                    Array<int64_t> out_mask) {
-    Kept kept;
-    const cpcore_one_word L = one_word_of(layout, kept);
-    cpcore_one_word_table t = table_of(table, 3, kept);
-    check_prefixes(prefixes, L.n_options);
+                    Array<int64_t> out_mask, Array<const int64_t> stop) {
+    OneWordCall call(layout, table, prefixes);
+    const cpcore_one_word& L = call.L;
+    Kept& kept = call.kept;
     cpcore_one_tallies T{};
     T.n_tally = word_of(tallies, "n_tally");
     if (T.n_tally > 16) throw nb::value_error("at most 16 tally items");
@@ -168,29 +180,22 @@ void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle
         if (length.data()[m] < 1 || (uint64_t)length.data()[m] > cols)
             throw nb::value_error("out's rows are shorter than the tallies' vectors");
     std::vector<int64_t> scratch((L.n_pieces + 1) * cols, 0);
+    const int64_t* flag = stop_flag(stop);
     nb::gil_scoped_release released;
-    cpcore_tally_one_word(&L, &T, prefixes.data(), rows, prefixes.shape(1), &t, use_memo,
-                          out.data(), cols, out_mask.data(), scratch.data());
+    cpcore_tally_one_word(&L, &T, prefixes.data(), rows, prefixes.shape(1), &call.t, use_memo,
+                          out.data(), cols, out_mask.data(), scratch.data(), flag);
 }
 
 
 void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
            Array<const int64_t> wanted_start, nb::handle layout, nb::handle regions,
            nb::handle table, nb::handle settled, uint64_t mark, Array<const int64_t> index,
-           Array<const uint64_t> bit, Array<int64_t> found, bool first_failure) {
+           Array<const uint64_t> bit, Array<int64_t> found, bool first_failure,
+           Array<const int64_t> stop) {
     Kept kept;
     cpcore_reach_layout c{};
-    Array<const uint64_t> start, masks;
-    read_runs(layout, "n_units", "the layout has 1 to 64 units", c.n_units, kept, start, masks);
-    if (start.data()[64 * c.n_units] > masks.size())
-        throw nb::value_error("the layout's runs end past its masks");
-    auto opt_cells = kept.keep(field<const uint64_t>(layout, "opt_cells"));
+    read_runs(layout, "n_units", "the layout has 1 to 64 units", c.n_units, kept, c);
     auto groups = kept.keep(field<const uint64_t>(layout, "group_cells", 1));
-    c.start = start.data();
-    c.masks = masks.data();
-    c.avail = kept.keep(field<const uint64_t>(layout, "avail", 64)).data();
-    c.opt_cells = opt_cells.data();
-    c.n_options = opt_cells.size();
     c.opt_unit = kept.keep(field<const uint64_t>(layout, "opt_unit", c.n_options)).data();
     c.slack_units = word_of(layout, "slack_units");
     read_edges(layout, c);
@@ -237,25 +242,28 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
         if (index.data()[n] < 0 || (uint64_t)index.data()[n] >= c.n_index)
             throw nb::value_error("a wanted combination's index is out of range");
     std::vector<uint64_t> need(c.n_index, 0);
+    const int64_t* flag = stop_flag(stop);
     nb::gil_scoped_release released;
     cpcore_reach(&c, forced.data(), forced.size(), tasks.data(), rows, tasks.shape(1), ws, &t,
                  &s, mark, index.data(), bit.data(), found.data(), found.size(),
-                 first_failure, need.data());
+                 first_failure, need.data(), flag);
 }
 
 }  // namespace
 
 void bind_one_word(nb::module_& m) {
     m.def("count_one_word", &count_one_word, nb::arg("prefixes"), nb::arg("layout"),
-          nb::arg("table"), nb::arg("use_memo"), nb::arg("out"),
+          nb::arg("table"), nb::arg("use_memo"), nb::arg("out"), nb::arg("stop").noconvert(),
           "The one-word count of each row of forced options (see one_word.py).");
     m.def("tally_one_word", &tally_one_word, nb::arg("prefixes"), nb::arg("layout"),
           nb::arg("tallies"), nb::arg("table"), nb::arg("use_memo"), nb::arg("out"),
-          nb::arg("out_mask"), "The one-word tally of each row of forced options.");
+          nb::arg("out_mask"), nb::arg("stop").noconvert(),
+          "The one-word tally of each row of forced options.");
     m.def("reach", &reach, nb::arg("forced"), nb::arg("tasks"), nb::arg("wanted_start"),
           nb::arg("layout"), nb::arg("regions"), nb::arg("table"), nb::arg("settled"),
           nb::arg("mark"), nb::arg("index"), nb::arg("bit"), nb::arg("found"),
-          nb::arg("first_failure"), "One reach search per task (see reach.py).");
+          nb::arg("first_failure"), nb::arg("stop").noconvert(),
+          "One reach search per task (see reach.py).");
 }
 
 }  // namespace cpbind

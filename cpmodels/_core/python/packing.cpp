@@ -235,7 +235,8 @@ Prefixes read_prefixes(const Array<const int64_t>& prefixes, size_t n_options) {
 // Tally each prefix (see cpcore_tally_prefixes_*): the layout read by View::read.
 template <class View, class Entry>
 void tally(Entry entry, const Array<const int64_t>& prefixes, nb::handle lay, nb::handle tal,
-           nb::handle table, const Array<int64_t>& out, const Array<int64_t>& out_mask) {
+           nb::handle table, const Array<int64_t>& out, const Array<int64_t>& out_mask,
+           const Array<const int64_t>& stop) {
     Reader r;
     View v = View::read(r, lay);
     cpcore_tallies t = read_tallies(r, tal, v.n_options);
@@ -246,9 +247,10 @@ void tally(Entry entry, const Array<const int64_t>& prefixes, nb::handle lay, nb
     check(out_mask.ndim() == 1 && out_mask.shape(0) == p.rows, "out_mask: one per prefix");
     cpcore_table memo = read_table(r, table, v.key_words(), View::inline_values);
     Buffers B(v.cover.n_branch, v.state_words(), v.cover.n_counters, width);
+    const int64_t* flag = cpbind::stop_flag(stop);
     nb::gil_scoped_release unlocked;
     entry(&v.cover, &v.words, &t, &memo, p.data, p.rows, p.width, &B.view, out.data(),
-          out.shape(1), out_mask.data());
+          out.shape(1), out_mask.data(), flag);
 }
 
 // Decide each prefix (see cpcore_exists_*).
@@ -260,12 +262,12 @@ void exists(Entry entry, const Array<const int64_t>& prefixes, nb::handle lay,
     View v = View::read(r, lay);
     Prefixes p = read_prefixes(prefixes, v.n_options);
     check(out.ndim() == 1 && out.shape(0) == p.rows, "out: one per prefix");
-    check(stop.ndim() == 1 && stop.shape(0) >= 1, "stop: expected a flag");
     cpcore_table memo = read_table(r, table, v.key_words(), View::inline_values);
     Buffers B(v.cover.n_branch, v.state_words(), v.cover.n_counters, 1);
+    const int64_t* flag = cpbind::stop_flag(stop);
     nb::gil_scoped_release unlocked;
     entry(&v.cover, &v.words, &memo, use_table ? 1 : 0, p.data, p.rows, p.width, &B.view,
-          out.data(), first_failure ? 1 : 0, stop.data());
+          out.data(), first_failure ? 1 : 0, flag);
 }
 
 // One step of the solution stream (see cpcore_search_n_words): the search's place is
@@ -285,7 +287,7 @@ void search(const Array<int64_t>& state, const Array<uint64_t>& filled,
         check(a->ndim() == 1 && a->shape(0) >= depth_max, "stacks: one entry per depth");
     check(out.ndim() == 2 && out.shape(1) >= 1 && (max_out <= 0 || out.shape(0) >= (size_t)max_out),
           "out: fewer rows than max_out");
-    check(stop.ndim() == 1 && stop.shape(0) >= 1, "stop: expected a flag");
+    const int64_t* flag = cpbind::stop_flag(stop);
     const int64_t depth = state.data()[0];
     check(depth >= -2 && depth < (int64_t)depth_max, "state: a depth out of range");
     Buffers B(v.cover.n_branch, v.words.n_words, 0, 1);
@@ -296,7 +298,7 @@ void search(const Array<int64_t>& state, const Array<uint64_t>& filled,
     B.view.stack_k = stack_k.data();
     nb::gil_scoped_release unlocked;
     cpcore_search_n_words(&v.cover, &v.words, state.data(), &B.view, out.data(), out.shape(1),
-                          max_out, stop.data());
+                          max_out, flag);
 }
 
 void check_task(const Array<const int64_t>& task, size_t n_options) {
@@ -342,16 +344,16 @@ void bind_packing(nb::module_& m) {
     using In = const Array<const int64_t>&;
     m.def("tally_prefixes_two_words",
           [](In prefixes, nb::handle lay, nb::handle tal, nb::handle table, I64 out,
-             I64 out_mask) {
+             I64 out_mask, In stop) {
               tally<TwoWordsView>(cpcore_tally_prefixes_two_words, prefixes, lay, tal, table,
-                                  out, out_mask);
+                                  out, out_mask, stop);
           },
           "Tally each prefix's completions on the two-word state (a WordLayout).");
     m.def("tally_prefixes_n_words",
           [](In prefixes, nb::handle lay, nb::handle tal, nb::handle table, I64 out,
-             I64 out_mask) {
+             I64 out_mask, In stop) {
               tally<NWordsView>(cpcore_tally_prefixes_n_words, prefixes, lay, tal, table, out,
-                                out_mask);
+                                out_mask, stop);
           },
           "Tally each prefix's completions on the N-word state (a Layout).");
     m.def("exists_two_words",

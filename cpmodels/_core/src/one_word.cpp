@@ -74,28 +74,37 @@ inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word
         });
 }
 
-// The state of a row of prefixes: its options placed, and whether they fit.
-inline bool place(const cpcore_one_word& L, const int64_t* row, uint64_t cols, word& cells,
-                  word& used) {
-    cells = L.covered;
-    used = 0;
-    return place_options(row, cols, L.opt_cells, L.opt_piece, cells, used, [](int64_t) {});
+// Each row of prefixes (option ids, -1 pads) forced on the board in turn (each_task), and
+// answered by ``answer(p, fits, cells, used)`` (fits: whether its options fit together).
+template <class Answer>
+void each_row(const cpcore_one_word& L, const int64_t* prefixes, uint64_t rows, uint64_t cols,
+              const int64_t* stop, Answer answer) {
+    word cells, used;
+    each_task(prefixes, rows, cols, stop,
+              [&](const int64_t* row) {
+                  cells = L.covered;
+                  used = 0;
+                  return place_options(row, cols, L.opt_cells, L.opt_piece, cells, used,
+                                       [](int64_t) {});
+              },
+              [&](uint64_t p, bool ok) { return answer(p, ok, cells, used); });
 }
 
 // The search below a state that is neither full nor in the table (see depth_first): ``acc``
 // (the policy) adds up what its nodes find.
 template <class Acc>
 struct Subboards {
-    struct Frame {
+    struct Words {
         word cells, used, hash;
-        Walk walk;
     };
+    typedef cpcore::Frame<Words> Frame;
     const cpcore_one_word& L;
     CountTable& table;
     bool use_memo;
     Acc& acc;
     const Runs runs;
-    word cells, used, hash, om = 0, child_cells = 0, child_used = 0, child_hash = 0;
+    Words at, child_at{0, 0, 0};  // the node's words and its child's
+    word om = 0;
     Walk w;
     unsigned depth = 0;
     Frame* stack;  // [MAX_DEPTH] (apart, so that the node's words may live in registers)
@@ -103,7 +112,7 @@ struct Subboards {
     Subboards(word c, word u, const cpcore_one_word& layout, CountTable& t, bool memo, Acc& a,
               Frame* frames)
         : L(layout), table(t), use_memo(memo), acc(a), runs{L.start, L.masks, L.n_pieces},
-          cells(c), used(u), hash(count_hash(c, u)), stack(frames) {
+          at{c, u, count_hash(c, u)}, stack(frames) {
         w.bit = 0;
         begin();
     }
@@ -111,49 +120,43 @@ struct Subboards {
     // The node's walk begun; with a table, the rows of all its children are asked of the
     // caches at once (their fetches overlap), before any is looked up.
     void begin() {
-        w.begin(cells, used, L.avail);
+        w.begin(at.cells, at.used, L.avail);
         if (!use_memo) return;
         Walk ahead = w;
         word placed;
-        while (ahead.next(cells, runs, placed))
-            table.fetch(count_hash(cells | placed, used | ahead.bit));
+        while (ahead.next(at.cells, runs, placed))
+            table.fetch(count_hash(at.cells | placed, at.used | ahead.bit));
     }
 
-    bool next() { return w.next(cells, runs, om); }
+    bool next() { return w.next(at.cells, runs, om); }
     Step child() {
-        child_cells = cells | om;
-        child_used = used | w.bit;
+        child_at.cells = at.cells | om;
+        child_at.used = at.used | w.bit;
         acc.choose(w.placed(runs));
-        if (child_cells == FULL) {
-            if ((child_used | L.optional) == L.all_pieces) acc.leaf(depth);
+        if (child_at.cells == FULL) {
+            if ((child_at.used | L.optional) == L.all_pieces) acc.leaf(depth);
             return Step::skip;
         }
-        if (acc.dead_end(om, child_cells, child_used)) return Step::skip;
+        if (acc.dead_end(om, child_at.cells, child_at.used)) return Step::skip;
         if (!use_memo) return Step::enter;
-        child_hash = count_hash(child_cells, child_used);  // (its row fetched already)
-        return acc.found(find(table, child_hash, child_cells, child_used), depth) ? Step::skip
-                                                                                 : Step::enter;
+        child_at.hash = count_hash(child_at.cells, child_at.used);  // (its row fetched already)
+        const word value = find(table, child_at.hash, child_at.cells, child_at.used);
+        return acc.found(value, depth) ? Step::skip : Step::enter;
     }
-    void close() { acc.close(cells, used, hash, depth); }
+    void close() { acc.close(at.cells, at.used, at.hash, depth); }
     void pop(unsigned d) {
         depth = d;
-        cells = stack[d].cells;
-        used = stack[d].used;
-        hash = stack[d].hash;
-        w = stack[d].walk;
-        if (use_memo) table.fetch(hash);  // for the node's own row, kept when it closes
+        take_frame(stack, d, at, w);
+        if (use_memo) table.fetch(at.hash);  // for the node's own row, kept when it closes
         acc.pop(d);
     }
     void push(unsigned d) {
-        CPCORE_ASSERT(d + 1 < MAX_DEPTH);  // a frame a unit: the stack holds them all
-        stack[d] = Frame{cells, used, hash, w};
+        keep_frame(stack, d, at, w);
         acc.push(d);
         depth = d + 1;
     }
     void enter() {
-        cells = child_cells;
-        used = child_used;
-        hash = child_hash;
+        at = child_at;
         acc.descend();
         begin();
     }
@@ -162,12 +165,13 @@ struct Subboards {
 // Search below the state with ``acc``; false when the stop flag was seen. (Flattened: the
 // helpers' calls inlined into the loop.)
 template <class Acc>
-__attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_word& L, CountTable& table,
-               bool use_memo, Acc& acc) {
+__attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_word& L,
+                                        CountTable& table, bool use_memo, Acc& acc,
+                                        const int64_t* stop) {
     typename Subboards<Acc>::Frame frames[MAX_DEPTH];
     Subboards<Acc> s(cells, used, L, table, use_memo, acc, frames);
     int64_t nodes;
-    const Ended ended = depth_first(s, table.stats + STOP, nodes);
+    const Ended ended = depth_first(s, stop, nodes);
     table.stats[NODES] += nodes;
     return ended != Ended::stopped;
 }
@@ -204,7 +208,7 @@ struct Counting {
 
 // The completions of a state, -1 at a stop.
 int64_t count_state(word cells, word used, const cpcore_one_word& L, CountTable& table,
-                    bool use_memo) {
+                    bool use_memo, const int64_t* stop) {
     if (cells == FULL) return (used | L.optional) == L.all_pieces ? 1 : 0;
     if (use_memo) {
         const word v = find(table, count_hash(cells, used), cells, used);
@@ -212,7 +216,7 @@ int64_t count_state(word cells, word used, const cpcore_one_word& L, CountTable&
     }
     int64_t frames[MAX_DEPTH];
     Counting acc(L, table, use_memo, frames);
-    if (!walk_tree(cells, used, L, table, use_memo, acc)) return -1;
+    if (!walk_tree(cells, used, L, table, use_memo, acc, stop)) return -1;
     return acc.acc;
 }
 
@@ -353,7 +357,8 @@ inline word open_tallies(word used, const cpcore_one_tallies& T) {
 
 // The tally of a state into ``out``; false at a stop.
 bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_one_tallies& T,
-                 CountTable& table, bool use_memo, int64_t* out, int64_t* scratch) {
+                 CountTable& table, bool use_memo, int64_t* out, int64_t* scratch,
+                 const int64_t* stop) {
     const word root_mask = open_tallies(used, T);
     const int64_t n_root = T.length[root_mask];
     for (int64_t y = 0; y < n_root; ++y) out[y] = 0;
@@ -376,7 +381,7 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
     }
     Tallying::Frame frames[MAX_DEPTH];
     Tallying acc(L, T, table, use_memo, scratch, n_root, root_mask, frames);
-    if (!walk_tree(cells, used, L, table, use_memo, acc)) return false;
+    if (!walk_tree(cells, used, L, table, use_memo, acc, stop)) return false;
     int64_t* root = acc.row(0);
     for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];
     for (int64_t y = acc.used_lo; y < acc.used_hi; ++y) root[y] = 0;
@@ -390,37 +395,32 @@ using namespace cpcore;
 
 extern "C" void cpcore_count_one_word(const cpcore_one_word* layout, const int64_t* prefixes,
                                       uint64_t rows, uint64_t cols,
-                                      cpcore_one_word_table* t, int use_memo, int64_t* out) {
+                                      cpcore_one_word_table* t, int use_memo, int64_t* out,
+                                      const int64_t* stop) {
     const cpcore_one_word& L = *layout;
     CountTable table = count_table(*t);
     for (uint64_t p = 0; p < rows; ++p) out[p] = -1;
-    for (uint64_t p = 0; p < rows; ++p) {
-        if (stopped(table.stats + STOP)) return;
-        word cells, used;
-        const bool ok = place(L, prefixes + p * cols, cols, cells, used);
-        const int64_t n = ok ? count_state(cells, used, L, table, use_memo != 0) : 0;
+    each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
+        const int64_t n = ok ? count_state(cells, used, L, table, use_memo != 0, stop) : 0;
         if (n >= 0) out[p] = n;
-    }
+        return n >= 0;
+    });
 }
 
 extern "C" void cpcore_tally_one_word(const cpcore_one_word* layout,
                                       const cpcore_one_tallies* tallies,
                                       const int64_t* prefixes, uint64_t rows, uint64_t cols,
                                       cpcore_one_word_table* t, int use_memo, int64_t* out,
-                                      uint64_t out_cols, int64_t* out_mask, int64_t* scratch) {
+                                      uint64_t out_cols, int64_t* out_mask, int64_t* scratch,
+                                      const int64_t* stop) {
     const cpcore_one_word& L = *layout;
     CountTable table = count_table(*t);
-    for (uint64_t p = 0; p < rows; ++p) {
-        if (stopped(table.stats + STOP)) return;
-        word cells, used;
-        const bool ok = place(L, prefixes + p * cols, cols, cells, used);
+    each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
         out_mask[p] = (int64_t)open_tallies(used, *tallies);
         int64_t* row = out + p * out_cols;
-        if (!ok) {
-            for (uint64_t y = 0; y < out_cols; ++y) row[y] = 0;
-        } else if (!tally_state(cells, used, L, *tallies, table, use_memo != 0, row,
-                                scratch)) {
-            return;
-        }
-    }
+        if (ok) return tally_state(cells, used, L, *tallies, table, use_memo != 0, row, scratch,
+                                   stop);
+        for (uint64_t y = 0; y < out_cols; ++y) row[y] = 0;
+        return true;
+    });
 }

@@ -17,11 +17,11 @@ void tally_prefixes(const cpcore_packing_cover* cover, const Layout* layout,
                     const cpcore_tallies* tallies, const cpcore_table* table,
                     const int64_t* prefixes, uint64_t n_prefixes, uint64_t width,
                     const cpcore_search_buffers* buffers, int64_t* out, uint64_t out_width,
-                    int64_t* out_mask) {
+                    int64_t* out_mask, const int64_t* stop) {
     cpcore::Search<State> search(*cover, *layout, *buffers);
     cpcore::Table memo = table_of(table);
     cpcore::tally_prefixes(search, prefixes, n_prefixes, width, *tallies, memo, *buffers, out,
-                           out_width, out_mask);
+                           out_width, out_mask, stop);
 }
 
 template <class State, class Layout>
@@ -42,18 +42,18 @@ extern "C" __attribute__((flatten)) void cpcore_tally_prefixes_two_words(
     const cpcore_packing_cover* cover, const cpcore_two_words* layout,
     const cpcore_tallies* tallies, const cpcore_table* table, const int64_t* prefixes,
     uint64_t n_prefixes, uint64_t width, const cpcore_search_buffers* buffers, int64_t* out,
-    uint64_t out_width, int64_t* out_mask) {
+    uint64_t out_width, int64_t* out_mask, const int64_t* stop) {
     tally_prefixes<cpcore::TwoWords>(cover, layout, tallies, table, prefixes, n_prefixes, width,
-                                     buffers, out, out_width, out_mask);
+                                     buffers, out, out_width, out_mask, stop);
 }
 
 extern "C" void cpcore_tally_prefixes_n_words(
     const cpcore_packing_cover* cover, const cpcore_n_words* layout,
     const cpcore_tallies* tallies, const cpcore_table* table, const int64_t* prefixes,
     uint64_t n_prefixes, uint64_t width, const cpcore_search_buffers* buffers, int64_t* out,
-    uint64_t out_width, int64_t* out_mask) {
+    uint64_t out_width, int64_t* out_mask, const int64_t* stop) {
     tally_prefixes<cpcore::NWords>(cover, layout, tallies, table, prefixes, n_prefixes, width,
-                                   buffers, out, out_width, out_mask);
+                                   buffers, out, out_width, out_mask, stop);
 }
 
 // (Flattened: the two-word state's searches inline every step into one loop.)

@@ -216,88 +216,71 @@ struct Reach {
 // Settling a state with at most one open group: which of the labels asked it reaches,
 // searching only for those its entry has not decided (see depth_first).
 struct Settle {
-    struct Frame {
-        word cells, used, om, goal, found, ask, known, hole;
-        Walk walk;
+    struct Words {
+        word cells, used, om, goal, found, ask, known_yes, hole_unit;
     };
     const Reach& R;
     SettledTable& table;
-    word cells, used, om = 0, goal, found = 0, ask, known_yes, hole_unit;
+    Words at;
     word answer = 0, child_cells = 0, child_used = 0, child_ask = 0, child_known = 0,
          child_done = 0;
     Walk w;
-    Frame stack[MAX_DEPTH];
+    Frame<Words> stack[MAX_DEPTH];
 
     Settle(const Reach& r, SettledTable& t, word c, word u, word a, word known, word done)
-        : R(r), table(t), cells(c), used(u), goal(a & ~done), ask(a), known_yes(known) {
-        const int64_t g = R.open_group(used);
-        hole_unit = g >= 0 ? R.L.group_unit[g] : 0;
+        : R(r), table(t), at{c, u, 0, a & ~done, 0, a, known, 0} {
+        const int64_t g = R.open_group(at.used);
+        at.hole_unit = g >= 0 ? R.L.group_unit[g] : 0;
         w.bit = 0;
-        w.begin(cells, used, R.L.avail);
+        w.begin(at.cells, at.used, R.L.avail);
     }
 
-    bool next() { return (goal & ~found) != 0 && w.next(cells, R.runs, om); }
+    bool next() { return (at.goal & ~at.found) != 0 && w.next(at.cells, R.runs, at.om); }
     Step child() {
-        child_cells = cells | om;
-        child_used = used | w.bit;
-        const bool hole = (w.bit & hole_unit) != 0;
+        child_cells = at.cells | at.om;
+        child_used = at.used | w.bit;
+        const bool hole = (w.bit & at.hole_unit) != 0;
         if (hole)  // the open group's hole: the child has none open
-            child_ask = (om & goal & ~found) != 0 ? 1 : 0;
+            child_ask = (at.om & at.goal & ~at.found) != 0 ? 1 : 0;
         else
-            child_ask = hole_unit != 0 ? goal & ~found & ~child_cells : goal;
+            child_ask = at.hole_unit != 0 ? at.goal & ~at.found & ~child_cells : at.goal;
         if (child_ask == 0) return Step::skip;
         if (child_cells == FULL) {
-            if ((child_used | R.L.optional) == R.all_units) found |= hole ? om : child_ask;
+            if ((child_used | R.L.optional) == R.all_units) at.found |= hole ? at.om : child_ask;
             return Step::skip;
         }
-        if (R.L.limit > 0 && R.dead_end(om, child_cells, child_used)) return Step::skip;
+        if (R.L.limit > 0 && R.dead_end(at.om, child_cells, child_used)) return Step::skip;
         const word* row = table.row(child_cells, child_used);
         child_known = row[3] != 0 ? row[2] : 0;
         child_done = row[3];
         if ((child_ask & ~child_done) == 0) {
             table.rows.stats[HITS] += 1;
-            if ((child_known & child_ask) != 0) found |= hole ? om : child_known & child_ask;
+            if ((child_known & child_ask) != 0) at.found |= hole ? at.om : child_known & child_ask;
             return Step::skip;
         }
         return Step::enter;
     }
     void close() {
-        table.keep(cells, used, found, goal);
-        answer = (known_yes | found) & ask;
+        table.keep(at.cells, at.used, at.found, at.goal);
+        answer = (at.known_yes | at.found) & at.ask;
     }
     void pop(unsigned d) {
-        const Frame& f = stack[d];
-        cells = f.cells;
-        used = f.used;
-        om = f.om;
-        goal = f.goal;
-        found = f.found;
-        ask = f.ask;
-        known_yes = f.known;
-        hole_unit = f.hole;
-        w = f.walk;
-        if (answer != 0) found |= (w.bit & hole_unit) != 0 ? om : answer;
+        take_frame(stack, d, at, w);
+        if (answer != 0) at.found |= (w.bit & at.hole_unit) != 0 ? at.om : answer;
     }
-    void push(unsigned d) {
-        CPCORE_ASSERT(d + 1 < MAX_DEPTH);
-        stack[d] = Frame{cells, used, om, goal, found, ask, known_yes, hole_unit, w};
-    }
+    void push(unsigned d) { keep_frame(stack, d, at, w); }
     void enter() {
-        if ((w.bit & hole_unit) != 0) hole_unit = 0;
-        cells = child_cells;
-        used = child_used;
-        ask = child_ask;
-        known_yes = child_known;
-        goal = child_ask & ~child_done;
-        found = 0;
-        w.begin(cells, used, R.L.avail);
+        const word hole_unit = (w.bit & at.hole_unit) != 0 ? 0 : at.hole_unit;
+        at = Words{child_cells, child_used, at.om, child_ask & ~child_done, 0, child_ask,
+                   child_known, hole_unit};
+        w.begin(at.cells, at.used, R.L.avail);
     }
 };
 
 // Which of the labels ``ask`` the state reaches, and whether it is dead (no completion at
 // all); nothing found at a stop (the flag says so).
 word settle(const Reach& R, word cells, word used, word ask, SettledTable& table,
-            int64_t* stats, bool& dead) {
+            int64_t* stats, const int64_t* stop, bool& dead) {
     const word* row = table.row(cells, used);
     const word known_yes = row[3] != 0 ? row[2] : 0, known_done = row[3];
     dead = false;
@@ -309,7 +292,7 @@ word settle(const Reach& R, word cells, word used, word ask, SettledTable& table
     table.rows.stats[MISSES] += 1;
     Settle s(R, table, cells, used, ask, known_yes, known_done);
     int64_t nodes;
-    const Ended ended = depth_first(s, stats + STOP, nodes);
+    const Ended ended = depth_first(s, stop, nodes);
     stats[NODES] += nodes;
     if (ended == Ended::stopped) return 0;
     table.rows.stats[NODES] += nodes;
@@ -321,38 +304,38 @@ word settle(const Reach& R, word cells, word used, word ask, SettledTable& table
 // The search from a state, crossing each solution's combination off ``need`` (see
 // depth_first); ``left``: the wanted combinations left.
 struct Search {
-    struct Frame {
+    struct Words {
         word cells, used, holes;
-        Walk walk;
-        bool clean;
+        bool clean;  // no solution below, no branch cut for having nothing left to find
     };
     const Reach& R;
     ReachTable& table;
     SettledTable& settled;
     word* need;
+    const int64_t* stop;
     int64_t left;
-    word cells, used, holes, om = 0, child_cells = 0, child_used = 0, child_holes = 0;
-    bool clean = true;  // no solution below, no branch cut for having nothing left to find
+    Words at, child_at{0, 0, 0, true};
+    word om = 0;
     Walk w;
-    Frame stack[MAX_DEPTH];
+    Frame<Words> stack[MAX_DEPTH];
 
-    Search(const Reach& r, ReachTable& t, SettledTable& s, word* n, int64_t l, word c, word u,
-           word h)
-        : R(r), table(t), settled(s), need(n), left(l), cells(c), used(u), holes(h) {
+    Search(const Reach& r, ReachTable& t, SettledTable& s, word* n, const int64_t* halt,
+           int64_t l, word c, word u, word h)
+        : R(r), table(t), settled(s), need(n), stop(halt), left(l), at{c, u, h, true} {
         w.bit = 0;
-        w.begin(cells, used, R.L.avail);
+        w.begin(at.cells, at.used, R.L.avail);
     }
 
-    bool next() { return w.next(cells, R.runs, om); }
+    bool next() { return w.next(at.cells, R.runs, om); }
     Step child() {
-        child_cells = cells | om;
-        child_used = used | w.bit;
-        child_holes = (w.bit & R.L.slack_units) != 0 ? holes | om : holes;
-        if (child_cells == FULL) {
-            if ((child_used | R.L.optional) == R.all_units) {
-                clean = false;
-                const uint64_t index = R.combination(child_holes);
-                const word hole = R.combination_bit(child_holes);
+        child_at.cells = at.cells | om;
+        child_at.used = at.used | w.bit;
+        child_at.holes = (w.bit & R.L.slack_units) != 0 ? at.holes | om : at.holes;
+        if (child_at.cells == FULL) {
+            if ((child_at.used | R.L.optional) == R.all_units) {
+                at.clean = false;
+                const uint64_t index = R.combination(child_at.holes);
+                const word hole = R.combination_bit(child_at.holes);
                 if ((need[index] & hole) != 0) {
                     need[index] &= ~hole;
                     if (--left == 0) return Step::end;
@@ -360,75 +343,67 @@ struct Search {
             }
             return Step::skip;
         }
-        if (R.L.limit > 0 && R.dead_end(om, child_cells, child_used)) return Step::skip;
-        if (R.open_group(child_used) != SEVERAL_OPEN) {
-            const word labels = R.wanted_labels(child_cells, child_used, child_holes, need);
+        if (R.L.limit > 0 && R.dead_end(om, child_at.cells, child_at.used)) return Step::skip;
+        if (R.open_group(child_at.used) != SEVERAL_OPEN) {
+            const word labels =
+                R.wanted_labels(child_at.cells, child_at.used, child_at.holes, need);
             if (labels == 0) {
-                clean = false;
+                at.clean = false;
                 return Step::skip;
             }
             bool dead;
-            const word yes = settle(R, child_cells, child_used, labels, settled, table.rows.stats,
-                                    dead);
-            if (stopped(table.rows.stats + STOP)) {
+            const word yes = settle(R, child_at.cells, child_at.used, labels, settled,
+                                    table.rows.stats, stop, dead);
+            if (stopped(stop)) {
                 left = -1;
                 return Step::end;
             }
-            clean = clean && dead;
-            left -= R.cross_off(yes, child_used, child_holes, need);
+            at.clean = at.clean && dead;
+            left -= R.cross_off(yes, child_at.used, child_at.holes, need);
             return left == 0 ? Step::end : Step::skip;
         }
-        if (!R.wanted_reachable(child_cells, child_used, child_holes, need)) {
-            clean = false;
+        if (!R.wanted_reachable(child_at.cells, child_at.used, child_at.holes, need)) {
+            at.clean = false;
             return Step::skip;
         }
-        const word mark = table.mark_of(child_cells, child_used, child_holes);
+        const word mark = table.mark_of(child_at.cells, child_at.used, child_at.holes);
         if (mark == DEAD) return Step::skip;
         if (mark == table.mark) {
-            clean = false;
+            at.clean = false;
             return Step::skip;
         }
         return Step::enter;
     }
-    void close() { table.keep(cells, used, holes, clean); }
+    void close() { table.keep(at.cells, at.used, at.holes, at.clean); }
     void pop(unsigned d) {
-        const Frame& f = stack[d];
-        cells = f.cells;
-        used = f.used;
-        holes = f.holes;
-        w = f.walk;
-        clean = clean && f.clean;
+        const bool below = at.clean;
+        take_frame(stack, d, at, w);
+        at.clean = at.clean && below;
     }
-    void push(unsigned d) {
-        CPCORE_ASSERT(d + 1 < MAX_DEPTH);
-        stack[d] = Frame{cells, used, holes, w, clean};
-    }
+    void push(unsigned d) { keep_frame(stack, d, at, w); }
     void enter() {
-        clean = true;
-        cells = child_cells;
-        used = child_used;
-        holes = child_holes;
-        w.begin(cells, used, R.L.avail);
+        at = child_at;
+        w.begin(at.cells, at.used, R.L.avail);
     }
 };
 
 // The wanted combinations left after searching from the state (0: all found), -1 at a
 // stop. A state with at most one group open is settled.
 int64_t search(const Reach& R, word cells, word used, word holes, ReachTable& table,
-               SettledTable& settled, word* need, int64_t left) {
+               SettledTable& settled, word* need, int64_t left, const int64_t* stop) {
     int64_t* stats = table.rows.stats;
     if (R.open_group(used) != SEVERAL_OPEN) {
         const word labels = R.wanted_labels(cells, used, holes, need);
         if (labels == 0) return left;
         bool dead;
-        const word yes = settle(R, cells, used, labels, settled, stats, dead);
-        if (stopped(stats + STOP)) return -1;
+        const word yes = settle(R, cells, used, labels, settled, stats, stop, dead);
+        if (stopped(stop)) return -1;
         return left - R.cross_off(yes, used, holes, need);
     }
     if (!R.wanted_reachable(cells, used, holes, need)) return left;
-    Search s(R, table, settled, need, left, cells, used, holes);
+    Search s(R, table, settled, need, stop, left, cells, used, holes);
     int64_t nodes;
-    const Ended ended = depth_first(s, stats + STOP, nodes);
+    const Ended ended = depth_first(s, stop, nodes);
     stats[NODES] += nodes;
     return ended == Ended::stopped ? -1 : s.left;  // (-1 too when a settling met the stop)
 }
@@ -453,20 +428,23 @@ extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* f
                              cpcore_one_word_table* reached, cpcore_one_word_table* kept,
                              uint64_t mark, const int64_t* index, const uint64_t* bit,
                              int64_t* found, uint64_t n_found, int first_failure,
-                             uint64_t* need) {
+                             uint64_t* need, const int64_t* stop) {
     const cpcore_reach_layout& L = *layout;
     const Reach R(L);
-    int64_t* stats = reached->stats;
     ReachTable table{rows_of(*reached), 0};
     SettledTable settled{rows_of(*kept)};
     for (uint64_t n = 0; n < n_found; ++n) found[n] = -1;
     for (uint64_t n = 0; n < L.n_index; ++n) need[n] = 0;
     word cells0 = L.covered, used0 = 0, holes0 = 0;
     const bool ok0 = apply(L, forced, n_forced, cells0, used0, holes0);
-    for (uint64_t t = 0; t < rows; ++t) {
-        if (stopped(stats + STOP)) return;
-        word cells = cells0, used = used0, holes = holes0;
-        const bool ok = apply(L, tasks + t * cols, cols, cells, used, holes) && ok0;
+    word cells, used, holes;
+    auto force = [&](const int64_t* row) {
+        cells = cells0;
+        used = used0;
+        holes = holes0;
+        return apply(L, row, cols, cells, used, holes) && ok0;
+    };
+    each_task(tasks, rows, cols, stop, force, [&](uint64_t t, bool ok) {
         const int64_t first = wanted_start[t], last = wanted_start[t + 1];
         int64_t left = 0;
         if (ok) {
@@ -479,8 +457,8 @@ extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* f
         }
         if (left > 0) {
             table.mark = mark + t;
-            left = search(R, cells, used, holes, table, settled, need, left);
-            if (left < 0) return;
+            left = search(R, cells, used, holes, table, settled, need, left, stop);
+            if (left < 0) return false;
         }
         bool failed = false;
         for (int64_t n = first; n < last; ++n) {
@@ -492,6 +470,6 @@ extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* f
             }
         }
         for (int64_t n = first; n < last; ++n) need[index[n]] = 0;
-        if (first_failure && failed) return;
-    }
+        return !(first_failure && failed);
+    });
 }

@@ -44,7 +44,7 @@ from cpmodels.backends.engine.kernels.general import (
     tally_prefixes_kernel,
 )
 from cpmodels.backends.engine.kernels.memo import DEFAULT_MEMO_SLOTS as DEFAULT_MEMO_SLOTS
-from cpmodels.backends.engine.kernels.memo import STATS, STOP, Memo
+from cpmodels.backends.engine.kernels.memo import STATS, Memo
 from cpmodels.backends.engine.kernels.one_word import count_one_word, tally_one_word
 from cpmodels.backends.engine.kernels.reach import reach_kernel
 from cpmodels.backends.engine.kernels.words import (
@@ -142,7 +142,7 @@ class Stream:
         return Call(search_kernel, (self.state, self.filled, self.counters, self.chosen,
                                     self.stack_pos, self.stack_k, self.layout, self.out,
                                     min(step, len(self.out)),
-                                    self.table.stats[STOP:STOP + 1]), self.table, self.out)
+                                    self.table.stop_flag), self.table, self.out)
 
     def found(self) -> list[list[int]]:
         """The solutions the last call wrote (the forced options first)."""
@@ -251,7 +251,7 @@ class Searches:
             out = np.zeros((len(tasks), int(tallies.length[-1])), dtype=np.int64)
             masks = np.zeros(len(tasks), dtype=np.int64)
             return Call(tally_one_word, (arr, layout_one, tallies, table.kernel,
-                                         self.table_slots > 0, out, masks),
+                                         self.table_slots > 0, out, masks, table.stop_flag),
                         table, out, masks, decode)
         if search in ("bit_cover_count", "links_count"):
             table = self._solid_table()
@@ -266,16 +266,16 @@ class Searches:
             table = self._one_word_table(False)
             counts = np.zeros((len(tasks), 1), dtype=np.int64)
             return Call(count_one_word, (arr, one, table.kernel, self.table_slots > 0,
-                                         counts[:, 0]), table, counts)
+                                         counts[:, 0], table.stop_flag), table, counts)
         layout, table = self._count_table()
         out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
         masks = np.zeros(len(tasks), dtype=np.int64)
         if search == "tally_prefixes_two_words":
             return Call(tally_prefixes_words, (arr, self._word_layout(regions), layout.kernel,
-                                               table.kernel, out, masks),
+                                               table.kernel, out, masks, table.stop_flag),
                         table, out, masks, layout)
         return Call(tally_prefixes_kernel, (arr, self._kernel_layout(regions), layout.kernel,
-                                            table.kernel, out, masks),
+                                            table.kernel, out, masks, table.stop_flag),
                     table, out, masks, layout)
 
     def exists_call(self, tasks: Sequence[Sequence[int]], regions: Regions | None, *,
@@ -291,7 +291,7 @@ class Searches:
             table = self._dead
         else:
             table = Memo(self._table_width(), slots=16)
-        stop = table.stats[STOP:STOP + 1]
+        stop = table.stop_flag
         if self.chosen(EXISTS) == "exists_two_words":
             return Call(exists_words, (arr, self._word_layout(regions), table.kernel, remember,
                                        out, first_failure, stop), table, out)
@@ -347,7 +347,7 @@ class Searches:
         return Call(reach_kernel, (task_array([forced]).reshape(-1),
                                    task_array(list(held) or [()]), starts, layout, regions,
                                    table.kernel, settled.kernel, mark, index, bit, found,
-                                   first_failure), table, found)
+                                   first_failure, table.stop_flag), table, found)
 
     def browser_plan(self) -> dict[str, tuple[str, dict[str, tuple]]]:
         """For each question the browser's engine answers (``tally``, ``exists``,

@@ -47,10 +47,11 @@ int cpcore_needs_popcnt(void);
 uint64_t cpcore_interface(char* out, uint64_t capacity);
 
 /* The searches' statuses: what a search entry point answers where a count, a node figure or
- * a verdict would be (those are never negative). Every search is handed one stop flag (an
- * int64 another thread may set at any time), looks at it before each task and every 4,096
- * nodes (cpcore/search.hpp), and, once it sees it set, returns at once keeping nothing
- * partial (a task after the first failure of a first_failure call is not answered either). */
+ * a verdict would be (those are never negative). Every search is handed one stop flag, its
+ * parameter ``stop`` (an int64 the caller owns and another thread may set at any time; no
+ * search reads one anywhere else), looks at it before each task and every 4,096 nodes
+ * (cpcore/search.hpp), and, once it sees it set, returns at once keeping nothing partial (a
+ * task after the first failure of a first_failure call is not answered either). */
 #define CPCORE_STOPPED (-1)      /* not answered: the stop flag was set first */
 #define CPCORE_TOO_DEEP (-2)     /* the search needed more levels than its buffers hold */
 #define CPCORE_CAPPED (-3)       /* the search reached its cap of nodes first */
@@ -91,14 +92,14 @@ typedef struct cpcore_one_word_table {
     uint64_t n_slots; /* a power of two */
     int64_t* arena;   /* [arena_size] */
     uint64_t arena_size;
-    int64_t* stats;   /* USED, HITS, MISSES, NODES, ARENA_USED, STOP, FLUSHES */
+    int64_t* stats;   /* USED, HITS, MISSES, NODES, ARENA_USED, (the caller's), FLUSHES */
 } cpcore_one_word_table;
 
 /* out[p]: the completions of row p of prefixes (option ids forced first; -1 pads), 0 when
  * they overlap; rows a stop left uncounted are -1. */
 void cpcore_count_one_word(const cpcore_one_word* layout, const int64_t* prefixes,
                            uint64_t rows, uint64_t cols, cpcore_one_word_table* table,
-                           int use_memo, int64_t* out);
+                           int use_memo, int64_t* out, const int64_t* stop);
 
 /* Row p of prefixes tallied into out[p] (out_cols counts a row), its uncovered tally items
  * in out_mask[p]; a stop leaves the rows from the one it met uncounted. scratch: zeros,
@@ -106,7 +107,8 @@ void cpcore_count_one_word(const cpcore_one_word* layout, const int64_t* prefixe
 void cpcore_tally_one_word(const cpcore_one_word* layout, const cpcore_one_tallies* tallies,
                            const int64_t* prefixes, uint64_t rows, uint64_t cols,
                            cpcore_one_word_table* table, int use_memo, int64_t* out,
-                           uint64_t out_cols, int64_t* out_mask, int64_t* scratch);
+                           uint64_t out_cols, int64_t* out_mask, int64_t* scratch,
+                           const int64_t* stop);
 
 /* The reach search's layout (cpmodels/backends/engine/layouts/reach.py's ReachLayout and
  * ReachRegions: fill[k, size], size 0 .. fill_cols - 1). */
@@ -136,7 +138,7 @@ void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced, uint
                   const int64_t* wanted_start, cpcore_one_word_table* table,
                   cpcore_one_word_table* settled, uint64_t mark, const int64_t* index,
                   const uint64_t* bit, int64_t* found, uint64_t n_found, int first_failure,
-                  uint64_t* need);
+                  uint64_t* need, const int64_t* stop);
 /* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
  * options (their indices) and the nodes in *nodes; CPCORE_STOPPED, or CPCORE_TOO_DEEP when
  * the search needed more than rows levels. live: 2 * rows * n_options words; frame:
@@ -375,13 +377,15 @@ void cpcore_tally_prefixes_two_words(const cpcore_packing_cover* cover,
                                      const cpcore_tallies* tallies, const cpcore_table* table,
                                      const int64_t* prefixes, uint64_t n_prefixes,
                                      uint64_t width, const cpcore_search_buffers* buffers,
-                                     int64_t* out, uint64_t out_width, int64_t* out_mask);
+                                     int64_t* out, uint64_t out_width, int64_t* out_mask,
+                                     const int64_t* stop);
 void cpcore_tally_prefixes_n_words(const cpcore_packing_cover* cover,
                                    const cpcore_n_words* layout,
                                    const cpcore_tallies* tallies, const cpcore_table* table,
                                    const int64_t* prefixes, uint64_t n_prefixes,
                                    uint64_t width, const cpcore_search_buffers* buffers,
-                                   int64_t* out, uint64_t out_width, int64_t* out_mask);
+                                   int64_t* out, uint64_t out_width, int64_t* out_mask,
+                                   const int64_t* stop);
 
 /* For each row of prefixes, whether some solution contains it: out[p] = 1 or 0 (rows
  * after a stop, or after the first 0 with first_failure, are left as they were). */

@@ -12,13 +12,14 @@
 // (masked there) or by a line's length is its cells' neighbours. Invariant: the first
 // empty cell is the lowest zero bit of cells, and every option anchored there covers it.
 // The walk of a node (Walk) is its anchor x, the units still to try m (a mask), and the
-// run [at, end) of the unit ``bit`` being tried; a search's frames (one per unit placed,
-// at most MAX_DEPTH with the root) hold the node's words and its Walk.
+// run [at, end) of the unit ``bit`` being tried; a search's frames (Frame, one per unit
+// placed, at most MAX_DEPTH with the root) hold the node's words and its Walk.
 #pragma once
 
 #include <stdint.h>
 
 #include "cpcore/bits.hpp"
+#include "cpcore/region.hpp"
 #include "cpcore/search.hpp"
 
 namespace cpcore {
@@ -39,27 +40,47 @@ inline __attribute__((always_inline)) word isolated(word empty, const Grid& g) {
     return empty & ~around(empty, g);
 }
 
-// Whether a region next to the option just placed (``om``) is a dead end: the regions of
-// ``empty`` it borders are grown by dilation until they reach ``limit`` cells, and one
-// smaller than that is a dead end when ``fits(region, size)`` says no pieces fill it.
+// The cell sets of one word, as region_dead_end (cpcore/region.hpp) grows them: the seeds
+// are the empty cells next to the option, and a region grows by dilation (the word and its
+// neighbours, shifted in, masked by the empty cells) until it reaches the limit or stops.
+// ``fits(region, size)`` says whether pieces may fill a region.
 template <class Fits>
-inline __attribute__((always_inline)) bool small_region_dead(word om, word empty,
-                                                             const Grid& g, uint64_t limit,
-                                                             Fits fits) {
-    word seeds = around(om, g) & empty;
-    while (seeds != 0) {
-        word region = seeds & (~seeds + 1);
+struct OneWordFill {
+    typedef word Seed;  // the seed's bit
+    word seeds, empty, region;
+    const Grid& g;
+    Fits fits_region;
+
+    inline __attribute__((always_inline)) bool next_seed(word& x) {
+        if (seeds == 0) return false;
+        x = seeds & (~seeds + 1);
+        return true;
+    }
+    inline __attribute__((always_inline)) uint64_t grow(word x, uint64_t limit) {
+        region = x;
         uint64_t size = 1;
         while (size < limit) {
-            word grown = (region | around(region, g)) & empty;
+            const word grown = (region | around(region, g)) & empty;
             if (grown == region) break;
             region = grown;
             size = popcount(region);
         }
-        if (size < limit && !fits(region, size)) return true;
-        seeds &= ~region;
+        return size;
     }
-    return false;
+    inline __attribute__((always_inline)) bool fits(uint64_t size) {
+        return fits_region(region, size);
+    }
+    inline __attribute__((always_inline)) void measured(bool) { seeds &= ~region; }
+};
+
+// Whether a region next to the option just placed (``om``) is a dead end: a region of
+// ``empty`` smaller than ``limit`` cells that ``fits(region, size)`` says no pieces fill.
+template <class Fits>
+inline __attribute__((always_inline)) bool small_region_dead(word om, word empty,
+                                                             const Grid& g, uint64_t limit,
+                                                             Fits fits) {
+    OneWordFill<Fits> f{around(om, g) & empty, empty, 0, g, fits};
+    return region_dead_end(f, limit);
 }
 
 // The options of a unit anchored at a cell: ``masks[start[x * n_units + p]:start[x *
@@ -121,23 +142,43 @@ struct Walk {
     }
 };
 
-// The options of ``row`` (``n`` of them; -1 pads) placed on the state (``cells``, ``used``);
-// whether they fit. ``placed(o)`` hears of each option placed.
+// The options of ``row`` (``n`` of them; -1 pads) forced on the state (``cells``,
+// ``used``: force_options); whether they fit. ``placed(o)`` hears of each option placed.
 template <class Placed>
 inline bool place_options(const int64_t* row, uint64_t n, const word* opt_cells,
                           const word* opt_unit, word& cells, word& used, Placed placed) {
-    bool ok = true;
-    for (uint64_t q = 0; q < n; ++q) {
-        const int64_t o = row[q];
-        if (o < 0) continue;
-        ok = ok && ((cells & opt_cells[o]) | (used & opt_unit[o])) == 0;
+    return force_options(row, n, [&](int64_t o) {
+        const bool fits = ((cells & opt_cells[o]) | (used & opt_unit[o])) == 0;
         cells |= opt_cells[o];
         used |= opt_unit[o];
         placed(o);
-    }
-    return ok;
+        return fits;
+    });
 }
 
 const unsigned MAX_DEPTH = 65;  // a frame a unit, and the root (depth_first's frames)
+
+// A frame of a search on the one-word layout (one a unit placed, at most MAX_DEPTH with the
+// root): its node's words (Words: the cells, the units used, and what the search adds) and
+// the walk of the node's placements. A search keeps its node as ``at`` and ``w``.
+template <class Words>
+struct Frame {
+    Words at;
+    Walk walk;
+};
+
+// Keep the node (``at``, ``w``) in frame d of ``stack``, and take it back.
+template <class Words>
+inline __attribute__((always_inline)) void keep_frame(Frame<Words>* stack, unsigned d,
+                                                      const Words& at, const Walk& w) {
+    CPCORE_ASSERT(d + 1 < MAX_DEPTH);  // a frame a unit: the stack holds them all
+    stack[d] = Frame<Words>{at, w};
+}
+template <class Words>
+inline __attribute__((always_inline)) void take_frame(const Frame<Words>* stack, unsigned d,
+                                                      Words& at, Walk& w) {
+    at = stack[d].at;
+    w = stack[d].walk;
+}
 
 }  // namespace cpcore

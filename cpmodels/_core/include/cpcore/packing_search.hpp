@@ -8,11 +8,13 @@
 //   NWords    -- any cover (the words in a caller's array).
 //
 // A state knows its bits: which option fits, placing and taking back, the next item to
-// branch on, the dead-end test of the regions next to an option, and its memo key. The
-// counters (pieces in copies) and the code they make are Search's; the walk is the one
-// skeleton's (cpcore/search.hpp's depth_first), each search a policy of it (Tallying,
-// FirstSolution, Enumerating). Freestanding: the caller hands in every buffer and the stop
-// flag.
+// branch on, how a region of empty cells grows (TwoWordsFill, NWordsFill: the one dead-end
+// check, cpcore/region.hpp's region_dead_end, runs over them), and its memo key. The
+// counters (pieces in copies) and the code they make are Search's, and so is the forced
+// step (force, over region.hpp's force_options); the walk is the one skeleton's
+// (cpcore/search.hpp's depth_first), each search a policy of it (Tallying, FirstSolution,
+// Enumerating), and a call's rows of tasks are walked by each_task. Freestanding: the
+// caller hands in every buffer and the stop flag.
 //
 // Data layout (entry.h's cpcore_packing_cover, read-only): the branching items are bits
 // 0 .. n_branch - 1 of the state (the exact-one items, board cells first in scan order);
@@ -40,6 +42,7 @@
 #include "cpcore/bits.hpp"
 #include "cpcore/check.hpp"
 #include "cpcore/entry.h"
+#include "cpcore/region.hpp"
 #include "cpcore/search.hpp"
 #include "cpcore/table.hpp"
 
@@ -91,52 +94,83 @@ struct TwoWords {
     }
     TwoWordsKey key(word code) const { return TwoWordsKey{w[0], w[1], L.n_words == 2, code}; }
 
-    // Whether option o (placed) leaves an empty region of fewer than region_limit cells
-    // that no pieces can fill. Regions grow by whole neighbour masks; a fill stops at the
-    // limit, or where it meets a region already known to be that large.
-    bool dead_end(int64_t o) const {
-        const uint64_t limit = (uint64_t)c.region_limit;
-        if (limit == 0) return false;
-        const word a = w[0], b = w[1];
-        word seen_a = 0, seen_b = 0, big_a = 0, big_b = 0;
-        for (int64_t q = c.opt_nb_start[o]; q < c.opt_nb_start[o + 1]; ++q) {
-            const uint64_t x = (uint64_t)c.opt_nb[q];
-            const word sa = a | seen_a, sb = b | seen_b;
-            if (((x < 64 ? sa >> x : sb >> (x - 64)) & 1) != 0) continue;
-            word ra = x < 64 ? (word)1 << x : 0, rb = x < 64 ? 0 : (word)1 << (x - 64);
-            word fa = ra, fb = rb;
-            uint64_t size = 1;
-            while (size < limit && (fa | fb) != 0) {
-                uint64_t y;
-                if (fa != 0) {
-                    y = lowest(fa);
-                    fa &= fa - 1;
-                } else {
-                    y = 64 + lowest(fb);
-                    fb &= fb - 1;
-                }
-                const word na = L.nb_a[y] & ~a & ~ra, nb = L.nb_b[y] & ~b & ~rb;
-                if (((na & big_a) | (nb & big_b)) != 0) {
-                    size = limit;  // it joins a region known to be large
-                    break;
-                }
-                ra |= na;
-                rb |= nb;
-                fa |= na;
-                fb |= nb;
-                size += popcount(na) + popcount(nb);
-            }
-            if (size < limit && !c.fillable[size]) return true;
-            seen_a |= ra;
-            seen_b |= rb;
-            if (size >= limit) {
-                big_a |= ra;
-                big_b |= rb;
-            }
+    // Whether option o (placed) leaves an empty region that no pieces can fill.
+    bool dead_end(int64_t o) const;
+};
+
+// The seeds of a packing state's region fills: option o's neighbour cells (opt_nb), in
+// turn, each that the fill has not measured (``measured(x)``).
+struct OptionSeeds {
+    typedef uint64_t Seed;  // a cell's index
+    const int64_t* q;       // the neighbour cells left, to ``end``
+    const int64_t* end;
+
+    OptionSeeds(const cpcore_packing_cover& c, int64_t o)
+        : q(c.opt_nb + c.opt_nb_start[o]), end(c.opt_nb + c.opt_nb_start[o + 1]) {}
+    template <class Measured>
+    inline __attribute__((always_inline)) bool next(uint64_t& x, Measured measured) {
+        while (q < end) {
+            x = (uint64_t)*q++;
+            if (!measured(x)) return true;
         }
         return false;
     }
 };
+
+// The cell sets of two words, as region_dead_end (cpcore/region.hpp) grows them: the seeds
+// are the option's neighbour cells (opt_nb), a region grows a cell at a time by the cell's
+// neighbour mask (nb_a, nb_b), and a fill that meets a region known to be large stops.
+struct TwoWordsFill : OptionSeeds {
+    const TwoWords& s;
+    word seen_a = 0, seen_b = 0, big_a = 0, big_b = 0, ra = 0, rb = 0;
+
+    TwoWordsFill(const TwoWords& state, int64_t o) : OptionSeeds(state.c, o), s(state) {}
+    bool next_seed(uint64_t& x) {
+        return next(x, [this](uint64_t y) {
+            const word sa = s.w[0] | seen_a, sb = s.w[1] | seen_b;
+            return ((y < 64 ? sa >> y : sb >> (y - 64)) & 1) != 0;
+        });
+    }
+    uint64_t grow(uint64_t x, uint64_t limit) {
+        const word a = s.w[0], b = s.w[1];
+        ra = x < 64 ? (word)1 << x : 0;
+        rb = x < 64 ? 0 : (word)1 << (x - 64);
+        word fa = ra, fb = rb;
+        uint64_t size = 1;
+        while (size < limit && (fa | fb) != 0) {
+            uint64_t y;
+            if (fa != 0) {
+                y = lowest(fa);
+                fa &= fa - 1;
+            } else {
+                y = 64 + lowest(fb);
+                fb &= fb - 1;
+            }
+            const word na = s.L.nb_a[y] & ~a & ~ra, nb = s.L.nb_b[y] & ~b & ~rb;
+            if (((na & big_a) | (nb & big_b)) != 0) return limit;  // it meets a large one
+            ra |= na;
+            rb |= nb;
+            fa |= na;
+            fb |= nb;
+            size += popcount(na) + popcount(nb);
+        }
+        return size;
+    }
+    bool fits(uint64_t size) const { return s.c.fillable[size] != 0; }
+    void measured(bool large) {
+        seen_a |= ra;
+        seen_b |= rb;
+        if (large) {
+            big_a |= ra;
+            big_b |= rb;
+        }
+    }
+};
+
+inline bool TwoWords::dead_end(int64_t o) const {
+    TwoWordsFill f(*this, o);
+    return region_dead_end(f, (uint64_t)c.region_limit);
+}
 
 // Any number of words, in the caller's array ``filled``; ``scratch`` (two rows of the
 // words) and ``stack`` (n_branch + 1 bits) serve the region fills.
@@ -190,42 +224,58 @@ struct NWords {
     bool memo_allowed() const { return true; }
     WordsKey key(word code) const { return WordsKey{w, (unsigned)L.n_words, code}; }
 
-    // Whether option o (placed) leaves an empty region no pieces can fill: the regions next
-    // to it flood-filled up to region_limit cells; scratch row 0 marks the current fill,
-    // row 1 the regions measured to the end.
-    bool dead_end(int64_t o) const {
-        const uint64_t limit = (uint64_t)c.region_limit;
-        if (limit == 0) return false;
-        const uint64_t n = L.n_words;
-        word* fill = scratch;
-        word* done = scratch + n;
-        for (uint64_t i = 0; i < n; ++i) done[i] = w[i];
-        for (int64_t q = c.opt_nb_start[o]; q < c.opt_nb_start[o + 1]; ++q) {
-            const uint64_t b = (uint64_t)c.opt_nb[q];
-            if ((done[b >> 6] >> (b & 63)) & 1) continue;
-            for (uint64_t i = 0; i < n; ++i) fill[i] = done[i];
-            fill[b >> 6] |= (word)1 << (b & 63);
-            uint64_t size = 1, top = 1;
-            stack[0] = (int64_t)b;
-            while (top > 0 && size < limit) {
-                const int64_t* around = L.cell_nb + (uint64_t)stack[--top] * L.degree;
-                for (uint64_t d = 0; d < L.degree; ++d) {
-                    const int64_t y = around[d];
-                    if (y >= 0 && !((fill[y >> 6] >> (y & 63)) & 1)) {
-                        fill[y >> 6] |= (word)1 << (y & 63);
-                        stack[top++] = y;
-                        size += 1;
-                    }
+    bool dead_end(int64_t o) const;  // (as TwoWords's)
+};
+
+// The cell sets of N words, as region_dead_end (cpcore/region.hpp) grows them: the seeds
+// are the option's neighbour cells (opt_nb), a region grows by the neighbour lists
+// (cell_nb, ``degree`` a cell, -1 pads) over a stack of cells; scratch row 0 marks the
+// fill, row 1 the state's cells and the small regions measured.
+struct NWordsFill : OptionSeeds {
+    const NWords& s;
+    word* fill;
+    word* done;
+
+    NWordsFill(const NWords& state, int64_t o, word* fill_row, word* done_row)
+        : OptionSeeds(state.c, o), s(state), fill(fill_row), done(done_row) {}
+    static bool has(const word* set, uint64_t x) { return (set[x >> 6] >> (x & 63)) & 1; }
+    bool next_seed(uint64_t& x) {
+        return next(x, [this](uint64_t y) { return has(done, y); });
+    }
+    uint64_t grow(uint64_t x, uint64_t limit) {
+        const uint64_t n = s.L.n_words;
+        for (uint64_t i = 0; i < n; ++i) fill[i] = done[i];
+        fill[x >> 6] |= (word)1 << (x & 63);
+        uint64_t size = 1, top = 1;
+        s.stack[0] = (int64_t)x;
+        while (top > 0 && size < limit) {
+            const int64_t* around = s.L.cell_nb + (uint64_t)s.stack[--top] * s.L.degree;
+            for (uint64_t d = 0; d < s.L.degree; ++d) {
+                const int64_t y = around[d];
+                if (y >= 0 && !has(fill, (uint64_t)y)) {
+                    fill[y >> 6] |= (word)1 << (y & 63);
+                    s.stack[top++] = y;
+                    size += 1;
                 }
             }
-            if (size < limit) {
-                if (!c.fillable[size]) return true;
-                for (uint64_t i = 0; i < n; ++i) done[i] = fill[i];
-            }
         }
-        return false;
+        return size;
+    }
+    bool fits(uint64_t size) const { return s.c.fillable[size] != 0; }
+    void measured(bool large) {  // a large region is filled again from its next seed
+        if (large) return;
+        for (uint64_t i = 0; i < s.L.n_words; ++i) done[i] = fill[i];
     }
 };
+
+inline bool NWords::dead_end(int64_t o) const {
+    if (c.region_limit == 0) return false;
+    word* fill = scratch;
+    word* done = scratch + L.n_words;
+    for (uint64_t i = 0; i < L.n_words; ++i) done[i] = w[i];
+    NWordsFill f(*this, o, fill, done);
+    return region_dead_end(f, (uint64_t)c.region_limit);
+}
 
 // --- the steps every search takes -----------------------------------------------------
 
@@ -285,22 +335,29 @@ struct Search {
         if (ctr >= 0) counters[ctr] -= 1;
     }
 
-    // Place the options of a prefix (-1 pads) on an empty state: whether they fit together;
-    // ``code`` gets their counter code.
+    // Force the options of a prefix (-1 pads) on an empty state (force_options): whether
+    // they fit together; ``code`` gets their counter code.
     bool force(const int64_t* prefix, uint64_t n, word& code) {
         s.clear();
         for (uint64_t i = 0; i < c.n_counters; ++i) counters[i] = 0;
         code = 0;
-        bool ok = true;
-        for (uint64_t q = 0; q < n; ++q) {
-            const int64_t o = prefix[q];
-            if (o < 0) continue;
-            ok = ok && s.fits(o);
+        return force_options(prefix, n, [&](int64_t o) {
+            const bool fits = s.fits(o);
             put(o, code);
             const int64_t ctr = c.opt_counter[o];
-            if (ctr >= 0) ok = ok && counters[ctr] <= c.counter_high[ctr];
-        }
-        return ok;
+            return fits && (ctr < 0 || counters[ctr] <= c.counter_high[ctr]);
+        });
+    }
+
+    // Each row of ``prefixes`` (``width`` option ids; -1 pads) forced in turn (each_task),
+    // and answered by ``answer(p, fits, code)`` (code: the row's counter code).
+    template <class Answer>
+    void each_prefix(const int64_t* prefixes, uint64_t n, uint64_t width, const int64_t* stop,
+                     Answer answer) {
+        word code;
+        each_task(prefixes, n, width, stop,
+                  [&](const int64_t* row) { return force(row, width, code); },
+                  [&](uint64_t p, bool ok) { return answer(p, ok, code); });
     }
 
     // The tally items a state leaves uncovered, as a bit mask.
@@ -399,8 +456,8 @@ struct Branching {
 // walk goes on, stack_code[d] and stack_mask[d] the node's counter code and uncovered tally
 // items, chosen[d] the option its child placed, acc[d] its count vector); a node whose
 // counts are in the table, or that leaves a tally item no later anchor covers, or a region
-// no pieces fill, is not entered. Returns early, storing nothing partial, once the table's
-// stop flag is set.
+// no pieces fill, is not entered. Returns early, storing nothing partial, once the stop
+// flag is set.
 template <class State>
 struct Tallying : Branching<State> {
     CPCORE_BRANCHING(State);
@@ -483,7 +540,7 @@ struct Tallying : Branching<State> {
 
 template <class State>
 void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Table& memo,
-           const SearchBuffers& B, int64_t* out) {
+           const SearchBuffers& B, int64_t* out, const int64_t* stop) {
     Search<State> S = search;  // local copies: nothing the search writes can alias them
     const cpcore_tallies t = tallies;
     Table table = memo;
@@ -517,7 +574,7 @@ void tally(Search<State>& search, word code, const cpcore_tallies& tallies, Tabl
     B.stack_code[0] = code;
     B.stack_mask[0] = root_mask;
     int64_t nodes;
-    const Ended ended = depth_first(T, &table.stats[STOP], nodes);
+    const Ended ended = depth_first(T, stop, nodes);
     table.stats[NODES] += nodes;
     if (ended == Ended::stopped) return;
     for (int64_t x = T.lo; x < T.hi; ++x) out[x] = B.acc[x];
@@ -530,18 +587,16 @@ template <class State>
 void tally_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefixes,
                     uint64_t width, const cpcore_tallies& t, Table& table,
                     const SearchBuffers& B, int64_t* out, uint64_t out_width,
-                    int64_t* out_mask) {
-    for (uint64_t p = 0; p < n_prefixes; ++p) {
-        if (stopped(&table.stats[STOP])) return;
-        word code;
-        const bool ok = S.force(prefixes + p * width, width, code);
+                    int64_t* out_mask, const int64_t* stop) {
+    S.each_prefix(prefixes, n_prefixes, width, stop, [&](uint64_t p, bool ok, word code) {
         out_mask[p] = S.uncovered_tally(t);
         int64_t* row = out + p * out_width;
         if (ok)
-            tally(S, code, t, table, B, row);
+            tally(S, code, t, table, B, row, stop);
         else
             for (uint64_t x = 0; x < out_width; ++x) row[x] = 0;
-    }
+        return true;
+    });
 }
 
 // --- existence ------------------------------------------------------------------------
@@ -604,15 +659,12 @@ template <class State>
 void exists_prefixes(Search<State>& S, const int64_t* prefixes, uint64_t n_prefixes,
                      uint64_t width, Table& table, bool use_table, int64_t* out,
                      bool first_failure, const int64_t* stop, const SearchBuffers& B) {
-    for (uint64_t p = 0; p < n_prefixes; ++p) {
-        if (stopped(stop)) return;
-        word code;
-        const bool ok = S.force(prefixes + p * width, width, code);
+    S.each_prefix(prefixes, n_prefixes, width, stop, [&](uint64_t p, bool ok, word code) {
         const bool found = ok && first_solution(S, code, table, use_table, stop, B);
-        if (stopped(stop)) return;
+        if (stopped(stop)) return false;
         out[p] = found ? 1 : 0;
-        if (first_failure && out[p] == 0) return;
-    }
+        return !(first_failure && !found);
+    });
 }
 
 // --- enumerating ----------------------------------------------------------------------

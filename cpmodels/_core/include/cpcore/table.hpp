@@ -48,7 +48,8 @@ enum Stat : unsigned {
     MISSES = 2,      // lookups that did not
     NODES = 3,       // states searched
     ARENA_USED = 4,  // arena entries in use
-    STOP = 5,        // the stop flag another thread may set
+                     // (entry 5 is the caller's: memo.py keeps a table's stop flag there,
+                     // and hands it to each search as its stop argument)
     FLUSHES = 6,     // times the full table was emptied to make room
 };
 

@@ -18,12 +18,13 @@ import cpmodels._native as _native
 
 
 def tally_prefixes_kernel(prefixes: np.ndarray, lay: tuple, tal: tuple, table: tuple,
-                          out: np.ndarray, out_mask: np.ndarray) -> None:
+                          out: np.ndarray, out_mask: np.ndarray, stop: np.ndarray) -> None:
     """Tally the completions of each row of ``prefixes`` (option ids forced first; -1
     pads): row ``p``'s counts go to ``out[p]``, its uncovered tally items to
     ``out_mask[p]``. ``lay`` is a :class:`~.cover.Layout`, ``tal`` a
-    :class:`~.tally.Tallies`, ``table`` a :class:`~.memo.Table` (its statistics updated)."""
-    _native.tally_prefixes_n_words(_rows(prefixes), lay, tal, table, out, out_mask)
+    :class:`~.tally.Tallies`, ``table`` a :class:`~.memo.Table` (its statistics updated).
+    The rows from the one where ``stop[0]`` is seen set are left as they were."""
+    _native.tally_prefixes_n_words(_rows(prefixes), lay, tal, table, out, out_mask, stop)
 
 
 def exists_kernel(prefixes: np.ndarray, lay: tuple, table: tuple, use_table: bool,

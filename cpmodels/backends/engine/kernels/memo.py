@@ -26,7 +26,7 @@ HITS = 1  # lookups that found their state
 MISSES = 2  # lookups that did not
 NODES = 3  # states searched
 ARENA_USED = 4  # arena slots in use
-STOP = 5  # the stop flag another thread may set
+STOP = 5  # the stop flag another thread may set (handed to each search as its ``stop``)
 FLUSHES = 6  # times the full table was emptied to make room
 STATS = 7
 
@@ -94,8 +94,9 @@ class Memo:
                     room //= 2  # the arena goes first, then the slots with it
                 if size > MIN_MEMO_SLOTS and room <= 4 * size:
                     size //= 2
-        # Indexed by USED .. FLUSHES above; a search that sees STOP set returns at its next
-        # node, storing nothing partial.
+        # Indexed by USED .. FLUSHES above. STOP is this table's stop flag: the searches
+        # are handed it (:attr:`stop_flag`) and return at their next look at it, storing
+        # nothing partial.
         self.stats = np.zeros(STATS, dtype=np.int64)
         self.owner: tuple | None = None  # the cover and tally layout the counts belong to
 
@@ -113,6 +114,11 @@ class Memo:
     def clear_stop(self) -> None:
         """Let this memo be searched again after a stop."""
         self.stats[STOP] = 0
+
+    @property
+    def stop_flag(self) -> np.ndarray:
+        """The stop flag as a search is handed it: a view of ``stats[STOP]``, read in place."""
+        return self.stats[STOP:STOP + 1]
 
     @property
     def kernel(self) -> Table:

@@ -42,19 +42,20 @@ from cpmodels.backends.engine.layouts.tally import OneTallies
 
 
 def count_one_word(prefixes: np.ndarray, L: OneWord, table: Table, use_memo: bool,
-                   out: np.ndarray) -> None:
+                   out: np.ndarray, stop: np.ndarray) -> None:
     """``out[p]``: the completions of row ``p`` of ``prefixes`` (option ids forced first;
-    -1 pads), 0 when they overlap; rows a stop left uncounted are -1 (the core's search,
-    run with the GIL released)."""
+    -1 pads), 0 when they overlap; rows a stop (``stop[0]`` set) left uncounted are -1 (the
+    core's search, run with the GIL released)."""
     _native.count_one_word(np.ascontiguousarray(prefixes, dtype=np.int64), L, table,
-                           bool(use_memo), out)
+                           bool(use_memo), out, stop)
 
 
 def tally_one_word(prefixes: np.ndarray, L: OneWord, T: OneTallies, table: Table,
-                   use_memo: bool, out: np.ndarray, out_mask: np.ndarray) -> None:
+                   use_memo: bool, out: np.ndarray, out_mask: np.ndarray,
+                   stop: np.ndarray) -> None:
     """The one-word tallies: row ``p`` of ``prefixes`` (option ids forced first; -1 pads)
     tallied into ``out[p]`` (zeros when they overlap), its uncovered tally items in
-    ``out_mask[p]``; a stop leaves the rows from the one it met uncounted (the core's
-    search, run with the GIL released)."""
+    ``out_mask[p]``; a stop (``stop[0]`` set) leaves the rows from the one it met
+    uncounted (the core's search, run with the GIL released)."""
     _native.tally_one_word(np.ascontiguousarray(prefixes, dtype=np.int64), L, T, table,
-                           bool(use_memo), out, out_mask)
+                           bool(use_memo), out, out_mask, stop)

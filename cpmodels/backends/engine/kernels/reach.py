@@ -52,16 +52,16 @@ from cpmodels.backends.engine.layouts.reach import ReachLayout, ReachRegions
 def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray,
                  L: ReachLayout, R: ReachRegions, table: Table, settled: Table,
                  mark: int, index: np.ndarray, bit: np.ndarray, found: np.ndarray,
-                 first_failure: bool) -> None:
+                 first_failure: bool, stop: np.ndarray) -> None:
     """One reach search per task: row ``t`` of ``tasks`` (options forced besides ``forced``;
     -1 pads) wants the combinations ``wanted_start[t]`` to ``wanted_start[t + 1]`` of
     ``index``/``bit`` (see :func:`~.reach.encode_wanted`). ``found[n]``: 1 when some
     solution holds wanted combination ``n``, 0 when none does, -1 when not searched: with
     ``first_failure``, the tasks after the first with a combination not found, or after a
-    stop. Task ``t`` marks its table entries ``mark + t`` (the core's search, run with the
-    GIL released)."""
+    stop (``stop[0]`` set). Task ``t`` marks its table entries ``mark + t`` (the core's
+    search, run with the GIL released)."""
     def ints(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.int64)
     _native.reach(ints(forced), ints(tasks), ints(wanted_start), L, R, table, settled,
                   int(mark), ints(index), np.ascontiguousarray(bit, dtype=np.uint64), found,
-                  bool(first_failure))
+                  bool(first_failure), stop)

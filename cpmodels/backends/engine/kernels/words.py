@@ -86,11 +86,11 @@ def table_words(n_words: int) -> int:
 
 
 def tally_prefixes_words(prefixes: np.ndarray, W: WordLayout, tal: tuple, table: tuple,
-                         out: np.ndarray, out_mask: np.ndarray) -> None:
+                         out: np.ndarray, out_mask: np.ndarray, stop: np.ndarray) -> None:
     """:func:`~.kernels.tally_prefixes_kernel` on the two-word state: row ``p`` of
     ``prefixes`` (option ids forced first; -1 pads) tallied into ``out[p]``, its uncovered
     tally items in ``out_mask[p]`` (``table`` made :func:`table_words` wide)."""
-    _native.tally_prefixes_two_words(_rows(prefixes), W, tal, table, out, out_mask)
+    _native.tally_prefixes_two_words(_rows(prefixes), W, tal, table, out, out_mask, stop)
 
 
 def exists_words(prefixes: np.ndarray, W: WordLayout, table: tuple, use_table: bool,

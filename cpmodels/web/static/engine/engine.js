@@ -27,7 +27,7 @@
 // The module keeps no state of its own: everything lives in the object loadEngine returns.
 
 const PAGE = 65536;
-// memo.py's statistics: USED, HITS, MISSES, NODES, ARENA_USED, STOP, FLUSHES.
+// memo.py's statistics: USED, HITS, MISSES, NODES, ARENA_USED, (memo.py's stop flag), FLUSHES.
 const STATS = 7;
 const NODES = 3;
 const MAX_TALLY_ITEMS = 16;
@@ -1220,21 +1220,22 @@ class Cover {
       const outMask = engine.alloc(Math.max(p.rows, 1) * 8);
       const rows = BigInt(p.rows);
       const cols = BigInt(p.width);
+      const stop = engine.alloc(8);  // (never set: a worker running a search is ended whole)
       const x = engine.exports;
       if (oneWord) {
         const t = engine.struct("one_word_table", { keys: table.keys, n_slots: table.slots,
           arena: table.arena, arena_size: table.arenaSize, stats: table.stats });
-        if (plain) x.cpcore_count_one_word(L.struct, at, rows, cols, t, 1, out);
+        if (plain) x.cpcore_count_one_word(L.struct, at, rows, cols, t, 1, out, stop);
         else {
           const scratch = engine.alloc((L.nPieces + 1) * width * 8);
           x.cpcore_tally_one_word(L.struct, T.struct, at, rows, cols, t, 1, out,
-            BigInt(width), outMask, scratch);
+            BigInt(width), outMask, scratch, stop);
         }
       } else {
         const entry = this.tallyKernel === "tally_prefixes_two_words"
           ? x.cpcore_tally_prefixes_two_words : x.cpcore_tally_prefixes_n_words;
         entry(L.struct, L.words, T.struct, packingTable(engine, L, table), at, rows, cols,
-          searchBuffers(engine, L, width), out, BigInt(width), outMask);
+          searchBuffers(engine, L, width), out, BigInt(width), outMask, stop);
       }
       const counts = engine.view(BigInt64Array, out, p.rows * width);
       const found = engine.view(BigInt64Array, outMask, p.rows);
