@@ -7,6 +7,7 @@ comment of the core or of the engine names exists."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -22,6 +23,7 @@ import pytest
 from conftest import ENTRY, ROOT
 
 from cpmodels._core import interface
+from cpmodels.backends.engine.kernels.choice import EXISTS, OFFER_BITS, SOLUTIONS, TALLY, Offers
 from cpmodels.backends.engine.kernels.memo import Table
 from cpmodels.backends.engine.kernels.words import WordLayout
 from cpmodels.backends.engine.layouts.cover import Layout, OneWord
@@ -219,6 +221,27 @@ def test_engine_js_writes_no_struct_by_hand():
     kinds = {"p", "u64", "i64", "u32", "i32"}
     fields = re.findall(r'\["(\w+)", "(?:p|u64|i64|i32|u32)"\]', js)
     assert [name for name in fields if name not in kinds] == []
+
+
+def test_the_choice_of_search_is_asked_in_entry_hs_numbers():
+    """The questions and offers cpcore_choose_search reads are entry.h's constants alone:
+    Python (choice.py) and engine.js take them from the interface description, the fields of
+    Offers are the CPCORE_OFFERS_* names, each a bit of its own, and engine.js writes no
+    number of them."""
+    asks = [c for c in ENTRY.constants if c.startswith("CPCORE_ASK_")]
+    offers = [c for c in ENTRY.constants if c.startswith("CPCORE_OFFERS_")]
+    assert asks == ["CPCORE_ASK_TALLY", "CPCORE_ASK_EXISTS", "CPCORE_ASK_SOLUTIONS"]
+    names = [c.removeprefix("CPCORE_OFFERS_").lower() for c in offers]
+    assert [f.name for f in dataclasses.fields(Offers)] == names
+    described = json.loads(_native.interface())["constants"]
+    assert tuple(described[c] for c in asks) == (TALLY, EXISTS, SOLUTIONS)
+    bits = [described[c] for c in offers]
+    assert tuple(zip(names, bits, strict=True)) == OFFER_BITS
+    assert all(b > 0 and b & (b - 1) == 0 for b in bits) and len(set(bits)) == len(bits)
+    assert Offers(**dict.fromkeys(names, True)).bits_word == sum(bits)
+    js = ENGINE.joinpath("engine.js").read_text()
+    assert '"CPCORE_ASK_"' in js and '"CPCORE_OFFERS_"' in js
+    assert not re.search(rf"\b({'|'.join(['tally', 'exists', *names])})\s*:\s*\d", js)
 
 
 # The named tuples the bindings read, each against the structs of entry.h it fills: a

@@ -27,14 +27,20 @@ template <class T>
 using Array = nanobind::ndarray<T, nanobind::c_contig, nanobind::device::cpu>;
 
 // ``value`` (the layout's array ``name``; none when absent) as a C-contiguous array of T,
-// of ``ndim`` dimensions when ndim is not 0; a TypeError naming it otherwise.
+// of ``ndim`` dimensions when ndim is not 0 (a TypeError naming it otherwise), of at least
+// ``least`` items and of exactly ``size`` when size is not -1 (a ValueError otherwise).
 template <class T>
-Array<T> layout_array(nanobind::handle value, const char* name, size_t ndim = 0) {
+Array<T> layout_array(nanobind::handle value, const char* name, size_t ndim = 0,
+                      size_t least = 0, int64_t size = -1) {
     Array<T> a;
+    const std::string said = "the layout's " + std::string(name);
     if (!value.is_valid() || !nanobind::try_cast(value, a, false) ||
         (ndim != 0 && a.ndim() != ndim))
-        throw nanobind::type_error(("the layout's " + std::string(name) +
-                                    " is not a contiguous array of the expected type").c_str());
+        throw nanobind::type_error((said + " is not a contiguous array of the expected type")
+                                       .c_str());
+    if (a.size() < least) throw nanobind::value_error((said + " is too short").c_str());
+    if (size >= 0 && a.size() != (size_t)size)
+        throw nanobind::value_error((said + " has the wrong size").c_str());
     return a;
 }
 

@@ -23,12 +23,8 @@ namespace {
 // size -1), of ``ndim`` dimensions.
 template <class T>
 Array<T> entry(const nb::dict& d, const char* name, int64_t size = -1, size_t ndim = 1) {
-    nb::object value = d.contains(name) ? nb::object(d[name]) : nb::object();
-    Array<T> a = layout_array<T>(value, name, ndim);
-    if (size >= 0 && a.size() != (size_t)size)
-        throw nb::value_error(("the layout's " + std::string(name) +
-                               " has the wrong size").c_str());
-    return a;
+    return layout_array<T>(d.contains(name) ? nb::object(d[name]) : nb::object(), name, ndim,
+                           0, size);
 }
 
 // A cover's flat arrays, kept alive while the core reads them.

@@ -21,10 +21,7 @@ namespace {
 // The array ``name`` of ``obj``: C-contiguous, of T, with at least ``least`` items.
 template <class T>
 Array<T> field(nb::handle obj, const char* name, size_t least = 0) {
-    Array<T> a = layout_array<T>(obj.attr(name), name);
-    if (a.size() < least)
-        throw nb::value_error(("the layout's " + std::string(name) + " is too short").c_str());
-    return a;
+    return layout_array<T>(obj.attr(name), name, 0, least);
 }
 
 uint64_t word_of(nb::handle obj, const char* name) {
@@ -57,30 +54,33 @@ void read_edges(nb::handle L, C& c) {
 }
 
 // A layout's count of units (``count``: 1 to 64, or a ValueError saying ``refused``) into
-// ``n``, and its runs: ``start`` (64 per unit and one more) and ``masks``, kept.
-void read_runs(nb::handle L, const char* count, const char* refused, uint64_t& n, Kept& kept,
-               Array<const uint64_t>& start, Array<const uint64_t>& masks) {
+// ``n``, and into ``c`` what the one-word and reach layouts share, kept: the runs ``start``
+// (64 per unit and one more, ending within ``masks``), ``masks``, ``avail`` (64), and
+// ``opt_cells`` with its length. Returns the masks.
+template <class C>
+Array<const uint64_t> read_runs(nb::handle L, const char* count, const char* refused,
+                                uint64_t& n, Kept& kept, C& c) {
     n = word_of(L, count);
     if (n == 0 || n > 64) throw nb::value_error(refused);
-    start = kept.keep(field<const uint64_t>(L, "start", 64 * n + 1));
-    masks = kept.keep(field<const uint64_t>(L, "masks"));
+    auto start = kept.keep(field<const uint64_t>(L, "start", 64 * n + 1));
+    auto masks = kept.keep(field<const uint64_t>(L, "masks"));
+    if (start.data()[64 * n] > masks.size())
+        throw nb::value_error("the layout's runs end past its masks");
+    auto opt_cells = kept.keep(field<const uint64_t>(L, "opt_cells"));
+    c.start = start.data();
+    c.masks = masks.data();
+    c.avail = kept.keep(field<const uint64_t>(L, "avail", 64)).data();
+    c.opt_cells = opt_cells.data();
+    c.n_options = opt_cells.size();
+    return masks;
 }
 
 cpcore_one_word one_word_of(nb::handle L, Kept& kept) {
     cpcore_one_word c{};
-    Array<const uint64_t> start, masks;
-    read_runs(L, "n_pieces", "the layout has 1 to 64 pieces", c.n_pieces, kept, start, masks);
-    auto opts = kept.keep(field<const int64_t>(L, "opts", masks.size()));
-    auto opt_cells = kept.keep(field<const uint64_t>(L, "opt_cells"));
-    auto opt_piece = kept.keep(field<const uint64_t>(L, "opt_piece", opt_cells.size()));
+    auto masks = read_runs(L, "n_pieces", "the layout has 1 to 64 pieces", c.n_pieces, kept, c);
+    c.opts = kept.keep(field<const int64_t>(L, "opts", masks.size())).data();
+    c.opt_piece = kept.keep(field<const uint64_t>(L, "opt_piece", c.n_options)).data();
     auto fillable = kept.keep(field<const bool>(L, "fillable", 1));
-    c.start = start.data();
-    c.masks = masks.data();
-    c.opts = opts.data();
-    c.avail = kept.keep(field<const uint64_t>(L, "avail", 64)).data();
-    c.opt_cells = opt_cells.data();
-    c.opt_piece = opt_piece.data();
-    c.n_options = opt_cells.size();
     c.all_pieces = word_of(L, "all_pieces");
     read_edges(L, c);
     c.slack = word_of(L, "slack");
@@ -91,8 +91,6 @@ cpcore_one_word one_word_of(nb::handle L, Kept& kept) {
         throw nb::value_error("the layout's region limit is past its region sizes");
     c.isolated_dead = nb::cast<bool>(nb::bool_(L.attr("isolated_dead"))) ? 1 : 0;
     c.slack_cells = kept.keep(field<const uint64_t>(L, "slack_cells", 64)).data();
-    if (start.data()[64 * c.n_pieces] > masks.size())
-        throw nb::value_error("the layout's runs end past its masks");
     return c;
 }
 
@@ -180,17 +178,8 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
            Array<const uint64_t> bit, Array<int64_t> found, bool first_failure) {
     Kept kept;
     cpcore_reach_layout c{};
-    Array<const uint64_t> start, masks;
-    read_runs(layout, "n_units", "the layout has 1 to 64 units", c.n_units, kept, start, masks);
-    if (start.data()[64 * c.n_units] > masks.size())
-        throw nb::value_error("the layout's runs end past its masks");
-    auto opt_cells = kept.keep(field<const uint64_t>(layout, "opt_cells"));
+    read_runs(layout, "n_units", "the layout has 1 to 64 units", c.n_units, kept, c);
     auto groups = kept.keep(field<const uint64_t>(layout, "group_cells", 1));
-    c.start = start.data();
-    c.masks = masks.data();
-    c.avail = kept.keep(field<const uint64_t>(layout, "avail", 64)).data();
-    c.opt_cells = opt_cells.data();
-    c.n_options = opt_cells.size();
     c.opt_unit = kept.keep(field<const uint64_t>(layout, "opt_unit", c.n_options)).data();
     c.slack_units = word_of(layout, "slack_units");
     read_edges(layout, c);

@@ -35,6 +35,14 @@ def layout_arrays(struct: str, sizes: Mapping[str, int]) -> dict[str, np.ndarray
     return out
 
 
+def constants(prefix: str) -> dict[str, int]:
+    """entry.h's constants whose names start with ``prefix``, by the rest of their names in
+    lower case (``constants("CPCORE_ASK_")``: ``{"tally": 0, ...}``), in entry.h's order."""
+    described = json.loads(_native.interface())["constants"]
+    return {name.removeprefix(prefix).lower(): int(value)
+            for name, value in described.items() if name.startswith(prefix)}
+
+
 def extent(text: str, sizes: Mapping[str, int]) -> int:
     """The value of one extent of a shape in entry.h: whole numbers and names of ``sizes``
     with ``+ - * **`` and ``max(...)``."""

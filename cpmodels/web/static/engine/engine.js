@@ -49,12 +49,6 @@ const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
 const WIDE = new Set(["u64", "i64"]);
 
-// The questions and what a cover's layouts offer, as cpcore_choose_search takes them (entry.h's
-// cpcore_question and CPCORE_OFFERS_*).
-export const ASK = { tally: 0, exists: 1, solutions: 2 };
-export const OFFERS = { one_word: 1, slack: 2, tallies: 4, one_word_tallies: 8, two_words: 16,
-  links: 32, bits: 64 };
-
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
 // The cells a shape or a board may have here, and what the core's geometry calls say
 // instead of a count (by the names of entry.h's statuses; the grids, the coordinates a cell
@@ -299,6 +293,13 @@ function flatRuns(lists, name, most) {
   return { start, flat };
 }
 
+// The constants whose names start with ``prefix``, by the rest of their names in lower case.
+function named(constants, prefix) {
+  return Object.fromEntries(Object.entries(constants)
+    .filter(([name]) => name.startsWith(prefix))
+    .map(([name, value]) => [name.slice(prefix.length).toLowerCase(), value]));
+}
+
 // The engine: the wasm instance, its memory and the bump allocator over it.
 class Engine {
   constructor(instance) {
@@ -309,6 +310,11 @@ class Engine {
     this.top = Math.ceil(this.base / 8) * 8;
     this.structs = structs;
     this.constants = constants;
+    // The questions and what a cover's layouts offer, as cpcore_choose_search takes them:
+    // entry.h's CPCORE_ASK_* and CPCORE_OFFERS_*, by their names less the prefix, in lower
+    // case (this.ask.tally, this.offers.one_word).
+    this.ask = named(constants, "CPCORE_ASK_");
+    this.offers = named(constants, "CPCORE_OFFERS_");
     for (const name of Object.keys(PLAY_REFUSED))
       check(Object.hasOwn(constants, name), `engine.wasm does not define ${name}`);
   }
@@ -487,7 +493,7 @@ class Engine {
         tallies: tally.length > 0,
         one_word_tallies: oneWord !== null && oneWord.tallies !== null };
       const plan = {};
-      for (const question of Object.keys(ASK)) {
+      for (const question of Object.keys(this.ask)) {
         const kernel = this.chooseSearch(question, offers);
         plan[question] = kernel === "tally_one_word"
           ? { kernel, layout: oneWord.tallyLayout, tallies: oneWord.tallies }
@@ -501,17 +507,19 @@ class Engine {
     }
   }
 
-  // The search the core chooses (cpcore_choose_search) for ``question`` (a key of ASK) on a
-  // cover whose layouts offer ``offers`` ({name: whether}, names of OFFERS), named as its
-  // entry point: the choice Searches asks natively, made once, in the core.
+  // The search the core chooses (cpcore_choose_search) for ``question`` (a key of
+  // this.ask) on a cover whose layouts offer ``offers`` ({name: whether}, keys of
+  // this.offers), named as its entry point: the choice Searches asks natively, made once, in
+  // the core.
   chooseSearch(question, offers) {
     const x = this.exports;
+    check(Object.hasOwn(this.ask, question), `${question}: not a question the core is asked`);
     let word = 0;
     for (const [name, offered] of Object.entries(offers)) {
-      check(name in OFFERS, `${name}: not something a cover offers`);
-      if (offered) word |= OFFERS[name];
+      check(Object.hasOwn(this.offers, name), `${name}: not something a cover offers`);
+      if (offered) word |= this.offers[name];
     }
-    return this.cString(x.cpcore_search_name(x.cpcore_choose_search(ASK[question], word)));
+    return this.cString(x.cpcore_search_name(x.cpcore_choose_search(this.ask[question], word)));
   }
 
   // The one-word layouts of a cover coverPlan laid out, as Searches makes them natively
