@@ -66,7 +66,7 @@ def test_entry_h_is_read_whole():
     assert [c for c in ENTRY.constants if c in defines] == defines
     assert all(re.search(rf"\b{c}\b", text) for c in ENTRY.constants)
     sweep = ENTRY.functions["cpcore_sweep_cover"]
-    assert [p.kind for p in sweep.params] == ["p", "p", "p"] and sweep.returns == "i64"
+    assert [p.kind for p in sweep.params] == ["p", "p"] and sweep.returns == "i64"
     fields = {f.name: f for f in ENTRY.structs["cpcore_one_word"]}
     assert (fields["start"].kind, fields["start"].pointee) == ("p", "uint64_t")
     assert fields["start"].shape == ("64 * n_pieces + 1",)

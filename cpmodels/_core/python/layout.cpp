@@ -19,14 +19,6 @@ namespace nb = nanobind;
 namespace cpbind {
 namespace {
 
-// The array ``name`` of the dict ``d``: C-contiguous, of T, of ``size`` items (any with
-// size -1), of ``ndim`` dimensions.
-template <class T>
-Array<T> entry(const nb::dict& d, const char* name, int64_t size = -1, size_t ndim = 1) {
-    return layout_array<T>(d.contains(name) ? nb::object(d[name]) : nb::object(), name, ndim,
-                           0, size);
-}
-
 // A cover's flat arrays, kept alive while the core reads them.
 struct Cover {
     std::vector<Array<const int64_t>> kept;
@@ -59,19 +51,21 @@ struct Cover {
     }
 };
 
+// ``call()`` run without the GIL: the core reads and writes the arrays held here alone.
+template <class Call>
+void unlocked(Call call) {
+    nb::gil_scoped_release released;
+    call();
+}
+
 // The core's measure of a layout's input ``in`` (``work_of`` sizes its work array, kept in
-// ``work``): the sizes, measured with the GIL released when ``release``.
+// ``work``): the sizes.
 template <class In, class Sizes>
 Sizes measured(const In* in, std::vector<int64_t>& work, uint64_t (*work_of)(const In*),
-               void (*measure)(const In*, int64_t*, Sizes*), bool release) {
+               void (*measure)(const In*, int64_t*, Sizes*)) {
     work.resize(work_of(in));
     Sizes s{};
-    if (release) {
-        nb::gil_scoped_release released;
-        measure(in, work.data(), &s);
-    } else {
-        measure(in, work.data(), &s);
-    }
+    unlocked([&] { measure(in, work.data(), &s); });
     return s;
 }
 
@@ -95,7 +89,7 @@ nb::dict cover_layout_sizes(nb::dict cover) {
     Cover c(cover);
     std::vector<int64_t> work;
     cpcore_cover_sizes s =
-        measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure, true);
+        measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure);
     return sizes_dict(s);
 }
 
@@ -104,7 +98,7 @@ nb::dict cover_layout_fill(nb::dict cover, nb::dict out) {
     Cover c(cover);
     std::vector<int64_t> work;
     cpcore_cover_sizes s =
-        measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure, true);
+        measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure);
     if (s.error != CPCORE_LAYOUT_OK) return sizes_dict(s);
     const int64_t n_items = c.in.n_items, n_opts = c.in.n_options;
     const int64_t rows = s.n_branch > 0 ? s.n_branch : 1;
@@ -130,10 +124,7 @@ nb::dict cover_layout_fill(nb::dict cover, nb::dict out) {
     L.opt_nb = entry<int64_t>(out, "opt_nb", s.n_opt_nb).data();
     L.fillable = reinterpret_cast<uint8_t*>(
         entry<bool>(out, "fillable", s.n_board_cells + 1).data());
-    {
-        nb::gil_scoped_release released;
-        cpcore_cover_layout_fill(&c.in, work.data(), &s, &L);
-    }
+    unlocked([&] { cpcore_cover_layout_fill(&c.in, work.data(), &s, &L); });
     return sizes_dict(s);
 }
 
@@ -171,7 +162,7 @@ nb::dict tally_layout_sizes(nb::dict cover, nb::dict layout, Array<const int64_t
     Tallies t(cover, layout, items);
     std::vector<int64_t> work;
     cpcore_tally_sizes s =
-        measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure, false);
+        measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure);
     return tally_sizes_dict(s);
 }
 
@@ -180,7 +171,7 @@ nb::dict tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t>
     Tallies t(cover, layout, items);
     std::vector<int64_t> work;
     cpcore_tally_sizes s =
-        measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure, false);
+        measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure);
     if (s.error != CPCORE_LAYOUT_OK) return tally_sizes_dict(s);
     const int64_t n_opts = t.cover.in.n_options;
     cpcore_tally_layout L{};
@@ -196,10 +187,7 @@ nb::dict tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t>
     L.map_flat = entry<int64_t>(out, "map_flat", s.n_map_flat).data();
     L.covering_start = entry<int64_t>(out, "covering_start", (int64_t)items.size() + 1).data();
     L.covering = entry<int64_t>(out, "covering", s.n_covering).data();
-    {
-        nb::gil_scoped_release released;
-        cpcore_tally_layout_fill(&t.in, work.data(), &s, &L);
-    }
+    unlocked([&] { cpcore_tally_layout_fill(&t.in, work.data(), &s, &L); });
     return tally_sizes_dict(s);
 }
 
@@ -246,7 +234,7 @@ nb::dict one_word_layout_sizes(nb::dict cover, Array<const int64_t> cell_xy,
     OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
     std::vector<int64_t> work;
     cpcore_one_word_sizes s = measured(&o.in, work, cpcore_one_word_layout_work,
-                                       cpcore_one_word_layout_measure, false);
+                                       cpcore_one_word_layout_measure);
     return one_word_sizes_dict(s);
 }
 
@@ -256,7 +244,7 @@ nb::dict one_word_layout_fill(nb::dict cover, Array<const int64_t> cell_xy,
     OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
     std::vector<int64_t> work;
     cpcore_one_word_sizes s = measured(&o.in, work, cpcore_one_word_layout_work,
-                                       cpcore_one_word_layout_measure, false);
+                                       cpcore_one_word_layout_measure);
     if (s.error != CPCORE_LAYOUT_OK || !s.suits) return one_word_sizes_dict(s);
     const int64_t n_opts = o.cover.in.n_options;
     cpcore_one_word_layout L{};
@@ -270,7 +258,7 @@ nb::dict one_word_layout_fill(nb::dict cover, Array<const int64_t> cell_xy,
     L.areas = entry<int64_t>(out, "areas", s.n_pieces).data();
     L.fillable = reinterpret_cast<uint8_t*>(
         entry<bool>(out, "fillable", s.n_board_cells + 1).data());
-    cpcore_one_word_layout_fill(&o.in, work.data(), &s, &L);
+    unlocked([&] { cpcore_one_word_layout_fill(&o.in, work.data(), &s, &L); });
     return one_word_sizes_dict(s);
 }
 
