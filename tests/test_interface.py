@@ -20,14 +20,14 @@ from pathlib import Path
 import cpmodels._native as _native
 import numpy as np
 import pytest
-from conftest import ENTRY, ROOT
+from conftest import ENTRY, ROOT, core_struct
 
 from cpmodels._core import interface
 from cpmodels.backends.engine.kernels.choice import EXISTS, OFFER_BITS, SOLUTIONS, TALLY, Offers
 from cpmodels.backends.engine.kernels.memo import Table
 from cpmodels.backends.engine.kernels.words import WordLayout
 from cpmodels.backends.engine.layouts.cover import Layout, OneWord
-from cpmodels.backends.engine.layouts.described import extent, layout_arrays
+from cpmodels.backends.engine.layouts.described import extent, layout_arrays, struct_of
 from cpmodels.backends.engine.layouts.reach import ReachLayout, ReachRegions
 from cpmodels.backends.engine.layouts.tally import OneTallies, Tallies
 
@@ -197,6 +197,18 @@ def test_layout_arrays_are_made_as_entry_h_says():
     assert out["cell_nb"].shape == (1, 4) and out["fillable"].dtype == np.bool_
     with pytest.raises(ValueError, match="no array type and shape"):
         layout_arrays("cpcore_cover_input", {})
+
+
+def test_a_structs_bytes_are_read_by_its_fields():
+    """The sizes the layout bindings hand back as bytes are read by entry.h's fields."""
+    made = core_struct("one_word_sizes", error=3, suits=1, all_pieces=2**64 - 1,
+                       region_limit=-2)
+    got = struct_of("cpcore_one_word_sizes", bytes(made))
+    assert list(got) == [f.name for f in ENTRY.structs["cpcore_one_word_sizes"]]
+    assert (got["error"], got["suits"], got["all_pieces"], got["region_limit"],
+            got["n_flat"]) == (3, 1, 2**64 - 1, -2, 0)
+    with pytest.raises(ValueError, match="bytes"):
+        struct_of("cpcore_one_word_sizes", b"\0")
 
 
 def test_engine_wasm_describes_the_entry_h_it_was_built_from(tmp_path):

@@ -103,6 +103,22 @@ void check_status(int64_t status) {
     require(status >= 0, "the core's buffers are too small");
 }
 
+// Each of ``pieces`` (a sequence of at most ``most`` 3-tuples; a ValueError saying ``what``
+// a piece is for another item) handed to ``each``. Returns their number.
+template <class Each>
+uint64_t each_piece(nb::handle pieces, uint64_t most, const char* what, Each each) {
+    Py_ssize_t n = 0;
+    const nb::object seq = fast_sequence(pieces, most, "the pieces are not a sequence",
+                                         "too many pieces", n);
+    for (Py_ssize_t p = 0; p < n; ++p) {
+        nb::tuple piece;
+        const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), p);
+        require(nb::try_cast(item, piece) && piece.size() == 3, what);
+        each(piece);
+    }
+    return (uint64_t)n;
+}
+
 // The stream of words a geometry call writes (``call(&buffers)``: the entry point on its
 // input), in the calls entry.h's cpcore_buffers describes: with no buffers, then with the
 // scratch and ``guess`` words of out (when the call asks for fewer: a guess that holds the
@@ -161,28 +177,22 @@ void bind_sweep_cover(nb::module_& m) {
             std::vector<int64_t> board_cells, shape_cells, shape_start{0}, piece_start{0},
                 bounds, group_cells, group_start{0};
             read_cells(board, dim, board_cells, "the board");
-            Py_ssize_t n_pieces = 0;
-            const nb::object seq = fast_sequence(pieces, CPCORE_MAX_GEOMETRY_CELLS,
-                                                 "the pieces are not a sequence",
-                                                 "too many pieces", n_pieces);
-            for (Py_ssize_t p = 0; p < n_pieces; ++p) {
-                nb::tuple piece;
-                const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), p);
-                require(nb::try_cast(item, piece) && piece.size() == 3,
-                        "a piece is (its orientations, low, high)");
-                read_runs(piece[0], dim, shape_cells, shape_start, "the orientations");
-                piece_start.push_back((int64_t)(shape_start.size() - 1));
-                int64_t low = 0, high = 0;
-                require(nb::try_cast(piece[1], low) && nb::try_cast(piece[2], high),
-                        "a piece's copies must be 0 <= low <= high");
-                bounds.push_back(low);
-                bounds.push_back(high);
-            }
+            const uint64_t n_pieces = each_piece(
+                pieces, CPCORE_MAX_GEOMETRY_CELLS, "a piece is (its orientations, low, high)",
+                [&](const nb::tuple& piece) {
+                    read_runs(piece[0], dim, shape_cells, shape_start, "the orientations");
+                    piece_start.push_back((int64_t)(shape_start.size() - 1));
+                    int64_t low = 0, high = 0;
+                    require(nb::try_cast(piece[1], low) && nb::try_cast(piece[2], high),
+                            "a piece's copies must be 0 <= low <= high");
+                    bounds.push_back(low);
+                    bounds.push_back(high);
+                });
             read_runs(groups, dim, group_cells, group_start, "the label groups");
             const cpcore_sweep_input in{grid, board_cells.data(), board_cells.size() / dim,
                                         shape_cells.data(), shape_start.data(),
                                         shape_start.size() - 1, shape_cells.size() / dim,
-                                        piece_start.data(), bounds.data(), (uint64_t)n_pieces,
+                                        piece_start.data(), bounds.data(), n_pieces,
                                         group_cells.data(), group_start.data(),
                                         group_start.size() - 1, group_cells.size() / dim,
                                         max_placements};
@@ -236,28 +246,21 @@ void bind_play_layout(nb::module_& m) {
             require(grid != CPCORE_GRID_CUBE, "play mode draws the plane grids, not cubes");
             std::vector<int64_t> board_cells, piece_cells, piece_start{0}, turns;
             read_cells(board, 2, board_cells, "the board");
-            Py_ssize_t n_pieces = 0;
-            const nb::object seq = fast_sequence(pieces, CPCORE_MAX_LAYOUT_CELLS,
-                                                 "the pieces are not a sequence",
-                                                 "too many pieces", n_pieces);
-            for (Py_ssize_t p = 0; p < n_pieces; ++p) {
-                nb::tuple piece;
-                bool rotate = false, flip = false;
-                const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), p);
-                require(nb::try_cast(item, piece) &&
-                            piece.size() == 3 && nb::try_cast(piece[1], rotate) &&
-                            nb::try_cast(piece[2], flip),
-                        "a piece is (its cells, rotate, flip)");
-                read_cells(piece[0], 2, piece_cells, "a piece");
-                require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
-                        "the pieces have too many cells");
-                piece_start.push_back((int64_t)(piece_cells.size() / 2));
-                turns.push_back(rotate);
-                turns.push_back(flip);
-            }
+            const char* what = "a piece is (its cells, rotate, flip)";
+            const uint64_t n_pieces = each_piece(
+                pieces, CPCORE_MAX_LAYOUT_CELLS, what, [&](const nb::tuple& piece) {
+                    bool rotate = false, flip = false;
+                    require(nb::try_cast(piece[1], rotate) && nb::try_cast(piece[2], flip), what);
+                    read_cells(piece[0], 2, piece_cells, "a piece");
+                    require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
+                            "the pieces have too many cells");
+                    piece_start.push_back((int64_t)(piece_cells.size() / 2));
+                    turns.push_back(rotate);
+                    turns.push_back(flip);
+                });
             const cpcore_play_input in{grid, board_cells.data(), board_cells.size() / 2,
                                        piece_cells.data(), piece_start.data(), turns.data(),
-                                       (uint64_t)n_pieces, piece_cells.size() / 2};
+                                       n_pieces, piece_cells.size() / 2};
             auto said = [](int64_t status) {
                 require(status != CPCORE_LAYOUT_NO_CELLS, "the board has no cells");
                 require(status != CPCORE_LAYOUT_COORDINATE,
@@ -345,7 +348,8 @@ void bind_geometry(nb::module_& m) {
                 const int64_t s = words[at++];
                 found.append(tuple_of(start[s + 1] - start[s], [&](Py_ssize_t) {
                     const int64_t b = words[at++];
-                    if (!made[b].is_valid()) made[b] = cell_tuple(board_cells.data() + b * dim, dim);
+                    if (!made[b].is_valid())
+                        made[b] = cell_tuple(board_cells.data() + b * dim, dim);
                     return made[b].inc_ref().ptr();
                 }));
             }

@@ -1,6 +1,7 @@
 // A cover's layout for the general kernels and its tallies (layouts/cover.py, tally.py):
 // the cover handed over as a dict of flat int64 arrays, measured, then the arrays Python
-// made from the sizes filled by the core (cpcore/cover_layout.hpp).
+// made from the sizes filled by the core (cpcore/cover_layout.hpp). The sizes go back as
+// their struct's bytes.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -25,31 +26,35 @@ struct Cover {
     cpcore_cover_input in{};
 
     explicit Cover(const nb::dict& d) {
-        auto low = keep(entry<const int64_t>(d, "low"));
-        in.n_items = low.size();
-        in.low = low.data();
+        in.low = read(d, "low", in.n_items);
         in.high = keep(entry<const int64_t>(d, "high", in.n_items)).data();
         in.item_cell = keep(entry<const int64_t>(d, "item_cell", in.n_items)).data();
-        auto cell_nb_start = keep(entry<const int64_t>(d, "cell_nb_start"));
-        if (cell_nb_start.size() < 1) throw nb::value_error("cell_nb_start needs an entry");
-        in.n_cells = cell_nb_start.size() - 1;
-        in.cell_nb_start = cell_nb_start.data();
-        auto cell_nbs = keep(entry<const int64_t>(d, "cell_nbs"));
-        in.cell_nbs = cell_nbs.data();
-        in.n_cell_nbs = cell_nbs.size();
-        auto opt_start = keep(entry<const int64_t>(d, "opt_start"));
-        if (opt_start.size() < 1) throw nb::value_error("opt_start needs an entry");
-        in.n_options = opt_start.size() - 1;
-        in.opt_start = opt_start.data();
-        auto opt_items = keep(entry<const int64_t>(d, "opt_items"));
-        in.opt_items = opt_items.data();
-        in.n_opt_items = opt_items.size();
+        in.cell_nb_start = read(d, "cell_nb_start", in.n_cells, true);
+        in.cell_nbs = read(d, "cell_nbs", in.n_cell_nbs);
+        in.opt_start = read(d, "opt_start", in.n_options, true);
+        in.opt_items = read(d, "opt_items", in.n_opt_items);
     }
     Array<const int64_t> keep(Array<const int64_t> a) {
         kept.push_back(a);
         return a;
     }
+    // The array ``name`` of d, kept, its length in ``n``: for the starts of runs (``starts``)
+    // the runs', one less (and it needs an entry).
+    const int64_t* read(const nb::dict& d, const char* name, uint64_t& n, bool starts = false) {
+        auto a = keep(entry<const int64_t>(d, name));
+        if (starts && a.size() < 1)
+            throw nb::value_error((std::string(name) + " needs an entry").c_str());
+        n = a.size() - (starts ? 1 : 0);
+        return a.data();
+    }
 };
+
+// A sizes struct as its bytes: Python reads its fields by the interface's description
+// (layouts/described.py's struct_of), so that none is named here.
+template <class Sizes>
+nb::bytes bytes_of(const Sizes& s) {
+    return nb::bytes(reinterpret_cast<const char*>(&s), sizeof s);
+}
 
 // ``call()`` run without the GIL: the core reads and writes the arrays held here alone.
 template <class Call>
@@ -69,37 +74,21 @@ Sizes measured(const In* in, std::vector<int64_t>& work, uint64_t (*work_of)(con
     return s;
 }
 
-nb::dict sizes_dict(const cpcore_cover_sizes& s) {
-    nb::dict d;
-    d["error"] = s.error;
-    d["n_branch"] = s.n_branch;
-    d["n_bits"] = s.n_bits;
-    d["n_words"] = s.n_words;
-    d["n_counters"] = s.n_counters;
-    d["n_anchored"] = s.n_anchored;
-    d["degree"] = s.degree;
-    d["n_opt_nb"] = s.n_opt_nb;
-    d["n_board_cells"] = s.n_board_cells;
-    d["memo_ok"] = s.memo_ok != 0;
-    d["region_limit"] = s.region_limit;
-    return d;
-}
-
-nb::dict cover_layout_sizes(nb::dict cover) {
+nb::bytes cover_layout_sizes(nb::dict cover) {
     Cover c(cover);
     std::vector<int64_t> work;
     cpcore_cover_sizes s =
         measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure);
-    return sizes_dict(s);
+    return bytes_of(s);
 }
 
 // Fill ``out`` (arrays of the sizes measured); the sizes again, the region limit set.
-nb::dict cover_layout_fill(nb::dict cover, nb::dict out) {
+nb::bytes cover_layout_fill(nb::dict cover, nb::dict out) {
     Cover c(cover);
     std::vector<int64_t> work;
     cpcore_cover_sizes s =
         measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure);
-    if (s.error != CPCORE_LAYOUT_OK) return sizes_dict(s);
+    if (s.error != CPCORE_LAYOUT_OK) return bytes_of(s);
     const int64_t n_items = c.in.n_items, n_opts = c.in.n_options;
     const int64_t rows = s.n_branch > 0 ? s.n_branch : 1;
     cpcore_cover_layout L{};
@@ -125,7 +114,7 @@ nb::dict cover_layout_fill(nb::dict cover, nb::dict out) {
     L.fillable = reinterpret_cast<uint8_t*>(
         entry<bool>(out, "fillable", s.n_board_cells + 1).data());
     unlocked([&] { cpcore_cover_layout_fill(&c.in, work.data(), &s, &L); });
-    return sizes_dict(s);
+    return bytes_of(s);
 }
 
 // The tallies' input: the cover and its layout's bits and anchors, checked.
@@ -147,32 +136,21 @@ struct Tallies {
     }
 };
 
-nb::dict tally_sizes_dict(const cpcore_tally_sizes& s) {
-    nb::dict d;
-    d["error"] = s.error;
-    d["bad_item"] = s.bad_item;
-    d["cols"] = s.cols;
-    d["masks"] = s.masks;
-    d["n_covering"] = s.n_covering;
-    d["n_map_flat"] = s.n_map_flat;
-    return d;
-}
-
-nb::dict tally_layout_sizes(nb::dict cover, nb::dict layout, Array<const int64_t> items) {
+nb::bytes tally_layout_sizes(nb::dict cover, nb::dict layout, Array<const int64_t> items) {
     Tallies t(cover, layout, items);
     std::vector<int64_t> work;
     cpcore_tally_sizes s =
         measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure);
-    return tally_sizes_dict(s);
+    return bytes_of(s);
 }
 
-nb::dict tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t> items,
+nb::bytes tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t> items,
                            nb::dict out) {
     Tallies t(cover, layout, items);
     std::vector<int64_t> work;
     cpcore_tally_sizes s =
         measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure);
-    if (s.error != CPCORE_LAYOUT_OK) return tally_sizes_dict(s);
+    if (s.error != CPCORE_LAYOUT_OK) return bytes_of(s);
     const int64_t n_opts = t.cover.in.n_options;
     cpcore_tally_layout L{};
     L.bit = entry<int64_t>(out, "bit", s.cols).data();
@@ -188,7 +166,7 @@ nb::dict tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t>
     L.covering_start = entry<int64_t>(out, "covering_start", (int64_t)items.size() + 1).data();
     L.covering = entry<int64_t>(out, "covering", s.n_covering).data();
     unlocked([&] { cpcore_tally_layout_fill(&t.in, work.data(), &s, &L); });
-    return tally_sizes_dict(s);
+    return bytes_of(s);
 }
 
 // The one-word layout's input: the cover, its cells' coordinates, its items' and options'
@@ -212,40 +190,24 @@ struct OneWordInput {
     }
 };
 
-nb::dict one_word_sizes_dict(const cpcore_one_word_sizes& s) {
-    nb::dict d;
-    d["error"] = s.error;
-    d["suits"] = s.suits != 0;
-    d["n_pieces"] = s.n_pieces;
-    d["n_flat"] = s.n_flat;
-    d["n_board_cells"] = s.n_board_cells;
-    for (auto [name, word] : {std::pair{"all_pieces", s.all_pieces}, {"covered", s.covered},
-                              {"inner", s.inner}, {"first", s.first}, {"last", s.last},
-                              {"slack", s.slack}, {"optional", s.optional}})
-        d[name] = word;
-    d["region_limit"] = s.region_limit;
-    d["isolated_dead"] = s.isolated_dead != 0;
-    return d;
-}
-
-nb::dict one_word_layout_sizes(nb::dict cover, Array<const int64_t> cell_xy,
+nb::bytes one_word_layout_sizes(nb::dict cover, Array<const int64_t> cell_xy,
                                Array<const int64_t> item_kind,
                                Array<const int64_t> option_kind, uint64_t flips) {
     OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
     std::vector<int64_t> work;
     cpcore_one_word_sizes s = measured(&o.in, work, cpcore_one_word_layout_work,
                                        cpcore_one_word_layout_measure);
-    return one_word_sizes_dict(s);
+    return bytes_of(s);
 }
 
-nb::dict one_word_layout_fill(nb::dict cover, Array<const int64_t> cell_xy,
+nb::bytes one_word_layout_fill(nb::dict cover, Array<const int64_t> cell_xy,
                               Array<const int64_t> item_kind, Array<const int64_t> option_kind,
                               uint64_t flips, nb::dict out) {
     OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
     std::vector<int64_t> work;
     cpcore_one_word_sizes s = measured(&o.in, work, cpcore_one_word_layout_work,
                                        cpcore_one_word_layout_measure);
-    if (s.error != CPCORE_LAYOUT_OK || !s.suits) return one_word_sizes_dict(s);
+    if (s.error != CPCORE_LAYOUT_OK || !s.suits) return bytes_of(s);
     const int64_t n_opts = o.cover.in.n_options;
     cpcore_one_word_layout L{};
     L.start = entry<uint64_t>(out, "start", 64 * s.n_pieces + 1).data();
@@ -259,7 +221,7 @@ nb::dict one_word_layout_fill(nb::dict cover, Array<const int64_t> cell_xy,
     L.fillable = reinterpret_cast<uint8_t*>(
         entry<bool>(out, "fillable", s.n_board_cells + 1).data());
     unlocked([&] { cpcore_one_word_layout_fill(&o.in, work.data(), &s, &L); });
-    return one_word_sizes_dict(s);
+    return bytes_of(s);
 }
 
 // The piece-word bits of the tally items into ``bits``; 1, 0 (does not suit) or -code.
@@ -287,7 +249,8 @@ int64_t region_sizes(Array<const int64_t> areas, uint64_t total, Array<bool> fil
 
 void bind_layout(nb::module_& m) {
     m.def("cover_layout_sizes", &cover_layout_sizes, nb::arg("cover"),
-          "Check a cover (a dict of flat arrays) and measure its general-kernel layout.");
+          "Check a cover (a dict of flat arrays) and measure its general-kernel layout: "
+          "cpcore_cover_sizes as bytes.");
     m.def("cover_layout_fill", &cover_layout_fill, nb::arg("cover"), nb::arg("out"),
           "Fill the arrays of ``out`` (of the sizes measured) with the cover's layout.");
     m.def("tally_layout_sizes", &tally_layout_sizes, nb::arg("cover"), nb::arg("layout"),

@@ -4,7 +4,8 @@ A layout struct of entry.h (``cpcore_cover_layout``, ``cpcore_tally_layout``,
 ``cpcore_one_word_layout``) points to arrays whose type is what each pointer points to and
 whose shape its comment gives in brackets, in the sizes the core measured (``[n_options,
 n_words]``). The compiled module carries that description (``_native.interface()``,
-generated from entry.h by the build), so the Python side names no array of them by hand.
+generated from entry.h by the build), so the Python side names no array of them by hand,
+nor a field of the sizes the core measures them in (:func:`struct_of`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import ast
 import json
 import operator
+import sys
 from collections.abc import Mapping
 
 import numpy as np
@@ -19,6 +21,7 @@ import numpy as np
 import cpmodels._native as _native
 
 DTYPES = {"uint64_t": np.uint64, "int64_t": np.int64, "uint8_t": np.bool_}
+WIDTHS = {"u64": 8, "i64": 8, "u32": 4, "i32": 4}
 OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
               ast.Pow: operator.pow}
 
@@ -33,6 +36,17 @@ def layout_arrays(struct: str, sizes: Mapping[str, int]) -> dict[str, np.ndarray
             raise ValueError(f"{struct}.{name}: entry.h gives no array type and shape")
         out[name] = np.empty(tuple(extent(e, sizes) for e in shape), dtype=DTYPES[pointee])
     return out
+
+
+def struct_of(struct: str, raw: bytes) -> dict[str, int]:
+    """The fields of the entry.h struct ``struct`` (whole numbers only, such as the layouts'
+    sizes the bindings hand back) read from its bytes as this build lays it out, by name."""
+    described = json.loads(_native.interface())["structs"][struct]
+    if len(raw) != described["size"]:
+        raise ValueError(f"{struct}: {len(raw)} bytes, not {described['size']}")
+    return {name: int.from_bytes(raw[at:at + WIDTHS[kind]], sys.byteorder,
+                                 signed=kind.startswith("i"))
+            for name, kind, at, *_ in described["fields"]}
 
 
 def constants(prefix: str) -> dict[str, int]:

@@ -338,7 +338,8 @@ class Engine {
   // input, handed a cpcore_buffers), in the three calls entry.h describes: with no buffers,
   // with the scratch, then with out as large as the call said (at most ``most`` words, else
   // RangeError ``tooLarge``). ``status`` refuses a status; the words as Numbers.
-  stream(call, status, { most = MAX_PLAY_WORDS, tooLarge = "the core's output is too large" } = {}) {
+  stream(call, status, { most = MAX_PLAY_WORDS, tooLarge = "the core's output is too large" }
+    = {}) {
     return this.scoped(() => {
       // A call: its status (a small buffer refused only with out as large as it asked),
       // and its needs.
