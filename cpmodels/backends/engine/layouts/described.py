@@ -15,6 +15,7 @@ import json
 import operator
 import sys
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -26,10 +27,18 @@ OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.Pow: operator.pow}
 
 
-def layout_arrays(struct: str, sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
+def structs() -> dict[str, Any]:
+    """The structs of the module's description, read once for the calls that follow (each
+    of the functions below reads it again without one)."""
+    return dict(json.loads(_native.interface())["structs"])
+
+
+def layout_arrays(struct: str, sizes: Mapping[str, int],
+                  described: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
     """Room for each array the entry.h struct ``struct`` points to, by field name, each of
-    the type and shape entry.h gives it (its extents' names read from ``sizes``)."""
-    described = json.loads(_native.interface())["structs"][struct]
+    the type and shape entry.h gives it (its extents' names read from ``sizes``); the
+    structs as :func:`structs` read them."""
+    described = (described or structs())[struct]
     out: dict[str, np.ndarray] = {}
     for name, kind, _, pointee, shape in described["fields"]:
         if kind != "p" or pointee not in DTYPES or not shape:
@@ -38,10 +47,12 @@ def layout_arrays(struct: str, sizes: Mapping[str, int]) -> dict[str, np.ndarray
     return out
 
 
-def struct_of(struct: str, raw: bytes) -> dict[str, int]:
+def struct_of(struct: str, raw: bytes,
+              described: Mapping[str, Any] | None = None) -> dict[str, int]:
     """The fields of the entry.h struct ``struct`` (whole numbers only, such as the layouts'
-    sizes the bindings hand back) read from its bytes as this build lays it out, by name."""
-    described = json.loads(_native.interface())["structs"][struct]
+    sizes the bindings hand back) read from its bytes as this build lays it out, by name;
+    the structs as :func:`structs` read them."""
+    described = (described or structs())[struct]
     if len(raw) != described["size"]:
         raise ValueError(f"{struct}: {len(raw)} bytes, not {described['size']}")
     return {name: int.from_bytes(raw[at:at + WIDTHS[kind]], sys.byteorder,
