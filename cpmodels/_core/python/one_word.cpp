@@ -48,9 +48,9 @@ void read_edges(nb::handle L, C& c) {
 }
 
 // A layout's count of units (``count``: 1 to 64, or a ValueError saying ``refused``) into
-// ``n``, and into ``c`` what the one-word and reach layouts share, kept: the runs ``start``
-// (64 per unit and one more, ending within ``masks``), ``masks``, ``avail`` (64), and
-// ``opt_cells`` with its length. Returns the masks.
+// ``n``, and what every one-word layout (C) holds: its runs (``start``, 64 per unit and one
+// more, ending within ``masks``), the units with options at each anchor, the options' cells
+// and their number, kept. Returns the masks.
 template <class C>
 Array<const uint64_t> read_runs(nb::handle L, const char* count, const char* refused,
                                 uint64_t& n, Kept& kept, C& c) {
