@@ -245,3 +245,42 @@ def _ctrl_c_left_as_found() -> Iterator[None]:
         changed.append("it is blocked")
     if changed:
         pytest.fail("the test left Ctrl-C changed: " + " and ".join(changed))
+
+
+def core_words(values, kind=ctypes.c_int64) -> ctypes.Array:
+    """``values`` as a ctypes array of ``kind`` (one word at least, so it has an address)."""
+    values = list(values)
+    return (kind * max(len(values), 1))(*values)
+
+
+SMALL_BUFFER = -1  # entry.h's CPCORE_GEOMETRY_SMALL_BUFFER
+
+
+def core_stream(call) -> list[int]:
+    """The stream of a geometry entry point (``call(buffers)``: the entry point on its input,
+    handed a ``cpcore_buffers``), its buffers checked as entry.h says at each call: with none
+    it asks for the scratch; with a word too little of scratch it refuses at once; with the
+    scratch it counts what out needs; with out a word short it refuses with the whole need,
+    writing nothing past out's end; with enough it writes the stream and answers its words."""
+    def called(out, capacity, scratch, n_scratch):
+        buffers = core_struct("buffers", out=out, out_capacity=capacity, scratch=scratch,
+                              n_scratch=n_scratch, need_out=7, need_scratch=7)
+        return call(ctypes.byref(buffers)), buffers.need_out, buffers.need_scratch
+
+    status, _, need_scratch = called(None, 0, None, 0)
+    assert status == SMALL_BUFFER
+    scratch = core_words([0] * need_scratch)
+    if need_scratch:
+        status, _, again = called(None, 0, scratch, need_scratch - 1)
+        assert (status, again) == (SMALL_BUFFER, need_scratch)
+    status, need_out, again = called(None, 0, scratch, need_scratch)
+    assert again == need_scratch and (status == SMALL_BUFFER) == (need_out > 0)
+    if need_out == 0:
+        return []
+    out = core_words([-7] * (need_out + 1))
+    assert called(out, need_out - 1, scratch, need_scratch) == \
+        (SMALL_BUFFER, need_out, need_scratch)
+    assert out[need_out - 1] == -7
+    status, after, _ = called(out, need_out, scratch, need_scratch)
+    assert 0 < status <= need_out == after and out[need_out] == -7
+    return list(out[:status])

@@ -351,3 +351,15 @@ def one_word_tallies(cover: ExactCover, items: Sequence[int],
     bits = np.array([1 << others.index(i) for i in items], dtype=np.uint64)
     return OneTallies(len(items), bits, tallies.opt_tally, tallies.opt_index, tallies.length,
                       tallies.stride, tallies.map_start, tallies.map_flat)
+
+
+def forced_state(cc: CompiledCover, options: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The N-word state with ``options`` placed (clashing or not): the items they fill, a
+    bit each, and each counter's count of them."""
+    filled = np.zeros(cc.n_words, dtype=np.uint64)
+    counters = np.zeros(len(cc.counter_low), dtype=np.int64)
+    for o in options:
+        filled |= cc.opt_mask[o]
+        if cc.opt_counter[o] >= 0:
+            counters[cc.opt_counter[o]] += 1
+    return filled, counters

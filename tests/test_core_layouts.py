@@ -16,6 +16,7 @@ from conftest import SPECS
 
 from cpmodels import _native
 from cpmodels.backends.engine.layouts.cover import CompiledCover, compile_cover
+from cpmodels.backends.engine.layouts.described import struct_of
 from cpmodels.backends.engine.layouts.flat import cover_arrays
 from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.backends.engine.layouts.tally import TallyLayout, tally_layout
@@ -159,16 +160,21 @@ def test_refusals_keep_their_words():
         compile_cover(ExactCover(_pieces(2), [(0, 1, 0)]))
 
 
+def _sizes(name: str, raw: bytes) -> dict[str, int]:
+    """The sizes a layout binding hands back (``cpcore_NAME_sizes``'s bytes), by field."""
+    return struct_of(f"cpcore_{name}_sizes", raw)
+
+
 def test_the_core_refuses_a_cover_it_cannot_read():
     """Arrays out of range, runs out of order, bounds past 2**31: an error, nothing read
     past an array's end."""
     good = cover_arrays(ExactCover([Item("a", cell=(0, 0)), Item("b", cell=(0, 1)),
                                     Item("p", 2, 2)], [(0, 2), (1, 2)]))
-    assert _native.cover_layout_sizes(good)["error"] == 0
+    assert _sizes("cover", _native.cover_layout_sizes(good))["error"] == 0
 
     def bad(**change):
-        return _native.cover_layout_sizes(good | {k: np.array(v, dtype=np.int64)
-                                                  for k, v in change.items()})["error"]
+        return _sizes("cover", _native.cover_layout_sizes(
+            good | {k: np.array(v, dtype=np.int64) for k, v in change.items()}))["error"]
 
     assert bad(opt_items=[0, 2, 1, 3]) == 4  # no item 3
     assert bad(opt_items=[0, 2, 1, -1]) == 4
@@ -187,9 +193,10 @@ def test_the_core_refuses_a_cover_it_cannot_read():
     arrays = {"bit_of_item": cc.bit_of_item, "anchor_start": cc.anchor_start,
               "anchor_opts": np.array([0, 5], dtype=np.int64)}
     items = np.array([0], dtype=np.int64)
-    assert _native.tally_layout_sizes(cc.arrays, arrays, items)["error"] == 3
+    assert _sizes("tally", _native.tally_layout_sizes(cc.arrays, arrays, items))["error"] == 3
     arrays["anchor_opts"] = cc.anchor_opts
-    assert _native.tally_layout_sizes(cc.arrays, arrays, np.array([9], np.int64))["error"] == 8
+    nine = np.array([9], np.int64)
+    assert _sizes("tally", _native.tally_layout_sizes(cc.arrays, arrays, nine))["error"] == 8
 
 
 def test_a_fill_takes_arrays_of_the_measured_sizes_alone():
@@ -200,7 +207,7 @@ def test_a_fill_takes_arrays_of_the_measured_sizes_alone():
         "bit_of_item", "counter_of_item", "opt_mask", "opt_counter", "opt_tag_word",
         "opt_tag_bit", "anchor_start", "anchor_opts", "group_end", "counter_low",
         "counter_high", "radix", "cell_nb", "opt_nb_start", "opt_nb", "fillable")}
-    assert _native.cover_layout_fill(arrays, out)["error"] == 0
+    assert _sizes("cover", _native.cover_layout_fill(arrays, out))["error"] == 0
     with pytest.raises(ValueError, match="opt_nb_start has the wrong size"):
         _native.cover_layout_fill(arrays, out | {"opt_nb_start": np.zeros(1, np.int64)})
     with pytest.raises(TypeError, match="fillable"):

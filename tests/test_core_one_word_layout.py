@@ -15,6 +15,7 @@ from conftest import CORE_STRUCTS, SPECS, core_library
 
 from cpmodels import _native
 from cpmodels.backends.engine.layouts.cover import OneWord, compile_cover, one_word_layout
+from cpmodels.backends.engine.layouts.described import struct_of
 from cpmodels.backends.engine.layouts.flat import cover_arrays
 from cpmodels.backends.engine.layouts.tally import OneTallies, one_word_tallies, tally_layout
 from cpmodels.cover import ExactCover, Item, ItemKind
@@ -173,21 +174,26 @@ def _input(cover: ExactCover) -> tuple:
     return cover_arrays(cover), xy, kinds, np.zeros(0, dtype=np.int64)
 
 
+def _sizes(raw: bytes) -> dict[str, int]:
+    """The sizes the one-word layout's bindings hand back (their struct's bytes), by field."""
+    return struct_of("cpcore_one_word_sizes", raw)
+
+
 def test_the_core_answers_what_it_cannot_read():
     """Bad arrays are refused in the general layout's words; kinds it does not know do not
     suit; arrays of the wrong sizes are an error, nothing read past their ends."""
     arrays, xy, kinds, none = _input(_board(3))
-    assert _native.one_word_layout_sizes(arrays, xy, kinds, none, 0)["suits"]
+    assert _sizes(_native.one_word_layout_sizes(arrays, xy, kinds, none, 0))["suits"]
     bad = arrays | {"opt_items": np.array([0, 3, 1, 3, 2, 9], dtype=np.int64)}
-    sizes = _native.one_word_layout_sizes(bad, xy, kinds, none, 0)
+    sizes = _sizes(_native.one_word_layout_sizes(bad, xy, kinds, none, 0))
     assert sizes["error"] == 4 and not sizes["suits"]
     assert _native.layout_error(sizes["error"]) == (
         "an option names an item the cover does not have")
     for kind in (-1, 3):
         odd = np.array([0, 0, 0, kind], dtype=np.int64)
-        assert not _native.one_word_layout_sizes(arrays, xy, odd, none, 0)["suits"]
+        assert not _sizes(_native.one_word_layout_sizes(arrays, xy, odd, none, 0))["suits"]
     wrong_kinds = np.array([OptionKind.SLACK] * 3, dtype=np.int64)
-    assert not _native.one_word_layout_sizes(arrays, xy, kinds, wrong_kinds, 0)["suits"]
+    assert not _sizes(_native.one_word_layout_sizes(arrays, xy, kinds, wrong_kinds, 0))["suits"]
     with pytest.raises(ValueError, match="cell_xy"):
         _native.one_word_layout_sizes(arrays, xy[:2], kinds, none, 0)
     with pytest.raises(ValueError, match="item_kind"):
@@ -199,7 +205,7 @@ def test_the_core_answers_what_it_cannot_read():
            "opt_cells": np.empty(3, np.uint64), "opt_piece": np.empty(3, np.uint64),
            "slack_cells": np.empty(64, np.uint64), "areas": np.empty(1, np.int64),
            "fillable": np.empty(4, np.bool_)}
-    assert _native.one_word_layout_fill(arrays, xy, kinds, none, 0, out)["suits"]
+    assert _sizes(_native.one_word_layout_fill(arrays, xy, kinds, none, 0, out))["suits"]
     assert out["opts"].tolist() == [0, 1, 2] and out["areas"].tolist() == [1]
     with pytest.raises(ValueError, match="wrong size"):
         _native.one_word_layout_fill(arrays, xy, kinds, none, 0,

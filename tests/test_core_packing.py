@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 from conftest import SPECS
+from layout_oracle import forced_state
 
 from cpmodels.backends import engine
 from cpmodels.backends.engine.kernels import general as kernels
@@ -258,12 +259,7 @@ def test_random_boards_prefixes_and_regions(seed):
 def _stream(kernel, session, forced, steps) -> list:
     """The solution stream's every call: its outputs and the arrays it keeps."""
     cc = session.compiled
-    filled = np.zeros(cc.n_words, dtype=np.uint64)
-    counters = np.zeros(len(cc.counter_low), dtype=np.int64)
-    for o in forced:
-        filled |= cc.opt_mask[o]
-        if cc.opt_counter[o] >= 0:
-            counters[cc.opt_counter[o]] += 1
+    filled, counters = forced_state(cc, forced)
     depth = cc.n_branch + 1
     chosen, stack_pos, stack_k = (np.zeros(depth, dtype=np.int64) for _ in range(3))
     out = np.zeros((max(steps), depth), dtype=np.int64)

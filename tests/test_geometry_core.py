@@ -12,7 +12,7 @@ from itertools import product
 import cpmodels._native as native
 import geometry_oracle as oracle
 import pytest
-from conftest import SPECS, core_library, core_struct
+from conftest import SPECS, core_library, core_stream, core_struct, core_words
 
 from cpmodels import geometry
 from cpmodels.geometry import fits_anywhere, orientations, placements
@@ -160,80 +160,58 @@ def core(tmp_path_factory):
     return core_library(tmp_path_factory, "placements.cpp")
 
 
-def _orientations(core, grid, cells, n_cells, rotate, flip, *buffers):
+def _orientations(core, grid, cells, n_cells, rotate, flip):
     given = core_struct("shape_input", grid=grid, cells=cells, n_cells=n_cells, rotate=rotate,
                         flip=flip)
-    return core.cpcore_orientations(ctypes.byref(given), *buffers)
+    return lambda buffers: core.cpcore_orientations(ctypes.byref(given), buffers)
 
 
 def _placements(core, grid, shape_cells, shape_start, n_shapes, n_shape_cells, board, n_board,
-                limit, *buffers):
+                limit):
     given = core_struct("placements_input", grid=grid, shape_cells=shape_cells,
                         shape_start=shape_start, n_shapes=n_shapes, n_shape_cells=n_shape_cells,
                         board=board, n_board=n_board, limit=limit)
-    return core.cpcore_placements(ctypes.byref(given), *buffers)
+    return lambda buffers: core.cpcore_placements(ctypes.byref(given), buffers)
 
 
-def _words(values, kind=ctypes.c_int64):
-    values = list(values)
-    return (kind * max(len(values), 1))(*values)
+def _refused(call) -> int:
+    """What a call with no buffers answers."""
+    return call(ctypes.byref(core_struct("buffers")))
 
 
-SMALL_BUFFER, COORDINATE, EMPTY_SHAPE, BAD_SHAPES = -1, -3, -5, -6
+COORDINATE, EMPTY_SHAPE, BAD_SHAPES = -3, -5, -6
 
 
 def test_the_core_reports_the_buffers_it_needs(core):
-    """A first call with no buffers says what they must hold; buffers one word short are
-    refused; with enough, the core writes what the Python side gets."""
+    """The calls say what their buffers must hold and refuse them a word short; with
+    enough, the core writes what the Python side gets."""
     shape = [(0, 0), (1, 0), (1, 1)]
-    flat = _words(x for cell in shape for x in cell)
-    sizes = _words([0, 0, 0], ctypes.c_uint64)
-    assert _orientations(core, 0, flat, 3, 1, 1, None, 0, None, 0, sizes) == SMALL_BUFFER
-    need_out, need_scratch = sizes[0], sizes[1]
-    assert (need_out, need_scratch) == (8 * 3 * 2, 3 * 3)
-    out, scratch = _words([0] * need_out), _words([0] * need_scratch)
-    assert _orientations(core, 0, flat, 3, 1, 1, out, need_out - 1, scratch,
-                                    need_scratch, sizes) == SMALL_BUFFER
-    assert _orientations(core, 0, flat, 3, 1, 1, out, need_out, scratch,
-                                    need_scratch - 1, sizes) == SMALL_BUFFER
-    found = _orientations(core, 0, flat, 3, 1, 1, out, need_out, scratch, need_scratch,
-                                     sizes)
-    assert found == 4 and sizes[2] == 3
+    flat = core_words(x for cell in shape for x in cell)
+    words = core_stream(_orientations(core, 0, flat, 3, 1, 1))
+    assert words[:2] == [4, 3] and len(words) == 2 + 4 * 3 * 2
+    out = words[2:]
     assert [frozenset(zip(out[k * 6:k * 6 + 6:2], out[k * 6 + 1:k * 6 + 6:2]))
             for k in range(4)] == orientations(shape)
 
     board = [(r, c) for r in range(2) for c in range(3)]
-    cells = _words(x for cell in board for x in cell)
-    start = _words([0, 3])
-    args = (0, flat, start, 1, 3, cells, len(board), 2**63)
-    assert _placements(core, *args, None, 0, None, 0, None, 0, sizes) == SMALL_BUFFER
-    scratch = _words([0] * sizes[2])
-    assert sizes[2] == len(board) + 4 * 3
-    assert _placements(core, *args, None, 0, None, 0, scratch, sizes[2],
-                                  sizes) == SMALL_BUFFER
-    n_found, n_cells = sizes[0], sizes[1]
-    assert (n_found, n_cells) == (2, 6)
-    out_cells, out_shape = _words([0] * n_cells), _words([0] * n_found)
-    assert _placements(core, *args, out_cells, n_cells - 1, out_shape, n_found, scratch,
-                                  len(scratch), sizes) == SMALL_BUFFER
-    assert (sizes[0], sizes[1]) == (2, 6)  # the whole need, though it could not write it
-    assert _placements(core, *args, out_cells, n_cells, out_shape, n_found - 1, scratch,
-                                  len(scratch), sizes) == SMALL_BUFFER
-    assert _placements(core, *args, out_cells, n_cells, out_shape, n_found, scratch,
-                                  len(scratch), sizes) == 2
-    got = [tuple(board[out_cells[3 * p + i]] for i in range(3)) for p in range(2)]
+    cells = core_words(x for cell in board for x in cell)
+    start = core_words([0, 3])
+    words = core_stream(_placements(core, 0, flat, start, 1, 3, cells, len(board), 2**63))
+    assert len(words) == 2 * (1 + 3) and words[0] == words[4] == 0  # shape 0, twice
+    got = [tuple(board[words[4 * p + 1 + i]] for i in range(3)) for p in range(2)]
     assert got == [p.cells for p in placements("x", [frozenset(shape)], board)]
+    assert core_stream(_placements(core, 0, flat, start, 1, 3, cells, len(board), 1)) == \
+        words[:4]
 
 
 def test_the_core_refuses_shapes_that_do_not_run_up_their_cells(core):
-    sizes = _words([0, 0, 0], ctypes.c_uint64)
-    cells = _words([0, 0, 0, 1])
-    board = _words([0, 0])
+    cells = core_words([0, 0, 0, 1])
+    board = core_words([0, 0])
     for start, status in (([1, 2], BAD_SHAPES), ([0, 3], BAD_SHAPES), ([0, 2, 1], BAD_SHAPES),
                           ([0, 0], EMPTY_SHAPE)):
-        assert _placements(core, 0, cells, _words(start), len(start) - 1, 2, board, 1,
-                                      1, None, 0, None, 0, None, 0, sizes) == status
-    far = _words([0, 2**30 + 1])
-    assert _placements(core, 0, far, _words([0, 1]), 1, 1, board, 1, 1, None, 0, None,
-                                  0, None, 0, sizes) == COORDINATE
-    assert _orientations(core, 1, far, 1, 1, 1, None, 0, None, 0, sizes) == COORDINATE
+        assert _refused(_placements(core, 0, cells, core_words(start), len(start) - 1, 2,
+                                    board, 1, 1)) == status
+    far = core_words([0, 2**30 + 1])
+    assert _refused(_placements(core, 0, far, core_words([0, 1]), 1, 1, board, 1, 1)) == \
+        COORDINATE
+    assert _refused(_orientations(core, 1, far, 1, 1, 1)) == COORDINATE

@@ -7,6 +7,7 @@ comment of the core or of the engine names exists."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -19,13 +20,14 @@ from pathlib import Path
 import cpmodels._native as _native
 import numpy as np
 import pytest
-from conftest import ENTRY, ROOT
+from conftest import ENTRY, ROOT, core_struct
 
 from cpmodels._core import interface
+from cpmodels.backends.engine.kernels.choice import EXISTS, OFFER_BITS, SOLUTIONS, TALLY, Offers
 from cpmodels.backends.engine.kernels.memo import Table
 from cpmodels.backends.engine.kernels.words import WordLayout
 from cpmodels.backends.engine.layouts.cover import Layout, OneWord
-from cpmodels.backends.engine.layouts.described import extent, layout_arrays
+from cpmodels.backends.engine.layouts.described import extent, layout_arrays, struct_of
 from cpmodels.backends.engine.layouts.reach import ReachLayout, ReachRegions
 from cpmodels.backends.engine.layouts.tally import OneTallies, Tallies
 
@@ -64,7 +66,7 @@ def test_entry_h_is_read_whole():
     assert [c for c in ENTRY.constants if c in defines] == defines
     assert all(re.search(rf"\b{c}\b", text) for c in ENTRY.constants)
     sweep = ENTRY.functions["cpcore_sweep_cover"]
-    assert [p.kind for p in sweep.params] == ["p", "p", "p"] and sweep.returns == "i64"
+    assert [p.kind for p in sweep.params] == ["p", "p"] and sweep.returns == "i64"
     fields = {f.name: f for f in ENTRY.structs["cpcore_one_word"]}
     assert (fields["start"].kind, fields["start"].pointee) == ("p", "uint64_t")
     assert fields["start"].shape == ("64 * n_pieces + 1",)
@@ -197,6 +199,18 @@ def test_layout_arrays_are_made_as_entry_h_says():
         layout_arrays("cpcore_cover_input", {})
 
 
+def test_a_structs_bytes_are_read_by_its_fields():
+    """The sizes the layout bindings hand back as bytes are read by entry.h's fields."""
+    made = core_struct("one_word_sizes", error=3, suits=1, all_pieces=2**64 - 1,
+                       region_limit=-2)
+    got = struct_of("cpcore_one_word_sizes", bytes(made))
+    assert list(got) == [f.name for f in ENTRY.structs["cpcore_one_word_sizes"]]
+    assert (got["error"], got["suits"], got["all_pieces"], got["region_limit"],
+            got["n_flat"]) == (3, 1, 2**64 - 1, -2, 0)
+    with pytest.raises(ValueError, match="bytes"):
+        struct_of("cpcore_one_word_sizes", b"\0")
+
+
 def test_engine_wasm_describes_the_entry_h_it_was_built_from(tmp_path):
     """The installed engine.wasm (wasm32: 4-byte pointers) describes this tree's entry.h:
     what engine.js reads of it is what the core was compiled with."""
@@ -219,6 +233,27 @@ def test_engine_js_writes_no_struct_by_hand():
     kinds = {"p", "u64", "i64", "u32", "i32"}
     fields = re.findall(r'\["(\w+)", "(?:p|u64|i64|i32|u32)"\]', js)
     assert [name for name in fields if name not in kinds] == []
+
+
+def test_the_choice_of_search_is_asked_in_entry_hs_numbers():
+    """The questions and offers cpcore_choose_search reads are entry.h's constants alone:
+    Python (choice.py) and engine.js take them from the interface description, the fields of
+    Offers are the CPCORE_OFFERS_* names, each a bit of its own, and engine.js writes no
+    number of them."""
+    asks = [c for c in ENTRY.constants if c.startswith("CPCORE_ASK_")]
+    offers = [c for c in ENTRY.constants if c.startswith("CPCORE_OFFERS_")]
+    assert asks == ["CPCORE_ASK_TALLY", "CPCORE_ASK_EXISTS", "CPCORE_ASK_SOLUTIONS"]
+    names = [c.removeprefix("CPCORE_OFFERS_").lower() for c in offers]
+    assert [f.name for f in dataclasses.fields(Offers)] == names
+    described = json.loads(_native.interface())["constants"]
+    assert tuple(described[c] for c in asks) == (TALLY, EXISTS, SOLUTIONS)
+    bits = [described[c] for c in offers]
+    assert tuple(zip(names, bits, strict=True)) == OFFER_BITS
+    assert all(b > 0 and b & (b - 1) == 0 for b in bits) and len(set(bits)) == len(bits)
+    assert Offers(**dict.fromkeys(names, True)).bits_word == sum(bits)
+    js = ENGINE.joinpath("engine.js").read_text()
+    assert '"CPCORE_ASK_"' in js and '"CPCORE_OFFERS_"' in js
+    assert not re.search(rf"\b({'|'.join(['tally', 'exists', *names])})\s*:\s*\d", js)
 
 
 # The named tuples the bindings read, each against the structs of entry.h it fills: a

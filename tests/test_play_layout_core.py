@@ -14,7 +14,7 @@ from fractions import Fraction
 import cpmodels._native as native
 import play_layout_oracle as oracle
 import pytest
-from conftest import SPECS, core_library, core_struct
+from conftest import SMALL_BUFFER, SPECS, core_library, core_stream, core_struct, core_words
 from test_geometry_core import grow_region
 
 from cpmodels.geometry import SIXTHS, PlayLayout, play_layout
@@ -153,52 +153,30 @@ def _input(grid, board, n_board, cells, start, turns, n_pieces, n_cells):
         piece_start=start, piece_turns=turns, n_pieces=n_pieces, n_piece_cells=n_cells))
 
 
-def _words(values, kind=ctypes.c_int64):
-    values = list(values)
-    return (kind * max(len(values), 1))(*values)
-
-
-SMALL_BUFFER, UNKNOWN_GRID, TOO_MANY, EMPTY_SHAPE, BAD_SHAPES = -1, -2, -4, -5, -6
+UNKNOWN_GRID, TOO_MANY, EMPTY_SHAPE, BAD_SHAPES = -2, -4, -5, -6
 NOT_PLANE, NO_CELLS, COORDINATE = -12, -13, -14
 
 
 def test_the_core_reports_the_buffers_it_needs(core):
-    """A first call with no buffers gives the scratch, a second the words out needs;
-    buffers one word short are refused (and nothing past their end is written); with
-    enough, the core writes the stream the Python side reads."""
+    """The call says what its buffers must hold and refuses them a word short (writing
+    nothing past their end); with enough, the core writes the stream the Python side
+    reads."""
     board = [(r, c) for r in range(2) for c in range(3)]
     piece = [(0, 0), (0, 1), (1, 1)]
-    cells, flat = _words(x for cell in board for x in cell), _words(x for c in piece for x in c)
-    start, turns = _words([0, 3]), _words([1, 1])
-    sizes = _words([0, 0], ctypes.c_uint64)
-    args = (_input(2, cells, len(board), flat, start, turns, 1, 3),)  # the hex grid
-    assert core.cpcore_play_layout(*args, None, 0, None, 0, sizes) == SMALL_BUFFER
-    need_scratch = sizes[1]
-    assert need_scratch > len(board)
-    scratch = _words([0] * need_scratch)
-    assert core.cpcore_play_layout(*args, None, 0, scratch, need_scratch - 1,
-                                   sizes) == SMALL_BUFFER
-    assert sizes[0] == 0  # refused at once
-    assert core.cpcore_play_layout(*args, None, 0, scratch, need_scratch, sizes) == SMALL_BUFFER
-    need_out = sizes[0]
-    out = _words([7] * (need_out + 1))
-    assert core.cpcore_play_layout(*args, out, need_out - 1, scratch, need_scratch,
-                                   sizes) == SMALL_BUFFER
-    assert sizes[0] == need_out and out[need_out - 1] == 7 and out[need_out] == 7
-    assert core.cpcore_play_layout(*args, out, need_out, scratch, need_scratch,
-                                   sizes) == need_out
-    assert out[need_out] == 7
-    assert list(out[:need_out]) == native.play_layout(2, board, [(piece, True, True)])
+    cells = core_words(x for cell in board for x in cell)
+    flat = core_words(x for c in piece for x in c)
+    given = _input(2, cells, len(board), flat, core_words([0, 3]), core_words([1, 1]), 1, 3)
+    words = core_stream(lambda buffers: core.cpcore_play_layout(given, buffers))
+    assert words == native.play_layout(2, board, [(piece, True, True)])  # the hex grid
 
 
 def test_the_core_refuses_what_does_not_read(core):
-    sizes = _words([0, 0], ctypes.c_uint64)
-    one, turns = _words([0, 0]), _words([1, 1, 1, 1])
+    one, turns = core_words([0, 0]), core_words([1, 1, 1, 1])
 
     def call(grid=0, board=one, n_board=1, cells=one, start=(0, 1), n_pieces=1, n_cells=1):
         return core.cpcore_play_layout(
-            _input(grid, board, n_board, cells, _words(start), turns, n_pieces, n_cells),
-            None, 0, None, 0, sizes)
+            _input(grid, board, n_board, cells, core_words(start), turns, n_pieces, n_cells),
+            ctypes.byref(core_struct("buffers")))
 
     assert call(grid=3) == NOT_PLANE
     assert call(grid=4) == UNKNOWN_GRID and call(grid=-1) == UNKNOWN_GRID
@@ -207,6 +185,6 @@ def test_the_core_refuses_what_does_not_read(core):
     assert call(start=(1, 1)) == BAD_SHAPES and call(start=(0, 2)) == BAD_SHAPES
     assert call(start=(0, 1, 0), n_pieces=2) == BAD_SHAPES
     assert call(start=(0, 0)) == EMPTY_SHAPE
-    assert call(board=_words([0, 2**20 + 1])) == COORDINATE
-    assert call(cells=_words([-2**20 - 1, 0])) == COORDINATE
+    assert call(board=core_words([0, 2**20 + 1])) == COORDINATE
+    assert call(cells=core_words([-2**20 - 1, 0])) == COORDINATE
     assert call(start=(0,), n_pieces=0) == SMALL_BUFFER  # no pieces: a board alone is fine

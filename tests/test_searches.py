@@ -11,6 +11,7 @@ import random
 import numpy as np
 import pytest
 from conftest import SPECS
+from layout_oracle import forced_state
 
 from cpmodels.api import instance
 from cpmodels.backends.engine import EngineSession
@@ -166,12 +167,7 @@ def _python_split(session: EngineSession, task: tuple[int, ...]) -> list[tuple[i
     """The branching step as the Python side took it before the core did (the oracle):
     the first item ``task`` leaves open, and each of its options that fits."""
     cc = session.compiled
-    filled = np.zeros(cc.n_words, dtype=np.uint64)
-    counters = np.zeros(len(cc.counter_low), dtype=np.int64)
-    for o in task:
-        filled |= cc.opt_mask[o]
-        if cc.opt_counter[o] >= 0:
-            counters[cc.opt_counter[o]] += 1
+    filled, counters = forced_state(cc, task)
     pos = next((b for b in range(cc.n_branch)
                 if not int(filled[b >> 6]) >> (b & 63) & 1), None)
     if pos is None:

@@ -12,7 +12,7 @@ import random
 
 import cover_oracle as oracle
 import pytest
-from conftest import SPECS, core_library, core_struct
+from conftest import SPECS, core_library, core_stream, core_struct, core_words
 from test_geometry_core import grow_region
 from test_grids import HEX_CALENDAR as HEX
 from test_wasm import TRIANGLE
@@ -265,81 +265,60 @@ def core(tmp_path_factory):
     return core_library(tmp_path_factory, "sweep_cover.cpp")
 
 
-def _words(values, kind=ctypes.c_int64):
-    values = list(values)
-    return (kind * max(len(values), 1))(*values)
-
-
-SMALL_BUFFER, UNKNOWN_GRID, EMPTY_SHAPE, BAD_SHAPES = -1, -2, -5, -6
+UNKNOWN_GRID, EMPTY_SHAPE, BAD_SHAPES = -2, -5, -6
 TOO_LARGE, BAD_PIECES, BAD_GROUPS, EMPTY_GROUP, OFF_BOARD = -7, -8, -9, -10, -11
 
 
 def _inputs(board, shapes, piece_start, bounds, groups, group_start, grid=0, most=10**6):
-    flat = lambda cells: _words(x for cell in cells for x in cell)  # noqa: E731
+    flat = lambda cells: core_words(x for cell in cells for x in cell)  # noqa: E731
     shape_start = [0]
     for shape in shapes:
         shape_start.append(shape_start[-1] + len(shape))
     labels = [c for g in groups for c in g]
     return core_struct(
         "sweep_input", grid=grid, board=flat(board), n_board=len(board),
-        shape_cells=flat([c for s in shapes for c in s]), shape_start=_words(shape_start),
-        n_shapes=len(shapes), n_shape_cells=shape_start[-1], piece_start=_words(piece_start),
-        piece_bounds=_words(bounds), n_pieces=len(piece_start) - 1, group_cells=flat(labels),
-        group_start=_words(group_start), n_groups=len(group_start) - 1, n_labels=len(labels),
+        shape_cells=flat([c for s in shapes for c in s]), shape_start=core_words(shape_start),
+        n_shapes=len(shapes), n_shape_cells=shape_start[-1], piece_start=core_words(piece_start),
+        piece_bounds=core_words(bounds), n_pieces=len(piece_start) - 1, group_cells=flat(labels),
+        group_start=core_words(group_start), n_groups=len(group_start) - 1, n_labels=len(labels),
         max_placements=most)
 
 
-def _cover(core, given, sizes, outs=(None,) * 4, words=(0,) * 4, scratch=None, n_scratch=0):
-    """cpcore_sweep_cover of the input ``given`` into the outputs (items, options, entries,
-    fixed) of the capacities ``words``."""
-    names = ("items", "options", "entries", "fixed")
-    out = core_struct("sweep_output", scratch=scratch, n_scratch=n_scratch,
-                      **{name: a for name, a in zip(names, outs) if a is not None},
-                      **{f"{name}_capacity": w for name, w in zip(names, words)})
-    return core.cpcore_sweep_cover(ctypes.byref(given), ctypes.byref(out), sizes)
+def _cover(core, given, buffers=None):
+    """cpcore_sweep_cover of the input ``given`` into ``buffers`` (none: no buffers)."""
+    buffers = buffers if buffers is not None else ctypes.byref(core_struct("buffers"))
+    return core.cpcore_sweep_cover(ctypes.byref(given), buffers)
 
 
 def test_the_core_reports_the_buffers_it_needs(core):
-    """A first call with no buffers says the scratch, a second the outputs; any output one
-    word short is refused; with enough, the core writes the package's cover."""
+    """The call says what its buffers must hold and refuses them a word short; with enough,
+    the core writes the package's cover."""
     board = [(r, c) for r in range(2) for c in range(3)]
     shape = [(0, 0), (0, 1)]
     turned = [sorted(s) for s in orientations(shape)]
     groups = [[(0, 0), (1, 2)], [(0, 2)]]
     given = _inputs(board, turned, [0, len(turned)], [1, 2], groups, [0, 2, 3])
-    sizes = _words([0] * 5, ctypes.c_uint64)
-    assert _cover(core, given, sizes) == SMALL_BUFFER
-    need_scratch = sizes[3]
-    assert need_scratch == 6 * 7 + 2 * 2 + 2 + 3 * 2
-    scratch = _words([0] * need_scratch)
-    assert _cover(core, given, sizes, scratch=scratch, n_scratch=need_scratch - 1) == \
-        SMALL_BUFFER
-    assert _cover(core, given, sizes, scratch=scratch, n_scratch=need_scratch) == SMALL_BUFFER
-    n_items, n_options, n_entries, n_fixed = sizes[0], sizes[1], sizes[2], sizes[4]
-    assert (n_items, n_options, n_entries, n_fixed) == (6 + 1 + 2, 7 + 3, 7 * 3 + 3 * 2, 1)
-    words = [4 * n_items, 4 * n_options, n_entries, n_fixed]
-    for short in range(4):
-        outs = [_words([0] * w) for w in words]
-        short_words = [w - (k == short) for k, w in enumerate(words)]
-        assert _cover(core, given, sizes, outs, short_words, scratch, need_scratch) == \
-            SMALL_BUFFER
-        assert (sizes[0], sizes[1], sizes[2], sizes[4]) == (n_items, n_options, n_entries, 1)
-    items, options, entries, fixed = outs = [_words([0] * w) for w in words]
-    assert _cover(core, given, sizes, outs, words, scratch, need_scratch) == n_options
+    words = core_stream(lambda buffers: _cover(core, given, buffers))
+    n_items, n_options, n_fixed = words[:3]
+    assert (n_items, n_options, n_fixed) == (6 + 1 + 2, 7 + 3, 1)
+    rows = [tuple(words[3 + 4 * i:7 + 4 * i]) for i in range(n_items)]
+    at = 3 + 4 * n_items
+    options = []
+    for _ in range(n_options):
+        kind, owner, n = words[at:at + 3]
+        options.append((kind, owner, tuple(words[at + 3:at + 3 + n])))
+        at += 3 + n
+    fixed = words[at:]
     kinds = [PieceKind("d", tuple(frozenset(s) for s in turned), 2, 1)]
     expected, slack = oracle.sweep_cover(board, kinds, {"a": groups[0], "b": groups[1]},
                                          GRIDS["square"])
-    rows = [tuple(items[4 * i:4 * i + 4]) for i in range(n_items)]
     assert [(kind, low, high) for kind, low, high, _ in rows] == \
         [(int(it.kind), it.low, it.high) for it in expected.items]
     assert [board[at] for *_, at in rows[:6]] == [it.cell for it in expected.items[:6]]
-    got = [tuple(entries[options[4 * j + 2]:options[4 * j + 2] + options[4 * j + 3]])
-           for j in range(n_options)]
-    assert got == expected.options
-    assert [options[4 * j] for j in range(n_options)] == [int(p.kind) for p in
-                                                          expected.placements]
-    assert [options[4 * j + 1] for j in range(n_options)] == [0] * 7 + [0, 0, 1]
-    assert fixed[0] == 1 and slack == [7, 8]
+    assert [items for *_, items in options] == expected.options
+    assert [kind for kind, *_ in options] == [int(p.kind) for p in expected.placements]
+    assert [owner for _, owner, _ in options] == [0] * 7 + [0, 0, 1]
+    assert fixed == [1] and slack == [7, 8]
 
 
 @pytest.mark.parametrize("change, status", [
@@ -360,15 +339,14 @@ def test_the_core_refuses_what_does_not_read(core, change, status):
     given = {"board": [(0, 0), (0, 1)], "shapes": [[(0, 0)]], "piece_start": [0, 1],
              "bounds": [1, 1], "groups": [[(0, 1)]], "group_start": [0, 1], "grid": 0,
              "most": 10**6} | change
-    sizes = _words([0] * 5, ctypes.c_uint64)
-    scratch = _words([0] * 100)
-    assert _cover(core, _inputs(**given), sizes, scratch=scratch, n_scratch=100) == status
+    scratch = core_words([0] * 100)
+    buffers = core_struct("buffers", scratch=scratch, n_scratch=100)
+    assert _cover(core, _inputs(**given), ctypes.byref(buffers)) == status
 
 
 @pytest.mark.parametrize("shape_start", [[1, 1], [0, 2], [0, 2**40]])
 def test_the_core_refuses_shapes_that_do_not_run_up_their_cells(core, shape_start):
     given = _inputs([(0, 0)], [[(0, 0)]], [0, 1], [1, 1], [], [0])
-    starts = _words(shape_start)
+    starts = core_words(shape_start)
     given.shape_start = ctypes.addressof(starts)
-    sizes = _words([0] * 5, ctypes.c_uint64)
-    assert _cover(core, given, sizes) == BAD_SHAPES
+    assert _cover(core, given) == BAD_SHAPES

@@ -18,14 +18,20 @@ from importlib import resources
 from itertools import pairwise
 from pathlib import Path
 
-import cpmodels._native as native
 import numpy as np
 import pytest
 from conftest import ROOT, SPECS
 from test_grids import HEX_CALENDAR as HEX  # a hex weekday calendar
 
 from cpmodels.backends.engine import EngineSession
-from cpmodels.backends.engine.kernels.choice import Offers, choose
+from cpmodels.backends.engine.kernels.choice import (
+    EXISTS,
+    OFFER_BITS,
+    SOLUTIONS,
+    TALLY,
+    Offers,
+    choose,
+)
 from cpmodels.backends.engine.layouts.browser import plain
 from cpmodels.cover import PieceKind, check_placement_count
 from cpmodels.errors import TooLargeError
@@ -702,8 +708,9 @@ def test_a_weekday_sweep_laid_out_for_the_one_word_kernel_in_the_browser(page):
 # The core's choice of search asked in the page: every question with every combination of
 # offers, and the numbers engine.js passes for them.
 CHOICE = """async () => {
-  const { loadEngine, ASK, OFFERS } = await import("./engine.js");
+  const { loadEngine } = await import("./engine.js");
   const engine = await loadEngine("./engine.wasm");
+  const { ask: ASK, offers: OFFERS } = engine;
   const names = Object.keys(OFFERS);
   const chosen = [];
   for (const question of Object.keys(ASK))
@@ -717,13 +724,12 @@ CHOICE = """async () => {
 
 
 def test_the_browser_asks_the_cores_choice_of_search(page):
-    """engine.js names the questions and offers with entry.h's numbers, and the core in
-    engine.wasm chooses as the native module does, for every question and offer."""
+    """engine.js takes the questions and offers from engine.wasm's description of entry.h
+    (the numbers the module's is read for too), and the core in engine.wasm chooses as the
+    native module does, for every question and offer."""
     got = page.evaluate(CHOICE)
-    assert got["ASK"] == {"tally": native.ASK_TALLY, "exists": native.ASK_EXISTS,
-                          "solutions": native.ASK_SOLUTIONS}
-    assert got["OFFERS"] == {name: getattr(native, f"OFFERS_{name.upper()}")
-                             for name in got["OFFERS"]}
+    assert got["ASK"] == {"tally": TALLY, "exists": EXISTS, "solutions": SOLUTIONS}
+    assert got["OFFERS"] == dict(OFFER_BITS)
     names = list(got["OFFERS"])
     want = [choose(got["ASK"][question],
                    Offers(**{name: bool(word >> k & 1) for k, name in enumerate(names)}))

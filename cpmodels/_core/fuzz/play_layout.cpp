@@ -3,6 +3,7 @@
 // into a stream a word short; the stream must hold what it says it holds.
 #include "bytes.hpp"
 #include "cpcore/entry.h"
+#include "stream.hpp"
 
 namespace cpfuzz {
 namespace {
@@ -11,28 +12,6 @@ struct Layout {
     int64_t grid;
     std::vector<int64_t> board, cells, start, turns;
     uint64_t n_board, n_pieces, n_cells;
-};
-
-// The adapter: the one call of the entry point.
-int64_t play_layout(const Layout& l, int64_t* out, uint64_t capacity, int64_t* scratch,
-                    uint64_t n_scratch, uint64_t* sizes) {
-    const cpcore_play_input in{l.grid, l.board.data(), l.n_board, l.cells.data(),
-                               l.start.data(), l.turns.data(), l.n_pieces, l.n_cells};
-    return cpcore_play_layout(&in, out, capacity, scratch, n_scratch, sizes);
-}
-
-// Reads the stream's words in order, never past its end.
-struct Reader {
-    const int64_t* at;
-    const int64_t* end;
-    int64_t next() {
-        FUZZ_REQUIRE(at < end);
-        return *at++;
-    }
-    void skip(int64_t n) {
-        FUZZ_REQUIRE(n >= 0 && n <= end - at);
-        at += n;
-    }
 };
 
 }  // namespace
@@ -49,28 +28,15 @@ FUZZ_TARGET(in) {
     l.cells = in.numbers(2 * l.n_cells);
     l.turns = in.numbers(2 * l.n_pieces);
     const bool short_one = in.count(1) == 1;
-    uint64_t sizes[2];
-    int64_t status = play_layout(l, nullptr, 0, nullptr, 0, sizes);
-    if (status != CPCORE_GEOMETRY_SMALL_BUFFER || sizes[1] > (1u << 22)) return 0;
-    Buffer<int64_t> scratch(sizes[1]);
-    status = play_layout(l, nullptr, 0, scratch.data(), scratch.size, sizes);
-    if (status != CPCORE_GEOMETRY_SMALL_BUFFER) {
-        FUZZ_REQUIRE(status < 0);
-        return 0;
-    }
-    if (sizes[0] > (1u << 24)) return 0;
-    const uint64_t n = sizes[0] - (short_one && sizes[0] > 0);
-    Buffer<int64_t> out(n);
-    uint64_t again[2];
-    status = play_layout(l, out.data(), n, scratch.data(), scratch.size, again);
-    FUZZ_REQUIRE(again[0] == sizes[0]);
-    if (n < sizes[0]) {
-        FUZZ_REQUIRE(status == CPCORE_GEOMETRY_SMALL_BUFFER);
-        return 0;
-    }
-    FUZZ_REQUIRE(status == (int64_t)sizes[0]);
+    const cpcore_play_input given{l.grid, l.board.data(), l.n_board, l.cells.data(),
+                                  l.start.data(), l.turns.data(), l.n_pieces, l.n_cells};
+    std::vector<int64_t> words;
+    const int64_t status = stream(
+        [&](cpcore_buffers* b) { return cpcore_play_layout(&given, b); }, short_one, words,
+        uint64_t(1) << 24);
+    if (status < 0) return 0;
     // The stream as entry.h lays it out, read to its end exactly.
-    Reader r{out.data(), out.data() + n};
+    Reader r(words);
     const int64_t n_cells = r.next();
     FUZZ_REQUIRE(n_cells >= 1 && (uint64_t)n_cells <= l.n_board);
     r.skip(4);
@@ -106,6 +72,6 @@ FUZZ_TARGET(in) {
             r.skip(4 * places);
         }
     }
-    FUZZ_REQUIRE(r.at == r.end);
+    FUZZ_REQUIRE(r.done());
     return 0;
 }

@@ -76,17 +76,18 @@ void read_cells(nb::handle cells, int dim, std::vector<int64_t>& coords, const c
     }
 }
 
-// A new tuple of ``size`` items, held; each is set (PyTuple_SET_ITEM) before it is read.
-nb::object new_tuple(Py_ssize_t size) {
+// A new tuple of ``size`` items, item k ``item(k)`` (a new reference, the tuple's to keep).
+template <class Item>
+nb::object tuple_of(Py_ssize_t size, Item item) {
     PyObject* t = PyTuple_New(size);
     if (!t) throw nb::python_error();
-    return nb::steal(t);
+    nb::object held = nb::steal(t);
+    for (Py_ssize_t k = 0; k < size; ++k) PyTuple_SET_ITEM(t, k, item(k));
+    return held;
 }
 
-nb::tuple cell_tuple(const int64_t* x, int dim) {
-    nb::object t = new_tuple(dim);
-    for (int d = 0; d < dim; ++d) PyTuple_SET_ITEM(t.ptr(), d, PyLong_FromLongLong(x[d]));
-    return nb::steal<nb::tuple>(t.release());
+nb::object cell_tuple(const int64_t* x, int dim) {
+    return tuple_of(dim, [&](Py_ssize_t d) { return PyLong_FromLongLong(x[d]); });
 }
 
 void check_status(int64_t status) {
@@ -100,6 +101,50 @@ void check_status(int64_t status) {
     require(status != CPCORE_COVER_EMPTY_GROUP, "a label group has no labels");
     require(status != CPCORE_COVER_LABEL_OFF_BOARD, "a label's cell is not on the board");
     require(status >= 0, "the core's buffers are too small");
+}
+
+// Each of ``pieces`` (a sequence of at most ``most`` 3-tuples; a ValueError saying ``what``
+// a piece is for another item) handed to ``each``. Returns their number.
+template <class Each>
+uint64_t each_piece(nb::handle pieces, uint64_t most, const char* what, Each each) {
+    Py_ssize_t n = 0;
+    const nb::object seq = fast_sequence(pieces, most, "the pieces are not a sequence",
+                                         "too many pieces", n);
+    for (Py_ssize_t p = 0; p < n; ++p) {
+        nb::tuple piece;
+        const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), p);
+        require(nb::try_cast(item, piece) && piece.size() == 3, what);
+        each(piece);
+    }
+    return (uint64_t)n;
+}
+
+// The stream of words a geometry call writes (``call(&buffers)``: the entry point on its
+// input), in the calls entry.h's cpcore_buffers describes: with no buffers, then with the
+// scratch and ``guess`` words of out (when the call asks for fewer: a guess that holds the
+// stream saves the counting call), then with out as large as the call said, up to ``most``
+// words. ``said`` refuses a status; the core runs on the vectors alone, without the GIL.
+template <class Call, class Said>
+std::vector<int64_t> stream(Call call, Said said, uint64_t guess = 0,
+                            uint64_t most = uint64_t(1) << 28) {
+    cpcore_buffers b{};
+    auto called = [&] {
+        nb::gil_scoped_release released;
+        return call(&b);
+    };
+    int64_t status = called();
+    said(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
+    std::vector<int64_t> scratch(b.need_scratch + 1), out;
+    for (uint64_t room = b.need_out > guess ? b.need_out : guess;; room = b.need_out) {
+        require(room <= most, "the core's output is too large");
+        out.resize(room + 1);
+        b = cpcore_buffers{out.data(), room, scratch.data(), scratch.size(), 0, 0};
+        status = called();
+        if (status != CPCORE_GEOMETRY_SMALL_BUFFER || b.need_out <= room) break;
+    }
+    said(status);
+    out.resize((size_t)status);
+    return out;
 }
 
 // The items of a sequence of sequences (shapes of a piece, cells of a group) read into
@@ -132,85 +177,54 @@ void bind_sweep_cover(nb::module_& m) {
             std::vector<int64_t> board_cells, shape_cells, shape_start{0}, piece_start{0},
                 bounds, group_cells, group_start{0};
             read_cells(board, dim, board_cells, "the board");
-            Py_ssize_t n_pieces = 0;
-            const nb::object seq = fast_sequence(pieces, CPCORE_MAX_GEOMETRY_CELLS,
-                                                 "the pieces are not a sequence",
-                                                 "too many pieces", n_pieces);
-            for (Py_ssize_t p = 0; p < n_pieces; ++p) {
-                nb::tuple piece;
-                const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), p);
-                require(nb::try_cast(item, piece) && piece.size() == 3,
-                        "a piece is (its orientations, low, high)");
-                read_runs(piece[0], dim, shape_cells, shape_start, "the orientations");
-                piece_start.push_back((int64_t)(shape_start.size() - 1));
-                int64_t low = 0, high = 0;
-                require(nb::try_cast(piece[1], low) && nb::try_cast(piece[2], high),
-                        "a piece's copies must be 0 <= low <= high");
-                bounds.push_back(low);
-                bounds.push_back(high);
-            }
+            const uint64_t n_pieces = each_piece(
+                pieces, CPCORE_MAX_GEOMETRY_CELLS, "a piece is (its orientations, low, high)",
+                [&](const nb::tuple& piece) {
+                    read_runs(piece[0], dim, shape_cells, shape_start, "the orientations");
+                    piece_start.push_back((int64_t)(shape_start.size() - 1));
+                    int64_t low = 0, high = 0;
+                    require(nb::try_cast(piece[1], low) && nb::try_cast(piece[2], high),
+                            "a piece's copies must be 0 <= low <= high");
+                    bounds.push_back(low);
+                    bounds.push_back(high);
+                });
             read_runs(groups, dim, group_cells, group_start, "the label groups");
-            const uint64_t n_board = board_cells.size() / dim;
-            const uint64_t n_shapes = shape_start.size() - 1;
-            const uint64_t n_groups = group_start.size() - 1;
-            uint64_t sizes[5];
-            const cpcore_sweep_input in{grid, board_cells.data(), n_board, shape_cells.data(),
-                                        shape_start.data(), n_shapes,
-                                        shape_cells.size() / dim, piece_start.data(),
-                                        bounds.data(), (uint64_t)n_pieces, group_cells.data(),
-                                        group_start.data(), n_groups,
-                                        group_cells.size() / dim, max_placements};
-            auto call = [&](int64_t* items, uint64_t n_items, int64_t* options,
-                            uint64_t n_options, int64_t* entries, uint64_t n_entries,
-                            int64_t* fixed, uint64_t n_fixed, int64_t* scratch,
-                            uint64_t n_scratch) {
-                const cpcore_sweep_output out{items,   n_items,   options, n_options,
-                                              entries, n_entries, fixed,   n_fixed,
-                                              scratch, n_scratch};
-                return cpcore_sweep_cover(&in, &out, sizes);
-            };
-            // A call for the scratch, one to count, one to write.
-            int64_t status = call(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0);
-            check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
-            std::vector<int64_t> scratch(sizes[3] + 1);
-            status = call(nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, scratch.data(),
-                          scratch.size());
-            check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
-            std::vector<int64_t> items(4 * sizes[0] + 1), options(4 * sizes[1] + 1),
-                entries(sizes[2] + 1), fixed(sizes[4] + 1);
-            status = call(items.data(), items.size(), options.data(), options.size(),
-                          entries.data(), entries.size(), fixed.data(), fixed.size(),
-                          scratch.data(), scratch.size());
-            check_status(status);
+            const cpcore_sweep_input in{grid, board_cells.data(), board_cells.size() / dim,
+                                        shape_cells.data(), shape_start.data(),
+                                        shape_start.size() - 1, shape_cells.size() / dim,
+                                        piece_start.data(), bounds.data(), n_pieces,
+                                        group_cells.data(), group_start.data(),
+                                        group_start.size() - 1, group_cells.size() / dim,
+                                        max_placements};
+            const std::vector<int64_t> words = stream(
+                [&](cpcore_buffers* b) { return cpcore_sweep_cover(&in, b); }, check_status);
+            // The stream: the counts, the items, the options, the fixed groups.
+            const int64_t* at = words.data();
+            const int64_t n_items = at[0], n_options = at[1], n_fixed = at[2];
+            at += 3;
             nb::list cells, item_rows, option_items, option_cells, kinds, owners, fixed_groups;
             std::vector<nb::object> made;
-            for (uint64_t i = 0; i < sizes[0]; ++i) {
-                const int64_t* row = items.data() + 4 * i;
-                if (row[0] == 0) {
-                    made.push_back(cell_tuple(board_cells.data() + row[3] * dim, dim));
+            for (int64_t i = 0; i < n_items; ++i, at += 4) {
+                if (at[0] == 0) {
+                    made.push_back(cell_tuple(board_cells.data() + at[3] * dim, dim));
                     cells.append(made.back());
                 }
-                item_rows.append(nb::make_tuple(row[0], row[1], row[2]));
+                item_rows.append(nb::make_tuple(at[0], at[1], at[2]));
             }
-            for (int64_t j = 0; j < status; ++j) {
-                const int64_t* row = options.data() + 4 * j;
-                const int64_t first = row[2], n = row[3];
-                const Py_ssize_t n_cells = (Py_ssize_t)(n - 1);
-                const nb::object held_ids = new_tuple((Py_ssize_t)n);
-                PyObject* ids = held_ids.ptr();
-                const nb::object held_at = new_tuple(n_cells);
-                PyObject* at = held_at.ptr();
-                for (int64_t i = 0; i < n; ++i) {
-                    const int64_t item = entries[first + i];
-                    PyTuple_SET_ITEM(ids, i, PyLong_FromLongLong(item));
-                    if (i < n - 1) PyTuple_SET_ITEM(at, i, made[item].inc_ref().ptr());
-                }
-                option_items.append(held_ids);
-                option_cells.append(held_at);
-                kinds.append(row[0]);
-                owners.append(row[1]);
+            for (int64_t j = 0; j < n_options; ++j) {
+                kinds.append(at[0]);
+                owners.append(at[1]);
+                const int64_t n = at[2];
+                at += 3;
+                option_items.append(tuple_of(n, [&](Py_ssize_t i) {
+                    return PyLong_FromLongLong(at[i]);
+                }));
+                option_cells.append(tuple_of(n - 1, [&](Py_ssize_t i) {
+                    return made[at[i]].inc_ref().ptr();
+                }));
+                at += n;
             }
-            for (uint64_t k = 0; k < sizes[4]; ++k) fixed_groups.append(fixed[k]);
+            for (int64_t k = 0; k < n_fixed; ++k) fixed_groups.append(at[k]);
             return nb::make_tuple(cells, item_rows, option_items, option_cells, kinds, owners,
                                   fixed_groups);
         },
@@ -232,35 +246,21 @@ void bind_play_layout(nb::module_& m) {
             require(grid != CPCORE_GRID_CUBE, "play mode draws the plane grids, not cubes");
             std::vector<int64_t> board_cells, piece_cells, piece_start{0}, turns;
             read_cells(board, 2, board_cells, "the board");
-            Py_ssize_t n_pieces = 0;
-            const nb::object seq = fast_sequence(pieces, CPCORE_MAX_LAYOUT_CELLS,
-                                                 "the pieces are not a sequence",
-                                                 "too many pieces", n_pieces);
-            for (Py_ssize_t p = 0; p < n_pieces; ++p) {
-                nb::tuple piece;
-                bool rotate = false, flip = false;
-                const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), p);
-                require(nb::try_cast(item, piece) &&
-                            piece.size() == 3 && nb::try_cast(piece[1], rotate) &&
-                            nb::try_cast(piece[2], flip),
-                        "a piece is (its cells, rotate, flip)");
-                read_cells(piece[0], 2, piece_cells, "a piece");
-                require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
-                        "the pieces have too many cells");
-                piece_start.push_back((int64_t)(piece_cells.size() / 2));
-                turns.push_back(rotate);
-                turns.push_back(flip);
-            }
-            uint64_t sizes[2];
-            // The core works on the vectors alone: other threads (the server's event loop)
-            // run meanwhile.
+            const char* what = "a piece is (its cells, rotate, flip)";
+            const uint64_t n_pieces = each_piece(
+                pieces, CPCORE_MAX_LAYOUT_CELLS, what, [&](const nb::tuple& piece) {
+                    bool rotate = false, flip = false;
+                    require(nb::try_cast(piece[1], rotate) && nb::try_cast(piece[2], flip), what);
+                    read_cells(piece[0], 2, piece_cells, "a piece");
+                    require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
+                            "the pieces have too many cells");
+                    piece_start.push_back((int64_t)(piece_cells.size() / 2));
+                    turns.push_back(rotate);
+                    turns.push_back(flip);
+                });
             const cpcore_play_input in{grid, board_cells.data(), board_cells.size() / 2,
                                        piece_cells.data(), piece_start.data(), turns.data(),
-                                       (uint64_t)n_pieces, piece_cells.size() / 2};
-            auto call = [&](int64_t* out, uint64_t n_out, int64_t* scratch, uint64_t n_scratch) {
-                nb::gil_scoped_release released;
-                return cpcore_play_layout(&in, out, n_out, scratch, n_scratch, sizes);
-            };
+                                       n_pieces, piece_cells.size() / 2};
             auto said = [](int64_t status) {
                 require(status != CPCORE_LAYOUT_NO_CELLS, "the board has no cells");
                 require(status != CPCORE_LAYOUT_COORDINATE,
@@ -270,21 +270,13 @@ void bind_play_layout(nb::module_& m) {
                         "the board or a piece has too many cells for play mode");
                 check_status(status);
             };
-            int64_t status = call(nullptr, 0, nullptr, 0);
-            said(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
-            std::vector<int64_t> scratch(sizes[1] + 1);
-            status = call(nullptr, 0, scratch.data(), scratch.size());
-            said(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
-            require(sizes[0] <= (uint64_t(1) << 28), "the layout is too large for play mode");
-            std::vector<int64_t> out(sizes[0] + 1);
-            status = call(out.data(), out.size(), scratch.data(), scratch.size());
-            said(status);
-            PyObject* words = PyList_New((Py_ssize_t)status);
-            if (!words) throw nb::python_error();
-            nb::object held = nb::steal(words);
-            for (int64_t i = 0; i < status; ++i) {
-                PyList_SET_ITEM(words, (Py_ssize_t)i, PyLong_FromLongLong(out[i]));
-            }
+            const std::vector<int64_t> words = stream(
+                [&](cpcore_buffers* b) { return cpcore_play_layout(&in, b); }, said);
+            PyObject* list = PyList_New((Py_ssize_t)words.size());
+            if (!list) throw nb::python_error();
+            nb::object held = nb::steal(list);
+            for (size_t i = 0; i < words.size(); ++i)
+                PyList_SET_ITEM(list, (Py_ssize_t)i, PyLong_FromLongLong(words[i]));
             return held;
         },
         nb::arg("grid"), nb::arg("board"), nb::arg("pieces"),
@@ -302,25 +294,18 @@ void bind_geometry(nb::module_& m) {
             const int dim = dimension(grid);
             std::vector<int64_t> coords;
             read_cells(cells, dim, coords, "a shape");
-            const uint64_t n = coords.size() / dim;
-            uint64_t sizes[3];
-            const cpcore_shape_input in{grid, coords.data(), n, rotate, flip};
-            cpcore_orientations(&in, nullptr, 0, nullptr, 0, sizes);
-            std::vector<int64_t> out(sizes[0] + 1), scratch(sizes[1] + 1);
-            const int64_t found = cpcore_orientations(&in, out.data(), out.size(),
-                                                      scratch.data(), scratch.size(), sizes);
-            check_status(found);
+            const cpcore_shape_input in{grid, coords.data(), coords.size() / dim, rotate, flip};
+            const std::vector<int64_t> words = stream(
+                [&](cpcore_buffers* b) { return cpcore_orientations(&in, b); }, check_status);
+            // The stream: the orientations' number and size, then their cells.
+            const int64_t found = words[0];
+            const uint64_t size = (uint64_t)words[1];
             nb::list shapes;
-            const uint64_t size = sizes[2];
             for (int64_t k = 0; k < found; ++k) {
-                const nb::object held = new_tuple((Py_ssize_t)size);
-                PyObject* shape = held.ptr();
-                for (uint64_t i = 0; i < size; ++i) {
-                    PyTuple_SET_ITEM(shape, i,
-                                     cell_tuple(out.data() + (k * size + i) * dim, dim)
-                                         .release().ptr());
-                }
-                shapes.append(held);
+                const int64_t* cells = words.data() + 2 + k * size * dim;
+                shapes.append(tuple_of((Py_ssize_t)size, [&](Py_ssize_t i) {
+                    return cell_tuple(cells + i * dim, dim).release().ptr();
+                }));
             }
             return shapes;
         },
@@ -346,44 +331,27 @@ void bind_geometry(nb::module_& m) {
             read_cells(board, dim, board_cells, "the board");
             const uint64_t n_board = board_cells.size() / dim;
             const uint64_t n_cells = shape_cells.size() / dim;
-            uint64_t sizes[3];
-            // A first call for the scratch, then outputs as large as the board allows (or,
-            // for a large board, as a counting call finds them).
             const cpcore_placements_input in{grid, shape_cells.data(), start.data(),
                                              (uint64_t)n_shapes, n_cells, board_cells.data(),
                                              n_board, limit};
-            int64_t status = cpcore_placements(&in, nullptr, 0, nullptr, 0, nullptr, 0, sizes);
-            check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
-            std::vector<int64_t> scratch(sizes[2] + 1);
-            uint64_t most_placements = (uint64_t)n_shapes * n_board;
-            uint64_t most_cells = n_cells * n_board;
-            if (most_cells > (uint64_t(1) << 20)) {
-                status = cpcore_placements(&in, nullptr, 0, nullptr, 0, scratch.data(),
-                                           scratch.size(), sizes);
-                check_status(status == CPCORE_GEOMETRY_SMALL_BUFFER ? 0 : status);
-                most_placements = sizes[0];
-                most_cells = sizes[1];
-            }
-            std::vector<int64_t> out_cells(most_cells + 1), out_shape(most_placements + 1);
-            status = cpcore_placements(&in, out_cells.data(), out_cells.size(),
-                                       out_shape.data(), out_shape.size(), scratch.data(),
-                                       scratch.size(), sizes);
-            check_status(status);
-            // The board's cells as tuples, made once each and shared by the placements.
+            // Out as large as the board allows at first, for a board that small (a larger one
+            // is measured by a counting call).
+            const uint64_t most = (uint64_t)n_shapes * n_board + n_cells * n_board;
+            const std::vector<int64_t> words = stream(
+                [&](cpcore_buffers* b) { return cpcore_placements(&in, b); }, check_status,
+                most <= (uint64_t(1) << 21) ? most : 0);
+            // The stream: each placement's shape, then its board cells. The board's cells as
+            // tuples, made once each and shared by the placements.
             std::vector<nb::object> made(n_board);
             nb::list found;
-            uint64_t at = 0;
-            for (int64_t p = 0; p < status; ++p) {
-                const int64_t s = out_shape[p];
-                const Py_ssize_t size = (Py_ssize_t)(start[s + 1] - start[s]);
-                const nb::object held = new_tuple(size);
-                PyObject* cells = held.ptr();
-                for (Py_ssize_t i = 0; i < size; ++i) {
-                    const int64_t b = out_cells[at++];
-                    if (!made[b].is_valid()) made[b] = cell_tuple(board_cells.data() + b * dim, dim);
-                    PyTuple_SET_ITEM(cells, i, made[b].inc_ref().ptr());
-                }
-                found.append(held);
+            for (size_t at = 0; at < words.size();) {
+                const int64_t s = words[at++];
+                found.append(tuple_of(start[s + 1] - start[s], [&](Py_ssize_t) {
+                    const int64_t b = words[at++];
+                    if (!made[b].is_valid())
+                        made[b] = cell_tuple(board_cells.data() + b * dim, dim);
+                    return made[b].inc_ref().ptr();
+                }));
             }
             return found;
         },

@@ -1,6 +1,7 @@
 // A cover's layout for the general kernels and its tallies (layouts/cover.py, tally.py):
 // the cover handed over as a dict of flat int64 arrays, measured, then the arrays Python
-// made from the sizes filled by the core (cpcore/cover_layout.hpp).
+// made from the sizes filled by the core (cpcore/cover_layout.hpp). The sizes go back as
+// their struct's bytes.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -19,126 +20,99 @@ namespace nb = nanobind;
 namespace cpbind {
 namespace {
 
-// The array ``name`` of the dict ``d``: C-contiguous, of T, of ``size`` items (any with
-// size -1), of ``ndim`` dimensions.
-template <class T>
-Array<T> entry(const nb::dict& d, const char* name, int64_t size = -1, size_t ndim = 1) {
-    nb::object value = d.contains(name) ? nb::object(d[name]) : nb::object();
-    Array<T> a = layout_array<T>(value, name, ndim);
-    if (size >= 0 && a.size() != (size_t)size)
-        throw nb::value_error(("the layout's " + std::string(name) +
-                               " has the wrong size").c_str());
-    return a;
-}
-
 // A cover's flat arrays, kept alive while the core reads them.
 struct Cover {
     std::vector<Array<const int64_t>> kept;
     cpcore_cover_input in{};
 
     explicit Cover(const nb::dict& d) {
-        auto low = keep(entry<const int64_t>(d, "low"));
-        in.n_items = low.size();
-        in.low = low.data();
+        in.low = read(d, "low", in.n_items);
         in.high = keep(entry<const int64_t>(d, "high", in.n_items)).data();
         in.item_cell = keep(entry<const int64_t>(d, "item_cell", in.n_items)).data();
-        auto cell_nb_start = keep(entry<const int64_t>(d, "cell_nb_start"));
-        if (cell_nb_start.size() < 1) throw nb::value_error("cell_nb_start needs an entry");
-        in.n_cells = cell_nb_start.size() - 1;
-        in.cell_nb_start = cell_nb_start.data();
-        auto cell_nbs = keep(entry<const int64_t>(d, "cell_nbs"));
-        in.cell_nbs = cell_nbs.data();
-        in.n_cell_nbs = cell_nbs.size();
-        auto opt_start = keep(entry<const int64_t>(d, "opt_start"));
-        if (opt_start.size() < 1) throw nb::value_error("opt_start needs an entry");
-        in.n_options = opt_start.size() - 1;
-        in.opt_start = opt_start.data();
-        auto opt_items = keep(entry<const int64_t>(d, "opt_items"));
-        in.opt_items = opt_items.data();
-        in.n_opt_items = opt_items.size();
+        in.cell_nb_start = read(d, "cell_nb_start", in.n_cells, true);
+        in.cell_nbs = read(d, "cell_nbs", in.n_cell_nbs);
+        in.opt_start = read(d, "opt_start", in.n_options, true);
+        in.opt_items = read(d, "opt_items", in.n_opt_items);
     }
     Array<const int64_t> keep(Array<const int64_t> a) {
         kept.push_back(a);
         return a;
     }
+    // The array ``name`` of d, kept, its length in ``n``: for the starts of runs (``starts``)
+    // the runs', one less (and it needs an entry).
+    const int64_t* read(const nb::dict& d, const char* name, uint64_t& n, bool starts = false) {
+        auto a = keep(entry<const int64_t>(d, name));
+        if (starts && a.size() < 1)
+            throw nb::value_error((std::string(name) + " needs an entry").c_str());
+        n = a.size() - (starts ? 1 : 0);
+        return a.data();
+    }
 };
 
-// The core's measure of a layout's input ``in`` (``work_of`` sizes its work array, kept in
-// ``work``): the sizes, measured with the GIL released when ``release``.
-template <class In, class Sizes>
-Sizes measured(const In* in, std::vector<int64_t>& work, uint64_t (*work_of)(const In*),
-               void (*measure)(const In*, int64_t*, Sizes*), bool release) {
-    work.resize(work_of(in));
+// A sizes struct as its bytes: Python reads its fields by the interface's description
+// (layouts/described.py's struct_of), so that none is named here.
+template <class Sizes>
+nb::bytes bytes_of(const Sizes& s) {
+    return nb::bytes(reinterpret_cast<const char*>(&s), sizeof s);
+}
+
+// ``call()`` run without the GIL: the core reads and writes the arrays held here alone.
+template <class Call>
+void unlocked(Call call) {
+    nb::gil_scoped_release released;
+    call();
+}
+
+// A layout of ``in`` made by the core: measured (``work_of`` sizes the work array the
+// measure and the fill share), then, with ``out`` (a dict, not None) and nothing wrong
+// measured, filled into the arrays ``arrays(sizes, layout)`` points the layout to in out
+// (false: none to fill). Returns the sizes' bytes.
+template <class In, class Sizes, class Layout, class Arrays>
+nb::bytes laid_out(const In* in, uint64_t (*work_of)(const In*),
+                   void (*measure)(const In*, int64_t*, Sizes*),
+                   void (*fill)(const In*, int64_t*, Sizes*, const Layout*), nb::handle out,
+                   Arrays arrays) {
+    std::vector<int64_t> work(work_of(in));
     Sizes s{};
-    if (release) {
-        nb::gil_scoped_release released;
-        measure(in, work.data(), &s);
-    } else {
-        measure(in, work.data(), &s);
-    }
-    return s;
+    unlocked([&] { measure(in, work.data(), &s); });
+    Layout L{};
+    if (!out.is_none() && s.error == CPCORE_LAYOUT_OK && arrays(s, L))
+        unlocked([&] { fill(in, work.data(), &s, &L); });
+    return bytes_of(s);
 }
 
-nb::dict sizes_dict(const cpcore_cover_sizes& s) {
-    nb::dict d;
-    d["error"] = s.error;
-    d["n_branch"] = s.n_branch;
-    d["n_bits"] = s.n_bits;
-    d["n_words"] = s.n_words;
-    d["n_counters"] = s.n_counters;
-    d["n_anchored"] = s.n_anchored;
-    d["degree"] = s.degree;
-    d["n_opt_nb"] = s.n_opt_nb;
-    d["n_board_cells"] = s.n_board_cells;
-    d["memo_ok"] = s.memo_ok != 0;
-    d["region_limit"] = s.region_limit;
-    return d;
-}
-
-nb::dict cover_layout_sizes(nb::dict cover) {
+// The general kernels' layout of a cover, measured and (with out) filled, the region
+// limit set.
+nb::bytes cover_layout(nb::dict cover, nb::handle out) {
     Cover c(cover);
-    std::vector<int64_t> work;
-    cpcore_cover_sizes s =
-        measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure, true);
-    return sizes_dict(s);
-}
-
-// Fill ``out`` (arrays of the sizes measured); the sizes again, the region limit set.
-nb::dict cover_layout_fill(nb::dict cover, nb::dict out) {
-    Cover c(cover);
-    std::vector<int64_t> work;
-    cpcore_cover_sizes s =
-        measured(&c.in, work, cpcore_cover_layout_work, cpcore_cover_layout_measure, true);
-    if (s.error != CPCORE_LAYOUT_OK) return sizes_dict(s);
     const int64_t n_items = c.in.n_items, n_opts = c.in.n_options;
-    const int64_t rows = s.n_branch > 0 ? s.n_branch : 1;
-    cpcore_cover_layout L{};
-    L.bit_of_item = entry<int64_t>(out, "bit_of_item", n_items).data();
-    L.counter_of_item = entry<int64_t>(out, "counter_of_item", n_items).data();
-    auto mask = entry<uint64_t>(out, "opt_mask", n_opts * s.n_words, 2);
-    if (mask.shape(0) != (size_t)n_opts) throw nb::value_error("opt_mask: wrong shape");
-    L.opt_mask = mask.data();
-    L.opt_counter = entry<int64_t>(out, "opt_counter", n_opts).data();
-    L.opt_tag_word = entry<int64_t>(out, "opt_tag_word", n_opts).data();
-    L.opt_tag_bit = entry<uint64_t>(out, "opt_tag_bit", n_opts).data();
-    L.anchor_start = entry<int64_t>(out, "anchor_start", s.n_branch + 1).data();
-    L.anchor_opts = entry<int64_t>(out, "anchor_opts", s.n_anchored).data();
-    L.group_end = entry<int64_t>(out, "group_end", s.n_anchored).data();
-    L.counter_low = entry<int64_t>(out, "counter_low", s.n_counters).data();
-    L.counter_high = entry<int64_t>(out, "counter_high", s.n_counters).data();
-    L.radix = entry<uint64_t>(out, "radix", s.n_counters).data();
-    auto cell_nb = entry<int64_t>(out, "cell_nb", rows * s.degree, 2);
-    if (cell_nb.shape(0) != (size_t)rows) throw nb::value_error("cell_nb: wrong shape");
-    L.cell_nb = cell_nb.data();
-    L.opt_nb_start = entry<int64_t>(out, "opt_nb_start", n_opts + 1).data();
-    L.opt_nb = entry<int64_t>(out, "opt_nb", s.n_opt_nb).data();
-    L.fillable = reinterpret_cast<uint8_t*>(
-        entry<bool>(out, "fillable", s.n_board_cells + 1).data());
-    {
-        nb::gil_scoped_release released;
-        cpcore_cover_layout_fill(&c.in, work.data(), &s, &L);
-    }
-    return sizes_dict(s);
+    auto arrays = [&](const cpcore_cover_sizes& s, cpcore_cover_layout& L) {
+        const int64_t rows = s.n_branch > 0 ? s.n_branch : 1;
+        L.bit_of_item = entry<int64_t>(out, "bit_of_item", n_items).data();
+        L.counter_of_item = entry<int64_t>(out, "counter_of_item", n_items).data();
+        auto mask = entry<uint64_t>(out, "opt_mask", n_opts * s.n_words, 2);
+        if (mask.shape(0) != (size_t)n_opts) throw nb::value_error("opt_mask: wrong shape");
+        L.opt_mask = mask.data();
+        L.opt_counter = entry<int64_t>(out, "opt_counter", n_opts).data();
+        L.opt_tag_word = entry<int64_t>(out, "opt_tag_word", n_opts).data();
+        L.opt_tag_bit = entry<uint64_t>(out, "opt_tag_bit", n_opts).data();
+        L.anchor_start = entry<int64_t>(out, "anchor_start", s.n_branch + 1).data();
+        L.anchor_opts = entry<int64_t>(out, "anchor_opts", s.n_anchored).data();
+        L.group_end = entry<int64_t>(out, "group_end", s.n_anchored).data();
+        L.counter_low = entry<int64_t>(out, "counter_low", s.n_counters).data();
+        L.counter_high = entry<int64_t>(out, "counter_high", s.n_counters).data();
+        L.radix = entry<uint64_t>(out, "radix", s.n_counters).data();
+        auto cell_nb = entry<int64_t>(out, "cell_nb", rows * s.degree, 2);
+        if (cell_nb.shape(0) != (size_t)rows) throw nb::value_error("cell_nb: wrong shape");
+        L.cell_nb = cell_nb.data();
+        L.opt_nb_start = entry<int64_t>(out, "opt_nb_start", n_opts + 1).data();
+        L.opt_nb = entry<int64_t>(out, "opt_nb", s.n_opt_nb).data();
+        L.fillable = reinterpret_cast<uint8_t*>(
+            entry<bool>(out, "fillable", s.n_board_cells + 1).data());
+        return true;
+    };
+    return laid_out(&c.in, cpcore_cover_layout_work, cpcore_cover_layout_measure,
+                    cpcore_cover_layout_fill, out, arrays);
 }
 
 // The tallies' input: the cover and its layout's bits and anchors, checked.
@@ -160,51 +134,29 @@ struct Tallies {
     }
 };
 
-nb::dict tally_sizes_dict(const cpcore_tally_sizes& s) {
-    nb::dict d;
-    d["error"] = s.error;
-    d["bad_item"] = s.bad_item;
-    d["cols"] = s.cols;
-    d["masks"] = s.masks;
-    d["n_covering"] = s.n_covering;
-    d["n_map_flat"] = s.n_map_flat;
-    return d;
-}
-
-nb::dict tally_layout_sizes(nb::dict cover, nb::dict layout, Array<const int64_t> items) {
+// The tallies' layout, measured and (with out) filled.
+nb::bytes tally_layout(nb::dict cover, nb::dict layout, Array<const int64_t> items,
+                       nb::handle out) {
     Tallies t(cover, layout, items);
-    std::vector<int64_t> work;
-    cpcore_tally_sizes s =
-        measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure, false);
-    return tally_sizes_dict(s);
-}
-
-nb::dict tally_layout_fill(nb::dict cover, nb::dict layout, Array<const int64_t> items,
-                           nb::dict out) {
-    Tallies t(cover, layout, items);
-    std::vector<int64_t> work;
-    cpcore_tally_sizes s =
-        measured(&t.in, work, cpcore_tally_layout_work, cpcore_tally_layout_measure, false);
-    if (s.error != CPCORE_LAYOUT_OK) return tally_sizes_dict(s);
     const int64_t n_opts = t.cover.in.n_options;
-    cpcore_tally_layout L{};
-    L.bit = entry<int64_t>(out, "bit", s.cols).data();
-    L.last_anchor = entry<int64_t>(out, "last_anchor", s.cols).data();
-    L.opt_tally = entry<int64_t>(out, "opt_tally", n_opts).data();
-    L.opt_index = entry<int64_t>(out, "opt_index", n_opts).data();
-    L.length = entry<int64_t>(out, "length", s.masks).data();
-    auto stride = entry<int64_t>(out, "stride", s.masks * s.cols, 2);
-    if (stride.shape(0) != (size_t)s.masks) throw nb::value_error("stride: wrong shape");
-    L.stride = stride.data();
-    L.map_start = entry<int64_t>(out, "map_start", s.masks * s.cols + 1).data();
-    L.map_flat = entry<int64_t>(out, "map_flat", s.n_map_flat).data();
-    L.covering_start = entry<int64_t>(out, "covering_start", (int64_t)items.size() + 1).data();
-    L.covering = entry<int64_t>(out, "covering", s.n_covering).data();
-    {
-        nb::gil_scoped_release released;
-        cpcore_tally_layout_fill(&t.in, work.data(), &s, &L);
-    }
-    return tally_sizes_dict(s);
+    auto arrays = [&](const cpcore_tally_sizes& s, cpcore_tally_layout& L) {
+        L.bit = entry<int64_t>(out, "bit", s.cols).data();
+        L.last_anchor = entry<int64_t>(out, "last_anchor", s.cols).data();
+        L.opt_tally = entry<int64_t>(out, "opt_tally", n_opts).data();
+        L.opt_index = entry<int64_t>(out, "opt_index", n_opts).data();
+        L.length = entry<int64_t>(out, "length", s.masks).data();
+        auto stride = entry<int64_t>(out, "stride", s.masks * s.cols, 2);
+        if (stride.shape(0) != (size_t)s.masks) throw nb::value_error("stride: wrong shape");
+        L.stride = stride.data();
+        L.map_start = entry<int64_t>(out, "map_start", s.masks * s.cols + 1).data();
+        L.map_flat = entry<int64_t>(out, "map_flat", s.n_map_flat).data();
+        L.covering_start =
+            entry<int64_t>(out, "covering_start", (int64_t)items.size() + 1).data();
+        L.covering = entry<int64_t>(out, "covering", s.n_covering).data();
+        return true;
+    };
+    return laid_out(&t.in, cpcore_tally_layout_work, cpcore_tally_layout_measure,
+                    cpcore_tally_layout_fill, out, arrays);
 }
 
 // The one-word layout's input: the cover, its cells' coordinates, its items' and options'
@@ -228,54 +180,28 @@ struct OneWordInput {
     }
 };
 
-nb::dict one_word_sizes_dict(const cpcore_one_word_sizes& s) {
-    nb::dict d;
-    d["error"] = s.error;
-    d["suits"] = s.suits != 0;
-    d["n_pieces"] = s.n_pieces;
-    d["n_flat"] = s.n_flat;
-    d["n_board_cells"] = s.n_board_cells;
-    for (auto [name, word] : {std::pair{"all_pieces", s.all_pieces}, {"covered", s.covered},
-                              {"inner", s.inner}, {"first", s.first}, {"last", s.last},
-                              {"slack", s.slack}, {"optional", s.optional}})
-        d[name] = word;
-    d["region_limit"] = s.region_limit;
-    d["isolated_dead"] = s.isolated_dead != 0;
-    return d;
-}
-
-nb::dict one_word_layout_sizes(nb::dict cover, Array<const int64_t> cell_xy,
-                               Array<const int64_t> item_kind,
-                               Array<const int64_t> option_kind, uint64_t flips) {
+// The one-word layout, measured and (with out, when it suits) filled.
+nb::bytes one_word_layout(nb::dict cover, Array<const int64_t> cell_xy,
+                          Array<const int64_t> item_kind, Array<const int64_t> option_kind,
+                          uint64_t flips, nb::handle out) {
     OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
-    std::vector<int64_t> work;
-    cpcore_one_word_sizes s = measured(&o.in, work, cpcore_one_word_layout_work,
-                                       cpcore_one_word_layout_measure, false);
-    return one_word_sizes_dict(s);
-}
-
-nb::dict one_word_layout_fill(nb::dict cover, Array<const int64_t> cell_xy,
-                              Array<const int64_t> item_kind, Array<const int64_t> option_kind,
-                              uint64_t flips, nb::dict out) {
-    OneWordInput o(cover, cell_xy, item_kind, option_kind, flips);
-    std::vector<int64_t> work;
-    cpcore_one_word_sizes s = measured(&o.in, work, cpcore_one_word_layout_work,
-                                       cpcore_one_word_layout_measure, false);
-    if (s.error != CPCORE_LAYOUT_OK || !s.suits) return one_word_sizes_dict(s);
     const int64_t n_opts = o.cover.in.n_options;
-    cpcore_one_word_layout L{};
-    L.start = entry<uint64_t>(out, "start", 64 * s.n_pieces + 1).data();
-    L.masks = entry<uint64_t>(out, "masks", s.n_flat).data();
-    L.opts = entry<int64_t>(out, "opts", s.n_flat).data();
-    L.avail = entry<uint64_t>(out, "avail", 64).data();
-    L.opt_cells = entry<uint64_t>(out, "opt_cells", n_opts).data();
-    L.opt_piece = entry<uint64_t>(out, "opt_piece", n_opts).data();
-    L.slack_cells = entry<uint64_t>(out, "slack_cells", 64).data();
-    L.areas = entry<int64_t>(out, "areas", s.n_pieces).data();
-    L.fillable = reinterpret_cast<uint8_t*>(
-        entry<bool>(out, "fillable", s.n_board_cells + 1).data());
-    cpcore_one_word_layout_fill(&o.in, work.data(), &s, &L);
-    return one_word_sizes_dict(s);
+    auto arrays = [&](const cpcore_one_word_sizes& s, cpcore_one_word_layout& L) {
+        if (!s.suits) return false;
+        L.start = entry<uint64_t>(out, "start", 64 * s.n_pieces + 1).data();
+        L.masks = entry<uint64_t>(out, "masks", s.n_flat).data();
+        L.opts = entry<int64_t>(out, "opts", s.n_flat).data();
+        L.avail = entry<uint64_t>(out, "avail", 64).data();
+        L.opt_cells = entry<uint64_t>(out, "opt_cells", n_opts).data();
+        L.opt_piece = entry<uint64_t>(out, "opt_piece", n_opts).data();
+        L.slack_cells = entry<uint64_t>(out, "slack_cells", 64).data();
+        L.areas = entry<int64_t>(out, "areas", s.n_pieces).data();
+        L.fillable = reinterpret_cast<uint8_t*>(
+            entry<bool>(out, "fillable", s.n_board_cells + 1).data());
+        return true;
+    };
+    return laid_out(&o.in, cpcore_one_word_layout_work, cpcore_one_word_layout_measure,
+                    cpcore_one_word_layout_fill, out, arrays);
 }
 
 // The piece-word bits of the tally items into ``bits``; 1, 0 (does not suit) or -code.
@@ -302,18 +228,32 @@ int64_t region_sizes(Array<const int64_t> areas, uint64_t total, Array<bool> fil
 }  // namespace
 
 void bind_layout(nb::module_& m) {
-    m.def("cover_layout_sizes", &cover_layout_sizes, nb::arg("cover"),
-          "Check a cover (a dict of flat arrays) and measure its general-kernel layout.");
-    m.def("cover_layout_fill", &cover_layout_fill, nb::arg("cover"), nb::arg("out"),
+    // Each layout measured (its sizes struct's bytes), then filled into ``out``'s arrays
+    // (of the sizes measured; the sizes again).
+    m.def("cover_layout_sizes", [](nb::dict cover) { return cover_layout(cover, nb::none()); },
+          nb::arg("cover"),
+          "Check a cover (a dict of flat arrays) and measure its general-kernel layout: "
+          "cpcore_cover_sizes as bytes.");
+    m.def("cover_layout_fill", &cover_layout, nb::arg("cover"), nb::arg("out"),
           "Fill the arrays of ``out`` (of the sizes measured) with the cover's layout.");
-    m.def("tally_layout_sizes", &tally_layout_sizes, nb::arg("cover"), nb::arg("layout"),
-          nb::arg("items"), "Check and measure the tallies of a laid-out cover.");
-    m.def("tally_layout_fill", &tally_layout_fill, nb::arg("cover"), nb::arg("layout"),
+    m.def("tally_layout_sizes",
+          [](nb::dict cover, nb::dict layout, Array<const int64_t> items) {
+              return tally_layout(cover, layout, items, nb::none());
+          },
+          nb::arg("cover"), nb::arg("layout"), nb::arg("items"),
+          "Check and measure the tallies of a laid-out cover (cpcore_tally_sizes as bytes).");
+    m.def("tally_layout_fill", &tally_layout, nb::arg("cover"), nb::arg("layout"),
           nb::arg("items"), nb::arg("out"), "Fill the tallies' arrays of ``out``.");
-    m.def("one_word_layout_sizes", &one_word_layout_sizes, nb::arg("cover"),
-          nb::arg("cell_xy"), nb::arg("item_kind"), nb::arg("option_kind"), nb::arg("flips"),
-          "Check a cover and measure its one-word layout (``suits``: whether it suits).");
-    m.def("one_word_layout_fill", &one_word_layout_fill, nb::arg("cover"), nb::arg("cell_xy"),
+    m.def("one_word_layout_sizes",
+          [](nb::dict cover, Array<const int64_t> xy, Array<const int64_t> item_kind,
+             Array<const int64_t> option_kind, uint64_t flips) {
+              return one_word_layout(cover, xy, item_kind, option_kind, flips, nb::none());
+          },
+          nb::arg("cover"), nb::arg("cell_xy"), nb::arg("item_kind"), nb::arg("option_kind"),
+          nb::arg("flips"),
+          "Check a cover and measure its one-word layout (cpcore_one_word_sizes as bytes; "
+          "``suits``: whether it suits).");
+    m.def("one_word_layout_fill", &one_word_layout, nb::arg("cover"), nb::arg("cell_xy"),
           nb::arg("item_kind"), nb::arg("option_kind"), nb::arg("flips"), nb::arg("out"),
           "Fill the one-word layout's arrays of ``out`` (of the sizes measured).");
     m.def("one_word_tally_bits", &one_word_tally_bits, nb::arg("item_kind"),

@@ -18,15 +18,6 @@ namespace nb = nanobind;
 namespace cpbind {
 namespace {
 
-// The array ``name`` of ``obj``: C-contiguous, of T, with at least ``least`` items.
-template <class T>
-Array<T> field(nb::handle obj, const char* name, size_t least = 0) {
-    Array<T> a = layout_array<T>(obj.attr(name), name);
-    if (a.size() < least)
-        throw nb::value_error(("the layout's " + std::string(name) + " is too short").c_str());
-    return a;
-}
-
 uint64_t word_of(nb::handle obj, const char* name) {
     return nb::cast<uint64_t>(nb::int_(obj.attr(name)));
 }

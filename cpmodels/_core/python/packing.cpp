@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "bindings.hpp"
@@ -379,18 +378,8 @@ void bind_packing(nb::module_& m) {
           "step; none when nothing is left open or nothing fits).");
     m.def("choose_search", &cpcore_choose_search, nb::arg("question"), nb::arg("offers"),
           "The search (cpcore_search) that answers a question (cpcore_question) on a cover "
-          "whose layouts offer ``offers`` (CPCORE_OFFERS_* bits).");
-    for (auto [name, value] : {std::pair<const char*, int>{"ASK_TALLY", CPCORE_ASK_TALLY},
-                               {"ASK_EXISTS", CPCORE_ASK_EXISTS},
-                               {"ASK_SOLUTIONS", CPCORE_ASK_SOLUTIONS},
-                               {"OFFERS_ONE_WORD", CPCORE_OFFERS_ONE_WORD},
-                               {"OFFERS_SLACK", CPCORE_OFFERS_SLACK},
-                               {"OFFERS_TALLIES", CPCORE_OFFERS_TALLIES},
-                               {"OFFERS_ONE_WORD_TALLIES", CPCORE_OFFERS_ONE_WORD_TALLIES},
-                               {"OFFERS_TWO_WORDS", CPCORE_OFFERS_TWO_WORDS},
-                               {"OFFERS_LINKS", CPCORE_OFFERS_LINKS},
-                               {"OFFERS_BITS", CPCORE_OFFERS_BITS}})
-        m.attr(name) = value;
+          "whose layouts offer ``offers`` (CPCORE_OFFERS_* bits; their values are the "
+          "interface's constants).");
     m.def("search_name", [](int search) { return std::string(cpcore_search_name(search)); },
           nb::arg("search"), "The name of a search, as its entry point.");
 }

@@ -7,9 +7,8 @@
 
 using namespace cpcore::geometry;
 
-extern "C" int64_t cpcore_orientations(const cpcore_shape_input* in, int64_t* out,
-                                       uint64_t out_capacity, int64_t* scratch,
-                                       uint64_t n_scratch, uint64_t* sizes) {
+extern "C" int64_t cpcore_orientations(const cpcore_shape_input* in, cpcore_buffers* buffers) {
+    Buffers out(buffers);
     const int64_t grid = in->grid;
     const int64_t* cells = in->cells;
     const uint64_t n_cells = in->n_cells;
@@ -17,28 +16,30 @@ extern "C" int64_t cpcore_orientations(const cpcore_shape_input* in, int64_t* ou
     const int dim = dimension(grid);
     const int each = symmetries_each(grid);
     if (n_cells > CPCORE_MAX_GEOMETRY_CELLS) return CPCORE_GEOMETRY_TOO_MANY_CELLS;
-    sizes[0] = (uint64_t)(2 * each) * n_cells * dim;
-    sizes[1] = n_cells * (dim + 1);
-    sizes[2] = 0;
+    // The stream's two counts, then room for every symmetry's cells: orient's working room.
+    const uint64_t room = 2 + (uint64_t)(2 * each) * n_cells * dim;
+    buffers->need_out = room;
+    const bool scratch_holds = out.scratch(n_cells * (dim + 1));
     if (!coordinates_fit(cells, n_cells * dim)) return CPCORE_GEOMETRY_COORDINATE;
-    if (out_capacity < sizes[0] || n_scratch < sizes[1]) return CPCORE_GEOMETRY_SMALL_BUFFER;
+    if (!scratch_holds || out.room < room) return CPCORE_GEOMETRY_SMALL_BUFFER;
     uint64_t size = 0;
-    const int64_t found = orient(grid, cells, n_cells, in->rotate, in->flip, out, scratch, size);
-    CPCORE_ASSERT((uint64_t)found * size * dim <= sizes[0]);
-    sizes[2] = size;
-    return (int64_t)found;
+    const int64_t found =
+        orient(grid, cells, n_cells, in->rotate, in->flip, out.out + 2, buffers->scratch, size);
+    const uint64_t words = 2 + (uint64_t)found * size * dim;
+    CPCORE_ASSERT(words <= room);
+    out.out[0] = found;
+    out.out[1] = (int64_t)size;
+    return (int64_t)words;
 }
 
-extern "C" int64_t cpcore_placements(const cpcore_placements_input* in, int64_t* out_cells,
-                                     uint64_t cells_capacity, int64_t* out_shape,
-                                     uint64_t shapes_capacity, int64_t* scratch,
-                                     uint64_t n_scratch, uint64_t* sizes) {
+extern "C" int64_t cpcore_placements(const cpcore_placements_input* in,
+                                     cpcore_buffers* buffers) {
+    Buffers out(buffers);
     const int64_t grid = in->grid;
     const int64_t *shape_cells = in->shape_cells, *shape_start = in->shape_start;
     const int64_t* board = in->board;
     const uint64_t n_shapes = in->n_shapes, n_shape_cells = in->n_shape_cells;
     const uint64_t n_board = in->n_board, limit = in->limit;
-    sizes[0] = sizes[1] = sizes[2] = 0;
     if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     const int dim = dimension(grid);
     if (n_board > CPCORE_MAX_GEOMETRY_CELLS || n_shape_cells > CPCORE_MAX_GEOMETRY_CELLS ||
@@ -52,34 +53,24 @@ extern "C" int64_t cpcore_placements(const cpcore_placements_input* in, int64_t*
         !coordinates_fit(board, n_board * dim)) {
         return CPCORE_GEOMETRY_COORDINATE;
     }
-    sizes[2] = n_board + largest * (dim + 2);
-    if (n_scratch < sizes[2]) return CPCORE_GEOMETRY_SMALL_BUFFER;
+    if (!out.scratch(n_board + largest * (dim + 2))) return CPCORE_GEOMETRY_SMALL_BUFFER;
     // The board in reading order, each cell once (the first of equal cells kept).
-    int64_t* sorted = scratch;
+    int64_t* sorted = buffers->scratch;
     const uint64_t n_sorted = reading_order(board, dim, sorted, n_board);
-    int64_t* order = scratch + n_board;          // [largest] a shape's cells in reading order
+    int64_t* order = sorted + n_board;           // [largest] a shape's cells in reading order
     int64_t* hit = order + largest;              // [largest] their board cells
     int64_t* cell = hit + largest;               // [largest, dim] one cell moved
-    CPCORE_ASSERT(cell + largest * dim <= scratch + n_scratch);
-    uint64_t n_found = 0, n_indices = 0;
-    bool written = true;
+    CPCORE_ASSERT(cell + largest * dim <= buffers->scratch + buffers->n_scratch);
+    uint64_t n_found = 0;
     for (uint64_t s = 0; s < n_shapes && n_found < limit; ++s) {
         const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
         slide(grid, shape_cells + shape_start[s] * dim, size, board, sorted, n_sorted, order,
               hit, cell, [&](const int64_t* at) {
-                  if (n_found < shapes_capacity && n_indices + size <= cells_capacity &&
-                      written) {
-                      out_shape[n_found] = (int64_t)s;
-                      for (uint64_t i = 0; i < size; ++i) out_cells[n_indices + i] = at[i];
-                  } else {
-                      written = false;
-                  }
+                  out.put((int64_t)s);
+                  for (uint64_t i = 0; i < size; ++i) out.put(at[i]);
                   ++n_found;
-                  n_indices += size;
                   return n_found < limit;
               });
     }
-    sizes[0] = n_found;
-    sizes[1] = n_indices;
-    return written ? (int64_t)n_found : CPCORE_GEOMETRY_SMALL_BUFFER;
+    return out.end();
 }

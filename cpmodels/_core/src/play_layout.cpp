@@ -11,17 +11,6 @@ namespace {
 using namespace cpcore::geometry;
 using namespace cpcore::play;
 
-// Words written while they fit, counted always.
-struct Stream {
-    int64_t* out;
-    uint64_t capacity;
-    uint64_t n;
-    void put(int64_t v) {
-        if (n < capacity) out[n] = v;
-        ++n;
-    }
-};
-
 // A shape's cells moved by symmetry k, normalized and in reading order, into shape (size
 // words x 2). Scratch: moved (2 size), order (size).
 void turned(int64_t grid, int k, const int64_t* cells, uint64_t size, int64_t* moved,
@@ -49,15 +38,13 @@ int64_t index_of(const int64_t* shape, const int64_t* found, int64_t n_found, ui
 
 }  // namespace
 
-extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
-                                      uint64_t out_capacity, int64_t* scratch,
-                                      uint64_t n_scratch, uint64_t* sizes) {
+extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, cpcore_buffers* buffers) {
+    Buffers s(buffers);
     const int64_t grid = in->grid;
     const int64_t *board = in->board, *piece_cells = in->piece_cells;
     const int64_t *piece_start = in->piece_start, *piece_turns = in->piece_turns;
     const uint64_t n_board = in->n_board, n_pieces = in->n_pieces;
     const uint64_t n_piece_cells = in->n_piece_cells;
-    sizes[0] = sizes[1] = 0;
     if (grid == CUBE) return CPCORE_LAYOUT_NOT_PLANE;
     if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
@@ -78,8 +65,9 @@ extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
     // The board in reading order, then a piece's: free and upright orientations (each up to
     // 2 * each shapes), orient's scratch, a shape turned (moved, order, shape), the
     // outline's scratch and the slide's (order, hit, cell).
-    sizes[1] = n_board + 2 * (4 * each * m) + 3 * m + 5 * m + 80 * m + 2 * m + 2;
-    if (n_scratch < sizes[1]) return CPCORE_GEOMETRY_SMALL_BUFFER;
+    if (!s.scratch(n_board + 2 * (4 * each * m) + 3 * m + 5 * m + 80 * m + 2 * m + 2))
+        return CPCORE_GEOMETRY_SMALL_BUFFER;
+    int64_t* scratch = buffers->scratch;
     int64_t* sorted = scratch;
     int64_t* free_shapes = sorted + n_board;
     int64_t* upright = free_shapes + 4 * each * m;
@@ -91,9 +79,8 @@ extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
     int64_t* slide_order = outline_scratch + 80 * m;
     int64_t* hit = slide_order + m;
     int64_t* cell = hit + m;
-    CPCORE_ASSERT(cell + 2 <= scratch + n_scratch);
+    CPCORE_ASSERT(cell + 2 <= scratch + buffers->n_scratch);
 
-    Stream s{out, out ? out_capacity : 0, 0};
     const uint64_t n_sorted = reading_order(board, 2, sorted, n_board);
     int64_t xy[12];
     int64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
@@ -189,6 +176,5 @@ extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out,
                   });
         }
     }
-    sizes[0] = s.n;
-    return s.n <= s.capacity ? (int64_t)s.n : CPCORE_GEOMETRY_SMALL_BUFFER;
+    return s.end();
 }

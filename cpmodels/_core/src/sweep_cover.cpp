@@ -13,12 +13,12 @@ constexpr int64_t CELL_ITEM = 0, PIECE_ITEM = 1, SLACK_ITEM = 2;
 constexpr int64_t PIECE_OPTION = 0, SLACK_OPTION = 1;
 constexpr int64_t MOST_COPIES = ((int64_t)1) << 31;
 
-// An option's row: its kind, its piece or group, where its entries start and how many.
-void option_row(int64_t* row, int64_t kind, uint64_t of, uint64_t start, uint64_t length) {
-    row[0] = kind;
-    row[1] = (int64_t)of;
-    row[2] = (int64_t)start;
-    row[3] = (int64_t)length;
+// An item's words in the stream: its kind, its bounds, its cell (-1 for none).
+void item(Buffers& out, int64_t kind, int64_t low, int64_t high, int64_t cell) {
+    out.put(kind);
+    out.put(low);
+    out.put(high);
+    out.put(cell);
 }
 
 // Whether start[0 .. n] runs from 0 up (never down) to at most ``most``; 1 when it does with
@@ -35,8 +35,8 @@ int runs(const int64_t* start, uint64_t n, uint64_t most) {
 
 }  // namespace
 
-extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
-                                      const cpcore_sweep_output* out, uint64_t* sizes) {
+extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in, cpcore_buffers* buffers) {
+    Buffers out(buffers);
     const int64_t grid = in->grid;
     const int64_t *board = in->board, *shape_cells = in->shape_cells;
     const int64_t *shape_start = in->shape_start, *piece_start = in->piece_start;
@@ -45,13 +45,6 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
     const uint64_t n_board = in->n_board, n_shapes = in->n_shapes;
     const uint64_t n_shape_cells = in->n_shape_cells, n_pieces = in->n_pieces;
     const uint64_t n_groups = in->n_groups, n_labels = in->n_labels;
-    int64_t *items = out->items, *options = out->options, *entries = out->entries;
-    int64_t *fixed = out->fixed, *scratch = out->scratch;
-    const uint64_t items_capacity = out->items_capacity;
-    const uint64_t options_capacity = out->options_capacity;
-    const uint64_t entries_capacity = out->entries_capacity;
-    const uint64_t fixed_capacity = out->fixed_capacity, n_scratch = out->n_scratch;
-    for (int k = 0; k < 5; ++k) sizes[k] = 0;
     if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     const int dim = dimension(grid);
     const uint64_t most = CPCORE_MAX_GEOMETRY_CELLS;
@@ -83,9 +76,9 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
         const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
         if (size > largest) largest = size;
     }
-    sizes[3] = n_board * (2 * dim + 3) + 2 * largest + dim + 3 * n_groups;
-    if (n_scratch < sizes[3]) return CPCORE_GEOMETRY_SMALL_BUFFER;
-    int64_t* keys = scratch;                    // [n_board, dim] cells, axes in scan order
+    if (!out.scratch(n_board * (2 * dim + 3) + 2 * largest + dim + 3 * n_groups))
+        return CPCORE_GEOMETRY_SMALL_BUFFER;
+    int64_t* keys = buffers->scratch;                   // [n_board, dim] cells, axes in scan order
     int64_t* order = keys + n_board * dim;      // [n_board] board indices in scan order
     int64_t* scan = order + n_board;            // [n_board, dim] the cells in scan order
     int64_t* byread = scan + n_board * dim;     // [n_board] scan's indices in reading order
@@ -95,7 +88,7 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
     int64_t* shape_order = picked + n_groups;   // [largest] a shape's cells in reading order
     int64_t* hit = shape_order + largest;       // [largest] their cells' items
     int64_t* cell = hit + largest;              // [dim] a cell moved
-    CPCORE_ASSERT(cell + dim <= scratch + n_scratch);
+    CPCORE_ASSERT(cell + dim <= buffers->scratch + buffers->n_scratch);
 
     // The cells in scan order, each once (cover.py's scan_order).
     int axes[3] = {0, 1, 2};
@@ -114,53 +107,32 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
     CPCORE_ASSERT(n_cells <= n_board && (n_board == 0 || n_cells >= 1));
     if (n_shapes * n_cells > in->max_placements) return CPCORE_COVER_TOO_LARGE;
 
+    // The counts (the options' and the fixed groups' set once known), then the items.
     const uint64_t n_items = n_cells + n_pieces + n_groups;
-    bool written = items_capacity >= 4 * n_items;
-    if (written) {
-        for (uint64_t i = 0; i < n_cells; ++i) {
-            int64_t* row = items + 4 * i;
-            row[0] = CELL_ITEM;
-            row[1] = row[2] = 1;
-            row[3] = order[i];
-        }
-        for (uint64_t p = 0; p < n_pieces; ++p) {
-            int64_t* row = items + 4 * (n_cells + p);
-            row[0] = PIECE_ITEM;
-            row[1] = piece_bounds[2 * p];
-            row[2] = piece_bounds[2 * p + 1];
-            row[3] = -1;
-        }
-        for (uint64_t g = 0; g < n_groups; ++g) {
-            int64_t* row = items + 4 * (n_cells + n_pieces + g);
-            row[0] = SLACK_ITEM;
-            row[1] = row[2] = 1;
-            row[3] = -1;
-        }
-    }
+    out.put((int64_t)n_items);
+    out.put(0);
+    out.put(0);
+    for (uint64_t i = 0; i < n_cells; ++i) item(out, CELL_ITEM, 1, 1, order[i]);
+    for (uint64_t p = 0; p < n_pieces; ++p)
+        item(out, PIECE_ITEM, piece_bounds[2 * p], piece_bounds[2 * p + 1], -1);
+    for (uint64_t g = 0; g < n_groups; ++g) item(out, SLACK_ITEM, 1, 1, -1);
 
     // Each piece's placements (its cells' items, then its own), shape by shape.
-    uint64_t n_options = 0, n_entries = 0;
-    // Whether one more option of length entries still fits (and all before it did).
-    auto room = [&](uint64_t length) {
-        written = written && n_entries + length <= entries_capacity &&
-                  4 * (n_options + 1) <= options_capacity;
-        return written;
-    };
+    uint64_t n_options = 0;
     for (uint64_t p = 0; p < n_pieces; ++p) {
         for (int64_t s = piece_start[p]; s < piece_start[p + 1]; ++s) {
             const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
             slide(grid, shape_cells + shape_start[s] * dim, size, scan, byread, n_cells,
                   shape_order, hit, cell, [&](const int64_t* at) {
-                      if (room(size + 1)) {
-                          for (uint64_t i = 0; i < size; ++i)
-                              CPCORE_ASSERT(at[i] >= 0 && (uint64_t)at[i] < n_cells);
-                          for (uint64_t i = 0; i < size; ++i) entries[n_entries + i] = at[i];
-                          entries[n_entries + size] = (int64_t)(n_cells + p);
-                          option_row(options + 4 * n_options, PIECE_OPTION, p, n_entries,
-                                     size + 1);
+                      out.put(PIECE_OPTION);
+                      out.put((int64_t)p);
+                      out.put((int64_t)(size + 1));
+                      for (uint64_t i = 0; i < size; ++i) {
+                          CPCORE_ASSERT(at[i] >= 0 && (uint64_t)at[i] < n_cells);
+                          out.put(at[i]);
                       }
+                      out.put((int64_t)(n_cells + p));
                       ++n_options;
-                      n_entries += size + 1;
                       return true;
                   });
         }
@@ -175,26 +147,20 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in,
             if (at < 0) return CPCORE_COVER_LABEL_OFF_BOARD;
             CPCORE_ASSERT((uint64_t)at < n_cells);
             if (at > passed[g]) passed[g] = at;
-            if (room(2)) {
-                entries[n_entries] = at;
-                entries[n_entries + 1] = (int64_t)(n_cells + n_pieces + g);
-                option_row(options + 4 * n_options, SLACK_OPTION, g, n_entries, 2);
-            }
+            out.put(SLACK_OPTION);
+            out.put((int64_t)g);
+            out.put(2);
+            out.put(at);
+            out.put((int64_t)(n_cells + n_pieces + g));
             ++n_options;
-            n_entries += 2;
         }
     }
 
     // The groups a sweep's tasks fix (sweep.py's scan_fixed_groups).
     const uint64_t n_fixed = cpcore::sweep::fixed_groups(group_size, passed, n_groups, picked);
     CPCORE_ASSERT(n_fixed <= n_groups && (n_groups == 0 || n_fixed >= 1));
-    const bool fixed_room = fixed_capacity >= n_fixed;
-    if (fixed_room) {
-        for (uint64_t k = 0; k < n_fixed; ++k) fixed[k] = picked[k];
-    }
-    sizes[0] = n_items;
-    sizes[1] = n_options;
-    sizes[2] = n_entries;
-    sizes[4] = n_fixed;
-    return written && fixed_room ? (int64_t)n_options : CPCORE_GEOMETRY_SMALL_BUFFER;
+    for (uint64_t k = 0; k < n_fixed; ++k) out.put(picked[k]);
+    out.set(1, (int64_t)n_options);
+    out.set(2, (int64_t)n_fixed);
+    return out.end();
 }

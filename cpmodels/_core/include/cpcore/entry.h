@@ -475,13 +475,28 @@ int64_t cpcore_split_n_words(const cpcore_packing_cover* cover, const cpcore_n_w
 #define CPCORE_GRID_CUBE 3
 #define CPCORE_MAX_COORDINATE (((int64_t)1) << 30)
 #define CPCORE_MAX_GEOMETRY_CELLS (((uint64_t)1) << 24)
-/* What the two calls return instead of a count. */
-#define CPCORE_GEOMETRY_SMALL_BUFFER (-1)   /* a buffer is smaller than sizes says */
+/* What the geometry calls return instead of the words they wrote. */
+#define CPCORE_GEOMETRY_SMALL_BUFFER (-1)   /* a buffer is smaller than the call needs */
 #define CPCORE_GEOMETRY_UNKNOWN_GRID (-2)
 #define CPCORE_GEOMETRY_COORDINATE (-3)     /* a coordinate past CPCORE_MAX_COORDINATE */
 #define CPCORE_GEOMETRY_TOO_MANY_CELLS (-4)
 #define CPCORE_GEOMETRY_EMPTY_SHAPE (-5)
 #define CPCORE_GEOMETRY_BAD_SHAPES (-6)     /* shape_start does not run up its cells */
+
+/* The caller's buffers of a geometry call (orientations, placements, the sweep cover, play
+ * mode's layout). Each call writes one stream of words to out, works in scratch, and sets
+ * need_out and need_scratch to the words it needs of each. It returns the words it wrote, or
+ * a negative status. need_scratch is known from the inputs: with too little scratch (none,
+ * at first) a call returns CPCORE_GEOMETRY_SMALL_BUFFER at once; with out too small it goes
+ * on counting and returns CPCORE_GEOMETRY_SMALL_BUFFER with need_out the whole need. So
+ * three calls do it: with no buffers, with the scratch, with both. */
+typedef struct cpcore_buffers {
+    int64_t* out;       /* [out_capacity] */
+    uint64_t out_capacity;
+    int64_t* scratch;   /* [n_scratch] */
+    uint64_t n_scratch;
+    uint64_t need_out, need_scratch;
+} cpcore_buffers;
 
 /* A shape of n_cells cells on a grid, and which of its symmetries count. */
 typedef struct cpcore_shape_input {
@@ -493,12 +508,11 @@ typedef struct cpcore_shape_input {
 
 /* A shape's distinct normalized orientations (geometry.orientations): the identity, or
  * every rotation with ``rotate``, then with ``flip`` the mirror images (all, or the first
- * alone), each kept when no earlier one has the same cells. Returns their number, each
- * written to out as sizes[2] cells in reading order (sizes[2] * dim coordinates each).
- * sizes[0]: the words out needs, sizes[1]: those scratch needs (known from the grid and
- * n_cells alone, so a first call with no buffers reports them). */
-int64_t cpcore_orientations(const cpcore_shape_input* in, int64_t* out, uint64_t out_capacity,
-                            int64_t* scratch, uint64_t n_scratch, uint64_t* sizes);
+ * alone), each kept when no earlier one has the same cells. The stream: their number n, the
+ * cells of each (size), then the n orientations, each its size cells in reading order (size
+ * * dim coordinates). out is the call's working room too: need_out (known from the grid and
+ * n_cells, as need_scratch is) may be more than the words written. */
+int64_t cpcore_orientations(const cpcore_shape_input* in, cpcore_buffers* buffers);
 
 /* Shapes and a board on a grid: shape s is the cells shape_start[s] .. shape_start[s + 1] - 1
  * of shape_cells; at most ``limit`` placements are made. */
@@ -514,16 +528,10 @@ typedef struct cpcore_placements_input {
 /* Every placement on the board of each shape (geometry.placements), up to ``limit`` of
  * them: each shape in turn, anchored by its first cell in reading order and slid onto each
  * board cell in reading order that the grid lets it move to, is kept when all its cells are
- * on the board. Placement p is shape out_shape[p], its cells (in reading order) the indices in
- * out_cells of board cells (the first of equal ones). Returns the placements' number;
- * sizes[0]: the placements, sizes[1]: their cells, sizes[2]: the scratch words needed
- * (n_board + (dim + 2) * the largest shape). With outputs too small it goes on counting and
- * returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes[0] and sizes[1] the whole need; with too
- * little scratch it returns at once with sizes[2]. */
-int64_t cpcore_placements(const cpcore_placements_input* in, int64_t* out_cells,
-                          uint64_t cells_capacity, int64_t* out_shape,
-                          uint64_t shapes_capacity, int64_t* scratch, uint64_t n_scratch,
-                          uint64_t* sizes);
+ * on the board. The stream: each placement, its shape s, then its cells (in reading order) as
+ * the indices of board cells (the first of equal ones), as many as shape s has. The scratch:
+ * n_board + (dim + 2) * the largest shape. */
+int64_t cpcore_placements(const cpcore_placements_input* in, cpcore_buffers* buffers);
 
 /* --- a calendar's sweep cover (cpcore/sweep_cover.hpp; sweep.py, cover.py) ------------- */
 
@@ -555,37 +563,16 @@ typedef struct cpcore_sweep_input {
     uint64_t max_placements;
 } cpcore_sweep_input;
 
-/* Where the sweep cover is written (capacities count words; null with capacity 0 to
- * measure). */
-typedef struct cpcore_sweep_output {
-    int64_t* items;         /* [n_items, 4] */
-    uint64_t items_capacity;
-    int64_t* options;       /* [n_options, 4] */
-    uint64_t options_capacity;
-    int64_t* entries;       /* [n_entries] */
-    uint64_t entries_capacity;
-    int64_t* fixed;         /* [n_fixed] */
-    uint64_t fixed_capacity;
-    int64_t* scratch;       /* [sizes[3]] */
-    uint64_t n_scratch;
-} cpcore_sweep_output;
-
 /* The exact cover of a board (sweep.py's sweep_cover; without groups cover.py's
  * packing_cover). The board's cells, each once, in scan order (the axis of the longest
  * extent slowest) are the first items, then one item per piece, then one slack item per
  * label group. The options: each piece's placements (their cells' items in reading order,
  * then the piece's item), then each label's slack option (its cell's item, then its group's
- * slack item). items: rows of 4 words (kind: 0 cell, 1 piece, 2 slack; low; high; a cell's
- * index in board, the first of equal cells, else -1); options: rows of 4 words (kind: 0
- * piece, 1 slack; its piece or group; its first word in entries; its number of items);
- * entries: the options' items; fixed: the groups a sweep's tasks fix (sweep.py's
- * scan_fixed_groups). Returns the options' number; sizes[0]: the items, sizes[1]: the
- * options, sizes[2]: the entries, sizes[3]: the scratch words needed (known from the inputs,
- * so a first call with no buffers reports them), sizes[4]: the fixed groups. With outputs too
- * small it goes on counting and returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes the whole
- * need. */
-int64_t cpcore_sweep_cover(const cpcore_sweep_input* in, const cpcore_sweep_output* out,
-                           uint64_t* sizes);
+ * slack item). The stream: the numbers of items, of options and of fixed groups; each item
+ * (kind: 0 cell, 1 piece, 2 slack; low; high; a cell's index in board, the first of equal
+ * cells, else -1); each option (kind: 0 piece, 1 slack; its piece or group; its number of
+ * items m; its m items); the groups a sweep's tasks fix (sweep.py's scan_fixed_groups). */
+int64_t cpcore_sweep_cover(const cpcore_sweep_input* in, cpcore_buffers* buffers);
 /* --- a cover's layout for the general kernels (cpcore/cover_layout.hpp) ---------------- */
 
 /* An exact cover as flat arrays: each item's bounds and its board cell (an index into the
@@ -790,8 +777,7 @@ typedef struct cpcore_play_input {
 
 /* The board and its pieces as play mode draws them (play.py's board_layout).
  * Points are in sixths of the grid's drawing units (render/scene.py's cell drawings: cell
- * corners are whole units, centres halves or thirds), so everything is exact. out is one
- * stream of words:
+ * corners are whole units, centres halves or thirds), so everything is exact. The stream:
  *   n_cells, x0, y0, x1, y1 (the board's corners' box), n_pieces;
  *   each board cell in reading order, each once: r, c, centre x, y, k, its k corners (x, y);
  *   each piece: n_orientations (its free ones, geometry.orientations' order), each: size,
@@ -800,13 +786,8 @@ typedef struct cpcore_play_input {
  *     its mark cell (x, y: the cell whose centre is nearest the cells' mean, the first of
  *     equals), n_loops, each loop: m, its m points (x, y) (its outline, holes included, as
  *     render/scene.py's outline traces it), n_places, each place: dr, dc, dx, dy (each
- *     translation onto the board, in geometry.placements' order, and the move of a point).
- * Returns the words written; sizes[0]: the words out needs, sizes[1]: the scratch words
- * (known from the inputs, so a first call with no buffers reports them). With out too small
- * it goes on counting and returns CPCORE_GEOMETRY_SMALL_BUFFER with sizes[0] the whole need;
- * with too little scratch it returns at once. */
-int64_t cpcore_play_layout(const cpcore_play_input* in, int64_t* out, uint64_t out_capacity,
-                           int64_t* scratch, uint64_t n_scratch, uint64_t* sizes);
+ *     translation onto the board, in geometry.placements' order, and the move of a point). */
+int64_t cpcore_play_layout(const cpcore_play_input* in, cpcore_buffers* buffers);
 
 #ifdef __cplusplus
 }

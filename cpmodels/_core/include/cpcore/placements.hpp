@@ -15,7 +15,9 @@
 // are left, a board's distinct cells (reading_order sorts, then keeps them so). find answers
 // with an index into such a board, -1 for none. Coordinates are checked against a bound by
 // within, the runs of a shape list's start array by shape_runs.
-// Scratch is the caller's: each function says how many words it takes.
+// Scratch is the caller's: each function says how many words it takes. An entry point's
+// buffers (entry.h's cpcore_buffers) are met through Buffers: the scratch it asks for, and
+// the stream of words it writes to out while they fit, counted always.
 #pragma once
 
 #include <stdint.h>
@@ -334,6 +336,38 @@ inline int64_t orient(int64_t grid, const int64_t* cells, uint64_t n_cells, int 
     CPCORE_ASSERT(found <= (uint64_t)n_chosen);
     return (int64_t)found;
 }
+
+// A geometry entry point's buffers: start() clears its needs, scratch(words) notes the
+// scratch it needs and says whether the caller's holds it, put writes the stream's next word
+// while it fits (set one already counted), and end() answers with the words written, or
+// CPCORE_GEOMETRY_SMALL_BUFFER with need_out the whole stream.
+struct Buffers {
+    cpcore_buffers* b;
+    int64_t* out;
+    uint64_t room;
+    uint64_t n = 0;
+
+    explicit Buffers(cpcore_buffers* buffers)
+        : b(buffers), out(buffers->out), room(buffers->out ? buffers->out_capacity : 0) {
+        b->need_out = b->need_scratch = 0;
+    }
+    bool scratch(uint64_t words) {
+        b->need_scratch = words;
+        return b->scratch != nullptr && b->n_scratch >= words;
+    }
+    void put(int64_t v) {
+        if (n < room) out[n] = v;
+        ++n;
+    }
+    void set(uint64_t at, int64_t v) {
+        CPCORE_ASSERT(at < n);
+        if (at < room) out[at] = v;
+    }
+    int64_t end() {
+        if (n > b->need_out) b->need_out = n;
+        return n <= room ? (int64_t)n : CPCORE_GEOMETRY_SMALL_BUFFER;
+    }
+};
 
 }  // namespace geometry
 }  // namespace cpcore

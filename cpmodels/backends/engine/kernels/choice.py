@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import cpmodels._native as _native
+from cpmodels.backends.engine.layouts.described import constants
 
-# The questions (entry.h's cpcore_question).
-TALLY = int(_native.ASK_TALLY)
-EXISTS = int(_native.ASK_EXISTS)
-SOLUTIONS = int(_native.ASK_SOLUTIONS)
+# The questions (entry.h's cpcore_question) and the bit of each offer (its CPCORE_OFFERS_*,
+# by the name of the field of Offers), as the module's interface describes them.
+TALLY, EXISTS, SOLUTIONS = (constants("CPCORE_ASK_")[q] for q in ("tally", "exists", "solutions"))
+OFFER_BITS = tuple(constants("CPCORE_OFFERS_").items())
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,7 @@ class Offers:
     @property
     def bits_word(self) -> int:
         """The offers as the core reads them: one number of ``CPCORE_OFFERS_*`` bits."""
-        flags = ((self.one_word, _native.OFFERS_ONE_WORD), (self.slack, _native.OFFERS_SLACK),
-                 (self.tallies, _native.OFFERS_TALLIES),
-                 (self.one_word_tallies, _native.OFFERS_ONE_WORD_TALLIES),
-                 (self.two_words, _native.OFFERS_TWO_WORDS), (self.links, _native.OFFERS_LINKS),
-                 (self.bits, _native.OFFERS_BITS))
-        return sum(int(bit) for offered, bit in flags if offered)
+        return sum(bit for name, bit in OFFER_BITS if getattr(self, name))
 
 
 def choose(question: int, offers: Offers) -> str:

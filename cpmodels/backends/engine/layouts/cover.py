@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import cpmodels._native as _native
-from cpmodels.backends.engine.layouts.described import layout_arrays
+from cpmodels.backends.engine.layouts.described import layout_arrays, struct_of, structs
 from cpmodels.backends.engine.layouts.flat import cover_arrays
 from cpmodels.cover import ExactCover
 from cpmodels.errors import TooLargeError
@@ -73,7 +73,8 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
     the layout (``cpcore/cover_layout.hpp``) in arrays of the sizes it measures first.
     """
     arrays = cover_arrays(cover)
-    sizes = _native.cover_layout_sizes(arrays)
+    described = structs()
+    sizes = struct_of("cpcore_cover_sizes", _native.cover_layout_sizes(arrays), described)
     n_opts, n_words = len(cover.options), sizes["n_words"]
     if n_opts * n_words * 8 > MAX_MASK_BYTES:
         raise TooLargeError(
@@ -83,8 +84,8 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
     refuse_layout(sizes["error"])
     n_branch = sizes["n_branch"]
     out = layout_arrays("cpcore_cover_layout",
-                        {**sizes, "n_items": len(cover.items), "n_options": n_opts})
-    filled = _native.cover_layout_fill(arrays, out)
+                        {**sizes, "n_items": len(cover.items), "n_options": n_opts}, described)
+    filled = struct_of("cpcore_cover_sizes", _native.cover_layout_fill(arrays, out), described)
     refuse_layout(filled["error"])
     return CompiledCover(
         cover, n_words, n_branch, out["bit_of_item"], out["counter_of_item"],
@@ -170,13 +171,17 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
     typed = len(cover.placements) == len(cover.options)
     option_kind = np.fromiter((p.kind for p in cover.placements) if typed else (),
                               dtype=np.int64)
-    sizes = _native.one_word_layout_sizes(arrays, cell_xy, item_kind, option_kind, flips)
+    described = structs()
+    sizes = struct_of("cpcore_one_word_sizes", _native.one_word_layout_sizes(
+        arrays, cell_xy, item_kind, option_kind, flips), described)
     refuse_layout(sizes["error"])
     if not sizes["suits"]:
         return None
     n_pieces, words = sizes["n_pieces"], np.uint64
-    out = layout_arrays("cpcore_one_word_layout", {**sizes, "n_options": len(cover.options)})
-    got = _native.one_word_layout_fill(arrays, cell_xy, item_kind, option_kind, flips, out)
+    out = layout_arrays("cpcore_one_word_layout", {**sizes, "n_options": len(cover.options)},
+                        described)
+    got = struct_of("cpcore_one_word_sizes", _native.one_word_layout_fill(
+        arrays, cell_xy, item_kind, option_kind, flips, out), described)
     refuse_layout(got["error"])
     return OneWord(out["start"], out["masks"], out["opts"], out["avail"], words(n_pieces),
                    words(got["all_pieces"]), out["opt_cells"], out["opt_piece"],

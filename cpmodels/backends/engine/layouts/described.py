@@ -4,7 +4,8 @@ A layout struct of entry.h (``cpcore_cover_layout``, ``cpcore_tally_layout``,
 ``cpcore_one_word_layout``) points to arrays whose type is what each pointer points to and
 whose shape its comment gives in brackets, in the sizes the core measured (``[n_options,
 n_words]``). The compiled module carries that description (``_native.interface()``,
-generated from entry.h by the build), so the Python side names no array of them by hand.
+generated from entry.h by the build), so the Python side names no array of them by hand,
+nor a field of the sizes the core measures them in (:func:`struct_of`).
 """
 
 from __future__ import annotations
@@ -12,27 +13,59 @@ from __future__ import annotations
 import ast
 import json
 import operator
+import sys
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 import cpmodels._native as _native
 
 DTYPES = {"uint64_t": np.uint64, "int64_t": np.int64, "uint8_t": np.bool_}
+WIDTHS = {"u64": 8, "i64": 8, "u32": 4, "i32": 4}
 OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
               ast.Pow: operator.pow}
 
 
-def layout_arrays(struct: str, sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
+def structs() -> dict[str, Any]:
+    """The structs of the module's description, read once for the calls that follow (each
+    of the functions below reads it again without one)."""
+    return dict(json.loads(_native.interface())["structs"])
+
+
+def layout_arrays(struct: str, sizes: Mapping[str, int],
+                  described: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
     """Room for each array the entry.h struct ``struct`` points to, by field name, each of
-    the type and shape entry.h gives it (its extents' names read from ``sizes``)."""
-    described = json.loads(_native.interface())["structs"][struct]
+    the type and shape entry.h gives it (its extents' names read from ``sizes``); the
+    structs as :func:`structs` read them."""
+    described = (described or structs())[struct]
     out: dict[str, np.ndarray] = {}
     for name, kind, _, pointee, shape in described["fields"]:
         if kind != "p" or pointee not in DTYPES or not shape:
             raise ValueError(f"{struct}.{name}: entry.h gives no array type and shape")
         out[name] = np.empty(tuple(extent(e, sizes) for e in shape), dtype=DTYPES[pointee])
     return out
+
+
+def struct_of(struct: str, raw: bytes,
+              described: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """The fields of the entry.h struct ``struct`` (whole numbers only, such as the layouts'
+    sizes the bindings hand back) read from its bytes as this build lays it out, by name;
+    the structs as :func:`structs` read them."""
+    described = (described or structs())[struct]
+    if len(raw) != described["size"]:
+        raise ValueError(f"{struct}: {len(raw)} bytes, not {described['size']}")
+    return {name: int.from_bytes(raw[at:at + WIDTHS[kind]], sys.byteorder,
+                                 signed=kind.startswith("i"))
+            for name, kind, at, *_ in described["fields"]}
+
+
+def constants(prefix: str) -> dict[str, int]:
+    """entry.h's constants whose names start with ``prefix``, by the rest of their names in
+    lower case (``constants("CPCORE_ASK_")``: ``{"tally": 0, ...}``), in entry.h's order."""
+    described = json.loads(_native.interface())["constants"]
+    return {name.removeprefix(prefix).lower(): int(value)
+            for name, value in described.items() if name.startswith(prefix)}
 
 
 def extent(text: str, sizes: Mapping[str, int]) -> int:

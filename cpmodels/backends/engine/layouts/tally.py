@@ -13,7 +13,7 @@ import numpy as np
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.cover import CompiledCover, refuse_layout
-from cpmodels.backends.engine.layouts.described import layout_arrays
+from cpmodels.backends.engine.layouts.described import layout_arrays, struct_of, structs
 from cpmodels.cover import ExactCover
 
 NOT_EXACT_ONE = 8  # the core's refusal of a tally item (CPCORE_LAYOUT_NOT_EXACT_ONE)
@@ -58,14 +58,17 @@ def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
     chosen = np.array(list(items), dtype=np.int64).reshape(-1)
     compiled = {"bit_of_item": cc.bit_of_item, "anchor_start": cc.anchor_start,
                 "anchor_opts": cc.anchor_opts}
-    sizes = _native.tally_layout_sizes(cc.arrays, compiled, chosen)
+    described = structs()
+    sizes = struct_of("cpcore_tally_sizes", _native.tally_layout_sizes(cc.arrays, compiled, chosen),
+                      described)
     if sizes["error"] == NOT_EXACT_ONE:
         name = cc.cover.items[int(chosen[sizes["bad_item"]])].name
         raise ValueError(f"tally item {name} is not an exact-one item")
     refuse_layout(sizes["error"])
     out = layout_arrays("cpcore_tally_layout", {**sizes, "n_options": len(cc.cover.options),
-                                                "n_tally": len(chosen)})
-    refuse_layout(_native.tally_layout_fill(cc.arrays, compiled, chosen, out)["error"])
+                                                "n_tally": len(chosen)}, described)
+    filled = _native.tally_layout_fill(cc.arrays, compiled, chosen, out)
+    refuse_layout(struct_of("cpcore_tally_sizes", filled, described)["error"])
     at = out["covering_start"].tolist()
     covering = out["covering"].tolist()
     return TallyLayout(chosen.tolist(), [covering[at[t]:at[t + 1]] for t in range(len(chosen))],

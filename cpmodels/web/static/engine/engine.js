@@ -49,12 +49,6 @@ const RANGE = { u64: [0n, 2n ** 64n - 1n], i64: [-(2n ** 63n), 2n ** 63n - 1n],
   i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n], p: [0n, 2n ** 32n - 1n] };
 const WIDE = new Set(["u64", "i64"]);
 
-// The questions and what a cover's layouts offer, as cpcore_choose_search takes them (entry.h's
-// cpcore_question and CPCORE_OFFERS_*).
-export const ASK = { tally: 0, exists: 1, solutions: 2 };
-export const OFFERS = { one_word: 1, slack: 2, tallies: 4, one_word_tallies: 8, two_words: 16,
-  links: 32, bits: 64 };
-
 const TYPES = { uint64: BigUint64Array, int64: BigInt64Array, bool: Uint8Array };
 // The cells a shape or a board may have here, and what the core's geometry calls say
 // instead of a count (by the names of entry.h's statuses; the grids, the coordinates a cell
@@ -299,6 +293,13 @@ function flatRuns(lists, name, most) {
   return { start, flat };
 }
 
+// The constants whose names start with ``prefix``, by the rest of their names in lower case.
+function named(constants, prefix) {
+  return Object.fromEntries(Object.entries(constants)
+    .filter(([name]) => name.startsWith(prefix))
+    .map(([name, value]) => [name.slice(prefix.length).toLowerCase(), value]));
+}
+
 // The engine: the wasm instance, its memory and the bump allocator over it.
 class Engine {
   constructor(instance) {
@@ -309,6 +310,11 @@ class Engine {
     this.top = Math.ceil(this.base / 8) * 8;
     this.structs = structs;
     this.constants = constants;
+    // The questions and what a cover's layouts offer, as cpcore_choose_search takes them:
+    // entry.h's CPCORE_ASK_* and CPCORE_OFFERS_*, by their names less the prefix, in lower
+    // case (this.ask.tally, this.offers.one_word).
+    this.ask = named(constants, "CPCORE_ASK_");
+    this.offers = named(constants, "CPCORE_OFFERS_");
     for (const name of Object.keys(PLAY_REFUSED))
       check(Object.hasOwn(constants, name), `engine.wasm does not define ${name}`);
   }
@@ -326,6 +332,33 @@ class Engine {
   // Cells as cellsOf reads them, within the core's coordinates.
   cellsIn(cells, dim, what) {
     return cellsOf(cells, dim, what, this.constants.CPCORE_MAX_COORDINATE);
+  }
+
+  // The stream of words a geometry call writes (``call(buffers)``: its entry point on its
+  // input, handed a cpcore_buffers), in the three calls entry.h describes: with no buffers,
+  // with the scratch, then with out as large as the call said (at most ``most`` words, else
+  // RangeError ``tooLarge``). ``status`` refuses a status; the words as Numbers.
+  stream(call, status, { most = MAX_PLAY_WORDS, tooLarge = "the core's output is too large" }
+    = {}) {
+    return this.scoped(() => {
+      // A call: its status (a small buffer refused only with out as large as it asked),
+      // and its needs.
+      const called = (out, outWords, scratch, scratchWords) => {
+        const buffers = this.struct("buffers", { out, out_capacity: outWords, scratch,
+          n_scratch: scratchWords, need_out: 0, need_scratch: 0 });
+        const got = call(buffers);
+        const need = this.sizesAt(buffers, "buffers");
+        return { status: out || got !== this.smallBuffer ? status(got) : 0,
+          needOut: Number(need.need_out), needScratch: Number(need.need_scratch) };
+      };
+      const scratchWords = called(0, 0, 0, 0).needScratch;
+      const scratch = this.alloc(scratchWords * 8);
+      const { needOut } = called(0, 0, scratch, scratchWords);
+      check(needOut <= most, tooLarge);
+      const out = this.alloc(Math.max(needOut, 1) * 8);
+      const n = called(out, needOut, scratch, scratchWords).status;
+      return Array.from(this.view(BigInt64Array, out, n), Number);
+    });
   }
 
   // The bytes the engine's memory holds, and those in use by covers and calls.
@@ -487,7 +520,7 @@ class Engine {
         tallies: tally.length > 0,
         one_word_tallies: oneWord !== null && oneWord.tallies !== null };
       const plan = {};
-      for (const question of Object.keys(ASK)) {
+      for (const question of Object.keys(this.ask)) {
         const kernel = this.chooseSearch(question, offers);
         plan[question] = kernel === "tally_one_word"
           ? { kernel, layout: oneWord.tallyLayout, tallies: oneWord.tallies }
@@ -501,17 +534,19 @@ class Engine {
     }
   }
 
-  // The search the core chooses (cpcore_choose_search) for ``question`` (a key of ASK) on a
-  // cover whose layouts offer ``offers`` ({name: whether}, names of OFFERS), named as its
-  // entry point: the choice Searches asks natively, made once, in the core.
+  // The search the core chooses (cpcore_choose_search) for ``question`` (a key of
+  // this.ask) on a cover whose layouts offer ``offers`` ({name: whether}, keys of
+  // this.offers), named as its entry point: the choice Searches asks natively, made once, in
+  // the core.
   chooseSearch(question, offers) {
     const x = this.exports;
+    check(Object.hasOwn(this.ask, question), `${question}: not a question the core is asked`);
     let word = 0;
     for (const [name, offered] of Object.entries(offers)) {
-      check(name in OFFERS, `${name}: not something a cover offers`);
-      if (offered) word |= OFFERS[name];
+      check(Object.hasOwn(this.offers, name), `${name}: not something a cover offers`);
+      if (offered) word |= this.offers[name];
     }
-    return this.cString(x.cpcore_search_name(x.cpcore_choose_search(ASK[question], word)));
+    return this.cString(x.cpcore_search_name(x.cpcore_choose_search(this.ask[question], word)));
   }
 
   // The one-word layouts of a cover coverPlan laid out, as Searches makes them natively
@@ -597,21 +632,14 @@ class Engine {
     const flat = this.cellsIn(cells, dim, "the shape");
     const n = BigInt(flat.length / dim);
     return this.scoped(() => {
-      const sizes = this.alloc(3 * 8);
-      const x = this.exports;
       const input = this.struct("shape_input", { grid: code, cells: this.copy(flat),
         n_cells: n, rotate: rotate ? 1 : 0, flip: flip ? 1 : 0 });
-      x.cpcore_orientations(input, 0, 0, 0, 0, sizes);
-      const [outWords, scratchWords] = this.view(BigUint64Array, sizes, 2);
-      const out = this.alloc(Number(outWords) * 8);
-      const scratch = this.alloc(Number(scratchWords) * 8);
-      const found = this.geometryStatus(x.cpcore_orientations(input, out, outWords, scratch,
-        scratchWords, sizes));
-      const size = Number(this.view(BigUint64Array, sizes, 3)[2]);
-      const words = this.view(BigInt64Array, out, found * size * dim);
+      // The stream: the orientations' number and size, then their cells.
+      const [found, size, ...words] = this.stream(
+        (buffers) => this.exports.cpcore_orientations(input, buffers),
+        (status) => this.geometryStatus(status));
       return Array.from({ length: found }, (_, k) => Array.from({ length: size },
-        (_, i) => Array.from(words.subarray((k * size + i) * dim, (k * size + i + 1) * dim),
-          Number)));
+        (_, i) => words.slice((k * size + i) * dim, (k * size + i + 1) * dim)));
     });
   }
 
@@ -633,33 +661,21 @@ class Engine {
     flats.forEach((flat, s) => cells.set(flat, Number(start[s]) * dim));
     const boardFlat = this.cellsIn(board, dim, "the board");
     return this.scoped(() => {
-      const sizes = this.alloc(3 * 8);
-      const x = this.exports;
-      const args = [this.struct("placements_input", { grid: code, shape_cells: this.copy(cells),
+      const input = this.struct("placements_input", { grid: code, shape_cells: this.copy(cells),
         shape_start: this.copy(start), n_shapes: shapes.length, n_shape_cells: nCells,
         board: this.copy(boardFlat), n_board: board.length,
-        limit: limit === null ? 2n ** 64n - 1n : limit })];
-      const need = () => Array.from(this.view(BigUint64Array, sizes, 3), Number);
-      const first = x.cpcore_placements(...args, 0, 0n, 0, 0n, 0, 0n, sizes);
-      if (first !== this.smallBuffer) this.geometryStatus(first);
-      const scratchWords = need()[2];
-      const scratch = this.alloc(scratchWords * 8);
-      const counted = x.cpcore_placements(...args, 0, 0n, 0, 0n, scratch, BigInt(scratchWords),
-        sizes);
-      if (counted !== this.smallBuffer) this.geometryStatus(counted);
-      const [nFound, nIndices] = need();
-      const outCells = this.alloc(nIndices * 8);
-      const outShape = this.alloc(nFound * 8);
-      this.geometryStatus(x.cpcore_placements(...args, outCells, BigInt(nIndices), outShape,
-        BigInt(nFound), scratch, BigInt(scratchWords), sizes));
-      const which = this.view(BigInt64Array, outShape, nFound);
-      const indices = this.view(BigInt64Array, outCells, nIndices);
-      let at = 0;
-      return Array.from(which, (s) => {
-        const size = Number(start[Number(s) + 1] - start[Number(s)]);
-        at += size;
-        return { shape: Number(s), cells: Array.from(indices.subarray(at - size, at), Number) };
-      });
+        limit: limit === null ? 2n ** 64n - 1n : limit });
+      // The stream: each placement's shape, then its board cells.
+      const words = this.stream((buffers) => this.exports.cpcore_placements(input, buffers),
+        (status) => this.geometryStatus(status), { most: Infinity });
+      const found = [];
+      for (let at = 0; at < words.length;) {
+        const shape = words[at];
+        const size = Number(start[shape + 1] - start[shape]);
+        found.push({ shape, cells: words.slice(at + 1, at + 1 + size) });
+        at += 1 + size;
+      }
+      return found;
     });
   }
 
@@ -705,8 +721,6 @@ class Engine {
     const shaped = runs(shapes, "a shape");
     const grouped = runs(groups, "a group");
     return this.scoped(() => {
-      const sizes = this.alloc(5 * 8);
-      const x = this.exports;
       const input = this.struct("sweep_input", {
         grid: code, board: this.copy(board), n_board: cells.length,
         shape_cells: this.copy(shaped.flat), shape_start: this.copy(shaped.start),
@@ -715,9 +729,6 @@ class Engine {
         n_pieces: pieces.length, group_cells: this.copy(grouped.flat),
         group_start: this.copy(grouped.start), n_groups: groups.length,
         n_labels: grouped.flat.length / dim, max_placements: MAX_PLACEMENTS });
-      const cover = (out) => x.cpcore_sweep_cover(input,
-        this.struct("sweep_output", out, { rest: true }), sizes);
-      const need = () => Array.from(this.view(BigUint64Array, sizes, 5), Number);
       const status = (got) => {
         if (got === BigInt(this.constants.CPCORE_COVER_TOO_LARGE)) {
           const n = new Set(cells.map((cell) => cell.join(","))).size;
@@ -726,31 +737,31 @@ class Engine {
             `cells); the limit is ${MAX_PLACEMENTS.toLocaleString("en")}. Use a smaller ` +
             "board or fewer distinct pieces");
         }
-        if (got !== this.smallBuffer) this.geometryStatus(got);
+        return this.geometryStatus(got);
       };
-      status(cover({}));
-      const scratchWords = need()[3];
-      const room = { scratch: this.alloc(scratchWords * 8), n_scratch: scratchWords };
-      status(cover(room));
-      const [nItems, nOptions, nEntries, , nFixed] = need();
-      const out = [4 * nItems, 4 * nOptions, nEntries, nFixed].map((words) => ({
-        at: this.alloc(words * 8), words }));
-      const [items, options, entries, fixed] = out;
-      this.geometryStatus(cover({ ...room, items: items.at, items_capacity: items.words,
-        options: options.at, options_capacity: options.words, entries: entries.at,
-        entries_capacity: entries.words, fixed: fixed.at, fixed_capacity: fixed.words }));
-      const [itemRows, optionRows, entryList, fixedList] = out.map(({ at, words }) =>
-        Array.from(this.view(BigInt64Array, at, words), Number));
-      const column = (rows, k) => Array.from({ length: rows.length / 4 },
-        (_, i) => rows[4 * i + k]);
-      const start = [...column(optionRows, 2), nEntries];
+      // The stream: the counts, the items (4 words each), the options (kind, owner, their
+      // items' number and their items), the fixed groups.
+      const words = this.stream((buffers) => this.exports.cpcore_sweep_cover(input, buffers),
+        status, { most: Infinity });
+      const [nItems, nOptions] = words;
+      const column = (k) => Array.from({ length: nItems }, (_, i) => words[3 + 4 * i + k]);
+      const options = { start: [0], items: [] };
+      const optionKind = [], optionOwner = [];
+      let at = 3 + 4 * nItems;
+      for (let j = 0; j < nOptions; ++j) {
+        const n = words[at + 2];
+        optionKind.push(words[at]);
+        optionOwner.push(words[at + 1]);
+        options.items.push(...words.slice(at + 3, at + 3 + n));
+        options.start.push(options.items.length);
+        at += 3 + n;
+      }
       return {
-        items: { kind: column(itemRows, 0), low: column(itemRows, 1), high: column(itemRows, 2),
-          cell: column(itemRows, 3) },
-        options: { start, items: entryList },
-        optionKind: column(optionRows, 0),
-        optionOwner: column(optionRows, 1),
-        fixed: fixedList,
+        items: { kind: column(0), low: column(1), high: column(2), cell: column(3) },
+        options,
+        optionKind,
+        optionOwner,
+        fixed: words.slice(at),
       };
     });
   }
@@ -781,28 +792,13 @@ class Engine {
     check(nCells <= MAX_GEOMETRY_CELLS, `pieces: more than ${MAX_GEOMETRY_CELLS} cells`);
     const pieceCells = new BigInt64Array(2 * nCells);
     flats.forEach((flat, p) => pieceCells.set(flat, 2 * Number(start[p])));
-    const status = (got) => {
-      if (got === this.smallBuffer) return Number(got);
-      return statusOf(got, this.constants, PLAY_REFUSED, "the core refused the board");
-    };
     const words = this.scoped(() => {
-      const sizes = this.alloc(2 * 8);
-      const x = this.exports;
       const input = this.struct("play_input", { grid: code, board: this.copy(board),
         n_board: cells.length, piece_cells: this.copy(pieceCells), piece_start: this.copy(start),
         piece_turns: this.copy(turns), n_pieces: pieces.length, n_piece_cells: nCells });
-      const need = () => Array.from(this.view(BigUint64Array, sizes, 2), Number);
-      status(x.cpcore_play_layout(input, 0, 0, 0, 0, sizes));
-      const scratchWords = need()[1];
-      const scratch = this.alloc(scratchWords * 8);
-      status(x.cpcore_play_layout(input, 0, 0, scratch, scratchWords, sizes));
-      const outWords = need()[0];
-      check(outWords <= MAX_PLAY_WORDS, "the layout is too large for play mode");
-      const out = this.alloc(outWords * 8);
-      const n = status(x.cpcore_play_layout(input, out, outWords, scratch, scratchWords,
-        sizes));
-      check(n === outWords, "the core's buffers are too small");
-      return Array.from(this.view(BigInt64Array, out, n), Number);
+      return this.stream((buffers) => this.exports.cpcore_play_layout(input, buffers),
+        (got) => statusOf(got, this.constants, PLAY_REFUSED, "the core refused the board"),
+        { most: MAX_PLAY_WORDS, tooLarge: "the layout is too large for play mode" });
     });
     const [sx, sy] = PLAY_UNITS[grid];
     const round2 = (v) => Number(v.toFixed(2)) || 0;
