@@ -209,6 +209,29 @@ def test_one_word_region_pruning_needs_options_joined_as_pieces_are():
     assert EngineSession(together).count() == 1
 
 
+def test_reach_search_needs_options_joined_as_pieces_are():
+    """The reach search prunes regions as the one-word kernel does: on a cover whose piece
+    has cells apart it called the hole at the row's end unreachable, while a solution leaves
+    it (piece A on cells 0 and 2, B on 1). Such a cover has no reach layout: its dates are
+    asked one by one."""
+    from cpmodels.backends.engine import EngineSession
+    from cpmodels.backends.engine.layouts.reach import reach_layout
+    from cpmodels.cover import ExactCover, Item, ItemKind
+
+    cells = [(0, c) for c in range(4)]
+    items = [Item(f"c{c}", cell=cell) for c, cell in enumerate(cells)]
+    items += [Item("A"), Item("B"), Item("S", kind=ItemKind.SLACK)]
+    apart = ExactCover(items=items, options=[(0, 2, 4), (1, 5), (3, 6), (1, 6)],
+                       grid="square")
+    assert reach_layout(apart) is None and not EngineSession(apart).reaches
+    assert EngineSession(apart).count([2]) == 1
+    together = ExactCover(items=items, options=[(0, 1, 4), (2, 5), (3, 6), (2, 6)],
+                          grid="square")
+    session = EngineSession(together)
+    assert session.reaches
+    assert session.reach([], [((), [(2,), (3,)])], areas=[2, 1]) == [[True, False]]
+
+
 def test_region_pruning_needs_one_item_a_cell():
     """Two exact-one items on one cell, or a cell named by an item that is no cell's: a
     region counts the cell once, or for the wrong item (a count of 0 for a cover with a
