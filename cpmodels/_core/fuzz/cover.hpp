@@ -24,7 +24,6 @@ inline void read_bounds(Bytes& b, int64_t& low, int64_t& high) {
     else low = b.number(), high = b.number();
 }
 
-
 // The arrays of a layout of the measured sizes (entry.h's shapes).
 struct CoverLayout {
     Buffer<int64_t> bit_of_item, counter_of_item, opt_counter, opt_tag_word, anchor_start,
@@ -87,23 +86,6 @@ struct TallyArrays {
                opt_index.data(),   length.data(), stride.data(),      map_start.data(),
                map_flat.data()} {}
 };
-
-// The adapters of the layouts' entry points: measured (no arrays) or filled.
-inline cpcore_cover_sizes lay_out(const cpcore_cover_input& c, int64_t* work,
-                                  const CoverLayout* l = nullptr) {
-    cpcore_cover_sizes s{};
-    if (l) cpcore_cover_layout_fill(&c, work, &s, &l->out);
-    else cpcore_cover_layout_measure(&c, work, &s);
-    return s;
-}
-
-inline cpcore_tally_sizes lay_out(const cpcore_tally_input& t, int64_t* work,
-                                  const TallyArrays* l = nullptr) {
-    cpcore_tally_sizes s{};
-    if (l) cpcore_tally_layout_fill(&t, work, &s, &l->out);
-    else cpcore_tally_layout_measure(&t, work, &s);
-    return s;
-}
 
 // A memo table of n_slots slots (memo.py's Memo, zero-filled; 16 or more, as the
 // bindings require), of key rows n_words + 1 wide.
@@ -177,13 +159,31 @@ struct OneWordLayout {
               fillable.data()} {}
 };
 
-// The adapters of the one-word layout's entry points: measured (no arrays) or filled.
+// The layouts' entry points called as the bindings call them: measured (no arrays: measure),
+// or filled into the arrays of ``l`` (fill); the sizes either reports.
+template <class Sizes, class In, class Out, class Arrays>
+inline Sizes laid_out(void (*measure)(const In*, int64_t*, Sizes*),
+                      void (*fill)(const In*, int64_t*, Sizes*, const Out*), const In& in,
+                      int64_t* work, const Arrays* l) {
+    Sizes s{};
+    if (l) fill(&in, work, &s, &l->out);
+    else measure(&in, work, &s);
+    return s;
+}
+
+inline cpcore_cover_sizes lay_out(const cpcore_cover_input& c, int64_t* work,
+                                  const CoverLayout* l = nullptr) {
+    return laid_out(cpcore_cover_layout_measure, cpcore_cover_layout_fill, c, work, l);
+}
+
+inline cpcore_tally_sizes lay_out(const cpcore_tally_input& t, int64_t* work,
+                                  const TallyArrays* l = nullptr) {
+    return laid_out(cpcore_tally_layout_measure, cpcore_tally_layout_fill, t, work, l);
+}
+
 inline cpcore_one_word_sizes lay_out(const cpcore_one_word_input& in, int64_t* work,
                                      const OneWordLayout* l = nullptr) {
-    cpcore_one_word_sizes s{};
-    if (l) cpcore_one_word_layout_fill(&in, work, &s, &l->out);
-    else cpcore_one_word_layout_measure(&in, work, &s);
-    return s;
+    return laid_out(cpcore_one_word_layout_measure, cpcore_one_word_layout_fill, in, work, l);
 }
 
 }  // namespace cpfuzz
