@@ -289,9 +289,9 @@ def _cover_layout(args: tuple[Any, ...], tally: Sequence[int] = ()) -> bytes:
     return w.bytes()
 
 
-def _one_word_layout(args: tuple[Any, ...]) -> bytes:
+def _one_word_cover(w: Words, args: tuple[Any, ...]) -> None:
+    """A cover as the one-word layout is asked it (one_word_layout.cpp's reading)."""
     arrays, cell_xy, item_kind, option_kind, flips = args
-    w = Words()
     _cover(w, arrays)
     w.numbers(np.asarray(cell_xy).reshape(-1).tolist())
     w.numbers([int(k) + 1 for k in item_kind])
@@ -299,8 +299,81 @@ def _one_word_layout(args: tuple[Any, ...]) -> bytes:
     kinds = list(option_kind) if len(option_kind) else [0] * (len(arrays["opt_start"]) - 1)
     w.numbers([int(k) + 1 for k in kinds])
     w.count(int(flips) & 3)
+
+
+def _one_word_layout(args: tuple[Any, ...]) -> bytes:
+    w = Words()
+    _one_word_cover(w, args)
     w.count(0)
     return w.bytes()
+
+
+def _one_word(args: tuple[Any, ...], tally: Sequence[int] = (),
+              rows: Sequence[Sequence[int]] = ()) -> bytes:
+    """The one-word searches' target: the cover as the package makes it (not one the target
+    draws), its tally items, and rows of forced options after the empty one."""
+    w = Words()
+    w.count(0)
+    _one_word_cover(w, args)
+    w.count(len(tally))
+    w.numbers([int(i) for i in tally])
+    width = max([1, *(len(row) for row in rows)])
+    w.count(len(rows))
+    w.count(width - 1)
+    for row in rows:
+        w.numbers([int(o) + 1 for o in row] + [0] * (width - len(row)))
+    for v in (1, 2, 8, 2, 8, 2, 8):  # a table, and each search's table and arena sizes
+        w.count(v)
+    return w.bytes()
+
+
+def _one_word_calendars() -> list[bytes]:
+    """The one-word searches' seeds from each bundled calendar (a board of at most 64
+    cells): its sweep cover cut down to a solution's options, every label's and a few more
+    of each piece's, tallied by its first two label groups, with the solution's date and its
+    first piece forced."""
+    from cpmodels.backends.engine import EngineSession
+    from cpmodels.backends.engine.layouts.cover import one_word_layout
+    from cpmodels.cover import ExactCover, ItemKind
+    from cpmodels.spec import CalendarSpec, load_spec
+    from cpmodels.sweep import sweep_cover
+
+    found = []
+    for path in sorted(SPECS.glob("*.yaml")):
+        spec = load_spec(path)
+        if not isinstance(spec, CalendarSpec):
+            continue
+        cover, slack = sweep_cover(spec)
+        solution = EngineSession(cover).first_solution()
+        if solution is None:
+            continue
+        kinds = [it.kind for it in cover.items]
+        owner = [next(i for i in option if kinds[i] is not ItemKind.CELL)
+                 for option in cover.options]
+        by_owner: dict[int, list[int]] = {}
+        for j, i in enumerate(owner):
+            by_owner.setdefault(i, []).append(j)
+        for extra in (0, 1, 3):
+            kept = set(solution)
+            for i, options in by_owner.items():
+                if kinds[i] is ItemKind.SLACK:
+                    kept |= set(options)
+                elif extra:
+                    kept |= set(options[::max(1, len(options) // extra)][:extra])
+            chosen = sorted(kept)
+            index = {j: k for k, j in enumerate(chosen)}
+            typed = len(cover.placements) == len(cover.options)
+            part = ExactCover(items=cover.items, options=[cover.options[j] for j in chosen],
+                              placements=[cover.placements[j] for j in chosen] if typed else [],
+                              grid=cover.grid)
+            with recording() as calls:
+                if one_word_layout(part) is None:
+                    continue
+            date = [index[j] for j in solution if kinds[owner[j]] is ItemKind.SLACK]
+            piece = [index[j] for j in solution if kinds[owner[j]] is ItemKind.PIECE][:1]
+            found.append(_one_word(calls["one_word_layout_sizes"][0], slack[:2],
+                                   [date[:3], piece]))
+    return found
 
 
 def _packing(args: tuple[Any, ...]) -> bytes:
@@ -460,6 +533,9 @@ def seeds() -> dict[str, list[bytes]]:
         + [_cover_layout((a[0],), a[2].tolist()) for a in calls["tally_layout_sizes"]]
         + _hostile_cover(),
         "one_word_layout": [_one_word_layout(a) for a in calls["one_word_layout_sizes"]],
+        "one_word": [_one_word(a) for a in calls["one_word_layout_sizes"]
+                     if len(a[0]["low"]) <= 128 and len(a[0]["opt_start"]) <= 513]
+        + _one_word_calendars(),
         "packing": [_packing(a) for a in calls["cover_layout_sizes"]
                     if len(a[0]["low"]) <= 20 and len(a[0]["opt_start"]) <= 41],
         "region_sizes": [_region_sizes(a) for a in calls["region_sizes"]],

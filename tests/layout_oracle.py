@@ -119,6 +119,22 @@ def _connected(inside: int, cell_nb: np.ndarray) -> bool:
     return reached == inside
 
 
+def _joined_in_word(mask: int, inner: int) -> bool:
+    """Whether the cells of ``mask`` (bits of a one-word board of lines ``inner`` long) are
+    joined through their sides."""
+    start = (mask & -mask).bit_length() - 1
+    reached, frontier = 1 << start, [start]
+    while frontier:
+        b = frontier.pop()
+        sides = [b - inner, b + inner] + [b - 1] * (b % inner > 0) + [b + 1] * (
+            b % inner < inner - 1)
+        for nb in sides:
+            if 0 <= nb < 64 and mask >> nb & 1 and not reached >> nb & 1:
+                reached |= 1 << nb
+                frontier.append(nb)
+    return reached == mask
+
+
 def region_data(cover: ExactCover, bit_of_item: np.ndarray, n_branch: int) -> tuple:
     """Adjacency of the board cells and the region sizes the pieces can fill.
 
@@ -323,7 +339,9 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
             avail_bits[g // n_pieces] |= 1 << (g % n_pieces)
     start = np.array([*starts, len(flat)], dtype=np.uint64)
     avail = np.array(avail_bits, dtype=np.uint64)
-    fillable, limit = region_sizes(list(area.values()), len(cells))
+    # The region check holds only where each option's cells are joined through their sides.
+    joined = all(_joined_in_word(int(mask), inner) for mask in cell_masks if mask)
+    fillable, limit = region_sizes(list(area.values()) if joined else [], len(cells))
     line = [b for b in range(64) if b % inner == 0]
     first = np.uint64(sum(1 << b for b in line))
     last = np.uint64(sum(1 << (b + inner - 1) for b in line if b + inner - 1 < 64))

@@ -183,6 +183,55 @@ def test_region_pruning_needs_options_joined_as_pieces_are():
     assert EngineSession(together).count() == 1
 
 
+def test_one_word_region_pruning_needs_options_joined_as_pieces_are():
+    """The one-word layout's region check, as the general layout's: two pieces whose
+    options' cells are not neighbours leave a single cell between the cells of the first
+    one placed, which the second fills; the check called it dead (a count of 0 for a cover
+    with a solution), so a cover with such an option has it off."""
+    from cpmodels.backends.engine import EngineSession
+    from cpmodels.cover import ExactCover, Item
+
+    cells = [(0, c) for c in range(4)]
+    items = [Item(f"c{c}", cell=cell) for c, cell in enumerate(cells)] + [Item("A"),
+                                                                         Item("B")]
+    apart = ExactCover(items=items, options=[(0, 2, 4), (1, 3, 5)], grid="square")
+    layout = one_word_layout(apart)
+    assert layout is not None and layout.region_limit == 0 and not layout.isolated_dead
+    assert EngineSession(apart).count() == 1
+    out = np.zeros(1, np.int64)
+    one_word.count_one_word(np.array([[-1]]), layout, Memo(2, 16).kernel, True, out)
+    assert out.tolist() == [1]
+    # Dominoes as drawn keep the check: a lone cell between them is a dead end.
+    together = ExactCover(items=items, options=[(0, 1, 4), (2, 3, 5), (1, 2, 4)],
+                          grid="square")
+    layout = one_word_layout(together)
+    assert layout is not None and layout.region_limit > 0 and layout.isolated_dead
+    assert EngineSession(together).count() == 1
+
+
+def test_reach_search_needs_options_joined_as_pieces_are():
+    """The reach search prunes regions as the one-word kernel does: on a cover whose piece
+    has cells apart it called the hole at the row's end unreachable, while a solution leaves
+    it (piece A on cells 0 and 2, B on 1). Such a cover has no reach layout: its dates are
+    asked one by one."""
+    from cpmodels.backends.engine import EngineSession
+    from cpmodels.backends.engine.layouts.reach import reach_layout
+    from cpmodels.cover import ExactCover, Item, ItemKind
+
+    cells = [(0, c) for c in range(4)]
+    items = [Item(f"c{c}", cell=cell) for c, cell in enumerate(cells)]
+    items += [Item("A"), Item("B"), Item("S", kind=ItemKind.SLACK)]
+    apart = ExactCover(items=items, options=[(0, 2, 4), (1, 5), (3, 6), (1, 6)],
+                       grid="square")
+    assert reach_layout(apart) is None and not EngineSession(apart).reaches
+    assert EngineSession(apart).count([2]) == 1
+    together = ExactCover(items=items, options=[(0, 1, 4), (2, 5), (3, 6), (2, 6)],
+                          grid="square")
+    session = EngineSession(together)
+    assert session.reaches
+    assert session.reach([], [((), [(2,), (3,)])], areas=[2, 1]) == [[True, False]]
+
+
 def test_region_pruning_needs_one_item_a_cell():
     """Two exact-one items on one cell, or a cell named by an item that is no cell's: a
     region counts the cell once, or for the wrong item (a count of 0 for a cover with a

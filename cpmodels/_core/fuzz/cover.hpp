@@ -11,6 +11,7 @@ namespace cpfuzz {
 struct Cover {
     std::vector<int64_t> low, high, item_cell, cell_nb_start, cell_nbs, opt_start, opt_items;
     cpcore_cover_input in{};
+    Cover() = default;  // (arrays a target fills, then in)
     Cover(Bytes& b, uint64_t most_items, uint64_t most_options);
 };
 
@@ -22,7 +23,6 @@ inline void read_bounds(Bytes& b, int64_t& low, int64_t& high) {
     else if (kind == 2) low = b.within(0, 3), high = low + b.within(0, 3);
     else low = b.number(), high = b.number();
 }
-
 
 // The arrays of a layout of the measured sizes (entry.h's shapes).
 struct CoverLayout {
@@ -87,21 +87,104 @@ struct TallyArrays {
                map_flat.data()} {}
 };
 
-// The adapters of the layouts' entry points: measured (no arrays) or filled.
+// A memo table of n_slots slots (memo.py's Memo, zero-filled; 16 or more, as the
+// bindings require), of key rows n_words + 1 wide.
+struct Table {
+    Buffer<uint64_t> keys;
+    Buffer<int64_t> values, arena, stats;
+    cpcore_table view;
+    Table(uint64_t n_slots, uint64_t n_words, uint64_t n_arena)
+        : keys(n_slots * (n_words + 1), 0), values(n_slots, 0), arena(n_arena, 0),
+          stats(7, 0),
+          view{keys.data(), values.data(), arena.data(), stats.data(), n_slots, n_words + 1, 1,
+               n_arena} {}
+};
+
+// A search's working memory, as the bindings make it.
+struct Buffers {
+    Buffer<int64_t> acc, pos, k, mask, chosen, counters, fill_stack;
+    Buffer<uint64_t> code, filled, scratch;
+    cpcore_search_buffers view;
+    Buffers(uint64_t n_branch, uint64_t n_words, uint64_t n_counters, uint64_t acc_width)
+        : acc((n_branch + 1) * acc_width), pos(n_branch + 1), k(n_branch + 1),
+          mask(n_branch + 1), chosen(n_branch + 1), counters(n_counters + 1, 0),
+          fill_stack(n_branch + 1), code(n_branch + 1), filled(n_words, 0),
+          scratch(2 * n_words),
+          view{acc.data(),    acc_width,      pos.data(),      k.data(),
+               code.data(),   mask.data(),    chosen.data(),   counters.data(),
+               filled.data(), scratch.data(), fill_stack.data()} {}
+};
+
+// The packing searches' view of a cover laid out for the general kernels (N words).
+struct Search {
+    cpcore_packing_cover cover;
+    cpcore_n_words words;
+    uint64_t n_options;
+};
+
+inline Search search_of(const cpcore_cover_input& c, const cpcore_cover_sizes& m,
+                        const CoverLayout& l) {
+    return Search{{l.opt_counter.data(), l.anchor_start.data(), l.anchor_opts.data(),
+                   l.group_end.data(), l.counter_low.data(), l.counter_high.data(),
+                   l.radix.data(), (uint64_t)m.n_counters, (uint64_t)m.n_branch,
+                   (int)m.memo_ok, l.opt_nb_start.data(), l.opt_nb.data(), l.fillable.data(),
+                   m.region_limit},
+                  {l.opt_mask.data(), (uint64_t)m.n_words, l.opt_tag_word.data(),
+                   l.opt_tag_bit.data(), l.cell_nb.data(), (uint64_t)m.degree},
+                  c.n_options};
+}
+
+// The general tally of each row of prefixes (cpcore_tally_prefixes_n_words): row r's
+// counts to out[r * out_width ..], its uncovered tally items to out_mask[r].
+inline void tally(const Search& s, const cpcore_tallies& t, Table& table,
+                  const std::vector<int64_t>& prefixes, uint64_t rows, uint64_t width,
+                  Buffer<int64_t>& out, uint64_t out_width, Buffer<int64_t>& out_mask) {
+    Buffers b(s.cover.n_branch, s.words.n_words, s.cover.n_counters, out_width);
+    const int64_t stop = 0;
+    cpcore_tally_prefixes_n_words(&s.cover, &s.words, &t, &table.view, prefixes.data(), rows,
+                                  width, &b.view, out.data(), out_width, out_mask.data(), &stop);
+}
+
+// The arrays of a one-word layout of the measured sizes (entry.h's cpcore_one_word_layout).
+struct OneWordLayout {
+    Buffer<uint64_t> start, masks, avail, opt_cells, opt_piece, slack_cells;
+    Buffer<int64_t> opts, areas;
+    Buffer<uint8_t> fillable;
+    cpcore_one_word_layout out;
+    OneWordLayout(const cpcore_cover_input& c, const cpcore_one_word_sizes& s)
+        : start(64 * s.n_pieces + 1), masks(s.n_flat), avail(64), opt_cells(c.n_options),
+          opt_piece(c.n_options), slack_cells(64), opts(s.n_flat), areas(s.n_pieces),
+          fillable(s.n_board_cells + 1),
+          out{start.data(),     masks.data(),       opts.data(),  avail.data(),
+              opt_cells.data(), opt_piece.data(),   slack_cells.data(), areas.data(),
+              fillable.data()} {}
+};
+
+// The layouts' entry points called as the bindings call them: measured (no arrays: measure),
+// or filled into the arrays of ``l`` (fill); the sizes either reports.
+template <class Sizes, class In, class Out, class Arrays>
+inline Sizes laid_out(void (*measure)(const In*, int64_t*, Sizes*),
+                      void (*fill)(const In*, int64_t*, Sizes*, const Out*), const In& in,
+                      int64_t* work, const Arrays* l) {
+    Sizes s{};
+    if (l) fill(&in, work, &s, &l->out);
+    else measure(&in, work, &s);
+    return s;
+}
+
 inline cpcore_cover_sizes lay_out(const cpcore_cover_input& c, int64_t* work,
                                   const CoverLayout* l = nullptr) {
-    cpcore_cover_sizes s{};
-    if (l) cpcore_cover_layout_fill(&c, work, &s, &l->out);
-    else cpcore_cover_layout_measure(&c, work, &s);
-    return s;
+    return laid_out(cpcore_cover_layout_measure, cpcore_cover_layout_fill, c, work, l);
 }
 
 inline cpcore_tally_sizes lay_out(const cpcore_tally_input& t, int64_t* work,
                                   const TallyArrays* l = nullptr) {
-    cpcore_tally_sizes s{};
-    if (l) cpcore_tally_layout_fill(&t, work, &s, &l->out);
-    else cpcore_tally_layout_measure(&t, work, &s);
-    return s;
+    return laid_out(cpcore_tally_layout_measure, cpcore_tally_layout_fill, t, work, l);
+}
+
+inline cpcore_one_word_sizes lay_out(const cpcore_one_word_input& in, int64_t* work,
+                                     const OneWordLayout* l = nullptr) {
+    return laid_out(cpcore_one_word_layout_measure, cpcore_one_word_layout_fill, in, work, l);
 }
 
 }  // namespace cpfuzz

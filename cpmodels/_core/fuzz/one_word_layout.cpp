@@ -9,33 +9,7 @@
 namespace cpfuzz {
 namespace {
 
-struct Layout {
-    Buffer<uint64_t> start, masks, avail, opt_cells, opt_piece, slack_cells;
-    Buffer<int64_t> opts, areas;
-    Buffer<uint8_t> fillable;
-    cpcore_one_word_layout out;
-    Layout(const cpcore_cover_input& c, const cpcore_one_word_sizes& s)
-        : start(64 * s.n_pieces + 1), masks(s.n_flat), avail(64), opt_cells(c.n_options),
-          opt_piece(c.n_options), slack_cells(64), opts(s.n_flat), areas(s.n_pieces),
-          fillable(s.n_board_cells + 1),
-          out{start.data(),     masks.data(),       opts.data(),  avail.data(),
-              opt_cells.data(), opt_piece.data(),   slack_cells.data(), areas.data(),
-              fillable.data()} {}
-};
-
-// The adapters: one call of each entry point.
-cpcore_one_word_sizes measure(const cpcore_one_word_input& in, int64_t* work) {
-    cpcore_one_word_sizes s{};
-    cpcore_one_word_layout_measure(&in, work, &s);
-    return s;
-}
-
-cpcore_one_word_sizes fill(const cpcore_one_word_input& in, int64_t* work, const Layout& l) {
-    cpcore_one_word_sizes s{};
-    cpcore_one_word_layout_fill(&in, work, &s, &l.out);
-    return s;
-}
-
+// The adapter of cpcore_one_word_tally_bits.
 int64_t tally_bits(const std::vector<int64_t>& kinds, const std::vector<int64_t>& items,
                    uint64_t* bits) {
     return cpcore_one_word_tally_bits(kinds.data(), kinds.size(), items.data(), items.size(),
@@ -62,13 +36,13 @@ FUZZ_TARGET(in) {
                  got == -CPCORE_LAYOUT_REPEATED_TALLY);
 
     Buffer<int64_t> work(cpcore_one_word_layout_work(&input));
-    const cpcore_one_word_sizes m = measure(input, work.data());
+    const cpcore_one_word_sizes m = lay_out(input, work.data());
     if (m.error != CPCORE_LAYOUT_OK || !m.suits) return 0;
     FUZZ_REQUIRE(m.n_pieces >= 1 && m.n_pieces <= 64 && m.n_board_cells >= 1 &&
                  m.n_board_cells <= 64 && m.n_flat >= 0 &&
                  m.n_flat <= (int64_t)c.in.n_options);
-    Layout l(c.in, m);
-    const cpcore_one_word_sizes f = fill(input, work.data(), l);
+    const OneWordLayout l(c.in, m);
+    const cpcore_one_word_sizes f = lay_out(input, work.data(), &l);
     FUZZ_REQUIRE(f.suits && f.n_pieces == m.n_pieces && f.n_flat == m.n_flat &&
                  f.n_board_cells == m.n_board_cells);
     FUZZ_REQUIRE(l.start[0] == 0 && l.start[64 * m.n_pieces] == (uint64_t)m.n_flat);

@@ -13,50 +13,7 @@
 namespace cpfuzz {
 namespace {
 
-// A memo table of n_slots slots (memo.py's Memo, zero-filled; 16 or more, as the
-// bindings require), of key rows n_words + 1 wide.
-struct Table {
-    Buffer<uint64_t> keys;
-    Buffer<int64_t> values, arena, stats;
-    cpcore_table view;
-    Table(uint64_t n_slots, uint64_t n_words, uint64_t n_arena)
-        : keys(n_slots * (n_words + 1), 0), values(n_slots, 0), arena(n_arena, 0),
-          stats(7, 0),
-          view{keys.data(), values.data(), arena.data(), stats.data(), n_slots, n_words + 1, 1,
-               n_arena} {}
-};
-
-// A search's working memory, as the bindings make it.
-struct Buffers {
-    Buffer<int64_t> acc, pos, k, mask, chosen, counters, fill_stack;
-    Buffer<uint64_t> code, filled, scratch;
-    cpcore_search_buffers view;
-    Buffers(uint64_t n_branch, uint64_t n_words, uint64_t n_counters, uint64_t acc_width)
-        : acc((n_branch + 1) * acc_width), pos(n_branch + 1), k(n_branch + 1),
-          mask(n_branch + 1), chosen(n_branch + 1), counters(n_counters + 1, 0),
-          fill_stack(n_branch + 1), code(n_branch + 1), filled(n_words, 0),
-          scratch(2 * n_words),
-          view{acc.data(),    acc_width,      pos.data(),      k.data(),
-               code.data(),   mask.data(),    chosen.data(),   counters.data(),
-               filled.data(), scratch.data(), fill_stack.data()} {}
-};
-
-struct Search {
-    cpcore_packing_cover cover;
-    cpcore_n_words words;
-    uint64_t n_options;
-};
-
-// The adapters: one call of each entry point.
-void tally(const Search& s, const cpcore_tallies& t, Table& table,
-           const std::vector<int64_t>& prefixes, uint64_t rows, uint64_t width,
-           Buffer<int64_t>& out, uint64_t out_width, Buffer<int64_t>& out_mask) {
-    Buffers b(s.cover.n_branch, s.words.n_words, s.cover.n_counters, out_width);
-    const int64_t stop = 0;
-    cpcore_tally_prefixes_n_words(&s.cover, &s.words, &t, &table.view, prefixes.data(), rows,
-                                  width, &b.view, out.data(), out_width, out_mask.data(), &stop);
-}
-
+// The existence search of each row of prefixes (cpcore_exists_n_words).
 void exists(const Search& s, Table& table, int use_table, const std::vector<int64_t>& prefixes,
             uint64_t rows, uint64_t width, Buffer<int64_t>& out, int first_failure) {
     Buffers b(s.cover.n_branch, s.words.n_words, s.cover.n_counters, 1);
@@ -109,14 +66,7 @@ FUZZ_TARGET(in) {
     if (m.error != CPCORE_LAYOUT_OK) return 0;
     const CoverLayout l(c.in, m);
     m = lay_out(c.in, work.data(), &l);
-    const Search s{{l.opt_counter.data(), l.anchor_start.data(), l.anchor_opts.data(),
-                    l.group_end.data(), l.counter_low.data(), l.counter_high.data(),
-                    l.radix.data(), (uint64_t)m.n_counters, (uint64_t)m.n_branch,
-                    (int)m.memo_ok, l.opt_nb_start.data(), l.opt_nb.data(),
-                    l.fillable.data(), m.region_limit},
-                   {l.opt_mask.data(), (uint64_t)m.n_words, l.opt_tag_word.data(),
-                    l.opt_tag_bit.data(), l.cell_nb.data(), (uint64_t)m.degree},
-                   c.in.n_options};
+    const Search s = search_of(c.in, m, l);
     // The tallies: up to three exact-one items (a refused choice is tallied by none), and
     // none at all for the plain counts.
     std::vector<int64_t> items = in.numbers_within(in.count(3), 0, (int64_t)c.in.n_items - 1);

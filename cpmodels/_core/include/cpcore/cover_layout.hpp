@@ -35,6 +35,21 @@
 #include "cpcore/check.hpp"
 #include "cpcore/entry.h"
 
+// The three entry points of a layout (entry.h's PREFIX_work, PREFIX_measure and
+// PREFIX_fill over its input In, its sizes Sizes and its arrays Out), written once for all
+// the layouts: the scratch words are WORK(*in); measure and fill clear the sizes, then call
+// LAY_OUT(*in, work, *sizes, out), which checks the input, with out null or the caller's.
+#define CPCORE_LAYOUT_ENTRY_POINTS(PREFIX, In, Sizes, Out, WORK, LAY_OUT)              \
+    extern "C" uint64_t PREFIX##_work(const In* in) { return WORK(*in); }              \
+    extern "C" void PREFIX##_fill(const In* in, int64_t* work, Sizes* sizes,           \
+                                  const Out* out) {                                    \
+        *sizes = Sizes{};                                                              \
+        LAY_OUT(*in, work, *sizes, out);                                               \
+    }                                                                                  \
+    extern "C" void PREFIX##_measure(const In* in, int64_t* work, Sizes* sizes) {      \
+        PREFIX##_fill(in, work, sizes, nullptr);                                       \
+    }
+
 namespace cpcore {
 namespace layout {
 
@@ -160,9 +175,11 @@ inline void sort_small(int64_t* v, int64_t n) {
     }
 }
 
-// Measure (out null) or fill the layout of cover c (checked by check_cover).
+// Check cover c (s.error says what is wrong), then measure (out null) or fill its layout.
 inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_sizes& s,
                     const cpcore_cover_layout* out) {
+    s.error = check_cover(c);
+    if (s.error != CPCORE_LAYOUT_OK) return;
     Work w = carve(c, words);
     const uint64_t n_items = c.n_items, n_opts = c.n_options;
     // Bits: the exact-one items in order, then the secondary ones; the rest are counters.

@@ -15,13 +15,17 @@
 // left-out option (OptionKind 2: no cells) is in no run, and its piece bit is in
 // ``optional``. slack_cells[p] are the cells of slack item p's options; areas[p] the number
 // of cells of each of p's options (all equal, or it does not suit; 0: none); fillable and
-// region_limit as in cover_layout.hpp, over the distinct areas.
+// region_limit as in cover_layout.hpp, over the pieces' areas, each piece once. The region
+// check (region_limit, isolated_dead) holds only where each option's cells are joined
+// through the grid's sides, as a piece's are: an option whose cells fall apart may fill a
+// region together with cells elsewhere, so a cover with one has the check off.
 #pragma once
 
 #include <stdint.h>
 
 #include "cpcore/cover_layout.hpp"
 #include "cpcore/entry.h"
+#include "cpcore/one_word.hpp"
 
 namespace cpcore {
 namespace one_word_layout {
@@ -34,11 +38,21 @@ inline uint64_t work_words(const cpcore_one_word_input& in) {
     return 2 * in.cover->n_items + GROUPS + 1 + 2 * 64;
 }
 
-// Lay the cover out (out null: measure only); s.suits says whether it suits.
+// Whether the cells of ``mask`` (not empty) are joined through the sides of grid g's cells.
+inline bool joined(word mask, const Grid& g) {
+    word reached = mask & (~mask + 1);
+    for (;;) {
+        const word grown = (reached | around(reached, g)) & mask;
+        if (grown == reached) return reached == mask;
+        reached = grown;
+    }
+}
+
+// Check the cover, then lay it out (out null: measure only) on cleared sizes s; s.suits
+// says whether it suits.
 inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word_sizes& s,
                     const cpcore_one_word_layout* out) {
     const cpcore_cover_input& c = *in.cover;
-    s = cpcore_one_word_sizes{};
     s.error = layout::check_cover(c);
     if (s.error != CPCORE_LAYOUT_OK) return;
     int64_t *bit_of = w, *piece_of = w + c.n_items, *count = w + 2 * c.n_items;
@@ -81,6 +95,12 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         board |= (uint64_t)1 << bit_of[i];
     }
     const uint64_t n_pieces = n_others;
+    Grid grid{inner, 0, 0};  // each line's first and last bits
+    for (uint64_t b = 0; b < 64; b += inner) {
+        grid.first |= (uint64_t)1 << b;
+        if (b + inner - 1 < 64) grid.last |= (uint64_t)1 << (b + inner - 1);
+    }
+    bool all_joined = true;
     for (uint64_t g = 0; g <= GROUPS; ++g) count[g] = 0;
     for (int p = 0; p < 64; ++p) area_of[p] = -1;
     int64_t n_areas = 0;
@@ -122,6 +142,7 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         }
         CPCORE_ASSERT(p >= 0 && (uint64_t)p < n_pieces && lowest <= 64);
         if (n_bits) ++count[lowest * n_pieces + p];
+        all_joined = all_joined && (n_bits == 0 || joined(mask, grid));
         if (!out) continue;
         out->opt_cells[j] = mask;
         out->opt_piece[j] = (uint64_t)1 << p;
@@ -152,13 +173,12 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
         out->opts[count[g]] = (int64_t)j;
         out->masks[count[g]++] = out->opt_cells[j];
     }
-    s.region_limit = layout::region_sizes(area_order, nullptr, (uint64_t)n_areas, n_cells,
+    s.region_limit = layout::region_sizes(area_order, nullptr,
+                                          all_joined ? (uint64_t)n_areas : 0, n_cells,
                                           out->fillable);
     s.isolated_dead = s.region_limit > 1 && !out->fillable[1];
-    for (uint64_t b = 0; b < 64; b += inner) {
-        s.first |= (uint64_t)1 << b;
-        if (b + inner - 1 < 64) s.last |= (uint64_t)1 << (b + inner - 1);
-    }
+    s.first = grid.first;
+    s.last = grid.last;
     s.all_pieces = n_pieces < 64 ? ((uint64_t)1 << n_pieces) - 1 : ~(uint64_t)0;
     s.covered = ~board;
     s.inner = inner;

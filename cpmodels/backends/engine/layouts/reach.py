@@ -43,13 +43,30 @@ def reach_layout(cover: ExactCover) -> ReachLayout | None:
     Saturday, months last: 0.5 of the time of the scan from January (``docs/design.md``)."""
     layouts = [layout for flips in range(4)
                if (layout := _reach_layout(cover, flips)) is not None]
-    if not layouts:
+    if not layouts or not _joined(layouts[0]):
         return None
 
     def preference(layout: ReachLayout) -> tuple[int, bool]:
         last = int(layout.group_cells[layout.last_group])
         return bin(last).count("1"), not int(layout.covered) & 1
     return max(layouts, key=preference)  # the first of the best, on a tie
+
+
+def _joined(layout: ReachLayout) -> bool:
+    """Whether each option's cells are joined through their sides, as a piece's are: the
+    search's region pruning holds only then (a cover made by hand may have options whose
+    cells fall apart; the one-word layout switches its own region check off for them)."""
+    masks = np.asarray(layout.masks, dtype=np.uint64)
+    inner, first, last = (np.uint64(int(v)) for v in (layout.inner, layout.first, layout.last))
+    one = np.uint64(1)
+    reached = masks & (~masks + one)  # each option's lowest cell
+    while True:
+        around = (((reached >> one) & ~last) | ((reached << one) & ~first)
+                  | (reached >> inner) | (reached << inner))
+        grown = (reached | around) & masks
+        if np.array_equal(grown, reached):
+            return bool(np.array_equal(reached, masks))
+        reached = grown
 
 
 def _reach_layout(cover: ExactCover, flips: int) -> ReachLayout | None:
