@@ -199,7 +199,8 @@ def test_one_word_region_pruning_needs_options_joined_as_pieces_are():
     assert layout is not None and layout.region_limit == 0 and not layout.isolated_dead
     assert EngineSession(apart).count() == 1
     out = np.zeros(1, np.int64)
-    one_word.count_one_word(np.array([[-1]]), layout, Memo(2, 16).kernel, True, out)
+    one_word.count_one_word(np.array([[-1]]), layout, Memo(2, 16).kernel, True, out,
+                            np.zeros(1, np.int64))
     assert out.tolist() == [1]
     # Dominoes as drawn keep the check: a lone cell between them is a dead end.
     together = ExactCover(items=items, options=[(0, 1, 4), (2, 3, 5), (1, 2, 4)],
