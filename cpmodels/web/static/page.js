@@ -2,7 +2,7 @@
 // solutions view (step through solutions, hints, the count). Play mode is in play.js, what
 // both views share in puzzle.js.
 import {answersText, openAnswers, queryLabels} from "./answers.js";
-import {$, onStaticSite, registerOffline} from "./dom.js";
+import {$, offerOffline, onStaticSite} from "./dom.js";
 import {playLoad, playSetUp, positionPicture} from "./play.js";
 import {
   api, faceUp, goal, isRealDate, localToday, puzzle, showError, showLabels, solutionIndex,
@@ -81,8 +81,8 @@ function fromUrl() {
           view: params.get("view") === "solutions" ? "solutions" : "play",
           index: numbered ? Number(solution) - 1 : 0,
           badIndex: solution !== null && !numbered
-            ? `there is no solution ${JSON.stringify(solution.slice(0, 20))}: solutions are ` +
-              "numbered from 1; showing solution 1" : ""};
+            ? `There is no solution ${JSON.stringify(solution.slice(0, 20))}: solutions are ` +
+              "numbered from 1. Showing solution 1 instead." : ""};
 }
 
 // The link's labels (labels=...), or null when it names none: its text as written split at
@@ -360,7 +360,6 @@ async function start() {
   $("puzzle-box").open = !narrow.matches;
   narrow.addEventListener("change", () => { if (!narrow.matches) $("puzzle-box").open = true; });
   $("date").value = localToday();
-  registerOffline();
   const listing = api("api/specs");  // asked while the engine loads
   listing.catch(() => {});
   state.answers = await openAnswers({onKind: () => footer()});
@@ -452,6 +451,7 @@ async function start() {
   await selectSpec(name, query, asIs ? asked.index : 0);
   if (unreadable) showError(`${unreadable} Here is ${title(state.specs[name])} instead.`);
   else if (warning) showError(warning);
+  else if (asked.badIndex && asked.view === "solutions") showError(asked.badIndex);  // at once
 }
 
 // The footer says where the answers come from.
@@ -504,4 +504,5 @@ function badDate(spec, date) {
   return "";
 }
 
-start().catch((err) => showError(err.message));
+// (the site's files kept offline once the first answer has come)
+start().catch((err) => showError(err.message)).finally(() => offerOffline());

@@ -18,14 +18,19 @@
 //        label of each free group (TallyPlan.preview_tasks).
 //   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
 //        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
-//   "drawn" {} on such a board: {layout, plans}: its layout as api/layout gives one
-//        (engine.playLayout) and its plans as api/plan gives them (the pieces turned over,
-//        then face up when they may be turned over: web/plans.py's puzzle_plan, made from
-//        the core's sweep cover laid out by the core).
+//   "layout" {} on a puzzle's parts (plan: api/puzzle/NAME's JSON, or drawn.js's board):
+//        its layout as api/layout gives one (engine.playLayout);
+//   "plan" {} (plan: the JSON of {parts, faceUp}): the puzzle's plan made by the core
+//        (web/plans.py's puzzle_plan: the core's sweep cover, laid out by the core) and
+//        loaded under key, and what the page reads of it: {options, slack, letters,
+//        copies} as api/plan gives them. The questions above ask a plan by the same key
+//        and text: a worker that has not met it makes it so.
+// Making a layout or a plan is never held back by delay.
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
-import {decodePlan, encodePlan, loadEngine} from "./engine.js";
+import {loadEngine} from "./engine.js";
 
+const MAKING = new Set(["layout", "plan"]);  // what the delay does not hold back
 const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a bump heap)
 // A board's table of sub-board counts, as the server's editor sizes it (board.py): a
 // board of 48 cells or more (the weekday calendar, 50) needs a large one to count fast.
@@ -71,12 +76,13 @@ class Answerer {
     } catch (err) {
       reply = {id, error: String(err.message || err)};
     }
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (delay > 0 && !MAKING.has(message.op)) await new Promise((resolve) => setTimeout(resolve, delay));
     this.post(reply);
   }
 
-  // The cover of key, loaded by make() the first time it is met.
-  cover(key, make = (plan) => this.engine.load(decodePlan(JSON.parse(plan).engine)), plan) {
+  // The cover of key, loaded by make() the first time it is met (by default a puzzle's
+  // plan made from its parts, what the page reads of it kept as its listing).
+  cover(key, make = (plan) => this.puzzle(plan), plan) {
     if (!this.engine) throw new Error("the engine did not load");
     let cover = this.covers.get(key);
     if (!cover) {
@@ -88,6 +94,15 @@ class Answerer {
       cover = make(plan);
       this.covers.set(key, cover);
     }
+    return cover;
+  }
+
+  // A puzzle's plan made from {parts, faceUp} and loaded, with its listing.
+  puzzle(text) {
+    const {parts, faceUp} = JSON.parse(text);
+    const {plan, listing} = madePlan(this.engine, parts, faceUp);
+    const cover = this.engine.load(plan);
+    cover.listing = listing;
     return cover;
   }
 
@@ -151,8 +166,12 @@ class Answerer {
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
-    if (op === "drawn") return drawnPlans(this.engine, JSON.parse(plan));
+    if (op === "layout") {
+      const {spec, grid, cells, labels, pieces} = JSON.parse(plan);
+      return this.engine.playLayout({spec, grid, cells, labels, pieces});
+    }
     const cover = this.cover(key, undefined, plan);
+    if (op === "plan") return cover.listing;
     if (op === "count") return {count: String(cover.count([args.prefix])[0])};
     if (op === "position") {
       const {prefix, ids} = args;
@@ -237,27 +256,24 @@ function boardPlan(engine, {grid, cells, neighbours}, made, tally = undefined) {
   return {plan, options};
 }
 
-// A drawn board's layout and plans (as the server's api/layout and api/plan answer them).
-function drawnPlans(engine, board) {
-  const {spec, grid, cells, pieces, groups, groupNames, labels, letters, copies, flip,
-         neighbours} = board;
-  const layout = engine.playLayout({spec, grid, cells, labels, pieces});
+// A puzzle's plan made from its parts (api/puzzle/NAME, or a drawn board's), the pieces
+// face up or not: the plan of the core's sweep cover, laid out by the core, and its listing
+// as api/plan gives it (web/plans.py's puzzle_plan): each option's piece or group, cells
+// and kind, each label's slack option, the hints' order of the pieces and their copies.
+function madePlan(engine, parts, faceUp) {
+  const {grid, cells, pieces, groups, groupNames, labels, letters, copies, neighbours} = parts;
   const labelAt = new Map(Object.entries(labels).map(([label, cell]) => [String(cell), label]));
-  const plans = (flip ? [false, true] : [false]).map((faceUp) => {
-    const made = engine.sweepCover({grid, cells, pieces, groups, faceUp});
-    const {plan, options} = boardPlan(engine, {grid, cells, neighbours}, made);
-    const slack = {};
-    const listed = made.optionKind.map((kind, o) => {
-      const owned = options[o].filter((item) => made.items.kind[item] === 0)
-        .map((item) => cells[made.items.cell[item]]);
-      if (kind === 1) slack[labelAt.get(String(owned[0]))] = o;
-      return [kind === 1 ? groupNames[made.optionOwner[o]] : pieces[made.optionOwner[o]].name,
-              owned, kind];
-    });
-    return JSON.stringify({spec, face_up: faceUp, engine: encodePlan(plan), options: listed,
-                           slack, letters, copies});
+  const made = engine.sweepCover({grid, cells, pieces, groups, faceUp});
+  const {plan, options} = boardPlan(engine, {grid, cells, neighbours}, made);
+  const slack = {};
+  const listed = made.optionKind.map((kind, o) => {
+    const owned = options[o].filter((item) => made.items.kind[item] === 0)
+      .map((item) => cells[made.items.cell[item]]);
+    if (kind === 1) slack[labelAt.get(String(owned[0]))] = o;
+    return [kind === 1 ? groupNames[made.optionOwner[o]] : pieces[made.optionOwner[o]].name,
+            owned, kind];
   });
-  return {layout, plans};
+  return {plan, listing: {options: listed, slack, letters, copies}};
 }
 
 const answerer = new Answerer((message) => self.postMessage(message));
