@@ -52,6 +52,7 @@ class Answerer {
     this.covers = new Map();
     this.queue = Promise.resolve();
     this.searched = false;  // whether a board's search ran here (see sweep)
+    this.counted = false;   // whether a puzzle's position was counted here (see count)
   }
 
   receive(message) {
@@ -154,6 +155,32 @@ class Answerer {
     return {rows: taskRows(board, task, rows[0], masks[0]), spent};
   }
 
+  // The count of a puzzle's position (forced: its options). The browser runs a long call
+  // of the kernel in the code it compiled first, and a faster build only from the next
+  // call on: a worker's first count is the sum of the counts of each option that covers
+  // the first open cell (each solution has one of them), so that all but the first few
+  // run the faster build (the same nodes, the same count, in about half the time).
+  count(cover, forced) {
+    const {options} = cover.listing;
+    if (this.counted) return cover.count([forced])[0];
+    this.counted = true;
+    const shut = new Set(forced.flatMap((o) => options[o][1].map(String)));
+    let first = null;
+    for (const [, cells] of options) {
+      for (const cell of cells) {
+        if (!shut.has(String(cell)) && (first === null || cell[0] < first[0] ||
+                                         (cell[0] === first[0] && cell[1] < first[1]))) {
+          first = cell;
+        }
+      }
+    }
+    if (first === null) return cover.count([forced])[0];
+    const at = String(first);
+    const branches = [];
+    options.forEach(([, cells], o) => { if (cells.some((c) => String(c) === at)) branches.push(o); });
+    return branches.reduce((sum, o) => sum + cover.count([[...forced, o]])[0], 0n);  // (a call each)
+  }
+
   // The count of one combination: a task's labels and the first of each free group.
   firstCombination(board, task) {
     const chosen = board.labels.map(() => 0);
@@ -172,10 +199,10 @@ class Answerer {
     }
     const cover = this.cover(key, undefined, plan);
     if (op === "plan") return cover.listing;
-    if (op === "count") return {count: String(cover.count([args.prefix])[0])};
+    if (op === "count") return {count: String(this.count(cover, args.prefix))};
     if (op === "position") {
       const {prefix, ids} = args;
-      const count = cover.count([[...prefix, ...ids]])[0];
+      const count = this.count(cover, [...prefix, ...ids]);
       if (count > 0n || !ids.length) return {count: String(count), wayOut: []};
       const fewer = ids.map((_, k) => [...prefix, ...ids.slice(0, k), ...ids.slice(k + 1)]);
       return {count: "0", wayOut: cover.exists([...fewer, prefix], {remember: false})};
