@@ -61,7 +61,7 @@ function bottomOfScale() {
   return Math.max(1, Math.min(...solvable, topOfScale()));
 }
 
-const HEAT_STEPS = ["#f7fcb9", "#c2e699", "#78c679", "#238443", "#004529"];
+const HEAT_STEPS = ["#f7fcb9", "#bde293", "#78c679", "#238443", "#004529"];
 const DARK_STEPS = 3;        // the steps from this one on carry white text
 const UNSOLVABLE = "#e0606b";
 
