@@ -81,8 +81,8 @@ function fromUrl() {
           view: params.get("view") === "solutions" ? "solutions" : "play",
           index: numbered ? Number(solution) - 1 : 0,
           badIndex: solution !== null && !numbered
-            ? `There is no solution ${JSON.stringify(solution.slice(0, 20))}: solutions are ` +
-              "numbered from 1. Showing solution 1 instead." : ""};
+            ? `there is no solution ${JSON.stringify(solution.slice(0, 20))}: solutions are ` +
+              "numbered from 1; showing solution 1" : ""};
 }
 
 // The link's labels (labels=...), or null when it names none: its text as written split at
