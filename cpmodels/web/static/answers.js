@@ -6,9 +6,10 @@
 // The engine answers a puzzle from its plan, which a worker makes with the core from the
 // puzzle's parts (api/puzzle/{spec}, a few KB; its layout too): a puzzle whose parts do not
 // load (a server run with --no-browser-engine) is asked of the server, as every puzzle is
-// when the engine or its worker does not load, or fails. On the static site there is no server: a
-// question the engine cannot answer is refused with NO_ENGINE, and the kind is "none"; a
-// board drawn in the editor is made a puzzle here (drawn(fields)).
+// when the engine or its worker does not load, or fails. On the static site there is no
+// server: a question the engine cannot answer is refused with NO_ENGINE (NOT_KEPT for a
+// puzzle not kept offline, with no network), and the kind is "none"; a board drawn in the
+// editor is made a puzzle here (drawn(fields)).
 //
 // The pool: a worker per core the browser reports, as many as its memory holds (poolSize),
 // each made when a question finds no free one. A question goes to a free worker; a newer question of the same kind
@@ -332,10 +333,15 @@ class EngineAnswers {
   partsOf(name) {
     if (!(name in this.parts)) {
       const read = fetch(`api/puzzle/${encodeURIComponent(name)}`)
-        .then((response) => (response.ok ? response.text() : null))
+        .then((response) => {
+          this.unreached.delete(name);
+          return response.ok ? response.text() : null;
+        })
         .catch(() => { this.unreached.add(name); return null; });
       this.parts[name] = read;
-      read.then((text) => { if (text === null && this.parts[name] === read) delete this.parts[name]; });
+      read.then((text) => {
+        if (text === null && this.parts[name] === read) delete this.parts[name];
+      });
     }
     return this.parts[name];
   }
@@ -369,7 +375,9 @@ class EngineAnswers {
     if (spec) {
       const faceUp = Boolean(puzzle.face_up && spec.flip);
       const key = planKey(spec.name, faceUp);
-      if (!(key in this.plans)) this.plans[key] = this.madePlan(spec.name, faceUp).catch(() => null);
+      if (!(key in this.plans)) {
+        this.plans[key] = this.madePlan(spec.name, faceUp).catch(() => null);
+      }
       found = await this.plans[key];
       if (found === null) delete this.plans[key];  // (asked again next time)
     }

@@ -77,7 +77,9 @@ class Answerer {
     } catch (err) {
       reply = {id, error: String(err.message || err)};
     }
-    if (delay > 0 && !MAKING.has(message.op)) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (delay > 0 && !MAKING.has(message.op)) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
     this.post(reply);
   }
 
@@ -177,8 +179,10 @@ class Answerer {
     if (first === null) return cover.count([forced])[0];
     const at = String(first);
     const branches = [];
-    options.forEach(([, cells], o) => { if (cells.some((c) => String(c) === at)) branches.push(o); });
-    return branches.reduce((sum, o) => sum + cover.count([[...forced, o]])[0], 0n);  // (a call each)
+    options.forEach(([, cells], o) => {
+      if (cells.some((c) => String(c) === at)) branches.push(o);
+    });
+    return branches.reduce((sum, o) => sum + cover.count([[...forced, o]])[0], 0n);  // a call each
   }
 
   // The count of one combination: a task's labels and the first of each free group.
