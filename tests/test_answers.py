@@ -313,10 +313,10 @@ def test_the_page_plays_with_the_engine_and_without(browser, server):
     finally:
         context.close()
     assert errors == []
-    # The plan missing (a server run with --no-browser-engine), or the engine's worker:
+    # The puzzle's parts missing (a server run with --no-browser-engine), or the engine's worker:
     # the server answers.
     context, page = _page(browser, PHONE, errors)
-    page.route("**/api/plan/**", lambda route: route.fulfill(
+    page.route("**/api/puzzle/**", lambda route: route.fulfill(
         status=404, json={"error": "no plan", "message": "No plan."}))
     page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
     try:
@@ -327,7 +327,7 @@ def test_the_page_plays_with_the_engine_and_without(browser, server):
         assert posted and all(u.endswith("/api/check") for u in posted)
         _at_the_end(page, PHONE)
         # the engine's worker missing: the same
-        page.unroute("**/api/plan/**")
+        page.unroute("**/api/puzzle/**")
         page.route("**/static/engine/worker.js", lambda route: route.fulfill(status=404))
         posted.clear()
         page.goto(url)

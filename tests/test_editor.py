@@ -476,6 +476,15 @@ def test_the_heatmap_has_a_legend_counts_on_tap_and_focus_and_marks_unsolvable(e
     heat = _heatmap(page)
     top = max(s["min"] for s in heat.values())
     assert f"{top:,}" in legend and "no solution" in legend
+    # the bands are the counts shown: each colours some label, the first starts at the
+    # fewest of a solvable label, the last ends at the largest
+    bands = [[int(n.replace(",", "")) for n in text.split("\u2013")] for text in
+             page.eval_on_selector_all("#legend .swatch[data-step]",
+                                       "items => items.map((i) => i.textContent)")]
+    fewest = [s["min"] for s in heat.values() if not s["zero"]]
+    assert bands[0][0] == min(fewest) and bands[-1][-1] == top, bands
+    for band in bands:
+        assert any(band[0] <= n <= band[-1] for n in fewest), (band, sorted(fewest))
     # by keyboard: the focused cell's counts are said, and in its label
     cell = page.locator('#board .cellgroup[data-token="Oct"]')
     cell.focus()

@@ -408,10 +408,10 @@ def server(grid_specs):
 
 
 def _page_error(message) -> bool:
-    """Whether a console message is an error of the page's: the puzzle's plan or engine.wasm
+    """Whether a console message is an error of the page's: the puzzle's parts or engine.wasm
     missing (these servers serve neither, so the page asks the API) is none."""
     url = message.location.get("url", "")
-    return message.type == "error" and "/api/plan/" not in url and \
+    return message.type == "error" and "/api/puzzle/" not in url and \
         not url.endswith("/static/engine/engine.wasm")
 
 

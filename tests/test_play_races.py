@@ -117,7 +117,7 @@ def test_a_linked_dates_labels_are_shown_before_the_server_answers(browser, slow
     page = browser.new_page(viewport={"width": 1000, "height": 900})
     held: list = []
     try:
-        page.route("**/api/plan/**", lambda route: route.fulfill(status=404, body="{}"))
+        page.route("**/api/puzzle/**", lambda route: route.fulfill(status=404, body="{}"))
         page.route("**/api/check", lambda route: held.append(route))
         page.goto(f"{slow_server}/?spec=calendar_week&date=2024-02-29")
         page.wait_for_selector("#play-board text.open", timeout=30_000)

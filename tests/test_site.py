@@ -40,7 +40,7 @@ from cpmodels.sweep import sweep_cover
 from cpmodels.web import board, plans
 from cpmodels.web.app import create_app
 from cpmodels.web.limits import SearchPool
-from cpmodels.web.plans import puzzle_plan
+from cpmodels.web.plans import puzzle_parts, puzzle_plan
 from cpmodels.web.play import board_layout, check_position
 from cpmodels.web.puzzles import Puzzles
 from cpmodels.web.site import LOCK_FILE, SITE_MARKER
@@ -99,9 +99,16 @@ def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, 
     for file in ("nope.json", "nope.face-up.json", "calendar_week", "calendar_week.yaml",
                  ".json", "calendar_week.JSON"):
         _refused(client.get(f"/api/plan/{file}"))
+    # the parts the page makes the plan from
+    assert client.get("/api/puzzle/calendar_week").json() == json.loads(json.dumps(
+        puzzle_parts(week)))
+    assert client.get("/api/puzzle/tiny").json()["pieces"][0]["cells"] == [[0, 0], [0, 1],
+                                                                           [0, 2]]
+    _refused(client.get("/api/puzzle/nope"))
     # without the browser engine the pages ask the API: no plan is served
     with TestClient(create_app([WEEK], browser_engine=False)) as api_only:
         assert "serves no plans" in _refused(api_only.get("/api/plan/calendar_week.json"))
+        assert "serves no puzzles" in _refused(api_only.get("/api/puzzle/calendar_week"))
         if plans.engine_built():  # nor the engine, so the editor's counts are the server's
             assert "is off" in _refused(api_only.get("/static/engine/engine.wasm"))
         assert api_only.get("/api/layout/calendar_week").status_code == 200
@@ -192,8 +199,6 @@ def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli
         ((new, WEEK, WEEK), "two specs are named 'calendar_week'"),
         ((new, dots), "cannot be a file of the site"),
         ((new, _tiny(tmp_path, "bell\a")), "cannot be a file of the site"),
-        ((new, _tiny(tmp_path, "x", flip=True), _tiny(tmp_path, "x.face-up")),
-         "two files of the site are both api/plan/x.face-up.json"),
         ((new, tmp_path / "missing.yaml"), "missing.yaml"),
         (("", WEEK), "cannot write the site: the folder's name is empty"),
         ((new, _tiny(tmp_path, "a%20b")),
@@ -249,13 +254,13 @@ def test_an_earlier_site_is_written_over_and_nothing_else_is_touched(run_cli, tm
     code, said, _ = run_cli("site", out, second)
     assert code == 0 and f"python -m http.server -d {out}" in said
     assert "removed 3 files of the earlier site: api/board/start/first, api/layout/first, " \
-        "api/plan/first.json\n" in said
+        "api/puzzle/first\n" in said
     version, listed = _listed(out)
     assert version != earlier  # the browsers that kept the first site take the second
-    assert _files(out) == {*listed, "sw.js", "CNAME", LOCK_FILE}
+    assert _files(out) == {*listed, "sw.js", "CNAME"}
     assert (outside / "keep.txt").read_text() == "mine"
     # a name is the file's as it is: the pages ask for it quoted, the host unquotes it
-    assert {"api/layout/second?50%", "api/plan/second?50%.json"} <= set(listed)
+    assert {"api/layout/second?50%", "api/puzzle/second?50%"} <= set(listed)
     assert not (out / "api/layout/first").exists()
     assert (out / "CNAME").read_text() == "puzzles.example\n"
 
@@ -277,13 +282,13 @@ def test_a_site_refused_part_way_writes_nothing_and_runs_take_turns(run_cli, tmp
     out = tmp_path / "site"
     assert run_cli("site", out, tiny)[0] == 0
     breaks = [
-        ("api/plan/tiny.face-up.json", "dir", "it holds a folder or another thing that is "
-         "not a file at api/plan/tiny.face-up.json, where the site writes a file; nothing "
+        ("api/puzzle/tiny", "dir", "it holds a folder or another thing that is "
+         "not a file at api/puzzle/tiny, where the site writes a file; nothing "
          "was written"),
         ("sw.js", "link", "it holds a symbolic link at sw.js, where the site writes a file; "
          "nothing was written"),
         ("api/specs", "link", "it holds a symbolic link at api/specs"),
-        ("api/plan", "link", "it holds a symbolic link at api/plan, where the site writes a "
+        ("api/puzzle", "link", "it holds a symbolic link at api/puzzle, where the site writes a "
          "folder"),
         ("static/engine", "file", "it holds a file at static/engine, where the site writes a "
          "folder"),
@@ -311,15 +316,16 @@ def test_a_site_refused_part_way_writes_nothing_and_runs_take_turns(run_cli, tmp
         kept.rename(target)
     # another run holds the lock, part-way (its sw.js not yet written): refused as such
     (out / "sw.js").rename(tmp_path / "sw.js")
-    before = _snapshot(out)
     with (out / LOCK_FILE).open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
+        before = _snapshot(out)
         code, _, err = run_cli("site", out, tiny)
+        assert _snapshot(out) == before
     assert code == 2 and err.count("\n") == 1, err
     assert "another cpmodels site run is writing there now" in err, err
-    assert _snapshot(out) == before
     (tmp_path / "sw.js").rename(out / "sw.js")
     assert run_cli("site", out, tiny)[0] == 0  # the lock let go: the site is written
+    assert not (out / LOCK_FILE).exists()  # and its file removed by the run that held it
     # a checkout holding hidden entries alone is a new site's place; they are kept
     pages = tmp_path / "pages"
     (pages / ".git").mkdir(parents=True)
@@ -349,7 +355,7 @@ def site(tmp_path_factory) -> tuple[Path, str]:
 def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relatively(site):
     out, said = site
     version, listed = _listed(out)
-    assert _files(out) == {*listed, "sw.js", LOCK_FILE}
+    assert _files(out) == {*listed, "sw.js"}  # the lock file removed when done
     assert f"wrote {len(listed) + 1} files" in said and f"-d {out}" in said
     digest = hashlib.sha256()
     for path in sorted(listed):
@@ -360,8 +366,8 @@ def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relative
                  "static/page.js", "static/engine/engine.js", "static/engine/engine.wasm",
                  "static/engine/worker.js", "api/specs", "api/grids",
                  "api/board/pools/square", "api/board/start/calendar_week",
-                 "api/layout/calendar_week", "api/plan/calendar_week.json",
-                 "api/plan/calendar_week.face-up.json", "api/plan/calendar_day.json"):
+                 "api/layout/calendar_week", "api/puzzle/calendar_week",
+                 "api/puzzle/calendar_day"):
         assert need in listed, need
     for page in ("index.html", "edit.html"):
         text = (out / page).read_text()
@@ -376,7 +382,7 @@ def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relative
     # the data files are the server's answers
     with TestClient(create_app([WEEK, DAY, SPECS / "calendar_week_11.yaml"])) as client:
         for path in ("api/grids", "api/layout/calendar_day", "api/board/start/calendar_week",
-                     "api/plan/calendar_week_11.face-up.json"):
+                     "api/puzzle/calendar_week_11"):
             assert (out / path).read_bytes() == client.get(f"/{path}").content, path
         served = client.get("/api/specs").json()
     assert json.loads((out / "api/specs").read_text())["specs"] == served["specs"]
@@ -423,7 +429,7 @@ def _play_today(page, out: Path) -> None:
         "(() => { const d = new Date(); return [d.getFullYear(), d.getMonth() + 1, "
         "d.getDate()]; })()")
     labels = spec.date_labels(dt.date(year, month, day))
-    plan = json.loads((out / "api/plan/calendar_week.json").read_text())
+    plan = puzzle_plan(spec, False)
     layout = json.loads((out / "api/layout/calendar_week").read_text())
     cover, _ = sweep_cover(spec)
     session = EngineSession(cover)
@@ -456,8 +462,8 @@ def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, si
         page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
         _play_today(page, out)
         # the service worker has every file of the site: offline, a reload plays again
-        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=WAIT)
+        page.wait_for_function("document.querySelector('#offline-said').textContent !== ''",
+                               timeout=WAIT)  # the puzzle's files kept for play offline
         page.evaluate("localStorage.clear()")
         context.set_offline(True)
         page.reload()
@@ -492,7 +498,7 @@ def test_the_site_without_its_engine_says_so_and_still_shows_the_date(browser, s
     lost at its first question, the page says so in words (never HTTP 501), the footer
     says the engine did not load, and the board shows the date's cells open."""
     blocked = {"wasm": ("**/static/engine/engine.wasm", lambda route: route.abort()),
-               "plan": ("**/api/plan/**", lambda route: route.fulfill(status=404, body="")),
+               "plan": ("**/api/puzzle/**", lambda route: route.fulfill(status=404, body="")),
                "worker": ("**/static/engine/worker.js",
                           lambda route: route.fulfill(body=LOST_WORKER,
                                                       content_type="text/javascript"))}
@@ -522,22 +528,20 @@ def test_the_site_without_its_engine_says_so_and_still_shows_the_date(browser, s
 def test_the_menus_and_the_board_follow_a_linked_date_before_any_answer(browser, site,
                                                                        static_host):
     """A linked date's labels are in the menus and open on the board while the engine has
-    not answered (its plan held back), the verdict says it is counting; "Use these labels"
-    keeps them; a solved first day of year 1 offers no day before it."""
-    out, _ = site
-    held: list = []
+    not answered (its answers held back), the verdict says it is counting; "Use these
+    labels" keeps them; a solved first day of year 1 offers no day before it."""
     context = browser.new_context(viewport=LAPTOP, service_workers="block")
     try:
         page = context.new_page()
-        page.route("**/api/plan/**", lambda route: held.append(route))
-        page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29")
+        page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29&engine_delay=10000")
         page.wait_for_selector("#play-board text.open", timeout=WAIT)
         page.wait_for_function("document.querySelector('#feedback').textContent !== ''",
                                timeout=WAIT)
         assert sorted(_open_cells(page)) == ["29", "Feb", "Thu"]
         assert _menus(page) == ["Feb", "29", "Thu"]
         assert page.inner_text("#feedback") == "Feb 29 Thu: counting the solutions ..."
-        page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29&view=solutions")
+        page.goto(f"{static_host}?spec=calendar_week&date=2024-02-29&view=solutions"
+                  "&engine_delay=10000")
         page.wait_for_selector("#labels-box select", timeout=WAIT)
         assert _menus(page) == ["Feb", "29", "Thu"]
         page.click("#use-labels")
@@ -545,7 +549,7 @@ def test_the_menus_and_the_board_follow_a_linked_date_before_any_answer(browser,
         # the first day there is: solved, and no day before it to play
         spec = load_spec(WEEK)
         labels = spec.date_labels(dt.date(1, 1, 1))
-        plan = json.loads((out / "api/plan/calendar_week.json").read_text())
+        plan = puzzle_plan(spec, False)
         cover, _ = sweep_cover(spec)
         prefix = [plan["slack"][label] for label in labels]
         solved = [{"piece": cover.placements[j].piece,
@@ -554,7 +558,6 @@ def test_the_menus_and_the_board_follow_a_linked_date_before_any_answer(browser,
                   if j not in prefix]
         page.evaluate("kept => localStorage.setItem("
                       "'cpmodels-play:calendar_week:0001-01-01:any', kept)", json.dumps(solved))
-        page.unroute("**/api/plan/**")  # (the plans held went with their pages)
         page.goto(f"{static_host}?spec=calendar_week&date=0001-01-01")
         page.wait_for_selector("#solved:not([hidden])", timeout=WAIT)
         assert page.inner_text("#feedback").endswith("solved! Every piece fits.")
@@ -594,8 +597,8 @@ def test_a_puzzle_whose_name_is_quoted_in_addresses_is_kept_for_offline_play(bro
         with _hosting(out) as url:
             page = context.new_page()
             page.goto(url)
-            page.wait_for_function("navigator.serviceWorker.controller !== null",
-                                   timeout=WAIT)
+            page.wait_for_function("document.querySelector('#offline-said').textContent "
+                                   "!== ''", timeout=WAIT)  # its files kept
             context.set_offline(True)
             page.reload()
             page.wait_for_function(ENGINE_SAYS, timeout=WAIT)

@@ -24,7 +24,7 @@ def cmd_site(args: argparse.Namespace) -> int:
     print(f"wrote {len(site.files)} files, {site.total_bytes:,} bytes, to {site.out} "
           f"(version {site.version}; engine.wasm {engine:,} bytes)")
     for path in sorted(site.files):
-        print(f"  {path}" + ("  (service worker: keeps every file for offline play)"
+        print(f"  {path}" + ("  (service worker: keeps the puzzles opened for offline play)"
                              if path == SERVICE_WORKER else ""))
     if site.removed:
         n = len(site.removed)

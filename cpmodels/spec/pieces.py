@@ -90,6 +90,9 @@ class Piece(StrictModel):
     @field_validator("count", mode="before")
     @classmethod
     def _count_shape(cls, count: object) -> object:
+        if isinstance(count, float) and count.is_integer() and not 1 <= count <= MAX_COUNT:
+            # a whole number too large, as JSON may write one (1e+21)
+            raise ValueError(f"give a count from 1 to {MAX_COUNT}, or a range [min, max]")
         if isinstance(count, bool) or not isinstance(count, (int, list)) or (
                 isinstance(count, list) and not all(isinstance(x, int) and
                                                     not isinstance(x, bool) for x in count)):

@@ -9,8 +9,9 @@ with the CLI's JSON contract plus the board as SVG:
 * ``POST /api/count``: how many solutions it has;
 * ``POST /api/hint``: one more piece of a full solution that keeps the pieces shown;
 * ``GET /api/layout/{spec}``: the board and pieces as play mode draws them;
-* ``GET /api/plan/{spec}.json`` (``{spec}.face-up.json``): what the engine in the browser
-  needs to play the calendar (``web/plans.py``); 404 when the app was made without the
+* ``GET /api/puzzle/{spec}``: the calendar's parts, from which the engine in the browser
+  makes its layout and plans (``web/plans.py``), and ``GET /api/plan/{spec}.json``
+  (``{spec}.face-up.json``): the plan it makes; both 404 when the app was made without the
   browser engine, so the pages ask the API;
 * ``POST /api/check``: a player's position judged: ``solved``, ``open`` (with the number of
   solutions still possible), ``dead_end`` (with the pieces to take back) or ``invalid``;

@@ -6,8 +6,12 @@ A date's puzzle is that cover with the slack option of each of its labels forced
 cells left open): a player's position is the prefix [the slack option of each open label]
 + [the option of each piece placed], and its count is the engine's count of that prefix,
 the same number :func:`~cpmodels.web.play.check_position` finds on the date's own cover.
-The server answers :func:`puzzle_plan` at ``GET /api/plan/{name}.json`` (and
-``{name}.face-up.json``), and ``cpmodels site`` writes it as those files.
+The pages do not download the plan: :func:`puzzle_parts` is what the core in the page
+makes it from (the board, its labels, the pieces and the groups, a few KB), answered at
+``GET /api/puzzle/{name}`` and written by ``cpmodels site`` as that file; a worker of the
+page makes the calendar's layout and the plan from it, as it does for a board drawn in the
+editor. The server still answers :func:`puzzle_plan` at ``GET /api/plan/{name}.json`` (and
+``{name}.face-up.json``): the plan the page makes is that one, search for search.
 
 Nothing here knows about HTTP.
 """
@@ -18,8 +22,10 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
+from cpmodels import grids
 from cpmodels.backends.engine import EngineSession
 from cpmodels.errors import NotFound
+from cpmodels.render.scene import piece_colours
 from cpmodels.spec import CalendarSpec
 from cpmodels.sweep import slack_options, sweep_cover
 
@@ -74,4 +80,41 @@ def puzzle_plan(spec: CalendarSpec, face_up: bool) -> dict[str, Any]:
         "slack": {label: option for (_, label), option in slack.items()},
         "letters": list(spec.letters()),
         "copies": {piece.name: piece.high for piece in spec.pieces},
+    }
+
+
+def puzzle_parts(spec: CalendarSpec) -> dict[str, Any]:
+    """What the core in the page makes a calendar's layout and plans from (the JSON of
+    ``GET /api/puzzle/{name}``), in the shape the page gives a board drawn in the editor.
+
+    ``cells`` the board's cells in order; ``labels`` each label's cell; ``pieces`` each
+    piece's name, letter, colour, copies (``count`` at most, ``low`` at least), cells and
+    whether it may be rotated and turned over; ``groups`` each group's labels' cells in
+    order and ``groupNames`` the groups; ``letters`` and ``copies`` as in
+    :func:`puzzle_plan`; ``flip`` whether any piece may be turned over (a face-up plan
+    then); ``neighbours`` the offsets of a cell's neighbours by its tile, as
+    ``GET /api/grids`` gives them.
+    """
+    letters = spec.letters()
+    colours = piece_colours([piece.name for piece in spec.pieces])
+    near = grids.grid(spec.grid).neighbours
+    return {
+        "spec": spec.name,
+        "grid": spec.grid,
+        "cells": [list(cell) for cell in sorted(spec.cells)],
+        "labels": {label: list(cell) for label, cell in spec.label_cells.items()},
+        "pieces": [{"name": piece.name, "letter": letters[piece.name],
+                    "colour": colours[piece.name], "count": piece.high, "low": piece.low,
+                    "cells": [list(cell) for cell in sorted(piece.cells)],
+                    "rotate": spec.rotate if piece.rotate is None else piece.rotate,
+                    "flip": spec.flip if piece.flip is None else piece.flip}
+                   for piece in spec.pieces],
+        "groups": [[list(spec.label_cells[label]) for label in labels]
+                   for labels in spec.groups.values()],
+        "groupNames": list(spec.groups),
+        "letters": list(letters),
+        "copies": {piece.name: piece.high for piece in spec.pieces},
+        "flip": spec.can_flip,
+        "neighbours": [[[[a - i, b - j] for a, b in near((i, j))] for j in (0, 1)]
+                       for i in (0, 1)],
     }

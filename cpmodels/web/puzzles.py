@@ -36,7 +36,7 @@ from cpmodels.spec import CalendarSpec, load_spec
 from cpmodels.spec.bundled import bundled_specs, spec_path
 from cpmodels.spec.loading import is_design
 from cpmodels.web.limits import acquire, check_deadline
-from cpmodels.web.plans import puzzle_plan
+from cpmodels.web.plans import puzzle_parts, puzzle_plan
 from cpmodels.web.play import board_layout, check_position, position_session, puzzle_title
 
 MAX_KEPT_SOLUTIONS = 100_000  # per instance: stepping further is refused
@@ -206,6 +206,11 @@ class Puzzles:
                 if name in self.specs or name in self._drawn:  # not dropped meanwhile
                     found = self._layouts.setdefault(name, found)
         return found
+
+    def parts(self, name: str) -> dict[str, Any]:
+        """What the core in the page makes a spec's layout and plans from
+        (:func:`~cpmodels.web.plans.puzzle_parts`)."""
+        return puzzle_parts(self.spec(name))
 
     def plan(self, name: str, face_up: bool) -> dict[str, Any]:
         """The engine's plan of a spec for the browser (:func:`~cpmodels.web.plans.puzzle_plan`),

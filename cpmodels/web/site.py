@@ -1,14 +1,16 @@
 """The daily puzzles as a static site (``cpmodels site OUT``): the play page and the editor,
 their scripts, the engine built for WebAssembly, and the data the pages read, as files any
-static file server hosts, at its root or under any path; a service worker keeps them all, so
-the site plays again offline.
+static file server hosts, at its root or under any path; a service worker keeps the pages
+and each puzzle opened (every puzzle on the player's word), so they play again offline.
 
 The data files are the server's own answers: the site asks an app made for the same specs
 (:func:`~cpmodels.web.app.create_app`, through a test client, nothing listening) for each GET
 the pages make, and writes each answer at the path the pages ask (``api/specs``,
-``api/layout/NAME``, ``api/plan/NAME.json``, ...), so the pages read the same JSON from the
-server and from the site. The pages it writes carry :data:`SITE_MARKER`, by which they know
-they are on the static site (and register ``sw.js``).
+``api/layout/NAME``, ``api/puzzle/NAME``, ...), so the pages read the same JSON from the
+server and from the site. The engine's plans are not files of the site: the page makes
+each puzzle's plan from ``api/puzzle/NAME`` (a few KB) with the engine in the browser. The
+pages it writes carry :data:`SITE_MARKER`, by which they know they are on the static site
+(and register ``sw.js``).
 
 Files are written whole (:func:`cpmodels.files.write_atomic`). ``OUT`` must be absent, an
 empty directory (hidden entries such as ``.git`` aside) or an earlier site (its
@@ -16,7 +18,7 @@ empty directory (hidden entries such as ``.git`` aside) or an earlier site (its
 write again are removed, and no other file is touched. Every path is checked before any
 file is written (a refusal leaves ``OUT`` as it was), ``sw.js`` is written last, and a run
 holds a lock in ``OUT`` (:data:`LOCK_FILE`) while it writes, so that two runs never mix
-their sites.
+their sites; it removes the lock file when done.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import re
 import stat
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -48,7 +50,7 @@ SITE_LINKS = ('<link rel="manifest" href="manifest.webmanifest">\n'
                  '<link rel="icon" href="icon.svg" type="image/svg+xml">')
 PAGES = {"index.html": "/", "edit.html": "/edit.html"}
 SERVICE_WORKER = "sw.js"
-LOCK_FILE = ".cpmodels-site.lock"  # held while a run writes; never a file of the site
+LOCK_FILE = ".cpmodels-site.lock"  # held while a run writes, removed when done
 # names Windows keeps for its devices, whatever follows a dot: no file can have them
 WINDOWS_DEVICES = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"} |
                             {f"{kind}{n}" for kind in ("COM", "LPT") for n in range(1, 10)})
@@ -120,15 +122,42 @@ def check_out(out: Path) -> list[str]:
     return earlier
 
 
-def _with_marker(page: bytes) -> bytes:
+IMPORT = re.compile(r"""^import\b[^;]*?from\s+["']\./([\w.-]+\.js)["']""", re.M)
+PAGE_SCRIPT = re.compile(r'<script type="module" src="static/([\w.-]+\.js)">')
+
+
+def _modules(scripts: dict[str, bytes], first: str) -> list[str]:
+    """The scripts a page's script imports, directly or not (under ``static/``), in the
+    order they are met."""
+    found: list[str] = []
+    todo = [first]
+    while todo:
+        for name in IMPORT.findall(scripts.get(todo.pop(0), b"").decode()):
+            if name not in found and name != first:
+                found.append(name)
+                todo.append(name)
+    return found
+
+
+def _with_marker(page: bytes, scripts: dict[str, bytes]) -> bytes:
     """A page as the site serves it: marked as the static site's, with its manifest and
-    its icon (in place of the server's empty one)."""
+    its icon (in place of the server's empty one), and the files it needs first asked for
+    at once (its script's modules, and on the play page the engine), not one after another.
+    ``scripts``: the scripts under ``static/`` by name."""
     text = page.decode()
     head = '<meta charset="utf-8">'
     if head not in text:  # pragma: no cover - every page starts so (tested)
         raise AssertionError("a page without its charset line")
     text = text.replace(NO_ICON, "", 1)
-    return text.replace(head, f"{head}\n{SITE_MARKER}\n{SITE_LINKS}", 1).encode()
+    links = [SITE_LINKS]
+    script = PAGE_SCRIPT.search(text)
+    if script is not None:
+        links += [f'<link rel="modulepreload" href="static/{name}">'
+                  for name in _modules(scripts, script[1])]
+        if script[1] == "page.js":
+            links.append('<link rel="preload" href="static/engine/engine.wasm" as="fetch" '
+                         'crossorigin>')
+    return text.replace(head, f"{head}\n{SITE_MARKER}\n" + "\n".join(links), 1).encode()
 
 
 def _manifest(titles: Sequence[str]) -> bytes:
@@ -175,10 +204,11 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
             files[path] = response.content
             return response
 
-        for path, url in PAGES.items():
-            files[path] = _with_marker(get(url).content)
         for name in SCRIPTS:
             keep(f"static/{name}")
+        scripts = {name: files[f"static/{name}"] for name in SCRIPTS}
+        for path, url in PAGES.items():
+            files[path] = _with_marker(get(url).content, scripts)
         for name in ENGINE_FILES:
             keep(f"static/engine/{name}")
         listed = keep("api/specs").json()["specs"]
@@ -189,8 +219,7 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
             name = spec["name"]
             keep(f"api/layout/{name}")
             keep(f"api/board/start/{name}")
-            for face_up in (False, True)[:1 + bool(spec["flip"])]:
-                keep(f"api/plan/{plans.plan_file(name, face_up)}")
+            keep(f"api/puzzle/{name}")
     files["manifest.webmanifest"] = _manifest([spec["title"] for spec in listed])
     files["icon.svg"] = _site_file("icon.svg")
     return files
@@ -271,22 +300,44 @@ def _check_paths(out: Path, paths: Sequence[str]) -> None:
                                  "written")
 
 
-@contextmanager
-def _locked(out: Path) -> Iterator[None]:
-    """``out`` held by this run alone while it writes (another run is refused)."""
-    try:
-        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
-    except OSError as exc:
-        raise InputError(f"cannot write the site to {out}: {LOCK_FILE}: "
-                         f"{exc.strerror or exc}") from None
-    try:
+def _lock(out: Path) -> int:
+    """The lock file in ``out`` opened and locked by this run (another run holding it is
+    refused). A run removes its lock file when done, while it holds it: a run that locked
+    the file as it was removed finds the name gone (or another file under it) and takes
+    the lock again, so two runs never both hold ``out``."""
+    path = out / LOCK_FILE
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+        except OSError as exc:
+            raise InputError(f"cannot write the site to {out}: {LOCK_FILE}: "
+                             f"{exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.close(fd)
             raise InputError(f"cannot write the site to {out}: another cpmodels site run is "
                              "writing there now; wait for it to finish, then run again") from None
+        held = os.fstat(fd)
+        try:
+            named = os.lstat(path)
+        except FileNotFoundError:
+            named = None
+        if named is not None and (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino):
+            return fd
+        os.close(fd)  # removed by the run that held it: the lock is taken afresh
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """``out`` held by this run alone while it writes (another run is refused); the lock
+    file removed when done, so that it is never a file left in the site."""
+    fd = _lock(out)
+    try:
         yield
     finally:
+        with suppress(OSError):
+            os.unlink(out / LOCK_FILE)  # (still held: see _lock)
         os.close(fd)  # (the lock goes with it)
 
 
@@ -318,7 +369,7 @@ def write_site(out: Path | str, spec_paths: Sequence[str | Path]) -> Site:
     out = Path(out)
     lock = out / LOCK_FILE
     with ExitStack() as stack:
-        # a site written here since the lock came: another run may be writing it now
+        # a lock file here: another run may be writing now (or one was stopped part-way)
         locked = lock.is_file() and not lock.is_symlink()
         if locked:
             stack.enter_context(_locked(out))

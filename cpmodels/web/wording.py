@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from cpmodels.errors import CpmodelsError, OptionError, SpecError
 
 MAX_PROBLEMS = 4  # a board's problems said in one message; the rest counted
+PLANE_GRIDS = "The grid must be 'square', 'triangle' or 'hex'."  # the grids the editor draws
 
 # What a request's field holds, to a person, and how to give it (the field is the innermost
 # name of the error's place: ``cells`` for ``placements.0.cells.1``).
@@ -147,6 +148,8 @@ def problem_sentence(problem: SpecError) -> str:
     if kind in bound:
         words, key = bound[kind]
         return sentence(f"{where} must be {words} {context.get(key)}")
+    if kind in ("literal_error", "enum") and tuple(path) == ("grid",):
+        return PLANE_GRIDS  # (a board is drawn in the plane: the cube grid is no board's)
     if kind in ("literal_error", "enum"):
         return sentence(f"{where} must be {context.get('expected', 'one of those offered')}")
     if kind is not None and kind not in ("value_error", "assertion_error"):

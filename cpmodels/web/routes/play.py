@@ -1,6 +1,6 @@
 """The daily puzzle's API: the calendars (``GET /api/specs``), a solution, a count, a hint,
-a player's position judged, the board as play mode draws it, and the plan the engine in the
-browser plays it with.
+a player's position judged, the board as play mode draws it, and what the engine in the
+browser plays it with (the puzzle's parts, from which the page makes the plan, and the plan).
 
 Every answer but the list of calendars is worked out on the server's search pool, within
 its deadline.
@@ -94,6 +94,16 @@ async def specs(server: Server) -> dict[str, Any]:
 async def layout(name: str, server: Server) -> Any:
     """The board and the pieces of a puzzle as play mode draws them."""
     return await server.pool.call(server.puzzles.layout, name)
+
+
+@router.get("/api/puzzle/{name}")
+async def puzzle_parts(name: str, server: Server) -> Any:
+    """What the core in the page makes a calendar's layout and plans from; 404 when this
+    server's pages ask the API instead (as for the plans)."""
+    if not server.browser_engine or not plans.engine_built():
+        raise NotFound("this server answers the pages' questions itself: it serves no "
+                       "puzzles for the engine in the browser")
+    return await server.pool.call(server.puzzles.parts, name)
 
 
 @router.get("/api/plan/{file}")

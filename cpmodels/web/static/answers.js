@@ -3,19 +3,19 @@
 // cpmodels server's API), and whose methods answer as the API does, in the same words:
 // specs(listing), layout(name), count(puzzle), check(puzzle, placements),
 // hint(puzzle, revealed) and solution(puzzle, index), each with an optional AbortSignal.
-// The engine answers a puzzle from its plan (api/plan/{spec}.json, or .face-up.json): a
-// puzzle whose plan does not load (a server run with --no-browser-engine, a board drawn in
-// the editor and played on the server) is asked of the server, as every puzzle is when the
-// engine or its worker does not load, or fails. On the static site there is no server: a
-// question the engine cannot answer is refused with NO_ENGINE, and the kind is "none"; a
-// board drawn in the editor is made a puzzle here (drawn(fields)).
+// The engine answers a puzzle from its plan, which a worker makes with the core from the
+// puzzle's parts (api/puzzle/{spec}, a few KB; its layout too): a puzzle whose parts do not
+// load (a server run with --no-browser-engine) is asked of the server, as every puzzle is
+// when the engine or its worker does not load, or fails. On the static site there is no
+// server: a question the engine cannot answer is refused with NO_ENGINE (NOT_KEPT for a
+// puzzle not kept offline, with no network), and the kind is "none"; a board drawn in the
+// editor is made a puzzle here (drawn(fields)).
 //
 // The pool: a worker per core the browser reports, as many as its memory holds (poolSize),
 // each made when a question finds no free one. A question goes to a free worker; a newer question of the same kind
 // (the next move's verdict) cancels the one before: a running one by ending its worker (a
 // fresh one takes its place when needed), a waiting one before it starts.
 import {onStaticSite} from "./dom.js";
-import {checkLimits, drawnPuzzle, fitsNowhere} from "./drawn.js";
 import {api, localToday} from "./puzzle.js";
 
 const WORKER = new URL("engine/worker.js", import.meta.url);
@@ -40,6 +40,10 @@ const LATE = {
 export const NO_ENGINE = "This browser could not start the puzzle engine (WebAssembly or " +
   "workers may be blocked, or a file of the site is missing), and this site has no server " +
   "to ask.";
+// What the static site says of a puzzle it cannot reach with no network: not kept.
+export const NOT_KEPT = "This puzzle was not kept for play offline, and there is no " +
+  "network: open it once online (or choose Keep every puzzle offline), and it plays offline " +
+  "from then on.";
 
 class Cancelled extends Error {
   constructor() {
@@ -64,7 +68,7 @@ class Pool {
   // A worker with the engine loaded (resolves once it says so; rejects when it cannot).
   spawn(index) {
     const worker = new Worker(WORKER, {type: "module"});
-    const slot = {worker, question: null};
+    const slot = {worker, question: null, keys: new Set()};  // keys: the plans it has met
     slot.ready = new Promise((resolve, reject) => {
       worker.onmessage = ({data}) => {
         if (data.ready === true) resolve();
@@ -79,18 +83,24 @@ class Pool {
       };
     });
     slot.ready.catch(() => {});
-    worker.postMessage({module: this.module});
+    if (this.module) worker.postMessage({module: this.module});  // (else start sends it)
     this.slots[index] = slot;
     return slot;
   }
 
-  // The first worker made and its engine loaded: the pool works (else it throws).
-  async start() {
+  // The first worker made and its engine loaded from ``module`` (a promise of the compiled
+  // engine.wasm, null when it does not compile): the pool works (else it throws). The
+  // worker's scripts load while the page compiles the engine.
+  async start(module) {
     const slot = this.spawn(0);
     try {
+      this.module = await module;
+      if (!this.module) throw new Error("engine.wasm did not load");
+      slot.worker.postMessage({module: this.module});
       await slot.ready;
     } catch (err) {
       slot.worker.terminate();
+      this.slots[0] = null;
       throw err;
     }
   }
@@ -145,11 +155,15 @@ class Pool {
 
   pump() {
     while (this.waiting.length) {
-      let k = this.slots.findIndex((s) => s && !s.question);
+      // a free worker that has made the question's plan, else any free one, else a new one
+      const {key} = this.waiting[0].message;
+      let k = this.slots.findIndex((s) => s && !s.question && key !== null && s.keys.has(key));
+      if (k < 0) k = this.slots.findIndex((s) => s && !s.question);
       if (k < 0) k = this.slots.indexOf(null);
       if (k < 0) return;
       const slot = this.slots[k] || this.spawn(k);
       const question = this.waiting.shift();
+      if (key !== null) slot.keys.add(key);
       slot.question = question;
       slot.timer = setTimeout(() => this.late(question), this.timeLimit * 1000);
       slot.worker.postMessage(question.message);
@@ -243,17 +257,20 @@ class ServerAnswers {
 
 // --- the engine's answers ---------------------------------------------------------------
 
-// A puzzle's plan as the page reads it: the option id of each placement, each label's
-// slack option, the hints' order, the pieces' copies; its JSON text goes to the workers.
-function readPlan(text) {
-  const data = JSON.parse(text);
+// A puzzle's plan as the page reads it, from what the worker that made it listed (each
+// option's piece or group, cells and kind, each label's slack option, the hints' order,
+// the pieces' copies): with the option id of each placement, and the key and the text
+// ({parts, faceUp}) by which a worker that has not met it makes it.
+function readPlan(listing, key, text) {
   const ids = new Map();
-  data.options.forEach(([piece, cells, kind], j) => {
+  listing.options.forEach(([piece, cells, kind], j) => {
     if (kind === 0) ids.set(`${piece}|${cellsKey(cells)}`, j);
   });
-  return {text, key: `${data.spec}:${data.face_up ? "face-up" : "any"}`, options: data.options,
-          slack: data.slack, letters: data.letters, copies: data.copies, ids};
+  return {text, key, options: listing.options, slack: listing.slack, letters: listing.letters,
+          copies: listing.copies, ids};
 }
+
+const planKey = (name, faceUp) => `${name}:${faceUp ? "face-up" : "any"}`;
 
 class EngineAnswers {
   constructor(pool, server, onKind) {
@@ -263,8 +280,10 @@ class EngineAnswers {
     this.kind = "engine";
     this.workers = pool.size;
     this.listed = {};    // the specs as listed, by name
-    this.plans = {};     // a promise of each puzzle's plan (null: none), by file name
+    this.parts = {};     // a promise of each puzzle's parts as JSON text (null: none), by name
+    this.plans = {};     // a promise of each puzzle's plan (null: none), by key (planKey)
     this.layouts = {};
+    this.unreached = new Set();  // the puzzles whose parts the network did not bring
     this.broken = false; // the engine failed: the server answers from then on
   }
 
@@ -281,31 +300,72 @@ class EngineAnswers {
 
   // A board drawn in the editor (a link's fields) made a puzzle in this browser, as the
   // server's api/board/play, api/layout and api/plan make one: checked in the server's
-  // words (drawn.js; the pieces' fit by a worker), laid out and planned by the core in a
-  // worker; its listing returned (an Error with the server's words when it is refused).
+  // words (drawn.js, loaded when a board comes; the pieces' fit by a worker), laid out and
+  // planned by the core in a worker; its listing returned (an Error with the server's
+  // words when it is refused).
   async drawn(fields) {
+    const {checkLimits, drawnPuzzle, fitsNowhere} = await import("./drawn.js");
     const {spec, listing, board} = drawnPuzzle(fields);
     const text = JSON.stringify(board);
     const fits = await this.pool.ask("drawn", "fits", null, text, {});
     if (fits.nowhere) throw fitsNowhere(spec, fits.nowhere);
     checkLimits(spec);
-    const {layout, plans} = await this.pool.ask("drawn", "drawn", null, text, {});
+    const name = listing.name;
+    this.parts[name] = Promise.resolve(text);
+    this.layouts[name] = this.pool.ask("drawn", "layout", null, text, {});
+    const key = planKey(name, false);
+    this.plans[key] = this.madePlan(name, false);
+    try {
+      await this.layouts[name];
+      await this.plans[key];
+    } catch (err) {
+      delete this.layouts[name];
+      delete this.plans[key];
+      throw err;
+    }
     if (listing.dates) listing.today = dateLabels(listing, localToday());
-    this.listed[listing.name] = listing;
-    this.layouts[listing.name] = Promise.resolve(layout);
-    plans.forEach((plan, faceUp) => {
-      this.plans[`${listing.name}${faceUp ? ".face-up" : ""}.json`] =
-        Promise.resolve(readPlan(plan));
-    });
+    this.listed[name] = listing;
     return listing;
   }
 
+  // The puzzle's parts (api/puzzle/NAME) as JSON text, read once; null where it has none
+  // (asked again next time).
+  partsOf(name) {
+    if (!(name in this.parts)) {
+      const read = fetch(`api/puzzle/${encodeURIComponent(name)}`)
+        .then((response) => {
+          this.unreached.delete(name);
+          return response.ok ? response.text() : null;
+        })
+        .catch(() => { this.unreached.add(name); return null; });
+      this.parts[name] = read;
+      read.then((text) => {
+        if (text === null && this.parts[name] === read) delete this.parts[name];
+      });
+    }
+    return this.parts[name];
+  }
+
+  // The board and pieces as play mode draws them: made by the core in a worker from the
+  // puzzle's parts, else the server's (api/layout/NAME).
   layout(name) {
     if (!this.layouts[name]) {
-      this.layouts[name] = this.server.layout(name);
-      this.layouts[name].catch(() => { delete this.layouts[name]; });
+      const made = this.partsOf(name).then((text) => {
+        if (text === null || this.broken) return this.unreachable(name) || this.server.layout(name);
+        return this.pool.ask(`layout ${name}`, "layout", null, text, {})
+          .catch(() => this.server.layout(name));
+      });
+      this.layouts[name] = made;
+      made.catch(() => { if (this.layouts[name] === made) delete this.layouts[name]; });
     }
     return this.layouts[name];
+  }
+
+  // On the static site with no network, a puzzle whose parts were not kept is refused in a
+  // sentence that says so (null otherwise).
+  unreachable(name) {
+    if (!this.server.site || !this.unreached.has(name) || navigator.onLine) return null;
+    return Promise.reject(refusal(NOT_KEPT, 503, {verdict: "invalid"}));
   }
 
   // The plan of the puzzle (null: it has none, and the server answers it).
@@ -313,19 +373,27 @@ class EngineAnswers {
     const spec = this.listed[puzzle.spec];
     let found = null;
     if (spec) {
-      const file = `${spec.name}${puzzle.face_up && spec.flip ? ".face-up" : ""}.json`;
-      if (!(file in this.plans)) {
-        this.plans[file] = fetch(`api/plan/${encodeURIComponent(file)}`)
-          .then((response) => (response.ok ? response.text() : null))
-          .then((text) => (text === null ? null : readPlan(text)))
-          .catch(() => null);
+      const faceUp = Boolean(puzzle.face_up && spec.flip);
+      const key = planKey(spec.name, faceUp);
+      if (!(key in this.plans)) {
+        this.plans[key] = this.madePlan(spec.name, faceUp).catch(() => null);
       }
-      found = await this.plans[file];
-      if (found === null) delete this.plans[file];  // (asked again next time)
+      found = await this.plans[key];
+      if (found === null) delete this.plans[key];  // (asked again next time)
     }
     this.kind = found ? "engine" : this.server.kind;
     if (this.onKind) this.onKind(this.kind);
     return found;
+  }
+
+  // A puzzle's plan made by the core in a worker from its parts (null where it has none);
+  // a refusal of the core's throws.
+  async madePlan(name, faceUp) {
+    const parts = await this.partsOf(name);
+    if (parts === null) return null;
+    const key = planKey(name, faceUp);
+    const text = `{"faceUp":${faceUp},"parts":${parts}}`;
+    return readPlan(await this.pool.ask(`plan ${key}`, "plan", key, text, {}), key, text);
   }
 
   // The puzzle's spec listed, its labels in group order, and whether it is face up.
@@ -414,7 +482,7 @@ class EngineAnswers {
   // question and every later one to the server.
   async answer(puzzle, engine, server) {
     const plan = this.broken ? null : await this.plan(puzzle);
-    if (!plan) return server();
+    if (!plan) return (this.unreachable(puzzle.spec) || server());
     try {
       return await engine(plan);
     } catch (err) {
@@ -564,16 +632,16 @@ export function poolSize(cores = navigator.hardwareConcurrency,
 export async function openPool() {
   if (typeof Worker !== "function" || typeof WebAssembly !== "object") return null;
   try {
-    const response = await fetch(WASM);
-    if (!response.ok) return null;
-    const module = await WebAssembly.compile(await response.arrayBuffer());
+    const module = fetch(WASM).then(async (response) => (response.ok
+      ? WebAssembly.compile(await response.arrayBuffer()) : null));
+    module.catch(() => {});
     const size = poolSize();
     const asked = Number(new URLSearchParams(location.search).get("engine_delay"));
     const delay = Number.isFinite(asked) ? Math.min(Math.max(asked, 0), MAX_DELAY_MS) : 0;
     const limit = Number(new URLSearchParams(location.search).get("engine_time_limit"));
-    const pool = new Pool(module, size, delay,
+    const pool = new Pool(null, size, delay,
                           limit > 0 && limit < TIME_LIMIT_S ? limit : TIME_LIMIT_S);
-    await pool.start();
+    await pool.start(module);
     return pool;
   } catch (err) {
     return null;

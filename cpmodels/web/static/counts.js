@@ -29,6 +29,10 @@ const whole = (n, most) => Number.isSafeInteger(n) && n >= 0 && n <= most;
 function bounds(piece) {
   const count = piece.count ?? 1;
   const [low, high] = Array.isArray(count) ? count : [count, count];
+  if ([low, high].some((n) => Number.isInteger(n) && n > MAX_COPIES)) {
+    throw new Error(`The count of ${piece.name} is too large: a piece has at most ` +
+                    `${MAX_COPIES.toLocaleString("en-US")} copies.`);
+  }
   if (!(whole(low, MAX_COPIES) && whole(high, MAX_COPIES) && low <= high) ||
       (Array.isArray(count) && count.length !== 2)) {
     throw new Error(`The count of ${piece.name} is not a whole number of copies (nor the ` +

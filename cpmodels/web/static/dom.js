@@ -17,9 +17,55 @@ export function onStaticSite() {
   return document.querySelector('meta[name="cpmodels-site"]') !== null;
 }
 
-// On a static site, its service worker (sw.js) keeps the site's files for use offline.
-export function registerOffline() {
-  if (onStaticSite() && "serviceWorker" in navigator) {
-    navigator.serviceWorker.register("sw.js").catch(() => {});
+// On a static site, its service worker (sw.js) keeps the site's files for use offline: once
+// it runs, the files this page fetched before it (the puzzle opened) are kept too. Resolves
+// with what it said ({kept, files}), or null where there is none.
+export async function registerOffline() {
+  if (!onStaticSite() || !("serviceWorker" in navigator)) return null;
+  try {
+    await navigator.serviceWorker.register("sw.js");
+    return await keepOffline();
+  } catch (err) {
+    return null;
   }
+}
+
+// The service worker asked to keep the files this page fetched (every file of the site,
+// with all): resolves with {kept, files}, how many of the site's files it keeps.
+export async function keepOffline(all = false) {
+  const registration = await navigator.serviceWorker.ready;
+  const fetched = performance.getEntriesByType("resource").map((entry) => entry.name);
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = ({data}) => resolve(data);
+    registration.active.postMessage({keep: all ? "all" : fetched}, [channel.port2]);
+  });
+}
+
+// The play page's offer, on a static site whose browser keeps files: the service worker
+// registered (after the first answer, so that the first visit loads only what it plays),
+// and a button that keeps every puzzle offline.
+export async function offerOffline() {
+  const box = $("offline");
+  const said = await registerOffline();
+  if (!box || said === null) return;
+  const say = ({kept, files}) => {
+    $("offline-said").textContent = kept >= files
+      ? "Every puzzle plays offline in this browser."
+      : "The puzzles opened here play offline in this browser.";
+    $("keep-all").hidden = kept >= files;
+  };
+  say(said);
+  $("keep-all").onclick = async () => {
+    $("keep-all").disabled = true;
+    $("offline-said").textContent = "Keeping every puzzle ...";
+    const all = await keepOffline(true);
+    $("keep-all").disabled = false;
+    say(all);
+    if (all.kept < all.files) {
+      $("offline-said").textContent = "Some files could not be fetched (is the network " +
+        "on?); the puzzles opened here play offline. Try again when online.";
+    }
+  };
+  box.hidden = false;
 }

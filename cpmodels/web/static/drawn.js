@@ -278,7 +278,7 @@ function readPiece(value, i, problems) {
   let low = 1, high = 1;
   if ("count" in value) {
     const count = value.count;
-    const whole = (x) => isWhole(x) && typeof x !== "boolean";
+    const whole = (x) => Number.isInteger(x);  // (however large: said to be too large below)
     if (!(whole(count) || (Array.isArray(count) && count.every(whole)))) {
       problems.push({path: at("count"), kind: "value", reason: "give a count: a number of " +
                      "copies, or [min, max] for a piece used a range of times"});
@@ -413,8 +413,8 @@ export function readBoard(fields) {
   }
   const grid = data.grid === undefined ? "square" : data.grid;
   if (!GRIDS.includes(grid)) {
-    problems.push({path: ["grid"], kind: "literal",
-                   expected: "'square', 'triangle', 'hex' or 'cube'"});
+    problems.push({path: ["grid"], kind: "literal",  // (the editor draws no cube board)
+                   expected: "'square', 'triangle' or 'hex'"});
   }
   const turns = {rotate: true, flip: grid !== "cube"};
   for (const key of ["rotate", "flip"]) {

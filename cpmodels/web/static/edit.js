@@ -51,19 +51,25 @@ function removeLabel(label) {
   for (const g of Object.keys(state.groups)) state.groups[g] = state.groups[g].filter((l) => l !== label);
 }
 
-// The heatmap's scale: a label's fewest solutions, from 1 to the largest fewest of the
-// board, in five steps on a square-root scale, each a green a clear step darker than the
-// one before (their labels' text white on the two darkest); the legend prints each step's
-// numbers.
+// The heatmap's scale: a label's fewest solutions, from the smallest fewest of the board's
+// solvable labels to the largest, in five steps on a square-root scale, each a green a clear
+// step darker than the one before (their labels' text white on the two darkest); the legend
+// prints the numbers of each step that colours a label.
 function topOfScale() { return Math.max(...Object.values(stats).map((t) => t.min), 1); }
+function bottomOfScale() {
+  const solvable = Object.values(stats).filter((t) => !t.zero).map((t) => t.min);
+  return Math.max(1, Math.min(...solvable, topOfScale()));
+}
 
-const HEAT_STEPS = ["#f7fcb9", "#c2e699", "#78c679", "#238443", "#004529"];
+const HEAT_STEPS = ["#f7fcb9", "#bde293", "#78c679", "#238443", "#004529"];
 const DARK_STEPS = 3;        // the steps from this one on carry white text
 const UNSOLVABLE = "#e0606b";
 
-// The fewest solutions each step starts at (the first: 1), for a scale topped by top.
-function stepStarts(top) {
-  return HEAT_STEPS.map((_, k) => (k === 0 ? 1 : Math.max(1, Math.ceil(top * (k / HEAT_STEPS.length) ** 2))));
+// The fewest solutions each step starts at (the first: bottom), for a scale from bottom to
+// top.
+function stepStarts(bottom, top) {
+  return HEAT_STEPS.map((_, k) => (k === 0 ? bottom
+    : Math.max(bottom, bottom + Math.ceil((top - bottom) * (k / HEAT_STEPS.length) ** 2))));
 }
 
 function heatStep(min, starts) { return starts.filter((start) => start <= min).length - 1; }
@@ -72,7 +78,7 @@ function heat(label) {
   const s = stats[label];
   if (!s) return null;
   if (s.zero) return { colour: UNSOLVABLE, step: -1 };
-  const step = heatStep(s.min, stepStarts(topOfScale()));
+  const step = heatStep(s.min, stepStarts(bottomOfScale(), topOfScale()));
   return { colour: HEAT_STEPS[step], step };
 }
 
@@ -90,7 +96,8 @@ function drawLegend() {
   const labels = Object.keys(stats);
   if (!labels.length) { legend.replaceChildren(); legend.hidden = true; return; }
   legend.hidden = false;
-  const top = topOfScale(), starts = stepStarts(top);
+  const top = topOfScale(), starts = stepStarts(bottomOfScale(), top);
+  const used = new Set(labels.map((label) => heat(label).step));
   const swatch = (colour, text) => {
     const item = document.createElement("span");
     item.className = "swatch";
@@ -99,10 +106,10 @@ function drawLegend() {
     item.append(box, document.createTextNode(text));
     return item;
   };
-  // each step that some number falls in, with the numbers it stands for
+  // each step that colours a label, with the numbers it stands for
   const items = HEAT_STEPS.map((colour, k) => {
     const last = k + 1 < starts.length ? starts[k + 1] - 1 : top;
-    if (last < starts[k]) return null;  // a step no number falls in (a small top)
+    if (last < starts[k] || !used.has(k)) return null;  // a step that colours no label
     const text = last === starts[k] ? last.toLocaleString()
                                     : `${starts[k].toLocaleString()}\u2013${last.toLocaleString()}`;
     const item = swatch(colour, text);
@@ -973,6 +980,8 @@ async function init() {
   } catch (e) {
     sayError(`${e.message} Here is an empty board instead.`, $("link-notice"));
     $("link-notice").hidden = false;
+    // the board refused leaves the address: a reload or a link shared shows what is drawn
+    history.replaceState(null, "", `${location.pathname}${location.search}`);
   }
   state.tokens = emptyTokens(state.rows, state.cols);
   await loadPools();
@@ -1005,6 +1014,9 @@ function drawable(fields) {
   if (!fits) {
     throw new Error("This link's board is not one the editor can draw (at most 20 rows of " +
                     "20 cells, with the fields the editor writes).");
+  }
+  if (!rows.some((r) => r.trim() !== "")) {
+    throw new Error("This link holds no board: it has no rows of cells.");
   }
   return fields;
 }

@@ -2,7 +2,7 @@
 // solutions view (step through solutions, hints, the count). Play mode is in play.js, what
 // both views share in puzzle.js.
 import {answersText, openAnswers, queryLabels} from "./answers.js";
-import {$, onStaticSite, registerOffline} from "./dom.js";
+import {$, offerOffline, onStaticSite} from "./dom.js";
 import {playLoad, playSetUp, positionPicture} from "./play.js";
 import {
   api, faceUp, goal, isRealDate, localToday, puzzle, showError, showLabels, solutionIndex,
@@ -360,7 +360,6 @@ async function start() {
   $("puzzle-box").open = !narrow.matches;
   narrow.addEventListener("change", () => { if (!narrow.matches) $("puzzle-box").open = true; });
   $("date").value = localToday();
-  registerOffline();
   const listing = api("api/specs");  // asked while the engine loads
   listing.catch(() => {});
   state.answers = await openAnswers({onKind: () => footer()});
@@ -452,6 +451,7 @@ async function start() {
   await selectSpec(name, query, asIs ? asked.index : 0);
   if (unreadable) showError(`${unreadable} Here is ${title(state.specs[name])} instead.`);
   else if (warning) showError(warning);
+  else if (asked.badIndex && asked.view === "solutions") showError(asked.badIndex);  // at once
 }
 
 // The footer says where the answers come from.
@@ -504,4 +504,5 @@ function badDate(spec, date) {
   return "";
 }
 
-start().catch((err) => showError(err.message));
+// (the site's files kept offline once the first answer has come)
+start().catch((err) => showError(err.message)).finally(() => offerOffline());

@@ -18,14 +18,19 @@
 //        label of each free group (TallyPlan.preview_tasks).
 //   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
 //        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
-//   "drawn" {} on such a board: {layout, plans}: its layout as api/layout gives one
-//        (engine.playLayout) and its plans as api/plan gives them (the pieces turned over,
-//        then face up when they may be turned over: web/plans.py's puzzle_plan, made from
-//        the core's sweep cover laid out by the core).
+//   "layout" {} on a puzzle's parts (plan: api/puzzle/NAME's JSON, or drawn.js's board):
+//        its layout as api/layout gives one (engine.playLayout);
+//   "plan" {} (plan: the JSON of {parts, faceUp}): the puzzle's plan made by the core
+//        (web/plans.py's puzzle_plan: the core's sweep cover, laid out by the core) and
+//        loaded under key, and what the page reads of it: {options, slack, letters,
+//        copies} as api/plan gives them. The questions above ask a plan by the same key
+//        and text: a worker that has not met it makes it so.
+// Making a layout or a plan is never held back by delay.
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
-import {decodePlan, encodePlan, loadEngine} from "./engine.js";
+import {loadEngine} from "./engine.js";
 
+const MAKING = new Set(["layout", "plan"]);  // what the delay does not hold back
 const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a bump heap)
 // A board's table of sub-board counts, as the server's editor sizes it (board.py): a
 // board of 48 cells or more (the weekday calendar, 50) needs a large one to count fast.
@@ -47,6 +52,7 @@ class Answerer {
     this.covers = new Map();
     this.queue = Promise.resolve();
     this.searched = false;  // whether a board's search ran here (see sweep)
+    this.counted = false;   // whether a puzzle's position was counted here (see count)
   }
 
   receive(message) {
@@ -71,12 +77,15 @@ class Answerer {
     } catch (err) {
       reply = {id, error: String(err.message || err)};
     }
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (delay > 0 && !MAKING.has(message.op)) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
     this.post(reply);
   }
 
-  // The cover of key, loaded by make() the first time it is met.
-  cover(key, make = (plan) => this.engine.load(decodePlan(JSON.parse(plan).engine)), plan) {
+  // The cover of key, loaded by make() the first time it is met (by default a puzzle's
+  // plan made from its parts, what the page reads of it kept as its listing).
+  cover(key, make = (plan) => this.puzzle(plan), plan) {
     if (!this.engine) throw new Error("the engine did not load");
     let cover = this.covers.get(key);
     if (!cover) {
@@ -88,6 +97,15 @@ class Answerer {
       cover = make(plan);
       this.covers.set(key, cover);
     }
+    return cover;
+  }
+
+  // A puzzle's plan made from {parts, faceUp} and loaded, with its listing.
+  puzzle(text) {
+    const {parts, faceUp} = JSON.parse(text);
+    const {plan, listing} = madePlan(this.engine, parts, faceUp);
+    const cover = this.engine.load(plan);
+    cover.listing = listing;
     return cover;
   }
 
@@ -139,6 +157,34 @@ class Answerer {
     return {rows: taskRows(board, task, rows[0], masks[0]), spent};
   }
 
+  // The count of a puzzle's position (forced: its options). The browser runs a long call
+  // of the kernel in the code it compiled first, and a faster build only from the next
+  // call on: a worker's first count is the sum of the counts of each option that covers
+  // the first open cell (each solution has one of them), so that all but the first few
+  // run the faster build (the same nodes, the same count, in about half the time).
+  count(cover, forced) {
+    const {options} = cover.listing;
+    if (this.counted) return cover.count([forced])[0];
+    this.counted = true;
+    const shut = new Set(forced.flatMap((o) => options[o][1].map(String)));
+    let first = null;
+    for (const [, cells] of options) {
+      for (const cell of cells) {
+        if (!shut.has(String(cell)) && (first === null || cell[0] < first[0] ||
+                                         (cell[0] === first[0] && cell[1] < first[1]))) {
+          first = cell;
+        }
+      }
+    }
+    if (first === null) return cover.count([forced])[0];
+    const at = String(first);
+    const branches = [];
+    options.forEach(([, cells], o) => {
+      if (cells.some((c) => String(c) === at)) branches.push(o);
+    });
+    return branches.reduce((sum, o) => sum + cover.count([[...forced, o]])[0], 0n);  // a call each
+  }
+
   // The count of one combination: a task's labels and the first of each free group.
   firstCombination(board, task) {
     const chosen = board.labels.map(() => 0);
@@ -151,12 +197,16 @@ class Answerer {
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
-    if (op === "drawn") return drawnPlans(this.engine, JSON.parse(plan));
+    if (op === "layout") {
+      const {spec, grid, cells, labels, pieces} = JSON.parse(plan);
+      return this.engine.playLayout({spec, grid, cells, labels, pieces});
+    }
     const cover = this.cover(key, undefined, plan);
-    if (op === "count") return {count: String(cover.count([args.prefix])[0])};
+    if (op === "plan") return cover.listing;
+    if (op === "count") return {count: String(this.count(cover, args.prefix))};
     if (op === "position") {
       const {prefix, ids} = args;
-      const count = cover.count([[...prefix, ...ids]])[0];
+      const count = this.count(cover, [...prefix, ...ids]);
       if (count > 0n || !ids.length) return {count: String(count), wayOut: []};
       const fewer = ids.map((_, k) => [...prefix, ...ids.slice(0, k), ...ids.slice(k + 1)]);
       return {count: "0", wayOut: cover.exists([...fewer, prefix], {remember: false})};
@@ -237,27 +287,24 @@ function boardPlan(engine, {grid, cells, neighbours}, made, tally = undefined) {
   return {plan, options};
 }
 
-// A drawn board's layout and plans (as the server's api/layout and api/plan answer them).
-function drawnPlans(engine, board) {
-  const {spec, grid, cells, pieces, groups, groupNames, labels, letters, copies, flip,
-         neighbours} = board;
-  const layout = engine.playLayout({spec, grid, cells, labels, pieces});
+// A puzzle's plan made from its parts (api/puzzle/NAME, or a drawn board's), the pieces
+// face up or not: the plan of the core's sweep cover, laid out by the core, and its listing
+// as api/plan gives it (web/plans.py's puzzle_plan): each option's piece or group, cells
+// and kind, each label's slack option, the hints' order of the pieces and their copies.
+function madePlan(engine, parts, faceUp) {
+  const {grid, cells, pieces, groups, groupNames, labels, letters, copies, neighbours} = parts;
   const labelAt = new Map(Object.entries(labels).map(([label, cell]) => [String(cell), label]));
-  const plans = (flip ? [false, true] : [false]).map((faceUp) => {
-    const made = engine.sweepCover({grid, cells, pieces, groups, faceUp});
-    const {plan, options} = boardPlan(engine, {grid, cells, neighbours}, made);
-    const slack = {};
-    const listed = made.optionKind.map((kind, o) => {
-      const owned = options[o].filter((item) => made.items.kind[item] === 0)
-        .map((item) => cells[made.items.cell[item]]);
-      if (kind === 1) slack[labelAt.get(String(owned[0]))] = o;
-      return [kind === 1 ? groupNames[made.optionOwner[o]] : pieces[made.optionOwner[o]].name,
-              owned, kind];
-    });
-    return JSON.stringify({spec, face_up: faceUp, engine: encodePlan(plan), options: listed,
-                           slack, letters, copies});
+  const made = engine.sweepCover({grid, cells, pieces, groups, faceUp});
+  const {plan, options} = boardPlan(engine, {grid, cells, neighbours}, made);
+  const slack = {};
+  const listed = made.optionKind.map((kind, o) => {
+    const owned = options[o].filter((item) => made.items.kind[item] === 0)
+      .map((item) => cells[made.items.cell[item]]);
+    if (kind === 1) slack[labelAt.get(String(owned[0]))] = o;
+    return [kind === 1 ? groupNames[made.optionOwner[o]] : pieces[made.optionOwner[o]].name,
+            owned, kind];
   });
-  return {layout, plans};
+  return {plan, listing: {options: listed, slack, letters, copies}};
 }
 
 const answerer = new Answerer((message) => self.postMessage(message));
