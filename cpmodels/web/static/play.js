@@ -9,12 +9,12 @@ import {$, svgEl} from "./dom.js";
 import {queryLabels} from "./answers.js";
 import {faceUp, isRealDate, puzzle, showError, showLabels, state, title} from "./puzzle.js";
 
-const TILE_SCALE = 0.5;   // tray pieces are drawn at half the board's size
 const DRAG_START_PX = 5;  // a press that moves less than this is a click
 const play = {
   layouts: {}, layout: null, pieces: {}, cellSize: 40,
   placed: [],      // the position: {piece, o, k}, orientation o of the piece at its place k
   history: [],     // earlier positions, for undo
+  future: [],      // positions undone, for redo (a new move forgets them)
   orient: {},      // the orientation each piece shows in the tray
   selected: null,  // the piece chosen in the tray (keyboard and tap play)
   ghost: null,     // where the chosen piece would go: {piece, o, k}
@@ -23,7 +23,33 @@ const play = {
   verdict: ["", ""],  // its words and kind, shown again once a note about a move is read
   clock: null,     // {start, end, moves, hints}: when play began and ended, what it took
   trayFocus: null, // the tile the tray's one Tab stop is on
+  clockHidden: false,  // the player hid the running clock (kept in the browser)
 };
+
+// --- the page's settings kept in the browser: the colours, the clock shown or hidden --------
+
+const THEME_KEY = "cpmodels-theme";
+const CLOCK_KEY = "cpmodels-clock";
+const THEMES = ["system", "light", "dark"];
+
+function setting(key, fallback) {
+  try { return localStorage.getItem(key) ?? fallback; } catch (err) { return fallback; }
+}
+
+function keep(key, value) {
+  try { localStorage.setItem(key, value); } catch (err) { /* refused: kept for this page */ }
+}
+
+// The colours: the system's scheme, or light or dark as the player chose (html[data-theme]).
+function showTheme(theme) {
+  const chosen = THEMES.includes(theme) ? theme : "system";
+  if (chosen === "system") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = chosen;
+  const select = $("theme");
+  if (select) select.value = chosen;
+}
+
+showTheme(setting(THEME_KEY, "system"));  // before the first answer, so the page opens in them
 
 function pathData(loops, dx = 0, dy = 0) {
   return loops.map((loop) => "M" + loop.map(([x, y]) => `${x + dx},${y + dy}`).join("L") + "Z")
@@ -87,6 +113,7 @@ function restoreClock() {
 function tick() {
   if (play.clock.start === null) play.clock.start = Date.now();
   play.clock.moves += 1;
+  showClock();
 }
 
 // The orientation and place of a piece laid on these cells, or null.
@@ -113,6 +140,7 @@ function restore() {
 
 function setPosition(placed, {remember = true} = {}) {
   if (remember) play.history.push(play.placed);
+  play.future = [];
   tick();
   play.placed = placed;
   play.takeBack = [];
@@ -125,10 +153,16 @@ function setPosition(placed, {remember = true} = {}) {
   return check();
 }
 
-function undo() {
-  if (!play.history.length) return;
+function undo() { travel(play.history, play.future); }
+
+function redo() { travel(play.future, play.history); }
+
+// Undo (from history to future) or redo (the other way): a move of its own, counted.
+function travel(from, to) {
+  if (!from.length) return;
   tick();
-  play.placed = play.history.pop();
+  to.push(play.placed);
+  play.placed = from.pop();
   play.takeBack = [];
   save();
   drawAll();
@@ -171,6 +205,7 @@ async function check() {
     if (data.status === "solved" && play.clock.end === null) {
       play.clock.end = Date.now();
       save();
+      showClock();
     }
     // a board solved by the move just made celebrates; one solved before opens quietly
     $("play-board").classList.toggle("celebrate", data.status === "solved" &&
@@ -205,6 +240,17 @@ function clockText(ms) {
 }
 
 function plural(n, word) { return `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`; }
+
+// The running clock: the time since the first move, stopped when solved; "Time" while the
+// player keeps it hidden.
+function showClock() {
+  const {start = null, end = null} = play.clock || {};
+  const ms = start === null ? 0 : (end ?? Date.now()) - start;
+  const shown = play.clockHidden ? "Time" : clockText(ms);
+  const button = $("clock");
+  if (button.textContent !== shown) button.textContent = shown;
+  button.setAttribute("aria-pressed", String(!play.clockHidden));
+}
 
 // What the solve took: "in 3:24 with 14 moves and 1 hint".
 function tookText() {
@@ -394,8 +440,8 @@ function drawTray() {
     tile.setAttribute("aria-label", `piece ${info.name}` + (left > 1 ? `, ${left} left` : ""));
     const pad = 2;
     const svg = svgEl("svg", {viewBox: `${box.x - pad} ${box.y - pad} ${box.w + 2 * pad} ${box.h + 2 * pad}`,
-                              width: (box.w + 2 * pad) * TILE_SCALE,
-                              height: (box.h + 2 * pad) * TILE_SCALE}, tile);
+                              style: `width: calc(${box.w + 2 * pad}px * var(--tile-scale)); ` +
+                                `height: calc(${box.h + 2 * pad}px * var(--tile-scale))`}, tile);
     pieceShape(svg, info.name, o, 0, 0);
     if (info.count > 1) {
       const copies = document.createElement("span");
@@ -472,6 +518,7 @@ function toolButtons() {
   $("flip").hidden = faceUp() || !spec.flip;
   $("flip").disabled = !shape || !allowed(piece, shape.flip) || shape.flip === o;
   $("undo").disabled = play.history.length === 0;
+  $("redo").disabled = play.future.length === 0;
   $("clear").disabled = play.placed.length === 0;
   // a solved board: nothing to hint, and no empty tray left in view
   const solved = play.status === "solved";
@@ -876,8 +923,12 @@ function playKey(ev) {
   if (state.view !== "play") return;
   const target = ev.target;
   if (target.closest && target.closest("input, select, textarea")) return;
-  if ((ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === "z") {
-    ev.preventDefault(); undo(); return;
+  const letter = ev.key.toLowerCase();
+  if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && (letter === "z" || letter === "y")) {
+    ev.preventDefault();
+    if (letter === "y" || ev.shiftKey) redo();
+    else undo();
+    return;
   }
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   const arrows = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
@@ -909,30 +960,75 @@ function roveBoard(target, step) {
   pieces[next].focus();
 }
 
-// On a wide screen the board takes the height the window leaves below the controls above
-// it, so the board, the tray and the tools are seen together without scrolling.
-const WIDE = "(min-width: 56rem)";
-const BOARD_MARGIN_PX = 12;
+// The board's size: the room the window leaves it, at the drawing's own proportions. Side
+// by side (index.html's landscape arrangement, #play-view a grid) it is as tall as the
+// window below its top, leaving the tools' column its least width; stacked, as tall as
+// leaves the whole tray in view under it. The arrangement itself is the style sheet's.
+const SHORT = "(orientation: landscape) and (max-height: 34rem)";
+const BOARD_MARGIN_PX = 8;
+const BOARD_LEAST_PX = 160;
+const BOARD_MOST_PX = 720;  // side by side, the tools' column takes the rest of a wide window
 
 function fitBoard() {
   const board = $("play-board");
-  if (!window.matchMedia(WIDE).matches || board.closest("[hidden]")) {
-    board.style.height = "";
-    return;
-  }
+  const box = board.viewBox.baseVal;
+  if (board.closest("[hidden]") || !box || !box.width) return;
+  const style = getComputedStyle(board);
+  const padX = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  const padY = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+  const view = $("play-view");
+  const side = getComputedStyle(view).display === "grid";
   const top = board.getBoundingClientRect().top + window.scrollY;
-  const footer = $("answers-by") ? $("answers-by").offsetHeight : 0;  // in view below it
-  board.style.height = `${Math.max(256, window.innerHeight - top - BOARD_MARGIN_PX - footer)}px`;
+  let width;
+  let height;
+  if (side) {
+    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
+    const column = parseFloat(getComputedStyle(view).getPropertyValue("--side")) * rem;
+    const gap = parseFloat(getComputedStyle(view).columnGap) || 0;
+    // the footer in view below it, unless the window is too low to spare it the room
+    const footer = window.matchMedia(SHORT).matches ? 0 : $("answers-by").offsetHeight;
+    width = view.clientWidth - column - gap - padX;
+    height = Math.min(BOARD_MOST_PX,
+                      window.innerHeight - top - BOARD_MARGIN_PX - footer - padY);
+  } else {
+    const area = board.parentElement;
+    const areaStyle = getComputedStyle(area);
+    const tray = $("tray");
+    const below = (tray.hidden ? 0 : tray.offsetHeight + parseFloat(getComputedStyle(tray).marginTop)) +
+      parseFloat(areaStyle.paddingBottom);
+    width = area.clientWidth - parseFloat(areaStyle.paddingLeft) -
+      parseFloat(areaStyle.paddingRight) - padX;
+    height = window.innerHeight - top - below - BOARD_MARGIN_PX - padY;
+  }
+  const aspect = box.height / box.width;
+  height = Math.max(BOARD_LEAST_PX, Math.min(height, width * aspect));
+  board.style.height = `${Math.floor(height + padY)}px`;
+  board.style.width = `${Math.floor(height / aspect + padX)}px`;
+  board.style.maxHeight = "none";
 }
 
 // onOther(query) opens the same puzzle for another date ({date}) or labels ({labels}).
 export function playSetUp(onOther) {
   window.addEventListener("resize", fitBoard);
-  const above = new ResizeObserver(fitBoard);
-  for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs, footer")) above.observe(el);
+  // what lies above the board, and the tray under it, change its room
+  const around = new ResizeObserver(() => fitBoard());
+  for (const el of document.querySelectorAll("#goal, #error, #bar, #tools, #tray, footer")) {
+    around.observe(el);
+  }
   $("rotate").onclick = () => turn("rotate");
   $("flip").onclick = () => turn("flip");
   $("undo").onclick = () => undo();
+  $("theme").onchange = () => { keep(THEME_KEY, $("theme").value); showTheme($("theme").value); };
+  showTheme(setting(THEME_KEY, "system"));
+  play.clockHidden = setting(CLOCK_KEY, "shown") === "hidden";
+  $("clock").onclick = () => {
+    play.clockHidden = !play.clockHidden;
+    keep(CLOCK_KEY, play.clockHidden ? "hidden" : "shown");
+    showClock();
+  };
+  setInterval(showClock, 1000);
+  showClock();
+  $("redo").onclick = () => redo();
   $("clear").onclick = () => { if (play.placed.length) setPosition([]); };
   $("play-hint").onclick = () => playHint();
   $("play-board").addEventListener("click", tapBoard);
@@ -980,11 +1076,13 @@ export async function playLoad() {
   }
   play.key = storageKey();
   play.history = [];
+  play.future = [];
   play.selected = null;
   play.ghost = null;
   play.labels = queryLabels(state.specs[spec], state.query);  // its cells open at once
   play.placed = restore();
   play.clock = restoreClock();
+  showClock();
   play.takeBack = [];
   play.status = null;
   play.verdict = ["", ""];
