@@ -5,10 +5,13 @@ scrolling (by touch on the phones); Redo beside Undo, the running clock and the 
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+
 import httpx
 import pytest
 from conftest import PAGE_LATE, SPECS, Delayed, running_server, screenshot
-from test_play_game import _close, _on_board, _page, _shape, _verdict
+from test_play_game import WAIT, _close, _on_board, _page, _shape, _verdict
 
 from cpmodels.web.app import create_app
 
@@ -122,3 +125,163 @@ def _free_place(layout: dict, shape: dict) -> list:
             if not {(a + p[0], b + p[1]) for a, b in shape["cells"]} & open_cells]
     return min(free, key=lambda p: (p[2] + shape["mark"][0] - middle[0]) ** 2 +
                (p[3] + shape["mark"][1] - middle[1]) ** 2)
+
+
+TODAY = """(() => { const d = new Date();
+    return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 10);
+  })()"""
+LAPTOP = {"width": 1280, "height": 800}
+
+
+def _placed(page) -> int:
+    return page.locator("#play-board .placed").count()
+
+
+def test_redo_the_clock_and_the_colours(browser, slow_server):
+    page = _page(browser, LAPTOP)
+    try:
+        page.goto(f"{slow_server}/?spec=calendar_day&labels=Oct,6")
+        _verdict(page, 0)
+        assert page.inner_text("#clock") == "0:00"
+        assert page.locator("#redo").is_disabled()
+        for n in (1, 2):
+            page.click("#play-hint")
+            _verdict(page, n)
+        # Undo and Redo by their buttons and by their keys
+        page.click("#undo")
+        _verdict(page, 1)
+        assert page.locator("#redo").is_enabled()
+        page.click("#redo")
+        _verdict(page, 2)
+        for keys, pieces in (("Control+z", 1), ("Control+Shift+Z", 2), ("Control+z", 1),
+                             ("Control+y", 2)):
+            page.keyboard.press(keys)
+            _verdict(page, pieces)
+        page.keyboard.press("Control+z")
+        _verdict(page, 1)
+        page.click("#play-hint")  # a new move forgets what was undone
+        _verdict(page, 2)
+        assert page.locator("#redo").is_disabled()
+        # the clock runs from the first move; hidden, it stays hidden after a reload
+        page.wait_for_function("document.querySelector('#clock').textContent !== '0:00'",
+                               timeout=WAIT)
+        page.wait_for_function("t => document.querySelector('#clock').textContent !== t",
+                               arg=page.inner_text("#clock"), timeout=WAIT)
+        page.click("#clock")
+        assert page.inner_text("#clock") == "Time"
+        assert page.get_attribute("#clock", "aria-pressed") == "false"
+        # the colours follow the system; a choice is kept
+        background = "getComputedStyle(document.body).backgroundColor"
+        page.emulate_media(color_scheme="dark")
+        assert page.evaluate(background) == "rgb(23, 24, 26)"
+        page.select_option("#theme", "light")
+        assert page.evaluate(background) == "rgb(244, 241, 236)"
+        page.reload()
+        _verdict(page, 2)
+        assert page.evaluate(background) == "rgb(244, 241, 236)"
+        assert page.input_value("#theme") == "light"
+        assert page.inner_text("#clock") == "Time"
+        page.select_option("#theme", "system")
+        assert page.evaluate(background) == "rgb(23, 24, 26)"
+        page.click("#clock")
+        assert re.fullmatch(r"\d+:\d\d", page.inner_text("#clock"))
+    finally:
+        _close(page)
+
+
+def _day_before(date: str, days: int = 1) -> str:
+    return (dt.date.fromisoformat(date) - dt.timedelta(days=days)).isoformat()
+
+
+def _stats(page) -> dict:
+    return page.eval_on_selector_all("#stats-numbers dd",
+                                     "ds => Object.fromEntries(ds.map(d => [d.dataset.stat, "
+                                     "d.textContent]))")
+
+
+def test_the_daily_record_its_streak_and_calendar_survive_a_reload(browser, slow_server):
+    page = _page(browser, LAPTOP)
+    try:
+        page.goto(f"{slow_server}/?spec=calendar_day&labels=Oct,6")
+        _verdict(page, 0)
+        today = page.evaluate(TODAY)
+        # the two days before, solved each on its day (as the page keeps them)
+        kept = {_day_before(today, n): {"played": 1, "solved": 2, "ms": 60_000 * n, "moves": 9,
+                                        "hints": 0, "onTheDay": True} for n in (1, 2)}
+        kept[_day_before(today, 5)] = {"played": 1}  # played, never solved
+        page.evaluate("r => localStorage.setItem('cpmodels-daily:calendar_day:any', "
+                      "JSON.stringify({days: r}))", kept)
+        page.goto(f"{slow_server}/?spec=calendar_day")  # today's puzzle, solved by hints
+        _verdict(page, 0)
+        n = 0
+        while page.locator("#play-hint").is_enabled():
+            n += 1
+            page.click("#play-hint")
+            _verdict(page, n)
+        page.wait_for_selector("#solved:not([hidden])", timeout=WAIT)
+        page.click("#solved-stats")
+        page.wait_for_selector("#stats-panel[open]")
+        numbers = _stats(page)
+        assert numbers["played"] == "4" and numbers["solved"] == "3 (75%)", numbers
+        assert numbers["current-streak"] == "3" and numbers["longest-streak"] == "3", numbers
+        assert numbers["best-time"] != "none yet" and numbers["last-time"] != "none yet"
+        # the calendar: today's date solved, a link to its puzzle
+        link = page.get_attribute('#stats-calendar a.solved.today', "href")
+        assert link.endswith(f"?spec=calendar_day&date={today}"), link
+        page.click("#stats-close")
+        assert page.locator("#stats-panel[open]").count() == 0
+        # kept in the browser: after a reload the Stats button shows the same
+        page.reload()
+        page.wait_for_selector("#solved:not([hidden])", timeout=WAIT)
+        page.click("#stats-button")
+        page.wait_for_selector("#stats-panel[open]")
+        assert _stats(page) == numbers
+        # the month before: the days solved there are links too (when they fall in it)
+        if _day_before(today, 2)[:7] != today[:7]:
+            page.click("#stats-prev")
+        assert page.locator(f'#stats-calendar a[href$="date={_day_before(today, 2)}"]').count() == 1
+    finally:
+        _close(page)
+
+
+def test_the_share_text_and_picture_give_no_placement_away(browser, slow_server, tmp_path):
+    """Two solutions of a date, solved in the same time with the same moves: the same share
+    text and the same picture, byte for byte."""
+    page = _page(browser, LAPTOP)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    labels = ["Oct", "6"]
+    solutions = [httpx.post(f"{slow_server}/api/solution",
+                            json={"spec": "calendar_day", "labels": labels, "index": i},
+                            timeout=30).json()["placements"] for i in (0, 1)]
+    assert solutions[0] != solutions[1]
+    key = "cpmodels-play:calendar_day:2024-10-06:any"
+    shared = []
+    try:
+        page.goto(f"{slow_server}/?spec=calendar_day&date=2024-10-06")
+        _verdict(page, 0)
+        for k, solution in enumerate(solutions):
+            page.evaluate("""([key, placed]) => {
+                localStorage.setItem(key, JSON.stringify(placed));
+                localStorage.setItem(key + ':clock', JSON.stringify(
+                  {start: 1700000000000, end: 1700000125000, moves: 11, hints: 2}));
+              }""", [key, solution])
+            page.reload()
+            page.wait_for_selector("#solved:not([hidden])", timeout=WAIT)
+            text = page.inner_text("#share-text")
+            with page.expect_download() as download:
+                page.click("#download-share")
+            png = tmp_path / f"share-{k}.png"
+            download.value.save_as(png)
+            shared.append((text, png.read_bytes()))
+        (text, png), (other_text, other_png) = shared
+        assert text == other_text and png == other_png
+        assert png.startswith(b"\x89PNG") and len(png) > 5_000
+        assert "2024-10-06 (Oct 6) in 2:05 with 11 moves and 2 hints" in text, text
+        assert text.splitlines()[-1] == "\U0001f7e9" * 6 + "\U0001f4a1" * 2, text
+        pieces = {p["piece"] for p in solutions[0]}
+        assert not [w for w in re.findall(r"[\w-]+", text.split("Try it")[0]) if w in pieces]
+        page.click("#copy-share")
+        page.wait_for_function("document.querySelector('#copy-share').textContent === 'Copied'")
+        assert page.evaluate("navigator.clipboard.readText()") == text
+    finally:
+        _close(page)

@@ -7,7 +7,12 @@
 // (the share text of a solved board says those, never where the pieces lie).
 import {$, svgEl} from "./dom.js";
 import {queryLabels} from "./answers.js";
-import {faceUp, isRealDate, puzzle, showError, showLabels, state, title} from "./puzzle.js";
+import {
+  clockText, markPlayed, markSolved, recordKey, sharePicture, showStats, squaresText,
+} from "./daily.js";
+import {
+  faceUp, isRealDate, localToday, puzzle, showError, showLabels, state, title,
+} from "./puzzle.js";
 
 const DRAG_START_PX = 5;  // a press that moves less than this is a click
 const play = {
@@ -111,7 +116,10 @@ function restoreClock() {
 
 // A move made: the clock starts at the first, and counts each.
 function tick() {
-  if (play.clock.start === null) play.clock.start = Date.now();
+  if (play.clock.start === null) {
+    play.clock.start = Date.now();
+    markPlayed(recordKey(state.spec, faceUp()), which());
+  }
   play.clock.moves += 1;
   showClock();
 }
@@ -206,6 +214,9 @@ async function check() {
       play.clock.end = Date.now();
       save();
       showClock();
+      const {start, end, moves, hints} = play.clock;
+      markSolved(recordKey(state.spec, faceUp()), which(),
+                 {ms: start === null ? null : end - start, moves, hints}, localToday());
     }
     // a board solved by the move just made celebrates; one solved before opens quietly
     $("play-board").classList.toggle("celebrate", data.status === "solved" &&
@@ -231,14 +242,6 @@ async function check() {
 
 // --- a solved board: the time, the moves, a share text, what to play next ---------------------
 
-// A length of time as a clock shows it: 4:05, 1:02:03.
-function clockText(ms) {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
-  const two = (n) => String(n).padStart(2, "0");
-  return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
-}
-
 function plural(n, word) { return `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`; }
 
 // The running clock: the time since the first move, stopped when solved; "Time" while the
@@ -260,21 +263,70 @@ function tookText() {
 }
 
 // A link to the puzzle (never to the position: that stays on this device).
-function puzzleLink() {
+function puzzleLink() { return linkTo(state.query); }
+
+// A link to the puzzle open for a date ({date}) or labels ({labels}).
+function linkTo(query) {
   const parts = [`spec=${encodeURIComponent(state.spec)}`];
-  if (state.query.date !== undefined) parts.push(`date=${encodeURIComponent(state.query.date)}`);
-  else parts.push(`labels=${state.query.labels.map(encodeURIComponent).join(",")}`);
+  if (query.date !== undefined) parts.push(`date=${encodeURIComponent(query.date)}`);
+  else parts.push(`labels=${query.labels.map(encodeURIComponent).join(",")}`);
   if (faceUp()) parts.push("face_up=1");
   const board = /^#board=/.test(location.hash) ? location.hash : "";
   return `${location.origin}${location.pathname}?${parts.join("&")}${board}`;
 }
 
-// The share text: the puzzle and its date, the time and the moves; no placement.
-function shareText() {
-  const which = state.query.date !== undefined
+// The puzzle played as the daily record keeps it: its date, or its labels.
+function which() {
+  return state.query.date !== undefined ? state.query.date
+    : `labels:${state.query.labels.join(",")}`;
+}
+
+// The puzzle and its date in words: "2024-10-06 (Oct 6)", or its labels.
+function named() {
+  return state.query.date !== undefined
     ? `${state.query.date} (${play.labels.join(" ")})` : play.labels.join(" ");
-  return `I solved the ${title(state.specs[state.spec])} puzzle for ${which} ${tookText()}` +
-    `${faceUp() ? ", the pieces face up" : ""}. Try it: ${puzzleLink()}`;
+}
+
+// The share text: the puzzle and its date, the time and the moves, and a square for each
+// piece (a bulb for each hint); no placement.
+function shareText() {
+  return `I solved the ${title(state.specs[state.spec])} puzzle for ${named()} ${tookText()}` +
+    `${faceUp() ? ", the pieces face up" : ""}. Try it: ${puzzleLink()}\n` +
+    squaresText(play.placed.length, play.clock.hints);
+}
+
+// The share picture: the board wholly covered in one colour, its open cells, the lines.
+function picture() {
+  const theme = document.documentElement.dataset.theme;
+  const dark = theme === "dark" ||
+    (theme === undefined && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  return sharePicture({
+    layout: play.layout, open: openCells(), cell: play.cellSize, dark,
+    lines: [`${title(state.specs[state.spec])}, ${named()}`, `Solved ${tookText()}`],
+    pieces: play.placed.length, hints: play.clock.hints});
+}
+
+function pictureName() {
+  return `${state.spec}-${which().replace(/[^\w-]+/g, "-")}.png`;
+}
+
+async function downloadPicture() {
+  const url = URL.createObjectURL(await picture());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = pictureName();
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
+// The stats panel of the puzzle open, at the month of the date played (else today's).
+function openStats() {
+  const date = state.query.date !== undefined ? state.query.date : localToday();
+  showStats({key: recordKey(state.spec, faceUp()), title: title(state.specs[state.spec]),
+             today: localToday(), month: date.slice(0, 7),
+             link: (day) => linkTo({date: day})});
 }
 
 function solvedPanel() {
@@ -304,8 +356,14 @@ async function copyShare() {
   }
 }
 
+// The share sheet, with the picture where the browser takes files.
 async function share() {
-  try { await navigator.share({title: document.title, text: shareText()}); }
+  const data = {title: document.title, text: shareText()};
+  try {
+    const file = new File([await picture()], pictureName(), {type: "image/png"});
+    if (navigator.canShare && navigator.canShare({files: [file]})) data.files = [file];
+  } catch (err) { /* no picture: the text alone */ }
+  try { await navigator.share(data); }
   catch (err) { /* the share sheet closed: nothing to say */ }
 }
 
@@ -1036,6 +1094,9 @@ export function playSetUp(onOther) {
   $("tool-row").addEventListener("keydown", toolsKey);
   $("copy-share").onclick = () => copyShare();
   $("share").onclick = () => share();
+  $("download-share").onclick = () => downloadPicture();
+  $("stats-button").onclick = () => openStats();
+  $("solved-stats").onclick = () => openStats();
   // the next puzzle opened, the focus goes to its tray (the buttons pressed are hidden)
   const next = async (query) => {
     await onOther(query);
