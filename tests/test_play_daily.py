@@ -6,6 +6,7 @@ scrolling (by touch on the phones); Redo beside Undo, the running clock and the 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 
 import httpx
@@ -285,3 +286,45 @@ def test_the_share_text_and_picture_give_no_placement_away(browser, slow_server,
         assert page.evaluate("navigator.clipboard.readText()") == text
     finally:
         _close(page)
+
+
+def test_a_tap_lays_the_piece_by_the_cell_under_the_finger(browser, slow_server, week):
+    """Tapped between 30 and 31, the I4 lies on 29 30 31 Sun, the cells its middle is on:
+    shown while the finger is down, laid when it lifts."""
+    layout = week
+    phone = {"width": 390, "height": 844}
+    page = _page(browser, phone, has_touch=True, is_mobile=True)
+    try:
+        page.goto(f"{slow_server}/?{PUZZLE}")
+        _verdict(page, 0)
+        page.locator('#tray .tile[data-piece="I4"]').tap()
+        shapes = _shape(layout, "I4")
+        o = int(page.get_attribute('#tray .tile[data-piece="I4"]', "data-orientation"))
+        if len({a for a, _ in shapes[o]["cells"]}) != 1:  # upright: turned to lie along a row
+            page.locator("#rotate").tap()
+        cells = {c["label"]: c for c in layout["cells"]}
+        (x30, y30), (x31, _) = cells["30"]["centre"], cells["31"]["centre"]
+        finger = _on_board(page, (x30 + x31) / 2 + 2, y30)  # just on 31's side of the line
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Input.dispatchTouchEvent", {
+            "type": "touchStart", "touchPoints": [{"x": finger[0], "y": finger[1], "id": 1}]})
+        want = {tuple(cells[label]["cell"]) for label in ("29", "30", "31", "Sun")}
+        page.wait_for_function("""w => { const g = document.querySelector('#play-board .ghost');
+            return g && JSON.stringify(JSON.parse(g.dataset.cells).map(String).sort()) === w; }""",
+                               arg=_sorted_json(want), timeout=WAIT)
+        assert page.locator("#play-board .placed").count() == 0  # not laid yet
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        cdp.detach()
+        _verdict(page, 1)
+        laid = page.evaluate("""() => [...document.querySelectorAll('#play-board .placed')]
+            .map((g) => g.dataset.piece)""")
+        assert laid == ["I4"]
+        key = "cpmodels-play:calendar_week:2026-12-25:any"
+        kept = page.evaluate(f"JSON.parse(localStorage.getItem('{key}'))")
+        assert {tuple(c) for c in kept[0]["cells"]} == want
+    finally:
+        _close(page)
+
+
+def _sorted_json(cells: set) -> str:
+    return json.dumps(sorted(f"{a},{b}" for a, b in cells), separators=(",", ":"))

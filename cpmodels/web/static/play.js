@@ -23,7 +23,7 @@ const play = {
   orient: {},      // the orientation each piece shows in the tray
   selected: null,  // the piece chosen in the tray (keyboard and tap play)
   ghost: null,     // where the chosen piece would go: {piece, o, k}
-  drag: null, press: null, dragged: false, labels: [], takeBack: [], checks: 0, loads: 0, key: null,
+  drag: null, press: null, dragged: false, boardPress: false, centres: new Map(), labels: [], takeBack: [], checks: 0, loads: 0, key: null,
   status: null,    // the last verdict: solved, open, dead_end or invalid
   verdict: ["", ""],  // its words and kind, shown again once a note about a move is read
   clock: null,     // {start, end, moves, hints}: when play began and ended, what it took
@@ -619,8 +619,10 @@ function refusal(piece, o, k, from) {
 }
 
 // The legal place of orientation o nearest to pixel offset (x, y), within reach, and the
-// nearest refused one.
-function nearestPlace(piece, o, x, y, from, reach) {
+// nearest refused one. A place a whole reach away is out of it, however the board's scale
+// rounds the pointer's position.
+function nearestPlace(piece, o, x, y, from, within) {
+  const reach = within * (1 - 1e-6);
   let best = null;
   let bestDistance = reach;
   let refused = null;
@@ -837,6 +839,11 @@ function showLanding(clientX, clientY) {
 }
 
 function pointerMove(ev) {
+  if (play.boardPress) {
+    ev.preventDefault();
+    previewAt(ev.clientX, ev.clientY);
+    return;
+  }
   if (play.press && !play.drag) {
     if (Math.hypot(ev.clientX - play.press.x, ev.clientY - play.press.y) < DRAG_START_PX) return;
     play.drag = play.press;
@@ -855,6 +862,7 @@ function pointerMove(ev) {
 }
 
 function pointerUp(ev) {
+  if (play.boardPress) { liftOnBoard(ev); return; }
   play.press = null;
   if (!play.drag) return;
   const drag = play.drag;
@@ -886,31 +894,87 @@ function pointerUp(ev) {
 
 function cancelDrag() {
   play.press = null;
+  play.boardPress = false;
   if (!play.drag) return;
   play.drag = null;
   $("drag").remove();
   drawAll();
 }
 
-// A tap on the board puts the chosen piece there.
+// A tap on a piece laid, with a piece chosen: said as a drop there is.
 function tapBoard(ev) {
   if (play.dragged || !play.selected || play.drag) return;
-  const piece = play.selected;
   const covering = ev.target.closest(".placed");
-  if (covering) {  // a cell a piece lies on: said as a drop there is
-    note(`${piece} does not fit there: it would overlap ${covering.dataset.piece}`);
-    return;
+  if (covering) note(`${play.selected} does not fit there: it would overlap ` +
+                     `${covering.dataset.piece}`);
+}
+
+// --- tapping a cell with a piece chosen: pressed, the preview; lifted, the piece laid -------
+
+// The cell under a point of the screen, within a cell's reach of its centre: {key, x, y}
+// (x, y: the point in the board's pixels), or null.
+function cellAt(clientX, clientY) {
+  const [x, y] = boardPoint(clientX, clientY);
+  let best = null;
+  let bestDistance = play.cellSize * 0.75;
+  for (const c of play.layout.cells) {
+    const distance = Math.hypot(c.centre[0] - x, c.centre[1] - y);
+    if (distance < bestDistance) { best = c; bestDistance = distance; }
   }
+  return best && {key: cellKey(best.cell), x, y};
+}
+
+// The place of orientation o that covers the cell tapped with the piece's centre nearest
+// the finger: the cell under the finger is the piece's cell nearest its centre (of two as
+// near, the one on the finger's side). null when no place of it covers that cell.
+function placeByCell(piece, o, at) {
+  let best = null;
+  let bestDistance = Infinity;
+  orientation(piece, o).places.forEach((_, k) => {
+    const cells = cellsOf(piece, o, k);
+    if (!cells.some((c) => cellKey(c) === at.key)) return;
+    const centres = cells.map((c) => play.centres.get(cellKey(c)));
+    const cx = centres.reduce((t, p) => t + p[0], 0) / centres.length;
+    const cy = centres.reduce((t, p) => t + p[1], 0) / centres.length;
+    const distance = Math.hypot(cx - at.x, cy - at.y);
+    if (distance < bestDistance - 1e-9) { best = k; bestDistance = distance; }
+  });
+  return best;
+}
+
+// The chosen piece shown where a tap at this point would lay it: {at, k}.
+function previewAt(clientX, clientY) {
+  const piece = play.selected;
   const o = play.orient[piece];
-  const mark = orientation(piece, o).mark;
-  const [bx, by] = boardPoint(ev.clientX, ev.clientY);
-  const {k, refused} = nearestPlace(piece, o, bx - mark[0], by - mark[1], null, play.cellSize);
+  const at = cellAt(clientX, clientY);
+  const k = at ? placeByCell(piece, o, at) : null;
+  const ghost = k === null ? null : {piece, o, k};
+  const same = ghost && play.ghost && ghost.k === play.ghost.k && ghost.o === play.ghost.o &&
+    ghost.piece === play.ghost.piece;
+  if (!same && (ghost || play.ghost)) {
+    play.ghost = ghost;
+    drawBoard();
+  }
+  return {at, k};
+}
+
+function pressBoard(ev) {
+  if (ev.button !== 0 || !play.selected || play.drag || ev.target.closest(".placed")) return;
+  play.boardPress = true;
+  previewAt(ev.clientX, ev.clientY);
+}
+
+// The finger (or the button) lifted: the piece laid where the preview showed it.
+function liftOnBoard(ev) {
+  play.boardPress = false;
+  const piece = play.selected;
+  if (!piece) return;
+  const {at, k} = previewAt(ev.clientX, ev.clientY);
+  if (!at) return;  // lifted off the board: nothing laid
   if (k === null) {
-    note(`${piece} does not fit there: ` + (refused === null
-      ? "part of it would be off the board" : refusal(piece, o, refused, null)));
+    note(`${piece} does not fit there: part of it would be off the board`);
     return;
   }
-  play.ghost = {piece, o, k};
   placeGhost();
 }
 
@@ -1090,6 +1154,7 @@ export function playSetUp(onOther) {
   $("clear").onclick = () => { if (play.placed.length) setPosition([]); };
   $("play-hint").onclick = () => playHint();
   $("play-board").addEventListener("click", tapBoard);
+  $("play-board").addEventListener("pointerdown", pressBoard);
   $("tray").addEventListener("keydown", trayKey);
   $("tool-row").addEventListener("keydown", toolsKey);
   $("copy-share").onclick = () => copyShare();
@@ -1131,6 +1196,7 @@ export async function playLoad() {
   let area = 0;
   c.forEach(([x, y], i) => { const [u, v] = c[(i + 1) % c.length]; area += x * v - u * y; });
   play.cellSize = Math.sqrt(Math.abs(area) / 2);
+  play.centres = new Map(layout.cells.map((cell) => [cellKey(cell.cell), cell.centre]));
   for (const p of layout.pieces) {
     if (!allowed(p.name, play.orient[p.name] ?? 0)) play.orient[p.name] = 0;
     else play.orient[p.name] = play.orient[p.name] ?? 0;
