@@ -161,15 +161,16 @@ function showMonth(how, record) {
 
 // --- the share: what a solve took, never where a piece went -------------------------------
 
-// The share's row of squares: a green one for each piece laid by the player, a bulb for each
-// laid by a hint, in no order of the board's.
+// The share's row of squares (block characters, which every font draws): a filled one for
+// each piece laid by the player, an open one for each laid by a hint, in no order of the
+// board's.
 export function squaresText(pieces, hints) {
   const hinted = Math.min(hints, pieces);
-  return "\ud83d\udfe9".repeat(pieces - hinted) + "\ud83d\udca1".repeat(hinted);
+  return "\u25a0".repeat(pieces - hinted) + "\u25a1".repeat(hinted);
 }
 
 // The share's picture (a PNG): two lines of text, a square for each piece (green, or yellow
-// for a hint, as squaresText writes them), and the board's outline wholly covered in one
+// for a hint, as squaresText's filled and open ones), and the board's outline wholly covered in one
 // colour with the cells the puzzle leaves open and their labels. No piece is drawn, so the
 // picture gives no placement away. layout: the board's, open: the keys of its open cells,
 // cell: a cell's size in the layout's pixels. Resolves to a Blob.

@@ -29,6 +29,7 @@ const play = {
   clock: null,     // {start, end, moves, hints}: when play began and ended, what it took
   trayFocus: null, // the tile the tray's one Tab stop is on
   clockHidden: false,  // the player hid the running clock (kept in the browser)
+  shareFile: null,     // the share picture of the board solved, as a file for the share sheet
 };
 
 // --- the page's settings kept in the browser: the colours, the clock shown or hidden --------
@@ -288,7 +289,7 @@ function named() {
 }
 
 // The share text: the puzzle and its date, the time and the moves, and a square for each
-// piece (a bulb for each hint); no placement.
+// piece (an open one for each hint); no placement.
 function shareText() {
   return `I solved the ${title(state.specs[state.spec])} puzzle for ${named()} ${tookText()}` +
     `${faceUp() ? ", the pieces face up" : ""}. Try it: ${puzzleLink()}\n` +
@@ -337,6 +338,7 @@ function solvedPanel() {
   $("share-text").textContent = shareText();
   $("copy-share").textContent = "Copy";
   $("share").hidden = typeof navigator.share !== "function";
+  if (!$("share").hidden) readyPicture();
   // no day before the first (a link to it is refused)
   $("yesterday").hidden = state.query.date === undefined ||
     !isRealDate(dayBefore(state.query.date));
@@ -356,15 +358,25 @@ async function copyShare() {
   }
 }
 
-// The share sheet, with the picture where the browser takes files.
+// The share sheet, with the picture where the browser takes files (made when the board was
+// solved, so that the sheet opens at once, while the press still counts as the player's).
 async function share() {
   const data = {title: document.title, text: shareText()};
-  try {
-    const file = new File([await picture()], pictureName(), {type: "image/png"});
-    if (navigator.canShare && navigator.canShare({files: [file]})) data.files = [file];
-  } catch (err) { /* no picture: the text alone */ }
+  const file = play.shareFile;
+  if (file && navigator.canShare && navigator.canShare({files: [file]})) data.files = [file];
   try { await navigator.share(data); }
   catch (err) { /* the share sheet closed: nothing to say */ }
+}
+
+// The picture made ready for the share sheet, for the board solved now.
+function readyPicture() {
+  const load = play.loads;
+  play.shareFile = null;
+  picture().then((blob) => {
+    if (load === play.loads && play.status === "solved") {
+      play.shareFile = new File([blob], pictureName(), {type: "image/png"});
+    }
+  }).catch(() => { /* no picture: the text alone */ });
 }
 
 // The day before the date played, written YYYY-MM-DD.
