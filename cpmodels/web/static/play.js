@@ -4,7 +4,10 @@
 // each orientation of each piece fits, so a dropped piece snaps to the nearest place and
 // nothing here knows the grid's geometry. The position is kept in localStorage, per puzzle
 // and date, and never sent anywhere but to be judged; so are the time and the moves it took
-// (the share text of a solved board says those, never where the pieces lie).
+// (the share text of a solved board says those, never where the pieces lie). Each puzzle's
+// record of days played and solved is daily.js's; so are the stats and the share picture.
+// The board's size is set here (fitBoard), its arrangement by the window's shape in
+// index.html's style sheet.
 import {$, svgEl} from "./dom.js";
 import {queryLabels} from "./answers.js";
 import {
@@ -23,7 +26,9 @@ const play = {
   orient: {},      // the orientation each piece shows in the tray
   selected: null,  // the piece chosen in the tray (keyboard and tap play)
   ghost: null,     // where the chosen piece would go: {piece, o, k}
-  drag: null, press: null, dragged: false, boardPress: false, centres: new Map(), labels: [], takeBack: [], checks: 0, loads: 0, key: null,
+  drag: null, press: null, dragged: false, labels: [], takeBack: [], checks: 0, loads: 0, key: null,
+  boardPress: false,  // a finger (or the button) down on the board with a piece chosen
+  centres: new Map(), // each cell's centre in the board's pixels, by its key
   status: null,    // the last verdict: solved, open, dead_end or invalid
   verdict: ["", ""],  // its words and kind, shown again once a note about a move is read
   clock: null,     // {start, end, moves, hints}: when play began and ended, what it took
@@ -1153,7 +1158,6 @@ export function playSetUp(onOther) {
   $("flip").onclick = () => turn("flip");
   $("undo").onclick = () => undo();
   $("theme").onchange = () => { keep(THEME_KEY, $("theme").value); showTheme($("theme").value); };
-  showTheme(setting(THEME_KEY, "system"));
   play.clockHidden = setting(CLOCK_KEY, "shown") === "hidden";
   $("clock").onclick = () => {
     play.clockHidden = !play.clockHidden;
