@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import time
 
 import httpx
 import pytest
@@ -55,15 +56,23 @@ def _apart(a: dict, b: dict) -> bool:
 
 
 def _touch_drag(page, start: tuple[float, float], end: tuple[float, float], steps=8) -> None:
-    """A finger pressed at start, moved to end and lifted (Chromium's own touch events)."""
+    """A finger pressed at start, moved to end, held still there and lifted (Chromium's own
+    touch events, timed 16 ms apart and held 300 ms: a drag, not a fling, so that the next
+    tap is not taken for one that stops a fling)."""
     cdp = page.context.new_cdp_session(page)
-    point = lambda x, y: [{"x": x, "y": y, "id": 1}]  # noqa: E731
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point(*start)})
+    now = time.time()
+
+    def send(kind: str, at: float, x: float | None = None, y: float | None = None) -> None:
+        points = [] if x is None else [{"x": x, "y": y, "id": 1}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points,
+                                              "timestamp": now + at})
+
+    send("touchStart", 0, *start)
     for i in range(1, steps + 1):
-        x = start[0] + (end[0] - start[0]) * i / steps
-        y = start[1] + (end[1] - start[1]) * i / steps
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": point(x, y)})
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        send("touchMove", 0.016 * i, start[0] + (end[0] - start[0]) * i / steps,
+             start[1] + (end[1] - start[1]) * i / steps)
+    send("touchMove", 0.016 * steps + 0.3, *end)
+    send("touchEnd", 0.016 * steps + 0.31)
     cdp.detach()
 
 
@@ -291,7 +300,8 @@ def test_the_share_text_and_picture_give_no_placement_away(browser, slow_server,
 
 def test_a_tap_lays_the_piece_by_the_cell_under_the_finger(browser, slow_server, week):
     """Tapped between 30 and 31, the I4 lies on 29 30 31 Sun, the cells its middle is on:
-    shown while the finger is down, laid when it lifts."""
+    shown while the finger is down, laid when it lifts; once dragged by a cell, a tap lays it
+    by that cell."""
     layout = week
     phone = {"width": 390, "height": 844}
     page = _page(browser, phone, has_touch=True, is_mobile=True)
@@ -323,6 +333,18 @@ def test_a_tap_lays_the_piece_by_the_cell_under_the_finger(browser, slow_server,
         key = "cpmodels-play:calendar_week:2026-12-25:any"
         kept = page.evaluate(f"JSON.parse(localStorage.getItem('{key}'))")
         assert {tuple(c) for c in kept[0]["cells"]} == want
+        # dragged back to the tray by its end on 29, it is laid by that end next: tapped on
+        # 3, it lies on 3 4 5 6
+        start = _on_board(page, *cells["29"]["centre"])
+        tray = _box(page, "#tray")
+        _touch_drag(page, start, (tray["x"] + tray["width"] - 20, tray["y"] + tray["height"] - 10))
+        _verdict(page, 0)
+        page.locator('#tray .tile[data-piece="I4"]').tap()
+        page.touchscreen.tap(*_on_board(page, *cells["3"]["centre"]))
+        _verdict(page, 1)
+        kept = page.evaluate(f"JSON.parse(localStorage.getItem('{key}'))")
+        assert {tuple(c) for c in kept[0]["cells"]} == \
+            {tuple(cells[label]["cell"]) for label in ("3", "4", "5", "6")}
     finally:
         _close(page)
 

@@ -29,6 +29,7 @@ const play = {
   drag: null, press: null, dragged: false, labels: [], takeBack: [], checks: 0, loads: 0, key: null,
   boardPress: false,  // a finger (or the button) down on the board with a piece chosen
   centres: new Map(), // each cell's centre in the board's pixels, by its key
+  grabbed: {},        // the cell each piece was last dragged by: {o, i}, by its name
   status: null,    // the last verdict: solved, open, dead_end or invalid
   verdict: ["", ""],  // its words and kind, shown again once a note about a move is read
   clock: null,     // {start, end, moves, hints}: when play began and ended, what it took
@@ -886,6 +887,7 @@ function pointerUp(ev) {
   const landing = landingAt(drag, ev.clientX, ev.clientY);
   play.drag = null;
   play.dragged = true;
+  play.grabbed[drag.piece] = {o: drag.o, i: grabbedCell(drag)};
   $("drag").remove();
   const without = play.placed.filter((_, i) => i !== drag.from);
   const back = drag.from === null ? "went back to the tray" : "went back where it was";
@@ -941,10 +943,30 @@ function cellAt(clientX, clientY) {
   return best && {key: cellKey(best.cell), x, y};
 }
 
-// The place of orientation o that covers the cell tapped with the piece's centre nearest
-// the finger: the cell under the finger is the piece's cell nearest its centre (of two as
-// near, the one on the finger's side). null when no place of it covers that cell.
+// Which of a dragged piece's cells (an index into its orientation's cells) it was held by.
+function grabbedCell({piece, o, grab}) {
+  const [, , x, y] = orientation(piece, o).places[0];
+  const centres = cellsOf(piece, o, 0).map((c) => play.centres.get(cellKey(c)));
+  let best = 0;
+  centres.forEach(([cx, cy], i) => {
+    const [bx, by] = centres[best];
+    if (Math.hypot(cx - x - grab[0], cy - y - grab[1]) <
+        Math.hypot(bx - x - grab[0], by - y - grab[1])) best = i;
+  });
+  return best;
+}
+
+// The place of orientation o that lays the piece on the cell tapped: by the cell the player
+// last held it by in a drag, turned as it is now; else with the piece's centre nearest the
+// finger, so that the cell under the finger is the piece's cell nearest its centre (of two
+// as near, the one on the finger's side). null when no place of it covers that cell.
 function placeByCell(piece, o, at) {
+  const held = play.grabbed[piece];
+  if (held && held.o === o) {
+    const k = orientation(piece, o).places
+      .findIndex((_, j) => cellKey(cellsOf(piece, o, j)[held.i]) === at.key);
+    if (k >= 0) return k;
+  }
   let best = null;
   let bestDistance = Infinity;
   orientation(piece, o).places.forEach((_, k) => {
@@ -1205,7 +1227,10 @@ export async function playLoad() {
   try { layout = await layoutOf(spec); }
   catch (err) { if (load === play.loads) showError(err.message); return; }
   if (load !== play.loads) return;
-  if (play.layout !== layout) play.orient = {};
+  if (play.layout !== layout) {
+    play.orient = {};
+    play.grabbed = {};
+  }
   play.layout = layout;
   play.pieces = Object.fromEntries(layout.pieces.map((p) => [p.name, p]));
   const c = layout.cells[0].points;
