@@ -773,10 +773,13 @@ def test_on_a_phone_the_tools_and_the_verdict_stay_in_view(browser, server, tmp_
         assert page.inner_text("#puzzle-summary") == "10-piece weekday calendar, Nov 24 Tue"
         for selector in ("#play-board", "#tray", *TOOLS):
             _within(page, selector, PHONE)
-        page.locator("#puzzle-summary").tap()  # opened, they push the tray down
+        page.locator("#puzzle-summary").tap()  # opened, the board shrinks: the tray in view
         assert page.locator("#spec").is_visible()
-        page.locator("#tray .tile").last.tap()  # scrolled down to the end of the tray
-        assert page.evaluate("window.scrollY") > 0
+        page.wait_for_function("""() => { const t = document.querySelector('#tray')
+            .getBoundingClientRect(); return t.bottom <= innerHeight; }""")
+        page.locator("#tray .tile").last.tap()
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        assert page.evaluate("window.scrollY") > 0  # scrolled down to the help
         for selector in TOOLS:
             _within(page, selector, PHONE)
         x, y = _centre_of_cell(page, _layout(server, "calendar_week"), (6, 1))

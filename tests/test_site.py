@@ -461,11 +461,19 @@ def test_the_site_plays_today_from_a_static_server_and_again_offline(browser, si
         page.goto(static_host)
         page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
         _play_today(page, out)
-        # the service worker has every file of the site: offline, a reload plays again
+        # the service worker keeps the puzzle opened: offline, a reload plays again
         page.wait_for_function("document.querySelector('#offline-said').textContent !== ''",
                                timeout=WAIT)  # the puzzle's files kept for play offline
-        page.evaluate("localStorage.clear()")
         context.set_offline(True)
+        # offline, a reload opens the board solved, and the daily record kept
+        page.reload()
+        page.wait_for_selector("#solved:not([hidden])", timeout=WAIT)
+        page.click("#stats-button")
+        played = page.inner_text('#stats-numbers dd[data-stat="played"]')
+        solved = page.inner_text('#stats-numbers dd[data-stat="solved"]')
+        assert (played, solved) == ("1", "1 (100%)"), (played, solved)
+        assert page.locator("#stats-calendar a.solved.today").count() == 1
+        page.evaluate("localStorage.clear()")
         page.reload()
         page.wait_for_function(ENGINE_SAYS, timeout=WAIT)
         _play_today(page, out)

@@ -66,9 +66,9 @@ function syncUrl() {
   $("goal").textContent = goal(state.query.labels || null);
 }
 
-// On a phone the puzzle's choices fold into one line, so that the board and the tray fit
-// the screen; a tap on the line opens them.
-const NARROW = "(max-width: 40rem)";
+// On a phone (either way up) the puzzle's choices fold into one line, so that the board and
+// the tray fit the screen; a tap on the line opens them.
+const NARROW = "(max-width: 40rem), (orientation: landscape) and (max-height: 34rem)";
 
 function fromUrl() {
   const params = new URLSearchParams(location.search);

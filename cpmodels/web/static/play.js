@@ -4,26 +4,64 @@
 // each orientation of each piece fits, so a dropped piece snaps to the nearest place and
 // nothing here knows the grid's geometry. The position is kept in localStorage, per puzzle
 // and date, and never sent anywhere but to be judged; so are the time and the moves it took
-// (the share text of a solved board says those, never where the pieces lie).
+// (the share text of a solved board says those, never where the pieces lie). Each puzzle's
+// record of days played and solved is daily.js's; so are the stats and the share picture.
+// The board's size is set here (fitBoard), its arrangement by the window's shape in
+// index.html's style sheet.
 import {$, svgEl} from "./dom.js";
 import {queryLabels} from "./answers.js";
-import {faceUp, isRealDate, puzzle, showError, showLabels, state, title} from "./puzzle.js";
+import {
+  clockText, markPlayed, markSolved, recordKey, sharePicture, showStats, squaresText,
+} from "./daily.js";
+import {
+  faceUp, isRealDate, localToday, puzzle, showError, showLabels, state, title,
+} from "./puzzle.js";
 
-const TILE_SCALE = 0.5;   // tray pieces are drawn at half the board's size
 const DRAG_START_PX = 5;  // a press that moves less than this is a click
 const play = {
   layouts: {}, layout: null, pieces: {}, cellSize: 40,
   placed: [],      // the position: {piece, o, k}, orientation o of the piece at its place k
   history: [],     // earlier positions, for undo
+  future: [],      // positions undone, for redo (a new move forgets them)
   orient: {},      // the orientation each piece shows in the tray
   selected: null,  // the piece chosen in the tray (keyboard and tap play)
   ghost: null,     // where the chosen piece would go: {piece, o, k}
   drag: null, press: null, dragged: false, labels: [], takeBack: [], checks: 0, loads: 0, key: null,
+  boardPress: false,  // a finger (or the button) down on the board with a piece chosen
+  centres: new Map(), // each cell's centre in the board's pixels, by its key
+  grabbed: {},        // the cell each piece was last dragged by: {o, i}, by its name
   status: null,    // the last verdict: solved, open, dead_end or invalid
   verdict: ["", ""],  // its words and kind, shown again once a note about a move is read
   clock: null,     // {start, end, moves, hints}: when play began and ended, what it took
   trayFocus: null, // the tile the tray's one Tab stop is on
+  clockHidden: false,  // the player hid the running clock (kept in the browser)
+  shareFile: null,     // the share picture of the board solved, as a file for the share sheet
 };
+
+// --- the page's settings kept in the browser: the colours, the clock shown or hidden --------
+
+const THEME_KEY = "cpmodels-theme";
+const CLOCK_KEY = "cpmodels-clock";
+const THEMES = ["system", "light", "dark"];
+
+function setting(key, fallback) {
+  try { return localStorage.getItem(key) ?? fallback; } catch (err) { return fallback; }
+}
+
+function keep(key, value) {
+  try { localStorage.setItem(key, value); } catch (err) { /* refused: kept for this page */ }
+}
+
+// The colours: the system's scheme, or light or dark as the player chose (html[data-theme]).
+function showTheme(theme) {
+  const chosen = THEMES.includes(theme) ? theme : "system";
+  if (chosen === "system") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = chosen;
+  const select = $("theme");
+  if (select) select.value = chosen;
+}
+
+showTheme(setting(THEME_KEY, "system"));  // before the first answer, so the page opens in them
 
 function pathData(loops, dx = 0, dy = 0) {
   return loops.map((loop) => "M" + loop.map(([x, y]) => `${x + dx},${y + dy}`).join("L") + "Z")
@@ -85,8 +123,12 @@ function restoreClock() {
 
 // A move made: the clock starts at the first, and counts each.
 function tick() {
-  if (play.clock.start === null) play.clock.start = Date.now();
+  if (play.clock.start === null) {
+    play.clock.start = Date.now();
+    markPlayed(recordKey(state.spec, faceUp()), which());
+  }
   play.clock.moves += 1;
+  showClock();
 }
 
 // The orientation and place of a piece laid on these cells, or null.
@@ -113,6 +155,7 @@ function restore() {
 
 function setPosition(placed, {remember = true} = {}) {
   if (remember) play.history.push(play.placed);
+  play.future = [];
   tick();
   play.placed = placed;
   play.takeBack = [];
@@ -125,10 +168,16 @@ function setPosition(placed, {remember = true} = {}) {
   return check();
 }
 
-function undo() {
-  if (!play.history.length) return;
+function undo() { travel(play.history, play.future); }
+
+function redo() { travel(play.future, play.history); }
+
+// Undo (from history to future) or redo (the other way): a move of its own, counted.
+function travel(from, to) {
+  if (!from.length) return;
   tick();
-  play.placed = play.history.pop();
+  to.push(play.placed);
+  play.placed = from.pop();
   play.takeBack = [];
   save();
   drawAll();
@@ -171,6 +220,10 @@ async function check() {
     if (data.status === "solved" && play.clock.end === null) {
       play.clock.end = Date.now();
       save();
+      showClock();
+      const {start, end, moves, hints} = play.clock;
+      markSolved(recordKey(state.spec, faceUp()), which(),
+                 {ms: start === null ? null : end - start, moves, hints}, localToday());
     }
     // a board solved by the move just made celebrates; one solved before opens quietly
     $("play-board").classList.toggle("celebrate", data.status === "solved" &&
@@ -196,15 +249,18 @@ async function check() {
 
 // --- a solved board: the time, the moves, a share text, what to play next ---------------------
 
-// A length of time as a clock shows it: 4:05, 1:02:03.
-function clockText(ms) {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60];
-  const two = (n) => String(n).padStart(2, "0");
-  return h ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
-}
-
 function plural(n, word) { return `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`; }
+
+// The running clock: the time since the first move, stopped when solved; "Time" while the
+// player keeps it hidden.
+function showClock() {
+  const {start = null, end = null} = play.clock || {};
+  const ms = start === null ? 0 : (end ?? Date.now()) - start;
+  const shown = play.clockHidden ? "Time" : clockText(ms);
+  const button = $("clock");
+  if (button.textContent !== shown) button.textContent = shown;
+  button.setAttribute("aria-pressed", String(!play.clockHidden));
+}
 
 // What the solve took: "in 3:24 with 14 moves and 1 hint".
 function tookText() {
@@ -214,21 +270,70 @@ function tookText() {
 }
 
 // A link to the puzzle (never to the position: that stays on this device).
-function puzzleLink() {
+function puzzleLink() { return linkTo(state.query); }
+
+// A link to the puzzle open for a date ({date}) or labels ({labels}).
+function linkTo(query) {
   const parts = [`spec=${encodeURIComponent(state.spec)}`];
-  if (state.query.date !== undefined) parts.push(`date=${encodeURIComponent(state.query.date)}`);
-  else parts.push(`labels=${state.query.labels.map(encodeURIComponent).join(",")}`);
+  if (query.date !== undefined) parts.push(`date=${encodeURIComponent(query.date)}`);
+  else parts.push(`labels=${query.labels.map(encodeURIComponent).join(",")}`);
   if (faceUp()) parts.push("face_up=1");
   const board = /^#board=/.test(location.hash) ? location.hash : "";
   return `${location.origin}${location.pathname}?${parts.join("&")}${board}`;
 }
 
-// The share text: the puzzle and its date, the time and the moves; no placement.
-function shareText() {
-  const which = state.query.date !== undefined
+// The puzzle played as the daily record keeps it: its date, or its labels.
+function which() {
+  return state.query.date !== undefined ? state.query.date
+    : `labels:${state.query.labels.join(",")}`;
+}
+
+// The puzzle and its date in words: "2024-10-06 (Oct 6)", or its labels.
+function named() {
+  return state.query.date !== undefined
     ? `${state.query.date} (${play.labels.join(" ")})` : play.labels.join(" ");
-  return `I solved the ${title(state.specs[state.spec])} puzzle for ${which} ${tookText()}` +
-    `${faceUp() ? ", the pieces face up" : ""}. Try it: ${puzzleLink()}`;
+}
+
+// The share text: the puzzle and its date, the time and the moves, and a square for each
+// piece (an open one for each hint); no placement.
+function shareText() {
+  return `I solved the ${title(state.specs[state.spec])} puzzle for ${named()} ${tookText()}` +
+    `${faceUp() ? ", the pieces face up" : ""}. Try it: ${puzzleLink()}\n` +
+    squaresText(play.placed.length, play.clock.hints);
+}
+
+// The share picture: the board wholly covered in one colour, its open cells, the lines.
+function picture() {
+  const theme = document.documentElement.dataset.theme;
+  const dark = theme === "dark" ||
+    (theme === undefined && window.matchMedia("(prefers-color-scheme: dark)").matches);
+  return sharePicture({
+    layout: play.layout, open: openCells(), cell: play.cellSize, dark,
+    lines: [`${title(state.specs[state.spec])}, ${named()}`, `Solved ${tookText()}`],
+    pieces: play.placed.length, hints: play.clock.hints});
+}
+
+function pictureName() {
+  return `${state.spec}-${which().replace(/[^\w-]+/g, "-")}.png`;
+}
+
+async function downloadPicture() {
+  const url = URL.createObjectURL(await picture());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = pictureName();
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}
+
+// The stats panel of the puzzle open, at the month of the date played (else today's).
+function openStats() {
+  const date = state.query.date !== undefined ? state.query.date : localToday();
+  showStats({key: recordKey(state.spec, faceUp()), title: title(state.specs[state.spec]),
+             today: localToday(), month: date.slice(0, 7),
+             link: (day) => linkTo({date: day})});
 }
 
 function solvedPanel() {
@@ -239,6 +344,7 @@ function solvedPanel() {
   $("share-text").textContent = shareText();
   $("copy-share").textContent = "Copy";
   $("share").hidden = typeof navigator.share !== "function";
+  if (!$("share").hidden) readyPicture();
   // no day before the first (a link to it is refused)
   $("yesterday").hidden = state.query.date === undefined ||
     !isRealDate(dayBefore(state.query.date));
@@ -258,9 +364,25 @@ async function copyShare() {
   }
 }
 
+// The share sheet, with the picture where the browser takes files (made when the board was
+// solved, so that the sheet opens at once, while the press still counts as the player's).
 async function share() {
-  try { await navigator.share({title: document.title, text: shareText()}); }
+  const data = {title: document.title, text: shareText()};
+  const file = play.shareFile;
+  if (file && navigator.canShare && navigator.canShare({files: [file]})) data.files = [file];
+  try { await navigator.share(data); }
   catch (err) { /* the share sheet closed: nothing to say */ }
+}
+
+// The picture made ready for the share sheet, for the board solved now.
+function readyPicture() {
+  const load = play.loads;
+  play.shareFile = null;
+  picture().then((blob) => {
+    if (load === play.loads && play.status === "solved") {
+      play.shareFile = new File([blob], pictureName(), {type: "image/png"});
+    }
+  }).catch(() => { /* no picture: the text alone */ });
 }
 
 // The day before the date played, written YYYY-MM-DD.
@@ -394,8 +516,8 @@ function drawTray() {
     tile.setAttribute("aria-label", `piece ${info.name}` + (left > 1 ? `, ${left} left` : ""));
     const pad = 2;
     const svg = svgEl("svg", {viewBox: `${box.x - pad} ${box.y - pad} ${box.w + 2 * pad} ${box.h + 2 * pad}`,
-                              width: (box.w + 2 * pad) * TILE_SCALE,
-                              height: (box.h + 2 * pad) * TILE_SCALE}, tile);
+                              style: `width: calc(${box.w + 2 * pad}px * var(--tile-scale)); ` +
+                                `height: calc(${box.h + 2 * pad}px * var(--tile-scale))`}, tile);
     pieceShape(svg, info.name, o, 0, 0);
     if (info.count > 1) {
       const copies = document.createElement("span");
@@ -472,6 +594,7 @@ function toolButtons() {
   $("flip").hidden = faceUp() || !spec.flip;
   $("flip").disabled = !shape || !allowed(piece, shape.flip) || shape.flip === o;
   $("undo").disabled = play.history.length === 0;
+  $("redo").disabled = play.future.length === 0;
   $("clear").disabled = play.placed.length === 0;
   // a solved board: nothing to hint, and no empty tray left in view
   const solved = play.status === "solved";
@@ -514,8 +637,10 @@ function refusal(piece, o, k, from) {
 }
 
 // The legal place of orientation o nearest to pixel offset (x, y), within reach, and the
-// nearest refused one.
-function nearestPlace(piece, o, x, y, from, reach) {
+// nearest refused one. A place a whole reach away is out of it, however the board's scale
+// rounds the pointer's position.
+function nearestPlace(piece, o, x, y, from, within) {
+  const reach = within * (1 - 1e-6);
   let best = null;
   let bestDistance = reach;
   let refused = null;
@@ -732,6 +857,11 @@ function showLanding(clientX, clientY) {
 }
 
 function pointerMove(ev) {
+  if (play.boardPress) {
+    ev.preventDefault();
+    previewAt(ev.clientX, ev.clientY);
+    return;
+  }
   if (play.press && !play.drag) {
     if (Math.hypot(ev.clientX - play.press.x, ev.clientY - play.press.y) < DRAG_START_PX) return;
     play.drag = play.press;
@@ -750,12 +880,14 @@ function pointerMove(ev) {
 }
 
 function pointerUp(ev) {
+  if (play.boardPress) { liftOnBoard(ev); return; }
   play.press = null;
   if (!play.drag) return;
   const drag = play.drag;
   const landing = landingAt(drag, ev.clientX, ev.clientY);
   play.drag = null;
   play.dragged = true;
+  play.grabbed[drag.piece] = {o: drag.o, i: grabbedCell(drag)};
   $("drag").remove();
   const without = play.placed.filter((_, i) => i !== drag.from);
   const back = drag.from === null ? "went back to the tray" : "went back where it was";
@@ -781,31 +913,107 @@ function pointerUp(ev) {
 
 function cancelDrag() {
   play.press = null;
+  play.boardPress = false;
   if (!play.drag) return;
   play.drag = null;
   $("drag").remove();
   drawAll();
 }
 
-// A tap on the board puts the chosen piece there.
+// A tap on a piece laid, with a piece chosen: said as a drop there is.
 function tapBoard(ev) {
   if (play.dragged || !play.selected || play.drag) return;
-  const piece = play.selected;
   const covering = ev.target.closest(".placed");
-  if (covering) {  // a cell a piece lies on: said as a drop there is
-    note(`${piece} does not fit there: it would overlap ${covering.dataset.piece}`);
-    return;
+  if (covering) note(`${play.selected} does not fit there: it would overlap ` +
+                     `${covering.dataset.piece}`);
+}
+
+// --- tapping a cell with a piece chosen: pressed, the preview; lifted, the piece laid -------
+
+// The cell under a point of the screen, within a cell's reach of its centre: {key, x, y}
+// (x, y: the point in the board's pixels), or null.
+function cellAt(clientX, clientY) {
+  const [x, y] = boardPoint(clientX, clientY);
+  let best = null;
+  let bestDistance = play.cellSize * 0.75;
+  for (const c of play.layout.cells) {
+    const distance = Math.hypot(c.centre[0] - x, c.centre[1] - y);
+    if (distance < bestDistance) { best = c; bestDistance = distance; }
   }
+  return best && {key: cellKey(best.cell), x, y};
+}
+
+// Which of a dragged piece's cells (an index into its orientation's cells) it was held by.
+function grabbedCell({piece, o, grab}) {
+  const [, , x, y] = orientation(piece, o).places[0];
+  const centres = cellsOf(piece, o, 0).map((c) => play.centres.get(cellKey(c)));
+  let best = 0;
+  centres.forEach(([cx, cy], i) => {
+    const [bx, by] = centres[best];
+    if (Math.hypot(cx - x - grab[0], cy - y - grab[1]) <
+        Math.hypot(bx - x - grab[0], by - y - grab[1])) best = i;
+  });
+  return best;
+}
+
+// The place of orientation o that lays the piece on the cell tapped: by the cell the player
+// last held it by in a drag, turned as it is now; else with the piece's centre nearest the
+// finger, so that the cell under the finger is the piece's cell nearest its centre (of two
+// as near, the one on the finger's side). null when no place of it covers that cell.
+function placeByCell(piece, o, at) {
+  const held = play.grabbed[piece];
+  if (held && held.o === o) {
+    const k = orientation(piece, o).places
+      .findIndex((_, j) => cellKey(cellsOf(piece, o, j)[held.i]) === at.key);
+    if (k >= 0) return k;
+  }
+  let best = null;
+  let bestDistance = Infinity;
+  orientation(piece, o).places.forEach((_, k) => {
+    const cells = cellsOf(piece, o, k);
+    if (!cells.some((c) => cellKey(c) === at.key)) return;
+    const centres = cells.map((c) => play.centres.get(cellKey(c)));
+    const cx = centres.reduce((t, p) => t + p[0], 0) / centres.length;
+    const cy = centres.reduce((t, p) => t + p[1], 0) / centres.length;
+    const distance = Math.hypot(cx - at.x, cy - at.y);
+    if (distance < bestDistance - 1e-9) { best = k; bestDistance = distance; }
+  });
+  return best;
+}
+
+// The chosen piece shown where a tap at this point would lay it: {at, k}.
+function previewAt(clientX, clientY) {
+  const piece = play.selected;
   const o = play.orient[piece];
-  const mark = orientation(piece, o).mark;
-  const [bx, by] = boardPoint(ev.clientX, ev.clientY);
-  const {k, refused} = nearestPlace(piece, o, bx - mark[0], by - mark[1], null, play.cellSize);
+  const at = cellAt(clientX, clientY);
+  const k = at ? placeByCell(piece, o, at) : null;
+  const ghost = k === null ? null : {piece, o, k};
+  const same = ghost && play.ghost && ghost.k === play.ghost.k && ghost.o === play.ghost.o &&
+    ghost.piece === play.ghost.piece;
+  if (!same && (ghost || play.ghost)) {
+    play.ghost = ghost;
+    drawBoard();
+  }
+  return {at, k};
+}
+
+function pressBoard(ev) {
+  if (ev.button !== 0 || !play.selected || play.drag || ev.target.closest(".placed")) return;
+  play.boardPress = true;
+  previewAt(ev.clientX, ev.clientY);
+}
+
+// The finger (or the button) lifted: the piece laid where the preview showed it.
+function liftOnBoard(ev) {
+  play.boardPress = false;
+  const piece = play.selected;
+  if (!piece) return;
+  const {at, k} = previewAt(ev.clientX, ev.clientY);
+  if (!at) return;  // lifted off the board: nothing laid
   if (k === null) {
-    note(`${piece} does not fit there: ` + (refused === null
-      ? "part of it would be off the board" : refusal(piece, o, refused, null)));
+    note(`${piece} does not fit there: part of it would be off the board`);
     return;
   }
-  play.ghost = {piece, o, k};
   placeGhost();
 }
 
@@ -876,8 +1084,12 @@ function playKey(ev) {
   if (state.view !== "play") return;
   const target = ev.target;
   if (target.closest && target.closest("input, select, textarea")) return;
-  if ((ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === "z") {
-    ev.preventDefault(); undo(); return;
+  const letter = ev.key.toLowerCase();
+  if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && (letter === "z" || letter === "y")) {
+    ev.preventDefault();
+    if (letter === "y" || ev.shiftKey) redo();
+    else undo();
+    return;
   }
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
   const arrows = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
@@ -909,37 +1121,85 @@ function roveBoard(target, step) {
   pieces[next].focus();
 }
 
-// On a wide screen the board takes the height the window leaves below the controls above
-// it, so the board, the tray and the tools are seen together without scrolling.
-const WIDE = "(min-width: 56rem)";
-const BOARD_MARGIN_PX = 12;
+// The board's size: the room the window leaves it, at the drawing's own proportions. Side
+// by side (index.html's landscape arrangement, #play-view a grid) it is as tall as the
+// window below its top, leaving the tools' column its least width; stacked, as tall as
+// leaves the whole tray in view under it. The arrangement itself is the style sheet's.
+const SHORT = "(orientation: landscape) and (max-height: 34rem)";
+const BOARD_MARGIN_PX = 8;
+const BOARD_LEAST_PX = 160;
+const BOARD_MOST_PX = 720;  // side by side, the tools' column takes the rest of a wide window
 
 function fitBoard() {
   const board = $("play-board");
-  if (!window.matchMedia(WIDE).matches || board.closest("[hidden]")) {
-    board.style.height = "";
-    return;
-  }
+  const box = board.viewBox.baseVal;
+  if (board.closest("[hidden]") || !box || !box.width) return;
+  const style = getComputedStyle(board);
+  const padX = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  const padY = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+  const view = $("play-view");
+  const side = getComputedStyle(view).display === "grid";
   const top = board.getBoundingClientRect().top + window.scrollY;
-  const footer = $("answers-by") ? $("answers-by").offsetHeight : 0;  // in view below it
-  board.style.height = `${Math.max(256, window.innerHeight - top - BOARD_MARGIN_PX - footer)}px`;
+  let width;
+  let height;
+  if (side) {
+    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
+    const column = parseFloat(getComputedStyle(view).getPropertyValue("--side")) * rem;
+    const gap = parseFloat(getComputedStyle(view).columnGap) || 0;
+    // the footer in view below it, unless the window is too low to spare it the room
+    const footer = window.matchMedia(SHORT).matches ? 0 : $("answers-by").offsetHeight;
+    width = view.clientWidth - column - gap - padX;
+    height = Math.min(BOARD_MOST_PX,
+                      window.innerHeight - top - BOARD_MARGIN_PX - footer - padY);
+  } else {
+    const area = board.parentElement;
+    const areaStyle = getComputedStyle(area);
+    const tray = $("tray");
+    const below = (tray.hidden ? 0 : tray.offsetHeight + parseFloat(getComputedStyle(tray).marginTop)) +
+      parseFloat(areaStyle.paddingBottom);
+    width = area.clientWidth - parseFloat(areaStyle.paddingLeft) -
+      parseFloat(areaStyle.paddingRight) - padX;
+    height = window.innerHeight - top - below - BOARD_MARGIN_PX - padY;
+  }
+  const aspect = box.height / box.width;
+  height = Math.max(BOARD_LEAST_PX, Math.min(height, width * aspect));
+  board.style.height = `${Math.floor(height + padY)}px`;
+  board.style.width = `${Math.floor(height / aspect + padX)}px`;
+  board.style.maxHeight = "none";
 }
 
 // onOther(query) opens the same puzzle for another date ({date}) or labels ({labels}).
 export function playSetUp(onOther) {
   window.addEventListener("resize", fitBoard);
-  const above = new ResizeObserver(fitBoard);
-  for (const el of document.querySelectorAll("h1, #error, #puzzle-box, .tabs, footer")) above.observe(el);
+  // what lies above the board, and the tray under it, change its room
+  const around = new ResizeObserver(() => fitBoard());
+  for (const el of document.querySelectorAll("#goal, #error, #bar, #tools, #tray, footer")) {
+    around.observe(el);
+  }
   $("rotate").onclick = () => turn("rotate");
   $("flip").onclick = () => turn("flip");
   $("undo").onclick = () => undo();
+  $("theme").onchange = () => { keep(THEME_KEY, $("theme").value); showTheme($("theme").value); };
+  play.clockHidden = setting(CLOCK_KEY, "shown") === "hidden";
+  $("clock").onclick = () => {
+    play.clockHidden = !play.clockHidden;
+    keep(CLOCK_KEY, play.clockHidden ? "hidden" : "shown");
+    showClock();
+  };
+  setInterval(showClock, 1000);
+  showClock();
+  $("redo").onclick = () => redo();
   $("clear").onclick = () => { if (play.placed.length) setPosition([]); };
   $("play-hint").onclick = () => playHint();
   $("play-board").addEventListener("click", tapBoard);
+  $("play-board").addEventListener("pointerdown", pressBoard);
   $("tray").addEventListener("keydown", trayKey);
   $("tool-row").addEventListener("keydown", toolsKey);
   $("copy-share").onclick = () => copyShare();
   $("share").onclick = () => share();
+  $("download-share").onclick = () => downloadPicture();
+  $("stats-button").onclick = () => openStats();
+  $("solved-stats").onclick = () => openStats();
   // the next puzzle opened, the focus goes to its tray (the buttons pressed are hidden)
   const next = async (query) => {
     await onOther(query);
@@ -967,24 +1227,30 @@ export async function playLoad() {
   try { layout = await layoutOf(spec); }
   catch (err) { if (load === play.loads) showError(err.message); return; }
   if (load !== play.loads) return;
-  if (play.layout !== layout) play.orient = {};
+  if (play.layout !== layout) {
+    play.orient = {};
+    play.grabbed = {};
+  }
   play.layout = layout;
   play.pieces = Object.fromEntries(layout.pieces.map((p) => [p.name, p]));
   const c = layout.cells[0].points;
   let area = 0;
   c.forEach(([x, y], i) => { const [u, v] = c[(i + 1) % c.length]; area += x * v - u * y; });
   play.cellSize = Math.sqrt(Math.abs(area) / 2);
+  play.centres = new Map(layout.cells.map((cell) => [cellKey(cell.cell), cell.centre]));
   for (const p of layout.pieces) {
     if (!allowed(p.name, play.orient[p.name] ?? 0)) play.orient[p.name] = 0;
     else play.orient[p.name] = play.orient[p.name] ?? 0;
   }
   play.key = storageKey();
   play.history = [];
+  play.future = [];
   play.selected = null;
   play.ghost = null;
   play.labels = queryLabels(state.specs[spec], state.query);  // its cells open at once
   play.placed = restore();
   play.clock = restoreClock();
+  showClock();
   play.takeBack = [];
   play.status = null;
   play.verdict = ["", ""];
