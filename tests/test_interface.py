@@ -302,7 +302,7 @@ def test_the_bindings_read_the_named_tuples_fields():
 
 # Entry points whose parameters are the searches' own (their structs are being made anew).
 SEARCHES = re.compile(r"cpcore_(count_one_word|tally_one_word|reach|bit_cover_\w+|links_\w+|"
-                      r"first_solution_nodes|tally_prefixes_\w+|exists_\w+|search_\w+)$")
+                      r"first_solution_nodes|search_\w+)$")
 
 
 def test_long_parameter_lists_take_a_struct():

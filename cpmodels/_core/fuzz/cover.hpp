@@ -141,8 +141,9 @@ inline void tally(const Search& s, const cpcore_tallies& t, Table& table,
                   Buffer<int64_t>& out, uint64_t out_width, Buffer<int64_t>& out_mask) {
     Buffers b(s.cover.n_branch, s.words.n_words, s.cover.n_counters, out_width);
     const int64_t stop = 0;
-    cpcore_tally_prefixes_n_words(&s.cover, &s.words, &t, &table.view, prefixes.data(), rows,
-                                  width, &b.view, out.data(), out_width, out_mask.data(), &stop);
+    const cpcore_prefix_call call{&s.cover, &table.view, 1,       prefixes.data(),
+                                  rows,     width,       &b.view, &stop};
+    cpcore_tally_prefixes_n_words(&call, &s.words, &t, out.data(), out_width, out_mask.data());
 }
 
 // The arrays of a one-word layout of the measured sizes (entry.h's cpcore_one_word_layout).

@@ -18,8 +18,9 @@ void exists(const Search& s, Table& table, int use_table, const std::vector<int6
             uint64_t rows, uint64_t width, Buffer<int64_t>& out, int first_failure) {
     Buffers b(s.cover.n_branch, s.words.n_words, s.cover.n_counters, 1);
     const int64_t stop = 0;
-    cpcore_exists_n_words(&s.cover, &s.words, &table.view, use_table, prefixes.data(), rows,
-                          width, &b.view, out.data(), first_failure, &stop);
+    const cpcore_prefix_call call{&s.cover, &table.view, use_table, prefixes.data(),
+                                  rows,     width,       &b.view,   &stop};
+    cpcore_exists_n_words(&call, &s.words, out.data(), first_failure);
 }
 
 // The branching step below a task: the options written to out (as many as the task's first

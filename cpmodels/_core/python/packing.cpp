@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bindings.hpp"
@@ -79,77 +80,79 @@ cpcore_packing_cover read_cover(Reader& r, nb::handle lay, const char* low, cons
     return c;
 }
 
-// The two-word state's view (words.py's WordLayout); its table keeps each value in the key
-// row, after the code.
-struct TwoWordsView {
-    static const bool inline_values = true;
-    cpcore_packing_cover cover;
-    cpcore_two_words words;
-    size_t n_options;
+// The two-word state (words.py's WordLayout): n_options from its rows of opt_a, then its
+// arrays beside the cover's; its table keeps each value in the key row, after the code.
+Array<const uint64_t> option_rows(Reader& r, nb::handle W, const cpcore_two_words*) {
+    return r.array<const uint64_t>(W, "opt_a");
+}
 
-    uint64_t key_words() const { return words.n_words; }
-    uint64_t state_words() const { return 2; }
-    static TwoWordsView read(Reader& r, nb::handle W);
-};
-
-TwoWordsView TwoWordsView::read(Reader& r, nb::handle W) {
-    TwoWordsView v{};
-    Array<const uint64_t> opt_a = r.array<const uint64_t>(W, "opt_a");
+void read_words(Reader& r, nb::handle W, const cpcore_packing_cover& c,
+                const Array<const uint64_t>& opt_a, cpcore_two_words& w) {
     const size_t n_options = opt_a.shape(0);
-    v.n_options = n_options;
-    v.cover = read_cover(r, W, "counter_low", "counter_high", n_options);
-    cpcore_two_words& w = v.words;
     w.opt_a = opt_a.data();
     w.opt_b = r.data<uint64_t>(W, "opt_b", n_options);
-    const size_t n_flat = (size_t)v.cover.anchor_start[v.cover.n_branch];
+    const size_t n_flat = (size_t)c.anchor_start[c.n_branch];
     w.k_a = r.data<uint64_t>(W, "k_a", n_flat);
     w.k_b = r.data<uint64_t>(W, "k_b", n_flat);
     w.k_tag_a = r.data<uint64_t>(W, "k_tag_a", n_flat);
     w.k_tag_b = r.data<uint64_t>(W, "k_tag_b", n_flat);
     w.k_counter = r.data<int64_t>(W, "k_counter", n_flat);
-    w.nb_a = r.data<uint64_t>(W, "nb_a", v.cover.n_branch);
-    w.nb_b = r.data<uint64_t>(W, "nb_b", v.cover.n_branch);
+    w.nb_a = r.data<uint64_t>(W, "nb_a", c.n_branch);
+    w.nb_b = r.data<uint64_t>(W, "nb_b", c.n_branch);
     w.branch_a = nb::cast<uint64_t>(nb::int_(W.attr("branch_a")));
     w.branch_b = nb::cast<uint64_t>(nb::int_(W.attr("branch_b")));
     w.memo_below = Reader::number(W, "memo_below");
     const int64_t n_words = Reader::number(W, "n_words");
     check(n_words == 1 || n_words == 2, "n_words: the word kernel holds one or two words");
-    check(v.cover.n_branch <= 64 * (uint64_t)n_words, "n_branch: more bits than the words");
+    check(c.n_branch <= 64 * (uint64_t)n_words, "n_branch: more bits than the words");
     w.n_words = (unsigned)n_words;
-    return v;
 }
 
-// The N-word state's view (layouts/cover.py's Layout); its table keeps the values apart.
-struct NWordsView {
-    static const bool inline_values = false;
-    cpcore_packing_cover cover;
-    cpcore_n_words words;
-    size_t n_options;
+// The N-word state (layouts/cover.py's Layout): n_options from the rows of opt_mask, then
+// its arrays beside the cover's; its table keeps the values apart.
+Array<const uint64_t> option_rows(Reader& r, nb::handle lay, const cpcore_n_words*) {
+    return r.array<const uint64_t>(lay, "opt_mask", 2);
+}
 
-    uint64_t key_words() const { return words.n_words; }
-    uint64_t state_words() const { return words.n_words; }
-    static NWordsView read(Reader& r, nb::handle lay);
-};
-
-NWordsView NWordsView::read(Reader& r, nb::handle lay) {
-    NWordsView v{};
-    Array<const uint64_t> mask = r.array<const uint64_t>(lay, "opt_mask", 2);
+void read_words(Reader& r, nb::handle lay, const cpcore_packing_cover& c,
+                const Array<const uint64_t>& mask, cpcore_n_words& w) {
     const size_t n_options = mask.shape(0);
-    v.n_options = n_options;
-    v.cover = read_cover(r, lay, "counter_low", "counter_high", n_options);
-    cpcore_n_words& w = v.words;
     w.opt_mask = mask.data();
     w.n_words = mask.shape(1);
-    check(w.n_words >= 1 && v.cover.n_branch <= 64 * w.n_words,
+    check(w.n_words >= 1 && c.n_branch <= 64 * w.n_words,
           "opt_mask: fewer words than the branching items");
     w.tag_word = r.data<int64_t>(lay, "opt_tag_word", n_options);
     w.tag_bit = r.data<uint64_t>(lay, "opt_tag_bit", n_options);
     Array<const int64_t> cell_nb = r.array<const int64_t>(lay, "cell_nb", 2);
-    check(cell_nb.shape(0) >= v.cover.n_branch, "cell_nb: fewer rows than the branching items");
+    check(cell_nb.shape(0) >= c.n_branch, "cell_nb: fewer rows than the branching items");
     w.cell_nb = cell_nb.data();
     w.degree = cell_nb.shape(1);
-    return v;
 }
+
+// A packing search's view of a layout: the cover and the state's words (cpcore_two_words
+// or cpcore_n_words), read from the layout's named tuple.
+template <class Words>
+struct View {
+    static const bool inline_values = std::is_same<Words, cpcore_two_words>::value;
+    cpcore_packing_cover cover;
+    Words words;
+    size_t n_options;
+
+    uint64_t key_words() const { return words.n_words; }
+    uint64_t state_words() const { return inline_values ? 2 : words.n_words; }
+
+    static View read(Reader& r, nb::handle lay) {
+        View v{};
+        Array<const uint64_t> rows = option_rows(r, lay, &v.words);
+        v.n_options = rows.shape(0);
+        v.cover = read_cover(r, lay, "counter_low", "counter_high", v.n_options);
+        read_words(r, lay, v.cover, rows, v.words);
+        return v;
+    }
+};
+
+using TwoWordsView = View<cpcore_two_words>;
+using NWordsView = View<cpcore_n_words>;
 
 cpcore_tallies read_tallies(Reader& r, nb::handle tal, size_t n_options) {
     cpcore_tallies t{};
@@ -247,9 +250,9 @@ void tally(Entry entry, const Array<const int64_t>& prefixes, nb::handle lay, nb
     cpcore_table memo = read_table(r, table, v.key_words(), View::inline_values);
     Buffers B(v.cover.n_branch, v.state_words(), v.cover.n_counters, width);
     const int64_t* flag = cpbind::stop_flag(stop);
+    const cpcore_prefix_call call{&v.cover, &memo, 1, p.data, p.rows, p.width, &B.view, flag};
     nb::gil_scoped_release unlocked;
-    entry(&v.cover, &v.words, &t, &memo, p.data, p.rows, p.width, &B.view, out.data(),
-          out.shape(1), out_mask.data(), flag);
+    entry(&call, &v.words, &t, out.data(), out.shape(1), out_mask.data());
 }
 
 // Decide each prefix (see cpcore_exists_*).
@@ -264,9 +267,10 @@ void exists(Entry entry, const Array<const int64_t>& prefixes, nb::handle lay,
     cpcore_table memo = read_table(r, table, v.key_words(), View::inline_values);
     Buffers B(v.cover.n_branch, v.state_words(), v.cover.n_counters, 1);
     const int64_t* flag = cpbind::stop_flag(stop);
+    const cpcore_prefix_call call{&v.cover,       &memo,   use_table ? 1 : 0, p.data,
+                                  p.rows,         p.width, &B.view,           flag};
     nb::gil_scoped_release unlocked;
-    entry(&v.cover, &v.words, &memo, use_table ? 1 : 0, p.data, p.rows, p.width, &B.view,
-          out.data(), first_failure ? 1 : 0, flag);
+    entry(&call, &v.words, out.data(), first_failure ? 1 : 0);
 }
 
 // One step of the solution stream (see cpcore_search_n_words): the search's place is

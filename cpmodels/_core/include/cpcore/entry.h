@@ -48,10 +48,11 @@ uint64_t cpcore_interface(char* out, uint64_t capacity);
 
 /* The searches' statuses: what a search entry point answers where a count, a node figure or
  * a verdict would be (those are never negative). Every search is handed one stop flag, its
- * parameter ``stop`` (an int64 the caller owns and another thread may set at any time; no
- * search reads one anywhere else), looks at it before each task and every 4,096 nodes
- * (cpcore/search.hpp), and, once it sees it set, returns at once keeping nothing partial (a
- * task after the first failure of a first_failure call is not answered either). */
+ * parameter ``stop`` or its call struct's field ``stop`` (an int64 the caller owns and
+ * another thread may set at any time; no search reads one anywhere else), looks at it
+ * before each task and every 4,096 nodes (cpcore/search.hpp), and, once it sees it set,
+ * returns at once keeping nothing partial (a task after the first failure of a
+ * first_failure call is not answered either). */
 #define CPCORE_STOPPED (-1)      /* not answered: the stop flag was set first */
 #define CPCORE_TOO_DEEP (-2)     /* the search needed more levels than its buffers hold */
 #define CPCORE_CAPPED (-3)       /* the search reached its cap of nodes first */
@@ -370,35 +371,37 @@ typedef struct cpcore_search_buffers {
     int64_t* fill_stack;    /* [n_branch + 1] */
 } cpcore_search_buffers;
 
-/* Tally the completions of each of n_prefixes rows of ``width`` forced options (-1 pads):
- * row p's counts to out[p * out_width ..], its uncovered tally items to out_mask[p]. */
-void cpcore_tally_prefixes_two_words(const cpcore_packing_cover* cover,
-                                     const cpcore_two_words* layout,
-                                     const cpcore_tallies* tallies, const cpcore_table* table,
-                                     const int64_t* prefixes, uint64_t n_prefixes,
-                                     uint64_t width, const cpcore_search_buffers* buffers,
-                                     int64_t* out, uint64_t out_width, int64_t* out_mask,
-                                     const int64_t* stop);
-void cpcore_tally_prefixes_n_words(const cpcore_packing_cover* cover,
-                                   const cpcore_n_words* layout,
-                                   const cpcore_tallies* tallies, const cpcore_table* table,
-                                   const int64_t* prefixes, uint64_t n_prefixes,
-                                   uint64_t width, const cpcore_search_buffers* buffers,
-                                   int64_t* out, uint64_t out_width, int64_t* out_mask,
-                                   const int64_t* stop);
+/* What a search over rows of forced options is given, whatever its layout: the cover, the
+ * memo table and whether the existence search consults and fills it (use_table; the tallies
+ * always do), n_prefixes rows of ``width`` option ids each, forced first (-1 pads a row),
+ * the working memory, and the stop flag (a nonzero *stop ends the search). */
+typedef struct cpcore_prefix_call {
+    const cpcore_packing_cover* cover;
+    const cpcore_table* table;
+    int use_table;
+    const int64_t* prefixes;   /* [n_prefixes, width] */
+    uint64_t n_prefixes;
+    uint64_t width;
+    const cpcore_search_buffers* buffers;
+    const int64_t* stop;
+} cpcore_prefix_call;
 
-/* For each row of prefixes, whether some solution contains it: out[p] = 1 or 0 (rows
+/* Tally the completions of each of the call's rows on the two-word or the N-word layout:
+ * row p's counts to out[p * out_width ..], its uncovered tally items to out_mask[p]. */
+void cpcore_tally_prefixes_two_words(const cpcore_prefix_call* call,
+                                     const cpcore_two_words* layout,
+                                     const cpcore_tallies* tallies, int64_t* out,
+                                     uint64_t out_width, int64_t* out_mask);
+void cpcore_tally_prefixes_n_words(const cpcore_prefix_call* call, const cpcore_n_words* layout,
+                                   const cpcore_tallies* tallies, int64_t* out,
+                                   uint64_t out_width, int64_t* out_mask);
+
+/* For each of the call's rows, whether some solution contains it: out[p] = 1 or 0 (rows
  * after a stop, or after the first 0 with first_failure, are left as they were). */
-void cpcore_exists_two_words(const cpcore_packing_cover* cover,
-                             const cpcore_two_words* layout, const cpcore_table* table,
-                             int use_table, const int64_t* prefixes, uint64_t n_prefixes,
-                             uint64_t width, const cpcore_search_buffers* buffers,
-                             int64_t* out, int first_failure, const int64_t* stop);
-void cpcore_exists_n_words(const cpcore_packing_cover* cover, const cpcore_n_words* layout,
-                           const cpcore_table* table, int use_table, const int64_t* prefixes,
-                           uint64_t n_prefixes, uint64_t width,
-                           const cpcore_search_buffers* buffers, int64_t* out,
-                           int first_failure, const int64_t* stop);
+void cpcore_exists_two_words(const cpcore_prefix_call* call, const cpcore_two_words* layout,
+                             int64_t* out, int first_failure);
+void cpcore_exists_n_words(const cpcore_prefix_call* call, const cpcore_n_words* layout,
+                           int64_t* out, int first_failure);
 
 /* The resumable solution stream over buffers->filled, counters, chosen and the stacks
  * (state[0]: depth, -1 before the start, -2 when finished; state[1]: solutions written). */

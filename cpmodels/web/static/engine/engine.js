@@ -1133,6 +1133,16 @@ function packingTable(engine, view, table) {
   });
 }
 
+// What a packing search over rows of prefixes is given (entry.h's cpcore_prefix_call): the
+// cover, its table (useTable: whether an existence search consults it), the rows ``p`` copied
+// to ``at``, the working memory and the stop flag.
+function prefixCall(engine, view, table, useTable, at, p, buffers, stop) {
+  return engine.struct("prefix_call", {
+    cover: view.struct, table, use_table: useTable ? 1 : 0, prefixes: at,
+    n_prefixes: p.rows, width: p.width, buffers, stop,
+  });
+}
+
 // One cover loaded: the layouts of its plan and its tables, the questions it answers.
 class Cover {
   constructor(engine, plan, mark, tableSlots, deadSlots, arena) {
@@ -1230,8 +1240,9 @@ class Cover {
       } else {
         const entry = this.tallyKernel === "tally_prefixes_two_words"
           ? x.cpcore_tally_prefixes_two_words : x.cpcore_tally_prefixes_n_words;
-        entry(L.struct, L.words, T.struct, packingTable(engine, L, table), at, rows, cols,
-          searchBuffers(engine, L, width), out, BigInt(width), outMask, stop);
+        const call = prefixCall(engine, L, packingTable(engine, L, table), true, at, p,
+          searchBuffers(engine, L, width), stop);
+        entry(call, L.words, T.struct, out, BigInt(width), outMask);
       }
       const counts = engine.view(BigInt64Array, out, p.rows * width);
       const found = engine.view(BigInt64Array, outMask, p.rows);
@@ -1259,9 +1270,9 @@ class Cover {
       const x = engine.exports;
       const entry = this.existsKernel === "exists_two_words"
         ? x.cpcore_exists_two_words : x.cpcore_exists_n_words;
-      entry(L.struct, L.words, packingTable(engine, L, table), remember ? 1 : 0, at,
-        BigInt(p.rows), BigInt(p.width), searchBuffers(engine, L, 1), out,
-        firstFailure ? 1 : 0, stop);
+      const call = prefixCall(engine, L, packingTable(engine, L, table), remember, at, p,
+        searchBuffers(engine, L, 1), stop);
+      entry(call, L.words, out, firstFailure ? 1 : 0);
       return Array.from(engine.view(BigInt64Array, out, p.rows),
         (x) => (x < 0n ? null : x === 1n));
     });
