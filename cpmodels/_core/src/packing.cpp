@@ -12,52 +12,90 @@ cpcore::Table table_of(const cpcore_table* t) {
                          t->value_stride,  t->n_arena};
 }
 
+// Each search over the call's fields one by one. (The two-word state's are flattened: every
+// step inlined into one loop, compiled as for arguments the caller hands in.)
 template <class State, class Layout>
-void tally_prefixes(const cpcore_prefix_call* call, const Layout* layout,
-                    const cpcore_tallies* tallies, int64_t* out, uint64_t out_width,
-                    int64_t* out_mask) {
-    cpcore::Search<State> search(*call->cover, *layout, *call->buffers);
-    cpcore::Table memo = table_of(call->table);
-    cpcore::tally_prefixes(search, call->prefixes, call->n_prefixes, call->width, *tallies,
-                           memo, *call->buffers, out, out_width, out_mask, call->stop);
+void tally_prefixes(const cpcore_packing_cover* cover, const Layout* layout,
+                    const cpcore_tallies* tallies, const cpcore_table* table,
+                    const int64_t* prefixes, uint64_t n_prefixes, uint64_t width,
+                    const cpcore_search_buffers* buffers, int64_t* out, uint64_t out_width,
+                    int64_t* out_mask, const int64_t* stop) {
+    cpcore::Search<State> search(*cover, *layout, *buffers);
+    cpcore::Table memo = table_of(table);
+    cpcore::tally_prefixes(search, prefixes, n_prefixes, width, *tallies, memo, *buffers, out,
+                           out_width, out_mask, stop);
 }
 
 template <class State, class Layout>
-void exists(const cpcore_prefix_call* call, const Layout* layout, int64_t* out,
-            int first_failure) {
-    cpcore::Search<State> search(*call->cover, *layout, *call->buffers);
-    cpcore::Table memo = table_of(call->table);
-    cpcore::exists_prefixes(search, call->prefixes, call->n_prefixes, call->width, memo,
-                            call->use_table != 0, out, first_failure != 0, call->stop,
-                            *call->buffers);
+void exists(const cpcore_packing_cover* cover, const Layout* layout, const cpcore_table* table,
+            int use_table, const int64_t* prefixes, uint64_t n_prefixes, uint64_t width,
+            const cpcore_search_buffers* buffers, int64_t* out, int first_failure,
+            const int64_t* stop) {
+    cpcore::Search<State> search(*cover, *layout, *buffers);
+    cpcore::Table memo = table_of(table);
+    cpcore::exists_prefixes(search, prefixes, n_prefixes, width, memo, use_table != 0, out,
+                            first_failure != 0, stop, *buffers);
+}
+
+template <class State, class Layout, auto search = tally_prefixes<State, Layout>>
+void tally_call(const cpcore_prefix_call* c, const Layout* layout, const cpcore_tallies* tallies,
+                int64_t* out, uint64_t out_width, int64_t* out_mask) {
+    search(c->cover, layout, tallies, c->table, c->prefixes, c->n_prefixes, c->width,
+           c->buffers, out, out_width, out_mask, c->stop);
+}
+
+template <class State, class Layout, auto search = exists<State, Layout>>
+void exists_call(const cpcore_prefix_call* c, const Layout* layout, int64_t* out,
+                 int first_failure) {
+    search(c->cover, layout, c->table, c->use_table, c->prefixes, c->n_prefixes, c->width,
+           c->buffers, out, first_failure, c->stop);
+}
+
+__attribute__((flatten, noinline)) void tally_two_words(
+    const cpcore_packing_cover* cover, const cpcore_two_words* layout,
+    const cpcore_tallies* tallies, const cpcore_table* table, const int64_t* prefixes,
+    uint64_t n_prefixes, uint64_t width, const cpcore_search_buffers* buffers, int64_t* out,
+    uint64_t out_width, int64_t* out_mask, const int64_t* stop) {
+    tally_prefixes<cpcore::TwoWords>(cover, layout, tallies, table, prefixes, n_prefixes, width,
+                                     buffers, out, out_width, out_mask, stop);
+}
+
+__attribute__((flatten, noinline)) void exists_two_words(
+    const cpcore_packing_cover* cover, const cpcore_two_words* layout, const cpcore_table* table,
+    int use_table, const int64_t* prefixes, uint64_t n_prefixes, uint64_t width,
+    const cpcore_search_buffers* buffers, int64_t* out, int first_failure, const int64_t* stop) {
+    exists<cpcore::TwoWords>(cover, layout, table, use_table, prefixes, n_prefixes, width,
+                             buffers, out, first_failure, stop);
 }
 
 }  // namespace
 
-// (Flattened: the two-word state's searches inline every step into one loop.)
-extern "C" __attribute__((flatten)) void cpcore_tally_prefixes_two_words(
-    const cpcore_prefix_call* call, const cpcore_two_words* layout,
-    const cpcore_tallies* tallies, int64_t* out, uint64_t out_width, int64_t* out_mask) {
-    tally_prefixes<cpcore::TwoWords>(call, layout, tallies, out, out_width, out_mask);
+extern "C" void cpcore_tally_prefixes_two_words(const cpcore_prefix_call* call,
+                                                const cpcore_two_words* layout,
+                                                const cpcore_tallies* tallies, int64_t* out,
+                                                uint64_t out_width, int64_t* out_mask) {
+    tally_call<cpcore::TwoWords, cpcore_two_words, tally_two_words>(call, layout, tallies, out,
+                                                                    out_width, out_mask);
 }
 
 extern "C" void cpcore_tally_prefixes_n_words(const cpcore_prefix_call* call,
                                               const cpcore_n_words* layout,
                                               const cpcore_tallies* tallies, int64_t* out,
                                               uint64_t out_width, int64_t* out_mask) {
-    tally_prefixes<cpcore::NWords>(call, layout, tallies, out, out_width, out_mask);
+    tally_call<cpcore::NWords>(call, layout, tallies, out, out_width, out_mask);
 }
 
-extern "C" __attribute__((flatten)) void cpcore_exists_two_words(
-    const cpcore_prefix_call* call, const cpcore_two_words* layout, int64_t* out,
-    int first_failure) {
-    exists<cpcore::TwoWords>(call, layout, out, first_failure);
+extern "C" void cpcore_exists_two_words(const cpcore_prefix_call* call,
+                                        const cpcore_two_words* layout, int64_t* out,
+                                        int first_failure) {
+    exists_call<cpcore::TwoWords, cpcore_two_words, exists_two_words>(call, layout, out,
+                                                                      first_failure);
 }
 
 extern "C" void cpcore_exists_n_words(const cpcore_prefix_call* call,
                                       const cpcore_n_words* layout, int64_t* out,
                                       int first_failure) {
-    exists<cpcore::NWords>(call, layout, out, first_failure);
+    exists_call<cpcore::NWords>(call, layout, out, first_failure);
 }
 
 extern "C" void cpcore_search_n_words(const cpcore_packing_cover* cover,
