@@ -1,7 +1,8 @@
 """The play page as a daily game, in headless Chromium on a server whose every API answer
-comes 60-180 ms late: at every listed window size, either way up, the board, the tray and
-the tools are in view together and a piece is dragged from the tray to the board without
-scrolling (by touch on the phones); Redo beside Undo, the running clock and the colours."""
+comes 60-180 ms late, and on the static site with its engine's answers held back: at every
+listed window size, either way up, the board, the tray and the tools are in view together
+and a piece is dragged from the tray to the board without scrolling (by touch on the
+phones); Redo beside Undo, the running clock and the colours."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ import httpx
 import pytest
 from conftest import PAGE_LATE, SPECS, Delayed, running_server, screenshot
 from test_play_game import WAIT, _close, _on_board, _page, _shape, _verdict
+from test_site import _hosting, site  # noqa: F401 (a fixture)
 
 from cpmodels.web.app import create_app
 
 PUZZLE = "spec=calendar_week&date=2026-12-25"
+ENGINE_LATE_MS = 120  # the static site's answers held back, as PAGE_LATE holds the server's
 LABELS = ["Dec", "25", "Fri"]
 
 # (width, height, touch): phones either way up, tablets either way up, a laptop, a screen
@@ -88,11 +91,41 @@ def _mouse_drag(page, start: tuple[float, float], end: tuple[float, float]) -> N
 def test_board_tray_and_tools_in_view_and_a_drag_needs_no_scrolling(browser, slow_server, week,
                                                                     tmp_path, width, height,
                                                                     touch):
-    layout = week
+    _in_view_and_dragged(browser, f"{slow_server}/?{PUZZLE}", week, tmp_path, "play",
+                         width, height, touch)
+
+
+@pytest.fixture(scope="module")
+def static_week(site):  # noqa: F811 (the fixture imported)
+    """The static site (``cpmodels site``) served by a plain file server, and its weekday
+    calendar's layout (the server's answer, as the site writes it)."""
+    out, _ = site
+    with _hosting(out) as url:
+        yield url, json.loads((out / "api/layout/calendar_week").read_text())
+
+
+@pytest.mark.parametrize("width,height,touch", SIZES,
+                         ids=[f"{w}x{h}" for w, h, _ in SIZES])
+def test_the_static_sites_board_tray_and_tools_in_view_and_a_drag_needs_no_scrolling(
+        browser, static_week, tmp_path, width, height, touch):
+    """The same on the static site, its answers from the engine in the page, held back
+    (engine_delay) as a slow device's would be."""
+    url, layout = static_week
+    _in_view_and_dragged(browser, f"{url}?{PUZZLE}&engine_delay={ENGINE_LATE_MS}", layout,
+                         tmp_path, "site-play", width, height, touch)
+
+
+def _in_view_and_dragged(browser, url: str, layout: dict, tmp_path, name: str, width: int,
+                         height: int, touch: bool) -> None:
+    """The play page at ``url`` (the weekday calendar on PUZZLE's date) in a window of
+    width x height (touch: a phone's): the board, the tray with every piece, the tools and
+    the verdict in view and apart, the board's cells large enough, a screenshot
+    (NAME-WxH.png); then the first piece dragged from the tray to a free place on the
+    board without scrolling."""
     viewport = {"width": width, "height": height}
     page = _page(browser, viewport, has_touch=touch, is_mobile=touch)
     try:
-        page.goto(f"{slow_server}/?{PUZZLE}")
+        page.goto(url)
         _verdict(page, 0)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         boxes = {s: _box(page, s) for s in ("#play-board", "#tray", "#tool-row", "#feedback")}
@@ -109,8 +142,8 @@ def test_board_tray_and_tools_in_view_and_a_drag_needs_no_scrolling(browser, slo
         # the board is not a postage stamp: its cells at least 28 px across
         cell = page.evaluate("document.querySelector('#play-board').getScreenCTM().a") * 40
         assert cell >= 28, cell
-        screenshot(page, tmp_path, f"play-{width}x{height}.png",
-                   f"CPMODELS_SCREENSHOT_PLAY_{width}X{height}")
+        screenshot(page, tmp_path, f"{name}-{width}x{height}.png",
+                   f"CPMODELS_SCREENSHOT_{name.upper().replace('-', '_')}_{width}X{height}")
         # the first piece, as the tray shows it, dragged by its letter to a place it fits
         piece = page.get_attribute("#tray .tile", "data-piece")
         shape = _shape(layout, piece)[0]
