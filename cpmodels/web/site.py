@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import html
 import json
 import os
 import re
@@ -44,6 +45,7 @@ from cpmodels.web import plans
 from cpmodels.web.app import create_app
 from cpmodels.web.routes.pages import ENGINE_FILES, SCRIPTS
 
+URI_COMPONENT_SAFE = "!'()*"  # what encodeURIComponent leaves as it is, past quote's own
 SITE_MARKER = '<meta name="cpmodels-site" content="static">'
 NO_ICON = '<link rel="icon" href="data:,">\n'  # the server's pages ask for no icon
 SITE_LINKS = ('<link rel="manifest" href="manifest.webmanifest">\n'
@@ -139,11 +141,12 @@ def _modules(scripts: dict[str, bytes], first: str) -> list[str]:
     return found
 
 
-def _with_marker(page: bytes, scripts: dict[str, bytes]) -> bytes:
+def _with_marker(page: bytes, scripts: dict[str, bytes], first: str | None) -> bytes:
     """A page as the site serves it: marked as the static site's, with its manifest and
     its icon (in place of the server's empty one), and the files it needs first asked for
-    at once (its script's modules, and on the play page the engine), not one after another.
-    ``scripts``: the scripts under ``static/`` by name."""
+    at once (its script's modules, and on the play page the engine and the parts of the
+    puzzle it opens with, ``first``), not one after another. ``scripts``: the scripts under
+    ``static/`` by name."""
     text = page.decode()
     head = '<meta charset="utf-8">'
     if head not in text:  # pragma: no cover - every page starts so (tested)
@@ -157,6 +160,10 @@ def _with_marker(page: bytes, scripts: dict[str, bytes]) -> bytes:
         if script[1] == "page.js":
             links.append('<link rel="preload" href="static/engine/engine.wasm" as="fetch" '
                          'crossorigin>')
+        if script[1] == "page.js" and first is not None:
+            # (the address as the page's encodeURIComponent writes it: the same request)
+            parts = html.escape(f"api/puzzle/{quote(first, safe=URI_COMPONENT_SAFE)}")
+            links.append(f'<link rel="preload" href="{parts}" as="fetch" crossorigin>')
     return text.replace(head, f"{head}\n{SITE_MARKER}\n" + "\n".join(links), 1).encode()
 
 
@@ -207,12 +214,13 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
         for name in SCRIPTS:
             keep(f"static/{name}")
         scripts = {name: files[f"static/{name}"] for name in SCRIPTS}
-        for path, url in PAGES.items():
-            files[path] = _with_marker(get(url).content, scripts)
         for name in ENGINE_FILES:
             keep(f"static/engine/{name}")
         listed = keep("api/specs").json()["specs"]
         _check_names([spec["name"] for spec in listed])
+        for path, url in PAGES.items():
+            files[path] = _with_marker(get(url).content, scripts,
+                                       listed[0]["name"] if listed else None)
         for grid in keep("api/grids").json():
             keep(f"api/board/pools/{grid}")
         for spec in listed:

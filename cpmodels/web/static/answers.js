@@ -65,9 +65,10 @@ class Pool {
     this.serial = 0;
   }
 
-  // A worker with the engine loaded (resolves once it says so; rejects when it cannot).
-  spawn(index) {
-    const worker = new Worker(WORKER, {type: "module"});
+  // A worker with the engine loaded (resolves once it says so; rejects when it cannot);
+  // made: one started already.
+  spawn(index, made = null) {
+    const worker = made || new Worker(WORKER, {type: "module"});
     const slot = {worker, question: null, keys: new Set()};  // keys: the plans it has met
     slot.ready = new Promise((resolve, reject) => {
       worker.onmessage = ({data}) => {
@@ -88,12 +89,14 @@ class Pool {
     return slot;
   }
 
-  // The first worker made and its engine loaded from ``module`` (a promise of the compiled
-  // engine.wasm, null when it does not compile): the pool works (else it throws). The
-  // worker's scripts load while the page compiles the engine.
-  async start(module) {
-    const slot = this.spawn(0);
+  // The first worker made (or the one the page started, early: index.html's engineStart)
+  // and its engine loaded from ``module`` (a promise of the compiled engine.wasm, null when
+  // it does not compile): the pool works (else it throws). The worker's scripts load while
+  // the page compiles the engine.
+  async start(module, early = null) {
+    const slot = this.spawn(0, early && early.worker);
     try {
+      if (early && early.failed) throw new Error("the engine's worker did not load");
       this.module = await module;
       if (!this.module) throw new Error("engine.wasm did not load");
       slot.worker.postMessage({module: this.module});
@@ -246,6 +249,8 @@ class ServerAnswers {
 
   layout(name) { return api(`api/layout/${encodeURIComponent(name)}`); }
 
+  async prepare() {}  // (the server has nothing to make ahead)
+
   count(puzzle, signal) { return this.post("api/count", puzzle, signal); }
 
   check(puzzle, placements, signal) { return this.post("api/check", {...puzzle, placements}, signal); }
@@ -261,13 +266,21 @@ class ServerAnswers {
 // option's piece or group, cells and kind, each label's slack option, the hints' order,
 // the pieces' copies): with the option id of each placement, and the key and the text
 // ({parts, faceUp}) by which a worker that has not met it makes it.
+// The ids are listed when first asked for (a position with pieces): the first count of a
+// puzzle, of its empty board, does not wait for them.
 function readPlan(listing, key, text) {
-  const ids = new Map();
-  listing.options.forEach(([piece, cells, kind], j) => {
-    if (kind === 0) ids.set(`${piece}|${cellsKey(cells)}`, j);
-  });
+  let ids = null;
   return {text, key, options: listing.options, slack: listing.slack, letters: listing.letters,
-          copies: listing.copies, ids};
+          copies: listing.copies,
+          get ids() {
+            if (ids === null) {
+              ids = new Map();
+              listing.options.forEach(([piece, cells, kind], j) => {
+                if (kind === 0) ids.set(`${piece}|${cellsKey(cells)}`, j);
+              });
+            }
+            return ids;
+          }};
 }
 
 const planKey = (name, faceUp) => `${name}:${faceUp ? "face-up" : "any"}`;
@@ -366,6 +379,14 @@ class EngineAnswers {
   unreachable(name) {
     if (!this.server.site || !this.unreached.has(name) || navigator.onLine) return null;
     return Promise.reject(refusal(NOT_KEPT, 503, {verdict: "invalid"}));
+  }
+
+  // The puzzle's plan begun (its parts read), for the engine to make while the page draws
+  // the puzzle's layout: resolves once the worker has been asked.
+  prepare(puzzle) {
+    this.plan(puzzle).catch(() => {});
+    const spec = this.listed[puzzle.spec];
+    return spec ? this.partsOf(spec.name).then(() => {}) : Promise.resolve();
   }
 
   // The plan of the puzzle (null: it has none, and the server answers it).
@@ -632,7 +653,10 @@ export function poolSize(cores = navigator.hardwareConcurrency,
 export async function openPool() {
   if (typeof Worker !== "function" || typeof WebAssembly !== "object") return null;
   try {
-    const module = fetch(WASM).then(async (response) => (response.ok
+    // what the play page started as it opened (taken once), else the engine compiled now
+    const early = self.engineStart || null;
+    self.engineStart = null;
+    const module = early ? early.module : fetch(WASM).then(async (response) => (response.ok
       ? WebAssembly.compile(await response.arrayBuffer()) : null));
     module.catch(() => {});
     const size = poolSize();
@@ -641,7 +665,7 @@ export async function openPool() {
     const limit = Number(new URLSearchParams(location.search).get("engine_time_limit"));
     const pool = new Pool(null, size, delay,
                           limit > 0 && limit < TIME_LIMIT_S ? limit : TIME_LIMIT_S);
-    await pool.start(module);
+    await pool.start(module, early);
     return pool;
   } catch (err) {
     return null;

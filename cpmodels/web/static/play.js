@@ -1227,6 +1227,9 @@ export async function playLoad() {
   try { layout = await layoutOf(spec); }
   catch (err) { if (load === play.loads) showError(err.message); return; }
   if (load !== play.loads) return;
+  // the puzzle's plan asked of the engine before the board is drawn, so made meanwhile
+  try { await state.answers.prepare(puzzle()); } catch { /* (no puzzle to plan) */ }
+  if (load !== play.loads) return;
   if (play.layout !== layout) {
     play.orient = {};
     play.grabbed = {};
