@@ -58,6 +58,10 @@ const svg = (tag, attrs, parent) => el(tag, attrs, parent, SVG_NS);
 const pathData = (loops, dx = 0, dy = 0) => loops.map((loop) => "M" +
   loop.map(([x, y]) => `${x + dx},${y + dy}`).join("L") + "Z").join("");
 const cellKey = (c) => c.join(",");
+// Several of the model's values set (the widget contract sets one at a time).
+function setAll(model, values) {
+  for (const [key, value] of Object.entries(values)) model.set(key, value);
+}
 const plural = (n, w) => `${n.toLocaleString("en-US")} ${w}${n === 1 ? "" : "s"}`;
 
 const STYLE = `
@@ -195,7 +199,7 @@ class View {
       verdict = await this.answers.check(this.puzzle(), this.model.get("placements"));
     } catch (err) {
       if (mine !== this.checks || err.name === "AbortError") return;
-      this.model.set({count: null, status: "invalid", message: err.message});
+      setAll(this.model, {count: null, status: "invalid", message: err.message});
       this.model.save_changes();
       this.say(err.message, "invalid");
       return;
@@ -206,7 +210,7 @@ class View {
     const text = solved ? `${verdict.labels.join(" ")}: solved! Every piece fits.`
       : verdict.status === "open" ? `${plural(verdict.completions, "solution")} still possible ` +
         "from here" : verdict.message;
-    this.model.set({count: verdict.completions, status: verdict.status, message: text});
+    setAll(this.model, {count: verdict.completions, status: verdict.status, message: text});
     this.model.save_changes();
     this.say(text, verdict.status);
   }
@@ -415,7 +419,7 @@ class View {
   }
 
   async showSolution(labels) {
-    this.model.set({labels, date: "", placements: []});
+    setAll(this.model, {labels, date: "", placements: []});
     this.model.save_changes();
     this.placed = [];
     this.drawAll();
