@@ -13,6 +13,7 @@ names the first cell that differs; running without it writes the fresh outputs b
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -50,7 +51,7 @@ def execute(path: Path) -> nbformat.NotebookNode:
     """The notebook at ``path`` run top to bottom in a fresh kernel, in its own folder."""
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(notebook, timeout=TIME_LIMIT_S, kernel_name="python3",
-                                     record_timing=False,
+                                     record_timing=False, store_widget_state=False,
                                      resources={"metadata": {"path": str(path.parent)}})
     client.execute()  # raises CellExecutionError, naming the cell, on any error
     for cell in notebook.cells:
@@ -59,6 +60,8 @@ def execute(path: Path) -> nbformat.NotebookNode:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, dict):  # JSON data (a widget's view): its keys in any order
+        value = json.dumps(value, sort_keys=True)
     text = "".join(value) if isinstance(value, list) else str(value)
     for pattern, replacement in VARYING:
         text = pattern.sub(replacement, text)

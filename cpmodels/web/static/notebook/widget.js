@@ -389,19 +389,32 @@ class View {
     const readout = el("div", {class: "cpm-readout", "aria-live": "polite"}, this.heat);
     readout.textContent = "Hover a combination for its count; click it for a solution.";
     const perRow = Math.min(panels.length, 4);
-    const pw = (across.length + 2) * HEAT_PX;
-    const ph = (down.length + 2) * HEAT_PX;
+    const side = 3 * HEAT_PX;  // room for a row's label, and the panel's name and day numbers
+    const pw = side + (across.length + 1) * HEAT_PX;
+    const ph = (down.length + 3) * HEAT_PX;
     const map = svg("svg", {width: perRow * pw, height: Math.ceil(panels.length / perRow) * ph,
                             role: "img", "aria-label": "solutions per combination"}, this.heat);
     const chosen = this.model.get("labels").join(" ");
-    for (const [labels, count, real] of rows) {
-      const panel = panels.indexOf(labels.slice(2).join(" "));
+    panels.forEach((name, panel) => {
       const px = (panel % perRow) * pw;
       const py = Math.floor(panel / perRow) * ph;
-      if (labels[0] === down[0] && labels[1] === across[0] && panels.length > 1) {
-        svg("text", {x: px, y: py + HEAT_PX * 0.8, "font-size": 11}, map).textContent =
-          labels.slice(2).join(" ");
-      }
+      const text = (x, y, words, anchor = "start") => {
+        const t = svg("text", {x, y, "font-size": 10, "text-anchor": anchor,
+                               "dominant-baseline": "middle"}, map);
+        t.textContent = words;
+      };
+      if (name) text(px + side, py + HEAT_PX * 0.5, name);
+      down.forEach((label, r) => text(px + side - 4, py + (r + 2.5) * HEAT_PX, label, "end"));
+      across.forEach((label, c) => {
+        if (c % 5 === 0 || c === across.length - 1) {
+          text(px + side + (c + 0.5) * HEAT_PX, py + 1.5 * HEAT_PX, label, "middle");
+        }
+      });
+    });
+    for (const [labels, count, real] of rows) {
+      const panel = panels.indexOf(labels.slice(2).join(" "));
+      const px = (panel % perRow) * pw + side;
+      const py = Math.floor(panel / perRow) * ph + HEAT_PX;
       const shade = count ? Math.round(230 - 200 * Math.log1p(count) / Math.log1p(top)) : 0;
       const rect = svg("rect", {
         x: px + across.indexOf(labels[1]) * HEAT_PX, width: HEAT_PX - 1, height: HEAT_PX - 1,
