@@ -61,7 +61,7 @@ def _listing(spec: CalendarSpec) -> dict[str, Any]:
             "flip": spec.can_flip}
 
 
-class PuzzleWidget(anywidget.AnyWidget):  # type: ignore[misc]
+class PuzzleWidget(anywidget.AnyWidget):
     """A calendar puzzle to play: drag a piece onto the board (R rotates, F flips the piece
     held or chosen, a click on a placed piece takes it back), Hint places one more piece of
     a solution; the count of the solutions left shows after each move."""
@@ -128,9 +128,10 @@ class PuzzleWidget(anywidget.AnyWidget):  # type: ignore[misc]
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The widget where the front end shows widgets; its picture and text elsewhere."""
         bundle = super()._repr_mimebundle_(**kwargs)
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        given, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        data: dict[str, Any] = dict(given or {})
         if self._picture is not None:
-            data = {**data, "image/svg+xml": self._picture()}
+            data["image/svg+xml"] = self._picture()
         data["text/plain"] = repr(self)
         return data, metadata
 
@@ -145,22 +146,24 @@ class SweepWidget(PuzzleWidget):
     """A sweep's heatmap: hovering a combination gives its count, a click shows a solution
     of it on the board (to play on from there)."""
 
-    rows = traitlets.List().tag(sync=True)
+    rows = traitlets.List(traitlets.List()).tag(sync=True)  # each [labels, count, real date]
 
     def __init__(self, spec: CalendarSpec, rows: Sequence[tuple[Sequence[str], int, bool]],
                  **more: Any) -> None:
-        rows = [[list(labels), int(count), bool(real)] for labels, count, real in rows]
-        hardest = min((r for r in rows if r[2] and r[1] > 0), key=lambda r: r[1],
-                      default=rows[0] if rows else None)
+        table: list[list[Any]] = [[list(labels), int(count), bool(real)]
+                                  for labels, count, real in rows]
+        hardest = min((r for r in table if r[2] and r[1] > 0), key=lambda r: int(r[1]),
+                      default=table[0] if table else None)
         more.setdefault("labels", hardest[0] if hardest else ())
-        super().__init__(spec, mode="sweep", rows=rows, **more)
+        super().__init__(spec, mode="sweep", rows=table, **more)
 
 
 class DesignWidget(PuzzleWidget):
     """A design's working sets: choosing one shows its board with its hardest date, to
     play."""
 
-    sets = traitlets.List().tag(sync=True)  # each {pieces, labels (its hardest), min, ...}
+    # each working set: its verdict's fields and labels, its hardest date
+    sets = traitlets.List(traitlets.Dict()).tag(sync=True)
     chosen = traitlets.Int(0).tag(sync=True)
 
     def __init__(self, sets: Sequence[dict[str, Any]],

@@ -38,7 +38,7 @@ def serving(widget: Any) -> Iterator[str]:
              "/engine.wasm": (bytes(widget._wasm), "application/wasm")}
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+        def do_GET(self) -> None:  # (the name the standard library calls)
             body, kind = files.get(self.path.split("?")[0], (b"", ""))
             self.send_response(200 if kind else 404)
             self.send_header("Content-Type", kind or "text/plain")
