@@ -109,6 +109,10 @@ class _Picture:
     def _repr_svg_(self) -> str:
         return self.svg()
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        """The picture, and the terminal's drawing for front ends that show text only."""
+        return {"image/svg+xml": self.svg(), "text/plain": str(self)}
+
 
 @dataclass(repr=False)
 class PackingSolution(_Picture):
@@ -337,6 +341,10 @@ class SweepResult:
     def _repr_png_(self) -> bytes:
         return self.png()
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The heatmap, and the summary line for front ends that show text only."""
+        return {"image/png": self.png(), "text/plain": repr(self)}
+
     def widget(self, face_up: bool = False) -> SweepWidget:
         """The heatmap in a notebook (needs ``cpmodels[notebooks]``): hovering a
         combination gives its count, a click shows a solution of it on the board, to play
@@ -464,6 +472,11 @@ class DesignResult:
     def __repr__(self) -> str:
         return (f"<DesignResult {self.design.spec.name}: {len(self.working)} of "
                 f"{len(self.verdicts)} sets work>")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        """The ranked tables with the best set's hardest date drawn, and the tables as
+        text for front ends that show text only."""
+        return {"text/html": self._repr_html_(), "text/plain": str(self)}
 
     def _repr_html_(self) -> str:
         from html import escape

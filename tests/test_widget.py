@@ -162,6 +162,22 @@ def test_a_piece_dragged_onto_the_board_is_counted_and_synced_to_python(browser)
         sync_back(page, widget)
         assert widget.status == "solved" and widget.count == 1
 
+        # a piece where no solution has it: a dead end, said so, and synced
+        oct6 = [s.to_dict()["placements"] for s in api.solutions("calendar_day",
+                                                                  labels=["Oct", "6"])]
+        held = {(p["piece"], frozenset(map(tuple, p["cells"]))) for sol in oct6 for p in sol}
+        open_cells = {tuple(c["cell"]) for c in layout["cells"] if c.get("label") in ("Oct", "6")}
+        piece = layout["pieces"][0]
+        shape = piece["orientations"][0]
+        stray = next(cells for dr, dc, _, _ in shape["places"]
+                     if not (cells := frozenset((a + dr, b + dc) for a, b in shape["cells"]))
+                     & open_cells and (piece["name"], cells) not in held)
+        page.evaluate("(c) => window.fromPython(c)", {"placements": [
+            {"piece": piece["name"], "cells": [list(c) for c in sorted(stray)]}]})
+        wait_status(page, "Dead end")
+        sync_back(page, widget)
+        assert widget.status == "dead_end" and widget.count == 0
+
         # a hint places one piece of a solution on an empty board
         page.evaluate("(c) => window.fromPython(c)", {"placements": []})
         wait_status(page, f"{october:,} solution")
@@ -213,3 +229,38 @@ def test_choosing_a_design_set_shows_its_board(browser):
             ".cpm-tray svg", "s => s.map(x => x.dataset.piece)")) == wanted
         wait_status(page, "still possible")
         assert page.locator(".cpm-sets tr.chosen").text_content().startswith("2")
+
+
+def test_the_widget_keeps_the_picture_for_front_ends_without_widgets():
+    solved = api.solve("calendar_day", labels=["Oct", "6"], backend="engine")
+    data, _ = solved.widget()._repr_mimebundle_()
+    assert {"application/vnd.jupyter.widget-view+json", "image/svg+xml", "text/plain"} <= set(data)
+    assert data["image/svg+xml"] == solved.svg()
+    assert data["text/plain"] == "<PuzzleWidget calendar_day Oct 6: 0 pieces placed>"
+
+
+def test_the_widget_refuses_in_words():
+    from traitlets import TraitError
+
+    from cpmodels.errors import InputError
+
+    with pytest.raises(InputError, match="the widget plays calendar puzzles"):
+        api.solve("soma", backend="engine").widget()
+    board = api.solve("calendar_day", labels=["Oct", "6"], backend="engine").widget()
+    with pytest.raises(TraitError, match="give one label of each group, in order"):
+        board.labels = ["6", "Oct"]
+    with pytest.raises(InputError, match="write it YYYY-MM-DD"):
+        board.date = "6 October"
+    assert board.labels == ["Oct", "6"]
+
+
+def test_the_core_loads_no_notebook_package():
+    import subprocess
+    import sys
+
+    code = ("import sys; from cpmodels import api; api.solve('calendar_day', date='2026-10-06',"
+            " backend='engine'); print(sorted(m for m in ('anywidget', 'ipywidgets', 'pandas')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True).stdout
+    assert out.strip() == "[]"

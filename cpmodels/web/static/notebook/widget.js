@@ -121,8 +121,8 @@ class View {
       ev.preventDefault();
     });
     this.board.addEventListener("pointermove", (ev) => this.moveDrag(ev));
-    this.board.addEventListener("pointerup", (ev) => this.drop(ev));
-    root.addEventListener("pointerup", (ev) => { if (this.drag) this.drop(ev); });
+    // a drag ends wherever the button is let go, in the widget or out of it
+    this.release = (ev) => this.drop(ev);
   }
 
   // --- the puzzle sent from Python ----------------------------------------------------------
@@ -235,7 +235,12 @@ class View {
 
   // --- drawing ------------------------------------------------------------------------------
 
-  drawAll() { this.drawBoard(); this.drawTray(); }
+  drawAll() {
+    this.drawBoard();
+    this.drawTray();
+    const flip = this.board.parentElement.querySelector(".cpm-flip");
+    if (flip) flip.disabled = Boolean(this.model.get("face_up") || !this.listing.flip);
+  }
 
   drawBoard() {
     const {origin, size, cells} = this.layout;
@@ -309,6 +314,7 @@ class View {
   startDrag(ev, piece, o, fromBoard) {
     ev.preventDefault();
     this.drag = {piece, o, fromBoard, x: null, y: null};
+    window.addEventListener("pointerup", this.release, {once: true});
     this.root().focus({preventScroll: true});
     if (fromBoard) { this.drawAll(); this.checkLater(); }
     this.moveDrag(ev);
@@ -366,6 +372,7 @@ class View {
   }
 
   drop(ev) {
+    window.removeEventListener("pointerup", this.release);
     if (!this.drag) return;
     this.moveDrag(ev);
     const k = this.nearest();
@@ -498,7 +505,7 @@ async function render({model, el: root}) {
   model.on("change:labels", () => loading.then(() => {
     view.drawAll(); view.drawHeat(); view.check();
   }));
-  model.on("change:face_up", () => loading.then(() => view.check()));
+  model.on("change:face_up", () => loading.then(() => { view.drawAll(); view.check(); }));
   model.on("change:rows", () => loading.then(() => view.drawHeat()));
   model.on("change:chosen", () => view.drawSets());
   return () => {
