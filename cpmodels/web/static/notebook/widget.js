@@ -77,6 +77,7 @@ const STYLE = `
 .cpm-tray svg.chosen{border-color:#1f77b4;box-shadow:0 0 0 2px #1f77b466}
 .cpm-tools button{margin:0 4px 4px 0}
 .cpm-status{min-height:1.4em;margin:6px 0}
+.cpm-title{font-weight:600;margin-bottom:4px}
 .cpm-heat rect.none{fill:#222}
 .cpm-heat rect.unreal{fill:#eee}
 .cpm-heat rect.on{stroke:#d62728;stroke-width:2}
@@ -129,6 +130,7 @@ class View {
 
   async loadPuzzle() {
     const listing = {...this.model.get("_listing")};
+    this.name = listing.name;
     this.key = `${listing.name}#${++this.serial}`;
     listing.name = this.key;
     const answers = new this.engine.answers.EngineAnswers(this.engine.pool, this.engine.server,
@@ -250,6 +252,8 @@ class View {
     b.setAttribute("width", size[0] + 8);
     b.setAttribute("height", size[1] + 8);
     const open = new Set(this.model.get("labels"));
+    this.title.textContent = `${this.name}: ${[...open].join(" ")}` +
+      (this.model.get("face_up") ? ", pieces face up" : "");
     b.setAttribute("aria-label", `board, ${[...open].join(" ")} left open`);
     for (const c of cells) {
       svg("polygon", {class: `cell${open.has(c.label) ? " open" : ""}`,
