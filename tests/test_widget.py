@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import ROOT, free_port
+from conftest import ROOT, free_port, screenshot
 
 from cpmodels import api
 from cpmodels.web.play import board_layout
@@ -187,7 +187,7 @@ def test_a_piece_dragged_onto_the_board_is_counted_and_synced_to_python(browser)
         wait_status(page, "still possible")
 
 
-def test_the_heatmap_answers_a_hover_and_a_click_shows_a_solution(browser):
+def test_the_heatmap_answers_a_hover_and_a_click_shows_a_solution(browser, tmp_path):
     days = api.sweep("calendar_day", jobs=1)
     widget = days.widget()
     with opened(browser, widget) as page:
@@ -200,6 +200,10 @@ def test_the_heatmap_answers_a_hover_and_a_click_shows_a_solution(browser):
         page.click(".cpm-heat rect[data-labels='Feb 30']")  # no real date: still a puzzle
         page.click(".cpm-heat rect[data-labels='Oct 6']")
         wait_status(page, "Oct 6: solved")
+        page.hover(".cpm-heat rect[data-labels='Oct 6']")
+        page.set_viewport_size({"width": 960, "height": 420})
+        # docs/images/widget-sweep.png: CPMODELS_WIDGET_PICTURE=docs/images/widget-sweep.png
+        screenshot(page, tmp_path, "widget-sweep.png", "CPMODELS_WIDGET_PICTURE")
         sync_back(page, widget)
         assert widget.labels == ["Oct", "6"] and widget.status == "solved"
         assert len(widget.placements) == len(days.spec.pieces)
