@@ -186,6 +186,23 @@ def test_a_piece_dragged_onto_the_board_is_counted_and_synced_to_python(browser)
                                ".length === 1", timeout=WAIT_MS)
         wait_status(page, "still possible")
 
+        # by keyboard: a piece chosen in the tray, turned with R, laid with Enter; taken back
+        page.click(".cpm-clear")
+        wait_status(page, f"{october:,} solution")
+        page.focus(".cpm-tray svg[data-piece]")
+        page.keyboard.press("r")
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelectorAll('.cpm-board path.cpm-piece')"
+                               ".length === 1", timeout=WAIT_MS)
+        page.wait_for_function("!/Counting/.test(document.querySelector('.cpm-status')"
+                               ".textContent)", timeout=WAIT_MS)
+        sync_back(page, widget)
+        assert len(widget.placements) == 1 and widget.status in ("open", "dead_end")
+        page.click(".cpm-take-back")
+        wait_status(page, f"{october:,} solution")
+        sync_back(page, widget)
+        assert widget.placements == [] and widget.count == october
+
 
 def test_the_heatmap_answers_a_hover_and_a_click_shows_a_solution(browser, tmp_path):
     days = api.sweep("calendar_day", jobs=1)

@@ -108,8 +108,9 @@ class View {
     const tools = el("div", {class: "cpm-tools"}, right);
     for (const [name, act] of [["Rotate", () => this.turn("rotate")],
                                ["Flip", () => this.turn("flip")], ["Hint", () => this.hint()],
+                               ["Take back", () => this.setPlaced(this.placed.slice(0, -1))],
                                ["Clear", () => this.setPlaced([])]]) {
-      el("button", {type: "button", class: `cpm-${name.toLowerCase()}`}, tools)
+      el("button", {type: "button", class: `cpm-${name.toLowerCase().replace(" ", "-")}`}, tools)
         .append(name);
       tools.lastChild.addEventListener("click", act);
     }
@@ -288,15 +289,39 @@ class View {
       const y0 = Math.min(...xs.map((p) => p[1]));
       const tile = svg("svg", {width: w * TRAY_SCALE + 8, height: h * TRAY_SCALE + 8,
                                viewBox: `${x0 - 8} ${y0 - 8} ${w + 16} ${h + 16}`,
-                               "data-piece": info.name, role: "button",
-                               "aria-label": `piece ${info.name}`,
+                               "data-piece": info.name, role: "button", tabindex: 0,
+                               "aria-label": `piece ${info.name}: Enter lays it on the ` +
+                                 "board, R and F turn it",
                                class: this.chosen === info.name ? "chosen" : ""}, this.tray);
       svg("path", {d: pathData(shape.loops), fill: info.colour, class: "cpm-piece"}, tile);
       tile.addEventListener("pointerdown", (ev) => {
         this.chosen = info.name;
         this.startDrag(ev, info.name, this.orient[info.name], false);
       });
+      tile.addEventListener("focus", () => { this.chosen = info.name; });
+      tile.addEventListener("keydown", (ev) => {
+        if (ev.key !== "Enter" && ev.key !== " ") return;
+        ev.preventDefault();
+        this.layChosen(info.name);
+      });
     }
+  }
+
+  // The chosen piece laid, as it is turned, at its free place nearest the board's middle.
+  layChosen(piece) {
+    const {origin, size} = this.layout;
+    const o = this.orient[piece];
+    this.drag = {piece, o, x: origin[0] + size[0] / 2, y: origin[1] + size[1] / 2};
+    const k = this.nearest(Infinity);
+    this.drag = null;
+    if (k === null) {
+      this.say(`${piece} fits nowhere on the board turned this way: press R or F to turn it, ` +
+               "or take a piece off", "note");
+      return;
+    }
+    this.setPlaced([...this.placed, {piece, o, k}]);
+    const next = this.tray.querySelector("svg[data-piece]");
+    if (next) next.focus();
   }
 
   turn(how) {
@@ -310,7 +335,10 @@ class View {
       this.drag.o = next;
       this.showGhost();
     }
+    const focused = this.tray.contains(document.activeElement);
     this.drawTray();
+    const tile = this.tray.querySelector(`svg[data-piece="${CSS.escape(piece)}"]`);
+    if (focused && tile) tile.focus();
   }
 
   // --- dragging: a piece follows the pointer over the board and snaps to the nearest place
@@ -344,8 +372,8 @@ class View {
     this.showGhost();
   }
 
-  // The legal place of the dragged piece nearest the pointer, within a cell's reach.
-  nearest() {
+  // The legal place of the dragged piece nearest the pointer, within reach (a cell).
+  nearest(reach = CELL_PX) {
     const {piece, o, x, y} = this.drag;
     if (x === null) return null;
     const shape = this.pieces[piece].orientations[o];
@@ -353,7 +381,7 @@ class View {
       this.model.get("labels").includes(c.label)).map((c) => cellKey(c.cell)));
     for (const p of this.placed) for (const c of this.cellsOf(p)) taken.add(cellKey(c));
     let best = null;
-    let bestDistance = CELL_PX;
+    let bestDistance = reach;
     shape.places.forEach(([dr, dc, px, py], k) => {
       const d = Math.hypot(px + shape.mark[0] - x, py + shape.mark[1] - y);
       if (d >= bestDistance) return;
