@@ -63,8 +63,8 @@ def _listing(spec: CalendarSpec) -> dict[str, Any]:
 
 class PuzzleWidget(anywidget.AnyWidget):
     """A calendar puzzle to play: drag a piece onto the board (R rotates, F flips the piece
-    held or chosen, a click on a placed piece takes it back), Hint places one more piece of
-    a solution; the count of the solutions left shows after each move."""
+    held or chosen; a placed piece dragged off goes back to the tray), Hint places one more
+    piece of a solution; the count of the solutions left shows after each move."""
 
     _esm = _static("notebook/widget.js").read_text(encoding="utf-8")
     _modules = traitlets.Dict().tag(sync=True)
@@ -105,14 +105,27 @@ class PuzzleWidget(anywidget.AnyWidget):
 
         return {"_parts": json.dumps(puzzle_parts(spec)), "_listing": _listing(spec)}
 
+    @traitlets.validate("date")
+    def _known_date(self, proposal: dict[str, Any]) -> str:
+        text = str(proposal["value"])
+        if text:
+            try:
+                dt.date.fromisoformat(text)
+            except ValueError:
+                raise InputError(f"date {text!r}: write it YYYY-MM-DD") from None
+        return text
+
     @traitlets.observe("date")
     def _date_chosen(self, change: dict[str, Any]) -> None:
         if change["new"]:
-            try:
-                day = dt.date.fromisoformat(change["new"])
-            except ValueError:
-                raise InputError(f"date {change['new']!r}: write it YYYY-MM-DD") from None
-            self.labels = list(self._spec.date_labels(day))
+            self.labels = list(self._spec.date_labels(dt.date.fromisoformat(change["new"])))
+
+    @traitlets.observe("labels")
+    def _labels_chosen(self, change: dict[str, Any]) -> None:
+        """Labels that are not the date's: the date is forgotten ("")."""
+        if self.date and list(self._spec.date_labels(
+                dt.date.fromisoformat(self.date))) != list(change["new"]):
+            self.date = ""
 
     @traitlets.validate("labels")
     def _known_labels(self, proposal: dict[str, Any]) -> list[str]:

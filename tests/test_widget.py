@@ -272,7 +272,11 @@ def test_the_widget_refuses_in_words():
         board.labels = ["6", "Oct"]
     with pytest.raises(InputError, match="write it YYYY-MM-DD"):
         board.date = "6 October"
-    assert board.labels == ["Oct", "6"]
+    assert board.labels == ["Oct", "6"] and board.date == ""
+    board.date = "2026-12-25"
+    assert board.labels == ["Dec", "25"] and board.date == "2026-12-25"
+    board.labels = ["Dec", "24"]  # no longer that date
+    assert board.date == ""
 
 
 def test_the_core_loads_no_notebook_package():
