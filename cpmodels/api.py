@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from cpmodels.design import Design, Verdict
+    from cpmodels.widgets import DesignWidget, PuzzleWidget, SweepWidget
 
 SpecLike = Spec | str | Path
 
@@ -108,6 +109,10 @@ class _Picture:
     def _repr_svg_(self) -> str:
         return self.svg()
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        """The picture, and the terminal's drawing for front ends that show text only."""
+        return {"image/svg+xml": self.svg(), "text/plain": str(self)}
+
 
 @dataclass(repr=False)
 class PackingSolution(_Picture):
@@ -134,6 +139,23 @@ class PackingSolution(_Picture):
     def __repr__(self) -> str:
         labels = " ".join(self.instance.labels) or self.instance.target
         return f"<PackingSolution {self.instance.name} {labels}: {self.status}>"
+
+    def widget(self, solved: bool = False) -> PuzzleWidget:
+        """This calendar puzzle to play in a notebook (needs ``cpmodels[notebooks]``): the
+        board empty, or with this solution's pieces on it (``solved``); its picture stays
+        for front ends that show no widgets."""
+        from cpmodels.extras import require
+
+        require("notebooks", "widget()")
+        from cpmodels.widgets import PuzzleWidget
+
+        spec = self.instance.spec
+        if not isinstance(spec, CalendarSpec) or not self.instance.labels:
+            raise InputError(f"the widget plays calendar puzzles on their labels; "
+                             f"{self.instance.name} is not one (its picture shows it)")
+        placements = self.to_dict()["placements"] if solved else []
+        return PuzzleWidget(spec, self.instance.labels, face_up=self.instance.query.face_up,
+                            placements=placements, picture=self.svg)
 
 
 @dataclass(repr=False)
@@ -319,6 +341,22 @@ class SweepResult:
     def _repr_png_(self) -> bytes:
         return self.png()
 
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        """The heatmap, and the summary line for front ends that show text only."""
+        return {"image/png": self.png(), "text/plain": repr(self)}
+
+    def widget(self, face_up: bool = False) -> SweepWidget:
+        """The heatmap in a notebook (needs ``cpmodels[notebooks]``): hovering a
+        combination gives its count, a click shows a solution of it on the board, to play
+        (``face_up`` as the sweep was run)."""
+        from cpmodels.extras import require
+
+        require("notebooks", "widget()")
+        from cpmodels.widgets import SweepWidget
+
+        rows = [(labels, row.count, row.real_date) for labels, row in self.rows.items()]
+        return SweepWidget(self.spec, rows, face_up=face_up)
+
     def __repr__(self) -> str:
         return f"<SweepResult {self}>"
 
@@ -400,6 +438,22 @@ class DesignResult:
         labels = verdict.argmin or verdict.difficulty_argmax or self.design.required[0]
         return solve(spec, labels=list(labels), backend="engine")
 
+    def widget(self) -> DesignWidget:
+        """The working sets in a notebook (needs ``cpmodels[notebooks]``): choosing one
+        shows its board on its hardest date, to play."""
+        from cpmodels.extras import require
+
+        require("notebooks", "widget()")
+        from cpmodels.widgets import DesignWidget
+
+        working = self.working
+        by_names = {tuple(self.design.names(c)): c for c in self.design.candidates()}
+        sets = [{**v.as_dict(), "labels": list(v.argmin or v.difficulty_argmax
+                                                or self.design.required[0])}
+                for v in working]
+        return DesignWidget(sets, lambda k: self.design.set_spec(
+            by_names[tuple(working[k].pieces)]))
+
     def _tables(self) -> list[tuple[str, list[str], list[list[str]]]]:
         """The ranked tables: a title, the column heads, the rows."""
         from cpmodels.design.verdicts import ranking_tables
@@ -418,6 +472,11 @@ class DesignResult:
     def __repr__(self) -> str:
         return (f"<DesignResult {self.design.spec.name}: {len(self.working)} of "
                 f"{len(self.verdicts)} sets work>")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        """The ranked tables with the best set's hardest date drawn, and the tables as
+        text for front ends that show text only."""
+        return {"text/html": self._repr_html_(), "text/plain": str(self)}
 
     def _repr_html_(self) -> str:
         from html import escape

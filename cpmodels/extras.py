@@ -15,6 +15,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "web": ("fastapi", "uvicorn", "h11"),
     "make": ("shapely", "ezdxf", "trimesh", "manifold3d", "lxml", "networkx"),
     "cluster": ("distributed",),
+    "notebooks": ("ipykernel", "pandas", "anywidget", "ipywidgets"),
 }
 
 

@@ -7,6 +7,7 @@ import inspect
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -14,8 +15,18 @@ from conftest import ROOT
 from cpmodels import api, spec
 
 
+def _jupyter_path() -> str:
+    """Where nbconvert's templates are (the notebooks' pages are made with them): under the
+    prefix of the environment that installed nbconvert, which is not this interpreter's
+    when that environment's packages are shared with it."""
+    import nbconvert
+
+    shared = Path(nbconvert.__file__).resolve().parents[4] / "share" / "jupyter"
+    return os.pathsep.join(p for p in (os.environ.get("JUPYTER_PATH", ""), str(shared)) if p)
+
+
 def test_the_site_builds_strictly(tmp_path):
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "JUPYTER_PATH": _jupyter_path()}
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d",
                              str(tmp_path / "site")], cwd=ROOT, capture_output=True,
                             text=True, env=env, timeout=600)
@@ -24,6 +35,9 @@ def test_the_site_builds_strictly(tmp_path):
     for command in ("solve", "count", "sweep", "serve", "design", "specs", "verify"):
         assert f"cpmodels {command}" in cli  # generated from the parser
     assert "cpmodels.api.solve" in (tmp_path / "site" / "api" / "index.html").read_text()
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):  # with their outputs
+        page = (tmp_path / "site" / "notebooks" / notebook.stem / "index.html").read_text()
+        assert "<svg" in page or "data:image/png" in page, notebook.name
     assert "POST /api/check" in (tmp_path / "site" / "web" / "index.html").read_text() or \
         "/api/check" in (tmp_path / "site" / "web" / "index.html").read_text()
 

@@ -1,10 +1,12 @@
-"""Every notebook under notebooks/ runs top to bottom in a fresh kernel, without an error."""
+"""Every notebook under notebooks/ is stored executed, and a fresh run in a fresh kernel
+shows what it stores (notebooks/run.py writes them again)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import re
 
-import nbclient
 import nbformat
 import pytest
 from conftest import ROOT
@@ -24,16 +26,48 @@ def test_notebook_is_valid_as_stored(path):
     nbformat.validate(nbformat.from_dict(raw))
 
 
+def _runner():
+    """notebooks/run.py, the tool that executes the notebooks and stores their outputs."""
+    spec = importlib.util.spec_from_file_location("notebooks_run", ROOT / "notebooks" / "run.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path):
+def test_notebook_is_stored_executed(path):
+    """Every code cell ran, in order, and every one that makes something shows it."""
     notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
-    client.execute()  # raises CellExecutionError, naming the cell, on any error
-    outputs = [out for cell in notebook.cells if cell.cell_type == "code"
-               for out in cell.get("outputs", [])]
-    assert not [out for out in outputs if out.get("output_type") == "error"]
-    pictures = [out for out in outputs if out.get("output_type") in
-                ("display_data", "execute_result")
-                and {"image/svg+xml", "image/png"} & set(out.get("data", {}))]
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1)), (
+        f"{path.name} is not stored executed top to bottom: python notebooks/run.py {path.stem}")
+    silent = [cell.source.splitlines()[0] for cell in code if not cell.outputs]
+    assert silent == [], f"{path.name}: cells that show nothing"
+    outputs = [out for cell in code for out in cell.outputs]
+    pictures = [out for out in outputs if {"image/svg+xml", "image/png"} & set(out.get("data", {}))]
     assert pictures, f"{path.name} draws nothing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_outputs_are_as_stored(path):
+    """A fresh run in a fresh kernel shows what the notebook stores: the same text (counts,
+    totals, verdicts; times aside) and the same pictures (SVG compared, PNG present)."""
+    run = _runner()
+    fresh = run.execute(path)  # raises CellExecutionError, naming the cell, on any error
+    assert not [out for cell in fresh.cells if cell.cell_type == "code"
+                for out in cell.get("outputs", []) if out.get("output_type") == "error"]
+    found = run.differences(nbformat.read(path, as_version=4), fresh)
+    assert found == [], f"python notebooks/run.py {path.stem} stores a fresh run: {found}"
+
+
+def test_the_check_sees_a_count_changed(tmp_path):
+    """The comparison is not blind: a stored count changed by one is a difference."""
+    run = _runner()
+    stored = nbformat.read(NOTEBOOKS[0], as_version=4)
+    changed = nbformat.read(NOTEBOOKS[0], as_version=4)
+    cell = next(c for c in changed.cells if c.cell_type == "code" and any(
+        o.get("name") == "stdout" and re.search(r"\d", o["text"]) for o in c.outputs))
+    out = next(o for o in cell.outputs if o.get("name") == "stdout")
+    out["text"] = re.sub(r"\d", lambda m: str((int(m.group()) + 1) % 10), out["text"], count=1)
+    assert run.differences(stored, stored) == []
+    assert len(run.differences(stored, changed)) == 1

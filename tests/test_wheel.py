@@ -40,6 +40,7 @@ def test_the_wheel_carries_the_specs_and_the_type_marker(wheel):
     assert {f"cpmodels/bundled_specs/{s}" for s in specs} <= names
     assert "cpmodels/py.typed" in names and "cpmodels/web/static/play.js" in names
     assert "cpmodels/web/static/engine/engine.js" in names
+    assert "cpmodels/web/static/notebook/widget.js" in names  # the notebook widget's front end
     # what cpmodels site writes beside the pages: the service worker's template, the icon
     assert {"cpmodels/web/static/site/sw.js", "cpmodels/web/static/site/icon.svg"} <= names
     if shutil.which("clang") and shutil.which("wasm-ld"):  # the build makes it with them

@@ -55,8 +55,9 @@ class Cancelled extends Error {
 // --- the pool of workers --------------------------------------------------------------
 
 class Pool {
-  constructor(module, size, delay, timeLimit = TIME_LIMIT_S) {
+  constructor(module, size, delay, timeLimit = TIME_LIMIT_S, script = WORKER) {
     this.module = module;
+    this.script = script;  // the worker's script (a host that loads the modules gives its own)
     this.size = size;
     this.delay = delay;
     this.timeLimit = timeLimit;
@@ -68,7 +69,7 @@ class Pool {
   // A worker with the engine loaded (resolves once it says so; rejects when it cannot);
   // made: one started already.
   spawn(index, made = null) {
-    const worker = made || new Worker(WORKER, {type: "module"});
+    const worker = made || new Worker(this.script, {type: "module"});
     const slot = {worker, question: null, keys: new Set()};  // keys: the plans it has met
     slot.ready = new Promise((resolve, reject) => {
       worker.onmessage = ({data}) => {
@@ -625,6 +626,10 @@ class EngineAnswers {
     return {...answer, status: "solved", placements};
   }
 }
+
+// For a host that loads these modules itself (the notebook widget, notebook/widget.js): the
+// pool, given its worker's script, and the engine's answers over it.
+export {EngineAnswers, Pool};
 
 // The answers the page uses: the engine's when engine.wasm compiles and a worker loads it,
 // else the server's. onKind(kind) is told which answered each puzzle asked about.
