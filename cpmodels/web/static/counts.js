@@ -162,7 +162,7 @@ export async function countBoard(pool, fields, onRows, signal) {
 // The footer's words for the editor whose counts come from the engine.
 export function footerText(workers, staticSite) {
   const rest = staticSite
-    ? "designing, files and making need the cpmodels server (cpmodels serve)."
+    ? "designing and the cut and print files need the cpmodels server (cpmodels serve)."
     : "the other answers from the cpmodels server.";
   return `Counts come from the engine in this browser (${plural(workers, "worker")}); ${rest}`;
 }
