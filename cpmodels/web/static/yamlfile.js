@@ -5,7 +5,7 @@
 // duplicate or non-plain keys, numbers bounded), refused in its sentences. The YAML
 // library (yaml.js, vendored) parses and prints; what a plain scalar is (text, a number,
 // true or false, null) is PyYAML's, from its resolvers below.
-import {problemSentence} from "./drawn.js";
+import {problemSentence, pyRepr as textRepr} from "./drawn.js";
 import {isAlias, isMap, isScalar, isSeq, parseDocument, stringify} from "./yaml.js";
 
 // PyYAML's implicit resolvers (yaml.resolver.Resolver), in its order: a plain scalar is the
@@ -53,17 +53,7 @@ function pyRepr(value) {
     return Number.isInteger(value) && !Object.is(value, -0) && String(value).includes("e")
       ? BigInt(value).toString() : String(value);
   }
-  const s = String(value);
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  const body = [...s].map((ch) => {
-    if (ch === "\\" || ch === quote) return `\\${ch}`;
-    const named = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}[ch];
-    if (named) return named;
-    const code = ch.codePointAt(0);
-    if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
-    return ch;
-  }).join("");
-  return `${quote}${body}${quote}`;
+  return textRepr(String(value));
 }
 
 // A refusal of the YAML at a place in the text (its offset orders it among the others).
