@@ -1018,8 +1018,13 @@ async function saveYaml() {
 // api/board/open reads it; on a static site read here (yamlfile.js) and checked as the
 // server checks it, before anything is drawn. A file refused is said beside the buttons,
 // in the server's words, and the board stays as it was.
+let opening = 0;  // each file opened's number: only the last one opened is drawn or said
 async function openFile(file) {
-  const tell = (text) => { sayError(text, $("shared")); if (text) reveal($("shared")); };
+  const mine = ++opening;
+  const tell = (text) => {
+    if (mine !== opening) return;
+    sayError(text, $("shared")); if (text) reveal($("shared"));
+  };
   tell("");
   const site = onStaticSite();
   if (site && file.size > MAX_YAML_BYTES) {
@@ -1043,7 +1048,7 @@ async function openFile(file) {
     if (!response.ok) { tell(await failure(response)); return; }
     fields = await response.json();
   }
-  load(fields);
+  if (mine === opening) load(fields);
 }
 
 // The engine that checks the files' boards: a pool of its own (its one worker made when
