@@ -360,8 +360,8 @@ def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
         page.wait_for_function("document.querySelector('footer').textContent.length > 0")
         assert page.locator("footer").inner_text() == (
             "A copy of the editor on a static site: drawing, saving and opening work here; "
-            "checking, counting, designing and the cut and print files need the cpmodels "
-            "server (cpmodels serve).")
+            "checking, counting and designing need the cpmodels server (cpmodels serve), and "
+            "so do the engraving, DXF and prints; the laser's SVG is made here.")
         page.select_option("#start", "calendar_week")  # its fields are a file of the site
         page.wait_for_function("document.querySelector('#name').value === 'calendar_week'")
         page.wait_for_function("document.querySelector('#arith').textContent.length > 0")

@@ -115,9 +115,9 @@ def test_the_bundled_puzzles_sheets_equal_the_python_sheets(name):
 
 def _blob(rng: random.Random, grid: str, n: int) -> set[tuple[int, int]]:
     """n cells of a grid grown from one through edges."""
-    from cpmodels.grids import grid_named
+    from cpmodels.grids import grid as grid_of
 
-    geometry = grid_named(grid)
+    geometry = grid_of(grid)
     cells = {(0, 0)}
     while len(cells) < n:
         cell = rng.choice(sorted(cells))
@@ -134,7 +134,7 @@ def test_generated_boards_sheets_equal_the_python_sheets(grid, seed):
               for k in range(rng.randint(1, 6))]
     labels = {c: str(k) for k, c in enumerate(sorted(board)[:5])}
     options = MakeOptions(cell=rng.choice([10.0, 20.0, 33.3]), kerf=rng.choice([0.0, 0.15, 0.5]),
-                          clearance=rng.choice([0.0, 0.2]), sheet=(300.0, 200.0),
+                          clearance=rng.choice([0.0, 0.2]), sheet=(1200.0, 800.0),
                           gap=rng.choice([0.0, 3.0]))
     _check_equal(*_sheets_both(grid, board, labels, pieces, options))
 
@@ -146,19 +146,53 @@ def test_turns_are_libms():
         assert set(turns) == set(Sheetwork(grid, 20.0).turns)
 
 
-@pytest.mark.parametrize("value", [0.03125, -0.03125, 0.00005, 1.00015, 2.5e-5, -0.0, 0.0,
-                                   123.45675, 9999.99995, 1e-300])
-def test_numbers_are_written_as_python_writes_them(value):
-    """A part at ``value`` (its engraving's point) is written as format(value, ".4f")."""
-    square = np.array([value, value, value + 1, value, value + 1, value + 1, value,
-                       value + 1], dtype=np.float64)
-    words = np.concatenate([np.array([1, 1, 4], dtype=np.int64), square.view(np.int64)])
-    empty = np.array([0], dtype=np.int64)
-    data = native.cut_sheets(0, [(0, 0)], [((0, 0),), 1, b"p"] and [((( 0, 0),), 1, b"p")],
-                             [20.0, 0.0, 0.0, 600.0, 400.0, 10.0, 3.0, 5.0],
-                             np.concatenate([words, empty]).tobytes())
-    text = data[16:].decode(errors="ignore")
-    assert f"{value:.4f}" in text or f"{value + 5.0:.4f}" in text
+SIZES = [20.0, 0.0, 0.0, 600.0, 400.0, 10.0, 3.0, 5.0]
+
+
+def _base(engraving: np.ndarray) -> tuple[np.ndarray, str]:
+    """One cell's sheet with ``engraving`` (its words) on the base: the parts' words and
+    the SVG."""
+    data = native.cut_sheets(0, [(0, 0)], [], SIZES, engraving.tobytes())
+    words = np.frombuffer(data, np.int64)
+    assert words[0] == 1
+    n_bytes = int(words[1])
+    text = data[16:16 + n_bytes].decode()
+    return words[2 + (n_bytes + 7) // 8:], text
+
+
+def test_numbers_are_written_as_python_writes_them():
+    """Every coordinate is format(x, ".4f") of the point moved (ties to even, -0.0000 for a
+    small negative): the base's engraving at chosen points, exact halves among them."""
+    parts, _ = _base(np.array([0], dtype=np.int64))
+    base = next(k for k in range(int(parts[0])) if parts[1 + 7 * k] == 1)
+    turn, at_x, at_y = parts[1 + 7 * base + 2], *parts[1 + 7 * base + 3:][:2].view(np.float64)
+    assert turn == 0 and at_x == int(at_x) and at_y == int(at_y)
+    rng = random.Random(5)
+    targets = [0.03125, 0.00005, 0.15625, 1.00015, 2.5e-5, 0.0, -0.0, -0.00001, 123.45675,
+               -0.03125, 7.99995, *(rng.uniform(-50, 600) for _ in range(40))]
+    xs = np.array([t - at_x for t in targets])
+    ys = np.array([t - at_y for t in targets])
+    rings = []
+    for x, y in zip(xs, ys):
+        rings += [4, *np.array([x, y, x + 1, y, x + 1, y + 1, x, y + 1]).view(np.int64)]
+    stream = [len(targets)]
+    for k in range(len(targets)):
+        stream += [1, *rings[9 * k: 9 * k + 9]]
+    _, text = _base(np.array(stream, dtype=np.int64))
+    for x, y in zip(xs, ys):
+        want = f"M {x + at_x:.4f} {y + at_y:.4f} L {x + 1 + at_x:.4f} {y + at_y:.4f}"
+        assert want in text
+    head = text.splitlines()[1]
+    assert 'width="600mm" height="400mm" viewBox="0 0 600 400"' in head
+
+
+@pytest.mark.parametrize("size", [2.0, 2.5, 123.456789, 9999.995, 333.3333333, 1234.5650001,
+                                  9.9999995, 10000.0])
+def test_the_sheets_size_is_written_as_python_writes_it(size):
+    data = native.cut_sheets(0, [(0, 0)], [], [1.0, 0.0, 0.0, size, 10000.0, 0.1, 0.0, 0.0],
+                             np.array([0], dtype=np.int64).tobytes())
+    assert f'width="{size:g}mm" height="10000mm" viewBox="0 0 {size:g} 10000"' in data.decode(
+        errors="replace")
 
 
 def test_bad_input_is_refused():

@@ -449,8 +449,11 @@ const MAX_YAML_BYTES = 64 * 1024;  // the server's body limit (app.MAX_BODY_BYTE
 const UNREACHABLE = "The server cannot be reached; check the connection and try again.";
 const SERVER_ONLY = "This needs the cpmodels server: run cpmodels serve and open the " +
   "editor there (drawing works here without it).";
-const MAKE_ON_SERVER = "The cut and print files are made by the cpmodels server: Save YAML, " +
-  "then run cpmodels make on the file, or run cpmodels serve and make them in its editor.";
+const MAKE_ON_SERVER = "The laser's SVG is made here without its engraving; the engraved " +
+  "labels and names, DXF, and the 3-D prints (STL, 3MF) are made by the cpmodels server: Save " +
+  "YAML, then run cpmodels make on the file, or run cpmodels serve and make them in its editor.";
+const NO_ENGINE_CUT = "This browser cannot run the engine (WebAssembly in workers), so the " +
+  "cut file cannot be made here: " + "Save YAML, then run cpmodels make on the file.";
 const SITE_CHECK = "Checking the board and counting its dates need the cpmodels server: " +
   "run cpmodels serve and open the editor there.";
 const LOST = "The connection to the server was lost before the answer came; try again.";
@@ -877,9 +880,10 @@ async function init() {
   registerOffline();
   $("answers-by").textContent = onStaticSite()
     ? "A copy of the editor on a static site: drawing, saving and opening work here; " +
-      "checking, counting, designing and the cut and print files need the cpmodels server " +
-      "(cpmodels serve)."
+      "checking, counting and designing need the cpmodels server (cpmodels serve), and so do " +
+      "the engraving, DXF and prints; the laser's SVG is made here."
     : "Answers come from the cpmodels server.";
+  if (onStaticSite()) $("make").textContent = "Laser cut file (SVG)";
   engine = openPool();
   engine.then((pool) => {
     if (pool) $("answers-by").textContent = footerText(pool.size, onStaticSite());
@@ -1187,7 +1191,7 @@ async function makeFiles() {
     tell("the files need the sizes marked above");
     return;
   }
-  if (onStaticSite()) { tell(MAKE_ON_SERVER); return; }
+  if (onStaticSite()) { cutSheets(cell, kerf, sheet, tell); return; }
   tell("making the files...");
   const sizes = new URLSearchParams({ cell, kerf, sheet });
   let response;
@@ -1198,6 +1202,51 @@ async function makeFiles() {
   a.href = URL.createObjectURL(await response.blob());
   a.download = `${spec().name}.zip`; a.click();
   tell("");
+}
+
+// make's sizes other than those the page asks for (cpmodels.make.MakeOptions' defaults: the
+// clearance, the gap between parts, the sheet's margin; the border is half a cell).
+const MAKE_DEFAULTS = { clearance: 0.2, gap: 3, margin: SHEET_MARGIN };
+
+// The laser's cut file made in this browser (the engine's cpcore_cut_sheets, as cpmodels
+// make writes sheet-N.svg), once the board is checked as the server checks it: one sheet
+// downloaded as NAME-sheet-1.svg, more offered as links. What cannot be made is said.
+async function cutSheets(cell, kerf, sheet, tell) {
+  const fields = spec();
+  let read, pool;
+  try { [read, pool] = await Promise.all([checkedBoard(fields), fileEngine()]); }
+  catch (e) { tell(e.message); return; }
+  if (!pool) { tell(NO_ENGINE_CUT); return; }
+  tell("making the cut file...");
+  const [width, height] = sheet.split("x").map(Number);
+  const pieces = read.pieces.map((p) => ({ name: p.name, cells: p.cells, count: p.high }));
+  const plan = { grid: read.grid, cells: read.cells, pieces,
+                 sizes: { cell, kerf, width, height, border: cell / 2, ...MAKE_DEFAULTS } };
+  let made;
+  try { made = await pool.ask("cut", "cut", null, JSON.stringify(plan), {}); }
+  catch (e) { tell(e.message); return; }
+  if (made.tooLarge) {
+    const { part, width: w, height: h } = made.tooLarge;
+    const copies = pieces.flatMap((p) => Array.from({ length: p.count },
+      (_, k) => ["piece", p.count === 1 ? p.name : `${p.name} ${k + 1}`]));
+    const [kind, name] = [...copies, ["frame", "frame"], ["base", "base"]][part];
+    tell(`The ${kind} '${name}' (${w.toFixed(1)} x ${h.toFixed(1)} mm with the kerf) does not ` +
+         `fit on a ${width} x ${height} mm sheet with ${SHEET_MARGIN} mm margins, turned any ` +
+         "way the grid allows.");
+    return;
+  }
+  const links = made.sheets.map((text, k) => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+    a.download = `${fields.name}-sheet-${k + 1}.svg`;
+    a.textContent = a.download;
+    return a;
+  });
+  if (links.length === 1) { links[0].click(); tell(""); }
+  const said = [`The cut file: ${links.length} sheet${links.length > 1 ? "s" : ""} `, ...links.flatMap(
+    (a, k) => (k ? [", ", a] : [a])), `. ${MAKE_ON_SERVER}`];
+  $("shared").replaceChildren(...said);
+  reveal($("shared"));
 }
 
 // The board played in a new tab, when it can be played (as /api/board/check finds it);
