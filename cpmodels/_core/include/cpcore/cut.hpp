@@ -71,7 +71,7 @@ inline void offset(const int64_t* from, uint64_t n, double d, int64_t* to) {
         CPCORE_ASSERT(l1 > 0 && l2 > 0);
         const double n1x = e1y / l1, n1y = -e1x / l1, n2x = e2y / l2, n2y = -e2x / l2;
         const double along = 1.0 + n1x * n2x + n1y * n2y;  // 0 only for a turn back
-        CPCORE_ASSERT(along > 0.5);  // the grids' corners: at most a mitre of twice d
+        CPCORE_ASSERT(along > 0.49);  // turns of at most 120 degrees: a mitre at most 2 d
         set(to, 2 * i, px + d * (n1x + n2x) / along);
         set(to, 2 * i + 1, py + d * (n1y + n2y) / along);
     }
