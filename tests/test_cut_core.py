@@ -15,12 +15,13 @@ import pytest
 
 pytest.importorskip("shapely")
 
-import cpmodels._native as native  # noqa: E402
-from cpmodels.make import MakeOptions, flat_parts  # noqa: E402
-from cpmodels.make import sheets as core_sheets  # noqa: E402
-from cpmodels.make.shapes import Sheetwork, engraving_font  # noqa: E402
-from cpmodels.spec import load_spec  # noqa: E402
-from tests import make_oracle  # noqa: E402
+import cpmodels._native as native
+import make_oracle
+
+from cpmodels.make import MakeOptions, flat_parts
+from cpmodels.make import sheets as core_sheets
+from cpmodels.make.shapes import Sheetwork, engraving_font
+from cpmodels.spec import load_spec
 
 PATH = re.compile(r'    <path data-part=("[^"]*"|\'[^\']*\') d="([^"]*)"/>')
 

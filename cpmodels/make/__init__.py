@@ -233,8 +233,8 @@ def flat_parts(work: Any, cells: frozenset[Cell], labels: dict[Cell, str],
     their engraving, and the base's engraving (the labels)."""
     from shapely.geometry import box
 
-    from cpmodels.make.sheets import Part
     from cpmodels.make.shapes import offset, text_outlines
+    from cpmodels.make.sheets import Part
 
     cavity = work.region(cells)
     x0, y0, x1, y1 = cavity.bounds

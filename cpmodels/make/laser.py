@@ -21,6 +21,7 @@ from cpmodels.files import write_atomic
 from cpmodels.make.shapes import polygons
 from cpmodels.make.sheets import Sheet
 
+
 def write_dxf(sheet: Sheet, path: Path) -> None:
     """One sheet as a DXF file: y up, as CAD draws it (the sheet's top edge at y = H)."""
     doc = ezdxf.new("R2010", setup=False)
