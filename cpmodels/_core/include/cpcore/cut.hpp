@@ -42,6 +42,22 @@ inline bool finite(double v) { return v - v == 0.0; }
 
 inline double absolute(double v) { return v < 0 ? -v : v; }
 
+// The square root of v (0 for v <= 0) by Newton's steps from a guess within a factor of two:
+// the same bits on every build, with no call to libm (the core is freestanding).
+inline double root(double v) {
+    if (!(v > 0)) return 0;
+    uint64_t b;
+    __builtin_memcpy(&b, &v, sizeof b);
+    b = (b >> 1) + ((((uint64_t)1023) << 52) >> 1);  // the exponent halved
+    double y;
+    __builtin_memcpy(&y, &b, sizeof y);
+    for (int k = 0; k < 8; ++k) y = 0.5 * (y + v / y);
+    return y;
+}
+
+// The square root of 3 (math.sqrt(3), correctly rounded).
+const double ROOT3 = 0x1.bb67ae8584caap+0;
+
 // The cosine and sine of a turn of ``degrees`` (a multiple of 60 or 90) as shapely's
 // affinity.rotate takes them: libm's cos and sin of degrees * pi / 180, those under 2.5e-16
 // made 0 (tests/test_cut_core.py checks them against math.cos and math.sin).
@@ -66,8 +82,8 @@ inline void offset(const int64_t* from, uint64_t n, double d, int64_t* to) {
         const double px = get(from, 2 * i), py = get(from, 2 * i + 1);
         const double e1x = px - get(from, 2 * a), e1y = py - get(from, 2 * a + 1);
         const double e2x = get(from, 2 * b) - px, e2y = get(from, 2 * b + 1) - py;
-        const double l1 = __builtin_sqrt(e1x * e1x + e1y * e1y);
-        const double l2 = __builtin_sqrt(e2x * e2x + e2y * e2y);
+        const double l1 = root(e1x * e1x + e1y * e1y);
+        const double l2 = root(e2x * e2x + e2y * e2y);
         CPCORE_ASSERT(l1 > 0 && l2 > 0);
         const double n1x = e1y / l1, n1y = -e1x / l1, n2x = e2y / l2, n2y = -e2x / l2;
         const double along = 1.0 + n1x * n2x + n1y * n2y;  // 0 only for a turn back
