@@ -305,3 +305,40 @@ def test_the_sites_yaml_reads_plain_values_as_pyyaml_does(browser, static_host):
         if "data" in read and read["data"]["v"] is None and "nan" in text.lower():
             read["data"]["v"] = "nan"  # (JSON carries NaN as null)
         assert read == want, text
+
+
+def test_the_sites_cut_file_refuses_as_the_server_does(
+        browser, site, static_host, tmp_path):  # noqa: F811
+    """A cut file the site cannot make is said in the sentence the server's api/board/make
+    gives, with nothing downloaded: a sheet too small for the frame, and a board with
+    nothing on it."""
+    out, _ = site
+    context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
+    downloads: list = []
+    page.on("download", lambda d: downloads.append(d))
+    said: list[tuple[dict, str, str]] = []  # (fields, sheet, what the site said)
+    try:
+        for start, sheet in (("calendar_day", "120x120"), ("", "600x400")):
+            page.select_option("#start", start)
+            page.wait_for_function(
+                "async () => (await import('./static/edit.js')).spec().pieces.length "
+                f"{'> 0' if start else '=== 0'}", timeout=WAIT)
+            page.fill("#sheet", sheet)
+            page.evaluate("document.querySelector('#shared').textContent = ''")
+            page.click("#make")
+            page.wait_for_function(f"({SAID}) && !document.querySelector('#shared')"
+                                   ".textContent.startsWith('making')", timeout=WAIT)
+            fields = page.evaluate("import('./static/edit.js').then((m) => m.spec())")
+            said.append((fields, sheet, page.locator("#shared").inner_text()))
+        screenshot(page, tmp_path, "site-cut-refused.png", "CPMODELS_SITE_CUT_REFUSED_SHOT")
+    finally:
+        context.close()
+    assert not downloads
+    _only_site_files(asked, out)
+    assert not errors
+    with TestClient(create_app([SPECS / "calendar_day.yaml"])) as client:
+        for fields, sheet, text in said:
+            answer = client.post(f"/api/board/make?cell=20&kerf=0.15&sheet={sheet}",
+                                 json=fields)
+            assert answer.status_code == 422
+            assert text == answer.json()["message"]
