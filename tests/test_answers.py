@@ -360,8 +360,8 @@ def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
         page.wait_for_function("document.querySelector('footer').textContent.length > 0")
         assert page.locator("footer").inner_text() == (
             "A copy of the editor on a static site: drawing, saving and opening work here; "
-            "checking, counting and designing need the cpmodels server (cpmodels serve), and "
-            "so do the engraving, DXF and prints; the laser's SVG is made here.")
+            "checking, counting, designing and the cut and print files need the cpmodels "
+            "server (cpmodels serve).")
         page.select_option("#start", "calendar_week")  # its fields are a file of the site
         page.wait_for_function("document.querySelector('#name').value === 'calendar_week'")
         page.wait_for_function("document.querySelector('#arith').textContent.length > 0")
@@ -374,6 +374,12 @@ def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
             page.click("#save")
         fields = page.evaluate("import('./static/edit.js').then((m) => m.spec())")
         assert Path(saving.value.path()).read_text() == board.to_yaml(fields)
+        # the cut file needs the engine too: said, nothing made
+        page.click("#make")
+        page.wait_for_function("document.querySelector('#shared').textContent.length > 0")
+        assert page.locator("#shared").inner_text() == (
+            "This browser cannot run the engine (WebAssembly in workers), so the cut file "
+            "cannot be made here: Save YAML, then run cpmodels make on the file.")
         linked = page.evaluate("""async () => { const {base64url} = await import(
           new URL("static/base64url.js", location.href).href);
           return base64url(JSON.stringify({name: "x"})); }""")

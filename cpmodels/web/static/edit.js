@@ -880,8 +880,8 @@ async function init() {
   registerOffline();
   $("answers-by").textContent = onStaticSite()
     ? "A copy of the editor on a static site: drawing, saving and opening work here; " +
-      "checking, counting and designing need the cpmodels server (cpmodels serve), and so do " +
-      "the engraving, DXF and prints; the laser's SVG is made here."
+      "checking, counting, designing and the cut and print files need the cpmodels server " +
+      "(cpmodels serve)."
     : "Answers come from the cpmodels server.";
   if (onStaticSite()) $("make").textContent = "Laser cut file (SVG)";
   engine = openPool();
