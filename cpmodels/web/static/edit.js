@@ -1230,7 +1230,8 @@ async function cutSheets(cell, kerf, sheet, tell) {
     const copies = pieces.flatMap((p) => Array.from({ length: p.count },
       (_, k) => ["piece", p.count === 1 ? p.name : `${p.name} ${k + 1}`]));
     const [kind, name] = [...copies, ["frame", "frame"], ["base", "base"]][part];
-    tell(`The ${kind} '${name}' (${w.toFixed(1)} x ${h.toFixed(1)} mm with the kerf) does not ` +
+    const {pyRepr} = await import("./drawn.js");  // make names the part as Python's repr
+    tell(`The ${kind} ${pyRepr(name)} (${w.toFixed(1)} x ${h.toFixed(1)} mm with the kerf) does not ` +
          `fit on a ${width} x ${height} mm sheet with ${SHEET_MARGIN} mm margins, turned any ` +
          "way the grid allows.");
     return;
