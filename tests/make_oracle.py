@@ -14,6 +14,11 @@ from shapely import affinity
 from cpmodels.make.shapes import polygons
 
 
+def turns(grid: str) -> tuple[float, ...]:
+    """The angles (degrees) a part may be turned by on a sheet: the grid's rotations."""
+    return (0.0, 90.0, 180.0, 270.0) if grid == "square" else tuple(60.0 * k for k in range(6))
+
+
 @dataclass
 class Placed:
     """A part to lay out: its name, kind, cut line and engraving; where it went."""

@@ -66,7 +66,7 @@ def _sheets_both(grid: str, cells, labels, pieces, options: MakeOptions):
     work = Sheetwork(grid, options.cell)
     parts, _ = flat_parts(work, frozenset(cells), labels, pieces, options, font)
     placed = [make_oracle.Placed(p.name, p.kind, p.cut, p.engrave) for p in parts]
-    oracle = make_oracle.lay_out(placed, options.sheet, work.turns,
+    oracle = make_oracle.lay_out(placed, options.sheet, make_oracle.turns(grid),
                                  gap=options.gap + options.kerf, margin=options.margin)
     core = core_sheets.lay_out(grid, cells, pieces, parts, (
         options.cell, options.kerf, options.clearance, *options.sheet, options.frame_border,
@@ -138,13 +138,6 @@ def test_generated_boards_sheets_equal_the_python_sheets(grid, seed):
                           clearance=rng.choice([0.0, 0.2]), sheet=(1200.0, 800.0),
                           gap=rng.choice([0.0, 3.0]))
     _check_equal(*_sheets_both(grid, board, labels, pieces, options))
-
-
-def test_turns_are_libms():
-    """The core's turns (cut.hpp's turn_of) are math.cos and math.sin of the angles, as
-    shapely's affinity.rotate takes them: seen through a point turned about the origin."""
-    for grid, turns in (("square", (0, 90, 180, 270)), ("hex", (0, 60, 120, 180, 240, 300))):
-        assert set(turns) == set(Sheetwork(grid, 20.0).turns)
 
 
 SIZES = [20.0, 0.0, 0.0, 600.0, 400.0, 10.0, 3.0, 5.0]

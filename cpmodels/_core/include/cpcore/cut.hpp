@@ -60,7 +60,7 @@ const double ROOT3 = 0x1.bb67ae8584caap+0;
 
 // The cosine and sine of a turn of ``degrees`` (a multiple of 60 or 90) as shapely's
 // affinity.rotate takes them: libm's cos and sin of degrees * pi / 180, those under 2.5e-16
-// made 0 (tests/test_cut_core.py checks them against math.cos and math.sin).
+// made 0 (tests/test_cut_core.py lays turned parts out as shapely turns them).
 inline void turn_of(int degrees, double& c, double& s) {
     switch (degrees) {
         case 60: c = 0x1.0000000000001p-1, s = 0x1.bb67ae8584caap-1; return;
