@@ -253,6 +253,46 @@ def _play_layout(args: tuple[Any, ...]) -> bytes:
     return w.bytes()
 
 
+# fuzz/cut.cpp's usual sizes, by index: make's defaults (cell 20, kerf 0.15, clearance 0.2,
+# sheet 600 x 400, border 10, gap 3, margin 5).
+CUT_SIZES = [7, 1, 2, 9, 8, 6, 4, 5]
+
+
+def _cut() -> list[bytes]:
+    """make's sheets of the bundled plane calendars and packings, nothing engraved, and each
+    again with one engraved triangle on every part."""
+    from cpmodels.spec import load_spec
+
+    out = []
+    for name in ("calendar_day", "calendar_week", "hexiamonds_rhombus", "polyhexes"):
+        spec = load_spec(name)
+        cells = spec.cells if hasattr(spec, "cell_labels") else next(
+            iter(spec.all_targets())).cells
+        pieces = [(sorted(p.cells), p.high, p.name.encode()) for p in spec.pieces]
+        for engraved in (0, 1):
+            w = Words()
+            w.within(GRIDS.index(spec.grid), -1)
+            w.count(len(cells))
+            w.numbers(_flat(sorted(cells)))
+            w.count(len(pieces))
+            w.runs([len(c) for c, _, _ in pieces])
+            w.numbers([x for c, _, _ in pieces for x in _flat(c)])
+            w.numbers([n + 1 for _, n, _ in pieces])  # within(-1, 4)
+            w.runs([len(n) for _, _, n in pieces])
+            w.numbers([b for _, _, n in pieces for b in n])
+            w.numbers([k + 1 for k in CUT_SIZES])  # within(-1, 9)
+            w.count(1)  # a well formed engraving
+            for _ in range(len(pieces) + 1):
+                w.count(engraved)
+                if engraved:
+                    w.count(0)  # one ring
+                    w.count(0)  # of three points
+                    w.numbers([0, 0, 8, 0, 0, 8])
+            w.count(0)
+            out.append(w.bytes())
+    return out
+
+
 def _cover(w: Words, arrays: dict[str, np.ndarray]) -> None:
     """A cover's flat arrays (cover.hpp's read_cover)."""
     low, high = arrays["low"].tolist(), arrays["high"].tolist()
@@ -542,6 +582,7 @@ def seeds() -> dict[str, list[bytes]]:
         "drup": [_drup(a) for a in calls["drup_check"]],
         "cnf": [_cnf(made, lits) for made, lits in calls["step"]],
         "towers": _towers(),
+        "cut": _cut(),
     }
     return made
 

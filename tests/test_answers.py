@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 from importlib import resources
+from pathlib import Path
 
 import httpx
 import pytest
@@ -21,6 +22,7 @@ from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
 from cpmodels.sweep import slack_options, sweep_cover
+from cpmodels.web import board
 from cpmodels.web.app import create_app
 from cpmodels.web.play import (
     InvalidPosition,
@@ -357,23 +359,31 @@ def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
         page.goto(f"{server}/edit.html")
         page.wait_for_function("document.querySelector('footer').textContent.length > 0")
         assert page.locator("footer").inner_text() == (
-            "A copy of the editor on a static site: drawing works here; checking, counting, "
-            "designing, files and making need the cpmodels server (cpmodels serve).")
+            "A copy of the editor on a static site: drawing, saving and opening work here; "
+            "checking, counting, designing and the cut and print files need the cpmodels "
+            "server (cpmodels serve).")
         page.select_option("#start", "calendar_week")  # its fields are a file of the site
         page.wait_for_function("document.querySelector('#name').value === 'calendar_week'")
         page.wait_for_function("document.querySelector('#arith').textContent.length > 0")
         assert page.locator("#arith").inner_text() == (
             "Checking the board and counting its dates need the cpmodels server: run cpmodels "
             "serve and open the editor there.")
-        page.click("#save")
+        # the board is saved here, as the server writes it (no engine: its pieces' fit is
+        # left to the commands that read the file)
+        with page.expect_download() as saving:
+            page.click("#save")
+        fields = page.evaluate("import('./static/edit.js').then((m) => m.spec())")
+        assert Path(saving.value.path()).read_text() == board.to_yaml(fields)
+        # the cut file needs the engine too: said, nothing made
+        page.click("#make")
         page.wait_for_function("document.querySelector('#shared').textContent.length > 0")
         assert page.locator("#shared").inner_text() == (
-            "This needs the cpmodels server: run cpmodels serve and open the editor there "
-            "(drawing works here without it).")
-        board = page.evaluate("""async () => { const {base64url} = await import(
+            "This browser cannot run the engine (WebAssembly in workers), so the cut file "
+            "cannot be made here: Save YAML, then run cpmodels make on the file.")
+        linked = page.evaluate("""async () => { const {base64url} = await import(
           new URL("static/base64url.js", location.href).href);
           return base64url(JSON.stringify({name: "x"})); }""")
-        page.goto(f"{server}/index.html#board={board}")
+        page.goto(f"{server}/index.html#board={linked}")
         page.wait_for_function("document.querySelector('#error').textContent.length > 0")
         assert page.locator("#error").inner_text().startswith(
             "This link's board is played by the puzzle engine in the browser, which did not "

@@ -136,7 +136,7 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
 
     from cpmodels.make import laser, printing, sheets
     from cpmodels.make.preview import sheet_png, tray_png
-    from cpmodels.make.shapes import Sheetwork, engraving_font, offset, text_outlines
+    from cpmodels.make.shapes import Sheetwork, engraving_font, offset
 
     options = options or MakeOptions()
     options.check()
@@ -180,32 +180,14 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
         else:
             work = Sheetwork(spec.grid, options.cell)
             cavity = work.region(cells)
-            x0, y0, x1, y1 = cavity.bounds
-            b = options.frame_border
-            outer = box(x0 - b, y0 - b, x1 + b, y1 + b)
-            tall, wide = LABEL_SIZE[spec.grid]
-            engraving = text_outlines({work.centre(cell): text for cell, text in
-                                       labels.items()}, tall * options.cell,
-                                      wide * options.cell, font)
-            half_kerf = options.kerf / 2
-            parts = []
-            for name, shape, copies in pieces:
-                nominal = offset(work.region(shape), -inset)
-                named = _name_on(nominal, name, tall * options.cell, wide * options.cell, font)
-                for k in range(copies):
-                    parts.append(sheets.Part(
-                        name if copies == 1 else f"{name} {k + 1}", "piece",
-                        offset(nominal, half_kerf), nominal, engrave=named, piece=name,
-                        cells=shape))
-            frame = outer.difference(cavity)
-            parts.append(sheets.Part("frame", "frame", offset(frame, half_kerf), frame))
-            parts.append(sheets.Part("base", "base", offset(outer, half_kerf), outer,
-                                     engrave=engraving))
-            laid = sheets.lay_out(parts, options.sheet, work.turns, gap=options.gap + options.kerf,
-                                  margin=options.margin)
+            parts, engraving = flat_parts(work, cells, labels, pieces, options, font)
+            outer = parts[-1].nominal  # the base: the box around the cells
+            laid = sheets.lay_out(spec.grid, cells, pieces, parts, (
+                options.cell, options.kerf, options.clearance, *options.sheet,
+                options.frame_border, options.gap, options.margin))
             for sheet in laid:
                 stem = f"sheet-{sheet.number}"
-                write_atomic(scratch / f"{stem}.svg", laser.sheet_svg(sheet))
+                write_atomic(scratch / f"{stem}.svg", sheet.svg)
                 laser.write_dxf(sheet, scratch / f"{stem}.dxf")
                 sheet_png(sheet, scratch / f"{stem}.png")
                 report.sheets += [f"{stem}.svg", f"{stem}.dxf", f"{stem}.png"]
@@ -242,6 +224,38 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
         write_atomic(scratch / "manifest.json", json.dumps(manifest, indent=1) + "\n")
     report.manifest = manifest
     return report
+
+
+def flat_parts(work: Any, cells: frozenset[Cell], labels: dict[Cell, str],
+               pieces: list[tuple[str, tuple[Cell, ...], int]], options: MakeOptions,
+               font: Any) -> tuple[list[Any], Any]:
+    """The parts to cut (each piece's copies, the frame, the base) as shapely shapes with
+    their engraving, and the base's engraving (the labels)."""
+    from shapely.geometry import box
+
+    from cpmodels.make.shapes import offset, text_outlines
+    from cpmodels.make.sheets import Part
+
+    cavity = work.region(cells)
+    x0, y0, x1, y1 = cavity.bounds
+    b = options.frame_border
+    outer = box(x0 - b, y0 - b, x1 + b, y1 + b)
+    tall, wide = LABEL_SIZE[work.grid]
+    engraving = text_outlines({work.centre(cell): text for cell, text in labels.items()},
+                              tall * options.cell, wide * options.cell, font)
+    half_kerf, inset = options.kerf / 2, options.clearance / 2
+    parts = []
+    for name, shape, copies in pieces:
+        nominal = offset(work.region(shape), -inset)
+        named = _name_on(nominal, name, tall * options.cell, wide * options.cell, font)
+        for k in range(copies):
+            parts.append(Part(name if copies == 1 else f"{name} {k + 1}", "piece",
+                              offset(nominal, half_kerf), nominal, engrave=named, piece=name,
+                              cells=shape))
+    frame = outer.difference(cavity)
+    parts.append(Part("frame", "frame", offset(frame, half_kerf), frame))
+    parts.append(Part("base", "base", offset(outer, half_kerf), outer, engrave=engraving))
+    return parts, engraving
 
 
 def _check_on_plate(what: str, shape: Any, options: MakeOptions) -> None:
@@ -296,8 +310,8 @@ def _readme(name: str, cube: bool) -> str:
 
 
 def _part_entry(part: Any) -> dict[str, Any]:
-    entry = {"part": part.name, "kind": part.kind, "area_mm2": round(part.nominal.area, 4),
-             "cut_area_mm2": round(part.cut.area, 4), "turn": part.turn,
+    entry = {"part": part.name, "kind": part.kind, "area_mm2": round(part.area, 4),
+             "cut_area_mm2": round(part.cut_area, 4), "turn": part.turn,
              "at": [round(v, 4) for v in part.at]}
     if part.piece is not None:
         entry.update(piece=part.piece, cells=[list(c) for c in part.cells],
@@ -311,4 +325,4 @@ def _safe(name: str) -> str:
     return out or "piece"
 
 
-__all__ = ["MakeOptions", "MakeReport", "make"]
+__all__ = ["MakeOptions", "MakeReport", "flat_parts", "make"]

@@ -1,4 +1,5 @@
-"""Sheets written for laser cutters: SVG and DXF, in millimetres.
+"""Sheets written for laser cutters: SVG (written by the engine core, ``sheets.py``) and DXF,
+in millimetres.
 
 Cutting and engraving are told apart as laser software reads them. In SVG, cut lines are
 hairline red strokes with no fill (``#ff0000``, 0.01 mm) in a layer named ``cut``, and
@@ -13,51 +14,12 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from xml.sax.saxutils import quoteattr
 
 import ezdxf
 
 from cpmodels.files import write_atomic
 from cpmodels.make.shapes import polygons
 from cpmodels.make.sheets import Sheet
-
-CUT_STROKE = "#ff0000"
-ENGRAVE_FILL = "#000000"
-
-
-def _ring(coords) -> str:
-    pts = list(coords)[:-1]  # shapely repeats the first point last
-    return "M " + " L ".join(f"{x:.4f} {y:.4f}" for x, y in pts) + " Z"
-
-
-def sheet_svg(sheet: Sheet) -> str:
-    """One sheet as SVG text."""
-    w, h = sheet.size
-    cuts, engraving = [], []
-    for part in sheet.parts:
-        title = quoteattr(part.name)
-        for poly in polygons(part.moved(part.cut)):
-            for ring in (poly.exterior, *poly.interiors):
-                cuts.append(f'    <path data-part={title} d="{_ring(ring.coords)}"/>')
-        for poly in polygons(part.moved(part.engrave)):
-            d = " ".join(_ring(r.coords) for r in (poly.exterior, *poly.interiors))
-            engraving.append(f'    <path data-part={title} d="{d}"/>')
-    return "\n".join([
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" '
-        f'xmlns:inkscape="http://www.inkscape.org/namespaces/inkscape" '
-        f'width="{w:g}mm" height="{h:g}mm" viewBox="0 0 {w:g} {h:g}">',
-        f'  <g id="engrave" inkscape:groupmode="layer" inkscape:label="engrave" '
-        f'fill="{ENGRAVE_FILL}" fill-rule="evenodd" stroke="none">',
-        *engraving,
-        "  </g>",
-        f'  <g id="cut" inkscape:groupmode="layer" inkscape:label="cut" fill="none" '
-        f'stroke="{CUT_STROKE}" stroke-width="0.01">',
-        *cuts,
-        "  </g>",
-        "</svg>",
-        "",
-    ])
 
 
 def write_dxf(sheet: Sheet, path: Path) -> None:

@@ -69,12 +69,6 @@ class Sheetwork:
     def cell_area(self) -> float:
         return self.cell_polygon((0, 0)).area
 
-    @property
-    def turns(self) -> tuple[float, ...]:
-        """The angles (degrees) a part may be turned by on a sheet: the grid's rotations."""
-        return (0.0, 90.0, 180.0, 270.0) if self.grid == "square" else tuple(
-            60.0 * k for k in range(6))
-
 
 def offset(shape: Flat, distance: float) -> Flat:
     """``shape`` grown by ``distance`` millimetres (shrunk when negative), corners mitred."""

@@ -1,21 +1,28 @@
-"""Parts laid out on sheets of material without overlap (first-fit shelves).
+"""A laser's sheets of parts, laid out by the engine core (``cpcore_cut_sheets``,
+``cpcore/cut.hpp``), the code the browser runs too.
 
-Each part is turned by one of its grid's rotations to its lowest box, then the parts are
-placed tallest first on shelves across the sheet, a shelf opened below the last one when no
-shelf has room, and a new sheet when the sheet is full. Parts keep ``gap`` millimetres
-between their cut lines and ``margin`` from the sheet's edges. Boxes never overlap, so
-neither do the parts.
+The core outlines each piece (its cells' union, the clearance off), the board's frame and
+its base, adds the kerf (mitred), turns each part by one of its grid's rotations to its
+lowest box and places the parts tallest first on shelves across the sheet, a shelf opened
+below the last one when no shelf has room, and a new sheet when the sheet is full. Parts
+keep ``gap`` millimetres (and the kerf) between their cut lines and ``margin`` from the
+sheet's edges. It writes each sheet's SVG (``laser.py`` says how it reads) and where each
+part went; the DXF and the previews draw the same parts from there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from shapely import affinity
 
 from cpmodels.errors import InputError
-from cpmodels.make.shapes import Flat
+from cpmodels.geometry import GRID_NAMES, Cell
+from cpmodels.make.shapes import Flat, polygons
+
+KINDS = ("piece", "frame", "base")
 
 
 @dataclass
@@ -33,6 +40,8 @@ class Part:
     sheet: int = 0
     turn: float = 0.0
     at: tuple[float, float] = (0.0, 0.0)
+    area: float = 0.0  # the nominal part's and its cut line's areas (mm²), the core's
+    cut_area: float = 0.0
 
     def moved(self, shape: Flat | None) -> Flat | None:
         """``shape`` of this part as it lies on its sheet."""
@@ -47,52 +56,66 @@ class Sheet:
     number: int
     size: tuple[float, float]
     parts: list[Part] = field(default_factory=list)
+    svg: str = ""
 
 
-@dataclass
-class _Shelf:
-    sheet: int
-    y: float
-    height: float
-    x: float
+def _engraving_words(shapes: Iterable[Flat | None]) -> bytes:
+    """The engraving of each owner as cpcore_cut_input's stream: polygons, rings, points."""
+    words: list[np.ndarray] = []
+    for shape in shapes:
+        polys = polygons(shape)
+        words.append(np.array([len(polys)], dtype=np.int64))
+        for poly in polys:
+            rings = (poly.exterior, *poly.interiors)
+            words.append(np.array([len(rings)], dtype=np.int64))
+            for ring in rings:
+                points = np.asarray(ring.coords, dtype=np.float64)[:-1]  # first repeated
+                words.append(np.array([len(points)], dtype=np.int64))
+                words.append(points.reshape(-1).view(np.int64))
+    return np.concatenate(words).tobytes() if words else b""
 
 
-def lay_out(parts: Sequence[Part], size: tuple[float, float], turns: Sequence[float], *,
-            gap: float, margin: float) -> list[Sheet]:
-    """Turn and place every part on sheets of ``size`` (width, height) millimetres."""
-    width, height = size[0] - 2 * margin, size[1] - 2 * margin
-    boxes = []
-    for part in parts:
-        best = None
-        for turn in turns:
-            x0, y0, x1, y1 = affinity.rotate(part.cut, turn, origin=(0, 0)).bounds
-            w, h = x1 - x0, y1 - y0
-            if w <= width + 1e-9 and h <= height + 1e-9 and (
-                    best is None or (round(h, 6), round(w, 6)) < (round(best[2], 6),
-                                                                   round(best[1], 6))):
-                best = (turn, w, h, x0, y0)
-        if best is None:
-            x0, y0, x1, y1 = part.cut.bounds
-            raise InputError(f"the {part.kind} {part.name!r} ({x1 - x0:.1f} x {y1 - y0:.1f} mm "
-                             f"with the kerf) does not fit on a {size[0]:g} x {size[1]:g} mm "
-                             f"sheet with {margin:g} mm margins, turned any way the grid allows")
-        boxes.append((part, *best))
-    boxes.sort(key=lambda b: (-round(b[3], 6), -round(b[2], 6), b[0].name))
-    shelves: list[_Shelf] = []
-    sheets: list[Sheet] = []
-    for part, turn, w, h, x0, y0 in boxes:
-        shelf = next((s for s in shelves if h <= s.height + 1e-9 and s.x + w <= width + 1e-9),
-                     None)
-        if shelf is None:
-            last = shelves[-1] if shelves else None
-            top = last.y + last.height + gap if last is not None else 0.0
-            if last is None or top + h > height + 1e-9:
-                sheets.append(Sheet(len(sheets) + 1, size))
-                top = 0.0
-            shelf = _Shelf(len(sheets), top, h, 0.0)
-            shelves.append(shelf)
-        part.sheet, part.turn = shelf.sheet, turn
-        part.at = (margin + shelf.x - x0, margin + shelf.y - y0)
-        sheets[shelf.sheet - 1].parts.append(part)
-        shelf.x += w + gap
+def lay_out(grid: str, board: Iterable[Cell],
+            pieces: Sequence[tuple[str, tuple[Cell, ...], int]], parts: Sequence[Part],
+            sizes: tuple[float, ...]) -> list[Sheet]:
+    """The sheets of ``parts`` (each piece's copies, the frame, the base, as ``pieces``
+    lists them) cut for ``board``: each part's sheet, turn and place set, each sheet's SVG.
+    ``sizes``: the cell's side, kerf, clearance, sheet width and height, frame border, gap
+    and margin (mm)."""
+    import cpmodels._native as native
+
+    engraved: list[Flat | None] = []
+    k = 0
+    for _, _, copies in pieces:
+        engraved.append(parts[k].engrave)
+        k += copies
+    engraved.append(parts[-1].engrave)
+    data = native.cut_sheets(GRID_NAMES.index(grid), list(board),
+                             [(cells, copies, name.encode()) for name, cells, copies in pieces],
+                             list(sizes), _engraving_words(engraved))
+    words = np.frombuffer(data, dtype=np.int64)
+    floats = words.view(np.float64)
+    width, height = sizes[3], sizes[4]
+    n_sheets = int(words[0])
+    if n_sheets == 0:  # a part fits on no sheet
+        part, w, h = parts[int(words[1])], floats[2], floats[3]
+        raise InputError(f"the {part.kind} {part.name!r} ({w:.1f} x {h:.1f} mm with the kerf) "
+                         f"does not fit on a {width:g} x {height:g} mm sheet with "
+                         f"{sizes[7]:g} mm margins, turned any way the grid allows")
+    sheets, at = [], 1
+    for number in range(1, n_sheets + 1):
+        n_bytes = int(words[at])
+        text = data[8 * (at + 1): 8 * (at + 1) + n_bytes].decode()
+        at += 1 + (n_bytes + 7) // 8
+        sheets.append(Sheet(number, (width, height), svg=text))
+    n_parts = int(words[at])
+    at += 1
+    for _ in range(n_parts):
+        part = parts[int(words[at])]
+        part.sheet, part.turn = int(words[at + 1]), float(words[at + 2])
+        part.at = (float(floats[at + 3]), float(floats[at + 4]))
+        part.area, part.cut_area = float(floats[at + 5]), float(floats[at + 6])
+        sheets[part.sheet - 1].parts.append(part)
+        at += 7
     return sheets
+

@@ -1,7 +1,9 @@
 // Orientations and placements for geometry.py: cells read from Python sequences of int
 // tuples, the core's calls over vectors, its cells given back as tuples of ints.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/vector.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -284,6 +286,66 @@ void bind_play_layout(nb::module_& m) {
         "cpcore_play_layout's stream of words (points in sixths of a drawing unit).");
 }
 
+// A laser's sheets of a board's parts (cpcore_cut_sheets): pieces are (cells, copies, name
+// as UTF-8 bytes), sizes the 8 floats entry.h names, engraving its stream of words as bytes
+// (native order). Its stream of words is given back as bytes (make/ reads it).
+void bind_cut_sheets(nb::module_& m) {
+    m.def(
+        "cut_sheets",
+        [](int64_t grid, nb::handle board, nb::handle pieces, std::vector<double> sizes,
+           nb::bytes engraving) {
+            check_grid(grid);
+            require(grid != CPCORE_GRID_CUBE, "the cube grid's parts are printed, not cut");
+            require(sizes.size() == 8, "the sizes are 8 numbers");
+            require(engraving.size() % 8 == 0, "the engraving is whole words");
+            std::vector<int64_t> board_cells, piece_cells, piece_start{0}, copies,
+                name_start{0}, words(engraving.size() / 8);
+            std::string names;
+            read_cells(board, 2, board_cells, "the board");
+            const char* what = "a piece is (its cells, copies, name)";
+            const uint64_t n_pieces = each_piece(
+                pieces, CPCORE_MAX_CUT_PARTS, what, [&](const nb::tuple& piece) {
+                    int64_t n = 0;
+                    nb::bytes name;
+                    require(nb::try_cast(piece[1], n) && nb::try_cast(piece[2], name), what);
+                    read_cells(piece[0], 2, piece_cells, "a piece");
+                    require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
+                            "the pieces have too many cells");
+                    piece_start.push_back((int64_t)(piece_cells.size() / 2));
+                    copies.push_back(n);
+                    names.append(name.c_str(), name.size());
+                    name_start.push_back((int64_t)names.size());
+                });
+            std::vector<int64_t> size_words(8);
+            std::memcpy(size_words.data(), sizes.data(), 8 * sizeof(double));
+            std::memcpy(words.data(), engraving.c_str(), engraving.size());
+            const cpcore_cut_input in{grid, board_cells.data(), board_cells.size() / 2,
+                                      piece_cells.data(), piece_start.data(), copies.data(),
+                                      name_start.data(),
+                                      reinterpret_cast<const uint8_t*>(names.data()),
+                                      n_pieces, piece_cells.size() / 2, names.size(),
+                                      size_words.data(), words.data(), words.size()};
+            auto said = [](int64_t status) {
+                require(status != CPCORE_CUT_NO_CELLS, "the board has no cells");
+                require(status != CPCORE_CUT_COORDINATE,
+                        "a cell's coordinate is too large for a cut file (more than 2**20 "
+                        "from 0)");
+                require(status != CPCORE_CUT_BAD_SIZES, "a size is out of make's bounds");
+                require(status != CPCORE_CUT_BAD_PARTS,
+                        "a cell is given twice, or the copies or names do not read");
+                require(status != CPCORE_CUT_BAD_ENGRAVING, "the engraving does not read");
+                check_status(status);
+            };
+            const std::vector<int64_t> out = stream(
+                [&](cpcore_buffers* b) { return cpcore_cut_sheets(&in, b); }, said);
+            return nb::bytes(reinterpret_cast<const char*>(out.data()), out.size() * 8);
+        },
+        nb::arg("grid"), nb::arg("board"), nb::arg("pieces"), nb::arg("sizes"),
+        nb::arg("engraving"),
+        "A laser's sheets of a board's parts ((cells, copies, UTF-8 name) each; 8 sizes in "
+        "mm; the engraving's words as bytes) as cpcore_cut_sheets' stream of words, as bytes.");
+}
+
 }  // namespace
 
 void bind_geometry(nb::module_& m) {
@@ -360,6 +422,7 @@ void bind_geometry(nb::module_& m) {
         "its cells in reading order (geometry.placements' order).");
     bind_sweep_cover(m);
     bind_play_layout(m);
+    bind_cut_sheets(m);
 }
 
 }  // namespace cpbind

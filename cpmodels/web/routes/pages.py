@@ -16,10 +16,13 @@ from cpmodels.web.state import Server
 # over ``puzzle.js``, ``play.js`` (its daily record and share in ``daily.js``) and
 # ``answers.js``: the engine in the browser or the
 # API; ``drawn.js``: a linked board drawn in the editor, made a puzzle in the browser),
-# the editor's (``edit.js``, its counts from the engine in ``counts.js``), and those both
+# the editor's (``edit.js``, its counts from the engine in ``counts.js``, and its YAML files
+# where no server is in ``yamlfile.js`` over the vendored YAML library ``yaml.js``), and
+# those both
 # import (``words.js``: what they say when something goes wrong).
 SCRIPTS = ("page.js", "puzzle.js", "play.js", "answers.js", "edit.js", "dom.js",
-           "base64url.js", "cells.js", "words.js", "counts.js", "drawn.js", "daily.js")
+           "base64url.js", "cells.js", "words.js", "counts.js", "drawn.js", "daily.js",
+           "yamlfile.js", "yaml.js")
 # The engine in the browser: its loader, the core built for WebAssembly (by the install,
 # when clang is found) and the worker script that runs it off the page's thread.
 ENGINE_FILES = {"engine.js": "text/javascript", "engine.wasm": "application/wasm",

@@ -116,6 +116,8 @@ function said({path, kind, reason = "", min = 1, max = 0, expected = ""}) {
   return sentence(path.length > 1 ? `${where}: ${reason}` : reason);
 }
 
+export {said as problemSentence};
+
 // A refusal of the board: its problems said, four at most and the rest counted.
 function refuse(problems) {
   const sentences = [...new Set(problems.map(said))];

@@ -445,9 +445,15 @@ async function loadPools() {
   drawPool();
 }
 
+const MAX_YAML_BYTES = 64 * 1024;  // the server's body limit (app.MAX_BODY_BYTES)
 const UNREACHABLE = "The server cannot be reached; check the connection and try again.";
 const SERVER_ONLY = "This needs the cpmodels server: run cpmodels serve and open the " +
   "editor there (drawing works here without it).";
+const MAKE_ON_SERVER = "The laser's SVG is made here without its engraving; the engraved " +
+  "labels and names, DXF, and the 3-D prints (STL, 3MF) are made by the cpmodels server: Save " +
+  "YAML, then run cpmodels make on the file, or run cpmodels serve and make them in its editor.";
+const NO_ENGINE_CUT = "This browser cannot run the engine (WebAssembly in workers), so the " +
+  "cut file cannot be made here: " + "Save YAML, then run cpmodels make on the file.";
 const SITE_CHECK = "Checking the board and counting its dates need the cpmodels server: " +
   "run cpmodels serve and open the editor there.";
 const LOST = "The connection to the server was lost before the answer came; try again.";
@@ -873,9 +879,11 @@ function resize() {
 async function init() {
   registerOffline();
   $("answers-by").textContent = onStaticSite()
-    ? "A copy of the editor on a static site: drawing works here; checking, counting, " +
-      "designing, files and making need the cpmodels server (cpmodels serve)."
+    ? "A copy of the editor on a static site: drawing, saving and opening work here; " +
+      "checking, counting, designing and the cut and print files need the cpmodels server " +
+      "(cpmodels serve)."
     : "Answers come from the cpmodels server.";
+  if (onStaticSite()) $("make").textContent = "Laser cut file (SVG)";
   engine = openPool();
   engine.then((pool) => {
     if (pool) $("answers-by").textContent = footerText(pool.size, onStaticSite());
@@ -946,27 +954,21 @@ async function init() {
     const g = $("newgroup").value.trim();
     if (g && !(g in state.groups)) { state.groups[g] = []; $("newgroup").value = ""; drawGroups(); $("group").value = g; }
   });
-  $("save").addEventListener("click", async () => {
-    sayError("", $("shared"));
-    let response;
-    try { response = await post("api/board/yaml", spec()); }
-    catch (e) { sayError(UNREACHABLE, $("shared")); return; }
-    if (!response.ok) { sayError(await failure(response), $("shared")); return; }
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(await response.blob());
-    a.download = `${spec().name}.yaml`; a.click();
-  });
-  $("open").addEventListener("change", async () => {
+  $("save").addEventListener("click", saveYaml);
+  $("open").addEventListener("change", () => {
     const file = $("open").files[0];
+    $("open").value = "";  // the same file chosen again opens again
+    if (file) openFile(file);
+  });
+  // A file dropped anywhere on the editor opens as Open YAML opens it.
+  document.addEventListener("dragover", (e) => {
+    if (e.dataTransfer && [...e.dataTransfer.types].includes("Files")) e.preventDefault();
+  });
+  document.addEventListener("drop", (e) => {
+    const file = e.dataTransfer && e.dataTransfer.files[0];
     if (!file) return;
-    sayError("", $("shared"));
-    let response;
-    const text = yamlText(new Uint8Array(await file.arrayBuffer()));
-    if (text === null) { sayError(NOT_YAML, $("shared")); reveal($("shared")); return; }
-    try { response = await post("api/board/open", text, undefined, true); }
-    catch (e) { sayError(UNREACHABLE, $("shared")); return; }
-    if (!response.ok) { sayError(await failure(response), $("shared")); return; }
-    load(await response.json());
+    e.preventDefault();
+    openFile(file);
   });
   $("share").addEventListener("click", () => {
     location.hash = "board=" + base64url(JSON.stringify(spec()));
@@ -989,6 +991,91 @@ async function init() {
 }
 
 const NOT_YAML = "This file is not a YAML text file.";
+
+// Save YAML: the board as the YAML api/board/yaml writes, downloaded as NAME.yaml; on a
+// static site written here (yamlfile.js) once the board is checked as the server checks
+// it. A board refused is said beside the button, in the server's words.
+async function saveYaml() {
+  const tell = (text) => { sayError(text, $("shared")); if (text) reveal($("shared")); };
+  tell("");
+  const fields = spec();
+  let blob;
+  if (onStaticSite()) {
+    try {
+      const [{boardYaml}, read] = await Promise.all([import("./yamlfile.js"), checkedBoard(fields)]);
+      blob = new Blob([boardYaml(fields, read.name)], {type: "application/yaml"});
+    } catch (e) { tell(e.message); return; }
+  } else {
+    let response;
+    try { response = await post("api/board/yaml", fields); }
+    catch (e) { tell(UNREACHABLE); return; }
+    if (!response.ok) { tell(await failure(response)); return; }
+    blob = await response.blob();
+  }
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = `${fields.name}.yaml`; a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+}
+
+// A calendar spec's YAML file (chosen with Open YAML, or dropped on the editor) drawn, as
+// api/board/open reads it; on a static site read here (yamlfile.js) and checked as the
+// server checks it, before anything is drawn. A file refused is said beside the buttons,
+// in the server's words, and the board stays as it was.
+let opening = 0;  // each file opened's number: only the last one opened is drawn or said
+async function openFile(file) {
+  const mine = ++opening;
+  const tell = (text) => {
+    if (mine !== opening) return;
+    sayError(text, $("shared")); if (text) reveal($("shared"));
+  };
+  tell("");
+  const site = onStaticSite();
+  if (site && file.size > MAX_YAML_BYTES) {
+    tell(`The request body is larger than ${MAX_YAML_BYTES.toLocaleString("en-US")} bytes.`);
+    return;
+  }
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const text = yamlText(bytes);
+  if (text === null) { tell(NOT_YAML); return; }
+  let fields;
+  if (site) {
+    try {
+      const {readYaml} = await import("./yamlfile.js");
+      fields = readYaml(text);
+      await checkedBoard(fields);
+    } catch (e) { tell(e.message); return; }
+  } else {
+    let response;
+    try { response = await post("api/board/open", text, undefined, true); }
+    catch (e) { tell(UNREACHABLE); return; }
+    if (!response.ok) { tell(await failure(response)); return; }
+    fields = await response.json();
+  }
+  if (mine === opening) load(fields);
+}
+
+// The engine that checks the files' boards: a pool of its own (its one worker made when
+// first asked, from the same engine.wasm), so that a check never waits behind a count.
+let checker = null;
+function fileEngine() {
+  checker ??= engine.then((pool) => (pool ? openPool() : null));
+  return checker;
+}
+
+// A board's fields checked where no server is, as the server's board.board_spec checks
+// them (drawn.js: the spec's checks and the editor's limits, in its words; the pieces' fit
+// by a worker when the engine loaded): the spec read, or an Error with the server's words.
+async function checkedBoard(fields) {
+  const {checkLimits, drawnPuzzle, fitsNowhere} = await import("./drawn.js");
+  const {spec: read, board} = drawnPuzzle(fields);
+  const pool = await fileEngine();
+  if (pool) {
+    const fits = await pool.ask("fits", "fits", null, JSON.stringify(board), {});
+    if (fits.nowhere) throw fitsNowhere(read, fits.nowhere);
+  }
+  return checkLimits(read);
+}
 
 // A file's bytes as text, or null when they are no YAML text (a NUL byte, or not UTF-8).
 export function yamlText(bytes) {
@@ -1104,6 +1191,7 @@ async function makeFiles() {
     tell("the files need the sizes marked above");
     return;
   }
+  if (onStaticSite()) { cutSheets(cell, kerf, sheet, tell); return; }
   tell("making the files...");
   const sizes = new URLSearchParams({ cell, kerf, sheet });
   let response;
@@ -1114,6 +1202,52 @@ async function makeFiles() {
   a.href = URL.createObjectURL(await response.blob());
   a.download = `${spec().name}.zip`; a.click();
   tell("");
+}
+
+// make's sizes other than those the page asks for (cpmodels.make.MakeOptions' defaults: the
+// clearance, the gap between parts, the sheet's margin; the border is half a cell).
+const MAKE_DEFAULTS = { clearance: 0.2, gap: 3, margin: SHEET_MARGIN };
+
+// The laser's cut file made in this browser (the engine's cpcore_cut_sheets, as cpmodels
+// make writes sheet-N.svg), once the board is checked as the server checks it: one sheet
+// downloaded as NAME-sheet-1.svg, more offered as links. What cannot be made is said.
+async function cutSheets(cell, kerf, sheet, tell) {
+  const fields = spec();
+  let read, pool;
+  try { [read, pool] = await Promise.all([checkedBoard(fields), fileEngine()]); }
+  catch (e) { tell(e.message); return; }
+  if (!pool) { tell(NO_ENGINE_CUT); return; }
+  tell("making the cut file...");
+  const [width, height] = sheet.split("x").map(Number);
+  const pieces = read.pieces.map((p) => ({ name: p.name, cells: p.cells, count: p.high }));
+  const plan = { grid: read.grid, cells: read.cells, pieces,
+                 sizes: { cell, kerf, width, height, border: cell / 2, ...MAKE_DEFAULTS } };
+  let made;
+  try { made = await pool.ask("cut", "cut", null, JSON.stringify(plan), {}); }
+  catch (e) { tell(e.message); return; }
+  if (made.tooLarge) {
+    const { part, width: w, height: h } = made.tooLarge;
+    const copies = pieces.flatMap((p) => Array.from({ length: p.count },
+      (_, k) => ["piece", p.count === 1 ? p.name : `${p.name} ${k + 1}`]));
+    const [kind, name] = [...copies, ["frame", "frame"], ["base", "base"]][part];
+    const {pyRepr} = await import("./drawn.js");  // make names the part as Python's repr
+    tell(`The ${kind} ${pyRepr(name)} (${w.toFixed(1)} x ${h.toFixed(1)} mm with the kerf) does not ` +
+         `fit on a ${width} x ${height} mm sheet with ${SHEET_MARGIN} mm margins, turned any ` +
+         "way the grid allows.");
+    return;
+  }
+  const links = made.sheets.map((text, k) => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+    a.download = `${fields.name}-sheet-${k + 1}.svg`;
+    a.textContent = a.download;
+    return a;
+  });
+  if (links.length === 1) { links[0].click(); tell(""); }
+  const said = [`The cut file: ${links.length} sheet${links.length > 1 ? "s" : ""} `, ...links.flatMap(
+    (a, k) => (k ? [", ", a] : [a])), `. ${MAKE_ON_SERVER}`];
+  $("shared").replaceChildren(...said);
+  reveal($("shared"));
 }
 
 // The board played in a new tab, when it can be played (as /api/board/check finds it);

@@ -792,6 +792,61 @@ typedef struct cpcore_play_input {
  *     translation onto the board, in geometry.placements' order, and the move of a point). */
 int64_t cpcore_play_layout(const cpcore_play_input* in, cpcore_buffers* buffers);
 
+/* --- a laser's sheets of cut parts (cpcore/cut.hpp; make/) ----------------------------- */
+
+/* What cpcore_cut_sheets returns besides the geometry calls' statuses. A board and its
+ * pieces (in all) have at most CPCORE_MAX_LAYOUT_CELLS cells, a piece at most
+ * CPCORE_MAX_LAYOUT_PIECE, coordinates within CPCORE_MAX_LAYOUT_COORDINATE of 0; at most
+ * CPCORE_MAX_CUT_PARTS parts (every copy of every piece, the frame and the base). */
+#define CPCORE_MAX_CUT_PARTS 4096
+#define CPCORE_MAX_CUT_NAME_BYTES (((uint64_t)1) << 16)
+#define CPCORE_MAX_CUT_ENGRAVING (((uint64_t)1) << 24)
+#define CPCORE_MAX_CUT_ENGRAVED_MM 1000000    /* an engraved point within this of 0 */
+#define CPCORE_CUT_NOT_PLANE (-40)        /* the cube grid: its parts are printed, not cut */
+#define CPCORE_CUT_NO_CELLS (-41)         /* a board with no cells */
+#define CPCORE_CUT_COORDINATE (-42)       /* a coordinate past CPCORE_MAX_LAYOUT_COORDINATE */
+#define CPCORE_CUT_BAD_SIZES (-43)        /* a size out of make's bounds (MakeOptions.check) */
+#define CPCORE_CUT_BAD_PARTS (-44)        /* a cell twice, copies, names or too many parts */
+#define CPCORE_CUT_BAD_ENGRAVING (-45)    /* the engraving's stream does not read */
+
+/* A plane board and the pieces to cut for it: piece p is the cells piece_start[p] ..
+ * piece_start[p + 1] - 1 of piece_cells, cut piece_copies[p] times (1 to
+ * CPCORE_MAX_CUT_PARTS), named by the UTF-8 bytes name_start[p] .. name_start[p + 1] - 1 of
+ * names. sizes are 8 IEEE doubles, bit for bit, in millimetres as make takes them: the
+ * cell's side, the kerf, the clearance, the sheet's width and height, the frame's border,
+ * the gap between parts and the sheet's margin. engraving is what is engraved on each piece
+ * (in order) and then on the base, each as n_polygons, each polygon n_rings (at least 1),
+ * each ring n_points (at least 3) and its points (x, y as doubles' bits) in the part's own
+ * millimetres (x across, y down). */
+typedef struct cpcore_cut_input {
+    int64_t grid;                 /* CPCORE_GRID_*, not the cube */
+    const int64_t* board;         /* [n_board, 2] */
+    uint64_t n_board;
+    const int64_t* piece_cells;   /* [n_piece_cells, 2] */
+    const int64_t* piece_start;   /* [n_pieces + 1] */
+    const int64_t* piece_copies;  /* [n_pieces] */
+    const int64_t* name_start;    /* [n_pieces + 1] */
+    const uint8_t* names;         /* [n_name_bytes] */
+    uint64_t n_pieces, n_piece_cells, n_name_bytes;
+    const int64_t* sizes;         /* [8] */
+    const int64_t* engraving;     /* [n_engraving] */
+    uint64_t n_engraving;
+} cpcore_cut_input;
+
+/* The parts a laser cuts for a board (make's sheet-N.svg): each piece (the union of its
+ * cells, the clearance taken off half on every side), the board's frame (a box the border
+ * around the cells, less the cells) and its base (the box), each cut line moved out of the
+ * part by half the kerf (mitred corners: cut.hpp), turned by one of the grid's rotations to
+ * its lowest box and laid out on sheets in first-fit shelves. The stream:
+ *   n_sheets; each sheet: n_bytes, its SVG text (UTF-8), 8 bytes a word, the first in the
+ *     word's low byte;
+ *   n_parts; each part in the order it was laid out: its index (the copies of each piece,
+ *     then the frame, then the base), sheet (from 1), turn (degrees), at x, at y, its area
+ *     and its cut line's area (mm, mm2: doubles' bits).
+ * When a part fits on no sheet turned any way, the stream is 0, the part's index and its
+ * width and height with the kerf (doubles' bits). */
+int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers* buffers);
+
 #ifdef __cplusplus
 }
 #endif

@@ -86,6 +86,18 @@ const PLAY_REFUSED = {
     "a cell's coordinate is too large for play mode (more than 2**20 from 0)",
 };
 const MAX_PLAY_WORDS = 2 ** 26;
+// cpcore_cut_sheets' refusals, in the words of the Python module's (geometry.cpp).
+const CUT_REFUSED = {
+  ...GEOMETRY_REFUSED,
+  CPCORE_CUT_NOT_PLANE: "the cube grid's parts are printed, not cut",
+  CPCORE_CUT_NO_CELLS: "the board has no cells",
+  CPCORE_CUT_COORDINATE: "a cell's coordinate is too large for a cut file (more than 2**20 from 0)",
+  CPCORE_CUT_BAD_SIZES: "a size is out of make's bounds",
+  CPCORE_CUT_BAD_PARTS: "a cell is given twice, or the copies or names do not read",
+  CPCORE_CUT_BAD_ENGRAVING: "the engraving does not read",
+};
+// cut sheets' sizes in cpcore_cut_input's order.
+const CUT_SIZES = ["cell", "kerf", "clearance", "width", "height", "border", "gap", "margin"];
 
 function fail(message) {
   throw new RangeError(message);
@@ -315,7 +327,7 @@ class Engine {
     // case (this.ask.tally, this.offers.one_word).
     this.ask = named(constants, "CPCORE_ASK_");
     this.offers = named(constants, "CPCORE_OFFERS_");
-    for (const name of Object.keys(PLAY_REFUSED))
+    for (const name of [...Object.keys(PLAY_REFUSED), ...Object.keys(CUT_REFUSED)])
       check(Object.hasOwn(constants, name), `engine.wasm does not define ${name}`);
   }
 
@@ -338,8 +350,8 @@ class Engine {
   // input, handed a cpcore_buffers), in the three calls entry.h describes: with no buffers,
   // with the scratch, then with out as large as the call said (at most ``most`` words, else
   // RangeError ``tooLarge``). ``status`` refuses a status; the words as Numbers.
-  stream(call, status, { most = MAX_PLAY_WORDS, tooLarge = "the core's output is too large" }
-    = {}) {
+  stream(call, status, { most = MAX_PLAY_WORDS, tooLarge = "the core's output is too large",
+    bytes = false } = {}) {
     return this.scoped(() => {
       // A call: its status (a small buffer refused only with out as large as it asked),
       // and its needs.
@@ -357,7 +369,8 @@ class Engine {
       check(needOut <= most, tooLarge);
       const out = this.alloc(Math.max(needOut, 1) * 8);
       const n = called(out, needOut, scratch, scratchWords).status;
-      return Array.from(this.view(BigInt64Array, out, n), Number);
+      return bytes ? this.view(Uint8Array, out, 8 * n).slice()
+        : Array.from(this.view(BigInt64Array, out, n), Number);
     });
   }
 
@@ -764,6 +777,70 @@ class Engine {
         fixed: words.slice(at),
       };
     });
+  }
+
+  // A laser's sheets of a plane board's parts as cpmodels make writes them (its
+  // sheet-N.svg; cpcore_cut_sheets): ``pieces`` [{name, cells, count}], ``sizes`` {cell,
+  // kerf, clearance, width, height, border, gap, margin} in mm. Nothing is engraved here
+  // (make engraves the labels and names). Returns {sheets: [SVG text, ...]}, or
+  // {tooLarge: {part, width, height}} when part (its index: the copies of each piece, then
+  // the frame, then the base) fits on no sheet.
+  cutSheets({ grid, cells, pieces, sizes }) {
+    check(grid !== "cube", CUT_REFUSED.CPCORE_CUT_NOT_PLANE);
+    const { code } = gridOf(grid, this.constants);
+    const board = this.cellsIn(cells, 2, "the board");
+    check(Array.isArray(pieces) && pieces.length <= this.constants.CPCORE_MAX_CUT_PARTS,
+      `pieces: expected an array of at most ${this.constants.CPCORE_MAX_CUT_PARTS} pieces`);
+    const flats = pieces.map((piece) => {
+      check(piece !== null && typeof piece === "object", "pieces: a piece is an object");
+      return this.cellsIn(piece.cells, 2, "a piece");
+    });
+    const encoder = new TextEncoder();
+    const names = pieces.map((piece) => encoder.encode(String(piece.name)));
+    const start = new BigInt64Array(pieces.length + 1);
+    const nameStart = new BigInt64Array(pieces.length + 1);
+    const copies = new BigInt64Array(pieces.map((piece) => BigInt(piece.count ?? 1)));
+    flats.forEach((flat, p) => {
+      start[p + 1] = start[p] + BigInt(flat.length / 2);
+      nameStart[p + 1] = nameStart[p] + BigInt(names[p].length);
+    });
+    const nCells = Number(start[pieces.length]);
+    const pieceCells = new BigInt64Array(2 * nCells);
+    flats.forEach((flat, p) => pieceCells.set(flat, 2 * Number(start[p])));
+    const nameBytes = new Uint8Array(Number(nameStart[pieces.length]));
+    names.forEach((name, p) => nameBytes.set(name, Number(nameStart[p])));
+    const size = new Float64Array(CUT_SIZES.map((k) => {
+      check(typeof sizes[k] === "number", `sizes.${k}: expected a number`);
+      return sizes[k];
+    }));
+    const engraving = new BigInt64Array(pieces.length + 1);  // no polygon on any part
+    const bytes = this.scoped(() => {
+      const input = this.struct("cut_input", { grid: code, board: this.copy(board),
+        n_board: cells.length, piece_cells: this.copy(pieceCells),
+        piece_start: this.copy(start), piece_copies: this.copy(copies),
+        name_start: this.copy(nameStart), names: this.copy(nameBytes),
+        n_pieces: pieces.length, n_piece_cells: nCells, n_name_bytes: nameBytes.length,
+        sizes: this.copy(size), engraving: this.copy(engraving),
+        n_engraving: engraving.length });
+      return this.stream((buffers) => this.exports.cpcore_cut_sheets(input, buffers),
+        (got) => statusOf(got, this.constants, CUT_REFUSED, "the core refused the board"),
+        { most: MAX_PLAY_WORDS, tooLarge: "the cut sheets are too large", bytes: true });
+    });
+    const view = new DataView(bytes.buffer);
+    const word = (k) => Number(view.getBigInt64(8 * k, true));
+    if (word(0) === 0) {
+      return { tooLarge: { part: word(1), width: view.getFloat64(16, true),
+        height: view.getFloat64(24, true) } };
+    }
+    const decoder = new TextDecoder();
+    const sheets = [];
+    let at = 1;
+    for (let k = 0; k < word(0); k++) {
+      const n = word(at);
+      sheets.push(decoder.decode(bytes.subarray(8 * (at + 1), 8 * (at + 1) + n)));
+      at += 1 + Math.ceil(n / 8);
+    }
+    return { sheets };
   }
 
   // A plane board and its pieces as play mode draws them, in the JSON shape of the API's

@@ -197,6 +197,7 @@ class Answerer {
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
+    if (op === "cut") return this.engine.cutSheets(JSON.parse(plan));
     if (op === "layout") {
       const {spec, grid, cells, labels, pieces} = JSON.parse(plan);
       return this.engine.playLayout({spec, grid, cells, labels, pieces});
