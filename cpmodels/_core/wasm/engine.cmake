@@ -53,6 +53,11 @@ include("${CORE_DIR}/interface.cmake")
 set(INTERFACE_SOURCE "${CMAKE_CURRENT_BINARY_DIR}/wasm/interface.cpp")
 cpmodels_interface_source("${INTERFACE_SOURCE}")
 
+# Built for size, not speed: the calls no page makes while a player waits (the cut file, the
+# CNF and proof checks, towers) and the interface's text. Every page fetches engine.wasm
+# before its first answer, so its bytes count on a first visit (tests/test_site_loading.py
+# holds that visit's bytes); the searches and the play page's layouts stay at -O2.
+set(WASM_FOR_SIZE cut cnf drup towers interface)
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")
 set(_objects "")
@@ -62,6 +67,8 @@ foreach(source IN LISTS WASM_SOURCES ITEMS "${WASM_DIR}/memory.cpp" "${INTERFACE
     set(extra "")
     if(name STREQUAL "memory")
         set(extra -fno-builtin)  # memcpy and its kin, not calls of themselves
+    elseif(name IN_LIST WASM_FOR_SIZE)
+        set(extra -Oz)  # after -O2 in WASM_FLAGS, so this one holds
     endif()
     add_custom_command(
         OUTPUT "${object}"
