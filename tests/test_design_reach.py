@@ -52,7 +52,8 @@ def test_weekday_sets_get_the_same_verdict_and_first_failure():
     reach = _design("weekday_pentominoes_tetrominoes", with_counts=False)
     reach.learn_order(6)
     dates = _date_by_date(_design("weekday_pentominoes_tetrominoes", with_counts=False))
-    dates._learnt = LearntOrder(reach._learnt.order.copy(), reach._learnt.front.copy())
+    dates._learnt = LearntOrder(reach._learnt.order.copy(), reach._learnt.front.copy(),
+                                reach._learnt.late.copy())
     sample = list(itertools.islice(reach.candidates(), 6, None, 331))
     new = [reach.decide(c) for c in sample]
     old = [dates.decide(c) for c in sample]

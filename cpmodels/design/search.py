@@ -311,7 +311,8 @@ class Design:
         if session.reaches:
             if compiled.dates is None:
                 compiled.dates = session.reach_dates(compiled.holes)
-            found = session.design(compiled.dates, self._learnt.order, self._learnt.front,
+            learnt = self._learnt
+            found = session.design(compiled.dates, learnt.order, learnt.front, learnt.late,
                                    outs, [self._areas(c) for c in sets],
                                    learning=self._learning)
             return [None if index is None else self.required[index] for index in found]

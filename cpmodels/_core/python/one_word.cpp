@@ -258,7 +258,7 @@ int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t>
                nb::handle table, nb::handle settled, Array<uint64_t> calls,
                Array<const int64_t> holes, Array<const int64_t> held, Array<const int64_t> group,
                Array<const int64_t> index, Array<const uint64_t> bit, Array<int64_t> order,
-               Array<uint8_t> front, Array<const int64_t> forced, Array<const int64_t> shape,
+               Array<uint8_t> front, Array<int64_t> late, Array<const int64_t> forced, Array<const int64_t> shape,
                bool learning, Array<int64_t> failure, Array<int64_t> decided,
                Array<const int64_t> stop) {
     Kept kept;
@@ -279,8 +279,9 @@ int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t>
     require(held.shape(0) == n && held.shape(1) == in.hole_cols,
             "the held holes are not one row a date, as wide as the holes");
     require(group.ndim() == 1 && group.size() == n && index.size() == n && bit.size() == n &&
-                order.ndim() == 1 && order.size() == n && front.size() == n,
-            "the dates' groups, combinations, order and front are not one a date");
+                order.ndim() == 1 && order.size() == n && front.size() == n &&
+                late.size() == n,
+            "the dates' groups, combinations, order, front and failures are not one a date");
     check_index(index, c.n_index);
     std::vector<uint8_t> seen(n, 0);
     for (size_t d = 0; d < n; ++d) {
@@ -288,6 +289,8 @@ int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t>
         require(g >= 0 && (uint64_t)g < n, "a date's group is out of range");
         require(o >= 0 && (uint64_t)o < n && !seen[o], "the order is not every date once");
         require(front.data()[d] <= 1, "the front holds 0 or 1 a date");
+        require(late.data()[d] >= 0 && late.data()[d] < (int64_t(1) << 62),
+                "a date's count of failures is out of range");
         seen[o] = 1;
     }
     check_prefixes(forced, c.n_options, 2);
@@ -312,6 +315,7 @@ int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t>
     in.bit = bit.data();
     in.order = order.data();
     in.front = front.data();
+    in.late = late.data();
     in.forced = forced.data();
     in.shape = shape.data();
     in.fills = reinterpret_cast<const uint8_t*>(fills.data());
@@ -346,7 +350,8 @@ void bind_one_word(nb::module_& m) {
     m.def("design", &design, nb::arg("layout"), nb::arg("fills"), nb::arg("limits"),
           nb::arg("table"), nb::arg("settled"), nb::arg("calls").noconvert(), nb::arg("holes"),
           nb::arg("held"), nb::arg("group"), nb::arg("index"), nb::arg("bit"),
-          nb::arg("order").noconvert(), nb::arg("front").noconvert(), nb::arg("forced"),
+          nb::arg("order").noconvert(), nb::arg("front").noconvert(),
+          nb::arg("late").noconvert(), nb::arg("forced"),
           nb::arg("shape"), nb::arg("learning"), nb::arg("failure").noconvert(),
           nb::arg("decided").noconvert(), nb::arg("stop").noconvert(),
           "A design's sets decided date by date on the reach search (see design/search.py).");

@@ -11,6 +11,8 @@
 namespace cpcore {
 namespace {
 
+const uint64_t PROBES = 8;  // the commonest first failures past the front, tried first
+
 // The work buffer cut into its arrays (cpcore_design_work_words words in all): the tasks
 // of one reach search (rows of holes), the starts of their wanted dates, the wanted
 // combinations (index, bit) and their dates, what the search found of each; each date's
@@ -72,9 +74,19 @@ class Decider {
             for (uint64_t r = 0; r < rows; ++r)
                 if (k_.found[r] == 0) return k_.date[r];
         }
+        // The commonest first failures past the front so far (at most PROBES), one search
+        // each in the order: the first that fails bounds the groups' dates.
+        int64_t first = -1;
+        rows = probes(wanted = 0);
+        if (rows > 0) {
+            if (!search(rows)) return CPCORE_STOPPED;
+            for (uint64_t r = 0; r < rows && first < 0; ++r) {
+                k_.answered[k_.date[r]] = k_.found[r];
+                if (k_.found[r] == 0) first = k_.date[r];
+            }
+        }
         // The others: one search a group of held holes, of the dates not answered before
         // the first failure found so far, until none is left.
-        int64_t first = -1;
         for (;;) {
             const uint64_t before = first < 0 ? n : (uint64_t)k_.pos[first];
             for (uint64_t g = 0; g < n; ++g) k_.slot[g] = -1;
@@ -91,7 +103,7 @@ class Decider {
                 }
                 ++k_.count[k_.slot[g]];
             }
-            if (groups == 0) return first < 0 ? (int64_t)n : first;
+            if (groups == 0) return failed_late(first);
             k_.starts[0] = 0;
             for (uint64_t t = 0; t < groups; ++t) {
                 k_.starts[t + 1] = k_.starts[t] + k_.count[t];
@@ -115,11 +127,50 @@ class Decider {
                 }
             }
             // With none failing, every group was searched: nothing before ``first`` is left.
-            if (!failed) return first < 0 ? (int64_t)n : first;
+            if (!failed) return failed_late(first);
         }
     }
 
   private:
+    // A first failure past the front counted (n_dates when there is none).
+    int64_t failed_late(int64_t first) {
+        if (first < 0) return (int64_t)in_.n_dates;
+        ++in_.late[first];
+        return first;
+    }
+
+    // The probes as tasks from ``wanted`` on, in the order: the dates past the front that
+    // failed first most often (at least once; ties: the earlier in the order). Returns how
+    // many.
+    uint64_t probes(uint64_t wanted) {
+        int64_t best[PROBES];
+        uint64_t found = 0;
+        for (uint64_t p = 0; p < in_.n_dates; ++p) {
+            const int64_t d = in_.order[p];
+            if (in_.front[d] || in_.late[d] <= 0) continue;
+            uint64_t at = found < PROBES ? found++ : PROBES;
+            while (at > 0 && in_.late[best[at - 1]] < in_.late[d]) {
+                if (at < PROBES) best[at] = best[at - 1];
+                --at;
+            }
+            if (at < PROBES) best[at] = d;
+        }
+        // Back in the order (insertion by position: at most PROBES of them).
+        for (uint64_t i = 1; i < found; ++i)
+            for (uint64_t j = i; j > 0 && k_.pos[best[j]] < k_.pos[best[j - 1]]; --j) {
+                const int64_t t = best[j];
+                best[j] = best[j - 1];
+                best[j - 1] = t;
+            }
+        k_.starts[0] = 0;
+        for (uint64_t r = 0; r < found; ++r) {
+            task(r, in_.holes, best[r]);
+            want(wanted, best[r]);
+            k_.starts[r + 1] = (int64_t)wanted;
+        }
+        return found;
+    }
+
     // Row ``row`` of the tasks: date d's row of ``from`` (its holes, or those held).
     void task(uint64_t row, const int64_t* from, int64_t d) {
         for (uint64_t c = 0; c < in_.hole_cols; ++c)

@@ -360,7 +360,7 @@ class Searches:
         return reach_dates(layout, self.cover, holes, self.reach_left_open)
 
     def design_call(self, dates: ReachDates, order: np.ndarray, front: np.ndarray,
-                    sets: Sequence[Sequence[int]], areas: Sequence[Sequence[int]],
+                    late: np.ndarray, sets: Sequence[Sequence[int]], areas: Sequence[Sequence[int]],
                     learning: bool) -> Call:
         """The call that decides each set (``sets[s]``: its forced options, ``areas[s]``
         its pieces' areas) date by date (``design_kernel``); ``out[s]``: the first date of
@@ -377,7 +377,8 @@ class Searches:
         failure = np.full(len(sets), -1, dtype=np.int64)
         decided = np.zeros(1, dtype=np.int64)
         return Call(design_kernel, (layout, fills, limits, table.kernel, settled.kernel,
-                                    self._reach_calls, dates, order, front, task_array(sets),
+                                    self._reach_calls, dates, order, front, late,
+                                    task_array(sets),
                                     shape, learning, failure, decided, table.stop_flag),
                     table, failure)
 

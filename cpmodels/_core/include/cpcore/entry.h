@@ -145,7 +145,9 @@ void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced, uint
  * required date in the learnt order that no solution holds, or none. Each set asks the
  * reach search (cpcore_reach, on its tables) first for the dates at the front of the order
  * (those that rejected a set while the order was learnt), one search each, then for the
- * others grouped by their holes but the group left open (``held``), one search a group,
+ * eight dates past it that failed first most often (``late``: counted by every call), one
+ * search each, then for the others grouped by their holes but the group left open
+ * (``held``), one search a group,
  * which ends at its first date without a solution; the search goes on with the dates before
  * that one until none is left. With ``learning``, each failure moves its date to the front
  * of ``order`` (the order the next sets of the call and of later calls try). A date is a
@@ -164,6 +166,7 @@ typedef struct cpcore_design_input {
     const uint64_t* bit;        /* [n_dates] */
     int64_t* order;             /* [n_dates] every date once, the first tried first */
     uint8_t* front;             /* [n_dates] 1: a date searched alone, ahead of the groups */
+    int64_t* late;              /* [n_dates] how often each was a first failure past it */
     uint64_t n_sets, forced_cols;
     const int64_t* forced;      /* [n_sets, forced_cols] each set's options (-1 pads) */
     const int64_t* shape;       /* [n_sets] each set's region sizes: a row of fills */

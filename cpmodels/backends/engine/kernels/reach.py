@@ -69,16 +69,19 @@ def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray
 
 def design_kernel(L: ReachLayout, fills: np.ndarray, limits: np.ndarray, table: Table,
                   settled: Table, calls: np.ndarray, dates: ReachDates, order: np.ndarray,
-                  front: np.ndarray, forced: np.ndarray, shape: np.ndarray, learning: bool,
-                  failure: np.ndarray, decided: np.ndarray, stop: np.ndarray) -> None:
+                  front: np.ndarray, late: np.ndarray, forced: np.ndarray,
+                  shape: np.ndarray, learning: bool, failure: np.ndarray,
+                  decided: np.ndarray, stop: np.ndarray) -> None:
     """A design's sets decided date by date (the core's ``cpcore_design``, with the GIL
     released): ``failure[s]`` is the first date in ``order`` that set ``s`` (row ``s`` of
     ``forced``: its options left out; ``shape[s]``: its row of ``fills`` and ``limits``)
     cannot be solved on, ``len(order)`` when it solves them all. The dates of ``front``
-    are searched alone, the others by groups; with ``learning``, a set's failure moves its
+    are searched alone, then the (at most eight) dates past it that ``late`` counts most
+    often as a first failure (each call counts them), the others by groups; with
+    ``learning``, a set's failure moves its
     date to the front of ``order`` and into ``front``. ``calls`` marks the reach search's
     table entries as :func:`reach_kernel`'s ``mark`` does; ``decided[0]`` counts the sets
     decided as they are."""
     _native.design(L, fills, limits, table, settled, calls, dates.holes, dates.held,
-                   dates.group, dates.index, dates.bit, order, front, forced, shape,
+                   dates.group, dates.index, dates.bit, order, front, late, forced, shape,
                    bool(learning), failure, decided, stop)
