@@ -88,6 +88,7 @@ class Design:
     _draws: list[list[int]] = field(init=False)  # per draw, its pieces' indices
     _learnt: LearntOrder = field(init=False)  # the order required combinations are tried
     _learning: bool = field(init=False, default=False)
+    _passed: set[tuple[int, ...]] = field(init=False, default_factory=set)  # while learning
     _compiled: dict[bool, _Compiled] = field(init=False, default_factory=dict)
     _task_order: list[tuple[str, ...]] = field(init=False, default_factory=list)
 
@@ -347,7 +348,12 @@ class Design:
                 compiled = self._cover(face_up)
                 held = ([tuple(compiled.sides[i][0] for i in chosen) for chosen in first]
                         if face_up else first)
-                self._first_failures(compiled, held, first)
+                failures = self._first_failures(compiled, held, first)
+                if not face_up:
+                    # Passing every combination does not hang on their order: kept, so
+                    # the set is not searched again. (A failure is found again: which
+                    # combination fails first depends on the final order.)
+                    self._passed = {tuple(c) for c, f in zip(first, failures) if f is None}
         finally:
             self._learning = False
 
@@ -370,8 +376,10 @@ class Design:
         """Decide a run of candidate sets (a unit of work for a worker process): which
         solve every required combination, in one call of the core, then what the working
         ones do."""
-        failures = self._first_failures(self._cover(False), unit, unit)
-        return [self._verdict(chosen, failure) for chosen, failure in zip(unit, failures)]
+        searched = [tuple(chosen) for chosen in unit if tuple(chosen) not in self._passed]
+        failures = dict(zip(searched, self._first_failures(self._cover(False), searched,
+                                                           searched)))
+        return [self._verdict(chosen, failures.get(tuple(chosen))) for chosen in unit]
 
     def decide(self, chosen: Sequence[int]) -> Verdict:
         """Whether the set solves every required date (and face up, with some choice of
