@@ -179,8 +179,7 @@ def test_face_up_tries_every_choice_of_sides(tmp_path):
     picks = list(itertools.product(*(compiled.sides[i] for i in chosen)))
     assert len(picks) == 2 ** 5  # L N P Y Z are chiral; O6 U V are not
     for pick in picks:
-        failure = design._first_failure(compiled, design._left_out(compiled, pick),
-                                        design._regions(chosen), design._areas(chosen))
+        [failure] = design._first_failures(compiled, [pick], [chosen])
         assert failure is not None
         sided = design.board.model_copy(update={"pieces": [compiled.pieces[k] for k in pick]})
         cover = packing_instance(Query.of(sided, labels=list(failure), face_up=True)).cover

@@ -6,11 +6,13 @@ from __future__ import annotations
 import itertools
 import json
 
+import numpy as np
 import pytest
 from conftest import SPECS
 
 from cpmodels.design import Design, Verdict, best_sets, load_board, ranked, run_design
 from cpmodels.design.reaching import LearntOrder
+from cpmodels.errors import OutOfTime
 from cpmodels.spec.loading import load_design
 
 DESIGNS = SPECS / "designs"
@@ -38,7 +40,7 @@ def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
     assert not dates._cover(False).session.reaches
     new, old = run_design(reach), run_design(dates)
     # learnt by reach searches, and date by date
-    assert reach._learnt.order == dates._learnt.order
+    assert reach._learnt.order.tolist() == dates._learnt.order.tolist()
     assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
     assert sum(v.works for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
 
@@ -50,13 +52,14 @@ def test_weekday_sets_get_the_same_verdict_and_first_failure():
     reach = _design("weekday_pentominoes_tetrominoes", with_counts=False)
     reach.learn_order(6)
     dates = _date_by_date(_design("weekday_pentominoes_tetrominoes", with_counts=False))
-    dates._learnt = LearntOrder(list(reach._learnt.order), set(reach._learnt.front))
+    dates._learnt = LearntOrder(reach._learnt.order.copy(), reach._learnt.front.copy(),
+                                reach._learnt.late.copy())
     sample = list(itertools.islice(reach.candidates(), 6, None, 331))
     new = [reach.decide(c) for c in sample]
     old = [dates.decide(c) for c in sample]
     assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
     assert any(v.works for v in new) and any(not v.works for v in new)
-    front = {reach.required[i] for i in reach._learnt.front}
+    front = {reach.required[i] for i in np.flatnonzero(reach._learnt.front)}
     assert any(v.first_failure is not None and v.first_failure not in front for v in new)
 
 
@@ -83,18 +86,16 @@ def test_the_reach_search_answers_each_combination_as_the_dates_do():
         assert [reached[i] for i in range(len(each))] == whole == each
 
 
-def test_a_set_decided_by_its_counts_gets_the_same_verdict_and_counts():
-    """With counts, a set past the learnt front is counted at once and its counts decide
-    it: the same verdicts and first failures as the existence searches, the same counts;
-    the sets that fail after the front meet the count that stops at a date without
-    solutions."""
+def test_a_set_counted_gets_the_same_verdict_and_counts():
+    """With counts, the sets past the learnt front get the verdicts and first failures of
+    the existence searches, and the working ones the counts of a count of each alone."""
     searched = _design("apad_rectangle_pentominoes", with_counts=False)
     by_search = dict(zip(searched.candidates(), run_design(searched)))
     counted = _design("apad_rectangle_pentominoes")
     counted.learn_order()
-    assert counted._learnt.order == searched._learnt.order
+    assert counted._learnt.order.tolist() == searched._learnt.order.tolist()
     assert counted._cover(False).session.reaches
-    front = {counted.required[i] for i in counted._learnt.front}
+    front = {counted.required[i] for i in np.flatnonzero(counted._learnt.front)}
     late = [c for c, v in by_search.items() if v.first_failure not in front]  # and working
     assert len(late) > 37
     working = 0
@@ -164,3 +165,59 @@ def test_design_best_on_the_command_line(run_cli):
     with pytest.raises(SystemExit) as refused:  # not a positive whole number
         run_cli("design", design, "--best", "0")
     assert refused.value.code == 2
+
+
+def _first_failure_alone(design: Design, chosen: tuple[int, ...]) -> tuple[str, ...] | None:
+    """The oracle: the required dates in the learnt order, each searched alone (a first
+    solution with every hole forced), up to the first without a solution."""
+    compiled = design._cover(False)
+    out = design._left_out(compiled, chosen)
+    regions = design._regions(chosen)
+    for i in design._learnt.order.tolist():
+        if not compiled.session.exists([[*out, *compiled.holes[i]]], regions=regions)[0]:
+            return design.required[i]
+    return None
+
+
+@pytest.mark.parametrize(("name", "learn", "step"), [
+    ("apad_rectangle_pentominoes", 0, 53), ("apad_rectangle_pentominoes", 12, 41),
+    ("weekday_pentominoes_tetrominoes", 8, 997)])
+def test_the_cores_first_failures_are_the_dates_searched_alone(name, learn, step):
+    """Each set's first failure as the core decides it (dates at the front alone, the
+    others by groups of held holes, in one call for all the sets) is the first date of the
+    learnt order that a first-solution search of the date alone finds without a
+    solution."""
+    design = _design(name, with_counts=False)
+    design.learn_order(learn)
+    compiled = design._cover(False)
+    sample = list(itertools.islice(design.candidates(), 0, None, step))
+    found = design._first_failures(compiled, sample, sample)
+    assert found == [_first_failure_alone(design, chosen) for chosen in sample]
+    assert None in found and any(f is not None for f in found)
+
+
+def test_the_order_is_learnt_as_the_dates_searched_alone_learn_it():
+    """Learning in the core moves each set's first failure to the front of the order, as
+    a set after set of first failures found date by date does."""
+    design = _design("apad_rectangle_pentominoes", with_counts=False)
+    design.learn_order(24)
+    oracle = _design("apad_rectangle_pentominoes", with_counts=False)
+    for chosen in itertools.islice(oracle.candidates(), 24):
+        failure = _first_failure_alone(oracle, chosen)
+        if failure is not None:
+            oracle._learnt.move_to_front(oracle.required.index(failure))
+    assert design._learnt.order.tolist() == oracle._learnt.order.tolist()
+    assert design._learnt.front.tolist() == oracle._learnt.front.tolist()
+    assert int(design._learnt.front.sum()) >= 2
+
+
+def test_a_design_decision_stopped_decides_nothing_more():
+    """The session stopped before the core's decision: it raises OutOfTime at once, and
+    the order learnt so far is left as it was."""
+    design = _design("apad_rectangle_pentominoes", with_counts=False)
+    design.learn_order(8)
+    before = design._learnt.order.copy()
+    design.stop()
+    with pytest.raises(OutOfTime):
+        design.run(list(itertools.islice(design.candidates(), 50)))
+    assert design._learnt.order.tolist() == before.tolist()

@@ -13,7 +13,6 @@ from conftest import SPECS
 from cpmodels.backends.engine.kernels.memo import NODES
 from cpmodels.backends.engine.layouts.reach import _reach_layout, reach_layout
 from cpmodels.design import Design, load_board
-from cpmodels.design.reaching import LearntOrder
 from cpmodels.errors import OutOfTime
 from cpmodels.spec.loading import load_design
 
@@ -153,25 +152,3 @@ def test_the_scan_meets_last_the_group_with_the_most_labels():
                                                     for m in other.opt_cells])),
                                   np.sort(np.array([bin(int(m)).count("1")
                                                     for m in layout.opt_cells])))
-
-
-def test_the_first_failures_tried_first_do_not_change_a_verdict():
-    """Whatever dates a process has seen fail past the front (the searches try the
-    commonest first), every set gets the same verdict and first failure: here with dates
-    that fail for some sets, dates that never do, and dates of the front itself."""
-    plain = _design("weekday_pentominoes_tetrominoes")
-    plain.learn_order(16)
-    seeded = _design("weekday_pentominoes_tetrominoes")
-    seeded._learnt = LearntOrder(list(plain._learnt.order), set(plain._learnt.front))
-    index = {combo: i for i, combo in enumerate(seeded.required)}
-    for combo, times in [(("Nov", "6", "Mon"), 9), (("Feb", "8", "Wed"), 7),
-                         (("Jan", "27", "Mon"), 5), (("Dec", "24", "Thu"), 3),
-                         (("Jul", "4", "Sat"), 2)]:
-        seeded._learnt.late[index[combo]] = times
-    seeded._learnt.late.update({i: 1 for i in list(seeded._learnt.front)[:3]})
-    candidates = list(plain.candidates())
-    sample = [candidates[k] for k in (0, 358, 538, 1001, 2002, 4003, 6004, 7919)]
-    old = [plain.decide(c).as_dict() for c in sample]
-    new = [seeded.decide(c).as_dict() for c in sample]
-    assert new == old
-    assert any(v["works"] for v in old) and any(not v["works"] for v in old)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine import EngineSession, Regions, workers_for
 from cpmodels.cover import ItemKind
-from cpmodels.design.reaching import LearntOrder, first_failure, front_failure
+from cpmodels.design.reaching import LearntOrder
 from cpmodels.design.verdicts import Side, Verdict
 from cpmodels.errors import InputError, OutOfTime, TooManySets
 from cpmodels.geometry import (
@@ -43,6 +43,7 @@ from cpmodels.sweep import TallyPlan
 
 if TYPE_CHECKING:
     from cpmodels.backends.engine import Cluster
+    from cpmodels.backends.engine.layouts.reach import ReachDates
 
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
 DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share
@@ -63,6 +64,8 @@ class _Compiled:
     session: EngineSession
     left_out: dict[int, int]  # piece index (face up: side index) -> its left-out option
     holes: list[tuple[int, ...]] = field(default_factory=list)  # required combo -> options
+    dates: ReachDates | None = None  # the holes as the core's design decision reads them
+    # (made when first asked: only a cover the reach search suits has them)
     sides: list[list[int]] = field(default_factory=list)  # face up: piece -> as drawn, mirrored
     pieces: list[Piece] = field(default_factory=list)  # the cover's pieces (face up: sides)
 
@@ -97,7 +100,7 @@ class Design:
                                  "all-combinations")
             combos = [c for c in combos if self.board.real_date(c) is not None]
         self.required = combos
-        self._learnt = LearntOrder(list(range(len(combos))))
+        self._learnt = LearntOrder.of(len(combos))
         self.pieces = list(self.spec.fixed)
         self._draws = []
         by_shape: dict[tuple, int] = {}
@@ -211,10 +214,6 @@ class Design:
         for compiled in list(self._compiled.values()):
             compiled.session.stop()
 
-    def run(self, unit: Sequence[tuple[int, ...]]) -> list[Verdict]:
-        """Decide a run of candidate sets (a unit of work for a worker process)."""
-        return [self.decide(chosen) for chosen in unit]
-
     def check_area(self) -> None:
         """That some set the draws allow covers the board's free cells exactly, else an
         :class:`InputError` with the arithmetic: what the board leaves, what the fixed
@@ -283,8 +282,8 @@ class Design:
                 cover.placements.append(Placement(pieces[k].name, (), OptionKind.LEFT_OUT))
             holes = [plan.holes(combo) for combo in self.required]
             session = plan.session(dead_slots=DEAD_STATES)
-            self._compiled[face_up] = _Compiled(
-                plan, session, left_out, holes=holes, sides=sides, pieces=pieces)
+            self._compiled[face_up] = _Compiled(plan, session, left_out, holes=holes,
+                                                sides=sides, pieces=pieces)
         return self._compiled[face_up]
 
     def _left_out(self, compiled: _Compiled, chosen: Sequence[int]) -> tuple[int, ...]:
@@ -300,55 +299,63 @@ class Design:
         areas = self._areas(chosen)
         return EngineSession.regions_for(areas, self.area)
 
-    def _first_failure(self, compiled: _Compiled, out: Sequence[int], regions: Regions,
-                       areas: Sequence[int]) -> tuple[str, ...] | None:
-        """The first required combination, in the order combinations are tried, that no
-        solution covers with the options of ``out`` forced (pieces left out), or None.
-        While the order is being learnt, a failing combination moves to its front.
-        ``regions``: the set's (every hole is forced, so its pieces fill what is left);
-        ``areas``: its pieces' areas."""
+    def _first_failures(self, compiled: _Compiled, held: Sequence[Sequence[int]],
+                        sets: Sequence[Sequence[int]]) -> list[tuple[str, ...] | None]:
+        """For each set (``sets[k]``, whose pieces or sides ``held[k]`` the cover holds),
+        the first required combination, in the order combinations are tried, that no
+        solution covers, or None. While the order is being learnt, a failing combination
+        moves to its front, for the sets after it too. On a cover the reach search suits,
+        the core decides the sets in one call (``EngineSession.design``); on another, each
+        set's combinations are one existence search, stopping at the first failure."""
         session = compiled.session
+        outs = [self._left_out(compiled, h) for h in held]
         if session.reaches:
-            index = first_failure(self._learnt, session, compiled.holes, out, areas)
-        else:
-            prefixes = [[*out, *compiled.holes[i]] for i in self._learnt.order]
-            answers = session.exists(prefixes, first_failure=True, regions=regions)
+            if compiled.dates is None:
+                compiled.dates = session.reach_dates(compiled.holes)
+            learnt = self._learnt
+            found = session.design(compiled.dates, learnt.order, learnt.front, learnt.late,
+                                   outs, [self._areas(c) for c in sets],
+                                   learning=self._learning)
+            return [None if index is None else self.required[index] for index in found]
+        failures: list[tuple[str, ...] | None] = []
+        for out, chosen in zip(outs, sets):
+            order = [int(i) for i in self._learnt.order]
+            answers = session.exists([[*out, *compiled.holes[i]] for i in order],
+                                     first_failure=True, regions=self._regions(chosen))
             failed = next((k for k, ok in enumerate(answers) if ok is False), None)
-            index = None if failed is None else self._learnt.order[failed]
-        if index is None:
-            return None
-        if self._learning:
-            self._learnt.move_to_front(index)
-        return self.required[index]
+            if failed is not None and self._learning:
+                self._learnt.move_to_front(order[failed])
+            failures.append(None if failed is None else self.required[order[failed]])
+        return failures
 
     def learning_sets(self) -> int:
         """How many candidates :meth:`learn_order` learns from: a few dozen, more for a
-        large design (each is decided, so a set passed there is not searched again)."""
+        large design."""
         return max(LEARN_FROM, min(LEARN_MOST, self.count_candidates() // LEARN_SHARE))
 
     def learn_order(self, sets: int | None = None) -> None:
         """Settle the order in which combinations are tried: the ones that reject the first
         ``sets`` candidates (by default :meth:`learning_sets`) go first, then the order is
-        frozen. Every set's first failure is
-        then the first in that order, whatever sets were decided before it, in whichever
-        process (so ``--jobs`` and ``--resume`` give the same verdicts)."""
+        frozen. Every set's first failure is then the first in that order, whatever sets
+        were decided before it, in whichever process (so ``--jobs`` and ``--resume`` give
+        the same verdicts)."""
         sets = self.learning_sets() if sets is None else sets
-        self._learnt.order = list(range(len(self.required)))
-        self._learnt.front = set()
-        self._passed = set()
+        self._learnt = LearntOrder.of(len(self.required))
+        first = list(itertools.islice(self.candidates(), sets))
         self._learning = True
-        for face_up in (False, True) if self.spec.face_up else (False,):
-            compiled = self._cover(face_up)
-            for chosen in itertools.islice(self.candidates(), sets):
-                held = tuple(compiled.sides[i][0] for i in chosen) if face_up else chosen
-                failure = self._first_failure(compiled, self._left_out(compiled, held),
-                                              self._regions(chosen), self._areas(chosen))
-                if failure is None and not face_up:
+        try:
+            for face_up in (False, True) if self.spec.face_up else (False,):
+                compiled = self._cover(face_up)
+                held = ([tuple(compiled.sides[i][0] for i in chosen) for chosen in first]
+                        if face_up else first)
+                failures = self._first_failures(compiled, held, first)
+                if not face_up:
                     # Passing every combination does not hang on their order: kept, so
                     # the set is not searched again. (A failure is found again: which
                     # combination fails first depends on the final order.)
-                    self._passed.add(tuple(chosen))
-        self._learning = False
+                    self._passed = {tuple(c) for c, f in zip(first, failures) if f is None}
+        finally:
+            self._learning = False
 
     def _face_up_sides(self, chosen: Sequence[int]) -> tuple[list[Side] | None,
                                                              tuple[str, ...] | None]:
@@ -356,52 +363,34 @@ class Design:
         None and the combination that rejected the pieces as drawn."""
         compiled = self._cover(True)
         options = [compiled.sides[i] for i in chosen]
-        regions = self._regions(chosen)
         as_drawn_failure = None
         for pick in itertools.product(*options):
-            failure = self._first_failure(compiled, self._left_out(compiled, pick), regions,
-                                          self._areas(chosen))
+            [failure] = self._first_failures(compiled, [pick], [chosen])
             if failure is None:
                 return [Side(self.pieces[i].name, mirrored=side != compiled.sides[i][0])
                         for i, side in zip(chosen, pick)], None
             as_drawn_failure = as_drawn_failure or failure
         return None, as_drawn_failure
 
-    def _decide_by_counts(self, compiled: _Compiled, chosen: Sequence[int],
-                          ) -> tuple[tuple[str, ...] | None,
-                                     dict[tuple[str, ...], int] | None]:
-        """A set to be counted if it works, decided by its counts: the dates that rejected
-        a set while the order was learnt are searched first (most failing sets fail
-        there); then the set is counted, which decides the other dates too (a set works
-        when every required date has a solution), so a working set is not searched for
-        existence at all. A count that finds a date with no solution stops, and the
-        reach search names the first failure in the learnt order. The first failure, or
-        None and the counts."""
-        out = self._left_out(compiled, chosen)
-        areas = self._areas(chosen)
-        index = front_failure(self._learnt, compiled.session, compiled.holes, out, areas)
-        counts = None
-        if index is None:
-            counts = self.counts(chosen, floor=1)
-            if counts is None:
-                index = first_failure(self._learnt, compiled.session, compiled.holes, out,
-                                      areas)
-                assert index is not None  # a required date has no solution
-        return (None if index is None else self.required[index]), counts
+    def run(self, unit: Sequence[tuple[int, ...]]) -> list[Verdict]:
+        """Decide a run of candidate sets (a unit of work for a worker process): which
+        solve every required combination, in one call of the core, then what the working
+        ones do."""
+        searched = [tuple(chosen) for chosen in unit if tuple(chosen) not in self._passed]
+        failures = dict(zip(searched, self._first_failures(self._cover(False), searched,
+                                                           searched)))
+        return [self._verdict(chosen, failures.get(tuple(chosen))) for chosen in unit]
 
     def decide(self, chosen: Sequence[int]) -> Verdict:
         """Whether the set solves every required date (and face up, with some choice of
         sides, when asked), and its counts (pieces turned over freely) when it does."""
+        return self.run([tuple(chosen)])[0]
+
+    def _verdict(self, chosen: Sequence[int], failure: tuple[str, ...] | None) -> Verdict:
+        """The verdict of a set whose first failure (pieces turned over freely) is
+        ``failure``: face up, its sides decided; when it works, its counts and
+        difficulties as asked."""
         names = self.names(chosen)
-        compiled = self._cover(False)
-        counts = None
-        if tuple(chosen) in self._passed:
-            failure = None
-        elif self.with_counts and not self.spec.face_up and compiled.session.reaches:
-            failure, counts = self._decide_by_counts(compiled, chosen)
-        else:
-            failure = self._first_failure(compiled, self._left_out(compiled, chosen),
-                                          self._regions(chosen), self._areas(chosen))
         if failure is not None:
             return Verdict(names, False, failure)
         sides = None
@@ -411,8 +400,7 @@ class Design:
                 return Verdict(names, False, failure)
         verdict = Verdict(names, True, face_up_sides=sides)
         if self.with_counts:
-            if counts is None:
-                counts = self.counts(chosen)
+            counts = self.counts(chosen)
             assert counts is not None  # no floor: every task is counted
             self.add_counts(verdict, counts)
         if self.with_difficulty:

@@ -178,12 +178,9 @@ void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle
 }
 
 
-void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
-           Array<const int64_t> wanted_start, nb::handle layout, nb::handle regions,
-           nb::handle table, nb::handle settled, uint64_t mark, Array<const int64_t> index,
-           Array<const uint64_t> bit, Array<int64_t> found, bool first_failure,
-           Array<const int64_t> stop) {
-    Kept kept;
+// A reach layout (reach.py's ReachLayout) read into its struct and checked, its region
+// sizes left for the caller (fill and limit).
+cpcore_reach_layout reach_layout_of(nb::handle layout, Kept& kept) {
     cpcore_reach_layout c{};
     read_runs(layout, "n_units", "the layout has 1 to 64 units", c.n_units, kept, c);
     auto groups = kept.keep(field<const uint64_t>(layout, "group_cells", 1));
@@ -211,6 +208,23 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
     }
     if (c.a_stride == 0 || most_b >= c.a_stride || (most_a + 1) * c.a_stride > c.n_index)
         throw nb::value_error("the layout's labels index past its combinations");
+    return c;
+}
+
+// Wanted combinations' indices, each within the layout's.
+void check_index(const Array<const int64_t>& index, uint64_t n_index) {
+    for (size_t n = 0; n < index.size(); ++n)
+        if (index.data()[n] < 0 || (uint64_t)index.data()[n] >= n_index)
+            throw nb::value_error("a wanted combination's index is out of range");
+}
+
+void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
+           Array<const int64_t> wanted_start, nb::handle layout, nb::handle regions,
+           nb::handle table, nb::handle settled, uint64_t mark, Array<const int64_t> index,
+           Array<const uint64_t> bit, Array<int64_t> found, bool first_failure,
+           Array<const int64_t> stop) {
+    Kept kept;
+    cpcore_reach_layout c = reach_layout_of(layout, kept);
     auto fill = kept.keep(field<const bool>(regions, "fill"));
     if (fill.ndim() != 2 || fill.shape(0) < c.n_groups + 1)
         throw nb::value_error("the region sizes have a row for each number of holes");
@@ -229,15 +243,93 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
         if (ws[r] < 0 || ws[r] > ws[r + 1] || (uint64_t)ws[r + 1] > index.size() ||
             index.size() != bit.size() || index.size() > found.size())
             throw nb::value_error("the wanted combinations do not match their starts");
-    for (size_t n = 0; n < index.size(); ++n)
-        if (index.data()[n] < 0 || (uint64_t)index.data()[n] >= c.n_index)
-            throw nb::value_error("a wanted combination's index is out of range");
+    check_index(index, c.n_index);
     std::vector<uint64_t> need(c.n_index, 0);
     const int64_t* flag = stop_flag(stop);
     nb::gil_scoped_release released;
     cpcore_reach(&c, forced.data(), forced.size(), tasks.data(), rows, tasks.shape(1), ws, &t,
                  &s, mark, index.data(), bit.data(), found.data(), found.size(),
                  first_failure, need.data(), flag);
+}
+
+// A design's sets decided on the reach layout (entry.h's cpcore_design): every array is
+// checked against the layout and the others before the GIL is released.
+int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t> limits,
+               nb::handle table, nb::handle settled, Array<uint64_t> calls,
+               Array<const int64_t> holes, Array<const int64_t> held, Array<const int64_t> group,
+               Array<const int64_t> index, Array<const uint64_t> bit, Array<int64_t> order,
+               Array<uint8_t> front, Array<int64_t> late, Array<const int64_t> forced, Array<const int64_t> shape,
+               bool learning, Array<int64_t> failure, Array<int64_t> decided,
+               Array<const int64_t> stop) {
+    Kept kept;
+    cpcore_design_input in{};
+    cpcore_reach_layout c = reach_layout_of(layout, kept);
+    cpcore_one_word_table t = table_of(table, 4, kept);
+    cpcore_one_word_table s = table_of(settled, 4, kept);
+    in.layout = &c;
+    in.reached = &t;
+    in.settled = &s;
+    require(calls.size() == 1 && decided.size() == 1, "calls and decided hold one number each");
+    in.calls = calls.data();
+    check_prefixes(holes, c.n_options, 2);
+    check_prefixes(held, c.n_options, 2);
+    in.n_dates = holes.shape(0);
+    in.hole_cols = holes.shape(1);
+    const uint64_t n = in.n_dates;
+    require(held.shape(0) == n && held.shape(1) == in.hole_cols,
+            "the held holes are not one row a date, as wide as the holes");
+    require(group.ndim() == 1 && group.size() == n && index.size() == n && bit.size() == n &&
+                order.ndim() == 1 && order.size() == n && front.size() == n &&
+                late.size() == n,
+            "the dates' groups, combinations, order, front and failures are not one a date");
+    check_index(index, c.n_index);
+    std::vector<uint8_t> seen(n, 0);
+    for (size_t d = 0; d < n; ++d) {
+        const int64_t g = group.data()[d], o = order.data()[d];
+        require(g >= 0 && (uint64_t)g < n, "a date's group is out of range");
+        require(o >= 0 && (uint64_t)o < n && !seen[o], "the order is not every date once");
+        require(front.data()[d] <= 1, "the front holds 0 or 1 a date");
+        require(late.data()[d] >= 0 && late.data()[d] < (int64_t(1) << 62),
+                "a date's count of failures is out of range");
+        seen[o] = 1;
+    }
+    check_prefixes(forced, c.n_options, 2);
+    in.n_sets = forced.shape(0);
+    in.forced_cols = forced.shape(1);
+    require(shape.ndim() == 1 && shape.size() == in.n_sets && failure.size() >= in.n_sets,
+            "the sets' region sizes and failures are not one a set");
+    require(fills.ndim() == 3 && fills.shape(1) == c.n_groups + 1 && limits.ndim() == 1 &&
+                limits.size() == fills.shape(0),
+            "the region sizes are not a row for each number of holes, a limit a shape");
+    in.n_shapes = fills.shape(0);
+    in.fill_cols = fills.shape(2);
+    for (size_t k = 0; k < in.n_shapes; ++k)
+        require(limits.data()[k] <= in.fill_cols, "a region limit is past the sizes");
+    for (size_t k = 0; k < in.n_sets; ++k)
+        require(shape.data()[k] >= 0 && (uint64_t)shape.data()[k] < in.n_shapes,
+                "a set's region sizes are out of range");
+    in.holes = holes.data();
+    in.held = held.data();
+    in.group = group.data();
+    in.index = index.data();
+    in.bit = bit.data();
+    in.order = order.data();
+    in.front = front.data();
+    in.late = late.data();
+    in.forced = forced.data();
+    in.shape = shape.data();
+    in.fills = reinterpret_cast<const uint8_t*>(fills.data());
+    in.limits = limits.data();
+    in.learning = learning;
+    in.failure = failure.data();
+    in.decided = decided.data();
+    std::vector<int64_t> work(cpcore_design_work_words(n, in.hole_cols));
+    std::vector<uint64_t> need(c.n_index, 0);
+    in.work = work.data();
+    in.need = need.data();
+    in.stop = stop_flag(stop);
+    nb::gil_scoped_release released;
+    return cpcore_design(&in);
 }
 
 }  // namespace
@@ -255,6 +347,14 @@ void bind_one_word(nb::module_& m) {
           nb::arg("mark"), nb::arg("index"), nb::arg("bit"), nb::arg("found"),
           nb::arg("first_failure"), nb::arg("stop").noconvert(),
           "One reach search per task (see reach.py).");
+    m.def("design", &design, nb::arg("layout"), nb::arg("fills"), nb::arg("limits"),
+          nb::arg("table"), nb::arg("settled"), nb::arg("calls").noconvert(), nb::arg("holes"),
+          nb::arg("held"), nb::arg("group"), nb::arg("index"), nb::arg("bit"),
+          nb::arg("order").noconvert(), nb::arg("front").noconvert(),
+          nb::arg("late").noconvert(), nb::arg("forced"),
+          nb::arg("shape"), nb::arg("learning"), nb::arg("failure").noconvert(),
+          nb::arg("decided").noconvert(), nb::arg("stop").noconvert(),
+          "A design's sets decided date by date on the reach search (see design/search.py).");
 }
 
 }  // namespace cpbind

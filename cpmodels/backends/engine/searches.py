@@ -46,7 +46,7 @@ from cpmodels.backends.engine.kernels.general import (
 from cpmodels.backends.engine.kernels.memo import DEFAULT_MEMO_SLOTS as DEFAULT_MEMO_SLOTS
 from cpmodels.backends.engine.kernels.memo import STATS, Memo
 from cpmodels.backends.engine.kernels.one_word import count_one_word, tally_one_word
-from cpmodels.backends.engine.kernels.reach import reach_kernel
+from cpmodels.backends.engine.kernels.reach import design_kernel, reach_kernel
 from cpmodels.backends.engine.kernels.words import (
     WordLayout,
     exists_words,
@@ -62,10 +62,12 @@ from cpmodels.backends.engine.layouts.cover import (
     one_word_layout,
 )
 from cpmodels.backends.engine.layouts.reach import (
+    ReachDates,
     ReachLayout,
     ReachRegions,
     WantedLists,
     left_open_holes,
+    reach_dates,
     reach_layout,
     reach_regions,
 )
@@ -195,7 +197,8 @@ class Searches:
         self._reach: ReachLayout | bool | None = None  # likewise, for reach questions
         self._reached: Memo | None = None
         self._settled: Memo | None = None  # the reach search's states settled for good
-        self._reach_calls = 1  # each reach search marks its table entries with its number
+        # Each reach search marks its table entries with a number of its own, from this.
+        self._reach_calls = np.ones(1, dtype=np.uint64)
         self._reach_regions: dict[tuple[int, ...], ReachRegions] = {}
         self._wanted = WantedLists()  # the last few lists the reach search was asked
 
@@ -342,12 +345,42 @@ class Searches:
         own."""
         layout, regions, index, bit, table, settled = self._reach_parts(wanted, areas)
         found = np.full(len(wanted), -1, dtype=np.int64)
-        mark = np.uint64(self._reach_calls + 1)
-        self._reach_calls += len(held) + 1
+        mark = np.uint64(self._reach_calls[0] + 1)
+        self._reach_calls[0] += len(held) + 1
         return Call(reach_kernel, (task_array([forced]).reshape(-1),
                                    task_array(list(held) or [()]), starts, layout, regions,
                                    table.kernel, settled.kernel, mark, index, bit, found,
                                    first_failure, table.stop_flag), table, found)
+
+    def reach_dates(self, holes: Sequence[Sequence[int]]) -> ReachDates:
+        """Dates (each its holes) as :meth:`design_call` asks them (only when
+        :attr:`reaches`)."""
+        layout = self._reach
+        assert isinstance(layout, ReachLayout)
+        return reach_dates(layout, self.cover, holes, self.reach_left_open)
+
+    def design_call(self, dates: ReachDates, order: np.ndarray, front: np.ndarray,
+                    late: np.ndarray, sets: Sequence[Sequence[int]], areas: Sequence[Sequence[int]],
+                    learning: bool) -> Call:
+        """The call that decides each set (``sets[s]``: its forced options, ``areas[s]``
+        its pieces' areas) date by date (``design_kernel``); ``out[s]``: the first date of
+        ``order`` it fails, ``len(order)`` when none."""
+        shapes: dict[tuple[int, ...], int] = {}
+        shape = np.array([shapes.setdefault(tuple(sorted(int(a) for a in set_areas)),
+                                             len(shapes)) for set_areas in areas],
+                         dtype=np.int64)
+        regions = [self._reach_parts((), key)[1] for key in shapes]
+        layout, _, _, _, table, settled = self._reach_parts((), ())
+        fills = np.ascontiguousarray(np.stack([r.fill for r in regions])) if regions else \
+            np.zeros((0, len(layout.group_cells) + 1, int(layout.n_cells) + 1), dtype=np.bool_)
+        limits = np.array([int(r.limit) for r in regions], dtype=np.uint64)
+        failure = np.full(len(sets), -1, dtype=np.int64)
+        decided = np.zeros(1, dtype=np.int64)
+        return Call(design_kernel, (layout, fills, limits, table.kernel, settled.kernel,
+                                    self._reach_calls, dates, order, front, late,
+                                    task_array(sets),
+                                    shape, learning, failure, decided, table.stop_flag),
+                    table, failure)
 
     def browser_plan(self) -> dict[str, tuple[str, dict[str, tuple]]]:
         """For each question the browser's engine answers (``tally``, ``exists``,

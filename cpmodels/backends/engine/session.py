@@ -51,6 +51,7 @@ from cpmodels.backends.engine.kernels.memo import (
 )
 from cpmodels.backends.engine.layouts.browser import plain
 from cpmodels.backends.engine.layouts.cover import CompiledCover
+from cpmodels.backends.engine.layouts.reach import ReachDates
 from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.backends.engine.layouts.tally import TallyLayout
 from cpmodels.backends.engine.searches import (
@@ -294,6 +295,37 @@ class EngineSession:
             time_limit, "the reach search")
         answers = [None if x < 0 else bool(x) for x in call.out]
         return [answers[starts[t]:starts[t + 1]] for t in range(len(tasks))]
+
+    def reach_dates(self, holes: Sequence[Sequence[int]]) -> ReachDates:
+        """A design's required dates (each its holes: slack options) as :meth:`design`
+        asks them. Only when :attr:`reaches`."""
+        if not self.reaches:
+            raise ValueError("the reach search needs a calendar's sweep cover of at most 64 "
+                             "cells with at most three label groups")
+        return self.searches.reach_dates(holes)
+
+    def design(self, dates: ReachDates, order: np.ndarray, front: np.ndarray, late: np.ndarray,
+               sets: Sequence[Sequence[int]], areas: Sequence[Sequence[int]], *,
+               learning: bool = False, time_limit: float | None = None) -> list[int | None]:
+        """For each set (``sets[s]``: the options it forces, its pieces left out;
+        ``areas[s]``: its pieces' areas), the first of ``dates`` in ``order`` (a
+        permutation of their indices, int64) that no solution holds, or None: the core's
+        design decision (``cpcore_design``, on the reach search's tables). The dates whose
+        ``front`` (uint8) is 1 are searched one by one, then those ``late`` (int64) counts
+        most often as a failure past the front (the call counts them), the others a group
+        of held holes at a time. With ``learning``, each failure moves its date to the
+        front of ``order`` and sets its ``front`` (the arrays change in place). Only when
+        :attr:`reaches`."""
+        if not self.reaches:
+            raise ValueError("the reach search needs a calendar's sweep cover of at most 64 "
+                             "cells with at most three label groups")
+        if not sets:
+            return []
+        call = self._run(lambda: self.searches.design_call(dates, order, front, late, sets,
+                                                           areas, learning),
+                         time_limit, "the design decision")
+        n = len(order)
+        return [None if x == n else int(x) for x in call.out]
 
     def solutions(self, forced: Sequence[int] = (), *, time_limit: float | None = None,
                   batch: int = 1024) -> Iterator[list[int]]:

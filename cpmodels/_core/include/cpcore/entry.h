@@ -140,6 +140,53 @@ void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced, uint
                   cpcore_one_word_table* settled, uint64_t mark, const int64_t* index,
                   const uint64_t* bit, int64_t* found, uint64_t n_found, int first_failure,
                   uint64_t* need, const int64_t* stop);
+/* A design's sets decided date by date on its calendar's sweep cover (src/design.cpp;
+ * cpmodels/design/search.py): for each set (its pieces left out: forced options), the first
+ * required date in the learnt order that no solution holds, or none. Each set asks the
+ * reach search (cpcore_reach, on its tables) first for the dates at the front of the order
+ * (those that rejected a set while the order was learnt), one search each, then for the
+ * eight dates past it that failed first most often (``late``: counted by every call), one
+ * search each, then for the others grouped by their holes but the group left open
+ * (``held``), one search a group,
+ * which ends at its first date without a solution; the search goes on with the dates before
+ * that one until none is left. With ``learning``, each failure moves its date to the front
+ * of ``order`` (the order the next sets of the call and of later calls try). A date is a
+ * row of the arrays below; its combination is encoded as reach.py's (index, bit). */
+typedef struct cpcore_design_input {
+    const cpcore_reach_layout* layout;  /* the cover's; fill and limit are each set's */
+    cpcore_one_word_table* reached;     /* the reach search's tables (as cpcore_reach's) */
+    cpcore_one_word_table* settled;
+    uint64_t* calls;            /* [1] the table marks taken: task t of a search marks
+                                   calls + 1 + t, then calls grows by its tasks and one */
+    uint64_t n_dates, hole_cols;
+    const int64_t* holes;       /* [n_dates, hole_cols] each date's holes (-1 pads) */
+    const int64_t* held;        /* [n_dates, hole_cols] ... but the group left open's */
+    const int64_t* group;       /* [n_dates] dates with the same held holes: 0 .. n_dates - 1 */
+    const int64_t* index;       /* [n_dates] */
+    const uint64_t* bit;        /* [n_dates] */
+    int64_t* order;             /* [n_dates] every date once, the first tried first */
+    uint8_t* front;             /* [n_dates] 1: a date searched alone, ahead of the groups */
+    int64_t* late;              /* [n_dates] how often each was a first failure past it */
+    uint64_t n_sets, forced_cols;
+    const int64_t* forced;      /* [n_sets, forced_cols] each set's options (-1 pads) */
+    const int64_t* shape;       /* [n_sets] each set's region sizes: a row of fills */
+    uint64_t n_shapes, fill_cols;
+    const uint8_t* fills;       /* [n_shapes, (n_groups + 1) * fill_cols] as ReachRegions */
+    const uint64_t* limits;     /* [n_shapes] */
+    int learning;
+    int64_t* failure;           /* [n_sets] out: the date, n_dates for none, CPCORE_STOPPED */
+    int64_t* decided;           /* [1] the sets decided so far (another thread may read it) */
+    int64_t* work;              /* [cpcore_design_work_words(n_dates, hole_cols)] */
+    uint64_t* need;             /* [n_index] */
+    const int64_t* stop;
+} cpcore_design_input;
+
+/* The words of cpcore_design's work buffer. */
+uint64_t cpcore_design_work_words(uint64_t n_dates, uint64_t hole_cols);
+/* Every set of the input decided in turn (``failure``); returns the sets decided, or
+ * CPCORE_STOPPED when the stop flag ended the call first (the sets after are not). */
+int64_t cpcore_design(const cpcore_design_input* in);
+
 /* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
  * options (their indices) and the nodes in *nodes; CPCORE_STOPPED, or CPCORE_TOO_DEEP when
  * the search needed more than rows levels. live: 2 * rows * n_options words; frame:

@@ -46,7 +46,7 @@ import numpy as np
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.kernels.memo import Table
-from cpmodels.backends.engine.layouts.reach import ReachLayout, ReachRegions
+from cpmodels.backends.engine.layouts.reach import ReachDates, ReachLayout, ReachRegions
 
 
 def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray,
@@ -65,3 +65,23 @@ def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray
     _native.reach(ints(forced), ints(tasks), ints(wanted_start), L, R, table, settled,
                   int(mark), ints(index), np.ascontiguousarray(bit, dtype=np.uint64), found,
                   bool(first_failure), stop)
+
+
+def design_kernel(L: ReachLayout, fills: np.ndarray, limits: np.ndarray, table: Table,
+                  settled: Table, calls: np.ndarray, dates: ReachDates, order: np.ndarray,
+                  front: np.ndarray, late: np.ndarray, forced: np.ndarray,
+                  shape: np.ndarray, learning: bool, failure: np.ndarray,
+                  decided: np.ndarray, stop: np.ndarray) -> None:
+    """A design's sets decided date by date (the core's ``cpcore_design``, with the GIL
+    released): ``failure[s]`` is the first date in ``order`` that set ``s`` (row ``s`` of
+    ``forced``: its options left out; ``shape[s]``: its row of ``fills`` and ``limits``)
+    cannot be solved on, ``len(order)`` when it solves them all. The dates of ``front``
+    are searched alone, then the (at most eight) dates past it that ``late`` counts most
+    often as a first failure (each call counts them), the others by groups; with
+    ``learning``, a set's failure moves its
+    date to the front of ``order`` and into ``front``. ``calls`` marks the reach search's
+    table entries as :func:`reach_kernel`'s ``mark`` does; ``decided[0]`` counts the sets
+    decided as they are."""
+    _native.design(L, fills, limits, table, settled, calls, dates.holes, dates.held,
+                   dates.group, dates.index, dates.bit, order, front, late, forced, shape,
+                   bool(learning), failure, decided, stop)

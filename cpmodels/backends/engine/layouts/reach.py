@@ -26,6 +26,11 @@ ReachLayout = namedtuple("ReachLayout", [
 #: size below which regions are checked.
 ReachRegions = namedtuple("ReachRegions", ["fill", "limit"])
 
+#: A design's required dates as the core's design decision reads them (entry.h's
+#: cpcore_design_input): each date's holes and those but the group left open (rows, -1
+#: pads), the group of dates with the same held holes, and its combination encoded.
+ReachDates = namedtuple("ReachDates", ["holes", "held", "group", "index", "bit"])
+
 MAX_GROUPS = 3  # the bit group and at most two indexing groups
 
 
@@ -129,6 +134,25 @@ def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
         fill[k], found = region_sizes(list(areas) + [1] * k, total)
         limit = max(limit, found)
     return ReachRegions(fill, np.uint64(limit))
+
+
+def reach_dates(layout: ReachLayout, cover: ExactCover, holes: Sequence[Sequence[int]],
+                left_open: frozenset[int]) -> ReachDates:
+    """The dates whose holes are ``holes`` (one row of slack options each) as the design
+    decision reads them: the holes held are those not in ``left_open``; dates holding the
+    same ones share a group, numbered as first met."""
+    cols = max([len(h) for h in holes] + [1])
+    rows = np.full((2, len(holes), cols), -1, dtype=np.int64)
+    groups: dict[tuple[int, ...], int] = {}
+    group = np.zeros(len(holes), dtype=np.int64)
+    for d, combo in enumerate(holes):
+        held = tuple(o for o in combo if o not in left_open)
+        rows[0, d, :len(combo)] = combo
+        rows[1, d, :len(held)] = held
+        group[d] = groups.setdefault(held, len(groups))
+    index, bit = encode_wanted(layout, cover, holes) if holes else (
+        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64))
+    return ReachDates(rows[0], rows[1], group, index, bit)
 
 
 def encode_wanted(layout: ReachLayout, cover: ExactCover,
