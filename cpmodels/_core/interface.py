@@ -308,7 +308,8 @@ def _function(reader: _Reader, structs: dict[str, tuple[Field, ...]]) -> Functio
 
 def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
     """The C++ of ``cpcore_interface(char* out, uint64_t capacity)``: it writes the
-    interface as JSON (up to ``capacity`` bytes) and returns its length in bytes. The JSON:
+    interface as JSON, with no spaces (up to ``capacity`` bytes) and returns its length in
+    bytes. The JSON:
     ``{"structs": {name: {"size": bytes, "fields": [[name, kind, offset, pointee, shape],
     ...]}}, "functions": {name: [return kind, [parameter kinds]]}, "constants": {name:
     value}}``, offsets and sizes as the compiler lays the structs out. The text is one table
@@ -322,22 +323,22 @@ def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
             pieces.append(("".join(text), number))
             text.clear()
 
-    put('{"structs": {')
+    put('{"structs":{')
     for k, (name, fields) in enumerate(interface.structs.items()):
-        put(("," if k else "") + f'"{name}": {{"size": ', f"sizeof({name})")
-        put(', "fields": [')
+        put(("," if k else "") + f'"{name}":{{"size":', f"sizeof({name})")
+        put(',"fields":[')
         for j, f in enumerate(fields):
-            put(("," if j else "") + f'["{f.name}", "{f.kind}", ', f"offsetof({name}, {f.name})")
-            shape = ", ".join(f'"{e}"' for e in f.shape)
-            put(f', "{f.pointee}", [{shape}]]')
+            put(("," if j else "") + f'["{f.name}","{f.kind}",', f"offsetof({name}, {f.name})")
+            shape = ",".join(f'"{e}"' for e in f.shape)
+            put(f',"{f.pointee}",[{shape}]]')
         put("]}")
-    put('}, "functions": {')
+    put('},"functions":{')
     for k, fn in enumerate(interface.functions.values()):
-        kinds = ", ".join(f'"{p.kind}"' for p in fn.params)
-        put(("," if k else "") + f'"{fn.name}": ["{fn.returns}", [{kinds}]]')
-    put('}, "constants": {')
+        kinds = ",".join(f'"{p.kind}"' for p in fn.params)
+        put(("," if k else "") + f'"{fn.name}":["{fn.returns}",[{kinds}]]')
+    put('},"constants":{')
     for k, constant in enumerate(interface.constants):
-        put(("," if k else "") + f'"{constant}": ', f"({constant})")
+        put(("," if k else "") + f'"{constant}":', f"({constant})")
     put("}}")
     pieces.append(("".join(text), ""))
     sizes = {"p": "sizeof(void*)", "u64": "8", "i64": "8", "u32": "4", "i32": "4"}

@@ -54,10 +54,11 @@ set(INTERFACE_SOURCE "${CMAKE_CURRENT_BINARY_DIR}/wasm/interface.cpp")
 cpmodels_interface_source("${INTERFACE_SOURCE}")
 
 # Built for size, not speed: the calls no page makes while a player waits (the cut file, the
-# CNF and proof checks, towers) and the interface's text. Every page fetches engine.wasm
+# CNF and proof checks, towers), the design question's loop over its reach searches (which
+# stay fast) and the interface's text. Every page fetches engine.wasm
 # before its first answer, so its bytes count on a first visit (tests/test_site_loading.py
 # holds that visit's bytes); the searches and the play page's layouts stay at -O2.
-set(WASM_FOR_SIZE cut cnf drup towers interface)
+set(WASM_FOR_SIZE cut cnf drup towers design interface)
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")
 set(_objects "")
