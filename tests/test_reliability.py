@@ -149,10 +149,11 @@ def test_sweep_time_limit_then_resume_gives_the_full_totals(run_cli, tmp_path):
     ["count", SPECS / "pentominoes_8x8_square.yaml"],
 ])
 def test_every_command_honours_its_time_limit(run_cli, argv):
-    """The command stops by itself at its limit, saying so; not by the program's backstop
-    (its limit and five seconds more), which would also be status 3. The modules a command
-    loads are loaded first: the limit counts the command's work, not the first import of
-    its solvers, which on a busy machine can take longer than the backstop's grace."""
+    """The command stops at its limit, by itself or, where a step it cannot interrupt
+    outlasts the limit on a busy machine, by the program's backstop (the limit and five
+    seconds more, as the step ends): status 3 and the one line that says so. The modules a
+    command loads are loaded first: the limit counts the command's work, not the first
+    import of its solvers."""
     import cpmodels.proving  # noqa: F401  (the solvers each command loads)
     from cpmodels.backends import cpsat, engine  # noqa: F401
 
@@ -161,8 +162,9 @@ def test_every_command_honours_its_time_limit(run_cli, argv):
     took = time.perf_counter() - start
     said = f"status {code} after {took:.2f} s; stdout {out[-300:]!r}; stderr {err[-300:]!r}"
     assert code == 3, said
-    assert "stopped at the time limit" in out + err, f"stopped by the backstop: {said}"
-    assert took < 60, f"the command did not stop in time: {said}"
+    assert ("stopped at the time limit" in out + err
+            or "stopped by the time limit (0.3 s) without an answer" in err), said
+    assert took < 60, f"the command did not stop: {said}"
 
 
 # --- Ctrl-C --------------------------------------------------------------------------
