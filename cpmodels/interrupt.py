@@ -58,20 +58,30 @@ def _loading_a_module(frame: Any) -> bool:
     return False
 
 
+LOAD_RETRY_SECONDS = 0.01  # how soon a Ctrl-C that came while a module loaded is asked again
+
+
 def interrupt_or_leave(signum: int, frame: Any) -> None:
     """The command line's Ctrl-C handler while a command runs: ``KeyboardInterrupt``, so
-    the command stops as it says (keeping rows and lines, stopping workers). Python only
-    prints an exception raised while a module loads (in its lock's callbacks) or turns it
-    into another (in ``__set_name__``), so Ctrl-C then ends the process at once
-    (:func:`leave_now`); in the engine's compiled searches, which release the interpreter,
-    it is raised as the search returns; and should the interrupt be lost elsewhere, the
-    process ends :data:`BACKSTOP_SECONDS` after the first Ctrl-C all the same."""
-    if _loading_a_module(frame):
-        leave_now()
+    the command stops as it says (keeping rows and lines, stopping workers, telling how to
+    resume). Python only prints an exception raised while a module loads (in its lock's
+    callbacks) or turns it into another (in ``__set_name__``), so a Ctrl-C that comes then
+    is asked again (the same signal, :data:`LOAD_RETRY_SECONDS` later) until the module has
+    loaded, and is raised there; in the engine's compiled searches, which release the
+    interpreter, it is raised as the search returns; and should the interrupt be lost
+    elsewhere, the process ends :data:`BACKSTOP_SECONDS` after the first Ctrl-C all the
+    same (:func:`leave_now`)."""
     if not any(thread.name == BACKSTOP for thread in threading.enumerate()):
         backstop = threading.Timer(BACKSTOP_SECONDS, leave_now)
         backstop.name, backstop.daemon = BACKSTOP, True
         backstop.start()
+    if _loading_a_module(frame):
+        main = threading.main_thread().ident
+        assert main is not None  # the main thread has always started
+        again = threading.Timer(LOAD_RETRY_SECONDS, signal.pthread_kill, (main, signum))
+        again.daemon = True
+        again.start()
+        return
     raise KeyboardInterrupt
 
 

@@ -21,7 +21,7 @@ import uvicorn
 
 from cpmodels._core import interface
 from cpmodels.cli import main
-from cpmodels.web.connections import server_config
+from cpmodels.web.connections import listening_socket, server_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
@@ -84,26 +84,60 @@ def free_port() -> int:
 
 @contextmanager
 def running_server(app, *, browser_engine: bool = False, **limits) -> Iterator[str]:
-    """Serve ``app`` (an app of ``create_app``, or a :class:`Delayed` one) on 127.0.0.1 and a
-    free port in a thread, as ``cpmodels serve`` does (``limits``: :func:`server_config`'s);
-    stop it on the way out. Its pages ask the API for every answer, as with
+    """Serve ``app`` (an app of ``create_app``, or a :class:`Delayed` one) on 127.0.0.1 in a
+    thread, as ``cpmodels serve`` does (``limits``: :func:`server_config`'s), and stop it on
+    the way out, each within :data:`SERVER_SECONDS`. The socket is bound here, on a port the
+    system picks, and handed to the server: no other process can take the port between its
+    choice and the bind. Its pages ask the API for every answer, as with
     ``--no-browser-engine``, unless ``browser_engine``: they then play with the engine in
     the browser."""
     served = app.app if isinstance(app, Delayed) else app
     served.state.server.browser_engine = browser_engine
-    port = free_port()
+    sock = listening_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
     instance = uvicorn.Server(server_config(app, "127.0.0.1", port, **limits))
-    thread = threading.Thread(target=instance.run, daemon=True)
+    failed: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            instance.run(sockets=[sock])
+        except BaseException as exc:  # told by the test's thread below
+            failed.append(exc)
+
+    thread = threading.Thread(target=serve, daemon=True, name=f"test-server-{port}")
     thread.start()
-    deadline = time.time() + 30
-    while not instance.started and time.time() < deadline:
-        time.sleep(0.05)
-    assert instance.started, "the server did not start"
+    deadline = time.monotonic() + SERVER_SECONDS
+    while not instance.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
     try:
+        assert instance.started, (f"the server on port {port} did not start in "
+                                  f"{SERVER_SECONDS} s" if thread.is_alive() else
+                                  f"the server on port {port} ended as it started: {failed}")
         yield f"http://127.0.0.1:{port}"
     finally:
         instance.should_exit = True
-        thread.join(10)
+        thread.join(SERVER_SECONDS)
+        sock.close()
+    assert not thread.is_alive(), f"the server on port {port} did not stop in {SERVER_SECONDS} s"
+
+
+SERVER_SECONDS = 30  # how long a test's server may take to start, and to stop
+
+
+@pytest.fixture(scope="module")
+def slow_server(request) -> Iterator[str]:
+    """The page tests' server: the specs the test module names in ``SERVED`` (by default
+    the weekday and day calendars), every API answer held back ``SERVER_LATE`` seconds (by
+    default :data:`PAGE_LATE`) varied with ``SERVER_SEED`` (by default 0), as the module
+    sets them; served for the module's tests and stopped after them."""
+    from cpmodels.web.app import create_app
+
+    module = request.module
+    names = getattr(module, "SERVED", ("calendar_week", "calendar_day"))
+    app = create_app([SPECS / f"{name}.yaml" for name in names])
+    with running_server(Delayed(app, seed=getattr(module, "SERVER_SEED", 0),
+                                late=getattr(module, "SERVER_LATE", PAGE_LATE))) as url:
+        yield url
 
 
 class Delayed:

@@ -630,6 +630,35 @@ def test_a_signal_inside_compiled_code_is_the_interrupt_it_says(work, signalled,
     assert done.stdout.split() == [raised] * 15, done.stdout
 
 
+_LOADING = """
+import os, signal, sys, time
+from cpmodels.interrupt import interrupt_or_leave
+sys.path.insert(0, sys.argv[1])
+signal.signal(signal.SIGINT, interrupt_or_leave)
+try:
+    import slow_to_load
+    time.sleep(5)  # the command's work after the load
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted after the load:", sys.modules["slow_to_load"].LOADED)
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def test_a_ctrl_c_while_a_module_loads_is_raised_once_it_has_loaded(tmp_path):
+    """A command that loads a module after it has begun (a table's first use) and gets
+    Ctrl-C meanwhile stops as after any Ctrl-C, saying how to resume: the interrupt is
+    raised as the load ends, not lost in the import machinery nor ending the process."""
+    (tmp_path / "slow_to_load.py").write_text(
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\n"
+        "time.sleep(0.2)\nLOADED = True\n")
+    done = subprocess.run([sys.executable, "-c", _LOADING, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "interrupted after the load: True", done.stdout + done.stderr
+
+
 def _system_error_from(cause):
     def handler(args):
         try:

@@ -42,10 +42,26 @@ def test_reading_the_arguments_loads_the_standard_library_alone(argv):
 
 
 @pytest.mark.parametrize("argv", [
-    ["specs"], ["validate", "specs/calendar_week.yaml"],
-    ["validate", "specs/designs/weekday_pentominoes_tetrominoes.yaml"], ["schema"]])
-def test_the_commands_that_read_specs_load_no_solver_and_no_engine(argv):
+    ["specs"], ["specs", "--format", "json"], ["validate", "specs/calendar_week.yaml"],
+    ["validate", "calendar_day", "specs/pentominoes_6x10.yaml"]])
+def test_the_bundled_specs_known_valid_are_read_without_their_models(argv):
+    """Listing the bundled specs, or validating those the catalogue knows valid as they
+    are (specs/validated.json), loads neither the spec models nor YAML."""
     code, modules = _loaded(*argv)
+    assert code == 0
+    assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy",
+                            "cpmodels.spec.loading", "cpmodels.spec.models")) == set()
+
+
+@pytest.mark.parametrize("argv", [
+    ["validate", "specs/designs/weekday_pentominoes_tetrominoes.yaml"], ["schema"],
+    ["validate", "{copy}"]])
+def test_the_commands_that_read_specs_load_no_solver_and_no_engine(tmp_path, argv):
+    """A design (its board is read too), the schema, and a spec of the user's (here a
+    bundled one's copy) are read with the spec models."""
+    copy = tmp_path / "calendar_week.yaml"
+    copy.write_bytes((ROOT / "specs" / "calendar_week.yaml").read_bytes())
+    code, modules = _loaded(*(arg.format(copy=copy) for arg in argv))
     assert code == 0
     assert "pydantic" in modules  # it did read them
     assert _among(modules, (*SOLVERS, *ENGINE, "numpy")) == set()

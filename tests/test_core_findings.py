@@ -129,7 +129,7 @@ def test_a_tally_item_listed_twice_is_refused():
     kinds = np.array([it.kind for it in cover.items], np.int64)
     piece = len(cover.items) - 1
     bits = np.empty(2, np.uint64)
-    assert _native.one_word_tally_bits(kinds, np.array([piece, piece]), bits) == -11
+    assert _native.one_word_tally_bits(kinds, np.array([piece, piece]), 0, bits) == -11
     assert _native.layout_error(11) == "a tally item is listed twice"
 
 

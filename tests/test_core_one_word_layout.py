@@ -211,13 +211,13 @@ def test_the_core_answers_what_it_cannot_read():
         _native.one_word_layout_fill(arrays, xy, kinds, none, 0,
                                      out | {"masks": np.empty(2, np.uint64)})
     bits = np.empty(1, dtype=np.uint64)
-    assert _native.one_word_tally_bits(kinds, np.array([3], np.int64), bits) == 1
+    assert _native.one_word_tally_bits(kinds, np.array([3], np.int64), 0, bits) == 1
     assert bits.tolist() == [1]
-    assert _native.one_word_tally_bits(kinds, np.array([0], np.int64), bits) == 0
+    assert _native.one_word_tally_bits(kinds, np.array([0], np.int64), 0, bits) == 0
     for item in (-1, 4):
-        assert _native.one_word_tally_bits(kinds, np.array([item], np.int64), bits) == -4
+        assert _native.one_word_tally_bits(kinds, np.array([item], np.int64), 0, bits) == -4
     with pytest.raises(ValueError, match="bits"):
-        _native.one_word_tally_bits(kinds, np.array([3, 3], np.int64), bits)
+        _native.one_word_tally_bits(kinds, np.array([3, 3], np.int64), 0, bits)
     with pytest.raises(TypeError):
         _native.one_word_layout_fill(arrays, xy, kinds, none, 0,
                                      out | {"opts": np.empty(3, np.int32)})

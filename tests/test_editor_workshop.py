@@ -9,9 +9,6 @@ import base64
 import json
 
 import pytest
-from conftest import PAGE_LATE, SPECS, Delayed, running_server
-
-from cpmodels.web.app import create_app
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -25,11 +22,7 @@ CANDIDATES = (("dominoes", "D2"), ("trominoes", "I3", "V3"),
 
 
 
-@pytest.fixture(scope="module")
-def slow_server():
-    with running_server(Delayed(create_app([SPECS / "calendar_day.yaml"]), seed=3,
-                                late=PAGE_LATE)) as url:
-        yield url
+SERVED, SERVER_SEED = ("calendar_day",), 3  # conftest's slow_server, answers PAGE_LATE
 
 
 def _open(browser, server: str, viewport: dict):

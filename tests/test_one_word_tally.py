@@ -129,6 +129,45 @@ def test_counts_with_pieces_left_out_equal_the_other_kernels(rows):
     assert counts["one"][:4] == ([148, 20, 20, 128] if rows == 3 else [1888, 0, 0, 0])
 
 
+def test_a_tally_item_that_may_be_left_out_is_refused_by_the_core():
+    """The one-word tally places no left-out option, so it cannot split counts by a piece
+    that may be left out: the core's tally bits say it does not suit (the session tallies
+    with another kernel, the same as the others), and the search itself, handed such
+    tallies all the same, refuses them and writes nothing."""
+    import numpy as np
+
+    from cpmodels.backends.engine import searches
+    from cpmodels.backends.engine.kernels import one_word
+    from cpmodels.backends.engine.kernels.memo import Memo
+    from cpmodels.backends.engine.layouts.tally import one_word_tallies
+
+    spec = load_spec(SPECS / "calendar_day.yaml")
+    plan = TallyPlan.of(spec)
+    left_out = _with_left_out(plan.cover, [0])
+    piece = plan.cover.options[left_out[0]][0]
+    sessions = _kernels(plan.cover, tally_items=[piece])
+    assert sessions["one"].searches._one_word_layout() is not None
+    assert sessions["one"].searches.chosen() != "tally_one_word"
+    tasks = [plan.task_holes(task) for task in plan.tasks()[:2]]
+    tallies = {name: s.tally_many(tasks) for name, s in sessions.items()}
+    assert tallies["one"] == tallies["words"] == tallies["general"]
+    assert all(tallies["one"])
+
+    searching = sessions["one"].searches
+    layout = searching._one_word_layout()
+    kernel = searching._tally_layout().kernel
+    assert one_word_tallies(plan.cover, [piece], kernel, int(layout.optional)) is None
+    forced = one_word_tallies(plan.cover, [piece], kernel)  # (its optional bit not given)
+    assert forced is not None and int(forced.bit[0]) & int(layout.optional)
+    out = np.full((len(tasks), int(forced.length[-1])), -7, dtype=np.int64)
+    masks = np.full(len(tasks), -7, dtype=np.int64)
+    table = Memo(2, 1 << 10, None)
+    with pytest.raises(ValueError, match="may be left out"):
+        one_word.tally_one_word(searches.task_array(tasks), layout, forced, table.kernel,
+                                True, out, masks, table.stop_flag)
+    assert (out == -7).all() and (masks == -7).all()
+
+
 @pytest.mark.parametrize("n", [63, 64, 65])
 def test_a_strip_with_slack_at_the_edges_of_a_word(n):
     """A 1 x n strip of bars and a slack group of two cells at its ends: the one-word

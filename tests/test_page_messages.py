@@ -9,10 +9,7 @@ import base64
 import json
 
 import pytest
-from conftest import PAGE_LATE, SPECS, Delayed, running_server
 from test_messages import NOT_FOR_PEOPLE, QUOTED
-
-from cpmodels.web.app import create_app
 
 VIEWPORTS = [{"width": 1280, "height": 800}, {"width": 390, "height": 844}]
 SMALL = {"name": "small", "board": ["A B C", "D E F"],
@@ -23,11 +20,7 @@ BOXES = ["#error", "#feedback", "#notice", "#link-notice", "#errors", "#shared",
          "#designsummary", "#summary", "#arith"]
 
 
-@pytest.fixture(scope="module")
-def slow_server():
-    with running_server(Delayed(create_app([SPECS / "calendar_week.yaml"]), seed=11,
-                                late=PAGE_LATE)) as url:
-        yield url
+SERVED, SERVER_SEED = ("calendar_week",), 11  # conftest's slow_server, answers PAGE_LATE
 
 
 def _link(board: object) -> str:

@@ -13,11 +13,9 @@ import time
 
 import httpx
 import pytest
-from conftest import PAGE_LATE, SPECS, Delayed, running_server, screenshot
+from conftest import screenshot
 from test_play_game import WAIT, _close, _on_board, _page, _shape, _verdict
 from test_site import _hosting, site  # noqa: F401 (a fixture)
-
-from cpmodels.web.app import create_app
 
 PUZZLE = "spec=calendar_week&date=2026-12-25"
 ENGINE_LATE_MS = 120  # the static site's answers held back, as PAGE_LATE holds the server's
@@ -28,11 +26,7 @@ SIZES = [(390, 844, True), (844, 390, True), (768, 1024, False), (1024, 768, Fal
          (1280, 800, False), (1920, 1080, False)]
 
 
-@pytest.fixture(scope="module")
-def slow_server():
-    app = create_app([SPECS / "calendar_week.yaml", SPECS / "calendar_day.yaml"])
-    with running_server(Delayed(app, seed=17, late=PAGE_LATE)) as url:
-        yield url
+SERVER_SEED = 17  # conftest's slow_server: the two calendars, answers PAGE_LATE
 
 
 @pytest.fixture(scope="module")

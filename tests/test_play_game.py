@@ -10,20 +10,14 @@ import re
 
 import httpx
 import pytest
-from conftest import PAGE_LATE, SPECS, Delayed, running_server, screenshot
-
-from cpmodels.web.app import create_app
+from conftest import screenshot
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 WAIT = 30_000
 
 
-@pytest.fixture(scope="module")
-def slow_server():
-    app = create_app([SPECS / "calendar_week.yaml", SPECS / "calendar_day.yaml"])
-    with running_server(Delayed(app, seed=11, late=PAGE_LATE)) as url:
-        yield url
+SERVER_SEED = 11  # conftest's slow_server: the two calendars, answers PAGE_LATE
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,6 @@ import json
 import re
 
 import pytest
-from conftest import SPECS, Delayed, running_server
-
-from cpmodels.web.app import create_app
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 NO_SOLUTION = {"solutions": "Jan 27 Mon has no solution with the pieces face up",
@@ -20,10 +17,8 @@ MESSAGE_BOX = {"solutions": "#error", "play": "#feedback"}
 
 
 
-@pytest.fixture(scope="module")
-def slow_server():
-    with running_server(Delayed(create_app([SPECS / "calendar_week.yaml"]), seed=7)) as url:
-        yield url
+SERVED, SERVER_SEED = ("calendar_week",), 7  # conftest's slow_server
+SERVER_LATE = (0.15, 0.4)  # later than the other page tests' answers
 
 
 def _settled(url: str, body: str | None) -> list[str]:

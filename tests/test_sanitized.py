@@ -10,11 +10,15 @@ failed invariant, fails the test with the report."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -65,32 +69,98 @@ def _cmake() -> str | None:
     return str(Path(cmake.CMAKE_BIN_DIR) / "cmake")
 
 
-def _sanitized_module(compiler: str, cmake: str) -> Path:
-    """The sanitized module, built once for these sources (``build/sanitized/<hash>``)."""
+# Each step's bound: configuring, building, and the core's tests on the build (each of them
+# bounded in turn by the suite's own timeout per test). The test's bound is their sum: the
+# suite's bound per test (900 s, pyproject.toml) is shorter than a build on a busy machine,
+# and would end the test with no word of the step it was in.
+CONFIGURE_SECONDS = 600
+BUILD_SECONDS = 1800
+RUN_SECONDS = 1500
+
+
+def _ran(argv: list[str], timeout: float) -> None:
+    """Run a build step; a failure says the step's own last words (the compiler's error,
+    or how long it ran)."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        said = (exc.stdout or "")[-3000:] + (exc.stderr or "")[-3000:]
+        pytest.fail(f"{argv[:3]} ran past {timeout:g} s:\n{said}")
+    if done.returncode != 0:
+        pytest.fail(f"{argv[:3]} failed with status {done.returncode}:\n"
+                    f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+
+
+@contextmanager
+def _locked(path: Path, kind: int = fcntl.LOCK_EX) -> Iterator[bool]:
+    """Hold the lock ``kind`` on the file ``path`` (made if missing) for the block; with
+    ``fcntl.LOCK_NB`` in ``kind`` it may not be had: the block is told False."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, kind)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _sources_digest(compiler: str) -> str:
+    """The name of the sanitized build of the core's sources as they are now."""
     digest = hashlib.sha256(f"{compiler} {sys.executable} {sys.version}".encode())
     sources = sorted([ROOT / "CMakeLists.txt", *CORE.glob("src/*.cpp"),
                       *CORE.glob("include/cpcore/*"), *CORE.glob("python/*.[ch]pp")])
     for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    folder = ROOT / "build" / "sanitized" / digest.hexdigest()[:16]
-    for old in folder.parent.glob("*"):  # the builds of sources since changed
-        if old != folder and old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)
-    built = sorted(folder.glob("_native*.so"))
-    if built:
-        return built[0]
-    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
-    subprocess.run([cmake, "-S", str(ROOT), "-B", str(folder), *generator,
-                    "-DCMAKE_BUILD_TYPE=Debug", f"-DCMAKE_CXX_COMPILER={compiler}",
-                    f"-DPython_EXECUTABLE={sys.executable}", "-DCPMODELS_SANITIZE=ON",
-                    "-DCPMODELS_WASM=OFF"], check=True, capture_output=True, timeout=600)
-    subprocess.run([cmake, "--build", str(folder), "--target", "_native"], check=True,
-                   capture_output=True, timeout=1800)
-    built = sorted(folder.glob("_native*.so"))
-    assert built, f"the sanitized build made no module in {folder}"
-    return built[0]
+    return digest.hexdigest()[:16]
 
 
+@contextmanager
+def _sanitized_module(compiler: str, cmake: str) -> Iterator[Path]:
+    """The sanitized module, built once for these sources (``build/sanitized/<hash>``) and
+    kept for the block. Runs at once in one checkout (two test runs, or a run and an
+    edit of the sources) take turns building (``build/sanitized/.lock``); each holds its
+    build's ``in-use`` lock while its tests run, and builds of other sources are removed
+    only when no run holds them."""
+    builds = ROOT / "build" / "sanitized"
+    folder = builds / _sources_digest(compiler)
+    with _locked(builds / ".lock"):
+        for old in builds.glob("*"):  # the builds of sources since changed, not in use
+            if old != folder and old.is_dir():
+                with _locked(old / "in-use", fcntl.LOCK_EX | fcntl.LOCK_NB) as free:
+                    if free:
+                        shutil.rmtree(old, ignore_errors=True)
+        if not sorted(folder.glob("_native*.so")):
+            # Built beside, then moved in whole: a module in the folder is always complete.
+            work = builds / f"{folder.name}.building"
+            shutil.rmtree(work, ignore_errors=True)
+            generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+            _ran([cmake, "-S", str(ROOT), "-B", str(work), *generator,
+                  "-DCMAKE_BUILD_TYPE=Debug", f"-DCMAKE_CXX_COMPILER={compiler}",
+                  f"-DPython_EXECUTABLE={sys.executable}", "-DCPMODELS_SANITIZE=ON",
+                  "-DCPMODELS_WASM=OFF"], CONFIGURE_SECONDS)
+            _ran([cmake, "--build", str(work), "--target", "_native"], BUILD_SECONDS)
+            built = sorted(work.glob("_native*.so"))
+            assert built, f"the sanitized build made no module in {work}"
+            if _sources_digest(compiler) != folder.name:
+                pytest.fail("the core's sources changed while the sanitized build ran: what "
+                            "it built is no build of them (run the test again)")
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            shutil.move(str(built[0]), str(folder / built[0].name))
+            shutil.rmtree(work, ignore_errors=True)
+        in_use = _locked(folder / "in-use", fcntl.LOCK_SH)
+        in_use.__enter__()
+    try:
+        yield sorted(folder.glob("_native*.so"))[0]
+    finally:
+        in_use.__exit__(None, None, None)
+
+
+@pytest.mark.timeout(CONFIGURE_SECONDS + BUILD_SECONDS + RUN_SECONDS + 60)
 def test_the_core_tests_pass_under_asan_and_ubsan(tmp_path):
     """The core's tests on the sanitized build: all pass, no sanitizer says anything."""
     compiler = shutil.which("g++")
@@ -99,20 +169,39 @@ def test_the_core_tests_pass_under_asan_and_ubsan(tmp_path):
         if compiler else [None]
     if compiler is None or cmake is None or None in runtimes:
         pytest.skip("the sanitizer runtimes (g++'s libasan and libubsan) or cmake are missing")
-    module = _sanitized_module(compiler, cmake)
+    with _sanitized_module(compiler, cmake) as module:
+        _run_the_core_tests(module, runtimes, tmp_path)
+
+
+def _run_the_core_tests(module: Path, runtimes: list[str], tmp_path: Path) -> None:
+    """The core's tests on ``module``. Their output is not buffered, and each test is
+    named as it starts, so that however the run ends (a sanitizer's report, a signal, a
+    test that hangs: its threads' stacks are dumped after ten minutes) the failure says
+    which test it was in and what was said last."""
     plugin = tmp_path / "sanitized_core.py"
     plugin.write_text(PLUGIN.format(path=str(module)))
     env = dict(os.environ, LD_PRELOAD=":".join(runtimes), CPMODELS_TEST_SANITIZED="1",
+               PYTHONUNBUFFERED="1",
                PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT / "tests"),
                                            os.environ.get("PYTHONPATH", "")]),
                ASAN_OPTIONS="detect_leaks=0:handle_sigill=1:halt_on_error=1",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     deselect = " or ".join(LEFT_TO_THE_PLAIN_BUILD)
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "sanitized_core", "-p", "no:cacheprovider",
-         "-k", f"not ({deselect})", *(str(ROOT / "tests" / name) for name in CORE_TESTS)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1500)
+    argv = [sys.executable, "-m", "pytest", "-v", "-p", "sanitized_core", "-p",
+            "no:cacheprovider", "-o", "faulthandler_timeout=600", "-k",
+            f"not ({deselect})", *(str(ROOT / "tests" / name) for name in CORE_TESTS)]
+    try:
+        done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=RUN_SECONDS)
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
+        pytest.fail(f"the sanitized tests ran past {RUN_SECONDS} s; the last said:\n{out[-4000:]}"
+                    f"{err[-4000:]}")
     report = done.stdout[-6000:] + done.stderr[-6000:]
+    if done.returncode < 0:
+        report = (f"the sanitized tests' process ended by signal "
+                  f"{signal.Signals(-done.returncode).name}; the last said:\n{report}")
     assert f"sanitized core: {module}" in done.stderr, report
     for said in ("ERROR: AddressSanitizer", "runtime error:", "SUMMARY: UndefinedBehavior"):
         assert said not in done.stdout + done.stderr, report

@@ -33,7 +33,7 @@ import cpmodels._native as _native
 from cpmodels.backends.result import CoverResult, count_by_enumeration
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
-from cpmodels.interrupt import stop_after
+from cpmodels.interrupt import seconds_left, stop_after
 
 NAME = "sat"
 STREAMS = True  # each solution is handed over as the split search reaches it
@@ -210,11 +210,12 @@ def _solve_within(sat: Solver, time_limit: float | None,
 def solve(cover: ExactCover, *, time_limit: float | None = None, forced: Sequence[int] = (),
           solver: str = SOLVER) -> CoverResult:
     """One solution, "unsolvable" when the solver refutes the formula, or "unknown" when
-    ``time_limit`` seconds pass first."""
+    ``time_limit`` seconds pass first (the formula's making and loading counted in)."""
     start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
     model = build_cnf(cover)
     with model.solver(solver) as sat:
-        answer = _solve_within(sat, time_limit, [j + 1 for j in forced])
+        answer = _solve_within(sat, seconds_left(deadline), [j + 1 for j in forced])
         chosen = sorted(model.decode(sat.get_model())) if answer else None
     seconds = time.perf_counter() - start
     if answer is None:
@@ -237,11 +238,13 @@ class Refutation:
 
 def refute(cover: ExactCover, *, solver: str = PROOF_SOLVER,
            time_limit: float | None = None) -> Refutation:
-    """Solve with proof logging: a solution, or the proof that there is none."""
+    """Solve with proof logging: a solution, or the proof that there is none; timed out
+    when ``time_limit`` seconds pass first (the formula's making and loading counted in)."""
     start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
     model = build_cnf(cover, PROOF_ENCODING)
     with model.solver(solver, with_proof=True) as sat:
-        answer = _solve_within(sat, time_limit)
+        answer = _solve_within(sat, seconds_left(deadline))
         if answer is None:
             return Refutation(None, model, [], time.perf_counter() - start, timed_out=True)
         if answer:

@@ -45,11 +45,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from cpmodels.spec import load_spec
-    from cpmodels.spec.loading import is_design, load_board, load_design
+    from cpmodels.spec.bundled import spec_path
+    from cpmodels.spec.validated import known_valid
 
     worst = EXIT_OK
     for path in args.specs:
+        known = known_valid(spec_path(path))
+        if known is not None and known["kind"] != "design":  # (a design's board is read)
+            print(f"{path}: ok ({known['kind']} '{known['name']}')")
+            continue
+        from cpmodels.spec import load_spec
+        from cpmodels.spec.loading import is_design, load_board, load_design
+
         try:
             spec: Spec | DesignSpec
             if is_design(path):
@@ -66,16 +73,22 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_specs(args: argparse.Namespace) -> int:
-    from cpmodels.spec import load_spec
     from cpmodels.spec.bundled import bundled_specs
-    from cpmodels.spec.loading import is_design, load_design
+    from cpmodels.spec.validated import known_valid
 
     listed = []
     for name, path in bundled_specs().items():
-        spec = load_design(path) if is_design(path) else load_spec(path)
-        listed.append({"name": name, "kind": spec.kind,
-                       "description": spec.description.strip().splitlines()[0]
-                       if spec.description.strip() else ""})
+        known = known_valid(path)
+        if known is None:
+            from cpmodels.spec import load_spec
+            from cpmodels.spec.loading import is_design, load_design
+
+            spec = load_design(path) if is_design(path) else load_spec(path)
+            description = spec.description.strip()
+            known = {"kind": spec.kind,
+                     "description": description.splitlines()[0] if description else ""}
+        listed.append({"name": name, "kind": known["kind"],
+                       "description": known["description"]})
     if args.format == "json":
         print(json.dumps(listed, indent=2))
         return EXIT_OK

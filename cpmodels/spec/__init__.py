@@ -1,18 +1,39 @@
-"""Spec models and loading: YAML files validated by pydantic."""
+"""Spec models and loading: YAML files validated by pydantic.
 
-from cpmodels.spec.loading import json_schema, load_spec, parse_spec, validate_data
-from cpmodels.spec.models import (
-    CalendarSpec,
-    Colour,
-    PackingLike,
-    PackingSpec,
-    Piece,
-    Spec,
-    Target,
-    TowersSpec,
-)
+The names below load their modules on first use, so that what needs only a part of the
+package (``bundled``: where the bundled specs are; ``validated``: which of them are known
+valid) starts without pydantic."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cpmodels.spec.loading import json_schema, load_spec, parse_spec, validate_data
+    from cpmodels.spec.models import (
+        CalendarSpec,
+        Colour,
+        PackingLike,
+        PackingSpec,
+        Piece,
+        Spec,
+        Target,
+        TowersSpec,
+    )
 
 __all__ = [
     "CalendarSpec", "Colour", "PackingLike", "PackingSpec", "Piece", "Spec", "Target",
     "TowersSpec", "json_schema", "load_spec", "parse_spec", "validate_data",
 ]
+
+_LOADING = frozenset({"json_schema", "load_spec", "parse_spec", "validate_data"})
+
+
+def __getattr__(name: str) -> Any:
+    """``cpmodels.spec.NAME`` of :data:`__all__`, from its module (loaded now)."""
+    if name not in __all__:
+        raise AttributeError(f"module 'cpmodels.spec' has no attribute {name!r}")
+    module = importlib.import_module("cpmodels.spec.loading" if name in _LOADING
+                                     else "cpmodels.spec.models")
+    return getattr(module, name)

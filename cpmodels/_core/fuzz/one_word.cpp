@@ -244,8 +244,9 @@ FUZZ_TARGET(in) {
     const cpcore_one_word L = one_word_of(c, f, l);
 
     // The same cover for the general kernels, and up to two tally items (none when the
-    // one-word tally refuses them: a cell, one listed twice, or, as the package refuses it,
-    // a piece that may be left out: its left-out option is placed by no node).
+    // one-word tally cannot read them: a cell, or one listed twice). A piece that may be left
+    // out (its left-out option is placed by no node) the layout's tally bits refuse, and so
+    // does the search, writing nothing.
     Buffer<int64_t> cover_work(cpcore_cover_layout_work(&c));
     cpcore_cover_sizes gm = lay_out(c, cover_work.data());
     FUZZ_REQUIRE(gm.error == CPCORE_LAYOUT_OK);  // a cover that suits one word suits all
@@ -254,11 +255,15 @@ FUZZ_TARGET(in) {
     const Search general = search_of(c, gm, gl);
     std::vector<int64_t> items = in.numbers_within(in.count(2), 0, (int64_t)c.n_items - 1);
     Buffer<uint64_t> bits(items.size() + 1);
-    if (cpcore_one_word_tally_bits(d.item_kind.data(), c.n_items, items.data(), items.size(),
+    if (cpcore_one_word_tally_bits(d.item_kind.data(), c.n_items, items.data(), items.size(), 0,
                                    bits.data()) != 1)
         items.clear();
-    for (uint64_t k = 0; k < items.size(); ++k)
-        if (bits[k] & f.optional) items.clear();
+    bool left_out = false;
+    for (uint64_t k = 0; k < items.size(); ++k) left_out |= (bits[k] & f.optional) != 0;
+    Buffer<uint64_t> suited(items.size() + 1);
+    FUZZ_REQUIRE(cpcore_one_word_tally_bits(d.item_kind.data(), c.n_items, items.data(),
+                                            items.size(), f.optional, suited.data()) ==
+                 !left_out);
     const cpcore_tally_input ti{&c, gl.bit_of_item.data(), (uint64_t)gm.n_branch,
                                 gl.anchor_start.data(), gl.anchor_opts.data(),
                                 (uint64_t)gm.n_anchored, items.data(), items.size()};
@@ -293,8 +298,17 @@ FUZZ_TARGET(in) {
     OneWordTable tally_table(in.count(3), 1 + in.count(64));
     Buffer<int64_t> vectors(rows * width_out, -7), masks(rows, -7);
     Buffer<int64_t> scratch((L.n_pieces + 1) * width_out, 0);
-    cpcore_tally_one_word(&L, &T, prefixes.data(), rows, width, &tally_table.view, memo,
-                          vectors.data(), width_out, masks.data(), scratch.data(), &stop);
+    const int64_t status = cpcore_tally_one_word(&L, &T, prefixes.data(), rows, width,
+                                                 &tally_table.view, memo, vectors.data(),
+                                                 width_out, masks.data(), scratch.data(), &stop);
+    if (left_out) {  // refused, nothing written
+        FUZZ_REQUIRE(status == CPCORE_LEFT_OUT_TALLY);
+        for (uint64_t k = 0; k < vectors.size; ++k) FUZZ_REQUIRE(vectors[k] == -7);
+        for (uint64_t r = 0; r < rows; ++r) FUZZ_REQUIRE(masks[r] == -7);
+        for (uint64_t r = 0; r < rows; ++r) FUZZ_REQUIRE(counts[r] == expected[r]);
+        return 0;
+    }
+    FUZZ_REQUIRE(status == 0);
     Table table(16 << in.count(3), (uint64_t)gm.n_words, 1 + in.count(64));
     Buffer<int64_t> general_vectors(rows * width_out, -7), general_masks(rows, -7);
     tally(general, t.view, table, prefixes, rows, width, general_vectors, width_out,

@@ -11,9 +11,9 @@ namespace {
 
 // The adapter of cpcore_one_word_tally_bits.
 int64_t tally_bits(const std::vector<int64_t>& kinds, const std::vector<int64_t>& items,
-                   uint64_t* bits) {
+                   uint64_t optional, uint64_t* bits) {
     return cpcore_one_word_tally_bits(kinds.data(), kinds.size(), items.data(), items.size(),
-                                      bits);
+                                      optional, bits);
 }
 
 }  // namespace
@@ -31,7 +31,7 @@ FUZZ_TARGET(in) {
     const uint64_t n_tally = in.count(6);
     const std::vector<int64_t> items = in.numbers_within(n_tally, -2, (int64_t)c.in.n_items);
     Buffer<uint64_t> bits(n_tally);
-    const int64_t got = tally_bits(item_kind, items, bits.data());
+    const int64_t got = tally_bits(item_kind, items, 0, bits.data());
     FUZZ_REQUIRE(got == 0 || got == 1 || got == -CPCORE_LAYOUT_BAD_ITEM ||
                  got == -CPCORE_LAYOUT_REPEATED_TALLY);
 
@@ -55,5 +55,14 @@ FUZZ_TARGET(in) {
         }
     }
     FUZZ_REQUIRE(f.region_limit >= 0 && f.region_limit <= m.n_board_cells + 1);
+    // The same tally items against the layout's pieces that may be left out: refused (0)
+    // when one of them is such a piece, else the same bits.
+    if (got == 1) {
+        bool left_out = false;
+        for (uint64_t k = 0; k < n_tally; ++k) left_out |= (bits[k] & f.optional) != 0;
+        Buffer<uint64_t> again(n_tally);
+        FUZZ_REQUIRE(tally_bits(item_kind, items, f.optional, again.data()) == !left_out);
+        for (uint64_t k = 0; k < n_tally && !left_out; ++k) FUZZ_REQUIRE(again[k] == bits[k]);
+    }
     return 0;
 }

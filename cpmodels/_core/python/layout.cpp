@@ -206,12 +206,12 @@ nb::bytes one_word_layout(nb::dict cover, Array<const int64_t> cell_xy,
 
 // The piece-word bits of the tally items into ``bits``; 1, 0 (does not suit) or -code.
 int64_t one_word_tally_bits(Array<const int64_t> item_kind, Array<const int64_t> items,
-                            Array<uint64_t> bits) {
+                            uint64_t optional, Array<uint64_t> bits) {
     if (item_kind.ndim() != 1 || items.ndim() != 1 || bits.ndim() != 1 ||
         bits.size() != items.size())
         throw nb::value_error("bits: one entry per tally item");
     return cpcore_one_word_tally_bits(item_kind.data(), item_kind.size(), items.data(),
-                                      items.size(), bits.data());
+                                      items.size(), optional, bits.data());
 }
 
 int64_t region_sizes(Array<const int64_t> areas, uint64_t total, Array<bool> fillable) {
@@ -257,8 +257,9 @@ void bind_layout(nb::module_& m) {
           nb::arg("item_kind"), nb::arg("option_kind"), nb::arg("flips"), nb::arg("out"),
           "Fill the one-word layout's arrays of ``out`` (of the sizes measured).");
     m.def("one_word_tally_bits", &one_word_tally_bits, nb::arg("item_kind"),
-          nb::arg("items"), nb::arg("bits").noconvert(),
-          "Fill the tally items' piece-word bits: 1, 0 when one is a cell, or -code.");
+          nb::arg("items"), nb::arg("optional"), nb::arg("bits").noconvert(),
+          "Fill the tally items' piece-word bits: 1, 0 when one is a cell or an optional "
+          "piece, or -code.");
     m.def("layout_error", [](int64_t code) { return std::string(cpcore_layout_error(code)); },
           nb::arg("code"), "What the core's refusal of a layout, by its code, says.");
     m.def("region_sizes", &region_sizes, nb::arg("areas"), nb::arg("total"),

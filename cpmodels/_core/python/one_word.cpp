@@ -172,9 +172,16 @@ void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle
             throw nb::value_error("out's rows are shorter than the tallies' vectors");
     std::vector<int64_t> scratch((L.n_pieces + 1) * cols, 0);
     const int64_t* flag = stop_flag(stop);
-    nb::gil_scoped_release released;
-    cpcore_tally_one_word(&L, &T, prefixes.data(), rows, prefixes.shape(1), &call.t, use_memo,
-                          out.data(), cols, out_mask.data(), scratch.data(), flag);
+    int64_t status;
+    {
+        nb::gil_scoped_release released;
+        status = cpcore_tally_one_word(&L, &T, prefixes.data(), rows, prefixes.shape(1),
+                                       &call.t, use_memo, out.data(), cols, out_mask.data(),
+                                       scratch.data(), flag);
+    }
+    if (status == CPCORE_LEFT_OUT_TALLY)
+        throw nb::value_error("a tally item is a piece that may be left out: the one-word "
+                              "tally cannot split the counts by it");
 }
 
 

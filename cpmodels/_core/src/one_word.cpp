@@ -407,13 +407,16 @@ extern "C" void cpcore_count_one_word(const cpcore_one_word* layout, const int64
     });
 }
 
-extern "C" void cpcore_tally_one_word(const cpcore_one_word* layout,
-                                      const cpcore_one_tallies* tallies,
-                                      const int64_t* prefixes, uint64_t rows, uint64_t cols,
-                                      cpcore_one_word_table* t, int use_memo, int64_t* out,
-                                      uint64_t out_cols, int64_t* out_mask, int64_t* scratch,
-                                      const int64_t* stop) {
+extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
+                                         const cpcore_one_tallies* tallies,
+                                         const int64_t* prefixes, uint64_t rows,
+                                         uint64_t cols, cpcore_one_word_table* t,
+                                         int use_memo, int64_t* out, uint64_t out_cols,
+                                         int64_t* out_mask, int64_t* scratch,
+                                         const int64_t* stop) {
     const cpcore_one_word& L = *layout;
+    for (uint64_t k = 0; k < tallies->n_tally; ++k)
+        if (tallies->bit[k] & L.optional) return CPCORE_LEFT_OUT_TALLY;
     CountTable table = count_table(*t);
     each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
         out_mask[p] = (int64_t)open_tallies(used, *tallies);
@@ -423,4 +426,5 @@ extern "C" void cpcore_tally_one_word(const cpcore_one_word* layout,
         for (uint64_t y = 0; y < out_cols; ++y) row[y] = 0;
         return true;
     });
+    return 0;
 }

@@ -10,6 +10,7 @@ CPCORE_LAYOUT_ENTRY_POINTS(cpcore_one_word_layout, cpcore_one_word_input, cpcore
 
 extern "C" int64_t cpcore_one_word_tally_bits(const int64_t* item_kind, uint64_t n_items,
                                               const int64_t* items, uint64_t n_tally,
-                                              uint64_t* bits) {
-    return cpcore::one_word_layout::tally_bits(item_kind, n_items, items, n_tally, bits);
+                                              uint64_t optional, uint64_t* bits) {
+    return cpcore::one_word_layout::tally_bits(item_kind, n_items, items, n_tally, optional,
+                                               bits);
 }

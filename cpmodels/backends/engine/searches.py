@@ -458,19 +458,15 @@ class Searches:
 
     def _one_word_tallies(self) -> OneTallies | None:
         """The one-word tally kernel's tallies of the tally items (none: plain counts), or
-        None when it cannot tally them (a tally item that is a cell or may be left out).
-        Only when the one-word layout suits."""
+        None when it cannot tally them (the core's answer: a tally item that is a cell or
+        may be left out). Only when the one-word layout suits."""
         one = self._one_word_layout()
         assert one is not None
         if self._one_tallies is None:
             layout = self._tally_layout() if self.tally_items else None
             tallies = one_word_tallies(self.cover, self.tally_items,
-                                       None if layout is None else layout.kernel)
-            piece_bits = [i for i, it in enumerate(self.cover.items)
-                          if it.kind is not ItemKind.CELL]
-            if any(int(one.optional) >> piece_bits.index(i) & 1
-                   for i in self.tally_items if i in piece_bits):
-                tallies = None  # a tally item that may be left out
+                                       None if layout is None else layout.kernel,
+                                       int(one.optional))
             self._one_tallies = False if tallies is None else tallies
             self._one_tally_layout = layout
         return self._one_tallies if isinstance(self._one_tallies, OneTallies) else None

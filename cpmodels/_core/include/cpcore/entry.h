@@ -57,6 +57,7 @@ uint64_t cpcore_interface(char* out, uint64_t capacity);
 #define CPCORE_TOO_DEEP (-2)     /* the search needed more levels than its buffers hold */
 #define CPCORE_CAPPED (-3)       /* the search reached its cap of nodes first */
 #define CPCORE_NO_SOLUTION (-4)  /* the whole tree searched: no solution */
+#define CPCORE_LEFT_OUT_TALLY (-5)  /* refused, nothing written: a tally item may be left out */
 
 /* The one-word layout (a board of at most 64 cells in one word, the units in another; see
  * cpmodels/backends/engine/layouts/cover.py's OneWord), the tallies read with it (OneTallies) and
@@ -104,8 +105,11 @@ void cpcore_count_one_word(const cpcore_one_word* layout, const int64_t* prefixe
 
 /* Row p of prefixes tallied into out[p] (out_cols counts a row), its uncovered tally items
  * in out_mask[p]; a stop leaves the rows from the one it met uncounted. scratch: zeros,
- * (n_pieces + 1) * out_cols of them. */
-void cpcore_tally_one_word(const cpcore_one_word* layout, const cpcore_one_tallies* tallies,
+ * (n_pieces + 1) * out_cols of them. Returns 0, or CPCORE_LEFT_OUT_TALLY, writing nothing,
+ * when a tally item's bit is in the layout's optional pieces: a piece that may be left out
+ * has a left-out option no node places, so its counts could not be split by it (the items
+ * cpcore_one_word_tally_bits accepts never are). */
+int64_t cpcore_tally_one_word(const cpcore_one_word* layout, const cpcore_one_tallies* tallies,
                            const int64_t* prefixes, uint64_t rows, uint64_t cols,
                            cpcore_one_word_table* table, int use_memo, int64_t* out,
                            uint64_t out_cols, int64_t* out_mask, int64_t* scratch,
@@ -787,10 +791,13 @@ typedef struct cpcore_one_word_layout {
 } cpcore_one_word_layout;
 
 /* The piece-word bit of each tally item (OneTallies.bit): its index among the items not
- * cells. Returns 1, or 0 when a tally item is a cell (the kernel does not suit), or
- * -CPCORE_LAYOUT_BAD_ITEM for an item the cover does not have. */
+ * cells. Returns 1, or 0 when the one-word tally does not suit them: a tally item is a cell,
+ * or a piece whose bit is in optional (the layout's pieces that may be left out; see
+ * cpcore_tally_one_word); or -CPCORE_LAYOUT_BAD_ITEM for an item the cover does not have,
+ * -CPCORE_LAYOUT_REPEATED_TALLY for one listed twice. */
 int64_t cpcore_one_word_tally_bits(const int64_t* item_kind, uint64_t n_items,
-                                   const int64_t* items, uint64_t n_tally, uint64_t* bits);
+                                   const int64_t* items, uint64_t n_tally, uint64_t optional,
+                                   uint64_t* bits);
 
 /* Scratch words of a one-word layout; measure (checks too), then fill as for a cover. */
 uint64_t cpcore_one_word_layout_work(const cpcore_one_word_input* in);

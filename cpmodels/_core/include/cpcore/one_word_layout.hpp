@@ -188,10 +188,10 @@ inline void lay_out(const cpcore_one_word_input& in, int64_t* w, cpcore_one_word
     for (uint64_t p = 0; p < n_pieces; ++p) out->areas[p] = area_of[p] < 0 ? 0 : area_of[p];
 }
 
-// The piece-word bit of each tally item (1), 0 when one is a cell, or -BAD_ITEM, or
-// -REPEATED_TALLY for an item listed twice.
+// The piece-word bit of each tally item (1), 0 when one is a cell or a piece in optional (one
+// that may be left out), or -BAD_ITEM, or -REPEATED_TALLY for an item listed twice.
 inline int64_t tally_bits(const int64_t* item_kind, uint64_t n_items, const int64_t* items,
-                          uint64_t n_tally, uint64_t* bits) {
+                          uint64_t n_tally, uint64_t optional, uint64_t* bits) {
     for (uint64_t t = 0; t < n_tally; ++t) {
         if (items[t] < 0 || (uint64_t)items[t] >= n_items) return -CPCORE_LAYOUT_BAD_ITEM;
         for (uint64_t u = 0; u < t; ++u)
@@ -204,6 +204,8 @@ inline int64_t tally_bits(const int64_t* item_kind, uint64_t n_items, const int6
         if (p >= 64) return 0;
         bits[t] = (uint64_t)1 << p;
     }
+    for (uint64_t t = 0; t < n_tally; ++t)
+        if (bits[t] & optional) return 0;
     return 1;
 }
 

@@ -82,12 +82,13 @@ OneTallies = namedtuple("OneTallies", [
     "n_tally", "bit", "opt_tally", "opt_index", "length", "stride", "map_start", "map_flat"])
 
 
-def one_word_tallies(cover: ExactCover, items: Sequence[int],
-                     tallies: Tallies | None) -> OneTallies | None:
+def one_word_tallies(cover: ExactCover, items: Sequence[int], tallies: Tallies | None,
+                     optional: int = 0) -> OneTallies | None:
     """The one-word tally kernel's view of the tally layout ``tallies`` of ``items`` (no
-    items: plain counts, ``tallies`` unused), or None when a tally item is a cell (the
-    kernel reads the tally items in the piece word). The core gives the items' bits
-    (``cpcore/one_word_layout.hpp``)."""
+    items: plain counts, ``tallies`` unused), or None when the core says the kernel cannot
+    tally them: a tally item is a cell (the kernel reads the tally items in the piece word)
+    or a piece of ``optional`` (the one-word layout's pieces that may be left out). The core
+    gives the items' bits (``cpcore/one_word_layout.hpp``)."""
     if not items or tallies is None:
         none = np.full(len(cover.options), -1, dtype=np.int64)
         return OneTallies(0, np.zeros(1, np.uint64), none, none, np.ones(1, np.int64),
@@ -96,7 +97,8 @@ def one_word_tallies(cover: ExactCover, items: Sequence[int],
     kinds = np.fromiter((it.kind for it in cover.items), dtype=np.int64,
                         count=len(cover.items))
     bits = np.empty(len(items), dtype=np.uint64)
-    status = _native.one_word_tally_bits(kinds, np.array(list(items), dtype=np.int64), bits)
+    status = _native.one_word_tally_bits(kinds, np.array(list(items), dtype=np.int64),
+                                         int(optional), bits)
     if status < 0:
         refuse_layout(-status)
     if not status:

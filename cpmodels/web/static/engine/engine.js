@@ -602,10 +602,10 @@ class Engine {
     if (tally.length) {
       const bits = this.alloc(tally.length * 8);
       const status = Number(x.cpcore_one_word_tally_bits(itemKind, BigInt(n.items),
-        this.copy(whole(tally, "tally")), BigInt(tally.length), bits));
+        this.copy(whole(tally, "tally")), BigInt(tally.length), BigInt(word.optional), bits));
       if (status < 0) this.refuse(-status);
       const bit = this.view(BigUint64Array, bits, tally.length).slice();
-      if (status && !bit.some((b) => b & word.optional)) {  // else a cell, or left out
+      if (status) {  // else a cell, or a piece that may be left out
         const { opt_tally, opt_index, length, stride, map_start, map_flat } = generalTallies;
         tallies = { n_tally: tally.length, bit, opt_tally, opt_index, length, stride,
           map_start, map_flat };
@@ -1311,8 +1311,10 @@ class Cover {
         if (plain) x.cpcore_count_one_word(L.struct, at, rows, cols, t, 1, out, stop);
         else {
           const scratch = engine.alloc((L.nPieces + 1) * width * 8);
-          x.cpcore_tally_one_word(L.struct, T.struct, at, rows, cols, t, 1, out,
-            BigInt(width), outMask, scratch, stop);
+          const status = x.cpcore_tally_one_word(L.struct, T.struct, at, rows, cols, t, 1,
+            out, BigInt(width), outMask, scratch, stop);
+          check(Number(status) === 0, "a tally item is a piece that may be left out: the " +
+            "one-word tally cannot split the counts by it");
         }
       } else {
         const entry = this.tallyKernel === "tally_prefixes_two_words"
