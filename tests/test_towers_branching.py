@@ -182,20 +182,43 @@ def test_a_stopped_search_goes_on_from_every_finished_branch(three, tmp_path):
         _search(problem, state, 130)
 
 
-def test_a_branch_priced_again_keeps_its_own_prices(tmp_path):
-    # 4x4 (optimum 440) from 10 of Polyak's steps: a branch its parent's prices leave open
-    # is priced again from them, and keeps the lower bound with its own prices.
+def test_ctrl_c_keeps_every_finished_branch(three, tmp_path):
+    _, problem = three
+    state = tmp_path / "stopped.branches"
+    heard = []
+
+    def stop_after_three(found):
+        heard.append(found)
+        if len(heard) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _search(problem, state, 120).run(on_branch=stop_after_three)
+    again = _search(problem, state, 120)
+    assert sorted(again.done) == sorted(found.fixing for found in heard)
+    assert again.run().closed
+
+
+def test_branches_priced_again_prove_the_4x4_optimum(tmp_path):
+    # 4x4 (optimum 440) from 10 of Polyak's steps (520): a branch its parent's prices leave
+    # open is priced again from them and keeps its own prices, which its children start
+    # from and the certificate lists (a child closed at its parent's prices too).
     from cpmodels.towers.bounds import lagrangian_bound
 
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), 4, 4)
     root = lagrangian_bound(problem, 2, steps=10, target=440, scale=10)
     search = BranchSearch(problem, tmp_path / "p.branches", cut=2, scale=10,
-                          prices=root.prices, goal=440, steps=6)
-    outcome = search.run(max_branches=6)
+                          prices=root.prices, goal=440, steps=20)
+    outcome = search.run()
     own = {f: found for f, found in search.done.items() if found.prices is not None}
-    assert own and all(found.top + found.bottom < (root.steps and min(root.steps)) * 10
+    assert own and all(found.top + found.bottom < min(root.steps) * 10
                        for found in own.values())
-    assert outcome.levels[0].highest <= root.bound
+    assert outcome.closed and outcome.levels[0].highest == root.bound > 440
+    assert any(f[:-1] in own and search.done[f].prices is None for f in search.done)
+    proof = tmp_path / "4x4.proof"
+    search.write_certificate(proof, towers_model.solve(problem).grid)
+    check = check_branched_bound(proof, problem)
+    assert check.ok and check.optimum == 440, check.message
 
 
 def test_the_command_line_closes_goes_on_and_verifies(three, tmp_path, capsys):

@@ -195,7 +195,7 @@ def cmd_branch(args: argparse.Namespace) -> int:
     def heard(found: Any) -> None:
         if not args.quiet:
             shown = "no board" if found.bound is None else f"bound {found.bound:,}"
-            _say(f"branch {_fixing_text(found.fixing)}: {shown}, "
+            _say(f"branch {_fixing_text(problem, found.fixing)}: {shown}, "
                  f"{'closed' if found.closed else 'split'} ({found.seconds:.1f} s)")
 
     try:
@@ -213,11 +213,12 @@ def cmd_branch(args: argparse.Namespace) -> int:
         "bound": outcome.bound, "closed": outcome.closed, "finished": outcome.finished,
         "waiting": outcome.waiting, "state": str(state),
         "levels": [{"depth": lv.depth, "branches": lv.branches, "closed": lv.closed,
-                    "highest": lv.highest, "seconds": round(lv.seconds, 1)}
+                    "highest": lv.highest, "seconds": round(lv.seconds, 1),
+                    "cpu": round(lv.cpu, 1)}
                    for lv in outcome.levels]}
     lines = [f"depth {lv.depth}: {lv.branches:,} branches, {lv.closed:,} closed, highest "
              f"bound {'none' if lv.highest is None else f'{lv.highest:,}'}, "
-             f"{lv.seconds:,.0f} s" for lv in outcome.levels]
+             f"{lv.seconds:,.0f} s ({lv.cpu:,.0f} s of CPU)" for lv in outcome.levels]
     if not outcome.closed:
         bound = "none yet" if outcome.bound is None else f"{outcome.bound:,}"
         lines.append(f"not closed: the branches prove {bound} (goal {goal:,}); "
@@ -234,8 +235,10 @@ def cmd_branch(args: argparse.Namespace) -> int:
     return EXIT_OK if check.ok else EXIT_UNKNOWN
 
 
-def _fixing_text(fixing: Any) -> str:
-    return " ".join(f"col {j} = {a}/{k}" for j, a, k in fixing) or "root"
+def _fixing_text(problem: Any, fixing: Any) -> str:
+    """A branch as its columns and the letters of their two cells at the cut."""
+    letters = [c.letter for c in problem.colours] + [problem.empty_letter]
+    return ", ".join(f"column {j} {letters[a]}/{letters[k]}" for j, a, k in fixing) or "root"
 
 
 def cmd_prove(args: argparse.Namespace) -> int:

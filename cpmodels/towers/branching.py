@@ -91,6 +91,7 @@ class BranchResult:
     bound: int | None
     closed: bool
     seconds: float
+    cpu: float = 0.0  # seconds of CPU of the thread that bounded it
     certificates: tuple[bytes, bytes] | None = None
 
 
@@ -100,7 +101,7 @@ def bound_branch(job: BranchJob) -> BranchResult:
     from cpmodels.towers.bounds import lagrangian_bound
     from cpmodels.towers.proof import certified_bands
 
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.thread_time()
     problem = job.problem
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
@@ -129,7 +130,7 @@ def bound_branch(job: BranchJob) -> BranchResult:
         if closed:
             kept = ((folder / "top.cert").read_bytes(), (folder / "bottom.cert").read_bytes())
     return BranchResult(job.fixing, top, bottom, own, bound, closed,
-                        time.perf_counter() - began, kept)
+                        time.perf_counter() - began, time.thread_time() - cpu, kept)
 
 
 class _Brancher:
@@ -145,13 +146,15 @@ class _Brancher:
 @dataclass
 class Level:
     """The branches of one depth (columns fixed) finished so far: how many, how many
-    closed, the highest bound among them (None: all empty), and their CPU seconds."""
+    closed, the highest bound among them (None: all empty), their seconds and seconds of
+    CPU."""
 
     depth: int
     branches: int = 0
     closed: int = 0
     highest: int | None = None
     seconds: float = 0.0
+    cpu: float = 0.0
 
 
 @dataclass
@@ -268,14 +271,18 @@ class BranchSearch:
         return outcome
 
     def _job(self, fixing: Fixing) -> BranchJob:
-        prices: np.ndarray = self.prices
-        for depth in range(len(fixing) - 1, -1, -1):  # the nearest ancestor's own prices
-            above = self.done.get(fixing[:depth])
-            if above is not None and above.prices is not None:
-                prices = np.asarray(above.prices).reshape(self.prices.shape)
-                break
+        prices = self.prices_of(fixing[:-1]) if fixing else self.prices
         return BranchJob(self.problem, self.cut, self.scale, prices, fixing, self.goal,
                          self.steps)
+
+    def prices_of(self, fixing: Fixing) -> np.ndarray:
+        """The prices a finished branch was bounded at: its own, else its nearest
+        ancestor's own, else the root's."""
+        for depth in range(len(fixing), -1, -1):
+            found = self.done.get(fixing[:depth])
+            if found is not None and found.prices is not None:
+                return np.asarray(found.prices).reshape(self.prices.shape)
+        return self.prices
 
     def _lines(self, done: Finished) -> list[str]:
         found: BranchResult = done.result
@@ -294,6 +301,7 @@ class BranchSearch:
             level.branches += 1
             level.closed += found.closed
             level.seconds += found.seconds
+            level.cpu += found.cpu
             if found.bound is not None:
                 level.highest = found.bound if level.highest is None \
                     else max(level.highest, found.bound)
@@ -335,8 +343,8 @@ class BranchSearch:
             "scale": self.scale, "prices": self.prices.tolist(), "bound": self.goal,
             "board": board,
             "branches": [{"fixing": [list(c) for c in f],
-                          "prices": None if self.done[f].prices is None
-                          else np.asarray(self.done[f].prices).tolist()} for f in leaves]}
+                          "prices": None if self.prices_of(f) is self.prices
+                          else self.prices_of(f).tolist()} for f in leaves]}
         tmp = temp_beside(path)
         try:
             with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
@@ -371,7 +379,7 @@ class _Heard:
 def _line(found: BranchResult) -> str:
     return json.dumps({"fixing": [list(c) for c in found.fixing], "top": found.top,
                        "bottom": found.bottom, "bound": found.bound, "closed": found.closed,
-                       "seconds": round(found.seconds, 3),
+                       "seconds": round(found.seconds, 3), "cpu": round(found.cpu, 3),
                        "prices": None if found.prices is None
                        else np.asarray(found.prices).ravel().tolist()},
                       separators=(",", ":"))
@@ -385,7 +393,8 @@ def _result_of(raw: Any, cols: int) -> BranchResult:
     return BranchResult(fixing,  # type: ignore[arg-type]
                         raw["top"], raw["bottom"],
                         None if prices is None else np.array(prices, dtype=np.int64),
-                        raw["bound"], bool(raw["closed"]), float(raw["seconds"]))
+                        raw["bound"], bool(raw["closed"]), float(raw["seconds"]),
+                        float(raw.get("cpu", 0.0)))
 
 
 MAX_PRICES_BYTES = 64_000_000  # a prices file: a pricing state, or prices kept with a board
