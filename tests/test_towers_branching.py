@@ -240,3 +240,18 @@ def test_the_command_line_closes_goes_on_and_verifies(three, tmp_path, capsys):
     prices.write_text("[1, 2]")
     assert main(argv) == 2
     assert "not a JSON object" in capsys.readouterr().err
+
+
+def test_branches_run_on_a_cluster(three, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    spec, problem = three
+    n = problem.codes
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"rows": 3, "cols": 2, "cut": 2, "scale": 10,
+                                  "prices": np.zeros((2, n, n + 1, n), int).tolist()}))
+    proof = tmp_path / "three.proof"
+    assert main(["branch", str(spec), "--prices", str(prices), "--goal", "120", "--proof",
+                 str(proof), "--cluster", "local:2", "--quiet", "--format", "json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["closed"] and said["proof_checked"] and said["bound"] == 120
+    assert [level["depth"] for level in said["levels"]] == [0, 1, 2]

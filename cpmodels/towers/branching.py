@@ -195,6 +195,28 @@ class BranchSearch:
         self.done: dict[Fixing, BranchResult] = {}
         self._load()
 
+    @classmethod
+    def stored(cls, problem: TowersProblem, state: Path) -> BranchSearch:
+        """The search whose state is kept at ``state``, its settings read from its header
+        (checked as any state is)."""
+        from cpmodels.towers.certificate import whole, whole_array
+
+        try:
+            first = read_bounded(state, MAX_STATE_BYTES, "branch state").split(b"\n", 1)[0]
+            header = load_json(first, "the branch state's header")
+            n = problem.codes
+            return cls(problem, state, cut=whole(header["cut"], "cut", 1, problem.rows - 1),
+                       scale=whole(header["scale"], "scale", 1, 10**6),
+                       prices=whole_array(header["prices"], "prices",
+                                          (problem.cols, n, n + 1, n)),
+                       goal=whole(header["goal"], "goal", -(1 << 50), 1 << 50),
+                       steps=whole(header["steps"], "steps", 1, 1 << 30),
+                       columns=[whole(j, "a column", 0, problem.cols - 1)
+                                for j in header["columns"]])
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError,
+                ValueError) as exc:
+            raise InputError(f"{state} is not a branch state: {exc}") from None
+
     def header(self) -> dict[str, Any]:
         return {"format": STATE_FORMAT, "version": STATE_VERSION, "puzzle": self.problem.name,
                 **header_problem(self.problem), "cut": self.cut, "scale": self.scale,
