@@ -14,7 +14,8 @@ towers_10x10_joined (the priced bands' boards joined at the cut and polished),
 towers_9x9_priced, towers_10x10_priced (the bound with priced rows), towers_9x9_bundle
 (the same priced by the bundle), towers_9x9_certified, towers_10x10_certified (the bundle's
 prices, kept in towers_9x9_prices.json and towers_10x10_prices.json with the best board
-known, certified and checked), towers_11x11_certified (the same for 11x11, Polyak's prices),
+known, certified and checked; 10x10 with the branches over the cut kept in
+towers_10x10.branches), towers_11x11_certified (the same for 11x11, Polyak's prices),
 towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it),
 towers_when_built_5x5, towers_when_built_10x10 (the game's build-order rule: the published
 optima 81 and 58, each with its order of builds replayed). With no name, every benchmark runs.

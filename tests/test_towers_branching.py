@@ -4,6 +4,7 @@ state, run through the run layer."""
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 
@@ -83,9 +84,10 @@ def closed_proof(three, tmp_path_factory):
     return problem, proof
 
 
-def _forged(source, target, change_claim=None, drop=None, swap=None):
+def _forged(source, target, change_claim=None, drop=None, swap=None, data=None):
     """A copy of a branched certificate: its claim changed, a member dropped, or one
-    member's bytes put in another's place."""
+    member's bytes put in another's place (or ``data`` in the place of ``swap[0]``)."""
+    replacement = data
     with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
         for item in old.infolist():
             data = old.read(item.filename)
@@ -96,7 +98,7 @@ def _forged(source, target, change_claim=None, drop=None, swap=None):
             if item.filename == drop:
                 continue
             if swap is not None and item.filename == swap[0]:
-                data = old.read(swap[1])
+                data = old.read(swap[1]) if replacement is None else replacement
             new.writestr(item, data)
     return target
 
@@ -219,6 +221,19 @@ def test_branches_priced_again_prove_the_4x4_optimum(tmp_path):
     search.write_certificate(proof, towers_model.solve(problem).grid)
     check = check_branched_bound(proof, problem)
     assert check.ok and check.optimum == 440, check.message
+    # A branch's own prices changed, or gone, and the branch is refused.
+    with zipfile.ZipFile(proof) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".prices.npy"))
+        with archive.open(name) as stream:
+            prices = np.lib.format.read_array(stream)
+    prices[1, 0, 0, 0] += 1
+    forged = io.BytesIO()
+    np.lib.format.write_array(forged, prices)
+    bad = _forged(proof, tmp_path / "nudged", swap=(name, name), data=forged.getvalue())
+    check = check_branched_bound(bad, problem)
+    assert not check.ok and "other prices or rows" in check.message
+    check = check_branched_bound(_forged(proof, tmp_path / "gone", drop=name), problem)
+    assert not check.ok and "are missing" in check.message
 
 
 def test_the_command_line_closes_goes_on_and_verifies(three, tmp_path, capsys):

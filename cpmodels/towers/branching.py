@@ -364,9 +364,9 @@ class BranchSearch:
             "puzzle": self.problem.name, **header_problem(self.problem), "cut": self.cut,
             "scale": self.scale, "prices": self.prices.tolist(), "bound": self.goal,
             "board": board,
-            "branches": [{"fixing": [list(c) for c in f],
-                          "prices": None if self.prices_of(f) is self.prices
-                          else self.prices_of(f).tolist()} for f in leaves]}
+            "branches": [{"fixing": [list(c) for c in f]}
+                         | ({} if self.prices_of(f) is self.prices else {"priced": True})
+                         for f in leaves]}
         tmp = temp_beside(path)
         try:
             with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
@@ -374,6 +374,10 @@ class BranchSearch:
                 for f in leaves:
                     for part in self._cert_paths(f):
                         archive.write(part, part.name)
+                    if self.prices_of(f) is not self.prices:
+                        with archive.open(f"{fixing_name(f)}.prices.npy", "w") as stream:
+                            np.lib.format.write_array(stream, self.prices_of(f),
+                                                      allow_pickle=False)
             move_into_place(tmp, path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)

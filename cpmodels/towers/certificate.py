@@ -31,6 +31,7 @@ it reads the layout from the header and re-derives every transition with numpy.
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -606,7 +607,8 @@ def check_priced_bound(path: Path, problem: TowersProblem,
 
 BRANCHED_FORMAT = "cpmodels-towers-branched-bound"
 BRANCHED_VERSION = 1
-MAX_BRANCHES = 1_000_000  # leaves a branched bound may list
+MAX_BRANCHES = 200_000  # leaves a branched bound may list
+MAX_BRANCHED_CLAIM_BYTES = 32_000_000  # its claim: the branches' cells, about 100 bytes each
 
 
 def fixing_name(fixing: Fixing) -> str:
@@ -665,6 +667,19 @@ def _bad_cell() -> tuple[int, int, int]:
     raise ValueError("a branch's cell must be [column, code above, code below]")
 
 
+def _branch_prices(archive: zipfile.ZipFile, name: str, shape: tuple[int, ...],
+                   ) -> np.ndarray | str:
+    """A branch's own prices, the archive's member ``name``; else why not."""
+    if name not in archive.namelist():
+        return f"its prices {name} are missing"
+    array = npy_member(archive, name, 8 * math.prod(shape))
+    if array.dtype.kind != "i" or array.shape != shape:
+        return f"its prices {name} are not whole numbers of shape {shape}"
+    if len(array) and int(np.abs(array).max()) > MAX_SCORE:
+        return f"its prices {name} hold a number beyond {MAX_SCORE:,} either way"
+    return array.astype(np.int64)
+
+
 def check_branched_bound(path: Path, problem: TowersProblem,
                          on_layer: Callable[[int, int], None] | None = None,
                          ) -> CertificateCheck:
@@ -674,7 +689,7 @@ def check_branched_bound(path: Path, problem: TowersProblem,
     scoring the bound, the bound is the optimum. Never raises for a bad file."""
     try:
         with zipfile.ZipFile(path) as archive:
-            claim = json_member(archive, "claim.json")
+            claim = json_member(archive, "claim.json", MAX_BRANCHED_CLAIM_BYTES)
             if not isinstance(claim, dict) \
                     or not same_json(claim.get("format"), BRANCHED_FORMAT):
                 return CertificateCheck(False, f"{path} is not a branched bound")
@@ -698,11 +713,16 @@ def check_branched_bound(path: Path, problem: TowersProblem,
             states, layers = 0, 0
             for leaf, fixing in zip(leaves, fixings):
                 name = fixing_name(fixing)
-                try:
-                    prices = root_prices if leaf.get("prices") is None else whole_array(
-                        leaf["prices"], "prices", (problem.cols, n, n + 1, n))
-                except ValueError as exc:
-                    return CertificateCheck(False, f"branch {name}: {exc}")
+                prices = root_prices
+                if leaf.get("priced") is not None:
+                    if not same_json(leaf["priced"], True):
+                        return CertificateCheck(False, f"branch {name}: priced must be true "
+                                                "or absent")
+                    why = _branch_prices(archive, f"{name}.prices.npy",
+                                         (problem.cols, n, n + 1, n))
+                    if isinstance(why, str):
+                        return CertificateCheck(False, f"branch {name}: {why}")
+                    prices = why
                 bands = _check_bands(path, archive, problem, cut, scale, prices, fixing,
                                      (f"{name}.top.cert", f"{name}.bottom.cert"), on_layer)
                 if not bands.ok:
