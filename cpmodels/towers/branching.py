@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from cpmodels.errors import InputError
-from cpmodels.files import load_json, move_into_place, read_bounded, temp_beside, write_atomic
+from cpmodels.files import load_json, read_bounded, write_atomic, zip_in_place
 from cpmodels.running import Finished, Here, Place, Plan, ResumableFile, run
 from cpmodels.towers.certificate import (
     BRANCHED_FORMAT,
@@ -367,24 +366,15 @@ class BranchSearch:
             "branches": [{"fixing": [list(c) for c in f]}
                          | ({} if self.prices_of(f) is self.prices else {"priced": True})
                          for f in leaves]}
-        tmp = temp_beside(path)
-        try:
-            with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
-                archive.writestr("claim.json", json.dumps(claim))
-                for f in leaves:
-                    for part in self._cert_paths(f):
-                        archive.write(part, part.name)
-                    if self.prices_of(f) is not self.prices:
-                        with archive.open(f"{fixing_name(f)}.prices.npy", "w") as stream:
-                            np.lib.format.write_array(stream, self.prices_of(f),
-                                                      allow_pickle=False)
-            move_into_place(tmp, path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        with zip_in_place(path) as archive:
+            archive.writestr("claim.json", json.dumps(claim))
+            for f in leaves:
+                for part in self._cert_paths(f):
+                    archive.write(part, part.name)
+                if self.prices_of(f) is not self.prices:
+                    with archive.open(f"{fixing_name(f)}.prices.npy", "w") as stream:
+                        np.lib.format.write_array(stream, self.prices_of(f),
+                                                  allow_pickle=False)
 
     def check(self, path: Path) -> Any:
         """``certificate.check_branched_bound`` of the certificate at ``path``."""

@@ -260,6 +260,17 @@ def _mismatch(header: dict[str, Any], problem: TowersProblem) -> str:
             f"cells differ from {problem.name}'s)")
 
 
+def board_wrong(problem: TowersProblem, board: list[str], claim: int, what: str) -> str | None:
+    """Why ``board`` does not show ``claim`` reached (a rule it breaks, another score), or
+    None."""
+    wrong = problem.violations(board)
+    if wrong:
+        return f"{what} breaks a rule: {wrong[0]}"
+    if problem.score(board) != claim:
+        return f"{what} scores {problem.score(board)}, not the {claim} it claims"
+    return None
+
+
 MAX_SCORE = 1 << 50  # a score or a cell's points in a certificate: no sum of them overflows
 
 
@@ -327,12 +338,9 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
                 or not isinstance(board, list) or not all(isinstance(row, str) for row in board):
             return CertificateCheck(False, "the claim needs an integer optimum and a board")
         whole(optimum, "optimum", -MAX_SCORE, MAX_SCORE)
-        wrong = problem.violations(board)
-        if wrong:
-            return CertificateCheck(False, f"the certificate's board breaks a rule: {wrong[0]}")
-        if problem.score(board) != optimum:
-            return CertificateCheck(False, f"the certificate's board scores "
-                                    f"{problem.score(board)}, not the {optimum} it claims")
+        why = board_wrong(problem, board, optimum, "the certificate's board")
+        if why is not None:
+            return CertificateCheck(False, why)
     elif band is None and board is not None:
         return CertificateCheck(False, "a board is given with no optimum")
 
@@ -718,11 +726,11 @@ def check_branched_bound(path: Path, problem: TowersProblem,
                     if not same_json(leaf["priced"], True):
                         return CertificateCheck(False, f"branch {name}: priced must be true "
                                                 "or absent")
-                    why = _branch_prices(archive, f"{name}.prices.npy",
+                    own = _branch_prices(archive, f"{name}.prices.npy",
                                          (problem.cols, n, n + 1, n))
-                    if isinstance(why, str):
-                        return CertificateCheck(False, f"branch {name}: {why}")
-                    prices = why
+                    if isinstance(own, str):
+                        return CertificateCheck(False, f"branch {name}: {own}")
+                    prices = own
                 bands = _check_bands(path, archive, problem, cut, scale, prices, fixing,
                                      (f"{name}.top.cert", f"{name}.bottom.cert"), on_layer)
                 if not bands.ok:
@@ -744,11 +752,8 @@ def check_branched_bound(path: Path, problem: TowersProblem,
         return CertificateCheck(True, message, None, states, layers, bound=bound)
     if not isinstance(board, list) or not all(isinstance(row, str) for row in board):
         return CertificateCheck(False, "the claim's board must be a list of rows of letters")
-    wrong = problem.violations(board)
-    if wrong:
-        return CertificateCheck(False, f"the claim's board breaks a rule: {wrong[0]}")
-    if problem.score(board) != bound:
-        return CertificateCheck(False, f"the claim's board scores {problem.score(board)}, "
-                                f"not the {bound} claimed")
+    why = board_wrong(problem, board, bound, "the claim's board")
+    if why is not None:
+        return CertificateCheck(False, why)
     return CertificateCheck(True, f"optimum {bound} proved by {len(leaves):,} branches",
                             bound, states, layers, bound=bound)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cpmodels.errors import InputError
-from cpmodels.files import check_input, json_member, move_into_place, temp_beside
+from cpmodels.files import check_input, json_member, zip_in_place
 from cpmodels.spec.models import TowersSpec
 from cpmodels.towers.certificate import (
     BRANCHED_FORMAT,
@@ -208,7 +208,6 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
     import json
     import tempfile
     import time
-    import zipfile
 
     from cpmodels.towers import bounds
 
@@ -222,29 +221,20 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
         raise InputError("the bands did not finish within the time limit: no bound")
     prices = priced.prices
     scale = priced.scale
-    tmp = temp_beside(path)
-    try:
-        with tempfile.TemporaryDirectory(dir=path.parent) as scratch, \
-                zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
-            total = 0
-            for part, best in certified_bands(problem, cut, scale, prices, Path(scratch)):
-                if best is None:
-                    raise InputError("a band has no legal board: no bound")
-                total += best
-                archive.write(part, part.name)
-            bound = problem.bound_from(total, scale)
-            claim = {"format": PRICED_FORMAT, "version": PRICED_VERSION,
-                     "puzzle": problem.name,
-                     **header_problem(problem), "cut": cut, "scale": scale,
-                     "prices": prices.tolist(), "bound": bound}
-            archive.writestr("claim.json", json.dumps(claim))
-        move_into_place(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with zip_in_place(path) as archive, \
+            tempfile.TemporaryDirectory(dir=path.parent) as scratch:
+        total = 0
+        for part, best in certified_bands(problem, cut, scale, prices, Path(scratch)):
+            if best is None:
+                raise InputError("a band has no legal board: no bound")
+            total += best
+            archive.write(part, part.name)
+        bound = problem.bound_from(total, scale)
+        claim = {"format": PRICED_FORMAT, "version": PRICED_VERSION,
+                 "puzzle": problem.name,
+                 **header_problem(problem), "cut": cut, "scale": scale,
+                 "prices": prices.tolist(), "bound": bound}
+        archive.writestr("claim.json", json.dumps(claim))
     return ProvedBound(bound, cut, len(priced.steps), check_priced_bound(path, problem))
 
 
