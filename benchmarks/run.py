@@ -14,7 +14,8 @@ towers_10x10_joined (the priced bands' boards joined at the cut and polished),
 towers_9x9_priced, towers_10x10_priced (the bound with priced rows), towers_9x9_bundle
 (the same priced by the bundle), towers_9x9_certified, towers_10x10_certified (the bundle's
 prices, kept in towers_9x9_prices.json and towers_10x10_prices.json with the best board
-known, certified and checked), towers_11x11_certified (the same for 11x11, Polyak's prices),
+known, certified and checked; 10x10 with the branches over the cut kept in
+towers_10x10.branches), towers_11x11_certified (the same for 11x11, Polyak's prices),
 towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it),
 towers_when_built_5x5, towers_when_built_10x10 (the game's build-order rule: the published
 optima 81 and 58, each with its order of builds replayed). With no name, every benchmark runs.
@@ -387,10 +388,12 @@ def _towers_certificate(n: int) -> Callable[[], str]:
 
 
 
-def _towers_stored_prices(name: str) -> Callable[[], str]:
+def _towers_stored_prices(name: str, branches: str | None = None) -> Callable[[], str]:
     """Certify the priced bound of prices found before and kept beside this script (their
     search takes half an hour or more: see ``towers_9x9_bundle``), check the certificate,
-    and check the board kept with them by the rules: a board scoring the bound is optimal."""
+    and check the board kept with them by the rules: a board scoring the bound is optimal.
+    ``branches``, a branch and bound's state kept beside them (``towers.branching``): its
+    figures, and when every branch is closed its certificate written and checked."""
     def run() -> str:
         import json
         import tempfile
@@ -422,11 +425,42 @@ def _towers_stored_prices(name: str) -> Callable[[], str]:
             verdict = "optimal"
         else:
             verdict = f"not proved: the gap is {proved.bound - score:,}"
-        return (f"bound {proved.bound:,} (stored {stored['bound']:,}); certificate "
+        said = (f"bound {proved.bound:,} (stored {stored['bound']:,}); certificate "
                 f"{check.states:,} states, {size:.1f} MB, checked "
                 f"{'ok' if check.ok else 'REJECTED'} in {seconds:.1f} s; the stored board "
                 f"{'scores' if legal else 'BREAKS A RULE and scores'} {score:,}: {verdict}")
+        kept = None if branches is None else Path(__file__).parent / branches
+        if kept is not None and kept.is_file() and verdict != "optimal":
+            said += "; " + _towers_branches(problem, kept, board if legal else None)
+        return said
     return run
+
+
+def _towers_branches(problem: Any, state: Path, board: list[str] | None) -> str:
+    """A branch and bound's kept state: each depth's branches and highest bound, what they
+    prove; when all are closed, the certificate written, checked, and the verdict."""
+    from cpmodels.towers.branching import BranchSearch
+
+    search = BranchSearch.stored(problem, state)
+    outcome = search.outcome()
+    depths = ", ".join(
+        f"depth {lv.depth}: {lv.branches:,} ({lv.closed:,} closed, highest "
+        f"{'none' if lv.highest is None else f'{lv.highest:,}'}, {lv.cpu:,.0f} s of CPU)"
+        for lv in outcome.levels)
+    said = f"branches over the cut ({depths})"
+    if not outcome.closed:
+        return (f"{said}: they prove {outcome.bound:,}, {outcome.waiting:,} wait: not proved"
+                if outcome.bound is not None else f"{said}: not proved")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "towers.branched"
+        wanted = board if board is not None and problem.score(board) == search.goal else None
+        search.write_certificate(path, wanted)
+        start = time.perf_counter()
+        check = search.check(path)
+        seconds = time.perf_counter() - start
+    verdict = "optimal" if check.ok and check.optimum is not None else \
+        f"no board above {search.goal:,}" if check.ok else "REJECTED"
+    return f"{said}: {check.message}, {check.states:,} states checked in {seconds:.1f} s: {verdict}"
 
 def _towers_joined(n: int, steps: int, best: int) -> Callable[[], str]:
     """Better boards from the priced bands: Polyak's steps on the corners' prices as
@@ -720,7 +754,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str | tuple[str, int | None]]]] = 
                              _towers_stored_prices("towers_9x9_prices.json")),
     "towers_10x10_certified": ("towers 10x10: the bundle's stored prices certified and "
                                "checked, with the best board known",
-                               _towers_stored_prices("towers_10x10_prices.json")),
+                               _towers_stored_prices("towers_10x10_prices.json",
+                                                     "towers_10x10.branches")),
     "towers_11x11_certified": ("towers 11x11: stored prices (bands 6 + 5, 24 of Polyak's "
                                "steps) certified and checked, with the best board known",
                                _towers_stored_prices("towers_11x11_prices.json")),

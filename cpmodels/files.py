@@ -96,6 +96,25 @@ def temp_beside(path: Path | str) -> Path:
     return tmp
 
 
+@contextmanager
+def zip_in_place(path: Path) -> Iterator[zipfile.ZipFile]:
+    """A zip archive (members stored) written beside ``path`` and moved into place when the
+    block ends; removed if the block fails (an ``OSError`` then says it cannot write)."""
+    import zipfile
+
+    tmp = temp_beside(path)
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
+            yield archive
+        move_into_place(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def move_into_place(tmp: Path | str, path: Path | str) -> None:
     """Rename the finished ``tmp`` to ``path``, after checking ``path`` once more (it may have
     changed while ``tmp`` was written); an existing file's permissions are kept."""

@@ -56,8 +56,8 @@ def commands() -> tuple[AddCommand, ...]:
     return (
         solving.add_solve, counting.add_count, counting.add_enumerate, solving.add_prove,
         counting.add_sweep, catalogue.add_serve, publishing.add_site, design.add_design,
-        catalogue.add_validate, solving.add_verify, exporting.add_export, exporting.add_decode,
-        exporting.add_export_suite, making.add_make, catalogue.add_schema,
+        catalogue.add_validate, solving.add_verify, solving.add_branch, exporting.add_export,
+        exporting.add_decode, exporting.add_export_suite, making.add_make, catalogue.add_schema,
         catalogue.add_specs,
     )
 

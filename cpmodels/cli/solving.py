@@ -165,6 +165,82 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_OK if check.ok else EXIT_UNKNOWN
 
 
+def cmd_branch(args: argparse.Namespace) -> int:
+    """Branch and bound over a priced bound's cut (``towers.branching``)."""
+    from cpmodels.spec import TowersSpec, load_spec
+
+    spec = load_spec(args.spec)
+    if not isinstance(spec, TowersSpec) or spec.rules == "when-built":
+        raise InputError(f"branch is for towers specs under the default rule; {args.spec} "
+                         "is not one")
+    from cpmodels import towers
+    from cpmodels.files import check_output
+    from cpmodels.towers.branching import BranchSearch, load_prices
+
+    rows, cols = args.size or (None, None)
+    problem = towers.towers_problem(spec, rows, cols)
+    start = load_prices(args.prices, problem)
+    goal = args.goal
+    if goal is None:
+        if start.board is None:
+            raise InputError(f"give --goal: {args.prices} keeps no board")
+        goal = problem.score(start.board)
+    check_output(args.proof)
+    state = args.state or args.proof.with_name(args.proof.name + ".branches")
+    search = BranchSearch(problem, state, cut=start.cut, scale=start.scale,
+                          prices=start.prices, goal=goal, steps=args.branch_steps)
+    board = start.board if start.board is not None and problem.score(start.board) == goal \
+        else None
+
+    def heard(found: Any) -> None:
+        if not args.quiet:
+            shown = "no board" if found.bound is None else f"bound {found.bound:,}"
+            _say(f"branch {_fixing_text(problem, found.fixing)}: {shown}, "
+                 f"{'closed' if found.closed else 'split'} ({found.seconds:.1f} s)")
+
+    try:
+        with cluster_from(args, check_backend=False) as cluster:
+            from cpmodels.running import OnCluster
+
+            outcome = search.run(None if cluster is None else OnCluster(cluster),
+                                 max_branches=args.max_branches, on_branch=heard)
+    except KeyboardInterrupt:
+        print(f"interrupted; every finished branch is kept in {state}: run the same command "
+              "to go on", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    payload: dict[str, Any] = {
+        "spec": problem.name, "size": [problem.rows, problem.cols], "goal": goal,
+        "bound": outcome.bound, "closed": outcome.closed, "finished": outcome.finished,
+        "waiting": outcome.waiting, "state": str(state),
+        "levels": [{"depth": lv.depth, "branches": lv.branches, "closed": lv.closed,
+                    "highest": lv.highest, "seconds": round(lv.seconds, 1),
+                    "cpu": round(lv.cpu, 1)}
+                   for lv in outcome.levels]}
+    lines = [f"depth {lv.depth}: {lv.branches:,} branches, {lv.closed:,} closed, highest "
+             f"bound {'none' if lv.highest is None else f'{lv.highest:,}'}, "
+             f"{lv.seconds:,.0f} s ({lv.cpu:,.0f} s of CPU)" for lv in outcome.levels]
+    if not outcome.closed:
+        bound = "none yet" if outcome.bound is None else f"{outcome.bound:,}"
+        lines.append(f"not closed: the branches prove {bound} (goal {goal:,}); "
+                     f"{outcome.waiting:,} branches wait; the state is kept in {state}")
+        payload.update(proof=None, proof_checked=False)
+        emit(payload, "\n".join(lines), args.format)
+        return EXIT_UNKNOWN
+    search.write_certificate(args.proof, board)
+    check = search.check(args.proof)
+    payload.update(proof=str(args.proof), proof_checked=check.ok, proof_states=check.states)
+    lines.append(f"{check.message} in {args.proof} (checked: {check.states:,} states)"
+                 if check.ok else f"certificate in {args.proof} was rejected: {check.message}")
+    emit(payload, "\n".join(lines), args.format)
+    return EXIT_OK if check.ok else EXIT_UNKNOWN
+
+
+def _fixing_text(problem: Any, fixing: Any) -> str:
+    """A branch as its columns and the letters of their two cells at the cut."""
+    letters = [c.letter for c in problem.colours] + [problem.empty_letter]
+    return ", ".join(f"column {j} {letters[a]}/{letters[k]}" for j, a, k in fixing) or "root"
+
+
 def cmd_prove(args: argparse.Namespace) -> int:
     from cpmodels.proving import prove_cover
     from cpmodels.render import packing_payload, packing_text
@@ -243,6 +319,37 @@ def add_prove(sub: Subparsers) -> None:
     prove.add_argument("--time-limit", type=positive_seconds, metavar="S")
     prove.add_argument("--format", choices=("text", "json"), default="text")
     prove.set_defaults(handler=cmd_prove)
+
+
+MAX_BRANCH_STEPS = 10_000  # pricing steps within one branch
+
+
+def add_branch(sub: Subparsers) -> None:
+    branch = sub.add_parser("branch", help="towers: close a priced bound by branch and bound "
+                            "over its cut, with a certificate verify checks")
+    branch.add_argument("spec", help="the towers spec")
+    branch.add_argument("--size", type=grid_size, metavar="RxC", help="the board size")
+    branch.add_argument("--prices", type=Path, metavar="FILE", required=True,
+                        help="the root's prices: a pricing's state (solve --proof, "
+                        "--price-save) or prices kept with a board")
+    branch.add_argument("--goal", type=whole_number(0, 10**12), metavar="SCORE",
+                        help="prove no board scores more (default: the score of the board "
+                        "kept with the prices)")
+    branch.add_argument("--proof", type=Path, metavar="FILE", required=True,
+                        help="write the certificate here once every branch is closed")
+    branch.add_argument("--state", type=Path, metavar="FILE",
+                        help="keep every finished branch here, and go on from it if it "
+                        "exists (default: the certificate's name and .branches)")
+    branch.add_argument("--branch-steps", type=whole_number(1, MAX_BRANCH_STEPS), default=1,
+                        metavar="K", help="price a branch its parent's prices do not close "
+                        "again, K steps of the bundle (default 1: no pricing)")
+    branch.add_argument("--max-branches", type=whole_number(1, 10**9), metavar="N",
+                        help="bound at most N branches in this run")
+    branch.add_argument("--format", choices=("text", "json"), default="text")
+    branch.add_argument("--quiet", action="store_true",
+                        help="no line on stderr for each branch")
+    add_cluster_arg(branch)
+    branch.set_defaults(handler=cmd_branch)
 
 
 def add_verify(sub: Subparsers) -> None:

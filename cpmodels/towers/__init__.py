@@ -10,7 +10,8 @@ points. Not packing, so not an exact cover: it has its own solver.
 * ``pricing.py``: a priced bound's pricing state, saved and continued;
 * ``search.py``: wider boards polished, windows of rows re-solved by the programme;
 * ``certificate.py``: certificates of the programme's answers and their independent checker;
-* ``proof.py``: an answer with its certificate, written and checked.
+* ``proof.py``: an answer with its certificate, written and checked;
+* ``branching.py``: branch and bound over a priced bound's cut, closing its gap.
 
 Importing this package loads no solver: :func:`solve` imports ``model.py`` when called.
 """

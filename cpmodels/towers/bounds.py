@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cpmodels.interrupt import ctrl_c_held
-from cpmodels.towers.certificate import corner_counts, priced_bands
+from cpmodels.towers.certificate import Fixing, corner_counts, priced_bands
 from cpmodels.towers.pricing import (
     SAVE_SECONDS,
     Cut,
@@ -193,13 +193,14 @@ class _BandSolver:
 
 
 def _solve_bands(problem: TowersProblem, cut: int, scale: int, prices: np.ndarray,
-                 deadline: float | None, place: Any = None) -> _Priced | None:
+                 deadline: float | None, place: Any = None,
+                 fixing: Fixing = ()) -> _Priced | None:
     """Both bands at ``prices``, here, or as two units of work at ``place`` (a
     ``running`` place: threads, a cluster); None when one did not finish in time."""
     from cpmodels.interrupt import seconds_left
 
     (top, _, top_points), (bottom, _, bottom_points) = priced_bands(problem, cut, scale,
-                                                                    prices)
+                                                                    prices, fixing)
     if place is None:
         a, board_a = _priced_band(top, cut, top_points, deadline)
         b, board_b = _priced_band(bottom, 0, bottom_points, deadline)
@@ -230,7 +231,7 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
                      box: float = BOX, stop_at: int | None = None,
                      resume: PricingState | None = None, save: Path | None = None,
                      on_state: Callable[[PricingState], None] | None = None,
-                     place: Any = None) -> PricedBound:
+                     place: Any = None, fixing: Fixing = ()) -> PricedBound:
     """An upper bound from two bands, rows ``0 .. cut - 1`` and ``cut ..``, each solved
     exactly with a copy of its neighbour's boundary row. A copy may hold any towers and needs
     nothing, as a free row does, but each corner it makes with the real row (a cell of row
@@ -257,7 +258,8 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
     too); ``resume`` (a state of the same board, cut, scale, method, target and settings)
     goes on from it to ``steps`` in all, to the same bound and prices as a run never
     stopped. ``on_step(step, value)`` and ``on_state(state)`` hear of each step; ``place``
-    (a ``running`` place) runs each step's two bands as units of work there."""
+    (a ``running`` place) runs each step's two bands as units of work there. ``fixing``
+    bounds one class of boards only (``certificate.priced_bands``): a branch's."""
     begun = time.perf_counter()
     if problem.fixed:
         raise ValueError("the priced band bound is for boards with no towers built")
@@ -276,7 +278,7 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
     else:
         check_same_pricing(resume, problem, cut, scale, method, target, polyak_share, box)
         state = resume
-    pricer = _Pricer(problem, state, deadline, place)
+    pricer = _Pricer(problem, state, deadline, place, fixing)
     saved_at = time.perf_counter()
     try:
         while state.phase != "done" and len(state.values) < steps:
@@ -317,8 +319,9 @@ class _Pricer:
     a step (or a change of phase) to the state whole, Ctrl-C held back meanwhile."""
 
     def __init__(self, problem: TowersProblem, state: PricingState, deadline: float | None,
-                 place: Any) -> None:
+                 place: Any, fixing: Fixing = ()) -> None:
         self.problem, self.state, self.deadline, self.place = problem, state, deadline, place
+        self.fixing = fixing
         n = problem.codes
         self.shape = (problem.cols, n, n + 1, n)
         self.began = time.perf_counter()
@@ -327,7 +330,7 @@ class _Pricer:
     def solve(self, at: np.ndarray) -> _Priced | None:
         self.began = time.perf_counter()
         return _solve_bands(self.problem, self.state.cut, self.state.scale,
-                            at.reshape(self.shape), self.deadline, self.place)
+                            at.reshape(self.shape), self.deadline, self.place, self.fixing)
 
     def commit(self, found: _Priced | None, at: np.ndarray | None, **changes: Any) -> None:
         """Record ``found`` (the bands at ``at``) as the next step, if given, and set the

@@ -31,6 +31,7 @@ it reads the layout from the header and re-derives every transition with numpy.
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -259,6 +260,17 @@ def _mismatch(header: dict[str, Any], problem: TowersProblem) -> str:
             f"cells differ from {problem.name}'s)")
 
 
+def board_wrong(problem: TowersProblem, board: list[str], claim: int, what: str) -> str | None:
+    """Why ``board`` does not show ``claim`` reached (a rule it breaks, another score), or
+    None."""
+    wrong = problem.violations(board)
+    if wrong:
+        return f"{what} breaks a rule: {wrong[0]}"
+    if problem.score(board) != claim:
+        return f"{what} scores {problem.score(board)}, not the {claim} it claims"
+    return None
+
+
 MAX_SCORE = 1 << 50  # a score or a cell's points in a certificate: no sum of them overflows
 
 
@@ -326,12 +338,9 @@ def _check(header: dict[str, Any], problem: TowersProblem, archive: zipfile.ZipF
                 or not isinstance(board, list) or not all(isinstance(row, str) for row in board):
             return CertificateCheck(False, "the claim needs an integer optimum and a board")
         whole(optimum, "optimum", -MAX_SCORE, MAX_SCORE)
-        wrong = problem.violations(board)
-        if wrong:
-            return CertificateCheck(False, f"the certificate's board breaks a rule: {wrong[0]}")
-        if problem.score(board) != optimum:
-            return CertificateCheck(False, f"the certificate's board scores "
-                                    f"{problem.score(board)}, not the {optimum} it claims")
+        why = board_wrong(problem, board, optimum, "the certificate's board")
+        if why is not None:
+            return CertificateCheck(False, why)
     elif band is None and board is not None:
         return CertificateCheck(False, "a board is given with no optimum")
 
@@ -465,8 +474,11 @@ PRICED_FORMAT = "cpmodels-towers-priced-bound"
 MAX_PRICED_SCALE = 1 << 20  # a priced bound's scale: the points times it stay far from overflow
 
 
-def priced_bands(problem: TowersProblem, cut: int, scale: int,
-                 prices: np.ndarray) -> list[tuple[TowersProblem, int, np.ndarray]]:
+Fixing = tuple[tuple[int, int, int], ...]  # (column, code in row cut - 1, code in row cut)
+
+
+def priced_bands(problem: TowersProblem, cut: int, scale: int, prices: np.ndarray,
+                 fixing: Fixing = ()) -> list[tuple[TowersProblem, int, np.ndarray]]:
     """The two bands of a priced bound, each as a board of its own rows: rows
     ``0 .. cut - 1`` with a copy of row ``cut`` below, and rows ``cut ..`` with a copy of
     row ``cut - 1`` above. A copy needs nothing and scores nothing; every other cell scores
@@ -475,7 +487,11 @@ def priced_bands(problem: TowersProblem, cut: int, scale: int,
     ``j - 1`` (``codes``: column 0 has none) and ``k`` in column ``j``: both bands see all
     three cells when they place row ``cut``'s cell, the top band on its copy (it pays the
     price), the bottom band on its real row (it earns it). Each band: its board, its copied
-    row, and its scores ``[r, c, up, left, k]`` (see ``programme.solve_dp``)."""
+    row, and its scores ``[r, c, up, left, k]`` (see ``programme.solve_dp``).
+
+    ``fixing`` restricts both bands to the boards of one class of the cut (a branch, see
+    ``towers.branching``): ``(j, a, k)`` builds ``a`` in column ``j`` of row ``cut - 1`` and
+    ``k`` in column ``j`` of row ``cut``, in each band on its real row and on its copy."""
     n = problem.codes
     base = np.array([c.points for c in problem.colours] + [0] * (n - len(problem.colours)),
                     dtype=np.int64) * scale
@@ -488,8 +504,11 @@ def priced_bands(problem: TowersProblem, cut: int, scale: int,
         points[:] = base
         points[helper] = 0
         points[priced] += sign * corner
+        built = len(problem.colours)  # the code past the colours is "empty": -1 when built
+        fixed = tuple(((priced - 1, j), -1 if a == built else a) for j, a, _ in fixing) \
+            + tuple(((priced, j), -1 if k == built else k) for j, _, k in fixing)
         band = TowersProblem(problem.name, rows, problem.cols, problem.colours,
-                             problem.allow_empty, problem.empty_letter)
+                             problem.allow_empty, problem.empty_letter, tuple(sorted(fixed)))
         out.append((band, helper, points))
     return out
 
@@ -513,6 +532,57 @@ def band_entry(helper: int, points: np.ndarray) -> dict[str, Any]:
     return {"helpers": [helper], "cell_points": points.tolist()}
 
 
+def _priced_claim_numbers(claim: dict[str, Any], problem: TowersProblem,
+                          ) -> tuple[int, int, int, np.ndarray] | str:
+    """A priced claim's cut, scale, bound and prices, checked to fit the board; else why
+    not (one sentence)."""
+    if not same_json({k: claim.get(k) for k in header_problem(problem)},
+                     header_problem(problem)):
+        return _mismatch(claim, problem)
+    if problem.fixed or problem.rows < 2:
+        return "a priced bound is for boards of two rows or more with no towers built"
+    n = problem.codes
+    try:
+        cut = whole(claim["cut"], "cut", 1, problem.rows - 1)
+        scale = whole(claim["scale"], "scale", 1, MAX_PRICED_SCALE)
+        bound = whole(claim["bound"], "bound", -MAX_SCORE, MAX_SCORE)
+        prices = whole_array(claim.get("prices"), "prices", (problem.cols, n, n + 1, n))
+    except ValueError as exc:
+        return f"the claim's cut, scale or prices do not fit the board: {exc}"
+    rows = max(cut, problem.rows - cut) + 1  # the taller band's, with its copied row
+    scores = rows * problem.cols * (n + 1) * (n + 1) * n
+    if scores > MAX_JSON_BYTES // 2:  # a band's header lists them all
+        return (f"the bands of a {problem.rows}x{problem.cols} board of {n} colours have "
+                f"{scores:,} scores, more than a band's header holds")
+    return cut, scale, bound, prices
+
+
+def _check_bands(path: Path, archive: zipfile.ZipFile, problem: TowersProblem, cut: int,
+                 scale: int, prices: np.ndarray, fixing: Fixing, names: tuple[str, str],
+                 on_layer: Callable[[int, int], None] | None) -> CertificateCheck:
+    """Check the two band certificates ``names`` of ``archive`` at ``prices`` (the bands
+    restricted to ``fixing``): the verdict, with the sum of their bounds as ``bound``."""
+    total, states, layers = 0, 0, 0
+    listed = set(archive.namelist())
+    for (band, helper, points), name in zip(priced_bands(problem, cut, scale, prices, fixing),
+                                            names):
+        if name not in listed:
+            return CertificateCheck(False, f"the band certificate {name} is missing")
+        entry = band_entry(helper, points)
+        with stored_member(path, archive, name) as data, zipfile.ZipFile(data) as inner:
+            header = json_member(inner, "header.json")
+            if not isinstance(header, dict) or not same_json(header.get("band"), entry):
+                return CertificateCheck(False, f"{name} is for other prices or rows than "
+                                        "the claim's")
+            part = check_certificate(data, band, on_layer)  # type: ignore[arg-type]
+        if not part.ok:
+            return CertificateCheck(False, f"{name}: {part.message}")
+        total += part.bound or 0
+        states += part.states
+        layers += part.layers
+    return CertificateCheck(True, "bands proved", None, states, layers, bound=total)
+
+
 def check_priced_bound(path: Path, problem: TowersProblem,
                        on_layer: Callable[[int, int], None] | None = None) -> CertificateCheck:
     """Verify a priced bound: two band certificates whose prices are the claim's, and the
@@ -523,49 +593,167 @@ def check_priced_bound(path: Path, problem: TowersProblem,
             claim = json_member(archive, "claim.json")
             if not isinstance(claim, dict) or not same_json(claim.get("format"), PRICED_FORMAT):
                 return CertificateCheck(False, f"{path} is not a priced bound")
-            if not same_json({k: claim.get(k) for k in header_problem(problem)},
-                             header_problem(problem)):
-                return CertificateCheck(False, _mismatch(claim, problem))
-            if problem.fixed or problem.rows < 2:
-                return CertificateCheck(False, "a priced bound is for boards of two rows or "
-                                        "more with no towers built")
-            n = problem.codes
-            try:
-                cut = whole(claim["cut"], "cut", 1, problem.rows - 1)
-                scale = whole(claim["scale"], "scale", 1, MAX_PRICED_SCALE)
-                bound = whole(claim["bound"], "bound", -MAX_SCORE, MAX_SCORE)
-                prices = whole_array(claim.get("prices"), "prices", (problem.cols, n, n + 1, n))
-            except ValueError as exc:
-                return CertificateCheck(False, f"the claim's cut, scale or prices do not fit "
-                                        f"the board: {exc}")
-            rows = max(cut, problem.rows - cut) + 1  # the taller band's, with its copied row
-            scores = rows * problem.cols * (n + 1) * (n + 1) * n
-            if scores > MAX_JSON_BYTES // 2:  # a band's header lists them all
-                return CertificateCheck(False, f"the bands of a {problem.rows}x{problem.cols} "
-                                        f"board of {n} colours have {scores:,} scores, more "
-                                        f"than a band's header holds")
-            total, states, layers = 0, 0, 0
-            for (band, helper, points), name in zip(
-                    priced_bands(problem, cut, scale, prices), ("top.cert", "bottom.cert")):
-                entry = band_entry(helper, points)
-                with stored_member(path, archive, name) as data, \
-                        zipfile.ZipFile(data) as inner:
-                    header = json_member(inner, "header.json")
-                    if not isinstance(header, dict) or not same_json(header.get("band"), entry):
-                        return CertificateCheck(False, f"{name} is for other prices or rows "
-                                                "than the claim's")
-                    part = check_certificate(data, band, on_layer)  # type: ignore[arg-type]
-                if not part.ok:
-                    return CertificateCheck(False, f"{name}: {part.message}")
-                total += part.bound or 0
-                states += part.states
-                layers += part.layers
+            numbers = _priced_claim_numbers(claim, problem)
+            if isinstance(numbers, str):
+                return CertificateCheck(False, numbers)
+            cut, scale, bound, prices = numbers
+            bands = _check_bands(path, archive, problem, cut, scale, prices, (),
+                                 ("top.cert", "bottom.cert"), on_layer)
     except (KeyError, ValueError, TypeError, zipfile.BadZipFile, EOFError) as exc:
         return CertificateCheck(False, f"unreadable priced bound: {exc}")
     except OSError as exc:
         return CertificateCheck(False, f"cannot read {path}: {exc.strerror or exc}")
-    proved = problem.bound_from(total, scale)
+    if not bands.ok:
+        return bands
+    proved = problem.bound_from(bands.bound or 0, scale)
     if bound < proved:
         return CertificateCheck(False, f"the bands prove {proved}, not the {bound} claimed",
-                                states=states)
-    return CertificateCheck(True, f"bound {bound} proved", None, states, layers, bound=bound)
+                                states=bands.states)
+    return CertificateCheck(True, f"bound {bound} proved", None, bands.states, bands.layers,
+                            bound=bound)
+
+
+BRANCHED_FORMAT = "cpmodels-towers-branched-bound"
+BRANCHED_VERSION = 1
+MAX_BRANCHES = 200_000  # leaves a branched bound may list
+MAX_BRANCHED_CLAIM_BYTES = 32_000_000  # its claim: the branches' cells, about 100 bytes each
+
+
+def fixing_name(fixing: Fixing) -> str:
+    """A branch's name: its columns and codes, ``j.a.k`` joined by ``_`` (``root``)."""
+    return "_".join(f"{j}.{a}.{k}" for j, a, k in fixing) or "root"
+
+
+def partition_gap(fixings: list[Fixing], codes: int, cols: int) -> str | None:
+    """Why the branches ``fixings`` do not split the cut's classes into a partition (None:
+    they do). Each split fixes one column not fixed before, to every pair of codes of its
+    two cells; a branch is a leaf of that tree: so every board falls in exactly one."""
+    def walk(prefix: Fixing, group: list[Fixing]) -> str | None:
+        depth = len(prefix)
+        if any(len(f) == depth for f in group):
+            return None if len(group) == 1 else \
+                f"the branch {fixing_name(prefix)} is listed twice, or also split"
+        columns = {f[depth][0] for f in group}
+        if len(columns) != 1:
+            return f"the branch {fixing_name(prefix)} is split on more than one column"
+        j = columns.pop()
+        if any(j == jj for jj, _, _ in prefix):
+            return f"the branch {fixing_name(prefix)} is split again on column {j}"
+        children: dict[tuple[int, int], list[Fixing]] = {}
+        for f in group:
+            children.setdefault(f[depth][1:], []).append(f)
+        for a in range(codes):
+            for k in range(codes):
+                child = (*prefix, (j, a, k))
+                if (a, k) not in children:
+                    return f"the branch {fixing_name(child)} is missing"
+                why = walk(child, children[a, k])
+                if why is not None:
+                    return why
+        return None
+
+    for f in fixings:
+        for j, a, k in f:
+            if not (0 <= j < cols and 0 <= a < codes and 0 <= k < codes):
+                return f"the branch {fixing_name(f)} fixes a cell off the board or a code " \
+                    "past the colours"
+    if not fixings:
+        return "no branch is listed"
+    return walk((), fixings)
+
+
+def _fixing_of(raw: Any, cols: int) -> Fixing:
+    if not isinstance(raw, list) or len(raw) > cols:
+        raise ValueError(f"a branch's fixing must be a list of at most {cols} cells")
+    return tuple((whole(c[0], "a branch's column", 0, cols - 1),
+                  whole(c[1], "a branch's code", 0, MAX_SCORE),
+                  whole(c[2], "a branch's code", 0, MAX_SCORE))
+                 if isinstance(c, list) and len(c) == 3 else _bad_cell() for c in raw)
+
+
+def _bad_cell() -> tuple[int, int, int]:
+    raise ValueError("a branch's cell must be [column, code above, code below]")
+
+
+def _branch_prices(archive: zipfile.ZipFile, name: str, shape: tuple[int, ...],
+                   ) -> np.ndarray | str:
+    """A branch's own prices, the archive's member ``name``; else why not."""
+    if name not in archive.namelist():
+        return f"its prices {name} are missing"
+    array = npy_member(archive, name, 8 * math.prod(shape))
+    if array.dtype.kind != "i" or array.shape != shape:
+        return f"its prices {name} are not whole numbers of shape {shape}"
+    if len(array) and int(np.abs(array).max()) > MAX_SCORE:
+        return f"its prices {name} hold a number beyond {MAX_SCORE:,} either way"
+    return array.astype(np.int64)
+
+
+def check_branched_bound(path: Path, problem: TowersProblem,
+                         on_layer: Callable[[int, int], None] | None = None,
+                         ) -> CertificateCheck:
+    """Verify a branched bound: its branches split the cut's classes into a partition
+    (:func:`partition_gap`), and each branch's two band certificates, restricted to it and
+    priced as it says, bound it at most the claim. With a board in the claim, legal and
+    scoring the bound, the bound is the optimum. Never raises for a bad file."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            claim = json_member(archive, "claim.json", MAX_BRANCHED_CLAIM_BYTES)
+            if not isinstance(claim, dict) \
+                    or not same_json(claim.get("format"), BRANCHED_FORMAT):
+                return CertificateCheck(False, f"{path} is not a branched bound")
+            numbers = _priced_claim_numbers(claim, problem)
+            if isinstance(numbers, str):
+                return CertificateCheck(False, numbers)
+            cut, scale, bound, root_prices = numbers
+            leaves = claim.get("branches")
+            if not isinstance(leaves, list) or len(leaves) > MAX_BRANCHES \
+                    or not all(isinstance(leaf, dict) for leaf in leaves):
+                return CertificateCheck(False, f"the claim's branches must be a list of at "
+                                        f"most {MAX_BRANCHES:,} objects")
+            try:
+                fixings = [_fixing_of(leaf.get("fixing"), problem.cols) for leaf in leaves]
+            except ValueError as exc:
+                return CertificateCheck(False, f"a branch is misshapen: {exc}")
+            gap = partition_gap(fixings, problem.codes, problem.cols)
+            if gap is not None:
+                return CertificateCheck(False, f"the branches leave boards out: {gap}")
+            n = problem.codes
+            states, layers = 0, 0
+            for leaf, fixing in zip(leaves, fixings):
+                name = fixing_name(fixing)
+                prices = root_prices
+                if leaf.get("priced") is not None:
+                    if not same_json(leaf["priced"], True):
+                        return CertificateCheck(False, f"branch {name}: priced must be true "
+                                                "or absent")
+                    own = _branch_prices(archive, f"{name}.prices.npy",
+                                         (problem.cols, n, n + 1, n))
+                    if isinstance(own, str):
+                        return CertificateCheck(False, f"branch {name}: {own}")
+                    prices = own
+                bands = _check_bands(path, archive, problem, cut, scale, prices, fixing,
+                                     (f"{name}.top.cert", f"{name}.bottom.cert"), on_layer)
+                if not bands.ok:
+                    return CertificateCheck(False, f"branch {name}: {bands.message}",
+                                            states=states)
+                proved = problem.bound_from(bands.bound or 0, scale)
+                if proved > bound:
+                    return CertificateCheck(False, f"branch {name}'s bands prove {proved}, "
+                                            f"above the {bound} claimed", states=states)
+                states += bands.states
+                layers += bands.layers
+            board = claim.get("board")
+    except (KeyError, ValueError, TypeError, zipfile.BadZipFile, EOFError) as exc:
+        return CertificateCheck(False, f"unreadable branched bound: {exc}")
+    except OSError as exc:
+        return CertificateCheck(False, f"cannot read {path}: {exc.strerror or exc}")
+    message = f"bound {bound} proved by {len(leaves):,} branches"
+    if board is None:
+        return CertificateCheck(True, message, None, states, layers, bound=bound)
+    if not isinstance(board, list) or not all(isinstance(row, str) for row in board):
+        return CertificateCheck(False, "the claim's board must be a list of rows of letters")
+    why = board_wrong(problem, board, bound, "the claim's board")
+    if why is not None:
+        return CertificateCheck(False, why)
+    return CertificateCheck(True, f"optimum {bound} proved by {len(leaves):,} branches",
+                            bound, states, layers, bound=bound)

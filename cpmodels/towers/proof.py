@@ -17,13 +17,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cpmodels.errors import InputError
-from cpmodels.files import check_input, json_member, move_into_place, temp_beside
+from cpmodels.files import check_input, json_member, zip_in_place
 from cpmodels.spec.models import TowersSpec
 from cpmodels.towers.certificate import (
+    BRANCHED_FORMAT,
+    BRANCHED_VERSION,
+    MAX_SCORE,
     PRICED_FORMAT,
     CertificateCheck,
     CertificateWriter,
+    Fixing,
     band_entry,
+    check_branched_bound,
     check_certificate,
     check_priced_bound,
     header_problem,
@@ -143,14 +148,18 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
     check_input(path, MAX_CERTIFICATE_BYTES, "certificate")
     claim = _priced_claim(path)
     if claim is not None:
-        if not same_json(claim.get("version"), PRICED_VERSION):
-            raise InputError(f"{path} is a priced bound of version {claim.get('version')!r}; "
-                             f"this checker reads version {PRICED_VERSION}")
+        branched = claim.get("format") == BRANCHED_FORMAT
+        version = BRANCHED_VERSION if branched else PRICED_VERSION
+        if not same_json(claim.get("version"), version):
+            raise InputError(f"{path} is a {'branched' if branched else 'priced'} bound of "
+                             f"version {claim.get('version')!r}; this checker reads version "
+                             f"{version}")
         rows, cols = size or (claim.get("rows"), claim.get("cols"))
         if not (type(rows) is int and type(cols) is int and rows > 0 and cols > 0):
             raise InputError(f"{path}: the claim gives no board size")
         problem = towers_problem(spec, rows, cols)
-        return problem, check_priced_bound(path, problem, on_layer=on_layer)
+        check = check_branched_bound if branched else check_priced_bound
+        return problem, check(path, problem, on_layer=on_layer)
     try:
         header = read_header(path)
     except ValueError as exc:
@@ -199,9 +208,8 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
     import json
     import tempfile
     import time
-    import zipfile
 
-    from cpmodels.towers import bounds, programme
+    from cpmodels.towers import bounds
 
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     priced = bounds.lagrangian_bound(problem, cut, steps=steps, target=target,
@@ -213,39 +221,49 @@ def bound_with_certificate(problem: TowersProblem, path: Path, *, cut: int,
         raise InputError("the bands did not finish within the time limit: no bound")
     prices = priced.prices
     scale = priced.scale
-    total = 0
-    tmp = temp_beside(path)
-    try:
-        with tempfile.TemporaryDirectory(dir=path.parent) as scratch, \
-                zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
-            for (band, helper, points), name in zip(priced_bands(problem, cut, scale, prices),
-                                                    ("top.cert", "bottom.cert")):
-                part = Path(scratch) / name
-                writer = CertificateWriter(part, band, programme.key_layout(band),
-                                           band=band_entry(helper, points))
-                found = programme.solve_dp(band, helpers=frozenset([helper]),
-                                           cell_points=points, layer_sink=writer.layer)
-                if not found.finished or found.best is None:
-                    writer.discard()
-                    raise InputError("a band did not finish: no bound")
-                writer.finish(None, None, bound=found.best)
-                total += found.best
-                archive.write(part, name)
-            bound = problem.bound_from(total, scale)
-            claim = {"format": PRICED_FORMAT, "version": PRICED_VERSION,
-                     "puzzle": problem.name,
-                     **header_problem(problem), "cut": cut, "scale": scale,
-                     "prices": prices.tolist(), "bound": bound}
-            archive.writestr("claim.json", json.dumps(claim))
-        move_into_place(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with zip_in_place(path) as archive, \
+            tempfile.TemporaryDirectory(dir=path.parent) as scratch:
+        total = 0
+        for part, best in certified_bands(problem, cut, scale, prices, Path(scratch)):
+            if best is None:
+                raise InputError("a band has no legal board: no bound")
+            total += best
+            archive.write(part, part.name)
+        bound = problem.bound_from(total, scale)
+        claim = {"format": PRICED_FORMAT, "version": PRICED_VERSION,
+                 "puzzle": problem.name,
+                 **header_problem(problem), "cut": cut, "scale": scale,
+                 "prices": prices.tolist(), "bound": bound}
+        archive.writestr("claim.json", json.dumps(claim))
     return ProvedBound(bound, cut, len(priced.steps), check_priced_bound(path, problem))
 
+
+
+def certified_bands(problem: TowersProblem, cut: int, scale: int, prices: np.ndarray,
+                    folder: Path, fixing: Fixing = (), prefix: str = "",
+                    ) -> list[tuple[Path, int | None]]:
+    """Solve both priced bands (restricted to ``fixing``) with the programme writing their
+    certificates to ``folder`` (``prefix`` + ``top.cert``, ``bottom.cert``): each file and
+    its band's optimum (None: no legal band board; its certificate proves so)."""
+    from cpmodels.towers import programme
+
+    out = []
+    for (band, helper, points), name in zip(priced_bands(problem, cut, scale, prices, fixing),
+                                            ("top.cert", "bottom.cert")):
+        part = folder / f"{prefix}{name}"
+        writer = CertificateWriter(part, band, programme.key_layout(band),
+                                   band=band_entry(helper, points))
+        try:
+            found = programme.solve_dp(band, helpers=frozenset([helper]), cell_points=points,
+                                       layer_sink=writer.layer)
+            if not found.finished:
+                raise InputError("a band did not finish: no bound")
+            writer.finish(None, None, bound=-MAX_SCORE if found.best is None else found.best)
+        except BaseException:
+            writer.discard()
+            raise
+        out.append((part, found.best))
+    return out
 
 
 def _solve_wide(problem: TowersProblem, path: Path, time_limit: float | None,
@@ -331,4 +349,5 @@ def _priced_claim(path: Path) -> dict | None:
         return None
     except (zipfile.BadZipFile, OSError, ValueError):
         return None
-    return claim if isinstance(claim, dict) and claim.get("format") == PRICED_FORMAT else None
+    return claim if isinstance(claim, dict) \
+        and claim.get("format") in (PRICED_FORMAT, BRANCHED_FORMAT) else None

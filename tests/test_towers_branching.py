@@ -1,0 +1,272 @@
+"""Branch and bound over a priced bound's cut: exact against the programme, closed into one
+certificate that verify checks (a forged or missing branch refused), resumable from its
+state, run through the run layer."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+from conftest import SPECS
+
+from cpmodels.cli import main
+from cpmodels.errors import InputError
+from cpmodels.running import Threads
+from cpmodels.spec import load_spec
+from cpmodels.towers import model as towers_model
+from cpmodels.towers.branching import BranchSearch, middle_out
+from cpmodels.towers.certificate import check_branched_bound, partition_gap
+from cpmodels.towers.problem import towers_problem
+
+THREE = """kind: towers
+name: three
+rows: 3
+cols: 2
+colours:
+  - {name: Blue, letter: B, points: 10}
+  - {name: Red, letter: R, points: 20, needs: [Blue]}
+  - {name: Green, letter: G, points: 30, needs: [Red, Blue]}
+"""
+
+
+@pytest.fixture(scope="module")
+def three(tmp_path_factory):
+    """A 3x2 board of three colours (optimum 120): its spec and its problem."""
+    path = tmp_path_factory.mktemp("three") / "three.yaml"
+    path.write_text(THREE)
+    return path, towers_problem(load_spec(path))
+
+
+def _search(problem, state, goal, **options):
+    n = problem.codes
+    return BranchSearch(problem, state, cut=2, scale=10,
+                        prices=np.zeros((problem.cols, n, n + 1, n), dtype=np.int64),
+                        goal=goal, **options)
+
+
+def test_with_every_column_fixed_the_branches_find_the_optimum(three, tmp_path):
+    # A goal below the optimum is never proved: the branches go down to every column fixed,
+    # where the prices cancel and a branch's bound is its best board: the programme's optimum.
+    _, problem = three
+    optimum = towers_model.solve(problem).score
+    outcome = _search(problem, tmp_path / "low.branches", optimum - 10).run()
+    assert optimum == 120 and not outcome.closed and outcome.bound == optimum
+    assert [level.depth for level in outcome.levels] == [0, 1, 2]
+    assert outcome.levels[0].highest > optimum and outcome.levels[-1].highest == optimum
+
+
+def test_a_closed_search_is_one_certificate_verify_checks(three, tmp_path, capsys):
+    spec, problem = three
+    board = towers_model.solve(problem).grid
+    search = _search(problem, tmp_path / "s.branches", 120)
+    outcome = search.run(Threads(2))
+    assert outcome.closed and outcome.bound == 120
+    proof = tmp_path / "three.proof"
+    search.write_certificate(proof, board)
+    check = check_branched_bound(proof, problem)
+    assert check.ok and check.optimum == 120 and "branches" in check.message
+    assert main(["verify", str(spec), "--proof", str(proof)]) == 0
+    assert "optimum 120 proved" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def closed_proof(three, tmp_path_factory):
+    _, problem = three
+    folder = tmp_path_factory.mktemp("closed")
+    search = _search(problem, folder / "s.branches", 130)
+    assert search.run().closed
+    proof = folder / "three.proof"
+    search.write_certificate(proof)
+    assert check_branched_bound(proof, problem).ok
+    return problem, proof
+
+
+def _forged(source, target, change_claim=None, drop=None, swap=None, data=None):
+    """A copy of a branched certificate: its claim changed, a member dropped, or one
+    member's bytes put in another's place (or ``data`` in the place of ``swap[0]``)."""
+    replacement = data
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w") as new:
+        for item in old.infolist():
+            data = old.read(item.filename)
+            if item.filename == "claim.json" and change_claim is not None:
+                claim = json.loads(data)
+                change_claim(claim)
+                data = json.dumps(claim).encode()
+            if item.filename == drop:
+                continue
+            if swap is not None and item.filename == swap[0]:
+                data = old.read(swap[1]) if replacement is None else replacement
+            new.writestr(item, data)
+    return target
+
+
+def _drop_branch(claim):
+    claim["branches"] = claim["branches"][1:]
+
+
+def _split_leaf_twice(claim):
+    claim["branches"].append(claim["branches"][0])
+
+
+def _lower_bound(claim):
+    claim["bound"] -= 10
+
+
+def _nudge_prices(claim):
+    claim["prices"][1][0][0][0] += 1
+
+
+def _move_branch(claim):
+    leaf = claim["branches"][-1]
+    leaf["fixing"][-1][1] = (leaf["fixing"][-1][1] + 1) % 3
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (_drop_branch, "is missing"),
+    (_split_leaf_twice, "listed twice"),
+    (_lower_bound, "above the 120 claimed"),
+    (_nudge_prices, "other prices or rows"),
+    (_move_branch, "listed twice"),
+    (lambda c: c.update(board=["GG", "GG", "GG"]), "breaks a rule"),
+    (lambda c: c.update(branches=[{"fixing": [[0, 9, 0]]}]), "off the board"),
+    (lambda c: c.update(branches="all"), "list of at most"),
+])
+def test_a_forged_or_missing_branch_is_refused(closed_proof, tmp_path, change, message):
+    problem, proof = closed_proof
+    check = check_branched_bound(_forged(proof, tmp_path / "bad", change), problem)
+    assert not check.ok and message in check.message, check.message
+
+
+def test_a_forged_band_certificate_of_a_branch_is_refused(closed_proof, tmp_path):
+    problem, proof = closed_proof
+    with zipfile.ZipFile(proof) as archive:
+        names = sorted(n for n in archive.namelist() if n.endswith(".top.cert"))
+    # One branch's band answered by another branch's certificate (other built cells).
+    check = check_branched_bound(_forged(proof, tmp_path / "swapped",
+                                         swap=(names[0], names[1])), problem)
+    assert not check.ok and "another puzzle" in check.message
+    check = check_branched_bound(_forged(proof, tmp_path / "gone", drop=names[0]), problem)
+    assert not check.ok and "missing" in check.message
+
+
+def test_the_partition_check():
+    assert partition_gap([()], 2, 2) is None
+    split = [((0, a, k),) for a in range(2) for k in range(2)]
+    assert partition_gap(split, 2, 2) is None
+    assert "missing" in partition_gap(split[1:], 2, 2)
+    deeper = split[1:] + [((0, 0, 0), (1, a, k)) for a in range(2) for k in range(2)]
+    assert partition_gap(deeper, 2, 2) is None
+    assert "split again on column 0" in partition_gap(
+        split[1:] + [((0, 0, 0), (0, a, k)) for a in range(2) for k in range(2)], 2, 2)
+    assert "more than one column" in partition_gap(
+        [*split[1:], ((0, 0, 0), (1, 0, 0)), ((0, 0, 0), (0, 1, 1))], 2, 2)
+    assert middle_out(5) == (2, 1, 3, 0, 4) and middle_out(4) == (1, 2, 0, 3)
+
+
+def test_a_stopped_search_goes_on_from_every_finished_branch(three, tmp_path):
+    _, problem = three
+    whole = _search(problem, tmp_path / "whole.branches", 120).run()
+    state = tmp_path / "parts.branches"
+    first = _search(problem, state, 120).run(max_branches=4)
+    assert first.finished == 4 and not first.closed
+    with state.open("a") as handle:  # a line a killed run cut short is bounded again
+        handle.write('{"fixing": [[0, 1')
+    again = _search(problem, state, 120)
+    assert len(again.done) == 4
+    rest = again.run()
+    assert rest.closed and rest.finished == whole.finished and rest.bound == whole.bound
+    lines = state.read_text().splitlines()
+    assert len(lines) == 1 + whole.finished  # the header and one line a branch, no repeats
+    with pytest.raises(InputError, match="another board, cut, scale, prices, goal"):
+        _search(problem, state, 130)
+
+
+def test_ctrl_c_keeps_every_finished_branch(three, tmp_path):
+    _, problem = three
+    state = tmp_path / "stopped.branches"
+    heard = []
+
+    def stop_after_three(found):
+        heard.append(found)
+        if len(heard) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _search(problem, state, 120).run(on_branch=stop_after_three)
+    again = _search(problem, state, 120)
+    assert sorted(again.done) == sorted(found.fixing for found in heard)
+    assert again.run().closed
+
+
+def test_branches_priced_again_prove_the_4x4_optimum(tmp_path):
+    # 4x4 (optimum 440) from 10 of Polyak's steps (520): a branch its parent's prices leave
+    # open is priced again from them and keeps its own prices, which its children start
+    # from and the certificate lists (a child closed at its parent's prices too).
+    from cpmodels.towers.bounds import lagrangian_bound
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 4, 4)
+    root = lagrangian_bound(problem, 2, steps=10, target=440, scale=10)
+    search = BranchSearch(problem, tmp_path / "p.branches", cut=2, scale=10,
+                          prices=root.prices, goal=440, steps=20)
+    outcome = search.run()
+    own = {f: found for f, found in search.done.items() if found.prices is not None}
+    assert own and all(found.top + found.bottom < min(root.steps) * 10
+                       for found in own.values())
+    assert outcome.closed and outcome.levels[0].highest == root.bound > 440
+    assert any(f[:-1] in own and search.done[f].prices is None for f in search.done)
+    proof = tmp_path / "4x4.proof"
+    search.write_certificate(proof, towers_model.solve(problem).grid)
+    check = check_branched_bound(proof, problem)
+    assert check.ok and check.optimum == 440, check.message
+    # A branch's own prices changed, or gone, and the branch is refused.
+    with zipfile.ZipFile(proof) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".prices.npy"))
+        with archive.open(name) as stream:
+            prices = np.lib.format.read_array(stream)
+    prices[1, 0, 0, 0] += 1
+    forged = io.BytesIO()
+    np.lib.format.write_array(forged, prices)
+    bad = _forged(proof, tmp_path / "nudged", swap=(name, name), data=forged.getvalue())
+    check = check_branched_bound(bad, problem)
+    assert not check.ok and "other prices or rows" in check.message
+    check = check_branched_bound(_forged(proof, tmp_path / "gone", drop=name), problem)
+    assert not check.ok and "are missing" in check.message
+
+
+def test_the_command_line_closes_goes_on_and_verifies(three, tmp_path, capsys):
+    spec, problem = three
+    n = problem.codes
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"rows": 3, "cols": 2, "cut": 2, "scale": 10,
+                                  "prices": np.zeros((2, n, n + 1, n), int).tolist(),
+                                  "board": towers_model.solve(problem).grid}))
+    proof = tmp_path / "three.proof"
+    argv = ["branch", str(spec), "--prices", str(prices), "--proof", str(proof), "--quiet"]
+    assert main([*argv, "--max-branches", "3"]) == 3  # not closed yet: unknown
+    out = capsys.readouterr().out
+    assert "not closed" in out and not proof.exists()
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "optimum 120 proved by" in out and "depth 1:" in out
+    assert main(["verify", str(spec), "--proof", str(proof)]) == 0
+    prices.write_text("[1, 2]")
+    assert main(argv) == 2
+    assert "not a JSON object" in capsys.readouterr().err
+
+
+def test_branches_run_on_a_cluster(three, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    spec, problem = three
+    n = problem.codes
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"rows": 3, "cols": 2, "cut": 2, "scale": 10,
+                                  "prices": np.zeros((2, n, n + 1, n), int).tolist()}))
+    proof = tmp_path / "three.proof"
+    assert main(["branch", str(spec), "--prices", str(prices), "--goal", "120", "--proof",
+                 str(proof), "--cluster", "local:2", "--quiet", "--format", "json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert said["closed"] and said["proof_checked"] and said["bound"] == 120
+    assert [level["depth"] for level in said["levels"]] == [0, 1, 2]
