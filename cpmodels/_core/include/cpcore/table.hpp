@@ -27,6 +27,17 @@
 // needed, so a long search keeps the recent states rather than running on with a full
 // table; a run that could never fit the arena is not kept.
 //
+// A growing table (the one-word count and tally's: grown() sets ``live``) probes only its
+// first ``live`` slots, a power of two from FIRST_LIVE up to n_slots; a store that makes it
+// three quarters full doubles it: the states kept are copied to scratch rows at the end of
+// the arena (past its runs), emptied, and put back into the doubled table, so the same
+// states are kept as in a table of n_slots from the start (and the same nodes searched). A
+// table whose arena lacks room for the scratch rows is emptied instead. live is a function
+// of USED alone (grown_size), so a table handed from call to call needs no other record of
+// it; every slot at or past live is empty. A search that keeps few states so touches
+// (faults in, and caches) few rows: a sweep's table of 8 million slots spread the 280,000
+// states of calendar_day over 200 MB of rows, which cost twice the search's own time.
+//
 // A search reaches rows through its key, a type with
 //   word hash() const                  -- where its probe starts (before masking),
 //   bool same(const word* row) const   -- whether a row holds it,
@@ -53,6 +64,8 @@ enum Stat : unsigned {
     FLUSHES = 6,     // times the full table was emptied to make room
 };
 
+const uint64_t FIRST_LIVE = (uint64_t)1 << 12;  // a growing table's first live slots (96 KB)
+
 // A table whose rows are Stride words, the value last (Stride 0: the widths are the
 // table's own, key_stride and value_stride, and the values where ``values`` says).
 template <uint64_t Stride>
@@ -65,6 +78,11 @@ struct Rows {
     uint64_t key_stride;   // (Stride 0) a row's words
     uint64_t value_stride;
     uint64_t n_arena;
+    uint64_t live = 0;     // a growing table's slots probed (0: every slot, n_slots)
+
+    inline __attribute__((always_inline)) uint64_t size() const {
+        return live != 0 ? live : n_slots;
+    }
 
     inline __attribute__((always_inline)) uint64_t stride() const {
         return Stride != 0 ? Stride : key_stride;
@@ -81,13 +99,13 @@ struct Rows {
     // ``occupied``, a slot is in use when it says so (the reach search's marked rows).
     template <class Same>
     inline __attribute__((always_inline)) uint64_t slot(word h, Same same) const {
-        return probe(h, n_slots, [this](uint64_t s) { return value(s) != 0; },
+        return probe(h, size(), [this](uint64_t s) { return value(s) != 0; },
                      [this, &same](uint64_t s) { return same(row(s)); });
     }
     template <class Occupied, class Same>
     inline __attribute__((always_inline)) uint64_t slot(word h, Occupied occupied,
                                                         Same same) const {
-        return probe(h, n_slots, [this, &occupied](uint64_t s) { return occupied(row(s)); },
+        return probe(h, size(), [this, &occupied](uint64_t s) { return occupied(row(s)); },
                      [this, &same](uint64_t s) { return same(row(s)); });
     }
     template <class Key>
@@ -100,9 +118,9 @@ struct Rows {
     // asks the same, the processor going on while it comes.
     inline __attribute__((always_inline)) void fetch(word h) const {
 #ifdef __wasm__
-        (void)*static_cast<const volatile word*>(row(h & (n_slots - 1)));
+        (void)*static_cast<const volatile word*>(row(h & (size() - 1)));
 #else
-        __builtin_prefetch(row(h & (n_slots - 1)), 0, 3);
+        __builtin_prefetch(row(h & (size() - 1)), 0, 3);
 #endif
     }
 
@@ -114,33 +132,91 @@ struct Rows {
         return v;
     }
 
-    // Empty every slot (the keys may stay) and the arena.
+    // Empty every slot (the keys may stay) and the arena; a growing table starts again
+    // from FIRST_LIVE slots (every slot past its live ones is empty already).
     void flush() {
-        for (uint64_t s = 0; s < n_slots; ++s) value(s) = 0;
+        for (uint64_t s = 0; s < size(); ++s) value(s) = 0;
         stats[USED] = 0;
         stats[ARENA_USED] = 0;
         stats[FLUSHES] += 1;
+        if (live != 0) live = grown_size(0, n_slots);
     }
 
     // The one flush rule, before keeping a state with a run of ``run`` arena words (0: its
     // value alone): false when the run could never fit (nothing is kept then).
     inline __attribute__((always_inline)) bool make_room(uint64_t run) {
         if (run > n_arena) return false;
-        if ((uint64_t)stats[USED] * 4 >= n_slots * 3 ||
+        if ((uint64_t)stats[USED] * 4 >= size() * 3 ||
             (uint64_t)stats[ARENA_USED] + run > n_arena)
             flush();
         return true;
     }
 
-    // Keep a key's value (nonzero) in its slot (after make_room).
-    template <class Key>
-    inline __attribute__((always_inline)) void put(const Key& key, word v) {
+    // Keep a key's value (nonzero) in its slot (after make_room); a growing table three
+    // quarters full then doubles (grow), ``rehash(row)`` the hash of the key a row holds.
+    template <class Key, class Rehash>
+    inline __attribute__((always_inline)) void put(const Key& key, word v, Rehash rehash) {
         CPCORE_ASSERT(v != 0);
         const uint64_t s = slot(key);
         key.write(row(s));
         if (value(s) == 0) stats[USED] += 1;
         value(s) = v;
-        CPCORE_ASSERT((uint64_t)stats[USED] < n_slots);
+        CPCORE_ASSERT((uint64_t)stats[USED] < size());
+        if (live != 0 && live < grown_size((uint64_t)stats[USED], n_slots)) grow(rehash);
+        CPCORE_ASSERT(live == 0 || live == grown_size((uint64_t)stats[USED], n_slots));
+    }
+    template <class Key>
+    inline __attribute__((always_inline)) void put(const Key& key, word v) {
+        CPCORE_ASSERT(live == 0);  // (a growing table is handed its rehash)
+        put(key, v, [](const word*) { return (word)0; });
+    }
+
+    // The live slots of a growing table of ``n_slots`` that holds ``used`` states: from
+    // FIRST_LIVE, doubled while three quarters full, at most n_slots.
+    static uint64_t grown_size(uint64_t used, uint64_t n_slots) {
+        uint64_t live = FIRST_LIVE < n_slots ? FIRST_LIVE : n_slots;
+        while (live < n_slots && used * 4 >= live * 3) live *= 2;
+        return live;
+    }
+
+    // Make this a growing table, its live slots those of the states it holds.
+    void grown() { live = grown_size((uint64_t)stats[USED], n_slots); }
+
+    // Double the live slots (see above): the rows in use copied to the scratch rows at the
+    // end of the arena, emptied, and put back from there; emptied instead when the arena
+    // lacks room for them.
+    template <class Rehash>
+    void grow(Rehash rehash) {
+        const uint64_t old = live, w = stride(), kept = (uint64_t)stats[USED];
+        if ((uint64_t)stats[ARENA_USED] + kept * (w + 1) > n_arena) {
+            flush();
+            return;
+        }
+        word* scratch = reinterpret_cast<word*>(arena + (n_arena - kept * (w + 1)));
+        uint64_t k = 0;
+        for (uint64_t s = 0; s < old; ++s) {
+            if (value(s) == 0) continue;
+            for (uint64_t j = 0; j < w; ++j) scratch[k * (w + 1) + j] = row(s)[j];
+            scratch[k * (w + 1) + w] = value(s);
+            value(s) = 0;
+            ++k;
+        }
+        CPCORE_ASSERT(k == kept);
+        live = 2 * old;
+        for (k = 0; k < kept; ++k) {
+            const word* from = scratch + k * (w + 1);
+            const uint64_t s = slot(rehash(from), [](const word*) { return false; });
+            for (uint64_t j = 0; j < w; ++j) row(s)[j] = from[j];
+            value(s) = from[w];
+        }
+#ifdef CPCORE_DEBUG
+        // Every state kept is found again from its hash in the doubled table.
+        for (uint64_t s = 0; s < live; ++s) {
+            const word* r = row(s);
+            CPCORE_ASSERT(value(s) == 0 ||
+                          slot(rehash(r), [r](const word* at) { return at == r; }) == s);
+        }
+#endif
     }
 
     // The run vec[lo .. lo + n) appended to the arena (after make_room(n + 2)): its offset.
