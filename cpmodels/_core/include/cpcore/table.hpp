@@ -28,7 +28,8 @@
 // table; a run that could never fit the arena is not kept.
 //
 // A growing table (the one-word count and tally's: grown() sets ``live``) probes only its
-// first ``live`` slots, a power of two from FIRST_LIVE up to n_slots; a store that makes it
+// first ``live`` slots, a power of two from FIRST_LIVE (less in a small table) up to
+// n_slots; a store that makes it
 // three quarters full doubles it: the states kept are copied to scratch rows at the end of
 // the arena (past its runs), emptied, and put back into the doubled table, so the same
 // states are kept as in a table of n_slots from the start (and the same nodes searched). A
@@ -172,9 +173,11 @@ struct Rows {
     }
 
     // The live slots of a growing table of ``n_slots`` that holds ``used`` states: from
-    // FIRST_LIVE, doubled while three quarters full, at most n_slots.
+    // FIRST_LIVE (an eighth of a smaller table, 16 at least), doubled while three quarters
+    // full, at most n_slots.
     static uint64_t grown_size(uint64_t used, uint64_t n_slots) {
-        uint64_t live = FIRST_LIVE < n_slots ? FIRST_LIVE : n_slots;
+        uint64_t live = n_slots / 8 < FIRST_LIVE ? n_slots / 8 : FIRST_LIVE;
+        if (live < 16) live = n_slots < 16 ? n_slots : 16;
         while (live < n_slots && used * 4 >= live * 3) live *= 2;
         return live;
     }
