@@ -33,7 +33,7 @@ inline word row_hash(const word* row) { return count_hash(row[0], row[1]); }
 
 // The caller's table, growing (table.hpp): its live slots those of the states it holds.
 inline CountTable count_table(const cpcore_one_word_table& t) {
-    CountTable table{t.keys, nullptr, t.arena, t.stats, t.n_slots, 3, 3, t.arena_size};
+    CountTable table{t.keys, nullptr, t.arena, t.stats, t.n_slots, 3, 3, t.arena_size, t.n_slots};
     table.grown();
     return table;
 }

@@ -27,17 +27,20 @@
 // needed, so a long search keeps the recent states rather than running on with a full
 // table; a run that could never fit the arena is not kept.
 //
-// A growing table (the one-word count and tally's: grown() sets ``live``) probes only its
-// first ``live`` slots, a power of two from FIRST_LIVE (less in a small table) up to
-// n_slots; a store that makes it
-// three quarters full doubles it: the states kept are copied to scratch rows at the end of
-// the arena (past its runs), emptied, and put back into the doubled table, so the same
+// A growing table (the one-word count and tally's of more than GROWS_ABOVE slots:
+// grown()) probes only its first ``live`` slots, a power of two from FIRST_LIVE up to
+// n_slots; a store that makes it half full, short of n_slots, doubles it (its probes stay
+// short): the states kept are copied to scratch rows at the end of the arena (past its
+// runs), emptied, and put back into the doubled table, so the same
 // states are kept as in a table of n_slots from the start (and the same nodes searched). A
 // table whose arena lacks room for the scratch rows is emptied instead. live is a function
 // of USED alone (grown_size), so a table handed from call to call needs no other record of
 // it; every slot at or past live is empty. A search that keeps few states so touches
 // (faults in, and caches) few rows: a sweep's table of 8 million slots spread the 280,000
-// states of calendar_day over 200 MB of rows, which cost twice the search's own time.
+// states of calendar_day over 200 MB of rows, which cost twice the search's own time. A
+// table of at most GROWS_ABOVE slots (24 MB of one-word rows, what the caches may hold) is
+// probed whole: there the moves cost more than the rows they save (the 6x10 count, 6 MB:
+// 10% more instructions and, in a simulated 2 MB cache, twice the misses).
 //
 // A search reaches rows through its key, a type with
 //   word hash() const                  -- where its probe starts (before masking),
@@ -65,7 +68,8 @@ enum Stat : unsigned {
     FLUSHES = 6,     // times the full table was emptied to make room
 };
 
-const uint64_t FIRST_LIVE = (uint64_t)1 << 12;  // a growing table's first live slots (96 KB)
+const uint64_t FIRST_LIVE = (uint64_t)1 << 14;  // a growing table's first live slots (384 KB)
+const uint64_t GROWS_ABOVE = (uint64_t)1 << 20;  // the slots of the largest table kept whole
 
 // A table whose rows are Stride words, the value last (Stride 0: the widths are the
 // table's own, key_stride and value_stride, and the values where ``values`` says).
@@ -79,11 +83,10 @@ struct Rows {
     uint64_t key_stride;   // (Stride 0) a row's words
     uint64_t value_stride;
     uint64_t n_arena;
-    uint64_t live = 0;     // a growing table's slots probed (0: every slot, n_slots)
+    uint64_t live;         // the slots probed: n_slots, or a growing table's live ones
+    bool grows = false;    // (grown())
 
-    inline __attribute__((always_inline)) uint64_t size() const {
-        return live != 0 ? live : n_slots;
-    }
+    inline __attribute__((always_inline)) uint64_t size() const { return live; }
 
     inline __attribute__((always_inline)) uint64_t stride() const {
         return Stride != 0 ? Stride : key_stride;
@@ -140,7 +143,7 @@ struct Rows {
         stats[USED] = 0;
         stats[ARENA_USED] = 0;
         stats[FLUSHES] += 1;
-        if (live != 0) live = grown_size(0, n_slots);
+        if (grows) live = grown_size(0, n_slots);
     }
 
     // The one flush rule, before keeping a state with a run of ``run`` arena words (0: its
@@ -163,27 +166,28 @@ struct Rows {
         if (value(s) == 0) stats[USED] += 1;
         value(s) = v;
         CPCORE_ASSERT((uint64_t)stats[USED] < size());
-        if (live != 0 && live < grown_size((uint64_t)stats[USED], n_slots)) grow(rehash);
-        CPCORE_ASSERT(live == 0 || live == grown_size((uint64_t)stats[USED], n_slots));
+        if (grows && live < n_slots && (uint64_t)stats[USED] * 2 >= live) grow(rehash);
+        CPCORE_ASSERT(live == (grows ? grown_size((uint64_t)stats[USED], n_slots) : n_slots));
     }
     template <class Key>
     inline __attribute__((always_inline)) void put(const Key& key, word v) {
-        CPCORE_ASSERT(live == 0);  // (a growing table is handed its rehash)
+        CPCORE_ASSERT(!grows);  // (a growing table is handed its rehash)
         put(key, v, [](const word*) { return (word)0; });
     }
 
     // The live slots of a growing table of ``n_slots`` that holds ``used`` states: from
-    // FIRST_LIVE (an eighth of a smaller table, 16 at least), doubled while three quarters
-    // full, at most n_slots.
+    // FIRST_LIVE, doubled while half full, at most n_slots.
     static uint64_t grown_size(uint64_t used, uint64_t n_slots) {
-        uint64_t live = n_slots / 8 < FIRST_LIVE ? n_slots / 8 : FIRST_LIVE;
-        if (live < 16) live = n_slots < 16 ? n_slots : 16;
-        while (live < n_slots && used * 4 >= live * 3) live *= 2;
+        uint64_t live = FIRST_LIVE < n_slots ? FIRST_LIVE : n_slots;
+        while (live < n_slots && used * 2 >= live) live *= 2;
         return live;
     }
 
     // Make this a growing table, its live slots those of the states it holds.
-    void grown() { live = grown_size((uint64_t)stats[USED], n_slots); }
+    void grown() {
+        grows = n_slots > GROWS_ABOVE;
+        live = grows ? grown_size((uint64_t)stats[USED], n_slots) : n_slots;
+    }
 
     // Double the live slots (see above): the rows in use copied to the scratch rows at the
     // end of the arena, emptied, and put back from there; emptied instead when the arena
