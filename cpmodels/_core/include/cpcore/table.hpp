@@ -29,11 +29,9 @@
 //
 // A growing table (the one-word count and tally's of more than GROWS_ABOVE slots:
 // grown()) probes only its first ``live`` slots, a power of two from FIRST_LIVE up to
-// n_slots; a store that makes it half full, short of n_slots, doubles it (its probes stay
-// short): the states kept are copied to scratch rows at the end of the arena (past its
-// runs), emptied, and put back into the doubled table, so the same
-// states are kept as in a table of n_slots from the start (and the same nodes searched). A
-// table whose arena lacks room for the scratch rows is emptied instead. live is a function
+// n_slots; a store that makes it half full, short of n_slots, doubles it in place (grow;
+// its probes stay short), so the same states are kept as in a table of n_slots from the
+// start (and the same nodes searched). live is a function
 // of USED alone (grown_size), so a table handed from call to call needs no other record of
 // it; every slot at or past live is empty. A search that keeps few states so touches
 // (faults in, and caches) few rows: a sweep's table of 8 million slots spread the 280,000
@@ -68,8 +66,14 @@ enum Stat : unsigned {
     FLUSHES = 6,     // times the full table was emptied to make room
 };
 
-const uint64_t FIRST_LIVE = (uint64_t)1 << 14;  // a growing table's first live slots (384 KB)
-const uint64_t GROWS_ABOVE = (uint64_t)1 << 20;  // the slots of the largest table kept whole
+#ifndef CPCORE_FIRST_LIVE
+#define CPCORE_FIRST_LIVE ((uint64_t)1 << 14)
+#endif
+const uint64_t FIRST_LIVE = CPCORE_FIRST_LIVE;  // a growing table's first live slots (384 KB)
+#ifndef CPCORE_GROWS_ABOVE
+#define CPCORE_GROWS_ABOVE ((uint64_t)1 << 20)
+#endif
+const uint64_t GROWS_ABOVE = CPCORE_GROWS_ABOVE;  // the slots of the largest table kept whole
 
 // A table whose rows are Stride words, the value last (Stride 0: the widths are the
 // table's own, key_stride and value_stride, and the values where ``values`` says).
@@ -189,41 +193,60 @@ struct Rows {
         live = grows ? grown_size((uint64_t)stats[USED], n_slots) : n_slots;
     }
 
-    // Double the live slots (see above): the rows in use copied to the scratch rows at the
-    // end of the arena, emptied, and put back from there; emptied instead when the arena
-    // lacks room for them.
+    // Double the live slots (see above), in place: the old slots walked once in turn from
+    // an empty one, each state taken out and put back from its hash. A state whose first
+    // slot stays in the old half lands at or before where it was, its probe over slots
+    // already walked (or on into the new half, never emptied); one whose first slot moves
+    // to the new half probes there. Only a probe that runs past the end of the doubled
+    // table into the old half can cross a slot not yet walked: then every state left
+    // where its probe cannot reach it is put back again until none is.
     template <class Rehash>
     void grow(Rehash rehash) {
-        const uint64_t old = live, w = stride(), kept = (uint64_t)stats[USED];
-        if ((uint64_t)stats[ARENA_USED] + kept * (w + 1) > n_arena) {
-            flush();
-            return;
-        }
-        word* scratch = reinterpret_cast<word*>(arena + (n_arena - kept * (w + 1)));
-        uint64_t k = 0;
-        for (uint64_t s = 0; s < old; ++s) {
-            if (value(s) == 0) continue;
-            for (uint64_t j = 0; j < w; ++j) scratch[k * (w + 1) + j] = row(s)[j];
-            scratch[k * (w + 1) + w] = value(s);
-            value(s) = 0;
-            ++k;
-        }
-        CPCORE_ASSERT(k == kept);
+        const uint64_t old = live;
+        uint64_t empty = 0;
+        while (value(empty) != 0) ++empty;  // (a table half full has one)
         live = 2 * old;
-        for (k = 0; k < kept; ++k) {
-            const word* from = scratch + k * (w + 1);
-            const uint64_t s = slot(rehash(from), [](const word*) { return false; });
-            for (uint64_t j = 0; j < w; ++j) row(s)[j] = from[j];
-            value(s) = from[w];
+        bool wrapped = false;
+        for (uint64_t k = 1; k < old; ++k) {
+            const uint64_t s = (empty + k) & (old - 1);
+            if (value(s) != 0) wrapped = move(s, rehash) || wrapped;
+        }
+        while (wrapped) {  // (rare: a run of full slots to the end of the doubled table)
+            wrapped = false;
+            for (uint64_t s = 0; s < live; ++s)
+                if (value(s) != 0 && !reachable(s, rehash)) {
+                    move(s, rehash);
+                    wrapped = true;
+                }
         }
 #ifdef CPCORE_DEBUG
         // Every state kept is found again from its hash in the doubled table.
-        for (uint64_t s = 0; s < live; ++s) {
-            const word* r = row(s);
-            CPCORE_ASSERT(value(s) == 0 ||
-                          slot(rehash(r), [r](const word* at) { return at == r; }) == s);
-        }
+        for (uint64_t s = 0; s < live; ++s) CPCORE_ASSERT(value(s) == 0 || reachable(s, rehash));
 #endif
+    }
+
+    // The state in slot s taken out and put back from its hash; whether its probe ran past
+    // the end of the table.
+    template <class Rehash>
+    bool move(uint64_t s, Rehash rehash) {
+        word kept[Stride != 0 ? Stride : 8];
+        const uint64_t w = stride();
+        CPCORE_ASSERT(w <= sizeof(kept) / sizeof(kept[0]));
+        for (uint64_t j = 0; j < w; ++j) kept[j] = row(s)[j];
+        const word v = value(s);
+        value(s) = 0;
+        const word h = rehash(kept);
+        const uint64_t t = slot(h, [](const word*) { return false; });
+        for (uint64_t j = 0; j < w; ++j) row(t)[j] = kept[j];
+        value(t) = v;
+        return t < (h & (live - 1));
+    }
+
+    // Whether the probe from the hash of the state in slot s reaches s.
+    template <class Rehash>
+    bool reachable(uint64_t s, Rehash rehash) const {
+        const word* r = row(s);
+        return slot(rehash(r), [r](const word* at) { return at == r; }) == s;
     }
 
     // The run vec[lo .. lo + n) appended to the arena (after make_room(n + 2)): its offset.
