@@ -94,6 +94,28 @@ def test_counts_are_the_recorded_ones(name, slots):
         assert table.stats.tolist() == stats[slots]
 
 
+@pytest.mark.parametrize("name", ["6x10", "8x8 centre"])
+def test_a_large_table_grows_and_keeps_what_a_whole_one_keeps(name):
+    """A table of 2 million slots grows from its first ones (``cpcore/table.hpp``): the
+    counts and statistics are the roomy table's, and every row it holds lies in the live
+    slots the states kept call for (the rest of the table is never touched)."""
+    counts, stats = COUNTS[name]
+    cover = COVERS[name]()
+    layout = one_word_layout(cover)
+    table = Memo(2, 1 << 21)
+    out = np.zeros(len(counts), dtype=np.int64)
+    one_word.count_one_word(_prefixes(cover, name), layout, table.kernel, True, out,
+                            table.stop_flag)
+    assert out.tolist() == counts
+    assert table.stats.tolist() == stats[1 << 18]
+    live = 1 << 14
+    while table.stats[0] * 2 >= live:
+        live *= 2
+    assert live < 1 << 21
+    assert not table.keys[live:].any()
+    assert np.count_nonzero(table.keys[:live, 2]) == table.stats[0]
+
+
 def test_a_board_of_65_cells_has_no_one_word_layout():
     cover = _pentominoes_and(frozenset({(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)}), 5, 13)
     assert one_word_layout(cover) is None

@@ -24,12 +24,18 @@ inline Grid grid_of(const cpcore_one_word& L) { return Grid{L.inner, L.first, L.
 // (count * SINGLE + index) + 2) or an arena run (odd: 2 * offset + 1).
 typedef Rows<3> CountTable;
 
-inline CountTable count_table(const cpcore_one_word_table& t) {
-    return CountTable{t.keys, nullptr, t.arena, t.stats, t.n_slots, 3, 3, t.arena_size};
-}
-
 inline __attribute__((always_inline)) word count_hash(word cells, word used) {
     return state_hash(cells, used, MIX1, 31);
+}
+
+// The hash of the state a row holds (a growing table's rows are put back by it).
+inline word row_hash(const word* row) { return count_hash(row[0], row[1]); }
+
+// The caller's table, growing (table.hpp): its live slots those of the states it holds.
+inline CountTable count_table(const cpcore_one_word_table& t) {
+    CountTable table{t.keys, nullptr, t.arena, t.stats, t.n_slots, 3, 3, t.arena_size, t.n_slots};
+    table.grown();
+    return table;
 }
 
 // The value kept for a state (0: none); ``h``: its hash.
@@ -198,7 +204,8 @@ struct Counting {
         return true;
     }
     void close(word cells, word used, word hash, unsigned) {
-        if (use_memo && table.make_room(0)) table.put(CellsKey{cells, used, hash}, (word)(acc + 1));
+        if (use_memo && table.make_room(0))
+            table.put(CellsKey{cells, used, hash}, (word)(acc + 1), row_hash);
         child = acc;
     }
     void pop(unsigned depth) { acc = st_acc[depth] + child; }
@@ -314,9 +321,9 @@ struct Tallying {
         if (!table.make_room(single ? 0 : (uint64_t)(n + 2))) return;
         const CellsKey key{cells, used, hash};
         if (single)
-            table.put(key, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
+            table.put(key, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2), row_hash);
         else
-            table.put(key, (word)(2 * table.keep_run(vec, a, n) + 1));
+            table.put(key, (word)(2 * table.keep_run(vec, a, n) + 1), row_hash);
     }
     void close(word cells, word used, word hash, unsigned depth) {
         const int64_t* r = row(depth);

@@ -9,7 +9,8 @@ cpcore::Table table_of(const cpcore_table* t) {
     return cpcore::Table{t->keys,          reinterpret_cast<cpcore::word*>(t->values),
                          t->arena,         t->stats,
                          t->n_slots,       t->key_stride,
-                         t->value_stride,  t->n_arena};
+                         t->value_stride,  t->n_arena,
+                         t->n_slots};
 }
 
 // Each search over the call's fields one by one. (The two-word state's are flattened: every

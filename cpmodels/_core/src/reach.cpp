@@ -76,7 +76,7 @@ struct SettledTable {
 };
 
 inline Rows<4> rows_of(const cpcore_one_word_table& t) {
-    return Rows<4>{t.keys, nullptr, t.arena, t.stats, t.n_slots, 4, 4, t.arena_size};
+    return Rows<4>{t.keys, nullptr, t.arena, t.stats, t.n_slots, 4, 4, t.arena_size, t.n_slots};
 }
 
 // The layout's questions about groups, holes and wanted combinations.

@@ -85,7 +85,9 @@ DEAD_SLOTS = 1 << 16  # the table of dead states, by default
 # The one-word kernel's table: 6 MB. On 6x10, the 8x8 boxes and single calendar dates, a
 # bigger one saves nodes but costs as much again in page faults and cache misses.
 ONE_WORD_SLOTS = 1 << 18
-# Its table for tallies (a sweep's, a design's): keys of 24 bytes, vectors in the arena.
+# Its table for tallies (a sweep's, a design's): keys of 24 bytes, vectors in the arena;
+# the core grows a table this large from its first rows (cpcore/table.hpp), so a search
+# that keeps few states touches few pages of it.
 ONE_WORD_TALLY_SLOTS = 1 << 23
 REACH_SLOTS = 1 << 16  # the reach search's states searched to the end (2 MB)
 SETTLED_SLOTS = 1 << 20  # its settled states, kept for good (32 MB; docs/design.md)
