@@ -306,6 +306,11 @@ def _function(reader: _Reader, structs: dict[str, tuple[Field, ...]]) -> Functio
     return Function(name, returns, tuple(params))
 
 
+def _c_literal(text: str) -> str:
+    """``text`` inside a C string literal's quotes."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
     """The C++ of ``cpcore_interface(char* out, uint64_t capacity)``: it writes the
     interface as JSON, with no spaces (up to ``capacity`` bytes) and returns its length in
@@ -358,30 +363,32 @@ def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
         "",
         "namespace {",
         "",
-        "// A literal, then a number (none after the last).",
-        "struct Piece {",
-        "    const char* text;",
-        "    int64_t number;",
+        "// The literals, each ended by a zero byte, and the number after each (none after the",
+        "// last): one text and one table of 32-bit numbers, the smallest form of the pieces.",
+        "const char TEXT[] =",
+        *(f'    "{_c_literal(piece)}\\0"' for piece, _ in pieces),
+        "    ;",
+        "const int32_t NUMBERS[] = {",
+        *(f"    (int32_t)({number})," for piece, number in pieces if number),
         "};",
         "",
-        "const Piece PIECES[] = {",
-        *(f'    {{"{piece.replace(chr(34), chr(92) + chr(34))}", (int64_t){number or 0}}},'
-          for piece, number in pieces),
-        "};",
+        *(f"static_assert((int64_t)({number}) >= INT32_MIN && (int64_t)({number}) <= INT32_MAX, "
+          f'"{_c_literal(number)}: past 32 bits");' for _, number in pieces if number),
         "",
         "}  // namespace",
         "",
         'extern "C" uint64_t cpcore_interface(char* out, uint64_t capacity) {',
         "    if (!out) capacity = 0;",
         "    uint64_t length = 0;",
-        "    const uint64_t n = sizeof PIECES / sizeof PIECES[0];",
-        "    for (uint64_t k = 0; k < n; ++k) {",
-        "        for (const char* s = PIECES[k].text; *s; ++s, ++length)",
+        "    const uint64_t n = sizeof NUMBERS / sizeof NUMBERS[0] + 1;  // the pieces",
+        "    const char* s = TEXT;",
+        "    for (uint64_t k = 0; k < n; ++k, ++s) {",
+        "        for (; *s; ++s, ++length)",
         "            if (length < capacity) out[length] = *s;",
         "        if (k + 1 == n) break;",
         "        char digits[24];",
         "        int count = 0;",
-        "        const int64_t v = PIECES[k].number;",
+        "        const int64_t v = NUMBERS[k];",
         "        uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;",
         "        do digits[count++] = (char)('0' + u % 10); while (u /= 10);",
         "        if (v < 0) digits[count++] = '-';",

@@ -53,12 +53,15 @@ include("${CORE_DIR}/interface.cmake")
 set(INTERFACE_SOURCE "${CMAKE_CURRENT_BINARY_DIR}/wasm/interface.cpp")
 cpmodels_interface_source("${INTERFACE_SOURCE}")
 
-# Built for size, not speed: the calls no page makes while a player waits (the cut file, the
-# CNF and proof checks, towers), the design question's loop over its reach searches (which
-# stay fast) and the interface's text. Every page fetches engine.wasm
-# before its first answer, so its bytes count on a first visit (tests/test_site_loading.py
-# holds that visit's bytes); the searches and the play page's layouts stay at -O2.
+# Every page fetches engine.wasm before its first answer, so its bytes count on a first visit
+# (tests/test_site_loading.py holds that visit's bytes). The searches stay at -O2. Built for
+# size: the calls no page makes while a player waits (the cut file, the CNF and proof checks,
+# towers), the design question's loop over its reach searches (which stay at -O2) and the
+# interface's text at -Oz; the geometry and layouts a page makes once for a puzzle it opens
+# (placements, the cover and its layouts, play mode's layout) at -Os, which keeps their
+# loops' speed better than -Oz does.
 set(WASM_FOR_SIZE cut cnf drup towers design interface)
+set(WASM_MADE_ONCE placements sweep_cover cover_layout one_word_layout play_layout)
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")
 set(_objects "")
@@ -70,6 +73,8 @@ foreach(source IN LISTS WASM_SOURCES ITEMS "${WASM_DIR}/memory.cpp" "${INTERFACE
         set(extra -fno-builtin)  # memcpy and its kin, not calls of themselves
     elseif(name IN_LIST WASM_FOR_SIZE)
         set(extra -Oz)  # after -O2 in WASM_FLAGS, so this one holds
+    elseif(name IN_LIST WASM_MADE_ONCE)
+        set(extra -Os)
     endif()
     add_custom_command(
         OUTPUT "${object}"
