@@ -42,8 +42,7 @@ from cpmodels.spec.design import DesignSpec
 from cpmodels.sweep import TallyPlan
 
 if TYPE_CHECKING:
-    from cpmodels.backends.engine import Cluster
-    from cpmodels.backends.engine.layouts.reach import ReachDates
+    from cpmodels.backends.engine import Cluster, ReachDates
 
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
 DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share

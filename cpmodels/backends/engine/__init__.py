@@ -148,6 +148,7 @@ from cpmodels.backends.engine.session import (
     Backtracker,
     Difficulty,
     EngineSession,
+    ReachDates,
     Regions,
     Tally,
     Task,
@@ -162,7 +163,7 @@ STREAMS = True  # iter_solutions hands over each solution as the search finds it
 
 __all__ = [
     "CLUSTER_ENV", "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "Backtracker", "Cluster",
-    "Difficulty", "EngineSession", "Regions", "Tally",
+    "Difficulty", "EngineSession", "ReachDates", "Regions", "Tally",
     "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect",
     "count", "count_each",
     "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
