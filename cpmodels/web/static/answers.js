@@ -658,9 +658,10 @@ export function poolSize(cores = navigator.hardwareConcurrency,
 export async function openPool() {
   if (typeof Worker !== "function" || typeof WebAssembly !== "object") return null;
   try {
-    // what the play page started as it opened (taken once), else the engine compiled now
+    // what the play page started as it opened (taken once, and no global name is left),
+    // else the engine compiled now
     const early = self.engineStart || null;
-    self.engineStart = null;
+    delete self.engineStart;
     const module = early ? early.module : fetch(WASM).then(async (response) => (response.ok
       ? WebAssembly.compile(await response.arrayBuffer()) : null));
     module.catch(() => {});
