@@ -31,6 +31,7 @@ import traitlets
 from cpmodels.errors import InputError
 from cpmodels.spec import CalendarSpec
 from cpmodels.web.plans import engine_built, puzzle_parts
+from cpmodels.web.puzzles import listing
 
 
 def _static(name: str) -> Traversable:
@@ -52,13 +53,6 @@ def _wasm() -> bytes:
         raise InputError("the widget needs the engine built for the browser (engine.wasm), "
                          "which this install lacks: reinstall cpmodels with clang and lld")
     return _static("engine/engine.wasm").read_bytes()
-
-
-def _listing(spec: CalendarSpec) -> dict[str, Any]:
-    """What the page's answers read of a listed spec: its name, groups and whether its
-    pieces turn over."""
-    return {"name": spec.name, "groups": {g: list(names) for g, names in spec.groups.items()},
-            "flip": spec.can_flip}
 
 
 class PuzzleWidget(anywidget.AnyWidget):
@@ -103,7 +97,9 @@ class PuzzleWidget(anywidget.AnyWidget):
     def _puzzle(spec: CalendarSpec) -> dict[str, Any]:
         import json
 
-        return {"_parts": json.dumps(puzzle_parts(spec)), "_listing": _listing(spec)}
+        # the puzzle as the page lists it (answers.js reads its name, groups and flip)
+        return {"_parts": json.dumps(puzzle_parts(spec)),
+                "_listing": listing(spec, dt.date.today())}
 
     @traitlets.validate("date")
     def _known_date(self, proposal: dict[str, Any]) -> str:
