@@ -161,22 +161,28 @@ def open_stream(path: Path | str, append: bool = False) -> IO[str]:
     on a FIFO."""
     path = Path(path)
     check_output(path)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+
+    def opened(name: str, flags: int) -> int:
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
                      | (os.O_APPEND if append else 0), 0o666)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):  # it changed since the check
+                raise FileRefused(path, f"it is {_kind(info.st_mode)}, not a regular file")
+            _block(fd)
+            if not append:
+                os.ftruncate(fd, 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    try:
+        return open(path, "a" if append else "w", encoding="utf-8", newline="", opener=opened)
+    except FileRefused:
+        raise
     except OSError as exc:
         raise FileRefused(path, exc.strerror or str(exc)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):  # it changed since the check
-            raise FileRefused(path, f"it is {_kind(info.st_mode)}, not a regular file")
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-        if not append:
-            os.ftruncate(fd, 0)
-        return os.fdopen(fd, "a" if append else "w", encoding="utf-8", newline="")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def make_directory(path: Path | str) -> Path:
@@ -203,26 +209,38 @@ def open_input(path: Path | str, limit: int, what: str = "file") -> Iterator[Bin
     ``limit`` bytes, else :class:`FileRefused` saying why. A FIFO or a device is refused,
     never waited on."""
     path = Path(path)
+
+    def opened(name: str, flags: int) -> int:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise FileRefused(path, f"not a file: it is {_kind(info.st_mode)}", "read")
+            if info.st_size > limit:
+                raise FileRefused(path, f"it is {info.st_size:,} bytes; a {what} is at most "
+                                  f"{limit:,} bytes", "read")
+            _block(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        handle = open(path, "rb", opener=opened)  # noqa: SIM115 (kept open for the caller)
+    except FileRefused:
+        raise
     except FileNotFoundError:
         raise FileRefused(path, "no such file", "read") from None
     except OSError as exc:
         raise FileRefused(path, exc.strerror or str(exc), "read") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FileRefused(path, f"not a file: it is {_kind(info.st_mode)}", "read")
-        if info.st_size > limit:
-            raise FileRefused(path, f"it is {info.st_size:,} bytes; a {what} is at most "
-                              f"{limit:,} bytes", "read")
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-        handle = os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
     with handle:
         yield handle
+
+
+def _block(fd: int) -> None:
+    """``fd``, opened without blocking (so that a FIFO is never waited on), made blocking
+    again for its reads and writes."""
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
 
 
 def check_input(path: Path | str, limit: int, what: str = "file") -> None:
