@@ -347,6 +347,34 @@ def _keyboard_place(page, layout: dict, piece: str, cells) -> None:
     page.keyboard.press("Enter")
 
 
+def _turned_through_every_way(page, layout: dict, piece: str, taken: set) -> None:
+    """The chosen piece turned by R and F through each of its ways and back: after every
+    turn a ghost shows exactly when that way fits somewhere (on a free place), and the page
+    says so in words when it does not; a way that fits shows its ghost again after a way
+    that fits nowhere."""
+    shapes = _shape(layout, piece)
+    tile = page.locator(f'#tray .tile[data-piece="{piece}"]')
+    start = tile.get_attribute("data-orientation")
+    free = {o: [q for q in shape["places"] if not _cells(shape, q) & taken]
+            for o, shape in enumerate(shapes)}
+    assert any(free.values()) and not all(free.values())  # some ways fit, some do not
+    for key in ["r"] * 4 + ["f"] + ["r"] * 4 + ["f"]:
+        page.keyboard.press(key)
+        o = int(tile.get_attribute("data-orientation"))
+        ghosts = page.locator("#play-board .ghost")
+        said = page.inner_text("#feedback")
+        if free[o]:
+            assert ghosts.count() == 1, (key, o, said)
+            cells = {tuple(c) for c in json.loads(ghosts.get_attribute("data-cells"))}
+            assert any(cells == _cells(shapes[o], q) for q in free[o]), (o, cells)
+            assert "fits nowhere" not in said, said
+        else:
+            assert ghosts.count() == 0, (key, o)
+            assert said == (f"{piece} fits nowhere turned this way: press R or F to turn it "
+                            "on, or Enter to turn it to the next way it fits"), said
+    assert tile.get_attribute("data-orientation") == start
+
+
 def test_a_whole_game_by_keyboard_to_the_solved_board(browser, slow_server, layouts, tmp_path):
     layout = layouts["calendar_day"]
     page = _page(browser, LAPTOP)
@@ -391,6 +419,11 @@ def test_a_whole_game_by_keyboard_to_the_solved_board(browser, slow_server, layo
         assert page.inner_text("#feedback") == (
             f"{last['piece']} does not fit anywhere turned that way, so it was turned to the "
             "next way that fits (R and F turn it further)")
+        ghost = json.loads(page.get_attribute("#play-board .ghost", "data-cells"))
+        assert {tuple(c) for c in ghost} == {tuple(c) for c in last["cells"]}
+        _turned_through_every_way(page, layout, last["piece"], taken={
+            *(tuple(c) for p in order[:-1] for c in p["cells"]),
+            *(tuple(c["cell"]) for c in layout["cells"] if c["label"] in ("Oct", "6"))})
         ghost = json.loads(page.get_attribute("#play-board .ghost", "data-cells"))
         assert {tuple(c) for c in ghost} == {tuple(c) for c in last["cells"]}
         page.keyboard.press("Enter")

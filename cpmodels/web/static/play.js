@@ -668,6 +668,19 @@ function fittingOrientation(piece, o) {
   return null;
 }
 
+// The middle of the board's drawing (pixels of the layout).
+function boardMiddle() {
+  return [play.layout.origin[0] + play.layout.size[0] / 2,
+          play.layout.origin[1] + play.layout.size[1] / 2];
+}
+
+// The point of the board a ghost's mark is on.
+function ghostMark({piece, o, k}) {
+  const shape = orientation(piece, o);
+  const [, , x, y] = shape.places[k];
+  return [x + shape.mark[0], y + shape.mark[1]];
+}
+
 // The ghost of the chosen piece at its legal place nearest the board's middle: turned on to
 // the next orientation that fits when it fits nowhere as it is, saying so.
 function placeChosen(piece) {
@@ -684,8 +697,7 @@ function placeChosen(piece) {
     note(`${piece} does not fit anywhere turned that way, so it was turned to the next way ` +
          "that fits (R and F turn it further)");
   } else restoreVerdict();
-  const [cx, cy] = [play.layout.origin[0] + play.layout.size[0] / 2,
-                    play.layout.origin[1] + play.layout.size[1] / 2];
+  const [cx, cy] = boardMiddle();
   const mark = orientation(piece, fits).mark;
   const {k} = nearestPlace(piece, fits, cx - mark[0], cy - mark[1], null, Infinity);
   play.ghost = {piece, o: fits, k};
@@ -714,10 +726,11 @@ function turn(how) {
     floatPiece();
     moveFloat(play.drag.clientX, play.drag.clientY);
   }
-  if (play.ghost && play.ghost.piece === piece) {
-    const old = orientation(piece, o);
-    const [, , x, y] = old.places[play.ghost.k];
-    const [mx, my] = [x + old.mark[0], y + old.mark[1]];
+  const ghosted = play.ghost && play.ghost.piece === piece;
+  if (ghosted || (!play.drag && play.selected === piece)) {
+    // the ghost turned about its mark; a chosen piece with no ghost (turned through a way
+    // it fits nowhere) comes back nearest the board's middle once it fits again
+    const [mx, my] = ghosted ? ghostMark(play.ghost) : boardMiddle();
     const mark = orientation(piece, next).mark;
     const {k} = nearestPlace(piece, next, mx - mark[0], my - mark[1], null, Infinity);
     play.ghost = k === null ? null : {piece, o: next, k};
