@@ -7,7 +7,8 @@ context) and times the first count of today's weekday calendar (from the page's 
 its own clock), and counts the bytes of every request made before the count appears
 (headers and bodies as sent: the host does not compress). ``--against SITE`` does the same
 for a second site (an earlier version's, written by its ``cpmodels site``) in the same
-rounds, before this one, for figures paired at one load.
+rounds, first or second in turns, for figures paired at one load: with the median of the
+differences of the rounds' pairs.
 """
 
 from __future__ import annotations
@@ -101,8 +102,9 @@ def main() -> None:
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                for _ in range(args.rounds):
-                    for name, (_, url) in hosts.items():
+                for round_ in range(args.rounds):
+                    turn = list(hosts.items())
+                    for name, (_, url) in turn[::-1] if round_ % 2 else turn:
                         found[name].append(visit(browser, url))
                 browser.close()
         finally:
@@ -114,6 +116,10 @@ def main() -> None:
         kb = sorted({round(b / 1000) for _, b in runs})
         print(f"{name}: first count {times[0]:.2f}-{times[-1]:.2f} s (median "
               f"{statistics.median(times):.2f} s), {kb[0]:,}-{kb[-1]:,} KB fetched before it")
+    if args.against:
+        gained = [b - a for (b, _), (a, _) in zip(found["before"], found["after"])]
+        print(f"after, less before in the same round: median {-statistics.median(gained):+.2f} s "
+              f"({sum(g > 0 for g in gained)} of {len(gained)} rounds sooner)")
 
 
 if __name__ == "__main__":

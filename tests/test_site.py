@@ -43,7 +43,7 @@ from cpmodels.web.limits import SearchPool
 from cpmodels.web.plans import puzzle_parts, puzzle_plan
 from cpmodels.web.play import board_layout, check_position
 from cpmodels.web.puzzles import Puzzles
-from cpmodels.web.site import LOCK_FILE, SITE_MARKER
+from cpmodels.web.site import LOCK_FILE, SITE_MARKER, one_worker
 from cpmodels.web.wording import plain
 
 WEEK = SPECS / "calendar_week.yaml"
@@ -174,6 +174,23 @@ def test_a_dates_counts_from_the_plan_are_the_servers(client, face_up):
             verdict = check_position(instance, shown)
             count = session.count(prefix + [ids[(p.piece, p.cells)] for p in shown])
             assert count == verdict.completions > 0, (date, placed)
+
+
+def test_the_sites_worker_is_one_module_only_where_the_two_can_be_one():
+    """The site's worker script holds engine.js in the place of its import; a worker that
+    imports anything else, or an engine that declares a name the worker declares too
+    (which one module cannot hold), stops the site's build instead of writing a worker that
+    does not load."""
+    worker = b'import {loadEngine} from "./engine.js";\nconst answerer = 1;\n'
+    engine = b"const PAGE = 1;\nexport async function loadEngine() {}\n"
+    assert one_worker(worker, engine) == engine + b"\nconst answerer = 1;\n"
+    for bad_worker, bad_engine, said in (
+            (worker + b'import {x} from "./dom.js";\n', engine, "imports"),
+            (b"const answerer = 1;\n", engine, "imports"),
+            (worker, engine + b'import {x} from "./dom.js";\n', "imports"),
+            (worker, engine + b"class answerer {}\n", "both declare answerer")):
+        with pytest.raises(AssertionError, match=said):
+            one_worker(bad_worker, bad_engine)
 
 
 def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli, tmp_path,
@@ -363,7 +380,7 @@ def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relative
         digest.update(f"{path}\0{len(data)}\0".encode() + data)
     assert digest.hexdigest()[:16] == version
     for need in ("index.html", "edit.html", "manifest.webmanifest", "icon.svg",
-                 "static/page.js", "static/engine/engine.js", "static/engine/engine.wasm",
+                 "static/page.js", "static/engine/engine.wasm",
                  "static/engine/worker.js", "api/specs", "api/grids",
                  "api/board/pools/square", "api/board/start/calendar_week",
                  "api/layout/calendar_week", "api/puzzle/calendar_week",
@@ -372,6 +389,12 @@ def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relative
     for page in ("index.html", "edit.html"):
         text = (out / page).read_text()
         assert text.count(SITE_MARKER) == 1 and 'href="manifest.webmanifest"' in text
+    # the engine's worker one script: worker.js with engine.js in the place of its import
+    assert "static/engine/engine.js" not in listed
+    source = resources.files("cpmodels.web").joinpath("static/engine")
+    parts = [source.joinpath(name).read_text() for name in ("worker.js", "engine.js")]
+    assert (out / "static/engine/worker.js").read_text() == parts[0].replace(
+        'import {loadEngine} from "./engine.js";', parts[1])
     manifest = json.loads((out / "manifest.webmanifest").read_text())
     assert (manifest["start_url"], manifest["display"]) == (".", "standalone")
     assert manifest["icons"][0]["src"] in listed

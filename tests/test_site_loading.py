@@ -83,11 +83,13 @@ def test_a_first_visit_loads_only_what_it_plays(browser, host):
         assert total <= FIRST_VISIT_KB * 1000, (total, fetched)
         assert "api/puzzle/calendar_week" in fetched
         # each once: asked for by the page's head as it opens, and taken by its scripts
-        for once in ("api/puzzle/calendar_week", "static/engine/engine.wasm",
+        for once in ("api/puzzle/calendar_week", "api/specs", "static/engine/engine.wasm",
                      "static/engine/worker.js"):
             assert [r.url for r in before].count(host + once) == 1, once
+        # (the worker is one script, engine.js in it)
         assert not [url for url in fetched if "calendar_day" in url or "api/plan" in url
-                    or url.startswith("api/layout/") or url.endswith("edit.js")], fetched
+                    or url.startswith("api/layout/") or url.endswith(("edit.js", "engine.js"))
+                    ], fetched
         assert "sw.js" not in fetched  # registered once the count is shown
         said = re.search(r"about (\d+) KB before the first count", _docs())
         assert said, "docs/web.md says how much a first visit fetches"

@@ -144,9 +144,9 @@ def _modules(scripts: dict[str, bytes], first: str) -> list[str]:
 def _with_marker(page: bytes, scripts: dict[str, bytes], first: str | None) -> bytes:
     """A page as the site serves it: marked as the static site's, with its manifest and
     its icon (in place of the server's empty one), and the files it needs first asked for
-    at once (its script's modules, and on the play page the engine and the parts of the
-    puzzle it opens with, ``first``), not one after another. ``scripts``: the scripts under
-    ``static/`` by name."""
+    at once (its script's modules, and on the play page the engine, the list of puzzles and
+    the parts of the puzzle it opens with, ``first``), not one after another. ``scripts``:
+    the scripts under ``static/`` by name."""
     text = page.decode()
     head = '<meta charset="utf-8">'
     if head not in text:  # pragma: no cover - every page starts so (tested)
@@ -157,14 +157,37 @@ def _with_marker(page: bytes, scripts: dict[str, bytes], first: str | None) -> b
     if script is not None:
         links += [f'<link rel="modulepreload" href="static/{name}">'
                   for name in _modules(scripts, script[1])]
-        if script[1] == "page.js":
+        if script[1] == "page.js":  # the engine, and the list of puzzles the scripts read
             links.append('<link rel="preload" href="static/engine/engine.wasm" as="fetch" '
                          'crossorigin>')
+            links.append('<link rel="preload" href="api/specs" as="fetch" crossorigin>')
         if script[1] == "page.js" and first is not None:
             # (the address as the page's encodeURIComponent writes it: the same request)
             parts = html.escape(f"api/puzzle/{quote(first, safe=URI_COMPONENT_SAFE)}")
             links.append(f'<link rel="preload" href="{parts}" as="fetch" crossorigin>')
     return text.replace(head, f"{head}\n{SITE_MARKER}\n" + "\n".join(links), 1).encode()
+
+
+ENGINE_IMPORT = 'import {loadEngine} from "./engine.js";'
+# a name a script declares at its top level (each file's declarations start their lines)
+DECLARED = re.compile(r"^(?:export\s+)?(?:async\s+)?(?:function\*?|class|const|let|var)\s+(\w+)",
+                      re.M)
+
+
+def one_worker(worker: bytes, engine: bytes) -> bytes:
+    """The engine's worker as the site serves it: one module, ``worker.js`` with the
+    ``engine.js`` it imports in the place of its import, so that a worker starts on one
+    request, not on two in turn (the second asked only once the first has been read). The
+    two modules share no top-level name (checked), so one module holds both as they are;
+    the package keeps them apart, and the server serves them so."""
+    text, imported = worker.decode(), engine.decode()
+    if text.count(ENGINE_IMPORT) != 1 or IMPORT.search(text.replace(ENGINE_IMPORT, "")) \
+            or IMPORT.search(imported):
+        raise AssertionError("worker.js imports engine.js's loadEngine alone")  # (tested)
+    both = set(DECLARED.findall(text)) & set(DECLARED.findall(imported))
+    if both:  # (tested)
+        raise AssertionError(f"worker.js and engine.js both declare {', '.join(sorted(both))}")
+    return text.replace(ENGINE_IMPORT, imported).encode()
 
 
 def _manifest(titles: Sequence[str]) -> bytes:
@@ -215,7 +238,10 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
             keep(f"static/{name}")
         scripts = {name: files[f"static/{name}"] for name in SCRIPTS}
         for name in ENGINE_FILES:
-            keep(f"static/engine/{name}")
+            if name != "engine.js":  # (in the worker's script, below)
+                keep(f"static/engine/{name}")
+        files["static/engine/worker.js"] = one_worker(files["static/engine/worker.js"],
+                                                      get("/static/engine/engine.js").content)
         listed = keep("api/specs").json()["specs"]
         _check_names([spec["name"] for spec in listed])
         for path, url in PAGES.items():

@@ -90,18 +90,24 @@ class Pool {
     return slot;
   }
 
-  // The first worker made (or the one the page started, early: index.html's engineStart)
-  // and its engine loaded from ``module`` (a promise of the compiled engine.wasm, null when
-  // it does not compile): the pool works (else it throws). The worker's scripts load while
-  // the page compiles the engine.
+  // The first worker made (or the one the page started, early: index.html's engineStart,
+  // which sends it the engine as soon as it compiles, and keeps its first word until the
+  // pool takes it) and its engine loaded from ``module`` (a promise of the compiled
+  // engine.wasm, null when it does not compile): the pool works (else it throws). The
+  // worker's scripts load while the page compiles the engine.
   async start(module, early = null) {
-    const slot = this.spawn(0, early && early.worker);
+    const taken = early && early.worker ? early : null;
+    const slot = this.spawn(0, taken && taken.worker);
     try {
-      if (early && early.failed) throw new Error("the engine's worker did not load");
+      if (taken && taken.failed) throw new Error("the engine's worker did not load");
       this.module = await module;
       if (!this.module) throw new Error("engine.wasm did not load");
-      slot.worker.postMessage({module: this.module});
-      await slot.ready;
+      if (!taken) slot.worker.postMessage({module: this.module});
+      // (the worker's word came before the pool took it, or comes to the pool)
+      const said = taken ? taken.ready.then(({ready, error}) => {
+        if (ready !== true) throw new Error(error);
+      }) : slot.ready;
+      await Promise.race([slot.ready, said]);
     } catch (err) {
       slot.worker.terminate();
       this.slots[0] = null;
