@@ -175,3 +175,31 @@ def test_reading_a_spec_builds_the_validator_of_its_kind_alone(spec, built):
     complete = {name for name, flag in map(str.split, done.stdout.splitlines())
                 if flag == "True"}
     assert complete == ({built, "CalendarSpec"} if built == "DesignSpec" else {built})
+
+
+def test_the_table_of_commands_is_the_parsers():
+    """``cpmodels.cli.COMMANDS`` names every command the whole parser has, in its order."""
+    from cpmodels.cli import COMMANDS, build_parser
+
+    parser = build_parser()
+    choices = next(a for a in parser._actions if a.dest == "command").choices
+    assert list(choices) == [name for name, _ in COMMANDS]
+
+
+@pytest.mark.parametrize("argv", [["count", "--help"], ["export-suite", "--help"],
+                                  ["solve", "calendar_week", "--bogus"], ["count"],
+                                  ["sweep", "calendar_day", "--jobs", "0"]])
+def test_a_commands_own_parser_reads_and_answers_as_the_whole_one(argv, capsys):
+    """The arguments of a named command are read by its parser alone (its module alone
+    loaded): the same help, the same values, the same errors as the whole parser's."""
+    from cpmodels.cli import build_parser
+
+    said = []
+    for parser in (build_parser(argv), build_parser()):
+        with pytest.raises(SystemExit) as leaving:
+            parser.parse_args(argv)
+        said.append((leaving.value.code, capsys.readouterr()))
+    assert said[0] == said[1]
+    whole = build_parser().parse_args(["count", "calendar_day", "--distinct"])
+    alone = build_parser(["count"]).parse_args(["count", "calendar_day", "--distinct"])
+    assert vars(whole) == vars(alone)
