@@ -1,10 +1,13 @@
-"""Each command loads what it uses: run in a process of its own with ``-X importtime``, it
-loads no solver, engine or library it does not need (the modules Python reports loading)."""
+"""Each command loads what it uses: run in a process of its own, it loads no solver, engine
+or library it does not need (the modules in ``sys.modules`` as it ends, which counts those
+loaded through ``importlib.import_module`` too, as ``-X importtime`` does not)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import tempfile
 
 import pytest
 from conftest import ROOT
@@ -15,16 +18,34 @@ ENGINE = ("numba", "cpmodels.backends.engine", "cpmodels.running")
 # piece's orientations), so a command that reads specs loads it (2.5 ms), and nothing else.
 CORE = ("cpmodels._native",)
 READS_SPECS = ("pydantic", "yaml")
+# What reading a spec's file and validating it loads: YAML, the loader, and pydantic's
+# plugins (looked up as a model first builds its validator).
+VALIDATES = ("yaml", "cpmodels.spec.loading", "pydantic.plugin._loader")
+# The Dask side of the engine, and the worker processes of a count too long for this one.
+ELSEWHERE = ("cpmodels.backends.engine.placement.cluster", "distributed", "multiprocessing")
+
+
+# ``python -m cpmodels ARGV``, which writes the names of the modules loaded as it leaves.
+RUN_LISTING = """\
+import atexit, json, runpy, sys
+listing = sys.argv.pop(1)
+def write():
+    with open(listing, "w") as out:
+        json.dump(sorted(sys.modules), out)
+atexit.register(write)
+runpy.run_module("cpmodels", run_name="__main__", alter_sys=True)
+"""
 
 
 def _loaded(*argv: str) -> tuple[int, set[str]]:
     """The exit status of ``cpmodels ARGV`` and every module it loaded."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "cpmodels", *argv],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
-    modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
-               if line.startswith("import time:") and line.count("|") == 2}
-    modules.discard("package")  # the header line
-    assert modules, done.stderr
+    with tempfile.TemporaryDirectory() as folder:
+        listing = f"{folder}/modules.json"
+        done = subprocess.run([sys.executable, "-c", RUN_LISTING, listing, *argv],
+                              capture_output=True, text=True, cwd=ROOT, timeout=120)
+        with open(listing) as read:
+            modules = set(json.load(read))
+    assert "cpmodels.cli" in modules, done.stderr
     return done.returncode, modules
 
 
@@ -100,6 +121,30 @@ def test_a_packing_search_on_cp_sat_loads_no_pandas(tmp_path, argv, unused):
     assert _among(modules, ("pandas", "ortools.sat.python.cp_model", *unused)) == set()
 
 
+@pytest.mark.parametrize(("argv", "unused"), [
+    (["count", "pentominoes_6x10", "--distinct"], ("cpmodels.files",)),
+    (["count", "specs/calendar_week.yaml", "--labels", "Jun", "7", "Tue"],
+     ("cpmodels.files",)),
+    (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", *ENGINE)),
+    (["solve", "towers", "--time-limit", "5"], ENGINE)])
+def test_a_bundled_spec_known_valid_is_searched_without_reading_it_again(argv, unused):
+    """``count`` and ``solve`` of a bundled spec the catalogue knows valid build its model
+    from the record (no YAML, no validation); a local count loads neither the cluster's
+    side of the engine nor worker processes, and a packing ``solve`` (CP-SAT) no numpy."""
+    code, modules = _loaded(*argv)
+    assert code == 0
+    assert "cpmodels.spec.models" in modules
+    assert _among(modules, (*VALIDATES, *ELSEWHERE, "tqdm", *unused)) == set()
+
+
+def test_a_spec_of_the_users_is_validated_before_it_is_counted(tmp_path):
+    copy = tmp_path / "calendar_week.yaml"
+    copy.write_bytes((ROOT / "specs" / "calendar_week.yaml").read_bytes())
+    code, modules = _loaded("count", str(copy), "--labels", "Jun", "7", "Tue")
+    assert code == 0
+    assert set(VALIDATES) <= modules
+
+
 def test_count_loads_the_engine_and_not_cp_sat():
     """... nor the progress bars' library when no bar can show (stderr is not a terminal)."""
     code, modules = _loaded("count", "calendar_week", "--labels", "Jun", "7", "Tue")
@@ -130,3 +175,31 @@ def test_reading_a_spec_builds_the_validator_of_its_kind_alone(spec, built):
     complete = {name for name, flag in map(str.split, done.stdout.splitlines())
                 if flag == "True"}
     assert complete == ({built, "CalendarSpec"} if built == "DesignSpec" else {built})
+
+
+def test_the_table_of_commands_is_the_parsers():
+    """``cpmodels.cli.COMMANDS`` names every command the whole parser has, in its order."""
+    from cpmodels.cli import COMMANDS, build_parser
+
+    parser = build_parser()
+    choices = next(a for a in parser._actions if a.dest == "command").choices
+    assert list(choices) == [name for name, _ in COMMANDS]
+
+
+@pytest.mark.parametrize("argv", [["count", "--help"], ["export-suite", "--help"],
+                                  ["solve", "calendar_week", "--bogus"], ["count"],
+                                  ["sweep", "calendar_day", "--jobs", "0"]])
+def test_a_commands_own_parser_reads_and_answers_as_the_whole_one(argv, capsys):
+    """The arguments of a named command are read by its parser alone (its module alone
+    loaded): the same help, the same values, the same errors as the whole parser's."""
+    from cpmodels.cli import build_parser
+
+    said = []
+    for parser in (build_parser(argv), build_parser()):
+        with pytest.raises(SystemExit) as leaving:
+            parser.parse_args(argv)
+        said.append((leaving.value.code, capsys.readouterr()))
+    assert said[0] == said[1]
+    whole = build_parser().parse_args(["count", "calendar_day", "--distinct"])
+    alone = build_parser(["count"]).parse_args(["count", "calendar_day", "--distinct"])
+    assert vars(whole) == vars(alone)

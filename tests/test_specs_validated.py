@@ -4,13 +4,18 @@ recorded; anything else is validated in full, with the same messages."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 
 import pytest
 from conftest import SPECS
+from pydantic import BaseModel
 
-from cpmodels.spec import bundled, validated
+from cpmodels.errors import SpecError
+from cpmodels.instance import packing_instance
+from cpmodels.query import Query
+from cpmodels.spec import bundled, load_spec, loading, validated
 
 
 def test_the_catalogue_is_current():
@@ -61,3 +66,77 @@ def test_a_catalogue_that_does_not_read_is_no_catalogue(bundled_copy):
     assert validated.known_valid(bundled_copy / "calendar_week.yaml") is None
     (bundled_copy / validated.CATALOGUE).write_text('["a list"]')
     assert validated.known_valid(bundled_copy / "calendar_week.yaml") is None
+
+
+def _same(built, validated_):
+    """The same value, model for model: class, fields the file gave, every field's value
+    (and its type: a list stays a list, a mapping keeps its order)."""
+    if isinstance(validated_, BaseModel):
+        assert type(built) is type(validated_)
+        assert built.model_fields_set == validated_.model_fields_set
+        for name in type(validated_).model_fields:
+            _same(getattr(built, name), getattr(validated_, name))
+    elif isinstance(validated_, dict):
+        assert type(built) is dict and list(built) == list(validated_)
+        for key, value in validated_.items():
+            _same(built[key], value)
+    elif isinstance(validated_, list):
+        assert type(built) is list and len(built) == len(validated_)
+        for a, b in zip(built, validated_):
+            _same(a, b)
+    else:
+        assert type(built) is type(validated_) and built == validated_
+
+
+@pytest.mark.parametrize("name", [name for name, path in bundled.bundled_specs().items()
+                                  if "designs" not in path.parts])
+def test_a_recorded_spec_is_the_spec_its_validation_makes(name):
+    """A bundled spec built from its record is the model validating its file makes: equal,
+    field for field, and it behaves the same (its puzzle compiles to the same cover)."""
+    path = bundled.bundled_specs()[name]
+    built, full = validated.known_spec(path), loading.load_spec(path)
+    assert built is not None
+    _same(built, full)
+    assert built == full
+    assert built.model_dump_json(by_alias=True) == full.model_dump_json(by_alias=True)
+    assert load_spec(name) == full and type(load_spec(name)) is type(full)
+    if full.kind != "towers":
+        query = Query.of(full, date=dt.date(2026, 6, 7)) if full.kind == "calendar" \
+            else Query.of(full)
+        again = Query.of(built, date=dt.date(2026, 6, 7)) if full.kind == "calendar" \
+            else Query.of(built)
+        one, other = packing_instance(query).cover, packing_instance(again).cover
+        assert one.placements == other.placements and one.items == other.items
+
+
+def test_a_spec_the_catalogue_does_not_vouch_for_is_validated_with_its_messages(
+        bundled_copy, monkeypatch):
+    """An edited bundled spec, or every spec under changed models, is read and validated
+    in full: the same errors as the loader's, and a valid one the same model."""
+    edited = bundled_copy / "pentominoes_6x10.yaml"
+    edited.write_text(edited.read_text().replace("kind: packing", "kind: packng"))
+    assert validated.known_spec(edited) is None
+    with pytest.raises(SpecError) as read:
+        load_spec(edited)
+    with pytest.raises(SpecError) as in_full:
+        loading.load_spec(edited)
+    assert str(read.value) == str(in_full.value)
+    assert "'kind' must be one of" in str(read.value)
+    week = bundled_copy / "calendar_week.yaml"
+    assert validated.known_spec(week) is not None
+    monkeypatch.setattr(validated, "models_digest", lambda: "other models")
+    assert validated.known_spec(week) is None
+    assert load_spec(week) == loading.load_spec(week)
+
+
+def test_a_record_not_as_written_is_no_record(bundled_copy):
+    """A record naming no spec model, or of a shape this module does not write, is
+    ignored: the spec is validated in full."""
+    catalogue = bundled_copy / validated.CATALOGUE
+    read = json.loads(catalogue.read_text())
+    read["specs"]["calendar_week.yaml"]["spec"]["model"] = "BaseModel"
+    read["specs"]["calendar_day.yaml"]["spec"]["fields"] = ["not", "fields"]
+    catalogue.write_text(json.dumps(read))
+    assert validated.known_spec(bundled_copy / "calendar_week.yaml") is None
+    assert validated.known_spec(bundled_copy / "calendar_day.yaml") is None
+    assert load_spec(bundled_copy / "calendar_day.yaml").name == "calendar_day"

@@ -9,7 +9,8 @@ enumerate, sweep), ``design.py``, ``exporting.py`` (export, decode, export-suite
 ``output.py`` (text, JSON, pictures, exit codes). Exit status: 0 solved (or done), 1 proved
 unsolvable, 2 bad input, 3 stopped by the time limit without an answer, 130 interrupted.
 The command modules are imported when the parser is built, inside :func:`run`'s guard, so
-Ctrl-C at any moment of start-up is one line and status 130 too. As they load they import
+Ctrl-C at any moment of start-up is one line and status 130 too; when the arguments begin
+with a command's name, that command's module and parser alone. As they load they import
 the standard library and these modules alone; each command imports what it uses when it
 runs (specs, solvers, the engine), so ``--help`` and the light commands start at once.
 """
@@ -17,6 +18,7 @@ runs (specs, solvers, the engine), so ``--help`` and the light commands start at
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
@@ -38,33 +40,35 @@ from cpmodels.interrupt import TimeLimitReached, interrupt_or_leave, leave_now, 
 if TYPE_CHECKING:
     from cpmodels.cli.parser import AddCommand
 
-__all__ = ["build_parser", "commands", "execute", "main", "run"]
+__all__ = ["COMMANDS", "build_parser", "commands", "execute", "main", "run"]
 
 
-def commands() -> tuple[AddCommand, ...]:
-    """Every command's parser, in the order ``--help`` lists them."""
-    from cpmodels.cli import (
-        catalogue,
-        counting,
-        design,
-        exporting,
-        making,
-        publishing,
-        solving,
-    )
-
-    return (
-        solving.add_solve, counting.add_count, counting.add_enumerate, solving.add_prove,
-        counting.add_sweep, catalogue.add_serve, publishing.add_site, design.add_design,
-        catalogue.add_validate, solving.add_verify, solving.add_branch, exporting.add_export,
-        exporting.add_decode, exporting.add_export_suite, making.add_make, catalogue.add_schema,
-        catalogue.add_specs,
-    )
+#: Each command and the module of this package that adds and runs it (``add_NAME``, with
+#: ``-`` read as ``_``), in the order ``--help`` lists them.
+COMMANDS = (
+    ("solve", "solving"), ("count", "counting"), ("enumerate", "counting"),
+    ("prove", "solving"), ("sweep", "counting"), ("serve", "catalogue"),
+    ("site", "publishing"), ("design", "design"), ("validate", "catalogue"),
+    ("verify", "solving"), ("branch", "solving"), ("export", "exporting"),
+    ("decode", "exporting"), ("export-suite", "exporting"), ("make", "making"),
+    ("schema", "catalogue"), ("specs", "catalogue"),
+)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The program's argument parser: every command, its options and their types."""
-    return assemble(commands())
+def commands(names: Sequence[str] | None = None) -> tuple[AddCommand, ...]:
+    """The parsers of the commands ``names`` (default: every command), in the order
+    ``--help`` lists them; only their modules are loaded."""
+    return tuple(getattr(importlib.import_module(f"cpmodels.cli.{module}"),
+                         "add_" + name.replace("-", "_"))
+                 for name, module in COMMANDS if names is None or name in names)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The program's argument parser: every command, its options and their types. For
+    ``argv`` (the arguments it will read) that begin with a command's name, the parser of
+    that command alone, which reads and answers them as the whole parser does."""
+    named = [argv[0]] if argv and argv[0] in {name for name, _ in COMMANDS} else None
+    return assemble(commands(named))
 
 
 SELF_TIMED = ("solve", "count", "prove")  # commands that stop at --time-limit on their own
@@ -74,7 +78,8 @@ SELF_TIMED_GRACE = 5.0
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every user error is one line on stderr, never a traceback."""
     try:
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else argv
+        args = build_parser(argv).parse_args(argv)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -139,7 +144,7 @@ def run() -> None:
         except StandardOutputError as exc:
             print(f"error: {exc}", file=sys.stderr)
             raise SystemExit(EXIT_BAD_INPUT) from None
-        args = build_parser().parse_args()
+        args = build_parser(sys.argv[1:]).parse_args()
         if ctrl_c:
             signal.signal(signal.SIGINT, interrupt_or_leave)
         code = execute(args)

@@ -22,14 +22,14 @@ def cluster_from(args: argparse.Namespace, *, check_backend: bool = True) -> Ite
     """The cluster ``--cluster`` (or ``$CPMODELS_CLUSTER``) names, connected; else None.
     With ``check_backend`` the command's backend must run on a cluster (work of the
     engine's); without, the work is the command's own (a towers pricing's bands)."""
-    from cpmodels.backends.engine import CLUSTER_ENV as ENV
-    from cpmodels.backends.engine import connect
+    from cpmodels.backends.engine import CLUSTER_ENV
 
-    address = args.cluster or os.environ.get(ENV)
+    address = args.cluster or os.environ.get(CLUSTER_ENV)
     if not address:
         yield None
         return
     from cpmodels.backends import Capability, require
+    from cpmodels.backends.engine import connect  # (the Dask side, loaded only now)
 
     if check_backend:
         require(getattr(args, "backend", "engine"), Capability.CLUSTER, "--cluster")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.result import CoverResult
-from cpmodels.instance import PackingInstance
-from cpmodels.towers.problem import TowersProblem
-from cpmodels.towers.result import TowersResult
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (types only: a packing answer loads nothing of the towers)
+    from cpmodels.backends.result import CoverResult
     from cpmodels.counting import CountResult
+    from cpmodels.instance import PackingInstance
+    from cpmodels.towers.problem import TowersProblem
+    from cpmodels.towers.result import TowersResult
 
 
 def packing_payload(instance: PackingInstance, result: CoverResult) -> dict[str, Any]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Set
+from typing import TYPE_CHECKING
 
-from cpmodels.backends.result import CoverResult
-from cpmodels.geometry import Cell, Placement
-from cpmodels.instance import PackingInstance
-from cpmodels.towers.problem import TowersProblem
-from cpmodels.towers.result import TowersResult
+if TYPE_CHECKING:  # (types only: a packing answer loads nothing of the towers)
+    from cpmodels.backends.result import CoverResult
+    from cpmodels.geometry import Cell, Placement
+    from cpmodels.instance import PackingInstance
+    from cpmodels.towers.problem import TowersProblem
+    from cpmodels.towers.result import TowersResult
 
 # 256-colour backgrounds that keep black text readable.
 _PALETTE = (217, 153, 187, 229, 159, 223, 183, 151, 195, 216, 189, 230, 158, 225, 186, 152)

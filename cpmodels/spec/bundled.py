@@ -9,7 +9,6 @@ always wins over a name.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 PACKAGED = "bundled_specs"  # the folder inside the installed package
@@ -18,7 +17,7 @@ PACKAGED = "bundled_specs"  # the folder inside the installed package
 def bundled_dir() -> Path | None:
     """Where the bundled specs are: inside the installed package, else the checkout's
     ``specs/`` (None when neither exists)."""
-    inside = Path(str(resources.files("cpmodels"))) / PACKAGED
+    inside = Path(__file__).resolve().parents[1] / PACKAGED
     if inside.is_dir():
         return inside
     checkout = Path(__file__).resolve().parents[2] / "specs"

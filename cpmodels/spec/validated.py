@@ -2,13 +2,18 @@
 
 ``validated.json`` beside the bundled specs (``specs/`` in a checkout, a copy in the wheel)
 holds, for each bundled spec and design, what a listing and ``validate`` say of it (its
-kind, name and description's first line) and the SHA-256 of its bytes, all under
-the SHA-256 of the modules that validate specs (this package, the piece pools, the
-errors). An entry counts only for a file in the bundled folder whose bytes and whose
-validating modules hash as recorded: an edited spec, or a spec read under changed models,
-is validated in full as any other, and a user's spec always is. ``python -m
-cpmodels.spec.validated`` writes the file again (after every validation in full); the
-tests check it is current.
+kind, name and description's first line), the SHA-256 of its bytes and, for a spec, the
+spec as its model validated it (every field's value, and which fields the file gave), all
+under the SHA-256 of the modules that validate specs (this package, the piece pools, the
+geometry, the errors). An entry counts only for a file in the bundled folder whose bytes
+and whose validating modules hash as recorded: an edited spec, or a spec read under
+changed models, is validated in full as any other, and a user's spec always is.
+
+:func:`load_spec` builds a known spec's model from its recorded fields without YAML and
+without validating (``model_construct``: the same model, field for field, as validation
+made), so a command that reads a bundled spec starts without parsing or checking it.
+``python -m cpmodels.spec.validated`` writes the file again (after every validation in
+full); the tests check it is current and that each recorded spec equals the validated one.
 """
 
 from __future__ import annotations
@@ -16,14 +21,22 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cpmodels.spec.bundled import bundled_dir, bundled_specs
+from cpmodels.spec.bundled import bundled_dir, bundled_specs, spec_path
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from cpmodels.spec.models import Spec
 
 CATALOGUE = "validated.json"
 PACKAGE = Path(__file__).resolve().parents[1]
-#: The modules whose code decides whether a spec is valid.
-VALIDATORS = ("spec/*.py", "pools.py", "errors.py", "grids.py", "files.py")
+#: The modules whose code decides whether a spec is valid, and what it validates to.
+VALIDATORS = ("spec/*.py", "pools.py", "errors.py", "grids.py", "files.py", "geometry.py",
+              "cover.py")
+#: The models a recorded spec is made of (``cpmodels.spec.models``' names).
+MODELS = ("PackingSpec", "CalendarSpec", "TowersSpec", "Piece", "Target", "Colour")
 
 
 def models_digest() -> str:
@@ -51,10 +64,9 @@ def _catalogue() -> tuple[Path, dict[str, Any]] | None:
     return (folder.resolve(), entries) if isinstance(entries, dict) else None
 
 
-def known_valid(path: str | Path) -> dict[str, str] | None:
-    """What the catalogue says of the spec at ``path`` (``kind``, ``name``,
-    ``description``), when it is a bundled spec validated as it is now; else None (it
-    must be validated)."""
+def _entry(path: str | Path) -> dict[str, Any] | None:
+    """The catalogue's entry for the spec at ``path``, when it is a bundled spec whose
+    bytes and validating modules are as recorded; else None."""
     found = _catalogue()
     if found is None:
         return None
@@ -67,25 +79,102 @@ def known_valid(path: str | Path) -> dict[str, str] | None:
         data = resolved.read_bytes()
     except (OSError, ValueError):  # (ValueError: a file outside the bundled folder)
         return None
-    if entry.get("sha256") != hashlib.sha256(data).hexdigest():
+    return entry if entry.get("sha256") == hashlib.sha256(data).hexdigest() else None
+
+
+def known_valid(path: str | Path) -> dict[str, str] | None:
+    """What the catalogue says of the spec at ``path`` (``kind``, ``name``,
+    ``description``), when it is a bundled spec validated as it is now; else None (it
+    must be validated)."""
+    entry = _entry(path)
+    if entry is None:
         return None
     return {key: str(entry[key]) for key in ("kind", "name", "description")}
 
 
+def recorded(value: Any) -> Any:
+    """A validated model's value as JSON: a model as its class's name, the fields the file
+    gave and every field's value; a mapping as its pairs in order (``{"dict": [[key,
+    value], ...]}``: the catalogue's keys are sorted, a calendar's groups are not)."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        if type(value).__name__ not in MODELS:
+            raise TypeError(f"no recorded form for a {type(value).__name__}")
+        return {"model": type(value).__name__, "set": sorted(value.model_fields_set),
+                "fields": {name: recorded(getattr(value, name))
+                           for name in type(value).model_fields}}
+    if isinstance(value, list):
+        return [recorded(item) for item in value]
+    if isinstance(value, dict):
+        return {"dict": [[key, recorded(item)] for key, item in value.items()]}
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    raise TypeError(f"no recorded form for a {type(value).__name__}")
+
+
+def rebuilt(data: Any) -> Any:
+    """The value :func:`recorded` wrote, built again: models without validating (the data
+    is what their validation made)."""
+    from cpmodels.spec import models
+
+    if isinstance(data, list):
+        return [rebuilt(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if set(data) == {"dict"}:
+        return {key: rebuilt(item) for key, item in data["dict"]}
+    if data["model"] not in MODELS:
+        raise ValueError(f"no model named {data['model']!r}")
+    model: type[BaseModel] = getattr(models, data["model"])
+    return model.model_construct(set(data["set"]), **{name: rebuilt(value) for name, value
+                                                     in data["fields"].items()})
+
+
+def known_spec(path: str | Path) -> Spec | None:
+    """The bundled spec at ``path`` built from its recorded fields, when the catalogue
+    knows it valid as it is now; else None (it must be validated)."""
+    entry = _entry(path)
+    if entry is None or "spec" not in entry:
+        return None
+    try:
+        spec = rebuilt(entry["spec"])
+    except (KeyError, TypeError, ValueError, AttributeError):  # not as this module writes
+        return None
+    return spec if type(spec).__name__ == entry["spec"]["model"] else None
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read a spec file, or the bundled spec of that name (``calendar_week``): a bundled
+    spec the catalogue knows valid is built from its record; any other is read and
+    validated in full (:func:`cpmodels.spec.loading.load_spec`, its errors
+    :class:`~cpmodels.errors.SpecError`)."""
+    known = known_spec(spec_path(path))
+    if known is not None:
+        return known
+    from cpmodels.spec.loading import load_spec as validated_in_full
+
+    return validated_in_full(path)
+
+
 def validated_entries() -> dict[str, Any]:
     """The catalogue of the bundled specs as they are, each validated in full now."""
-    from cpmodels.spec.loading import is_design, load_design, load_spec
+    from cpmodels.spec.loading import is_design, load_design
+    from cpmodels.spec.loading import load_spec as validated_in_full
 
     folder = bundled_dir()
     specs = {}
     for path in bundled_specs().values():
-        spec = load_design(path) if is_design(path) else load_spec(path)
+        design = is_design(path)
+        spec = load_design(path) if design else validated_in_full(path)
         description = spec.description.strip()
         assert folder is not None  # (it holds the specs found)
-        specs[path.relative_to(folder).as_posix()] = {
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "kind": spec.kind,
-            "name": spec.name,
-            "description": description.splitlines()[0] if description else ""}
+        entry = {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "kind": spec.kind,
+                 "name": spec.name,
+                 "description": description.splitlines()[0] if description else ""}
+        if not design:
+            entry["spec"] = recorded(spec)
+        specs[path.relative_to(folder).as_posix()] = entry
     return {"models": models_digest(), "specs": specs}
 
 

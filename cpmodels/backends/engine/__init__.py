@@ -124,11 +124,12 @@ This module is the engine's side of the backend contract (``backends/TEMPLATE.py
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
-from cpmodels.backends.engine.placement.cluster import ENV as CLUSTER_ENV
-from cpmodels.backends.engine.placement.cluster import Cluster, connect, using
+from cpmodels.backends.engine.placement import CLUSTER_ENV
 from cpmodels.backends.engine.placement.processes import WorkerFailed, workers_for
 from cpmodels.backends.engine.placement.scheduling import (
     add_tallies,
@@ -158,6 +159,9 @@ from cpmodels.backends.result import CoverResult
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
 
+if TYPE_CHECKING:
+    from cpmodels.backends.engine.placement.cluster import Cluster, connect, using
+
 NAME = "engine"
 STREAMS = True  # iter_solutions hands over each solution as the search finds it
 
@@ -169,6 +173,18 @@ __all__ = [
     "in_order", "iter_solutions", "parallel_here", "run_units", "solve",
     "split_tasks", "tally_tasks", "tasks_stay_here", "units_wanted", "using", "workers_for",
 ]
+
+#: The Dask side (``placement/cluster.py``), loaded when one of its names is first used:
+#: a run on this machine alone never loads it.
+_ON_A_CLUSTER = frozenset({"Cluster", "connect", "using"})
+
+
+def __getattr__(name: str) -> Any:
+    """``Cluster``, ``connect`` and ``using``, from ``placement/cluster.py`` (loaded now)."""
+    if name not in _ON_A_CLUSTER:
+        raise AttributeError(f"module 'cpmodels.backends.engine' has no attribute {name!r}")
+    return getattr(importlib.import_module("cpmodels.backends.engine.placement.cluster"),
+                   name)
 
 
 def iter_solutions(cover: ExactCover, *, time_limit: float | None = None,

@@ -33,7 +33,6 @@ from cpmodels.extras import require
 from cpmodels.interrupt import seconds_left
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler before giving up
-ENV = "CPMODELS_CLUSTER"  # the cluster address when --cluster is not given
 MAX_JOBS_KEPT = 2  # jobs a worker keeps warm (the older ones are dropped)
 MIN_UNITS = 64  # units a search is cut into at least (so no unit is 2% of the work)
 UNITS_PER_WORKER = 16  # and this many per worker, for the loads to even out

@@ -16,18 +16,20 @@ unit is lost.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
+import os
 import threading
 import time
 import traceback
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from cpmodels.errors import OutOfTime
 from cpmodels.interrupt import ctrl_c_held, leave_ctrl_c_to_parent
 from cpmodels.workers import cores, worker_count
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 MAX_RETRIES = 2  # times a unit is run again after the worker running it died
 
@@ -39,8 +41,7 @@ def can_fork_here() -> bool:
     leave the child stuck, and a caller off the main thread (a server's or a notebook's
     thread pool) is already running work side by side.
     """
-    return ("fork" in mp.get_all_start_methods()
-            and threading.current_thread() is threading.main_thread())
+    return hasattr(os, "fork") and threading.current_thread() is threading.main_thread()
 
 
 def workers_for(jobs: int | None) -> int:
@@ -101,8 +102,11 @@ def run_units(runner: Runner, units: Sequence[Any], *, jobs: int,
     copy. Closing the iterator early (Ctrl-C) stops the workers, and so does ``deadline``
     (a ``time.perf_counter`` value), which raises :class:`~cpmodels.errors.OutOfTime`.
     """
+    import multiprocessing  # (here: a count that fits this process starts no worker)
+    from multiprocessing.connection import wait
+
     fork = can_fork_here()
-    context: Any = mp.get_context("fork" if fork else "spawn")
+    context: Any = multiprocessing.get_context("fork" if fork else "spawn")
     order = list(range(len(units)))
     n = max(1, min(workers_for(jobs), len(order)))
     size = -(-len(order) // n)
