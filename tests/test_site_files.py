@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import screenshot
 from fastapi.testclient import TestClient
-from test_site import _listed, site, static_host  # noqa: F401 (fixtures)
+from test_site import _listed, static_host  # noqa: F401 (a fixture)
 
 from cpmodels.errors import CpmodelsError
 from cpmodels.web import board
