@@ -343,18 +343,21 @@ def directory_in_place(directory: Path) -> Iterator[Path]:
     empty, so it is whole or absent afterwards."""
     directory = Path(directory)
     parent = check_new_directory(directory)
+    scratch: Path | None = None
     try:
-        scratch = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}."))
-    except OSError as exc:
-        raise InputError(f"cannot write {directory}: {exc.strerror or exc}") from None
-    try:
+        try:
+            with ctrl_c_held():  # made and kept at once, as _beside makes a file
+                scratch = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}."))
+        except OSError as exc:
+            raise InputError(f"cannot write {directory}: {exc.strerror or exc}") from None
         yield scratch
         scratch.chmod(0o755)  # mkdtemp's directory is private
         if os.path.lexists(directory):
             directory.rmdir()  # empty, checked above
         scratch.rename(directory)
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         raise
 
 

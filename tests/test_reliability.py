@@ -671,8 +671,8 @@ def _ctrl_c_after(monkeypatch, module, name: str) -> None:
 
 
 def test_a_ctrl_c_as_a_temporary_file_is_made_leaves_none_behind(monkeypatch, tmp_path):
-    """A whole file, a zip archive, a towers certificate: each writer's temporary file
-    is removed however soon a Ctrl-C comes after it is made."""
+    """A whole file, a zip archive, a towers certificate, a folder: each writer's
+    temporary file or folder is removed however soon a Ctrl-C comes after it is made."""
     from cpmodels import files
     from cpmodels.spec import load_spec
     from cpmodels.towers import certificate, towers_problem
@@ -688,6 +688,11 @@ def test_a_ctrl_c_as_a_temporary_file_is_made_leaves_none_behind(monkeypatch, tm
         with pytest.raises(KeyboardInterrupt):
             write()
         assert sorted(p.name for p in tmp_path.iterdir()) == []
+    with monkeypatch.context() as patched:  # a folder filled, then renamed into place
+        _ctrl_c_after(patched, files.tempfile, "mkdtemp")
+        with pytest.raises(KeyboardInterrupt), files.directory_in_place(tmp_path / "made"):
+            pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_a_ctrl_c_as_a_model_file_is_written_leaves_none_of_its_files(monkeypatch, tmp_path):
