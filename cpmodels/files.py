@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from cpmodels.errors import InputError
+from cpmodels.interrupt import ctrl_c_held
 
 if TYPE_CHECKING:
     import zipfile
@@ -97,22 +98,34 @@ def temp_beside(path: Path | str) -> Path:
 
 
 @contextmanager
+def _beside(path: Path) -> Iterator[Path]:
+    """A new file beside ``path`` (:func:`temp_beside`), removed if the block raises. It is
+    made with Ctrl-C held, so a Ctrl-C as it is made comes once it is in hand here and
+    removes it too: it is never left behind."""
+    tmp: Path | None = None
+    try:
+        with ctrl_c_held():
+            tmp = temp_beside(path)
+        yield tmp
+    except BaseException:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
 def zip_in_place(path: Path) -> Iterator[zipfile.ZipFile]:
     """A zip archive (members stored) written beside ``path`` and moved into place when the
     block ends; removed if the block fails (an ``OSError`` then says it cannot write)."""
     import zipfile
 
-    tmp = temp_beside(path)
     try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
-            yield archive
-        move_into_place(tmp, path)
+        with _beside(path) as tmp:
+            with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
+                yield archive
+            move_into_place(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def move_into_place(tmp: Path | str, path: Path | str) -> None:
@@ -134,17 +147,13 @@ def atomic_output(path: Path | str) -> Iterator[BinaryIO]:
     target costs no work."""
     path = Path(path)
     check_output(path)
-    tmp = temp_beside(path)
     try:
-        with open(tmp, "wb") as out:
-            yield out
-        move_into_place(tmp, path)
+        with _beside(path) as tmp:
+            with open(tmp, "wb") as out:
+                yield out
+            move_into_place(tmp, path)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise FileRefused(path, exc.strerror or str(exc)) from None
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def write_atomic(path: Path | str, data: bytes | str) -> None:
@@ -334,18 +343,21 @@ def directory_in_place(directory: Path) -> Iterator[Path]:
     empty, so it is whole or absent afterwards."""
     directory = Path(directory)
     parent = check_new_directory(directory)
+    scratch: Path | None = None
     try:
-        scratch = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}."))
-    except OSError as exc:
-        raise InputError(f"cannot write {directory}: {exc.strerror or exc}") from None
-    try:
+        try:
+            with ctrl_c_held():  # made and kept at once, as _beside makes a file
+                scratch = Path(tempfile.mkdtemp(dir=parent, prefix=f".{directory.name}."))
+        except OSError as exc:
+            raise InputError(f"cannot write {directory}: {exc.strerror or exc}") from None
         yield scratch
         scratch.chmod(0o755)  # mkdtemp's directory is private
         if os.path.lexists(directory):
             directory.rmdir()  # empty, checked above
         scratch.rename(directory)
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
         raise
 
 

@@ -52,7 +52,7 @@ from cpmodels.backends.engine import (
 )
 from cpmodels.errors import CpmodelsError, InputError, OutOfTime
 from cpmodels.files import open_stream, write_atomic
-from cpmodels.interrupt import leave_ctrl_c_to_parent, seconds_left
+from cpmodels.interrupt import ctrl_c_held, leave_ctrl_c_to_parent, seconds_left
 
 if TYPE_CHECKING:
     from cpmodels.backends.engine import Cluster
@@ -453,18 +453,21 @@ def in_own_process(call: Callable[..., Any], args: tuple[Any, ...], *,
     answers, answer = context.Pipe(duplex=False)
     process = context.Process(target=_answer, args=(call, args, answer), daemon=True,
                               name="cpmodels-call")
-    process.start()
-    answer.close()
     try:
+        with ctrl_c_held():  # started and known here at once: a Ctrl-C then ends it below
+            process.start()
+        answer.close()
         if not answers.poll(seconds_left(deadline)):
             raise OutOfTime(too_long)
         kind, value = answers.recv()
     except EOFError:
         kind, value = "failed", "the process ended without an answer"
     finally:
-        if process.is_alive():
-            process.kill()
-        process.join(5)
+        answer.close()
+        if process.pid is not None:  # started
+            if process.is_alive():
+                process.kill()
+            process.join(5)
         answers.close()
     if kind == "made":
         return value

@@ -13,6 +13,7 @@ names the first cell that differs; running without it writes the fresh outputs b
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import re
 import sys
@@ -47,16 +48,53 @@ def notebooks(names: list[str] | None = None) -> list[Path]:
     return [path for path in every if path.stem in wanted]
 
 
+AT_ONCE = 2  # notebooks run side by side by execute_all, each in a kernel of its own
+
+
+def _client(path: Path) -> nbclient.NotebookClient:
+    """A client to run the notebook at ``path`` top to bottom in a fresh kernel, in its
+    own folder."""
+    notebook = nbformat.read(path, as_version=4)
+    return nbclient.NotebookClient(notebook, timeout=TIME_LIMIT_S, kernel_name="python3",
+                                   record_timing=False, store_widget_state=False,
+                                   resources={"metadata": {"path": str(path.parent)}})
+
+
+def _ran(client: nbclient.NotebookClient) -> nbformat.NotebookNode:
+    for cell in client.nb.cells:
+        cell.metadata.pop("execution", None)
+    return client.nb
+
+
 def execute(path: Path) -> nbformat.NotebookNode:
     """The notebook at ``path`` run top to bottom in a fresh kernel, in its own folder."""
-    notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=TIME_LIMIT_S, kernel_name="python3",
-                                     record_timing=False, store_widget_state=False,
-                                     resources={"metadata": {"path": str(path.parent)}})
+    client = _client(path)
     client.execute()  # raises CellExecutionError, naming the cell, on any error
-    for cell in notebook.cells:
-        cell.metadata.pop("execution", None)
-    return notebook
+    return _ran(client)
+
+
+def execute_all(paths: list[Path], at_once: int = AT_ONCE,
+                ) -> list[nbformat.NotebookNode | Exception]:
+    """The notebooks at ``paths`` each run as :func:`execute` runs it (a fresh kernel of its
+    own), ``at_once`` side by side, so that one's kernel starts and waits while another
+    computes; each one's run, or the error that stopped it, in the order given."""
+
+    async def one(path: Path, turns: asyncio.Semaphore) -> nbformat.NotebookNode:
+        async with turns:
+            client = _client(path)
+            await client.async_execute()
+            return _ran(client)
+
+    async def every() -> list[nbformat.NotebookNode | Exception]:
+        turns = asyncio.Semaphore(at_once)
+        done = await asyncio.gather(*(one(path, turns) for path in paths),
+                                    return_exceptions=True)
+        for outcome in done:  # an interrupt is no notebook's error: it stops the run
+            if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
+                raise outcome
+        return done  # type: ignore[return-value]
+
+    return asyncio.run(every())
 
 
 def _text(value: Any) -> str:
@@ -119,8 +157,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="compare with the stored outputs instead of writing them")
     args = parser.parse_args(argv)
     failed = 0
-    for path in notebooks(args.names):
-        fresh = execute(path)
+    chosen = notebooks(args.names)
+    for path, fresh in zip(chosen, execute_all(chosen)):
+        if isinstance(fresh, Exception):
+            raise fresh
         if args.check:
             found = differences(nbformat.read(path, as_version=4), fresh)
             failed += bool(found)

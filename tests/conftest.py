@@ -10,6 +10,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -122,6 +123,25 @@ def running_server(app, *, browser_engine: bool = False, **limits) -> Iterator[s
 
 
 SERVER_SECONDS = 30  # how long a test's server may take to start, and to stop
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> tuple[Path, str]:
+    """``cpmodels site OUT`` (the bundled calendars), as a person runs it, and what it
+    said: made once for the run, read (never changed) by the tests of the site's pages
+    and files."""
+    from test_wasm import _needs_clang
+
+    from cpmodels.web import plans
+
+    if not plans.engine_built():
+        _needs_clang()
+    out = tmp_path_factory.mktemp("published") / "site"
+    done = subprocess.run([sys.executable, "-m", "cpmodels", "site", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return out, done.stdout
 
 
 @pytest.fixture(scope="module")

@@ -220,3 +220,36 @@ def test_first_use_from_8_threads():
     assert done.returncode == 0, done.stderr
     concurrent, serial = done.stdout.splitlines()
     assert concurrent == serial and "None" not in concurrent
+
+
+
+# Designs the core decides (``cpcore_design``, on the reach search's tables), each cut to its
+# first candidate sets so that a run takes a moment; some of the rectangle's work.
+DESIGN_POOLS = [("apad_rectangle_pentominoes", 120), ("apad_hexomino_pentominoes", 120)]
+
+
+def _decided(name: str, sets: int) -> list:
+    """The verdicts of a design's first ``sets`` candidate sets, decided by a design of its
+    own (its own session): the order of the dates learnt, then the sets in one call."""
+    import itertools
+
+    from cpmodels.design import Design, load_board
+    from cpmodels.spec.loading import load_design
+
+    path = SPECS / "designs" / f"{name}.yaml"
+    spec = load_design(path)
+    design = Design(spec, load_board(spec, path), with_counts=False)
+    assert design._cover(False).session.reaches  # decided by the core's design call
+    design.learn_order(8)
+    return design.run(list(itertools.islice(design.candidates(), sets)))
+
+
+def test_two_designs_decided_on_two_threads_at_once_answer_as_alone():
+    """Two designs decided on two threads at once (the core's design decisions running
+    side by side, the interpreter lock let go): each thread's verdicts, working sets and
+    first failures, are those of its design decided alone."""
+    alone = [_decided(name, sets) for name, sets in DESIGN_POOLS]
+    assert [len(verdicts) for verdicts in alone] == [sets for _, sets in DESIGN_POOLS]
+    assert any(v.works for v in alone[0]) and not all(v.works for v in alone[0])
+    assert _in_threads([lambda n=name, s=sets: _decided(n, s)
+                        for name, sets in DESIGN_POOLS]) == alone

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from test_editor_counts import board_link
 from test_play_game import WAIT
-from test_site import DRAWN, LAPTOP, WEEK, _hosting, site  # noqa: F401 (a fixture)
+from test_site import DRAWN, LAPTOP, WEEK, _hosting
 
 from cpmodels.web.app import create_app
 
@@ -18,7 +18,7 @@ TOO_MANY = "give a count from 1 to 1000, or a range [min, max]"
 
 
 @pytest.fixture(scope="module")
-def host(site):  # noqa: F811 (the fixture imported)
+def host(site):
     with _hosting(site[0]) as url:
         yield url
 

@@ -48,15 +48,28 @@ def test_notebook_is_stored_executed(path):
     assert pictures, f"{path.name} draws nothing"
 
 
+@pytest.fixture(scope="module")
+def fresh_runs(request) -> dict:
+    """The notebooks whose fresh run this session tests, run as notebooks/run.py runs them:
+    each in a fresh kernel of its own, two side by side (one's kernel starting while the
+    other computes); each one's run, or the error that stopped it (CellExecutionError,
+    naming the cell)."""
+    chosen = [item.callspec.params["path"] for item in request.session.items
+              if getattr(item, "originalname", None) == "test_notebook_outputs_are_as_stored"
+              and item.path == request.path]
+    return dict(zip(chosen, _runner().execute_all(chosen)))
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_outputs_are_as_stored(path):
+def test_notebook_outputs_are_as_stored(path, fresh_runs):
     """A fresh run in a fresh kernel shows what the notebook stores: the same text (counts,
     totals, verdicts; times aside) and the same pictures (SVG compared, PNG present)."""
-    run = _runner()
-    fresh = run.execute(path)  # raises CellExecutionError, naming the cell, on any error
+    fresh = fresh_runs[path]
+    if isinstance(fresh, Exception):
+        raise fresh
     assert not [out for cell in fresh.cells if cell.cell_type == "code"
                 for out in cell.get("outputs", []) if out.get("output_type") == "error"]
-    found = run.differences(nbformat.read(path, as_version=4), fresh)
+    found = _runner().differences(nbformat.read(path, as_version=4), fresh)
     assert found == [], f"python notebooks/run.py {path.stem} stores a fresh run: {found}"
 
 

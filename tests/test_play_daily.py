@@ -15,7 +15,7 @@ import httpx
 import pytest
 from conftest import screenshot
 from test_play_game import WAIT, _close, _on_board, _page, _shape, _verdict
-from test_site import _hosting, site  # noqa: F401 (a fixture)
+from test_site import _hosting
 
 PUZZLE = "spec=calendar_week&date=2026-12-25"
 ENGINE_LATE_MS = 120  # the static site's answers held back, as PAGE_LATE holds the server's
@@ -90,7 +90,7 @@ def test_board_tray_and_tools_in_view_and_a_drag_needs_no_scrolling(browser, slo
 
 
 @pytest.fixture(scope="module")
-def static_week(site):  # noqa: F811 (the fixture imported)
+def static_week(site):
     """The static site (``cpmodels site``) served by a plain file server, and its weekday
     calendar's layout (the server's answer, as the site writes it)."""
     out, _ = site

@@ -655,3 +655,71 @@ def test_a_sweeps_proof_folder_must_be_a_real_directory(run_cli, tmp_path, kind)
     assert code == 2
     assert err.strip() == f"error: cannot write {folder}: it is {what}, not a directory"
     assert _snapshot(tmp_path) == before
+
+
+def _ctrl_c_after(monkeypatch, module, name: str) -> None:
+    """``module.name`` made to be followed by a Ctrl-C (a SIGINT to this process, acted on
+    at once unless held): one that comes as what it made is handed to its owner."""
+    made = getattr(module, name)
+
+    def then_ctrl_c(*args, **kwargs):
+        out = made(*args, **kwargs)
+        signal.raise_signal(signal.SIGINT)
+        return out
+
+    monkeypatch.setattr(module, name, then_ctrl_c)
+
+
+def test_a_ctrl_c_as_a_temporary_file_is_made_leaves_none_behind(monkeypatch, tmp_path):
+    """A whole file, a zip archive, a towers certificate, a folder: each writer's
+    temporary file or folder is removed however soon a Ctrl-C comes after it is made."""
+    from cpmodels import files
+    from cpmodels.spec import load_spec
+    from cpmodels.towers import certificate, towers_problem
+    from cpmodels.towers.proof import solve_with_certificate
+
+    _ctrl_c_after(monkeypatch, files, "temp_beside")
+    _ctrl_c_after(monkeypatch, certificate, "temp_beside")
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 3, 3)
+    writes = [lambda: files.write_atomic(tmp_path / "out.txt", "kept"),
+              lambda: files.zip_in_place(tmp_path / "out.zip").__enter__(),
+              lambda: solve_with_certificate(problem, tmp_path / "out.cert")]
+    for write in writes:
+        with pytest.raises(KeyboardInterrupt):
+            write()
+        assert sorted(p.name for p in tmp_path.iterdir()) == []
+    with monkeypatch.context() as patched:  # a folder filled, then renamed into place
+        _ctrl_c_after(patched, files.tempfile, "mkdtemp")
+        with pytest.raises(KeyboardInterrupt), files.directory_in_place(tmp_path / "made"):
+            pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_ctrl_c_as_a_model_file_is_written_leaves_none_of_its_files(monkeypatch, tmp_path):
+    """A MiniZinc model is its model and its data, both written or neither: a Ctrl-C just
+    as the first is in place removes it."""
+    from cpmodels import api, export
+
+    _ctrl_c_after(monkeypatch, export, "write_atomic")
+    with pytest.raises(KeyboardInterrupt):
+        api.export("calendar_day", tmp_path / "day.mzn", format="mzn", labels=["Oct", "6"])
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    assert sorted(p.name for p in api.export("calendar_day", tmp_path / "day.mzn",
+                                             format="mzn", labels=["Oct", "6"])) == \
+        ["day.dzn", "day.mzn"]
+
+
+def test_a_ctrl_c_as_a_site_run_takes_its_lock_lets_it_go(monkeypatch, tmp_path):
+    """A site run stopped by a Ctrl-C just as it has locked the folder lets the lock go
+    and removes its file: a later run in the same process writes there."""
+    from cpmodels.web import site
+
+    _ctrl_c_after(monkeypatch, site, "_lock")
+    with pytest.raises(KeyboardInterrupt), site._locked(tmp_path):
+        pass
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    with site._locked(tmp_path):
+        assert [p.name for p in tmp_path.iterdir()] == [site.LOCK_FILE]
+    assert list(tmp_path.iterdir()) == []

@@ -139,7 +139,10 @@ def _sanitized_module(compiler: str, cmake: str) -> Iterator[Path]:
             shutil.rmtree(work, ignore_errors=True)
             generator = ["-G", "Ninja"] if shutil.which("ninja") else []
             _ran([cmake, "-S", str(ROOT), "-B", str(work), *generator,
-                  "-DCMAKE_BUILD_TYPE=Debug", f"-DCMAKE_CXX_COMPILER={compiler}",
+                  # No build type: nanobind's library as the compiler makes it by default
+                  # (no debug information, no link-time optimisation); the module's own
+                  # flags (-O1, line tables, the sanitizers) are CMakeLists.txt's.
+                  "-DCMAKE_BUILD_TYPE=", f"-DCMAKE_CXX_COMPILER={compiler}",
                   f"-DPython_EXECUTABLE={sys.executable}", "-DCPMODELS_SANITIZE=ON",
                   "-DCPMODELS_WASM=OFF"], CONFIGURE_SECONDS)
             _ran([cmake, "--build", str(work), "--target", "_native"], BUILD_SECONDS)

@@ -505,3 +505,38 @@ def test_serve_answers_on_the_port_it_bound():
             assert [s["name"] for s in answer.json()["specs"]] == ["calendar_day"]
     finally:
         stop_process(process)
+
+
+def test_a_stream_with_no_thread_to_run_on_lets_go_of_its_work_and_its_place(monkeypatch):
+    """When no thread can be started for a board's work, the work is stopped and its place
+    among the open streams is free again: a server short of threads for a moment does not
+    turn every later board away as busy."""
+    from types import SimpleNamespace
+
+    from cpmodels.web import streams
+
+    class Work:
+        stopped = False
+
+        def rows(self):
+            return iter(())
+
+        def stop(self) -> None:
+            self.stopped = True
+
+    class Pool:
+        async def call(self, make, data):
+            return make(data)
+
+    class NoThread(threading.Thread):
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    limits = streams.StreamLimits(at_once=1, waiting=0)
+    monkeypatch.setattr(streams, "threading", SimpleNamespace(
+        Thread=NoThread, Timer=threading.Timer, BoundedSemaphore=threading.BoundedSemaphore))
+    work = Work()
+    with pytest.raises(RuntimeError):
+        asyncio.run(limits.stream(Pool(), lambda data: work, None, "counts"))
+    assert work.stopped
+    assert limits.places.acquire(blocking=False)  # the one place is free

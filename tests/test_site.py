@@ -356,19 +356,6 @@ def test_a_site_refused_part_way_writes_nothing_and_runs_take_turns(run_cli, tmp
     assert LOCK_FILE not in _listed(pages)[1]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> tuple[Path, str]:
-    """``cpmodels site OUT`` (the bundled calendars), as a person runs it."""
-    if not plans.engine_built():
-        _needs_clang()
-    out = tmp_path_factory.mktemp("published") / "site"
-    done = subprocess.run([sys.executable, "-m", "cpmodels", "site", str(out)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    return out, done.stdout
-
-
 def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relatively(site):
     out, said = site
     version, listed = _listed(out)

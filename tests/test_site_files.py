@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import screenshot
 from fastapi.testclient import TestClient
-from test_site import _listed, site, static_host  # noqa: F401 (fixtures)
+from test_site import _listed, static_host  # noqa: F401 (a fixture)
 
 from cpmodels.errors import CpmodelsError
 from cpmodels.web import board
@@ -79,15 +80,26 @@ def _cut(page) -> str:
     return Path(download.value.path()).read_text(encoding="utf-8")
 
 
-def _made_sheet(fields: dict, out: Path) -> str:
-    """cpmodels make's sheet-1.svg of the board at the page's sizes (cell 20, kerf 0.15,
-    sheet 600x400), its engraved paths left out."""
+@pytest.fixture(scope="module")
+def made_sheet(tmp_path_factory) -> Callable[[dict], str]:
+    """cpmodels make's sheet-1.svg of a board (its fields) at the page's sizes (cell 20,
+    kerf 0.15, sheet 600x400), its engraved paths left out: made once a board, for the
+    runs of each size to compare their page's file with."""
     from cpmodels.make import MakeOptions, make
 
-    make(board.board_spec(fields), out, MakeOptions(cell=20.0, kerf=0.15,
-                                                    sheet=(600.0, 400.0)))
-    assert not (out / "sheet-2.svg").exists()
-    return ENGRAVED.sub(r"\1", (out / "sheet-1.svg").read_text(encoding="utf-8"))
+    made: dict[str, str] = {}
+
+    def sheet(fields: dict) -> str:
+        key = json.dumps(fields, sort_keys=True)
+        if key not in made:
+            out = tmp_path_factory.mktemp("made") / "sheets"
+            make(board.board_spec(fields), out, MakeOptions(cell=20.0, kerf=0.15,
+                                                            sheet=(600.0, 400.0)))
+            assert not (out / "sheet-2.svg").exists()
+            made[key] = ENGRAVED.sub(r"\1", (out / "sheet-1.svg").read_text(encoding="utf-8"))
+        return made[key]
+
+    return sheet
 
 
 def _open(page, text: str | bytes, name: str = "board.yaml") -> str:
@@ -103,7 +115,7 @@ def _open(page, text: str | bytes, name: str = "board.yaml") -> str:
 
 @pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
 def test_the_sites_yaml_is_the_servers_and_opens_to_the_same_board(
-        browser, site, static_host, tmp_path, viewport):  # noqa: F811
+        browser, site, static_host, made_sheet, tmp_path, viewport):  # noqa: F811
     """Each bundled calendar started from on the site and saved: the file is the server's
     YAML for the same fields byte for byte, the server reads it to the same spec, and
     the site opens the server's YAML of it back to the same fields (saved again: the same
@@ -129,7 +141,7 @@ def test_the_sites_yaml_is_the_servers_and_opens_to_the_same_board(
             assert again == fields
             assert _saved(page) == saved
             # the laser's SVG made here: make's sheet less its engraving, byte for byte
-            assert _cut(page) == _made_sheet(fields, tmp_path / name), name
+            assert _cut(page) == made_sheet(fields), name
         # the engraving, DXF and prints are the server's, said where the file is made
         assert page.locator("#shared").inner_text() == (
             "The cut file: 1 sheet calendar_week_11-sheet-1.svg. " + MAKE_ON_SERVER)

@@ -15,7 +15,7 @@ import re
 import pytest
 from conftest import ROOT, screenshot
 from test_play_game import WAIT, _verdict
-from test_site import ENGINE_SAYS, LAPTOP, WEEK, _hosting, site  # noqa: F401 (a fixture)
+from test_site import ENGINE_SAYS, LAPTOP, WEEK, _hosting
 
 from cpmodels.backends.engine import EngineSession
 from cpmodels.spec import load_spec
@@ -57,7 +57,7 @@ def _bytes(request) -> int:
 
 
 @pytest.fixture(scope="module")
-def host(site):  # noqa: F811 (the fixture imported)
+def host(site):
     with _hosting(site[0]) as url:
         yield url
 
@@ -213,7 +213,7 @@ def test_the_plan_made_in_the_page_is_the_servers(browser, host, face_up):
         [session.count(p)] * 2 for p in prefixes]  # split (a worker's first) or not
 
 
-def test_the_docs_figures_are_a_fresh_sites(site):  # noqa: F811 (the fixture imported)
+def test_the_docs_figures_are_a_fresh_sites(site):
     """docs/web.md's sizes of the bundled calendars' site: its files, its bytes raw and
     compressed, engine.wasm's."""
     out, _ = site

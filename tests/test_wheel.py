@@ -4,6 +4,7 @@ compiled core)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -23,13 +24,18 @@ from cpmodels import __version__
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """The wheel of the checkout, built as ``pip wheel .`` builds it. Its build folder is
+    the checkout's own (pyproject.toml's ``build-dir``, where ``pip install -e .`` builds
+    too), so the core is compiled only when its sources changed since; two runs at once
+    take turns (``build/wheel.lock``). The wheel alone is written outside ``build/``."""
     out = tmp_path_factory.mktemp("wheel")
-    build = tmp_path_factory.mktemp("build")  # the build's own copy: the checkout stays clean
-    shutil.copytree(ROOT, build / "src", ignore=shutil.ignore_patterns(
-        ".venv", ".git", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache",
-        ".pytest_cache", "build", "dist", "out"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(out), str(build / "src")], check=True, timeout=300)
+    lock = ROOT / "build" / "wheel.lock"
+    lock.parent.mkdir(exist_ok=True)
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                        "--no-build-isolation", "-q", "-w", str(out), str(ROOT)], check=True,
+                       timeout=600)
     (found,) = out.glob("cpmodels-*.whl")
     return found
 

@@ -35,6 +35,7 @@ from cpmodels.export.subject import Subject, cover_faults
 from cpmodels.files import check_output, write_atomic
 from cpmodels.formats import FORMATS
 from cpmodels.instance import packing_instance
+from cpmodels.interrupt import ctrl_c_held
 from cpmodels.query import Query
 from cpmodels.spec import Spec, TowersSpec
 from cpmodels.towers import TowersResult, towers_problem
@@ -143,8 +144,9 @@ def write_model(subject: Subject, fmt: str, path: Path) -> list[Path]:
     written: list[Path] = []
     try:
         for target, data in files.items():
-            write_atomic(target, data)
-            written.append(target)
+            with ctrl_c_held():  # written and counted at once: a Ctrl-C removes it too
+                write_atomic(target, data)
+                written.append(target)
     except BaseException as exc:
         for done in written:  # all the files or none
             done.unlink(missing_ok=True)

@@ -49,6 +49,7 @@ from cpmodels.files import (
     stored_member,
     temp_beside,
 )
+from cpmodels.interrupt import ctrl_c_held
 from cpmodels.towers.problem import TowersProblem
 
 if TYPE_CHECKING:  # the writer is given the programme's layout; the checker reads the header
@@ -87,9 +88,9 @@ def header_problem(problem: TowersProblem) -> dict[str, Any]:
 class CertificateWriter:
     """Writes the programme's layers (as its ``layer_sink``) and the claim to ``path``.
 
-    ``layout`` is the programme's (``programme.key_layout``). Layers go to ``path`` +
-    ``.tmp`` as they come; a layer 0 starts the file again (the
-    solver may run the programme more than once). :meth:`finish` adds the header and moves
+    ``layout`` is the programme's (``programme.key_layout``). Layers go as they come to a
+    temporary file beside ``path``, made with the first; a layer 0 starts the file again
+    (the solver may run the programme more than once). :meth:`finish` adds the header and moves
     the file into place; :meth:`discard` removes it.
     """
 
@@ -99,7 +100,7 @@ class CertificateWriter:
         self.layout = {"turned": layout.turned, "cell_bits": layout.cell_bits,
                        "colour_bits": layout.colour_bits}
         check_output(self.path)  # before any work: a target the writer may replace
-        self.tmp = temp_beside(self.path)
+        self.tmp: Path | None = None  # made as the first layer comes (see layer)
         self.archive: zipfile.ZipFile | None = None
         self.layers = 0
         self.complete = False  # the last run reached its last layer (or an empty one)
@@ -108,6 +109,11 @@ class CertificateWriter:
     def layer(self, t: int, keys: np.ndarray, scores: np.ndarray) -> None:
         if t == 0:
             self._close()
+            if self.tmp is None:
+                # Made and kept here at once (a Ctrl-C as it is made comes after): the
+                # writer's discard, however the run ends, finds the file to remove.
+                with ctrl_c_held():
+                    self.tmp = temp_beside(self.path)
             self.archive = zipfile.ZipFile(self.tmp, "w", zipfile.ZIP_DEFLATED,
                                            compresslevel=1)
             self.layers, self.states, self.complete = 0, 0, False
@@ -141,11 +147,13 @@ class CertificateWriter:
             header.update(band=self.band, bound=bound)
         self.archive.writestr("header.json", json.dumps(header, indent=1))
         self._close()
+        assert self.tmp is not None  # made with the first layer
         move_into_place(self.tmp, self.path)
 
     def discard(self) -> None:
         self._close()
-        self.tmp.unlink(missing_ok=True)
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
 
     def _close(self) -> None:
         if self.archive is not None:

@@ -41,6 +41,7 @@ from urllib.parse import quote
 
 from cpmodels.errors import InputError
 from cpmodels.files import FileRefused, make_directory, read_bounded, write_atomic
+from cpmodels.interrupt import ctrl_c_held
 from cpmodels.web import plans
 from cpmodels.web.app import create_app
 from cpmodels.web.routes.pages import ENGINE_FILES, SCRIPTS
@@ -365,14 +366,19 @@ def _lock(out: Path) -> int:
 @contextmanager
 def _locked(out: Path) -> Iterator[None]:
     """``out`` held by this run alone while it writes (another run is refused); the lock
-    file removed when done, so that it is never a file left in the site."""
-    fd = _lock(out)
+    file removed when done, so that it is never a file left in the site. The lock is
+    taken with Ctrl-C held: one that comes meanwhile comes once it is in hand here, and
+    lets it go (a descriptor left holding it would refuse every later run of the process)."""
+    fd: int | None = None
     try:
+        with ctrl_c_held():
+            fd = _lock(out)
         yield
     finally:
-        with suppress(OSError):
-            os.unlink(out / LOCK_FILE)  # (still held: see _lock)
-        os.close(fd)  # (the lock goes with it)
+        if fd is not None:
+            with suppress(OSError):
+                os.unlink(out / LOCK_FILE)  # (still held: see _lock)
+            os.close(fd)  # (the lock goes with it)
 
 
 def _remove_earlier(out: Path, earlier: Sequence[str], files: dict[str, bytes]) -> list[str]:

@@ -127,7 +127,13 @@ class StreamLimits:
                 if ran:
                     release_memory()
 
-        threading.Thread(target=produce, daemon=True, name=f"cpmodels-{what}").start()
+        producer = threading.Thread(target=produce, daemon=True, name=f"cpmodels-{what}")
+        try:
+            producer.start()
+        except RuntimeError:  # no thread to be had now: the work and its place let go here
+            work.stop()
+            self.places.release()
+            raise
 
         async def body() -> AsyncIterator[bytes]:
             try:

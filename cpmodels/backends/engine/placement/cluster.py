@@ -100,7 +100,11 @@ def connect(address: str | Any) -> Cluster:
             n_workers=min(int(count), cores()), threads_per_worker=1, processes=True,
             host="127.0.0.1",
             dashboard_address="127.0.0.1:0", silence_logs=40)
-        client = distributed.Client(local)
+        try:
+            client = distributed.Client(local)
+        except BaseException:  # (Ctrl-C as it connects): the workers started go too
+            local.close()
+            raise
         return Cluster(client, local.scheduler_address, local, client.dashboard_link)
     if "://" not in text:
         raise InputError(f"--cluster {text!r}: give local, local:N or a scheduler address "
