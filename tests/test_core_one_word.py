@@ -9,6 +9,7 @@ import itertools
 import random
 import re
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -96,6 +97,20 @@ def test_counts_are_the_recorded_ones(name, slots):
         assert table.stats.tolist() == stats[slots]
 
 
+def _counted(name: str, slots: int) -> tuple[Memo, Any]:
+    """Every row of the cover's prefixes counted with a table of ``slots`` (the recorded
+    counts checked): the table and the layout."""
+    counts, _ = COUNTS[name]
+    cover = COVERS[name]()
+    layout = one_word_layout(cover)
+    table = Memo(2, slots)
+    out = np.zeros(len(counts), dtype=np.int64)
+    one_word.count_one_word(_prefixes(cover, name), layout, table.kernel, True, out,
+                            table.stop_flag)
+    assert out.tolist() == counts
+    return table, layout
+
+
 @pytest.mark.parametrize("name", ["6x10", "8x8 centre"])
 def test_a_count_keeps_only_the_states_with_pieces_left(name):
     """The count keeps a state only while it has COUNT_KEEPS_FROM pieces or more left to
@@ -106,14 +121,7 @@ def test_a_count_keeps_only_the_states_with_pieces_left(name):
     found = re.search(r"COUNT_KEEPS_FROM = (\d+);", header)
     assert found is not None
     keeps_from = int(found.group(1))
-    counts, _ = COUNTS[name]
-    cover = COVERS[name]()
-    layout = one_word_layout(cover)
-    table = Memo(2, 1 << 18)
-    out = np.zeros(len(counts), dtype=np.int64)
-    one_word.count_one_word(_prefixes(cover, name), layout, table.kernel, True, out,
-                            table.stop_flag)
-    assert out.tolist() == counts
+    table, layout = _counted(name, 1 << 18)
     rows = table.keys[table.keys[:, 2] != 0]
     left = [bin(int(layout.all_pieces) & ~int(used)).count("1") for used in rows[:, 1]]
     assert len(rows) == table.stats[0] and 0 < len(rows) < table.stats[3]
@@ -125,15 +133,8 @@ def test_a_large_table_grows_and_keeps_what_a_whole_one_keeps(name):
     """A table of 2 million slots grows from its first ones (``cpcore/table.hpp``): the
     counts and statistics are the roomy table's, and every row it holds lies in the live
     slots the states kept call for (the rest of the table is never touched)."""
-    counts, stats = COUNTS[name]
-    cover = COVERS[name]()
-    layout = one_word_layout(cover)
-    table = Memo(2, 1 << 21)
-    out = np.zeros(len(counts), dtype=np.int64)
-    one_word.count_one_word(_prefixes(cover, name), layout, table.kernel, True, out,
-                            table.stop_flag)
-    assert out.tolist() == counts
-    assert table.stats.tolist() == stats[1 << 18]
+    table, _ = _counted(name, 1 << 21)
+    assert table.stats.tolist() == COUNTS[name][1][1 << 18]
     live = 1 << 14
     while table.stats[0] * 2 >= live:
         live *= 2

@@ -100,7 +100,7 @@ void each_row(const cpcore_one_word& L, const int64_t* prefixes, uint64_t rows, 
 // The search below a state that is neither full nor in the table (see depth_first): ``acc``
 // (the policy) adds up what its nodes find. With a table, only the states with at least
 // ``keeps_from`` pieces left to place are kept and looked up (cpcore/choice.hpp), their rows
-// asked of the caches ahead.
+// asked of the caches ahead, unless the policy keeps every state (Acc::KEEPS_EVERY_STATE).
 template <class Acc>
 struct Subboards {
     struct Words {
@@ -131,14 +131,16 @@ struct Subboards {
     // The pieces a state of these units used has left to place.
     uint64_t left(word used) const { return popcount(L.all_pieces & ~used); }
     // Whether the table keeps (and is asked for) such a state.
-    bool kept(word used) const { return use_memo && left(used) >= keeps_from; }
+    bool kept(word used) const {
+        return use_memo && (Acc::KEEPS_EVERY_STATE || left(used) >= keeps_from);
+    }
 
     // The node's walk begun; when the table keeps its children (each places one piece),
     // their rows are asked of the caches at once (their fetches overlap), before any is
     // looked up.
     void begin() {
         w.begin(at.cells, at.used, L.avail);
-        if (!use_memo || left(at.used) < keeps_from + 1) return;
+        if (!use_memo || (!Acc::KEEPS_EVERY_STATE && left(at.used) < keeps_from + 1)) return;
         Walk ahead = w;
         word placed;
         while (ahead.next(at.cells, runs, placed))
@@ -195,6 +197,7 @@ __attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_
 
 // Counting: a node adds up its children's counts; the table holds count + 1.
 struct Counting {
+    static const bool KEEPS_EVERY_STATE = false;  // (the states with keeps_from pieces left)
     const cpcore_one_word& L;
     CountTable& table;
     int64_t acc = 0, child = 0;
@@ -242,6 +245,7 @@ int64_t count_state(word cells, word used, const cpcore_one_word& L, CountTable&
 // the option it placed); each depth's row is zero outside the range lo:hi its node has
 // added to, and is zeroed again once added to its parent.
 struct Tallying {
+    static const bool KEEPS_EVERY_STATE = true;  // (a sweep's tasks share their sub-boards)
     const cpcore_one_word& L;
     const cpcore_one_tallies& T;
     CountTable& table;
