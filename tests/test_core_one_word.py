@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import ROOT, SPECS
 
 from cpmodels.backends.engine import searches
 from cpmodels.backends.engine.kernels import one_word, reach
@@ -57,17 +59,18 @@ def _prefixes(cover: ExactCover, name: str) -> np.ndarray:
     return out[1:]
 
 
-# Recorded from the numba kernel: each row's count, and the table's statistics (USED,
-# HITS, MISSES, NODES, ARENA_USED, STOP, FLUSHES) after the rows, by table slots (0: none).
+# Recorded from the numba kernel: each row's count; the table's statistics (USED, HITS,
+# MISSES, NODES, ARENA_USED, STOP, FLUSHES) after the rows, by table slots (0: none), are
+# the core's since a count keeps only the states with four pieces left (cpcore/choice.hpp).
 COUNTS = {
     "6x10": ([0, 15, 0, 52, 0, 3, 0, 0, 0, 57, 0, 0], {
         0: [0, 0, 0, 368702, 0, 0, 0],
-        1 << 10: [241, 0, 0, 318961, 0, 0, 415],
-        1 << 18: [177883, 0, 0, 177883, 0, 0, 0]}),
+        1 << 10: [145, 0, 0, 323353, 0, 0, 313],
+        1 << 18: [149372, 0, 0, 197269, 0, 0, 0]}),
     "8x8 centre": ([0, 0, 0, 1, 0, 9, 0, 1, 0, 0, 0, 0], {
         0: [0, 0, 0, 133475, 0, 0, 0],
-        1 << 10: [440, 0, 0, 122552, 0, 0, 159],
-        1 << 18: [97759, 0, 0, 97759, 0, 0, 0]}),
+        1 << 10: [621, 0, 0, 122378, 0, 0, 129],
+        1 << 18: [85044, 0, 0, 101277, 0, 0, 0]}),
     "64 cells": ([1117, 0, 0, 2290, 344, 0, 0, 0, 3, 0, 0, 0], {}),
     "63 cells": ([2307, 0, 0, 3199, 4461, 0, 0, 0, 0, 0, 0, 2], {}),
 }
@@ -94,20 +97,44 @@ def test_counts_are_the_recorded_ones(name, slots):
         assert table.stats.tolist() == stats[slots]
 
 
+def _counted(name: str, slots: int) -> tuple[Memo, Any]:
+    """Every row of the cover's prefixes counted with a table of ``slots`` (the recorded
+    counts checked): the table and the layout."""
+    counts, _ = COUNTS[name]
+    cover = COVERS[name]()
+    layout = one_word_layout(cover)
+    table = Memo(2, slots)
+    out = np.zeros(len(counts), dtype=np.int64)
+    one_word.count_one_word(_prefixes(cover, name), layout, table.kernel, True, out,
+                            table.stop_flag)
+    assert out.tolist() == counts
+    return table, layout
+
+
+@pytest.mark.parametrize("name", ["6x10", "8x8 centre"])
+def test_a_count_keeps_only_the_states_with_pieces_left(name):
+    """The count keeps a state only while it has COUNT_KEEPS_FROM pieces or more left to
+    place (the core's rule, ``cpcore/choice.hpp``; below, a sub-board is searched again):
+    every row kept has that many, the states kept are fewer than the nodes, and the counts
+    are those with no table."""
+    header = (ROOT / "cpmodels" / "_core" / "include" / "cpcore" / "choice.hpp").read_text()
+    found = re.search(r"COUNT_KEEPS_FROM = (\d+);", header)
+    assert found is not None
+    keeps_from = int(found.group(1))
+    table, layout = _counted(name, 1 << 18)
+    rows = table.keys[table.keys[:, 2] != 0]
+    left = [bin(int(layout.all_pieces) & ~int(used)).count("1") for used in rows[:, 1]]
+    assert len(rows) == table.stats[0] and 0 < len(rows) < table.stats[3]
+    assert min(left) == keeps_from
+
+
 @pytest.mark.parametrize("name", ["6x10", "8x8 centre"])
 def test_a_large_table_grows_and_keeps_what_a_whole_one_keeps(name):
     """A table of 2 million slots grows from its first ones (``cpcore/table.hpp``): the
     counts and statistics are the roomy table's, and every row it holds lies in the live
     slots the states kept call for (the rest of the table is never touched)."""
-    counts, stats = COUNTS[name]
-    cover = COVERS[name]()
-    layout = one_word_layout(cover)
-    table = Memo(2, 1 << 21)
-    out = np.zeros(len(counts), dtype=np.int64)
-    one_word.count_one_word(_prefixes(cover, name), layout, table.kernel, True, out,
-                            table.stop_flag)
-    assert out.tolist() == counts
-    assert table.stats.tolist() == stats[1 << 18]
+    table, _ = _counted(name, 1 << 21)
+    assert table.stats.tolist() == COUNTS[name][1][1 << 18]
     live = 1 << 14
     while table.stats[0] * 2 >= live:
         live *= 2

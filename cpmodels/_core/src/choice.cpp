@@ -1,6 +1,8 @@
 // Which search answers a question of one cover: the engine's choice, made here alone. The
 // Python side (backends/engine/searches.py) and the browser (web/static/engine/engine.js)
-// lay a cover out, say what its layouts offer, and run the search this names.
+// lay a cover out, say what its layouts offer, and run the search this names; the rules a
+// search named here applies as it runs (which states the one-word count remembers) are
+// cpcore/choice.hpp's, measured there.
 #include "cpcore/entry.h"
 
 namespace {

@@ -6,6 +6,7 @@
 
 #include "cpcore/bits.hpp"
 #include "cpcore/check.hpp"
+#include "cpcore/choice.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/one_word.hpp"
 #include "cpcore/table.hpp"
@@ -97,7 +98,9 @@ void each_row(const cpcore_one_word& L, const int64_t* prefixes, uint64_t rows, 
 }
 
 // The search below a state that is neither full nor in the table (see depth_first): ``acc``
-// (the policy) adds up what its nodes find.
+// (the policy) adds up what its nodes find. With a table, only the states with at least
+// ``keeps_from`` pieces left to place are kept and looked up (cpcore/choice.hpp), their rows
+// asked of the caches ahead, unless the policy keeps every state (Acc::KEEPS_EVERY_STATE).
 template <class Acc>
 struct Subboards {
     struct Words {
@@ -107,6 +110,7 @@ struct Subboards {
     const cpcore_one_word& L;
     CountTable& table;
     bool use_memo;
+    uint64_t keeps_from;
     Acc& acc;
     const Runs runs;
     Words at, child_at{0, 0, 0};  // the node's words and its child's
@@ -115,19 +119,28 @@ struct Subboards {
     unsigned depth = 0;
     Frame* stack;  // [MAX_DEPTH] (apart, so that the node's words may live in registers)
 
-    Subboards(word c, word u, const cpcore_one_word& layout, CountTable& t, bool memo, Acc& a,
-              Frame* frames)
-        : L(layout), table(t), use_memo(memo), acc(a), runs{L.start, L.masks, L.n_pieces},
+    Subboards(word c, word u, const cpcore_one_word& layout, CountTable& t, bool memo,
+              uint64_t keeps, Acc& a, Frame* frames)
+        : L(layout), table(t), use_memo(memo), keeps_from(keeps), acc(a),
+          runs{L.start, L.masks, L.n_pieces},
           at{c, u, count_hash(c, u)}, stack(frames) {
         w.bit = 0;
         begin();
     }
 
-    // The node's walk begun; with a table, the rows of all its children are asked of the
-    // caches at once (their fetches overlap), before any is looked up.
+    // The pieces a state of these units used has left to place.
+    uint64_t left(word used) const { return popcount(L.all_pieces & ~used); }
+    // Whether the table keeps (and is asked for) such a state.
+    bool kept(word used) const {
+        return use_memo && (Acc::KEEPS_EVERY_STATE || left(used) >= keeps_from);
+    }
+
+    // The node's walk begun; when the table keeps its children (each places one piece),
+    // their rows are asked of the caches at once (their fetches overlap), before any is
+    // looked up.
     void begin() {
         w.begin(at.cells, at.used, L.avail);
-        if (!use_memo) return;
+        if (!use_memo || (!Acc::KEEPS_EVERY_STATE && left(at.used) < keeps_from + 1)) return;
         Walk ahead = w;
         word placed;
         while (ahead.next(at.cells, runs, placed))
@@ -144,16 +157,16 @@ struct Subboards {
             return Step::skip;
         }
         if (acc.dead_end(om, child_at.cells, child_at.used)) return Step::skip;
-        if (!use_memo) return Step::enter;
+        if (!kept(child_at.used)) return Step::enter;
         child_at.hash = count_hash(child_at.cells, child_at.used);  // (its row fetched already)
         const word value = find(table, child_at.hash, child_at.cells, child_at.used);
         return acc.found(value, depth) ? Step::skip : Step::enter;
     }
-    void close() { acc.close(at.cells, at.used, at.hash, depth); }
+    void close() { acc.close(at.cells, at.used, at.hash, depth, kept(at.used)); }
     void pop(unsigned d) {
         depth = d;
         take_frame(stack, d, at, w);
-        if (use_memo) table.fetch(at.hash);  // for the node's own row, kept when it closes
+        if (kept(at.used)) table.fetch(at.hash);  // for the node's own row, kept when it closes
         acc.pop(d);
     }
     void push(unsigned d) {
@@ -172,10 +185,10 @@ struct Subboards {
 // helpers' calls inlined into the loop.)
 template <class Acc>
 __attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_word& L,
-                                        CountTable& table, bool use_memo, Acc& acc,
-                                        const int64_t* stop) {
+                                        CountTable& table, bool use_memo, uint64_t keeps_from,
+                                        Acc& acc, const int64_t* stop) {
     typename Subboards<Acc>::Frame frames[MAX_DEPTH];
-    Subboards<Acc> s(cells, used, L, table, use_memo, acc, frames);
+    Subboards<Acc> s(cells, used, L, table, use_memo, keeps_from, acc, frames);
     int64_t nodes;
     const Ended ended = depth_first(s, stop, nodes);
     table.stats[NODES] += nodes;
@@ -184,14 +197,14 @@ __attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_
 
 // Counting: a node adds up its children's counts; the table holds count + 1.
 struct Counting {
+    static const bool KEEPS_EVERY_STATE = false;  // (the states with keeps_from pieces left)
     const cpcore_one_word& L;
     CountTable& table;
-    bool use_memo;
     int64_t acc = 0, child = 0;
     int64_t* st_acc;  // [MAX_DEPTH] the frames' counts so far
 
-    Counting(const cpcore_one_word& layout, CountTable& t, bool memo, int64_t* frames)
-        : L(layout), table(t), use_memo(memo), st_acc(frames) {}
+    Counting(const cpcore_one_word& layout, CountTable& t, int64_t* frames)
+        : L(layout), table(t), st_acc(frames) {}
 
     void choose(uint64_t) {}
     void leaf(unsigned) { acc += 1; }
@@ -203,8 +216,8 @@ struct Counting {
         acc += (int64_t)value - 1;
         return true;
     }
-    void close(word cells, word used, word hash, unsigned) {
-        if (use_memo && table.make_room(0))
+    void close(word cells, word used, word hash, unsigned, bool keep) {
+        if (keep && table.make_room(0))
             table.put(CellsKey{cells, used, hash}, (word)(acc + 1), row_hash);
         child = acc;
     }
@@ -213,17 +226,18 @@ struct Counting {
     void descend() { acc = 0; }
 };
 
-// The completions of a state, -1 at a stop.
+// The completions of a state, -1 at a stop; the table keeps the states with at least
+// ``keeps_from`` pieces left to place.
 int64_t count_state(word cells, word used, const cpcore_one_word& L, CountTable& table,
-                    bool use_memo, const int64_t* stop) {
+                    bool use_memo, uint64_t keeps_from, const int64_t* stop) {
     if (cells == FULL) return (used | L.optional) == L.all_pieces ? 1 : 0;
-    if (use_memo) {
+    if (use_memo && popcount(L.all_pieces & ~used) >= keeps_from) {
         const word v = find(table, count_hash(cells, used), cells, used);
         if (v != 0) return (int64_t)v - 1;
     }
     int64_t frames[MAX_DEPTH];
-    Counting acc(L, table, use_memo, frames);
-    if (!walk_tree(cells, used, L, table, use_memo, acc, stop)) return -1;
+    Counting acc(L, table, frames);
+    if (!walk_tree(cells, used, L, table, use_memo, keeps_from, acc, stop)) return -1;
     return acc.acc;
 }
 
@@ -231,10 +245,10 @@ int64_t count_state(word cells, word used, const cpcore_one_word& L, CountTable&
 // the option it placed); each depth's row is zero outside the range lo:hi its node has
 // added to, and is zeroed again once added to its parent.
 struct Tallying {
+    static const bool KEEPS_EVERY_STATE = true;  // (a sweep's tasks share their sub-boards)
     const cpcore_one_word& L;
     const cpcore_one_tallies& T;
     CountTable& table;
-    bool use_memo;
     int64_t* rows;  // [MAX_DEPTH, n_root]
     int64_t n_root;
     word mask;  // the node's uncovered tally items
@@ -248,8 +262,8 @@ struct Tallying {
     Frame* stack;  // [MAX_DEPTH] the frames' items, options and ranges
 
     Tallying(const cpcore_one_word& layout, const cpcore_one_tallies& tallies, CountTable& t,
-             bool memo, int64_t* scratch, int64_t n, word root_mask, Frame* frames)
-        : L(layout), T(tallies), table(t), use_memo(memo), rows(scratch), n_root(n),
+             int64_t* scratch, int64_t n, word root_mask, Frame* frames)
+        : L(layout), T(tallies), table(t), rows(scratch), n_root(n),
           mask(root_mask), lo(n), hi(0), stack(frames) {}
 
     int64_t* row(unsigned depth) const { return rows + (int64_t)depth * n_root; }
@@ -325,12 +339,12 @@ struct Tallying {
         else
             table.put(key, (word)(2 * table.keep_run(vec, a, n) + 1), row_hash);
     }
-    void close(word cells, word used, word hash, unsigned depth) {
+    void close(word cells, word used, word hash, unsigned depth, bool keep) {
         const int64_t* r = row(depth);
         used_lo = lo;
         used_hi = hi;
         trim_zeros(r, lo, hi);
-        if (use_memo) store(hash, cells, used, r, lo, hi);
+        if (keep) store(hash, cells, used, r, lo, hi);
         child_lo = lo;
         child_hi = hi;
     }
@@ -387,8 +401,8 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
         }
     }
     Tallying::Frame frames[MAX_DEPTH];
-    Tallying acc(L, T, table, use_memo, scratch, n_root, root_mask, frames);
-    if (!walk_tree(cells, used, L, table, use_memo, acc, stop)) return false;
+    Tallying acc(L, T, table, scratch, n_root, root_mask, frames);
+    if (!walk_tree(cells, used, L, table, use_memo, 0, acc, stop)) return false;
     int64_t* root = acc.row(0);
     for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];
     for (int64_t y = acc.used_lo; y < acc.used_hi; ++y) root[y] = 0;
@@ -408,7 +422,8 @@ extern "C" void cpcore_count_one_word(const cpcore_one_word* layout, const int64
     CountTable table = count_table(*t);
     for (uint64_t p = 0; p < rows; ++p) out[p] = -1;
     each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
-        const int64_t n = ok ? count_state(cells, used, L, table, use_memo != 0, stop) : 0;
+        const int64_t n =
+            ok ? count_state(cells, used, L, table, use_memo != 0, COUNT_KEEPS_FROM, stop) : 0;
         if (n >= 0) out[p] = n;
         return n >= 0;
     });

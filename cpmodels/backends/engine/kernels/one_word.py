@@ -17,7 +17,10 @@ pieces used are a second word, one bit a piece. Then:
   (masked at the ends of a line) and by a line's length. An empty cell with no empty
   neighbour is found for the whole board in a dozen operations; the regions next to the
   option just placed are then grown until they reach ``region_limit`` cells;
-* the table of sub-board counts is keyed by the two words, the value beside them.
+* the table of sub-board counts is keyed by the two words, the value beside them; a count
+  keeps only the states with at least four of the largest pieces' cells still empty (below
+  that a sub-board's tree costs less than its table rows: the core's rule,
+  ``cpcore/choice.hpp``).
 
 Tallies (:func:`tally_one_word`): the slack items are bits of the piece word too, and the
 counts are split by the options that cover the tally items (``tally.py``'s layout, read as
