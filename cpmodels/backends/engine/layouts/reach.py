@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.cover import one_word_layout
 from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.cover import ExactCover, ItemKind
@@ -136,50 +137,27 @@ def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
     return ReachRegions(fill, np.uint64(limit))
 
 
-def reach_dates(layout: ReachLayout, cover: ExactCover, holes: Sequence[Sequence[int]],
-                left_open: frozenset[int]) -> ReachDates:
+def reach_dates(layout: ReachLayout, holes: Sequence[Sequence[int]],
+                left_open: int = -1) -> ReachDates:
     """The dates whose holes are ``holes`` (one row of slack options each) as the design
-    decision reads them: the holes held are those not in ``left_open``; dates holding the
-    same ones share a group, numbered as first met."""
+    decision reads them, made by the core (``cpcore_design_dates``): the holes held are
+    those not of group ``left_open`` (-1: every hole held); dates holding the same ones
+    share a group, numbered as first met; each combination encoded as the reach search
+    reads it. A row that does not leave one hole in each group is a ValueError."""
     cols = max([len(h) for h in holes] + [1])
-    rows = np.full((2, len(holes), cols), -1, dtype=np.int64)
-    groups: dict[tuple[int, ...], int] = {}
-    group = np.zeros(len(holes), dtype=np.int64)
+    rows = np.full((len(holes), cols), -1, dtype=np.int64)
     for d, combo in enumerate(holes):
-        held = tuple(o for o in combo if o not in left_open)
-        rows[0, d, :len(combo)] = combo
-        rows[1, d, :len(held)] = held
-        group[d] = groups.setdefault(held, len(groups))
-    index, bit = encode_wanted(layout, cover, holes) if holes else (
-        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64))
-    return ReachDates(rows[0], rows[1], group, index, bit)
-
-
-def encode_wanted(layout: ReachLayout, cover: ExactCover,
-                  wanted: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Each wanted combination (its slack options, any order) as its index into the array
-    of masks and its bit there."""
-    slack_group = {i: g for g, i in enumerate(
-        i for i, it in enumerate(cover.items) if it.kind is ItemKind.SLACK)}
-    index = np.zeros(len(wanted), dtype=np.int64)
-    bit = np.zeros(len(wanted), dtype=np.uint64)
-    labels = {int(layout.a_group): layout.a_label, int(layout.b_group): layout.b_label}
-    for n, combo in enumerate(wanted):
-        hole = {}
-        for o in combo:
-            item = next(i for i in cover.options[o] if i in slack_group)
-            hole[slack_group[item]] = int(layout.opt_cells[o])
-        if len(hole) != len(layout.group_cells):
-            raise ValueError(f"combination {n} leaves no hole in some group")
-        a, b = (int(labels[g][hole[g].bit_length() - 1]) if g >= 0 else 0
-                for g in (int(layout.a_group), int(layout.b_group)))
-        index[n] = a * int(layout.a_stride) + b
-        bit[n] = np.uint64(hole[int(layout.bit_group)])
-    return index, bit
+        rows[d, :len(combo)] = combo
+    held = np.empty_like(rows)
+    group = np.zeros(len(holes), dtype=np.int64)
+    index = np.zeros(len(holes), dtype=np.int64)
+    bit = np.zeros(len(holes), dtype=np.uint64)
+    _native.design_dates(layout, left_open, rows, held, group, index, bit)
+    return ReachDates(rows, held, group, index, bit)
 
 
 class WantedLists:
-    """The last few lists of wanted combinations, encoded (:func:`encode_wanted`): a design
+    """The last few lists of wanted combinations, encoded (:func:`reach_dates`): a design
     asks a set's front and then its groups, set after set."""
 
     KEPT = 8
@@ -187,13 +165,14 @@ class WantedLists:
     def __init__(self) -> None:
         self._lists: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
-    def encoded(self, layout: ReachLayout, cover: ExactCover,
+    def encoded(self, layout: ReachLayout,
                 wanted: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
         """``wanted`` encoded for ``layout``, from the lists kept when it is one of them."""
         key = tuple(map(tuple, wanted))
         found = self._lists.pop(key, None)
         if found is None:
-            found = encode_wanted(layout, cover, key)
+            dates = reach_dates(layout, key)
+            found = dates.index, dates.bit
             if len(self._lists) >= self.KEPT:
                 del self._lists[next(iter(self._lists))]  # the least recently asked
         self._lists[key] = found
