@@ -193,3 +193,51 @@ def test_dates_that_do_not_fit_are_refused(design, change, says):
     change(args)
     with pytest.raises(ValueError, match=says):
         _native.design_dates(**args)
+
+
+# --- the reach layout's groups (cpcore_reach_groups_of) ------------------------------------
+
+def _groups(one: Any) -> tuple[Any, ...]:
+    arrays = (np.zeros(3, np.uint64), np.zeros(3, np.uint64), np.zeros(64, np.uint64),
+              np.zeros(64, np.uint64))
+    return (*_native.reach_groups(one, *arrays), *arrays)
+
+
+def test_the_groups_of_each_corner(design):
+    from cpmodels.backends.engine.layouts.cover import one_word_layout
+
+    cover = design._cover(False).plan.cover
+    chosen = design._cover(False).session.searches._reach
+    ranks = []
+    for flips in range(4):
+        one = one_word_layout(cover, flips)
+        (suits, n_groups, bit_group, a_group, b_group, last_group, a_stride, n_index, n_cells,
+         rank, cells, units, a_label, b_label) = _groups(one)
+        assert suits and n_groups == 2 and b_group == -1 and n_cells == 43
+        sizes = [bin(int(c)).count("1") for c in cells[:2]]
+        assert sorted(sizes) == [12, 31] and sizes[bit_group] == 31  # the days, one bit each
+        assert (a_stride, n_index) == (1, 12)  # the months, an index each
+        assert sorted(int(a_label[b]) for b in range(64) if int(cells[a_group]) >> b & 1) \
+            == list(range(12))
+        assert not b_label.any() and int(units[0]) & int(one.slack)
+        # The group the scan meets last: its first cell comes after the other's.
+        first = [int(c) & -int(c) for c in cells[:2]]
+        assert first[last_group] == max(first)
+        ranks.append(rank)
+    # The corner taken is the first of the best ranked, meeting the days last.
+    assert bin(int(chosen.group_cells[int(chosen.last_group)])).count("1") == 31
+    best = ranks.index(max(ranks))
+    assert np.array_equal(one_word_layout(cover, best).start, chosen.start)
+
+
+def test_options_whose_cells_fall_apart_do_not_suit(design):
+    from cpmodels.backends.engine.layouts.cover import one_word_layout
+
+    one = one_word_layout(design._cover(False).plan.cover)
+    assert _groups(one)[0]
+    masks = one.masks.copy()
+    masks[0] = np.uint64(1 | 1 << 40)  # two cells far apart
+    assert not _groups(one._replace(masks=masks))[0]
+    with pytest.raises(ValueError, match="3, 3, 64 and 64 words"):
+        _native.reach_groups(one, np.zeros(2, np.uint64), np.zeros(3, np.uint64),
+                             np.zeros(64, np.uint64), np.zeros(64, np.uint64))

@@ -339,6 +339,26 @@ int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t>
     return cpcore_design(&in);
 }
 
+// The reach search's view of a one-word layout's label groups (entry.h's
+// cpcore_reach_groups_of) into the arrays given (3, 3, 64 and 64 words); returns (suits,
+// n_groups, bit_group, a_group, b_group, last_group, a_stride, n_index, n_cells, rank).
+nb::tuple reach_groups(nb::handle layout, Array<uint64_t> group_cells, Array<uint64_t> group_unit,
+                       Array<uint64_t> a_label, Array<uint64_t> b_label) {
+    Kept kept;
+    const cpcore_one_word L = one_word_of(layout, kept);
+    require(group_cells.size() == 3 && group_unit.size() == 3 && a_label.size() == 64 &&
+                b_label.size() == 64,
+            "the groups' arrays hold 3, 3, 64 and 64 words");
+    cpcore_reach_groups out{};
+    out.group_cells = group_cells.data();
+    out.group_unit = group_unit.data();
+    out.a_label = a_label.data();
+    out.b_label = b_label.data();
+    cpcore_reach_groups_of(&L, &out);
+    return nb::make_tuple(out.suits != 0, out.n_groups, out.bit_group, out.a_group, out.b_group,
+                          out.last_group, out.a_stride, out.n_index, out.n_cells, out.rank);
+}
+
 // A design's dates made for its decision (entry.h's cpcore_design_dates): the holes checked
 // against the layout, the outputs against the holes; a refused date is a ValueError.
 void design_dates(nb::handle layout, int64_t left_open, Array<const int64_t> holes,
@@ -395,6 +415,10 @@ void bind_one_word(nb::module_& m) {
           nb::arg("shape"), nb::arg("learning"), nb::arg("failure").noconvert(),
           nb::arg("decided").noconvert(), nb::arg("stop").noconvert(),
           "A design's sets decided date by date on the reach search (see design/search.py).");
+    m.def("reach_groups", &reach_groups, nb::arg("layout"), nb::arg("group_cells").noconvert(),
+          nb::arg("group_unit").noconvert(), nb::arg("a_label").noconvert(),
+          nb::arg("b_label").noconvert(),
+          "The reach search's view of a one-word layout's label groups (see layouts/reach.py).");
     m.def("design_dates", &design_dates, nb::arg("layout"), nb::arg("left_open"),
           nb::arg("holes"), nb::arg("held").noconvert(), nb::arg("group").noconvert(),
           nb::arg("index").noconvert(), nb::arg("bit").noconvert(),

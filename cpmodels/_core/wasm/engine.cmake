@@ -61,7 +61,7 @@ cpmodels_interface_source("${INTERFACE_SOURCE}")
 # (placements, the cover and its layouts, play mode's layout) at -Os, which keeps their
 # loops' speed better than -Oz does.
 set(WASM_FOR_SIZE cut cnf drup towers design design_dates interface)
-set(WASM_MADE_ONCE placements sweep_cover cover_layout one_word_layout play_layout)
+set(WASM_MADE_ONCE placements sweep_cover cover_layout one_word_layout reach_groups play_layout)
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")
 set(_objects "")

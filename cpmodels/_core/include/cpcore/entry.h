@@ -135,6 +135,27 @@ typedef struct cpcore_reach_layout {
     uint64_t fill_cols, limit;
 } cpcore_reach_layout;
 
+/* The reach search's view of a one-word layout's label groups (src/reach_groups.cpp; reach.py's
+ * reach_layout): the slack units with their cells, the group of the most labels (the bit
+ * group, the first of equals) and the others in order (a, then b; -1 for none), each cell bit
+ * of theirs numbered as its label in bit order, the group the layout's scan meets last, and
+ * the rank of the layout's corner. ``suits`` is 1 when the reach search suits the layout: one
+ * to three groups, each with cells, and each option's cells joined through their sides. */
+typedef struct cpcore_reach_groups {
+    int64_t suits;
+    uint64_t n_groups;
+    uint64_t* group_cells;  /* [3] out */
+    uint64_t* group_unit;   /* [3] out */
+    int64_t bit_group, a_group, b_group, last_group;
+    uint64_t* a_label;      /* [64] out */
+    uint64_t* b_label;      /* [64] out */
+    uint64_t a_stride, n_index, n_cells;
+    int64_t rank;  /* of the corner: a design takes the highest, the first of equals */
+} cpcore_reach_groups;
+
+/* ``out``'s numbers and arrays for ``layout`` (its arrays zeroed past the groups). */
+void cpcore_reach_groups_of(const cpcore_one_word* layout, cpcore_reach_groups* out);
+
 /* One reach search per row of tasks (reach.py's reach_kernel): found[n] 1, 0, or -1 when
  * not searched. table: rows of four words marked ``mark + t`` by task t; settled: rows of
  * four words for good; need: n_index words of scratch. */
