@@ -54,7 +54,7 @@ def reach_layout(cover: ExactCover) -> ReachLayout | None:
         one = one_word_layout(cover, flips)
         if one is None:
             continue
-        rank, layout = _reach_layout(one)
+        rank, layout = _read(one)
         if layout is None:
             return None  # the groups and the options' cells do not hang on the corner
         if best is None or rank > best[0]:
@@ -62,7 +62,13 @@ def reach_layout(cover: ExactCover) -> ReachLayout | None:
     return None if best is None else best[1]
 
 
-def _reach_layout(one: OneWord) -> tuple[int, ReachLayout | None]:
+def _reach_layout(cover: ExactCover, flips: int) -> ReachLayout | None:
+    """:func:`reach_layout` with the scan from the corner ``flips`` names."""
+    one = one_word_layout(cover, flips)
+    return None if one is None else _read(one)[1]
+
+
+def _read(one: OneWord) -> tuple[int, ReachLayout | None]:
     """The rank of ``one``'s corner and the reach layout read from it (None when the reach
     search does not suit it)."""
     group_cells, group_unit = np.zeros(MAX_GROUPS, np.uint64), np.zeros(MAX_GROUPS, np.uint64)
