@@ -1,6 +1,7 @@
-"""The core's design decision (``cpcore_design``) through its binding: every array it
-reads checked against the layout and the others before the search, the stop flag, the
-progress count, and its answers against first-solution searches of the dates alone."""
+"""The core's design decision (``cpcore_design``) and its dates (``cpcore_design_dates``)
+through their bindings: every array read checked against the layout and the others first, the
+stop flag, the progress count, the answers against first-solution searches of the dates alone,
+and the dates against what they encode."""
 
 from __future__ import annotations
 
@@ -115,3 +116,128 @@ def test_what_does_not_fit_is_refused_before_the_search(design, change, says):
     with pytest.raises(ValueError, match=says):
         _native.design(**args)
     assert args["decided"].tolist() == [0]
+
+
+# --- the dates (cpcore_design_dates) -------------------------------------------------------
+
+def _date_arguments(design: Design) -> dict[str, Any]:
+    """The dates binding's arguments for the design's required dates, as the session makes
+    them."""
+    session = design._cover(False).session
+    holes = session.reach_dates(design._cover(False).holes).holes.copy()
+    n = len(holes)
+    return {"layout": session.searches._reach,
+            "left_open": int(session.searches._reach.last_group), "holes": holes,
+            "held": np.empty_like(holes), "group": np.zeros(n, np.int64),
+            "index": np.zeros(n, np.int64), "bit": np.zeros(n, np.uint64)}
+
+
+def test_the_dates_encode_their_holes(design):
+    args = _date_arguments(design)
+    _native.design_dates(**args)
+    session = design._cover(False).session
+    layout, left_open = args["layout"], session.reach_left_open
+    cells = [int(c) for c in layout.opt_cells]
+    combos = [frozenset(int(o) for o in row if o >= 0) for row in args["holes"]]
+    held = [tuple(int(o) for o in row if o >= 0) for row in args["held"]]
+    assert len(set(combos)) == len(combos) == len(design.required) == 366
+    # Each date's bit is its hole in the bit group (one cell), the rest its index: no two
+    # dates read alike, and a date is read alike whatever the order of its holes.
+    for combo, bit in zip(combos, args["bit"].tolist()):
+        assert bit in {cells[o] for o in combo} and bin(bit).count("1") == 1
+    pairs = list(zip(args["index"].tolist(), args["bit"].tolist()))
+    assert len(set(pairs)) == len(pairs)
+    assert all(0 <= i < int(layout.n_index) for i, _ in pairs)
+    turned = {**args, "holes": np.ascontiguousarray(args["holes"][:, ::-1]),
+              "index": np.zeros_like(args["index"]), "bit": np.zeros_like(args["bit"]),
+              "held": np.empty_like(args["held"]), "group": np.zeros_like(args["group"])}
+    _native.design_dates(**turned)
+    assert turned["index"].tolist() == args["index"].tolist()
+    assert turned["bit"].tolist() == args["bit"].tolist()
+    # The held holes are the date's but the group left open's, in the row's order; the
+    # dates holding the same ones share a group, numbered as first met.
+    for row, kept in zip(args["holes"], held):
+        assert kept == tuple(int(o) for o in row if o >= 0 and int(o) not in left_open)
+    first: dict[tuple[int, ...], int] = {}
+    assert args["group"].tolist() == [first.setdefault(h, len(first)) for h in held]
+    assert len(first) == 12  # the months held, the days left open
+
+
+def test_every_hole_held_with_none_left_open(design):
+    args = {**_date_arguments(design), "left_open": -1}
+    _native.design_dates(**args)
+    assert np.array_equal(args["held"], args["holes"])
+    assert args["group"].tolist() == list(range(len(args["holes"])))
+
+
+def _hole_of_group_twice(args: dict[str, Any]) -> None:
+    """Date 0 given date 1's hole in a group date 1 does not share with it."""
+    row0, row1 = args["holes"][0], args["holes"][1]
+    k = next(k for k in range(row0.size) if row0[k] != row1[k])
+    args["holes"] = np.ascontiguousarray(np.column_stack([args["holes"], args["holes"][:, k]]))
+    args["holes"][0, -1] = row1[k]
+    args["held"] = np.empty_like(args["holes"])
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (_poke("holes", 0, 0), "no label's hole"),
+    (_poke("holes", 1, -1), "one hole in each label group"),
+    (_hole_of_group_twice, "one hole in each label group"),
+    (_poke("holes", 0, 10**7), "a prefix names an option the layout does not have"),
+    (_set("left_open", lambda _: 3), "no such label group"),
+    (_set("held", lambda a: a[:-1].copy()), "the held holes are not one row a date"),
+    (_set("bit", lambda a: a[:-1].copy()), "are not one a date"),
+])
+def test_dates_that_do_not_fit_are_refused(design, change, says):
+    args = _date_arguments(design)
+    change(args)
+    with pytest.raises(ValueError, match=says):
+        _native.design_dates(**args)
+
+
+# --- the reach layout's groups (cpcore_reach_groups_of) ------------------------------------
+
+def _groups(one: Any) -> tuple[Any, ...]:
+    arrays = (np.zeros(3, np.uint64), np.zeros(3, np.uint64), np.zeros(64, np.uint64),
+              np.zeros(64, np.uint64))
+    return (*_native.reach_groups(one, *arrays), *arrays)
+
+
+def test_the_groups_of_each_corner(design):
+    from cpmodels.backends.engine.layouts.cover import one_word_layout
+
+    cover = design._cover(False).plan.cover
+    chosen = design._cover(False).session.searches._reach
+    ranks = []
+    for flips in range(4):
+        one = one_word_layout(cover, flips)
+        (suits, n_groups, bit_group, a_group, b_group, last_group, a_stride, n_index, n_cells,
+         rank, cells, units, a_label, b_label) = _groups(one)
+        assert suits and n_groups == 2 and b_group == -1 and n_cells == 43
+        sizes = [bin(int(c)).count("1") for c in cells[:2]]
+        assert sorted(sizes) == [12, 31] and sizes[bit_group] == 31  # the days, one bit each
+        assert (a_stride, n_index) == (1, 12)  # the months, an index each
+        assert sorted(int(a_label[b]) for b in range(64) if int(cells[a_group]) >> b & 1) \
+            == list(range(12))
+        assert not b_label.any() and int(units[0]) & int(one.slack)
+        # The group the scan meets last: its first cell comes after the other's.
+        first = [int(c) & -int(c) for c in cells[:2]]
+        assert first[last_group] == max(first)
+        ranks.append(rank)
+    # The corner taken is the first of the best ranked, meeting the days last.
+    assert bin(int(chosen.group_cells[int(chosen.last_group)])).count("1") == 31
+    best = ranks.index(max(ranks))
+    assert np.array_equal(one_word_layout(cover, best).start, chosen.start)
+
+
+def test_options_whose_cells_fall_apart_do_not_suit(design):
+    from cpmodels.backends.engine.layouts.cover import one_word_layout
+
+    one = one_word_layout(design._cover(False).plan.cover)
+    assert _groups(one)[0]
+    masks = one.masks.copy()
+    masks[0] = np.uint64(1 | 1 << 40)  # two cells far apart
+    assert not _groups(one._replace(masks=masks))[0]
+    with pytest.raises(ValueError, match="3, 3, 64 and 64 words"):
+        _native.reach_groups(one, np.zeros(2, np.uint64), np.zeros(3, np.uint64),
+                             np.zeros(64, np.uint64), np.zeros(64, np.uint64))

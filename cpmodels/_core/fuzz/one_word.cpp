@@ -8,7 +8,9 @@
 // prefixes (forced options) must be answered alike by the one-word count, the one-word
 // tally (its vector and its uncovered tally items), the general packing search
 // (cpcore_tally_prefixes_n_words) on the same cover and tallies, and a plain backtracking
-// count written here.
+// count written here. The reach search's view of every such layout (cpcore_reach_groups_of)
+// must name its slack units as the groups, number their labels in bit order, and suit it
+// exactly when there are one to three groups and each option's cells are joined.
 #include "bytes.hpp"
 #include "cover.hpp"
 #include "cpcore/entry.h"
@@ -224,6 +226,71 @@ cpcore_one_word one_word_of(const cpcore_cover_input& c, const cpcore_one_word_s
                            (int)f.isolated_dead, l.slack_cells.data()};
 }
 
+// Whether a mask's cells are joined through their sides: cells x and y are neighbours when
+// they are next to each other on one line (bit / inner) or a line apart.
+bool joined_cells(uint64_t mask, uint64_t inner) {
+    uint64_t reached = mask & (~mask + 1);
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (uint64_t x = 0; x < 64; ++x) {
+            if (!(reached >> x & 1)) continue;
+            for (uint64_t y = 0; y < 64; ++y) {
+                const bool side = (x / inner == y / inner && (x + 1 == y || y + 1 == x)) ||
+                                  x + inner == y || y + inner == x;
+                if (side && (mask >> y & 1) && !(reached >> y & 1)) {
+                    reached |= (uint64_t)1 << y;
+                    grew = true;
+                }
+            }
+        }
+    }
+    return reached == mask;
+}
+
+// cpcore_reach_groups_of's promises for a laid-out cover.
+void check_reach_groups(const cpcore_one_word& L) {
+    uint64_t cells[3], units[3], a_label[64], b_label[64];
+    cpcore_reach_groups r{};
+    r.group_cells = cells;
+    r.group_unit = units;
+    r.a_label = a_label;
+    r.b_label = b_label;
+    cpcore_reach_groups_of(&L, &r);
+    std::vector<uint64_t> slack;
+    for (uint64_t p = 0; p < L.n_pieces; ++p)
+        if (L.slack >> p & 1) slack.push_back(p);
+    bool suits = !slack.empty() && slack.size() <= 3;
+    for (uint64_t p : slack) suits = suits && L.slack_cells[p] != 0;
+    bool joined = true;
+    for (uint64_t k = 0; k < L.start[64 * L.n_pieces]; ++k)
+        joined = joined && joined_cells(L.masks[k], L.inner);
+    FUZZ_REQUIRE(r.suits == (suits && joined ? 1 : 0));
+    if (!r.suits) return;
+    FUZZ_REQUIRE(r.n_groups == slack.size());
+    int64_t others = 0;
+    for (uint64_t g = 0; g < r.n_groups; ++g) {
+        FUZZ_REQUIRE(cells[g] == L.slack_cells[slack[g]] && units[g] == (uint64_t)1 << slack[g]);
+        FUZZ_REQUIRE(__builtin_popcountll(cells[g]) <= __builtin_popcountll(cells[r.bit_group]));
+        if ((int64_t)g < r.bit_group)
+            FUZZ_REQUIRE(__builtin_popcountll(cells[g]) < __builtin_popcountll(cells[r.bit_group]));
+        FUZZ_REQUIRE(__builtin_ctzll(cells[g]) <= __builtin_ctzll(cells[r.last_group]));
+        if ((int64_t)g != r.bit_group) {
+            FUZZ_REQUIRE((others == 0 ? r.a_group : r.b_group) == (int64_t)g);
+            uint64_t* label = others++ == 0 ? a_label : b_label;
+            for (uint64_t b = 0; b < 64; ++b)
+                if (cells[g] >> b & 1)
+                    FUZZ_REQUIRE(label[b] == (uint64_t)__builtin_popcountll(
+                                                 cells[g] & (((uint64_t)1 << b) - 1)));
+        }
+    }
+    if (others < 2) FUZZ_REQUIRE(r.b_group == -1);
+    if (others < 1) FUZZ_REQUIRE(r.a_group == -1);
+    const uint64_t a = r.a_group >= 0 ? __builtin_popcountll(cells[r.a_group]) : 1;
+    const uint64_t b = r.b_group >= 0 ? __builtin_popcountll(cells[r.b_group]) : 1;
+    FUZZ_REQUIRE(r.a_stride == b && r.n_index == a * b);
+    FUZZ_REQUIRE(r.n_cells == 64 - (uint64_t)__builtin_popcountll(L.covered));
+}
+
 }  // namespace
 }  // namespace cpfuzz
 
@@ -242,6 +309,7 @@ FUZZ_TARGET(in) {
     const cpcore_one_word_sizes f = lay_out(input, work.data(), &l);
     FUZZ_REQUIRE(f.suits && f.region_limit >= 0 && f.region_limit <= m.n_board_cells + 1);
     const cpcore_one_word L = one_word_of(c, f, l);
+    check_reach_groups(L);
 
     // The same cover for the general kernels, and up to two tally items (none when the
     // one-word tally cannot read them: a cell, or one listed twice). A piece that may be left

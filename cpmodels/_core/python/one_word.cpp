@@ -339,6 +339,59 @@ int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t>
     return cpcore_design(&in);
 }
 
+// The reach search's view of a one-word layout's label groups (entry.h's
+// cpcore_reach_groups_of) into the arrays given (3, 3, 64 and 64 words); returns (suits,
+// n_groups, bit_group, a_group, b_group, last_group, a_stride, n_index, n_cells, rank).
+nb::tuple reach_groups(nb::handle layout, Array<uint64_t> group_cells, Array<uint64_t> group_unit,
+                       Array<uint64_t> a_label, Array<uint64_t> b_label) {
+    Kept kept;
+    const cpcore_one_word L = one_word_of(layout, kept);
+    require(group_cells.size() == 3 && group_unit.size() == 3 && a_label.size() == 64 &&
+                b_label.size() == 64,
+            "the groups' arrays hold 3, 3, 64 and 64 words");
+    cpcore_reach_groups out{};
+    out.group_cells = group_cells.data();
+    out.group_unit = group_unit.data();
+    out.a_label = a_label.data();
+    out.b_label = b_label.data();
+    cpcore_reach_groups_of(&L, &out);
+    return nb::make_tuple(out.suits != 0, out.n_groups, out.bit_group, out.a_group, out.b_group,
+                          out.last_group, out.a_stride, out.n_index, out.n_cells, out.rank);
+}
+
+// A design's dates made for its decision (entry.h's cpcore_design_dates): the holes checked
+// against the layout, the outputs against the holes; a refused date is a ValueError.
+void design_dates(nb::handle layout, int64_t left_open, Array<const int64_t> holes,
+                  Array<int64_t> held, Array<int64_t> group, Array<int64_t> index,
+                  Array<uint64_t> bit) {
+    Kept kept;
+    cpcore_reach_layout c = reach_layout_of(layout, kept);
+    require(left_open >= -1 && left_open < (int64_t)c.n_groups, "no such label group");
+    check_prefixes(holes, c.n_options, 2);
+    cpcore_dates_input in{};
+    in.layout = &c;
+    in.left_open = left_open;
+    in.n_dates = holes.shape(0);
+    in.hole_cols = holes.shape(1);
+    const uint64_t n = in.n_dates;
+    require(held.ndim() == 2 && held.shape(0) == n && held.shape(1) == in.hole_cols,
+            "the held holes are not one row a date, as wide as the holes");
+    require(group.size() == n && index.size() == n && bit.size() == n,
+            "the dates' groups and combinations are not one a date");
+    in.holes = holes.data();
+    in.held = held.data();
+    in.group = group.data();
+    in.index = index.data();
+    in.bit = bit.data();
+    std::vector<int64_t> work(cpcore_design_dates_work_words(n));
+    in.work = work.data();
+    const int64_t status = cpcore_design_dates(&in);
+    if (status == CPCORE_DATES_NOT_A_HOLE)
+        throw nb::value_error("a date names an option that is no label's hole");
+    if (status == CPCORE_DATES_GROUP_HOLES)
+        throw nb::value_error("a date does not leave one hole in each label group");
+}
+
 }  // namespace
 
 void bind_one_word(nb::module_& m) {
@@ -362,6 +415,14 @@ void bind_one_word(nb::module_& m) {
           nb::arg("shape"), nb::arg("learning"), nb::arg("failure").noconvert(),
           nb::arg("decided").noconvert(), nb::arg("stop").noconvert(),
           "A design's sets decided date by date on the reach search (see design/search.py).");
+    m.def("reach_groups", &reach_groups, nb::arg("layout"), nb::arg("group_cells").noconvert(),
+          nb::arg("group_unit").noconvert(), nb::arg("a_label").noconvert(),
+          nb::arg("b_label").noconvert(),
+          "The reach search's view of a one-word layout's label groups (see layouts/reach.py).");
+    m.def("design_dates", &design_dates, nb::arg("layout"), nb::arg("left_open"),
+          nb::arg("holes"), nb::arg("held").noconvert(), nb::arg("group").noconvert(),
+          nb::arg("index").noconvert(), nb::arg("bit").noconvert(),
+          "A design's dates as its decision reads them (see layouts/reach.py).");
 }
 
 }  // namespace cpbind

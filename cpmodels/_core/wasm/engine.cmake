@@ -56,12 +56,12 @@ cpmodels_interface_source("${INTERFACE_SOURCE}")
 # Every page fetches engine.wasm before its first answer, so its bytes count on a first visit
 # (tests/test_site_loading.py holds that visit's bytes). The searches stay at -O2. Built for
 # size: the calls no page makes while a player waits (the cut file, the CNF and proof checks,
-# towers), the design question's loop over its reach searches (which stay at -O2) and the
+# towers), the design question's loop over its reach searches (which stay at -O2) and its dates, and the
 # interface's text at -Oz; the geometry and layouts a page makes once for a puzzle it opens
 # (placements, the cover and its layouts, play mode's layout) at -Os, which keeps their
 # loops' speed better than -Oz does.
-set(WASM_FOR_SIZE cut cnf drup towers design interface)
-set(WASM_MADE_ONCE placements sweep_cover cover_layout one_word_layout play_layout)
+set(WASM_FOR_SIZE cut cnf drup towers design design_dates interface)
+set(WASM_MADE_ONCE placements sweep_cover cover_layout one_word_layout reach_groups play_layout)
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")
 set(_objects "")

@@ -359,7 +359,7 @@ class Searches:
         :attr:`reaches`)."""
         layout = self._reach
         assert isinstance(layout, ReachLayout)
-        return reach_dates(layout, self.cover, holes, self.reach_left_open)
+        return reach_dates(layout, holes, int(layout.last_group))
 
     def design_call(self, dates: ReachDates, order: np.ndarray, front: np.ndarray,
                     late: np.ndarray, sets: Sequence[Sequence[int]], areas: Sequence[Sequence[int]],
@@ -557,5 +557,5 @@ class Searches:
         if self._reached is None or self._settled is None:
             self._reached = Memo(3, slots=REACH_SLOTS)
             self._settled = Memo(3, slots=SETTLED_SLOTS, arena=1)
-        encoded = self._wanted.encoded(layout, self.cover, wanted)
+        encoded = self._wanted.encoded(layout, wanted)
         return (layout, self._reach_regions[shape], *encoded, self._reached, self._settled)

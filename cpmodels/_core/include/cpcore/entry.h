@@ -135,6 +135,27 @@ typedef struct cpcore_reach_layout {
     uint64_t fill_cols, limit;
 } cpcore_reach_layout;
 
+/* The reach search's view of a one-word layout's label groups (src/reach_groups.cpp; reach.py's
+ * reach_layout): the slack units with their cells, the group of the most labels (the bit
+ * group, the first of equals) and the others in order (a, then b; -1 for none), each cell bit
+ * of theirs numbered as its label in bit order, the group the layout's scan meets last, and
+ * the rank of the layout's corner. ``suits`` is 1 when the reach search suits the layout: one
+ * to three groups, each with cells, and each option's cells joined through their sides. */
+typedef struct cpcore_reach_groups {
+    int64_t suits;
+    uint64_t n_groups;
+    uint64_t* group_cells;  /* [3] out */
+    uint64_t* group_unit;   /* [3] out */
+    int64_t bit_group, a_group, b_group, last_group;
+    uint64_t* a_label;      /* [64] out */
+    uint64_t* b_label;      /* [64] out */
+    uint64_t a_stride, n_index, n_cells;
+    int64_t rank;  /* of the corner: a design takes the highest, the first of equals */
+} cpcore_reach_groups;
+
+/* ``out``'s numbers and arrays for ``layout`` (its arrays zeroed past the groups). */
+void cpcore_reach_groups_of(const cpcore_one_word* layout, cpcore_reach_groups* out);
+
 /* One reach search per row of tasks (reach.py's reach_kernel): found[n] 1, 0, or -1 when
  * not searched. table: rows of four words marked ``mark + t`` by task t; settled: rows of
  * four words for good; need: n_index words of scratch. */
@@ -190,6 +211,36 @@ uint64_t cpcore_design_work_words(uint64_t n_dates, uint64_t hole_cols);
 /* Every set of the input decided in turn (``failure``); returns the sets decided, or
  * CPCORE_STOPPED when the stop flag ended the call first (the sets after are not). */
 int64_t cpcore_design(const cpcore_design_input* in);
+
+/* What cpcore_design_dates returns for a date it cannot encode (nothing is written past
+ * the dates before it). */
+#define CPCORE_DATES_NOT_A_HOLE (-15)   /* an option that is no label's hole (slack option) */
+#define CPCORE_DATES_GROUP_HOLES (-16)  /* not one hole in each label group */
+
+/* A design's required dates, each a row of holes (the slack options its labels leave open,
+ * any order, -1 pads), made into what cpcore_design reads of them (src/design_dates.cpp).
+ * For date d: held[d], its holes but those of the group ``left_open`` (the group the
+ * layout's scan meets last, which the searches leave open; -1: none), in its row's order,
+ * -1 padded; group[d], a number shared by the dates that hold the same held holes in the
+ * same order, 0, 1, ... as first met; index[d] and bit[d], its combination as cpcore_reach
+ * reads it (the labels of the groups a_group and b_group as one index, the bit group's hole
+ * as its cell's bit). */
+typedef struct cpcore_dates_input {
+    const cpcore_reach_layout* layout;  /* its region sizes are not read */
+    int64_t left_open;
+    uint64_t n_dates, hole_cols;
+    const int64_t* holes;  /* [n_dates, hole_cols] */
+    int64_t* held;         /* [n_dates, hole_cols] out */
+    int64_t* group;        /* [n_dates] out */
+    int64_t* index;        /* [n_dates] out */
+    uint64_t* bit;         /* [n_dates] out */
+    int64_t* work;         /* [cpcore_design_dates_work_words(n_dates)] */
+} cpcore_dates_input;
+
+/* The words of cpcore_design_dates' work buffer. */
+uint64_t cpcore_design_dates_work_words(uint64_t n_dates);
+/* The dates made (0), or the CPCORE_DATES_* code of the first date that is refused. */
+int64_t cpcore_design_dates(const cpcore_dates_input* in);
 
 /* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
  * options (their indices) and the nodes in *nodes; CPCORE_STOPPED, or CPCORE_TOO_DEEP when

@@ -55,7 +55,7 @@ def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray
                  first_failure: bool, stop: np.ndarray) -> None:
     """One reach search per task: row ``t`` of ``tasks`` (options forced besides ``forced``;
     -1 pads) wants the combinations ``wanted_start[t]`` to ``wanted_start[t + 1]`` of
-    ``index``/``bit`` (see :func:`~.reach.encode_wanted`). ``found[n]``: 1 when some
+    ``index``/``bit`` (see :func:`~.reach.reach_dates`). ``found[n]``: 1 when some
     solution holds wanted combination ``n``, 0 when none does, -1 when not searched: with
     ``first_failure``, the tasks after the first with a combination not found, or after a
     stop (``stop[0]`` set). Task ``t`` marks its table entries ``mark + t`` (the core's

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cpmodels.backends.engine.layouts.cover import one_word_layout
+import cpmodels._native as _native
+from cpmodels.backends.engine.layouts.cover import OneWord, one_word_layout
 from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.cover import ExactCover, ItemKind
 
@@ -34,84 +35,54 @@ ReachDates = namedtuple("ReachDates", ["holes", "held", "group", "index", "bit"]
 MAX_GROUPS = 3  # the bit group and at most two indexing groups
 
 
-
 def reach_layout(cover: ExactCover) -> ReachLayout | None:
     """The reach kernel's view of a calendar's sweep cover, or None when it does not suit:
     the one-word layout of the cover (``one_word.py``: a square grid of at most 64 cells,
     pieces used once, slack and left-out options) with one to three slack items (label
-    groups), read from it: the group cells, the bit group and the other groups' labels.
+    groups), each option's cells joined, read from it by the core
+    (``cpcore_reach_groups_of``): the group cells, the bit group and the other groups'
+    labels.
 
-    Of the four corners the scan may start from, it takes the one whose scan meets last
-    the group with the most labels (the group a design's searches leave open, see
-    ``design/reaching.py``: the fewer the searches), then one that is a board cell (the
-    scan starts where the board does). On the weekday calendar that is the corner of
-    Saturday, months last: 0.5 of the time of the scan from January (``docs/design.md``)."""
-    layouts = [layout for flips in range(4)
-               if (layout := _reach_layout(cover, flips)) is not None]
-    if not layouts or not _joined(layouts[0]):
-        return None
-
-    def preference(layout: ReachLayout) -> tuple[int, bool]:
-        last = int(layout.group_cells[layout.last_group])
-        return bin(last).count("1"), not int(layout.covered) & 1
-    return max(layouts, key=preference)  # the first of the best, on a tie
-
-
-def _joined(layout: ReachLayout) -> bool:
-    """Whether each option's cells are joined through their sides, as a piece's are: the
-    search's region pruning holds only then (a cover made by hand may have options whose
-    cells fall apart; the one-word layout switches its own region check off for them)."""
-    masks = np.asarray(layout.masks, dtype=np.uint64)
-    inner, first, last = (np.uint64(int(v)) for v in (layout.inner, layout.first, layout.last))
-    one = np.uint64(1)
-    reached = masks & (~masks + one)  # each option's lowest cell
-    while True:
-        around = (((reached >> one) & ~last) | ((reached << one) & ~first)
-                  | (reached >> inner) | (reached << inner))
-        grown = (reached | around) & masks
-        if np.array_equal(grown, reached):
-            return bool(np.array_equal(reached, masks))
-        reached = grown
+    Of the four corners the scan may start from, it takes the one the core ranks highest
+    (the first of equals): the one whose scan meets last the group with the most labels
+    (the group a design's searches leave open, see ``design/reaching.py``: the fewer the
+    searches), then one that is a board cell (the scan starts where the board does). On the
+    weekday calendar that is the corner of Saturday, months last: 0.5 of the time of the
+    scan from January (``docs/design.md``)."""
+    best: tuple[int, ReachLayout] | None = None
+    for flips in range(4):
+        one = one_word_layout(cover, flips)
+        if one is None:
+            continue
+        rank, layout = _read(one)
+        if layout is None:
+            return None  # the groups and the options' cells do not hang on the corner
+        if best is None or rank > best[0]:
+            best = rank, layout
+    return None if best is None else best[1]
 
 
 def _reach_layout(cover: ExactCover, flips: int) -> ReachLayout | None:
     """:func:`reach_layout` with the scan from the corner ``flips`` names."""
     one = one_word_layout(cover, flips)
-    if one is None:
-        return None
-    n_units = int(one.n_pieces)
-    slack_bits = [p for p in range(n_units) if int(one.slack) >> p & 1]
-    if not 0 < len(slack_bits) <= MAX_GROUPS:
-        return None
-    group_cells = [int(one.slack_cells[p]) for p in slack_bits]
-    sizes = [bin(m).count("1") for m in group_cells]
-    if min(sizes) == 0:
-        return None
-    bit_group = max(range(len(slack_bits)), key=lambda g: (sizes[g], -g))
-    others = [g for g in range(len(slack_bits)) if g != bit_group]
+    return None if one is None else _read(one)[1]
 
-    def labels(g: int) -> np.ndarray:
-        """Each cell bit of group ``g``'s labels -> the label's index (in bit order)."""
-        out = np.zeros(64, dtype=np.uint64)
-        if g >= 0:
-            for k, b in enumerate(b for b in range(64) if group_cells[g] >> b & 1):
-                out[b] = k
-        return out
 
-    a_group = others[0] if others else -1
-    b_group = others[1] if len(others) > 1 else -1
-    a_size = sizes[a_group] if a_group >= 0 else 1
-    b_size = sizes[b_group] if b_group >= 0 else 1
-    n_cells = 64 - bin(int(one.covered)).count("1")
-    return ReachLayout(
+def _read(one: OneWord) -> tuple[int, ReachLayout | None]:
+    """The rank of ``one``'s corner and the reach layout read from it (None when the reach
+    search does not suit it)."""
+    group_cells, group_unit = np.zeros(MAX_GROUPS, np.uint64), np.zeros(MAX_GROUPS, np.uint64)
+    a_label, b_label = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
+    (suits, n_groups, bit_group, a_group, b_group, last_group, a_stride, n_index, n_cells,
+     rank) = _native.reach_groups(one, group_cells, group_unit, a_label, b_label)
+    if not suits:
+        return rank, None
+    return rank, ReachLayout(
         one.start, one.masks, one.avail, one.n_pieces, one.opt_cells, one.opt_piece,
         one.slack, one.optional, one.covered, one.inner, one.first, one.last,
-        np.array(group_cells, dtype=np.uint64),
-        np.array([1 << p for p in slack_bits], dtype=np.uint64),
-        np.int64(bit_group), np.int64(a_group), np.int64(b_group), labels(a_group),
-        labels(b_group), np.uint64(b_size), np.int64(a_size * b_size), np.int64(n_cells),
-        np.int64(max(range(len(group_cells)), key=lambda g: (group_cells[g] & -group_cells[g],
-                                                            g))))
+        group_cells[:n_groups].copy(), group_unit[:n_groups].copy(), np.int64(bit_group),
+        np.int64(a_group), np.int64(b_group), a_label, b_label, np.uint64(a_stride),
+        np.int64(n_index), np.int64(n_cells), np.int64(last_group))
 
 
 def left_open_holes(cover: ExactCover, layout: ReachLayout | bool | None) -> frozenset[int]:
@@ -136,50 +107,27 @@ def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
     return ReachRegions(fill, np.uint64(limit))
 
 
-def reach_dates(layout: ReachLayout, cover: ExactCover, holes: Sequence[Sequence[int]],
-                left_open: frozenset[int]) -> ReachDates:
+def reach_dates(layout: ReachLayout, holes: Sequence[Sequence[int]],
+                left_open: int = -1) -> ReachDates:
     """The dates whose holes are ``holes`` (one row of slack options each) as the design
-    decision reads them: the holes held are those not in ``left_open``; dates holding the
-    same ones share a group, numbered as first met."""
+    decision reads them, made by the core (``cpcore_design_dates``): the holes held are
+    those not of group ``left_open`` (-1: every hole held); dates holding the same ones
+    share a group, numbered as first met; each combination encoded as the reach search
+    reads it. A row that does not leave one hole in each group is a ValueError."""
     cols = max([len(h) for h in holes] + [1])
-    rows = np.full((2, len(holes), cols), -1, dtype=np.int64)
-    groups: dict[tuple[int, ...], int] = {}
-    group = np.zeros(len(holes), dtype=np.int64)
+    rows = np.full((len(holes), cols), -1, dtype=np.int64)
     for d, combo in enumerate(holes):
-        held = tuple(o for o in combo if o not in left_open)
-        rows[0, d, :len(combo)] = combo
-        rows[1, d, :len(held)] = held
-        group[d] = groups.setdefault(held, len(groups))
-    index, bit = encode_wanted(layout, cover, holes) if holes else (
-        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64))
-    return ReachDates(rows[0], rows[1], group, index, bit)
-
-
-def encode_wanted(layout: ReachLayout, cover: ExactCover,
-                  wanted: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Each wanted combination (its slack options, any order) as its index into the array
-    of masks and its bit there."""
-    slack_group = {i: g for g, i in enumerate(
-        i for i, it in enumerate(cover.items) if it.kind is ItemKind.SLACK)}
-    index = np.zeros(len(wanted), dtype=np.int64)
-    bit = np.zeros(len(wanted), dtype=np.uint64)
-    labels = {int(layout.a_group): layout.a_label, int(layout.b_group): layout.b_label}
-    for n, combo in enumerate(wanted):
-        hole = {}
-        for o in combo:
-            item = next(i for i in cover.options[o] if i in slack_group)
-            hole[slack_group[item]] = int(layout.opt_cells[o])
-        if len(hole) != len(layout.group_cells):
-            raise ValueError(f"combination {n} leaves no hole in some group")
-        a, b = (int(labels[g][hole[g].bit_length() - 1]) if g >= 0 else 0
-                for g in (int(layout.a_group), int(layout.b_group)))
-        index[n] = a * int(layout.a_stride) + b
-        bit[n] = np.uint64(hole[int(layout.bit_group)])
-    return index, bit
+        rows[d, :len(combo)] = combo
+    held = np.empty_like(rows)
+    group = np.zeros(len(holes), dtype=np.int64)
+    index = np.zeros(len(holes), dtype=np.int64)
+    bit = np.zeros(len(holes), dtype=np.uint64)
+    _native.design_dates(layout, left_open, rows, held, group, index, bit)
+    return ReachDates(rows, held, group, index, bit)
 
 
 class WantedLists:
-    """The last few lists of wanted combinations, encoded (:func:`encode_wanted`): a design
+    """The last few lists of wanted combinations, encoded (:func:`reach_dates`): a design
     asks a set's front and then its groups, set after set."""
 
     KEPT = 8
@@ -187,13 +135,14 @@ class WantedLists:
     def __init__(self) -> None:
         self._lists: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
-    def encoded(self, layout: ReachLayout, cover: ExactCover,
+    def encoded(self, layout: ReachLayout,
                 wanted: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
         """``wanted`` encoded for ``layout``, from the lists kept when it is one of them."""
         key = tuple(map(tuple, wanted))
         found = self._lists.pop(key, None)
         if found is None:
-            found = encode_wanted(layout, cover, key)
+            dates = reach_dates(layout, key)
+            found = dates.index, dates.bit
             if len(self._lists) >= self.KEPT:
                 del self._lists[next(iter(self._lists))]  # the least recently asked
         self._lists[key] = found
