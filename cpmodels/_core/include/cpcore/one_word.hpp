@@ -12,7 +12,8 @@
 // (masked there) or by a line's length is its cells' neighbours. Invariant: the first
 // empty cell is the lowest zero bit of cells, and every option anchored there covers it.
 // The walk of a node (Walk) is its anchor x, the units still to try m (a mask), and the
-// run [at, end) of the unit ``bit`` being tried; a search's frames (Frame, one per unit
+// run [at, end) of the unit ``bit`` being tried (the cursor of the core's one branching
+// choice, search.hpp's next_option, over these runs); a search's frames (Frame, one per unit
 // placed, at most MAX_DEPTH with the root) hold the node's words and its Walk.
 #pragma once
 

@@ -1,7 +1,8 @@
 // The packing searches: counting and tallying the completions of a state, deciding whether
 // one exists, and streaming the solutions. Each walks the tree of the engine's introduction
 // (the first uncovered exact-one item, the options anchored there, a used-up piece's options
-// skipped as a run, region pruning, the memo table) and each is written once, over a state
+// skipped as a run: the core's one branching choice, search.hpp's next_option; region
+// pruning, the memo table) and each is written once, over a state
 // given as a template parameter:
 //
 //   TwoWords  -- covers of at most 128 bits (two words held as scalars);
@@ -331,7 +332,7 @@ struct Search {
     // The next option to try from anchor_opts[k .. end): the option (k moved past it), or
     // -1 (k = end). The one branching choice: a used-up piece's options are passed over as
     // a run; k is resumed with its run asked about again.
-    CPCORE_STEP int64_t next_fit(int64_t& k, int64_t end) const {
+    int64_t next_fit(int64_t& k, int64_t end) const {
         AnchorOptions options{*this, end};
         int64_t run_end = k;
         return next_option(options, k, run_end) ? c.anchor_opts[k - 1] : -1;
