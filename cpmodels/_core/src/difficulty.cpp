@@ -88,9 +88,9 @@ struct Backtrack {
     // next_option): one run, listed[start[cell] .. start[cell + 1]).
     struct Options {
         Backtrack& t;
-        CPCORE_STEP bool fits(int64_t p) {
+        CPCORE_STEP cpcore::Fit fit(int64_t p) {
             t.found = t.b.listed[p];
-            return t.b.fits(t.found);
+            return t.b.fits(t.found) ? cpcore::Fit::yes : cpcore::Fit::no;
         }
         CPCORE_STEP bool next_run(int64_t&, int64_t&) const { return false; }
     };

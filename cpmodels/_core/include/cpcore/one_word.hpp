@@ -110,17 +110,18 @@ struct Walk {
     }
 
     // The layout's runs as the branching choice walks them (search.hpp's next_option):
-    // a run is the options of a unit of ``m`` (lowest first), each a cell mask.
+    // a run is the options of a unit of ``m`` (lowest first, the units not used), each a
+    // cell mask.
     struct Options {
         Walk& w;
         const word cells;
         const Runs& r;
         word mask;
 
-        inline __attribute__((always_inline)) bool fits(const word* p) {
+        inline __attribute__((always_inline)) Fit fit(const word* p) {  // (units are free)
             mask = *p;
             CPCORE_ASSERT((mask >> w.x) & 1);  // every option anchored at x covers it
-            return (mask & cells) == 0;
+            return (mask & cells) == 0 ? Fit::yes : Fit::no;
         }
         inline __attribute__((always_inline)) bool next_run(const word*& p, const word*& stop) {
             if (w.m == 0) return false;

@@ -300,38 +300,29 @@ struct Search {
 
     // The options anchored at one item as the branching choice walks them (search.hpp's
     // next_option): anchor_opts[k ..] up to ``anchor_end``, a run the options of one tag
-    // (group_end[k] the end of k's), free while its piece is not placed and its counter
-    // below its bound.
+    // (group_end[k] the end of k's), an option used up when its piece is placed or its
+    // counter at its bound.
     struct AnchorOptions {
         const Search& S;
         int64_t anchor_end;
 
-        CPCORE_STEP bool free(int64_t k) const {
+        CPCORE_STEP Fit fit(int64_t k) const {
             const int64_t ctr = S.s.counter_at((uint64_t)k);
-            return !S.s.used_at((uint64_t)k) &&
-                   (ctr < 0 || S.counters[ctr] < S.c.counter_high[ctr]);
-        }
-        CPCORE_STEP bool fits(int64_t k) const {
-            CPCORE_ASSERT(free(k));  // a run is one piece's: free for each of its options
-            return S.s.fits_at((uint64_t)k);
+            if (S.s.used_at((uint64_t)k) || (ctr >= 0 && S.counters[ctr] >= S.c.counter_high[ctr]))
+                return Fit::used_up;
+            return S.s.fits_at((uint64_t)k) ? Fit::yes : Fit::no;
         }
         CPCORE_STEP bool next_run(int64_t& k, int64_t& end) const {
-            while (k < anchor_end) {
-                const int64_t e = S.c.group_end[k];
-                CPCORE_ASSERT(e > k && e <= anchor_end);
-                if (free(k)) {
-                    end = e;
-                    return true;
-                }
-                k = e;
-            }
-            return false;
+            if (k >= anchor_end) return false;
+            end = S.c.group_end[k];
+            CPCORE_ASSERT(end > k && end <= anchor_end);
+            return true;
         }
     };
 
     // The next option to try from anchor_opts[k .. end): the option (k moved past it), or
     // -1 (k = end). The one branching choice: a used-up piece's options are passed over as
-    // a run; k is resumed with its run asked about again.
+    // a run.
     int64_t next_fit(int64_t& k, int64_t end) const {
         AnchorOptions options{*this, end};
         int64_t run_end = k;

@@ -78,29 +78,34 @@ inline __attribute__((always_inline)) Ended depth_first(Node& s, const int64_t* 
 }
 
 // The one branching choice of the searches on an anchored layout (the one-word searches'
-// Walk, one_word.hpp; the packing searches' Search::next_fit, packing_search.hpp; and so
-// the branching step cpcore_split_n_words cuts tasks by). A node branches on its first open
-// item, its anchor, and tries the options anchored there in runs, one run a piece (a unit,
-// a tag): a run whose piece is used up (placed already, or a piece in copies at its bound)
-// is passed over whole, and in a run the options are tried in the layout's order, the next
-// that fits taken. The walk of a node's options is a cursor: ``at`` the next option of the
-// run being tried, ``end`` the run's end. The layout is the policy:
-//   next_run(at, end)  the next run whose piece is free, as [at, end) (false: none left);
-//   fits(i)            whether the option at i fits the node.
+// Walk, one_word.hpp; the packing searches' Search::next_fit, packing_search.hpp, and so the
+// branching step cpcore_split_n_words; the difficulty backtracker). A node branches on its
+// first open item, its anchor, and tries the options anchored there in runs, one run a
+// piece (a unit, a tag): a run whose piece is used up (placed already, or a piece in copies
+// at its bound) is passed over whole, from the option that says so, and in a run the
+// options are tried in the layout's order, the next that fits taken. The walk of a node's
+// options is a cursor: ``at`` the next option of the run being tried, ``end`` the run's end.
+// The layout is the policy:
+//   next_run(at, end)  the next run, as [at, end) (false: none left);
+//   fit(i)             whether the option at i fits the node (Fit::yes), does not
+//                      (Fit::no), or is a used-up piece's (Fit::used_up: the run ends).
 // Returns whether an option was found; it is the one at ``at - 1``. A cursor is resumed as
-// it was left, or with end = at, which asks next_run about the run from ``at`` again (the
-// piece of a run being tried stays free while the node is searched below it, so the answer
-// is the same and so is the tree).
+// it was left, or with end = at, which asks next_run for the run from ``at`` (the same run).
+enum class Fit { no, yes, used_up };
+
 template <class Options, class Index>
 CPCORE_STEP bool next_option(Options& options, Index& at, Index& end) {
     Index p = at, stop = end;
     for (;;) {
-        while (p < stop)
-            if (options.fits(p++)) {
+        while (p < stop) {
+            const Fit fit = options.fit(p++);
+            if (fit == Fit::yes) {
                 at = p;
                 end = stop;
                 return true;
             }
+            if (fit == Fit::used_up) p = stop;
+        }
         if (!options.next_run(p, stop)) {
             at = p;
             end = stop;
