@@ -12,11 +12,12 @@ import pytest
 
 from cpmodels import _native
 from cpmodels.backends import cnf
+from cpmodels.backends.engine import EngineSession
 from cpmodels.backends.engine.kernels import one_word
 from cpmodels.backends.engine.kernels.memo import Memo
 from cpmodels.backends.engine.layouts.cover import compile_cover, one_word_layout
 from cpmodels.backends.engine.layouts.tally import tally_layout
-from cpmodels.cover import PieceKind, packing_cover
+from cpmodels.cover import ExactCover, Item, PieceKind, packing_cover
 from cpmodels.drup import check_drup
 from cpmodels.geometry import orientations
 
@@ -252,3 +253,18 @@ def test_region_pruning_needs_one_item_a_cell():
                        options=[(0, 1, 4), (2, 3, 4)], grid="square")
     assert compile_cover(named).region_limit == 0
     assert EngineSession(named).count() == 1
+
+
+def test_a_run_of_one_tag_with_two_counters_is_two_runs():
+    """Options of one tag (their last item) whose counters differ are used up apart: the
+    branching choice passes over a run whole when one of its options is used up, so the
+    layout ends a run where the counter changes. Found by the fuzzer as a run whose options
+    were not all used up together; with such a run the counts lost the option after it."""
+    items = [Item("c", cell=(0, 0)), Item("A", 0, 2), Item("C", 0, 2), Item("B", 0, 1)]
+    options = [(1,), (1,), (0, 1, 3), (0, 2, 3)]  # two A alone, then A and C under tag B
+    cover = ExactCover(items, options)
+    session = EngineSession(cover)
+    assert session.count((0, 1)) == 1  # A at its bound: only the option of C is left
+    assert session.split((0, 1)) == [(0, 1, 3)]
+    assert session.count(()) == 2
+    assert sorted(session.split(())) == [(2,), (3,)]

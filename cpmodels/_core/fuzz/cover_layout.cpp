@@ -68,6 +68,15 @@ FUZZ_TARGET(in) {
     }
     for (int64_t k = 0; k < m.n_anchored; ++k)
         FUZZ_REQUIRE(l.anchor_opts[k] >= 0 && (uint64_t)l.anchor_opts[k] < c.in.n_options);
+    // A run is one piece's (one tag, an option's last item, and one counter): the
+    // branching choice passes over the run whole when one of its options is used up.
+    auto tag = [&](int64_t at) {
+        return c.in.opt_items[c.in.opt_start[l.anchor_opts[at] + 1] - 1];
+    };
+    for (int64_t k = 0; k < m.n_anchored; ++k)
+        if (k + 1 < l.group_end[k])
+            FUZZ_REQUIRE(tag(k) == tag(k + 1) && l.group_end[k + 1] == l.group_end[k] &&
+                         l.opt_counter[l.anchor_opts[k]] == l.opt_counter[l.anchor_opts[k + 1]]);
     FUZZ_REQUIRE(f.region_limit >= 0 && f.region_limit <= m.n_board_cells + 1);
     tallies_of(in, c.in, m, l);
     return 0;

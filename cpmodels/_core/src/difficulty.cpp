@@ -1,7 +1,7 @@
 // The plain backtracker of a date's difficulty (cpmodels/backends/engine/kernels/difficulty.py):
 // the first empty cell in reading order, each of its options in the order's turn, until
 // the first solution; its nodes are the options it puts down. A policy of the one skeleton
-// (cpcore/search.hpp's depth_first).
+// (cpcore/search.hpp's depth_first), branching by its one branching choice (next_option).
 //
 // Data layout: filled[n_cells] (1: a cell covered); used[n_counters], each counter's options
 // down, which holds each counter's room (capacity less used) while the walk runs, so that
@@ -84,19 +84,20 @@ struct Backtrack {
     int64_t pos = 0, found = -1, nodes = 0;
     bool capped = false, solved = false;
 
-    CPCORE_STEP bool next() {
-        int64_t p = pos;
-        const int64_t end = b.start[cell + 1];
-        while (p < end) {
-            const int64_t o = b.listed[p++];
-            if (b.fits(o)) {
-                pos = p;
-                found = o;
-                return true;
-            }
+    // The options at the cell as the branching choice walks them (search.hpp's
+    // next_option): one run, listed[start[cell] .. start[cell + 1]).
+    struct Options {
+        Backtrack& t;
+        CPCORE_STEP cpcore::Fit fit(int64_t p) {
+            t.found = t.b.listed[p];
+            return t.b.fits(t.found) ? cpcore::Fit::yes : cpcore::Fit::no;
         }
-        pos = p;
-        return false;
+        CPCORE_STEP bool next_run(int64_t&, int64_t&) const { return false; }
+    };
+    CPCORE_STEP bool next() {
+        Options options{*this};
+        int64_t end = b.start[cell + 1];
+        return cpcore::next_option(options, pos, end);
     }
     CPCORE_STEP Step child() {
         b.put(found, true);

@@ -15,7 +15,8 @@
 // n_branch - 1 in item order (the branching order), the secondary ones the bits after; -1
 // for a counter, whose index is counter_of_item[i]. opt_mask[j] (n_words words) is option j's
 // bits. anchor_start[b] .. anchor_start[b + 1] - 1 index the options anchor_opts whose lowest
-// bit is b, grouped by their tag (their last item), group_end[k] the end of k's group. A
+// bit is b, grouped by their tag (their last item), group_end[k] the end of k's group (a
+// run of one tag and one counter, used up together). A
 // counter state is the code sum(counter * radix), radix[k] the product of (high + 1) of the
 // counters before k; memo_ok says every code stays below 2**63. cell_nb[b] (degree words)
 // are board bit b's neighbouring board bits, -1 padded; opt_nb[opt_nb_start[j] ..] the
@@ -398,12 +399,18 @@ inline void lay_out(const cpcore_cover_input& c, int64_t* words, cpcore_cover_si
         out->anchor_opts[w.cursor[w.anchor_of[j]]++] = j;
     }
     CPCORE_ASSERT(out->anchor_start[n_branch] == n_anchored);
-    // The end of each run of options of one tag under an anchor.
+    // The end of each run of options of one tag and one counter under an anchor (a run is
+    // passed over whole when one of its options is used up: its options are used up
+    // together, as a piece's are, however the cover names its counters).
     auto tag_of = [&](int64_t k) { return c.opt_items[c.opt_start[out->anchor_opts[k] + 1] - 1]; };
+    auto one_run = [&](int64_t k) {
+        return tag_of(k) == tag_of(k + 1) &&
+               out->opt_counter[out->anchor_opts[k]] == out->opt_counter[out->anchor_opts[k + 1]];
+    };
     for (int64_t a = 0; a < n_branch; ++a) {
         int64_t end = out->anchor_start[a + 1];
         for (int64_t k = out->anchor_start[a + 1] - 1; k >= out->anchor_start[a]; --k) {
-            if (k + 1 < out->anchor_start[a + 1] && tag_of(k) != tag_of(k + 1)) end = k + 1;
+            if (k + 1 < out->anchor_start[a + 1] && !one_run(k)) end = k + 1;
             CPCORE_ASSERT(end > k && end <= out->anchor_start[a + 1]);
             out->group_end[k] = end;
         }

@@ -12,7 +12,8 @@
 // (masked there) or by a line's length is its cells' neighbours. Invariant: the first
 // empty cell is the lowest zero bit of cells, and every option anchored there covers it.
 // The walk of a node (Walk) is its anchor x, the units still to try m (a mask), and the
-// run [at, end) of the unit ``bit`` being tried; a search's frames (Frame, one per unit
+// run [at, end) of the unit ``bit`` being tried (the cursor of the core's one branching
+// choice, search.hpp's next_option, over these runs); a search's frames (Frame, one per unit
 // placed, at most MAX_DEPTH with the root) hold the node's words and its Walk.
 #pragma once
 
@@ -108,32 +109,38 @@ struct Walk {
         at = end = nullptr;
     }
 
+    // The layout's runs as the branching choice walks them (search.hpp's next_option):
+    // a run is the options of a unit of ``m`` (lowest first, the units not used), each a
+    // cell mask.
+    struct Options {
+        Walk& w;
+        const word cells;
+        const Runs& r;
+        word mask;
+
+        inline __attribute__((always_inline)) Fit fit(const word* p) {  // (units are free)
+            mask = *p;
+            CPCORE_ASSERT((mask >> w.x) & 1);  // every option anchored at x covers it
+            return (mask & cells) == 0 ? Fit::yes : Fit::no;
+        }
+        inline __attribute__((always_inline)) bool next_run(const word*& p, const word*& stop) {
+            if (w.m == 0) return false;
+            const uint64_t unit = lowest(w.m);
+            w.m &= w.m - 1;
+            p = r.masks + r.start[w.x * r.n_units + unit];
+            stop = r.masks + r.start[w.x * r.n_units + unit + 1];
+            w.bit = (word)1 << unit;
+            return true;
+        }
+    };
+
     // The next placement that fits beside ``cells`` (its cells in ``om``), or false when
     // every one was tried.
     inline __attribute__((always_inline)) bool next(word cells, const Runs& r, word& om) {
-        const word* p = at;
-        const word* stop = end;
-        for (;;) {
-            while (p < stop) {
-                const word mask = *p++;
-                if ((mask & cells) == 0) {
-                    at = p;
-                    end = stop;
-                    om = mask;
-                    return true;
-                }
-            }
-            if (m == 0) {
-                at = p;
-                end = stop;
-                return false;
-            }
-            const uint64_t unit = lowest(m);
-            m &= m - 1;
-            p = r.masks + r.start[x * r.n_units + unit];
-            stop = r.masks + r.start[x * r.n_units + unit + 1];
-            bit = (word)1 << unit;
-        }
+        Options options{*this, cells, r, 0};
+        if (!next_option(options, at, end)) return false;
+        om = options.mask;
+        return true;
     }
 
     // The index of the placement ``next`` found last (in the layout's runs).

@@ -1,7 +1,8 @@
 // The packing searches: counting and tallying the completions of a state, deciding whether
 // one exists, and streaming the solutions. Each walks the tree of the engine's introduction
 // (the first uncovered exact-one item, the options anchored there, a used-up piece's options
-// skipped as a run, region pruning, the memo table) and each is written once, over a state
+// skipped as a run: the core's one branching choice, search.hpp's next_option; region
+// pruning, the memo table) and each is written once, over a state
 // given as a template parameter:
 //
 //   TwoWords  -- covers of at most 128 bits (two words held as scalars);
@@ -297,19 +298,35 @@ struct Search {
         return true;
     }
 
-    // The next option to try from anchor_opts[k .. end): the option (k moved past it), or
-    // -1 (k = end). A used-up piece's options are skipped as a run.
-    int64_t next_fit(int64_t& k, int64_t end) const {
-        while (k < end) {
-            const int64_t ctr = s.counter_at((uint64_t)k);
-            if (s.used_at((uint64_t)k) || (ctr >= 0 && counters[ctr] >= c.counter_high[ctr])) {
-                k = c.group_end[k];
-                continue;
-            }
-            if (s.fits_at((uint64_t)k)) return c.anchor_opts[k++];
-            ++k;
+    // The options anchored at one item as the branching choice walks them (search.hpp's
+    // next_option): anchor_opts[k ..] up to ``anchor_end``, a run the options of one tag
+    // (group_end[k] the end of k's), an option used up when its piece is placed or its
+    // counter at its bound.
+    struct AnchorOptions {
+        const Search& S;
+        int64_t anchor_end;
+
+        CPCORE_STEP Fit fit(int64_t k) const {
+            const int64_t ctr = S.s.counter_at((uint64_t)k);
+            if (S.s.used_at((uint64_t)k) || (ctr >= 0 && S.counters[ctr] >= S.c.counter_high[ctr]))
+                return Fit::used_up;
+            return S.s.fits_at((uint64_t)k) ? Fit::yes : Fit::no;
         }
-        return -1;
+        CPCORE_STEP bool next_run(int64_t& k, int64_t& end) const {
+            if (k >= anchor_end) return false;
+            end = S.c.group_end[k];
+            CPCORE_ASSERT(end > k && end <= anchor_end);
+            return true;
+        }
+    };
+
+    // The next option to try from anchor_opts[k .. end): the option (k moved past it), or
+    // -1 (k = end). The one branching choice: a used-up piece's options are passed over as
+    // a run.
+    int64_t next_fit(int64_t& k, int64_t end) const {
+        AnchorOptions options{*this, end};
+        int64_t run_end = k;
+        return next_option(options, k, run_end) ? c.anchor_opts[k - 1] : -1;
     }
 
     // Put option o down (code: the counter code, moved with it) and take it back.

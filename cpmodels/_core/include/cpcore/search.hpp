@@ -1,5 +1,5 @@
-// The one search skeleton of the core, and the stop convention every search keeps.
-// Freestanding.
+// The one search skeleton of the core, the one branching choice (next_option), and the stop
+// convention every search keeps. Freestanding.
 //
 // depth_first walks a tree without recursion. The node it stands on, and a stack of frames
 // for the nodes above it, are the policy's (the state as a policy: one word, two words, N
@@ -74,6 +74,44 @@ inline __attribute__((always_inline)) Ended depth_first(Node& s, const int64_t* 
         ++nodes;
         s.enter();
         if (stop_asked(nodes, stop)) return Ended::stopped;  // at a node entered: resumable
+    }
+}
+
+// The one branching choice of the searches on an anchored layout (the one-word searches'
+// Walk, one_word.hpp; the packing searches' Search::next_fit, packing_search.hpp, and so the
+// branching step cpcore_split_n_words; the difficulty backtracker). A node branches on its
+// first open item, its anchor, and tries the options anchored there in runs, one run a
+// piece (a unit, a tag): a run whose piece is used up (placed already, or a piece in copies
+// at its bound) is passed over whole, from the option that says so, and in a run the
+// options are tried in the layout's order, the next that fits taken. The walk of a node's
+// options is a cursor: ``at`` the next option of the run being tried, ``end`` the run's end.
+// The layout is the policy:
+//   next_run(at, end)  the next run, as [at, end) (false: none left);
+//   fit(i)             whether the option at i fits the node (Fit::yes), does not
+//                      (Fit::no), or is a used-up piece's (Fit::used_up: the run ends).
+// Returns whether an option was found; it is the one at ``at - 1``. A cursor is resumed as
+// it was left, or with end = at, which asks next_run for the run from ``at`` (the same run).
+enum class Fit { no, yes, used_up };
+
+template <class Options, class Index>
+CPCORE_STEP bool next_option(Options& options, Index& at, Index& end) {
+    Index p = at, stop = end;
+    for (;;) {
+        while (p < stop) {
+            const Fit fit = options.fit(p++);
+            if (fit == Fit::yes) {
+                at = p;
+                end = stop;
+                return true;
+            }
+            if (fit == Fit::used_up) p = stop;
+        }
+        if (!options.next_run(p, stop)) {
+            at = p;
+            end = stop;
+            return false;
+        }
+        CPCORE_ASSERT(p < stop);  // a run holds an option at least
     }
 }
 
