@@ -458,9 +458,11 @@ def _towers_branches(problem: Any, state: Path, board: list[str] | None) -> str:
         start = time.perf_counter()
         check = search.check(path)
         seconds = time.perf_counter() - start
+        size = path.stat().st_size
     verdict = "optimal" if check.ok and check.optimum is not None else \
         f"no board above {search.goal:,}" if check.ok else "REJECTED"
-    return f"{said}: {check.message}, {check.states:,} states checked in {seconds:.1f} s: {verdict}"
+    return (f"{said}: {check.message} ({size:,} bytes), checked in {seconds:.1f} s: "
+            f"{verdict}")
 
 def _towers_joined(n: int, steps: int, best: int) -> Callable[[], str]:
     """Better boards from the priced bands: Polyak's steps on the corners' prices as

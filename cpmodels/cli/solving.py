@@ -157,8 +157,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         what = (f"optimum {check.optimum:,} proved" if check.optimum is not None
                 else f"no board scores more than {check.bound:,}, proved"
                 if check.bound is not None else "no legal board, proved")
-        text = (f"{problem.name} {rows}x{cols}: {what} (certificate checked: {check.states:,} "
-                f"states in {check.layers} layers)")
+        how = (f"{check.recomputed:,} branches' bands worked out again" if check.recomputed
+               else f"{check.states:,} states in {check.layers} layers")
+        text = f"{problem.name} {rows}x{cols}: {what} (certificate checked: {how})"
     else:
         text = f"{problem.name} {rows}x{cols}: certificate rejected: {check.message}"
     emit(payload, text, args.format)
