@@ -26,6 +26,7 @@ from cpmodels.cli.parser import (
     add_instance_args,
     add_quiet_arg,
     grid_size,
+    job_count,
     positive_seconds,
     whole_number,
 )
@@ -147,7 +148,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                          "spec (a packing puzzle's DRUP proof is checked by prove itself)")
     with progress_bar(total=None, desc="checking", unit="layer", enabled=bars_on(args)) as bar:
         problem, check = verify_certificate(spec, args.proof, args.size,
-                                            on_layer=lambda t, total: bar.update(1))
+                                            on_layer=lambda t, total: bar.update(1),
+                                            workers=args.jobs)
     rows, cols = problem.rows, problem.cols
     payload = {"spec": problem.name, "size": [rows, cols], "proof": str(args.proof),
                "ok": check.ok, "optimum": check.optimum, "states": check.states,
@@ -361,6 +363,9 @@ def add_verify(sub: Subparsers) -> None:
                         help="the certificate")
     verify.add_argument("--size", type=grid_size, metavar="RxC",
                         help="the board size (default: the size the certificate is for)")
+    verify.add_argument("--jobs", type=job_count, default=1, metavar="N",
+                        help="a branched bound: work out N branches at a time, in threads "
+                        "(default 1; at most every core)")
     verify.add_argument("--format", choices=("text", "json"), default="text")
     add_quiet_arg(verify)
     verify.set_defaults(handler=cmd_verify)

@@ -139,9 +139,10 @@ def _default_rule_only(problem: TowersProblem) -> None:
 
 def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | None = None,
                        on_layer: Callable[[int, int], None] | None = None,
-                       ) -> tuple[TowersProblem, CertificateCheck]:
+                       workers: int = 1) -> tuple[TowersProblem, CertificateCheck]:
     """Check the certificate at ``path`` for ``spec`` (its board size from ``size``, else
-    from the certificate's header), without a solver."""
+    from the certificate's header), without a solver; a branched bound's branches
+    ``workers`` at a time."""
     if spec.rules == "when-built":
         raise InputError(WHEN_BUILT)
     check_input(path, MAX_CERTIFICATE_BYTES, "certificate")
@@ -160,7 +161,8 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
         if branched:
             from cpmodels.towers.compact import check_branched_bound
 
-            return problem, check_branched_bound(path, problem, on_branch=on_layer)
+            return problem, check_branched_bound(path, problem, on_branch=on_layer,
+                                                 workers=workers)
         return problem, check_priced_bound(path, problem, on_layer=on_layer)
     try:
         header = read_header(path)
