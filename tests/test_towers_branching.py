@@ -169,6 +169,16 @@ def test_the_certificate_is_small_and_verify_works_each_branch_out(closed_proof)
     assert check.ok and check.recomputed == leaves and proof.stat().st_size < 300 * leaves
 
 
+def test_a_branch_above_the_claim_stops_a_check_in_threads(closed_proof, tmp_path):
+    problem, proof = closed_proof
+    heard = []
+    check = check_branched_bound(_forged(proof, tmp_path / "low", _lower_bound), problem,
+                                 on_branch=lambda done, total: heard.append(done), workers=2)
+    assert not check.ok and "above the 120 claimed" in check.message
+    assert check_branched_bound(proof, problem, on_branch=lambda done, total: heard.append(
+        (done, total)), workers=2).ok and heard[-1][0] == heard[-1][1]
+
+
 def test_the_partition_check():
     assert partition_gap([()], 2, 2) is None
     split = [((0, a, k),) for a in range(2) for k in range(2)]

@@ -27,7 +27,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ import numpy as np
 
 from cpmodels.errors import InputError
 from cpmodels.files import json_member, npy_member, zip_in_place
+from cpmodels.running import Finished, Here, Plan, Threads, run
 from cpmodels.towers.certificate import (
     BRANCHED_FORMAT,
     BRANCHED_VERSION,
@@ -162,25 +163,16 @@ def check_branched_bound(path: Path, problem: TowersProblem,
     if gap is not None:
         return CertificateCheck(False, f"the branches leave boards out: {gap}")
     stack = stack.astype(np.int64)
-
-    def value(i: int) -> tuple[int | None, int | None]:
-        prices = root if own[i] is None else stack[own[i]]
-        return branch_value(problem, cut, scale, prices, fixings[i])
-
-    pool = ThreadPoolExecutor(max(1, workers))  # the programme lets go of the GIL
+    jobs = [_Branch(problem, cut, scale, root if k is None else stack[k], fixing)
+            for fixing, k in zip(fixings, own)]
+    sink = _Bounded(problem, scale, bound, len(jobs), on_branch)
+    place = Here() if workers <= 1 else Threads(workers)  # the programme lets go of the GIL
     try:
-        for done, (fixing, (top, bottom)) in enumerate(
-                zip(fixings, pool.map(value, range(len(leaves)))), 1):
-            proved = value_bound(problem, scale, top, bottom)
-            if proved is not None and proved > bound:
-                return CertificateCheck(False, f"branch {fixing_name(fixing)}'s bands give "
-                                        f"{proved}, above the {bound} claimed")
-            if on_branch is not None:
-                on_branch(done, len(leaves))
+        run(Plan(jobs, _Valuer), place, sink)
+    except _Above as above:
+        return CertificateCheck(False, str(above))
     except InputError as exc:
         return CertificateCheck(False, f"a branch's bound was not worked out: {exc}")
-    finally:
-        pool.shutdown(cancel_futures=True)
     message = f"bound {bound} proved by {len(leaves):,} branches, each recomputed"
     board = claim.get("board")
     if board is None:
@@ -192,6 +184,50 @@ def check_branched_bound(path: Path, problem: TowersProblem,
         return CertificateCheck(False, why)
     return CertificateCheck(True, f"optimum {bound} proved by {len(leaves):,} branches, each "
                             "recomputed", bound, bound=bound, recomputed=len(leaves))
+
+
+@dataclass(frozen=True)
+class _Branch:
+    """One branch to work out again: the board, the cut, the scale, its prices, its cells."""
+
+    problem: TowersProblem
+    cut: int
+    scale: int
+    prices: np.ndarray
+    fixing: Fixing
+
+
+class _Valuer:
+    """The run layer's worker: each branch's two band optima (:func:`branch_value`)."""
+
+    def run(self, unit: tuple[_Branch, ...]) -> list[tuple[int | None, int | None]]:
+        return [branch_value(b.problem, b.cut, b.scale, b.prices, b.fixing) for b in unit]
+
+    def stop(self) -> None:
+        return None  # a band's programme runs to its end
+
+
+class _Above(Exception):
+    """A branch's bound worked out again is above the claim: the check ends."""
+
+
+class _Bounded:
+    """The sink: each branch's bound, worked out, at most the claim (else :class:`_Above`,
+    which stops the run), and ``on_branch(done, total)`` told."""
+
+    def __init__(self, problem: TowersProblem, scale: int, bound: int, total: int,
+                 on_branch: Callable[[int, int], None] | None) -> None:
+        self.problem, self.scale, self.bound, self.total = problem, scale, bound, total
+        self.on_branch, self.done = on_branch, 0
+
+    def take(self, done: Finished) -> None:
+        proved = value_bound(self.problem, self.scale, *done.result)
+        if proved is not None and proved > self.bound:
+            raise _Above(f"branch {fixing_name(done.item.fixing)}'s bands give {proved}, "
+                         f"above the {self.bound} claimed")
+        self.done += 1
+        if self.on_branch is not None:
+            self.on_branch(self.done, self.total)
 
 
 def _whole_index(value: Any, sets: int) -> int:
