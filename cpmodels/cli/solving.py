@@ -231,8 +231,9 @@ def cmd_branch(args: argparse.Namespace) -> int:
         return EXIT_UNKNOWN
     search.write_certificate(args.proof, board)
     check = search.check(args.proof)
-    payload.update(proof=str(args.proof), proof_checked=check.ok, proof_states=check.states)
-    lines.append(f"{check.message} in {args.proof} (checked: {check.states:,} states)"
+    payload.update(proof=str(args.proof), proof_checked=check.ok,
+                   proof_bytes=args.proof.stat().st_size)
+    lines.append(f"{check.message} in {args.proof} ({args.proof.stat().st_size:,} bytes)"
                  if check.ok else f"certificate in {args.proof} was rejected: {check.message}")
     emit(payload, "\n".join(lines), args.format)
     return EXIT_OK if check.ok else EXIT_UNKNOWN
