@@ -159,7 +159,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         what = (f"optimum {check.optimum:,} proved" if check.optimum is not None
                 else f"no board scores more than {check.bound:,}, proved"
                 if check.bound is not None else "no legal board, proved")
-        how = (f"{check.recomputed:,} branches' bands worked out again" if check.recomputed
+        how = (f"the bands of {check.recomputed:,} branch"
+               f"{'' if check.recomputed == 1 else 'es'} worked out again" if check.recomputed
                else f"{check.states:,} states in {check.layers} layers")
         text = f"{problem.name} {rows}x{cols}: {what} (certificate checked: {how})"
     else:

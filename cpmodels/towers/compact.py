@@ -1,9 +1,9 @@
 """A branched bound in its compact form: the branches and their prices only, each branch's
 bound worked out again by the programme when it is checked.
 
-**What it claims.** As a branched bound of band certificates (``certificate.
-check_branched_bound``): no board scores more than ``bound``, and with a ``board`` (legal,
-scoring the bound) the bound is the optimum.
+**What it claims.** No board scores more than ``bound``; with a ``board`` (legal, scoring
+the bound) the bound is the optimum. (Version 1 of the format held each branch's band
+certificates instead: 15 MB a branch on 10x10; it is refused with its version.)
 
 **What it holds.** A zip: ``claim.json`` (the puzzle, the cut, the scale, the root's prices,
 the bound, an optional board, and the branches: each its fixed cells and, when it is not
@@ -18,7 +18,8 @@ bounds its branches with), and the bound they give must be at most the claim. An
 give a bound, so prices need no proof of where they came from; what is trusted is the
 programme (``programme.solve_dp`` and the core's ``towers_step``) and ``priced_bands``,
 where the band certificates' checker trusts neither. The check costs a solve of both
-bands a branch, as the search paid, and the file holds a few hundred bytes a branch.
+bands a branch, as the search paid, and the file holds tens of bytes a branch (a set of
+prices is stored once, shared by the branches of one parent).
 """
 
 from __future__ import annotations
@@ -173,7 +174,8 @@ def check_branched_bound(path: Path, problem: TowersProblem,
         return CertificateCheck(False, str(above))
     except InputError as exc:
         return CertificateCheck(False, f"a branch's bound was not worked out: {exc}")
-    message = f"bound {bound} proved by {len(leaves):,} branches, each recomputed"
+    by = f"{len(leaves):,} branch{'' if len(leaves) == 1 else 'es'}"
+    message = f"bound {bound} proved by {by}, each worked out again"
     board = claim.get("board")
     if board is None:
         return CertificateCheck(True, message, None, bound=bound, recomputed=len(leaves))
@@ -182,8 +184,8 @@ def check_branched_bound(path: Path, problem: TowersProblem,
     why = board_wrong(problem, board, bound, "the claim's board")
     if why is not None:
         return CertificateCheck(False, why)
-    return CertificateCheck(True, f"optimum {bound} proved by {len(leaves):,} branches, each "
-                            "recomputed", bound, bound=bound, recomputed=len(leaves))
+    return CertificateCheck(True, f"optimum {bound} proved by {by}, each worked out again",
+                            bound, bound=bound, recomputed=len(leaves))
 
 
 @dataclass(frozen=True)
