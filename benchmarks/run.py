@@ -15,7 +15,8 @@ towers_9x9_priced, towers_10x10_priced (the bound with priced rows), towers_9x9_
 (the same priced by the bundle), towers_9x9_certified, towers_10x10_certified (the bundle's
 prices, kept in towers_9x9_prices.json and towers_10x10_prices.json with the best board
 known, certified and checked; 10x10 with the branches over the cut kept in
-towers_10x10.branches), towers_11x11_certified (the same for 11x11, Polyak's prices),
+towers_10x10.branches), towers_11x11_certified (the same for 11x11, its prices by
+towers_gap.py),
 towers_6x6_certificate .. towers_8x8_certificate (solve, write the certificate, check it),
 towers_when_built_5x5, towers_when_built_10x10 (the game's build-order rule: the published
 optima 81 and 58, each with its order of builds replayed). With no name, every benchmark runs.
@@ -458,9 +459,11 @@ def _towers_branches(problem: Any, state: Path, board: list[str] | None) -> str:
         start = time.perf_counter()
         check = search.check(path)
         seconds = time.perf_counter() - start
+        size = path.stat().st_size
     verdict = "optimal" if check.ok and check.optimum is not None else \
         f"no board above {search.goal:,}" if check.ok else "REJECTED"
-    return f"{said}: {check.message}, {check.states:,} states checked in {seconds:.1f} s: {verdict}"
+    return (f"{said}: {check.message} ({size:,} bytes), checked in {seconds:.1f} s: "
+            f"{verdict}")
 
 def _towers_joined(n: int, steps: int, best: int) -> Callable[[], str]:
     """Better boards from the priced bands: Polyak's steps on the corners' prices as
@@ -757,7 +760,8 @@ BENCHMARKS: dict[str, tuple[str, Callable[[], str | tuple[str, int | None]]]] = 
                                _towers_stored_prices("towers_10x10_prices.json",
                                                      "towers_10x10.branches")),
     "towers_11x11_certified": ("towers 11x11: stored prices (bands 6 + 5, 24 of Polyak's "
-                               "steps) certified and checked, with the best board known",
+                               "steps, then the bundle's: towers_gap.py) certified and "
+                               "checked, with the best board known",
                                _towers_stored_prices("towers_11x11_prices.json")),
     "towers_9x9_bundle": ("towers 9x9: bands 5 + 4 with priced corners, 240 steps, the "
                           "last three quarters by the bundle", _towers_priced(9, 5, 2750, 240,

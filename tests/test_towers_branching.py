@@ -1,6 +1,7 @@
 """Branch and bound over a priced bound's cut: exact against the programme, closed into one
-certificate that verify checks (a forged or missing branch refused), resumable from its
-state, run through the run layer."""
+certificate of the branches and their prices that verify checks by working out each
+branch's bound again (a forged, missing or doubled branch, or prices that no longer bound
+it, refused), resumable from its state, run through the run layer."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from cpmodels.running import Threads
 from cpmodels.spec import load_spec
 from cpmodels.towers import model as towers_model
 from cpmodels.towers.branching import BranchSearch, middle_out
-from cpmodels.towers.certificate import check_branched_bound, partition_gap
+from cpmodels.towers.certificate import partition_gap
+from cpmodels.towers.compact import check_branched_bound
 from cpmodels.towers.problem import towers_problem
 
 THREE = """kind: towers
@@ -68,8 +70,9 @@ def test_a_closed_search_is_one_certificate_verify_checks(three, tmp_path, capsy
     search.write_certificate(proof, board)
     check = check_branched_bound(proof, problem)
     assert check.ok and check.optimum == 120 and "branches" in check.message
-    assert main(["verify", str(spec), "--proof", str(proof)]) == 0
-    assert "optimum 120 proved" in capsys.readouterr().out
+    assert main(["verify", str(spec), "--proof", str(proof), "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "optimum 120 proved" in out and "worked out again" in out
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +118,11 @@ def _lower_bound(claim):
     claim["bound"] -= 10
 
 
-def _nudge_prices(claim):
-    claim["prices"][1][0][0][0] += 1
+def _raise_prices(claim):
+    # Column 1's corners under Blue over Blue: the bottom band earns them, the top band
+    # pays, so the bands part ways there and the bound they give goes far past the claim.
+    for left in claim["prices"][1][0]:
+        left[0] += 10**6
 
 
 def _move_branch(claim):
@@ -128,7 +134,9 @@ def _move_branch(claim):
     (_drop_branch, "is missing"),
     (_split_leaf_twice, "listed twice"),
     (_lower_bound, "above the 120 claimed"),
-    (_nudge_prices, "other prices or rows"),
+    (_raise_prices, "above the 130 claimed"),
+    (lambda c: c["branches"][0].update(prices=0), "misshapen"),
+    (lambda c: c.update(version=1), "of version 1"),
     (_move_branch, "listed twice"),
     (lambda c: c.update(board=["GG", "GG", "GG"]), "breaks a rule"),
     (lambda c: c.update(branches=[{"fixing": [[0, 9, 0]]}]), "off the board"),
@@ -140,16 +148,35 @@ def test_a_forged_or_missing_branch_is_refused(closed_proof, tmp_path, change, m
     assert not check.ok and message in check.message, check.message
 
 
-def test_a_forged_band_certificate_of_a_branch_is_refused(closed_proof, tmp_path):
+def test_the_prices_of_the_branches_are_checked(closed_proof, tmp_path):
     problem, proof = closed_proof
+    check = check_branched_bound(_forged(proof, tmp_path / "gone", drop="prices.npy"), problem)
+    assert not check.ok and "are missing" in check.message
+    flat = io.BytesIO()
+    np.lib.format.write_array(flat, np.zeros((2, 3), dtype=np.int64))
+    check = check_branched_bound(_forged(proof, tmp_path / "flat", swap=("prices.npy", None),
+                                         data=flat.getvalue()), problem)
+    assert not check.ok and "shape" in check.message
+
+
+def test_the_certificate_is_small_and_verify_works_each_branch_out(closed_proof):
+    problem, proof = closed_proof
+    check = check_branched_bound(proof, problem)
     with zipfile.ZipFile(proof) as archive:
-        names = sorted(n for n in archive.namelist() if n.endswith(".top.cert"))
-    # One branch's band answered by another branch's certificate (other built cells).
-    check = check_branched_bound(_forged(proof, tmp_path / "swapped",
-                                         swap=(names[0], names[1])), problem)
-    assert not check.ok and "another puzzle" in check.message
-    check = check_branched_bound(_forged(proof, tmp_path / "gone", drop=names[0]), problem)
-    assert not check.ok and "missing" in check.message
+        names = archive.namelist()
+        leaves = len(json.loads(archive.read("claim.json"))["branches"])
+    assert sorted(names) == ["claim.json", "prices.npy"]  # no band certificates
+    assert check.ok and check.recomputed == leaves and proof.stat().st_size < 300 * leaves
+
+
+def test_a_branch_above_the_claim_stops_a_check_in_threads(closed_proof, tmp_path):
+    problem, proof = closed_proof
+    heard = []
+    check = check_branched_bound(_forged(proof, tmp_path / "low", _lower_bound), problem,
+                                 on_branch=lambda done, total: heard.append(done), workers=2)
+    assert not check.ok and "above the 120 claimed" in check.message
+    assert check_branched_bound(proof, problem, on_branch=lambda done, total: heard.append(
+        (done, total)), workers=2).ok and heard[-1][0] == heard[-1][1]
 
 
 def test_the_partition_check():
@@ -221,19 +248,19 @@ def test_branches_priced_again_prove_the_4x4_optimum(tmp_path):
     search.write_certificate(proof, towers_model.solve(problem).grid)
     check = check_branched_bound(proof, problem)
     assert check.ok and check.optimum == 440, check.message
-    # A branch's own prices changed, or gone, and the branch is refused.
-    with zipfile.ZipFile(proof) as archive:
-        name = next(n for n in archive.namelist() if n.endswith(".prices.npy"))
-        with archive.open(name) as stream:
-            prices = np.lib.format.read_array(stream)
-    prices[1, 0, 0, 0] += 1
+    # The branches' own prices changed so that they no longer bound their branch (column
+    # 3's corners under Blue over Blue paid by the top band, earned by the bottom one): the
+    # certificate is refused.
+    with zipfile.ZipFile(proof) as archive, archive.open("prices.npy") as stream:
+        prices = np.lib.format.read_array(stream)
+    assert len(prices)
+    prices[:, 3, 0, :, 0] += 10**6
     forged = io.BytesIO()
     np.lib.format.write_array(forged, prices)
-    bad = _forged(proof, tmp_path / "nudged", swap=(name, name), data=forged.getvalue())
+    bad = _forged(proof, tmp_path / "raised", swap=("prices.npy", None),
+                  data=forged.getvalue())
     check = check_branched_bound(bad, problem)
-    assert not check.ok and "other prices or rows" in check.message
-    check = check_branched_bound(_forged(proof, tmp_path / "gone", drop=name), problem)
-    assert not check.ok and "are missing" in check.message
+    assert not check.ok and "above the 440 claimed" in check.message, check.message
 
 
 def test_the_command_line_closes_goes_on_and_verifies(three, tmp_path, capsys):

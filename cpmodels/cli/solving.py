@@ -26,6 +26,7 @@ from cpmodels.cli.parser import (
     add_instance_args,
     add_quiet_arg,
     grid_size,
+    job_count,
     positive_seconds,
     whole_number,
 )
@@ -147,7 +148,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                          "spec (a packing puzzle's DRUP proof is checked by prove itself)")
     with progress_bar(total=None, desc="checking", unit="layer", enabled=bars_on(args)) as bar:
         problem, check = verify_certificate(spec, args.proof, args.size,
-                                            on_layer=lambda t, total: bar.update(1))
+                                            on_layer=lambda t, total: bar.update(1),
+                                            workers=args.jobs)
     rows, cols = problem.rows, problem.cols
     payload = {"spec": problem.name, "size": [rows, cols], "proof": str(args.proof),
                "ok": check.ok, "optimum": check.optimum, "states": check.states,
@@ -157,8 +159,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         what = (f"optimum {check.optimum:,} proved" if check.optimum is not None
                 else f"no board scores more than {check.bound:,}, proved"
                 if check.bound is not None else "no legal board, proved")
-        text = (f"{problem.name} {rows}x{cols}: {what} (certificate checked: {check.states:,} "
-                f"states in {check.layers} layers)")
+        how = (f"the bands of {check.recomputed:,} branch"
+               f"{'' if check.recomputed == 1 else 'es'} worked out again" if check.recomputed
+               else f"{check.states:,} states in {check.layers} layers")
+        text = f"{problem.name} {rows}x{cols}: {what} (certificate checked: {how})"
     else:
         text = f"{problem.name} {rows}x{cols}: certificate rejected: {check.message}"
     emit(payload, text, args.format)
@@ -228,8 +232,9 @@ def cmd_branch(args: argparse.Namespace) -> int:
         return EXIT_UNKNOWN
     search.write_certificate(args.proof, board)
     check = search.check(args.proof)
-    payload.update(proof=str(args.proof), proof_checked=check.ok, proof_states=check.states)
-    lines.append(f"{check.message} in {args.proof} (checked: {check.states:,} states)"
+    payload.update(proof=str(args.proof), proof_checked=check.ok,
+                   proof_bytes=args.proof.stat().st_size)
+    lines.append(f"{check.message} in {args.proof} ({args.proof.stat().st_size:,} bytes)"
                  if check.ok else f"certificate in {args.proof} was rejected: {check.message}")
     emit(payload, "\n".join(lines), args.format)
     return EXIT_OK if check.ok else EXIT_UNKNOWN
@@ -360,6 +365,9 @@ def add_verify(sub: Subparsers) -> None:
                         help="the certificate")
     verify.add_argument("--size", type=grid_size, metavar="RxC",
                         help="the board size (default: the size the certificate is for)")
+    verify.add_argument("--jobs", type=job_count, default=1, metavar="N",
+                        help="a branched bound: work out N branches at a time, in threads "
+                        "(default 1; at most every core)")
     verify.add_argument("--format", choices=("text", "json"), default="text")
     add_quiet_arg(verify)
     verify.set_defaults(handler=cmd_verify)

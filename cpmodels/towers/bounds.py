@@ -159,6 +159,7 @@ class _Priced:
     bottom: int
     top_corners: np.ndarray
     bottom_corners: np.ndarray
+    boards: tuple[list[str], list[str]] = ([], [])
 
 
 def _priced_band(band: TowersProblem, helper: int, points: np.ndarray,
@@ -220,7 +221,7 @@ def _solve_bands(problem: TowersProblem, cut: int, scale: int, prices: np.ndarra
         return None
     return _Priced(a + b, a, b,
                    corner_counts(problem, board_a[cut - 1], board_a[cut]).ravel(),
-                   corner_counts(problem, board_b[0], board_b[1]).ravel())
+                   corner_counts(problem, board_b[0], board_b[1]).ravel(), (board_a, board_b))
 
 
 def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
@@ -231,7 +232,9 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
                      box: float = BOX, stop_at: int | None = None,
                      resume: PricingState | None = None, save: Path | None = None,
                      on_state: Callable[[PricingState], None] | None = None,
-                     place: Any = None, fixing: Fixing = ()) -> PricedBound:
+                     place: Any = None, fixing: Fixing = (),
+                     on_boards: Callable[[list[str], list[str]], None] | None = None,
+                     ) -> PricedBound:
     """An upper bound from two bands, rows ``0 .. cut - 1`` and ``cut ..``, each solved
     exactly with a copy of its neighbour's boundary row. A copy may hold any towers and needs
     nothing, as a free row does, but each corner it makes with the real row (a cell of row
@@ -259,7 +262,9 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
     goes on from it to ``steps`` in all, to the same bound and prices as a run never
     stopped. ``on_step(step, value)`` and ``on_state(state)`` hear of each step; ``place``
     (a ``running`` place) runs each step's two bands as units of work there. ``fixing``
-    bounds one class of boards only (``certificate.priced_bands``): a branch's."""
+    bounds one class of boards only (``certificate.priced_bands``): a branch's.
+    ``on_boards(top, bottom)`` hears each step's two band boards (the top band's last row
+    is its copy of the bottom's first), to make whole boards of them."""
     begun = time.perf_counter()
     if problem.fixed:
         raise ValueError("the priced band bound is for boards with no towers built")
@@ -278,7 +283,7 @@ def lagrangian_bound(problem: TowersProblem, cut: int, *, steps: int = 120,
     else:
         check_same_pricing(resume, problem, cut, scale, method, target, polyak_share, box)
         state = resume
-    pricer = _Pricer(problem, state, deadline, place, fixing)
+    pricer = _Pricer(problem, state, deadline, place, fixing, on_boards)
     saved_at = time.perf_counter()
     try:
         while state.phase != "done" and len(state.values) < steps:
@@ -319,9 +324,10 @@ class _Pricer:
     a step (or a change of phase) to the state whole, Ctrl-C held back meanwhile."""
 
     def __init__(self, problem: TowersProblem, state: PricingState, deadline: float | None,
-                 place: Any, fixing: Fixing = ()) -> None:
+                 place: Any, fixing: Fixing = (),
+                 on_boards: Callable[[list[str], list[str]], None] | None = None) -> None:
         self.problem, self.state, self.deadline, self.place = problem, state, deadline, place
-        self.fixing = fixing
+        self.fixing, self.on_boards = fixing, on_boards
         n = problem.codes
         self.shape = (problem.cols, n, n + 1, n)
         self.began = time.perf_counter()
@@ -329,8 +335,11 @@ class _Pricer:
 
     def solve(self, at: np.ndarray) -> _Priced | None:
         self.began = time.perf_counter()
-        return _solve_bands(self.problem, self.state.cut, self.state.scale,
-                            at.reshape(self.shape), self.deadline, self.place, self.fixing)
+        found = _solve_bands(self.problem, self.state.cut, self.state.scale,
+                             at.reshape(self.shape), self.deadline, self.place, self.fixing)
+        if found is not None and self.on_boards is not None:
+            self.on_boards(*found.boards)
+        return found
 
     def commit(self, found: _Priced | None, at: np.ndarray | None, **changes: Any) -> None:
         """Record ``found`` (the bands at ``at``) as the next step, if given, and set the

@@ -18,17 +18,16 @@ pricing's): any prices give a bound, so each branch keeps the best it found, and
 certificate lists each branch's prices.
 
 Branches are units of work through the run layer (``running``): here, in threads, worker
-processes or on a Dask cluster. Each finished branch is a line of the state file (and the
-band certificates of a closed branch are kept in the folder beside it) as it comes, so a
-run stopped (Ctrl-C, a lost machine) goes on from every finished branch.
-:func:`write_certificate` joins the closed branches into one certificate that
-``certificate.check_branched_bound`` checks (``cpmodels verify``).
+processes or on a Dask cluster. Each finished branch is a line of the state file as it
+comes, so a run stopped (Ctrl-C, a lost machine) goes on from every finished branch.
+:meth:`BranchSearch.write_certificate` writes the closed branches and their prices as one
+certificate that ``compact.check_branched_bound`` checks (``cpmodels verify``), working
+out each branch's bound again with the same :func:`compact.branch_value`.
 """
 
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -38,15 +37,14 @@ from typing import Any
 import numpy as np
 
 from cpmodels.errors import InputError
-from cpmodels.files import load_json, read_bounded, write_atomic, zip_in_place
+from cpmodels.files import load_json, read_bounded
 from cpmodels.running import Finished, Here, Place, Plan, ResumableFile, run
-from cpmodels.towers.certificate import (
-    BRANCHED_FORMAT,
-    BRANCHED_VERSION,
-    Fixing,
+from cpmodels.towers.certificate import Fixing, header_problem
+from cpmodels.towers.compact import (
+    branch_value,
     check_branched_bound,
-    fixing_name,
-    header_problem,
+    value_bound,
+    write_compact,
 )
 from cpmodels.towers.problem import TowersProblem
 
@@ -80,8 +78,8 @@ class BranchJob:
 @dataclass
 class BranchResult:
     """A branch bounded: both bands' optima at its prices (scaled; None: no legal band
-    board, no board is in the branch), its own prices (None: its parent's), its bound, and
-    the band certificates when it is closed."""
+    board, no board is in the branch), its own prices (None: its parent's) and its
+    bound."""
 
     fixing: Fixing
     top: int | None
@@ -91,45 +89,32 @@ class BranchResult:
     closed: bool
     seconds: float
     cpu: float = 0.0  # seconds of CPU of the thread that bounded it
-    certificates: tuple[bytes, bytes] | None = None
 
 
 def bound_branch(job: BranchJob) -> BranchResult:
-    """Bound one branch (see the module docstring), its band certificates kept when it
-    closes."""
+    """Bound one branch (see the module docstring): both bands solved at its parent's
+    prices, then, when they leave it open, at prices of its own."""
     from cpmodels.towers.bounds import lagrangian_bound
-    from cpmodels.towers.proof import certified_bands
 
     began, cpu = time.perf_counter(), time.thread_time()
     problem = job.problem
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch)
-
-        def certify(prices: np.ndarray) -> tuple[int | None, int | None, int | None]:
-            (_, top), (_, bottom) = certified_bands(problem, job.cut, job.scale, prices,
-                                                    folder, job.fixing)
-            if top is None or bottom is None:
-                return top, bottom, None
-            return top, bottom, problem.bound_from(top + bottom, job.scale)
-
-        top, bottom, bound = certify(job.prices)
-        own = None
-        if bound is not None and bound > job.goal and job.steps > 1 and job.fixing:
-            priced = lagrangian_bound(problem, job.cut, steps=job.steps, target=job.goal,
-                                      method="bundle", start=job.prices, scale=job.scale,
-                                      polyak_share=0.0, box=BRANCH_BOX, stop_at=job.goal,
-                                      fixing=job.fixing)
-            assert top is not None and bottom is not None
-            if priced.prices is not None and priced.steps \
-                    and min(priced.steps) * job.scale < top + bottom:
-                own = priced.prices
-                top, bottom, bound = certify(own)
-        closed = bound is None or bound <= job.goal
-        kept = None
-        if closed:
-            kept = ((folder / "top.cert").read_bytes(), (folder / "bottom.cert").read_bytes())
+    top, bottom = branch_value(problem, job.cut, job.scale, job.prices, job.fixing)
+    bound = value_bound(problem, job.scale, top, bottom)
+    own = None
+    if bound is not None and bound > job.goal and job.steps > 1 and job.fixing:
+        priced = lagrangian_bound(problem, job.cut, steps=job.steps, target=job.goal,
+                                  method="bundle", start=job.prices, scale=job.scale,
+                                  polyak_share=0.0, box=BRANCH_BOX, stop_at=job.goal,
+                                  fixing=job.fixing)
+        assert top is not None and bottom is not None
+        if priced.prices is not None and priced.steps \
+                and min(priced.steps) * job.scale < top + bottom:
+            own = priced.prices
+            top, bottom = branch_value(problem, job.cut, job.scale, own, job.fixing)
+            bound = value_bound(problem, job.scale, top, bottom)
+    closed = bound is None or bound <= job.goal
     return BranchResult(job.fixing, top, bottom, own, bound, closed,
-                        time.perf_counter() - began, time.thread_time() - cpu, kept)
+                        time.perf_counter() - began, time.thread_time() - cpu)
 
 
 class _Brancher:
@@ -174,8 +159,7 @@ class BranchOutcome:
 class BranchSearch:
     """A branch and bound over the cut of ``problem`` from ``prices`` (the root's), to
     prove no board beats ``goal``, its finished branches kept in the state file ``state``
-    (one JSON line each after a header line) and the closed branches' band certificates in
-    the folder ``state`` + ``.certs``. An existing state is gone on from: it must be of
+    (one JSON line each after a header line). An existing state is gone on from: it must be of
     the same board, cut, scale, prices, goal, steps and columns."""
 
     def __init__(self, problem: TowersProblem, state: Path, *, cut: int, scale: int,
@@ -190,7 +174,6 @@ class BranchSearch:
         if sorted(self.columns) != list(range(problem.cols)):
             raise InputError(f"the columns to split on must be each of 0 to "
                              f"{problem.cols - 1} once")
-        self.certs = self.state.with_name(self.state.name + ".certs")
         self.done: dict[Fixing, BranchResult] = {}
         self._load()
 
@@ -242,13 +225,7 @@ class BranchSearch:
                 found = _result_of(load_json(line, "a branch"), self.problem.cols)
             except (ValueError, TypeError, KeyError):
                 continue  # a line cut short by a stopped run: that branch is bounded again
-            if found.closed and not all(p.is_file() for p in self._cert_paths(found.fixing)):
-                continue
             self.done[found.fixing] = found
-
-    def _cert_paths(self, fixing: Fixing) -> tuple[Path, Path]:
-        name = fixing_name(fixing)
-        return self.certs / f"{name}.top.cert", self.certs / f"{name}.bottom.cert"
 
     def waiting(self) -> list[Fixing]:
         """The branches to bound next: the root, then every child of a finished open
@@ -273,7 +250,6 @@ class BranchSearch:
         were bounded in this run. Every finished branch is kept as it comes (Ctrl-C too)."""
         began = time.perf_counter()
         bounded = 0
-        self.certs.mkdir(parents=True, exist_ok=True)
         rewrite = [json.dumps(self.header(), separators=(",", ":"))] + [
             _line(found) for found in self.done.values()]
         with ResumableFile(self.state, rewrite=rewrite, lines_of=self._lines) as sink:
@@ -307,10 +283,6 @@ class BranchSearch:
 
     def _lines(self, done: Finished) -> list[str]:
         found: BranchResult = done.result
-        if found.closed and found.certificates is not None:
-            for path, data in zip(self._cert_paths(found.fixing), found.certificates):
-                write_atomic(path, data)
-            found.certificates = None
         self.done[found.fixing] = found
         return [_line(found)]
 
@@ -349,35 +321,22 @@ class BranchSearch:
         return max(below) if found.bound is None else min(found.bound, max(below))
 
     def write_certificate(self, path: Path, board: list[str] | None = None) -> None:
-        """Join the closed branches into one certificate at ``path`` (a zip: ``claim.json``
-        and each branch's two band certificates), checked by
-        ``certificate.check_branched_bound``; ``board`` (scoring the goal) makes it a proof
-        of the optimum. Only when every branch is closed."""
+        """Write the closed branches, each with its prices, as one certificate at ``path``
+        (``compact.write_compact``), checked by ``compact.check_branched_bound``;
+        ``board`` (scoring the goal) makes it a proof of the optimum. Only when every
+        branch is closed."""
         if not self.outcome().closed:
             raise InputError("the branches are not all closed: no certificate yet")
         leaves = [f for f, found in self.done.items() if found.closed
                   and all(f[:d] in self.done and not self.done[f[:d]].closed
                           for d in range(len(f)))]
-        claim: dict[str, Any] = {
-            "format": BRANCHED_FORMAT, "version": BRANCHED_VERSION,
-            "puzzle": self.problem.name, **header_problem(self.problem), "cut": self.cut,
-            "scale": self.scale, "prices": self.prices.tolist(), "bound": self.goal,
-            "board": board,
-            "branches": [{"fixing": [list(c) for c in f]}
-                         | ({} if self.prices_of(f) is self.prices else {"priced": True})
-                         for f in leaves]}
-        with zip_in_place(path) as archive:
-            archive.writestr("claim.json", json.dumps(claim))
-            for f in leaves:
-                for part in self._cert_paths(f):
-                    archive.write(part, part.name)
-                if self.prices_of(f) is not self.prices:
-                    with archive.open(f"{fixing_name(f)}.prices.npy", "w") as stream:
-                        np.lib.format.write_array(stream, self.prices_of(f),
-                                                  allow_pickle=False)
+        write_compact(path, self.problem, cut=self.cut, scale=self.scale,
+                      prices=self.prices, bound=self.goal, board=board,
+                      branches=[(f, None if (p := self.prices_of(f)) is self.prices else p)
+                                for f in sorted(leaves)])
 
     def check(self, path: Path) -> Any:
-        """``certificate.check_branched_bound`` of the certificate at ``path``."""
+        """``compact.check_branched_bound`` of the certificate at ``path``."""
         return check_branched_bound(path, self.problem)
 
 

@@ -31,7 +31,6 @@ it reads the layout from the header and re-derives every transition with numpy.
 from __future__ import annotations
 
 import json
-import math
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -174,6 +173,7 @@ class CertificateCheck:
     layers: int = 0
     bounded: int = 0
     bound: int | None = None  # a band's certificate: no band board scores more than this
+    recomputed: int = 0  # branches whose bounds the check worked out again (``compact``)
 
 
 def read_header(path: Path) -> dict[str, Any]:
@@ -540,7 +540,7 @@ def band_entry(helper: int, points: np.ndarray) -> dict[str, Any]:
     return {"helpers": [helper], "cell_points": points.tolist()}
 
 
-def _priced_claim_numbers(claim: dict[str, Any], problem: TowersProblem,
+def priced_claim_numbers(claim: dict[str, Any], problem: TowersProblem,
                           ) -> tuple[int, int, int, np.ndarray] | str:
     """A priced claim's cut, scale, bound and prices, checked to fit the board; else why
     not (one sentence)."""
@@ -601,7 +601,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
             claim = json_member(archive, "claim.json")
             if not isinstance(claim, dict) or not same_json(claim.get("format"), PRICED_FORMAT):
                 return CertificateCheck(False, f"{path} is not a priced bound")
-            numbers = _priced_claim_numbers(claim, problem)
+            numbers = priced_claim_numbers(claim, problem)
             if isinstance(numbers, str):
                 return CertificateCheck(False, numbers)
             cut, scale, bound, prices = numbers
@@ -622,7 +622,7 @@ def check_priced_bound(path: Path, problem: TowersProblem,
 
 
 BRANCHED_FORMAT = "cpmodels-towers-branched-bound"
-BRANCHED_VERSION = 1
+BRANCHED_VERSION = 2  # 1 held band certificates; 2 the prices (``towers.compact``)
 MAX_BRANCHES = 200_000  # leaves a branched bound may list
 MAX_BRANCHED_CLAIM_BYTES = 32_000_000  # its claim: the branches' cells, about 100 bytes each
 
@@ -670,7 +670,7 @@ def partition_gap(fixings: list[Fixing], codes: int, cols: int) -> str | None:
     return walk((), fixings)
 
 
-def _fixing_of(raw: Any, cols: int) -> Fixing:
+def fixing_of(raw: Any, cols: int) -> Fixing:
     if not isinstance(raw, list) or len(raw) > cols:
         raise ValueError(f"a branch's fixing must be a list of at most {cols} cells")
     return tuple((whole(c[0], "a branch's column", 0, cols - 1),
@@ -681,87 +681,3 @@ def _fixing_of(raw: Any, cols: int) -> Fixing:
 
 def _bad_cell() -> tuple[int, int, int]:
     raise ValueError("a branch's cell must be [column, code above, code below]")
-
-
-def _branch_prices(archive: zipfile.ZipFile, name: str, shape: tuple[int, ...],
-                   ) -> np.ndarray | str:
-    """A branch's own prices, the archive's member ``name``; else why not."""
-    if name not in archive.namelist():
-        return f"its prices {name} are missing"
-    array = npy_member(archive, name, 8 * math.prod(shape))
-    if array.dtype.kind != "i" or array.shape != shape:
-        return f"its prices {name} are not whole numbers of shape {shape}"
-    if len(array) and int(np.abs(array).max()) > MAX_SCORE:
-        return f"its prices {name} hold a number beyond {MAX_SCORE:,} either way"
-    return array.astype(np.int64)
-
-
-def check_branched_bound(path: Path, problem: TowersProblem,
-                         on_layer: Callable[[int, int], None] | None = None,
-                         ) -> CertificateCheck:
-    """Verify a branched bound: its branches split the cut's classes into a partition
-    (:func:`partition_gap`), and each branch's two band certificates, restricted to it and
-    priced as it says, bound it at most the claim. With a board in the claim, legal and
-    scoring the bound, the bound is the optimum. Never raises for a bad file."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            claim = json_member(archive, "claim.json", MAX_BRANCHED_CLAIM_BYTES)
-            if not isinstance(claim, dict) \
-                    or not same_json(claim.get("format"), BRANCHED_FORMAT):
-                return CertificateCheck(False, f"{path} is not a branched bound")
-            numbers = _priced_claim_numbers(claim, problem)
-            if isinstance(numbers, str):
-                return CertificateCheck(False, numbers)
-            cut, scale, bound, root_prices = numbers
-            leaves = claim.get("branches")
-            if not isinstance(leaves, list) or len(leaves) > MAX_BRANCHES \
-                    or not all(isinstance(leaf, dict) for leaf in leaves):
-                return CertificateCheck(False, f"the claim's branches must be a list of at "
-                                        f"most {MAX_BRANCHES:,} objects")
-            try:
-                fixings = [_fixing_of(leaf.get("fixing"), problem.cols) for leaf in leaves]
-            except ValueError as exc:
-                return CertificateCheck(False, f"a branch is misshapen: {exc}")
-            gap = partition_gap(fixings, problem.codes, problem.cols)
-            if gap is not None:
-                return CertificateCheck(False, f"the branches leave boards out: {gap}")
-            n = problem.codes
-            states, layers = 0, 0
-            for leaf, fixing in zip(leaves, fixings):
-                name = fixing_name(fixing)
-                prices = root_prices
-                if leaf.get("priced") is not None:
-                    if not same_json(leaf["priced"], True):
-                        return CertificateCheck(False, f"branch {name}: priced must be true "
-                                                "or absent")
-                    own = _branch_prices(archive, f"{name}.prices.npy",
-                                         (problem.cols, n, n + 1, n))
-                    if isinstance(own, str):
-                        return CertificateCheck(False, f"branch {name}: {own}")
-                    prices = own
-                bands = _check_bands(path, archive, problem, cut, scale, prices, fixing,
-                                     (f"{name}.top.cert", f"{name}.bottom.cert"), on_layer)
-                if not bands.ok:
-                    return CertificateCheck(False, f"branch {name}: {bands.message}",
-                                            states=states)
-                proved = problem.bound_from(bands.bound or 0, scale)
-                if proved > bound:
-                    return CertificateCheck(False, f"branch {name}'s bands prove {proved}, "
-                                            f"above the {bound} claimed", states=states)
-                states += bands.states
-                layers += bands.layers
-            board = claim.get("board")
-    except (KeyError, ValueError, TypeError, zipfile.BadZipFile, EOFError) as exc:
-        return CertificateCheck(False, f"unreadable branched bound: {exc}")
-    except OSError as exc:
-        return CertificateCheck(False, f"cannot read {path}: {exc.strerror or exc}")
-    message = f"bound {bound} proved by {len(leaves):,} branches"
-    if board is None:
-        return CertificateCheck(True, message, None, states, layers, bound=bound)
-    if not isinstance(board, list) or not all(isinstance(row, str) for row in board):
-        return CertificateCheck(False, "the claim's board must be a list of rows of letters")
-    why = board_wrong(problem, board, bound, "the claim's board")
-    if why is not None:
-        return CertificateCheck(False, why)
-    return CertificateCheck(True, f"optimum {bound} proved by {len(leaves):,} branches",
-                            bound, states, layers, bound=bound)

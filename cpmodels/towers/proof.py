@@ -28,7 +28,6 @@ from cpmodels.towers.certificate import (
     CertificateWriter,
     Fixing,
     band_entry,
-    check_branched_bound,
     check_certificate,
     check_priced_bound,
     header_problem,
@@ -140,9 +139,10 @@ def _default_rule_only(problem: TowersProblem) -> None:
 
 def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | None = None,
                        on_layer: Callable[[int, int], None] | None = None,
-                       ) -> tuple[TowersProblem, CertificateCheck]:
+                       workers: int = 1) -> tuple[TowersProblem, CertificateCheck]:
     """Check the certificate at ``path`` for ``spec`` (its board size from ``size``, else
-    from the certificate's header), without a solver."""
+    from the certificate's header), without a solver; a branched bound's branches
+    ``workers`` at a time."""
     if spec.rules == "when-built":
         raise InputError(WHEN_BUILT)
     check_input(path, MAX_CERTIFICATE_BYTES, "certificate")
@@ -158,8 +158,12 @@ def verify_certificate(spec: TowersSpec, path: Path, size: tuple[int, int] | Non
         if not (type(rows) is int and type(cols) is int and rows > 0 and cols > 0):
             raise InputError(f"{path}: the claim gives no board size")
         problem = towers_problem(spec, rows, cols)
-        check = check_branched_bound if branched else check_priced_bound
-        return problem, check(path, problem, on_layer=on_layer)
+        if branched:
+            from cpmodels.towers.compact import check_branched_bound
+
+            return problem, check_branched_bound(path, problem, on_branch=on_layer,
+                                                 workers=workers)
+        return problem, check_priced_bound(path, problem, on_layer=on_layer)
     try:
         header = read_header(path)
     except ValueError as exc:
