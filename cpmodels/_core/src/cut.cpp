@@ -390,13 +390,8 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     }
 
     // Millimetres of a drawing unit (render/scene.py's cell drawings, a side ``cell`` long).
-    const double root3 = cut::ROOT3;
-    double ux, uy;
-    if (grid == SQUARE) ux = 40.0, uy = 40.0;
-    else if (grid == TRIANGLE) ux = 52.0 / 2, uy = 52.0 * root3 / 2;
-    else ux = 24.8 * root3 / 2, uy = 24.8 / 2;
-    const double side = grid == SQUARE ? ux : cut::root(ux * ux + uy * uy);
-    const double scale = z[CELL] / side, sx = ux * scale, sy = uy * scale;
+    double sx, sy;
+    cut::drawing_scale(grid, z[CELL], sx, sy);
     const double half_kerf = z[KERF] / 2, inset = z[CLEARANCE] / 2;
 
     // A region's loops (in sixths) as a shape in millimetres; reversed for the frame.

@@ -74,6 +74,18 @@ inline void turn_of(int degrees, double& c, double& s) {
     }
 }
 
+// Millimetres of a drawing unit across (sx) and down (sy) for a cell's side of ``cell``
+// millimetres (render/scene.py's cell drawings; grid: geometry's SQUARE, TRIANGLE, HEX).
+inline void drawing_scale(int64_t grid, double cell, double& sx, double& sy) {
+    double ux, uy;
+    if (grid == 0) ux = 40.0, uy = 40.0;
+    else if (grid == 1) ux = 52.0 / 2, uy = 52.0 * ROOT3 / 2;
+    else ux = 24.8 * ROOT3 / 2, uy = 24.8 / 2;
+    const double side = grid == 0 ? ux : root(ux * ux + uy * uy);
+    const double scale = cell / side;
+    sx = ux * scale, sy = uy * scale;
+}
+
 // A ring of n points (2n doubles at from) moved out of its material by d, into to.
 inline void offset(const int64_t* from, uint64_t n, double d, int64_t* to) {
     CPCORE_ASSERT(n >= 3);
