@@ -86,8 +86,8 @@ def engrave(grid: str, labels: dict[Cell, str],
     import cpmodels._native as native
 
     data = native.engrave(GRID_NAMES.index(grid),
-                          [(cell, text.encode()) for cell, text in labels.items()],
-                          [(cells, copies, name.encode()) for name, cells, copies in pieces],
+                          list(labels.items()),
+                          [(cells, copies, name) for name, cells, copies in pieces],
                           list(sizes), glyphs)
     words = np.frombuffer(data, dtype=np.int64)
     floats = words.view(np.float64)

@@ -317,6 +317,25 @@ bool before(const Layout& l, const Part& a, const Part& b) {
 
 }  // namespace
 
+uint64_t cpcore::cut::region_loops(int64_t grid, const int64_t* cells, uint64_t n,
+                                   int64_t* scratch, double sx, double sy, bool reverse,
+                                   int64_t* points, int64_t* rings, uint64_t& n_points) {
+    uint64_t loops = 0;
+    play::outline(grid, cells, n, scratch, [&](const int64_t* pts, uint64_t m) {
+        int64_t* to = points + 2 * n_points;
+        for (uint64_t i = 0; i < m; ++i) {
+            const uint64_t j = reverse ? m - 1 - i : i;
+            set(to, 2 * i, (double)(pts[2 * j] / play::SIXTHS) * sx);
+            set(to, 2 * i + 1, (double)(pts[2 * j + 1] / play::SIXTHS) * sy);
+        }
+        rings[2 * loops] = (int64_t)n_points;
+        rings[2 * loops + 1] = (int64_t)m;
+        ++loops;
+        n_points += m;
+    });
+    return loops;
+}
+
 extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers* buffers) {
     Buffers s(buffers);
     const int64_t grid = in->grid;
@@ -397,14 +416,11 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     // A region's loops (in sixths) as a shape in millimetres; reversed for the frame.
     auto region_shape = [&](const int64_t* cells, uint64_t n, bool reverse) {
         const uint64_t shape = store.begin_shape();
-        play::outline(grid, cells, n, outline_scratch, [&](const int64_t* pts, uint64_t m) {
-            int64_t* to = store.begin_ring(m);
-            for (uint64_t i = 0; i < m; ++i) {
-                const uint64_t j = reverse ? m - 1 - i : i;
-                set(to, 2 * i, (double)(pts[2 * j] / play::SIXTHS) * sx);
-                set(to, 2 * i + 1, (double)(pts[2 * j + 1] / play::SIXTHS) * sy);
-            }
-        });
+        const uint64_t loops =
+            cut::region_loops(grid, cells, n, outline_scratch, sx, sy, reverse, store.points,
+                              store.rings + 2 * store.n_rings, store.n_points);
+        store.n_rings += loops;
+        store.shapes[2 * shape + 1] += (int64_t)loops;
         return shape;
     };
     // Each piece: its cells' union, then the clearance off (nominal) and the kerf on (cut).

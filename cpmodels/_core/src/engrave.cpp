@@ -17,8 +17,8 @@ namespace play = cpcore::play;
 
 const double MOST_GLYPH = 1000.0;   // a glyph's numbers within this of 0 (size 10)
 const double TOLERANCE = 0.01;      // the deepest point's precision (mm)
-const uint64_t HEAP_CELLS = 4096;   // its search's squares kept at once
-const uint64_t MOST_STEPS = 100000;  // and squares looked at
+const uint64_t HEAP_CELLS = 2048;   // its search's squares kept at once
+const uint64_t MOST_STEPS = 8192;   // and squares looked at
 
 // The glyph table (make/glyphs.py), read and checked once: where each glyph starts, the
 // code points with their glyphs and kerning classes, the kerning and the joined pairs.
@@ -110,32 +110,6 @@ bool read_table(const int64_t* w, uint64_t n, int64_t* glyph_at, uint64_t room, 
     return at == n;
 }
 
-// The code points of n bytes of UTF-8 (strict: no overlong forms, surrogates or NUL) into
-// codes (room for CPCORE_MAX_ENGRAVED_TEXT); their count, or -1.
-int64_t decode(const uint8_t* s, uint64_t n, int32_t* codes) {
-    if (n > CPCORE_MAX_ENGRAVED_TEXT) return -1;
-    int64_t m = 0;
-    for (uint64_t i = 0; i < n;) {
-        const uint8_t b = s[i];
-        int len;
-        int32_t c, least;
-        if (b < 0x80) len = 1, c = b, least = 1;
-        else if ((b & 0xe0) == 0xc0) len = 2, c = b & 0x1f, least = 0x80;
-        else if ((b & 0xf0) == 0xe0) len = 3, c = b & 0x0f, least = 0x800;
-        else if ((b & 0xf8) == 0xf0) len = 4, c = b & 0x07, least = 0x10000;
-        else return -1;
-        if (i + (uint64_t)len > n) return -1;
-        for (int k = 1; k < len; ++k) {
-            if ((s[i + k] & 0xc0) != 0x80) return -1;
-            c = (c << 6) | (s[i + k] & 0x3f);
-        }
-        if (c < least || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return -1;
-        codes[m++] = c;
-        i += (uint64_t)len;
-    }
-    return m;
-}
-
 // One ring of a text: the table's points (at), how many, and the pen's move across.
 struct Ring {
     uint64_t at, n;
@@ -152,7 +126,7 @@ struct Laid {
 
 // Lays out m code points: their glyphs' rings into laid (room for
 // CPCORE_MAX_ENGRAVED_TEXT * most_rings); the missing code point, or 0.
-int64_t lay_out(const Table& t, const int32_t* codes, int64_t m, Laid& laid) {
+int64_t lay_out(const Table& t, const int64_t* codes, int64_t m, Laid& laid) {
     laid.n = 0;
     double x = 0;
     int64_t previous = -1;  // the last glyph's last code point's entry
@@ -195,62 +169,59 @@ int64_t lay_out(const Table& t, const int32_t* codes, int64_t m, Laid& laid) {
     return 0;
 }
 
-// Whether (x, y) is inside a ring (crossings of a ray to the right, odd).
-template <class Point>
-bool inside_ring(double x, double y, uint64_t n, Point&& point) {
+// Where a ring's points go: its point (x, y) to (fx (x + dx) + tx, fy y + ty).
+struct Map {
+    double dx, fx, fy, tx, ty;
+    void at(const int64_t* pts, uint64_t i, double& x, double& y) const {
+        x = fx * (get(pts, 2 * i) + dx) + tx;
+        y = fy * get(pts, 2 * i + 1) + ty;
+    }
+};
+
+const Map SAME{0, 1, 1, 0, 0};
+
+// Whether (x, y) is inside a ring of n points mapped by m (crossings of a ray to the
+// right, odd).
+bool inside_ring(double x, double y, const int64_t* pts, uint64_t n, const Map& m) {
     bool in = false;
     for (uint64_t i = 0, j = n - 1; i < n; j = i++) {
         double xi, yi, xj, yj;
-        point(i, xi, yi);
-        point(j, xj, yj);
+        m.at(pts, i, xi, yi);
+        m.at(pts, j, xj, yj);
         if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi) in = !in;
     }
     return in;
 }
 
-// Each ring's nesting: a ring inside an odd number of others is a hole of the one nearest
-// around it (inside as many less one).
-void nest(const Table& t, Laid& laid, int64_t* depth) {
-    auto ring_point = [&](const Ring& ring) {
-        return [&t, ring](uint64_t i, double& x, double& y) {
-            x = get(t.w, ring.at + 2 * i) + ring.dx;
-            y = get(t.w, ring.at + 2 * i + 1);
-        };
-    };
+// Each ring's nesting: a ring inside an odd number of others is a hole of the smallest of
+// them (the one nearest around it).
+void nest(const Table& t, Laid& laid) {
     for (uint64_t a = 0; a < laid.n; ++a) {
         const Ring& ra = laid.rings[a];
         const double x = get(t.w, ra.at) + ra.dx, y = get(t.w, ra.at + 1);
-        depth[a] = 0;
+        bool odd = false;
+        double least = 0;
         for (uint64_t b = 0; b < laid.n; ++b) {
-            if (b != a && inside_ring(x, y, laid.rings[b].n, ring_point(laid.rings[b])))
-                ++depth[a];
+            const Ring& rb = laid.rings[b];
+            if (b == a || !inside_ring(x, y, t.w + rb.at, rb.n, Map{rb.dx, 1, 1, 0, 0}))
+                continue;
+            odd = !odd;
+            const double area = cut::absolute(cut::twice_area(t.w + rb.at, rb.n));
+            if (laid.rings[a].hole_of < 0 || area < least)
+                laid.rings[a].hole_of = (int64_t)b, least = area;
         }
-    }
-    for (uint64_t a = 0; a < laid.n; ++a) {
-        if (depth[a] % 2 == 0) continue;
-        const Ring& ra = laid.rings[a];
-        const double x = get(t.w, ra.at) + ra.dx, y = get(t.w, ra.at + 1);
-        for (uint64_t b = 0; b < laid.n; ++b) {
-            if (b != a && depth[b] == depth[a] - 1 &&
-                inside_ring(x, y, laid.rings[b].n, ring_point(laid.rings[b]))) {
-                laid.rings[a].hole_of = (int64_t)b;
-                break;
-            }
-        }
+        if (!odd) laid.rings[a].hole_of = -1;
     }
 }
 
 // Where a laid text goes: x' = f x + tx, y' = -f y + ty (y up to y down), its box centred on
-// (cx, cy).
+// (cx, cy); each ring's map with its pen's move.
 struct Place {
     double f, tx, ty;
     Place(const Laid& laid, double f_, double cx, double cy)
         : f(f_), tx(cx - (f_ * laid.x0 + f_ * laid.x1) / 2),
           ty(cy - (-f_ * laid.y1 + -f_ * laid.y0) / 2) {}
-    void at(const Table& t, const Ring& ring, uint64_t i, double& x, double& y) const {
-        x = f * (get(t.w, ring.at + 2 * i) + ring.dx) + tx;
-        y = -f * get(t.w, ring.at + 2 * i + 1) + ty;
-    }
+    Map of(const Ring& ring) const { return Map{ring.dx, f, -f, tx, ty}; }
 };
 
 // The polygons of a placed text as the engraving stream writes them; returns how many.
@@ -267,9 +238,10 @@ int64_t put_polygons(Buffers& s, const Table& t, const Laid& laid, const Place& 
             if (k > 0 && laid.rings[b].hole_of != (int64_t)a) continue;
             const Ring& ring = laid.rings[b];
             s.put((int64_t)ring.n);
+            const Map m = place.of(ring);
             for (uint64_t i = 0; i < ring.n; ++i) {
                 double x, y;
-                place.at(t, ring, i, x, y);
+                m.at(t.w + ring.at, i, x, y);
                 s.put(bits(x));
                 s.put(bits(y));
             }
@@ -287,7 +259,7 @@ struct Outline {
     uint64_t size(uint64_t r) const { return (uint64_t)rings[2 * r + 1]; }
 };
 
-double squared_to_segment(double px, double py, double ax, double ay, double bx, double by) {
+__attribute__((noinline)) double squared_to_segment(double px, double py, double ax, double ay, double bx, double by) {
     const double dx = bx - ax, dy = by - ay;
     const double len = dx * dx + dy * dy;
     double u = len > 0 ? ((px - ax) * dx + (py - ay) * dy) / len : 0;
@@ -299,10 +271,7 @@ double squared_to_segment(double px, double py, double ax, double ay, double bx,
 bool inside_outline(const Outline& o, double x, double y) {
     bool in = false;
     for (uint64_t r = 0; r < o.n_rings; ++r) {
-        const int64_t* pts = o.ring(r);
-        in ^= inside_ring(x, y, o.size(r), [pts](uint64_t i, double& px, double& py) {
-            px = get(pts, 2 * i), py = get(pts, 2 * i + 1);
-        });
+        in ^= inside_ring(x, y, o.ring(r), o.size(r), SAME);
     }
     return in;
 }
@@ -325,71 +294,44 @@ double signed_distance(const Outline& o, double x, double y) {
 }
 
 // The point deepest inside the outline, within TOLERANCE (the maximum inscribed circle's
-// centre): squares halved best first, a square's best hope its centre's depth plus its half
-// diagonal; heap holds HEAP_CELLS squares (x, y, half side, depth: doubles).
-void deepest(const Outline& o, int64_t* heap, double& best_x, double& best_y) {
-    double x0 = 0, y0 = 0, x1 = 0, y1 = 0, cx = 0, cy = 0, twice = 0;
+// centre): squares halved best first (the first of equals), a square's best hope its
+// centre's depth plus its half diagonal; cells holds HEAP_CELLS squares (x, y, half side,
+// depth: doubles).
+void deepest(const Outline& o, int64_t* cells, double& best_x, double& best_y) {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     for (uint64_t r = 0; r < o.n_rings; ++r) {
         const int64_t* pts = o.ring(r);
-        const uint64_t n = o.size(r);
-        for (uint64_t i = 0; i < n; ++i) {
+        for (uint64_t i = 0; i < o.size(r); ++i) {
             const double x = get(pts, 2 * i), y = get(pts, 2 * i + 1);
             const bool first = r == 0 && i == 0;
             if (first || x < x0) x0 = x;
             if (first || y < y0) y0 = y;
             if (first || x > x1) x1 = x;
             if (first || y > y1) y1 = y;
-            const uint64_t j = (i + 1) % n;
-            const double xj = get(pts, 2 * j), yj = get(pts, 2 * j + 1);
-            const double cross = x * yj - xj * y;
-            twice += cross, cx += (x + xj) * cross, cy += (y + yj) * cross;
         }
     }
     const double sqrt2 = 0x1.6a09e667f3bcdp+0;
-    auto hope = [&](const int64_t* c) { return get(c, 3) + get(c, 2) * sqrt2; };
+    auto hope = [&](uint64_t k) { return get(cells, 4 * k + 3) + get(cells, 4 * k + 2) * sqrt2; };
     uint64_t n = 0;
     auto push = [&](double x, double y, double h) {
         if (n == HEAP_CELLS) return;
-        int64_t* c = heap + 4 * n;
+        int64_t* c = cells + 4 * n++;
         set(c, 0, x), set(c, 1, y), set(c, 2, h), set(c, 3, signed_distance(o, x, y));
-        uint64_t k = n++;  // sift up: the best hope on top, the earlier of equals
-        while (k > 0) {
-            const uint64_t up = (k - 1) / 2;
-            if (!(hope(heap + 4 * up) < hope(heap + 4 * k))) break;
-            for (int w = 0; w < 4; ++w) {
-                const int64_t v = heap[4 * up + w];
-                heap[4 * up + w] = heap[4 * k + w], heap[4 * k + w] = v;
-            }
-            k = up;
-        }
     };
-    best_x = twice != 0 ? cx / (3 * twice) : (x0 + x1) / 2;
-    best_y = twice != 0 ? cy / (3 * twice) : (y0 + y1) / 2;
+    best_x = (x0 + x1) / 2, best_y = (y0 + y1) / 2;
     double best = signed_distance(o, best_x, best_y);
     const double side = (x1 - x0) > (y1 - y0) ? x1 - x0 : y1 - y0;
-    if (!(side > 0)) return;
-    push((x0 + x1) / 2, (y0 + y1) / 2, side / 2);
+    push(best_x, best_y, side / 2);
     for (uint64_t step = 0; n > 0 && step < MOST_STEPS; ++step) {
-        int64_t top[4];
-        for (int w = 0; w < 4; ++w) top[w] = heap[w];
+        uint64_t top = 0;
+        for (uint64_t k = 1; k < n; ++k) top = hope(k) > hope(top) ? k : top;
+        const double x = get(cells, 4 * top), y = get(cells, 4 * top + 1);
+        const double h = get(cells, 4 * top + 2), d = get(cells, 4 * top + 3);
+        const double most = hope(top);
         --n;
-        for (int w = 0; w < 4; ++w) heap[w] = heap[4 * n + w];
-        uint64_t k = 0;  // sift down
-        for (;;) {
-            const uint64_t a = 2 * k + 1, b = a + 1;
-            uint64_t m = k;
-            if (a < n && hope(heap + 4 * m) < hope(heap + 4 * a)) m = a;
-            if (b < n && hope(heap + 4 * m) < hope(heap + 4 * b)) m = b;
-            if (m == k) break;
-            for (int w = 0; w < 4; ++w) {
-                const int64_t v = heap[4 * m + w];
-                heap[4 * m + w] = heap[4 * k + w], heap[4 * k + w] = v;
-            }
-            k = m;
-        }
-        const double x = get(top, 0), y = get(top, 1), h = get(top, 2), d = get(top, 3);
+        for (int w = 0; w < 4; ++w) cells[4 * top + w] = cells[4 * n + w];
         if (d > best) best = d, best_x = x, best_y = y;
-        if (hope(top) - best <= TOLERANCE) break;  // no square left can do better
+        if (most - best <= TOLERANCE) break;  // no square left can do better
         const double q = h / 2;
         push(x - q, y - q, q);
         push(x + q, y - q, q);
@@ -406,10 +348,11 @@ bool fits(const Outline& o, const Table& t, const Laid& laid, const Place& place
     const double m2 = margin * margin;
     for (uint64_t a = 0; a < laid.n; ++a) {
         const Ring& ring = laid.rings[a];
+        const Map map = place.of(ring);
         for (uint64_t i = 0; i < ring.n; ++i) {
             double px, py, qx, qy;
-            place.at(t, ring, i, px, py);
-            place.at(t, ring, (i + 1) % ring.n, qx, qy);
+            map.at(t.w + ring.at, i, px, py);
+            map.at(t.w + ring.at, (i + 1) % ring.n, qx, qy);
             if (a == 0 && i == 0 && !inside_outline(o, px, py)) return false;
             for (uint64_t r = 0; r < o.n_rings; ++r) {
                 const int64_t* pts = o.ring(r);
@@ -438,10 +381,7 @@ bool fits(const Outline& o, const Table& t, const Laid& laid, const Place& place
         bool in = false;
         for (uint64_t a = 0; a < laid.n; ++a) {
             const Ring& ring = laid.rings[a];
-            in ^= inside_ring(get(pts, 0), get(pts, 1), ring.n,
-                              [&](uint64_t i, double& x, double& y) {
-                                  place.at(t, ring, i, x, y);
-                              });
+            in ^= inside_ring(get(pts, 0), get(pts, 1), t.w + ring.at, ring.n, place.of(ring));
         }
         if (in) return false;
     }
@@ -473,41 +413,49 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
     const double cell = get(in->sizes, 0), clearance = get(in->sizes, 2);
     if (!(cell >= 1.0 && cell <= 500.0 && clearance >= 0 && clearance < cell / 4))
         return CPCORE_CUT_BAD_SIZES;
-    auto runs_hold = [](const int64_t* start, uint64_t n, uint64_t bytes) {
-        if (bytes > CPCORE_MAX_CUT_NAME_BYTES || start[0] != 0 || (uint64_t)start[n] != bytes)
+    auto runs_hold = [](const int64_t* start, uint64_t n, const int64_t* text, uint64_t chars) {
+        if (chars > CPCORE_MAX_CUT_NAME_BYTES || start[0] != 0 || (uint64_t)start[n] != chars)
             return false;
         for (uint64_t k = 0; k < n; ++k) {
             if (start[k + 1] < start[k] || start[k + 1] - start[k] > CPCORE_MAX_ENGRAVED_TEXT)
                 return false;
         }
+        for (uint64_t k = 0; k < chars; ++k) {
+            const int64_t c = text[k];
+            if (c < 1 || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return false;
+        }
         return true;
     };
-    if (!runs_hold(in->label_start, n_labels, in->n_label_bytes) ||
-        !runs_hold(in->name_start, n_pieces, in->n_name_bytes))
+    if (!runs_hold(in->label_start, n_labels, in->label_text, in->n_label_chars) ||
+        !runs_hold(in->name_start, n_pieces, in->name_text, in->n_name_chars))
         return CPCORE_ENGRAVE_BAD_TEXT;
     if (in->n_glyph_words > CPCORE_MAX_GLYPH_WORDS) return CPCORE_ENGRAVE_BAD_GLYPHS;
 
-    // The scratch: each glyph's start, a text's rings and their depths, the outline's
+    // The scratch: each glyph's start, a text's rings, the outline's
     // scratch and a piece's cells and nominal outline (a region's loops have at most 6
     // points a cell), the deepest point's squares.
-    const uint64_t n_glyph_room = in->n_glyph_words;
+    const uint64_t n = in->n_glyph_words;  // the glyphs' starts: as many as the table says
+    const uint64_t n_glyph_room =
+        n > 0 && in->glyphs[0] >= 0 && (uint64_t)in->glyphs[0] <= n ? (uint64_t)in->glyphs[0] : 0;
     const uint64_t ring_room = CPCORE_MAX_ENGRAVED_TEXT * CPCORE_MAX_GLYPH_RINGS;
     const uint64_t ring_words = (sizeof(Ring) + 7) / 8;
     const uint64_t n_points = 6 * largest + 8;
-    if (!s.scratch(n_glyph_room + ring_room * (ring_words + 1) + 81 * largest +
-                   4 * n_points + 4 * n_points + 4 * HEAP_CELLS))
+    if (!s.scratch(n_glyph_room + ring_room * ring_words + 81 * largest +
+                   4 * n_points + 4 * n_points + 4 * HEAP_CELLS + n_labels))
         return CPCORE_GEOMETRY_SMALL_BUFFER;
     int64_t* glyph_at = buffers->scratch;
     Ring* rings = reinterpret_cast<Ring*>(glyph_at + n_glyph_room);
-    int64_t* depth = glyph_at + n_glyph_room + ring_room * ring_words;
-    int64_t* outline_scratch = depth + ring_room;
+    int64_t* outline_scratch = glyph_at + n_glyph_room + ring_room * ring_words;
     int64_t* sorted = outline_scratch + 80 * largest;
     int64_t* cell_points = sorted + largest;
     int64_t* cell_rings = cell_points + 2 * n_points;
     int64_t* nominal_points = cell_rings + 2 * n_points;
     int64_t* nominal_rings = nominal_points + 2 * n_points;
     int64_t* heap = nominal_rings + 2 * n_points;
-    CPCORE_ASSERT(heap + 4 * HEAP_CELLS <= buffers->scratch + buffers->n_scratch);
+    int64_t* label_order = heap + 4 * HEAP_CELLS;  // the labels in their cells' order
+    CPCORE_ASSERT(label_order + n_labels <= buffers->scratch + buffers->n_scratch);
+    if (reading_order(in->label_cells, 2, label_order, n_labels) != n_labels)
+        return CPCORE_CUT_BAD_PARTS;
 
     for (uint64_t p = 0; p < n_pieces; ++p) {
         const int64_t* cells = in->piece_cells + 2 * in->piece_start[p];
@@ -518,24 +466,23 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
     if (!read_table(in->glyphs, in->n_glyph_words, glyph_at, n_glyph_room, t))
         return CPCORE_ENGRAVE_BAD_GLYPHS;
     CPCORE_ASSERT(t.most_rings <= CPCORE_MAX_GLYPH_RINGS);
-    // Every text decodes and has its glyphs, before anything is written.
-    int32_t codes[CPCORE_MAX_ENGRAVED_TEXT];
+    // Every text has its glyphs, before anything is written.
     Laid laid;
     laid.rings = rings;
-    auto text_of = [&](const int64_t* start, const uint8_t* bytes, uint64_t k) {
-        return decode(bytes + start[k], (uint64_t)(start[k + 1] - start[k]), codes);
+    // Label k's characters (k < n_labels), else piece k - n_labels's name's: m of them.
+    auto text_of = [&](uint64_t k, int64_t& m) {
+        const bool label = k < n_labels;
+        const int64_t* start = label ? in->label_start + k : in->name_start + (k - n_labels);
+        m = start[1] - start[0];
+        return (label ? in->label_text : in->name_text) + start[0];
     };
-    for (int pass = 0; pass < 2; ++pass) {
-        const uint64_t n = pass == 0 ? n_labels : n_pieces;
-        for (uint64_t k = 0; k < n; ++k) {
-            const int64_t m = pass == 0 ? text_of(in->label_start, in->label_bytes, k)
-                                        : text_of(in->name_start, in->names, k);
-            if (m < 0) return CPCORE_ENGRAVE_BAD_TEXT;
-            const int64_t missing = lay_out(t, codes, m, laid);
-            if (missing != 0) {
-                s.put(missing);
-                return s.end();
-            }
+    for (uint64_t k = 0; k < n_labels + n_pieces; ++k) {
+        int64_t m;
+        const int64_t* codes = text_of(k, m);
+        const int64_t missing = lay_out(t, codes, m, laid);
+        if (missing != 0) {
+            s.put(missing);
+            return s.end();
         }
     }
     s.put(0);
@@ -554,33 +501,30 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
 
     // Each piece's name.
     for (uint64_t p = 0; p < n_pieces; ++p) {
-        const int64_t m = text_of(in->name_start, in->names, p);
+        int64_t m;
+        const int64_t* codes = text_of(n_labels + p, m);
         lay_out(t, codes, m, laid);
         const double f = factor_of(laid, tall, wide);
         if (!(f > 0)) {
             s.put(0);
             continue;
         }
-        nest(t, laid, depth);
+        nest(t, laid);
         // The piece less half the clearance (its nominal outline).
         const int64_t* cells = in->piece_cells + 2 * in->piece_start[p];
         const uint64_t n = (uint64_t)(in->piece_start[p + 1] - in->piece_start[p]);
         Outline cells_outline{cell_points, cell_rings}, nominal{nominal_points, nominal_rings};
-        play::outline(grid, cells, n, outline_scratch, [&](const int64_t* pts, uint64_t k) {
-            CPCORE_ASSERT(cells_outline.n_points + k <= n_points);
-            int64_t* to = cells_outline.points + 2 * cells_outline.n_points;
-            for (uint64_t i = 0; i < k; ++i) {
-                set(to, 2 * i, (double)(pts[2 * i] / play::SIXTHS) * sx);
-                set(to, 2 * i + 1, (double)(pts[2 * i + 1] / play::SIXTHS) * sy);
-            }
-            cells_outline.rings[2 * cells_outline.n_rings] = (int64_t)cells_outline.n_points;
-            cells_outline.rings[2 * cells_outline.n_rings + 1] = (int64_t)k;
-            nominal.rings[2 * nominal.n_rings] = (int64_t)cells_outline.n_points;
-            nominal.rings[2 * nominal.n_rings + 1] = (int64_t)k;
-            ++cells_outline.n_rings, ++nominal.n_rings;
-            cut::offset(to, k, -clearance / 2, nominal.points + 2 * cells_outline.n_points);
-            cells_outline.n_points += k;
-        });
+        cells_outline.n_rings = cut::region_loops(grid, cells, n, outline_scratch, sx, sy, false,
+                                                  cell_points, cell_rings,
+                                                  cells_outline.n_points);
+        CPCORE_ASSERT(cells_outline.n_points <= n_points);
+        for (uint64_t r = 0; r < cells_outline.n_rings; ++r) {
+            nominal.rings[2 * r] = cells_outline.rings[2 * r];
+            nominal.rings[2 * r + 1] = cells_outline.rings[2 * r + 1];
+            cut::offset(cells_outline.ring(r), cells_outline.size(r), -clearance / 2,
+                        nominal_points + 2 * cells_outline.rings[2 * r]);
+        }
+        nominal.n_rings = cells_outline.n_rings;
         nominal.n_points = cells_outline.n_points;
         double at_x, at_y;
         deepest(nominal, heap, at_x, at_y);
@@ -603,17 +547,22 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
     // The labels on the base, all at one size.
     double f = 0;
     for (uint64_t k = 0; k < n_labels; ++k) {
-        lay_out(t, codes, text_of(in->label_start, in->label_bytes, k), laid);
+        int64_t m;
+        const int64_t* codes = text_of(k, m);
+        lay_out(t, codes, m, laid);
         const double g = factor_of(laid, tall, wide);
         if (g > 0 && (f == 0 || g < f)) f = g;
     }
     const uint64_t count_at = s.n;
     s.put(0);
     int64_t n_polys = 0;
-    for (uint64_t k = 0; k < n_labels; ++k) {
-        lay_out(t, codes, text_of(in->label_start, in->label_bytes, k), laid);
+    for (uint64_t i = 0; i < n_labels; ++i) {
+        const uint64_t k = (uint64_t)label_order[i];
+        int64_t m;
+        const int64_t* codes = text_of(k, m);
+        lay_out(t, codes, m, laid);
         if (!(factor_of(laid, tall, wide) > 0)) continue;
-        nest(t, laid, depth);
+        nest(t, laid);
         int64_t centre[2];
         play::cell_centre(grid, in->label_cells[2 * k], in->label_cells[2 * k + 1], centre);
         const Place place(laid, f, (double)centre[0] / (double)play::SIXTHS * sx,

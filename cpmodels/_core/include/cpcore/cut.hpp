@@ -86,6 +86,14 @@ inline void drawing_scale(int64_t grid, double cell, double& sx, double& sy) {
     sx = ux * scale, sy = uy * scale;
 }
 
+// The loops of a region of n cells (play::outline's, scratch its 80 words a cell) in
+// millimetres (a drawing unit sx across, sy down), each reversed when ``reverse``: their
+// points appended at points + 2 n_points (n_points advanced), each loop's first point and
+// count appended to rings as two words; returns how many loops (src/cut.cpp).
+uint64_t region_loops(int64_t grid, const int64_t* cells, uint64_t n, int64_t* scratch,
+                      double sx, double sy, bool reverse, int64_t* points, int64_t* rings,
+                      uint64_t& n_points);
+
 // A ring of n points (2n doubles at from) moved out of its material by d, into to.
 inline void offset(const int64_t* from, uint64_t n, double d, int64_t* to) {
     CPCORE_ASSERT(n >= 3);
