@@ -1,5 +1,5 @@
 """The engraving's glyph table: a font's outlines as data the engine core lays text out from
-(``cpcore_engrave``, ``cpcore/engrave.hpp``), made here from a font file by matplotlib.
+(``cpcore_engrave``, ``src/engrave.cpp``), made here from a font file by matplotlib.
 
 The table is a stream of 64-bit words (doubles as their bits), native (little-endian) order:
 

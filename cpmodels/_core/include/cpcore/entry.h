@@ -901,7 +901,7 @@ typedef struct cpcore_cut_input {
  * width and height with the kerf (doubles' bits). */
 int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers* buffers);
 
-/* --- the engraving on a laser's parts (cpcore/engrave.hpp; make/glyphs.py) --------------- */
+/* --- the engraving on a laser's parts (src/engrave.cpp; make/glyphs.py) ------------------ */
 
 /* What cpcore_engrave returns besides the geometry calls' and cpcore_cut_sheets' statuses. A
  * label or a name is at most CPCORE_MAX_ENGRAVED_TEXT characters (code points 1 to 0x10ffff,
