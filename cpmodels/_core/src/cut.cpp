@@ -336,27 +336,35 @@ uint64_t cpcore::cut::region_loops(int64_t grid, const int64_t* cells, uint64_t 
     return loops;
 }
 
-extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers* buffers) {
-    Buffers s(buffers);
-    const int64_t grid = in->grid;
-    const uint64_t n_board = in->n_board, n_pieces = in->n_pieces;
-    const uint64_t n_piece_cells = in->n_piece_cells;
+int64_t cpcore::cut::parts_status(int64_t grid, const int64_t* board, uint64_t n_board,
+                                   const int64_t* piece_cells, const int64_t* piece_start,
+                                   uint64_t n_pieces, uint64_t n_piece_cells,
+                                   uint64_t& largest) {
     if (grid == CUBE) return CPCORE_CUT_NOT_PLANE;
     if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
     if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
         n_pieces > CPCORE_MAX_CUT_PARTS) {
         return CPCORE_GEOMETRY_TOO_MANY_CELLS;
     }
-    if (n_board == 0) return CPCORE_CUT_NO_CELLS;
-    uint64_t largest = 0;
-    const int64_t runs = shape_runs(in->piece_start, n_pieces, n_piece_cells,
+    const int64_t runs = shape_runs(piece_start, n_pieces, n_piece_cells,
                                     CPCORE_MAX_LAYOUT_PIECE, largest);
     if (runs != 0) return runs;
     const int64_t most = CPCORE_MAX_LAYOUT_COORDINATE;
-    if (!within(in->board, 2 * n_board, most) ||
-        !within(in->piece_cells, 2 * n_piece_cells, most)) {
+    if (!within(board, 2 * n_board, most) || !within(piece_cells, 2 * n_piece_cells, most))
         return CPCORE_CUT_COORDINATE;
-    }
+    return 0;
+}
+
+extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers* buffers) {
+    Buffers s(buffers);
+    const int64_t grid = in->grid;
+    const uint64_t n_board = in->n_board, n_pieces = in->n_pieces;
+    const uint64_t n_piece_cells = in->n_piece_cells;
+    uint64_t largest = 0;
+    const int64_t status = cut::parts_status(grid, in->board, n_board, in->piece_cells,
+                                             in->piece_start, n_pieces, n_piece_cells, largest);
+    if (status != 0) return status;
+    if (n_board == 0) return CPCORE_CUT_NO_CELLS;
     double z[N_SIZES];
     for (int k = 0; k < N_SIZES; ++k) z[k] = get(in->sizes, (uint64_t)k);
     if (!sizes_hold(z)) return CPCORE_CUT_BAD_SIZES;

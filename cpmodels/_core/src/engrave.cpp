@@ -395,21 +395,10 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
     const int64_t grid = in->grid;
     const uint64_t n_labels = in->n_labels, n_pieces = in->n_pieces;
     const uint64_t n_piece_cells = in->n_piece_cells;
-    if (grid == CUBE) return CPCORE_CUT_NOT_PLANE;
-    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
-    if (n_labels > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
-        n_pieces > CPCORE_MAX_CUT_PARTS) {
-        return CPCORE_GEOMETRY_TOO_MANY_CELLS;
-    }
     uint64_t largest = 0;
-    const int64_t runs = shape_runs(in->piece_start, n_pieces, n_piece_cells,
-                                    CPCORE_MAX_LAYOUT_PIECE, largest);
-    if (runs != 0) return runs;
-    const int64_t most = CPCORE_MAX_LAYOUT_COORDINATE;
-    if (!within(in->label_cells, 2 * n_labels, most) ||
-        !within(in->piece_cells, 2 * n_piece_cells, most)) {
-        return CPCORE_CUT_COORDINATE;
-    }
+    const int64_t status = cut::parts_status(grid, in->label_cells, n_labels, in->piece_cells,
+                                             in->piece_start, n_pieces, n_piece_cells, largest);
+    if (status != 0) return status;
     const double cell = get(in->sizes, 0), clearance = get(in->sizes, 2);
     if (!(cell >= 1.0 && cell <= 500.0 && clearance >= 0 && clearance < cell / 4))
         return CPCORE_CUT_BAD_SIZES;

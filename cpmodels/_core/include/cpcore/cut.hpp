@@ -94,6 +94,14 @@ uint64_t region_loops(int64_t grid, const int64_t* cells, uint64_t n, int64_t* s
                       double sx, double sy, bool reverse, int64_t* points, int64_t* rings,
                       uint64_t& n_points);
 
+// The checks a board's cells (n_board of them: a board or its labelled cells) and pieces
+// pass for cut_sheets and engrave, in entry.h's statuses: a plane grid, at most so many
+// cells and parts, each piece's run of cells, every coordinate near 0; 0 when they hold,
+// largest set to the largest piece's cells (src/cut.cpp).
+int64_t parts_status(int64_t grid, const int64_t* board, uint64_t n_board,
+                     const int64_t* piece_cells, const int64_t* piece_start, uint64_t n_pieces,
+                     uint64_t n_piece_cells, uint64_t& largest);
+
 // A ring of n points (2n doubles at from) moved out of its material by d, into to.
 inline void offset(const int64_t* from, uint64_t n, double d, int64_t* to) {
     CPCORE_ASSERT(n >= 3);
