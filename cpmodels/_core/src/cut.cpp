@@ -317,44 +317,6 @@ bool before(const Layout& l, const Part& a, const Part& b) {
 
 }  // namespace
 
-uint64_t cpcore::cut::region_loops(int64_t grid, const int64_t* cells, uint64_t n,
-                                   int64_t* scratch, double sx, double sy, bool reverse,
-                                   int64_t* points, int64_t* rings, uint64_t& n_points) {
-    uint64_t loops = 0;
-    play::outline(grid, cells, n, scratch, [&](const int64_t* pts, uint64_t m) {
-        int64_t* to = points + 2 * n_points;
-        for (uint64_t i = 0; i < m; ++i) {
-            const uint64_t j = reverse ? m - 1 - i : i;
-            set(to, 2 * i, (double)(pts[2 * j] / play::SIXTHS) * sx);
-            set(to, 2 * i + 1, (double)(pts[2 * j + 1] / play::SIXTHS) * sy);
-        }
-        rings[2 * loops] = (int64_t)n_points;
-        rings[2 * loops + 1] = (int64_t)m;
-        ++loops;
-        n_points += m;
-    });
-    return loops;
-}
-
-int64_t cpcore::cut::parts_status(int64_t grid, const int64_t* board, uint64_t n_board,
-                                   const int64_t* piece_cells, const int64_t* piece_start,
-                                   uint64_t n_pieces, uint64_t n_piece_cells,
-                                   uint64_t& largest) {
-    if (grid == CUBE) return CPCORE_CUT_NOT_PLANE;
-    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
-    if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
-        n_pieces > CPCORE_MAX_CUT_PARTS) {
-        return CPCORE_GEOMETRY_TOO_MANY_CELLS;
-    }
-    const int64_t runs = shape_runs(piece_start, n_pieces, n_piece_cells,
-                                    CPCORE_MAX_LAYOUT_PIECE, largest);
-    if (runs != 0) return runs;
-    const int64_t most = CPCORE_MAX_LAYOUT_COORDINATE;
-    if (!within(board, 2 * n_board, most) || !within(piece_cells, 2 * n_piece_cells, most))
-        return CPCORE_CUT_COORDINATE;
-    return 0;
-}
-
 extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers* buffers) {
     Buffers s(buffers);
     const int64_t grid = in->grid;
