@@ -64,6 +64,12 @@ bool read_table(const int64_t* w, uint64_t n, int64_t* glyph_at, uint64_t room, 
         v = w[at++];
         return v >= least && v <= most;
     };
+    // A count of records of ``per`` words that the words after it hold.
+    auto records = [&](int64_t& v, int64_t least, uint64_t per) {
+        if (at >= n) return false;
+        v = w[at++];
+        return v >= least && (uint64_t)v <= (n - at) / per;
+    };
     const int64_t most = (int64_t)n;
     int64_t n_glyphs;
     if (!take(n_glyphs, 0, most) || (uint64_t)n_glyphs > room) return false;
@@ -76,14 +82,14 @@ bool read_table(const int64_t* w, uint64_t n, int64_t* glyph_at, uint64_t room, 
         if ((uint64_t)n_rings > t.most_rings) t.most_rings = (uint64_t)n_rings;
         for (int64_t r = 0; r < n_rings; ++r) {
             int64_t n_points;
-            if (!take(n_points, 3, (most - (int64_t)at) / 2)) return false;
+            if (!records(n_points, 3, 2)) return false;
             for (int64_t k = 0; k < 2 * n_points; ++k) {
                 if (!small_number(get(w, at++))) return false;
             }
         }
     }
     int64_t n_chars;
-    if (!take(n_chars, 0, (most - (int64_t)at) / 4)) return false;
+    if (!records(n_chars, 0, 4)) return false;
     t.chars = w + at, t.n_chars = (uint64_t)n_chars;
     at += 4 * (uint64_t)n_chars;
     int64_t n_first, n_second;
@@ -94,7 +100,7 @@ bool read_table(const int64_t* w, uint64_t n, int64_t* glyph_at, uint64_t room, 
         if (!small_number(get(w, at++))) return false;
     }
     int64_t n_joined;
-    if (!take(n_joined, 0, (most - (int64_t)at) / 3)) return false;
+    if (!records(n_joined, 0, 3)) return false;
     t.joined = w + at, t.n_joined = (uint64_t)n_joined;
     at += 3 * (uint64_t)n_joined;
     for (uint64_t k = 0; k < t.n_chars; ++k) {
