@@ -293,6 +293,45 @@ def _cut() -> list[bytes]:
     return out
 
 
+def _engrave() -> list[bytes]:
+    """make's engraving of the bundled plane calendars and packings (their labels and
+    names), in a glyph table of their characters (DejaVu Sans Bold) given as words, and
+    again with the table made from the input."""
+    from cpmodels.make.glyphs import table
+    from cpmodels.make.shapes import FONT
+    from cpmodels.spec import load_spec
+
+    out = []
+    for name in ("calendar_day", "calendar_week", "hexiamonds_rhombus", "polyhexes"):
+        spec = load_spec(name)
+        labels = [(c, [ord(ch) for ch in t]) for c, t in getattr(spec, "cell_labels", {}).items()]
+        pieces = [(sorted(p.cells), [ord(ch) for ch in p.name]) for p in spec.pieces]
+        chars = {chr(c) for _, t in [*labels, *pieces] for c in t}
+        glyphs = np.frombuffer(table(chars, FONT), dtype=np.int64)
+        for given in (True, False):
+            w = Words()
+            w.within(GRIDS.index(spec.grid), -1)
+            w.count(len(labels))
+            w.numbers([x for c, _ in labels for x in c])
+            w.runs([len(t) for _, t in labels])
+            w.numbers([b for _, t in labels for b in t])
+            w.count(len(pieces))
+            w.runs([len(c) for c, _ in pieces])
+            w.numbers([x for c, _ in pieces for x in _flat(c)])
+            w.runs([len(n) for _, n in pieces])
+            w.numbers([b for _, n in pieces for b in n])
+            w.numbers([6, 1, 2, 1, 1, 1, 1, 1])  # cell 20, kerf 0, clearance 0.2, others 0
+            if given:
+                w.count(0)
+                w.count(len(glyphs))
+                w.numbers(glyphs.tolist())
+            else:
+                w.count(1)
+            w.count(0)
+            out.append(w.bytes())
+    return out
+
+
 def _cover(w: Words, arrays: dict[str, np.ndarray]) -> None:
     """A cover's flat arrays (cover.hpp's read_cover)."""
     low, high = arrays["low"].tolist(), arrays["high"].tolist()
@@ -583,6 +622,7 @@ def seeds() -> dict[str, list[bytes]]:
         "cnf": [_cnf(made, lits) for made, lits in calls["step"]],
         "towers": _towers(),
         "cut": _cut(),
+        "engrave": _engrave(),
     }
     return made
 

@@ -1,6 +1,8 @@
-"""make's sheets as the package wrote them in Python (shapely turns and first-fit shelves,
-then SVG text), kept as the oracle the core's cut sheets (cpcore_cut_sheets) are checked
-against in tests/test_cut_core.py."""
+"""make's sheets and engraving as the package wrote them in Python (shapely turns and
+first-fit shelves, then SVG text; glyph outlines from matplotlib's text paths, each piece's
+name at shapely's pole of inaccessibility), kept as the oracle the core's cut sheets
+(cpcore_cut_sheets) and engraving (cpcore_engrave) are checked against in
+tests/test_cut_core.py and tests/test_engrave.py."""
 
 from __future__ import annotations
 
@@ -9,7 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+import numpy as np
+from matplotlib.textpath import TextPath
 from shapely import affinity
+from shapely.geometry import Polygon
+from shapely.ops import polylabel, unary_union
 
 from cpmodels.make.shapes import polygons
 
@@ -122,3 +128,50 @@ def sheet_svg(sheet: OracleSheet) -> str:
         "</svg>",
         "",
     ])
+
+
+# Label size as a share of a cell's side: a glyph run fits inside the cell's inner circle.
+LABEL_SIZE = {"square": (0.34, 0.8), "triangle": (0.17, 0.38), "hex": (0.4, 1.1)}
+
+
+def glyphs(text: str, font: Any) -> Any:
+    """``text`` as filled glyph outlines at size 10, y up (the font's own way)."""
+    path = TextPath((0, 0), text, size=10, prop=font)
+    shape: Any = Polygon()
+    for ring in path.to_polygons():
+        if np.shape(ring)[0] >= 3:
+            shape = shape.symmetric_difference(Polygon(ring).buffer(0))  # holes of a glyph
+    return shape
+
+
+def text_outlines(texts: dict[tuple[float, float], str], height: float, width: float,
+                  font: Any) -> Any:
+    """Each text as filled glyph outlines centred on its point (x across, y down), all at one
+    size: the largest at which every text is at most ``height`` tall and ``width`` wide, in
+    millimetres. None when there is no text."""
+    shapes = {at: glyphs(text, font) for at, text in texts.items()}
+    shapes = {at: g for at, g in shapes.items() if not g.is_empty}
+    if not shapes:
+        return None
+    factor = min(min(height / (g.bounds[3] - g.bounds[1]), width / (g.bounds[2] - g.bounds[0]))
+                 for g in shapes.values())
+    placed = []
+    for (x, y), shape in shapes.items():
+        shape = affinity.scale(shape, factor, -factor, origin=(0, 0))  # y up to y down
+        x0, y0, x1, y1 = shape.bounds
+        placed.append(affinity.translate(shape, x - (x0 + x1) / 2, y - (y0 + y1) / 2))
+    return unary_union(placed)
+
+
+def name_on(piece: Any, name: str, height: float, width: float, font: Any) -> Any:
+    """``name`` engraved on a piece, centred on the point deepest inside it and shrunk until
+    it lies inside with a margin; None when even a small one does not fit."""
+    inside = piece if piece.geom_type == "Polygon" else max(piece.geoms, key=lambda g: g.area)
+    at = polylabel(inside, tolerance=0.01)
+    room = inside.buffer(-0.05 * height)
+    for _ in range(4):
+        shape = text_outlines({(at.x, at.y): name}, height, width, font)
+        if shape is None or room.contains(shape):
+            return shape
+        height, width = height * 0.7, width * 0.7
+    return None

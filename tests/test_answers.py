@@ -346,9 +346,12 @@ def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
     the cpmodels server; the play page says a drawn board's link needs the engine, which
     did not load; both register
     the site's service worker."""
+    from cpmodels.web.routes.pages import editor_page
+
     static = resources.files("cpmodels.web").joinpath("static")
-    marked = {name: static.joinpath(name).read_text().replace(
-        "<head>", '<head>\n<meta name="cpmodels-site">', 1) for name in ("edit.html", "index.html")}
+    pages = {"edit.html": editor_page(), "index.html": static.joinpath("index.html").read_text()}
+    marked = {name: text.replace("<head>", '<head>\n<meta name="cpmodels-site">', 1)
+              for name, text in pages.items()}
     errors: list[str] = []
     context, page = _page(browser, LAPTOP, errors)
     page.route("**/*.html", lambda route: route.fulfill(

@@ -133,6 +133,26 @@ def test_the_plan_route_serves_each_calendars_plan_and_refuses_the_rest(client, 
         _refused(client.get(f"/static/engine/{name}"))
 
 
+def test_the_editor_makes_files_at_make_options_sizes_and_keeps_no_copy_of_them(client):
+    """The editor's cut-file sizes are MakeOptions' defaults, written into the page by the
+    server (its fields' first values and the JSON edit.js reads): edit.js holds none."""
+    from cpmodels.make import MakeOptions
+
+    page = client.get("/edit.html").text
+    assert "__MAKE_" not in page
+    found = re.search(r'<script type="application/json" id="make-sizes">([^<]*)</script>', page)
+    assert found, "the editor's page carries make's sizes"
+    o = MakeOptions()
+    assert json.loads(found[1]) == {"cell": o.cell, "kerf": o.kerf, "clearance": o.clearance,
+                                    "sheet": list(o.sheet), "gap": o.gap, "margin": o.margin}
+    for field, value in (("cellmm", f"{o.cell:g}"), ("kerf", f"{o.kerf:g}"),
+                         ("sheet", f"{o.sheet[0]:g}x{o.sheet[1]:g}")):
+        assert re.search(rf'<input id="{field}"[^>]* value="{re.escape(value)}"', page), field
+    script = client.get("/static/edit.js").text
+    assert re.search(r"(clearance|gap|margin):\s*[\d.]", script) is None
+    assert re.search(r"SHEET_MARGIN\s*=\s*[\d.]", script) is None
+
+
 def test_no_solution_past_the_last_of_a_puzzle_with_none_says_so(client):
     for labels, said in ((["A"], "A has 1."), (["B"], "B has no solution.")):
         answer = client.post("/api/solution", json={"spec": "tiny", "labels": labels,
@@ -651,9 +671,9 @@ def test_the_editor_counts_on_the_site_and_an_edit_cancels_the_count(browser, st
         page.wait_for_function("document.querySelector('footer').textContent.startsWith("
                                "'Counts come')", timeout=WAIT)
         assert page.locator("footer").inner_text() == (
-            "Counts come from the engine in this browser (2 workers); designing, the "
-            "engraving, DXF and the prints need the cpmodels server (cpmodels serve); the "
-            "laser's SVG is made here.".replace(
+            "Counts come from the engine in this browser (2 workers); designing, DXF and "
+            "the prints need the cpmodels server (cpmodels serve); the laser's SVG is made "
+            "here.".replace(
                 "2 workers", page.evaluate("`${navigator.hardwareConcurrency} workers`")))
         page.select_option("#start", "calendar_day")
         page.wait_for_function("document.querySelector('#summary').textContent"

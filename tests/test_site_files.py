@@ -2,7 +2,7 @@
 server's ``api/board/yaml`` writes, byte for byte on the bundled calendars; Open YAML (or a
 file dropped on the editor) reads a file as ``api/board/open`` does and refuses what it
 refuses, in its sentences, before anything is drawn; the laser's SVG is made in the browser
-by the engine (cpmodels make's sheet, its engraving left to the server, as the page says).
+by the engine (cpmodels make's sheet, engraving and all, byte for byte).
 The page asks for nothing but the site's own files meanwhile."""
 
 from __future__ import annotations
@@ -66,10 +66,9 @@ def _saved(page) -> str:
 
 
 MAKE_ON_SERVER = (
-    "The laser's SVG is made here without its engraving; the engraved labels and names, DXF, "
-    "and the 3-D prints (STL, 3MF) are made by the cpmodels server: Save YAML, then run "
-    "cpmodels make on the file, or run cpmodels serve and make them in its editor.")
-ENGRAVED = re.compile(r'(<g id="engrave"[^\n]*\n)(?:    <path [^\n]*\n)*')
+    "The laser's SVG is made here, engraving and all; the DXF and the 3-D prints (STL, 3MF) "
+    "are made by the cpmodels server: Save YAML, then run cpmodels make on the file, or run "
+    "cpmodels serve and make them in its editor.")
 
 
 def _cut(page) -> str:
@@ -83,8 +82,8 @@ def _cut(page) -> str:
 @pytest.fixture(scope="module")
 def made_sheet(tmp_path_factory) -> Callable[[dict], str]:
     """cpmodels make's sheet-1.svg of a board (its fields) at the page's sizes (cell 20,
-    kerf 0.15, sheet 600x400), its engraved paths left out: made once a board, for the
-    runs of each size to compare their page's file with."""
+    kerf 0.15, sheet 600x400), engraving and all: made once a board, for the runs of each
+    size to compare their page's file with."""
     from cpmodels.make import MakeOptions, make
 
     made: dict[str, str] = {}
@@ -96,7 +95,7 @@ def made_sheet(tmp_path_factory) -> Callable[[dict], str]:
             make(board.board_spec(fields), out, MakeOptions(cell=20.0, kerf=0.15,
                                                             sheet=(600.0, 400.0)))
             assert not (out / "sheet-2.svg").exists()
-            made[key] = ENGRAVED.sub(r"\1", (out / "sheet-1.svg").read_text(encoding="utf-8"))
+            made[key] = (out / "sheet-1.svg").read_text(encoding="utf-8")
         return made[key]
 
     return sheet
@@ -140,9 +139,13 @@ def test_the_sites_yaml_is_the_servers_and_opens_to_the_same_board(
             again = page.evaluate("import('./static/edit.js').then((m) => m.spec())")
             assert again == fields
             assert _saved(page) == saved
-            # the laser's SVG made here: make's sheet less its engraving, byte for byte
-            assert _cut(page) == made_sheet(fields), name
-        # the engraving, DXF and prints are the server's, said where the file is made
+            # the laser's SVG made here: make's sheet, engraving and all, byte for byte
+            cut = _cut(page)
+            assert cut == made_sheet(fields), name
+            assert cut.count('data-part="base"') > 43, name  # the labels engraved on it
+        # the glyph table fetched once, when the first cut file was made
+        assert [p for _, p in asked].count("static/engine/glyphs.bin") == 1
+        # the DXF and prints are the server's, said where the file is made
         assert page.locator("#shared").inner_text() == (
             "The cut file: 1 sheet calendar_week_11-sheet-1.svg. " + MAKE_ON_SERVER)
         assert page.locator("#shared").is_visible()
@@ -150,8 +153,8 @@ def test_the_sites_yaml_is_the_servers_and_opens_to_the_same_board(
         screenshot(page, tmp_path, f"site-files-{viewport['width']}.png",
                    "CPMODELS_SITE_FILES_SHOT")
         assert page.locator("footer").inner_text().endswith(
-            "designing, the engraving, DXF and the prints need the cpmodels server (cpmodels "
-            "serve); the laser's SVG is made here.")
+            "designing, DXF and the prints need the cpmodels server (cpmodels serve); the "
+            "laser's SVG is made here.")
     finally:
         context.close()
     _only_site_files(asked, out)

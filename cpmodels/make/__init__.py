@@ -31,8 +31,6 @@ from cpmodels.files import directory_in_place, write_atomic
 from cpmodels.geometry import Cell
 from cpmodels.spec.models import CalendarSpec, PackingLike, Spec, TowersSpec
 
-# Label size as a share of a cell's side: a glyph run fits inside the cell's inner circle.
-LABEL_SIZE = {"square": (0.34, 0.8), "triangle": (0.17, 0.38), "hex": (0.4, 1.1)}
 FLOOR = 2.0  # millimetres under the tray's cavity
 
 
@@ -182,9 +180,7 @@ def make(spec: Spec, out: Path, options: MakeOptions | None = None, *,
             cavity = work.region(cells)
             parts, engraving = flat_parts(work, cells, labels, pieces, options, font)
             outer = parts[-1].nominal  # the base: the box around the cells
-            laid = sheets.lay_out(spec.grid, cells, pieces, parts, (
-                options.cell, options.kerf, options.clearance, *options.sheet,
-                options.frame_border, options.gap, options.margin))
+            laid = sheets.lay_out(spec.grid, cells, pieces, parts, _sizes(options))
             for sheet in laid:
                 stem = f"sheet-{sheet.number}"
                 write_atomic(scratch / f"{stem}.svg", sheet.svg)
@@ -230,32 +226,39 @@ def flat_parts(work: Any, cells: frozenset[Cell], labels: dict[Cell, str],
                pieces: list[tuple[str, tuple[Cell, ...], int]], options: MakeOptions,
                font: Any) -> tuple[list[Any], Any]:
     """The parts to cut (each piece's copies, the frame, the base) as shapely shapes with
-    their engraving, and the base's engraving (the labels)."""
+    their engraving (the core's, ``cpcore_engrave``, in ``font``), and the base's engraving
+    (the labels)."""
     from shapely.geometry import box
 
-    from cpmodels.make.shapes import offset, text_outlines
-    from cpmodels.make.sheets import Part
+    from cpmodels.make.glyphs import engraving_table
+    from cpmodels.make.shapes import offset
+    from cpmodels.make.sheets import Part, engrave
 
     cavity = work.region(cells)
     x0, y0, x1, y1 = cavity.bounds
     b = options.frame_border
     outer = box(x0 - b, y0 - b, x1 + b, y1 + b)
-    tall, wide = LABEL_SIZE[work.grid]
-    engraving = text_outlines({work.centre(cell): text for cell, text in labels.items()},
-                              tall * options.cell, wide * options.cell, font)
+    glyphs = engraving_table([*labels.values(), *(name for name, _, _ in pieces)], font)
+    *named, engraving = engrave(work.grid, labels, pieces, _sizes(options), glyphs)
     half_kerf, inset = options.kerf / 2, options.clearance / 2
     parts = []
-    for name, shape, copies in pieces:
+    for (name, shape, copies), engraved in zip(pieces, named):
         nominal = offset(work.region(shape), -inset)
-        named = _name_on(nominal, name, tall * options.cell, wide * options.cell, font)
         for k in range(copies):
             parts.append(Part(name if copies == 1 else f"{name} {k + 1}", "piece",
-                              offset(nominal, half_kerf), nominal, engrave=named, piece=name,
-                              cells=shape))
+                              offset(nominal, half_kerf), nominal, engrave=engraved,
+                              piece=name, cells=shape))
     frame = outer.difference(cavity)
     parts.append(Part("frame", "frame", offset(frame, half_kerf), frame))
     parts.append(Part("base", "base", offset(outer, half_kerf), outer, engrave=engraving))
     return parts, engraving
+
+
+def _sizes(options: MakeOptions) -> tuple[float, ...]:
+    """The sizes the core takes (cpcore_cut_input's): the cell's side, kerf, clearance, sheet
+    width and height, frame border, gap and margin (mm)."""
+    return (options.cell, options.kerf, options.clearance, *options.sheet,
+            options.frame_border, options.gap, options.margin)
 
 
 def _check_on_plate(what: str, shape: Any, options: MakeOptions) -> None:
@@ -269,24 +272,6 @@ def _check_on_plate(what: str, shape: Any, options: MakeOptions) -> None:
                          f"does not fit on a {options.sheet[0]:g} x {options.sheet[1]:g} mm "
                          f"sheet with {options.margin:g} mm margins; give a smaller --cell "
                          "or a larger --sheet")
-
-
-def _name_on(piece: Any, name: str, height: float, width: float, font: Any) -> Any:
-    """``name`` engraved on a piece, centred on the point deepest inside it and shrunk until
-    it lies inside with a margin; None when even a small one does not fit."""
-    from shapely.ops import polylabel
-
-    from cpmodels.make.shapes import text_outlines
-
-    inside = piece if piece.geom_type == "Polygon" else max(piece.geoms, key=lambda g: g.area)
-    at = polylabel(inside, tolerance=0.01)
-    room = inside.buffer(-0.05 * height)
-    for _ in range(4):
-        glyphs = text_outlines({(at.x, at.y): name}, height, width, font)
-        if glyphs is None or room.contains(glyphs):
-            return glyphs
-        height, width = height * 0.7, width * 0.7
-    return None
 
 
 README = """{name}: made by cpmodels make

@@ -4,8 +4,8 @@ Cells are drawn as the pictures draw them (``render.scene.DRAWINGS``), scaled so
 cell's side is ``cell`` millimetres. A piece is the union of its cells (one polygon, as the
 pieces are connected through edges). Offsets are exact polygon offsets with mitred corners
 (shapely's ``buffer``), so straight edges move by exactly the distance asked and corners
-stay sharp. Labels become outlines of glyphs (matplotlib's DejaVu Sans), so a cutter needs
-no font.
+stay sharp. Labels become outlines of glyphs (DejaVu Sans Bold by default, laid out by the
+engine core from ``glyphs.py``'s table), so a cutter needs no font.
 """
 
 from __future__ import annotations
@@ -15,10 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeAlias
 
-import numpy as np
 from matplotlib.font_manager import FontProperties
-from matplotlib.textpath import TextPath
-from shapely import affinity
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
@@ -121,35 +118,6 @@ def engraving_font(texts: Iterable[str], font: str | None = None) -> FontPropert
     raise InputError(f"the labels have characters no font here can engrave "
                      f"({' '.join(sorted(missing))}); give --font a TTF or OTF file that "
                      "has them (for Chinese, Japanese or Korean: Noto Sans CJK)")
-
-
-def _glyphs(text: str, font: FontProperties) -> Flat:
-    """``text`` as filled glyph outlines at size 10, y up (the font's own way)."""
-    path = TextPath((0, 0), text, size=10, prop=font)
-    shape: Flat = Polygon()
-    for ring in path.to_polygons():
-        if np.shape(ring)[0] >= 3:
-            shape = shape.symmetric_difference(Polygon(ring).buffer(0))  # holes of a glyph
-    return shape
-
-
-def text_outlines(texts: dict[tuple[float, float], str], height: float,
-                  width: float, font: FontProperties = FONT) -> Flat | None:
-    """Each text as filled glyph outlines centred on its point (x across, y down), all at one
-    size: the largest at which every text is at most ``height`` tall and ``width`` wide, in
-    millimetres. None when there is no text."""
-    shapes = {at: _glyphs(text, font) for at, text in texts.items()}
-    shapes = {at: g for at, g in shapes.items() if not g.is_empty}
-    if not shapes:
-        return None
-    factor = min(min(height / (g.bounds[3] - g.bounds[1]), width / (g.bounds[2] - g.bounds[0]))
-                 for g in shapes.values())
-    placed = []
-    for (x, y), glyphs in shapes.items():
-        glyphs = affinity.scale(glyphs, factor, -factor, origin=(0, 0))  # y up to y down
-        x0, y0, x1, y1 = glyphs.bounds
-        placed.append(affinity.translate(glyphs, x - (x0 + x1) / 2, y - (y0 + y1) / 2))
-    return unary_union(placed)
 
 
 def polygons(shape: Flat | None) -> list[Polygon]:

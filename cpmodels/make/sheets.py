@@ -75,6 +75,42 @@ def _engraving_words(shapes: Iterable[Flat | None]) -> bytes:
     return np.concatenate(words).tobytes() if words else b""
 
 
+def engrave(grid: str, labels: dict[Cell, str],
+            pieces: Sequence[tuple[str, tuple[Cell, ...], int]], sizes: Sequence[float],
+            glyphs: bytes) -> list[Flat | None]:
+    """What the core engraves (``cpcore_engrave``) on each piece (its name) and then on the
+    base (``labels``) in the glyph table ``glyphs`` (``make/glyphs.py``): each as polygons
+    (None for nothing), their rings as the core wrote them. ``sizes`` as :func:`lay_out`'s."""
+    from shapely.geometry import MultiPolygon, Polygon
+
+    import cpmodels._native as native
+
+    data = native.engrave(GRID_NAMES.index(grid),
+                          list(labels.items()),
+                          [(cells, copies, name) for name, cells, copies in pieces],
+                          list(sizes), glyphs)
+    words = np.frombuffer(data, dtype=np.int64)
+    floats = words.view(np.float64)
+    if words[0] != 0:
+        raise InputError(f"the font has no glyph for {chr(int(words[0]))!r}")
+    owners: list[Flat | None] = []
+    at = 1
+    for _ in range(len(pieces) + 1):
+        polys = []
+        n_polys, at = int(words[at]), at + 1
+        for _ in range(n_polys):
+            rings = []
+            n_rings, at = int(words[at]), at + 1
+            for _ in range(n_rings):
+                n, at = int(words[at]), at + 1
+                rings.append(floats[at: at + 2 * n].reshape(-1, 2))
+                at += 2 * n
+            polys.append(Polygon(rings[0], rings[1:]))
+        owners.append(MultiPolygon(polys) if polys else None)
+    assert at == len(words)
+    return owners
+
+
 def lay_out(grid: str, board: Iterable[Cell],
             pieces: Sequence[tuple[str, tuple[Cell, ...], int]], parts: Sequence[Part],
             sizes: tuple[float, ...]) -> list[Sheet]:

@@ -346,6 +346,87 @@ void bind_cut_sheets(nb::module_& m) {
         "mm; the engraving's words as bytes) as cpcore_cut_sheets' stream of words, as bytes.");
 }
 
+
+// A str's characters (code points) appended to text; its length.
+uint64_t read_text(nb::handle value, std::vector<int64_t>& text, const char* what) {
+    require(PyUnicode_Check(value.ptr()), what);
+    const Py_ssize_t n = PyUnicode_GetLength(value.ptr());
+    for (Py_ssize_t i = 0; i < n; ++i) text.push_back((int64_t)PyUnicode_ReadChar(value.ptr(), i));
+    require(text.size() <= CPCORE_MAX_CUT_NAME_BYTES, "the labels or the names are too long");
+    return (uint64_t)n;
+}
+
+// The engraving (cpcore_engrave) of a board's labels ((cell, text) each) and its pieces'
+// names (pieces as cut_sheets takes them, the name a str), sizes as cut_sheets', glyphs the
+// table make/glyphs.py writes: cpcore_engrave's stream of words as bytes.
+void bind_engrave(nb::module_& m) {
+    m.def(
+        "engrave",
+        [](int64_t grid, nb::handle labels, nb::handle pieces, std::vector<double> sizes,
+           nb::bytes glyphs) {
+            check_grid(grid);
+            require(grid != CPCORE_GRID_CUBE, "the cube grid's parts are printed, not cut");
+            require(sizes.size() == 8, "the sizes are 8 numbers");
+            require(glyphs.size() % 8 == 0, "the glyph table is whole words");
+            std::vector<int64_t> label_cells, label_start{0}, label_text, piece_cells,
+                piece_start{0}, name_start{0}, name_text, table(glyphs.size() / 8);
+            Py_ssize_t n_labels = 0;
+            const nb::object seq = fast_sequence(labels, CPCORE_MAX_LAYOUT_CELLS,
+                                                 "the labels are not a sequence",
+                                                 "too many labels", n_labels);
+            const char* label_is = "a label is (its cell, its text)";
+            for (Py_ssize_t k = 0; k < n_labels; ++k) {
+                nb::tuple label;
+                const nb::handle item = PySequence_Fast_GET_ITEM(seq.ptr(), k);
+                require(nb::try_cast(item, label) && label.size() == 2, label_is);
+                nb::list one;
+                one.append(label[0]);
+                read_cells(one, 2, label_cells, "a label's cell");
+                read_text(label[1], label_text, label_is);
+                label_start.push_back((int64_t)label_text.size());
+            }
+            const char* what = "a piece is (its cells, copies, name)";
+            const uint64_t n_pieces = each_piece(
+                pieces, CPCORE_MAX_CUT_PARTS, what, [&](const nb::tuple& piece) {
+                    read_cells(piece[0], 2, piece_cells, "a piece");
+                    require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
+                            "the pieces have too many cells");
+                    piece_start.push_back((int64_t)(piece_cells.size() / 2));
+                    read_text(piece[2], name_text, what);
+                    name_start.push_back((int64_t)name_text.size());
+                });
+            std::vector<int64_t> size_words(8);
+            std::memcpy(size_words.data(), sizes.data(), 8 * sizeof(double));
+            std::memcpy(table.data(), glyphs.c_str(), glyphs.size());
+            const cpcore_engrave_input in{
+                grid, label_cells.data(), label_start.data(), label_text.data(),
+                (uint64_t)n_labels, label_text.size(), piece_cells.data(), piece_start.data(),
+                name_start.data(), name_text.data(), n_pieces, piece_cells.size() / 2,
+                name_text.size(), size_words.data(), table.data(), table.size()};
+            auto said = [](int64_t status) {
+                require(status != CPCORE_CUT_COORDINATE,
+                        "a cell's coordinate is too large for a cut file (more than 2**20 "
+                        "from 0)");
+                require(status != CPCORE_CUT_BAD_SIZES, "a size is out of make's bounds");
+                require(status != CPCORE_CUT_BAD_PARTS,
+                        "a piece has a cell twice, or a cell two labels");
+                require(status != CPCORE_ENGRAVE_BAD_TEXT,
+                        "a label or a name is longer than 256 characters, or holds NUL or "
+                        "a lone surrogate");
+                require(status != CPCORE_ENGRAVE_BAD_GLYPHS, "the glyph table does not read");
+                check_status(status);
+            };
+            const std::vector<int64_t> out = stream(
+                [&](cpcore_buffers* b) { return cpcore_engrave(&in, b); }, said);
+            return nb::bytes(reinterpret_cast<const char*>(out.data()), out.size() * 8);
+        },
+        nb::arg("grid"), nb::arg("labels"), nb::arg("pieces"), nb::arg("sizes"),
+        nb::arg("glyphs"),
+        "The engraving of a board's labels ((cell, text) each) and pieces' names ((cells, "
+        "copies, name) each) in a glyph table, as cpcore_engrave's stream of words, as "
+        "bytes.");
+}
+
 }  // namespace
 
 void bind_geometry(nb::module_& m) {
@@ -423,6 +504,7 @@ void bind_geometry(nb::module_& m) {
     bind_sweep_cover(m);
     bind_play_layout(m);
     bind_cut_sheets(m);
+    bind_engrave(m);
 }
 
 }  // namespace cpbind

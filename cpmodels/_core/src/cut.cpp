@@ -322,22 +322,11 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     const int64_t grid = in->grid;
     const uint64_t n_board = in->n_board, n_pieces = in->n_pieces;
     const uint64_t n_piece_cells = in->n_piece_cells;
-    if (grid == CUBE) return CPCORE_CUT_NOT_PLANE;
-    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
-    if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
-        n_pieces > CPCORE_MAX_CUT_PARTS) {
-        return CPCORE_GEOMETRY_TOO_MANY_CELLS;
-    }
-    if (n_board == 0) return CPCORE_CUT_NO_CELLS;
     uint64_t largest = 0;
-    const int64_t runs = shape_runs(in->piece_start, n_pieces, n_piece_cells,
-                                    CPCORE_MAX_LAYOUT_PIECE, largest);
-    if (runs != 0) return runs;
-    const int64_t most = CPCORE_MAX_LAYOUT_COORDINATE;
-    if (!within(in->board, 2 * n_board, most) ||
-        !within(in->piece_cells, 2 * n_piece_cells, most)) {
-        return CPCORE_CUT_COORDINATE;
-    }
+    const int64_t status = cut::parts_status(grid, in->board, n_board, in->piece_cells,
+                                             in->piece_start, n_pieces, n_piece_cells, largest);
+    if (status != 0) return status;
+    if (n_board == 0) return CPCORE_CUT_NO_CELLS;
     double z[N_SIZES];
     for (int k = 0; k < N_SIZES; ++k) z[k] = get(in->sizes, (uint64_t)k);
     if (!sizes_hold(z)) return CPCORE_CUT_BAD_SIZES;
@@ -390,26 +379,18 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     }
 
     // Millimetres of a drawing unit (render/scene.py's cell drawings, a side ``cell`` long).
-    const double root3 = cut::ROOT3;
-    double ux, uy;
-    if (grid == SQUARE) ux = 40.0, uy = 40.0;
-    else if (grid == TRIANGLE) ux = 52.0 / 2, uy = 52.0 * root3 / 2;
-    else ux = 24.8 * root3 / 2, uy = 24.8 / 2;
-    const double side = grid == SQUARE ? ux : cut::root(ux * ux + uy * uy);
-    const double scale = z[CELL] / side, sx = ux * scale, sy = uy * scale;
+    double sx, sy;
+    cut::drawing_scale(grid, z[CELL], sx, sy);
     const double half_kerf = z[KERF] / 2, inset = z[CLEARANCE] / 2;
 
     // A region's loops (in sixths) as a shape in millimetres; reversed for the frame.
     auto region_shape = [&](const int64_t* cells, uint64_t n, bool reverse) {
         const uint64_t shape = store.begin_shape();
-        play::outline(grid, cells, n, outline_scratch, [&](const int64_t* pts, uint64_t m) {
-            int64_t* to = store.begin_ring(m);
-            for (uint64_t i = 0; i < m; ++i) {
-                const uint64_t j = reverse ? m - 1 - i : i;
-                set(to, 2 * i, (double)(pts[2 * j] / play::SIXTHS) * sx);
-                set(to, 2 * i + 1, (double)(pts[2 * j + 1] / play::SIXTHS) * sy);
-            }
-        });
+        const uint64_t loops =
+            cut::region_loops(grid, cells, n, outline_scratch, sx, sy, reverse, store.points,
+                              store.rings + 2 * store.n_rings, store.n_points);
+        store.n_rings += loops;
+        store.shapes[2 * shape + 1] += (int64_t)loops;
         return shape;
     };
     // Each piece: its cells' union, then the clearance off (nominal) and the kerf on (cut).

@@ -55,13 +55,16 @@ cpmodels_interface_source("${INTERFACE_SOURCE}")
 
 # Every page fetches engine.wasm before its first answer, so its bytes count on a first visit
 # (tests/test_site_loading.py holds that visit's bytes). The searches stay at -O2. Built for
-# size: the calls no page makes while a player waits (the cut file, the CNF and proof checks,
-# towers), the design question's loop over its reach searches (which stay at -O2) and its dates, and the
-# interface's text at -Oz; the geometry and layouts a page makes once for a puzzle it opens
-# (placements, the cover and its layouts, play mode's layout) at -Os, which keeps their
-# loops' speed better than -Oz does.
-set(WASM_FOR_SIZE cut cnf drup towers design design_dates interface)
-set(WASM_MADE_ONCE placements sweep_cover cover_layout one_word_layout reach_groups play_layout)
+# size (-Oz): the calls no page makes while a player waits (the cut file and its engraving,
+# the CNF and proof checks, towers), the design question's loop over its reach searches
+# (which stay at -O2) with its dates and label groups, the interface's text, the entry points
+# no page calls (the bit-set and dancing-links counts, the difficulty's first-solution
+# search: Python's alone), and the layouts a page makes once for a puzzle it opens
+# (placements, the cover's and the one-word layouts, play mode's drawing); the sweep cover,
+# the largest of those, at -Os, which keeps its loops' speed better than -Oz does.
+set(WASM_FOR_SIZE cut engrave cnf drup towers design design_dates reach_groups interface
+    bit_cover links difficulty play_layout placements cover_layout one_word_layout)
+set(WASM_MADE_ONCE sweep_cover)
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")
 file(GLOB WASM_HEADERS CONFIGURE_DEPENDS "${CORE_DIR}/include/cpcore/*")
 set(_objects "")

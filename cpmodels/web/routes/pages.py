@@ -4,7 +4,9 @@ served from the package, each from a fixed list."""
 
 from __future__ import annotations
 
+import json
 from importlib import resources
+from typing import Any
 
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, Response
@@ -24,9 +26,10 @@ SCRIPTS = ("page.js", "puzzle.js", "play.js", "answers.js", "edit.js", "dom.js",
            "base64url.js", "cells.js", "words.js", "counts.js", "drawn.js", "daily.js",
            "yamlfile.js", "yaml.js")
 # The engine in the browser: its loader, the core built for WebAssembly (by the install,
-# when clang is found) and the worker script that runs it off the page's thread.
+# when clang is found), the worker script that runs it off the page's thread, and the
+# glyph table the editor's cut file is engraved in (make/glyphs.py's; fetched only then).
 ENGINE_FILES = {"engine.js": "text/javascript", "engine.wasm": "application/wasm",
-                "worker.js": "text/javascript"}
+                "worker.js": "text/javascript", "glyphs.bin": "application/octet-stream"}
 router = APIRouter()
 
 
@@ -41,11 +44,33 @@ def page() -> str:
     return _static("index.html")
 
 
+def make_defaults() -> dict[str, Any]:
+    """The sizes the editor makes files with, as make takes them by default
+    (:class:`cpmodels.make.MakeOptions`): the cell's side, the kerf, the clearance, the sheet
+    (width, height), the gap between parts and the sheet's margin, in millimetres."""
+    from cpmodels.make import MakeOptions
+
+    o = MakeOptions()
+    return {"cell": o.cell, "kerf": o.kerf, "clearance": o.clearance, "sheet": list(o.sheet),
+            "gap": o.gap, "margin": o.margin}
+
+
+def editor_page() -> str:
+    """The editor's page with make's sizes written in (its fields' first values, and the
+    JSON edit.js reads the others from), so that they are MakeOptions' and nobody's copy."""
+    sizes = make_defaults()
+    width, height = sizes["sheet"]
+    return (_static("edit.html").replace("__MAKE_SIZES__", json.dumps(sizes))
+            .replace("__MAKE_CELL__", f"{sizes['cell']:g}")
+            .replace("__MAKE_KERF__", f"{sizes['kerf']:g}")
+            .replace("__MAKE_SHEET__", f"{width:g}x{height:g}"))
+
+
 @router.get("/edit", response_class=HTMLResponse)
 @router.get("/edit.html", response_class=HTMLResponse)
 def editor() -> str:
     """The board editor."""
-    return _static("edit.html")
+    return editor_page()
 
 
 @router.get("/static/{name}")

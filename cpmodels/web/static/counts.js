@@ -162,8 +162,8 @@ export async function countBoard(pool, fields, onRows, signal) {
 // The footer's words for the editor whose counts come from the engine.
 export function footerText(workers, staticSite) {
   const rest = staticSite
-    ? "designing, the engraving, DXF and the prints need the cpmodels server (cpmodels " +
-      "serve); the laser's SVG is made here."
+    ? "designing, DXF and the prints need the cpmodels server (cpmodels serve); the " +
+      "laser's SVG is made here."
     : "the other answers from the cpmodels server.";
   return `Counts come from the engine in this browser (${plural(workers, "worker")}); ${rest}`;
 }

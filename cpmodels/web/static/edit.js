@@ -291,7 +291,10 @@ const NUMBER_FIELDS = { rows: { min: 1, max: 20, whole: true }, cols: { min: 1, 
                         choose: { min: 1, max: 99, whole: true }, cellmm: { min: 5, max: 100 },
                         kerf: { min: 0, max: 1 } };
 const SHEET_SIDE = 10000;  // mm, the longest side of a sheet the make takes
-const SHEET_MARGIN = 5;    // mm the files keep clear along a sheet's edges (the make's margin)
+// make's sizes (cpmodels.make.MakeOptions' defaults: cell, kerf, clearance, sheet, gap,
+// margin, in mm), written into the page by the server (web/routes/pages.py's editor_page).
+const MAKE_SIZES = JSON.parse(document.getElementById("make-sizes").textContent);
+const SHEET_MARGIN = MAKE_SIZES.margin;  // mm the files keep clear along a sheet's edges
 
 // The number a field's text says, or null: digits alone (and one decimal point where
 // fractions are taken), from min to max. Nothing else is read as a number.
@@ -449,9 +452,15 @@ const MAX_YAML_BYTES = 64 * 1024;  // the server's body limit (app.MAX_BODY_BYTE
 const UNREACHABLE = "The server cannot be reached; check the connection and try again.";
 const SERVER_ONLY = "This needs the cpmodels server: run cpmodels serve and open the " +
   "editor there (drawing works here without it).";
-const MAKE_ON_SERVER = "The laser's SVG is made here without its engraving; the engraved " +
-  "labels and names, DXF, and the 3-D prints (STL, 3MF) are made by the cpmodels server: Save " +
-  "YAML, then run cpmodels make on the file, or run cpmodels serve and make them in its editor.";
+const MAKE_ON_SERVER = "The laser's SVG is made here, engraving and all; the DXF and the 3-D " +
+  "prints (STL, 3MF) are made by the cpmodels server: Save YAML, then run cpmodels make on the " +
+  "file, or run cpmodels serve and make them in its editor.";
+const NO_GLYPHS = "The engraving's font could not be loaded, so the cut file was not made; " +
+  "try again.";
+// The glyph table the engraving is laid out in (make/glyphs.py's, DejaVu Sans Bold),
+// fetched the first time a cut file is made.
+const GLYPHS = new URL("engine/glyphs.bin", import.meta.url);
+let glyphTable = null;
 const NO_ENGINE_CUT = "This browser cannot run the engine (WebAssembly in workers), so the " +
   "cut file cannot be made here: " + "Save YAML, then run cpmodels make on the file.";
 const SITE_CHECK = "Checking the board and counting its dates need the cpmodels server: " +
@@ -1204,9 +1213,10 @@ async function makeFiles() {
   tell("");
 }
 
-// make's sizes other than those the page asks for (cpmodels.make.MakeOptions' defaults: the
-// clearance, the gap between parts, the sheet's margin; the border is half a cell).
-const MAKE_DEFAULTS = { clearance: 0.2, gap: 3, margin: SHEET_MARGIN };
+// make's sizes other than those the page asks for (MAKE_SIZES: the clearance, the gap
+// between parts, the sheet's margin; the border is half a cell, as make's default).
+const MAKE_DEFAULTS = { clearance: MAKE_SIZES.clearance, gap: MAKE_SIZES.gap,
+                        margin: MAKE_SIZES.margin };
 
 // The laser's cut file made in this browser (the engine's cpcore_cut_sheets, as cpmodels
 // make writes sheet-N.svg), once the board is checked as the server checks it: one sheet
@@ -1218,13 +1228,21 @@ async function cutSheets(cell, kerf, sheet, tell) {
   catch (e) { tell(e.message); return; }
   if (!pool) { tell(NO_ENGINE_CUT); return; }
   tell("making the cut file...");
+  glyphTable ??= fetch(GLYPHS).then((r) => (r.ok ? r.arrayBuffer() : null), () => null);
+  const glyphs = await glyphTable;
+  if (!glyphs) { glyphTable = null; tell(NO_GLYPHS); return; }
   const [width, height] = sheet.split("x").map(Number);
   const pieces = read.pieces.map((p) => ({ name: p.name, cells: p.cells, count: p.high }));
-  const plan = { grid: read.grid, cells: read.cells, pieces,
+  const plan = { grid: read.grid, cells: read.cells, pieces, labels: read.labelCells,
                  sizes: { cell, kerf, width, height, border: cell / 2, ...MAKE_DEFAULTS } };
   let made;
-  try { made = await pool.ask("cut", "cut", null, JSON.stringify(plan), {}); }
+  try { made = await pool.ask("cut", "cut", null, JSON.stringify(plan), { glyphs }); }
   catch (e) { tell(e.message); return; }
+  if (made.noGlyph) {
+    tell(`The engraving's font here has no outline for ${JSON.stringify(made.noGlyph)}: Save ` +
+         "YAML, then run cpmodels make on the file (it finds a font that has one).");
+    return;
+  }
   if (made.tooLarge) {
     const { part, width: w, height: h } = made.tooLarge;
     const copies = pieces.flatMap((p) => Array.from({ length: p.count },

@@ -18,6 +18,9 @@
 #include <stdint.h>
 
 #include "cpcore/check.hpp"
+#include "cpcore/entry.h"
+#include "cpcore/placements.hpp"
+#include "cpcore/play_layout.hpp"
 
 namespace cpcore {
 namespace cut {
@@ -72,6 +75,18 @@ inline void turn_of(int degrees, double& c, double& s) {
         case 300: c = 0x1.0000000000001p-1, s = -0x1.bb67ae8584caap-1; return;
         default: CPCORE_ASSERT(degrees == 0); c = 1.0, s = 0.0; return;
     }
+}
+
+// Millimetres of a drawing unit across (sx) and down (sy) for a cell's side of ``cell``
+// millimetres (render/scene.py's cell drawings; grid: geometry's SQUARE, TRIANGLE, HEX).
+inline void drawing_scale(int64_t grid, double cell, double& sx, double& sy) {
+    double ux, uy;
+    if (grid == 0) ux = 40.0, uy = 40.0;
+    else if (grid == 1) ux = 52.0 / 2, uy = 52.0 * ROOT3 / 2;
+    else ux = 24.8 * ROOT3 / 2, uy = 24.8 / 2;
+    const double side = grid == 0 ? ux : root(ux * ux + uy * uy);
+    const double scale = cell / side;
+    sx = ux * scale, sy = uy * scale;
 }
 
 // A ring of n points (2n doubles at from) moved out of its material by d, into to.
@@ -205,6 +220,52 @@ inline int general(double v, char* out) {
     while (out[n - 1] == '0') --n;
     if (out[n - 1] == '.') --n;
     return n;
+}
+
+// The loops of a region of n cells (play::outline's, scratch its 80 words a cell) in
+// millimetres (a drawing unit sx across, sy down), each reversed when ``reverse``: their
+// points appended at points + 2 n_points (n_points advanced), each loop's first point and
+// count appended to rings as two words; returns how many loops.
+inline uint64_t region_loops(int64_t grid, const int64_t* cells, uint64_t n, int64_t* scratch,
+                             double sx, double sy, bool reverse, int64_t* points,
+                             int64_t* rings, uint64_t& n_points) {
+    uint64_t loops = 0;
+    play::outline(grid, cells, n, scratch, [&](const int64_t* pts, uint64_t m) {
+        int64_t* to = points + 2 * n_points;
+        for (uint64_t i = 0; i < m; ++i) {
+            const uint64_t j = reverse ? m - 1 - i : i;
+            set(to, 2 * i, (double)(pts[2 * j] / play::SIXTHS) * sx);
+            set(to, 2 * i + 1, (double)(pts[2 * j + 1] / play::SIXTHS) * sy);
+        }
+        rings[2 * loops] = (int64_t)n_points;
+        rings[2 * loops + 1] = (int64_t)m;
+        ++loops;
+        n_points += m;
+    });
+    return loops;
+}
+
+// The checks a board's cells (n_board of them: a board or its labelled cells) and pieces
+// pass for cut_sheets and engrave, in entry.h's statuses: a plane grid, at most so many
+// cells and parts, each piece's run of cells, every coordinate near 0; 0 when they hold,
+// largest set to the largest piece's cells.
+inline int64_t parts_status(int64_t grid, const int64_t* board, uint64_t n_board,
+                            const int64_t* piece_cells, const int64_t* piece_start,
+                            uint64_t n_pieces, uint64_t n_piece_cells, uint64_t& largest) {
+    using namespace geometry;
+    if (grid == CUBE) return CPCORE_CUT_NOT_PLANE;
+    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+    if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
+        n_pieces > CPCORE_MAX_CUT_PARTS) {
+        return CPCORE_GEOMETRY_TOO_MANY_CELLS;
+    }
+    const int64_t runs = shape_runs(piece_start, n_pieces, n_piece_cells,
+                                    CPCORE_MAX_LAYOUT_PIECE, largest);
+    if (runs != 0) return runs;
+    const int64_t most = CPCORE_MAX_LAYOUT_COORDINATE;
+    if (!within(board, 2 * n_board, most) || !within(piece_cells, 2 * n_piece_cells, most))
+        return CPCORE_CUT_COORDINATE;
+    return 0;
 }
 
 }  // namespace cut

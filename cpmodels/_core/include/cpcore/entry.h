@@ -952,6 +952,57 @@ typedef struct cpcore_cut_input {
  * width and height with the kerf (doubles' bits). */
 int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers* buffers);
 
+/* --- the engraving on a laser's parts (src/engrave.cpp; make/glyphs.py) ------------------ */
+
+/* What cpcore_engrave returns besides the geometry calls' and cpcore_cut_sheets' statuses. A
+ * label or a name is at most CPCORE_MAX_ENGRAVED_TEXT characters (code points 1 to 0x10ffff,
+ * no surrogates), all of them at most CPCORE_MAX_CUT_NAME_BYTES; the glyph table at most
+ * CPCORE_MAX_GLYPH_WORDS words, a glyph at most CPCORE_MAX_GLYPH_RINGS rings. */
+#define CPCORE_MAX_ENGRAVED_TEXT 256
+#define CPCORE_MAX_GLYPH_WORDS (((uint64_t)1) << 22)
+#define CPCORE_MAX_GLYPH_RINGS 64
+#define CPCORE_ENGRAVE_BAD_TEXT (-46)     /* a label or name too long, or not characters */
+#define CPCORE_ENGRAVE_BAD_GLYPHS (-47)   /* the glyph table does not read */
+
+/* The labels of a board and the names of its pieces, engraved in a font's glyphs. Label k
+ * is the characters (code points) label_start[k] .. label_start[k + 1] - 1 of label_text,
+ * on the board's cell label_cells[k] (one label a cell); piece p (its cells piece_start[p]
+ * .. piece_start[p + 1] - 1 of piece_cells) is named by the characters name_start[p] ..
+ * name_start[p + 1] - 1 of name_text. sizes
+ * are cpcore_cut_input's 8 (the cell's side and the clearance are used). glyphs is the
+ * glyph table as make/glyphs.py writes it (each glyph's advance and its rings flattened at
+ * size 10, y up; each code point's glyph and kerning classes; the kerning; the pairs drawn
+ * as one glyph). */
+typedef struct cpcore_engrave_input {
+    int64_t grid;                 /* CPCORE_GRID_*, not the cube */
+    const int64_t* label_cells;   /* [n_labels, 2] */
+    const int64_t* label_start;   /* [n_labels + 1] */
+    const int64_t* label_text;    /* [n_label_chars] */
+    uint64_t n_labels, n_label_chars;
+    const int64_t* piece_cells;   /* [n_piece_cells, 2] */
+    const int64_t* piece_start;   /* [n_pieces + 1] */
+    const int64_t* name_start;    /* [n_pieces + 1] */
+    const int64_t* name_text;     /* [n_name_chars] */
+    uint64_t n_pieces, n_piece_cells, n_name_chars;
+    const int64_t* sizes;         /* [8] */
+    const int64_t* glyphs;        /* [n_glyph_words] */
+    uint64_t n_glyph_words;
+} cpcore_engrave_input;
+
+/* What make engraves (its sheets' engrave layer and the tray's floor): the labels on the
+ * base, each centred on its cell, all at one size, the largest at which each is at most a
+ * share of a cell tall and wide (the grid's: 0.34 and 0.8 of a side on the square grid,
+ * 0.17 and 0.38 on the triangle grid, 0.4 and 1.1 on the hex grid); each piece's name at
+ * that share, centred on the point of the piece (its cells less half the clearance) deepest
+ * inside it, and shrunk by 0.7 up to three times until it lies 0.05 of that height inside
+ * the piece's edge, else not engraved. Text is laid out in the table's glyphs, advances and
+ * kerning, and filled even-odd (a ring inside an odd number of others is a hole); the
+ * labels are written in their cells' reading order, whatever order they come in. The
+ * stream: 0, then what each piece (in order) and then the base carry, as cpcore_cut_input's
+ * engraving reads it (polygons of rings, millimetres, x across, y down); or, when the table
+ * has no glyph for a character, that character's code point (more than 0) alone. */
+int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers* buffers);
+
 #ifdef __cplusplus
 }
 #endif

@@ -96,6 +96,14 @@ const CUT_REFUSED = {
   CPCORE_CUT_BAD_PARTS: "a cell is given twice, or the copies or names do not read",
   CPCORE_CUT_BAD_ENGRAVING: "the engraving does not read",
 };
+// cpcore_engrave's refusals, in the words of the Python module's (geometry.cpp).
+const ENGRAVE_REFUSED = {
+  ...CUT_REFUSED,
+  CPCORE_CUT_BAD_PARTS: "a piece has a cell twice, or a cell two labels",
+  CPCORE_ENGRAVE_BAD_TEXT:
+    "a label or a name is longer than 256 characters, or holds NUL or a lone surrogate",
+  CPCORE_ENGRAVE_BAD_GLYPHS: "the glyph table does not read",
+};
 // cut sheets' sizes in cpcore_cut_input's order.
 const CUT_SIZES = ["cell", "kerf", "clearance", "width", "height", "border", "gap", "margin"];
 
@@ -781,11 +789,13 @@ class Engine {
 
   // A laser's sheets of a plane board's parts as cpmodels make writes them (its
   // sheet-N.svg; cpcore_cut_sheets): ``pieces`` [{name, cells, count}], ``sizes`` {cell,
-  // kerf, clearance, width, height, border, gap, margin} in mm. Nothing is engraved here
-  // (make engraves the labels and names). Returns {sheets: [SVG text, ...]}, or
-  // {tooLarge: {part, width, height}} when part (its index: the copies of each piece, then
-  // the frame, then the base) fits on no sheet.
-  cutSheets({ grid, cells, pieces, sizes }) {
+  // kerf, clearance, width, height, border, gap, margin} in mm; with ``glyphs`` (the bytes
+  // of a glyph table, make/glyphs.py's) the pieces' names and ``labels`` {label: cell} are
+  // engraved as make engraves them (cpcore_engrave), else nothing is. Returns {sheets: [SVG
+  // text, ...]}; {tooLarge: {part, width, height}} when part (its index: the copies of each
+  // piece, then the frame, then the base) fits on no sheet; {noGlyph: the character} when
+  // the table has none for a character of a label or name.
+  cutSheets({ grid, cells, pieces, sizes, labels = {}, glyphs = null }) {
     check(grid !== "cube", CUT_REFUSED.CPCORE_CUT_NOT_PLANE);
     const { code } = gridOf(grid, this.constants);
     const board = this.cellsIn(cells, 2, "the board");
@@ -813,7 +823,39 @@ class Engine {
       check(typeof sizes[k] === "number", `sizes.${k}: expected a number`);
       return sizes[k];
     }));
-    const engraving = new BigInt64Array(pieces.length + 1);  // no polygon on any part
+    let engraving = new BigInt64Array(pieces.length + 1);  // no polygon on any part
+    if (glyphs !== null) {
+      // Texts as their characters (code points), in runs.
+      const characters = (texts) => {
+        const points = texts.map((text) => Array.from(String(text), (c) => c.codePointAt(0)));
+        const start = new BigInt64Array(points.length + 1);
+        points.forEach((p, k) => { start[k + 1] = start[k] + BigInt(p.length); });
+        return { start, text: new BigInt64Array(points.flat().map(BigInt)) };
+      };
+      const entries = Object.entries(labels);
+      const labelCells = this.cellsIn(entries.map(([, cell]) => cell), 2, "a label's cell");
+      const labelText = characters(entries.map(([text]) => text));
+      const nameText = characters(pieces.map((piece) => piece.name));
+      const table = new Uint8Array(glyphs);
+      check(table.length % 8 === 0, "the glyph table is whole words");
+      const words = this.scoped(() => {
+        const input = this.struct("engrave_input", { grid: code,
+          label_cells: this.copy(labelCells), label_start: this.copy(labelText.start),
+          label_text: this.copy(labelText.text), n_labels: entries.length,
+          n_label_chars: labelText.text.length, piece_cells: this.copy(pieceCells),
+          piece_start: this.copy(start), name_start: this.copy(nameText.start),
+          name_text: this.copy(nameText.text), n_pieces: pieces.length,
+          n_piece_cells: nCells, n_name_chars: nameText.text.length,
+          sizes: this.copy(size), glyphs: this.copy(table),
+          n_glyph_words: table.length / 8 });
+        return this.stream((buffers) => this.exports.cpcore_engrave(input, buffers),
+          (got) => statusOf(got, this.constants, ENGRAVE_REFUSED, "the core refused the board"),
+          { most: MAX_PLAY_WORDS, tooLarge: "the engraving is too large", bytes: true });
+      });
+      const first = new DataView(words.buffer).getBigInt64(0, true);
+      if (first !== 0n) return { noGlyph: String.fromCodePoint(Number(first)) };
+      engraving = new BigInt64Array(words.buffer, 8);
+    }
     const bytes = this.scoped(() => {
       const input = this.struct("cut_input", { grid: code, board: this.copy(board),
         n_board: cells.length, piece_cells: this.copy(pieceCells),

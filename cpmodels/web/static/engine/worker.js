@@ -16,6 +16,9 @@
 //        the search took, and its nodes; task null: {fixed} (the groups the tasks fix)
 //        and no search; with preview, the one combination of the task and the first
 //        label of each free group (TallyPlan.preview_tasks).
+//   "cut" {glyphs} on a board drawn in the editor (plan: the JSON of {grid, cells, pieces,
+//        labels, sizes}): its laser cut file (engine.cutSheets), engraved in the glyph
+//        table glyphs (an ArrayBuffer; null: nothing engraved);
 //   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
 //        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
 //   "layout" {} on a puzzle's parts (plan: api/puzzle/NAME's JSON, or drawn.js's board):
@@ -197,7 +200,7 @@ class Answerer {
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
-    if (op === "cut") return this.engine.cutSheets(JSON.parse(plan));
+    if (op === "cut") return this.engine.cutSheets({...JSON.parse(plan), glyphs: args.glyphs ?? null});
     if (op === "layout") {
       const {spec, grid, cells, labels, pieces} = JSON.parse(plan);
       return this.engine.playLayout({spec, grid, cells, labels, pieces});
