@@ -43,7 +43,7 @@ from cpmodels.web.limits import SearchPool
 from cpmodels.web.plans import puzzle_parts, puzzle_plan
 from cpmodels.web.play import board_layout, check_position
 from cpmodels.web.puzzles import Puzzles
-from cpmodels.web.site import LOCK_FILE, SITE_MARKER, one_worker
+from cpmodels.web.site import LOCK_FILE, SITE_MARKER, one_worker, without_comment_lines
 from cpmodels.web.wording import plain
 
 WEEK = SPECS / "calendar_week.yaml"
@@ -204,6 +204,9 @@ def test_the_sites_worker_is_one_module_only_where_the_two_can_be_one():
     worker = b'import {loadEngine} from "./engine.js";\nconst answerer = 1;\n'
     engine = b"const PAGE = 1;\nexport async function loadEngine() {}\n"
     assert one_worker(worker, engine) == engine + b"\nconst answerer = 1;\n"
+    # the prose comments left out, and only they
+    commented = b"  // how it loads\n" + engine
+    assert one_worker(worker, commented) == engine + b"\nconst answerer = 1;\n"
     for bad_worker, bad_engine, said in (
             (worker + b'import {x} from "./dom.js";\n', engine, "imports"),
             (b"const answerer = 1;\n", engine, "imports"),
@@ -211,6 +214,32 @@ def test_the_sites_worker_is_one_module_only_where_the_two_can_be_one():
             (worker, engine + b"class answerer {}\n", "both declare answerer")):
         with pytest.raises(AssertionError, match=said):
             one_worker(bad_worker, bad_engine)
+
+
+KEPT_SOURCE = r"""const a = `first
+// inside a template literal, kept
+${b ? `${c /* } */}` : "}"}
+// still inside, kept
+`;
+const d = "// a string" + '`' + /[/`]\/`/.test(e) + f / 2 / g;
+/* a block comment
+// inside it, kept
+*/
+const h = x.replace(/"/g, "'"); // a comment after code, kept
+"""
+
+
+def test_the_sites_worker_leaves_out_whole_comment_lines_alone():
+    """Only a line that is a // comment in code is left out: never a line of a template
+    literal (however its ${} nest), nor one after a string, a regular expression or a
+    division holding a quote, a backtick or a slash, nor one inside a block comment."""
+    assert without_comment_lines(KEPT_SOURCE) == KEPT_SOURCE
+    dropped = KEPT_SOURCE.replace("const h", "  // dropped\n// dropped\nconst h")
+    assert without_comment_lines(dropped) == KEPT_SOURCE
+    assert without_comment_lines("// a\nx = 1;\n  //b\n") == "x = 1;\n"
+    for misread in ("const a = `open\n", "/* open\n", "x = `${y\n"):
+        with pytest.raises(AssertionError, match="misread"):
+            without_comment_lines(misread)
 
 
 def test_site_refuses_a_place_or_specs_it_cannot_take_and_writes_nothing(run_cli, tmp_path,

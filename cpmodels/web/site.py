@@ -188,7 +188,89 @@ def one_worker(worker: bytes, engine: bytes) -> bytes:
     both = set(DECLARED.findall(text)) & set(DECLARED.findall(imported))
     if both:  # (tested)
         raise AssertionError(f"worker.js and engine.js both declare {', '.join(sorted(both))}")
-    return text.replace(ENGINE_IMPORT, imported).encode()
+    return without_comment_lines(text.replace(ENGINE_IMPORT, imported)).encode()
+
+
+# What may come before a "/" that starts a regular expression rather than a division.
+_REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^") | {""}
+_REGEX_AFTER_WORDS = {"return", "typeof", "case", "do", "else", "in", "of", "void", "yield",
+                      "await", "delete", "throw", "new", "instanceof"}
+
+
+def without_comment_lines(source: str) -> str:
+    """``source`` (JavaScript) less its lines that are a ``//`` comment alone, so that the
+    site's worker, the largest script of a first visit, carries no prose: a line inside a
+    template literal, a string or a block comment is kept as it is, and nothing else of a
+    line is touched (the scanner reads strings, template literals with their ``${}``,
+    regular expressions and comments; a script it reads to its end in anything but code
+    is refused)."""
+    lines = source.split("\n")
+    kept: list[str] = []
+    mode = "code"  # or "template", "block" (spanning lines); quotes and regexes end a line
+    braces: list[int] = []  # for each open ${...}: the depth of {} inside it
+    last = ""  # the last significant code token's final character, or a word
+    for line in lines:
+        if mode == "code" and line.lstrip().startswith("//"):
+            continue
+        kept.append(line)
+        i, n = 0, len(line)
+        while i < n:
+            c = line[i]
+            if mode == "block":
+                end = line.find("*/", i)
+                if end < 0:
+                    break
+                mode, i = "code", end + 2
+            elif mode == "template":
+                if c == "\\":
+                    i += 2
+                elif c == "`":
+                    mode, last, i = "code", "`", i + 1
+                elif line.startswith("${", i):
+                    braces.append(0)
+                    mode, last, i = "code", "{", i + 2
+                else:
+                    i += 1
+            elif c in " \t":
+                i += 1
+            elif line.startswith("//", i):
+                break
+            elif line.startswith("/*", i):
+                mode, i = "block", i + 2
+            elif c in "'\"":
+                i += 1
+                while i < n and line[i] != c:
+                    i += 2 if line[i] == "\\" else 1
+                last, i = c, i + 1
+            elif c == "`":
+                mode, i = "template", i + 1
+            elif c == "/" and (last in _REGEX_AFTER or last in _REGEX_AFTER_WORDS):
+                i, in_class = i + 1, False
+                while i < n and (line[i] != "/" or in_class):
+                    if line[i] == "\\":
+                        i += 1
+                    elif line[i] in "[]":
+                        in_class = line[i] == "["
+                    i += 1
+                last, i = "/", i + 1
+            elif c.isalnum() or c in "_$":
+                start = i
+                while i < n and (line[i].isalnum() or line[i] in "_$"):
+                    i += 1
+                last = line[start:i] if line[start:i] in _REGEX_AFTER_WORDS else "a"
+            else:
+                if braces and c == "{":
+                    braces[-1] += 1
+                elif braces and c == "}":
+                    if braces[-1] == 0:
+                        braces.pop()
+                        mode, i = "template", i + 1
+                        continue
+                    braces[-1] -= 1
+                last, i = c, i + 1
+    if mode != "code" or braces:  # (tested) read wrongly: nothing is left out
+        raise AssertionError(f"the worker's script ends inside a {mode}: it was misread")
+    return "\n".join(kept)
 
 
 def _manifest(titles: Sequence[str]) -> bytes:
