@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import json
 import os
@@ -75,6 +76,92 @@ def stop_process(process: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def cpu_seconds() -> float:
+    """Processor seconds this process (all its threads) and its children that have ended
+    have used: the measure of work a test asserts on, which load on the machine does not
+    stretch as it stretches wall time."""
+    used = os.times()
+    return used.user + used.system + used.children_user + used.children_system
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` from the state on (None: no such process)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+class ProcessTree:
+    """The processor seconds a process and its descendants (worker processes) have used,
+    read from ``/proc`` whenever :meth:`sample` is called: a process that has ended counts
+    with what it had used when last seen."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.seen: dict[int, float] = {}
+
+    def pids(self) -> list[int]:
+        """The process and its living descendants."""
+        children: dict[int, list[int]] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(stat.parent.name))
+        found, at = [self.pid], 0
+        while at < len(found):
+            found.extend(children.get(found[at], []))
+            at += 1
+        return found
+
+    def sample(self) -> float:
+        """The processor seconds used so far: by the process (its own threads) and by every
+        descendant seen (with the children each has waited for)."""
+        for pid in {*self.pids(), *self.seen}:
+            fields = _stat(pid)
+            if fields is not None:
+                ticks = sum(int(f) for f in fields[11:13 if pid == self.pid else 15])
+                self.seen[pid] = max(self.seen.get(pid, 0.0), ticks / CLOCK_TICKS)
+        return sum(self.seen.values())
+
+    def running(self) -> bool:
+        """Whether a process seen is still running (neither gone nor a zombie)."""
+        return any((fields := _stat(pid)) is not None and fields[0] not in "ZX"
+                   for pid in self.seen)
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_after_signal(process: subprocess.Popen, signum: int, *, most: float,
+                     hang: float = 120.0) -> tuple[float, str, str]:
+    """Send ``signum`` to ``process``, wait for it and its worker processes to end, and
+    return the processor seconds they used from the signal on, with its standard output
+    and error. The test fails (and they are killed) as soon as they have used more than
+    ``most`` seconds since the signal, work that load cannot make smaller, or when one is
+    still running after ``hang`` seconds of wall time, a guard against a hang only."""
+    tree = ProcessTree(process.pid)
+    before = tree.sample()
+    process.send_signal(signum)
+    deadline = time.monotonic() + hang
+    while True:
+        # Ended but not yet waited for: its figures are still there to read.
+        ended = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        used = tree.sample() - before
+        if used > most or time.monotonic() > deadline:
+            for pid in tree.seen:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            process.communicate()
+            pytest.fail(f"still running {used:.2f} processor seconds after the signal"
+                        if used > most else f"still running {hang:g} s after the signal")
+        if ended is not None and not tree.running():
+            break
+        time.sleep(0.01)
+    out, err = process.communicate()
+    return used, out, err
 
 
 def free_port() -> int:

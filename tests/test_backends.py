@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import time
 
 import pytest
-from conftest import SPECS
+from conftest import SPECS, cpu_seconds
 
 from cpmodels.backends import (
     BACKENDS,
@@ -63,14 +62,14 @@ def test_forced_options_are_in_every_answer(name):
 @pytest.mark.parametrize("name", list(BACKENDS))
 def test_every_backend_honours_its_time_limit(name):
     cover = _cover("pentominoes_8x8_square.yaml")  # 129,168 raw solutions: minutes for all
-    start = time.perf_counter()
+    start = cpu_seconds()
     with pytest.raises(OutOfTime) as stop:
         count_cover(name, cover, time_limit=0.5)
     assert isinstance(stop.value.partial, int)  # what was counted before the limit
     with pytest.raises(OutOfTime):
         for _ in iter_cover_solutions(name, cover, time_limit=0.5):
             pass
-    assert time.perf_counter() - start < 8
+    assert cpu_seconds() - start < 8
 
 
 @pytest.mark.parametrize("name", list(BACKENDS))
@@ -78,13 +77,13 @@ def test_solutions_stream_and_stop_when_the_consumer_does(name):
     """The first solutions of a big search arrive long before it could end; closing the
     stream ends the search."""
     cover = _cover("pentominoes_8x8_square.yaml")
-    start = time.perf_counter()
+    start = cpu_seconds()
     stream = iter_cover_solutions(name, cover)
     first = list(itertools.islice(stream, 3))
     stream.close()
     assert len(first) == 3 and len({tuple(sorted(s)) for s in first}) == 3
     assert all(cover.is_solution(sorted(s)) for s in first)
-    assert time.perf_counter() - start < 20
+    assert cpu_seconds() - start < 20
 
 
 def test_capabilities_are_declared_and_asked_for_in_one_place():

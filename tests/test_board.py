@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from conftest import ndjson_lines, running_server, spec_fields
+from conftest import cpu_seconds, ndjson_lines, running_server, spec_fields
 from fastapi.testclient import TestClient
 
 from cpmodels.api import sweep
@@ -65,10 +65,10 @@ def test_a_bad_board_gets_its_reasons(client, change, field, words):
 def test_counts_are_refused_at_once_when_the_area_never_matches(client):
     board = spec_fields("calendar_day")
     board["pieces"] = board["pieces"][:-1]
-    start = time.perf_counter()
+    start = cpu_seconds()
     refused = client.post("/api/board/counts", json=board)
     assert refused.status_code == 422 and "the pieces cover 36 cells" in refused.json()["error"]
-    assert time.perf_counter() - start < 2.0
+    assert cpu_seconds() - start < 2.0
     huge = client.post("/api/board/counts", content=b"{" + b" " * (11 << 20) + b"}",
                        headers={"content-type": "application/json"})
     assert huge.status_code == 413 and "larger than" in huge.json()["error"]

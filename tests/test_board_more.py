@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from conftest import ndjson_lines, running_server, spec_fields
+from conftest import cpu_seconds, ndjson_lines, running_server, spec_fields
 from fastapi.testclient import TestClient
 
 from cpmodels.api import sweep
@@ -77,10 +77,10 @@ def test_the_sets_that_work_are_those_whose_sweeps_solve_every_date(client, tmp_
 def test_a_bad_design_request_is_refused_at_once(client, change, words):
     request = {"board": spec_fields("calendar_day"), "always": ["O6"], "choose": 7}
     change(request)
-    start = time.perf_counter()
+    start = cpu_seconds()
     refused = client.post("/api/board/design", json=request)
     assert refused.status_code == 422 and words in refused.json()["error"], refused.text
-    assert time.perf_counter() - start < 2.0
+    assert cpu_seconds() - start < 2.0
 
 
 def test_a_design_no_set_of_which_covers_the_board_says_why(client):
@@ -344,11 +344,11 @@ def test_a_board_of_too_many_placements_is_refused_before_compiling(client, path
     rows = [" ".join("." for _ in range(20)) for _ in range(20)]
     rows[0] = " ".join(["A", "B"] + ["."] * 18)
     pieces = [{"name": f"P{k}", "shape": "#" * (k % 6 + 1), "count": [0, 5]} for k in range(80)]
-    start = time.perf_counter()
+    start = cpu_seconds()
     answer = client.post(path, json={"board": rows, "groups": {"g": ["A", "B"]},
                                      "pieces": pieces})
     assert answer.status_code == 422 and "256,000 placements" in answer.json()["error"]
-    assert time.perf_counter() - start < 2.0
+    assert cpu_seconds() - start < 2.0
 
 
 @pytest.mark.parametrize("query", [

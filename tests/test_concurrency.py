@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from conftest import ROOT, SPECS
+from conftest import ROOT, SPECS, cpu_seconds
 
 from cpmodels import api
 from cpmodels.backends import engine
@@ -135,23 +135,16 @@ def test_a_search_out_of_time_keeps_its_table_true():
     assert session.count() == 119836
 
 
-def _cpu_seconds() -> float:
-    """Processor time of this process and of its children that have ended: what a search
-    burns, whatever else the machine runs (wall time is not: it stretches under load)."""
-    used = os.times()
-    return used.user + used.system + used.children_user + used.children_system
-
-
 def test_a_time_limit_stops_a_count_inside_a_branch():
     cover = _cover("pentominoes_8x8_square.yaml", None)  # half a minute of processor time in all
     for jobs in (1, 2):
-        start, cpu = time.perf_counter(), _cpu_seconds()
+        start, cpu = time.perf_counter(), cpu_seconds()
         with pytest.raises(OutOfTime) as stop:
             engine.count(cover, jobs=jobs, time_limit=0.5)
         assert isinstance(stop.value.partial, int)
         # at most the limit on each worker's core, and a second to start and stop them
-        assert _cpu_seconds() - cpu < 0.5 * jobs + 1.0
-        assert time.perf_counter() - start < 60  # stopped, not run to the end
+        assert cpu_seconds() - cpu < 0.5 * jobs + 1.0
+        assert time.perf_counter() - start < 120  # a hang guard: the work is measured above
 
 
 def test_a_worker_that_dies_has_its_unit_run_again(monkeypatch, tmp_path):

@@ -13,11 +13,10 @@ import re
 import shutil
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
-from conftest import SPECS
+from conftest import SPECS, cpu_seconds
 
 from cpmodels import api
 from cpmodels.backends.engine import count as engine_count
@@ -576,10 +575,10 @@ def test_proof_literals_past_the_formula_are_refused_at_once(tmp_path, run_cli, 
     answer, path = tmp_path / "cadical.out", tmp_path / "proof.drat"
     answer.write_text("s UNSATISFIABLE\n")
     path.write_bytes(proof)
-    start = time.perf_counter()
+    start = cpu_seconds()
     code, out, err = run_cli("decode", str(SPECS / "calendar_week.yaml"), *UNSAT_DATE,
                              "--format", "dimacs", "--model", str(answer), "--proof", str(path))
-    assert time.perf_counter() - start < 5, "the checker's work grew with a literal"
+    assert cpu_seconds() - start < 5, "the checker's work grew with a literal"
     assert "Traceback" not in err and fragment in out + err
     assert code in (2, 3)  # an unreadable proof is bad input; a wrong one is rejected
 
@@ -588,10 +587,10 @@ def test_repeated_lemmas_are_checked_once():
     # Unsatisfiable: 1 follows by unit propagation, then the empty clause does. A million
     # copies of the unit lemma cost no more than one (each used to be propagated again).
     clauses = [[1, 2], [1, -2], [-1, 3], [-1, -3]]
-    start = time.perf_counter()
+    start = cpu_seconds()
     verdict = check_drup(clauses, ["1 0"] * 1_000_000 + ["0"])
     assert verdict.ok and verdict.lemmas == 1_000_001
-    assert time.perf_counter() - start < 15
+    assert cpu_seconds() - start < 15
     # Deleting one of two copies of a clause leaves the other; deleting both removes it.
     assert check_drup(clauses, ["1 0", "1 0", "d 1 0", "0"]).ok
     wrong = check_drup([[1, 2], [1, -2], [-1, 3], [-1, -3], [1, 4]],
@@ -603,11 +602,11 @@ def test_a_repeated_binary_proof_answers_in_seconds(tmp_path, run_cli):
     answer, path = tmp_path / "cadical.out", tmp_path / "proof.drat"
     answer.write_text("s UNSATISFIABLE\n")
     path.write_bytes((b"a" + _binary_literal(1) + _binary_literal(-2) + b"\x00") * 1_000_000)
-    start = time.perf_counter()
+    start = cpu_seconds()
     code, out, _ = run_cli("decode", str(SPECS / "calendar_week.yaml"), *UNSAT_DATE,
                            "--format", "dimacs", "--model", str(answer), "--proof", str(path))
     assert code == 3 and "rejected" in out
-    assert time.perf_counter() - start < 20
+    assert cpu_seconds() - start < 20
 
 
 def test_oversized_and_non_regular_answers_and_proofs_are_refused_unread(tmp_path, run_cli):

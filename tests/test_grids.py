@@ -5,13 +5,12 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import SPECS, cpu_seconds
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.image import imread
@@ -443,10 +442,10 @@ def test_solids_are_counted_by_dancing_links_with_forced_options_and_progress():
 
 def test_a_solid_count_stops_at_its_time_limit():
     inst = api.instance(SOLIDS, target="box_3x4x5")
-    start = time.perf_counter()
+    start = cpu_seconds()
     with pytest.raises(OutOfTime):
         count_cover("engine", inst.cover, time_limit=0.5)
-    assert time.perf_counter() - start < 5
+    assert cpu_seconds() - start < 5
 
 
 def test_solids_counted_from_several_threads_at_once():

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 import pytest
-from conftest import SPECS
+from conftest import SPECS, cpu_seconds
 from test_design import SMALL
 
 from cpmodels import api
@@ -225,11 +224,11 @@ def test_a_huge_sparse_file_is_refused_without_reading_it(run_cli, tmp_path, tin
     with out.open("wb") as handle:  # sparse: no disk taken
         handle.truncate(2_000_000_000)
     before = out.stat()
-    start = time.perf_counter()
+    start = cpu_seconds()
     code, _, err = run_cli("sweep", path, "--out", out, "--resume")
     assert code == 2 and err.strip() == f"error: cannot read {out}: a line is over " \
         "1,000,000 bytes: not a file of sweep rows"
-    assert time.perf_counter() - start < 5
+    assert cpu_seconds() - start < 5
     after = out.stat()
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
 

@@ -22,7 +22,6 @@ from cpmodels.errors import InputError
 from cpmodels.web import board, designing, puzzles
 from cpmodels.web.app import create_app
 from cpmodels.web.connections import MAX_CONNECTIONS, Admission
-from cpmodels.web.connections import READ_TIMEOUT as SERVER_READ_TIMEOUT  # the default
 from cpmodels.web.errors import refused
 from cpmodels.web.play import InvalidPosition
 from cpmodels.web.routes import board as board_routes
@@ -63,22 +62,30 @@ def _closed_within(sock: socket.socket, seconds: float, trickle: bytes = b"") ->
 
 def test_silent_connections_do_not_keep_cheap_answers_out():
     """More connections than the cap, open and sending nothing: the list of calendars
-    still answers at once (the longest-waiting idle connections are closed to make room)."""
-    with running_server(create_app([WEEK])) as url:
+    still answers, and the longest-waiting idle connections are closed to make room. The
+    silent connections may wait ten minutes for their requests, so none is closed by that
+    timeout within the test's guard against a hang."""
+    with running_server(create_app([WEEK]), read_timeout=600.0) as url:
         silent = [socket.create_connection(_host_port(url)) for _ in range(MAX_CONNECTIONS + 44)]
         try:
-            time.sleep(0.3)  # the server has taken them all
             for _ in range(3):
-                start = time.perf_counter()
-                answer = httpx.get(f"{url}/api/specs", timeout=2 * SERVER_READ_TIMEOUT)
-                took = time.perf_counter() - start
+                answer = httpx.get(f"{url}/api/specs", timeout=60)
                 assert answer.status_code == 200, answer.text
-                # Kept out, the request would wait for a silent connection's read timeout
-                # (a place freed after SERVER_READ_TIMEOUT s); a busy machine's slow answer is
-                # still well short of it.
-                assert took < SERVER_READ_TIMEOUT / 2, (
-                    f"answered after {took:.1f} s: a silent connection's place was freed "
-                    f"by its read timeout ({SERVER_READ_TIMEOUT} s), not for the newcomer")
+            deadline = time.monotonic() + 60  # a hang guard: the closing is an event
+            closed: set[int] = set()
+            while len(closed) < 44 and time.monotonic() < deadline:
+                readable, _, _ = select.select([s for s in silent if id(s) not in closed],
+                                               [], [], 0.2)
+                for sock in readable:
+                    try:
+                        ended = sock.recv(1) == b""
+                    except OSError:  # reset: closed
+                        ended = True
+                    if ended:
+                        closed.add(id(sock))
+            assert len(closed) >= 44, f"{len(closed)} of the 44 over the cap were closed"
+            # the first to come, which have waited longest
+            assert closed <= {id(s) for s in silent[:44 + 3]}
         finally:
             for sock in silent:
                 sock.close()
@@ -191,7 +198,7 @@ def test_requests_past_the_cap_get_503_as_json():
 def test_a_connection_that_sends_nothing_is_closed():
     with running_server(create_app([WEEK]), read_timeout=READ_TIMEOUT) as url, \
             socket.create_connection(_host_port(url)) as sock:
-        closed = _closed_within(sock, READ_TIMEOUT + 3)
+        closed = _closed_within(sock, READ_TIMEOUT + 30)
         assert closed is not None and closed > READ_TIMEOUT * 0.8
 
 
@@ -203,7 +210,7 @@ def test_headers_sent_a_byte_at_a_time_are_cut_off_also_after_an_answer():
         sock.sendall(b"GET /api/specs HTTP/1.1\r\nhost: x\r\n\r\n")
         assert sock.recv(65536).startswith(b"HTTP/1.1 200")
         time.sleep(0.1)
-        closed = _closed_within(sock, READ_TIMEOUT + 3,
+        closed = _closed_within(sock, READ_TIMEOUT + 30,
                                 trickle=b"GET /api/specs HTTP/1.1\r\nx-slow: " + b"a" * 100)
         assert closed is not None and closed > READ_TIMEOUT * 0.5
 
@@ -213,7 +220,7 @@ def test_a_body_sent_slowly_is_cut_off():
             socket.create_connection(_host_port(url)) as sock:
         sock.sendall(b"POST /api/board/check HTTP/1.1\r\nhost: x\r\n"
                      b"content-type: application/json\r\ncontent-length: 100\r\n\r\n")
-        closed = _closed_within(sock, READ_TIMEOUT + 3, trickle=b'{"board": "' + b"a" * 80)
+        closed = _closed_within(sock, READ_TIMEOUT + 30, trickle=b'{"board": "' + b"a" * 80)
         assert closed is not None and closed > READ_TIMEOUT * 0.5
 
 
@@ -253,6 +260,7 @@ class Overrun:
 
     def __init__(self) -> None:
         self.release = threading.Event()
+        self.overran = threading.Event()  # the first call has ended
         self.lock = threading.Lock()
         self.calls = 0
 
@@ -261,7 +269,8 @@ class Overrun:
             self.calls += 1
             first = self.calls == 1
         if first:
-            self.release.wait(20)
+            self.release.wait(120)
+            self.overran.set()
         raise InputError("answered at once")
 
 
@@ -294,10 +303,9 @@ def test_a_request_that_answers_504_lets_go_of_its_place(monkeypatch, method, pa
     monkeypatch.setattr(*work, overrun)
     client = TestClient(create_app([WEEK], workers=1, queue=0, time_limit=0.4))
     try:
-        start = time.perf_counter()
         late = client.request(method, path, json=body)
         assert late.status_code == 504, late.text
-        assert time.perf_counter() - start < 5
+        assert not overrun.overran.is_set(), "the 504 waited for the overrunning work"
         again = client.request(method, path, json=body)
         assert again.status_code == 422, again.text
         assert again.json()["error"] == "answered at once"
