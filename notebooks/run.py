@@ -17,6 +17,7 @@ import asyncio
 import json
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,14 @@ def execute_all(paths: list[Path], at_once: int = AT_ONCE,
                 raise outcome
         return done  # type: ignore[return-value]
 
-    return asyncio.run(every())
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # none running here: the usual case
+        return asyncio.run(every())
+    # called where an event loop already runs (a notebook, a browser driven from a test):
+    # the notebooks' own loop on a thread of its own
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, every()).result()
 
 
 def _text(value: Any) -> str:

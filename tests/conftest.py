@@ -25,6 +25,15 @@ from cpmodels._core import interface
 from cpmodels.cli import main
 from cpmodels.web.connections import listening_socket, server_config
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C as a terminal delivers it: a suite started in the background by a shell
+    inherits it ignored (and passes that on to every command it starts), which the tests of
+    how a command stops on Ctrl-C cannot take."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 
