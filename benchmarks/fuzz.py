@@ -31,7 +31,7 @@ CORE = ROOT / "cpmodels" / "_core"
 FUZZ = CORE / "fuzz"
 BUILD = ROOT / "build" / "fuzz"
 SANITIZERS = "address,undefined"
-FLAGS = ["-std=c++17", "-g", "-O1", "-fno-omit-frame-pointer", "-Wno-psabi",
+FLAGS = ["-std=c++17", "-gline-tables-only", "-O1", "-fno-omit-frame-pointer", "-Wno-psabi",
          "-fno-sanitize-recover=all", "-DCPCORE_DEBUG", "-DCPCORE_CHECK_REPORT",
          "-I", str(CORE / "include")]
 CLANG_NAMES = ["clang++"] + [f"clang++-{v}" for v in range(20, 12, -1)]
