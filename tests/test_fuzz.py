@@ -1,6 +1,6 @@
 """A short run of every fuzz target of the core (benchmarks/fuzz.py: libFuzzer with
 AddressSanitizer and UndefinedBehaviorSanitizer over each entry point that reads outside
-data, seeded with what the package hands the core on the bundled and hostile specs): a few
+data, seeded with what the package hands the core on the bundled and hostile specs):
 a second each, no finding. The long run is the benchmark itself (``--seconds 600``)."""
 
 from __future__ import annotations
