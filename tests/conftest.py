@@ -312,6 +312,31 @@ def screenshot(page, tmp_path: Path, name: str, variable: str) -> Path:
 STATIC = ROOT / "cpmodels" / "web" / "static"
 
 
+SETTLED = """async () => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    const boxes = () => JSON.stringify([...document.querySelectorAll("svg, .tile, #tray")]
+        .map((e) => { const r = e.getBoundingClientRect();
+                      return [r.x, r.y, r.width, r.height]; }));
+    let before = boxes();
+    for (let i = 0; i < 60; i++) {
+        await frame();
+        await frame();
+        const now = boxes();
+        if (now === before) return i;
+        before = now;
+    }
+    throw new Error("the page's layout kept moving for 120 frames");
+}"""
+
+
+def settled(page) -> None:
+    """Wait until the page has drawn its frames: what a move changed is laid out, and what
+    its resize observers do with it (a board fitted to the room the tray leaves) is done.
+    A point read off the screen before then can be stale by the time the mouse gets there,
+    as a player's eye never is."""
+    page.evaluate(SETTLED)
+
+
 def page_globals(page, browser) -> list[str]:
     """The names the page's scripts left in the global scope: properties of ``window`` that
     a page of the same origin without scripts has not, and any top-level name of a script

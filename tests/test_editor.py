@@ -12,7 +12,7 @@ import time
 
 import pytest
 import yaml
-from conftest import SPECS, page_globals, running_server, screenshot
+from conftest import SPECS, page_globals, running_server, screenshot, settled
 
 from cpmodels.api import design, sweep
 from cpmodels.web.app import create_app
@@ -92,6 +92,7 @@ def _drag(page, cells: list[tuple[int, int]]) -> None:
         box = _cell(page, r, c).bounding_box()
         return box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.6
 
+    settled(page)
     points = [centre(*cell) for cell in cells]  # before the stroke redraws the board
     page.mouse.move(*points[0])
     page.mouse.down()

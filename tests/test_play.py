@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, SPECS, cpu_seconds, page_globals, running_server, screenshot
+from conftest import ROOT, SPECS, cpu_seconds, page_globals, running_server, screenshot, settled
 from fastapi.testclient import TestClient
 
 from cpmodels.backends import cnf
@@ -493,6 +493,7 @@ def _drag_piece(page, layout, piece: str, cells) -> None:
     _turn_to(page, piece, o, layout)
     shape = next(p for p in layout["pieces"] if p["name"] == piece)["orientations"][o]
     mx, my = shape["mark"]
+    settled(page)
     sx, sy, tx, ty = page.evaluate(
         """([piece, mx, my, bx, by]) => {
              const t = document.querySelector(`#tray .tile[data-piece="${piece}"] svg`)
@@ -596,6 +597,7 @@ def test_a_dead_end_and_the_way_out(player, server):
 
 def _centre_of_cell(page, layout, cell) -> tuple[float, float]:
     centre = next(c["centre"] for c in layout["cells"] if c["cell"] == list(cell))
+    settled(page)
     return tuple(page.evaluate(
         """([x, y]) => { const b = document.querySelector('#play-board').getScreenCTM();
              return [b.a * x + b.e, b.d * y + b.f]; }""", centre))

@@ -10,7 +10,7 @@ import re
 
 import httpx
 import pytest
-from conftest import screenshot
+from conftest import screenshot, settled
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -83,6 +83,7 @@ def _find(layout: dict, piece: str, cells) -> tuple[int, list]:
 
 def _on_board(page, x: float, y: float) -> tuple[float, float]:
     """A point of the board's drawing (pixels of the layout) on the screen."""
+    settled(page)
     return tuple(page.evaluate("""([x, y]) => {
         const m = document.querySelector('#play-board').getScreenCTM();
         return [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]; }""", [x, y]))
@@ -90,6 +91,7 @@ def _on_board(page, x: float, y: float) -> tuple[float, float]:
 
 def _press_tile(page, piece: str) -> None:
     """Press the mouse on a tray piece's letter and start dragging it."""
+    settled(page)
     box = page.locator(f'#tray .tile[data-piece="{piece}"] text').bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(x, y)

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import ROOT, free_port, screenshot
+from conftest import ROOT, free_port, screenshot, settled
 
 from cpmodels import api
 from cpmodels.web.play import board_layout
@@ -123,6 +123,7 @@ def test_a_piece_dragged_onto_the_board_is_counted_and_synced_to_python(browser)
                     if {(a + dr, b + dc) for a, b in shape["cells"]} == want)
         shape = info["orientations"][o]
         x, y = (shape["places"][k][2] + shape["mark"][0], shape["places"][k][3] + shape["mark"][1])
+        settled(page)
         tile = page.locator(f".cpm-tray svg[data-piece='{first['piece']}']").bounding_box()
         board = page.locator(".cpm-board").bounding_box()
         page.mouse.move(tile["x"] + tile["width"] / 2, tile["y"] + tile["height"] / 2)
