@@ -69,28 +69,47 @@ def test_threads_take_the_next_item_when_free_so_a_long_item_holds_up_no_other()
 
 
 def test_a_tallied_plan_in_threads_stays_on_one_worker_while_the_rest_is_quick(monkeypatch):
-    """As the sweep's tasks stay in one process: quick items all run on the first thread's
-    worker (its table warm), none made for the others; once the engine's rule says the
-    rest would be long, it is shared, each item still run once."""
+    """As the sweep's tasks stay in one process: while the engine's rule says the rest would
+    be quick, every item runs on the first thread's worker (its table warm), none made for
+    the others; once it says the rest would be long, the rest is shared, each item still run
+    once. The rule is the test's, so no item's time on a busy machine decides the run."""
     import cpmodels.running as running
 
     made: list[Squares] = []
+    second = threading.Event()  # a worker was made for another thread
+
+    class WaitsToBeShared(Squares):
+        def run(self, unit: tuple[int, ...]) -> list[int]:
+            # once shared, the first thread's next item waits for the other thread to join
+            # (else the first could take every item before the other wakes)
+            if sharing and unit[0] >= 2 and len(made) == 1:
+                assert second.wait(30), "the rest was not shared"
+            return super().run(unit)
 
     def worker() -> Squares:
-        made.append(Squares())
+        made.append(WaitsToBeShared())
+        if len(made) == 2:
+            second.set()
         return made[-1]
 
+    asked: list[tuple[int, bool]] = []
+
+    def rule(answer: bool):
+        def tasks_stay_here(first, last, left, *, cold):
+            asked.append((left, cold))
+            return answer
+        return tasks_stay_here
+
+    sharing = False
+    monkeypatch.setattr(running, "tasks_stay_here", rule(True))
     found = Memory()
     run(Plan(range(8), worker, tallied=True), Threads(2), found)
     assert found.in_order() == [n * n for n in range(8)] and len(made) == 1
-    asked = []
-
-    def rest_is_long(first, last, left, *, cold):
-        asked.append((left, cold))
-        return False
-
-    monkeypatch.setattr(running, "tasks_stay_here", rest_is_long)
+    assert asked == [(left, True) for left in range(6, 1, -1)]  # after each item but the first
+    sharing = True
     made.clear()
+    asked.clear()
+    monkeypatch.setattr(running, "tasks_stay_here", rule(False))
     found = Memory()
     run(Plan(range(8), worker, tallied=True), Threads(2), found)
     assert found.in_order() == [n * n for n in range(8)] and len(made) == 2
