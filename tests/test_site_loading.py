@@ -151,7 +151,7 @@ def test_a_puzzle_opened_once_plays_offline_and_every_puzzle_on_the_players_word
 
 
 # Workers of the page's pool asked to make a plan from a puzzle's parts, then to count: a
-# fresh worker for each count (a worker's first count is split at the first open cell).
+# fresh worker for each count (a worker's first count is split by the core's branching step).
 MADE = """async ({parts, faceUp, prefixes}) => {
   const module = await WebAssembly.compileStreaming(fetch("static/engine/engine.wasm"));
   const plan = JSON.stringify({faceUp, parts});
