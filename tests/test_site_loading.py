@@ -62,19 +62,40 @@ def host(site):
         yield url
 
 
+# What the page posts to its engine's workers, in order: each question's op, its plan's key
+# and whether it has an id (one without is made ahead and not answered), by worker.
+POSTED = """window.posted = [];
+const Made = window.Worker;
+window.Worker = class extends Made {
+  constructor(...args) { super(...args); this.number = window.posted.push([]) - 1; }
+  postMessage(message, ...rest) {
+    if (!message.module) {
+      window.posted[this.number].push([message.op, message.key, message.id !== undefined]);
+    }
+    return super.postMessage(message, ...rest);
+  }
+};"""
+
+
 def test_a_first_visit_loads_only_what_it_plays(browser, host):
     """A new player's browser (nothing kept) fetches at most FIRST_VISIT_KB before the first
     count of today's weekday calendar: no plan, no other puzzle's file, nothing kept for
-    offline play until the count is shown."""
+    offline play until the count is shown. The page's head asks the one worker for the
+    puzzle's plan with the engine, and the page's questions come after it."""
     context = browser.new_context(viewport=LAPTOP)
     finished: list = []
     context.on("requestfinished", lambda request: finished.append(request))
     try:
         page = context.new_page()
+        page.add_init_script(POSTED)
         page.add_init_script(FIRST_COUNT)
         page.goto(host)
         shown = page.evaluate("window.firstCount")
         _verdict(page, 0)
+        key = "calendar_week:any"
+        assert page.evaluate("window.posted") == [[
+            ["plan", key, False], ["layout", None, True], ["plan", key, True],
+            ["position", key, True]]]
         page.wait_for_function("document.querySelector('#offline-said').textContent !== ''",
                                timeout=WAIT)  # the service worker's fetches, after the count
         before = [r for r in finished if r.timing["startTime"] <= shown]
@@ -151,7 +172,7 @@ def test_a_puzzle_opened_once_plays_offline_and_every_puzzle_on_the_players_word
 
 
 # Workers of the page's pool asked to make a plan from a puzzle's parts, then to count: a
-# fresh worker for each count (a worker's first count is split at the first open cell).
+# fresh worker for each count (a worker's first count is split by the core's branching step).
 MADE = """async ({parts, faceUp, prefixes}) => {
   const module = await WebAssembly.compileStreaming(fetch("static/engine/engine.wasm"));
   const plan = JSON.stringify({faceUp, parts});

@@ -115,6 +115,7 @@ ASK = """async ({plan, tasks, exists, forced}) => {
     exists: cover.exists(exists),
     existsFirstFailure: cover.exists(exists, { firstFailure: true, remember: false }),
     first: forced.map((f) => cover.firstSolution(f)),
+    split: forced.map((f) => cover.split(f)),
     used: engine.size.used,
   };
   cover.release();
@@ -134,8 +135,8 @@ def _compare(page, session: EngineSession, tasks: list[tuple[int, ...]], *,
              kernels: tuple[str, str]) -> None:
     """Every answer of the browser's engine on the session's cover equals the native
     one's: each task's count vector and its uncovered tally items as the core writes them,
-    its count, whether it has a solution, and the first solution of each task (the plan's
-    searches for tallies and existence are ``kernels``)."""
+    its count, whether it has a solution, the first solution of each task and its next
+    branching step (the plan's searches for tallies and existence are ``kernels``)."""
     plan = session.browser_plan()
     assert (plan["tally"]["kernel"], plan["exists"]["kernel"]) == kernels
     call = session.searches.tally_call(tasks, None)
@@ -153,6 +154,10 @@ def _compare(page, session: EngineSession, tasks: list[tuple[int, ...]], *,
     assert got["existsFirstFailure"] == [*natively[:first_false + 1],
                                          *[None] * (len(tasks) - first_false - 1)]
     assert got["first"] == [session.first_solution(t) for t in tasks]
+    # each task's next branching step: the tasks it is cut into (one that cannot be cut
+    # stays whole)
+    assert [[[*t, o] for o in options] or [list(t)] for t, options in zip(tasks, got["split"])
+            ] == [[list(part) for part in session.split(t)] for t in tasks]
     assert any(int(n) for n in got["counts"]), "a comparison of nothing but zeros"
     assert got["released"] == 0 < got["used"]
     assert got["globals"] == []

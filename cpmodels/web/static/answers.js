@@ -45,6 +45,14 @@ export const NOT_KEPT = "This puzzle was not kept for play offline, and there is
   "network: open it once online (or choose Keep every puzzle offline), and it plays offline " +
   "from then on.";
 
+// A moment of the page's first answers marked in its timeline (cpmodels:NAME, the first time
+// only), for benchmarks/site_first_visit.py to read.
+export function mark(name) {
+  if (!performance.getEntriesByName(`cpmodels:${name}`, "mark").length) {
+    performance.mark(`cpmodels:${name}`);
+  }
+}
+
 class Cancelled extends Error {
   constructor() {
     super("a newer question took this one's place");
@@ -91,13 +99,17 @@ class Pool {
   }
 
   // The first worker made (or the one the page started, early: index.html's engineStart,
-  // which sends it the engine as soon as it compiles, and keeps its first word until the
-  // pool takes it) and its engine loaded from ``module`` (a promise of the compiled
-  // engine.wasm, null when it does not compile): the pool works (else it throws). The
-  // worker's scripts load while the page compiles the engine.
+  // which sends it the engine as soon as it compiles, keeps its first word until the
+  // pool takes it, and may have asked it the first puzzle's plan, known by its key) and its
+  // engine loaded from ``module`` (a promise of the compiled engine.wasm, null when it does
+  // not compile): the pool works (else it throws). The worker's scripts load while the
+  // page compiles the engine.
   async start(module, early = null) {
     const taken = early && early.worker ? early : null;
     const slot = this.spawn(0, taken && taken.worker);
+    if (taken && taken.first) {
+      taken.first.then((first) => { if (first && first.key) slot.keys.add(first.key); });
+    }
     try {
       if (taken && taken.failed) throw new Error("the engine's worker did not load");
       this.module = await module;
@@ -108,6 +120,7 @@ class Pool {
         if (ready !== true) throw new Error(error);
       }) : slot.ready;
       await Promise.race([slot.ready, said]);
+      mark("engine-loaded");
     } catch (err) {
       slot.worker.terminate();
       this.slots[0] = null;
@@ -293,8 +306,10 @@ function readPlan(listing, key, text) {
 const planKey = (name, faceUp) => `${name}:${faceUp ? "face-up" : "any"}`;
 
 class EngineAnswers {
-  constructor(pool, server, onKind) {
+  constructor(pool, server, onKind, first = null) {
     this.pool = pool;
+    // a promise of the parts the page's head read ({name, text}, or null), as it opened
+    this.first = first;
     this.server = server;
     this.onKind = onKind;
     this.kind = "engine";
@@ -352,12 +367,17 @@ class EngineAnswers {
   // (asked again next time).
   partsOf(name) {
     if (!(name in this.parts)) {
-      const read = fetch(`api/puzzle/${encodeURIComponent(name)}`)
-        .then((response) => {
-          this.unreached.delete(name);
-          return response.ok ? response.text() : null;
-        })
-        .catch(() => { this.unreached.add(name); return null; });
+      const first = this.first;  // (the page's head's, taken once)
+      this.first = null;
+      const read = (first || Promise.resolve(null)).then((got) => {
+        if (got && got.name === name && got.text !== null) return got.text;
+        return fetch(`api/puzzle/${encodeURIComponent(name)}`)
+          .then((response) => {
+            this.unreached.delete(name);
+            return response.ok ? response.text() : null;
+          })
+          .catch(() => { this.unreached.add(name); return null; });
+      });
       this.parts[name] = read;
       read.then((text) => {
         if (text === null && this.parts[name] === read) delete this.parts[name];
@@ -372,8 +392,10 @@ class EngineAnswers {
     if (!this.layouts[name]) {
       const made = this.partsOf(name).then((text) => {
         if (text === null || this.broken) return this.unreachable(name) || this.server.layout(name);
+        mark("layout-asked");
         return this.pool.ask(`layout ${name}`, "layout", null, text, {})
-          .catch(() => this.server.layout(name));
+          .then((layout) => { mark("layout-made"); return layout; },
+                () => this.server.layout(name));
       });
       this.layouts[name] = made;
       made.catch(() => { if (this.layouts[name] === made) delete this.layouts[name]; });
@@ -421,7 +443,10 @@ class EngineAnswers {
     if (parts === null) return null;
     const key = planKey(name, faceUp);
     const text = `{"faceUp":${faceUp},"parts":${parts}}`;
-    return readPlan(await this.pool.ask(`plan ${key}`, "plan", key, text, {}), key, text);
+    mark("plan-asked");
+    const listing = await this.pool.ask(`plan ${key}`, "plan", key, text, {});
+    mark("plan-made");
+    return readPlan(listing, key, text);
   }
 
   // The puzzle's spec listed, its labels in group order, and whether it is face up.
@@ -557,8 +582,10 @@ class EngineAnswers {
       spec: spec.name, labels, face_up: faceUp, status, completions, message,
       take_back: takeBack});
     if (solved) return answer("solved", 1, "solved!");
+    mark("count-asked");
     const {count, wayOut} = await this.ask("check", "position", plan,
                                            {prefix: this.prefix(plan, labels), ids}, signal);
+    mark("count-answered");
     const found = Number(count);
     if (found) {
       return answer("open", found, `${plural(found, "solution")} still possible from here`);
@@ -641,8 +668,9 @@ export {EngineAnswers, Pool};
 // else the server's. onKind(kind) is told which answered each puzzle asked about.
 export async function openAnswers({onKind = null} = {}) {
   const server = new ServerAnswers();
+  const early = self.engineStart || null;
   const pool = await openPool();
-  return pool ? new EngineAnswers(pool, server, onKind) : server;
+  return pool ? new EngineAnswers(pool, server, onKind, early && early.first) : server;
 }
 
 // A worker counting a large board (the weekday calendar's heatmap) keeps up to about this

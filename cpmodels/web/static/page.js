@@ -360,7 +360,10 @@ async function start() {
   $("puzzle-box").open = !narrow.matches;
   narrow.addEventListener("change", () => { if (!narrow.matches) $("puzzle-box").open = true; });
   $("date").value = localToday();
-  const listing = api("api/specs");  // asked while the engine loads
+  // the list of puzzles the page's head asked for as it opened (else asked now), read
+  // while the engine loads
+  const early = self.engineStart ? self.engineStart.specs : null;
+  const listing = early ? early.then((data) => data || api("api/specs")) : api("api/specs");
   listing.catch(() => {});
   state.answers = await openAnswers({onKind: () => footer()});
   if (state.answers.kind !== "engine") footer();  // (the engine's: once a puzzle's plan is read)

@@ -8,6 +8,7 @@
 //   cover.tally([[]]);                // {rows, masks}: count vectors, as the core writes them
 //   cover.exists([[], [3]]);          // [true, false]: decided by a first solution
 //   cover.firstSolution([]);          // option ids of one solution, or null
+//   cover.split([12]);                // the options of the search's next branching step
 //   engine.orientations("hex", [[0, 0], [1, 0]]);   // a piece's orientations: arrays of cells
 //   engine.placements("triangle", shapes, board);   // [{shape, cells}]: board cell indices
 //   engine.sweepCover({grid, cells, pieces, groups}); // a board's exact cover, as arrays
@@ -1201,7 +1202,8 @@ function nWordsLayout(engine, L) {
     tag_bit: engine.copy(tagBit), cell_nb: engine.copy(cellNb.data), degree: cellNb.shape[1],
   });
   return { ...cover, words, nOptions, nWords, stateWords: nWords, keyWords: nWords + 1,
-    inline: false, optMask: mask.data, optCounter: arrayOf(L, "opt_counter", "int64").data,
+    inline: false, nAnchored: Number(arrayOf(L, "anchor_start", "int64").data[cover.nBranch]),
+    optMask: mask.data, optCounter: arrayOf(L, "opt_counter", "int64").data,
     counterHigh: arrayOf(L, "counter_high", "int64").data };
 }
 
@@ -1371,6 +1373,26 @@ class Cover {
         rows: Array.from({ length: p.rows }, (_, r) => counts.slice(r * width, (r + 1) * width)),
         masks: plain ? null : Array.from(found, Number),
       };
+    });
+  }
+
+  // The search's next branching step below ``task`` (option ids forced first): the options
+  // that can cover the first item the task leaves open, in the search's order (the core's
+  // cpcore_split_n_words, as EngineSession.split asks it natively); none when nothing is
+  // left open or nothing fits. The task's completions are the sum of those of the task with
+  // each of them added.
+  split(task = []) {
+    check(this.solutionLayout, "this cover's plan has no solution stream");
+    const L = this.solutionLayout;
+    const p = prefixRows([task], L.nOptions);
+    return this.call((engine) => {
+      const at = engine.copy(p.flat);
+      const filled = engine.alloc(L.nWords * 8);
+      const counters = engine.alloc((L.nCounters + 1) * 8);
+      const out = engine.alloc((L.nAnchored + 1) * 8);
+      const n = Number(engine.exports.cpcore_split_n_words(L.struct, L.words, at,
+        BigInt(p.width), filled, counters, out));
+      return Array.from(engine.view(BigInt64Array, out, n), Number);
     });
   }
 

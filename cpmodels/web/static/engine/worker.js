@@ -28,7 +28,10 @@
 //        loaded under key, and what the page reads of it: {options, slack, letters,
 //        copies} as api/plan gives them. The questions above ask a plan by the same key
 //        and text: a worker that has not met it makes it so.
-// Making a layout or a plan is never held back by delay.
+// Making a layout or a plan is never held back by delay. A "plan" question without an id
+// is made and not answered (the play page's head asks its first puzzle's plan so, as soon
+// as the engine is sent, before the page's scripts have loaded): the page's own question
+// by the same key then finds it made.
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
 import {loadEngine} from "./engine.js";
@@ -74,6 +77,12 @@ class Answerer {
       return;
     }
     const {id, delay} = message;
+    if (id === undefined) {  // made ahead, not answered: the page asks it again by its key
+      try {
+        if (message.op === "plan") this.answer(message);
+      } catch (err) { /* (the page's own question meets the same refusal, and says it) */ }
+      return;
+    }
     let reply;
     try {
       reply = {id, answer: this.answer(message)};
@@ -162,29 +171,15 @@ class Answerer {
 
   // The count of a puzzle's position (forced: its options). The browser runs a long call
   // of the kernel in the code it compiled first, and a faster build only from the next
-  // call on: a worker's first count is the sum of the counts of each option that covers
-  // the first open cell (each solution has one of them), so that all but the first few
-  // run the faster build (the same nodes, the same count, in about half the time).
+  // call on: a worker's first count is the sum of the counts of each option of the
+  // search's next branching step below the position (the core's split: each solution has
+  // one of them), so that all but the first few run the faster build (the same nodes, the
+  // same count, in about half the time).
   count(cover, forced) {
-    const {options} = cover.listing;
     if (this.counted) return cover.count([forced])[0];
     this.counted = true;
-    const shut = new Set(forced.flatMap((o) => options[o][1].map(String)));
-    let first = null;
-    for (const [, cells] of options) {
-      for (const cell of cells) {
-        if (!shut.has(String(cell)) && (first === null || cell[0] < first[0] ||
-                                         (cell[0] === first[0] && cell[1] < first[1]))) {
-          first = cell;
-        }
-      }
-    }
-    if (first === null) return cover.count([forced])[0];
-    const at = String(first);
-    const branches = [];
-    options.forEach(([, cells], o) => {
-      if (cells.some((c) => String(c) === at)) branches.push(o);
-    });
+    const branches = cover.split(forced);
+    if (!branches.length) return cover.count([forced])[0];  // (nothing open, or nothing fits)
     return branches.reduce((sum, o) => sum + cover.count([[...forced, o]])[0], 0n);  // a call each
   }
 
