@@ -638,6 +638,47 @@ typedef struct cpcore_placements_input {
  * n_board + (dim + 2) * the largest shape. */
 int64_t cpcore_placements(const cpcore_placements_input* in, cpcore_buffers* buffers);
 
+/* A design's candidate sets (src/design_sets.cpp; cpmodels/design/search.py), on the square
+ * grid: the fixed pieces (0 .. n_fixed - 1), then from each draw k of its pieces for k from
+ * k_low to k_high (in itertools.combinations' order over the draw's pieces, k ascending; the
+ * draws' picks in product order, the last changing first), each draw's pick sorted by name
+ * (UTF-8 bytes; equal names in the draw's order). A set is kept when its area (a fixed piece
+ * area * high, a drawn one its area) is board_area and its pieces are distinct shapes (the
+ * canonical form of each under the rotations, and the mirror images when it may flip), and
+ * skipped as equal to an earlier set when it holds the same shapes with the same copies
+ * (count_id) as a set before it, or their mirror images do: on a board one of whose mirror
+ * images maps its cells onto themselves and the required dates' holes onto required holes,
+ * when some piece may not flip. The stream: each set kept, set_cols piece indices (-1 pads).
+ * A buffers call as the geometry calls' (three calls: none, the scratch, both); out is the
+ * call's working room too (the keys seen follow the sets), so need_out may be more than the
+ * words written. Returns the words written, CPCORE_GEOMETRY_SMALL_BUFFER, or
+ * CPCORE_SETS_INPUT for inputs out of range. */
+#define CPCORE_SETS_INPUT (-17)
+typedef struct cpcore_design_sets_input {
+    uint64_t n_pieces, n_fixed, n_cells;
+    const int64_t* cells;       /* [n_cells, 2] the pieces' cells, row and column */
+    const int64_t* cell_start;  /* [n_pieces + 1] piece i's cells from cell_start[i] */
+    const uint8_t* flip;        /* [n_pieces] 1: it may be turned over */
+    const int64_t* count_id;    /* [n_pieces] equal for pieces with the same copies */
+    const int64_t* area;        /* [n_pieces] */
+    const int64_t* high;        /* [n_pieces] its copies at most */
+    const char* names;          /* [n_names] the pieces' names, UTF-8, one after another */
+    const int64_t* name_start;  /* [n_pieces + 1] */
+    uint64_t n_names, n_draws, n_drawn;
+    const int64_t* draw_pieces;  /* [n_drawn] each draw's pieces, one draw after another */
+    const int64_t* draw_start;   /* [n_draws + 1] */
+    const int64_t* k_low;        /* [n_draws] */
+    const int64_t* k_high;       /* [n_draws] */
+    uint64_t board_area, set_cols;  /* set_cols: n_fixed + every draw's k_high */
+    const int64_t* board;       /* [n_board, 2] the board's cells */
+    uint64_t n_board, n_dates, hole_cols;
+    const int64_t* holes;       /* [n_dates, hole_cols] each required date's label cells
+                                   (indices of board cells; -1 pads) */
+    uint64_t n_area, n_sets, skipped;  /* out: sets with the area, kept, skipped */
+} cpcore_design_sets_input;
+
+int64_t cpcore_design_sets(cpcore_design_sets_input* in, cpcore_buffers* buffers);
+
 /* --- a calendar's sweep cover (cpcore/sweep_cover.hpp; sweep.py, cover.py) ------------- */
 
 /* What cpcore_sweep_cover returns besides the geometry calls' statuses. */
