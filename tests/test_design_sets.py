@@ -153,3 +153,98 @@ def test_generated_designs_sets_are_the_oracles(tmp_path):
     seen = [generated(tmp_path, seed) for seed in range(60)]
     assert sum(kept > 0 for kept, _ in seen) >= 20
     assert sum(skipped > 0 for _, skipped in seen) >= 10
+
+
+# --- design --best's ranking (cpcore_design_best_*) ------------------------------------------
+
+def oracle_best(table: list[list[int]], names: list[list[str]], best: int):
+    """The ranking loop as the Python design ran it before the core did: the leaders (set,
+    fewest, total, date) and every count asked for, in order. ``table[k][d]``: set k's
+    count on date d."""
+    asked = []
+
+    def fewest(k):
+        d = min(range(len(table[k])), key=lambda d: table[k][d])
+        return table[k][d], d
+
+    leaders: list[tuple[int, int, int, int]] = []
+    probed: dict[int, dict[int, int]] = {k: {} for k in range(len(table))}
+    while probed:
+        floor = leaders[best - 1][1] if len(leaders) >= best else None
+        bound = {k: min(known.values(), default=1 << 62) for k, known in probed.items()}
+        k = max(probed, key=lambda j: (bound[j], -j))
+        if floor is not None and bound[k] < floor:
+            break
+        known = probed[k]
+        unknown = [date for _, _, _, date in leaders if date not in known]
+        if unknown:
+            for date in dict.fromkeys(unknown):
+                asked.append(("alone", k, date))
+                known[date] = table[k][date]
+            continue
+        del probed[k]
+        asked.append(("full", k, floor))
+        low, date = fewest(k)
+        if floor is not None and low < floor:
+            continue
+        leaders = sorted([*leaders, (k, low, sum(table[k]), date)],
+                         key=lambda v: (-v[1], -v[2], names[v[0]]))[:best]
+    return leaders, asked
+
+
+def core_best(table: list[list[int]], names: list[list[str]], best: int):
+    """The same, stepped by the core (as design/best.py steps it)."""
+    import cpmodels._native as native
+    import numpy as np
+
+    from cpmodels.backends.engine.layouts.described import constants
+
+    kind = constants("CPCORE_BEST_")
+    n, dates = len(table), len(table[0])
+    rank = np.empty(n, dtype=np.int64)
+    rank[sorted(range(n), key=lambda k: names[k])] = np.arange(n)
+    arrays = (rank, np.ones(n, np.uint8), np.zeros((n, dates), np.uint8),
+              np.full(n, -1, np.int64), np.full((best, 4), -1, np.int64),
+              np.zeros(best, np.int64))
+    asked = []
+    while True:
+        step, k, floor, n_out = native.design_best_step(*arrays)
+        if step == kind["probe"]:
+            for d in arrays[5][:n_out]:
+                asked.append(("alone", k, int(d)))
+                native.design_best_known(*arrays, k, int(d), table[k][d])
+        elif step == kind["count"]:
+            asked.append(("full", k, None if floor < 0 else floor))
+            low = min(table[k])
+            if floor < 0 or low >= floor:
+                native.design_best_counted(*arrays, k, low, sum(table[k]),
+                                           table[k].index(low))
+        else:
+            assert step == kind["done"]
+            break
+    leaders = [tuple(int(x) for x in row) for row in arrays[4] if row[0] >= 0]
+    return leaders, asked
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_cores_best_ranking_is_the_oracles(seed):
+    """Random figures (ties in the fewest and the totals, names alike in part): the same
+    counts asked for in the same order, and the same leaders."""
+    rng = random.Random(seed)
+    n, dates, best = rng.randint(1, 25), rng.randint(1, 8), rng.randint(1, 6)
+    table = [[rng.randint(1, 6) for _ in range(dates)] for _ in range(n)]
+    names = [[rng.choice("ABC") for _ in range(3)] + [str(k)] for k in range(n)]
+    assert core_best(table, names, best) == oracle_best(table, names, best)
+
+
+def test_the_best_ranking_refuses_what_is_out_of_range():
+    import cpmodels._native as native
+    import numpy as np
+
+    arrays = (np.zeros(2, np.int64), np.ones(2, np.uint8), np.zeros((2, 3), np.uint8),
+              np.full(2, -1, np.int64), np.full((1, 4), -1, np.int64), np.zeros(1, np.int64))
+    for args in ((2, 0, 1), (0, 3, 1), (0, 0, -1)):
+        with pytest.raises(ValueError, match="out of range"):
+            native.design_best_known(*arrays, *args)
+    with pytest.raises(ValueError, match="out of range"):
+        native.design_best_counted(*arrays, 0, 5, 4, 0)  # a total below the fewest

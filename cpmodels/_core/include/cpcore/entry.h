@@ -242,6 +242,45 @@ uint64_t cpcore_design_dates_work_words(uint64_t n_dates);
 /* The dates made (0), or the CPCORE_DATES_* code of the first date that is refused. */
 int64_t cpcore_design_dates(const cpcore_dates_input* in);
 
+/* ``design --best K``'s ranking (src/design_best.cpp; cpmodels/design/best.py): which of a
+ * design's working sets to count next so that the K best (the most solutions on their
+ * hardest required date, then the most in all, then the first by name: ``rank``) come
+ * without counting every set in full. The caller keeps the state and does what each step
+ * says: CPCORE_BEST_PROBE, count set ``set`` alone on each of ``dates`` (the leaders'
+ * hardest dates it was not counted on; n_out of them) and give each count to
+ * cpcore_design_best_known (a set's least such count bounds its fewest, and the open set of
+ * the highest bound, the first of equals, goes next); CPCORE_BEST_COUNT, count set ``set``
+ * in full, stopping at a required date with fewer solutions than ``floor`` (the K-th
+ * leader's fewest; -1 while there are fewer leaders), and when it was not stopped give its
+ * fewest, its date and its total to cpcore_design_best_counted; CPCORE_BEST_DONE, every
+ * open set has a date below the floor, or none is left: the leaders are the best. */
+#define CPCORE_BEST_DONE 0
+#define CPCORE_BEST_PROBE 1
+#define CPCORE_BEST_COUNT 2
+#define CPCORE_BEST_INPUT (-18)  /* a set, a date or a figure out of range */
+typedef struct cpcore_best_state {
+    uint64_t n_sets, n_dates, best;
+    const int64_t* rank;  /* [n_sets] each set's place among the sets in the order of names */
+    uint8_t* open;        /* [n_sets] 1 until counted in full (all 1 at first) */
+    uint8_t* known;       /* [n_sets, n_dates] 1: counted alone on that date (0 at first) */
+    int64_t* bound;       /* [n_sets] its least count alone; -1 (none, above all) at first */
+    int64_t* leaders;     /* [best, 4] the best so far, ranked: set (-1: none yet), fewest,
+                             total, the date of its fewest */
+    int64_t set, floor;   /* out */
+    int64_t* dates;       /* [best] out */
+    uint64_t n_out;       /* out */
+} cpcore_best_state;
+
+/* The next step (CPCORE_BEST_*), or CPCORE_BEST_INPUT. */
+int64_t cpcore_design_best_step(cpcore_best_state* state);
+/* Set ``set`` counted alone on ``date``: 0, or CPCORE_BEST_INPUT. */
+int64_t cpcore_design_best_known(cpcore_best_state* state, int64_t set, int64_t date,
+                                 int64_t count);
+/* Set ``set`` counted in full: among the leaders when it ranks among the best; 0, or
+ * CPCORE_BEST_INPUT. */
+int64_t cpcore_design_best_counted(cpcore_best_state* state, int64_t set, int64_t fewest,
+                                   int64_t total, int64_t date);
+
 /* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
  * options (their indices) and the nodes in *nodes; CPCORE_STOPPED, or CPCORE_TOO_DEEP when
  * the search needed more than rows levels. live: 2 * rows * n_options words; frame:
