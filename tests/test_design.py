@@ -6,6 +6,7 @@ import json
 
 import pytest
 from conftest import SPECS
+from test_design_sets import CORNERS as MIRROR_BOARD
 from test_design_sets import oracle_sets
 
 from cpmodels.backends import solve_cover
@@ -197,24 +198,6 @@ def test_worker_processes_give_the_same_verdicts(tmp_path):
     assert len(alone) == 21 and [v.as_dict() for v in shared] == [v.as_dict() for v in alone]
     assert any(v.works for v in alone) and any(not v.works for v in alone)
 
-
-MIRROR_BOARD = """\
-kind: calendar
-name: corners
-board:
-  - "a . . . b"
-  - ". . . . ."
-  - ". . . . ."
-  - "c . . . d"
-groups:
-  corner: [a, b, c, d]
-pieces:  # a design uses the board alone
-  - {name: V3, shape: "##/#."}
-  - {name: L4, shape: "###/#.."}
-  - {name: I4, shape: "####"}
-  - {name: O4, shape: "##/##"}
-  - {name: T4, shape: "###/.#."}
-"""
 
 MIRROR_DESIGN = """\
 kind: design
