@@ -45,8 +45,8 @@ Parts parts_of(const cpcore_design_sets_input& in) {
     return p;
 }
 
-// Cells of a square grid's shape: its rows and columns, at cells[2 * i] and cells[2 * i + 1].
-// The eight moves of the square grid: the four rotations, then the four mirror images.
+// A shape's cells are its rows and columns, at cells[2 * i] and cells[2 * i + 1]. The eight
+// moves of the square grid: the four rotations, then the four mirror images.
 void move(int64_t r, int64_t c, int t, int64_t* out) {
     const int64_t rr[8] = {r, c, -r, -c, r, -r, c, -c};
     const int64_t cc[8] = {c, -r, -c, r, -c, c, r, -r};
@@ -141,7 +141,8 @@ struct Sets {
             canonical(cells, size(i), flip, mirrors && !flip, work + p.temp, form(i, true));
         }
         // A class is the first of the 2n forms (own forms first) with the same form and
-        // copies: own(i) < n names piece own(i)'s form, n + k piece k's mirror form.
+        // copies: class c < n is piece c's own form, n + k piece k's mirror form (so a
+        // mirror form equal to an own form takes the own form's class).
         for (uint64_t i = 0; i < n; ++i) {
             shape(i) = (int64_t)i;
             for (uint64_t j = 0; j < i; ++j)
@@ -163,7 +164,6 @@ struct Sets {
             }
             (mi ? mirror(i) : own(i)) = found;
         }
-        // A mirror form equal to an own form takes that class (the own forms come first).
     }
 
     // Whether a mirror image of the board (one of the square grid's four, moved back to the
