@@ -33,7 +33,8 @@ CORE_TESTS = ["test_core_cover.py", "test_core_layouts.py", "test_core_one_word.
               "test_core_one_word_layout.py", "test_core_packing.py", "test_core_towers.py",
               "test_core_findings.py", "test_geometry_core.py", "test_play_layout_core.py",
               "test_sweep_cover_core.py", "test_words.py", "test_one_word_tally.py",
-              "test_cut_core.py", "test_engrave.py", "test_core_design.py"]
+              "test_cut_core.py", "test_engrave.py", "test_core_design.py",
+              "test_design_sets.py"]
 LEFT_TO_THE_PLAIN_BUILD = ["test_threads_count_at_once", "test_pentomino_boxes"]
 
 PLUGIN = '''"""Loads the sanitized core as cpmodels._native before any test imports it."""

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from cpmodels.backends.engine import EngineSession, Regions, workers_for
 from cpmodels.cover import ItemKind
 from cpmodels.design.reaching import LearntOrder
@@ -30,7 +32,6 @@ from cpmodels.errors import InputError, OutOfTime, TooManySets
 from cpmodels.geometry import (
     OptionKind,
     Placement,
-    board_reflections,
     normalize,
     orientations,
     render_shape,
@@ -90,6 +91,7 @@ class Design:
     _passed: set[tuple[int, ...]] = field(init=False, default_factory=set)  # while learning
     _compiled: dict[bool, _Compiled] = field(init=False, default_factory=dict)
     _task_order: list[tuple[str, ...]] = field(init=False, default_factory=list)
+    _candidates: tuple[list[tuple[int, ...]], int] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         combos = self.board.label_combinations()
@@ -144,68 +146,40 @@ class Design:
     def _can_flip(self, piece: Piece) -> bool:
         return self.board.flip if piece.flip is None else piece.flip
 
-    def _shape_key(self, piece: Piece, mirrored: bool = False) -> tuple:
-        """What makes two pieces the same piece: the shape up to the moves it may make
-        (turning over too, when it may flip), and its copies."""
-        flip = self._can_flip(piece)
-        cells = [(r, -c) for r, c in piece.cells] if mirrored and not flip else piece.cells
-        return canonical_shape(cells, flip=flip), piece.count
-
-    def _board_mirrors(self) -> bool:
-        """Whether a reflection of the board maps the required combinations' holes onto
-        required holes: a set and its mirror image (each piece turned over) then solve the
-        same dates, mirrored, so only one of them needs deciding."""
-        cells = self.board.label_cells
-        holes = {frozenset(cells[label] for label in combo) for combo in self.required}
-        return any({frozenset(m[rc] for rc in hole) for hole in holes} == holes
-                   for m in board_reflections(self.board.cells))
-
     def candidates(self) -> Iterator[tuple[int, ...]]:
         """Every set of distinct pieces the design allows whose area fills the board: the
         fixed pieces, then each draw's pieces (sorted by name within the draw). A set that
         is an earlier one up to the board's symmetries and mirror images (the same shapes,
         drawn under other names, or each turned over on a board with a mirror symmetry) is
-        skipped: it solves the same dates. :meth:`skipped` counts them."""
-        for chosen, first in self._all_sets():
-            if first:
-                yield chosen
+        skipped: it solves the same dates. :meth:`skipped` counts them. The core makes
+        them (``cpcore_design_sets``), once a design."""
+        return iter(self._sets()[0])
 
     def skipped(self) -> int:
         """How many sets :meth:`candidates` skips as equal to an earlier one."""
-        return sum(not first for _, first in self._all_sets())
+        return self._sets()[1]
 
-    def _all_sets(self) -> Iterator[tuple[tuple[int, ...], bool]]:
-        """Every set with the area, and whether it is the first of its equals."""
-        fixed = tuple(range(len(self.spec.fixed)))
-        fixed_area = sum(p.area * p.high for p in self.spec.fixed)
-        own = [self._shape_key(p) for p in self.pieces]
-        shape = [key for key, _ in own]  # a set's pieces are distinct shapes
-        mirrors = any(not self._can_flip(p) for p in self.pieces) and self._board_mirrors()
-        mirror = [self._shape_key(p, mirrored=True) for p in self.pieces] if mirrors else own
-        # Sets can only be equal when two pieces are (or mirror into each other).
-        may_repeat = len(set(own)) < len(own) or mirrors
-        seen: set[tuple] = set()
-        choices = []
-        for draw, indices in zip(self.spec.choose, self._draws):
-            choices.append([tuple(sorted(combo, key=lambda i: self.pieces[i].name))
-                            for k in draw.counts
-                            for combo in itertools.combinations(indices, k)])
-        for picked in itertools.product(*choices):
-            chosen = fixed + tuple(i for combo in picked for i in combo)
-            if fixed_area + sum(self.pieces[i].area for combo in picked for i in combo) \
-                    != self.area:
-                continue
-            shapes = [shape[i] for i in chosen]
-            if len(set(shapes)) != len(shapes):
-                continue
-            if not may_repeat:
-                yield chosen, True
-                continue
-            key = tuple(sorted(own[i] for i in chosen))
-            twin = tuple(sorted(mirror[i] for i in chosen))
-            first = key not in seen and twin not in seen
-            seen.add(key)
-            yield chosen, first
+    def _sets(self) -> tuple[list[tuple[int, ...]], int]:
+        """The candidate sets and how many were skipped, from the core."""
+        if self._candidates is None:
+            import cpmodels._native as native
+
+            counts: dict[tuple[int, ...], int] = {}  # a piece's copies -> their id
+            pieces = [(sorted(p.cells), self._can_flip(p),
+                       counts.setdefault((p.count,) if isinstance(p.count, int)
+                                         else (-1, *p.count), len(counts)),
+                       p.area, p.high, p.name.encode()) for p in self.pieces]
+            draws = [(indices, draw.counts.start, draw.counts.stop - 1)
+                     for draw, indices in zip(self.spec.choose, self._draws)]
+            board = sorted(self.board.cells)
+            at = {cell: k for k, cell in enumerate(board)}
+            cells = self.board.label_cells
+            holes = np.array([[at[cells[label]] for label in combo] for combo in self.required],
+                             dtype=np.int64).reshape(len(self.required), -1)
+            sets, skipped = native.design_sets(pieces, len(self.spec.fixed), draws, self.area,
+                                               board, holes)
+            self._candidates = (sets, skipped)
+        return self._candidates
 
     def stop(self) -> None:
         """End the search in progress from any thread (it raises

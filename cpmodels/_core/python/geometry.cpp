@@ -347,6 +347,113 @@ void bind_cut_sheets(nb::module_& m) {
 }
 
 
+// A design's candidate sets (cpcore_design_sets): pieces are (cells, flip, count id, area,
+// high, name as UTF-8 bytes), draws (piece indices, k_low, k_high), holes each required
+// date's label cells as board cell indices (-1 pads). Returns (the sets kept, one row of
+// piece indices each, -1 padded, as a list of tuples, and how many were skipped as equal).
+void bind_design_sets(nb::module_& m) {
+    m.def(
+        "design_sets",
+        [](nb::handle pieces, uint64_t n_fixed, nb::handle draws, uint64_t board_area,
+           nb::handle board, Array<const int64_t> holes) {
+            std::vector<int64_t> cells, cell_start{0}, count_id, area, high, name_start{0},
+                board_cells, drawn, draw_start{0}, k_low, k_high;
+            std::vector<uint8_t> flip;
+            std::string names;
+            const char* what = "a piece is (its cells, flip, count id, area, high, name)";
+            Py_ssize_t n_pieces = 0;
+            const nb::object seq = fast_sequence(pieces, 1 << 15, "the pieces are not a sequence",
+                                                 "too many pieces", n_pieces);
+            for (Py_ssize_t i = 0; i < n_pieces; ++i) {
+                nb::tuple piece;
+                require(nb::try_cast(nb::handle(PySequence_Fast_GET_ITEM(seq.ptr(), i)), piece) &&
+                            piece.size() == 6, what);
+                bool f = false;
+                int64_t c = 0, a = 0, h = 0;
+                nb::bytes name;
+                require(nb::try_cast(piece[1], f) && nb::try_cast(piece[2], c) &&
+                            nb::try_cast(piece[3], a) && nb::try_cast(piece[4], h) &&
+                            nb::try_cast(piece[5], name), what);
+                read_cells(piece[0], 2, cells, "a piece");
+                cell_start.push_back((int64_t)(cells.size() / 2));
+                flip.push_back(f ? 1 : 0);
+                count_id.push_back(c);
+                area.push_back(a);
+                high.push_back(h);
+                names.append(name.c_str(), name.size());
+                name_start.push_back((int64_t)names.size());
+            }
+            uint64_t set_cols = n_fixed;
+            Py_ssize_t n_draws = 0;
+            const nb::object draw_seq = fast_sequence(draws, 1 << 15, "the draws are not a sequence",
+                                                      "too many draws", n_draws);
+            for (Py_ssize_t g = 0; g < n_draws; ++g) {
+                nb::tuple draw;
+                std::vector<int64_t> indices;
+                int64_t low = 0, most = 0;
+                require(nb::try_cast(nb::handle(PySequence_Fast_GET_ITEM(draw_seq.ptr(), g)), draw) &&
+                            draw.size() == 3 && nb::try_cast(draw[0], indices) &&
+                            nb::try_cast(draw[1], low) && nb::try_cast(draw[2], most) &&
+                            0 <= low && low <= most && most <= (1 << 10),
+                        "a draw is (its piece indices, k_low, k_high)");
+                drawn.insert(drawn.end(), indices.begin(), indices.end());
+                draw_start.push_back((int64_t)drawn.size());
+                k_low.push_back(low);
+                k_high.push_back(most);
+                set_cols += (uint64_t)most;
+            }
+            read_cells(board, 2, board_cells, "the board");
+            require(holes.ndim() == 2, "the holes are one row a date");
+            cpcore_design_sets_input in{};
+            in.n_pieces = (uint64_t)n_pieces;
+            in.n_fixed = n_fixed;
+            in.n_cells = cells.size() / 2;
+            in.cells = cells.data();
+            in.cell_start = cell_start.data();
+            in.flip = flip.data();
+            in.count_id = count_id.data();
+            in.area = area.data();
+            in.high = high.data();
+            in.names = names.data();
+            in.name_start = name_start.data();
+            in.n_names = names.size();
+            in.n_draws = (uint64_t)n_draws;
+            in.n_drawn = drawn.size();
+            in.draw_pieces = drawn.data();
+            in.draw_start = draw_start.data();
+            in.k_low = k_low.data();
+            in.k_high = k_high.data();
+            in.board_area = board_area;
+            in.set_cols = set_cols;
+            in.board = board_cells.data();
+            in.n_board = board_cells.size() / 2;
+            in.n_dates = holes.shape(0);
+            in.hole_cols = holes.shape(1);
+            in.holes = holes.data();
+            auto said = [](int64_t status) {
+                require(status != CPCORE_SETS_INPUT,
+                        "the design's pieces, draws or dates are out of range");
+                check_status(status);
+            };
+            const std::vector<int64_t> out = stream(
+                [&](cpcore_buffers* b) { return cpcore_design_sets(&in, b); }, said);
+            nb::list sets;
+            for (uint64_t s = 0; s < in.n_sets; ++s) {
+                const int64_t* row = out.data() + s * set_cols;
+                uint64_t n = 0;
+                while (n < set_cols && row[n] >= 0) ++n;
+                sets.append(tuple_of((Py_ssize_t)n, [&](Py_ssize_t k) {
+                    return PyLong_FromLongLong(row[k]);
+                }));
+            }
+            return nb::make_tuple(sets, in.skipped);
+        },
+        nb::arg("pieces"), nb::arg("n_fixed"), nb::arg("draws"), nb::arg("board_area"),
+        nb::arg("board"), nb::arg("holes"),
+        "A design's candidate sets (each a tuple of piece indices) and how many were skipped "
+        "as equal to an earlier one (see design/search.py).");
+}
+
 // A str's characters (code points) appended to text; its length.
 uint64_t read_text(nb::handle value, std::vector<int64_t>& text, const char* what) {
     require(PyUnicode_Check(value.ptr()), what);
@@ -505,6 +612,7 @@ void bind_geometry(nb::module_& m) {
     bind_play_layout(m);
     bind_cut_sheets(m);
     bind_engrave(m);
+    bind_design_sets(m);
 }
 
 }  // namespace cpbind

@@ -392,9 +392,76 @@ void design_dates(nb::handle layout, int64_t left_open, Array<const int64_t> hol
         throw nb::value_error("a date does not leave one hole in each label group");
 }
 
+// ``design --best K``'s ranking state (entry.h's cpcore_best_state) over the arrays given,
+// checked against one another.
+cpcore_best_state best_state(Array<const int64_t> rank, Array<uint8_t> open,
+                             Array<uint8_t> known, Array<int64_t> bound,
+                             Array<int64_t> leaders, Array<int64_t> dates) {
+    const uint64_t n = rank.size();
+    require(open.size() == n && bound.size() == n, "the sets' arrays are not one a set");
+    require(known.ndim() == 2 && known.shape(0) == n,
+            "the dates counted alone are not a row a set");
+    require(leaders.ndim() == 2 && leaders.shape(1) == 4 && leaders.shape(0) >= 1 &&
+                dates.size() == leaders.shape(0),
+            "the leaders are rows of four, as many as the dates");
+    cpcore_best_state s{};
+    s.n_sets = n;
+    s.n_dates = known.shape(1);
+    s.best = leaders.shape(0);
+    s.rank = rank.data();
+    s.open = open.data();
+    s.known = known.data();
+    s.bound = bound.data();
+    s.leaders = leaders.data();
+    s.dates = dates.data();
+    return s;
+}
+
+void best_said(int64_t status) {
+    if (status == CPCORE_BEST_INPUT)
+        throw nb::value_error("a set, a date or a count is out of range");
+}
+
 }  // namespace
 
 void bind_one_word(nb::module_& m) {
+    m.def(
+        "design_best_step",
+        [](Array<const int64_t> rank, Array<uint8_t> open, Array<uint8_t> known,
+           Array<int64_t> bound, Array<int64_t> leaders, Array<int64_t> dates) {
+            cpcore_best_state s = best_state(rank, open, known, bound, leaders, dates);
+            const int64_t status = cpcore_design_best_step(&s);
+            best_said(status);
+            return nb::make_tuple(status, s.set, s.floor, s.n_out);
+        },
+        nb::arg("rank"), nb::arg("open").noconvert(), nb::arg("known").noconvert(),
+        nb::arg("bound").noconvert(), nb::arg("leaders").noconvert(),
+        nb::arg("dates").noconvert(),
+        "The next step of design --best's ranking: (status, set, floor, dates written).");
+    m.def(
+        "design_best_known",
+        [](Array<const int64_t> rank, Array<uint8_t> open, Array<uint8_t> known,
+           Array<int64_t> bound, Array<int64_t> leaders, Array<int64_t> dates, int64_t set,
+           int64_t date, int64_t count) {
+            cpcore_best_state s = best_state(rank, open, known, bound, leaders, dates);
+            best_said(cpcore_design_best_known(&s, set, date, count));
+        },
+        nb::arg("rank"), nb::arg("open").noconvert(), nb::arg("known").noconvert(),
+        nb::arg("bound").noconvert(), nb::arg("leaders").noconvert(),
+        nb::arg("dates").noconvert(), nb::arg("set"), nb::arg("date"), nb::arg("count"),
+        "A set's count alone on a date, for design --best's ranking.");
+    m.def(
+        "design_best_counted",
+        [](Array<const int64_t> rank, Array<uint8_t> open, Array<uint8_t> known,
+           Array<int64_t> bound, Array<int64_t> leaders, Array<int64_t> dates, int64_t set,
+           int64_t fewest, int64_t total, int64_t date) {
+            cpcore_best_state s = best_state(rank, open, known, bound, leaders, dates);
+            best_said(cpcore_design_best_counted(&s, set, fewest, total, date));
+        },
+        nb::arg("rank"), nb::arg("open").noconvert(), nb::arg("known").noconvert(),
+        nb::arg("bound").noconvert(), nb::arg("leaders").noconvert(),
+        nb::arg("dates").noconvert(), nb::arg("set"), nb::arg("fewest"), nb::arg("total"),
+        nb::arg("date"), "A set counted in full, for design --best's ranking.");
     m.def("count_one_word", &count_one_word, nb::arg("prefixes"), nb::arg("layout"),
           nb::arg("table"), nb::arg("use_memo"), nb::arg("out"), nb::arg("stop").noconvert(),
           "The one-word count of each row of forced options (see one_word.py).");

@@ -62,7 +62,7 @@ cpmodels_interface_source("${INTERFACE_SOURCE}")
 # search: Python's alone), and the layouts a page makes once for a puzzle it opens
 # (placements, the cover's and the one-word layouts, play mode's drawing); the sweep cover,
 # the largest of those, at -Os, which keeps its loops' speed better than -Oz does.
-set(WASM_FOR_SIZE cut engrave cnf drup towers design design_dates reach_groups interface
+set(WASM_FOR_SIZE cut engrave cnf drup towers design design_dates design_sets design_best reach_groups interface
     bit_cover links difficulty play_layout placements cover_layout one_word_layout)
 set(WASM_MADE_ONCE sweep_cover)
 file(GLOB WASM_SOURCES CONFIGURE_DEPENDS "${CORE_DIR}/src/*.cpp")

@@ -144,6 +144,7 @@ from cpmodels.backends.engine.placement.scheduling import (
     tasks_stay_here,
     units_wanted,
 )
+from cpmodels.backends.engine.ranking import BestRanking
 from cpmodels.backends.engine.session import (
     DEFAULT_MEMO_SLOTS,
     Backtracker,
@@ -166,7 +167,8 @@ NAME = "engine"
 STREAMS = True  # iter_solutions hands over each solution as the search finds it
 
 __all__ = [
-    "CLUSTER_ENV", "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "Backtracker", "Cluster",
+    "CLUSTER_ENV", "DEFAULT_MEMO_SLOTS", "NAME", "STREAMS", "Backtracker", "BestRanking",
+    "Cluster",
     "Difficulty", "EngineSession", "ReachDates", "Regions", "Tally",
     "Task", "Unit", "WorkerFailed", "add_tallies", "cluster_solutions", "connect",
     "count", "count_each",

@@ -242,6 +242,45 @@ uint64_t cpcore_design_dates_work_words(uint64_t n_dates);
 /* The dates made (0), or the CPCORE_DATES_* code of the first date that is refused. */
 int64_t cpcore_design_dates(const cpcore_dates_input* in);
 
+/* ``design --best K``'s ranking (src/design_best.cpp; cpmodels/design/best.py): which of a
+ * design's working sets to count next so that the K best (the most solutions on their
+ * hardest required date, then the most in all, then the first by name: ``rank``) come
+ * without counting every set in full. The caller keeps the state and does what each step
+ * says: CPCORE_BEST_PROBE, count set ``set`` alone on each of ``dates`` (the leaders'
+ * hardest dates it was not counted on; n_out of them) and give each count to
+ * cpcore_design_best_known (a set's least such count bounds its fewest, and the open set of
+ * the highest bound, the first of equals, goes next); CPCORE_BEST_COUNT, count set ``set``
+ * in full, stopping at a required date with fewer solutions than ``floor`` (the K-th
+ * leader's fewest; -1 while there are fewer leaders), and when it was not stopped give its
+ * fewest, its date and its total to cpcore_design_best_counted; CPCORE_BEST_DONE, every
+ * open set has a date below the floor, or none is left: the leaders are the best. */
+#define CPCORE_BEST_DONE 0
+#define CPCORE_BEST_PROBE 1
+#define CPCORE_BEST_COUNT 2
+#define CPCORE_BEST_INPUT (-18)  /* a set, a date or a figure out of range */
+typedef struct cpcore_best_state {
+    uint64_t n_sets, n_dates, best;
+    const int64_t* rank;  /* [n_sets] each set's place among the sets in the order of names */
+    uint8_t* open;        /* [n_sets] 1 until counted in full (all 1 at first) */
+    uint8_t* known;       /* [n_sets, n_dates] 1: counted alone on that date (0 at first) */
+    int64_t* bound;       /* [n_sets] its least count alone; -1 (none, above all) at first */
+    int64_t* leaders;     /* [best, 4] the best so far, ranked: set (-1: none yet), fewest,
+                             total, the date of its fewest */
+    int64_t set, floor;   /* out */
+    int64_t* dates;       /* [best] out */
+    uint64_t n_out;       /* out */
+} cpcore_best_state;
+
+/* The next step (CPCORE_BEST_*), or CPCORE_BEST_INPUT. */
+int64_t cpcore_design_best_step(cpcore_best_state* state);
+/* Set ``set`` counted alone on ``date``: 0, or CPCORE_BEST_INPUT. */
+int64_t cpcore_design_best_known(cpcore_best_state* state, int64_t set, int64_t date,
+                                 int64_t count);
+/* Set ``set`` counted in full: among the leaders when it ranks among the best; 0, or
+ * CPCORE_BEST_INPUT. */
+int64_t cpcore_design_best_counted(cpcore_best_state* state, int64_t set, int64_t fewest,
+                                   int64_t total, int64_t date);
+
 /* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
  * options (their indices) and the nodes in *nodes; CPCORE_STOPPED, or CPCORE_TOO_DEEP when
  * the search needed more than rows levels. live: 2 * rows * n_options words; frame:
@@ -637,6 +676,47 @@ typedef struct cpcore_placements_input {
  * the indices of board cells (the first of equal ones), as many as shape s has. The scratch:
  * n_board + (dim + 2) * the largest shape. */
 int64_t cpcore_placements(const cpcore_placements_input* in, cpcore_buffers* buffers);
+
+/* A design's candidate sets (src/design_sets.cpp; cpmodels/design/search.py), on the square
+ * grid: the fixed pieces (0 .. n_fixed - 1), then from each draw k of its pieces for k from
+ * k_low to k_high (in itertools.combinations' order over the draw's pieces, k ascending; the
+ * draws' picks in product order, the last changing first), each draw's pick sorted by name
+ * (UTF-8 bytes; equal names in the draw's order). A set is kept when its area (a fixed piece
+ * area * high, a drawn one its area) is board_area and its pieces are distinct shapes (the
+ * canonical form of each under the rotations, and the mirror images when it may flip), and
+ * skipped as equal to an earlier set when it holds the same shapes with the same copies
+ * (count_id) as a set before it, or their mirror images do: on a board one of whose mirror
+ * images maps its cells onto themselves and the required dates' holes onto required holes,
+ * when some piece may not flip. The stream: each set kept, set_cols piece indices (-1 pads).
+ * A buffers call as the geometry calls' (three calls: none, the scratch, both); out is the
+ * call's working room too (the keys seen follow the sets), so need_out may be more than the
+ * words written. Returns the words written, CPCORE_GEOMETRY_SMALL_BUFFER, or
+ * CPCORE_SETS_INPUT for inputs out of range. */
+#define CPCORE_SETS_INPUT (-17)
+typedef struct cpcore_design_sets_input {
+    uint64_t n_pieces, n_fixed, n_cells;
+    const int64_t* cells;       /* [n_cells, 2] the pieces' cells, row and column */
+    const int64_t* cell_start;  /* [n_pieces + 1] piece i's cells from cell_start[i] */
+    const uint8_t* flip;        /* [n_pieces] 1: it may be turned over */
+    const int64_t* count_id;    /* [n_pieces] equal for pieces with the same copies */
+    const int64_t* area;        /* [n_pieces] */
+    const int64_t* high;        /* [n_pieces] its copies at most */
+    const char* names;          /* [n_names] the pieces' names, UTF-8, one after another */
+    const int64_t* name_start;  /* [n_pieces + 1] */
+    uint64_t n_names, n_draws, n_drawn;
+    const int64_t* draw_pieces;  /* [n_drawn] each draw's pieces, one draw after another */
+    const int64_t* draw_start;   /* [n_draws + 1] */
+    const int64_t* k_low;        /* [n_draws] */
+    const int64_t* k_high;       /* [n_draws] */
+    uint64_t board_area, set_cols;  /* set_cols: n_fixed + every draw's k_high */
+    const int64_t* board;       /* [n_board, 2] the board's cells */
+    uint64_t n_board, n_dates, hole_cols;
+    const int64_t* holes;       /* [n_dates, hole_cols] each required date's label cells
+                                   (indices of board cells; -1 pads) */
+    uint64_t n_area, n_sets, skipped;  /* out: sets with the area, kept, skipped */
+} cpcore_design_sets_input;
+
+int64_t cpcore_design_sets(cpcore_design_sets_input* in, cpcore_buffers* buffers);
 
 /* --- a calendar's sweep cover (cpcore/sweep_cover.hpp; sweep.py, cover.py) ------------- */
 

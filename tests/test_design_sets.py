@@ -1,0 +1,250 @@
+"""A design's candidate sets as the core makes them (``cpcore_design_sets``), against the
+sets the Python design made before the core did (kept here as the oracle)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from conftest import SPECS
+
+from cpmodels.design import Design, load_board
+from cpmodels.geometry import board_reflections
+from cpmodels.pools import canonical_shape, pool
+from cpmodels.spec.loading import load_design
+
+
+def oracle_sets(design: Design) -> list[tuple[tuple[int, ...], bool]]:
+    """Every set with the area and whether it is the first of its equals."""
+    def can_flip(piece):
+        return design.board.flip if piece.flip is None else piece.flip
+
+    def shape_key(piece, mirrored=False):
+        flip = can_flip(piece)
+        cells = [(r, -c) for r, c in piece.cells] if mirrored and not flip else piece.cells
+        return canonical_shape(cells, flip=flip), piece.count
+
+    def board_mirrors():
+        cells = design.board.label_cells
+        holes = {frozenset(cells[label] for label in combo) for combo in design.required}
+        return any({frozenset(m[rc] for rc in hole) for hole in holes} == holes
+                   for m in board_reflections(design.board.cells))
+
+    pieces = design.pieces
+    fixed = tuple(range(len(design.spec.fixed)))
+    fixed_area = sum(p.area * p.high for p in design.spec.fixed)
+    own = [shape_key(p) for p in pieces]
+    shape = [key for key, _ in own]
+    mirrors = any(not can_flip(p) for p in pieces) and board_mirrors()
+    mirror = [shape_key(p, mirrored=True) for p in pieces] if mirrors else own
+    may_repeat = len(set(own)) < len(own) or mirrors
+    seen: set[tuple] = set()
+    choices = [[tuple(sorted(combo, key=lambda i: pieces[i].name))
+                for k in draw.counts for combo in itertools.combinations(indices, k)]
+               for draw, indices in zip(design.spec.choose, design.draws)]
+    out = []
+    for picked in itertools.product(*choices):
+        chosen = fixed + tuple(i for combo in picked for i in combo)
+        if fixed_area + sum(pieces[i].area for combo in picked for i in combo) \
+                != design.area:
+            continue
+        shapes = [shape[i] for i in chosen]
+        if len(set(shapes)) != len(shapes):
+            continue
+        if not may_repeat:
+            out.append((chosen, True))
+            continue
+        key = tuple(sorted(own[i] for i in chosen))
+        twin = tuple(sorted(mirror[i] for i in chosen))
+        out.append((chosen, key not in seen and twin not in seen))
+        seen.add(key)
+    return out
+
+
+def check(design: Design) -> tuple[int, int]:
+    """The core's sets are the oracle's; returns how many were kept and skipped."""
+    every = oracle_sets(design)
+    assert list(design.candidates()) == [c for c, first in every if first]
+    assert design.skipped() == sum(not first for _, first in every)
+    return len(every) - design.skipped(), design.skipped()
+
+
+@pytest.mark.parametrize(("name", "sets"), [("apad_rectangle_pentominoes", 792),
+                                           ("apad_rectangle_pentominoes_face_up", 792),
+                                           ("weekday_pentominoes_tetrominoes", 7_920),
+                                           ("apad_hexomino_pentominoes", 27_720)])
+def test_the_bundled_designs_sets_are_the_oracles(name, sets):
+    path = SPECS / "designs" / f"{name}.yaml"
+    spec = load_design(path)
+    assert check(Design(spec, load_board(spec, path))) == (sets, 0)
+
+
+CORNERS = """\
+kind: calendar
+name: corners
+board:
+  - "a . . . b"
+  - ". . . . ."
+  - ". . . . ."
+  - "c . . . d"
+groups:
+  corner: [a, b, c, d]
+pieces:  # a design uses the board alone
+  - {name: V3, shape: "##/#."}
+  - {name: L4, shape: "###/#.."}
+  - {name: I4, shape: "####"}
+  - {name: O4, shape: "##/##"}
+  - {name: T4, shape: "###/.#."}
+"""
+
+
+def _piece(rng: random.Random, name: str, shape, flip, copies: bool) -> str:
+    drawing = "/".join("".join("#" if (r, c) in shape else "."
+                               for c in range(1 + max(c for _, c in shape)))
+                       for r in range(1 + max(r for r, _ in shape)))
+    count = rng.choice(["", "", "", ", count: 2"]) if copies else ""
+    turn = "" if flip is None else f", flip: {str(flip).lower()}"
+    return f'{{name: "{name}", shape: "{drawing}"{turn}{count}}}'
+
+
+def generated(tmp_path, seed: int) -> tuple[int, int]:
+    """A random design (shapes repeated under other names, one-sided pieces, copies, names
+    alike and not ASCII), fixed pieces and draws of count ranges, on a board with a mirror
+    symmetry that keeps its holes and on the month/day calendar."""
+    rng = random.Random(seed)
+    (tmp_path / "corners.yaml").write_text(CORNERS)
+    corners = seed % 2 == 0
+    names = ["L", "J", "S", "Z", "é", "ü", "A1", "a", "Ω"]
+    if corners:  # 19 cells to cover (16 with V3 fixed): trominoes and tetrominoes
+        board = "corners.yaml"
+        fixed = 'fixed:\n  - {name: "V3", shape: "##/#."}\n' if rng.random() < 0.5 else ""
+        plan = [("trominoes", 2, 4, [0, 1]), ("tetrominoes", 4, 8, [3, 4])]
+        if rng.random() < 0.5:
+            plan.append(("tetrominoes", 2, 3, [0, 1]))
+    else:  # 41 cells: the rectangle and seven pentominoes
+        board = str(SPECS / "calendar_day.yaml")
+        fixed = 'fixed:\n  - {name: "O6", shape: "###/###"}\n'
+        plan = [("pentominoes", 7, 9, [7, 7])]
+    draws = []
+    for size, fewest, most, (low, high) in plan:
+        shapes = [s for _, s in pool(size)]
+        # Names distinct within a pool, alike across pools (the same piece when the shape is).
+        taken = rng.sample(names, rng.randint(fewest, most))
+        drawn = [*rng.sample(shapes, min(len(shapes), len(taken) - 1)), rng.choice(shapes)]
+        rng.shuffle(drawn)  # distinct shapes but one, or two when the pool is short
+        members = [_piece(rng, name + rng.choice(["", "0"]), shape,
+                          rng.choice([None, False, True]), corners)
+                   for name, shape in zip(taken, drawn)]
+        low = rng.randint(low, high)
+        count = str(low) if rng.random() < 0.5 else f"[{low}, {high}]"
+        draws.append(f"  - count: {count}\n    pool:\n" + "".join(
+            f"      - {m}\n" for m in members))
+    text = (f"kind: design\nname: generated\nboard: {board}\n{fixed}choose:\n"
+            + "".join(draws) + "require: all-combinations\n")
+    path = tmp_path / "design.yaml"
+    path.write_text(text)
+    spec = load_design(path)
+    return check(Design(spec, load_board(spec, path)))
+
+
+def test_generated_designs_sets_are_the_oracles(tmp_path):
+    """Sixty designs, a third or more with sets and a sixth with sets skipped as equal."""
+    seen = [generated(tmp_path, seed) for seed in range(60)]
+    assert sum(kept > 0 for kept, _ in seen) >= 20
+    assert sum(skipped > 0 for _, skipped in seen) >= 10
+
+
+# --- design --best's ranking (cpcore_design_best_*) ------------------------------------------
+
+def oracle_best(table: list[list[int]], names: list[list[str]], best: int):
+    """The ranking loop as the Python design ran it before the core did: the leaders (set,
+    fewest, total, date) and every count asked for, in order. ``table[k][d]``: set k's
+    count on date d."""
+    asked = []
+
+    def fewest(k):
+        d = min(range(len(table[k])), key=lambda d: table[k][d])
+        return table[k][d], d
+
+    leaders: list[tuple[int, int, int, int]] = []
+    probed: dict[int, dict[int, int]] = {k: {} for k in range(len(table))}
+    while probed:
+        floor = leaders[best - 1][1] if len(leaders) >= best else None
+        bound = {k: min(known.values(), default=1 << 62) for k, known in probed.items()}
+        k = max(probed, key=lambda j: (bound[j], -j))
+        if floor is not None and bound[k] < floor:
+            break
+        known = probed[k]
+        unknown = [date for _, _, _, date in leaders if date not in known]
+        if unknown:
+            for date in dict.fromkeys(unknown):
+                asked.append(("alone", k, date))
+                known[date] = table[k][date]
+            continue
+        del probed[k]
+        asked.append(("full", k, floor))
+        low, date = fewest(k)
+        if floor is not None and low < floor:
+            continue
+        leaders = sorted([*leaders, (k, low, sum(table[k]), date)],
+                         key=lambda v: (-v[1], -v[2], names[v[0]]))[:best]
+    return leaders, asked
+
+
+def core_best(table: list[list[int]], names: list[list[str]], best: int):
+    """The same, stepped by the core (as design/best.py steps it)."""
+    import cpmodels._native as native
+    import numpy as np
+
+    from cpmodels.backends.engine.layouts.described import constants
+
+    kind = constants("CPCORE_BEST_")
+    n, dates = len(table), len(table[0])
+    rank = np.empty(n, dtype=np.int64)
+    rank[sorted(range(n), key=lambda k: names[k])] = np.arange(n)
+    arrays = (rank, np.ones(n, np.uint8), np.zeros((n, dates), np.uint8),
+              np.full(n, -1, np.int64), np.full((best, 4), -1, np.int64),
+              np.zeros(best, np.int64))
+    asked = []
+    while True:
+        step, k, floor, n_out = native.design_best_step(*arrays)
+        if step == kind["probe"]:
+            for d in arrays[5][:n_out]:
+                asked.append(("alone", k, int(d)))
+                native.design_best_known(*arrays, k, int(d), table[k][d])
+        elif step == kind["count"]:
+            asked.append(("full", k, None if floor < 0 else floor))
+            low = min(table[k])
+            if floor < 0 or low >= floor:
+                native.design_best_counted(*arrays, k, low, sum(table[k]),
+                                           table[k].index(low))
+        else:
+            assert step == kind["done"]
+            break
+    leaders = [tuple(int(x) for x in row) for row in arrays[4] if row[0] >= 0]
+    return leaders, asked
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_cores_best_ranking_is_the_oracles(seed):
+    """Random figures (ties in the fewest and the totals, names alike in part): the same
+    counts asked for in the same order, and the same leaders."""
+    rng = random.Random(seed)
+    n, dates, best = rng.randint(1, 25), rng.randint(1, 8), rng.randint(1, 6)
+    table = [[rng.randint(1, 6) for _ in range(dates)] for _ in range(n)]
+    names = [[rng.choice("ABC") for _ in range(3)] + [str(k)] for k in range(n)]
+    assert core_best(table, names, best) == oracle_best(table, names, best)
+
+
+def test_the_best_ranking_refuses_what_is_out_of_range():
+    import cpmodels._native as native
+    import numpy as np
+
+    arrays = (np.zeros(2, np.int64), np.ones(2, np.uint8), np.zeros((2, 3), np.uint8),
+              np.full(2, -1, np.int64), np.full((1, 4), -1, np.int64), np.zeros(1, np.int64))
+    for args in ((2, 0, 1), (0, 3, 1), (0, 0, -1)):
+        with pytest.raises(ValueError, match="out of range"):
+            native.design_best_known(*arrays, *args)
+    with pytest.raises(ValueError, match="out of range"):
+        native.design_best_counted(*arrays, 0, 5, 4, 0)  # a total below the fewest
