@@ -29,9 +29,9 @@ CORE = ROOT / "cpmodels" / "_core"
 
 # The tests that call the core directly (bindings and entry points), the hostile inputs'
 # refusals and the fuzzer's regressions among them. The whole of them takes about a minute
-# on a plain build; the heaviest searches are left to the plain build. They run in two
-# processes at once (each file in one), of about the same work each: a machine's second
-# processor, idle while the suite runs a test at a time, takes half.
+# on a plain build. They run in two processes at once (each file in one), of about the
+# same work each: a machine's second processor, idle while the suite runs a test at a
+# time, takes half.
 CORE_TESTS = [["test_words.py", "test_core_cover.py", "test_core_towers.py",
                "test_core_packing.py", "test_core_findings.py", "test_core_layouts.py",
                "test_cut_core.py"],
@@ -39,7 +39,10 @@ CORE_TESTS = [["test_words.py", "test_core_cover.py", "test_core_towers.py",
                "test_play_layout_core.py", "test_core_one_word.py",
                "test_core_one_word_layout.py", "test_sweep_cover_core.py",
                "test_core_design.py"]]
-LEFT_TO_THE_PLAIN_BUILD = ["test_threads_count_at_once", "test_pentomino_boxes"]
+# Left to the plain build: the heaviest searches, and the page's glyph table made again
+# (matplotlib's text layout of every pair of characters: nothing of the core runs in it).
+LEFT_TO_THE_PLAIN_BUILD = ["test_threads_count_at_once", "test_pentomino_boxes",
+                           "test_the_pages_glyph_table_is_what_the_generator_writes"]
 
 PLUGIN = '''"""Loads the sanitized core as cpmodels._native before any test imports it."""
 import importlib.util
