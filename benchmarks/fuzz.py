@@ -22,7 +22,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,28 +103,38 @@ def build(clang: str, names: list[str]) -> dict[str, Path]:
             shutil.rmtree(old, ignore_errors=True)
     objects = out / "core"
     objects.mkdir(parents=True, exist_ok=True)
-    linked = []
-    for source in sorted((CORE / "src").glob("*.cpp")):
-        obj = objects / (source.stem + ".o")
-        if not obj.exists():
-            _compile([clang, *FLAGS, f"-fsanitize=fuzzer-no-link,{SANITIZERS}",
-                      "-ffreestanding", "-fno-exceptions", "-fno-rtti", "-c", str(source)], obj)
-        linked.append(str(obj))
-    built = {}
-    for name in names:
-        binary = out / name
-        if not binary.exists():
-            _compile([clang, *FLAGS, f"-fsanitize=fuzzer,{SANITIZERS}",
-                      str(FUZZ / f"{name}.cpp"), *linked], binary)
-        built[name] = binary
+    core = {objects / (source.stem + ".o"): [
+        clang, *FLAGS, f"-fsanitize=fuzzer-no-link,{SANITIZERS}", "-ffreestanding",
+        "-fno-exceptions", "-fno-rtti", "-c", str(source)]
+        for source in sorted((CORE / "src").glob("*.cpp"))}
+    _compile_all(core)
+    linked = [str(obj) for obj in core]
+    built = {name: out / name for name in names}
+    _compile_all({binary: [clang, *FLAGS, f"-fsanitize=fuzzer,{SANITIZERS}",
+                           str(FUZZ / f"{name}.cpp"), *linked]
+                  for name, binary in built.items()})
     return built
 
 
+def _compile_all(commands: dict[Path, list[str]]) -> None:
+    """Each compile or link (its output: its command) not yet done, as many at once as
+    there are processors: the steps are independent of one another."""
+    todo = {output: command for output, command in commands.items() if not output.exists()}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for done in [pool.submit(_compile, command, output)
+                     for output, command in todo.items()]:
+            done.result()
+
+
 def _compile(command: list[str], output: Path) -> None:
-    """Run one compile or link into ``output`` (written whole or not at all)."""
-    partial = output.with_name(output.name + ".partial")
-    subprocess.run([*command, "-o", str(partial)], check=True, timeout=900)
-    partial.replace(output)
+    """Run one compile or link into ``output`` (written whole or not at all: a step
+    another run makes at once writes its own partial file)."""
+    partial = output.with_name(f"{output.name}.{os.getpid()}.{threading.get_ident()}.partial")
+    try:
+        subprocess.run([*command, "-o", str(partial)], check=True, timeout=900)
+        partial.replace(output)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def seeds(names: list[str]) -> dict[str, Path]:

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,14 +29,20 @@ CORE = ROOT / "cpmodels" / "_core"
 
 # The tests that call the core directly (bindings and entry points), the hostile inputs'
 # refusals and the fuzzer's regressions among them. The whole of them takes about a minute
-# on a plain build; the heaviest searches are left to the plain build.
-CORE_TESTS = ["test_core_cover.py", "test_core_layouts.py", "test_core_one_word.py",
-              "test_core_one_word_layout.py", "test_core_packing.py", "test_core_towers.py",
-              "test_core_findings.py", "test_geometry_core.py", "test_play_layout_core.py",
-              "test_sweep_cover_core.py", "test_words.py", "test_one_word_tally.py",
-              "test_cut_core.py", "test_engrave.py", "test_core_design.py",
-              "test_design_sets.py"]
-LEFT_TO_THE_PLAIN_BUILD = ["test_threads_count_at_once", "test_pentomino_boxes"]
+# on a plain build. They run in two processes at once (each file in one), of about the
+# same work each: a machine's second processor, idle while the suite runs a test at a
+# time, takes half.
+CORE_TESTS = [["test_words.py", "test_core_cover.py", "test_core_towers.py",
+               "test_core_packing.py", "test_core_findings.py", "test_core_layouts.py",
+               "test_cut_core.py"],
+              ["test_one_word_tally.py", "test_engrave.py", "test_geometry_core.py",
+               "test_play_layout_core.py", "test_core_one_word.py",
+               "test_core_one_word_layout.py", "test_sweep_cover_core.py",
+               "test_core_design.py"]]
+# Left to the plain build: the heaviest searches, and the page's glyph table made again
+# (matplotlib's text layout of every pair of characters: nothing of the core runs in it).
+LEFT_TO_THE_PLAIN_BUILD = ["test_threads_count_at_once", "test_pentomino_boxes",
+                           "test_the_pages_glyph_table_is_what_the_generator_writes"]
 
 PLUGIN = '''"""Loads the sanitized core as cpmodels._native before any test imports it."""
 import importlib.util
@@ -146,7 +153,9 @@ def _sanitized_module(compiler: str, cmake: str) -> Iterator[Path]:
                   "-DCMAKE_BUILD_TYPE=", f"-DCMAKE_CXX_COMPILER={compiler}",
                   f"-DPython_EXECUTABLE={sys.executable}", "-DCPMODELS_SANITIZE=ON",
                   "-DCPMODELS_WASM=OFF"], CONFIGURE_SECONDS)
-            _ran([cmake, "--build", str(work), "--target", "_native"], BUILD_SECONDS)
+            # As many compiles at once as there are processors, with Ninja or Make alike.
+            _ran([cmake, "--build", str(work), "--target", "_native", "--parallel",
+                  str(os.cpu_count() or 1)], BUILD_SECONDS)
             built = sorted(work.glob("_native*.so"))
             assert built, f"the sanitized build made no module in {work}"
             if _sources_digest(compiler) != folder.name:
@@ -178,12 +187,24 @@ def test_the_core_tests_pass_under_asan_and_ubsan(tmp_path):
 
 
 def _run_the_core_tests(module: Path, runtimes: list[str], tmp_path: Path) -> None:
-    """The core's tests on ``module``. Their output is not buffered, and each test is
-    named as it starts, so that however the run ends (a sanitizer's report, a signal, a
-    test that hangs: its threads' stacks are dumped after ten minutes) the failure says
-    which test it was in and what was said last."""
+    """The core's tests on ``module``, each group of :data:`CORE_TESTS` in a process of its
+    own, the groups at once. Their output is not buffered, and each test is named as it
+    starts, so that however a run ends (a sanitizer's report, a signal, a test that hangs:
+    its threads' stacks are dumped after ten minutes) the failure says which test it was in
+    and what was said last."""
     plugin = tmp_path / "sanitized_core.py"
     plugin.write_text(PLUGIN.format(path=str(module)))
+    with ThreadPoolExecutor(max_workers=len(CORE_TESTS)) as pool:
+        runs = [pool.submit(_run_group, module, runtimes, tmp_path, group)
+                for group in CORE_TESTS]
+        failures = [said for run in runs if (said := run.result())]
+    assert not failures, "\n\n".join(failures)
+
+
+def _run_group(module: Path, runtimes: list[str], tmp_path: Path,
+               group: list[str]) -> str | None:
+    """The tests of ``group`` on ``module`` in a subprocess: None when all pass and no
+    sanitizer says anything, else what went wrong and what the run said last."""
     env = dict(os.environ, LD_PRELOAD=":".join(runtimes), CPMODELS_TEST_SANITIZED="1",
                PYTHONUNBUFFERED="1",
                PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT / "tests"),
@@ -193,20 +214,22 @@ def _run_the_core_tests(module: Path, runtimes: list[str], tmp_path: Path) -> No
     deselect = " or ".join(LEFT_TO_THE_PLAIN_BUILD)
     argv = [sys.executable, "-m", "pytest", "-v", "-p", "sanitized_core", "-p",
             "no:cacheprovider", "-o", "faulthandler_timeout=600", "-k",
-            f"not ({deselect})", *(str(ROOT / "tests" / name) for name in CORE_TESTS)]
+            f"not ({deselect})", *(str(ROOT / "tests" / name) for name in group)]
     try:
         done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True,
                               timeout=RUN_SECONDS)
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
         err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
-        pytest.fail(f"the sanitized tests ran past {RUN_SECONDS} s; the last said:\n{out[-4000:]}"
-                    f"{err[-4000:]}")
-    report = done.stdout[-6000:] + done.stderr[-6000:]
+        return (f"the sanitized tests of {group} ran past {RUN_SECONDS} s; the last said:\n"
+                f"{out[-4000:]}{err[-4000:]}")
+    report = f"{group}:\n{done.stdout[-6000:]}{done.stderr[-6000:]}"
     if done.returncode < 0:
-        report = (f"the sanitized tests' process ended by signal "
-                  f"{signal.Signals(-done.returncode).name}; the last said:\n{report}")
-    assert f"sanitized core: {module}" in done.stderr, report
+        return (f"the sanitized tests' process ended by signal "
+                f"{signal.Signals(-done.returncode).name}; the last said:\n{report}")
+    if f"sanitized core: {module}" not in done.stderr:
+        return f"the sanitized core was not loaded:\n{report}"
     for said in ("ERROR: AddressSanitizer", "runtime error:", "SUMMARY: UndefinedBehavior"):
-        assert said not in done.stdout + done.stderr, report
-    assert done.returncode == 0, report
+        if said in done.stdout + done.stderr:
+            return f"{said}:\n{report}"
+    return None if done.returncode == 0 else f"status {done.returncode}:\n{report}"
