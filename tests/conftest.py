@@ -329,6 +329,20 @@ SETTLED = """async () => {
 }"""
 
 
+def wait_until(page, expression: str, timeout_ms: int = 60_000) -> object:
+    """Wait until ``expression`` (a page function, which may return a promise: its value is
+    what counts) is truthy, and return that value. Playwright's ``wait_for_function`` does
+    not await a promise, which is truthy at once; this does, polling between the page's
+    frames until the time runs out."""
+    ticks = max(1, timeout_ms // 50)
+    for _ in range(ticks):
+        value = page.evaluate(expression)
+        if value:
+            return value
+        page.wait_for_timeout(50)
+    raise AssertionError(f"{expression} stayed false for {timeout_ms} ms")
+
+
 def settled(page) -> None:
     """Wait until the page has drawn its frames: what a move changed is laid out, and what
     its resize observers do with it (a board fitted to the room the tray leaves) is done.

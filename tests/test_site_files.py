@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import screenshot
+from conftest import screenshot, wait_until
 from fastapi.testclient import TestClient
 from test_site import _listed, static_host  # noqa: F401 (a fixture)
 
@@ -335,9 +335,8 @@ def test_the_sites_cut_file_refuses_as_the_server_does(
     try:
         for start, sheet in (("calendar_day", "120x120"), ("", "600x400")):
             page.select_option("#start", start)
-            page.wait_for_function(
-                "async () => (await import('./static/edit.js')).spec().pieces.length "
-                f"{'> 0' if start else '=== 0'}", timeout=WAIT)
+            wait_until(page, "async () => (await import('./static/edit.js')).spec().pieces"
+                             f".length {'> 0' if start else '=== 0'}", WAIT)
             page.fill("#sheet", sheet)
             page.evaluate("document.querySelector('#shared').textContent = ''")
             page.click("#make")
