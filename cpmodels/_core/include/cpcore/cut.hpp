@@ -250,12 +250,8 @@ inline uint64_t region_loops(int64_t grid, const int64_t* cells, uint64_t n, int
 // piece_cells[2 piece_start[p]:2 piece_start[p + 1]]).
 struct Parts {
     int64_t grid;
-    const int64_t* board;
-    uint64_t n_board;
-    const int64_t* piece_cells;
-    const int64_t* piece_start;
-    uint64_t n_pieces;
-    uint64_t n_piece_cells;
+    const int64_t *board, *piece_cells, *piece_start;
+    uint64_t n_board, n_pieces, n_piece_cells;
     uint64_t largest = 0;  // the most cells of a piece, once status() holds
 
     // An input's (cpcore_cut_input, cpcore_engrave_input) pieces, with these board cells.
@@ -263,9 +259,9 @@ struct Parts {
     Parts(const Input& in, const int64_t* board_cells, uint64_t n_board_cells)
         : grid(in.grid),
           board(board_cells),
-          n_board(n_board_cells),
           piece_cells(in.piece_cells),
           piece_start(in.piece_start),
+          n_board(n_board_cells),
           n_pieces(in.n_pieces),
           n_piece_cells(in.n_piece_cells) {}
 
