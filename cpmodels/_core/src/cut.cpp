@@ -8,12 +8,8 @@
 
 namespace {
 
-using namespace cpcore::geometry;
-using cpcore::cut::bits;
-using cpcore::cut::get;
-using cpcore::cut::set;
+using namespace cpcore::laser;
 namespace cut = cpcore::cut;
-namespace play = cpcore::play;
 
 enum Size { CELL, KERF, CLEARANCE, SHEET_W, SHEET_H, BORDER, GAP, MARGIN, N_SIZES };
 enum Kind { PIECE = 0, FRAME = 1, BASE = 2 };

@@ -8,10 +8,7 @@
 
 namespace {
 
-using namespace cpcore::geometry;
-using cpcore::cut::bits;
-using cpcore::cut::get;
-using cpcore::cut::set;
+using namespace cpcore::laser;
 namespace cut = cpcore::cut;
 namespace play = cpcore::play;
 

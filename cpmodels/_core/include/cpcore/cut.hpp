@@ -298,4 +298,13 @@ struct Parts {
 };
 
 }  // namespace cut
+
+// What the laser's sources (src/cut.cpp, src/engrave.cpp) name unqualified: the grids'
+// geometry and the words' doubles.
+namespace laser {
+using namespace geometry;
+using cut::bits;
+using cut::get;
+using cut::set;
+}  // namespace laser
 }  // namespace cpcore
