@@ -2,10 +2,11 @@
 first-fit shelves, then SVG text; glyph outlines from matplotlib's text paths, each piece's
 name at shapely's pole of inaccessibility), kept as the oracle the core's cut sheets
 (cpcore_cut_sheets) and engraving (cpcore_engrave) are checked against in
-tests/test_cut_core.py and tests/test_engrave.py."""
+tests/test_cut_core.py and tests/test_engrave.py, and the boards both compare on."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,27 @@ from shapely.geometry import Polygon
 from shapely.ops import polylabel, unary_union
 
 from cpmodels.make.shapes import polygons
+
+# The bundled puzzles both tests compare on: each plane grid, with labels and without.
+BUNDLED = ["calendar_day", "calendar_week", "calendar_week_11", "hexiamonds_rhombus", "polyhexes",
+           "pentominoes_6x10"]
+
+
+def spec_pieces(spec: Any) -> list[tuple[str, tuple[tuple[int, int], ...], int]]:
+    """A spec's pieces as make lays them out: (name, cells in order, copies) each."""
+    return [(p.name, tuple(sorted(p.cells)), p.high) for p in spec.pieces]
+
+
+def blob(rng: random.Random, grid: str, n: int) -> set[tuple[int, int]]:
+    """n cells of a grid grown from one through edges."""
+    from cpmodels.grids import grid as grid_of
+
+    geometry = grid_of(grid)
+    cells = {(0, 0)}
+    while len(cells) < n:
+        cell = rng.choice(sorted(cells))
+        cells.add(rng.choice(sorted(geometry.neighbours(cell))))
+    return cells
 
 
 def turns(grid: str) -> tuple[float, ...]:

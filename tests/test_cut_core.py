@@ -101,38 +101,25 @@ def _check_equal(oracle, core) -> None:
                 assert any(_close(ring, other) for other in got_rings), (name, ring[:3])
 
 
-@pytest.mark.parametrize("name", ["calendar_day", "calendar_week", "calendar_week_11",
-                                  "hexiamonds_rhombus", "polyhexes", "pentominoes_6x10"])
+@pytest.mark.parametrize("name", make_oracle.BUNDLED)
 def test_the_bundled_puzzles_sheets_equal_the_python_sheets(name):
     spec = load_spec(name)
     if hasattr(spec, "cell_labels"):
         cells, labels = spec.cells, spec.cell_labels
     else:
         cells, labels = next(iter(spec.all_targets())).cells, {}
-    pieces = [(p.name, tuple(sorted(p.cells)), p.high) for p in spec.pieces]
+    pieces = make_oracle.spec_pieces(spec)
     options = MakeOptions(kerf=0.3, clearance=0.4, sheet=(500.0, 400.0))
     _check_equal(*_sheets_both(spec.grid, cells, labels, pieces, options))
-
-
-def _blob(rng: random.Random, grid: str, n: int) -> set[tuple[int, int]]:
-    """n cells of a grid grown from one through edges."""
-    from cpmodels.grids import grid as grid_of
-
-    geometry = grid_of(grid)
-    cells = {(0, 0)}
-    while len(cells) < n:
-        cell = rng.choice(sorted(cells))
-        cells.add(rng.choice(sorted(geometry.neighbours(cell))))
-    return cells
 
 
 @pytest.mark.parametrize("grid", ["square", "triangle", "hex"])
 @pytest.mark.parametrize("seed", range(3))
 def test_generated_boards_sheets_equal_the_python_sheets(grid, seed):
     rng = random.Random(seed)
-    board = _blob(rng, grid, rng.randint(6, 30))
-    pieces = [(f"p{k}", tuple(sorted(_blob(rng, grid, rng.randint(1, 6)))), rng.randint(1, 2))
-              for k in range(rng.randint(1, 6))]
+    board = make_oracle.blob(rng, grid, rng.randint(6, 30))
+    pieces = [(f"p{k}", tuple(sorted(make_oracle.blob(rng, grid, rng.randint(1, 6)))),
+               rng.randint(1, 2)) for k in range(rng.randint(1, 6))]
     labels = {c: str(k) for k, c in enumerate(sorted(board)[:5])}
     options = MakeOptions(cell=rng.choice([10.0, 20.0, 33.3]), kerf=rng.choice([0.0, 0.15, 0.5]),
                           clearance=rng.choice([0.0, 0.2]), sheet=(1200.0, 800.0),

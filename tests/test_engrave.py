@@ -73,25 +73,12 @@ def _check_against_oracle(grid: str, labels, pieces, options: MakeOptions) -> No
         assert inside.buffer(-0.05 * tall * options.cell).contains(region), name
 
 
-@pytest.mark.parametrize("name", ["calendar_day", "calendar_week", "calendar_week_11",
-                                  "hexiamonds_rhombus", "polyhexes", "pentominoes_6x10"])
+@pytest.mark.parametrize("name", make_oracle.BUNDLED)
 def test_the_bundled_puzzles_engraving_equals_the_python_engraving(name):
     spec = load_spec(name)
     labels = spec.cell_labels if hasattr(spec, "cell_labels") else {}
-    pieces = [(p.name, tuple(sorted(p.cells)), p.high) for p in spec.pieces]
+    pieces = make_oracle.spec_pieces(spec)
     _check_against_oracle(spec.grid, labels, pieces, MakeOptions(clearance=0.4))
-
-
-def _blob(rng: random.Random, grid: str, n: int) -> set[tuple[int, int]]:
-    """n cells of a grid grown from one through edges."""
-    from cpmodels.grids import grid as grid_of
-
-    geometry = grid_of(grid)
-    cells = {(0, 0)}
-    while len(cells) < n:
-        cell = rng.choice(sorted(cells))
-        cells.add(rng.choice(sorted(geometry.neighbours(cell))))
-    return cells
 
 
 WORDS = ["AVA", "Tofu", "Wax", "fig", "Ärger", "café", "1", "31", "Jul", "x y", "LT", "Yo."]
@@ -101,10 +88,11 @@ WORDS = ["AVA", "Tofu", "Wax", "fig", "Ärger", "café", "1", "31", "Jul", "x y"
 @pytest.mark.parametrize("seed", range(4))
 def test_generated_boards_engraving_equals_the_python_engraving(grid, seed):
     rng = random.Random(seed)
-    board = _blob(rng, grid, rng.randint(6, 30))
+    board = make_oracle.blob(rng, grid, rng.randint(6, 30))
     labels = {c: rng.choice(WORDS) for c in sorted(board)[:8]}
-    pieces = [(rng.choice(WORDS) + str(k), tuple(sorted(_blob(rng, grid, rng.randint(1, 7)))),
-               rng.randint(1, 2)) for k in range(rng.randint(1, 6))]
+    pieces = [(rng.choice(WORDS) + str(k),
+                tuple(sorted(make_oracle.blob(rng, grid, rng.randint(1, 7)))), rng.randint(1, 2))
+              for k in range(rng.randint(1, 6))]
     options = MakeOptions(cell=rng.choice([10.0, 20.0, 33.3]), clearance=rng.choice([0.0, 0.2]))
     _check_against_oracle(grid, labels, pieces, options)
 

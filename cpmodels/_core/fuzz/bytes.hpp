@@ -110,6 +110,26 @@ inline uint64_t run_total(Bytes& in, const std::vector<int64_t>& start, uint64_t
     return last >= 0 && (uint64_t)last <= bound ? (uint64_t)last : in.count(bound);
 }
 
+// Sets of cells in runs, as a caller sends shapes or pieces (entry.h's start arrays): run k's
+// cells are cells[dim start[k]:dim start[k + 1]].
+struct CellRuns {
+    uint64_t n = 0;              // how many runs
+    std::vector<int64_t> start;  // n + 1 starts (any_runs: well formed or not)
+    uint64_t n_cells = 0;        // how many cells (run_total)
+    std::vector<int64_t> cells;  // n_cells cells of dim words, any numbers
+};
+
+// Up to most_runs runs of up to most_each cells (when well formed), up to most_cells in all.
+inline CellRuns cell_runs(Bytes& in, uint64_t most_runs, uint64_t most_each,
+                          uint64_t most_cells, uint64_t dim) {
+    CellRuns r;
+    r.n = in.count(most_runs);
+    r.start = any_runs(in, r.n, most_each);
+    r.n_cells = run_total(in, r.start, most_cells);
+    r.cells = in.numbers(r.n_cells * dim);
+    return r;
+}
+
 // The target's body: ``FUZZ_TARGET(in) { ... return 0; }`` reads its input from ``in``.
 int fuzz_one(Bytes& in);
 

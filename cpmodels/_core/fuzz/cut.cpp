@@ -54,10 +54,8 @@ FUZZ_TARGET(in) {
     const int64_t grid = in.within(-1, 4);
     const uint64_t n_board = in.count(120);
     const std::vector<int64_t> board = in.numbers(2 * n_board);
-    const uint64_t n_pieces = in.count(12);
-    const std::vector<int64_t> start = any_runs(in, n_pieces, 12);
-    const uint64_t n_cells = run_total(in, start, 120);
-    const std::vector<int64_t> cells = in.numbers(2 * n_cells);
+    const CellRuns pieces = cell_runs(in, 12, 12, 120, 2);
+    const uint64_t n_pieces = pieces.n;
     std::vector<int64_t> copies(n_pieces);
     for (auto& c : copies) c = in.within(-1, 4);
     const std::vector<int64_t> name_start = any_runs(in, n_pieces, 6);
@@ -71,10 +69,10 @@ FUZZ_TARGET(in) {
     }
     const std::vector<int64_t> engraved = engraving(in, n_pieces + 1);
     const bool short_one = in.count(1) == 1;
-    const cpcore_cut_input given{grid, board.data(), n_board, cells.data(), start.data(),
-                                 copies.data(), name_start.data(), names.data(), n_pieces,
-                                 n_cells, n_names, sizes.data(), engraved.data(),
-                                 engraved.size()};
+    const cpcore_cut_input given{grid, board.data(), n_board, pieces.cells.data(),
+                                 pieces.start.data(), copies.data(), name_start.data(),
+                                 names.data(), n_pieces, pieces.n_cells, n_names,
+                                 sizes.data(), engraved.data(), engraved.size()};
     std::vector<int64_t> words;
     const int64_t status = stream(
         [&](cpcore_buffers* b) { return cpcore_cut_sheets(&given, b); }, short_one, words,

@@ -77,10 +77,8 @@ FUZZ_TARGET(in) {
     const std::vector<int64_t> label_cells = in.numbers(2 * n_labels);
     std::vector<int64_t> label_start, name_start, label_text, name_text;
     cpfuzz::texts(in, n_labels, label_start, label_text);
-    const uint64_t n_pieces = in.count(8);
-    const std::vector<int64_t> start = any_runs(in, n_pieces, 12);
-    const uint64_t n_cells = run_total(in, start, 96);
-    const std::vector<int64_t> cells = in.numbers(2 * n_cells);
+    const CellRuns pieces = cell_runs(in, 8, 12, 96, 2);
+    const uint64_t n_pieces = pieces.n;
     cpfuzz::texts(in, n_pieces, name_start, name_text);
     std::vector<int64_t> sizes(8);
     static const double usual[] = {0.0, 0.2, 1.0, 5.0, 10.0, 20.0, 33.3, 500.0};
@@ -93,8 +91,9 @@ FUZZ_TARGET(in) {
     const bool short_one = in.count(1) == 1;
     const cpcore_engrave_input given{grid, label_cells.data(), label_start.data(),
                                      label_text.data(), n_labels, label_text.size() - 1,
-                                     cells.data(), start.data(), name_start.data(),
-                                     name_text.data(), n_pieces, n_cells, name_text.size() - 1,
+                                     pieces.cells.data(), pieces.start.data(),
+                                     name_start.data(), name_text.data(), n_pieces,
+                                     pieces.n_cells, name_text.size() - 1,
                                      sizes.data(), glyphs.data(), glyphs.size()};
     std::vector<int64_t> words;
     const int64_t status = stream(

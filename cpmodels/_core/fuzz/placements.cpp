@@ -33,19 +33,19 @@ FUZZ_TARGET(in) {
     const int64_t grid = in.within(-1, 4);
     const int dim = grid == CPCORE_GRID_CUBE ? 3 : 2;
     orientations_of(in, grid, dim);
-    const uint64_t n_shapes = in.count(64);
-    const std::vector<int64_t> start = any_runs(in, n_shapes, 16);
-    const uint64_t n_cells = run_total(in, start, 512);
-    const std::vector<int64_t> cells = in.numbers(n_cells * dim);
+    const CellRuns shapes = cell_runs(in, 64, 16, 512, (uint64_t)dim);
+    const uint64_t n_shapes = shapes.n;
+    const std::vector<int64_t>& start = shapes.start;
     const uint64_t n_board = in.count(160);
     const std::vector<int64_t> board = in.numbers(n_board * dim);
     const uint64_t limit = (uint64_t)in.number();
     const bool short_one = in.count(2) != 0;
-    const cpcore_placements_input shapes{grid,  cells.data(), start.data(), n_shapes,
-                                         n_cells, board.data(), n_board,     limit};
+    const cpcore_placements_input given{grid, shapes.cells.data(), start.data(),
+                                        n_shapes, shapes.n_cells, board.data(),
+                                        n_board, limit};
     std::vector<int64_t> words;
     const int64_t status = stream(
-        [&](cpcore_buffers* b) { return cpcore_placements(&shapes, b); }, short_one, words);
+        [&](cpcore_buffers* b) { return cpcore_placements(&given, b); }, short_one, words);
     if (status < 0) return 0;
     Reader r(words);
     uint64_t found = 0;

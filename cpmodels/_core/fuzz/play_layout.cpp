@@ -10,8 +10,9 @@ namespace {
 
 struct Layout {
     int64_t grid;
-    std::vector<int64_t> board, cells, start, turns;
-    uint64_t n_board, n_pieces, n_cells;
+    std::vector<int64_t> board, turns;
+    uint64_t n_board;
+    CellRuns pieces;
 };
 
 }  // namespace
@@ -22,14 +23,12 @@ FUZZ_TARGET(in) {
     l.grid = in.within(-1, 4);
     l.n_board = in.count(160);
     l.board = in.numbers(2 * l.n_board);
-    l.n_pieces = in.count(16);
-    l.start = any_runs(in, l.n_pieces, 16);
-    l.n_cells = run_total(in, l.start, 160);
-    l.cells = in.numbers(2 * l.n_cells);
-    l.turns = in.numbers(2 * l.n_pieces);
+    l.pieces = cell_runs(in, 16, 16, 160, 2);
+    l.turns = in.numbers(2 * l.pieces.n);
     const bool short_one = in.count(1) == 1;
-    const cpcore_play_input given{l.grid, l.board.data(), l.n_board, l.cells.data(),
-                                  l.start.data(), l.turns.data(), l.n_pieces, l.n_cells};
+    const cpcore_play_input given{l.grid, l.board.data(), l.n_board, l.pieces.cells.data(),
+                                  l.pieces.start.data(), l.turns.data(), l.pieces.n,
+                                  l.pieces.n_cells};
     std::vector<int64_t> words;
     const int64_t status = stream(
         [&](cpcore_buffers* b) { return cpcore_play_layout(&given, b); }, short_one, words,
@@ -40,19 +39,20 @@ FUZZ_TARGET(in) {
     const int64_t n_cells = r.next();
     FUZZ_REQUIRE(n_cells >= 1 && (uint64_t)n_cells <= l.n_board);
     r.skip(4);
-    FUZZ_REQUIRE(r.next() == (int64_t)l.n_pieces);
+    FUZZ_REQUIRE(r.next() == (int64_t)l.pieces.n);
     for (int64_t i = 0; i < n_cells; ++i) {
         r.skip(4);
         const int64_t k = r.next();
         FUZZ_REQUIRE(k == 3 || k == 4 || k == 6);
         r.skip(2 * k);
     }
-    for (uint64_t p = 0; p < l.n_pieces; ++p) {
+    for (uint64_t p = 0; p < l.pieces.n; ++p) {
         const int64_t n_orientations = r.next();
         FUZZ_REQUIRE(n_orientations >= 1 && n_orientations <= 12);
         for (int64_t o = 0; o < n_orientations; ++o) {
             const int64_t cells = r.next();
-            FUZZ_REQUIRE(cells >= 1 && cells <= l.start[p + 1] - l.start[p]);
+            const std::vector<int64_t>& start = l.pieces.start;
+            FUZZ_REQUIRE(cells >= 1 && cells <= start[p + 1] - start[p]);
             r.skip(2 * cells);
             FUZZ_REQUIRE((uint64_t)r.next() <= 1);
             for (int t = 0; t < 2; ++t) {

@@ -13,10 +13,9 @@ namespace {
 struct Board {
     int64_t grid = 0;
     int dim = 2;
-    std::vector<int64_t> board, shape_cells, shape_start, piece_start, piece_bounds,
-        group_cells, group_start;
-    uint64_t n_board = 0, n_shapes = 0, n_shape_cells = 0, n_pieces = 0, n_groups = 0,
-             n_labels = 0, max_placements = 0;
+    std::vector<int64_t> board, piece_start, piece_bounds;
+    CellRuns shapes, groups;  // the shapes' cells, the groups' labelled cells
+    uint64_t n_board = 0, n_pieces = 0, max_placements = 0;
 };
 
 Board read_board(Bytes& in) {
@@ -25,17 +24,11 @@ Board read_board(Bytes& in) {
     b.dim = b.grid == CPCORE_GRID_CUBE ? 3 : 2;
     b.n_board = in.count(160);
     b.board = in.numbers(b.n_board * b.dim);
-    b.n_shapes = in.count(256);
-    b.shape_start = any_runs(in, b.n_shapes, 16);
-    b.n_shape_cells = run_total(in, b.shape_start, 1024);
-    b.shape_cells = in.numbers(b.n_shape_cells * b.dim);
+    b.shapes = cell_runs(in, 256, 16, 1024, (uint64_t)b.dim);
     b.n_pieces = in.count(24);
     b.piece_start = any_runs(in, b.n_pieces, 48);
     b.piece_bounds = in.numbers(2 * b.n_pieces);
-    b.n_groups = in.count(6);
-    b.group_start = any_runs(in, b.n_groups, 40);
-    b.n_labels = run_total(in, b.group_start, 160);
-    b.group_cells = in.numbers(b.n_labels * b.dim);
+    b.groups = cell_runs(in, 6, 40, 160, (uint64_t)b.dim);
     b.max_placements = (uint64_t)in.number();
     return b;
 }
@@ -46,11 +39,12 @@ Board read_board(Bytes& in) {
 FUZZ_TARGET(in) {
     const Board b = read_board(in);
     const bool short_one = in.count(5) != 0;  // out a word short
-    const cpcore_sweep_input board{b.grid, b.board.data(), b.n_board,
-                                   b.shape_cells.data(), b.shape_start.data(), b.n_shapes,
-                                   b.n_shape_cells, b.piece_start.data(), b.piece_bounds.data(),
-                                   b.n_pieces, b.group_cells.data(), b.group_start.data(),
-                                   b.n_groups, b.n_labels, b.max_placements};
+    const CellRuns &shapes = b.shapes, &groups = b.groups;
+    const cpcore_sweep_input board{b.grid, b.board.data(), b.n_board, shapes.cells.data(),
+                                   shapes.start.data(), shapes.n, shapes.n_cells,
+                                   b.piece_start.data(), b.piece_bounds.data(), b.n_pieces,
+                                   groups.cells.data(), groups.start.data(), groups.n,
+                                   groups.n_cells, b.max_placements};
     std::vector<int64_t> words;
     const int64_t status = stream(
         [&](cpcore_buffers* out) { return cpcore_sweep_cover(&board, out); }, short_one, words);
@@ -77,7 +71,7 @@ FUZZ_TARGET(in) {
     }
     for (int64_t k = 0; k < n_fixed; ++k) {
         const int64_t group = r.next();
-        FUZZ_REQUIRE(group >= 0 && (uint64_t)group < b.n_groups);
+        FUZZ_REQUIRE(group >= 0 && (uint64_t)group < b.groups.n);
     }
     FUZZ_REQUIRE(r.done());
     return 0;

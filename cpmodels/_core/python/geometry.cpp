@@ -121,6 +121,14 @@ uint64_t each_piece(nb::handle pieces, uint64_t most, const char* what, Each eac
     return (uint64_t)n;
 }
 
+// A plane piece's cells appended to piece_cells, the end of its run to piece_start.
+void read_piece(nb::handle cells, std::vector<int64_t>& piece_cells,
+                std::vector<int64_t>& piece_start) {
+    read_cells(cells, 2, piece_cells, "a piece");
+    require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS, "the pieces have too many cells");
+    piece_start.push_back((int64_t)(piece_cells.size() / 2));
+}
+
 // The stream of words a geometry call writes (``call(&buffers)``: the entry point on its
 // input), in the calls entry.h's cpcore_buffers describes: with no buffers, then with the
 // scratch and ``guess`` words of out (when the call asks for fewer: a guess that holds the
@@ -253,10 +261,7 @@ void bind_play_layout(nb::module_& m) {
                 pieces, CPCORE_MAX_LAYOUT_CELLS, what, [&](const nb::tuple& piece) {
                     bool rotate = false, flip = false;
                     require(nb::try_cast(piece[1], rotate) && nb::try_cast(piece[2], flip), what);
-                    read_cells(piece[0], 2, piece_cells, "a piece");
-                    require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
-                            "the pieces have too many cells");
-                    piece_start.push_back((int64_t)(piece_cells.size() / 2));
+                    read_piece(piece[0], piece_cells, piece_start);
                     turns.push_back(rotate);
                     turns.push_back(flip);
                 });
@@ -286,6 +291,38 @@ void bind_play_layout(nb::module_& m) {
         "cpcore_play_layout's stream of words (points in sixths of a drawing unit).");
 }
 
+// What cut_sheets and engrave check alike of their calls: a plane grid and 8 sizes, given
+// back as their doubles' bits (as entry.h passes them).
+std::vector<int64_t> laser_sizes(int64_t grid, const std::vector<double>& sizes) {
+    check_grid(grid);
+    require(grid != CPCORE_GRID_CUBE, "the cube grid's parts are printed, not cut");
+    require(sizes.size() == 8, "the sizes are 8 numbers");
+    std::vector<int64_t> words(8);
+    std::memcpy(words.data(), sizes.data(), 8 * sizeof(double));
+    return words;
+}
+
+// Bytes as the native words they hold (a ValueError saying ``what`` unless whole words).
+std::vector<int64_t> words_of(const nb::bytes& data, const char* what) {
+    require(data.size() % 8 == 0, what);
+    std::vector<int64_t> words(data.size() / 8);
+    std::memcpy(words.data(), data.c_str(), data.size());
+    return words;
+}
+
+// The statuses cut_sheets and engrave say alike, then the geometry calls'.
+void check_laser_status(int64_t status) {
+    require(status != CPCORE_CUT_COORDINATE,
+            "a cell's coordinate is too large for a cut file (more than 2**20 from 0)");
+    require(status != CPCORE_CUT_BAD_SIZES, "a size is out of make's bounds");
+    check_status(status);
+}
+
+// A stream of words as bytes (native order).
+nb::bytes bytes_of(const std::vector<int64_t>& words) {
+    return nb::bytes(reinterpret_cast<const char*>(words.data()), words.size() * 8);
+}
+
 // A laser's sheets of a board's parts (cpcore_cut_sheets): pieces are (cells, copies, name
 // as UTF-8 bytes), sizes the 8 floats entry.h names, engraving its stream of words as bytes
 // (native order). Its stream of words is given back as bytes (make/ reads it).
@@ -294,12 +331,10 @@ void bind_cut_sheets(nb::module_& m) {
         "cut_sheets",
         [](int64_t grid, nb::handle board, nb::handle pieces, std::vector<double> sizes,
            nb::bytes engraving) {
-            check_grid(grid);
-            require(grid != CPCORE_GRID_CUBE, "the cube grid's parts are printed, not cut");
-            require(sizes.size() == 8, "the sizes are 8 numbers");
-            require(engraving.size() % 8 == 0, "the engraving is whole words");
-            std::vector<int64_t> board_cells, piece_cells, piece_start{0}, copies,
-                name_start{0}, words(engraving.size() / 8);
+            const std::vector<int64_t> size_words = laser_sizes(grid, sizes);
+            const std::vector<int64_t> words =
+                words_of(engraving, "the engraving is whole words");
+            std::vector<int64_t> board_cells, piece_cells, piece_start{0}, copies, name_start{0};
             std::string names;
             read_cells(board, 2, board_cells, "the board");
             const char* what = "a piece is (its cells, copies, name)";
@@ -308,17 +343,11 @@ void bind_cut_sheets(nb::module_& m) {
                     int64_t n = 0;
                     nb::bytes name;
                     require(nb::try_cast(piece[1], n) && nb::try_cast(piece[2], name), what);
-                    read_cells(piece[0], 2, piece_cells, "a piece");
-                    require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
-                            "the pieces have too many cells");
-                    piece_start.push_back((int64_t)(piece_cells.size() / 2));
+                    read_piece(piece[0], piece_cells, piece_start);
                     copies.push_back(n);
                     names.append(name.c_str(), name.size());
                     name_start.push_back((int64_t)names.size());
                 });
-            std::vector<int64_t> size_words(8);
-            std::memcpy(size_words.data(), sizes.data(), 8 * sizeof(double));
-            std::memcpy(words.data(), engraving.c_str(), engraving.size());
             const cpcore_cut_input in{grid, board_cells.data(), board_cells.size() / 2,
                                       piece_cells.data(), piece_start.data(), copies.data(),
                                       name_start.data(),
@@ -327,18 +356,14 @@ void bind_cut_sheets(nb::module_& m) {
                                       size_words.data(), words.data(), words.size()};
             auto said = [](int64_t status) {
                 require(status != CPCORE_CUT_NO_CELLS, "the board has no cells");
-                require(status != CPCORE_CUT_COORDINATE,
-                        "a cell's coordinate is too large for a cut file (more than 2**20 "
-                        "from 0)");
-                require(status != CPCORE_CUT_BAD_SIZES, "a size is out of make's bounds");
                 require(status != CPCORE_CUT_BAD_PARTS,
                         "a cell is given twice, or the copies or names do not read");
                 require(status != CPCORE_CUT_BAD_ENGRAVING, "the engraving does not read");
-                check_status(status);
+                check_laser_status(status);
             };
             const std::vector<int64_t> out = stream(
                 [&](cpcore_buffers* b) { return cpcore_cut_sheets(&in, b); }, said);
-            return nb::bytes(reinterpret_cast<const char*>(out.data()), out.size() * 8);
+            return bytes_of(out);
         },
         nb::arg("grid"), nb::arg("board"), nb::arg("pieces"), nb::arg("sizes"),
         nb::arg("engraving"),
@@ -471,12 +496,10 @@ void bind_engrave(nb::module_& m) {
         "engrave",
         [](int64_t grid, nb::handle labels, nb::handle pieces, std::vector<double> sizes,
            nb::bytes glyphs) {
-            check_grid(grid);
-            require(grid != CPCORE_GRID_CUBE, "the cube grid's parts are printed, not cut");
-            require(sizes.size() == 8, "the sizes are 8 numbers");
-            require(glyphs.size() % 8 == 0, "the glyph table is whole words");
+            const std::vector<int64_t> size_words = laser_sizes(grid, sizes);
+            const std::vector<int64_t> table = words_of(glyphs, "the glyph table is whole words");
             std::vector<int64_t> label_cells, label_start{0}, label_text, piece_cells,
-                piece_start{0}, name_start{0}, name_text, table(glyphs.size() / 8);
+                piece_start{0}, name_start{0}, name_text;
             Py_ssize_t n_labels = 0;
             const nb::object seq = fast_sequence(labels, CPCORE_MAX_LAYOUT_CELLS,
                                                  "the labels are not a sequence",
@@ -495,37 +518,27 @@ void bind_engrave(nb::module_& m) {
             const char* what = "a piece is (its cells, copies, name)";
             const uint64_t n_pieces = each_piece(
                 pieces, CPCORE_MAX_CUT_PARTS, what, [&](const nb::tuple& piece) {
-                    read_cells(piece[0], 2, piece_cells, "a piece");
-                    require(piece_cells.size() / 2 <= CPCORE_MAX_LAYOUT_CELLS,
-                            "the pieces have too many cells");
-                    piece_start.push_back((int64_t)(piece_cells.size() / 2));
+                    read_piece(piece[0], piece_cells, piece_start);
                     read_text(piece[2], name_text, what);
                     name_start.push_back((int64_t)name_text.size());
                 });
-            std::vector<int64_t> size_words(8);
-            std::memcpy(size_words.data(), sizes.data(), 8 * sizeof(double));
-            std::memcpy(table.data(), glyphs.c_str(), glyphs.size());
             const cpcore_engrave_input in{
                 grid, label_cells.data(), label_start.data(), label_text.data(),
                 (uint64_t)n_labels, label_text.size(), piece_cells.data(), piece_start.data(),
                 name_start.data(), name_text.data(), n_pieces, piece_cells.size() / 2,
                 name_text.size(), size_words.data(), table.data(), table.size()};
             auto said = [](int64_t status) {
-                require(status != CPCORE_CUT_COORDINATE,
-                        "a cell's coordinate is too large for a cut file (more than 2**20 "
-                        "from 0)");
-                require(status != CPCORE_CUT_BAD_SIZES, "a size is out of make's bounds");
                 require(status != CPCORE_CUT_BAD_PARTS,
                         "a piece has a cell twice, or a cell two labels");
                 require(status != CPCORE_ENGRAVE_BAD_TEXT,
                         "a label or a name is longer than 256 characters, or holds NUL or "
                         "a lone surrogate");
                 require(status != CPCORE_ENGRAVE_BAD_GLYPHS, "the glyph table does not read");
-                check_status(status);
+                check_laser_status(status);
             };
             const std::vector<int64_t> out = stream(
                 [&](cpcore_buffers* b) { return cpcore_engrave(&in, b); }, said);
-            return nb::bytes(reinterpret_cast<const char*>(out.data()), out.size() * 8);
+            return bytes_of(out);
         },
         nb::arg("grid"), nb::arg("labels"), nb::arg("pieces"), nb::arg("sizes"),
         nb::arg("glyphs"),

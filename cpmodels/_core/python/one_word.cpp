@@ -259,6 +259,24 @@ void reach(Array<const int64_t> forced, Array<const int64_t> tasks,
                  first_failure, need.data(), flag);
 }
 
+// The dates' arrays into a call's input (cpcore_design_input reads them all,
+// cpcore_dates_input writes all but the holes): n_dates rows of hole_cols holes, a row of
+// held holes as wide a date, each date's group and combination (index, bit). The caller
+// checks the holes, and the group, index and bit against the dates.
+template <class Input, class Held, class Each, class Bit>
+void put_dates(Input& in, const Array<const int64_t>& holes, const Held& held, const Each& group,
+               const Each& index, const Bit& bit) {
+    in.n_dates = holes.shape(0);
+    in.hole_cols = holes.shape(1);
+    require(held.ndim() == 2 && held.shape(0) == in.n_dates && held.shape(1) == in.hole_cols,
+            "the held holes are not one row a date, as wide as the holes");
+    in.holes = holes.data();
+    in.held = held.data();
+    in.group = group.data();
+    in.index = index.data();
+    in.bit = bit.data();
+}
+
 // A design's sets decided on the reach layout (entry.h's cpcore_design): every array is
 // checked against the layout and the others before the GIL is released.
 int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t> limits,
@@ -280,11 +298,8 @@ int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t>
     in.calls = calls.data();
     check_prefixes(holes, c.n_options, 2);
     check_prefixes(held, c.n_options, 2);
-    in.n_dates = holes.shape(0);
-    in.hole_cols = holes.shape(1);
+    put_dates(in, holes, held, group, index, bit);
     const uint64_t n = in.n_dates;
-    require(held.shape(0) == n && held.shape(1) == in.hole_cols,
-            "the held holes are not one row a date, as wide as the holes");
     require(group.ndim() == 1 && group.size() == n && index.size() == n && bit.size() == n &&
                 order.ndim() == 1 && order.size() == n && front.size() == n &&
                 late.size() == n,
@@ -315,11 +330,6 @@ int64_t design(nb::handle layout, Array<const bool> fills, Array<const uint64_t>
     for (size_t k = 0; k < in.n_sets; ++k)
         require(shape.data()[k] >= 0 && (uint64_t)shape.data()[k] < in.n_shapes,
                 "a set's region sizes are out of range");
-    in.holes = holes.data();
-    in.held = held.data();
-    in.group = group.data();
-    in.index = index.data();
-    in.bit = bit.data();
     in.order = order.data();
     in.front = front.data();
     in.late = late.data();
@@ -371,18 +381,10 @@ void design_dates(nb::handle layout, int64_t left_open, Array<const int64_t> hol
     cpcore_dates_input in{};
     in.layout = &c;
     in.left_open = left_open;
-    in.n_dates = holes.shape(0);
-    in.hole_cols = holes.shape(1);
+    put_dates(in, holes, held, group, index, bit);
     const uint64_t n = in.n_dates;
-    require(held.ndim() == 2 && held.shape(0) == n && held.shape(1) == in.hole_cols,
-            "the held holes are not one row a date, as wide as the holes");
     require(group.size() == n && index.size() == n && bit.size() == n,
             "the dates' groups and combinations are not one a date");
-    in.holes = holes.data();
-    in.held = held.data();
-    in.group = group.data();
-    in.index = index.data();
-    in.bit = bit.data();
     std::vector<int64_t> work(cpcore_design_dates_work_words(n));
     in.work = work.data();
     const int64_t status = cpcore_design_dates(&in);

@@ -8,12 +8,8 @@
 
 namespace {
 
-using namespace cpcore::geometry;
-using cpcore::cut::bits;
-using cpcore::cut::get;
-using cpcore::cut::set;
+using namespace cpcore::laser;
 namespace cut = cpcore::cut;
-namespace play = cpcore::play;
 
 enum Size { CELL, KERF, CLEARANCE, SHEET_W, SHEET_H, BORDER, GAP, MARGIN, N_SIZES };
 enum Kind { PIECE = 0, FRAME = 1, BASE = 2 };
@@ -319,13 +315,12 @@ bool before(const Layout& l, const Part& a, const Part& b) {
 
 extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers* buffers) {
     Buffers s(buffers);
+    cut::Parts given(*in, in->board, in->n_board);
+    const int64_t status = given.status();
+    if (status != 0) return status;
     const int64_t grid = in->grid;
     const uint64_t n_board = in->n_board, n_pieces = in->n_pieces;
-    const uint64_t n_piece_cells = in->n_piece_cells;
-    uint64_t largest = 0;
-    const int64_t status = cut::parts_status(grid, in->board, n_board, in->piece_cells,
-                                             in->piece_start, n_pieces, n_piece_cells, largest);
-    if (status != 0) return status;
+    const uint64_t n_piece_cells = in->n_piece_cells, largest = given.largest;
     if (n_board == 0) return CPCORE_CUT_NO_CELLS;
     double z[N_SIZES];
     for (int k = 0; k < N_SIZES; ++k) z[k] = get(in->sizes, (uint64_t)k);
@@ -371,12 +366,8 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
 
     if (!read_engraving(in->engraving, in->n_engraving, n_pieces + 1, engraved))
         return CPCORE_CUT_BAD_ENGRAVING;
-    if (reading_order(in->board, 2, sorted, n_board) != n_board) return CPCORE_CUT_BAD_PARTS;
-    for (uint64_t p = 0; p < n_pieces; ++p) {
-        const int64_t* cells = in->piece_cells + 2 * in->piece_start[p];
-        const uint64_t n = (uint64_t)(in->piece_start[p + 1] - in->piece_start[p]);
-        if (reading_order(cells, 2, sorted, n) != n) return CPCORE_CUT_BAD_PARTS;
-    }
+    if (reading_order(in->board, 2, sorted, n_board) != n_board || !given.pieces_distinct(sorted))
+        return CPCORE_CUT_BAD_PARTS;
 
     // Millimetres of a drawing unit (render/scene.py's cell drawings, a side ``cell`` long).
     double sx, sy;
@@ -396,9 +387,7 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     // Each piece: its cells' union, then the clearance off (nominal) and the kerf on (cut).
     uint64_t n_laid = 0;
     for (uint64_t p = 0; p < n_pieces; ++p) {
-        const int64_t* cells = in->piece_cells + 2 * in->piece_start[p];
-        const uint64_t n = (uint64_t)(in->piece_start[p + 1] - in->piece_start[p]);
-        const uint64_t cells_shape = region_shape(cells, n, false);
+        const uint64_t cells_shape = region_shape(given.cells(p), given.size(p), false);
         const uint64_t nominal = offset_shape(store, cells_shape, -inset);
         const uint64_t cut_shape = offset_shape(store, nominal, half_kerf);
         for (int64_t k = 0; k < in->piece_copies[p]; ++k) {

@@ -8,10 +8,7 @@
 
 namespace {
 
-using namespace cpcore::geometry;
-using cpcore::cut::bits;
-using cpcore::cut::get;
-using cpcore::cut::set;
+using namespace cpcore::laser;
 namespace cut = cpcore::cut;
 namespace play = cpcore::play;
 
@@ -70,6 +67,21 @@ bool read_table(const int64_t* w, uint64_t n, int64_t* glyph_at, uint64_t room, 
         v = w[at++];
         return v >= least && (uint64_t)v <= (n - at) / per;
     };
+    // Rows of ``per`` words, as many as a count says that the words after it hold: where
+    // they start (passed over).
+    auto rows = [&](int64_t& v, uint64_t per, const int64_t*& first) {
+        if (!records(v, 0, per)) return false;
+        first = w + at;
+        at += per * (uint64_t)v;
+        return true;
+    };
+    // Whether the next k words (there) are numbers of a glyph's size; passed over.
+    auto small_numbers = [&](uint64_t k) {
+        for (const uint64_t end = at + k; at < end; ++at) {
+            if (!small_number(get(w, at))) return false;
+        }
+        return true;
+    };
     const int64_t most = (int64_t)n;
     int64_t n_glyphs;
     if (!take(n_glyphs, 0, most) || (uint64_t)n_glyphs > room) return false;
@@ -77,32 +89,25 @@ bool read_table(const int64_t* w, uint64_t n, int64_t* glyph_at, uint64_t room, 
     for (int64_t g = 0; g < n_glyphs; ++g) {
         glyph_at[g] = (int64_t)at;
         int64_t n_rings;
-        if (at >= n || !small_number(get(w, at++))) return false;
+        if (at >= n || !small_numbers(1)) return false;  // the advance
         if (!take(n_rings, 0, CPCORE_MAX_GLYPH_RINGS)) return false;
         if ((uint64_t)n_rings > t.most_rings) t.most_rings = (uint64_t)n_rings;
         for (int64_t r = 0; r < n_rings; ++r) {
             int64_t n_points;
-            if (!records(n_points, 3, 2)) return false;
-            for (int64_t k = 0; k < 2 * n_points; ++k) {
-                if (!small_number(get(w, at++))) return false;
-            }
+            if (!records(n_points, 3, 2) || !small_numbers(2 * (uint64_t)n_points)) return false;
         }
     }
     int64_t n_chars;
-    if (!records(n_chars, 0, 4)) return false;
-    t.chars = w + at, t.n_chars = (uint64_t)n_chars;
-    at += 4 * (uint64_t)n_chars;
+    if (!rows(n_chars, 4, t.chars)) return false;
+    t.n_chars = (uint64_t)n_chars;
     int64_t n_first, n_second;
     if (!take(n_first, 0, most) || !take(n_second, 0, most)) return false;
     if (n_first > 0 && n_second > (most - (int64_t)at) / n_first) return false;
     t.n_first = (uint64_t)n_first, t.n_second = (uint64_t)n_second, t.kerning = w + at;
-    for (uint64_t k = 0; k < t.n_first * t.n_second; ++k) {
-        if (!small_number(get(w, at++))) return false;
-    }
+    if (!small_numbers(t.n_first * t.n_second)) return false;
     int64_t n_joined;
-    if (!records(n_joined, 0, 3)) return false;
-    t.joined = w + at, t.n_joined = (uint64_t)n_joined;
-    at += 3 * (uint64_t)n_joined;
+    if (!rows(n_joined, 3, t.joined)) return false;
+    t.n_joined = (uint64_t)n_joined;
     for (uint64_t k = 0; k < t.n_chars; ++k) {
         const int64_t* c = t.chars + 4 * k;
         if (c[0] < 1 || c[0] > 0x10ffff || (k > 0 && c[0] <= c[-4]) || c[1] < 0 ||
@@ -263,6 +268,21 @@ struct Outline {
     uint64_t n_rings = 0, n_points = 0;
     const int64_t* ring(uint64_t r) const { return points + 2 * rings[2 * r]; }
     uint64_t size(uint64_t r) const { return (uint64_t)rings[2 * r + 1]; }
+    // Each edge of each ring, from (ax, ay) to (bx, by), handed to f until f says false;
+    // whether f said true to every one.
+    template <class F>
+    bool each_edge(F f) const {
+        for (uint64_t r = 0; r < n_rings; ++r) {
+            const int64_t* pts = ring(r);
+            const uint64_t n = size(r);
+            for (uint64_t i = 0; i < n; ++i) {
+                const uint64_t j = (i + 1) % n;
+                if (!f(get(pts, 2 * i), get(pts, 2 * i + 1), get(pts, 2 * j), get(pts, 2 * j + 1)))
+                    return false;
+            }
+        }
+        return true;
+    }
 };
 
 __attribute__((noinline)) double squared_to_segment(double px, double py, double ax, double ay, double bx, double by) {
@@ -285,16 +305,11 @@ bool inside_outline(const Outline& o, double x, double y) {
 // The distance from (x, y) to the outline's edges: positive inside, negative outside.
 double signed_distance(const Outline& o, double x, double y) {
     double least = -1;
-    for (uint64_t r = 0; r < o.n_rings; ++r) {
-        const int64_t* pts = o.ring(r);
-        const uint64_t n = o.size(r);
-        for (uint64_t i = 0; i < n; ++i) {
-            const uint64_t j = (i + 1) % n;
-            const double d = squared_to_segment(x, y, get(pts, 2 * i), get(pts, 2 * i + 1),
-                                                get(pts, 2 * j), get(pts, 2 * j + 1));
-            if (least < 0 || d < least) least = d;
-        }
-    }
+    o.each_edge([&](double ax, double ay, double bx, double by) {
+        const double d = squared_to_segment(x, y, ax, ay, bx, by);
+        if (least < 0 || d < least) least = d;
+        return true;
+    });
     const double d = cut::root(least);
     return inside_outline(o, x, y) ? d : -d;
 }
@@ -360,26 +375,19 @@ bool fits(const Outline& o, const Table& t, const Laid& laid, const Place& place
             map.at(t.w + ring.at, i, px, py);
             map.at(t.w + ring.at, (i + 1) % ring.n, qx, qy);
             if (a == 0 && i == 0 && !inside_outline(o, px, py)) return false;
-            for (uint64_t r = 0; r < o.n_rings; ++r) {
-                const int64_t* pts = o.ring(r);
-                const uint64_t n = o.size(r);
-                for (uint64_t k = 0; k < n; ++k) {
-                    const uint64_t j = (k + 1) % n;
-                    const double ax = get(pts, 2 * k), ay = get(pts, 2 * k + 1);
-                    const double bx = get(pts, 2 * j), by = get(pts, 2 * j + 1);
-                    // Crossing segments are 0 apart; else the least of the four ends'.
-                    const double d1 = (bx - ax) * (py - ay) - (by - ay) * (px - ax);
-                    const double d2 = (bx - ax) * (qy - ay) - (by - ay) * (qx - ax);
-                    const double d3 = (qx - px) * (ay - py) - (qy - py) * (ax - px);
-                    const double d4 = (qx - px) * (by - py) - (qy - py) * (bx - px);
-                    if (((d1 < 0) != (d2 < 0)) && ((d3 < 0) != (d4 < 0))) return false;
-                    if (squared_to_segment(px, py, ax, ay, bx, by) < m2 ||
-                        squared_to_segment(qx, qy, ax, ay, bx, by) < m2 ||
-                        squared_to_segment(ax, ay, px, py, qx, qy) < m2 ||
-                        squared_to_segment(bx, by, px, py, qx, qy) < m2)
-                        return false;
-                }
-            }
+            // Crossing segments are 0 apart; else the least of the four ends'.
+            const bool apart = o.each_edge([&](double ax, double ay, double bx, double by) {
+                const double d1 = (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+                const double d2 = (bx - ax) * (qy - ay) - (by - ay) * (qx - ax);
+                const double d3 = (qx - px) * (ay - py) - (qy - py) * (ax - px);
+                const double d4 = (qx - px) * (by - py) - (qy - py) * (bx - px);
+                if (((d1 < 0) != (d2 < 0)) && ((d3 < 0) != (d4 < 0))) return false;
+                return !(squared_to_segment(px, py, ax, ay, bx, by) < m2 ||
+                         squared_to_segment(qx, qy, ax, ay, bx, by) < m2 ||
+                         squared_to_segment(ax, ay, px, py, qx, qy) < m2 ||
+                         squared_to_segment(bx, by, px, py, qx, qy) < m2);
+            });
+            if (!apart) return false;
         }
     }
     for (uint64_t r = 0; r < o.n_rings; ++r) {
@@ -398,13 +406,11 @@ bool fits(const Outline& o, const Table& t, const Laid& laid, const Place& place
 
 extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers* buffers) {
     Buffers s(buffers);
-    const int64_t grid = in->grid;
-    const uint64_t n_labels = in->n_labels, n_pieces = in->n_pieces;
-    const uint64_t n_piece_cells = in->n_piece_cells;
-    uint64_t largest = 0;
-    const int64_t status = cut::parts_status(grid, in->label_cells, n_labels, in->piece_cells,
-                                             in->piece_start, n_pieces, n_piece_cells, largest);
+    cut::Parts given(*in, in->label_cells, in->n_labels);
+    const int64_t status = given.status();
     if (status != 0) return status;
+    const int64_t grid = in->grid;
+    const uint64_t n_labels = in->n_labels, n_pieces = in->n_pieces, largest = given.largest;
     const double cell = get(in->sizes, 0), clearance = get(in->sizes, 2);
     if (!(cell >= 1.0 && cell <= 500.0 && clearance >= 0 && clearance < cell / 4))
         return CPCORE_CUT_BAD_SIZES;
@@ -449,14 +455,9 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
     int64_t* heap = nominal_rings + 2 * n_points;
     int64_t* label_order = heap + 4 * HEAP_CELLS;  // the labels in their cells' order
     CPCORE_ASSERT(label_order + n_labels <= buffers->scratch + buffers->n_scratch);
-    if (reading_order(in->label_cells, 2, label_order, n_labels) != n_labels)
+    if (reading_order(in->label_cells, 2, label_order, n_labels) != n_labels ||
+        !given.pieces_distinct(sorted))
         return CPCORE_CUT_BAD_PARTS;
-
-    for (uint64_t p = 0; p < n_pieces; ++p) {
-        const int64_t* cells = in->piece_cells + 2 * in->piece_start[p];
-        const uint64_t n = (uint64_t)(in->piece_start[p + 1] - in->piece_start[p]);
-        if (reading_order(cells, 2, sorted, n) != n) return CPCORE_CUT_BAD_PARTS;
-    }
     Table t;
     if (!read_table(in->glyphs, in->n_glyph_words, glyph_at, n_glyph_room, t))
         return CPCORE_ENGRAVE_BAD_GLYPHS;
@@ -506,12 +507,10 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
         }
         nest(t, laid);
         // The piece less half the clearance (its nominal outline).
-        const int64_t* cells = in->piece_cells + 2 * in->piece_start[p];
-        const uint64_t n = (uint64_t)(in->piece_start[p + 1] - in->piece_start[p]);
         Outline cells_outline{cell_points, cell_rings}, nominal{nominal_points, nominal_rings};
-        cells_outline.n_rings = cut::region_loops(grid, cells, n, outline_scratch, sx, sy, false,
-                                                  cell_points, cell_rings,
-                                                  cells_outline.n_points);
+        cells_outline.n_rings =
+            cut::region_loops(grid, given.cells(p), given.size(p), outline_scratch, sx, sy,
+                              false, cell_points, cell_rings, cells_outline.n_points);
         CPCORE_ASSERT(cells_outline.n_points <= n_points);
         for (uint64_t r = 0; r < cells_outline.n_rings; ++r) {
             nominal.rings[2 * r] = cells_outline.rings[2 * r];

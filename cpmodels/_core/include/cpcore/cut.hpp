@@ -245,28 +245,66 @@ inline uint64_t region_loops(int64_t grid, const int64_t* cells, uint64_t n, int
     return loops;
 }
 
-// The checks a board's cells (n_board of them: a board or its labelled cells) and pieces
-// pass for cut_sheets and engrave, in entry.h's statuses: a plane grid, at most so many
-// cells and parts, each piece's run of cells, every coordinate near 0; 0 when they hold,
-// largest set to the largest piece's cells.
-inline int64_t parts_status(int64_t grid, const int64_t* board, uint64_t n_board,
-                            const int64_t* piece_cells, const int64_t* piece_start,
-                            uint64_t n_pieces, uint64_t n_piece_cells, uint64_t& largest) {
-    using namespace geometry;
-    if (grid == CUBE) return CPCORE_CUT_NOT_PLANE;
-    if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
-    if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
-        n_pieces > CPCORE_MAX_CUT_PARTS) {
-        return CPCORE_GEOMETRY_TOO_MANY_CELLS;
+// What cut_sheets and engrave read alike of their input: the grid, a board's cells (n_board
+// (x, y) pairs: a board or its labelled cells) and the pieces (piece p's cells the pairs
+// piece_cells[2 piece_start[p]:2 piece_start[p + 1]]).
+struct Parts {
+    int64_t grid;
+    const int64_t *board, *piece_cells, *piece_start;
+    uint64_t n_board, n_pieces, n_piece_cells;
+    uint64_t largest = 0;  // the most cells of a piece, once status() holds
+
+    // An input's (cpcore_cut_input, cpcore_engrave_input) pieces, with these board cells.
+    template <class Input>
+    Parts(const Input& in, const int64_t* board_cells, uint64_t n_board_cells)
+        : grid(in.grid),
+          board(board_cells),
+          piece_cells(in.piece_cells),
+          piece_start(in.piece_start),
+          n_board(n_board_cells),
+          n_pieces(in.n_pieces),
+          n_piece_cells(in.n_piece_cells) {}
+
+    // The checks the parts pass, in entry.h's statuses: a plane grid, at most so many cells
+    // and parts, each piece's run of cells, every coordinate near 0; 0 when they hold (and
+    // largest measured). Nothing else here is read before they hold.
+    int64_t status() {
+        using namespace geometry;
+        if (grid == CUBE) return CPCORE_CUT_NOT_PLANE;
+        if (!known_grid(grid)) return CPCORE_GEOMETRY_UNKNOWN_GRID;
+        if (n_board > CPCORE_MAX_LAYOUT_CELLS || n_piece_cells > CPCORE_MAX_LAYOUT_CELLS ||
+            n_pieces > CPCORE_MAX_CUT_PARTS) {
+            return CPCORE_GEOMETRY_TOO_MANY_CELLS;
+        }
+        const int64_t runs = shape_runs(piece_start, n_pieces, n_piece_cells,
+                                        CPCORE_MAX_LAYOUT_PIECE, largest);
+        if (runs != 0) return runs;
+        const int64_t most = CPCORE_MAX_LAYOUT_COORDINATE;
+        if (!within(board, 2 * n_board, most) || !within(piece_cells, 2 * n_piece_cells, most))
+            return CPCORE_CUT_COORDINATE;
+        return 0;
     }
-    const int64_t runs = shape_runs(piece_start, n_pieces, n_piece_cells,
-                                    CPCORE_MAX_LAYOUT_PIECE, largest);
-    if (runs != 0) return runs;
-    const int64_t most = CPCORE_MAX_LAYOUT_COORDINATE;
-    if (!within(board, 2 * n_board, most) || !within(piece_cells, 2 * n_piece_cells, most))
-        return CPCORE_CUT_COORDINATE;
-    return 0;
-}
+
+    const int64_t* cells(uint64_t p) const { return piece_cells + 2 * piece_start[p]; }
+    uint64_t size(uint64_t p) const { return (uint64_t)(piece_start[p + 1] - piece_start[p]); }
+
+    // Whether each piece's cells are distinct (sorted: room for the largest piece's).
+    bool pieces_distinct(int64_t* sorted) const {
+        for (uint64_t p = 0; p < n_pieces; ++p) {
+            if (geometry::reading_order(cells(p), 2, sorted, size(p)) != size(p)) return false;
+        }
+        return true;
+    }
+};
 
 }  // namespace cut
+
+// What the laser's sources (src/cut.cpp, src/engrave.cpp) name unqualified: the grids'
+// geometry and the words' doubles.
+namespace laser {
+using namespace geometry;
+using cut::bits;
+using cut::get;
+using cut::set;
+}  // namespace laser
 }  // namespace cpcore

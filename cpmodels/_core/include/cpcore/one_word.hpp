@@ -92,6 +92,13 @@ struct Runs {
     uint64_t n_units;
 };
 
+// The cell word as first_open's policy (search.hpp): one word, its zero bits open.
+struct CellWord {
+    word cells;
+    static constexpr uint64_t n_words() { return 1; }
+    word open_word(uint64_t) const { return ~cells; }
+};
+
 // Where the walk of one node's placements is: the anchor ``x``, the units not begun
 // ``m``, the rest ``at`` to ``end`` of the run of masks of the unit ``bit``.
 struct Walk {
@@ -104,7 +111,8 @@ struct Walk {
     // A node's walk: its first empty cell, the units with options there not yet used.
     inline __attribute__((always_inline)) void begin(word cells, word used,
                                                      const word* avail) {
-        x = lowest(~cells);
+        x = first_open(CellWord{cells}, 0, 64);
+        CPCORE_ASSERT(x < 64);  // a full board is a leaf, never a node walked
         m = avail[x] & ~used;
         at = end = nullptr;
     }

@@ -78,17 +78,12 @@ struct TwoWords {
     }
     // (No index into w by a variable: the words stay in registers.)
     bool covered(uint64_t x) const { return ((x < 64 ? w[0] >> x : w[1] >> (x - 64)) & 1) != 0; }
-    // The lowest uncovered bit (every bit below the item last branched on is covered).
-    uint64_t next_open(uint64_t) const {
-        uint64_t x;
-        if (~w[0] != 0)
-            x = lowest(~w[0]);
-        else if (~w[1] != 0)
-            x = 64 + lowest(~w[1]);
-        else
-            return c.n_branch;
-        return x < c.n_branch ? x : c.n_branch;
-    }
+    // The state as first_open's policy (search.hpp): two words, read without an index into
+    // w (where the layout has one word, every item of the second is past n_branch).
+    static constexpr uint64_t n_words() { return 2; }
+    word open_word(uint64_t i) const { return i == 0 ? ~w[0] : ~w[1]; }
+    // The first uncovered branching item at or after ``from`` (n_branch: none).
+    uint64_t next_open(uint64_t from) const { return first_open(*this, from, c.n_branch); }
     bool memo_allowed() const {
         return (int64_t)(c.n_branch - popcount(w[0] & L.branch_a) - popcount(w[1] & L.branch_b))
                < L.memo_below;
@@ -210,18 +205,11 @@ struct NWords {
         for (uint64_t i = 0; i < L.n_words; ++i) w[i] ^= m[i];
     }
     bool covered(uint64_t x) const { return (w[x >> 6] >> (x & 63)) & 1; }
+    // The state as first_open's policy (search.hpp): L.n_words words.
+    uint64_t n_words() const { return L.n_words; }
+    word open_word(uint64_t i) const { return ~w[i]; }
     // The first uncovered branching item at or after ``from`` (n_branch: none).
-    uint64_t next_open(uint64_t from) const {
-        uint64_t i = from >> 6;
-        if (from >= c.n_branch) return c.n_branch;
-        word free = ~w[i] & (~(word)0 << (from & 63));
-        while (free == 0) {
-            if (++i >= L.n_words) return c.n_branch;
-            free = ~w[i];
-        }
-        const uint64_t x = (i << 6) + lowest(free);
-        return x < c.n_branch ? x : c.n_branch;
-    }
+    uint64_t next_open(uint64_t from) const { return first_open(*this, from, c.n_branch); }
     bool memo_allowed() const { return true; }
     WordsKey key(word code) const { return WordsKey{w, (unsigned)L.n_words, code}; }
 

@@ -77,6 +77,29 @@ inline __attribute__((always_inline)) Ended depth_first(Node& s, const int64_t* 
     }
 }
 
+// The one first-open-item step of the searches on an anchored layout (the one-word Walk,
+// one_word.hpp; the two- and N-word states of packing_search.hpp, and so the branching step
+// cpcore_split_n_words): the item a node branches on is the lowest one below ``end`` that
+// the state leaves open, at or after ``from`` (``end`` when there is none). Every item below
+// ``from`` is covered (a search branches on the first open item, so the items before the
+// one it branched on were covered then), so the walk starts at from's word. The state is
+// the policy: its n_words() words of items, item 64 i + b at bit b of word i, and
+// open_word(i) the items of word i it leaves open, as bits. (The bit cover and the dancing
+// links branch instead on the open item with the fewest options: bit_cover.cpp, cover.hpp.)
+template <class State>
+CPCORE_STEP uint64_t first_open(const State& s, uint64_t from, uint64_t end) {
+    CPCORE_ASSERT(end <= 64 * s.n_words());
+    CPCORE_ASSERT(from >= end || (s.open_word(from >> 6) & ((word(1) << (from & 63)) - 1)) == 0);
+    for (uint64_t i = from >> 6; i < s.n_words(); ++i) {
+        const word open = s.open_word(i);
+        if (open != 0) {
+            const uint64_t x = (i << 6) + lowest(open);
+            return x < end ? x : end;
+        }
+    }
+    return end;
+}
+
 // The one branching choice of the searches on an anchored layout (the one-word searches'
 // Walk, one_word.hpp; the packing searches' Search::next_fit, packing_search.hpp, and so the
 // branching step cpcore_split_n_words; the difficulty backtracker). A node branches on its
