@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +33,89 @@ def pytest_configure(config: pytest.Config) -> None:
     how a command stops on Ctrl-C cannot take."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    config.addinivalue_line(
+        "markers", "early(argv): the test's slow command starts as the session starts; the "
+        "test's ``early`` fixture waits for it and gives its status and output")
+
+
+# A slow command a test runs (a sanitized build and its run, the fuzz targets, the type
+# check) keeps a second processor busy while the suite, one test at a time, leaves it idle:
+# started when the session has collected its tests, one after another in the tests' order,
+# and waited for by each test when it comes. The commands run detached (a grandchild in a
+# session of its own), so that their processor time never counts among this process's
+# children's, which the tests' ``cpu_seconds`` measures; whatever is left of them when the
+# session ends is stopped.
+EARLY = pytest.StashKey[dict]()
+EARLY_SECONDS = 1800  # the longest a session's early commands may take, all together
+
+RUN_IN_TURN = """
+import json, os, signal, subprocess, sys
+from pathlib import Path
+folder = Path(sys.argv[1])
+if os.fork():
+    os._exit(0)
+os.setsid()
+(folder / "pid").write_text(str(os.getpid()))
+for k, argv in enumerate(json.loads(sys.argv[2])):
+    out = folder / str(k)
+    out.mkdir()
+    with open(out / "stdout", "w") as stdout, open(out / "stderr", "w") as stderr:
+        try:
+            status = subprocess.run(argv, stdout=stdout, stderr=stderr,
+                                    stdin=subprocess.DEVNULL,
+                                    timeout=float(sys.argv[3])).returncode
+        except subprocess.TimeoutExpired:
+            status = -int(signal.SIGKILL)
+    (out / "status.new").write_text(str(status))
+    (out / "status.new").rename(out / "status")
+"""
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    marked = [(item.nodeid, marker.args[0]) for item in session.items
+              if (marker := item.get_closest_marker("early")) is not None]
+    if not marked or session.config.option.collectonly:
+        return
+    folder = Path(tempfile.mkdtemp(prefix="cpmodels-early-"))
+    argvs = [[str(a) for a in argv(folder / f"scratch{k}")]
+             for k, (_, argv) in enumerate(marked)]
+    subprocess.run([sys.executable, "-c", RUN_IN_TURN, str(folder), json.dumps(argvs),
+                    str(EARLY_SECONDS)],
+                   cwd=ROOT, check=True, timeout=60, stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    session.config.stash[EARLY] = {
+        "folder": folder, "index": {nodeid: k for k, (nodeid, _) in enumerate(marked)}}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    early = session.config.stash.get(EARLY, None)
+    if early is None:
+        return
+    folder = early["folder"]
+    with contextlib.suppress(OSError, ValueError, ProcessLookupError, PermissionError):
+        os.killpg(int((folder / "pid").read_text()), signal.SIGKILL)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def early(request, tmp_path) -> subprocess.CompletedProcess:
+    """The test's ``early`` command, finished: waited for when the session started it, else
+    run here (the test run on its own)."""
+    marker = request.node.get_closest_marker("early")
+    assert marker is not None, "the early fixture goes with the early(argv) mark"
+    started = request.config.stash.get(EARLY, None)
+    if started is None or request.node.nodeid not in started["index"]:
+        argv = [str(a) for a in marker.args[0](tmp_path / "scratch")]
+        return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
+                              timeout=EARLY_SECONDS)
+    out = started["folder"] / str(started["index"][request.node.nodeid])
+    deadline = time.monotonic() + EARLY_SECONDS
+    while not (out / "status").exists():
+        assert time.monotonic() < deadline, f"{marker.args[0]} did not end"
+        time.sleep(0.2)
+    return subprocess.CompletedProcess(
+        marker.args[0], int((out / "status").read_text()),
+        (out / "stdout").read_text(errors="replace"), (out / "stderr").read_text(errors="replace"))
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,8 +6,8 @@ a second each, no finding. The long run is the benchmark itself (``--seconds 600
 from __future__ import annotations
 
 import importlib.util
-import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -24,16 +24,20 @@ def _fuzz_module():
     return module
 
 
-def test_every_fuzz_target_runs_without_a_finding(tmp_path):
+def _fuzz_command(scratch: Path) -> list[str]:
+    return [sys.executable, str(FUZZ), "--seconds", "1", "--crashes", str(scratch / "crashes")]
+
+
+@pytest.mark.early.with_args(_fuzz_command)
+def test_every_fuzz_target_runs_without_a_finding(early):
     """Each target built, seeded and run for a second: one line each with its
-    executions and coverage, and a last line counting no finding."""
+    executions and coverage, and a last line counting no finding (started with the
+    session)."""
     fuzz = _fuzz_module()
     clang, why = fuzz.fuzzer_compiler()
     if clang is None:
         pytest.skip(why)
-    done = subprocess.run([sys.executable, str(FUZZ), "--seconds", "1", "--crashes",
-                           str(tmp_path / "crashes")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    done = early
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0, done.stdout + done.stderr[-4000:]
     names = fuzz.targets()

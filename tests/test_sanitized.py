@@ -173,17 +173,38 @@ def _sanitized_module(compiler: str, cmake: str) -> Iterator[Path]:
         in_use.__exit__(None, None, None)
 
 
-@pytest.mark.timeout(CONFIGURE_SECONDS + BUILD_SECONDS + RUN_SECONDS + 60)
-def test_the_core_tests_pass_under_asan_and_ubsan(tmp_path):
-    """The core's tests on the sanitized build: all pass, no sanitizer says anything."""
+MISSING = "the sanitizer runtimes (g++'s libasan and libubsan) or cmake are missing"
+
+
+def sanitized_run(scratch: Path) -> None:
+    """The core's tests on the sanitized build, raising when any fails or a sanitizer
+    speaks; :data:`MISSING` said, and nothing run, where they cannot run."""
     compiler = shutil.which("g++")
     cmake = _cmake()
     runtimes = [_runtime(compiler, name) for name in ("libasan.so", "libubsan.so")] \
         if compiler else [None]
     if compiler is None or cmake is None or None in runtimes:
-        pytest.skip("the sanitizer runtimes (g++'s libasan and libubsan) or cmake are missing")
+        print(MISSING)
+        return
+    scratch.mkdir(parents=True, exist_ok=True)
     with _sanitized_module(compiler, cmake) as module:
-        _run_the_core_tests(module, runtimes, tmp_path)
+        _run_the_core_tests(module, runtimes, scratch)
+
+
+def _sanitized_command(scratch: Path) -> list[str]:
+    return [sys.executable, "-c", "import sys; from pathlib import Path; "
+            f"sys.path.insert(0, {str(ROOT / 'tests')!r}); import test_sanitized; "
+            "test_sanitized.sanitized_run(Path(sys.argv[1]))", str(scratch)]
+
+
+@pytest.mark.early.with_args(_sanitized_command)
+@pytest.mark.timeout(CONFIGURE_SECONDS + BUILD_SECONDS + RUN_SECONDS + 60)
+def test_the_core_tests_pass_under_asan_and_ubsan(early):
+    """The core's tests on the sanitized build: all pass, no sanitizer says anything (the
+    build and the run start with the session)."""
+    assert early.returncode == 0, early.stdout[-6000:] + early.stderr[-12000:]
+    if early.stdout.strip() == MISSING:
+        pytest.skip(MISSING)
 
 
 def _run_the_core_tests(module: Path, runtimes: list[str], tmp_path: Path) -> None:

@@ -22,10 +22,11 @@ def test_ruff_clean():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_clean():
-    """The package type-checks (settings in pyproject.toml: the pydantic plugin, Python 3.10)."""
-    result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT,
-                            capture_output=True, text=True)
+@pytest.mark.early.with_args(lambda scratch: [sys.executable, "-m", "mypy"])
+def test_mypy_clean(early):
+    """The package type-checks (settings in pyproject.toml: the pydantic plugin, Python 3.10;
+    the check starts with the session)."""
+    result = early
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Success" in result.stdout
 
