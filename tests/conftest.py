@@ -46,7 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # children's, which the tests' ``cpu_seconds`` measures; whatever is left of them when the
 # session ends is stopped.
 EARLY = pytest.StashKey[dict]()
-EARLY_SECONDS = 1800  # the longest a session's early commands may take, all together
+EARLY_SECONDS = 1800  # the longest one early command may take, and a test may wait
 
 RUN_IN_TURN = """
 import json, os, signal, subprocess, sys
@@ -416,15 +416,14 @@ SETTLED = """async () => {
 def wait_until(page, expression: str, timeout_ms: int = 60_000) -> object:
     """Wait until ``expression`` (a page function, which may return a promise: its value is
     what counts) is truthy, and return that value. Playwright's ``wait_for_function`` does
-    not await a promise, which is truthy at once; this does, polling between the page's
-    frames until the time runs out."""
-    ticks = max(1, timeout_ms // 50)
-    for _ in range(ticks):
-        value = page.evaluate(expression)
-        if value:
-            return value
+    not await a promise, which is truthy at once; this does, asking again every 50 ms until
+    ``timeout_ms`` have passed."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not (value := page.evaluate(expression)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{expression} stayed false for {timeout_ms} ms")
         page.wait_for_timeout(50)
-    raise AssertionError(f"{expression} stayed false for {timeout_ms} ms")
+    return value
 
 
 def settled(page) -> None:
