@@ -398,9 +398,10 @@ STATIC = ROOT / "cpmodels" / "web" / "static"
 
 SETTLED = """async () => {
     const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-    const boxes = () => JSON.stringify([...document.querySelectorAll("svg, .tile, #tray")]
-        .map((e) => { const r = e.getBoundingClientRect();
-                      return [r.x, r.y, r.width, r.height]; }));
+    const boxes = () => JSON.stringify([document.documentElement.scrollHeight,
+        ...[...document.querySelectorAll("svg, .tile, #tray, footer")]
+            .map((e) => { const r = e.getBoundingClientRect();
+                          return [r.x, r.y, r.width, r.height]; })]);
     let before = boxes();
     for (let i = 0; i < 60; i++) {
         await frame();

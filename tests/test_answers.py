@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import SPECS, running_server
+from conftest import SPECS, running_server, settled
 from test_play import LAPTOP, PHONE, _drag_piece, _within
 
 from cpmodels.backends.engine import EngineSession
@@ -236,6 +236,7 @@ def _verdict(page, pieces: int) -> str:
 def _at_the_end(page, viewport: dict) -> None:
     """The footer is in view at the end of the page, below everything else, overlapping
     nothing."""
+    settled(page)
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     _within(page, "footer", viewport)
     footer = page.locator("footer").bounding_box()
@@ -273,6 +274,7 @@ def test_the_page_plays_with_the_engine_and_without(browser, server):
             f"Answers come from the engine in this browser ({workers} worker"
             f"{'s' if workers > 1 else ''}).")
         assert _verdict(page, 0) == _native_check(instance, [], session)["message"]
+        settled(page)  # the footer's words just came: the board refits to the room left
         assert page.evaluate("document.documentElement.scrollHeight") <= LAPTOP["height"]
         _at_the_end(page, LAPTOP)
         _drag_piece(page, layout, solution[0].piece, solution[0].cells)

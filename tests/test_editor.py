@@ -620,6 +620,7 @@ def test_screenshots_of_the_editor_at_both_widths(browser, server, tmp_path, vie
         page.wait_for_selector("#board svg .cellgroup", timeout=30_000)
         _start(page, "calendar_day")
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        settled(page)
         board = page.locator("#board svg").bounding_box()
         assert board["x"] >= 0 and board["x"] + board["width"] <= viewport["width"]
         name = "laptop" if viewport["width"] > 1000 else "phone"

@@ -9,6 +9,7 @@ import base64
 import json
 
 import pytest
+from conftest import settled
 
 LAPTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -36,6 +37,7 @@ def _open(browser, server: str, viewport: dict):
 
 def _in_view(page, selector: str) -> bool:
     """Whether the element's box is inside the viewport (to a pixel: boxes are fractional)."""
+    settled(page)
     box = page.locator(selector).bounding_box()
     size = page.viewport_size
     return (box is not None and box["y"] >= -1 and box["y"] + box["height"] <= size["height"] + 1

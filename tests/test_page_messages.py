@@ -9,6 +9,7 @@ import base64
 import json
 
 import pytest
+from conftest import settled
 from test_messages import NOT_FOR_PEOPLE, QUOTED
 
 VIEWPORTS = [{"width": 1280, "height": 800}, {"width": 390, "height": 844}]
@@ -39,6 +40,7 @@ def _said(page) -> list[str]:
 
 
 def _in_view(page, selector: str, viewport: dict) -> None:
+    settled(page)
     box = page.locator(selector).bounding_box()
     assert box is not None and box["height"] > 0, f"{selector} is not shown"
     assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 1, selector

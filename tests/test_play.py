@@ -730,7 +730,9 @@ PHONE = {"width": 390, "height": 844}
 
 
 def _within(page, selector: str, viewport: dict) -> None:
-    """The element's box lies wholly within the viewport, as the page is scrolled now."""
+    """The element's box lies wholly within the viewport, as the page is scrolled now and
+    laid out (its resize observers run)."""
+    settled(page)
     box = page.locator(selector).bounding_box()
     assert box is not None, f"{selector} is not shown"
     assert box["x"] >= 0 and box["y"] >= 0, (selector, box)
@@ -749,6 +751,7 @@ def test_play_is_on_one_laptop_screen(browser, server, tmp_path, query):
     try:
         _open(page, server, query)
         _wait_feedback(page, "still possible")
+        settled(page)  # the footer's words came with the engine: the board refits to them
         assert page.evaluate("document.documentElement.scrollHeight") <= LAPTOP["height"]
         for selector in ("#play-board", "#tray", *TOOLS):
             _within(page, selector, LAPTOP)

@@ -13,7 +13,7 @@ import time
 
 import httpx
 import pytest
-from conftest import screenshot
+from conftest import screenshot, settled
 from test_play_game import WAIT, _close, _on_board, _page, _shape, _verdict
 from test_site import _hosting
 
@@ -36,6 +36,7 @@ def week(slow_server) -> dict:
 
 
 def _box(page, selector: str) -> dict:
+    settled(page)
     box = page.locator(selector).bounding_box()
     assert box is not None, f"{selector} is not shown"
     return box

@@ -51,6 +51,7 @@ def _verdict(page, pieces: int) -> None:
 
 
 def _within(page, selector: str, viewport: dict) -> dict:
+    settled(page)
     box = page.locator(selector).bounding_box()
     assert box is not None, f"{selector} is not shown"
     assert box["x"] >= 0 and box["y"] >= 0, (selector, box)

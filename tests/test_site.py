@@ -23,7 +23,7 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
-from conftest import SPECS, free_port, running_server, screenshot, stop_process
+from conftest import SPECS, free_port, running_server, screenshot, settled, stop_process
 from fastapi.testclient import TestClient
 from test_editor_counts import DONE, board_link, counted, sweep_rows
 from test_play_game import WAIT, _keyboard_place, _verdict, _within
@@ -588,6 +588,7 @@ def test_the_site_without_its_engine_says_so_and_still_shows_the_date(browser, s
             assert sorted(_open_cells(page)) == ["29", "Feb", "Thu"], what
             assert _menus(page) == ["Feb", "29", "Thu"], what
             assert page.locator("#feedback").is_visible()
+            settled(page)
             box = page.locator("#play-board").bounding_box()
             assert box and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5
             text = page.inner_text("body")
