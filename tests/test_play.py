@@ -740,6 +740,17 @@ def _within(page, selector: str, viewport: dict) -> None:
     assert box["y"] + box["height"] <= viewport["height"] + 0.5, (selector, box)
 
 
+# What the page's error line says when its verdict line first says anything (the count begun).
+ERROR_AT_FIRST_WORD = """document.addEventListener("DOMContentLoaded", () => {
+    const feedback = document.querySelector("#feedback");
+    const seen = new MutationObserver(() => {
+        if (!feedback.textContent) return;
+        window.errorAtFirstWord = document.querySelector("#error").textContent;
+        seen.disconnect();
+    });
+    seen.observe(feedback, {childList: true, characterData: true, subtree: true});
+});"""
+
 TOOLS = ("#rotate", "#flip", "#undo", "#clear", "#play-hint", "#feedback")
 
 
@@ -749,7 +760,11 @@ def test_play_is_on_one_laptop_screen(browser, server, tmp_path, query):
     context = browser.new_context(viewport=LAPTOP)
     page = context.new_page()
     try:
+        page.add_init_script(ERROR_AT_FIRST_WORD)
         _open(page, server, query)
+        if "date" in query:  # the link's error is there as the board is, not a count later
+            said = page.evaluate("window.errorAtFirstWord")
+            assert "Showing today's puzzle instead." in said, said
         _wait_feedback(page, "still possible")
         settled(page)  # the footer's words came with the engine: the board refits to them
         assert page.evaluate("document.documentElement.scrollHeight") <= LAPTOP["height"]

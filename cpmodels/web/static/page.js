@@ -451,9 +451,12 @@ async function start() {
   }
   // a solution number is kept for the puzzle asked (a link with no date: today's)
   const asIs = query !== null || (!asked.labels && !asked.date && !warning);
-  await selectSpec(name, query, asIs ? asked.index : 0);
-  if (unreadable) showError(`${unreadable} Here is ${title(state.specs[name])} instead.`);
-  else if (warning) showError(warning);
+  const said = unreadable ? `${unreadable} Here is ${title(state.specs[name])} instead.`
+    : warning;
+  const loading = selectSpec(name, query, asIs ? asked.index : 0);  // (clears the messages)
+  if (said) showError(said);  // with the board it explains, not a count later under it
+  await loading;
+  if (said) showError(said);  // over what the first answer said
   else if (asked.badIndex && asked.view === "solutions") showError(asked.badIndex);  // at once
 }
 
