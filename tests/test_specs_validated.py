@@ -68,6 +68,22 @@ def test_a_catalogue_that_does_not_read_is_no_catalogue(bundled_copy):
     assert validated.known_valid(bundled_copy / "calendar_week.yaml") is None
 
 
+@pytest.mark.parametrize("argv", [("specs",), ("validate", "calendar_week", "calendar_day",
+                                                "pentominoes_6x10")])
+def test_a_command_that_asks_of_many_specs_reads_the_catalogue_once(monkeypatch, run_cli,
+                                                                     argv):
+    """Reading the catalogue hashes the validating modules: a listing, or ``validate`` of
+    several bundled specs, does it once, not once a spec."""
+    digests = []
+    digest = validated.models_digest
+    monkeypatch.setattr(validated, "models_digest", lambda: digests.append(1) or digest())
+    code, out, err = run_cli(*argv)
+    assert code == 0 and err == ""
+    assert len(out.splitlines()) == (len(bundled.bundled_specs()) if argv == ("specs",)
+                                     else len(argv) - 1)
+    assert len(digests) == 1
+
+
 def _same(built, validated_):
     """The same value, model for model: class, fields the file gave, every field's value
     (and its type: a list stays a list, a mapping keeps its order)."""

@@ -46,11 +46,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from cpmodels.spec.bundled import spec_path
-    from cpmodels.spec.validated import known_valid
+    from cpmodels.spec.validated import known_valid, read_catalogue
 
-    worst = EXIT_OK
+    worst, catalogue = EXIT_OK, read_catalogue()
     for path in args.specs:
-        known = known_valid(spec_path(path))
+        known = known_valid(spec_path(path), catalogue)
         if known is not None and known["kind"] != "design":  # (a design's board is read)
             print(f"{path}: ok ({known['kind']} '{known['name']}')")
             continue
@@ -74,11 +74,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_specs(args: argparse.Namespace) -> int:
     from cpmodels.spec.bundled import bundled_specs
-    from cpmodels.spec.validated import known_valid
+    from cpmodels.spec.validated import known_valid, read_catalogue
 
-    listed = []
+    listed, catalogue = [], read_catalogue()
     for name, path in bundled_specs().items():
-        known = known_valid(path)
+        known = known_valid(path, catalogue)
         if known is None:
             from cpmodels.spec import load_spec
             from cpmodels.spec.loading import is_design, load_design

@@ -48,45 +48,56 @@ def models_digest() -> str:
     return digest.hexdigest()
 
 
-def _catalogue() -> tuple[Path, dict[str, Any]] | None:
-    """The bundled folder and its catalogue's entries, when it has one made by the
-    validating modules as they are now."""
+class Catalogue:
+    """The catalogue as read once (:func:`read_catalogue`): the bundled folder and its
+    entries, or none when there is no catalogue made by the validating modules as they
+    are now. Reading it hashes those modules, so a command that asks of many specs reads
+    it once."""
+
+    __slots__ = ("entries", "folder")
+
+    def __init__(self, folder: Path | None = None,
+                 entries: dict[str, Any] | None = None) -> None:
+        self.folder = folder
+        self.entries = entries or {}
+
+    def entry(self, path: str | Path) -> dict[str, Any] | None:
+        """The entry for the spec at ``path``, when it is a bundled spec whose bytes are as
+        recorded; else None."""
+        if self.folder is None:
+            return None
+        try:
+            resolved = Path(path).resolve()
+            entry = self.entries.get(resolved.relative_to(self.folder).as_posix())
+            if not isinstance(entry, dict) or not resolved.is_file():
+                return None
+            data = resolved.read_bytes()
+        except (OSError, ValueError):  # (ValueError: a file outside the bundled folder)
+            return None
+        return entry if entry.get("sha256") == hashlib.sha256(data).hexdigest() else None
+
+
+def read_catalogue() -> Catalogue:
+    """The bundled folder's catalogue, when it has one made by the validating modules as
+    they are now (else an empty one, which knows no spec)."""
     folder = bundled_dir()
     if folder is None:
-        return None
+        return Catalogue()
     try:
         read = json.loads((folder / CATALOGUE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return Catalogue()
     if not isinstance(read, dict) or read.get("models") != models_digest():
-        return None
+        return Catalogue()
     entries = read.get("specs")
-    return (folder.resolve(), entries) if isinstance(entries, dict) else None
+    return Catalogue(folder.resolve(), entries) if isinstance(entries, dict) else Catalogue()
 
 
-def _entry(path: str | Path) -> dict[str, Any] | None:
-    """The catalogue's entry for the spec at ``path``, when it is a bundled spec whose
-    bytes and validating modules are as recorded; else None."""
-    found = _catalogue()
-    if found is None:
-        return None
-    folder, entries = found
-    try:
-        resolved = Path(path).resolve()
-        entry = entries.get(resolved.relative_to(folder).as_posix())
-        if not isinstance(entry, dict) or not resolved.is_file():
-            return None
-        data = resolved.read_bytes()
-    except (OSError, ValueError):  # (ValueError: a file outside the bundled folder)
-        return None
-    return entry if entry.get("sha256") == hashlib.sha256(data).hexdigest() else None
-
-
-def known_valid(path: str | Path) -> dict[str, str] | None:
-    """What the catalogue says of the spec at ``path`` (``kind``, ``name``,
-    ``description``), when it is a bundled spec validated as it is now; else None (it
-    must be validated)."""
-    entry = _entry(path)
+def known_valid(path: str | Path, catalogue: Catalogue | None = None) -> dict[str, str] | None:
+    """What the catalogue (default: read now) says of the spec at ``path`` (``kind``,
+    ``name``, ``description``), when it is a bundled spec validated as it is now; else
+    None (it must be validated)."""
+    entry = (read_catalogue() if catalogue is None else catalogue).entry(path)
     if entry is None:
         return None
     return {key: str(entry[key]) for key in ("kind", "name", "description")}
@@ -134,7 +145,7 @@ def rebuilt(data: Any) -> Any:
 def known_spec(path: str | Path) -> Spec | None:
     """The bundled spec at ``path`` built from its recorded fields, when the catalogue
     knows it valid as it is now; else None (it must be validated)."""
-    entry = _entry(path)
+    entry = read_catalogue().entry(path)
     if entry is None or "spec" not in entry:
         return None
     try:
