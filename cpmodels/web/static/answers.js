@@ -107,9 +107,7 @@ class Pool {
   async start(module, early = null) {
     const taken = early && early.worker ? early : null;
     const slot = this.spawn(0, taken && taken.worker);
-    if (taken && taken.first) {
-      taken.first.then((first) => { if (first && first.key) slot.keys.add(first.key); });
-    }
+    if (taken && taken.planned) taken.planned.then((key) => { if (key) slot.keys.add(key); });
     try {
       if (taken && taken.failed) throw new Error("the engine's worker did not load");
       this.module = await module;
@@ -178,9 +176,13 @@ class Pool {
 
   pump() {
     while (this.waiting.length) {
-      // a free worker that has made the question's plan, else any free one, else a new one
-      const {key} = this.waiting[0].message;
-      let k = this.slots.findIndex((s) => s && !s.question && key !== null && s.keys.has(key));
+      // a free worker that has made the question's plan, else any free one, else a new one;
+      // a question for the plan alone waits for a busy worker that has met it rather than
+      // start one that would fetch the engine's script and make the plan again
+      const {key, op} = this.waiting[0].message;
+      const met = (s) => s && key !== null && s.keys.has(key);
+      let k = this.slots.findIndex((s) => met(s) && !s.question);
+      if (k < 0 && op === "plan" && this.slots.some(met)) return;
       if (k < 0) k = this.slots.findIndex((s) => s && !s.question);
       if (k < 0) k = this.slots.indexOf(null);
       if (k < 0) return;
@@ -306,10 +308,13 @@ function readPlan(listing, key, text) {
 const planKey = (name, faceUp) => `${name}:${faceUp ? "face-up" : "any"}`;
 
 class EngineAnswers {
-  constructor(pool, server, onKind, first = null) {
+  constructor(pool, server, onKind, first = null, layout = null) {
     this.pool = pool;
     // a promise of the parts the page's head read ({name, text}, or null), as it opened
     this.first = first;
+    // a promise of the layout of those parts, as the worker posts it once made (the
+    // page's own question for it races it)
+    this.ahead = layout;
     this.server = server;
     this.onKind = onKind;
     this.kind = "engine";
@@ -393,7 +398,11 @@ class EngineAnswers {
       const made = this.partsOf(name).then((text) => {
         if (text === null || this.broken) return this.unreachable(name) || this.server.layout(name);
         mark("layout-asked");
-        return this.pool.ask(`layout ${name}`, "layout", null, text, {})
+        const asked = this.pool.ask(`layout ${name}`, "layout", null, text, {});
+        const ahead = (this.ahead || asked).then((layout) => (layout.spec === name ? layout
+          : asked));
+        this.ahead = null;
+        return Promise.race([asked, ahead])
           .then((layout) => { mark("layout-made"); return layout; },
                 () => this.server.layout(name));
       });
@@ -670,7 +679,8 @@ export async function openAnswers({onKind = null} = {}) {
   const server = new ServerAnswers();
   const early = self.engineStart || null;
   const pool = await openPool();
-  return pool ? new EngineAnswers(pool, server, onKind, early && early.first) : server;
+  return pool ? new EngineAnswers(pool, server, onKind, early && early.first,
+                                  early && early.layout) : server;
 }
 
 // A worker counting a large board (the weekday calendar's heatmap) keeps up to about this
