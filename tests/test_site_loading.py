@@ -94,8 +94,8 @@ def test_a_first_visit_loads_only_what_it_plays(browser, host):
         _verdict(page, 0)
         key = "calendar_week:any"
         assert page.evaluate("window.posted") == [[
-            ["layout", None, False], ["plan", key, False], ["layout", None, True],
-            ["plan", key, True], ["position", key, True]]]
+            ["layout", None, False], ["plan", key, False], ["plan", key, True],
+            ["position", key, True]]]
         page.wait_for_function("document.querySelector('#offline-said').textContent !== ''",
                                timeout=WAIT)  # the service worker's fetches, after the count
         before = [r for r in finished if r.timing["startTime"] <= shown]

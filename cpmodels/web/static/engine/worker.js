@@ -30,10 +30,10 @@
 //        and text: a worker that has not met it makes it so.
 // Making a layout or a plan is never held back by delay. A "plan" question without an id
 // is made and not answered, and a "layout" question without an id is answered {made:
-// "layout", answer} (the play page's head asks its first puzzle's layout and then its
-// plan so, as soon as the engine is sent, before the page's scripts have loaded): the page
-// draws the board while the plan is made, and its own questions find them made (a plan by
-// the same key; the layout of the same parts, kept for the next layout question).
+// "layout", answer} or {made: "layout", error} (the play page's head asks its first
+// puzzle's layout and then its plan so, as soon as the engine is sent, before the page's
+// scripts have loaded): the page draws the board while the plan is made, and its own
+// question for the plan by the same key finds it made.
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
 import {loadEngine} from "./engine.js";
@@ -58,7 +58,6 @@ class Answerer {
     this.post = post;
     this.engine = null;
     this.covers = new Map();
-    this.ahead = null;  // a layout made ahead, {text (its parts), layout}, until the next
     this.queue = Promise.resolve();
     this.searched = false;  // whether a board's search ran here (see sweep)
     this.counted = false;   // whether a puzzle's position was counted here (see count)
@@ -82,13 +81,13 @@ class Answerer {
     const {id, delay} = message;
     if (id === undefined) {  // made ahead (a plan not answered: the page asks it by its key)
       if (!MAKING.has(message.op)) return;
+      let made;
       try {
-        const answer = this.answer(message);
-        if (message.op === "layout") {
-          this.ahead = {text: message.plan, layout: answer};
-          this.post({made: "layout", answer});
-        }
-      } catch (err) { /* (the page's own question meets the same refusal, and says it) */ }
+        made = {made: message.op, answer: this.answer(message)};
+      } catch (err) {  // (the page's own question meets the same refusal, and says it)
+        made = {made: message.op, error: String(err.message || err)};
+      }
+      if (message.op === "layout") this.post(made);
       return;
     }
     let reply;
@@ -205,9 +204,6 @@ class Answerer {
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
     if (op === "cut") return this.engine.cutSheets({...JSON.parse(plan), glyphs: args.glyphs ?? null});
     if (op === "layout") {
-      const ahead = this.ahead;
-      this.ahead = null;
-      if (ahead && ahead.text === plan) return ahead.layout;
       const {spec, grid, cells, labels, pieces} = JSON.parse(plan);
       return this.engine.playLayout({spec, grid, cells, labels, pieces});
     }
