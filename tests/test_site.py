@@ -43,6 +43,7 @@ from cpmodels.web.limits import SearchPool
 from cpmodels.web.plans import puzzle_parts, puzzle_plan
 from cpmodels.web.play import board_layout, check_position
 from cpmodels.web.puzzles import Puzzles
+from cpmodels.web.routes.pages import SCRIPTS
 from cpmodels.web.site import LOCK_FILE, SITE_MARKER, one_worker, without_comment_lines
 from cpmodels.web.wording import plain
 
@@ -425,16 +426,21 @@ def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relative
     for page in ("index.html", "edit.html"):
         text = (out / page).read_text()
         assert text.count(SITE_MARKER) == 1 and 'href="manifest.webmanifest"' in text
-    # the engine's worker one script: worker.js with engine.js in the place of its import,
-    # less the lines that are a comment alone
+    # the engine's worker one script: worker.js with engine.js in the place of its import;
+    # it and every other script less the lines that are a comment alone
     assert "static/engine/engine.js" not in listed
-    source = resources.files("cpmodels.web").joinpath("static/engine")
-    parts = [source.joinpath(name).read_text() for name in ("worker.js", "engine.js")]
-    whole = parts[0].replace('import {loadEngine} from "./engine.js";', parts[1])
-    written = (out / "static/engine/worker.js").read_text()
-    assert written == "\n".join(line for line in whole.split("\n")
-                                 if not re.match(r"\s*//", line))  # none in a template
-    assert len(written) < 0.85 * len(whole)
+    source = resources.files("cpmodels.web").joinpath("static")
+    parts = [source.joinpath(f"engine/{name}").read_text() for name in ("worker.js", "engine.js")]
+    scripts = {"static/engine/worker.js":
+               parts[0].replace('import {loadEngine} from "./engine.js";', parts[1])}
+    scripts.update((f"static/{name}", source.joinpath(name).read_text()) for name in SCRIPTS)
+    written = {path: (out / path).read_text() for path in scripts}
+    for path, whole in scripts.items():  # (no comment line is in a template)
+        assert written[path] == "\n".join(line for line in whole.split("\n")
+                                           if not re.match(r"\s*//", line)), path
+    worker = "static/engine/worker.js"
+    assert len(written[worker]) < 0.85 * len(scripts[worker])
+    assert sum(map(len, written.values())) < 0.9 * sum(map(len, scripts.values()))
     manifest = json.loads((out / "manifest.webmanifest").read_text())
     assert (manifest["start_url"], manifest["display"]) == (".", "standalone")
     assert manifest["icons"][0]["src"] in listed

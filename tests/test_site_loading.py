@@ -81,7 +81,7 @@ def test_a_first_visit_loads_only_what_it_plays(browser, host):
     """A new player's browser (nothing kept) fetches at most FIRST_VISIT_KB before the first
     count of today's weekday calendar: no plan, no other puzzle's file, nothing kept for
     offline play until the count is shown. The page's head asks the one worker for the
-    puzzle's plan with the engine, and the page's questions come after it."""
+    puzzle's layout and plan with the engine, and the page's questions come after them."""
     context = browser.new_context(viewport=LAPTOP)
     finished: list = []
     context.on("requestfinished", lambda request: finished.append(request))
@@ -94,7 +94,7 @@ def test_a_first_visit_loads_only_what_it_plays(browser, host):
         _verdict(page, 0)
         key = "calendar_week:any"
         assert page.evaluate("window.posted") == [[
-            ["plan", key, False], ["layout", None, True], ["plan", key, True],
+            ["layout", None, False], ["plan", key, False], ["plan", key, True],
             ["position", key, True]]]
         page.wait_for_function("document.querySelector('#offline-said').textContent !== ''",
                                timeout=WAIT)  # the service worker's fetches, after the count

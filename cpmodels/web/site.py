@@ -199,9 +199,9 @@ _REGEX_AFTER_WORDS = {"return", "typeof", "case", "do", "else", "in", "of", "voi
 
 def without_comment_lines(source: str) -> str:
     """``source`` (JavaScript) less its lines that are a ``//`` comment alone, so that the
-    site's worker, the largest script of a first visit, carries no prose: a line inside a
-    template literal, a string or a block comment is kept as it is, and nothing else of a
-    line is touched (the scanner reads strings, template literals with their ``${}``,
+    site's scripts (the worker's, the largest of a first visit) carry no prose: a line
+    inside a template literal, a string or a block comment is kept as it is, and nothing
+    else of a line is touched (the scanner reads strings, template literals with their ``${}``,
     regular expressions and comments; a script it reads to its end in anything but code
     is refused)."""
     lines = source.split("\n")
@@ -269,7 +269,7 @@ def without_comment_lines(source: str) -> str:
                     braces[-1] -= 1
                 last, i = c, i + 1
     if mode != "code" or braces:  # (tested) read wrongly: nothing is left out
-        raise AssertionError(f"the worker's script ends inside a {mode}: it was misread")
+        raise AssertionError(f"a script ends inside a {mode}: it was misread")
     return "\n".join(kept)
 
 
@@ -317,8 +317,9 @@ def site_files(spec_paths: Sequence[str | Path]) -> dict[str, bytes]:
             files[path] = response.content
             return response
 
-        for name in SCRIPTS:
-            keep(f"static/{name}")
+        for name in SCRIPTS:  # (less their lines of prose, as the worker's)
+            kept = keep(f"static/{name}").content.decode()
+            files[f"static/{name}"] = without_comment_lines(kept).encode()
         scripts = {name: files[f"static/{name}"] for name in SCRIPTS}
         for name in ENGINE_FILES:
             if name != "engine.js":  # (in the worker's script, below)

@@ -100,16 +100,16 @@ class Pool {
 
   // The first worker made (or the one the page started, early: index.html's engineStart,
   // which sends it the engine as soon as it compiles, keeps its first word until the
-  // pool takes it, and may have asked it the first puzzle's plan, known by its key) and its
+  // pool takes it, and may have asked it the first puzzle's layout and plan, known by its
+  // key; told when the pool ends that worker, lost) and its
   // engine loaded from ``module`` (a promise of the compiled engine.wasm, null when it does
   // not compile): the pool works (else it throws). The worker's scripts load while the
   // page compiles the engine.
   async start(module, early = null) {
     const taken = early && early.worker ? early : null;
     const slot = this.spawn(0, taken && taken.worker);
-    if (taken && taken.first) {
-      taken.first.then((first) => { if (first && first.key) slot.keys.add(first.key); });
-    }
+    if (taken && taken.planned) taken.planned.then((key) => { if (key) slot.keys.add(key); });
+    if (taken && taken.lost) slot.lost = taken.lost;
     try {
       if (taken && taken.failed) throw new Error("the engine's worker did not load");
       this.module = await module;
@@ -165,6 +165,7 @@ class Pool {
     if (k >= 0) {
       clearTimeout(this.slots[k].timer);
       this.slots[k].worker.terminate();
+      if (this.slots[k].lost) this.slots[k].lost();
       this.slots[k] = null;
     }
   }
@@ -178,9 +179,13 @@ class Pool {
 
   pump() {
     while (this.waiting.length) {
-      // a free worker that has made the question's plan, else any free one, else a new one
-      const {key} = this.waiting[0].message;
-      let k = this.slots.findIndex((s) => s && !s.question && key !== null && s.keys.has(key));
+      // a free worker that has made the question's plan, else any free one, else a new one;
+      // a question for the plan alone waits for a busy worker that has met it rather than
+      // start one that would fetch the engine's script and make the plan again
+      const {key, op} = this.waiting[0].message;
+      const met = (s) => s && key !== null && s.keys.has(key);
+      let k = this.slots.findIndex((s) => met(s) && !s.question);
+      if (k < 0 && op === "plan" && this.slots.some(met)) return;
       if (k < 0) k = this.slots.findIndex((s) => s && !s.question);
       if (k < 0) k = this.slots.indexOf(null);
       if (k < 0) return;
@@ -208,6 +213,7 @@ class Pool {
     if (k >= 0) this.slots[k] = null;
     clearTimeout(slot.timer);
     slot.worker.terminate();
+    if (slot.lost) slot.lost();
     if (slot.question) slot.question.reject(err);
     this.pump();
   }
@@ -306,10 +312,12 @@ function readPlan(listing, key, text) {
 const planKey = (name, faceUp) => `${name}:${faceUp ? "face-up" : "any"}`;
 
 class EngineAnswers {
-  constructor(pool, server, onKind, first = null) {
+  constructor(pool, server, onKind, first = null, layout = null) {
     this.pool = pool;
     // a promise of the parts the page's head read ({name, text}, or null), as it opened
     this.first = first;
+    // a promise of the layout of those parts, as the worker posts it once made (null: none)
+    this.ahead = layout;
     this.server = server;
     this.onKind = onKind;
     this.kind = "engine";
@@ -387,16 +395,23 @@ class EngineAnswers {
   }
 
   // The board and pieces as play mode draws them: made by the core in a worker from the
-  // puzzle's parts, else the server's (api/layout/NAME).
+  // puzzle's parts (the first puzzle's made ahead, as the page's head asked), else the
+  // server's (api/layout/NAME).
   layout(name) {
     if (!this.layouts[name]) {
-      const made = this.partsOf(name).then((text) => {
-        if (text === null || this.broken) return this.unreachable(name) || this.server.layout(name);
-        mark("layout-asked");
-        return this.pool.ask(`layout ${name}`, "layout", null, text, {})
-          .then((layout) => { mark("layout-made"); return layout; },
-                () => this.server.layout(name));
-      });
+      const ahead = this.ahead;  // (taken once)
+      this.ahead = null;
+      mark("layout-asked");
+      const made = Promise.resolve(ahead).then((laid) => {
+        if (laid && laid.spec === name) return laid;
+        return this.partsOf(name).then((text) => {
+          if (text === null || this.broken) {
+            return this.unreachable(name) || this.server.layout(name);
+          }
+          return this.pool.ask(`layout ${name}`, "layout", null, text, {})
+            .catch(() => this.server.layout(name));
+        });
+      }).then((layout) => { mark("layout-made"); return layout; });
       this.layouts[name] = made;
       made.catch(() => { if (this.layouts[name] === made) delete this.layouts[name]; });
     }
@@ -670,7 +685,8 @@ export async function openAnswers({onKind = null} = {}) {
   const server = new ServerAnswers();
   const early = self.engineStart || null;
   const pool = await openPool();
-  return pool ? new EngineAnswers(pool, server, onKind, early && early.first) : server;
+  return pool ? new EngineAnswers(pool, server, onKind, early && early.first,
+                                  early && early.layout) : server;
 }
 
 // A worker counting a large board (the weekday calendar's heatmap) keeps up to about this

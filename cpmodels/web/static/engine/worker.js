@@ -29,9 +29,11 @@
 //        copies} as api/plan gives them. The questions above ask a plan by the same key
 //        and text: a worker that has not met it makes it so.
 // Making a layout or a plan is never held back by delay. A "plan" question without an id
-// is made and not answered (the play page's head asks its first puzzle's plan so, as soon
-// as the engine is sent, before the page's scripts have loaded): the page's own question
-// by the same key then finds it made.
+// is made and not answered, and a "layout" question without an id is answered {made:
+// "layout", answer} or {made: "layout", error} (the play page's head asks its first
+// puzzle's layout and then its plan so, as soon as the engine is sent, before the page's
+// scripts have loaded): the page draws the board while the plan is made, and its own
+// question for the plan by the same key finds it made.
 // The answer is {id, answer} or {id, error}; with delay (ms) it is held back that long.
 // The first message is {module} (a compiled engine.wasm); {ready: true} says it loaded.
 import {loadEngine} from "./engine.js";
@@ -77,10 +79,15 @@ class Answerer {
       return;
     }
     const {id, delay} = message;
-    if (id === undefined) {  // made ahead, not answered: the page asks it again by its key
+    if (id === undefined) {  // made ahead (a plan not answered: the page asks it by its key)
+      if (!MAKING.has(message.op)) return;
+      let made;
       try {
-        if (message.op === "plan") this.answer(message);
-      } catch (err) { /* (the page's own question meets the same refusal, and says it) */ }
+        made = {made: message.op, answer: this.answer(message)};
+      } catch (err) {  // (the page's own question meets the same refusal, and says it)
+        made = {made: message.op, error: String(err.message || err)};
+      }
+      if (message.op === "layout") this.post(made);
       return;
     }
     let reply;
