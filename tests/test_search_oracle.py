@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import SPECS, early_call
 from test_grids import HEX_CALENDAR
 from test_wasm import TRIANGLE
 
@@ -201,10 +203,29 @@ def _plain(x: Any) -> Any:
     return x
 
 
+def figures(scratch: Path) -> None:
+    """Every case's figures computed, in ``scratch/figures.json``: each case's (as JSON keeps
+    them), or the traceback of the error that stopped it. Started with the session (the
+    tests' early command): the second processor searches while the suite runs."""
+    found: dict[str, Any] = {}
+    for case, make in CASES.items():
+        try:
+            found[case] = {"figures": _plain(make())}
+        except Exception:
+            found[case] = {"error": traceback.format_exc()}
+    scratch.mkdir(parents=True, exist_ok=True)
+    (scratch / "figures.json").write_text(json.dumps(found))
+
+
+@pytest.mark.early.with_args(partial(early_call, "test_search_oracle", "figures"))
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_the_searches_find_the_recorded_answers_in_the_recorded_nodes(case):
+def test_the_searches_find_the_recorded_answers_in_the_recorded_nodes(case, early):
     recorded = json.loads(RECORDED.read_text())[case]
-    assert _plain(CASES[case]()) == recorded
+    assert early.returncode == 0, early.stdout + early.stderr
+    found = json.loads((early.scratch / "figures.json").read_text())[case]
+    if "error" in found:
+        pytest.fail(found["error"], pytrace=False)
+    assert found["figures"] == recorded
 
 
 def _record() -> None:
