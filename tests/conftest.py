@@ -15,7 +15,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+import traceback
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -140,6 +141,30 @@ def early(request, tmp_path) -> EarlyRun:
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
+
+
+def write_figures(makers: dict[str, Callable[[], object]], scratch: Path) -> None:
+    """What an early command computes for its tests to compare: each maker's figures (as
+    JSON keeps them), or the traceback of the error that stopped it, by name, in
+    ``scratch/figures.json``."""
+    found: dict[str, dict[str, object]] = {}
+    for name, make in makers.items():
+        try:
+            found[name] = {"figures": json.loads(json.dumps(make()))}
+        except Exception:
+            found[name] = {"error": traceback.format_exc()}
+    scratch.mkdir(parents=True, exist_ok=True)
+    (scratch / "figures.json").write_text(json.dumps(found))
+
+
+def figures_of(early: EarlyRun, name: str) -> object:
+    """The figures :func:`write_figures` wrote for ``name`` in the test's early command; the
+    test fails with the command's output, or with the traceback of the maker's error."""
+    assert early.returncode == 0, early.stdout + early.stderr
+    found = json.loads((early.scratch / "figures.json").read_text())[name]
+    if "error" in found:
+        pytest.fail(found["error"], pytrace=False)
+    return found["figures"]
 
 
 def early_call(module: str, function: str, scratch: Path) -> list[str]:

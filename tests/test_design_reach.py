@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import itertools
 import json
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import SPECS, early_call, figures_of, write_figures
 
 from cpmodels.design import Design, Verdict, best_sets, load_board, ranked, run_design
 from cpmodels.design.reaching import LearntOrder
@@ -45,22 +48,68 @@ def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
     assert sum(v.works for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
 
 
-def test_weekday_sets_get_the_same_verdict_and_first_failure():
+def _weekday_sample() -> dict[str, Any]:
     """A sample of the weekday question's 7,920 sets, passing and failing, decided both ways
-    with the same learnt order (a short one: the failing sets meet every path, a failure
-    among the dates searched one by one and one found by a month's reach search)."""
+    with the same learnt order (a short one); the verdicts each way, and the dates the
+    learnt order puts in front."""
     reach = _design("weekday_pentominoes_tetrominoes", with_counts=False)
     reach.learn_order(6)
     dates = _date_by_date(_design("weekday_pentominoes_tetrominoes", with_counts=False))
     dates._learnt = LearntOrder(reach._learnt.order.copy(), reach._learnt.front.copy(),
                                 reach._learnt.late.copy())
     sample = list(itertools.islice(reach.candidates(), 6, None, 331))
-    new = [reach.decide(c) for c in sample]
-    old = [dates.decide(c) for c in sample]
-    assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
-    assert any(v.works for v in new) and any(not v.works for v in new)
-    front = {reach.required[i] for i in np.flatnonzero(reach._learnt.front)}
-    assert any(v.first_failure is not None and v.first_failure not in front for v in new)
+    return {"new": [reach.decide(c).as_dict() for c in sample],
+            "old": [dates.decide(c).as_dict() for c in sample],
+            "front": [list(reach.required[i]) for i in np.flatnonzero(reach._learnt.front)]}
+
+
+def _best_of_the_ranking() -> dict[str, Any]:
+    """The full ranking of the rectangle's sets, and ``--best K`` for a few of the best and
+    for every working set: its verdicts, and whether each set it counted was counted to the
+    end (no floor stopped it); the counted ones ranked."""
+    full = ranked(run_design(_design("apad_rectangle_pentominoes")))
+    out: dict[str, Any] = {"full": [v.as_dict() for v in full]}
+    for best in (5, 37):  # a few of the best, and every working set
+        design = _design("apad_rectangle_pentominoes")
+        in_full: list[bool] = []
+        count = design.counts
+
+        def counting(chosen, *, floor=None, probes=(), count=count, in_full=in_full):
+            found = count(chosen, floor=floor, probes=probes)
+            in_full.append(found is not None)
+            return found
+
+        design.counts = counting  # type: ignore[method-assign]
+        verdicts = best_sets(design, best)
+        out[str(best)] = {"verdicts": [v.as_dict() for v in verdicts], "in_full": in_full,
+                          "counted": [v.as_dict() for v in
+                                      ranked([v for v in verdicts if v.min is not None])]}
+    return out
+
+
+def figures(scratch: Path) -> None:
+    """The figures of the two heaviest searches below, in ``scratch``. Started with the
+    session (the tests' early command): the second processor searches while the suite
+    runs."""
+    write_figures({"weekday": _weekday_sample, "best": _best_of_the_ranking}, scratch)
+
+
+EARLY_FIGURES = pytest.mark.early.with_args(partial(early_call, "test_design_reach",
+                                                    "figures"))
+
+
+@EARLY_FIGURES
+def test_weekday_sets_get_the_same_verdict_and_first_failure(early):
+    """A sample of the weekday question's 7,920 sets, passing and failing, decided both ways
+    with the same learnt order (a short one: the failing sets meet every path, a failure
+    among the dates searched one by one and one found by a month's reach search)."""
+    sample = figures_of(early, "weekday")
+    new = sample["new"]
+    assert new == sample["old"]
+    assert any(v["works"] for v in new) and any(not v["works"] for v in new)
+    front = sample["front"]
+    assert any(v["first_failure"] is not None and v["first_failure"] not in front
+               for v in new)
 
 
 def test_the_reach_search_answers_each_combination_as_the_dates_do():
@@ -112,23 +161,14 @@ def test_a_set_counted_gets_the_same_verdict_and_counts():
     assert working == 37
 
 
-def test_best_sets_are_the_first_of_the_full_ranking():
-    full = ranked(run_design(_design("apad_rectangle_pentominoes")))
+@EARLY_FIGURES
+def test_best_sets_are_the_first_of_the_full_ranking(early):
+    figures = figures_of(early, "best")
+    full = figures["full"]
     for best in (5, 37):  # a few of the best, and every working set
-        design = _design("apad_rectangle_pentominoes")
-        in_full = []
-        count = design.counts
-
-        def counting(chosen, *, floor=None, probes=(), count=count, in_full=in_full):
-            found = count(chosen, floor=floor, probes=probes)
-            in_full.append(found is not None)
-            return found
-
-        design.counts = counting  # type: ignore[method-assign]
-        verdicts = best_sets(design, best)
-        counted = [v for v in verdicts if v.min is not None]
-        assert [v.as_dict() for v in ranked(counted)] == [v.as_dict() for v in full[:best]]
-        assert len(verdicts) == 792 and sum(v.works for v in verdicts) == 37
+        verdicts, in_full = figures[str(best)]["verdicts"], figures[str(best)]["in_full"]
+        assert figures[str(best)]["counted"] == full[:best]
+        assert len(verdicts) == 792 and sum(v["works"] for v in verdicts) == 37
         # The sets with the most on the leaders' hardest dates go first, and the rest
         # stop before a count once the floor is above their bound.
         assert sum(in_full) == 37 if best == 37 else len(in_full) < 20

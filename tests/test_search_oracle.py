@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SPECS, early_call
+from conftest import SPECS, early_call, figures_of, write_figures
 from test_grids import HEX_CALENDAR
 from test_wasm import TRIANGLE
 
@@ -204,28 +203,18 @@ def _plain(x: Any) -> Any:
 
 
 def figures(scratch: Path) -> None:
-    """Every case's figures computed, in ``scratch/figures.json``: each case's (as JSON keeps
-    them), or the traceback of the error that stopped it. Started with the session (the
-    tests' early command): the second processor searches while the suite runs."""
-    found: dict[str, Any] = {}
-    for case, make in CASES.items():
-        try:
-            found[case] = {"figures": _plain(make())}
-        except Exception:
-            found[case] = {"error": traceback.format_exc()}
-    scratch.mkdir(parents=True, exist_ok=True)
-    (scratch / "figures.json").write_text(json.dumps(found))
+    """Every case's figures computed (as JSON keeps them), in ``scratch``. Started with the
+    session (the tests' early command): the second processor searches while the suite
+    runs."""
+    write_figures({case: (lambda make=make: _plain(make())) for case, make in CASES.items()},
+                  scratch)
 
 
 @pytest.mark.early.with_args(partial(early_call, "test_search_oracle", "figures"))
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_searches_find_the_recorded_answers_in_the_recorded_nodes(case, early):
     recorded = json.loads(RECORDED.read_text())[case]
-    assert early.returncode == 0, early.stdout + early.stderr
-    found = json.loads((early.scratch / "figures.json").read_text())[case]
-    if "error" in found:
-        pytest.fail(found["error"], pytrace=False)
-    assert found["figures"] == recorded
+    assert figures_of(early, case) == recorded
 
 
 def _record() -> None:
