@@ -35,17 +35,36 @@ def _date_by_date(design: Design) -> Design:
     return design
 
 
-@pytest.mark.parametrize("name", ["apad_rectangle_pentominoes"])
-def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
+EARLY_FIGURES = pytest.mark.early.with_args(partial(early_call, "test_design_reach",
+                                                    "figures"))
+
+
+def _every_set(name: str) -> dict[str, Any]:
+    """Every set of a bundled design decided by reach searches and date by date: whether
+    each way's session reaches, the order each learnt, the verdicts each way."""
     reach = _design(name, with_counts=False)
-    assert reach._cover(False).session.reaches
+    reaches = [reach._cover(False).session.reaches]
     dates = _date_by_date(_design(name, with_counts=False))
-    assert not dates._cover(False).session.reaches
+    reaches.append(dates._cover(False).session.reaches)
     new, old = run_design(reach), run_design(dates)
+    return {"reaches": reaches, "orders": [reach._learnt.order.tolist(),
+                                           dates._learnt.order.tolist()],
+            "new": [v.as_dict() for v in new], "old": [v.as_dict() for v in old]}
+
+
+EVERY_SET = ["apad_rectangle_pentominoes"]
+
+
+@EARLY_FIGURES
+@pytest.mark.parametrize("name", EVERY_SET)
+def test_every_set_of_a_bundled_design_gets_the_same_verdict(name, early):
+    found = figures_of(early, f"every {name}")
+    assert found["reaches"] == [True, False]
     # learnt by reach searches, and date by date
-    assert reach._learnt.order.tolist() == dates._learnt.order.tolist()
-    assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
-    assert sum(v.works for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
+    assert found["orders"][0] == found["orders"][1]
+    new = found["new"]
+    assert new == found["old"]
+    assert sum(v["works"] for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
 
 
 def _weekday_sample() -> dict[str, Any]:
@@ -88,14 +107,15 @@ def _best_of_the_ranking() -> dict[str, Any]:
 
 
 def figures(scratch: Path) -> None:
-    """The figures of the two heaviest searches below, in ``scratch``. Started with the
-    session (the tests' early command): the second processor searches while the suite
+    """The figures of the heaviest searches of these tests, in ``scratch``. Started with
+    the session (the tests' early command): the second processor searches while the suite
     runs."""
-    write_figures({"weekday": _weekday_sample, "best": _best_of_the_ranking}, scratch)
-
-
-EARLY_FIGURES = pytest.mark.early.with_args(partial(early_call, "test_design_reach",
-                                                    "figures"))
+    write_figures({"weekday": _weekday_sample, "best": _best_of_the_ranking,
+                   "counted": _counted_sets,
+                   **{f"every {name}": partial(_every_set, name) for name in EVERY_SET},
+                   **{f"first failures {name} {learn} {step}":
+                      partial(_first_failures, name, learn, step)
+                      for name, learn, step in FIRST_FAILURES}}, scratch)
 
 
 @EARLY_FIGURES
@@ -135,29 +155,49 @@ def test_the_reach_search_answers_each_combination_as_the_dates_do():
         assert [reached[i] for i in range(len(each))] == whole == each
 
 
-def test_a_set_counted_gets_the_same_verdict_and_counts():
-    """With counts, the sets past the learnt front get the verdicts and first failures of
-    the existence searches, and the working ones the counts of a count of each alone."""
+def _counted_sets() -> dict[str, Any]:
+    """The rectangle's sets decided by existence searches alone, and with counts: the order
+    each learnt, and for each set past the learnt front its verdict each way, and for the
+    working ones the verdict of a count of each alone."""
     searched = _design("apad_rectangle_pentominoes", with_counts=False)
     by_search = dict(zip(searched.candidates(), run_design(searched)))
     counted = _design("apad_rectangle_pentominoes")
     counted.learn_order()
-    assert counted._learnt.order.tolist() == searched._learnt.order.tolist()
-    assert counted._cover(False).session.reaches
+    orders = [counted._learnt.order.tolist(), searched._learnt.order.tolist()]
+    reaches = counted._cover(False).session.reaches
     front = {counted.required[i] for i in np.flatnonzero(counted._learnt.front)}
     late = [c for c, v in by_search.items() if v.first_failure not in front]  # and working
-    assert len(late) > 37
-    working = 0
+    sets = []
     for chosen in late:
         old, new = by_search[chosen], counted.decide(chosen)
-        working += new.works
-        assert (new.works, new.first_failure) == (old.works, old.first_failure)
+        alone = None
         if new.works:
             expected = Verdict(new.pieces, True)
             counts = searched.counts(chosen)
-            assert counts is not None
-            searched.add_counts(expected, counts)
-            assert new.as_dict() == expected.as_dict()
+            if counts is not None:
+                searched.add_counts(expected, counts)
+                alone = expected.as_dict()
+        sets.append({"old": old.as_dict(), "new": new.as_dict(), "alone": alone})
+    return {"orders": orders, "reaches": reaches, "late": sets}
+
+
+@EARLY_FIGURES
+def test_a_set_counted_gets_the_same_verdict_and_counts(early):
+    """With counts, the sets past the learnt front get the verdicts and first failures of
+    the existence searches, and the working ones the counts of a count of each alone."""
+    found = figures_of(early, "counted")
+    assert found["orders"][0] == found["orders"][1]
+    assert found["reaches"]
+    late = found["late"]
+    assert len(late) > 37
+    working = 0
+    for one in late:
+        old, new = one["old"], one["new"]
+        working += new["works"]
+        assert (new["works"], new["first_failure"]) == (old["works"], old["first_failure"])
+        if new["works"]:
+            assert one["alone"] is not None  # counted
+            assert new == one["alone"]
     assert working == 37
 
 
@@ -219,20 +259,29 @@ def _first_failure_alone(design: Design, chosen: tuple[int, ...]) -> tuple[str, 
     return None
 
 
-@pytest.mark.parametrize(("name", "learn", "step"), [
-    ("apad_rectangle_pentominoes", 0, 53), ("apad_rectangle_pentominoes", 12, 41),
-    ("weekday_pentominoes_tetrominoes", 8, 997)])
-def test_the_cores_first_failures_are_the_dates_searched_alone(name, learn, step):
-    """Each set's first failure as the core decides it (dates at the front alone, the
-    others by groups of held holes, in one call for all the sets) is the first date of the
-    learnt order that a first-solution search of the date alone finds without a
-    solution."""
+FIRST_FAILURES = [("apad_rectangle_pentominoes", 0, 53), ("apad_rectangle_pentominoes", 12, 41),
+                  ("weekday_pentominoes_tetrominoes", 8, 997)]
+
+
+def _first_failures(name: str, learn: int, step: int) -> dict[str, Any]:
+    """A sample of a design's sets: each one's first failure as the core decides it (dates
+    at the front alone, the others by groups of held holes, in one call for all the sets),
+    and as first-solution searches of the dates alone find it."""
     design = _design(name, with_counts=False)
     design.learn_order(learn)
     compiled = design._cover(False)
     sample = list(itertools.islice(design.candidates(), 0, None, step))
-    found = design._first_failures(compiled, sample, sample)
-    assert found == [_first_failure_alone(design, chosen) for chosen in sample]
+    return {"core": design._first_failures(compiled, sample, sample),
+            "alone": [_first_failure_alone(design, chosen) for chosen in sample]}
+
+
+@EARLY_FIGURES
+@pytest.mark.parametrize(("name", "learn", "step"), FIRST_FAILURES)
+def test_the_cores_first_failures_are_the_dates_searched_alone(name, learn, step, early):
+    """Each set's first failure as the core decides it is the first date of the learnt
+    order that a first-solution search of the date alone finds without a solution."""
+    found = figures_of(early, f"first failures {name} {learn} {step}")["core"]
+    assert found == figures_of(early, f"first failures {name} {learn} {step}")["alone"]
     assert None in found and any(f is not None for f in found)
 
 
