@@ -15,7 +15,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+import traceback
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -77,14 +78,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if not marked or session.config.option.collectonly:
         return
     folder = Path(tempfile.mkdtemp(prefix="cpmodels-early-"))
+    # one command for each argv function, shared by the tests marked with it
+    commands: list = []
+    for _, argv in marked:
+        if argv not in commands:
+            commands.append(argv)
     argvs = [[str(a) for a in argv(folder / f"scratch{k}")]
-             for k, (_, argv) in enumerate(marked)]
+             for k, argv in enumerate(commands)]
     subprocess.run([sys.executable, "-c", RUN_IN_TURN, str(folder), json.dumps(argvs),
                     str(EARLY_SECONDS)],
                    cwd=ROOT, check=True, timeout=60, stdin=subprocess.DEVNULL,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     session.config.stash[EARLY] = {
-        "folder": folder, "index": {nodeid: k for k, (nodeid, _) in enumerate(marked)}}
+        "folder": folder,
+        "index": {nodeid: commands.index(argv) for nodeid, argv in marked}}
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -97,29 +104,76 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+class EarlyRun(subprocess.CompletedProcess):
+    """An early command's status and output, and ``scratch``: the folder handed to its
+    argv function, where it may leave what it made."""
+
+    def __init__(self, argv, returncode: int, stdout: str, stderr: str, scratch: Path) -> None:
+        super().__init__(argv, returncode, stdout, stderr)
+        self.scratch = scratch
+
+
 @pytest.fixture
-def early(request, tmp_path) -> subprocess.CompletedProcess:
+def early(request, tmp_path) -> EarlyRun:
     """The test's ``early`` command, finished: waited for when the session started it, else
-    run here (the test run on its own)."""
+    run here (the test run on its own). The tests marked with the same argv function share
+    one run of it."""
     marker = request.node.get_closest_marker("early")
     assert marker is not None, "the early fixture goes with the early(argv) mark"
     started = request.config.stash.get(EARLY, None)
     if started is None or request.node.nodeid not in started["index"]:
-        argv = [str(a) for a in marker.args[0](tmp_path / "scratch")]
-        return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
+        scratch = tmp_path / "scratch"
+        argv = [str(a) for a in marker.args[0](scratch)]
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
                               timeout=EARLY_SECONDS)
-    out = started["folder"] / str(started["index"][request.node.nodeid])
+        return EarlyRun(argv, done.returncode, done.stdout, done.stderr, scratch)
+    k = started["index"][request.node.nodeid]
+    out = started["folder"] / str(k)
     deadline = time.monotonic() + EARLY_SECONDS
     while not (out / "status").exists():
         assert time.monotonic() < deadline, f"{marker.args[0]} did not end"
         time.sleep(0.2)
-    return subprocess.CompletedProcess(
-        marker.args[0], int((out / "status").read_text()),
-        (out / "stdout").read_text(errors="replace"), (out / "stderr").read_text(errors="replace"))
+    return EarlyRun(marker.args[0], int((out / "status").read_text()),
+                    (out / "stdout").read_text(errors="replace"),
+                    (out / "stderr").read_text(errors="replace"),
+                    started["folder"] / f"scratch{k}")
 
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
+
+
+def write_figures(makers: dict[str, Callable[[], object]], scratch: Path) -> None:
+    """What an early command computes for its tests to compare: each maker's figures (as
+    JSON keeps them), or the traceback of the error that stopped it, by name, in
+    ``scratch/figures.json``."""
+    found: dict[str, dict[str, object]] = {}
+    for name, make in makers.items():
+        try:
+            found[name] = {"figures": json.loads(json.dumps(make()))}
+        except Exception:
+            found[name] = {"error": traceback.format_exc()}
+    scratch.mkdir(parents=True, exist_ok=True)
+    (scratch / "figures.json").write_text(json.dumps(found))
+
+
+def figures_of(early: EarlyRun, name: str) -> object:
+    """The figures :func:`write_figures` wrote for ``name`` in the test's early command; the
+    test fails with the command's output, or with the traceback of the maker's error."""
+    assert early.returncode == 0, early.stdout + early.stderr
+    found = json.loads((early.scratch / "figures.json").read_text())[name]
+    if "error" in found:
+        pytest.fail(found["error"], pytrace=False)
+    return found["figures"]
+
+
+def early_call(module: str, function: str, scratch: Path) -> list[str]:
+    """An early command that calls ``function(scratch)`` of the test module ``module``
+    (a function of the scratch folder alone) in a fresh interpreter: work of a test's own
+    code run on the second processor as the session starts."""
+    return [sys.executable, "-c", "import sys; from pathlib import Path; "
+            f"sys.path.insert(0, {str(ROOT / 'tests')!r}); import {module}; "
+            f"{module}.{function}(Path(sys.argv[1]))", str(scratch)]
 
 
 @pytest.fixture

@@ -8,9 +8,11 @@ import json
 import subprocess
 import sys
 import tempfile
+from functools import partial
+from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, early_call, figures_of, write_figures
 
 SOLVERS = ("ortools", "pysat")
 ENGINE = ("numba", "cpmodels.backends.engine", "cpmodels.running")
@@ -53,43 +55,92 @@ def _among(modules: set[str], names: tuple[str, ...]) -> set[str]:
     return {m for m in modules if any(m == n or m.startswith(n + ".") for n in names)}
 
 
-@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["solve", "--help"],
-                                  ["site", "--help"]])
-def test_reading_the_arguments_loads_the_standard_library_alone(argv):
-    code, modules = _loaded(*argv)
+# The commands whose loaded modules the tests read ("{copy}": a copy of the bundled weekday
+# calendar, "{tiny}": TINY_BOX, each in the scratch folder), with what a test says each
+# does not load.
+ARGUMENTS_ONLY = [["--version"], ["--help"], ["solve", "--help"], ["site", "--help"]]
+KNOWN_VALID = [["specs"], ["specs", "--format", "json"],
+               ["validate", "specs/calendar_week.yaml"],
+               ["validate", "calendar_day", "specs/pentominoes_6x10.yaml"]]
+WITH_MODELS = [["validate", "specs/designs/weekday_pentominoes_tetrominoes.yaml"], ["schema"],
+               ["validate", "{copy}"]]
+SOLVE = ["solve", "calendar_week", "--date", "2026-12-25"]
+ON_CP_SAT = [(SOLVE, ("numpy",)),
+             (["count", "{tiny}", "--backend", "cpsat"], ()),
+             (["enumerate", "{tiny}", "--backend", "cpsat", "--out", "{tiny}.jsonl"], ())]
+FROM_THE_RECORD = [
+    (["count", "pentominoes_6x10", "--distinct"], ("cpmodels.files",)),
+    (["count", "specs/calendar_week.yaml", "--labels", "Jun", "7", "Tue"],
+     ("cpmodels.files",)),
+    (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", *ENGINE)),
+    (["solve", "towers", "--time-limit", "5"], ENGINE)]
+USERS_COUNT = ["count", "{copy}", "--labels", "Jun", "7", "Tue"]
+COUNT = ["count", "calendar_week", "--labels", "Jun", "7", "Tue"]
+LISTED = [*ARGUMENTS_ONLY, *KNOWN_VALID, *WITH_MODELS, *(argv for argv, _ in ON_CP_SAT),
+          *(argv for argv, _ in FROM_THE_RECORD), USERS_COUNT, COUNT]
+
+
+def listings(scratch: Path) -> None:
+    """The exit status and the modules loaded of every command of :data:`LISTED`, each run
+    as :func:`_loaded` runs it, in ``scratch``. Started with the session (the tests' early
+    command): the second processor runs the commands while the suite runs."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    copy = scratch / "calendar_week.yaml"
+    copy.write_bytes((ROOT / "specs" / "calendar_week.yaml").read_bytes())
+    tiny = scratch / "tiny.yaml"
+    tiny.write_text(TINY_BOX)
+
+    def listed(argv: list[str]) -> tuple[int, list[str]]:
+        code, modules = _loaded(*(arg.format(copy=copy, tiny=tiny) for arg in argv))
+        return code, sorted(modules)
+
+    write_figures({" ".join(argv): partial(listed, argv) for argv in LISTED}, scratch)
+
+
+EARLY_LISTINGS = pytest.mark.early.with_args(partial(early_call, "test_command_imports",
+                                                     "listings"))
+
+
+def _listed(early, argv: list[str]) -> tuple[int, set[str]]:
+    """What :func:`listings` found of ``argv``: its exit status and every module it loaded."""
+    code, modules = figures_of(early, " ".join(argv))
+    return code, set(modules)
+
+
+@EARLY_LISTINGS
+@pytest.mark.parametrize("argv", ARGUMENTS_ONLY)
+def test_reading_the_arguments_loads_the_standard_library_alone(argv, early):
+    code, modules = _listed(early, argv)
     assert code == 0
     assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy", "tqdm",
                             "cpmodels.spec")) == set()
 
 
-@pytest.mark.parametrize("argv", [
-    ["specs"], ["specs", "--format", "json"], ["validate", "specs/calendar_week.yaml"],
-    ["validate", "calendar_day", "specs/pentominoes_6x10.yaml"]])
-def test_the_bundled_specs_known_valid_are_read_without_their_models(argv):
+@EARLY_LISTINGS
+@pytest.mark.parametrize("argv", KNOWN_VALID)
+def test_the_bundled_specs_known_valid_are_read_without_their_models(argv, early):
     """Listing the bundled specs, or validating those the catalogue knows valid as they
     are (specs/validated.json), loads neither the spec models nor YAML."""
-    code, modules = _loaded(*argv)
+    code, modules = _listed(early, argv)
     assert code == 0
     assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy",
                             "cpmodels.spec.loading", "cpmodels.spec.models")) == set()
 
 
-@pytest.mark.parametrize("argv", [
-    ["validate", "specs/designs/weekday_pentominoes_tetrominoes.yaml"], ["schema"],
-    ["validate", "{copy}"]])
-def test_the_commands_that_read_specs_load_no_solver_and_no_engine(tmp_path, argv):
+@EARLY_LISTINGS
+@pytest.mark.parametrize("argv", WITH_MODELS)
+def test_the_commands_that_read_specs_load_no_solver_and_no_engine(argv, early):
     """A design (its board is read too), the schema, and a spec of the user's (here a
     bundled one's copy) are read with the spec models."""
-    copy = tmp_path / "calendar_week.yaml"
-    copy.write_bytes((ROOT / "specs" / "calendar_week.yaml").read_bytes())
-    code, modules = _loaded(*(arg.format(copy=copy) for arg in argv))
+    code, modules = _listed(early, argv)
     assert code == 0
     assert "pydantic" in modules  # it did read them
     assert _among(modules, (*SOLVERS, *ENGINE, "numpy")) == set()
 
 
-def test_solve_loads_cp_sat_and_not_the_engine():
-    code, modules = _loaded("solve", "calendar_week", "--date", "2026-12-25")
+@EARLY_LISTINGS
+def test_solve_loads_cp_sat_and_not_the_engine(early):
+    code, modules = _listed(early, SOLVE)
     assert code == 0
     assert "ortools" in modules
     assert _among(modules, (*ENGINE, "pysat")) == set()
@@ -105,49 +156,41 @@ pieces:
 """
 
 
-@pytest.mark.parametrize(("argv", "unused"), [
-    (["solve", "calendar_week", "--date", "2026-12-25"], ("numpy",)),
-    (["count", "{tiny}", "--backend", "cpsat"], ()),
-    (["enumerate", "{tiny}", "--backend", "cpsat", "--out", "{tiny}.jsonl"], ())])
-def test_a_packing_search_on_cp_sat_loads_no_pandas(tmp_path, argv, unused):
+@EARLY_LISTINGS
+@pytest.mark.parametrize(("argv", "unused"), ON_CP_SAT)
+def test_a_packing_search_on_cp_sat_loads_no_pandas(argv, unused, early):
     """The cover's model is a proto run on CP-SAT's compiled core: OR-Tools' modelling
     layer, which loads pandas and numpy, is not loaded (``count`` loads numpy for its own
     tallies)."""
-    tiny = tmp_path / "tiny.yaml"
-    tiny.write_text(TINY_BOX)
-    code, modules = _loaded(*(arg.format(tiny=tiny) for arg in argv))
+    code, modules = _listed(early, argv)
     assert code == 0
     assert "ortools.sat.python.cp_model_helper" in modules
     assert _among(modules, ("pandas", "ortools.sat.python.cp_model", *unused)) == set()
 
 
-@pytest.mark.parametrize(("argv", "unused"), [
-    (["count", "pentominoes_6x10", "--distinct"], ("cpmodels.files",)),
-    (["count", "specs/calendar_week.yaml", "--labels", "Jun", "7", "Tue"],
-     ("cpmodels.files",)),
-    (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", *ENGINE)),
-    (["solve", "towers", "--time-limit", "5"], ENGINE)])
-def test_a_bundled_spec_known_valid_is_searched_without_reading_it_again(argv, unused):
+@EARLY_LISTINGS
+@pytest.mark.parametrize(("argv", "unused"), FROM_THE_RECORD)
+def test_a_bundled_spec_known_valid_is_searched_without_reading_it_again(argv, unused, early):
     """``count`` and ``solve`` of a bundled spec the catalogue knows valid build its model
     from the record (no YAML, no validation); a local count loads neither the cluster's
     side of the engine nor worker processes, and a packing ``solve`` (CP-SAT) no numpy."""
-    code, modules = _loaded(*argv)
+    code, modules = _listed(early, argv)
     assert code == 0
     assert "cpmodels.spec.models" in modules
     assert _among(modules, (*VALIDATES, *ELSEWHERE, "tqdm", *unused)) == set()
 
 
-def test_a_spec_of_the_users_is_validated_before_it_is_counted(tmp_path):
-    copy = tmp_path / "calendar_week.yaml"
-    copy.write_bytes((ROOT / "specs" / "calendar_week.yaml").read_bytes())
-    code, modules = _loaded("count", str(copy), "--labels", "Jun", "7", "Tue")
+@EARLY_LISTINGS
+def test_a_spec_of_the_users_is_validated_before_it_is_counted(early):
+    code, modules = _listed(early, USERS_COUNT)
     assert code == 0
     assert set(VALIDATES) <= modules
 
 
-def test_count_loads_the_engine_and_not_cp_sat():
+@EARLY_LISTINGS
+def test_count_loads_the_engine_and_not_cp_sat(early):
     """... nor the progress bars' library when no bar can show (stderr is not a terminal)."""
-    code, modules = _loaded("count", "calendar_week", "--labels", "Jun", "7", "Tue")
+    code, modules = _listed(early, COUNT)
     assert code == 0
     assert "cpmodels.backends.engine" in modules
     assert _among(modules, (*SOLVERS, "tqdm")) == set()

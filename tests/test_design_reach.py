@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import itertools
 import json
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import SPECS, early_call, figures_of, write_figures
 
 from cpmodels.design import Design, Verdict, best_sets, load_board, ranked, run_design
 from cpmodels.design.reaching import LearntOrder
@@ -32,35 +35,101 @@ def _date_by_date(design: Design) -> Design:
     return design
 
 
-@pytest.mark.parametrize("name", ["apad_rectangle_pentominoes"])
-def test_every_set_of_a_bundled_design_gets_the_same_verdict(name):
+EARLY_FIGURES = pytest.mark.early.with_args(partial(early_call, "test_design_reach",
+                                                    "figures"))
+
+
+def _every_set(name: str) -> dict[str, Any]:
+    """Every set of a bundled design decided by reach searches and date by date: whether
+    each way's session reaches, the order each learnt, the verdicts each way."""
     reach = _design(name, with_counts=False)
-    assert reach._cover(False).session.reaches
+    reaches = [reach._cover(False).session.reaches]
     dates = _date_by_date(_design(name, with_counts=False))
-    assert not dates._cover(False).session.reaches
+    reaches.append(dates._cover(False).session.reaches)
     new, old = run_design(reach), run_design(dates)
+    return {"reaches": reaches, "orders": [reach._learnt.order.tolist(),
+                                           dates._learnt.order.tolist()],
+            "new": [v.as_dict() for v in new], "old": [v.as_dict() for v in old]}
+
+
+EVERY_SET = ["apad_rectangle_pentominoes"]
+
+
+@EARLY_FIGURES
+@pytest.mark.parametrize("name", EVERY_SET)
+def test_every_set_of_a_bundled_design_gets_the_same_verdict(name, early):
+    found = figures_of(early, f"every {name}")
+    assert found["reaches"] == [True, False]
     # learnt by reach searches, and date by date
-    assert reach._learnt.order.tolist() == dates._learnt.order.tolist()
-    assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
-    assert sum(v.works for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
+    assert found["orders"][0] == found["orders"][1]
+    new = found["new"]
+    assert new == found["old"]
+    assert sum(v["works"] for v in new) == (37 if name == "apad_rectangle_pentominoes" else 0)
 
 
-def test_weekday_sets_get_the_same_verdict_and_first_failure():
+def _weekday_sample() -> dict[str, Any]:
     """A sample of the weekday question's 7,920 sets, passing and failing, decided both ways
-    with the same learnt order (a short one: the failing sets meet every path, a failure
-    among the dates searched one by one and one found by a month's reach search)."""
+    with the same learnt order (a short one); the verdicts each way, and the dates the
+    learnt order puts in front."""
     reach = _design("weekday_pentominoes_tetrominoes", with_counts=False)
     reach.learn_order(6)
     dates = _date_by_date(_design("weekday_pentominoes_tetrominoes", with_counts=False))
     dates._learnt = LearntOrder(reach._learnt.order.copy(), reach._learnt.front.copy(),
                                 reach._learnt.late.copy())
     sample = list(itertools.islice(reach.candidates(), 6, None, 331))
-    new = [reach.decide(c) for c in sample]
-    old = [dates.decide(c) for c in sample]
-    assert [v.as_dict() for v in new] == [v.as_dict() for v in old]
-    assert any(v.works for v in new) and any(not v.works for v in new)
-    front = {reach.required[i] for i in np.flatnonzero(reach._learnt.front)}
-    assert any(v.first_failure is not None and v.first_failure not in front for v in new)
+    return {"new": [reach.decide(c).as_dict() for c in sample],
+            "old": [dates.decide(c).as_dict() for c in sample],
+            "front": [list(reach.required[i]) for i in np.flatnonzero(reach._learnt.front)]}
+
+
+def _best_of_the_ranking() -> dict[str, Any]:
+    """The full ranking of the rectangle's sets, and ``--best K`` for a few of the best and
+    for every working set: its verdicts, and whether each set it counted was counted to the
+    end (no floor stopped it); the counted ones ranked."""
+    full = ranked(run_design(_design("apad_rectangle_pentominoes")))
+    out: dict[str, Any] = {"full": [v.as_dict() for v in full]}
+    for best in (5, 37):  # a few of the best, and every working set
+        design = _design("apad_rectangle_pentominoes")
+        in_full: list[bool] = []
+        count = design.counts
+
+        def counting(chosen, *, floor=None, probes=(), count=count, in_full=in_full):
+            found = count(chosen, floor=floor, probes=probes)
+            in_full.append(found is not None)
+            return found
+
+        design.counts = counting  # type: ignore[method-assign]
+        verdicts = best_sets(design, best)
+        out[str(best)] = {"verdicts": [v.as_dict() for v in verdicts], "in_full": in_full,
+                          "counted": [v.as_dict() for v in
+                                      ranked([v for v in verdicts if v.min is not None])]}
+    return out
+
+
+def figures(scratch: Path) -> None:
+    """The figures of the heaviest searches of these tests, in ``scratch``. Started with
+    the session (the tests' early command): the second processor searches while the suite
+    runs."""
+    write_figures({"weekday": _weekday_sample, "best": _best_of_the_ranking,
+                   "counted": _counted_sets,
+                   **{f"every {name}": partial(_every_set, name) for name in EVERY_SET},
+                   **{f"first failures {name} {learn} {step}":
+                      partial(_first_failures, name, learn, step)
+                      for name, learn, step in FIRST_FAILURES}}, scratch)
+
+
+@EARLY_FIGURES
+def test_weekday_sets_get_the_same_verdict_and_first_failure(early):
+    """A sample of the weekday question's 7,920 sets, passing and failing, decided both ways
+    with the same learnt order (a short one: the failing sets meet every path, a failure
+    among the dates searched one by one and one found by a month's reach search)."""
+    sample = figures_of(early, "weekday")
+    new = sample["new"]
+    assert new == sample["old"]
+    assert any(v["works"] for v in new) and any(not v["works"] for v in new)
+    front = sample["front"]
+    assert any(v["first_failure"] is not None and v["first_failure"] not in front
+               for v in new)
 
 
 def test_the_reach_search_answers_each_combination_as_the_dates_do():
@@ -86,49 +155,60 @@ def test_the_reach_search_answers_each_combination_as_the_dates_do():
         assert [reached[i] for i in range(len(each))] == whole == each
 
 
-def test_a_set_counted_gets_the_same_verdict_and_counts():
-    """With counts, the sets past the learnt front get the verdicts and first failures of
-    the existence searches, and the working ones the counts of a count of each alone."""
+def _counted_sets() -> dict[str, Any]:
+    """The rectangle's sets decided by existence searches alone, and with counts: the order
+    each learnt, and for each set past the learnt front its verdict each way, and for the
+    working ones the verdict of a count of each alone."""
     searched = _design("apad_rectangle_pentominoes", with_counts=False)
     by_search = dict(zip(searched.candidates(), run_design(searched)))
     counted = _design("apad_rectangle_pentominoes")
     counted.learn_order()
-    assert counted._learnt.order.tolist() == searched._learnt.order.tolist()
-    assert counted._cover(False).session.reaches
+    orders = [counted._learnt.order.tolist(), searched._learnt.order.tolist()]
+    reaches = counted._cover(False).session.reaches
     front = {counted.required[i] for i in np.flatnonzero(counted._learnt.front)}
     late = [c for c, v in by_search.items() if v.first_failure not in front]  # and working
-    assert len(late) > 37
-    working = 0
+    sets = []
     for chosen in late:
         old, new = by_search[chosen], counted.decide(chosen)
-        working += new.works
-        assert (new.works, new.first_failure) == (old.works, old.first_failure)
+        alone = None
         if new.works:
             expected = Verdict(new.pieces, True)
             counts = searched.counts(chosen)
-            assert counts is not None
-            searched.add_counts(expected, counts)
-            assert new.as_dict() == expected.as_dict()
+            if counts is not None:
+                searched.add_counts(expected, counts)
+                alone = expected.as_dict()
+        sets.append({"old": old.as_dict(), "new": new.as_dict(), "alone": alone})
+    return {"orders": orders, "reaches": reaches, "late": sets}
+
+
+@EARLY_FIGURES
+def test_a_set_counted_gets_the_same_verdict_and_counts(early):
+    """With counts, the sets past the learnt front get the verdicts and first failures of
+    the existence searches, and the working ones the counts of a count of each alone."""
+    found = figures_of(early, "counted")
+    assert found["orders"][0] == found["orders"][1]
+    assert found["reaches"]
+    late = found["late"]
+    assert len(late) > 37
+    working = 0
+    for one in late:
+        old, new = one["old"], one["new"]
+        working += new["works"]
+        assert (new["works"], new["first_failure"]) == (old["works"], old["first_failure"])
+        if new["works"]:
+            assert one["alone"] is not None  # counted
+            assert new == one["alone"]
     assert working == 37
 
 
-def test_best_sets_are_the_first_of_the_full_ranking():
-    full = ranked(run_design(_design("apad_rectangle_pentominoes")))
+@EARLY_FIGURES
+def test_best_sets_are_the_first_of_the_full_ranking(early):
+    figures = figures_of(early, "best")
+    full = figures["full"]
     for best in (5, 37):  # a few of the best, and every working set
-        design = _design("apad_rectangle_pentominoes")
-        in_full = []
-        count = design.counts
-
-        def counting(chosen, *, floor=None, probes=(), count=count, in_full=in_full):
-            found = count(chosen, floor=floor, probes=probes)
-            in_full.append(found is not None)
-            return found
-
-        design.counts = counting  # type: ignore[method-assign]
-        verdicts = best_sets(design, best)
-        counted = [v for v in verdicts if v.min is not None]
-        assert [v.as_dict() for v in ranked(counted)] == [v.as_dict() for v in full[:best]]
-        assert len(verdicts) == 792 and sum(v.works for v in verdicts) == 37
+        verdicts, in_full = figures[str(best)]["verdicts"], figures[str(best)]["in_full"]
+        assert figures[str(best)]["counted"] == full[:best]
+        assert len(verdicts) == 792 and sum(v["works"] for v in verdicts) == 37
         # The sets with the most on the leaders' hardest dates go first, and the rest
         # stop before a count once the floor is above their bound.
         assert sum(in_full) == 37 if best == 37 else len(in_full) < 20
@@ -179,20 +259,29 @@ def _first_failure_alone(design: Design, chosen: tuple[int, ...]) -> tuple[str, 
     return None
 
 
-@pytest.mark.parametrize(("name", "learn", "step"), [
-    ("apad_rectangle_pentominoes", 0, 53), ("apad_rectangle_pentominoes", 12, 41),
-    ("weekday_pentominoes_tetrominoes", 8, 997)])
-def test_the_cores_first_failures_are_the_dates_searched_alone(name, learn, step):
-    """Each set's first failure as the core decides it (dates at the front alone, the
-    others by groups of held holes, in one call for all the sets) is the first date of the
-    learnt order that a first-solution search of the date alone finds without a
-    solution."""
+FIRST_FAILURES = [("apad_rectangle_pentominoes", 0, 53), ("apad_rectangle_pentominoes", 12, 41),
+                  ("weekday_pentominoes_tetrominoes", 8, 997)]
+
+
+def _first_failures(name: str, learn: int, step: int) -> dict[str, Any]:
+    """A sample of a design's sets: each one's first failure as the core decides it (dates
+    at the front alone, the others by groups of held holes, in one call for all the sets),
+    and as first-solution searches of the dates alone find it."""
     design = _design(name, with_counts=False)
     design.learn_order(learn)
     compiled = design._cover(False)
     sample = list(itertools.islice(design.candidates(), 0, None, step))
-    found = design._first_failures(compiled, sample, sample)
-    assert found == [_first_failure_alone(design, chosen) for chosen in sample]
+    return {"core": design._first_failures(compiled, sample, sample),
+            "alone": [_first_failure_alone(design, chosen) for chosen in sample]}
+
+
+@EARLY_FIGURES
+@pytest.mark.parametrize(("name", "learn", "step"), FIRST_FAILURES)
+def test_the_cores_first_failures_are_the_dates_searched_alone(name, learn, step, early):
+    """Each set's first failure as the core decides it is the first date of the learnt
+    order that a first-solution search of the date alone finds without a solution."""
+    found = figures_of(early, f"first failures {name} {learn} {step}")["core"]
+    assert found == figures_of(early, f"first failures {name} {learn} {step}")["alone"]
     assert None in found and any(f is not None for f in found)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -25,21 +24,27 @@ def _jupyter_path() -> str:
     return os.pathsep.join(p for p in (os.environ.get("JUPYTER_PATH", ""), str(shared)) if p)
 
 
-def test_the_site_builds_strictly(tmp_path):
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "JUPYTER_PATH": _jupyter_path()}
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d",
-                             str(tmp_path / "site")], cwd=ROOT, capture_output=True,
-                            text=True, env=env, timeout=600)
+def _site_build(scratch: Path) -> list[str]:
+    """``mkdocs build --strict`` into ``scratch/site``."""
+    return ["env", "NO_MKDOCS_2_WARNING=1", f"JUPYTER_PATH={_jupyter_path()}",
+            sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(scratch / "site")]
+
+
+@pytest.mark.early.with_args(_site_build)
+def test_the_site_builds_strictly(early):
+    """The documentation site builds with no warning (the build starts with the session)."""
+    result = early
     assert result.returncode == 0, result.stdout + result.stderr
-    cli = (tmp_path / "site" / "cli" / "index.html").read_text()
+    site = early.scratch / "site"
+    cli = (site / "cli" / "index.html").read_text()
     for command in ("solve", "count", "sweep", "serve", "design", "specs", "verify"):
         assert f"cpmodels {command}" in cli  # generated from the parser
-    assert "cpmodels.api.solve" in (tmp_path / "site" / "api" / "index.html").read_text()
+    assert "cpmodels.api.solve" in (site / "api" / "index.html").read_text()
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):  # with their outputs
-        page = (tmp_path / "site" / "notebooks" / notebook.stem / "index.html").read_text()
+        page = (site / "notebooks" / notebook.stem / "index.html").read_text()
         assert "<svg" in page or "data:image/png" in page, notebook.name
-    assert "POST /api/check" in (tmp_path / "site" / "web" / "index.html").read_text() or \
-        "/api/check" in (tmp_path / "site" / "web" / "index.html").read_text()
+    assert "POST /api/check" in (site / "web" / "index.html").read_text() or \
+        "/api/check" in (site / "web" / "index.html").read_text()
 
 
 @pytest.mark.parametrize("module", [api, spec], ids=["api", "spec"])

@@ -6,10 +6,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+from functools import partial
+from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
+from conftest import ROOT, early_call
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
@@ -48,25 +50,30 @@ def test_notebook_is_stored_executed(path):
     assert pictures, f"{path.name} draws nothing"
 
 
-@pytest.fixture(scope="module")
-def fresh_runs(request) -> dict:
-    """The notebooks whose fresh run this session tests, run as notebooks/run.py runs them:
-    each in a fresh kernel of its own, two side by side (one's kernel starting while the
-    other computes); each one's run, or the error that stopped it (CellExecutionError,
-    naming the cell)."""
-    chosen = [item.callspec.params["path"] for item in request.session.items
-              if getattr(item, "originalname", None) == "test_notebook_outputs_are_as_stored"
-              and item.path == request.path]
-    return dict(zip(chosen, _runner().execute_all(chosen)))
+def fresh_runs(scratch: Path) -> None:
+    """Every notebook run as notebooks/run.py runs them: each in a fresh kernel of its own,
+    two side by side (one's kernel starting while the other computes); each one's run
+    written to ``scratch/NAME.ipynb``, or the error that stopped it (CellExecutionError,
+    naming the cell) to ``scratch/NAME.error``. Started with the session (the tests' early
+    command): the second processor runs the kernels while the suite runs."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    for path, fresh in zip(NOTEBOOKS, _runner().execute_all(NOTEBOOKS)):
+        if isinstance(fresh, Exception):
+            (scratch / f"{path.stem}.error").write_text(f"{type(fresh).__name__}: {fresh}")
+        else:
+            nbformat.write(fresh, scratch / f"{path.stem}.ipynb")
 
 
+@pytest.mark.early.with_args(partial(early_call, "test_notebooks", "fresh_runs"))
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_outputs_are_as_stored(path, fresh_runs):
+def test_notebook_outputs_are_as_stored(path, early):
     """A fresh run in a fresh kernel shows what the notebook stores: the same text (counts,
     totals, verdicts; times aside) and the same pictures (SVG compared, PNG present)."""
-    fresh = fresh_runs[path]
-    if isinstance(fresh, Exception):
-        raise fresh
+    assert early.returncode == 0, early.stdout + early.stderr
+    error = early.scratch / f"{path.stem}.error"
+    if error.exists():
+        pytest.fail(error.read_text(), pytrace=False)
+    fresh = nbformat.read(early.scratch / f"{path.stem}.ipynb", as_version=4)
     assert not [out for cell in fresh.cells if cell.cell_type == "code"
                 for out in cell.get("outputs", []) if out.get("output_type") == "error"]
     found = _runner().differences(nbformat.read(path, as_version=4), fresh)

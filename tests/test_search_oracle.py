@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import SPECS
+from conftest import SPECS, early_call, figures_of, write_figures
 from test_grids import HEX_CALENDAR
 from test_wasm import TRIANGLE
 
@@ -201,10 +202,19 @@ def _plain(x: Any) -> Any:
     return x
 
 
+def figures(scratch: Path) -> None:
+    """Every case's figures computed (as JSON keeps them), in ``scratch``. Started with the
+    session (the tests' early command): the second processor searches while the suite
+    runs."""
+    write_figures({case: (lambda make=make: _plain(make())) for case, make in CASES.items()},
+                  scratch)
+
+
+@pytest.mark.early.with_args(partial(early_call, "test_search_oracle", "figures"))
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_the_searches_find_the_recorded_answers_in_the_recorded_nodes(case):
+def test_the_searches_find_the_recorded_answers_in_the_recorded_nodes(case, early):
     recorded = json.loads(RECORDED.read_text())[case]
-    assert _plain(CASES[case]()) == recorded
+    assert figures_of(early, case) == recorded
 
 
 def _record() -> None:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import itertools
 import textwrap
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 import pytest
 from checker import check_towers
-from conftest import SPECS
+from conftest import SPECS, early_call, figures_of, write_figures
 
 from cpmodels.spec import load_spec
 from cpmodels.towers import bounds, programme
@@ -124,13 +127,28 @@ def test_rest_bounds_keep_the_proof_and_prune():
     assert programme.solve_dp(problem, incumbent=1100, rest_bound=rest).best == 1130
 
 
-def test_wide_boards_get_the_band_bound():
+def _band_bound_solve() -> dict[str, Any]:
+    """The 9x9 board's band bound, and a 10-second solve with bands of three rows: its
+    bound, its score, and the score of its board by the rules."""
     problem = towers_problem(load_spec(SPECS / "towers.yaml"), 9, 9)
     bound, cut = bounds.upper_bound(problem, max_band=3)
-    assert (bound, cut) == (3230, [3, 3, 3])
     result = towers_model.solve(problem, time_limit=10, band_height=3)
-    assert result.bound is not None and result.bound <= bound
-    assert check_towers(result.grid, 9, 9) == result.score
+    return {"bound": bound, "cut": cut, "solved": result.bound, "score": result.score,
+            "checked": check_towers(result.grid, 9, 9)}
+
+
+def figures(scratch: Path) -> None:
+    """The wide board's solve, in ``scratch``. Started with the session (the test's early
+    command): the second processor solves while the suite runs."""
+    write_figures({"band": _band_bound_solve}, scratch)
+
+
+@pytest.mark.early.with_args(partial(early_call, "test_towers", "figures"))
+def test_wide_boards_get_the_band_bound(early):
+    found = figures_of(early, "band")
+    assert (found["bound"], found["cut"]) == (3230, [3, 3, 3])
+    assert found["solved"] is not None and found["solved"] <= found["bound"]
+    assert found["checked"] == found["score"]
 
 
 def test_scores_per_cell_are_the_best_priced_board_by_brute_force():

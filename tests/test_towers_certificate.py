@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import time
 import zipfile
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from checker import check_towers
-from conftest import SPECS
+from conftest import SPECS, early_call, figures_of, write_figures
 
 from cpmodels.cli import main
 from cpmodels.spec import load_spec
@@ -432,29 +437,56 @@ def test_a_forged_band_certificate_is_rejected(priced_5x5, tmp_path):
     assert not check_priced_bound(junk, problem).ok
 
 
-def test_past_8_wide_solve_certifies_a_priced_bound(tmp_path, capsys, monkeypatch):
+def _priced_solve(scratch: Path) -> dict[str, Any]:
+    """A short ``solve --proof`` of the 9x9 board, its prices in hundredths, with what it
+    asked the pricing (the keywords of each call), then ``verify`` of its proof: each
+    command's status and JSON answer."""
     from cpmodels.towers import bounds
 
     real, asked = bounds.lagrangian_bound, []
 
     def priced(*args, **kwargs):
-        asked.append(kwargs)
+        asked.append({k: kwargs.get(k) for k in ("steps", "method", "scale", "stop_at", "target")})
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bounds, "lagrangian_bound", priced)
-    proof = tmp_path / "9x9.bound"
+    proof = scratch / "9x9.bound"
     spec = str(SPECS / "towers.yaml")
-    assert main(["solve", spec, "--size", "9x9", "--time-limit", "2", "--proof", str(proof),
-                 "--price-steps", "3", "--price-method", "bundle", "--price-scale", "100",
-                 "--format", "json"]) == 0  # a short run, its prices in hundredths
-    answer = json.loads(capsys.readouterr().out)
+    said = []
+    bounds.lagrangian_bound = priced
+    try:
+        for argv in (["solve", spec, "--size", "9x9", "--time-limit", "2", "--proof",
+                      str(proof), "--price-steps", "3", "--price-method", "bundle",
+                      "--price-scale", "100", "--format", "json"],
+                     ["verify", spec, "--proof", str(proof), "--format", "json"]):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = main(argv)
+            said.append([code, json.loads(out.getvalue())])
+    finally:
+        bounds.lagrangian_bound = real
+    return {"solved": said[0], "verified": said[1], "asked": asked}
+
+
+def figures(scratch: Path) -> None:
+    """The priced solve's figures, in ``scratch``. Started with the session (the test's
+    early command): the second processor solves while the suite runs."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    write_figures({"priced": partial(_priced_solve, scratch)}, scratch)
+
+
+@pytest.mark.early.with_args(partial(early_call, "test_towers_certificate", "figures"))
+def test_past_8_wide_solve_certifies_a_priced_bound(early):
+    found = figures_of(early, "priced")
+    code, answer = found["solved"]
+    assert code == 0  # a short run, its prices in hundredths
     assert answer["proof_checked"] and answer["bound"] == answer["proof_bound"] <= 2970
     assert answer["score"] <= answer["bound"]
-    [kwargs] = asked
+    [kwargs] = found["asked"]
     assert (kwargs["steps"], kwargs["method"], kwargs["scale"]) == (3, "bundle", 100)
     assert kwargs["stop_at"] == kwargs["target"] == answer["score"]
-    assert main(["verify", spec, "--proof", str(proof), "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["bound"] == answer["bound"]
+    code, verified = found["verified"]
+    assert code == 0
+    assert verified["bound"] == answer["bound"]
 
 
 def test_ctrl_c_while_the_bound_is_priced_keeps_the_board(tmp_path, capsys, monkeypatch):

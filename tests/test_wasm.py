@@ -14,13 +14,14 @@ import shutil
 import subprocess
 import sys
 from collections import namedtuple
+from functools import partial
 from importlib import resources
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ROOT, SPECS
+from conftest import ROOT, SPECS, early_call
 from test_grids import HEX_CALENDAR as HEX  # a hex weekday calendar
 
 from cpmodels.backends.engine import EngineSession
@@ -211,18 +212,42 @@ def _exports(wasm: bytes) -> dict[str, int]:
     return found
 
 
+NO_CMAKE = "cmake is not installed (pip install -e '.[test]')"
+
+
+def _cmake() -> str | None:
+    beside = Path(sys.executable).with_name("cmake")  # the test extra's
+    return str(beside) if beside.exists() else shutil.which("cmake")
+
+
 def _configure(tmp_path: Path, *defines: str) -> subprocess.CompletedProcess:
     """The WebAssembly build's CMake file configured alone (in a project of its own)."""
-    beside = Path(sys.executable).with_name("cmake")  # the test extra's
-    cmake = str(beside) if beside.exists() else shutil.which("cmake")
+    cmake = _cmake()
     if cmake is None:
-        pytest.skip("cmake is not installed (pip install -e '.[test]')")
+        pytest.skip(NO_CMAKE)
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.15)\nproject(probe NONE)\n"
         f'include("{(ROOT / "cpmodels/_core/wasm/engine.cmake").as_posix()}")\n')
     return subprocess.run([cmake, "-S", str(tmp_path), "-B", str(tmp_path / "build"),
                            *defines], capture_output=True, text=True, timeout=120)
+
+
+def build_alone(scratch: Path) -> None:
+    """engine.wasm built from the sources by the package's CMake file alone, configured
+    and built in ``scratch/build``: what the configure step said in ``scratch/configured``,
+    what the build said on this process's output, its status the build's (:data:`NO_CMAKE`
+    said, and nothing built, without cmake). Started with the session (the test's early
+    command)."""
+    if _cmake() is None:
+        print(NO_CMAKE)
+        return
+    configured = _configure(scratch)
+    (scratch / "configured").write_text(configured.stdout + configured.stderr)
+    built = subprocess.run([configured.args[0], "--build", str(scratch / "build"), "--target",
+                            "engine_wasm"], capture_output=True, text=True, timeout=300)
+    print(built.stdout, built.stderr, sep="\n", flush=True)
+    sys.exit(built.returncode)
 
 
 def test_the_build_says_when_it_skips_the_wasm(tmp_path):
@@ -234,16 +259,18 @@ def test_the_build_says_when_it_skips_the_wasm(tmp_path):
     assert "engine.wasm skipped: /bin/false does not target wasm32" in no_wasm.stdout
 
 
-def test_the_build_exports_the_entry_points_alone(tmp_path, wasm):
+@pytest.mark.early.with_args(partial(early_call, "test_wasm", "build_alone"))
+def test_the_build_exports_the_entry_points_alone(early, wasm):
     """engine.wasm built from the sources by the package's CMake file: it exports every
     function entry.h declares, its memory and where the free memory starts, nothing else;
-    it imports nothing (memcpy and its kin are inside)."""
-    configured = _configure(tmp_path)
-    assert "engine.wasm built with" in configured.stdout, configured.stdout
-    built = subprocess.run([configured.args[0], "--build", str(tmp_path / "build"), "--target",
-                            "engine_wasm"], capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, built.stdout + built.stderr
-    fresh = (tmp_path / "build" / "engine.wasm").read_bytes()
+    it imports nothing (memcpy and its kin are inside). The build starts with the session."""
+    if early.stdout.strip() == NO_CMAKE:
+        pytest.skip(NO_CMAKE)
+    said = early.scratch / "configured"
+    assert said.is_file(), early.stdout + early.stderr
+    assert "engine.wasm built with" in said.read_text(), said.read_text()
+    assert early.returncode == 0, early.stdout + early.stderr
+    fresh = (early.scratch / "build" / "engine.wasm").read_bytes()
     declared = set(re.findall(r"\b(cpcore_\w+)\(", (ROOT / "cpmodels/_core/include/cpcore/"
                                                      "entry.h").read_text()))
     assert len(declared) > 15

@@ -13,22 +13,26 @@ import sys
 import sysconfig
 import time
 import zipfile
+from functools import partial
 from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, stop_process
+from conftest import ROOT, early_call, free_port, stop_process
 
 from cpmodels import __version__
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel of the checkout, built as ``pip wheel .`` builds it. Its build folder is
-    the checkout's own (pyproject.toml's ``build-dir``, where ``pip install -e .`` builds
-    too), so the core is compiled only when its sources changed since; two runs at once
-    take turns (``build/wheel.lock``). The wheel alone is written outside ``build/``."""
-    out = tmp_path_factory.mktemp("wheel")
+def build_and_install(scratch: Path) -> None:
+    """The wheel of the checkout, built as ``pip wheel .`` builds it, into ``scratch/wheel``,
+    and installed into a fresh venv, ``scratch/venv``, whose dependencies are borrowed from
+    this environment (a .pth line, read after the venv's own packages, so the wheel's
+    cpmodels is the one imported, not the checkout's). Its build folder is the checkout's
+    own (pyproject.toml's ``build-dir``, where ``pip install -e .`` builds too), so the core
+    is compiled only when its sources changed since; two runs at once take turns
+    (``build/wheel.lock``). The wheel alone is written outside ``build/``. Started with the
+    session (the tests' early command): the second processor builds while the suite runs."""
+    out = scratch / "wheel"
     lock = ROOT / "build" / "wheel.lock"
     lock.parent.mkdir(exist_ok=True)
     with lock.open("a") as held:
@@ -36,8 +40,35 @@ def wheel(tmp_path_factory) -> Path:
         subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
                         "--no-build-isolation", "-q", "-w", str(out), str(ROOT)], check=True,
                        timeout=600)
-    (found,) = out.glob("cpmodels-*.whl")
+    (wheel,) = out.glob("cpmodels-*.whl")
+    venv = scratch / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
+                   timeout=120)
+    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
+                    "--no-deps", "--no-index", str(wheel)], check=True, timeout=300)
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig."
+                                "get_paths()['purelib'])"], capture_output=True, text=True,
+                               check=True).stdout.strip())
+    (site / "borrowed_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+
+
+pytestmark = pytest.mark.early.with_args(partial(early_call, "test_wheel", "build_and_install"))
+
+
+@pytest.fixture
+def wheel(early) -> Path:
+    """The wheel :func:`build_and_install` built."""
+    assert early.returncode == 0, early.stdout + early.stderr
+    (found,) = (early.scratch / "wheel").glob("cpmodels-*.whl")
     return found
+
+
+@pytest.fixture
+def installed(early) -> Path:
+    """The fresh venv :func:`build_and_install` installed the wheel into."""
+    assert early.returncode == 0, early.stdout + early.stderr
+    return early.scratch / "venv"
 
 
 def test_the_wheel_carries_the_specs_and_the_type_marker(wheel):
@@ -53,24 +84,6 @@ def test_the_wheel_carries_the_specs_and_the_type_marker(wheel):
         assert "cpmodels/web/static/engine/engine.wasm" in names
     assert not any(n.startswith(("specs/", "tests/")) for n in names)
     assert wheel.name.startswith(f"cpmodels-{__version__}-")
-
-
-@pytest.fixture(scope="module")
-def installed(wheel, tmp_path_factory) -> Path:
-    """A fresh venv holding the wheel; its dependencies are borrowed from this environment
-    (a .pth line, read after the venv's own packages, so the wheel's cpmodels is the one
-    imported, not the checkout's)."""
-    venv = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True,
-                   timeout=120)
-    python = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
-                    "--no-deps", "--no-index", str(wheel)], check=True, timeout=300)
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig."
-                                "get_paths()['purelib'])"], capture_output=True, text=True,
-                               check=True).stdout.strip())
-    (site / "borrowed_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    return venv
 
 
 def _read_only(venv: Path, argv: list[str]) -> list[str]:
