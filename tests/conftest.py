@@ -312,9 +312,41 @@ def cpu_after_signal(process: subprocess.Popen, signum: int, *, most: float,
 
 
 def free_port() -> int:
+    """A port free now, for what must be told one that nothing listens on. A server a
+    test starts is given port 0 and says the port it took (:func:`said_port`): a port
+    chosen here and bound later by another process may be taken between the two."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def said_port(process: subprocess.Popen, pattern: str, seconds: float = 120) -> int:
+    """The port a server ``process`` started on port 0 says it listens on: group 1 of
+    the first line of its output (text) that matches ``pattern``. The test fails if the
+    process ends, or says no such line within ``seconds``. What it says after is read and
+    let go, so a full pipe never stops it."""
+    found: list[int] = []
+    lines: list[str] = []
+    said = threading.Event()
+
+    def read() -> None:
+        for line in process.stdout:
+            if not found:
+                lines.append(line)
+                if match := re.search(pattern, line):
+                    found.append(int(match.group(1)))
+                    said.set()
+        said.set()  # (the output ended)
+
+    threading.Thread(target=read, daemon=True).start()
+    said.wait(seconds)
+    if not found:
+        pytest.fail(f"the server said no port in {seconds:g} s (it said {lines!r}; "
+                    f"exit status {process.poll()})")
+    return found[0]
+
+
+SERVING = r"^serving .* on http://[^ ]+:(\d+)/"  # what cpmodels serve says once it listens
 
 
 @contextmanager

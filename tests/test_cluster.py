@@ -9,17 +9,15 @@ import csv
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, free_port, stop_process
+from conftest import SPECS, free_port, said_port, stop_process
 
 import cpmodels
 from cpmodels import api
@@ -30,29 +28,26 @@ from cpmodels.sweep import run_sweep
 
 pytest.importorskip("distributed")
 
-def _start(*argv: str) -> subprocess.Popen:
+def _start(*argv: str, said: bool = False) -> subprocess.Popen:
+    """A Dask command line program; ``said``: its log (stderr) read as its output."""
     return subprocess.Popen([sys.executable, "-c", "import sys; from distributed.cli."
                              f"{argv[0]} import main; sys.argv[0] = {argv[0]!r}; main()",
-                             *argv[1:]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+                             *argv[1:]], stdout=subprocess.PIPE if said else subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT if said else subprocess.DEVNULL,
+                            text=said, start_new_session=True)
 
 
 def _scheduler() -> tuple[str, subprocess.Popen]:
-    """A Dask scheduler listening on 127.0.0.1 and its address. A port found free may be
-    taken before the scheduler binds it (it then exits at once): it is started again on
-    other ports, at most three times, each start bounded in time."""
-    for _ in range(3):
-        port = free_port()
-        process = _start("dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
-                         "--dashboard-address", f"127.0.0.1:{free_port()}")
-        deadline = time.monotonic() + 60
-        while process.poll() is None and time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    return f"tcp://127.0.0.1:{port}", process
-            time.sleep(0.1)
+    """A Dask scheduler listening on 127.0.0.1 on a port it picks, and its address (as
+    its log says it)."""
+    process = _start("dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                     "--dashboard-address", "127.0.0.1:0", said=True)
+    try:
+        port = said_port(process, r"Scheduler at:\s+tcp://127\.0\.0\.1:(\d+)", 60)
+    except BaseException:
         stop_process(process)
-    pytest.fail("the Dask scheduler did not start in three tries")
+        raise
+    return f"tcp://127.0.0.1:{port}", process
 
 
 @contextmanager

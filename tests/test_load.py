@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from conftest import ROOT, SPECS, free_port, stop_process
+from conftest import ROOT, SERVING, SPECS, said_port, stop_process
 
 from cpmodels.web.streams import BOARDS_AT_ONCE, BOARDS_WAITING
 
@@ -39,13 +39,12 @@ WEEK_COUNTS = {("Apr", "6", "Mon"): 97, **{("Jun", str(d), "Tue"): n
 def served(*extra: str, specs: tuple[str, ...] = ("calendar_week", "calendar_day")
            ) -> Iterator[tuple[str, subprocess.Popen]]:
     """``cpmodels serve`` of ``specs`` on a free loopback port, stopped on leaving."""
-    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "cpmodels", "serve", *(str(SPECS / f"{s}.yaml") for s in specs),
-         "--host", "127.0.0.1", "--port", str(port), *extra],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
+         "--host", "127.0.0.1", "--port", "0", *extra],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
+        url = f"http://127.0.0.1:{said_port(process, SERVING)}"
         deadline = time.monotonic() + 60
         while True:
             assert process.poll() is None, "the server did not start"

@@ -492,14 +492,13 @@ def test_serve_answers_on_the_port_it_bound():
     import subprocess
     import sys
 
-    from conftest import free_port, stop_process
+    from conftest import said_port, stop_process
 
-    port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "cpmodels", "serve",
-                                str(SPECS / "calendar_day.yaml"), "--port", str(port)],
+                                str(SPECS / "calendar_day.yaml"), "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert "serving 1 calendar spec" in process.stdout.readline()
+        port = said_port(process, r"^serving 1 calendar spec\(s\) on http://127\.0\.0\.1:(\d+)/")
         with socket.create_connection(("127.0.0.1", port)):
             deadline = time.perf_counter() + 60
             while True:
@@ -559,3 +558,20 @@ def test_a_stream_with_no_thread_to_run_on_lets_go_of_its_work_and_its_place(mon
     assert [str(exc) for exc in raised] == ["can't start new thread"]
     assert work.stopped
     assert limits.places.acquire(blocking=False)  # the one place is free
+
+
+@pytest.mark.parametrize("given", ["65536", "-1", "80.5", "http", "", "1" * 5000, "\u00b2",
+                                   "\u0663", " 80", "0x50"])
+def test_a_port_that_is_no_port_is_refused_in_a_sentence(capsys, given):
+    """``serve --port`` takes 1 to 65535, or 0 for a free one the system picks: anything
+    else is refused before the server starts, with the usage and a line that says what a
+    port is, and exit status 2."""
+    from cpmodels.cli import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(["serve", "--port", given])
+    out, err = capsys.readouterr()
+    assert ended.value.code == 2 and out == ""
+    assert err.strip().splitlines()[-1].endswith(
+        "is not a port number (1 to 65535, or 0 for a free one)"), err
+    assert "Traceback" not in err

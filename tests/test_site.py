@@ -23,7 +23,7 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
-from conftest import SPECS, free_port, running_server, screenshot, settled, stop_process
+from conftest import SPECS, running_server, said_port, screenshot, settled, stop_process
 from fastapi.testclient import TestClient
 from test_editor_counts import DONE, board_link, counted, sweep_rows
 from test_play_game import WAIT, _keyboard_place, _verdict, _within
@@ -458,15 +458,17 @@ def test_the_site_is_every_file_it_lists_each_page_marked_and_addressed_relative
     assert served["specs"][0]["name"] == "calendar_week"
 
 
+STATIC_SERVING = r"^Serving HTTP on \S+ port (\d+)"  # what Python's file server says
+
+
 @contextmanager
 def _hosting(out: Path) -> Iterator[str]:
     """``out`` served by Python's plain static file server (no cpmodels in it)."""
-    port = free_port()
-    host = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1",
-                             str(port), "-d", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/"
+    host = subprocess.Popen([sys.executable, "-u", "-m", "http.server", "--bind", "127.0.0.1",
+                             "0", "-d", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
+        url = f"http://127.0.0.1:{said_port(host, STATIC_SERVING)}/"
         deadline = time.monotonic() + 30
         while True:
             try:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, early_call, free_port, stop_process
+from conftest import ROOT, SERVING, early_call, said_port, stop_process
 
 from cpmodels import __version__
 
@@ -141,11 +141,11 @@ def test_commands_from_a_read_only_install(installed, tmp_path):
 
 def test_serve_from_the_install(installed, tmp_path):
     """``serve`` with no argument offers the bundled calendars, from any directory."""
-    port = free_port()
-    process = subprocess.Popen([str(installed / "bin" / "cpmodels"), "serve", "--port",
-                                str(port)], cwd=tmp_path, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen([str(installed / "bin" / "cpmodels"), "serve", "--port", "0"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
     try:
+        port = said_port(process, SERVING)
         deadline = time.time() + 120
         while True:
             try:

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import ROOT, free_port, screenshot, settled
+from conftest import ROOT, screenshot, settled
 
 from cpmodels import api
 from cpmodels.web.play import board_layout
@@ -49,7 +49,7 @@ def serving(widget: Any) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # a port the system picks
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -31,8 +31,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: listening on {args.host}, not only on this machine", file=sys.stderr)
 
-    def listening() -> None:
-        print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{args.port}/ "
+    def listening(port: int) -> None:
+        print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{port}/ "
               "(Ctrl-C stops)", flush=True)
 
     try:
@@ -115,7 +115,8 @@ def add_serve(sub: Subparsers) -> None:
                        "calendars)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
-    serve.add_argument("--port", type=port, default=8000)
+    serve.add_argument("--port", type=port, default=8000,
+                       help="the port to listen on (default 8000; 0: a free one, said on start)")
     serve.add_argument("--workers", type=positive_int, metavar="N",
                        help="searches run at once (default: one per core)")
     serve.add_argument("--queue", type=non_negative_int, default=None, metavar="N",

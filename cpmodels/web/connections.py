@@ -209,10 +209,12 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(app: Any, host: str, port: int, listening: Callable[[], None]) -> None:
-    """Serve ``app`` on ``host:port`` with the server's limits until stopped; ``OSError``
-    when it cannot listen there, else ``listening()`` once it does."""
+def serve(app: Any, host: str, port: int, listening: Callable[[int], None]) -> None:
+    """Serve ``app`` on ``host:port`` (port 0: a free one the system picks) with the
+    server's limits until stopped; ``OSError`` when it cannot listen there, else
+    ``listening(port)`` with the port it listens on, once it does."""
     sock = listening_socket(host, port)
     with sock:
-        listening()
-        uvicorn.Server(server_config(app, host, port)).run(sockets=[sock])
+        bound = sock.getsockname()[1]
+        listening(bound)
+        uvicorn.Server(server_config(app, host, bound)).run(sockets=[sock])
