@@ -19,6 +19,21 @@
 //   "cut" {glyphs} on a board drawn in the editor (plan: the JSON of {grid, cells, pieces,
 //        labels, sizes}): its laser cut file (engine.cutSheets), engraved in the glyph
 //        table glyphs (an ArrayBuffer; null: nothing engraved);
+//   "sets" {} on a design question about a board (plan: the JSON of counts.js's
+//        designInput: the board's fields as "sweep" reads them, each candidate piece with
+//        its name and copies, the optional ones leftOut, nFixed, choose and the required
+//        label combinations): its candidate sets, made by the core (engine.designSets):
+//        {sets: piece indices each, skipped};
+//   "design" {sets} on the same plan: each set's verdict as `cpmodels design` writes it
+//        ({pieces, works, first_failure, min, argmin, max, total}), on the board's sweep
+//        cover whose optional pieces each have a left-out option (made once per key): a
+//        set forces the left-out options of the pieces it does not hold. Its required
+//        combinations are tried in an order that this worker learns as it goes (a
+//        combination that fails a set is tried first for the next ones), so its
+//        first_failure is a combination it fails, the first in that order; a set that
+//        passes the first few is counted task by task as "sweep" counts, and works when
+//        every required combination has a solution (then the fewest on one of them, the
+//        first such in the required order, the most and the total).
 //   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
 //        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
 //   "layout" {} on a puzzle's parts (plan: api/puzzle/NAME's JSON, or drawn.js's board):
@@ -50,6 +65,9 @@ const LARGE_BOARD = 48;
 // states counted again, so it holds them all. Its arena is committed only as it is used.
 const ONE_WORD_LARGE = {tableSlots: 1 << 23, arena: 1 << 26};
 const SINGLE_TABLE_SLOTS = 1 << 18;  // one combination's search (the weekday's: 100,000 nodes)
+// A design's set: the required combinations searched one by one before its counts decide
+// the rest (most sets that fail, fail at one of the first few of the order learnt).
+const FIRST_TRIED = 24;
 
 class Answerer {
   constructor(post) {
@@ -133,6 +151,8 @@ class Answerer {
     const free = groups.map((_, g) => g).filter((g) => !fixed.includes(g));
     const slack = groups.map(() => []);
     made.optionKind.forEach((kind, o) => { if (kind === 1) slack[made.optionOwner[o]].push(o); });
+    const leftOut = new Map();  // an optional piece -> its left-out option
+    made.optionKind.forEach((kind, o) => { if (kind === 2) leftOut.set(made.optionOwner[o], o); });
     const {plan} = boardPlan(engine, board, made, free.map((g) => slackItems[g]));
     const large = Number(cells.length >= LARGE_BOARD);
     const oneWordLarge = large && plan.tally.kernel === "tally_one_word";
@@ -142,7 +162,87 @@ class Answerer {
     // holes are forced from the start): on such a board it runs on a small table of its
     // own, so as not to wait for the large one's memory.
     const single = oneWordLarge ? engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS}) : cover;
-    return {cover, single, fixed, free, slack, labels, tallies: plan.tally.tallies};
+    return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies};
+  }
+
+  // A design question's board (its plan: counts.js's designInput): its sweep cover with
+  // the optional pieces' left-out options, each required combination's holes (its labels'
+  // slack options), and the order they are tried in (see decide).
+  designBoard(key, text) {
+    return this.cover(key, (made) => {
+      const board = this.board(made);
+      const question = JSON.parse(made);
+      const holes = question.required.map((combo) => combo.map((i, g) => board.slack[g][i]));
+      return {...board, question, holes, order: holes.map((_, d) => d)};
+    }, text);
+  }
+
+  // The sets a design question tries, made by the core.
+  designSets(key, text) {
+    const {question} = this.designBoard(key, text);
+    const {cells, groups, pieces, nFixed, choose, required} = question;
+    const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
+    return this.engine.designSets({
+      pieces: pieces.map((p) => ({cells: p.cells, flip: p.flip, copies: p.count, name: p.name})),
+      nFixed, area: cells.length - groups.length, board: cells,
+      draws: [{pieces: pieces.map((_, k) => k).slice(nFixed), low: choose, high: choose}],
+      holes: required.map((combo) => combo.map((i, g) => at.get(groups[g][i].join(","))))});
+  }
+
+  // Each set's verdict (see the "design" question): the first FIRST_TRIED required
+  // combinations of the order searched one by one (stopping at the first that fails), then,
+  // when they all pass, the set's counts decide the rest. A combination that fails a set
+  // goes to the front of the order, for the sets after it on this worker.
+  decide(key, text, {sets}) {
+    const design = this.designBoard(key, text);
+    const {question, holes, order, leftOut, labels} = design;
+    return sets.map((set) => {
+      const left = [...leftOut].filter(([p]) => !set.includes(p)).map(([, o]) => o);
+      const first = order.slice(0, FIRST_TRIED);
+      const found = design.cover.exists(first.map((d) => [...left, ...holes[d]]),
+                                        {firstFailure: true});
+      let failed = found.includes(false) ? first[found.indexOf(false)] : -1;
+      let counts = null;
+      if (failed < 0) {
+        counts = this.setCounts(design, left);
+        failed = order.find((d) => !counts[d]) ?? -1;
+      }
+      const pieces = set.map((p) => question.pieces[p].name);
+      const named = (d) => question.required[d].map((i, g) => labels[g][i]);
+      if (failed >= 0) {
+        order.splice(order.indexOf(failed), 1);
+        order.unshift(failed);
+        return {pieces, works: false, first_failure: named(failed), min: null, argmin: null,
+                max: null, total: null};
+      }
+      // the fewest (the first such in the required order), the most, the total
+      let low = 0, high = 0, total = 0;
+      counts.forEach((n, d) => {
+        if (n < counts[low]) low = d;
+        if (n > counts[high]) high = d;
+        total += n;
+      });
+      return {pieces, works: true, first_failure: null, min: counts[low], argmin: named(low),
+              max: counts[high], total};
+    });
+  }
+
+  // A set's count of each required combination (its left-out options ``left`` forced),
+  // tallied task by task as a sweep tallies them.
+  setCounts(design, left) {
+    const {question, fixed, slack, labels} = design;
+    const count = new Map();
+    let tasks = [[]];
+    for (const g of fixed) tasks = tasks.flatMap((task) => labels[g].map((_, i) => [...task, i]));
+    for (const task of tasks) {
+      const prefix = [...left, ...fixed.map((g, k) => slack[g][task[k]])];
+      const {rows, masks} = design.cover.tally([prefix]);
+      for (const row of taskRows(design, task, rows[0], masks[0])) {
+        count.set(row.labels.join("\n"), row.count);
+      }
+    }
+    return question.required.map((combo) =>
+      count.get(combo.map((i, g) => labels[g][i]).join("\n")) ?? 0);
   }
 
   sweep(key, plan, task, preview = false) {
@@ -194,6 +294,8 @@ class Answerer {
 
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
+    if (op === "sets") return this.designSets(key, plan);
+    if (op === "design") return this.decide(key, plan, args);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
     if (op === "cut") return this.engine.cutSheets({...JSON.parse(plan), glyphs: args.glyphs ?? null});
     if (op === "layout") {
