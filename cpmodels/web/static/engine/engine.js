@@ -791,67 +791,6 @@ class Engine {
     });
   }
 
-  // A design's candidate sets (cpcore_design_sets, as Design.candidates asks them): ``pieces``
-  // [{cells (square grid), flip, copies, name}], the fixed ones first (``nFixed``), ``draws``
-  // [{pieces: indices, low, high}] (k from low to high of each), ``area`` the cells a set
-  // covers, ``board`` its cells and ``holes`` each required date's label cells (indices in
-  // board). Returns {sets: each an array of piece indices, skipped: the sets left out as
-  // equal to an earlier one}.
-  designSets({ pieces, nFixed, draws, area, board, holes }) {
-    check(Array.isArray(pieces) && Array.isArray(draws) && Array.isArray(holes),
-      "a design's pieces, draws and dates are arrays");
-    const copies = new Map();  // a piece's copies -> their id
-    const cellStart = [0n], nameStart = [0n], names = [];
-    const cells = [];
-    for (const piece of pieces) {
-      const flat = this.cellsIn(piece.cells, 2, "a piece");
-      cells.push(...flat);
-      cellStart.push(BigInt(cells.length / 2));
-      names.push(...new TextEncoder().encode(piece.name));
-      nameStart.push(BigInt(names.length));
-      if (!copies.has(piece.copies)) copies.set(piece.copies, copies.size);
-    }
-    const drawn = draws.flatMap((draw) => draw.pieces);
-    const drawStart = [0n];
-    draws.forEach((draw, k) => { drawStart.push(drawStart[k] + BigInt(draw.pieces.length)); });
-    const setCols = nFixed + draws.reduce((n, draw) => n + draw.high, 0);
-    const holeCols = Math.max(1, ...holes.map((row) => row.length));
-    const holeRows = BigInt64Array.from(holes.flatMap((row) =>
-      [...row, ...new Array(holeCols - row.length).fill(-1)]), BigInt);
-    const words = (list) => BigInt64Array.from(list, BigInt);
-    return this.scoped(() => {
-      const input = this.struct("design_sets_input", {
-        n_pieces: pieces.length, n_fixed: nFixed, n_cells: cells.length / 2,
-        cells: this.copy(BigInt64Array.from(cells)), cell_start: this.copy(words(cellStart)),
-        flip: this.copy(Uint8Array.from(pieces, (piece) => (piece.flip ? 1 : 0))),
-        count_id: this.copy(words(pieces.map((piece) => copies.get(piece.copies)))),
-        area: this.copy(words(pieces.map((piece) => piece.cells.length))),
-        high: this.copy(words(pieces.map((piece) => piece.copies))),
-        names: this.copy(Uint8Array.from(names.length ? names : [0])),
-        name_start: this.copy(words(nameStart)), n_names: names.length,
-        n_draws: draws.length, n_drawn: drawn.length, draw_pieces: this.copy(words(drawn.length ? drawn : [0])),
-        draw_start: this.copy(words(drawStart)),
-        k_low: this.copy(words(draws.length ? draws.map((draw) => draw.low) : [0])),
-        k_high: this.copy(words(draws.length ? draws.map((draw) => draw.high) : [0])),
-        board_area: area, set_cols: setCols,
-        board: this.copy(this.cellsIn(board, 2, "the board")), n_board: board.length,
-        n_dates: holes.length, hole_cols: holeCols,
-        holes: this.copy(holeRows.length ? holeRows : new BigInt64Array(1)),
-        n_area: 0, n_sets: 0, skipped: 0 });
-      const flat = this.stream((buffers) => this.exports.cpcore_design_sets(input, buffers),
-        (status) => {
-          check(status !== BigInt(this.constants.CPCORE_SETS_INPUT),
-            "the design's pieces, draws or dates are out of range");
-          return this.geometryStatus(status);
-        }, { most: Infinity });
-      const sets = [];
-      for (let at = 0; at < flat.length; at += setCols) {
-        sets.push(flat.slice(at, at + setCols).filter((i) => i >= 0));
-      }
-      return { sets, skipped: Number(this.sizesAt(input, "design_sets_input").skipped) };
-    });
-  }
-
   // A laser's sheets of a plane board's parts as cpmodels make writes them (its
   // sheet-N.svg; cpcore_cut_sheets): ``pieces`` [{name, cells, count}], ``sizes`` {cell,
   // kerf, clearance, width, height, border, gap, margin} in mm; with ``glyphs`` (the bytes

@@ -19,7 +19,7 @@
 //   "cut" {glyphs} on a board drawn in the editor (plan: the JSON of {grid, cells, pieces,
 //        labels, sizes}): its laser cut file (engine.cutSheets), engraved in the glyph
 //        table glyphs (an ArrayBuffer; null: nothing engraved);
-//   "sets" {} on a design question about a board (plan: the JSON of counts.js's
+//   "sets" {} on a design question about a board (both answered by design.js) (plan: the JSON of counts.js's
 //        designInput: the board's fields as "sweep" reads them, each candidate piece with
 //        its name and copies, the optional ones leftOut, nFixed, choose and the required
 //        label combinations): its candidate sets, made by the core (engine.designSets):
@@ -52,6 +52,7 @@
 import {loadEngine} from "./engine.js";
 
 const MAKING = new Set(["layout", "plan"]);  // what the delay does not hold back
+const DESIGNING = new Set(["sets", "design"]);  // the design question's (design.js)
 const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a bump heap)
 // A board's table of sub-board counts, as the server's editor sizes it (board.py): a
 // board of 48 cells or more (the weekday calendar, 50) needs a large one to count fast.
@@ -65,9 +66,6 @@ const LARGE_BOARD = 48;
 // states counted again, so it holds them all. Its arena is committed only as it is used.
 const ONE_WORD_LARGE = {tableSlots: 1 << 23, arena: 1 << 26};
 const SINGLE_TABLE_SLOTS = 1 << 18;  // one combination's search (the weekday's: 100,000 nodes)
-// A design's set: the required combinations searched one by one before its counts decide
-// the rest (most sets that fail, fail at one of the first few of the order learnt).
-const FIRST_TRIED = 24;
 
 class Answerer {
   constructor(post) {
@@ -77,6 +75,7 @@ class Answerer {
     this.queue = Promise.resolve();
     this.searched = false;  // whether a board's search ran here (see sweep)
     this.counted = false;   // whether a puzzle's position was counted here (see count)
+    this.designing = null;  // design.js, once a design question is asked
   }
 
   receive(message) {
@@ -103,6 +102,8 @@ class Answerer {
     }
     let reply;
     try {
+      // The design question's code, loaded the first time one is asked (design.js).
+      if (DESIGNING.has(message.op)) this.designing ??= await import("./design.js");
       reply = {id, answer: this.answer(message)};
     } catch (err) {
       reply = {id, error: String(err.message || err)};
@@ -165,86 +166,6 @@ class Answerer {
     return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies};
   }
 
-  // A design question's board (its plan: counts.js's designInput): its sweep cover with
-  // the optional pieces' left-out options, each required combination's holes (its labels'
-  // slack options), and the order they are tried in (see decide).
-  designBoard(key, text) {
-    return this.cover(key, (made) => {
-      const board = this.board(made);
-      const question = JSON.parse(made);
-      const holes = question.required.map((combo) => combo.map((i, g) => board.slack[g][i]));
-      return {...board, question, holes, order: holes.map((_, d) => d)};
-    }, text);
-  }
-
-  // The sets a design question tries, made by the core.
-  designSets(key, text) {
-    const {question} = this.designBoard(key, text);
-    const {cells, groups, pieces, nFixed, choose, required} = question;
-    const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
-    return this.engine.designSets({
-      pieces: pieces.map((p) => ({cells: p.cells, flip: p.flip, copies: p.count, name: p.name})),
-      nFixed, area: cells.length - groups.length, board: cells,
-      draws: [{pieces: pieces.map((_, k) => k).slice(nFixed), low: choose, high: choose}],
-      holes: required.map((combo) => combo.map((i, g) => at.get(groups[g][i].join(","))))});
-  }
-
-  // Each set's verdict (see the "design" question): the first FIRST_TRIED required
-  // combinations of the order searched one by one (stopping at the first that fails), then,
-  // when they all pass, the set's counts decide the rest. A combination that fails a set
-  // goes to the front of the order, for the sets after it on this worker.
-  decide(key, text, {sets}) {
-    const design = this.designBoard(key, text);
-    const {question, holes, order, leftOut, labels} = design;
-    return sets.map((set) => {
-      const left = [...leftOut].filter(([p]) => !set.includes(p)).map(([, o]) => o);
-      const first = order.slice(0, FIRST_TRIED);
-      const found = design.cover.exists(first.map((d) => [...left, ...holes[d]]),
-                                        {firstFailure: true});
-      let failed = found.includes(false) ? first[found.indexOf(false)] : -1;
-      let counts = null;
-      if (failed < 0) {
-        counts = this.setCounts(design, left);
-        failed = order.find((d) => !counts[d]) ?? -1;
-      }
-      const pieces = set.map((p) => question.pieces[p].name);
-      const named = (d) => question.required[d].map((i, g) => labels[g][i]);
-      if (failed >= 0) {
-        order.splice(order.indexOf(failed), 1);
-        order.unshift(failed);
-        return {pieces, works: false, first_failure: named(failed), min: null, argmin: null,
-                max: null, total: null};
-      }
-      // the fewest (the first such in the required order), the most, the total
-      let low = 0, high = 0, total = 0;
-      counts.forEach((n, d) => {
-        if (n < counts[low]) low = d;
-        if (n > counts[high]) high = d;
-        total += n;
-      });
-      return {pieces, works: true, first_failure: null, min: counts[low], argmin: named(low),
-              max: counts[high], total};
-    });
-  }
-
-  // A set's count of each required combination (its left-out options ``left`` forced),
-  // tallied task by task as a sweep tallies them.
-  setCounts(design, left) {
-    const {question, fixed, slack, labels} = design;
-    const count = new Map();
-    let tasks = [[]];
-    for (const g of fixed) tasks = tasks.flatMap((task) => labels[g].map((_, i) => [...task, i]));
-    for (const task of tasks) {
-      const prefix = [...left, ...fixed.map((g, k) => slack[g][task[k]])];
-      const {rows, masks} = design.cover.tally([prefix]);
-      for (const row of taskRows(design, task, rows[0], masks[0])) {
-        count.set(row.labels.join("\n"), row.count);
-      }
-    }
-    return question.required.map((combo) =>
-      count.get(combo.map((i, g) => labels[g][i]).join("\n")) ?? 0);
-  }
-
   sweep(key, plan, task, preview = false) {
     if (!this.covers.has(key) && this.covers.size) {  // a new board: the old ones let go
       const first = this.covers.values().next().value;
@@ -294,8 +215,8 @@ class Answerer {
 
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
-    if (op === "sets") return this.designSets(key, plan);
-    if (op === "design") return this.decide(key, plan, args);
+    if (op === "sets") return this.designing.designSets(this, key, plan);
+    if (op === "design") return this.designing.decide(this, key, plan, args, taskRows);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
     if (op === "cut") return this.engine.cutSheets({...JSON.parse(plan), glyphs: args.glyphs ?? null});
     if (op === "layout") {
