@@ -154,18 +154,20 @@ class AssembledCover:
 
 def assemble_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind],
                    groups: Mapping[str, Sequence[Cell]], grid: Grid = SQUARE,
-                   ) -> AssembledCover:
+                   left_out: Sequence[int] = ()) -> AssembledCover:
     """The exact cover of :func:`packing_cover` followed by one slack item per label group
     (``groups``: each group's labels' cells, in order), covered by one slack option per
-    label (its cell, then the group's slack item) after the placements. Refused: a problem
-    past :data:`MAX_PLACEMENTS` (TooLargeError), a label off the board (ValueError)."""
+    label (its cell, then the group's slack item) after the placements; then, in piece
+    order, a left-out option (its piece's item alone) for each piece ``left_out`` names
+    (indices into ``pieces``: a design's optional pieces). Refused: a problem past
+    :data:`MAX_PLACEMENTS` (TooLargeError), a label off the board (ValueError)."""
     cell_list = list(cells)
     check_placement_count(len(set(cell_list)), pieces)
     made = _native().sweep_cover(
         GRID_NAMES.index(grid.name), cell_list,
         [(kind.orientations, kind.count if kind.low is None else kind.low, kind.count)
          for kind in pieces],
-        list(groups.values()), MAX_PLACEMENTS)
+        list(groups.values()), MAX_PLACEMENTS, list(left_out))
     scan, item_rows, options, option_cells, option_kinds, owners, fixed = made
     n_cells, n_pieces = len(scan), len(pieces)
     group_names = list(groups)
@@ -174,8 +176,8 @@ def assemble_cover(cells: Iterable[Cell], pieces: Sequence[PieceKind],
               in zip(pieces, item_rows[n_cells:n_cells + n_pieces])]
     items += [Item(name, low, high, kind=ItemKind.SLACK) for name, (_, low, high)
               in zip(group_names, item_rows[n_cells + n_pieces:])]
-    names = ([kind.name for kind in pieces], group_names)
-    kinds = (OptionKind.PIECE, OptionKind.SLACK)
+    names = ([kind.name for kind in pieces], group_names, [kind.name for kind in pieces])
+    kinds = (OptionKind.PIECE, OptionKind.SLACK, OptionKind.LEFT_OUT)
     placements = [Placement(names[kind][owner], at, kinds[kind]) for at, kind, owner
                   in zip(option_cells, option_kinds, owners)]
     cover = ExactCover(items=items, options=options, placements=placements, grid=grid.name)

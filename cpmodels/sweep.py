@@ -138,14 +138,17 @@ class SweepSummary:
         return out
 
 
-def sweep_cover(spec: CalendarSpec, *, face_up: bool = False) -> tuple[ExactCover, list[int]]:
+def sweep_cover(spec: CalendarSpec, *, face_up: bool = False,
+                left_out: Sequence[int] = ()) -> tuple[ExactCover, list[int]]:
     """The calendar as one exact cover with a slack item per group; returns it and those items.
 
     Slack option ids follow the placements; ``slack_option(label)`` finds them by label.
-    The engine core assembles it (:func:`~cpmodels.cover.assemble_cover`).
+    The pieces ``left_out`` names (indices) may be left out, each by an option of its own
+    after the slack options. The engine core assembles it
+    (:func:`~cpmodels.cover.assemble_cover`).
     """
     made = assemble_cover(spec.cells, spec.piece_kinds(face_up=face_up),
-                          _group_cells(spec), spec.geometry)
+                          _group_cells(spec), spec.geometry, left_out)
     return made.cover, made.slack_items
 
 
@@ -212,10 +215,11 @@ class TallyPlan:
 
     @classmethod
     def of(cls, spec: CalendarSpec, *, face_up: bool = False,
-           fixed: Sequence[str] | None = None) -> TallyPlan:
+           fixed: Sequence[str] | None = None, left_out: Sequence[int] = ()) -> TallyPlan:
         """The plan of ``spec``; ``fixed`` names the groups its tasks fix (None: the
-        leading groups of :func:`fixed_group_count`)."""
-        cover, slack_items = sweep_cover(spec, face_up=face_up)
+        leading groups of :func:`fixed_group_count`); the pieces ``left_out`` names may be
+        left out (:func:`sweep_cover`)."""
+        cover, slack_items = sweep_cover(spec, face_up=face_up, left_out=left_out)
         groups = list(spec.groups)
         chosen = groups[:fixed_group_count(spec)] if fixed is None else list(fixed)
         if not chosen or any(g not in groups for g in chosen):

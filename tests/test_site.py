@@ -713,9 +713,9 @@ def test_the_editor_counts_on_the_site_and_an_edit_cancels_the_count(browser, st
         page.wait_for_function("document.querySelector('footer').textContent.startsWith("
                                "'Counts come')", timeout=WAIT)
         assert page.locator("footer").inner_text() == (
-            "Counts come from the engine in this browser (2 workers); designing, DXF and "
-            "the prints need the cpmodels server (cpmodels serve); the laser's SVG is made "
-            "here.".replace(
+            "Counts come from the engine in this browser (2 workers), and so does the "
+            "design question (Try them); DXF and the prints need the cpmodels server "
+            "(cpmodels serve); the laser's SVG is made here.".replace(
                 "2 workers", page.evaluate("`${navigator.hardwareConcurrency} workers`")))
         page.select_option("#start", "calendar_day")
         page.wait_for_function("document.querySelector('#summary').textContent"

@@ -153,8 +153,8 @@ def test_the_sites_yaml_is_the_servers_and_opens_to_the_same_board(
         screenshot(page, tmp_path, f"site-files-{viewport['width']}.png",
                    "CPMODELS_SITE_FILES_SHOT")
         assert page.locator("footer").inner_text().endswith(
-            "designing, DXF and the prints need the cpmodels server (cpmodels serve); the "
-            "laser's SVG is made here.")
+            "the design question (Try them); DXF and the prints need the cpmodels server "
+            "(cpmodels serve); the laser's SVG is made here.")
     finally:
         context.close()
     _only_site_files(asked, out)

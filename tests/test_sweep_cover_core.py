@@ -23,6 +23,7 @@ from cpmodels.cover import (
     MAX_PLACEMENTS,
     AssembledCover,
     ExactCover,
+    ItemKind,
     PieceKind,
     assemble_cover,
     check_placement_count,
@@ -30,7 +31,7 @@ from cpmodels.cover import (
     scan_order,
 )
 from cpmodels.errors import TooLargeError
-from cpmodels.geometry import orientations
+from cpmodels.geometry import OptionKind, Placement, orientations
 from cpmodels.grids import GRID_NAMES, GRIDS, Cell, Grid
 from cpmodels.spec import load_spec
 from cpmodels.sweep import scan_fixed_groups, sweep_cover
@@ -223,9 +224,31 @@ def test_an_empty_board():
     assert made.fixed == ()
 
 
-def _native_call(pieces=(), groups=(), board=((0, 0), (0, 1)), grid=0, most=10**6):
+def _native_call(pieces=(), groups=(), board=((0, 0), (0, 1)), grid=0, most=10**6,
+                 left_out=()):
     return cover_module._native().sweep_cover(grid, list(board), list(pieces), list(groups),
-                                              most)
+                                              most, list(left_out))
+
+
+def test_pieces_left_out_each_have_an_option_after_the_slack_options():
+    """A piece named in ``left_out`` gets one option more, its item alone, after the slack
+    options, in piece order (a design's shared cover); the placements and slack options
+    stay as they are, and so do the indices of everything before."""
+    spec = load_spec(SPECS / "calendar_week.yaml")
+    pieces = spec.piece_kinds()
+    plain = assemble_cover(spec.cells, pieces, _group_cells(spec), spec.geometry)
+    made = assemble_cover(spec.cells, pieces, _group_cells(spec), spec.geometry,
+                          left_out=[5, 1, 7])
+    n = len(plain.cover.options)
+    assert made.cover.options[:n] == plain.cover.options
+    assert made.cover.placements[:n] == plain.cover.placements
+    assert made.cover.items == plain.cover.items and made.fixed == plain.fixed
+    piece_items = [i for i, it in enumerate(made.cover.items) if it.kind is ItemKind.PIECE]
+    assert made.cover.options[n:] == [(piece_items[k],) for k in (1, 5, 7)]
+    assert made.cover.placements[n:] == [Placement(pieces[k].name, (), OptionKind.LEFT_OUT)
+                                         for k in (1, 5, 7)]
+    plan = sweep.TallyPlan.of(spec, left_out=[1, 5, 7])
+    assert plan.cover.options == made.cover.options
 
 
 ONE = [(0, 0)]
@@ -248,6 +271,10 @@ REFUSED = [
     ("not a sequence", lambda: _native_call(groups=[5])),
     ("not a sequence", lambda: cover_module._native().sweep_cover(0, [], 5, [], 1)),
     ("not one of the core's", lambda: _native_call(grid=4)),
+    ("a piece left out is the index of a piece",
+     lambda: _native_call(pieces=[([ONE], 1, 1)], left_out=[1])),
+    ("a piece left out is the index of a piece",
+     lambda: _native_call(pieces=[([ONE], 1, 1)], left_out=[-1])),
 ]
 
 
@@ -319,6 +346,12 @@ def test_the_core_reports_the_buffers_it_needs(core):
     assert [kind for kind, *_ in options] == [int(p.kind) for p in expected.placements]
     assert [owner for _, owner, _ in options] == [0] * 7 + [0, 0, 1]
     assert fixed == [1] and slack == [7, 8]
+    # The piece may be left out: one option more, its item alone, after the others.
+    may_go = (ctypes.c_uint8 * 1)(1)
+    given.left_out, given.kept["left_out"] = ctypes.addressof(may_go), may_go
+    words = core_stream(lambda buffers: _cover(core, given, buffers))
+    assert words[:3] == [n_items, n_options + 1, n_fixed]
+    assert words[at:at + 4] == [2, 0, 1, 6] and words[at + 4:] == fixed
 
 
 @pytest.mark.parametrize("change, status", [

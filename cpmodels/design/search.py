@@ -25,13 +25,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cpmodels.backends.engine import EngineSession, Regions, workers_for
-from cpmodels.cover import ItemKind
 from cpmodels.design.reaching import LearntOrder
 from cpmodels.design.verdicts import Side, Verdict
 from cpmodels.errors import InputError, OutOfTime, TooManySets
 from cpmodels.geometry import (
     OptionKind,
-    Placement,
     normalize,
     orientations,
     render_shape,
@@ -242,17 +240,15 @@ class Design:
                         pieces.append(Piece(name=piece.name, shape=render_shape(mirror),
                                             count=piece.count))
             spec = self.board.model_copy(update={"pieces": pieces})
-            plan = TallyPlan.of(spec, face_up=face_up)
-            cover = plan.cover
-            # The piece items follow the cells, one per piece in order (names may repeat).
-            items = [i for i, it in enumerate(cover.items) if it.kind is ItemKind.PIECE]
             optional = range(len(pieces)) if face_up else range(len(self.spec.fixed),
                                                                 len(pieces))
-            left_out = {}
-            for k in optional:
-                left_out[k] = len(cover.options)
-                cover.options.append((items[k],))
-                cover.placements.append(Placement(pieces[k].name, (), OptionKind.LEFT_OUT))
+            # The core adds each optional piece's left-out option after the slack options,
+            # in piece order.
+            plan = TallyPlan.of(spec, face_up=face_up, left_out=optional)
+            first = len(plan.cover.options) - len(optional)
+            left_out = {k: first + n for n, k in enumerate(optional)}
+            assert all(plan.cover.placements[o].kind is OptionKind.LEFT_OUT
+                       for o in left_out.values())
             holes = [plan.holes(combo) for combo in self.required]
             session = plan.session(dead_slots=DEAD_STATES)
             self._compiled[face_up] = _Compiled(plan, session, left_out, holes=holes,

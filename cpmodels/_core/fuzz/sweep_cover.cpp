@@ -14,6 +14,7 @@ struct Board {
     int64_t grid = 0;
     int dim = 2;
     std::vector<int64_t> board, piece_start, piece_bounds;
+    std::vector<uint8_t> left_out;  // empty: none (a null pointer)
     CellRuns shapes, groups;  // the shapes' cells, the groups' labelled cells
     uint64_t n_board = 0, n_pieces = 0, max_placements = 0;
 };
@@ -28,6 +29,9 @@ Board read_board(Bytes& in) {
     b.n_pieces = in.count(24);
     b.piece_start = any_runs(in, b.n_pieces, 48);
     b.piece_bounds = in.numbers(2 * b.n_pieces);
+    if (in.count(1) != 0) {
+        for (uint64_t p = 0; p < b.n_pieces; ++p) b.left_out.push_back((uint8_t)in.count(1));
+    }
     b.groups = cell_runs(in, 6, 40, 160, (uint64_t)b.dim);
     b.max_placements = (uint64_t)in.number();
     return b;
@@ -44,7 +48,8 @@ FUZZ_TARGET(in) {
                                    shapes.start.data(), shapes.n, shapes.n_cells,
                                    b.piece_start.data(), b.piece_bounds.data(), b.n_pieces,
                                    groups.cells.data(), groups.start.data(), groups.n,
-                                   groups.n_cells, b.max_placements};
+                                   groups.n_cells, b.max_placements,
+                                   b.left_out.empty() ? nullptr : b.left_out.data()};
     std::vector<int64_t> words;
     const int64_t status = stream(
         [&](cpcore_buffers* out) { return cpcore_sweep_cover(&board, out); }, short_one, words);
@@ -60,10 +65,13 @@ FUZZ_TARGET(in) {
     }
     for (int64_t o = 0; o < n_options; ++o) {
         const int64_t kind = r.next();
-        FUZZ_REQUIRE(kind == 0 || kind == 1);
-        r.skip(1);
-        const int64_t n = r.next();
+        FUZZ_REQUIRE(kind >= 0 && kind <= 2);
+        const int64_t owner = r.next(), n = r.next();
         FUZZ_REQUIRE(n >= 1);
+        if (kind == 2) {  // a left-out option: its piece's item alone, for a piece it names
+            FUZZ_REQUIRE(n == 1 && owner >= 0 && (uint64_t)owner < b.n_pieces &&
+                         b.left_out[(size_t)owner] != 0);
+        }
         for (int64_t k = 0; k < n; ++k) {
             const int64_t item = r.next();
             FUZZ_REQUIRE(item >= 0 && item < n_items);

@@ -181,7 +181,7 @@ void bind_sweep_cover(nb::module_& m) {
     m.def(
         "sweep_cover",
         [](int64_t grid, nb::handle board, nb::handle pieces, nb::handle groups,
-           uint64_t max_placements) {
+           uint64_t max_placements, const std::vector<int64_t>& left_out) {
             check_grid(grid);
             const int dim = dimension(grid);
             std::vector<int64_t> board_cells, shape_cells, shape_start{0}, piece_start{0},
@@ -199,13 +199,19 @@ void bind_sweep_cover(nb::module_& m) {
                     bounds.push_back(high);
                 });
             read_runs(groups, dim, group_cells, group_start, "the label groups");
+            std::vector<uint8_t> may_go(n_pieces, 0);
+            for (const int64_t p : left_out) {
+                require(p >= 0 && (uint64_t)p < n_pieces,
+                        "a piece left out is the index of a piece");
+                may_go[(size_t)p] = 1;
+            }
             const cpcore_sweep_input in{grid, board_cells.data(), board_cells.size() / dim,
                                         shape_cells.data(), shape_start.data(),
                                         shape_start.size() - 1, shape_cells.size() / dim,
                                         piece_start.data(), bounds.data(), n_pieces,
                                         group_cells.data(), group_start.data(),
                                         group_start.size() - 1, group_cells.size() / dim,
-                                        max_placements};
+                                        max_placements, may_go.data()};
             const std::vector<int64_t> words = stream(
                 [&](cpcore_buffers* b) { return cpcore_sweep_cover(&in, b); }, check_status);
             // The stream: the counts, the items, the options, the fixed groups.
@@ -239,9 +245,10 @@ void bind_sweep_cover(nb::module_& m) {
                                   fixed_groups);
         },
         nb::arg("grid"), nb::arg("board"), nb::arg("pieces"), nb::arg("groups"),
-        nb::arg("max_placements"),
+        nb::arg("max_placements"), nb::arg("left_out") = std::vector<int64_t>(),
         "The exact cover of a board with pieces ((orientations, low, high) each) and label "
-        "groups (each its labels' cells): (cells in scan order, items' (kind, low, high), "
+        "groups (each its labels' cells), the pieces ``left_out`` names (indices) each with "
+        "an option that leaves it out: (cells in scan order, items' (kind, low, high), "
         "options' items, options' cells, options' kinds, their pieces or groups, the groups "
         "a sweep fixes).");
 }

@@ -10,7 +10,7 @@ namespace {
 using namespace cpcore::geometry;
 
 constexpr int64_t CELL_ITEM = 0, PIECE_ITEM = 1, SLACK_ITEM = 2;
-constexpr int64_t PIECE_OPTION = 0, SLACK_OPTION = 1;
+constexpr int64_t PIECE_OPTION = 0, SLACK_OPTION = 1, LEFT_OUT_OPTION = 2;
 constexpr int64_t MOST_COPIES = ((int64_t)1) << 31;
 
 // An item's words in the stream: its kind, its bounds, its cell (-1 for none).
@@ -152,6 +152,18 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in, cpcore_buffe
             out.put(2);
             out.put(at);
             out.put((int64_t)(n_cells + n_pieces + g));
+            ++n_options;
+        }
+    }
+
+    // Each piece's left-out option, when it may be left out: its piece's item alone.
+    if (in->left_out != nullptr) {
+        for (uint64_t p = 0; p < n_pieces; ++p) {
+            if (!in->left_out[p]) continue;
+            out.put(LEFT_OUT_OPTION);
+            out.put((int64_t)p);
+            out.put(1);
+            out.put((int64_t)(n_cells + p));
             ++n_options;
         }
     }

@@ -27,9 +27,11 @@ SCRIPTS = ("page.js", "puzzle.js", "play.js", "answers.js", "edit.js", "dom.js",
            "yamlfile.js", "yaml.js")
 # The engine in the browser: its loader, the core built for WebAssembly (by the install,
 # when clang is found), the worker script that runs it off the page's thread, and the
-# glyph table the editor's cut file is engraved in (make/glyphs.py's; fetched only then).
+# glyph table the editor's cut file is engraved in (make/glyphs.py's; fetched only then) and
+# the design question's code (design.js, imported by a worker when one is asked).
 ENGINE_FILES = {"engine.js": "text/javascript", "engine.wasm": "application/wasm",
-                "worker.js": "text/javascript", "glyphs.bin": "application/octet-stream"}
+                "worker.js": "text/javascript", "glyphs.bin": "application/octet-stream",
+                "design.js": "text/javascript"}
 router = APIRouter()
 
 

@@ -159,11 +159,112 @@ export async function countBoard(pool, fields, onRows, signal) {
     pool.ask(`board:${serial}:${k}`, "sweep", text, text, {task}, signal).then(hand))]);
 }
 
+// --- the design question: which sets of the candidates work --------------------------
+
+const MAX_SETS = 5_000;  // sets the editor tries (designing.MAX_SETS)
+const SETS_A_QUESTION = 4;  // sets a worker decides in one question
+let designed = 0;  // the design questions asked: each one's questions are a kind of their own
+
+const choices = (n, k) => {
+  let ways = 1;
+  for (let i = 1; i <= k; i++) ways = ways * (n - k + i) / i;
+  return Math.round(ways);
+};
+
+// A design question ({board: the fields with the candidates as pieces, always: names, choose,
+// require}) as the workers read it: the board as boardInput reads it, each piece with its
+// name and copies (its most), those not marked always leftOut, nFixed (those marked always
+// lead, each in the board's order) and the required label combinations (indices, one a
+// group, in the groups' order; real dates are those of a leap year). Refused before any work,
+// in the server's words (web/designing.py): a board that is not square, too many sets, a
+// calendar with no dates asked for its real dates.
+export function designInput({board, always, choose, require}) {
+  const grid = board.grid || "square";
+  if (grid !== "square") {
+    throw new Error(`the design question draws polyominoes: it needs a square board, not ` +
+                    `a ${grid} one`);
+  }
+  const given = board.pieces || [];
+  const fixed = given.filter((p) => always.includes(p.name));
+  const others = given.filter((p) => !always.includes(p.name));
+  const input = boardInput({...board, pieces: [...fixed, ...others]});
+  const sets = choices(others.length, choose);
+  if (sets > MAX_SETS) {
+    throw new Error(`that is ${sets.toLocaleString("en-US")} sets to try; the editor tries ` +
+                    `at most ${MAX_SETS.toLocaleString("en-US")} (run cpmodels design on the ` +
+                    "saved board for more)");
+  }
+  const names = Object.keys(board.groups || {});
+  let required = [[]];
+  for (const labels of input.labels) {
+    required = required.flatMap((combo) => labels.map((_, i) => [...combo, i]));
+  }
+  if (require !== "all-combinations") {
+    const dates = names.includes("month") && names.includes("day") &&
+      names.every((g) => g in DATE_GROUPS);
+    if (!dates) throw new Error(`${board.name} has no dates; use require: all-combinations`);
+    const [month, day] = ["month", "day"].map((g) => names.indexOf(g));
+    required = required.filter((combo) => {
+      const date = new Date(Date.UTC(2000, combo[month], combo[day] + 1));
+      return date.getUTCMonth() === combo[month];
+    });
+  }
+  const pieces = input.pieces.map((piece, k) => {
+    const {name} = k < fixed.length ? fixed[k] : others[k - fixed.length];
+    return {...piece, low: piece.count, name, leftOut: k >= fixed.length};
+  });
+  return {...input, pieces, nFixed: fixed.length, choose, required};
+}
+
+// The design question's answer from the pool's workers, in the shape of the server's
+// stream (POST api/board/design): onLine({candidates, skipped_as_equal}), then each set's
+// verdict as a worker decides it (a few sets a question, the questions dealt to the pool),
+// then {done, candidates, working: the working sets ranked (the most solutions on their
+// hardest date, then the most in all), seconds}. An aborted signal ends its workers'
+// searches (AbortError).
+export async function designBoard(pool, question, onLine, signal) {
+  const start = performance.now();
+  const text = JSON.stringify(designInput(question));
+  const serial = ++designed;
+  const {sets, skipped} = await pool.ask(`design:${serial}`, "sets", text, text, {}, signal);
+  onLine({candidates: sets.length, skipped_as_equal: skipped});
+  const verdicts = [];
+  const asked = [];
+  for (let k = 0; k < sets.length; k += SETS_A_QUESTION) {
+    asked.push(pool.ask(`design:${serial}:${k}`, "design", text, text,
+                        {sets: sets.slice(k, k + SETS_A_QUESTION)}, signal)
+      .then((found) => {
+        if (signal.aborted) return;
+        for (const verdict of found) { verdicts.push(verdict); onLine(verdict); }
+      }));
+  }
+  await Promise.all(asked);
+  const working = verdicts.filter((v) => v.works).sort((a, b) =>
+    (b.min - a.min) || (b.total - a.total) || earlierNames(a.pieces, b.pieces))
+    .map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => k !== "first_failure")));
+  const line = {done: true, candidates: verdicts.length, working,
+                seconds: Math.round(performance.now() - start) / 1000};
+  if (!sets.length) {
+    const cells = JSON.parse(text);
+    line.message = `no set of the pieces asked for covers the ${cells.cells.length -
+      cells.groups.length} cells the board leaves to cover: none has that area`;
+  }
+  onLine(line);
+}
+
+// -1, 0 or 1 as the names ``a`` come before, with or after ``b`` (as Python orders lists).
+function earlierNames(a, b) {
+  for (let k = 0; k < Math.min(a.length, b.length); k++) {
+    if (a[k] !== b[k]) return a[k] < b[k] ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
 // The footer's words for the editor whose counts come from the engine.
 export function footerText(workers, staticSite) {
   const rest = staticSite
-    ? "designing, DXF and the prints need the cpmodels server (cpmodels serve); the " +
-      "laser's SVG is made here."
-    : "the other answers from the cpmodels server.";
-  return `Counts come from the engine in this browser (${plural(workers, "worker")}); ${rest}`;
+    ? ", and so does the design question (Try them); DXF and the prints need the cpmodels " +
+      "server (cpmodels serve); the laser's SVG is made here."
+    : "; the other answers from the cpmodels server.";
+  return `Counts come from the engine in this browser (${plural(workers, "worker")})${rest}`;
 }

@@ -8,7 +8,7 @@
 // helpers the tests call are exported.
 import {base64url} from "./base64url.js";
 import {bounds, cellCorners, loadDrawings, tokenCell} from "./cells.js";
-import {arithmetic, countBoard, footerText, openPool} from "./counts.js";
+import {arithmetic, countBoard, designBoard, footerText, openPool} from "./counts.js";
 import {$, SVG_NS, onStaticSite, registerOffline} from "./dom.js";
 import {linkedBoard, said} from "./words.js";
 
@@ -1335,28 +1335,40 @@ async function runDesign() {
   const body = { board: spec(state.candidates), always: state.candidates.filter((p) => p.always).map((p) => p.name),
                  choose: +$("choose").value, require: $("require").value };
   let total = 1, seen = 0, working = 0;
+  // The answer's lines, the server's or the engine's (the same shape): the progress, each
+  // working set as it comes, then the ranking.
+  const take = (lines) => {
+    for (const line of lines) {
+      if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
+      else if (line.pieces) {
+        seen += 1;
+        if (line.works) { working += 1; showSet(line); }
+      } else if (line.done) showRanking(line);
+      else if (line.error) sayError(said(line), $("designsummary"));
+    }
+    $("designprogress").value = seen;
+    if (!$("designsummary").dataset.done) $("designsummary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} sets decided, ${working} work`;
+    return true;
+  };
+  // On a static site the engine's workers decide the sets (counts.js); a refusal before
+  // any work is said in the server's words.
+  const pool = onStaticSite() ? await engine : null;
+  if (designing !== controller) return;  // asked again (or stopped) while the engine loaded
   try {
+    if (pool) {
+      await designBoard(pool, body, (line) => take([line]), controller.signal);
+      return;
+    }
     const response = await post("api/board/design", body, controller.signal);
     if (!response.ok) {
       sayError(setsMissArea(body.choose) ? noSetSentence() : await failure(response), $("designsummary"));
       return;
     }
-    await readLines(response, (lines) => {
-      for (const line of lines) {
-        if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
-        else if (line.pieces) {
-          seen += 1;
-          if (line.works) { working += 1; showSet(line); }
-        } else if (line.done) showRanking(line);
-        else if (line.error) sayError(said(line), $("designsummary"));
-      }
-      $("designprogress").value = seen;
-      if (!$("designsummary").dataset.done) $("designsummary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} sets decided, ${working} work`;
-      return true;
-    });
+    await readLines(response, take);
   } catch (e) {
-    if (e.name !== "AbortError") sayError(LOST, $("designsummary"));
-    else $("designsummary").textContent += " (stopped)";
+    if (e.name === "AbortError") $("designsummary").textContent += " (stopped)";
+    else if (pool && !controller.signal.aborted) sayError(e.message, $("designsummary"));
+    else if (!pool) sayError(LOST, $("designsummary"));
   } finally {
     if (designing === controller) { designing = null; $("designstop").disabled = true; }
   }

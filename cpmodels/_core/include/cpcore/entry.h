@@ -731,7 +731,9 @@ int64_t cpcore_design_sets(cpcore_design_sets_input* in, cpcore_buffers* buffers
  * Piece p is the orientations piece_start[p] .. piece_start[p + 1] - 1 (shape s the cells
  * shape_start[s] .. shape_start[s + 1] - 1 of shape_cells), covered piece_bounds[2p] to
  * piece_bounds[2p + 1] times; group g is the label cells group_start[g] .. group_start[g + 1]
- * - 1 of group_cells. At most max_placements shapes x cells are tried. */
+ * - 1 of group_cells. At most max_placements shapes x cells are tried. A piece p with
+ * left_out[p] 1 (left_out null: none) may be left out of a solution: a design's shared cover
+ * of every piece it may use, a set the pieces it holds (cpmodels/design/search.py). */
 typedef struct cpcore_sweep_input {
     int64_t grid;                  /* CPCORE_GRID_* */
     const int64_t* board;          /* [n_board, dim] */
@@ -746,6 +748,7 @@ typedef struct cpcore_sweep_input {
     const int64_t* group_start;    /* [n_groups + 1] */
     uint64_t n_groups, n_labels;
     uint64_t max_placements;
+    const uint8_t* left_out;       /* [n_pieces] or null */
 } cpcore_sweep_input;
 
 /* The exact cover of a board (sweep.py's sweep_cover; without groups cover.py's
@@ -753,10 +756,12 @@ typedef struct cpcore_sweep_input {
  * extent slowest) are the first items, then one item per piece, then one slack item per
  * label group. The options: each piece's placements (their cells' items in reading order,
  * then the piece's item), then each label's slack option (its cell's item, then its group's
- * slack item). The stream: the numbers of items, of options and of fixed groups; each item
- * (kind: 0 cell, 1 piece, 2 slack; low; high; a cell's index in board, the first of equal
- * cells, else -1); each option (kind: 0 piece, 1 slack; its piece or group; its number of
- * items m; its m items); the groups a sweep's tasks fix (sweep.py's scan_fixed_groups). */
+ * slack item), then, in piece order, the left-out option of each piece left_out names (its
+ * piece's item alone). The stream: the numbers of items, of options and of fixed groups;
+ * each item (kind: 0 cell, 1 piece, 2 slack; low; high; a cell's index in board, the first
+ * of equal cells, else -1); each option (kind: 0 piece, 1 slack, 2 left out; its piece or
+ * group; its number of items m; its m items); the groups a sweep's tasks fix (sweep.py's
+ * scan_fixed_groups). */
 int64_t cpcore_sweep_cover(const cpcore_sweep_input* in, cpcore_buffers* buffers);
 /* --- a cover's layout for the general kernels (cpcore/cover_layout.hpp) ---------------- */
 

@@ -707,8 +707,9 @@ class Engine {
   // over), ``groups`` each an array of its labels' cells in order. Returns {items: {kind,
   // low, high, cell}: the cells in scan order (kind 0, cell: the index in ``cells``), the
   // pieces (1), the groups' slack items (2); options: {start, items} (CSR), optionKind (0 a
-  // placement, 1 a label left open), optionOwner (its piece or group), fixed: the groups a
-  // sweep's tasks fix}.
+  // placement, 1 a label left open, 2 a piece left out: one for each piece whose
+  // ``leftOut`` is true, after the others, in piece order), optionOwner (its piece or
+  // group), fixed: the groups a sweep's tasks fix}.
   sweepCover({ grid, cells, pieces, groups = [], faceUp = false }) {
     const { code, dim } = gridOf(grid, this.constants);
     const board = this.cellsIn(cells, dim, "the board");
@@ -750,7 +751,9 @@ class Engine {
         piece_start: this.copy(pieceStart), piece_bounds: this.copy(bounds),
         n_pieces: pieces.length, group_cells: this.copy(grouped.flat),
         group_start: this.copy(grouped.start), n_groups: groups.length,
-        n_labels: grouped.flat.length / dim, max_placements: MAX_PLACEMENTS });
+        n_labels: grouped.flat.length / dim, max_placements: MAX_PLACEMENTS,
+        left_out: pieces.some((piece) => piece.leftOut)
+          ? this.copy(Uint8Array.from(pieces, (piece) => (piece.leftOut ? 1 : 0))) : 0 });
       const status = (got) => {
         if (got === BigInt(this.constants.CPCORE_COVER_TOO_LARGE)) {
           const n = new Set(cells.map((cell) => cell.join(","))).size;

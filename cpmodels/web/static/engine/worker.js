@@ -19,6 +19,21 @@
 //   "cut" {glyphs} on a board drawn in the editor (plan: the JSON of {grid, cells, pieces,
 //        labels, sizes}): its laser cut file (engine.cutSheets), engraved in the glyph
 //        table glyphs (an ArrayBuffer; null: nothing engraved);
+//   "sets" {} on a design question about a board (both answered by design.js) (plan: the JSON of counts.js's
+//        designInput: the board's fields as "sweep" reads them, each candidate piece with
+//        its name and copies, the optional ones leftOut, nFixed, choose and the required
+//        label combinations): its candidate sets, made by the core (engine.designSets):
+//        {sets: piece indices each, skipped};
+//   "design" {sets} on the same plan: each set's verdict as `cpmodels design` writes it
+//        ({pieces, works, first_failure, min, argmin, max, total}), on the board's sweep
+//        cover whose optional pieces each have a left-out option (made once per key): a
+//        set forces the left-out options of the pieces it does not hold. Its required
+//        combinations are tried in an order that this worker learns as it goes (a
+//        combination that fails a set is tried first for the next ones), so its
+//        first_failure is a combination it fails, the first in that order; a set that
+//        passes the first few is counted task by task as "sweep" counts, and works when
+//        every required combination has a solution (then the fewest on one of them, the
+//        first such in the required order, the most and the total).
 //   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
 //        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
 //   "layout" {} on a puzzle's parts (plan: api/puzzle/NAME's JSON, or drawn.js's board):
@@ -39,6 +54,7 @@
 import {loadEngine} from "./engine.js";
 
 const MAKING = new Set(["layout", "plan"]);  // what the delay does not hold back
+const DESIGNING = new Set(["sets", "design"]);  // the design question's (design.js)
 const MAX_COVERS = 4;  // plans kept loaded; a fifth drops them all (memory is a bump heap)
 // A board's table of sub-board counts, as the server's editor sizes it (board.py): a
 // board of 48 cells or more (the weekday calendar, 50) needs a large one to count fast.
@@ -61,6 +77,7 @@ class Answerer {
     this.queue = Promise.resolve();
     this.searched = false;  // whether a board's search ran here (see sweep)
     this.counted = false;   // whether a puzzle's position was counted here (see count)
+    this.designing = null;  // design.js, once a design question is asked
   }
 
   receive(message) {
@@ -92,6 +109,8 @@ class Answerer {
     }
     let reply;
     try {
+      // The design question's code, loaded the first time one is asked (design.js).
+      if (DESIGNING.has(message.op)) this.designing ??= await import("./design.js");
       reply = {id, answer: this.answer(message)};
     } catch (err) {
       reply = {id, error: String(err.message || err)};
@@ -140,6 +159,8 @@ class Answerer {
     const free = groups.map((_, g) => g).filter((g) => !fixed.includes(g));
     const slack = groups.map(() => []);
     made.optionKind.forEach((kind, o) => { if (kind === 1) slack[made.optionOwner[o]].push(o); });
+    const leftOut = new Map();  // an optional piece -> its left-out option
+    made.optionKind.forEach((kind, o) => { if (kind === 2) leftOut.set(made.optionOwner[o], o); });
     const {plan} = boardPlan(engine, board, made, free.map((g) => slackItems[g]));
     const large = Number(cells.length >= LARGE_BOARD);
     const oneWordLarge = large && plan.tally.kernel === "tally_one_word";
@@ -149,7 +170,7 @@ class Answerer {
     // holes are forced from the start): on such a board it runs on a small table of its
     // own, so as not to wait for the large one's memory.
     const single = oneWordLarge ? engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS}) : cover;
-    return {cover, single, fixed, free, slack, labels, tallies: plan.tally.tallies};
+    return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies};
   }
 
   sweep(key, plan, task, preview = false) {
@@ -201,6 +222,8 @@ class Answerer {
 
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
+    if (op === "sets") return this.designing.designSets(this, key, plan);
+    if (op === "design") return this.designing.decide(this, key, plan, args, taskRows);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
     if (op === "cut") return this.engine.cutSheets({...JSON.parse(plan), glyphs: args.glyphs ?? null});
     if (op === "layout") {

@@ -1,0 +1,151 @@
+// The design question in a worker of the pool (worker.js's "sets" and "design" questions),
+// loaded the first time one is asked: a first visit does not fetch it. Nothing here places
+// a piece or decides a search: the core makes the candidate sets (cpcore_design_sets) and
+// the board's sweep cover with its left-out options (engine.sweepCover), and the engine's
+// searches answer for each set.
+
+// A set's required combinations searched one by one before its counts decide the rest
+// (most sets that fail, fail at one of the first few of the order learnt).
+const FIRST_TRIED = 24;
+
+function check(ok, message) {
+  if (!ok) throw new RangeError(message);
+}
+
+// A design's candidate sets (cpcore_design_sets, as Design.candidates asks them) on
+// ``engine``: ``pieces`` [{cells (square grid), flip, copies, name}], the fixed ones first
+// (``nFixed``), ``draws`` [{pieces: indices, low, high}] (k from low to high of each),
+// ``area`` the cells a set covers, ``board`` its cells and ``holes`` each required date's
+// label cells (indices in board). Returns {sets: each an array of piece indices, skipped:
+// the sets left out as equal to an earlier one}.
+export function candidateSets(engine, {pieces, nFixed, draws, area, board, holes}) {
+  check(Array.isArray(pieces) && Array.isArray(draws) && Array.isArray(holes),
+    "a design's pieces, draws and dates are arrays");
+  const copies = new Map();  // a piece's copies -> their id
+  const cellStart = [0n], nameStart = [0n], names = [], cells = [];
+  for (const piece of pieces) {
+    cells.push(...engine.cellsIn(piece.cells, 2, "a piece"));
+    cellStart.push(BigInt(cells.length / 2));
+    names.push(...new TextEncoder().encode(piece.name));
+    nameStart.push(BigInt(names.length));
+    if (!copies.has(piece.copies)) copies.set(piece.copies, copies.size);
+  }
+  const drawn = draws.flatMap((draw) => draw.pieces);
+  const drawStart = [0n];
+  draws.forEach((draw, k) => { drawStart.push(drawStart[k] + BigInt(draw.pieces.length)); });
+  const setCols = nFixed + draws.reduce((n, draw) => n + draw.high, 0);
+  const holeCols = Math.max(1, ...holes.map((row) => row.length));
+  const holeRows = holes.flatMap((row) => [...row, ...new Array(holeCols - row.length).fill(-1)]);
+  // (an empty array is one word: the core reads none of it)
+  const words = (list) => engine.copy(BigInt64Array.from(list.length ? list : [0], BigInt));
+  return engine.scoped(() => {
+    const input = engine.struct("design_sets_input", {
+      n_pieces: pieces.length, n_fixed: nFixed, n_cells: cells.length / 2,
+      cells: words(cells), cell_start: words(cellStart),
+      flip: engine.copy(Uint8Array.from(pieces, (piece) => (piece.flip ? 1 : 0))),
+      count_id: words(pieces.map((piece) => copies.get(piece.copies))),
+      area: words(pieces.map((piece) => piece.cells.length)),
+      high: words(pieces.map((piece) => piece.copies)),
+      names: engine.copy(Uint8Array.from(names.length ? names : [0])),
+      name_start: words(nameStart), n_names: names.length,
+      n_draws: draws.length, n_drawn: drawn.length, draw_pieces: words(drawn),
+      draw_start: words(drawStart), k_low: words(draws.map((draw) => draw.low)),
+      k_high: words(draws.map((draw) => draw.high)), board_area: area, set_cols: setCols,
+      board: engine.copy(engine.cellsIn(board, 2, "the board")), n_board: board.length,
+      n_dates: holes.length, hole_cols: holeCols, holes: words(holeRows),
+      n_area: 0, n_sets: 0, skipped: 0 });
+    const flat = engine.stream((buffers) => engine.exports.cpcore_design_sets(input, buffers),
+      (status) => {
+        check(status !== BigInt(engine.constants.CPCORE_SETS_INPUT),
+          "the design's pieces, draws or dates are out of range");
+        return engine.geometryStatus(status);
+      }, { most: Infinity });
+    const sets = [];
+    for (let at = 0; at < flat.length; at += setCols) {
+      sets.push(flat.slice(at, at + setCols).filter((i) => i >= 0));
+    }
+    return { sets, skipped: Number(engine.sizesAt(input, "design_sets_input").skipped) };
+  });
+}
+
+// A design question's board on ``answerer`` (worker.js's: its plan, counts.js's
+// designInput): its sweep cover with the optional pieces' left-out options, each required
+// combination's holes (its labels' slack options), and the order they are tried in (see
+// decide), made once per key.
+function designBoard(answerer, key, text) {
+  return answerer.cover(key, (made) => {
+    const board = answerer.board(made);
+    const question = JSON.parse(made);
+    const holes = question.required.map((combo) => combo.map((i, g) => board.slack[g][i]));
+    return {...board, question, holes, order: holes.map((_, d) => d)};
+  }, text);
+}
+
+// The sets a design question tries, made by the core.
+export function designSets(answerer, key, text) {
+  const {question} = designBoard(answerer, key, text);
+  const {cells, groups, pieces, nFixed, choose, required} = question;
+  const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
+  return candidateSets(answerer.engine, {
+    pieces: pieces.map((p) => ({cells: p.cells, flip: p.flip, copies: p.count, name: p.name})),
+    nFixed, area: cells.length - groups.length, board: cells,
+    draws: [{pieces: pieces.map((_, k) => k).slice(nFixed), low: choose, high: choose}],
+    holes: required.map((combo) => combo.map((i, g) => at.get(groups[g][i].join(","))))});
+}
+
+// Each set's verdict (worker.js's "design" question): the first FIRST_TRIED required
+// combinations of the order searched one by one (stopping at the first that fails), then,
+// when they all pass, the set's counts (task by task, each task's rows read by
+// ``taskRows``) decide the rest. A combination that fails a set goes to the front of the
+// order, for the sets after it on this worker.
+export function decide(answerer, key, text, {sets}, taskRows) {
+  const design = designBoard(answerer, key, text);
+  const {question, holes, order, leftOut, labels} = design;
+  return sets.map((set) => {
+    const left = [...leftOut].filter(([p]) => !set.includes(p)).map(([, o]) => o);
+    const first = order.slice(0, FIRST_TRIED);
+    const found = design.cover.exists(first.map((d) => [...left, ...holes[d]]),
+                                      {firstFailure: true});
+    let failed = found.includes(false) ? first[found.indexOf(false)] : -1;
+    let counts = null;
+    if (failed < 0) {
+      counts = setCounts(design, left, taskRows);
+      failed = order.find((d) => !counts[d]) ?? -1;
+    }
+    const pieces = set.map((p) => question.pieces[p].name);
+    const named = (d) => question.required[d].map((i, g) => labels[g][i]);
+    if (failed >= 0) {
+      order.splice(order.indexOf(failed), 1);
+      order.unshift(failed);
+      return {pieces, works: false, first_failure: named(failed), min: null, argmin: null,
+              max: null, total: null};
+    }
+    // the fewest (the first such in the required order), the most, the total
+    let low = 0, high = 0, total = 0;
+    counts.forEach((n, d) => {
+      if (n < counts[low]) low = d;
+      if (n > counts[high]) high = d;
+      total += n;
+    });
+    return {pieces, works: true, first_failure: null, min: counts[low], argmin: named(low),
+            max: counts[high], total};
+  });
+}
+
+// A set's count of each required combination (its left-out options ``left`` forced),
+// tallied task by task as a sweep tallies them.
+function setCounts(design, left, taskRows) {
+  const {question, fixed, slack, labels} = design;
+  const count = new Map();
+  let tasks = [[]];
+  for (const g of fixed) tasks = tasks.flatMap((task) => labels[g].map((_, i) => [...task, i]));
+  for (const task of tasks) {
+    const prefix = [...left, ...fixed.map((g, k) => slack[g][task[k]])];
+    const {rows, masks} = design.cover.tally([prefix]);
+    for (const row of taskRows(design, task, rows[0], masks[0])) {
+      count.set(row.labels.join("\n"), row.count);
+    }
+  }
+  return question.required.map((combo) =>
+    count.get(combo.map((i, g) => labels[g][i]).join("\n")) ?? 0);
+}

@@ -1,0 +1,157 @@
+"""The design question ("Try them") on the static site (no server): the engine's workers
+decide every candidate set of the board's candidates, with the progress, stop, ranking and
+"choose a set" of the server's editor, and the same answers as ``cpmodels design`` on the
+same board and pool, set for set. The page asks for nothing but the site's own files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import screenshot
+from test_site import static_host  # noqa: F401 (a fixture)
+from test_site_files import LAPTOP, PHONE, WAIT, _editor, _only_site_files
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+DESIGN = SPECS / "designs" / "apad_rectangle_pentominoes.yaml"  # 792 sets on calendar_day
+RECTANGLE = {"name": "O6", "shape": ["###", "###"], "count": 1, "always": True}
+DONE = "document.querySelector('#designsummary').dataset.done === '1'"
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory) -> tuple[dict[tuple[str, ...], dict], dict, float]:
+    """``cpmodels design`` of the month/day calendar's design: each set's verdict (by its
+    pieces), the JSON summary, and the wall-clock seconds the command took."""
+    out = tmp_path_factory.mktemp("design") / "verdicts.jsonl"
+    began = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "cpmodels", "design", str(DESIGN), "--out",
+                           str(out), "--format", "json", "--quiet"],
+                          capture_output=True, text=True, timeout=900)
+    seconds = time.perf_counter() - began
+    assert done.returncode == 0, done.stderr
+    lines = out.read_text().splitlines()[1:]  # (the first names the question)
+    verdicts = {tuple(v["pieces"]): v for v in map(json.loads, lines)}
+    return verdicts, json.loads(done.stdout), seconds
+
+
+def _candidates(page) -> None:
+    """The month/day calendar with the 2x3 rectangle (always) and the twelve pentominoes as
+    candidates, seven to choose: the design file's question."""
+    page.select_option("#start", "calendar_day")
+    page.wait_for_function("document.querySelector('#name').value === 'calendar_day'",
+                           timeout=WAIT)
+    page.evaluate("(piece) => import('./static/edit.js').then((m) => "
+                  "m.state.candidates.push(piece))", RECTANGLE)
+    page.select_option("#addto", "candidates")
+    page.select_option("#pool", "pentominoes")
+    names = page.eval_on_selector_all("#poolpieces .add-piece", "bs => bs.map(b => "
+                                      "b.dataset.piece)")
+    assert len(names) == 12
+    for name in names:
+        page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
+    assert page.locator('#candidates .piece[data-piece="O6"] input.always').is_checked()
+    page.fill("#choose", "7")
+    page.select_option("#require", "real-dates")
+
+
+def _shown(verdict: dict) -> str:
+    """A working set as the page lists it (edit.js's setText)."""
+    return (f"{' '.join(verdict['pieces'])}: fewest {verdict['min']:,} solutions "
+            f"({' '.join(verdict['argmin'])}), {verdict['total']:,} in all")
+
+
+@pytest.mark.parametrize("viewport", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_try_them_on_the_site_answers_as_cpmodels_design(browser, site, static_host,  # noqa: F811
+                                                         native, tmp_path, viewport):
+    """Try them on the site: every set of the design decided by the engine's workers, the
+    working ones ranked as ``cpmodels design`` ranks them (the same counts); choosing one
+    puts its pieces on the board. Every verdict, read from the workers' answers, is the
+    command's (works or not; a working set's fewest, its date, most and total)."""
+    out, _ = site
+    verdicts, summary, native_seconds = native
+    context, page, asked, errors = _editor(browser, static_host, viewport, out)
+    try:
+        _candidates(page)
+        page.click("#design")
+        page.wait_for_function(DONE, timeout=600_000)
+        said = page.inner_text("#designsummary")
+        working = summary["working"]
+        assert said.startswith(f"{len(working)} of {len(verdicts)} sets work, ranked by "
+                               "their hardest date; ")
+        assert page.eval_on_selector_all("#sets button", "bs => bs.map(b => b.textContent)") \
+            == [_shown(v) for v in working]
+        seconds = float(said.rsplit("; ", 1)[1].removesuffix(" s"))
+        print(f"\n{viewport['width']}px: Try them on the site {seconds:.1f} s, "
+              f"cpmodels design {summary['seconds']:.1f} s ({native_seconds:.1f} s with "
+              "its start)")
+        screenshot(page, tmp_path, f"site-design-{viewport['width']}.png",
+                   "CPMODELS_SITE_DESIGN_SHOT")
+        # choosing the best set puts its pieces on the board
+        page.click("#sets li:first-child button")
+        assert page.locator("#sets li:first-child button").get_attribute("aria-pressed") \
+            == "true"
+        fields = page.evaluate("import('./static/edit.js').then((m) => m.spec())")
+        assert sorted(p["name"] for p in fields["pieces"]) == sorted(working[0]["pieces"])
+        if viewport is LAPTOP:
+            # every verdict, as the workers answer them, is the command's
+            lines = page.evaluate("""async () => {
+              const {designBoard, openPool} = await import('./static/counts.js');
+              const {spec, state} = await import('./static/edit.js');
+              const pool = await openPool();
+              const lines = [];
+              await designBoard(pool, {board: spec(state.candidates),
+                                       always: ['O6'], choose: 7, require: 'real-dates'},
+                                (line) => lines.push(line), new AbortController().signal);
+              return lines; }""")
+            found = [line for line in lines if "pieces" in line]
+            assert lines[0] == {"candidates": len(verdicts), "skipped_as_equal": 0}
+            assert len(found) == len(verdicts)
+            keys = ("works", "min", "argmin", "max", "total")
+            for verdict in found:
+                want = verdicts[tuple(verdict["pieces"])]
+                assert {k: verdict[k] for k in keys} == {k: want[k] for k in keys}, verdict
+                assert (verdict["first_failure"] is None) == want["works"]
+        assert errors == []
+    finally:
+        context.close()
+    _only_site_files(asked, out)
+
+
+def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
+        browser, site, static_host):  # noqa: F811
+    """Stop ends the deciding ("(stopped)"); a question the editor does not take is refused
+    before any work in the server's sentence (web/designing.py)."""
+    out, _ = site
+    context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
+    try:
+        _candidates(page)
+        page.click("#design")
+        page.wait_for_function("document.querySelector('#designprogress').value > 0",
+                               timeout=WAIT)
+        page.click("#designstop")
+        page.wait_for_function("document.querySelector('#designsummary').textContent"
+                               ".endsWith('(stopped)')", timeout=WAIT)
+        assert page.locator("#designstop").is_disabled()
+        # twenty to choose from, ten at a time: too many sets
+        page.select_option("#pool", "hexominoes")
+        for name in page.eval_on_selector_all("#poolpieces .add-piece",
+                                              "bs => bs.slice(0, 8).map(b => b.dataset.piece)"):
+            page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
+        page.fill("#choose", "10")
+        page.click("#design")
+        page.wait_for_function("document.querySelector('#designsummary-problem')"
+                               "?.textContent.length > 0 || document.querySelector("
+                               "'#designsummary').textContent.startsWith('that is')",
+                               timeout=WAIT)
+        text = page.evaluate("(document.querySelector('#designsummary-problem') || "
+                             "document.querySelector('#designsummary')).textContent")
+        assert text == ("that is 184,756 sets to try; the editor tries at most 5,000 (run "
+                        "cpmodels design on the saved board for more)")
+        assert errors == []
+    finally:
+        context.close()
+    _only_site_files(asked, out)
