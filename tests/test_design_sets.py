@@ -38,7 +38,8 @@ def oracle_sets(design: Design) -> list[tuple[tuple[int, ...], bool]]:
     shape = [key for key, _ in own]
     mirrors = any(not can_flip(p) for p in pieces) and board_mirrors()
     mirror = [shape_key(p, mirrored=True) for p in pieces] if mirrors else own
-    may_repeat = len(set(own)) < len(own) or mirrors
+    placed = [*fixed, *(i for indices in design.draws for i in indices)]
+    may_repeat = len(set(own)) < len(own) or mirrors or len(set(placed)) < len(placed)
     seen: set[tuple] = set()
     choices = [[tuple(sorted(combo, key=lambda i: pieces[i].name))
                 for k in draw.counts for combo in itertools.combinations(indices, k)]
@@ -68,6 +69,26 @@ def check(design: Design) -> tuple[int, int]:
     assert list(design.candidates()) == [c for c, first in every if first]
     assert design.skipped() == sum(not first for _, first in every)
     return len(every) - design.skipped(), design.skipped()
+
+
+def test_a_piece_offered_by_two_draws_makes_each_set_once(tmp_path):
+    """Two draws that offer the same pieces (the same names and shapes: one piece) give
+    each set of pieces once, whichever draw picked which."""
+    (tmp_path / "corners.yaml").write_text(CORNERS)
+    offer = ("    pool:\n      - {name: L, shape: \"###/#..\"}\n"
+             "      - {name: T, shape: \"###/.#.\"}\n")
+    (tmp_path / "d.yaml").write_text(
+        "kind: design\nname: twice\nboard: corners.yaml\nchoose:\n"
+        + f"  - count: 1\n{offer}" * 2
+        + "  - count: 2\n    pool:\n      - {name: S, shape: \".##/##.\"}\n"
+          "      - {name: I, shape: \"####\"}\n      - {name: O, shape: \"##/##\"}\n"
+          "  - count: 1\n    pool:\n      - {name: V, shape: \"##/#.\"}\n"
+          "require: all-combinations\n")
+    spec = load_design(tmp_path / "d.yaml")
+    design = Design(spec, load_board(spec, tmp_path / "d.yaml"))
+    assert check(design) == (3, 3)
+    names = [sorted(design.pieces[i].name for i in s) for s in design.candidates()]
+    assert len({tuple(n) for n in names}) == len(names) == 3
 
 
 @pytest.mark.parametrize(("name", "sets"), [("apad_rectangle_pentominoes", 792),

@@ -27,7 +27,7 @@ uint64_t key_words(uint64_t set_cols) { return (set_cols + 3) / 4; }
 // The parts of the scratch, in words (known from the inputs), and the slot of the table of
 // keys seen, which follows the sets in out (its size known from the sets with the area).
 struct Parts {
-    uint64_t classes, forms, temp, board, dates, cursor, row, total, slot;
+    uint64_t classes, forms, temp, board, dates, cursor, row, used, total, slot;
 };
 
 Parts parts_of(const cpcore_design_sets_input& in) {
@@ -40,7 +40,8 @@ Parts parts_of(const cpcore_design_sets_input& in) {
     p.dates = p.board + in.n_board;     // the dates' table, then a row: slots + 2 * hole_cols
     p.cursor = p.dates + slots_for(in.n_dates) + 2 * in.hole_cols;
     p.row = p.cursor + 2 * in.n_draws + in.n_drawn;  // each draw's k, its pick's positions
-    p.total = p.row + 2 * in.set_cols;  // a set's pieces, its key's classes
+    p.used = p.row + 2 * in.set_cols;   // a set's pieces, its key's classes
+    p.total = p.used + in.n_pieces;     // whether a piece is fixed or in a draw yet
     p.slot = key_words(in.set_cols) + 1;  // a key and 1 + its length (0: free)
     return p;
 }
@@ -256,6 +257,15 @@ struct Sets {
         return true;
     }
 
+    // Whether a piece is among the fixed pieces and the draws' more than once.
+    bool picked_twice() {
+        int64_t* used = work + p.used;
+        for (uint64_t i = 0; i < in.n_pieces; ++i) used[i] = i < in.n_fixed;
+        for (uint64_t k = 0; k < in.n_drawn; ++k)
+            if (used[in.draw_pieces[k]]++) return true;
+        return false;
+    }
+
     // Draw g's pick: its k and its positions in the draw (first k of them).
     int64_t& k_of(uint64_t g) { return work[p.cursor + 2 * g]; }
     int64_t* pos(uint64_t g) {
@@ -414,7 +424,9 @@ extern "C" int64_t cpcore_design_sets(cpcore_design_sets_input* in, cpcore_buffe
     for (uint64_t i = 0; i < in->n_pieces; ++i) may_flip_all &= in->flip[i] != 0;
     const bool mirrors = !may_flip_all && sets.board_mirrors();
     sets.classify(mirrors);
-    bool repeats = mirrors;  // sets are equal only when two pieces are (or mirror)
+    // Sets are equal only when two pieces are (or mirror), or when a piece can be picked
+    // in more than one place (two draws, twice in one, or fixed and drawn).
+    bool repeats = mirrors || sets.picked_twice();
     for (uint64_t i = 0; i < in->n_pieces && !repeats; ++i)
         for (uint64_t j = 0; j < i && !repeats; ++j) repeats = sets.own(i) == sets.own(j);
     int64_t* row = buffers->scratch + p.row;
