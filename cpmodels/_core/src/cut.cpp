@@ -348,21 +348,17 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     const uint64_t region = n_board > largest ? n_board : largest;
     const uint64_t n_points = 18 * n_piece_cells + 12 * n_board + 16;
     const uint64_t n_shapes = 3 * n_pieces + 5;
-    const uint64_t part_words = (sizeof(Part) + 7) / 8;
-    if (!s.scratch(region + 80 * region + (n_pieces + 1) + 2 * n_points + 2 * n_points +
-                   2 * n_shapes + part_words * n_parts + n_parts + 4 * n_parts))
-        return CPCORE_GEOMETRY_SMALL_BUFFER;
-    int64_t* sorted = buffers->scratch;
-    int64_t* outline_scratch = sorted + region;
-    int64_t* engraved = outline_scratch + 80 * region;
+    int64_t* sorted = s.take(region);
+    int64_t* outline_scratch = s.take(80 * region);
+    int64_t* engraved = s.take(n_pieces + 1);
     Store store;
-    store.points = engraved + n_pieces + 1;
-    store.rings = store.points + 2 * n_points;
-    store.shapes = store.rings + 2 * n_points;
-    Part* parts = reinterpret_cast<Part*>(store.shapes + 2 * n_shapes);
-    int64_t* order = reinterpret_cast<int64_t*>(parts) + part_words * n_parts;
-    int64_t* shelves = order + n_parts;  // sheet, y, height, x (the last three doubles)
-    CPCORE_ASSERT(shelves + 4 * n_parts <= buffers->scratch + buffers->n_scratch);
+    store.points = s.take(2 * n_points);
+    store.rings = s.take(2 * n_points);
+    store.shapes = s.take(2 * n_shapes);
+    Part* parts = s.take<Part>(n_parts);
+    int64_t* order = s.take(n_parts);
+    int64_t* shelves = s.take(4 * n_parts);  // sheet, y, height, x (the last three doubles)
+    if (!s.fits()) return CPCORE_GEOMETRY_SMALL_BUFFER;
 
     if (!read_engraving(in->engraving, in->n_engraving, n_pieces + 1, engraved))
         return CPCORE_CUT_BAD_ENGRAVING;

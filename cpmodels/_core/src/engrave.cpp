@@ -439,22 +439,18 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
     const uint64_t n_glyph_room =
         n > 0 && in->glyphs[0] >= 0 && (uint64_t)in->glyphs[0] <= n ? (uint64_t)in->glyphs[0] : 0;
     const uint64_t ring_room = CPCORE_MAX_ENGRAVED_TEXT * CPCORE_MAX_GLYPH_RINGS;
-    const uint64_t ring_words = (sizeof(Ring) + 7) / 8;
     const uint64_t n_points = 6 * largest + 8;
-    if (!s.scratch(n_glyph_room + ring_room * ring_words + 81 * largest +
-                   4 * n_points + 4 * n_points + 4 * HEAP_CELLS + n_labels))
-        return CPCORE_GEOMETRY_SMALL_BUFFER;
-    int64_t* glyph_at = buffers->scratch;
-    Ring* rings = reinterpret_cast<Ring*>(glyph_at + n_glyph_room);
-    int64_t* outline_scratch = glyph_at + n_glyph_room + ring_room * ring_words;
-    int64_t* sorted = outline_scratch + 80 * largest;
-    int64_t* cell_points = sorted + largest;
-    int64_t* cell_rings = cell_points + 2 * n_points;
-    int64_t* nominal_points = cell_rings + 2 * n_points;
-    int64_t* nominal_rings = nominal_points + 2 * n_points;
-    int64_t* heap = nominal_rings + 2 * n_points;
-    int64_t* label_order = heap + 4 * HEAP_CELLS;  // the labels in their cells' order
-    CPCORE_ASSERT(label_order + n_labels <= buffers->scratch + buffers->n_scratch);
+    int64_t* glyph_at = s.take(n_glyph_room);
+    Ring* rings = s.take<Ring>(ring_room);
+    int64_t* outline_scratch = s.take(80 * largest);
+    int64_t* sorted = s.take(largest);
+    int64_t* cell_points = s.take(2 * n_points);
+    int64_t* cell_rings = s.take(2 * n_points);
+    int64_t* nominal_points = s.take(2 * n_points);
+    int64_t* nominal_rings = s.take(2 * n_points);
+    int64_t* heap = s.take(4 * HEAP_CELLS);
+    int64_t* label_order = s.take(n_labels);  // the labels in their cells' order
+    if (!s.fits()) return CPCORE_GEOMETRY_SMALL_BUFFER;
     if (reading_order(in->label_cells, 2, label_order, n_labels) != n_labels ||
         !given.pieces_distinct(sorted))
         return CPCORE_CUT_BAD_PARTS;
