@@ -397,20 +397,15 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     const uint64_t frame = store.begin_shape();
     int64_t* box = store.begin_ring(4);
     const uint64_t cavity = region_shape(in->board, n_board, true);
-    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    cut::Box cells;
     for (uint64_t k = 0; k < store.ring_count(cavity); ++k) {
         const uint64_t r = store.ring_of(cavity, k);
+        CPCORE_ASSERT(store.size(r) > 0);
         const int64_t* pts = store.ring(r);
-        for (uint64_t i = 0; i < store.size(r); ++i) {
-            const double x = get(pts, 2 * i), y = get(pts, 2 * i + 1);
-            const bool first = k == 0 && i == 0;
-            if (first || x < x0) x0 = x;
-            if (first || y < y0) y0 = y;
-            if (first || x > x1) x1 = x;
-            if (first || y > y1) y1 = y;
-        }
+        for (uint64_t i = 0; i < store.size(r); ++i)
+            cells.add(get(pts, 2 * i), get(pts, 2 * i + 1));
     }
-    const double b = z[BORDER];
+    const double b = z[BORDER], x0 = cells.x0, y0 = cells.y0, x1 = cells.x1, y1 = cells.y1;
     const double corner[8] = {x0 - b, y0 - b, x1 + b, y0 - b, x1 + b, y1 + b, x0 - b, y1 + b};
     for (int k = 0; k < 8; ++k) set(box, (uint64_t)k, corner[k]);
     store.shapes[2 * frame + 1] += (int64_t)store.ring_count(cavity);  // the cells: holes
@@ -438,28 +433,25 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
         for (int t = 0; t < n_turns; ++t) {
             double c, sn;
             cut::turn_of(turns[t], c, sn);
-            double bx0 = 0, by0 = 0, bx1 = 0, by1 = 0;
+            cut::Box turned;
             for (uint64_t r = 0; r < store.ring_count(part.cut); ++r) {
                 const uint64_t ring = store.ring_of(part.cut, r);
+                CPCORE_ASSERT(store.size(ring) > 0);
                 const int64_t* pts = store.ring(ring);
                 for (uint64_t i = 0; i < store.size(ring); ++i) {
                     const double x = get(pts, 2 * i), y = get(pts, 2 * i + 1);
-                    const double tx = c * x - sn * y, ty = sn * x + c * y;
-                    const bool first = r == 0 && i == 0;
-                    if (first || tx < bx0) bx0 = tx;
-                    if (first || ty < by0) by0 = ty;
-                    if (first || tx > bx1) bx1 = tx;
-                    if (first || ty > by1) by1 = ty;
+                    turned.add(c * x - sn * y, sn * x + c * y);
                 }
             }
-            const double w = bx1 - bx0, h = by1 - by0;
+            const double w = turned.x1 - turned.x0, h = turned.y1 - turned.y0;
             if (t == 0) fw = w, fh = h;
             if (w > width + 1e-9 || h > height + 1e-9) continue;
             const int64_t mh = millionths(h), mw = millionths(w);
             if (!found || mh < millionths(part.h) ||
                 (mh == millionths(part.h) && mw < millionths(part.w))) {
                 found = true;
-                part.turn = turns[t], part.w = w, part.h = h, part.x0 = bx0, part.y0 = by0;
+                part.turn = turns[t], part.w = w, part.h = h;
+                part.x0 = turned.x0, part.y0 = turned.y0;
             }
         }
         if (!found) {
