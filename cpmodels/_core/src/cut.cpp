@@ -122,6 +122,15 @@ struct Layout {
     const int64_t* order;      // parts in the order laid out
     const int64_t* engraved;   // each piece's engraving, then the base's: its first word
     double sheet_w, sheet_h;
+
+    // visit(part) for each part on the sheet, in the order laid out.
+    template <class Visit>
+    void each_on(int64_t sheet, Visit visit) const {
+        for (uint64_t k = 0; k < n_parts; ++k) {
+            const Part& part = parts[order[k]];
+            if (part.sheet == sheet) visit(part);
+        }
+    }
 };
 
 // name (bytes), with " copy" after it when copy > 0, as XML's quoted attribute value
@@ -206,15 +215,10 @@ void sheet_svg(Text& t, const Layout& l, int64_t sheet) {
     t.general(l.sheet_h);
     t.str("\">\n  <g id=\"engrave\" inkscape:groupmode=\"layer\" inkscape:label=\"engrave\" "
           "fill=\"#000000\" fill-rule=\"evenodd\" stroke=\"none\">\n");
-    for (uint64_t k = 0; k < l.n_parts; ++k) {
-        const Part& part = l.parts[l.order[k]];
-        if (part.sheet == sheet) engraving_paths(t, l, part);
-    }
+    l.each_on(sheet, [&](const Part& part) { engraving_paths(t, l, part); });
     t.str("  </g>\n  <g id=\"cut\" inkscape:groupmode=\"layer\" inkscape:label=\"cut\" "
           "fill=\"none\" stroke=\"#ff0000\" stroke-width=\"0.01\">\n");
-    for (uint64_t k = 0; k < l.n_parts; ++k) {
-        const Part& part = l.parts[l.order[k]];
-        if (part.sheet != sheet) continue;
+    l.each_on(sheet, [&](const Part& part) {
         for (uint64_t r = 0; r < l.store->ring_count(part.cut); ++r) {
             const uint64_t ring = l.store->ring_of(part.cut, r);
             t.str("    <path data-part=");
@@ -223,7 +227,7 @@ void sheet_svg(Text& t, const Layout& l, int64_t sheet) {
             ring_path(t, l.store->ring(ring), l.store->size(ring), part);
             t.str("\"/>\n");
         }
-    }
+    });
     t.str("  </g>\n</svg>\n");
 }
 
