@@ -15,6 +15,8 @@
 #include <memory>
 #include <vector>
 
+#include "cpcore/cut.hpp"
+
 // A failed invariant of the core (cpcore/check.hpp, built with CPCORE_CHECK_REPORT), said
 // before the process traps and libFuzzer keeps the input.
 extern "C" void cpcore_check_failed(const char* file, int line, const char* condition) {
@@ -65,6 +67,9 @@ class Bytes {
         return v;
     }
 
+    // A grid code: each of entry.h's CPCORE_GRID_* (0 .. 3), or one past either end.
+    int64_t grid() { return within(-1, 4); }
+
   private:
     const uint8_t* at_;
     const uint8_t* end_;
@@ -88,6 +93,14 @@ struct Buffer {
 [[noreturn]] inline void broken(const char* what, int line) {
     fprintf(stderr, "fuzz target: broken promise at line %d: %s\n", line, what);
     abort();
+}
+
+// A ring of ``points`` points as the core reads one (an engraving's, a glyph's): its number
+// of points, then x, y of each, any numbers in quarters (doubles' bits, cut.hpp's words).
+inline void put_ring(Bytes& in, uint64_t points, std::vector<int64_t>& words) {
+    words.push_back((int64_t)points);
+    for (uint64_t k = 0; k < 2 * points; ++k)
+        words.push_back(cpcore::cut::bits((double)in.number() / 4.0));
 }
 
 // Runs starting at 0 (start[0] = 0, each run's length a count up to most_each): n + 1 words.

@@ -2,8 +2,6 @@
 // pieces, copies, names, sizes and engraving, as a board drawn in the editor reaches it (and
 // make, with its labels' outlines): measured with no buffers, then written, sometimes into a
 // stream a word short; the stream must hold what it says it holds.
-#include <string.h>
-
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 #include "stream.hpp"
@@ -17,9 +15,7 @@ double size_from(Bytes& in) {
     const int64_t pick = in.within(-1, 9);
     if (pick >= 0) return usual[pick];
     const int64_t bits = in.number();
-    double v;
-    memcpy(&v, &bits, sizeof v);
-    return v;
+    return cpcore::cut::get(&bits, 0);
 }
 
 // The engraving of owners (each piece, then the base): well formed, or any words.
@@ -32,16 +28,7 @@ std::vector<int64_t> engraving(Bytes& in, uint64_t owners) {
         for (uint64_t p = 0; p < polys; ++p) {
             const uint64_t rings = 1 + in.count(1);
             words.push_back((int64_t)rings);
-            for (uint64_t r = 0; r < rings; ++r) {
-                const uint64_t points = 3 + in.count(3);
-                words.push_back((int64_t)points);
-                for (uint64_t k = 0; k < 2 * points; ++k) {
-                    const double v = (double)in.number() / 4.0;
-                    int64_t bits;
-                    memcpy(&bits, &v, sizeof bits);
-                    words.push_back(bits);
-                }
-            }
+            for (uint64_t r = 0; r < rings; ++r) put_ring(in, 3 + in.count(3), words);
         }
     }
     return words;
@@ -51,7 +38,7 @@ std::vector<int64_t> engraving(Bytes& in, uint64_t owners) {
 }  // namespace cpfuzz
 
 FUZZ_TARGET(in) {
-    const int64_t grid = in.within(-1, 4);
+    const int64_t grid = in.grid();
     const uint64_t n_board = in.count(120);
     const std::vector<int64_t> board = in.numbers(2 * n_board);
     const CellRuns pieces = cell_runs(in, 12, 12, 120, 2);
@@ -63,23 +50,17 @@ FUZZ_TARGET(in) {
     std::vector<uint8_t> names(n_names + 1);
     for (uint64_t k = 0; k < n_names; ++k) names[k] = (uint8_t)in.number();
     std::vector<int64_t> sizes(8);
-    for (auto& s : sizes) {
-        const double v = size_from(in);
-        memcpy(&s, &v, sizeof s);
-    }
+    for (auto& s : sizes) s = cpcore::cut::bits(size_from(in));
     const std::vector<int64_t> engraved = engraving(in, n_pieces + 1);
     const bool short_one = in.count(1) == 1;
     const cpcore_cut_input given{grid, board.data(), n_board, pieces.cells.data(),
                                  pieces.start.data(), copies.data(), name_start.data(),
                                  names.data(), n_pieces, pieces.n_cells, n_names,
                                  sizes.data(), engraved.data(), engraved.size()};
-    std::vector<int64_t> words;
-    const int64_t status = stream(
-        [&](cpcore_buffers* b) { return cpcore_cut_sheets(&given, b); }, short_one, words,
-        uint64_t(1) << 24);
-    if (status < 0) return 0;
+    const Streamed got = stream(cpcore_cut_sheets, given, short_one, uint64_t(1) << 24);
+    if (got.status < 0) return 0;
     // The stream as entry.h lays it out, read to its end exactly.
-    Reader r(words);
+    Reader r(got.words);
     const int64_t n_sheets = r.next();
     FUZZ_REQUIRE(n_sheets >= 0);
     if (n_sheets == 0) {  // a part that fits on no sheet: its index, width and height

@@ -5,9 +5,11 @@
 // kept must hold the fixed pieces, then drawn pieces, with the board's area, each set once,
 // the kept and skipped sets adding up to those with the area.
 #include <set>
+#include <string>
 #include <vector>
 
 #include "bytes.hpp"
+#include "cpcore/design_sets_arrays.hpp"
 #include "cpcore/entry.h"
 
 namespace cpfuzz {
@@ -22,58 +24,34 @@ int64_t design_sets(cpcore_design_sets_input& in, cpcore_buffers& b) {
 }  // namespace cpfuzz
 
 FUZZ_TARGET(in) {
+    cpcore::DesignSetsArrays<std::vector<int64_t>, std::vector<uint8_t>, std::string> g;
     const uint64_t n_pieces = in.count(10);
     const uint64_t n_fixed = in.count(n_pieces);
-    std::vector<int64_t> cell_start = cpfuzz::any_runs(in, n_pieces, 6);
-    const uint64_t n_cells = cpfuzz::run_total(in, cell_start, 60);
-    std::vector<int64_t> cells = in.numbers_within(2 * n_cells, -6, 6);
-    std::vector<uint8_t> flip(n_pieces);
-    for (auto& f : flip) f = (uint8_t)in.count(1);
-    std::vector<int64_t> count_id = in.numbers_within(n_pieces, 0, 2);
-    std::vector<int64_t> area = in.numbers(n_pieces), high = in.numbers(n_pieces);
-    std::vector<int64_t> name_start = cpfuzz::any_runs(in, n_pieces, 3);
-    const uint64_t n_names = cpfuzz::run_total(in, name_start, 30);
-    std::vector<char> names(n_names + 1);
-    for (uint64_t k = 0; k < n_names; ++k) names[k] = (char)in.within(-128, 127);
+    g.cell_start = cpfuzz::any_runs(in, n_pieces, 6);
+    const uint64_t n_cells = cpfuzz::run_total(in, g.cell_start, 60);
+    g.cells = in.numbers_within(2 * n_cells, -6, 6);
+    g.flip.resize(n_pieces);
+    for (auto& f : g.flip) f = (uint8_t)in.count(1);
+    g.count_id = in.numbers_within(n_pieces, 0, 2);
+    g.area = in.numbers(n_pieces);
+    g.high = in.numbers(n_pieces);
+    g.name_start = cpfuzz::any_runs(in, n_pieces, 3);
+    g.names.resize(cpfuzz::run_total(in, g.name_start, 30));
+    for (auto& c : g.names) c = (char)in.within(-128, 127);
     const uint64_t n_draws = in.count(3);
-    std::vector<int64_t> draw_start = cpfuzz::any_runs(in, n_draws, 6);
-    const uint64_t n_drawn = cpfuzz::run_total(in, draw_start, 18);
-    std::vector<int64_t> drawn = in.numbers_within(n_drawn, -1, (int64_t)n_pieces);
-    std::vector<int64_t> k_low = in.numbers_within(n_draws, -1, 4);
-    std::vector<int64_t> k_high = in.numbers_within(n_draws, -1, 4);
+    g.draw_start = cpfuzz::any_runs(in, n_draws, 6);
+    g.drawn = in.numbers_within(cpfuzz::run_total(in, g.draw_start, 18), -1, (int64_t)n_pieces);
+    g.k_low = in.numbers_within(n_draws, -1, 4);
+    g.k_high = in.numbers_within(n_draws, -1, 4);
     uint64_t set_cols = n_fixed;
-    for (uint64_t g = 0; g < n_draws; ++g) set_cols += k_high[g] > 0 ? (uint64_t)k_high[g] : 0;
+    for (const int64_t k : g.k_high) set_cols += k > 0 ? (uint64_t)k : 0;
     set_cols = in.count(1) ? in.count(16) : set_cols;  // now and then as it comes
     const uint64_t n_board = in.count(30);
-    std::vector<int64_t> board = in.numbers_within(2 * n_board, -6, 6);
+    g.board = in.numbers_within(2 * n_board, -6, 6);
     const uint64_t n_dates = in.count(12), hole_cols = 1 + in.count(3);
     std::vector<int64_t> holes = in.numbers_within(n_dates * hole_cols, -1, (int64_t)n_board);
-    cpcore_design_sets_input d{};
-    d.n_pieces = n_pieces;
-    d.n_fixed = n_fixed;
-    d.n_cells = n_cells;
-    d.cells = cells.data();
-    d.cell_start = cell_start.data();
-    d.flip = flip.data();
-    d.count_id = count_id.data();
-    d.area = area.data();
-    d.high = high.data();
-    d.names = names.data();
-    d.name_start = name_start.data();
-    d.n_names = n_names;
-    d.n_draws = n_draws;
-    d.n_drawn = n_drawn;
-    d.draw_pieces = drawn.data();
-    d.draw_start = draw_start.data();
-    d.k_low = k_low.data();
-    d.k_high = k_high.data();
-    d.board_area = in.count(20);
-    d.set_cols = set_cols;
-    d.board = board.data();
-    d.n_board = n_board;
-    d.n_dates = n_dates;
-    d.hole_cols = hole_cols;
-    d.holes = holes.data();
+    cpcore_design_sets_input d =
+        g.input(n_fixed, in.count(20), set_cols, holes.data(), n_dates, hole_cols);
     cpcore_buffers b{};
     const int64_t first = cpfuzz::design_sets(d, b);
     if (first == CPCORE_SETS_INPUT) return 0;
@@ -93,7 +71,7 @@ FUZZ_TARGET(in) {
     FUZZ_REQUIRE(written >= 0 && (uint64_t)written == d.n_sets * set_cols);
     FUZZ_REQUIRE(d.n_sets + d.skipped == d.n_area);
     std::set<std::vector<int64_t>> kept;
-    const std::set<int64_t> drawn_once(drawn.begin(), drawn.end());
+    const std::set<int64_t> drawn_once(g.drawn.begin(), g.drawn.end());
     for (uint64_t s = 0; s < d.n_sets; ++s) {
         const int64_t* row = out.data() + s * set_cols;
         std::vector<int64_t> set(row, row + set_cols);
@@ -102,11 +80,11 @@ FUZZ_TARGET(in) {
         int64_t sum = 0;
         for (; at < n_fixed; ++at) {
             FUZZ_REQUIRE(row[at] == (int64_t)at);
-            sum += area[at] * high[at];
+            sum += g.area[at] * g.high[at];
         }
         for (; at < set_cols && row[at] >= 0; ++at) {
             FUZZ_REQUIRE(drawn_once.count(row[at]) > 0);
-            sum += area[row[at]];
+            sum += g.area[row[at]];
         }
         for (; at < set_cols; ++at) FUZZ_REQUIRE(row[at] == -1);
         FUZZ_REQUIRE(sum == (int64_t)d.board_area);

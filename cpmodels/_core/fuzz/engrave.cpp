@@ -3,8 +3,6 @@
 // it: the table well formed from the input (a few glyphs, code points, kerning classes and
 // joined pairs) or any words; measured with no buffers, then written, sometimes into a
 // stream a word short; the stream must hold what it says it holds.
-#include <string.h>
-
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 #include "stream.hpp"
@@ -12,27 +10,16 @@
 namespace cpfuzz {
 namespace {
 
-int64_t bits_of(double v) {
-    int64_t w;
-    memcpy(&w, &v, sizeof w);
-    return w;
-}
-
 // A glyph table as make/glyphs.py writes one, its numbers from the input.
 std::vector<int64_t> glyph_table(Bytes& in) {
     std::vector<int64_t> w;
     const uint64_t n_glyphs = 1 + in.count(5);
     w.push_back((int64_t)n_glyphs);
     for (uint64_t g = 0; g < n_glyphs; ++g) {
-        w.push_back(bits_of((double)in.number() / 4.0));  // the advance
+        w.push_back(cpcore::cut::bits((double)in.number() / 4.0));  // the advance
         const uint64_t rings = in.count(3);
         w.push_back((int64_t)rings);
-        for (uint64_t r = 0; r < rings; ++r) {
-            const uint64_t points = 3 + in.count(6);
-            w.push_back((int64_t)points);
-            for (uint64_t k = 0; k < 2 * points; ++k)
-                w.push_back(bits_of((double)in.number() / 4.0));
-        }
+        for (uint64_t r = 0; r < rings; ++r) put_ring(in, 3 + in.count(6), w);
     }
     const uint64_t n_first = 1 + in.count(3), n_second = 1 + in.count(3);
     const uint64_t n_chars = in.count(8);
@@ -50,7 +37,7 @@ std::vector<int64_t> glyph_table(Bytes& in) {
     w.push_back((int64_t)n_first);
     w.push_back((int64_t)n_second);
     for (uint64_t k = 0; k < n_first * n_second; ++k)
-        w.push_back(bits_of((double)in.number() / 8.0));
+        w.push_back(cpcore::cut::bits((double)in.number() / 8.0));
     const uint64_t n_joined = codes.empty() ? 0 : in.count(2);
     w.push_back((int64_t)n_joined);
     for (uint64_t k = 0; k < n_joined; ++k) {
@@ -72,7 +59,7 @@ void texts(Bytes& in, uint64_t n, std::vector<int64_t>& start, std::vector<int64
 }  // namespace cpfuzz
 
 FUZZ_TARGET(in) {
-    const int64_t grid = in.within(-1, 4);
+    const int64_t grid = in.grid();
     const uint64_t n_labels = in.count(40);
     const std::vector<int64_t> label_cells = in.numbers(2 * n_labels);
     std::vector<int64_t> label_start, name_start, label_text, name_text;
@@ -84,7 +71,7 @@ FUZZ_TARGET(in) {
     static const double usual[] = {0.0, 0.2, 1.0, 5.0, 10.0, 20.0, 33.3, 500.0};
     for (auto& s : sizes) {
         const int64_t pick = in.within(-1, 7);
-        s = pick >= 0 ? cpfuzz::bits_of(usual[pick]) : in.number();
+        s = pick >= 0 ? cpcore::cut::bits(usual[pick]) : in.number();
     }
     const std::vector<int64_t> glyphs =
         in.count(1) == 0 ? in.numbers(in.count(1 << 14)) : cpfuzz::glyph_table(in);
@@ -95,13 +82,10 @@ FUZZ_TARGET(in) {
                                      name_start.data(), name_text.data(), n_pieces,
                                      pieces.n_cells, name_text.size() - 1,
                                      sizes.data(), glyphs.data(), glyphs.size()};
-    std::vector<int64_t> words;
-    const int64_t status = stream(
-        [&](cpcore_buffers* b) { return cpcore_engrave(&given, b); }, short_one, words,
-        uint64_t(1) << 24);
-    if (status < 0) return 0;
+    const Streamed got = stream(cpcore_engrave, given, short_one, uint64_t(1) << 24);
+    if (got.status < 0) return 0;
     // The stream as entry.h lays it out, read to its end exactly.
-    Reader r(words);
+    Reader r(got.words);
     const int64_t first = r.next();
     FUZZ_REQUIRE(first >= 0 && first <= 0x10ffff);
     if (first > 0) {  // a character the table has not
@@ -119,8 +103,7 @@ FUZZ_TARGET(in) {
                 FUZZ_REQUIRE(n >= 3);
                 for (int64_t i = 0; i < 2 * n; ++i) {
                     const int64_t w = r.next();
-                    double v;
-                    memcpy(&v, &w, sizeof v);
+                    const double v = cpcore::cut::get(&w, 0);
                     FUZZ_REQUIRE(v - v == 0.0);  // finite
                 }
             }

@@ -14,12 +14,9 @@ void orientations_of(Bytes& in, int64_t grid, int dim) {
     const std::vector<int64_t> cells = in.numbers(n * dim);
     const int rotate = (int)in.count(1), flip = (int)in.count(1);
     const cpcore_shape_input shape{grid, cells.data(), n, rotate, flip};
-    std::vector<int64_t> words;
-    const int64_t status = stream(
-        [&](cpcore_buffers* b) { return cpcore_orientations(&shape, b); }, false, words,
-        uint64_t(1) << 20);
-    if (status < 0) return;
-    Reader r(words);
+    const Streamed got = stream(cpcore_orientations, shape, false, uint64_t(1) << 20);
+    if (got.status < 0) return;
+    Reader r(got.words);
     const int64_t found = r.next(), size = r.next();
     FUZZ_REQUIRE(found >= (n > 0 ? 1 : 0) && found <= 48 && size >= 0 && (uint64_t)size <= n);
     r.skip(found * size * dim);
@@ -30,7 +27,7 @@ void orientations_of(Bytes& in, int64_t grid, int dim) {
 }  // namespace cpfuzz
 
 FUZZ_TARGET(in) {
-    const int64_t grid = in.within(-1, 4);
+    const int64_t grid = in.grid();
     const int dim = grid == CPCORE_GRID_CUBE ? 3 : 2;
     orientations_of(in, grid, dim);
     const CellRuns shapes = cell_runs(in, 64, 16, 512, (uint64_t)dim);
@@ -43,11 +40,9 @@ FUZZ_TARGET(in) {
     const cpcore_placements_input given{grid, shapes.cells.data(), start.data(),
                                         n_shapes, shapes.n_cells, board.data(),
                                         n_board, limit};
-    std::vector<int64_t> words;
-    const int64_t status = stream(
-        [&](cpcore_buffers* b) { return cpcore_placements(&given, b); }, short_one, words);
-    if (status < 0) return 0;
-    Reader r(words);
+    const Streamed got = stream(cpcore_placements, given, short_one);
+    if (got.status < 0) return 0;
+    Reader r(got.words);
     uint64_t found = 0;
     while (!r.done()) {
         const int64_t k = r.next();

@@ -20,7 +20,7 @@ struct Layout {
 
 FUZZ_TARGET(in) {
     Layout l;
-    l.grid = in.within(-1, 4);
+    l.grid = in.grid();
     l.n_board = in.count(160);
     l.board = in.numbers(2 * l.n_board);
     l.pieces = cell_runs(in, 16, 16, 160, 2);
@@ -29,13 +29,10 @@ FUZZ_TARGET(in) {
     const cpcore_play_input given{l.grid, l.board.data(), l.n_board, l.pieces.cells.data(),
                                   l.pieces.start.data(), l.turns.data(), l.pieces.n,
                                   l.pieces.n_cells};
-    std::vector<int64_t> words;
-    const int64_t status = stream(
-        [&](cpcore_buffers* b) { return cpcore_play_layout(&given, b); }, short_one, words,
-        uint64_t(1) << 24);
-    if (status < 0) return 0;
+    const Streamed got = stream(cpcore_play_layout, given, short_one, uint64_t(1) << 24);
+    if (got.status < 0) return 0;
     // The stream as entry.h lays it out, read to its end exactly.
-    Reader r(words);
+    Reader r(got.words);
     const int64_t n_cells = r.next();
     FUZZ_REQUIRE(n_cells >= 1 && (uint64_t)n_cells <= l.n_board);
     r.skip(4);

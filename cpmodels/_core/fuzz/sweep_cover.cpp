@@ -21,7 +21,7 @@ struct Board {
 
 Board read_board(Bytes& in) {
     Board b;
-    b.grid = in.within(-1, 4);
+    b.grid = in.grid();
     b.dim = b.grid == CPCORE_GRID_CUBE ? 3 : 2;
     b.n_board = in.count(160);
     b.board = in.numbers(b.n_board * b.dim);
@@ -50,12 +50,10 @@ FUZZ_TARGET(in) {
                                    groups.cells.data(), groups.start.data(), groups.n,
                                    groups.n_cells, b.max_placements,
                                    b.left_out.empty() ? nullptr : b.left_out.data()};
-    std::vector<int64_t> words;
-    const int64_t status = stream(
-        [&](cpcore_buffers* out) { return cpcore_sweep_cover(&board, out); }, short_one, words);
-    if (status < 0) return 0;
+    const Streamed got = stream(cpcore_sweep_cover, board, short_one);
+    if (got.status < 0) return 0;
     // What it wrote reads as a cover: items' kinds and bounds, options' items.
-    Reader r(words);
+    Reader r(got.words);
     const int64_t n_items = r.next(), n_options = r.next(), n_fixed = r.next();
     FUZZ_REQUIRE(n_items >= 0 && n_options >= 0 && n_fixed >= 0);
     for (int64_t i = 0; i < n_items; ++i) {

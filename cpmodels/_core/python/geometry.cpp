@@ -9,6 +9,7 @@
 
 #include "bindings.hpp"
 #include "checked_arrays.hpp"
+#include "cpcore/design_sets_arrays.hpp"
 #include "cpcore/entry.h"
 
 namespace nb = nanobind;
@@ -388,10 +389,8 @@ void bind_design_sets(nb::module_& m) {
         "design_sets",
         [](nb::handle pieces, uint64_t n_fixed, nb::handle draws, uint64_t board_area,
            nb::handle board, Array<const int64_t> holes) {
-            std::vector<int64_t> cells, cell_start{0}, count_id, area, high, name_start{0},
-                board_cells, drawn, draw_start{0}, k_low, k_high;
-            std::vector<uint8_t> flip;
-            std::string names;
+            cpcore::DesignSetsArrays<std::vector<int64_t>, std::vector<uint8_t>, std::string> given;
+            given.cell_start = given.name_start = given.draw_start = {0};
             const char* what = "a piece is (its cells, flip, count id, area, high, name)";
             Py_ssize_t n_pieces = 0;
             const nb::object seq = fast_sequence(pieces, 1 << 15, "the pieces are not a sequence",
@@ -406,14 +405,14 @@ void bind_design_sets(nb::module_& m) {
                 require(nb::try_cast(piece[1], f) && nb::try_cast(piece[2], c) &&
                             nb::try_cast(piece[3], a) && nb::try_cast(piece[4], h) &&
                             nb::try_cast(piece[5], name), what);
-                read_cells(piece[0], 2, cells, "a piece");
-                cell_start.push_back((int64_t)(cells.size() / 2));
-                flip.push_back(f ? 1 : 0);
-                count_id.push_back(c);
-                area.push_back(a);
-                high.push_back(h);
-                names.append(name.c_str(), name.size());
-                name_start.push_back((int64_t)names.size());
+                read_cells(piece[0], 2, given.cells, "a piece");
+                given.cell_start.push_back((int64_t)(given.cells.size() / 2));
+                given.flip.push_back(f ? 1 : 0);
+                given.count_id.push_back(c);
+                given.area.push_back(a);
+                given.high.push_back(h);
+                given.names.append(name.c_str(), name.size());
+                given.name_start.push_back((int64_t)given.names.size());
             }
             uint64_t set_cols = n_fixed;
             Py_ssize_t n_draws = 0;
@@ -428,40 +427,16 @@ void bind_design_sets(nb::module_& m) {
                             nb::try_cast(draw[1], low) && nb::try_cast(draw[2], most) &&
                             0 <= low && low <= most && most <= (1 << 10),
                         "a draw is (its piece indices, k_low, k_high)");
-                drawn.insert(drawn.end(), indices.begin(), indices.end());
-                draw_start.push_back((int64_t)drawn.size());
-                k_low.push_back(low);
-                k_high.push_back(most);
+                given.drawn.insert(given.drawn.end(), indices.begin(), indices.end());
+                given.draw_start.push_back((int64_t)given.drawn.size());
+                given.k_low.push_back(low);
+                given.k_high.push_back(most);
                 set_cols += (uint64_t)most;
             }
-            read_cells(board, 2, board_cells, "the board");
+            read_cells(board, 2, given.board, "the board");
             require(holes.ndim() == 2, "the holes are one row a date");
-            cpcore_design_sets_input in{};
-            in.n_pieces = (uint64_t)n_pieces;
-            in.n_fixed = n_fixed;
-            in.n_cells = cells.size() / 2;
-            in.cells = cells.data();
-            in.cell_start = cell_start.data();
-            in.flip = flip.data();
-            in.count_id = count_id.data();
-            in.area = area.data();
-            in.high = high.data();
-            in.names = names.data();
-            in.name_start = name_start.data();
-            in.n_names = names.size();
-            in.n_draws = (uint64_t)n_draws;
-            in.n_drawn = drawn.size();
-            in.draw_pieces = drawn.data();
-            in.draw_start = draw_start.data();
-            in.k_low = k_low.data();
-            in.k_high = k_high.data();
-            in.board_area = board_area;
-            in.set_cols = set_cols;
-            in.board = board_cells.data();
-            in.n_board = board_cells.size() / 2;
-            in.n_dates = holes.shape(0);
-            in.hole_cols = holes.shape(1);
-            in.holes = holes.data();
+            cpcore_design_sets_input in = given.input(n_fixed, board_area, set_cols, holes.data(),
+                                                      holes.shape(0), holes.shape(1));
             auto said = [](int64_t status) {
                 require(status != CPCORE_SETS_INPUT,
                         "the design's pieces, draws or dates are out of range");

@@ -122,6 +122,15 @@ struct Layout {
     const int64_t* order;      // parts in the order laid out
     const int64_t* engraved;   // each piece's engraving, then the base's: its first word
     double sheet_w, sheet_h;
+
+    // visit(part) for each part on the sheet, in the order laid out.
+    template <class Visit>
+    void each_on(int64_t sheet, Visit visit) const {
+        for (uint64_t k = 0; k < n_parts; ++k) {
+            const Part& part = parts[order[k]];
+            if (part.sheet == sheet) visit(part);
+        }
+    }
 };
 
 // name (bytes), with " copy" after it when copy > 0, as XML's quoted attribute value
@@ -206,15 +215,10 @@ void sheet_svg(Text& t, const Layout& l, int64_t sheet) {
     t.general(l.sheet_h);
     t.str("\">\n  <g id=\"engrave\" inkscape:groupmode=\"layer\" inkscape:label=\"engrave\" "
           "fill=\"#000000\" fill-rule=\"evenodd\" stroke=\"none\">\n");
-    for (uint64_t k = 0; k < l.n_parts; ++k) {
-        const Part& part = l.parts[l.order[k]];
-        if (part.sheet == sheet) engraving_paths(t, l, part);
-    }
+    l.each_on(sheet, [&](const Part& part) { engraving_paths(t, l, part); });
     t.str("  </g>\n  <g id=\"cut\" inkscape:groupmode=\"layer\" inkscape:label=\"cut\" "
           "fill=\"none\" stroke=\"#ff0000\" stroke-width=\"0.01\">\n");
-    for (uint64_t k = 0; k < l.n_parts; ++k) {
-        const Part& part = l.parts[l.order[k]];
-        if (part.sheet != sheet) continue;
+    l.each_on(sheet, [&](const Part& part) {
         for (uint64_t r = 0; r < l.store->ring_count(part.cut); ++r) {
             const uint64_t ring = l.store->ring_of(part.cut, r);
             t.str("    <path data-part=");
@@ -223,7 +227,7 @@ void sheet_svg(Text& t, const Layout& l, int64_t sheet) {
             ring_path(t, l.store->ring(ring), l.store->size(ring), part);
             t.str("\"/>\n");
         }
-    }
+    });
     t.str("  </g>\n</svg>\n");
 }
 
@@ -348,21 +352,17 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     const uint64_t region = n_board > largest ? n_board : largest;
     const uint64_t n_points = 18 * n_piece_cells + 12 * n_board + 16;
     const uint64_t n_shapes = 3 * n_pieces + 5;
-    const uint64_t part_words = (sizeof(Part) + 7) / 8;
-    if (!s.scratch(region + 80 * region + (n_pieces + 1) + 2 * n_points + 2 * n_points +
-                   2 * n_shapes + part_words * n_parts + n_parts + 4 * n_parts))
-        return CPCORE_GEOMETRY_SMALL_BUFFER;
-    int64_t* sorted = buffers->scratch;
-    int64_t* outline_scratch = sorted + region;
-    int64_t* engraved = outline_scratch + 80 * region;
+    int64_t* sorted = s.take(region);
+    int64_t* outline_scratch = s.take(80 * region);
+    int64_t* engraved = s.take(n_pieces + 1);
     Store store;
-    store.points = engraved + n_pieces + 1;
-    store.rings = store.points + 2 * n_points;
-    store.shapes = store.rings + 2 * n_points;
-    Part* parts = reinterpret_cast<Part*>(store.shapes + 2 * n_shapes);
-    int64_t* order = reinterpret_cast<int64_t*>(parts) + part_words * n_parts;
-    int64_t* shelves = order + n_parts;  // sheet, y, height, x (the last three doubles)
-    CPCORE_ASSERT(shelves + 4 * n_parts <= buffers->scratch + buffers->n_scratch);
+    store.points = s.take(2 * n_points);
+    store.rings = s.take(2 * n_points);
+    store.shapes = s.take(2 * n_shapes);
+    Part* parts = s.take<Part>(n_parts);
+    int64_t* order = s.take(n_parts);
+    int64_t* shelves = s.take(4 * n_parts);  // sheet, y, height, x (the last three doubles)
+    if (!s.fits()) return CPCORE_GEOMETRY_SMALL_BUFFER;
 
     if (!read_engraving(in->engraving, in->n_engraving, n_pieces + 1, engraved))
         return CPCORE_CUT_BAD_ENGRAVING;
@@ -401,20 +401,15 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
     const uint64_t frame = store.begin_shape();
     int64_t* box = store.begin_ring(4);
     const uint64_t cavity = region_shape(in->board, n_board, true);
-    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    cut::Box cells;
     for (uint64_t k = 0; k < store.ring_count(cavity); ++k) {
         const uint64_t r = store.ring_of(cavity, k);
+        CPCORE_ASSERT(store.size(r) > 0);
         const int64_t* pts = store.ring(r);
-        for (uint64_t i = 0; i < store.size(r); ++i) {
-            const double x = get(pts, 2 * i), y = get(pts, 2 * i + 1);
-            const bool first = k == 0 && i == 0;
-            if (first || x < x0) x0 = x;
-            if (first || y < y0) y0 = y;
-            if (first || x > x1) x1 = x;
-            if (first || y > y1) y1 = y;
-        }
+        for (uint64_t i = 0; i < store.size(r); ++i)
+            cells.add(get(pts, 2 * i), get(pts, 2 * i + 1));
     }
-    const double b = z[BORDER];
+    const double b = z[BORDER], x0 = cells.x0, y0 = cells.y0, x1 = cells.x1, y1 = cells.y1;
     const double corner[8] = {x0 - b, y0 - b, x1 + b, y0 - b, x1 + b, y1 + b, x0 - b, y1 + b};
     for (int k = 0; k < 8; ++k) set(box, (uint64_t)k, corner[k]);
     store.shapes[2 * frame + 1] += (int64_t)store.ring_count(cavity);  // the cells: holes
@@ -442,28 +437,25 @@ extern "C" int64_t cpcore_cut_sheets(const cpcore_cut_input* in, cpcore_buffers*
         for (int t = 0; t < n_turns; ++t) {
             double c, sn;
             cut::turn_of(turns[t], c, sn);
-            double bx0 = 0, by0 = 0, bx1 = 0, by1 = 0;
+            cut::Box turned;
             for (uint64_t r = 0; r < store.ring_count(part.cut); ++r) {
                 const uint64_t ring = store.ring_of(part.cut, r);
+                CPCORE_ASSERT(store.size(ring) > 0);
                 const int64_t* pts = store.ring(ring);
                 for (uint64_t i = 0; i < store.size(ring); ++i) {
                     const double x = get(pts, 2 * i), y = get(pts, 2 * i + 1);
-                    const double tx = c * x - sn * y, ty = sn * x + c * y;
-                    const bool first = r == 0 && i == 0;
-                    if (first || tx < bx0) bx0 = tx;
-                    if (first || ty < by0) by0 = ty;
-                    if (first || tx > bx1) bx1 = tx;
-                    if (first || ty > by1) by1 = ty;
+                    turned.add(c * x - sn * y, sn * x + c * y);
                 }
             }
-            const double w = bx1 - bx0, h = by1 - by0;
+            const double w = turned.x1 - turned.x0, h = turned.y1 - turned.y0;
             if (t == 0) fw = w, fh = h;
             if (w > width + 1e-9 || h > height + 1e-9) continue;
             const int64_t mh = millionths(h), mw = millionths(w);
             if (!found || mh < millionths(part.h) ||
                 (mh == millionths(part.h) && mw < millionths(part.w))) {
                 found = true;
-                part.turn = turns[t], part.w = w, part.h = h, part.x0 = bx0, part.y0 = by0;
+                part.turn = turns[t], part.w = w, part.h = h;
+                part.x0 = turned.x0, part.y0 = turned.y0;
             }
         }
         if (!found) {

@@ -132,7 +132,7 @@ struct Ring {
 struct Laid {
     Ring* rings;
     uint64_t n = 0;
-    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    cut::Box box;
 };
 
 // Lays out m code points: their glyphs' rings into laid (room for
@@ -164,18 +164,11 @@ int64_t lay_out(const Table& t, const int64_t* codes, int64_t m, Laid& laid) {
         x += t.advance(glyph);
         previous = last;
     }
-    bool first = true;
+    laid.box = cut::Box();
     for (uint64_t r = 0; r < laid.n; ++r) {
         const Ring& ring = laid.rings[r];
-        for (uint64_t i = 0; i < ring.n; ++i) {
-            const double px = get(t.w, ring.at + 2 * i) + ring.dx;
-            const double py = get(t.w, ring.at + 2 * i + 1);
-            if (first || px < laid.x0) laid.x0 = px;
-            if (first || py < laid.y0) laid.y0 = py;
-            if (first || px > laid.x1) laid.x1 = px;
-            if (first || py > laid.y1) laid.y1 = py;
-            first = false;
-        }
+        for (uint64_t i = 0; i < ring.n; ++i)
+            laid.box.add(get(t.w, ring.at + 2 * i) + ring.dx, get(t.w, ring.at + 2 * i + 1));
     }
     return 0;
 }
@@ -230,8 +223,8 @@ void nest(const Table& t, Laid& laid) {
 struct Place {
     double f, tx, ty;
     Place(const Laid& laid, double f_, double cx, double cy)
-        : f(f_), tx(cx - (f_ * laid.x0 + f_ * laid.x1) / 2),
-          ty(cy - (-f_ * laid.y1 + -f_ * laid.y0) / 2) {}
+        : f(f_), tx(cx - (f_ * laid.box.x0 + f_ * laid.box.x1) / 2),
+          ty(cy - (-f_ * laid.box.y1 + -f_ * laid.box.y0) / 2) {}
     Map of(const Ring& ring) const { return Map{ring.dx, f, -f, tx, ty}; }
 };
 
@@ -319,18 +312,13 @@ double signed_distance(const Outline& o, double x, double y) {
 // centre's depth plus its half diagonal; cells holds HEAP_CELLS squares (x, y, half side,
 // depth: doubles).
 void deepest(const Outline& o, int64_t* cells, double& best_x, double& best_y) {
-    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    cut::Box around;
     for (uint64_t r = 0; r < o.n_rings; ++r) {
+        CPCORE_ASSERT(o.size(r) > 0);
         const int64_t* pts = o.ring(r);
-        for (uint64_t i = 0; i < o.size(r); ++i) {
-            const double x = get(pts, 2 * i), y = get(pts, 2 * i + 1);
-            const bool first = r == 0 && i == 0;
-            if (first || x < x0) x0 = x;
-            if (first || y < y0) y0 = y;
-            if (first || x > x1) x1 = x;
-            if (first || y > y1) y1 = y;
-        }
+        for (uint64_t i = 0; i < o.size(r); ++i) around.add(get(pts, 2 * i), get(pts, 2 * i + 1));
     }
+    const double x0 = around.x0, y0 = around.y0, x1 = around.x1, y1 = around.y1;
     const double sqrt2 = 0x1.6a09e667f3bcdp+0;
     auto hope = [&](uint64_t k) { return get(cells, 4 * k + 3) + get(cells, 4 * k + 2) * sqrt2; };
     uint64_t n = 0;
@@ -439,22 +427,18 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
     const uint64_t n_glyph_room =
         n > 0 && in->glyphs[0] >= 0 && (uint64_t)in->glyphs[0] <= n ? (uint64_t)in->glyphs[0] : 0;
     const uint64_t ring_room = CPCORE_MAX_ENGRAVED_TEXT * CPCORE_MAX_GLYPH_RINGS;
-    const uint64_t ring_words = (sizeof(Ring) + 7) / 8;
     const uint64_t n_points = 6 * largest + 8;
-    if (!s.scratch(n_glyph_room + ring_room * ring_words + 81 * largest +
-                   4 * n_points + 4 * n_points + 4 * HEAP_CELLS + n_labels))
-        return CPCORE_GEOMETRY_SMALL_BUFFER;
-    int64_t* glyph_at = buffers->scratch;
-    Ring* rings = reinterpret_cast<Ring*>(glyph_at + n_glyph_room);
-    int64_t* outline_scratch = glyph_at + n_glyph_room + ring_room * ring_words;
-    int64_t* sorted = outline_scratch + 80 * largest;
-    int64_t* cell_points = sorted + largest;
-    int64_t* cell_rings = cell_points + 2 * n_points;
-    int64_t* nominal_points = cell_rings + 2 * n_points;
-    int64_t* nominal_rings = nominal_points + 2 * n_points;
-    int64_t* heap = nominal_rings + 2 * n_points;
-    int64_t* label_order = heap + 4 * HEAP_CELLS;  // the labels in their cells' order
-    CPCORE_ASSERT(label_order + n_labels <= buffers->scratch + buffers->n_scratch);
+    int64_t* glyph_at = s.take(n_glyph_room);
+    Ring* rings = s.take<Ring>(ring_room);
+    int64_t* outline_scratch = s.take(80 * largest);
+    int64_t* sorted = s.take(largest);
+    int64_t* cell_points = s.take(2 * n_points);
+    int64_t* cell_rings = s.take(2 * n_points);
+    int64_t* nominal_points = s.take(2 * n_points);
+    int64_t* nominal_rings = s.take(2 * n_points);
+    int64_t* heap = s.take(4 * HEAP_CELLS);
+    int64_t* label_order = s.take(n_labels);  // the labels in their cells' order
+    if (!s.fits()) return CPCORE_GEOMETRY_SMALL_BUFFER;
     if (reading_order(in->label_cells, 2, label_order, n_labels) != n_labels ||
         !given.pieces_distinct(sorted))
         return CPCORE_CUT_BAD_PARTS;
@@ -489,7 +473,7 @@ extern "C" int64_t cpcore_engrave(const cpcore_engrave_input* in, cpcore_buffers
     const double tall = shares[grid][0] * cell, wide = shares[grid][1] * cell;
     // The largest size at which the text is at most h tall and w wide (0: nothing to draw).
     auto factor_of = [&](const Laid& l, double h, double w) {
-        const double high = l.y1 - l.y0, across = l.x1 - l.x0;
+        const double high = l.box.y1 - l.box.y0, across = l.box.x1 - l.box.x0;
         if (l.n == 0 || !(high > 1e-6) || !(across > 1e-6)) return 0.0;  // nothing to see
         const double a = h / high, b = w / across;
         return a < b ? a : b;

@@ -19,12 +19,13 @@ extern "C" int64_t cpcore_orientations(const cpcore_shape_input* in, cpcore_buff
     // The stream's two counts, then room for every symmetry's cells: orient's working room.
     const uint64_t room = 2 + (uint64_t)(2 * each) * n_cells * dim;
     buffers->need_out = room;
-    const bool scratch_holds = out.scratch(n_cells * (dim + 1));
+    int64_t* work = out.take(n_cells * (dim + 1));  // orient's
+    const bool scratch_holds = out.fits();
     if (!coordinates_fit(cells, n_cells * dim)) return CPCORE_GEOMETRY_COORDINATE;
     if (!scratch_holds || out.room < room) return CPCORE_GEOMETRY_SMALL_BUFFER;
     uint64_t size = 0;
     const int64_t found =
-        orient(grid, cells, n_cells, in->rotate, in->flip, out.out + 2, buffers->scratch, size);
+        orient(grid, cells, n_cells, in->rotate, in->flip, out.out + 2, work, size);
     const uint64_t words = 2 + (uint64_t)found * size * dim;
     CPCORE_ASSERT(words <= room);
     out.out[0] = found;
@@ -53,14 +54,13 @@ extern "C" int64_t cpcore_placements(const cpcore_placements_input* in,
         !coordinates_fit(board, n_board * dim)) {
         return CPCORE_GEOMETRY_COORDINATE;
     }
-    if (!out.scratch(n_board + largest * (dim + 2))) return CPCORE_GEOMETRY_SMALL_BUFFER;
+    int64_t* sorted = out.take(n_board);        // the board in reading order
+    int64_t* order = out.take(largest);         // a shape's cells in reading order
+    int64_t* hit = out.take(largest);           // their board cells
+    int64_t* cell = out.take(largest * dim);    // one cell moved
+    if (!out.fits()) return CPCORE_GEOMETRY_SMALL_BUFFER;
     // The board in reading order, each cell once (the first of equal cells kept).
-    int64_t* sorted = buffers->scratch;
     const uint64_t n_sorted = reading_order(board, dim, sorted, n_board);
-    int64_t* order = sorted + n_board;           // [largest] a shape's cells in reading order
-    int64_t* hit = order + largest;              // [largest] their board cells
-    int64_t* cell = hit + largest;               // [largest, dim] one cell moved
-    CPCORE_ASSERT(cell + largest * dim <= buffers->scratch + buffers->n_scratch);
     uint64_t n_found = 0;
     for (uint64_t s = 0; s < n_shapes && n_found < limit; ++s) {
         const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);

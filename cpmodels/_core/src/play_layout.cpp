@@ -65,21 +65,18 @@ extern "C" int64_t cpcore_play_layout(const cpcore_play_input* in, cpcore_buffer
     // The board in reading order, then a piece's: free and upright orientations (each up to
     // 2 * each shapes), orient's scratch, a shape turned (moved, order, shape), the
     // outline's scratch and the slide's (order, hit, cell).
-    if (!s.scratch(n_board + 2 * (4 * each * m) + 3 * m + 5 * m + 80 * m + 2 * m + 2))
-        return CPCORE_GEOMETRY_SMALL_BUFFER;
-    int64_t* scratch = buffers->scratch;
-    int64_t* sorted = scratch;
-    int64_t* free_shapes = sorted + n_board;
-    int64_t* upright = free_shapes + 4 * each * m;
-    int64_t* orient_scratch = upright + 4 * each * m;
-    int64_t* moved = orient_scratch + 3 * m;
-    int64_t* order = moved + 2 * m;
-    int64_t* shape = order + m;
-    int64_t* outline_scratch = shape + 2 * m;
-    int64_t* slide_order = outline_scratch + 80 * m;
-    int64_t* hit = slide_order + m;
-    int64_t* cell = hit + m;
-    CPCORE_ASSERT(cell + 2 <= scratch + buffers->n_scratch);
+    int64_t* sorted = s.take(n_board);
+    int64_t* free_shapes = s.take(4 * each * m);
+    int64_t* upright = s.take(4 * each * m);
+    int64_t* orient_scratch = s.take(3 * m);
+    int64_t* moved = s.take(2 * m);
+    int64_t* order = s.take(m);
+    int64_t* shape = s.take(2 * m);
+    int64_t* outline_scratch = s.take(80 * m);
+    int64_t* slide_order = s.take(m);
+    int64_t* hit = s.take(m);
+    int64_t* cell = s.take(2);
+    if (!s.fits()) return CPCORE_GEOMETRY_SMALL_BUFFER;
 
     const uint64_t n_sorted = reading_order(board, 2, sorted, n_board);
     int64_t xy[12];

@@ -76,19 +76,17 @@ extern "C" int64_t cpcore_sweep_cover(const cpcore_sweep_input* in, cpcore_buffe
         const uint64_t size = (uint64_t)(shape_start[s + 1] - shape_start[s]);
         if (size > largest) largest = size;
     }
-    if (!out.scratch(n_board * (2 * dim + 3) + 2 * largest + dim + 3 * n_groups))
-        return CPCORE_GEOMETRY_SMALL_BUFFER;
-    int64_t* keys = buffers->scratch;                   // [n_board, dim] cells, axes in scan order
-    int64_t* order = keys + n_board * dim;      // [n_board] board indices in scan order
-    int64_t* scan = order + n_board;            // [n_board, dim] the cells in scan order
-    int64_t* byread = scan + n_board * dim;     // [n_board] scan's indices in reading order
-    int64_t* group_size = byread + n_board;     // [n_groups]
-    int64_t* passed = group_size + n_groups;    // [n_groups] a group's last cell in scan order
-    int64_t* picked = passed + n_groups;        // [n_groups] the fixed groups
-    int64_t* shape_order = picked + n_groups;   // [largest] a shape's cells in reading order
-    int64_t* hit = shape_order + largest;       // [largest] their cells' items
-    int64_t* cell = hit + largest;              // [dim] a cell moved
-    CPCORE_ASSERT(cell + dim <= buffers->scratch + buffers->n_scratch);
+    int64_t* keys = out.take(n_board * dim);    // cells, axes in scan order
+    int64_t* order = out.take(n_board);         // board indices in scan order
+    int64_t* scan = out.take(n_board * dim);    // the cells in scan order
+    int64_t* byread = out.take(n_board);        // scan's indices in reading order
+    int64_t* group_size = out.take(n_groups);
+    int64_t* passed = out.take(n_groups);       // a group's last cell in scan order
+    int64_t* picked = out.take(n_groups);       // the fixed groups
+    int64_t* shape_order = out.take(largest);   // a shape's cells in reading order
+    int64_t* hit = out.take(largest);           // their cells' items
+    int64_t* cell = out.take(dim);              // a cell moved
+    if (!out.fits()) return CPCORE_GEOMETRY_SMALL_BUFFER;
 
     // The cells in scan order, each once (cover.py's scan_order).
     int axes[3] = {0, 1, 2};

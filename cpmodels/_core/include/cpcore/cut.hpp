@@ -8,6 +8,8 @@
 // offset moves every edge out of the material by the same distance, corners mitred: each
 // point to where its two edges, moved, meet. The grids' corners turn by 60, 90, 120, 240,
 // 270 or 300 degrees, so a mitre is at most twice the distance (shapely's limit is 10).
+// A Box is the smallest box around the points added to it (a region's cells, a part turned, a
+// text laid out, an outline).
 //
 // fixed writes a double with ``decimals`` decimals as Python's format(x, ".4f") does: the
 // exact binary value rounded half to even, a minus sign whenever the sign bit is set;
@@ -42,6 +44,22 @@ inline int64_t bits(double v) {
 }
 
 inline bool finite(double v) { return v - v == 0.0; }
+
+// The smallest box around the points added: x0 .. x1 across, y0 .. y1 down (all 0 while
+// empty).
+struct Box {
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    bool empty = true;
+
+    void add(double x, double y) {
+        if (empty || x < x0) x0 = x;
+        if (empty || y < y0) y0 = y;
+        if (empty || x > x1) x1 = x;
+        if (empty || y > y1) y1 = y;
+        empty = false;
+        CPCORE_ASSERT(!(x0 > x1) && !(y0 > y1));
+    }
+};
 
 inline double absolute(double v) { return v < 0 ? -v : v; }
 

@@ -337,23 +337,40 @@ inline int64_t orient(int64_t grid, const int64_t* cells, uint64_t n_cells, int 
     return (int64_t)found;
 }
 
-// A geometry entry point's buffers: start() clears its needs, scratch(words) notes the
-// scratch it needs and says whether the caller's holds it, put writes the stream's next word
-// while it fits (set one already counted), and end() answers with the words written, or
+// A geometry entry point's buffers. The scratch is carved into the call's arrays in order,
+// each written once with its length: take<T>(n) adds n Ts (whole words each) to the need and
+// answers their place, or null where the caller's scratch ends before them; fits() closes
+// the carving, says the need (need_scratch) and whether the scratch holds every take (no
+// array taken is used before it says so). put writes the stream's next word while it fits
+// (set one already counted), and end() answers with the words written, or
 // CPCORE_GEOMETRY_SMALL_BUFFER with need_out the whole stream.
 struct Buffers {
     cpcore_buffers* b;
     int64_t* out;
     uint64_t room;
     uint64_t n = 0;
+    uint64_t taken = 0;   // the scratch's words carved so far
+    bool carved = false;  // fits() has said the need
 
     explicit Buffers(cpcore_buffers* buffers)
         : b(buffers), out(buffers->out), room(buffers->out ? buffers->out_capacity : 0) {
         b->need_out = b->need_scratch = 0;
     }
-    bool scratch(uint64_t words) {
-        b->need_scratch = words;
-        return b->scratch != nullptr && b->n_scratch >= words;
+    template <typename T = int64_t>
+    T* take(uint64_t count) {
+        static_assert(alignof(T) <= alignof(int64_t) && sizeof(T) % sizeof(int64_t) == 0,
+                      "the scratch is carved in whole words");
+        CPCORE_ASSERT(!carved);  // the need said is the need used
+        const uint64_t at = taken;
+        taken += count * (sizeof(T) / sizeof(int64_t));
+        CPCORE_ASSERT(taken >= at);  // the sizes are bounded before: the need never wraps
+        if (b->scratch == nullptr || taken > b->n_scratch) return nullptr;
+        return reinterpret_cast<T*>(b->scratch + at);
+    }
+    bool fits() {
+        carved = true;
+        b->need_scratch = taken;
+        return b->scratch != nullptr && b->n_scratch >= taken;
     }
     void put(int64_t v) {
         if (n < room) out[n] = v;
