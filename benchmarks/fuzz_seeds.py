@@ -198,7 +198,8 @@ def _split_search() -> None:
 # --- each target's encoding ---------------------------------------------------------------
 
 def _sweep_cover(args: tuple[Any, ...]) -> bytes:
-    grid, board, pieces, groups, max_placements = args
+    grid, board, pieces, groups, max_placements, *rest = args
+    left_out = set(rest[0]) if rest else set()  # (the pieces a design may leave out)
     dim = 3 if grid == 3 else 2
     w = Words()
     w.within(grid, -1)
@@ -211,6 +212,9 @@ def _sweep_cover(args: tuple[Any, ...]) -> bytes:
     w.count(len(pieces))
     w.runs([len(orients) for orients, _, _ in pieces])
     w.numbers([int(v) for _, low, high in pieces for v in (low, high)])
+    w.count(1 if left_out else 0)
+    for p in range(len(pieces)) if left_out else ():
+        w.count(1 if p in left_out else 0)
     w.count(len(groups))
     w.runs([len(g) for g in groups])
     w.numbers([x for g in groups for x in _flat(g)])
@@ -566,6 +570,7 @@ def _hostile_sweep() -> list[bytes]:
              (0, board, piece, [[]], 1 << 20),
              (7, board, piece, [], 1 << 20),
              (0, board, piece, [], 3),
+             (0, board, [*piece, ((frozenset({(0, 0)}),), 1, 1)], [], 1 << 20, [1]),
              (3, [(0, 0, 0), (0, 0, 1), (0, 1, 0)], [((frozenset({(0, 0, 0), (0, 0, 1)}),), 1, 1)],
               [], 1 << 20)]
     found = [_sweep_cover(case) for case in cases]

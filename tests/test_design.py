@@ -107,6 +107,20 @@ BAD_DESIGNS = [
      "require: all-dates\n", "require"),
     ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: 7, "
      "size: 3}\n", "unknown field 'size'"),
+    # a drawn piece is one piece: its copies would leave the others' verdicts wrong
+    ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: 6}\n"
+     "  - pool: [{name: D, shape: '##', count: 2}, {name: O6, shape: '###/###'}]\n"
+     "    count: 1\n", "choose[1]: piece 'D' has 2 copies; a pool's pieces are drawn one"),
+    # a name is one piece wherever it is given
+    ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: 7}\n"
+     "  - pool: [{name: L, shape: '##/##'}]\n    count: 1\n",
+     "two different pieces are named 'L' (choose[0] and choose[1]); a name is one piece"),
+    ("kind: design\nname: x\nboard: b.yaml\nfixed:\n  - {name: L, shape: '###/###'}\n"
+     "choose:\n  - {pool: pentominoes, count: 7}\n",
+     "two different pieces are named 'L' (fixed and choose[0])"),
+    ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: 7}\n"
+     "  - pool: [{name: L, shape: '####/#...', flip: false}]\n    count: 1\n",
+     "two different pieces are named 'L'"),
 ]
 
 

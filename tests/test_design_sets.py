@@ -120,19 +120,18 @@ pieces:  # a design uses the board alone
 """
 
 
-def _piece(rng: random.Random, name: str, shape, flip, copies: bool) -> str:
+def _piece(name: str, shape, flip) -> str:
     drawing = "/".join("".join("#" if (r, c) in shape else "."
                                for c in range(1 + max(c for _, c in shape)))
                        for r in range(1 + max(r for r, _ in shape)))
-    count = rng.choice(["", "", "", ", count: 2"]) if copies else ""
     turn = "" if flip is None else f", flip: {str(flip).lower()}"
-    return f'{{name: "{name}", shape: "{drawing}"{turn}{count}}}'
+    return f'{{name: "{name}", shape: "{drawing}"{turn}}}'
 
 
 def generated(tmp_path, seed: int) -> tuple[int, int]:
-    """A random design (shapes repeated under other names, one-sided pieces, copies, names
-    alike and not ASCII), fixed pieces and draws of count ranges, on a board with a mirror
-    symmetry that keeps its holes and on the month/day calendar."""
+    """A random design (shapes repeated under other names, one-sided pieces, a piece offered
+    by two draws, names alike and not ASCII), fixed pieces and draws of count ranges, on a
+    board with a mirror symmetry that keeps its holes and on the month/day calendar."""
     rng = random.Random(seed)
     (tmp_path / "corners.yaml").write_text(CORNERS)
     corners = seed % 2 == 0
@@ -148,15 +147,22 @@ def generated(tmp_path, seed: int) -> tuple[int, int]:
         fixed = 'fixed:\n  - {name: "O6", shape: "###/###"}\n'
         plan = [("pentominoes", 7, 9, [7, 7])]
     draws = []
+    given: dict[str, tuple] = {}  # a name is one piece in a design: its shape and turns
     for size, fewest, most, (low, high) in plan:
         shapes = [s for _, s in pool(size)]
-        # Names distinct within a pool, alike across pools (the same piece when the shape is).
+        # Names distinct within a pool, alike across pools: the same piece when the sizes
+        # agree (offered by two draws), else told apart by the pool's initial.
         taken = rng.sample(names, rng.randint(fewest, most))
         drawn = [*rng.sample(shapes, min(len(shapes), len(taken) - 1)), rng.choice(shapes)]
         rng.shuffle(drawn)  # distinct shapes but one, or two when the pool is short
-        members = [_piece(rng, name + rng.choice(["", "0"]), shape,
-                          rng.choice([None, False, True]), corners)
-                   for name, shape in zip(taken, drawn)]
+        members = []
+        for name, shape in zip(taken, drawn):
+            name += rng.choice(["", "0"])
+            flip = rng.choice([None, False, True])
+            if name in given and len(given[name][0]) != len(shape):
+                name += size[:2]
+            shape, flip = given.setdefault(name, (shape, flip))
+            members.append(_piece(name, shape, flip))
         low = rng.randint(low, high)
         count = str(low) if rng.random() < 0.5 else f"[{low}, {high}]"
         draws.append(f"  - count: {count}\n    pool:\n" + "".join(

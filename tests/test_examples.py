@@ -204,7 +204,7 @@ def _serve_in_process(monkeypatch) -> list:
     answered: list = []
 
     def serve(app, host, port, listening):
-        listening()
+        listening(port)
         client = TestClient(app)
         page, specs = client.get("/"), client.get("/api/specs")
         assert page.status_code == 200 and specs.status_code == 200

@@ -561,7 +561,7 @@ def test_a_stream_with_no_thread_to_run_on_lets_go_of_its_work_and_its_place(mon
 
 
 @pytest.mark.parametrize("given", ["65536", "-1", "80.5", "http", "", "1" * 5000, "\u00b2",
-                                   "\u0663", " 80", "0x50"])
+                                   "\u0663", " 80", "0x50", "080", "00000"])
 def test_a_port_that_is_no_port_is_refused_in_a_sentence(capsys, given):
     """``serve --port`` takes 1 to 65535, or 0 for a free one the system picks: anything
     else is refused before the server starts, with the usage and a line that says what a
@@ -575,3 +575,16 @@ def test_a_port_that_is_no_port_is_refused_in_a_sentence(capsys, given):
     assert err.strip().splitlines()[-1].endswith(
         "is not a port number (1 to 65535, or 0 for a free one)"), err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("host", "url"), [("127.0.0.1", "http://127.0.0.1:8123/"),
+                                           ("::1", "http://[::1]:8123/"),
+                                           ("localhost", "http://localhost:8123/")])
+def test_serve_says_an_address_a_browser_opens(run_cli, monkeypatch, host, url):
+    """The line ``serve`` starts with gives the port it listens on (the one the system
+    picked for port 0) in a URL a browser opens: an IPv6 address in brackets."""
+    from cpmodels.web import connections
+
+    monkeypatch.setattr(connections, "serve", lambda app, h, port, listening: listening(8123))
+    code, out, _ = run_cli("serve", SPECS / "calendar_day.yaml", "--host", host, "--port", "0")
+    assert code == 0 and f" on {url} (Ctrl-C stops)" in out, out

@@ -136,22 +136,104 @@ def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
         page.wait_for_function("document.querySelector('#designsummary').textContent"
                                ".endsWith('(stopped)')", timeout=WAIT)
         assert page.locator("#designstop").is_disabled()
-        # twenty to choose from, ten at a time: too many sets
+        # twenty to choose from, seven at a time (seven pentominoes fill it): too many sets
         page.select_option("#pool", "hexominoes")
         for name in page.eval_on_selector_all("#poolpieces .add-piece",
                                               "bs => bs.slice(0, 8).map(b => b.dataset.piece)"):
             page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
-        page.fill("#choose", "10")
+        page.fill("#choose", "7")
         page.click("#design")
         page.wait_for_function("document.querySelector('#designsummary-problem')"
                                "?.textContent.length > 0 || document.querySelector("
-                               "'#designsummary').textContent.startsWith('that is')",
+                               "'#designsummary').textContent.startsWith('That is')",
                                timeout=WAIT)
         text = page.evaluate("(document.querySelector('#designsummary-problem') || "
                              "document.querySelector('#designsummary')).textContent")
-        assert text == ("that is 184,756 sets to try; the editor tries at most 5,000 (run "
-                        "cpmodels design on the saved board for more)")
+        assert text == ("That is 77,520 sets to try; the editor tries at most 5,000 (run "
+                        "cpmodels design on the saved board for more).")
         assert errors == []
     finally:
         context.close()
     _only_site_files(asked, out)
+
+
+def _refusal(page, candidates: list[dict] | str, choose: int) -> str:
+    """What the editor says when Try them is asked of the month/day calendar with these
+    candidates (the pieces' fields, ``always`` among them; or the 2x3 rectangle always and
+    a named pool's every piece) and ``choose``."""
+    page.select_option("#start", "calendar_day")
+    page.wait_for_function("document.querySelector('#name').value === 'calendar_day'",
+                           timeout=WAIT)
+    pieces = [RECTANGLE] if isinstance(candidates, str) else candidates
+    page.evaluate("(pieces) => import('./static/edit.js').then((m) => "
+                  "m.state.candidates.splice(0, Infinity, ...pieces))", pieces)
+    if isinstance(candidates, str):
+        page.select_option("#addto", "candidates")
+        page.select_option("#pool", candidates)
+        for name in page.eval_on_selector_all("#poolpieces .add-piece",
+                                              "bs => bs.map(b => b.dataset.piece)"):
+            page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
+    page.fill("#choose", str(choose))
+    page.select_option("#require", "real-dates")
+    page.evaluate("document.querySelector('#designsummary').textContent = ''")
+    page.click("#design")
+    said = ("(document.querySelector('#designsummary-problem')?.textContent || "
+            "document.querySelector('#designsummary').textContent)")
+    page.wait_for_function(f"{said}.length > 0 && !/sets decided/.test({said})",
+                           timeout=WAIT)
+    return page.evaluate(said)
+
+
+SHAPES = {"P": ["##", "##", "#."], "L": ["#.", "#.", "#.", "##"], "X": [".#.", "###", ".#."],
+          "T": ["###", ".#.", ".#."], "U": ["#.#", "###"], "V": ["#..", "#..", "###"],
+          "I": ["#####"], "N": [".#", ".#", "##", "#."]}
+
+
+def _pentominoes(*names: str, **changed: dict) -> list[dict]:
+    """The 2x3 rectangle (always) and these pentominoes as candidates, a piece's fields
+    changed as ``changed`` says (by its name)."""
+    return [RECTANGLE, *({"name": n, "shape": SHAPES[n], "count": 1, **changed.get(n, {})}
+                         for n in names)]
+
+
+ODD_QUESTIONS = {  # the candidates and how many to choose: 7 pentominoes fill the board
+    # a candidate with two copies: a set takes each candidate once
+    "copies": (_pentominoes(*"PLXTUVIN", L={"count": 2}), 7),
+    # two candidates of one name
+    "one name twice": (_pentominoes(*"PLXTUVIN", L={"name": "P"}), 7),
+    # a candidate with no name
+    "no name": (_pentominoes(*"PLXTUVIN", X={"name": ""}), 7),
+    # too many sets (6,545), and none of them has the area: the area is said
+    "area before count": ("hexominoes", 3),
+}
+
+
+@pytest.mark.parametrize("question", list(ODD_QUESTIONS))
+def test_the_site_refuses_an_odd_question_as_the_server_does(browser, site, static_host,  # noqa: F811
+                                                               question):
+    """Each question the server's editor refuses, the site's refuses before any work, in the
+    same sentence: the board read as the server reads it, the area before the count of sets,
+    a candidate's copies."""
+    from conftest import SPECS as BUNDLED
+    from conftest import running_server
+
+    from cpmodels.web.app import create_app
+
+    candidates, choose = ODD_QUESTIONS[question]
+    out, _ = site
+    context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
+    try:
+        on_site = _refusal(page, candidates, choose)
+    finally:
+        context.close()
+    _only_site_files(asked, out)
+    with running_server(create_app([BUNDLED / "calendar_day.yaml"])) as server:
+        page = browser.new_page(viewport=LAPTOP)
+        try:
+            page.goto(server + "/edit")
+            page.wait_for_selector("#board svg .cellgroup", timeout=WAIT)
+            on_server = _refusal(page, candidates, choose)
+        finally:
+            page.close()
+    assert on_site == on_server and "sets decided" not in on_site, (on_site, on_server)
+    assert errors == []

@@ -32,7 +32,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"warning: listening on {args.host}, not only on this machine", file=sys.stderr)
 
     def listening(port: int) -> None:
-        print(f"serving {len(paths)} calendar spec(s) on http://{args.host}:{port}/ "
+        host = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address
+        print(f"serving {len(paths)} calendar spec(s) on http://{host}:{port}/ "
               "(Ctrl-C stops)", flush=True)
 
     try:

@@ -101,7 +101,7 @@ def whole_number(low: int, high: int) -> Callable[[str], int]:
 
 def port(text: str) -> int:
     """A TCP port number, 1 to 65535, or 0: a free one the system picks."""
-    if not re.fullmatch(r"[0-9]{1,5}", text) or int(text) > 65535:
+    if not re.fullmatch(r"0|[1-9][0-9]{0,4}", text) or int(text) > 65535:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a port number (1 to 65535, or 0 for a free one)")
     return int(text)

@@ -34,7 +34,7 @@ from cpmodels.geometry import (
     orientations,
     render_shape,
 )
-from cpmodels.pools import canonical_shape, pool
+from cpmodels.pools import canonical_shape
 from cpmodels.running import Here, Memory, Plan, place_for, run
 from cpmodels.spec import CalendarSpec, Piece
 from cpmodels.spec.design import DesignSpec
@@ -104,10 +104,8 @@ class Design:
         self._draws = []
         by_shape: dict[tuple, int] = {}
         for draw in self.spec.choose:
-            drawn = ([Piece(name=n, shape=render_shape(s)) for n, s in pool(draw.pool)]
-                     if isinstance(draw.pool, str) else list(draw.pool))
             indices = []
-            for piece in drawn:
+            for piece in draw.pieces:
                 key = (piece.name, canonical_shape(piece.cells))
                 if key not in by_shape:
                     by_shape[key] = len(self.pieces)

@@ -20,7 +20,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from cpmodels.pools import POOLS, pool
+from cpmodels.geometry import render_shape
+from cpmodels.pools import POOLS, canonical_shape, pool
 from cpmodels.spec.base import Name, StrictModel
 from cpmodels.spec.pieces import Piece
 
@@ -77,12 +78,24 @@ class Draw(StrictModel):
             if not self.pool:
                 raise ValueError("the pool lists no pieces")
             _fixed_counts(self.pool)
+            for p in self.pool:
+                if p.count != 1:
+                    raise ValueError(
+                        f"piece {p.name!r} has {p.count} copies; a pool's pieces are drawn "
+                        "one at a time (give copies to fixed pieces)")
         size = len(self.pool) if isinstance(self.pool, list) else len(pool(self.pool))
         what = "the pool lists" if isinstance(self.pool, list) else f"{self.pool} has"
         if self.counts.start > size:
             raise ValueError(f"count asks for {self.counts.start} distinct pieces, but "
                              f"{what} {size}")
         return self
+
+    @property
+    def pieces(self) -> list[Piece]:
+        """The pool's pieces: those it lists, or a named pool's."""
+        if isinstance(self.pool, list):
+            return list(self.pool)
+        return [Piece(name=n, shape=render_shape(s)) for n, s in pool(self.pool)]
 
     @property
     def counts(self) -> range:
@@ -112,3 +125,21 @@ class DesignSpec(StrictModel):
             raise ValueError("two fixed pieces share a name")
         _fixed_counts(fixed)
         return fixed
+
+    @model_validator(mode="after")
+    def _one_piece_a_name(self) -> DesignSpec:
+        """A name is one piece wherever it is given (fixed, or in any pool): the same
+        shape, turns and copies. The same piece offered by two draws is one piece."""
+        seen: dict[str, tuple[tuple, str]] = {}
+        places = [("fixed", self.fixed)] + [
+            (f"choose[{k}]", draw.pieces) for k, draw in enumerate(self.choose)]
+        for where, pieces in places:
+            for p in pieces:
+                key = (canonical_shape(p.cells, flip=p.flip is not False), p.flip, p.rotate,
+                       p.count)
+                first = seen.setdefault(p.name, (key, where))
+                if first[0] != key:
+                    raise ValueError(
+                        f"two different pieces are named {p.name!r} ({first[1]} and {where}); "
+                        "a name is one piece in a design")
+        return self

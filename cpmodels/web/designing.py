@@ -57,6 +57,12 @@ class BoardDesign:
         others = [p for p in spec.pieces if p.name not in always]
         if not others:
             raise InputError("every piece is marked always: leave some to choose from")
+        for p in others:  # (as counts.js's designInput says it where there is no server)
+            if p.count != 1:
+                copies = p.count if isinstance(p.count, int) else f"{p.count[0]} to {p.count[1]}"
+                raise InputError(f"{p.name} is a candidate with {copies} copies: a set takes "
+                                 "each candidate once; mark it always to use its copies, or "
+                                 "keep one")
         fields = {
             "kind": "design", "name": spec.name, "board": "(drawn)",
             "fixed": [_piece(p) for p in spec.pieces if p.name in always],

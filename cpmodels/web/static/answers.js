@@ -17,6 +17,7 @@
 // fresh one takes its place when needed), a waiting one before it starts.
 import {onStaticSite} from "./dom.js";
 import {api, localToday} from "./puzzle.js";
+import {sentence} from "./words.js";
 
 const WORKER = new URL("engine/worker.js", import.meta.url);
 const WASM = new URL("engine/engine.wasm", import.meta.url);
@@ -222,11 +223,6 @@ class Pool {
 // --- what both kinds share ----------------------------------------------------------------
 
 // A message as the server says it for a person: a capital first letter and a full stop.
-function sentence(text) {
-  const t = text.trim().replace(/[;,: ]+$/, "");
-  const s = t[0].toUpperCase() + t.slice(1);
-  return /[.?!]$/.test(s) ? s : `${s}.`;
-}
 
 function refusal(message, status, extra = {}) {
   const err = new Error(message);

@@ -187,6 +187,12 @@ export function designInput({board, always, choose, require}) {
   const given = board.pieces || [];
   const fixed = given.filter((p) => always.includes(p.name));
   const others = given.filter((p) => !always.includes(p.name));
+  for (const {name, count = 1} of others) {  // (as web/designing.py says it)
+    if (count === 1) continue;
+    const copies = Array.isArray(count) ? `${count[0]} to ${count[1]}` : count;
+    throw new Error(`${name} is a candidate with ${copies} copies: a set takes each ` +
+                    "candidate once; mark it always to use its copies, or keep one");
+  }
   const input = boardInput({...board, pieces: [...fixed, ...others]});
   const sets = choices(others.length, choose);
   if (sets > MAX_SETS) {

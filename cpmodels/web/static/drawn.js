@@ -6,6 +6,7 @@
 // need to lay it out and plan it (the core's play layout and sweep cover).
 // A board refused throws an Error whose message is the server's sentence(s).
 import {gridNeighbours, tokenCell} from "./cells.js";
+import {sentence} from "./words.js";
 
 // The server's bounds (board.py, spec/base.py, spec/pieces.py).
 const MAX_CELLS = 400;
@@ -40,11 +41,6 @@ export const DRAWN = "drawn-";
 // --- words as the server's ----------------------------------------------------------------
 
 // A capital first letter and a full stop (wording.sentence).
-function sentence(text) {
-  const t = text.trim().replace(/[;,: ]+$/, "");
-  const s = t[0].toUpperCase() + t.slice(1);
-  return /[.?!]$/.test(s) ? s : `${s}.`;
-}
 
 // A string as Python's repr writes it.
 export function pyRepr(text) {

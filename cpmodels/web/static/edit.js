@@ -10,7 +10,7 @@ import {base64url} from "./base64url.js";
 import {bounds, cellCorners, loadDrawings, tokenCell} from "./cells.js";
 import {arithmetic, countBoard, designBoard, footerText, openPool} from "./counts.js";
 import {$, SVG_NS, onStaticSite, registerOffline} from "./dom.js";
-import {linkedBoard, said} from "./words.js";
+import {linkedBoard, said, sentence} from "./words.js";
 
 // pieces: the board's own; candidates: the pool the design question chooses sets from,
 // kept apart so that asking never changes the board.
@@ -750,7 +750,7 @@ async function engineCount(pool, total, mine, controller) {
       count(total, mine);
       return;
     }
-    sayError(sentence(e.message));
+    sayError(countSentence(e.message));
   } finally {
     if (stream === controller) stream = null;
   }
@@ -765,10 +765,8 @@ function realDate(labels) {
 }
 
 // A message as a sentence for a person: a capital first letter and a full stop.
-function sentence(text) {
-  const t = String(text).trim();
-  const s = t ? t[0].toUpperCase() + t.slice(1) : "The engine could not count this board";
-  return /[.?!]$/.test(s) ? s : `${s}.`;
+function countSentence(text) {
+  return sentence(String(text).trim() || "The engine could not count this board");
 }
 
 function finish(line) {
@@ -1356,6 +1354,10 @@ async function runDesign() {
   if (designing !== controller) return;  // asked again (or stopped) while the engine loaded
   try {
     if (pool) {
+      // the board checked as the server checks it, each candidate as one it may leave out
+      const {readBoard} = await import("./drawn.js");
+      readBoard({...body.board, pieces: (body.board.pieces || []).map((p) =>
+        (Array.isArray(p.count) ? p : {...p, count: [0, p.count ?? 1]}))});
       await designBoard(pool, body, (line) => take([line]), controller.signal);
       return;
     }
@@ -1367,7 +1369,10 @@ async function runDesign() {
     await readLines(response, take);
   } catch (e) {
     if (e.name === "AbortError") $("designsummary").textContent += " (stopped)";
-    else if (pool && !controller.signal.aborted) sayError(e.message, $("designsummary"));
+    else if (pool && !controller.signal.aborted) {  // in the words the server's refusal gets
+      sayError(setsMissArea(body.choose) ? noSetSentence() : sentence(e.message),
+               $("designsummary"));
+    }
     else if (!pool) sayError(LOST, $("designsummary"));
   } finally {
     if (designing === controller) { designing = null; $("designstop").disabled = true; }

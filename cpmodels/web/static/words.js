@@ -5,6 +5,15 @@ import {unbase64url} from "./base64url.js";
 // Characters of a link's board: a board the server takes (64 KB of JSON) is well within.
 const MAX_LINK_BOARD = 100_000;
 
+// ``text`` as one sentence, as the server says its messages (web/wording.py's sentence): the
+// spaces made one, a capital first letter and a full stop.
+export function sentence(text) {
+  const t = String(text).split(/\s+/).join(" ").trim().replace(/[;,: ]+$/, "");
+  if (!t) return "Something went wrong; try again.";
+  const s = t[0].toUpperCase() + t.slice(1);
+  return /[.?!]$/.test(s) ? s : `${s}.`;
+}
+
 // What an error answer says for a person: its message, else its error, else "".
 export function said(data) {
   if (data === null || typeof data !== "object") return "";

@@ -7,6 +7,7 @@
 // true or false, null) is PyYAML's, from its resolvers below.
 import {problemSentence, pyRepr as textRepr} from "./drawn.js";
 import {isAlias, isMap, isScalar, isSeq, parseDocument, stringify} from "./yaml.js";
+import {sentence} from "./words.js";
 
 // PyYAML's implicit resolvers (yaml.resolver.Resolver), in its order: a plain scalar is the
 // first kind whose pattern matches it, else text (tests/test_site.py holds these to
@@ -37,11 +38,6 @@ const NON_PRINTABLE = /[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{100
 const grouped = (n) => n.toLocaleString("en-US");
 
 // A capital first letter and a full stop (wording.sentence), whitespace made single.
-function sentence(text) {
-  const t = text.split(/\s+/).join(" ").trim().replace(/[;,: ]+$/, "");
-  const s = t[0].toUpperCase() + t.slice(1);
-  return /[.?!]$/.test(s) ? s : `${s}.`;
-}
 
 // A value as Python's repr writes it (a duplicate key is named so).
 function pyRepr(value) {
