@@ -107,6 +107,9 @@ BAD_DESIGNS = [
      "require: all-dates\n", "require"),
     ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: 7, "
      "size: 3}\n", "unknown field 'size'"),
+    # a list's problem alone, not also that a list is no pool's name
+    ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - pool: [{name: Z, shape: '...'}]\n"
+     "    count: 1\n", "choose[0].pool[0].shape: the piece has no squares"),
     # a drawn piece is one piece: its copies would leave the others' verdicts wrong
     ("kind: design\nname: x\nboard: b.yaml\nchoose:\n  - {pool: pentominoes, count: 6}\n"
      "  - pool: [{name: D, shape: '##', count: 2}, {name: O6, shape: '###/###'}]\n"

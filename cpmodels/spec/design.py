@@ -16,9 +16,9 @@ face_up: false               # true: every required date with the pieces face up
 from __future__ import annotations
 
 import difflib
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from cpmodels.geometry import render_shape
 from cpmodels.pools import POOLS, canonical_shape, pool
@@ -40,8 +40,12 @@ def _fixed_counts(pieces: list[Piece]) -> None:
 class Draw(StrictModel):
     """Pieces drawn from one pool: ``count`` distinct ones (a number or ``[min, max]``)."""
 
-    pool: Literal["monominoes", "dominoes", "trominoes", "tetrominoes", "pentominoes",
-                  "hexominoes"] | list[Piece] = Field(
+    # A name or a list, told apart before either is read: a list's problems are its own,
+    # not also a name's.
+    pool: Annotated[
+        Annotated[Literal["monominoes", "dominoes", "trominoes", "tetrominoes", "pentominoes",
+                          "hexominoes"], Tag("name")] | Annotated[list[Piece], Tag("list")],
+        Discriminator(lambda pool: "name" if isinstance(pool, str) else "list")] = Field(
         description=f"a pool name ({', '.join(POOLS)}) or a list of pieces")
     count: int | list[int] = Field(description="how many pieces: a number or [min, max]")
 
