@@ -354,8 +354,9 @@ def test_a_design_whose_sets_cannot_cover_the_board_says_why(tmp_path, run_cli, 
                     f"choose:\n{draws}")
     code, out, err = run_cli("design", path)
     assert code == 2 and out == "" and "Traceback" not in err
-    assert "no set the design allows covers the board: calendar_day has 43 cells less 2 " \
-           "left open for the labels" in err and fragment in err
+    assert err.startswith(f"error: {path}: no set the design allows covers the board: "
+                          "calendar_day has 43 cells less 2 left open for the labels")
+    assert fragment in err and len(err.strip().splitlines()) == 1
     with pytest.raises(InputError, match="covers the board"):
         from cpmodels import api
 

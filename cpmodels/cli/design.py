@@ -17,7 +17,7 @@ from cpmodels.cli.parser import (
     positive_seconds,
 )
 from cpmodels.cli.runtime import bars_on, cluster_from
-from cpmodels.errors import InputError
+from cpmodels.errors import InputError, SpecError
 
 if TYPE_CHECKING:
     from cpmodels.cli.parser import Subparsers
@@ -44,8 +44,13 @@ def cmd_design(args: argparse.Namespace) -> int:
     from cpmodels.spec.loading import load_design
 
     spec = load_design(args.design)
-    design = Design(spec, load_board(spec, args.design), with_counts=not args.no_counts,
-                    with_difficulty=args.difficulty)
+    board = load_board(spec, args.design)
+    try:
+        design = Design(spec, board, with_counts=not args.no_counts,
+                        with_difficulty=args.difficulty)
+        design.check_area()
+    except InputError as exc:  # what its pieces cannot do on its board: said of its file
+        raise SpecError(str(args.design), str(exc)) from None
     if args.resume and args.out is None:
         raise InputError("--resume goes with --out FILE.jsonl")
     if args.best is not None:
