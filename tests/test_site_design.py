@@ -170,9 +170,16 @@ def _refusal(page, candidates: list[dict] | str, choose: int) -> str:
     if isinstance(candidates, str):
         page.select_option("#addto", "candidates")
         page.select_option("#pool", candidates)
-        for name in page.eval_on_selector_all("#poolpieces .add-piece",
-                                              "bs => bs.map(b => b.dataset.piece)"):
+        # the pool as the page lists it once its pools have come (the board's load asks again)
+        listed = ("document.querySelector('#pool').value === p && [...document.querySelectorAll("
+                  "'#poolpieces .add-piece')].length > 0")
+        page.wait_for_function(f"(p) => {listed}", arg=candidates, timeout=WAIT)
+        names = page.eval_on_selector_all("#poolpieces .add-piece",
+                                          "bs => bs.map(b => b.dataset.piece)")
+        for name in names:
             page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
+        assert page.evaluate("import('./static/edit.js').then((m) => m.state.candidates"
+                             ".map((p) => p.name))") == ["O6", *names]
     page.fill("#choose", str(choose))
     page.select_option("#require", "real-dates")
     page.evaluate("document.querySelector('#designsummary').textContent = ''")

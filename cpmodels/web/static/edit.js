@@ -444,7 +444,9 @@ async function loadPools() {
   catch (e) { if (grid === state.grid) sayError(e.message); return; }
   if (grid !== state.grid) return;
   pools = answer;
+  const chosen = $("pool").value;  // the pool the designer chose stays chosen where it is one
   $("pool").replaceChildren(...Object.keys(pools).map((n) => new Option(n, n)));
+  if (chosen in pools) $("pool").value = chosen;
   drawPool();
 }
 
