@@ -68,11 +68,16 @@ SOLVE = ["solve", "calendar_week", "--date", "2026-12-25"]
 ON_CP_SAT = [(SOLVE, ("numpy",)),
              (["count", "{tiny}", "--backend", "cpsat"], ()),
              (["enumerate", "{tiny}", "--backend", "cpsat", "--out", "{tiny}.jsonl"], ())]
+# What ``count`` and ``solve`` of a bundled spec do not load besides (their record is
+# searched: no model, no YAML, no validation): ``count`` (the engine) no solver,
+# ``solve`` (CP-SAT) no engine and no numpy.
 FROM_THE_RECORD = [
-    (["count", "pentominoes_6x10", "--distinct"], ("cpmodels.files",)),
+    (["count", "pentominoes_6x10", "--distinct"], ("cpmodels.files", *SOLVERS)),
+    (["count", "specs/pentominoes_6x10.yaml", "--distinct"], ("cpmodels.files", *SOLVERS)),
     (["count", "specs/calendar_week.yaml", "--labels", "Jun", "7", "Tue"],
-     ("cpmodels.files",)),
-    (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", *ENGINE)),
+     ("cpmodels.files", *SOLVERS)),
+    (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", "pysat", *ENGINE)),
+    (["solve", "pentominoes_6x10"], ("cpmodels.files", "numpy", "pysat", *ENGINE)),
     (["solve", "towers", "--time-limit", "5"], ENGINE)]
 USERS_COUNT = ["count", "{copy}", "--labels", "Jun", "7", "Tue"]
 COUNT = ["count", "calendar_week", "--labels", "Jun", "7", "Tue"]
@@ -171,13 +176,15 @@ def test_a_packing_search_on_cp_sat_loads_no_pandas(argv, unused, early):
 @EARLY_LISTINGS
 @pytest.mark.parametrize(("argv", "unused"), FROM_THE_RECORD)
 def test_a_bundled_spec_known_valid_is_searched_without_reading_it_again(argv, unused, early):
-    """``count`` and ``solve`` of a bundled spec the catalogue knows valid build its model
-    from the record (no YAML, no validation); a local count loads neither the cluster's
-    side of the engine nor worker processes, and a packing ``solve`` (CP-SAT) no numpy."""
+    """``count`` and ``solve`` of a bundled spec the catalogue knows valid search its
+    record (``cpmodels.spec.kinds``): no YAML, no validation, no pydantic, not even the
+    spec models; a local count loads neither the cluster's side of the engine nor worker
+    processes, and a packing ``solve`` (CP-SAT) no numpy."""
     code, modules = _listed(early, argv)
     assert code == 0
-    assert "cpmodels.spec.models" in modules
-    assert _among(modules, (*VALIDATES, *ELSEWHERE, "tqdm", *unused)) == set()
+    assert "cpmodels.spec.kinds" in modules
+    assert _among(modules, (*VALIDATES, *READS_SPECS, *ELSEWHERE, "cpmodels.spec.models",
+                            "cpmodels.spec.loading", "tqdm", *unused)) == set()
 
 
 @EARLY_LISTINGS
