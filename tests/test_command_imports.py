@@ -118,7 +118,7 @@ def test_reading_the_arguments_loads_the_standard_library_alone(argv, early):
     code, modules = _listed(early, argv)
     assert code == 0
     assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy", "tqdm",
-                            "cpmodels.spec")) == set()
+                            "cpmodels.spec", "shutil")) == set()
 
 
 @EARLY_LISTINGS
@@ -128,7 +128,7 @@ def test_the_bundled_specs_known_valid_are_read_without_their_models(argv, early
     are (specs/validated.json), loads neither the spec models nor YAML."""
     code, modules = _listed(early, argv)
     assert code == 0
-    assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy",
+    assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy", "shutil",
                             "cpmodels.spec.loading", "cpmodels.spec.models")) == set()
 
 
@@ -253,3 +253,17 @@ def test_a_commands_own_parser_reads_and_answers_as_the_whole_one(argv, capsys):
     whole = build_parser().parse_args(["count", "calendar_day", "--distinct"])
     alone = build_parser(["count"]).parse_args(["count", "calendar_day", "--distinct"])
     assert vars(whole) == vars(alone)
+
+
+@pytest.mark.parametrize("columns", [None, "0", "57", "wide", "200"])
+def test_the_parsers_width_is_the_terminals_as_shutil_finds_it(columns, monkeypatch):
+    """The parser finds the terminal's width without loading shutil, as shutil finds it."""
+    import shutil
+
+    from cpmodels.cli.parser import _columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _columns() == shutil.get_terminal_size().columns
