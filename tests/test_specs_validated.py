@@ -125,6 +125,15 @@ def test_a_recorded_spec_is_the_spec_its_validation_makes(name):
         assert one.placements == other.placements and one.items == other.items
 
 
+def test_every_recorded_model_has_its_record():
+    assert set(kinds.KNOWN) == set(validated.MODELS)
+    record = kinds.KnownPiece(name="I", shape=["##"], coords=None, layers=None, count=1,
+                              rotate=None, flip=None, letter=None)
+    with pytest.raises(AttributeError):
+        record.name = "J"  # a record is read-only, as a model is frozen
+    assert record.area == 2 and record.cells == frozenset({(0, 0), (0, 1)})
+
+
 def _same_record(record, validated_):
     """A record is the model's value as :func:`_same` says, its class the record of the
     model's kind (``cpmodels.spec.kinds``): every field, by the model's names."""
