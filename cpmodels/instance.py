@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from cpmodels.cover import ExactCover, packing_cover
 from cpmodels.geometry import Cell
 from cpmodels.query import Query
-from cpmodels.spec.models import CalendarSpec, PackingLike
+from cpmodels.spec.kinds import CalendarKind, PackingKind
 
 
 @dataclass
@@ -20,7 +20,7 @@ class PackingInstance:
     cover: ExactCover
 
     @property
-    def spec(self) -> PackingLike:
+    def spec(self) -> PackingKind | CalendarKind:
         return self.query.spec
 
     @property
@@ -46,13 +46,13 @@ class PackingInstance:
 
     def cell_labels(self) -> dict[Cell, str]:
         """Label drawn on each labelled cell (calendar specs), for rendering."""
-        return self.spec.cell_labels if isinstance(self.spec, CalendarSpec) else {}
+        return self.spec.cell_labels if isinstance(self.spec, CalendarKind) else {}
 
 
 def packing_instance(query: Query) -> PackingInstance:
     """Compile a query into its exact cover: the cells to fill and the pieces' placements."""
     spec = query.spec
-    if isinstance(spec, CalendarSpec):
+    if isinstance(spec, CalendarKind):
         uncovered = tuple(spec.label_cells[label] for label in query.labels)
         cells = spec.cells - frozenset(uncovered)
     else:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cpmodels.errors import InputError
-from cpmodels.spec.models import CalendarSpec, PackingLike, PackingSpec
+from cpmodels.spec.kinds import CalendarKind, PackingKind
 
 
 def parse_date(text: str) -> dt.date:
@@ -31,13 +31,13 @@ def parse_date(text: str) -> dt.date:
 class Query:
     """One puzzle of a packing or calendar spec (build it with :meth:`of`)."""
 
-    spec: PackingLike
+    spec: PackingKind | CalendarKind  # a model, or a bundled spec's record (kinds.Known)
     target: str  # the target board's name (a calendar's is the spec's name)
     labels: tuple[str, ...] = ()  # calendar: the labels left uncovered, in group order
     face_up: bool = False  # every piece kept as drawn, rotations only
 
     @classmethod
-    def of(cls, spec: PackingLike, *, date: dt.date | str | None = None,
+    def of(cls, spec: PackingKind | CalendarKind, *, date: dt.date | str | None = None,
            labels: Sequence[str] | None = None, target: str | None = None,
            face_up: bool = False) -> Query:
         """The query for a date (default today) or labels of a calendar, or a target board
@@ -46,7 +46,7 @@ class Query:
         ``face_up`` is kept only where it changes something (some piece may be flipped).
         """
         face_up = face_up and spec.can_flip
-        if isinstance(spec, CalendarSpec):
+        if isinstance(spec, CalendarKind):
             if target is not None:
                 raise InputError(f"{spec.name} is a calendar; it has no targets")
             if labels is not None and date is not None:
@@ -63,7 +63,7 @@ class Query:
                                      "YYYY-MM-DD text")
                 chosen = spec.date_labels(day or dt.date.today())
             return cls(spec, spec.name, chosen, face_up)
-        assert isinstance(spec, PackingSpec)
+        assert isinstance(spec, PackingKind)
         if labels is not None or date is not None:
             raise InputError(f"{spec.name} is not a calendar; dates and labels do not apply")
         names = [t.name for t in spec.all_targets()]

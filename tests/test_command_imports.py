@@ -68,11 +68,16 @@ SOLVE = ["solve", "calendar_week", "--date", "2026-12-25"]
 ON_CP_SAT = [(SOLVE, ("numpy",)),
              (["count", "{tiny}", "--backend", "cpsat"], ()),
              (["enumerate", "{tiny}", "--backend", "cpsat", "--out", "{tiny}.jsonl"], ())]
+# What ``count`` and ``solve`` of a bundled spec do not load besides (their record is
+# searched: no model, no YAML, no validation): ``count`` (the engine) no solver,
+# ``solve`` (CP-SAT) no engine and no numpy.
 FROM_THE_RECORD = [
-    (["count", "pentominoes_6x10", "--distinct"], ("cpmodels.files",)),
+    (["count", "pentominoes_6x10", "--distinct"], ("cpmodels.files", *SOLVERS)),
+    (["count", "specs/pentominoes_6x10.yaml", "--distinct"], ("cpmodels.files", *SOLVERS)),
     (["count", "specs/calendar_week.yaml", "--labels", "Jun", "7", "Tue"],
-     ("cpmodels.files",)),
-    (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", *ENGINE)),
+     ("cpmodels.files", *SOLVERS)),
+    (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", "pysat", *ENGINE)),
+    (["solve", "pentominoes_6x10"], ("cpmodels.files", "numpy", "pysat", *ENGINE)),
     (["solve", "towers", "--time-limit", "5"], ENGINE)]
 USERS_COUNT = ["count", "{copy}", "--labels", "Jun", "7", "Tue"]
 COUNT = ["count", "calendar_week", "--labels", "Jun", "7", "Tue"]
@@ -113,7 +118,7 @@ def test_reading_the_arguments_loads_the_standard_library_alone(argv, early):
     code, modules = _listed(early, argv)
     assert code == 0
     assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy", "tqdm",
-                            "cpmodels.spec")) == set()
+                            "cpmodels.spec", "shutil")) == set()
 
 
 @EARLY_LISTINGS
@@ -123,7 +128,7 @@ def test_the_bundled_specs_known_valid_are_read_without_their_models(argv, early
     are (specs/validated.json), loads neither the spec models nor YAML."""
     code, modules = _listed(early, argv)
     assert code == 0
-    assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy",
+    assert _among(modules, (*SOLVERS, *ENGINE, *CORE, *READS_SPECS, "numpy", "shutil",
                             "cpmodels.spec.loading", "cpmodels.spec.models")) == set()
 
 
@@ -171,13 +176,15 @@ def test_a_packing_search_on_cp_sat_loads_no_pandas(argv, unused, early):
 @EARLY_LISTINGS
 @pytest.mark.parametrize(("argv", "unused"), FROM_THE_RECORD)
 def test_a_bundled_spec_known_valid_is_searched_without_reading_it_again(argv, unused, early):
-    """``count`` and ``solve`` of a bundled spec the catalogue knows valid build its model
-    from the record (no YAML, no validation); a local count loads neither the cluster's
-    side of the engine nor worker processes, and a packing ``solve`` (CP-SAT) no numpy."""
+    """``count`` and ``solve`` of a bundled spec the catalogue knows valid search its
+    record (``cpmodels.spec.kinds``): no YAML, no validation, no pydantic, not even the
+    spec models; a local count loads neither the cluster's side of the engine nor worker
+    processes, and a packing ``solve`` (CP-SAT) no numpy."""
     code, modules = _listed(early, argv)
     assert code == 0
-    assert "cpmodels.spec.models" in modules
-    assert _among(modules, (*VALIDATES, *ELSEWHERE, "tqdm", *unused)) == set()
+    assert "cpmodels.spec.kinds" in modules
+    assert _among(modules, (*VALIDATES, *READS_SPECS, *ELSEWHERE, "cpmodels.spec.models",
+                            "cpmodels.spec.loading", "tqdm", *unused)) == set()
 
 
 @EARLY_LISTINGS
@@ -246,3 +253,17 @@ def test_a_commands_own_parser_reads_and_answers_as_the_whole_one(argv, capsys):
     whole = build_parser().parse_args(["count", "calendar_day", "--distinct"])
     alone = build_parser(["count"]).parse_args(["count", "calendar_day", "--distinct"])
     assert vars(whole) == vars(alone)
+
+
+@pytest.mark.parametrize("columns", [None, "0", "57", "wide", "200"])
+def test_the_parsers_width_is_the_terminals_as_shutil_finds_it(columns, monkeypatch):
+    """The parser finds the terminal's width without loading shutil, as shutil finds it."""
+    import shutil
+
+    from cpmodels.cli.parser import _columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _columns() == shutil.get_terminal_size().columns

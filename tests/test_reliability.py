@@ -51,9 +51,11 @@ def test_bad_spec_corpus(run_cli, path):
     assert first.startswith(f"error: {path}"), first
     assert _expected(path) in first, first
     assert "Traceback" not in err
-    # Every command that reads the spec says the same.
-    code, _, err = run_cli("solve", path)
-    assert code == 2 and err.splitlines()[0] == first
+    # Every command that reads the spec says the same (solve and count read a bundled
+    # spec as its record, and a user's spec validated in full).
+    for command in ("solve", "count"):
+        code, _, err = run_cli(command, path)
+        assert code == 2 and err.splitlines()[0] == first, command
 
 
 def test_unicode_names_are_welcome(run_cli, tmp_path):

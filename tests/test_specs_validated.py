@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from cpmodels.errors import SpecError
 from cpmodels.instance import packing_instance
 from cpmodels.query import Query
-from cpmodels.spec import bundled, load_spec, loading, validated
+from cpmodels.spec import bundled, kinds, load_spec, loading, read_spec, validated
 
 
 def test_the_catalogue_is_current():
@@ -125,6 +125,70 @@ def test_a_recorded_spec_is_the_spec_its_validation_makes(name):
         assert one.placements == other.placements and one.items == other.items
 
 
+def test_every_recorded_model_has_its_record():
+    assert set(kinds.KNOWN) == set(validated.MODELS)
+    record = kinds.KnownPiece(name="I", shape=["##"], coords=None, layers=None, count=1,
+                              rotate=None, flip=None, letter=None)
+    with pytest.raises(AttributeError):
+        record.name = "J"  # a record is read-only, as a model is frozen
+    assert record.area == 2 and record.cells == frozenset({(0, 0), (0, 1)})
+
+
+def _same_record(record, validated_):
+    """A record is the model's value as :func:`_same` says, its class the record of the
+    model's kind (``cpmodels.spec.kinds``): every field, by the model's names."""
+    if isinstance(validated_, BaseModel):
+        assert type(record) is kinds.KNOWN[type(validated_).__name__]
+        assert isinstance(validated_, type(record).__mro__[2])  # (the kind both are)
+        for name in type(validated_).model_fields:
+            _same_record(getattr(record, name), getattr(validated_, name))
+    elif isinstance(validated_, dict):
+        assert type(record) is dict and list(record) == list(validated_)
+        for key, value in validated_.items():
+            _same_record(record[key], value)
+    elif isinstance(validated_, list):
+        assert type(record) is list and len(record) == len(validated_)
+        for a, b in zip(record, validated_):
+            _same_record(a, b)
+    else:
+        assert type(record) is type(validated_) and record == validated_
+
+
+@pytest.mark.parametrize("name", [name for name, path in bundled.bundled_specs().items()
+                                  if "designs" not in path.parts])
+def test_a_specs_record_means_what_its_model_means(name):
+    """``read_spec`` of a bundled spec known valid is its record (no pydantic): the fields
+    its validation made, and the same meanings: cells, pieces' orientations, letters,
+    targets, dates and labels, and each of its puzzles compiles to the same cover."""
+    path = bundled.bundled_specs()[name]
+    record, full = read_spec(name), loading.load_spec(path)
+    _same_record(record, full)
+    if full.kind == "towers":
+        from cpmodels.towers.problem import towers_problem
+
+        assert towers_problem(record) == towers_problem(full)
+        return
+    assert record.piece_kinds() == full.piece_kinds()
+    assert record.piece_kinds(face_up=True) == full.piece_kinds(face_up=True)
+    assert record.letters() == full.letters() and record.can_flip == full.can_flip
+    assert record.cells == full.cells and record.geometry == full.geometry
+    if full.kind == "calendar":
+        assert record.label_cells == full.label_cells
+        assert record.label_combinations() == full.label_combinations()
+        queries = [{"labels": list(labels)} for labels in full.label_combinations()[:3]]
+        if full.has_dates:
+            queries.append({"date": dt.date(2026, 2, 28)})
+            assert record.real_date(["Feb", "30", *full.label_combinations()[0][2:]]) is None
+    else:
+        assert [(t.name, t.cells) for t in record.all_targets()] == \
+            [(t.name, t.cells) for t in full.all_targets()]
+        queries = [{"target": t.name} for t in full.all_targets()]
+    for asked in queries:
+        one = packing_instance(Query.of(full, **asked)).cover
+        other = packing_instance(Query.of(record, **asked)).cover
+        assert one.placements == other.placements and one.items == other.items
+
+
 def test_a_spec_the_catalogue_does_not_vouch_for_is_validated_with_its_messages(
         bundled_copy, monkeypatch):
     """An edited bundled spec, or every spec under changed models, is read and validated
@@ -132,6 +196,7 @@ def test_a_spec_the_catalogue_does_not_vouch_for_is_validated_with_its_messages(
     edited = bundled_copy / "pentominoes_6x10.yaml"
     edited.write_text(edited.read_text().replace("kind: packing", "kind: packng"))
     assert validated.known_spec(edited) is None
+    assert validated.known_spec(edited, records=True) is None
     with pytest.raises(SpecError) as read:
         load_spec(edited)
     with pytest.raises(SpecError) as in_full:
@@ -142,6 +207,7 @@ def test_a_spec_the_catalogue_does_not_vouch_for_is_validated_with_its_messages(
     assert validated.known_spec(week) is not None
     monkeypatch.setattr(validated, "models_digest", lambda: "other models")
     assert validated.known_spec(week) is None
+    assert validated.known_spec(week, records=True) is None
     assert load_spec(week) == loading.load_spec(week)
 
 

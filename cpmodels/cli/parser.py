@@ -6,7 +6,9 @@ each command module's ``add_*`` function hangs its subcommand on."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -31,6 +33,28 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for every argument added (to check its metavar), and
+        # one finds the terminal's width through shutil, which loads the compression
+        # modules: the same width, found without it.
+        formatter: Callable[..., argparse.HelpFormatter] = self.formatter_class
+        return formatter(prog=self.prog, width=_columns() - 2)
+
+
+def _columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` finds it (``$COLUMNS``, else
+    the terminal of standard output, else 80), without loading shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 def positive_seconds(text: str) -> float:

@@ -14,7 +14,7 @@ from cpmodels.errors import InputError
 
 if TYPE_CHECKING:
     from cpmodels.instance import PackingInstance
-    from cpmodels.spec import Spec
+    from cpmodels.spec.kinds import CalendarKind, PackingKind, TowersKind
 
 
 @contextlib.contextmanager
@@ -53,14 +53,18 @@ def bars_on(args: argparse.Namespace) -> bool:
     return not args.quiet and sys.stderr.isatty()
 
 
-def packing_instance_of(args: argparse.Namespace, spec: Spec | None = None) -> PackingInstance:
-    """The instance the arguments ask for (``--date``/``--labels``/``--target``/``--face-up``)."""
+def packing_instance_of(args: argparse.Namespace,
+                        spec: PackingKind | CalendarKind | TowersKind | None = None,
+                        ) -> PackingInstance:
+    """The instance the arguments ask for (``--date``/``--labels``/``--target``/``--face-up``)
+    of ``spec`` (default: the spec ``args`` names, a bundled one read as its record)."""
     from cpmodels.instance import packing_instance
     from cpmodels.query import Query
-    from cpmodels.spec import TowersSpec, load_spec
+    from cpmodels.spec.kinds import TowersKind
+    from cpmodels.spec.validated import read_spec
 
-    spec = spec if spec is not None else load_spec(args.spec)
-    if isinstance(spec, TowersSpec):
+    spec = spec if spec is not None else read_spec(args.spec)
+    if isinstance(spec, TowersKind):
         raise InputError(f"{args.command} applies to packing and calendar specs, "
                          "not to towers")
     return packing_instance(Query.of(spec, target=args.target, labels=args.labels,

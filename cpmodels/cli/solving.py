@@ -38,13 +38,14 @@ if TYPE_CHECKING:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from cpmodels.spec import TowersSpec, load_spec
+    from cpmodels.spec.kinds import TowersKind
+    from cpmodels.spec.validated import read_spec
 
-    spec = load_spec(args.spec)
+    spec = read_spec(args.spec)
     if args.out is not None and args.format not in PICTURES:
         raise InputError("--out goes with --format svg or png")
     colour = colour_ok(sys.stdout)
-    if isinstance(spec, TowersSpec):
+    if isinstance(spec, TowersKind):
         for flag in ("date", "labels", "target"):
             if getattr(args, flag) is not None:
                 raise InputError(f"--{flag} does not apply to a towers spec")

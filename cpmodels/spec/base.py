@@ -6,17 +6,16 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cpmodels.grids import Cell
+from cpmodels.spec.kinds import DATE_GROUPS, LEAP_YEAR, MAX_BOARD_SIDE
 
 #: Limits that keep a hand-written spec from asking for an absurd model.
-MAX_BOARD_SIDE = 200
 MAX_PIECE_SIDE = 50
 MAX_COUNT = 1000
 MAX_CELLS = MAX_BOARD_SIDE ** 2  # cells of a board given by coordinates, a box or layers
 MAX_COORDINATE = 10_000
 
-DATE_GROUPS = {"month": 12, "day": 31, "weekday": 7}  # label groups a real date fills
-LEAP_YEAR = 2024  # real dates are the month/day pairs of a leap year (Feb 29 included)
+__all__ = ["DATE_GROUPS", "LEAP_YEAR", "MAX_BOARD_SIDE", "MAX_CELLS", "MAX_COORDINATE",
+           "MAX_COUNT", "MAX_PIECE_SIDE", "Name", "SpecFieldError", "StrictModel"]
 
 
 class SpecFieldError(ValueError):
@@ -106,9 +105,3 @@ def _check_layers(layers: list[list[str]], mark: str,
     if not any(mark in row for rows in layers for row in rows):
         raise ValueError(f"the layers have no cells; draw them with {mark!r}")
     return layers
-
-
-def _layer_cells(layers: list[list[str]], mark: str) -> frozenset[Cell]:
-    """Cells ``(x, y, z)`` of layers drawn bottom first: character x of row y of layer z."""
-    return frozenset((x, y, z) for z, rows in enumerate(layers)
-                     for y, row in enumerate(rows) for x, ch in enumerate(row) if ch == mark)

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import itertools
-from collections.abc import Sequence
-from functools import cached_property
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from cpmodels.errors import InputError
 from cpmodels.grids import Cell
-from cpmodels.spec.base import DATE_GROUPS, LEAP_YEAR, Name, SpecFieldError
+from cpmodels.spec.base import DATE_GROUPS, Name, SpecFieldError
+from cpmodels.spec.kinds import CalendarKind
 from cpmodels.spec.pieces import (
     PieceSetSpec,
     _area_check,
@@ -22,7 +18,7 @@ from cpmodels.spec.pieces import (
 )
 
 
-class CalendarSpec(PieceSetSpec):
+class CalendarSpec(CalendarKind, PieceSetSpec):
     """A packing board whose labelled cells leave one label of each group uncovered."""
 
     kind: Literal["calendar"]
@@ -99,87 +95,3 @@ class CalendarSpec(PieceSetSpec):
         _area_check(self, len(self.cells), len(self.groups), ("pieces",))
         _fit_check(self, self.cells)
         return self
-
-    def _token_cell(self, row: int, col: int) -> Cell:
-        """The cell of the drawing's token ``col`` in row ``row``: ``[row, col]``, or axial
-        ``[q, r] = [col, row]`` on the hex grid."""
-        return (col, row) if self.grid == "hex" else (row, col)
-
-    @cached_property
-    def cells(self) -> frozenset[Cell]:
-        return frozenset(
-            self._token_cell(r, c) for r, row in enumerate(self.board)
-            for c, token in enumerate(row.split()) if token != "#"
-        )
-
-    @cached_property
-    def label_cells(self) -> dict[str, Cell]:
-        """Where each label is drawn."""
-        return {
-            token: self._token_cell(r, c) for r, row in enumerate(self.board)
-            for c, token in enumerate(row.split()) if token not in ("#", ".")
-        }
-
-    @cached_property
-    def cell_labels(self) -> dict[Cell, str]:
-        """The label drawn on each labelled cell (``label_cells`` the other way round)."""
-        return {rc: label for label, rc in self.label_cells.items()}
-
-    def group_of(self, label: str) -> str | None:
-        """The group a label belongs to, or None when it is no label of this calendar."""
-        return next((g for g, labels in self.groups.items() if label in labels), None)
-
-    # --- dates and label combinations: the one place that knows what they mean ---------
-
-    @property
-    def has_dates(self) -> bool:
-        """Whether real dates can be asked for: groups 'month' and 'day', and 'weekday' at
-        most besides."""
-        return {"month", "day"} <= set(self.groups) <= set(DATE_GROUPS)
-
-    def date_labels(self, date: dt.date) -> tuple[str, ...]:
-        """The labels a real date leaves uncovered, in group order."""
-        if not self.has_dates:
-            raise InputError(f"{self.name} has groups {', '.join(self.groups)}, not a month, "
-                             "a day and perhaps a weekday; ask for labels instead of a date")
-        index = {"month": date.month - 1, "day": date.day - 1, "weekday": date.weekday()}
-        return tuple(self.groups[g][index[g]] for g in self.groups)
-
-    def real_date(self, labels: Sequence[str]) -> dt.date | None:
-        """The month and day that ``labels`` name, as a date of a leap year (so Feb 29 is
-        real); None for Feb 30 and the like, or when the calendar has no dates. The weekday
-        is not checked: every weekday of a real month/day is a real combination."""
-        if not self.has_dates:
-            return None
-        named = dict(zip(self.groups, labels))
-        try:
-            return dt.date(LEAP_YEAR, self.groups["month"].index(named["month"]) + 1,
-                           self.groups["day"].index(named["day"]) + 1)
-        except ValueError:
-            return None
-
-    def check_labels(self, labels: Sequence[str]) -> tuple[str, ...]:
-        """Check a label combination (one label per group, any order); return it in group
-        order, or raise an :class:`InputError` that says what is wrong."""
-        chosen: dict[str, str] = {}
-        for label in labels:
-            group = self.group_of(label)
-            if group is None:
-                known = "; ".join(f"{g}: {' '.join(ls)}" for g, ls in self.groups.items())
-                raise InputError(f"unknown label {label!r} for {self.name} (labels are "
-                                 f"{known})")
-            if group in chosen:
-                raise InputError(f"labels {chosen[group]!r} and {label!r} are both in group "
-                                 f"{group!r}; give one label per group")
-            chosen[group] = label
-        missing = [g for g in self.groups if g not in chosen]
-        if missing:
-            raise InputError(f"no label given for group(s) {', '.join(missing)}; "
-                             f"{self.name} needs one label from each of "
-                             f"{', '.join(self.groups)}")
-        return tuple(chosen[g] for g in self.groups)
-
-    def label_combinations(self) -> list[tuple[str, ...]]:
-        """Every combination of one label per group, in group order and sweep order (2604
-        for month/day/weekday)."""
-        return list(itertools.product(*self.groups.values()))

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
-from functools import cached_property
-from typing import Literal
+from typing import Any, Literal, cast
 
 from pydantic import Field, field_validator, model_validator
 
-from cpmodels.geometry import parse_drawing
-from cpmodels.grids import Cell, Grid
+from cpmodels.grids import Grid
 from cpmodels.spec import base
+from cpmodels.spec.kinds import BoardShape, PackingKind, TargetShape
 from cpmodels.spec.pieces import (
     PieceSetSpec,
     _area_check,
@@ -21,7 +19,7 @@ from cpmodels.spec.pieces import (
 )
 
 
-class BoardFields(base.StrictModel):
+class BoardFields(BoardShape, base.StrictModel):
     """The ways to give a packing board: a drawing (square grid), coordinates (any grid), a
     box or layers of drawings (cube grid). Exactly one is given."""
 
@@ -77,29 +75,13 @@ class BoardFields(base.StrictModel):
                 raise ValueError(f"layer {z}: {exc}") from None
         return base._check_layers(layers, ".", (".", "#", "cells with '.' and walls with '#'"))
 
-    def given(self) -> list[str]:
-        """The keys given, by their names in a spec."""
-        return [k for k, v in (("board", self.board), ("cells", self.coords), ("box", self.box),
-                               ("layers", self.layers)) if v is not None]
-
-    @cached_property
-    def cells(self) -> frozenset[Cell]:
-        """The board's cells in its grid's coordinates."""
-        if self.board is not None:
-            return parse_drawing(self.board, filled=".")
-        if self.coords is not None:
-            return frozenset(tuple(cell) for cell in self.coords)
-        if self.box is not None:
-            return frozenset(itertools.product(*(range(side) for side in self.box)))
-        return base._layer_cells(self.layers or [], ".")
-
     def check_grid(self, geo: Grid, path: tuple[str | int, ...]) -> None:
         """The board is given in a form the grid allows, with cells of its arity."""
         form = self.given()[0]
         _check_form(form, self.cells, geo, (*path, form), "board")
 
 
-class Target(BoardFields):
+class Target(TargetShape, BoardFields):
     """One of several boards that the same piece set must fill, one at a time."""
 
     name: base.Name
@@ -112,7 +94,7 @@ class Target(BoardFields):
         return self
 
 
-class PackingSpec(PieceSetSpec, BoardFields):
+class PackingSpec(PackingKind, PieceSetSpec, BoardFields):
     """Fill a board (or each of several target boards) with every piece exactly as counted."""
 
     kind: Literal["packing"]
@@ -129,7 +111,7 @@ class PackingSpec(PieceSetSpec, BoardFields):
                                  "neither")
         self._check_piece_grid()
         names: set[str] = set()
-        for i, target in enumerate(self.all_targets()):
+        for i, target in enumerate(cast("list[Target]", self.all_targets())):
             if target.name in names:
                 raise base.SpecFieldError(("targets", i, "name"),
                                      f"two targets are named {target.name!r}")
@@ -141,10 +123,5 @@ class PackingSpec(PieceSetSpec, BoardFields):
                        f"target {target.name!r}" if self.targets else "the board")
         return self
 
-    def all_targets(self) -> list[Target]:
-        """The boards to fill: the single board (named like the spec) or the ``targets``."""
-        if self.targets is not None:
-            return list(self.targets)
-        return [Target.model_validate({"name": self.name, "board": self.board,
-                                       "cells": self.coords, "box": self.box,
-                                       "layers": self.layers})]
+    def _board_target(self, fields: dict[str, Any]) -> Target:
+        return Target.model_validate(fields)

@@ -4,21 +4,11 @@ checks a board makes of them."""
 from __future__ import annotations
 
 import json
-from functools import cached_property
 
 from pydantic import Field, field_validator, model_validator
 
-from cpmodels.cover import PieceKind
-from cpmodels.geometry import (
-    SQUARE,
-    Shape,
-    fits_anywhere,
-    is_connected,
-    normalize,
-    orientations,
-    parse_drawing,
-)
-from cpmodels.grids import Cell, Grid, GridName, grid
+from cpmodels.geometry import fits_anywhere, is_connected, parse_drawing
+from cpmodels.grids import Cell, Grid, GridName
 from cpmodels.spec.base import (
     MAX_BOARD_SIDE,
     MAX_COUNT,
@@ -29,13 +19,13 @@ from cpmodels.spec.base import (
     _check_characters,
     _check_coordinates,
     _check_layers,
-    _layer_cells,
     _layers,
     _rows,
 )
+from cpmodels.spec.kinds import PieceSetKind, PieceShape
 
 
-class Piece(StrictModel):
+class Piece(PieceShape, StrictModel):
     """A named piece: a drawing (square grid), its cells' coordinates (any grid), or layers
     of drawings (cube grid)."""
 
@@ -81,12 +71,6 @@ class Piece(StrictModel):
                              + (f", not {' and '.join(given)}" if given else ""))
         return self
 
-    @property
-    def form(self) -> str:
-        """Which key gives the piece: ``shape``, ``cells`` or ``layers``."""
-        return "shape" if self.shape is not None else "cells" if self.coords is not None \
-            else "layers"
-
     @field_validator("count", mode="before")
     @classmethod
     def _count_shape(cls, count: object) -> object:
@@ -116,16 +100,6 @@ class Piece(StrictModel):
                              f"{MAX_COUNT}, e.g. [0, 1] for a piece that may be left out")
         return count
 
-    @property
-    def low(self) -> int:
-        """The fewest copies a solution uses."""
-        return self.count if isinstance(self.count, int) else self.count[0]
-
-    @property
-    def high(self) -> int:
-        """The most copies a solution uses."""
-        return self.count if isinstance(self.count, int) else self.count[1]
-
     @field_validator("shape")
     @classmethod
     def _check_shape(cls, rows: list[str] | None) -> list[str] | None:
@@ -142,33 +116,7 @@ class Piece(StrictModel):
                              "'#' by an edge")
         return rows
 
-    @cached_property
-    def cells(self) -> Shape:
-        """The piece's cells as given (a drawing's squares moved to row and column 0)."""
-        if self.shape is not None:
-            return normalize(parse_drawing(self.shape))
-        if self.coords is not None:
-            return frozenset(tuple(cell) for cell in self.coords)
-        assert self.layers is not None
-        return _layer_cells(self.layers, "#")
-
-    @property
-    def area(self) -> int:
-        return len(self.cells)
-
-    def kind(self, *, rotate: bool, flip: bool, face_up: bool = False,
-             grid: Grid = SQUARE) -> PieceKind:
-        """The cover's view of this piece under the given defaults (the piece may override).
-
-        ``face_up`` keeps the piece as given (rotations only), whatever the settings say.
-        """
-        rot = rotate if self.rotate is None else self.rotate
-        flp = False if face_up else (flip if self.flip is None else self.flip)
-        shapes = orientations(self.cells, rotate=rot, flip=flp, grid=grid)
-        return PieceKind(self.name, tuple(shapes), self.high, self.low)
-
-
-class PieceSetSpec(StrictModel):
+class PieceSetSpec(PieceSetKind, StrictModel):
     """Fields shared by the packing kinds: the pieces and how they may be turned."""
 
     name: Name
@@ -187,11 +135,6 @@ class PieceSetSpec(StrictModel):
         if isinstance(data, dict) and data.get("grid") == "cube" and "flip" not in data:
             return {**data, "flip": False}
         return data
-
-    @property
-    def geometry(self) -> Grid:
-        """The spec's grid (:mod:`cpmodels.grids`)."""
-        return grid(self.grid)
 
     def _check_piece_grid(self) -> None:
         """Each piece is given in a form its grid allows, with cells of the grid's arity,
@@ -219,53 +162,6 @@ class PieceSetSpec(StrictModel):
                     raise ValueError(f"two pieces are drawn with letter {p.letter!r}")
                 letters.add(p.letter)
         return pieces
-
-    @property
-    def piece_area(self) -> int:
-        """The cells the pieces cover (each at its most copies)."""
-        return sum(p.area * p.high for p in self.pieces)
-
-    def covers_exactly(self, cells: int) -> bool:
-        """Whether some choice of copies, each piece within its count, covers ``cells``."""
-        reachable = 1  # bit k: k cells can be covered
-        for p in self.pieces:
-            step = 0
-            for k in range(p.low, p.high + 1):
-                step |= reachable << (k * p.area)
-                if k * p.area > cells:
-                    break
-            reachable = step & ((1 << (cells + 1)) - 1)
-        return bool(reachable >> cells & 1)
-
-    @property
-    def can_flip(self) -> bool:
-        """Whether any piece may be turned over (so asking for face-up pieces changes
-        something): the spec's ``flip`` as each piece overrides it."""
-        return any(self.flip if p.flip is None else p.flip for p in self.pieces)
-
-    def piece_kinds(self, *, face_up: bool = False) -> list[PieceKind]:
-        """Pieces with their allowed orientations; ``face_up`` forbids turning any piece over."""
-        return [p.kind(rotate=self.rotate, flip=self.flip, face_up=face_up, grid=self.geometry)
-                for p in self.pieces]
-
-    def letters(self) -> dict[str, str]:
-        """One distinct display letter per piece: its own, else a letter of its name, else A-Z."""
-        taken = {p.letter for p in self.pieces if p.letter}
-        result: dict[str, str] = {}
-        pool = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-        for p in self.pieces:
-            if p.letter:
-                result[p.name] = p.letter
-                continue
-            for ch in [ch for ch in p.name.upper() if ch.isalpha()] + list(pool):
-                if ch not in taken:
-                    taken.add(ch)
-                    result[p.name] = ch
-                    break
-            else:  # more pieces than symbols: reuse, the drawing is still readable by colour
-                result[p.name] = "?"
-        return result
-
 
 def _board_rows(value: object) -> object:
     if isinstance(value, str):

@@ -7,25 +7,17 @@ from typing import Literal
 from pydantic import Field, PositiveInt, field_validator, model_validator
 
 from cpmodels.spec.base import MAX_BOARD_SIDE, Name, SpecFieldError, StrictModel
+from cpmodels.spec.kinds import (
+    MAX_CODES,
+    MAX_TOWER_CHOICES,
+    ColourKind,
+    TowersKind,
+    check_tower_choices,
+)
 
-MAX_CODES = 58  # colours (and "empty") a cell of the exact programme's 64-bit key can hold
-MAX_TOWER_CHOICES = 320_000  # cells x colours of the CP-SAT model (200x200 with 8 colours)
+__all__ = ["MAX_CODES", "MAX_TOWER_CHOICES", "Colour", "TowersSpec", "check_tower_choices"]
 
-
-def check_tower_choices(rows: int, cols: int, codes: int) -> str | None:
-    """Why a ``rows`` x ``cols`` board of ``codes`` colours (with "empty") is more than the
-    solvers take, or None when it is not."""
-    if codes > MAX_CODES:
-        return (f"{codes} colours: the exact programme holds at most "
-                f"{MAX_CODES} in a cell (empty counts as one)")
-    if rows * cols * codes > MAX_TOWER_CHOICES:
-        return (f"a {rows}x{cols} board of {codes} colours is {rows * cols * codes:,} "
-                f"choices of a colour for a cell; the CP-SAT model takes at most "
-                f"{MAX_TOWER_CHOICES:,} (a smaller board or fewer colours)")
-    return None
-
-
-class Colour(StrictModel):
+class Colour(ColourKind, StrictModel):
     """A tower colour: its points and the colours it needs among its orthogonal neighbours."""
 
     name: Name
@@ -34,7 +26,7 @@ class Colour(StrictModel):
     needs: list[Name] = Field(default_factory=list)
 
 
-class TowersSpec(StrictModel):
+class TowersSpec(TowersKind, StrictModel):
     """Fill an R x C grid with towers to maximise the total score."""
 
     kind: Literal["towers"]

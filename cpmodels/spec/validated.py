@@ -21,13 +21,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from cpmodels.spec.bundled import bundled_dir, bundled_specs, spec_path
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from cpmodels.spec.kinds import CalendarKind, PackingKind, TowersKind
     from cpmodels.spec.models import Spec
 
 CATALOGUE = "validated.json"
@@ -124,35 +125,46 @@ def recorded(value: Any) -> Any:
     raise TypeError(f"no recorded form for a {type(value).__name__}")
 
 
-def rebuilt(data: Any) -> Any:
+def rebuilt(data: Any, *, records: bool = False) -> Any:
     """The value :func:`recorded` wrote, built again: models without validating (the data
-    is what their validation made)."""
-    from cpmodels.spec import models
-
+    is what their validation made), or with ``records`` the records of
+    :mod:`cpmodels.spec.kinds` (no pydantic loaded)."""
     if isinstance(data, list):
-        return [rebuilt(item) for item in data]
+        return [rebuilt(item, records=records) for item in data]
     if not isinstance(data, dict):
         return data
     if set(data) == {"dict"}:
-        return {key: rebuilt(item) for key, item in data["dict"]}
+        return {key: rebuilt(item, records=records) for key, item in data["dict"]}
     if data["model"] not in MODELS:
         raise ValueError(f"no model named {data['model']!r}")
+    fields = {name: rebuilt(value, records=records) for name, value in data["fields"].items()}
+    if records:
+        from cpmodels.spec.kinds import KNOWN
+
+        return KNOWN[data["model"]](**fields)
+    from cpmodels.spec import models
+
     model: type[BaseModel] = getattr(models, data["model"])
-    return model.model_construct(set(data["set"]), **{name: rebuilt(value) for name, value
-                                                     in data["fields"].items()})
+    return model.model_construct(set(data["set"]), **fields)
 
 
-def known_spec(path: str | Path) -> Spec | None:
-    """The bundled spec at ``path`` built from its recorded fields, when the catalogue
-    knows it valid as it is now; else None (it must be validated)."""
+def known_spec(path: str | Path, *, records: bool = False) -> Any:
+    """The bundled spec at ``path`` built from its recorded fields (its model, or with
+    ``records`` its record, :mod:`cpmodels.spec.kinds`), when the catalogue knows it valid
+    as it is now; else None (it must be validated)."""
     entry = read_catalogue().entry(path)
     if entry is None or "spec" not in entry:
         return None
     try:
-        spec = rebuilt(entry["spec"])
+        spec = rebuilt(entry["spec"], records=records)
+        name = entry["spec"]["model"]
     except (KeyError, TypeError, ValueError, AttributeError):  # not as this module writes
         return None
-    return spec if type(spec).__name__ == entry["spec"]["model"] else None
+    if records:
+        from cpmodels.spec.kinds import KNOWN
+
+        return spec if type(spec) is KNOWN[name] else None
+    return spec if type(spec).__name__ == name else None
 
 
 def load_spec(path: str | Path) -> Spec:
@@ -162,7 +174,20 @@ def load_spec(path: str | Path) -> Spec:
     :class:`~cpmodels.errors.SpecError`)."""
     known = known_spec(spec_path(path))
     if known is not None:
-        return known
+        return cast("Spec", known)
+    from cpmodels.spec.loading import load_spec as validated_in_full
+
+    return validated_in_full(path)
+
+
+def read_spec(path: str | Path) -> PackingKind | CalendarKind | TowersKind:
+    """A spec to search, read as :func:`load_spec` reads it but a bundled spec known valid
+    built as its record (:mod:`cpmodels.spec.kinds`: the same fields and meanings, and no
+    pydantic loaded): for a caller that reads a spec's fields and meanings, not its
+    model's methods (a copy, its JSON, its schema)."""
+    known = known_spec(spec_path(path), records=True)
+    if known is not None:
+        return cast("PackingKind | CalendarKind | TowersKind", known)
     from cpmodels.spec.loading import load_spec as validated_in_full
 
     return validated_in_full(path)

@@ -20,11 +20,13 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import gcd
+from typing import TYPE_CHECKING
 
 from cpmodels.errors import InputError
-from cpmodels.spec.base import MAX_BOARD_SIDE
-from cpmodels.spec.models import TowersSpec
-from cpmodels.spec.towers import check_tower_choices
+from cpmodels.spec.kinds import MAX_BOARD_SIDE, check_tower_choices
+
+if TYPE_CHECKING:
+    from cpmodels.spec.kinds import TowersKind
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ class TowersProblem:
         return sum(points.get(letter, 0) for row in grid for letter in row)
 
 
-def towers_problem(spec: TowersSpec, rows: int | None = None,
+def towers_problem(spec: TowersKind, rows: int | None = None,
                    cols: int | None = None) -> TowersProblem:
     """The problem a towers spec describes, at its own size or at ``rows`` x ``cols``."""
     names = [col.name for col in spec.colours]

@@ -33,7 +33,8 @@ from cpmodels.interrupt import seconds_left
 from cpmodels.render.pictures import placements_picture
 from cpmodels.render.scene import DRAWINGS, CellDrawing, piece_colours
 from cpmodels.render.svg import scene_svg
-from cpmodels.spec import CalendarSpec, PackingSpec
+from cpmodels.spec import CalendarSpec
+from cpmodels.spec.kinds import CalendarKind, PackingKind
 
 
 class InvalidPosition(InputError):
@@ -253,7 +254,7 @@ def next_hint(instance: PackingInstance,
     return instance.cover.placements[j], True
 
 
-def puzzle_title(spec: CalendarSpec | PackingSpec) -> str:
+def puzzle_title(spec: PackingKind | CalendarKind) -> str:
     """A puzzle's title as the pages name it: its description up to any parenthesis ("10-piece
     weekday calendar"), else its name."""
     head = (spec.description or "").split(" (")[0].strip()
