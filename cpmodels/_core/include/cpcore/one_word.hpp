@@ -50,7 +50,6 @@ inline __attribute__((always_inline)) word isolated(word empty, const Grid& g) {
 // after each dilation, for fewer looks (the one-word count, callgrind, the same nodes: 6x10
 // distinct 278 -> 254 M instructions, 8x8 with the centre hole 42.9 -> 39.0 M; with two
 // dilations a look 262 M and 40.2 M).
-
 template <class Fits>
 struct OneWordFill {
     typedef word Seed;  // the seed's bit
