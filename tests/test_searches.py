@@ -216,3 +216,21 @@ def test_the_cores_branching_step_cuts_tasks_as_the_python_loop_did(name):
                 want[cc.opt_counter[o]] += 1
         assert fits == (not clash and bool(np.all(want <= cc.counter_high))), task
         assert filled.tolist() == union.tolist() and counters.tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("name", ["pentominoes_6x10", "pentominoes_8x8_centre",
+                                  "pentominoes_8x8_square", "hexiamonds_rhombus", "soma"])
+def test_the_choice_makes_the_two_word_layout_only_where_it_turns_on_it(name):
+    """The choice asks for the two-word layout (the cover's compilation) only where the
+    core's choice turns on whether it is offered, and chooses as with every offer made (the
+    oracle); a box's count, chosen first, compiles nothing."""
+    cover = instance(name).cover
+    for first in (TALLY, EXISTS, SOLUTIONS):
+        searches = Searches(cover)
+        for question in (first, TALLY, EXISTS, SOLUTIONS):
+            assert searches.chosen(question) == choose(question, Searches(cover).offers())
+    box = Searches(cover)
+    if box.chosen(TALLY) == "count_one_word":
+        assert box._compiled is None and box._words is None
+    assert name not in {"pentominoes_6x10", "pentominoes_8x8_centre",
+                        "pentominoes_8x8_square"} or box._compiled is None

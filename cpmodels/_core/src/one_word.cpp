@@ -228,8 +228,9 @@ struct Counting {
 
 // The completions of a state, -1 at a stop; the table keeps the states with at least
 // ``keeps_from`` pieces left to place.
-int64_t count_state(word cells, word used, const cpcore_one_word& L, CountTable& table,
+int64_t count_state(word cells, word used, const cpcore_one_word& layout, CountTable& table,
                     bool use_memo, uint64_t keeps_from, const int64_t* stop) {
+    const cpcore_one_word L = layout;  // a local copy: nothing the search writes can alias it
     if (cells == FULL) return (used | L.optional) == L.all_pieces ? 1 : 0;
     if (use_memo && popcount(L.all_pieces & ~used) >= keeps_from) {
         const word v = find(table, count_hash(cells, used), cells, used);

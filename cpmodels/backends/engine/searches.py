@@ -27,7 +27,7 @@ the same choice (:meth:`Searches.browser_plan`, and ``engine.js`` for a cover it
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -222,9 +222,10 @@ class Searches:
 
     # -- the calls ----------------------------------------------------------------------
 
-    def offers(self, *, solids: bool = True) -> Offers:
+    def offers(self, *, solids: bool = True, words: bool = True) -> Offers:
         """What the cover's layouts offer the core's choice of search (``solids``: whether
-        a solid may be counted by its most constrained item first)."""
+        a solid may be counted by its most constrained item first; without ``words`` the
+        two-word layout is not made, and not offered)."""
         one = self._one_word_layout()
         if self._solid is None:
             self._solid = links.suits(self.cover)
@@ -232,7 +233,7 @@ class Searches:
         return Offers(one_word=one is not None, slack=one is not None and bool(one.slack),
                       tallies=bool(self.tally_items),
                       one_word_tallies=one is not None and self._one_word_tallies() is not None,
-                      two_words=self._word_layout(None) is not None,
+                      two_words=words and self._word_layout(None) is not None,
                       links=solid, bits=solid and bit_cover.fits(self.cover))
 
     def chosen(self, question: int = TALLY) -> str:
@@ -242,7 +243,13 @@ class Searches:
         does not change once they are made."""
         key = (question, self.use_words, self.use_one_word, self.use_links)
         if key not in self._chosen:
-            self._chosen[key] = choose(question, self.offers())
+            # The two-word layout costs the cover's compilation: it is made only when the
+            # core's choice turns on whether it is offered.
+            offers = self.offers(words=False)
+            search = choose(question, offers)
+            if choose(question, replace(offers, two_words=True)) != search:
+                search = choose(question, self.offers())
+            self._chosen[key] = search
         return self._chosen[key]
 
     def tally_call(self, tasks: Sequence[Sequence[int]], regions: Regions | None) -> Call:

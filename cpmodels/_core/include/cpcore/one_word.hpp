@@ -44,7 +44,12 @@ inline __attribute__((always_inline)) word isolated(word empty, const Grid& g) {
 // The cell sets of one word, as region_dead_end (cpcore/region.hpp) grows them: the seeds
 // are the empty cells next to the option, and a region grows by dilation (the word and its
 // neighbours, shifted in, masked by the empty cells) until it reaches the limit or stops.
-// ``fits(region, size)`` says whether pieces may fill a region.
+// ``fits(region, size)`` says whether pieces may fill a region. A region grows by three
+// dilations between two looks at its size: a region that stops growing is the same, and
+// one that passes the limit is large either way, so the answer is the same as with a look
+// after each dilation, for fewer looks (the one-word count, callgrind, the same nodes: 6x10
+// distinct 278 -> 254 M instructions, 8x8 with the centre hole 42.9 -> 39.0 M; with two
+// dilations a look 262 M and 40.2 M).
 template <class Fits>
 struct OneWordFill {
     typedef word Seed;  // the seed's bit
@@ -60,11 +65,12 @@ struct OneWordFill {
     inline __attribute__((always_inline)) uint64_t grow(word x, uint64_t limit) {
         region = x;
         uint64_t size = 1;
-        while (size < limit) {
-            const word grown = (region | around(region, g)) & empty;
-            if (grown == region) break;
-            region = grown;
+        while (size < limit) {  // three dilations, then one look
+            const word once = (region | around(region, g)) & empty;
+            const word twice = (once | around(once, g)) & empty;
+            region = (twice | around(twice, g)) & empty;
             size = popcount(region);
+            if (region == twice) break;  // no empty neighbour left: the whole region
         }
         return size;
     }
