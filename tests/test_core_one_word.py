@@ -136,7 +136,7 @@ def test_a_large_table_grows_and_keeps_what_a_whole_one_keeps(name):
     table, _ = _counted(name, 1 << 21)
     assert table.stats.tolist() == COUNTS[name][1][1 << 18]
     live = 1 << 14
-    while table.stats[0] * 2 >= live:
+    while table.stats[0] * 8 >= live * 5:  # (five eighths full: table.hpp's full_to_grow)
         live *= 2
     assert live < 1 << 21
     assert not table.keys[live:].any()
@@ -149,11 +149,14 @@ def test_a_board_of_65_cells_has_no_one_word_layout():
 
 
 # Recorded from the numba kernel on calendar_day's tasks: each row's total, sum of index x
-# count, nonzero entries and open tally items, and the table's statistics.
+# count, nonzero entries and open tally items. The table's statistics are the core's since
+# the tally's dead-end check asks what the pieces left fill and its arena keeps packed runs
+# (the numba kernel's: 368,763 nodes with no table; 1,366 flushes, 324,612 nodes in the
+# small table; 185,749 nodes and 12,468 arena entries in the roomy one).
 TALLIES = {
-    (0, None): [0, 0, 0, 368763, 0, 0, 0],
-    (1 << 9, 64): [1, 27208, 324610, 324612, 33, 0, 1366],
-    (1 << 16, None): [38293, 71808, 185747, 185749, 12468, 0, 3],
+    (0, None): [0, 0, 0, 298297, 0, 0, 0],
+    (1 << 9, 64): [324, 21736, 263762, 263764, 41, 0, 688],
+    (1 << 16, None): [19277, 56975, 166731, 166733, 1369, 0, 3],
 }
 
 

@@ -22,7 +22,8 @@ inline Grid grid_of(const cpcore_one_word& L) { return Grid{L.inner, L.first, L.
 
 // The table of sub-board counts: rows (cells, units used, value), the value 0 in an empty
 // slot, count + 1 for a count, and for a tally vector either a single entry (even: 2 *
-// (count * SINGLE + index) + 2) or an arena run (odd: 2 * offset + 1).
+// (count * SINGLE + index) + 2) or a packed arena run (odd: 8 * offset + 2 * width + 1,
+// table.hpp's packed runs).
 typedef Rows<3> CountTable;
 
 inline __attribute__((always_inline)) word count_hash(word cells, word used) {
@@ -57,8 +58,12 @@ inline bool dead_end(word om, word cells, const cpcore_one_word& L) {
 
 // dead_end for a cover with slack items, each of which leaves one of its cells open: a
 // region may also hold one cell of each slack item still open whose cells it meets, and a
-// slack item none of whose cells is open is a dead end.
-inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word& L) {
+// slack item none of whose cells is open is a dead end. ``fillable(region, k)``: whether
+// k cells may be filled (L.fillable's, or Left's stronger rule), ``region`` those cells when
+// no cell of theirs may stay open (else 0).
+template <class Fillable>
+inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word& L,
+                           Fillable fillable) {
     const word empty = ~cells;
     const Grid g = grid_of(L);
     word open_slack = 0;
@@ -70,16 +75,73 @@ inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word
     if (L.isolated_dead && (isolated(empty, g) & ~open_slack) != 0) return true;
     return small_region_dead(
         om, empty, g, (uint64_t)L.region_limit, [&](word region, uint64_t size) {
-            if (L.fillable[size]) return true;
-            if ((region & open_slack) == 0) return false;
+            if ((region & open_slack) == 0) return fillable(region, size);
+            if (fillable(0, size)) return true;
             uint64_t holes = 0;  // the slack items that may leave a cell of the region open
             for (word groups = L.slack & ~used; groups != 0; groups &= groups - 1)
                 if ((L.slack_cells[lowest(groups)] & region) != 0) ++holes;
             for (uint64_t h = 1; h <= holes && h <= size; ++h)
-                if (L.fillable[size - h]) return true;
+                if (fillable(0, size - h)) return true;
             return false;
         });
 }
+inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word& L) {
+    return slack_dead_end(om, cells, used, L,
+                          [&L](word, uint64_t size) { return L.fillable[size] != 0; });
+}
+
+// The region sizes the pieces a state has left can fill (the tally's dead-end rule): a
+// region is filled by pieces left, so its size is a sum of some of their areas, not only
+// of all the pieces' (L.fillable). On calendar_week's sweep five states in six were dead
+// (their tally all zeros) with L.fillable's rule; once its three tetrominoes are placed a
+// region of 8 or 9 cells is dead too.
+struct Left {
+    uint8_t area[64];  // each piece unit's cells (every placement of a unit has as many;
+                       // the option that leaves a piece out, none)
+    word pieces;       // the piece units (not the slack items)
+
+    explicit Left(const cpcore_one_word& L) : pieces(L.all_pieces & ~L.slack) {
+        for (uint64_t u = 0; u < 64; ++u) area[u] = 0;
+        for (uint64_t o = 0; o < L.n_options; ++o)
+            for (word units = L.opt_piece[o] & pieces; units != 0; units &= units - 1) {
+                const uint64_t u = lowest(units), a = popcount(L.opt_cells[o]);
+                if (a > area[u]) area[u] = (uint8_t)a;
+            }
+    }
+    // Bit k: k < 64 cells are a sum of the areas of some of the pieces ``used`` leaves.
+    word sums(word used) const {
+        word s = 1;
+        for (word left = pieces & ~used; left != 0; left &= left - 1) {
+            const uint64_t a = area[lowest(left)];
+            if (a < 64) s |= s << a;
+        }
+        return s;
+    }
+    // Whether the pieces ``used`` leaves may fill ``region`` (``size`` cells; 0: only its
+    // size is known), ``sums`` their sums(used): its size is such a sum, and a region only
+    // one piece fills (no two pieces left have as few cells) is one of its options.
+    bool fill(const cpcore_one_word& L, const Runs& runs, word used, word sums, word region,
+              uint64_t size) const {
+        if (size >= 64) return L.fillable[size] != 0;
+        if (((sums >> size) & 1) == 0) return false;
+        if (region == 0) return true;
+        uint64_t smallest = 64;  // the fewest cells of a piece left
+        word of_size = 0;        // the pieces left of ``size`` cells
+        for (word left = pieces & ~used; left != 0; left &= left - 1) {
+            const uint64_t u = lowest(left), a = area[u];
+            if (a < smallest) smallest = a;
+            if (a == size) of_size |= (word)1 << u;
+        }
+        if (of_size == 0 || size >= 2 * smallest) return true;
+        const uint64_t x = lowest(region);
+        for (; of_size != 0; of_size &= of_size - 1) {
+            const uint64_t k = x * runs.n_units + lowest(of_size);
+            for (uint64_t j = runs.start[k]; j < runs.start[k + 1]; ++j)
+                if (runs.masks[j] == region) return true;
+        }
+        return false;
+    }
+};
 
 // Each row of prefixes (option ids, -1 pads) forced on the board in turn (each_task), and
 // answered by ``answer(p, fits, cells, used)`` (fits: whether its options fit together).
@@ -261,11 +323,14 @@ struct Tallying {
         int64_t o, lo, hi;
     };
     Frame* stack;  // [MAX_DEPTH] the frames' items, options and ranges
+    const Left& left;
+    const Runs runs;
 
     Tallying(const cpcore_one_word& layout, const cpcore_one_tallies& tallies, CountTable& t,
-             int64_t* scratch, int64_t n, word root_mask, Frame* frames)
+             int64_t* scratch, int64_t n, word root_mask, Frame* frames, const Left& pieces)
         : L(layout), T(tallies), table(t), rows(scratch), n_root(n),
-          mask(root_mask), lo(n), hi(0), stack(frames) {}
+          mask(root_mask), lo(n), hi(0), stack(frames), left(pieces),
+          runs{L.start, L.masks, L.n_pieces} {}
 
     int64_t* row(unsigned depth) const { return rows + (int64_t)depth * n_root; }
     int64_t stride(word m, int64_t item) const {
@@ -293,6 +358,17 @@ struct Tallying {
                     T.map_flat + map_at(m, item), &a, &b);
         widen(a, b);
     }
+    // The same for a packed run kept at ``at`` (table.hpp), its counts ``width`` wide.
+    void add_packed(int64_t* acc, int64_t at, unsigned width, int64_t opt, word m) {
+        const int64_t item = T.opt_tally[opt];
+        int64_t a, b;
+        if (item < 0)
+            scatter_packed(acc, table.arena, at, width, 0, nullptr, &a, &b);
+        else
+            scatter_packed(acc, table.arena, at, width, T.opt_index[opt] * stride(m, item),
+                           T.map_flat + map_at(m, item), &a, &b);
+        widen(a, b);
+    }
 
     void choose(uint64_t k) {
         o = L.opts[k];
@@ -304,8 +380,17 @@ struct Tallying {
         widen(y, y + 1);
     }
     bool dead_end(word om, word cells, word used) const {
-        if (L.slack != 0) return slack_dead_end(om, cells, used, L);
-        return L.region_limit > 0 && cpcore::dead_end(om, cells, L);
+        word sums = 0;  // (left.sums(used), once a region asks)
+        auto fillable = [&](word region, uint64_t size) {
+            if (sums == 0) sums = left.sums(used);
+            return left.fill(L, runs, used, sums, region, size);
+        };
+        if (L.slack != 0) return slack_dead_end(om, cells, used, L, fillable);
+        if (L.region_limit <= 0) return false;
+        const word empty = ~cells;
+        const Grid g = grid_of(L);
+        if (L.isolated_dead && isolated(empty, g) != 0) return true;
+        return small_region_dead(om, empty, g, (uint64_t)L.region_limit, fillable);
     }
     bool found(word v, unsigned depth) {
         if (v == 0) {
@@ -324,21 +409,21 @@ struct Tallying {
                 widen(y, y + 1);
             }
         } else {
-            const int64_t at = (int64_t)(v >> 1);
-            const int64_t* arena = table.arena;
-            add_vector(row(depth), arena, at + 2, arena[at], arena[at + 1], o, mask);
+            add_packed(row(depth), (int64_t)(v >> 3), (unsigned)(v >> 1) & 3, o, mask);
         }
         return true;
     }
     void store(word hash, word cells, word used, const int64_t* vec, int64_t a, int64_t b) {
         const int64_t n = b - a;
         const bool single = n <= 1 && a < SINGLE && (n == 0 || vec[a] < SINGLE_MOST);
-        if (!table.make_room(single ? 0 : (uint64_t)(n + 2))) return;
+        const unsigned width = single ? 0 : packed_width(vec, a, n);
+        if (!table.make_room(single ? 0 : packed_words(n, width))) return;
         const CellsKey key{cells, used, hash};
         if (single)
             table.put(key, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2), row_hash);
         else
-            table.put(key, (word)(2 * table.keep_run(vec, a, n) + 1), row_hash);
+            table.put(key, (word)(8 * table.keep_packed(vec, a, n, width) + 2 * width + 1),
+                      row_hash);
     }
     void close(word cells, word used, word hash, unsigned depth, bool keep) {
         const int64_t* r = row(depth);
@@ -396,13 +481,14 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
                 const int64_t w = (int64_t)(v >> 1) - 1;
                 out[w % SINGLE] = w / SINGLE;
             } else {
-                table.copy_run((int64_t)(v >> 1), out);
+                table.copy_packed((int64_t)(v >> 3), (unsigned)(v >> 1) & 3, out);
             }
             return true;
         }
     }
     Tallying::Frame frames[MAX_DEPTH];
-    Tallying acc(L, T, table, scratch, n_root, root_mask, frames);
+    const Left left(L);
+    Tallying acc(L, T, table, scratch, n_root, root_mask, frames, left);
     if (!walk_tree(cells, used, L, table, use_memo, 0, acc, stop)) return false;
     int64_t* root = acc.row(0);
     for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];

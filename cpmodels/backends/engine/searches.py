@@ -87,8 +87,9 @@ DEAD_SLOTS = 1 << 16  # the table of dead states, by default
 ONE_WORD_SLOTS = 1 << 18
 # Its table for tallies (a sweep's, a design's): keys of 24 bytes, vectors in the arena;
 # the core grows a table this large from its first rows (cpcore/table.hpp), so a search
-# that keeps few states touches few pages of it.
-ONE_WORD_TALLY_SLOTS = 1 << 23
+# that keeps few states touches few pages of it. 16 million slots: calendar_week_11's sweep
+# keeps 6.8 million states, which 8 million slots flushed once (5 million nodes more).
+ONE_WORD_TALLY_SLOTS = 1 << 24
 REACH_SLOTS = 1 << 16  # the reach search's states searched to the end (2 MB)
 SETTLED_SLOTS = 1 << 20  # its settled states, kept for good (32 MB; docs/design.md)
 

@@ -12,7 +12,8 @@
 //                                             value_stride] (the packing searches' table,
 //                                             whose N-word rows keep their values apart);
 //   arena[0 .. stats[ARENA_USED])             runs of count vectors, one after another, each
-//                                             (first index, length, the counts);
+//                                             (first index, length, the counts), or packed
+//                                             (the one-word tally's: see packed runs);
 //   stats[USED .. FLUSHES]                    the figures of enum Stat below.
 // Invariants: value(s) == 0 exactly when slot s is empty (a key's rows hold its value
 // biased so that no value kept is 0); stats[USED] counts the slots in use and stays below
@@ -29,7 +30,8 @@
 //
 // A growing table (the one-word count and tally's of more than GROWS_ABOVE slots:
 // grown()) probes only its first ``live`` slots, a power of two from FIRST_LIVE up to
-// n_slots; a store that makes it half full, short of n_slots, doubles it in place (grow;
+// n_slots; a store that makes it five eighths full (full_to_grow), short of n_slots,
+// doubles it in place (grow;
 // its probes stay short), so the same states are kept as in a table of n_slots from the
 // start (and the same nodes searched). live is a function
 // of USED alone (grown_size), so a table handed from call to call needs no other record of
@@ -74,6 +76,50 @@ const uint64_t FIRST_LIVE = CPCORE_FIRST_LIVE;  // a growing table's first live 
 #define CPCORE_GROWS_ABOVE ((uint64_t)1 << 20)
 #endif
 const uint64_t GROWS_ABOVE = CPCORE_GROWS_ABOVE;  // the slots of the largest table kept whole
+
+// Packed runs (the one-word tally's vectors): a header word (first index, and the length
+// times 2**32), then the counts, each 2**width bytes (little-endian), as few words as hold
+// them. A sweep's sub-board counts are small: calendar_week_11's runs average 33 counts,
+// which take 35 words unpacked and about 6 packed in bytes.
+inline int64_t packed_lo(int64_t header) { return header & 0xffffffff; }
+inline int64_t packed_n(int64_t header) { return header >> 32; }
+inline uint64_t packed_words(int64_t n, unsigned width) {
+    return 1 + (((uint64_t)n << width) + 7) / 8;
+}
+// The width (0 to 3: 1, 2, 4 or 8 bytes a count) that holds the counts vec[lo .. lo + n).
+inline unsigned packed_width(const int64_t* vec, int64_t lo, int64_t n) {
+    uint64_t most = 0;
+    for (int64_t x = 0; x < n; ++x) most |= (uint64_t)vec[lo + x];
+    return most < ((uint64_t)1 << 8) ? 0 : most < ((uint64_t)1 << 16) ? 1
+         : most < ((uint64_t)1 << 32) ? 2 : 3;
+}
+// ``each(x, count)`` for each of the n counts packed ``width`` wide from ``at``.
+template <unsigned Width, class Each>
+inline __attribute__((always_inline)) void each_packed_of(const int64_t* at, int64_t n,
+                                                          Each each) {
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(at);
+    for (int64_t x = 0; x < n; ++x) {
+        uint64_t c = 0;
+        for (unsigned b = 0; b < (1u << Width); ++b)
+            c |= (uint64_t)bytes[(uint64_t)x * (1u << Width) + b] << (8 * b);
+        each(x, (int64_t)c);
+    }
+}
+template <class Each>
+inline __attribute__((always_inline)) void each_packed(const int64_t* at, int64_t n,
+                                                       unsigned width, Each each) {
+    switch (width) {
+        case 0: each_packed_of<0>(at, n, each); break;
+        case 1: each_packed_of<1>(at, n, each); break;
+        case 2: each_packed_of<2>(at, n, each); break;
+        default: each_packed_of<3>(at, n, each); break;
+    }
+}
+
+// Whether a growing table of ``live`` slots holding ``used`` states doubles: five eighths
+// full. (Half full, calendar_week's sweep, 4.5 million states, doubled to 16 million
+// slots, 384 MB of rows to fault in; at five eighths it keeps 8 million.)
+inline bool full_to_grow(uint64_t used, uint64_t live) { return used * 8 >= live * 5; }
 
 // A table whose rows are Stride words, the value last (Stride 0: the widths are the
 // table's own, key_stride and value_stride, and the values where ``values`` says).
@@ -170,7 +216,7 @@ struct Rows {
         if (value(s) == 0) stats[USED] += 1;
         value(s) = v;
         CPCORE_ASSERT((uint64_t)stats[USED] < size());
-        if (grows && live < n_slots && (uint64_t)stats[USED] * 2 >= live) grow(rehash);
+        if (grows && live < n_slots && full_to_grow((uint64_t)stats[USED], live)) grow(rehash);
         CPCORE_ASSERT(live == (grows ? grown_size((uint64_t)stats[USED], n_slots) : n_slots));
     }
     template <class Key>
@@ -180,10 +226,10 @@ struct Rows {
     }
 
     // The live slots of a growing table of ``n_slots`` that holds ``used`` states: from
-    // FIRST_LIVE, doubled while half full, at most n_slots.
+    // FIRST_LIVE, doubled while full_to_grow, at most n_slots.
     static uint64_t grown_size(uint64_t used, uint64_t n_slots) {
         uint64_t live = FIRST_LIVE < n_slots ? FIRST_LIVE : n_slots;
-        while (live < n_slots && used * 2 >= live) live *= 2;
+        while (live < n_slots && full_to_grow(used, live)) live *= 2;
         return live;
     }
 
@@ -204,7 +250,7 @@ struct Rows {
     void grow(Rehash rehash) {
         const uint64_t old = live;
         uint64_t empty = 0;
-        while (value(empty) != 0) ++empty;  // (a table half full has one)
+        while (value(empty) != 0) ++empty;  // (a table five eighths full has one)
         live = 2 * old;
         bool wrapped = false;
         for (uint64_t k = 1; k < old; ++k) {
@@ -265,6 +311,32 @@ struct Rows {
         CPCORE_ASSERT(at >= 0 && at + 2 + arena[at + 1] <= stats[ARENA_USED]);
         for (int64_t x = 0; x < arena[at + 1]; ++x) out[arena[at] + x] = arena[at + 2 + x];
     }
+
+    // The run vec[lo .. lo + n) appended to the arena packed (after make_room(
+    // packed_words(n, width))): its offset. See packed_width.
+    inline int64_t keep_packed(const int64_t* vec, int64_t lo, int64_t n, unsigned width) {
+        const int64_t top = stats[ARENA_USED];
+        const int64_t words = (int64_t)packed_words(n, width);
+        CPCORE_ASSERT(n > 0 && lo >= 0 && (uint64_t)(top + words) <= n_arena);
+        arena[top] = lo | (n << 32);
+        arena[top + words - 1] = 0;  // (the last word's bytes past the run)
+        unsigned char* bytes = reinterpret_cast<unsigned char*>(arena + top + 1);
+        const uint64_t size = (uint64_t)1 << width;
+        for (int64_t x = 0; x < n; ++x) {
+            const uint64_t c = (uint64_t)vec[lo + x];
+            for (uint64_t b = 0; b < size; ++b) bytes[(uint64_t)x * size + b] =
+                (unsigned char)(c >> (8 * b));
+        }
+        stats[ARENA_USED] = top + words;
+        return top;
+    }
+
+    // The packed run kept at ``at`` (its counts ``width`` wide) copied into ``out``.
+    inline void copy_packed(int64_t at, unsigned width, int64_t* out) const {
+        const int64_t lo = packed_lo(arena[at]), n = packed_n(arena[at]);
+        CPCORE_ASSERT(at + (int64_t)packed_words(n, width) <= stats[ARENA_USED]);
+        each_packed(arena + at + 1, n, width, [out, lo](int64_t x, int64_t c) { out[lo + x] = c; });
+    }
 };
 
 // The packing searches' table: its widths are the layout's.
@@ -296,6 +368,25 @@ inline void scatter(int64_t* acc, const int64_t* src, int64_t at, int64_t from, 
     }
     map += from;
     for (int64_t x = 0; x < n; ++x) acc[base + map[x]] += src[at + x];
+    *lo = base + map[0];
+    *hi = base + map[n - 1] + 1;
+}
+
+// scatter for a packed run (its header at arena[at], its counts ``width`` wide).
+inline void scatter_packed(int64_t* acc, const int64_t* arena, int64_t at, unsigned width,
+                           int64_t base, const int64_t* map, int64_t* lo, int64_t* hi) {
+    const int64_t from = packed_lo(arena[at]), n = packed_n(arena[at]);
+    CPCORE_ASSERT(n > 0);
+    if (map == nullptr) {
+        each_packed(arena + at + 1, n, width,
+                    [acc, from](int64_t x, int64_t c) { acc[from + x] += c; });
+        *lo = from;
+        *hi = from + n;
+        return;
+    }
+    map += from;
+    each_packed(arena + at + 1, n, width,
+                [acc, base, map](int64_t x, int64_t c) { acc[base + map[x]] += c; });
     *lo = base + map[0];
     *hi = base + map[n - 1] + 1;
 }
