@@ -136,12 +136,24 @@ def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
         page.wait_for_function("document.querySelector('#designsummary').textContent"
                                ".endsWith('(stopped)')", timeout=WAIT)
         assert page.locator("#designstop").is_disabled()
-        # twenty to choose from, seven at a time (seven pentominoes fill it): too many sets
+        # twenty to choose from, seven at a time: 77,520 sets asked, more than the served
+        # editor's 5,000, of which the 792 of seven pentominoes fill the board; the engine
+        # here takes them, with the progress and the stop
         page.select_option("#pool", "hexominoes")
         for name in page.eval_on_selector_all("#poolpieces .add-piece",
                                               "bs => bs.slice(0, 8).map(b => b.dataset.piece)"):
             page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
         page.fill("#choose", "7")
+        page.click("#design")
+        page.wait_for_function("/ of 792 sets decided/.test(document.querySelector("
+                               "'#designsummary').textContent)", timeout=WAIT)
+        page.click("#designstop")
+        page.wait_for_function("document.querySelector('#designsummary').textContent"
+                               ".endsWith('(stopped)')", timeout=WAIT)
+        # twenty-four: too many sets for the engine in the browser
+        for name in page.eval_on_selector_all("#poolpieces .add-piece",
+                                              "bs => bs.slice(8, 12).map(b => b.dataset.piece)"):
+            page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
         page.click("#design")
         page.wait_for_function("document.querySelector('#designsummary-problem')"
                                "?.textContent.length > 0 || document.querySelector("
@@ -149,7 +161,7 @@ def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
                                timeout=WAIT)
         text = page.evaluate("(document.querySelector('#designsummary-problem') || "
                              "document.querySelector('#designsummary')).textContent")
-        assert text == ("That is 77,520 sets to try; the editor tries at most 5,000 (run "
+        assert text == ("That is 346,104 sets to try; the editor tries at most 100,000 (run "
                         "cpmodels design on the saved board for more).")
         assert errors == []
     finally:

@@ -161,7 +161,10 @@ export async function countBoard(pool, fields, onRows, signal) {
 
 // --- the design question: which sets of the candidates work --------------------------
 
-const MAX_SETS = 5_000;  // sets the editor tries (designing.MAX_SETS)
+// Sets the engine in this browser tries: the weekday designs' thousands included (a served
+// editor's server tries at most designing.MAX_SETS). The verdicts come as they are decided,
+// with the progress and the stop of any design question.
+const MAX_SETS = 100_000;
 const SETS_A_QUESTION = 4;  // sets a worker decides in one question
 let designed = 0;  // the design questions asked: each one's questions are a kind of their own
 
