@@ -270,7 +270,8 @@ ON_SCREEN = """(id) => { const r = document.getElementById(id).getBoundingClient
 def test_try_them_on_a_tablet_and_a_phone_turned_with_slowed_answers(
         browser, site, static_host, viewport):  # noqa: F811
     """Try them at a tablet's sizes and a phone's turned on its side, the engine's answers
-    slowed (``?engine_delay``): its controls and answer fit the width (the page scrolls no
+    slowed past a question's time limit (``?engine_delay``, ``?engine_time_limit``), which
+    does not bind a design's answers: its controls and answer fit the width (the page scrolls no
     way but down), Stop ends a question while its answers are held back, and the question
     asked again ranks the sets as the server's editor does (``BoardDesign``); a set chosen
     is put on the board."""
@@ -279,8 +280,10 @@ def test_try_them_on_a_tablet_and_a_phone_turned_with_slowed_answers(
     out, _ = site
     context, page, asked, errors = _editor(browser, static_host, viewport, out)
     try:
-        # each answer held back 3 s: Stop lands while the first sets' answers are held
-        page.goto(f"{static_host}edit.html?engine_delay=3000")
+        # each answer held back 3 s: Stop lands while the first sets' answers are held; a
+        # question's time limit of 1 s does not bind the design question's answers (a
+        # weekday calendar's set takes longer to count than any question of the heatmap)
+        page.goto(f"{static_host}edit.html?engine_delay=3000&engine_time_limit=1")
         page.wait_for_function("document.querySelector('footer').textContent"
                                ".startsWith('Counts come')", timeout=WAIT)
         page.select_option("#start", "calendar_day")

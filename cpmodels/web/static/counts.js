@@ -235,13 +235,18 @@ export async function designBoard(pool, question, onLine, signal) {
   const start = performance.now();
   const text = JSON.stringify(designInput(question));
   const serial = ++designed;
-  const {sets, skipped} = await pool.ask(`design:${serial}`, "sets", text, text, {}, signal);
+  // (no time limit on the design question's answers: a weekday calendar's board takes
+  // longer to make and a set of it to count than any one question of the heatmap; the
+  // progress is shown and Stop ends it)
+  const untimed = {untimed: true};
+  const {sets, skipped} = await pool.ask(`design:${serial}`, "sets", text, text, {}, signal,
+                                         undefined, untimed);
   onLine({candidates: sets.length, skipped_as_equal: skipped});
   const verdicts = [];
   const asked = [];
   for (let k = 0; k < sets.length; k += SETS_A_QUESTION) {
     asked.push(pool.ask(`design:${serial}:${k}`, "design", text, text,
-                        {sets: sets.slice(k, k + SETS_A_QUESTION)}, signal)
+                        {sets: sets.slice(k, k + SETS_A_QUESTION)}, signal, undefined, untimed)
       .then((found) => {
         if (signal.aborted) return;
         for (const verdict of found) { verdicts.push(verdict); onLine(verdict); }
