@@ -138,7 +138,8 @@ class Pool {
     return new Promise((resolve, reject) => {
       this.cancel(kind);
       const question = {kind, message: {id: ++this.serial, op, key, plan, args,
-                                        delay: this.delay}, resolve, reject, late, untimed};
+                                        delay: this.delay}, resolve, reject, late, untimed,
+                        signal};
       if (signal) {
         if (signal.aborted) { reject(new Cancelled()); return; }
         signal.addEventListener("abort", () => this.drop(question), {once: true});
@@ -183,6 +184,12 @@ class Pool {
 
   pump() {
     while (this.waiting.length) {
+      // a question whose signal ended is not started: a stop that ends thousands of them
+      // (a design's sets) ends each running one's worker once, not a new worker each
+      if (this.waiting[0].signal?.aborted) {
+        this.waiting.shift().reject(new Cancelled());
+        continue;
+      }
       // a free worker that has made the question's plan, else any free one, else a new one;
       // a question for the plan alone waits for a busy worker that has met it rather than
       // start one that would fetch the engine's script and make the plan again

@@ -166,6 +166,9 @@ export async function countBoard(pool, fields, onRows, signal) {
 // with the progress and the stop of any design question.
 const MAX_SETS = 100_000;
 const SETS_A_QUESTION = 4;  // sets a worker decides in one question
+// ... one on a board this large (the weekday calendar, 50 cells: a working set counted in
+// full takes half a minute), so that the progress moves set by set
+const LARGE_DESIGN = 48;
 let designed = 0;  // the design questions asked: each one's questions are a kind of their own
 
 const choices = (n, k) => {
@@ -233,7 +236,9 @@ export function designInput({board, always, choose, require}) {
 // searches (AbortError).
 export async function designBoard(pool, question, onLine, signal) {
   const start = performance.now();
-  const text = JSON.stringify(designInput(question));
+  const input = designInput(question);
+  const text = JSON.stringify(input);
+  const each = input.cells.length >= LARGE_DESIGN ? 1 : SETS_A_QUESTION;
   const serial = ++designed;
   // (no time limit on the design question's answers: a weekday calendar's board takes
   // longer to make and a set of it to count than any one question of the heatmap; the
@@ -244,9 +249,9 @@ export async function designBoard(pool, question, onLine, signal) {
   onLine({candidates: sets.length, skipped_as_equal: skipped});
   const verdicts = [];
   const asked = [];
-  for (let k = 0; k < sets.length; k += SETS_A_QUESTION) {
+  for (let k = 0; k < sets.length; k += each) {
     asked.push(pool.ask(`design:${serial}:${k}`, "design", text, text,
-                        {sets: sets.slice(k, k + SETS_A_QUESTION)}, signal, undefined, untimed)
+                        {sets: sets.slice(k, k + each)}, signal, undefined, untimed)
       .then((found) => {
         if (signal.aborted) return;
         for (const verdict of found) { verdicts.push(verdict); onLine(verdict); }
