@@ -136,12 +136,24 @@ def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
         page.wait_for_function("document.querySelector('#designsummary').textContent"
                                ".endsWith('(stopped)')", timeout=WAIT)
         assert page.locator("#designstop").is_disabled()
-        # twenty to choose from, seven at a time (seven pentominoes fill it): too many sets
+        # twenty to choose from, seven at a time: 77,520 sets asked, more than the served
+        # editor's 5,000, of which the 792 of seven pentominoes fill the board; the engine
+        # here takes them, with the progress and the stop
         page.select_option("#pool", "hexominoes")
         for name in page.eval_on_selector_all("#poolpieces .add-piece",
                                               "bs => bs.slice(0, 8).map(b => b.dataset.piece)"):
             page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
         page.fill("#choose", "7")
+        page.click("#design")
+        page.wait_for_function("/ of 792 sets decided/.test(document.querySelector("
+                               "'#designsummary').textContent)", timeout=WAIT)
+        page.click("#designstop")
+        page.wait_for_function("document.querySelector('#designsummary').textContent"
+                               ".endsWith('(stopped)')", timeout=WAIT)
+        # twenty-four: too many sets for the engine in the browser
+        for name in page.eval_on_selector_all("#poolpieces .add-piece",
+                                              "bs => bs.slice(8, 12).map(b => b.dataset.piece)"):
+            page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
         page.click("#design")
         page.wait_for_function("document.querySelector('#designsummary-problem')"
                                "?.textContent.length > 0 || document.querySelector("
@@ -149,7 +161,7 @@ def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
                                timeout=WAIT)
         text = page.evaluate("(document.querySelector('#designsummary-problem') || "
                              "document.querySelector('#designsummary')).textContent")
-        assert text == ("That is 77,520 sets to try; the editor tries at most 5,000 (run "
+        assert text == ("That is 346,104 sets to try; the editor tries at most 100,000 (run "
                         "cpmodels design on the saved board for more).")
         assert errors == []
     finally:
@@ -244,3 +256,114 @@ def test_the_site_refuses_an_odd_question_as_the_server_does(browser, site, stat
             page.close()
     assert on_site == on_server and "sets decided" not in on_site, (on_site, on_server)
     assert errors == []
+
+
+TABLET = {"width": 768, "height": 1024}
+TABLET_LANDSCAPE = {"width": 1024, "height": 768}
+PHONE_LANDSCAPE = {"width": 844, "height": 390}
+ON_SCREEN = """(id) => { const r = document.getElementById(id).getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.left >= 0 && r.right <= innerWidth; }"""
+
+
+@pytest.mark.parametrize("viewport", [TABLET, TABLET_LANDSCAPE, PHONE_LANDSCAPE],
+                         ids=["tablet", "tablet-landscape", "phone-landscape"])
+def test_try_them_on_a_tablet_and_a_phone_turned_with_slowed_answers(
+        browser, site, static_host, viewport):  # noqa: F811
+    """Try them at a tablet's sizes and a phone's turned on its side, the engine's answers
+    slowed past a question's time limit (``?engine_delay``, ``?engine_time_limit``), which
+    does not bind a design's answers: its controls and answer fit the width (the page scrolls no
+    way but down), Stop ends a question while its answers are held back, and the question
+    asked again ranks the sets as the server's editor does (``BoardDesign``); a set chosen
+    is put on the board."""
+    from cpmodels.web.designing import BoardDesign
+
+    out, _ = site
+    context, page, asked, errors = _editor(browser, static_host, viewport, out)
+    try:
+        # each answer held back 3 s: Stop lands while the first sets' answers are held; a
+        # question's time limit of 1 s does not bind the design question's answers (a
+        # weekday calendar's set takes longer to count than any question of the heatmap)
+        page.goto(f"{static_host}edit.html?engine_delay=3000&engine_time_limit=1")
+        page.wait_for_function("document.querySelector('footer').textContent"
+                               ".startsWith('Counts come')", timeout=WAIT)
+        page.select_option("#start", "calendar_day")
+        page.wait_for_function("document.querySelector('#name').value === 'calendar_day'",
+                               timeout=WAIT)
+        page.evaluate("(pieces) => import('./static/edit.js').then((m) => "
+                      "m.state.candidates.splice(0, Infinity, ...pieces))",
+                      _pentominoes(*"PLXTUVIN"))
+        page.fill("#choose", "7")
+        page.select_option("#require", "real-dates")
+        page.locator("#design").scroll_into_view_if_needed()
+        page.click("#design")
+        page.wait_for_function("document.querySelector('#designsummary').textContent"
+                               ".startsWith('0 of 8 sets decided')", timeout=WAIT)
+        for control in ("design", "designstop", "designprogress", "designsummary"):
+            assert page.evaluate(ON_SCREEN, control), control
+        page.click("#designstop")
+        page.wait_for_function("document.querySelector('#designsummary').textContent"
+                               ".endsWith('(stopped)')", timeout=WAIT)
+        assert page.locator("#designstop").is_disabled()
+        page.click("#design")
+        page.wait_for_function(DONE, timeout=600_000)
+        body = page.evaluate("import('./static/edit.js').then((m) => "
+                             "({board: m.spec(m.state.candidates), always: ['O6'], choose: 7,"
+                             " require: 'real-dates'}))")
+        server = list(BoardDesign(body, threads=1).rows())[-1]
+        assert server["done"] and server["candidates"] == 8
+        said = page.inner_text("#designsummary")
+        assert said.startswith(f"{len(server['working'])} of 8 sets work, ranked by their "
+                               "hardest date; ")
+        assert page.eval_on_selector_all("#sets button", "bs => bs.map(b => b.textContent)") \
+            == [_shown(v) for v in server["working"]]
+        for control in ("designsummary", "sets"):
+            assert page.evaluate(ON_SCREEN, control), control
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        page.locator("#sets li:first-child button").scroll_into_view_if_needed()
+        page.click("#sets li:first-child button")
+        fields = page.evaluate("import('./static/edit.js').then((m) => m.spec())")
+        assert sorted(p["name"] for p in fields["pieces"]) == \
+            sorted(server["working"][0]["pieces"])
+        assert errors == []
+    finally:
+        context.close()
+    _only_site_files(asked, out)
+
+
+def test_the_weekday_design_is_tried_on_the_site_with_progress_and_stop(
+        browser, site, static_host):  # noqa: F811
+    """The weekday calendar with the twelve pentominoes and the five tetrominoes as
+    candidates, ten to choose (19,448 sets asked, 7,920 of them fill the board; the served
+    editor takes at most 5,000): the engine here decides them set by set, the progress
+    moves, and Stop ends the question at once."""
+    out, _ = site
+    context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
+    try:
+        page.select_option("#start", "calendar_week")
+        page.wait_for_function("document.querySelector('#name').value === 'calendar_week'",
+                               timeout=WAIT)
+        page.select_option("#addto", "candidates")
+        for pool in ("pentominoes", "tetrominoes"):
+            page.select_option("#pool", pool)
+            page.wait_for_function(
+                "(p) => document.querySelector('#pool').value === p && [...document"
+                ".querySelectorAll('#poolpieces .add-piece')].length > 0", arg=pool,
+                timeout=WAIT)
+            for name in page.eval_on_selector_all("#poolpieces .add-piece",
+                                                  "bs => bs.map(b => b.dataset.piece)"):
+                page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
+        page.fill("#choose", "10")
+        page.select_option("#require", "real-dates")
+        page.click("#design")
+        page.wait_for_function("/^[1-9][0-9,]* of 7,920 sets decided/.test(document"
+                               ".querySelector('#designsummary').textContent)",
+                               timeout=300_000)
+        assert page.evaluate("document.querySelector('#designprogress').max") == 7920
+        page.click("#designstop", timeout=WAIT)
+        page.wait_for_function("document.querySelector('#designsummary').textContent"
+                               ".endsWith('(stopped)')", timeout=WAIT)
+        assert page.locator("#designstop").is_disabled()
+        assert errors == []
+    finally:
+        context.close()
+    _only_site_files(asked, out)

@@ -427,8 +427,13 @@ class Design:
         required = set(self.required)
         counts: dict[tuple[str, ...], int] = {}
         fewest: dict[tuple[str, ...], int] = {}  # task -> its fewest of a required combination
-        for task in self._task_order or plan.tasks():
-            tally = compiled.session.tally(out + plan.holes(task), regions=regions)
+        tasks = self._task_order or plan.tasks()
+        # With no floor every task is counted: one call of the kernel for them all.
+        tallies = (compiled.session.tally_many([out + plan.holes(t) for t in tasks],
+                                               regions=regions) if floor is None else None)
+        for k, task in enumerate(tasks):
+            tally = (tallies[k] if tallies is not None else
+                     compiled.session.tally(out + plan.holes(task), regions=regions))
             rows = plan.rows(task, tally)
             counts.update(rows)
             low = min((counts.get(labels, 0) for labels, _ in rows if labels in required),

@@ -130,12 +130,16 @@ class Pool {
   }
 
   // Ask a worker; a question of the same kind asked before is cancelled. One still
-  // unanswered after the time limit ends its worker and is refused (504) with ``late``.
-  ask(kind, op, key, plan, args, signal, late = `no answer within ${this.timeLimit} s; try again`) {
+  // unanswered after the time limit ends its worker and is refused (504) with ``late``;
+  // ``untimed`` asks without a limit (a question the page shows the progress of and can
+  // stop, such as a design's sets).
+  ask(kind, op, key, plan, args, signal, late = `no answer within ${this.timeLimit} s; try again`,
+      {untimed = false} = {}) {
     return new Promise((resolve, reject) => {
       this.cancel(kind);
       const question = {kind, message: {id: ++this.serial, op, key, plan, args,
-                                        delay: this.delay}, resolve, reject, late};
+                                        delay: this.delay}, resolve, reject, late, untimed,
+                        signal};
       if (signal) {
         if (signal.aborted) { reject(new Cancelled()); return; }
         signal.addEventListener("abort", () => this.drop(question), {once: true});
@@ -180,6 +184,12 @@ class Pool {
 
   pump() {
     while (this.waiting.length) {
+      // a question whose signal ended is not started: a stop that ends thousands of them
+      // (a design's sets) ends each running one's worker once, not a new worker each
+      if (this.waiting[0].signal?.aborted) {
+        this.waiting.shift().reject(new Cancelled());
+        continue;
+      }
       // a free worker that has made the question's plan, else any free one, else a new one;
       // a question for the plan alone waits for a busy worker that has met it rather than
       // start one that would fetch the engine's script and make the plan again
@@ -194,7 +204,8 @@ class Pool {
       const question = this.waiting.shift();
       if (key !== null) slot.keys.add(key);
       slot.question = question;
-      slot.timer = setTimeout(() => this.late(question), this.timeLimit * 1000);
+      slot.timer = question.untimed ? null
+        : setTimeout(() => this.late(question), this.timeLimit * 1000);
       slot.worker.postMessage(question.message);
     }
   }

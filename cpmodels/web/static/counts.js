@@ -161,8 +161,14 @@ export async function countBoard(pool, fields, onRows, signal) {
 
 // --- the design question: which sets of the candidates work --------------------------
 
-const MAX_SETS = 5_000;  // sets the editor tries (designing.MAX_SETS)
+// Sets the engine in this browser tries: the weekday designs' thousands included (a served
+// editor's server tries at most designing.MAX_SETS). The verdicts come as they are decided,
+// with the progress and the stop of any design question.
+const MAX_SETS = 100_000;
 const SETS_A_QUESTION = 4;  // sets a worker decides in one question
+// ... one on a board this large (the weekday calendar, 50 cells: a working set counted in
+// full takes half a minute), so that the progress moves set by set
+const LARGE_DESIGN = 48;
 let designed = 0;  // the design questions asked: each one's questions are a kind of their own
 
 const choices = (n, k) => {
@@ -230,15 +236,22 @@ export function designInput({board, always, choose, require}) {
 // searches (AbortError).
 export async function designBoard(pool, question, onLine, signal) {
   const start = performance.now();
-  const text = JSON.stringify(designInput(question));
+  const input = designInput(question);
+  const text = JSON.stringify(input);
+  const each = input.cells.length >= LARGE_DESIGN ? 1 : SETS_A_QUESTION;
   const serial = ++designed;
-  const {sets, skipped} = await pool.ask(`design:${serial}`, "sets", text, text, {}, signal);
+  // (no time limit on the design question's answers: a weekday calendar's board takes
+  // longer to make and a set of it to count than any one question of the heatmap; the
+  // progress is shown and Stop ends it)
+  const untimed = {untimed: true};
+  const {sets, skipped} = await pool.ask(`design:${serial}`, "sets", text, text, {}, signal,
+                                         undefined, untimed);
   onLine({candidates: sets.length, skipped_as_equal: skipped});
   const verdicts = [];
   const asked = [];
-  for (let k = 0; k < sets.length; k += SETS_A_QUESTION) {
+  for (let k = 0; k < sets.length; k += each) {
     asked.push(pool.ask(`design:${serial}:${k}`, "design", text, text,
-                        {sets: sets.slice(k, k + SETS_A_QUESTION)}, signal)
+                        {sets: sets.slice(k, k + each)}, signal, undefined, untimed)
       .then((found) => {
         if (signal.aborted) return;
         for (const verdict of found) { verdicts.push(verdict); onLine(verdict); }

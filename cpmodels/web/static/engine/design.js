@@ -74,7 +74,7 @@ export function candidateSets(engine, {pieces, nFixed, draws, area, board, holes
 // decide), made once per key.
 function designBoard(answerer, key, text) {
   return answerer.cover(key, (made) => {
-    const board = answerer.board(made);
+    const board = answerer.board(made, {design: true});
     const question = JSON.parse(made);
     const holes = question.required.map((combo) => combo.map((i, g) => board.slack[g][i]));
     return {...board, question, holes, order: holes.map((_, d) => d)};

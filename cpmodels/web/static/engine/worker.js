@@ -68,6 +68,10 @@ const LARGE_BOARD = 48;
 // states counted again, so it holds them all. Its arena is committed only as it is used.
 const ONE_WORD_LARGE = {tableSlots: 1 << 23, arena: 1 << 26};
 const SINGLE_TABLE_SLOTS = 1 << 18;  // one combination's search (the weekday's: 100,000 nodes)
+// A design question's board on a small calendar: its sets' counts share sub-boards, as
+// the native design's session does on its table of this size (memo.DEFAULT_MEMO_SLOTS);
+// the month/day calendar's 792 sets counted in 0.8 of the time of the sweep's 1 << 20.
+const DESIGN_TABLE_SLOTS = 1 << 22;
 
 class Answerer {
   constructor(post) {
@@ -147,8 +151,9 @@ class Answerer {
     return cover;
   }
 
-  // A board's sweep cover made and laid out by the core, its slack options by group.
-  board(text) {
+  // A board's sweep cover made and laid out by the core, its slack options by group (with
+  // ``design``, for a design question's sets: a table for their counts to share).
+  board(text, {design = false} = {}) {
     const board = JSON.parse(text);
     const {cells, groups, labels} = board;
     const engine = this.engine;
@@ -164,8 +169,10 @@ class Answerer {
     const {plan} = boardPlan(engine, board, made, free.map((g) => slackItems[g]));
     const large = Number(cells.length >= LARGE_BOARD);
     const oneWordLarge = large && plan.tally.kernel === "tally_one_word";
+    const slots = design ? Math.max(DESIGN_TABLE_SLOTS, BOARD_TABLE_SLOTS[large])
+      : BOARD_TABLE_SLOTS[large];
     const cover = engine.load(plan, oneWordLarge
-      ? ONE_WORD_LARGE : {tableSlots: BOARD_TABLE_SLOTS[large], arena: BOARD_ARENA[large]});
+      ? ONE_WORD_LARGE : {tableSlots: slots, arena: BOARD_ARENA[large]});
     // One combination's search (a preview) shares next to nothing with the tasks' (its
     // holes are forced from the start): on such a board it runs on a small table of its
     // own, so as not to wait for the large one's memory.
