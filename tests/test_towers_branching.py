@@ -337,3 +337,18 @@ def test_the_programme_goes_on_from_a_layer():
         assert solve_dp(problem, cell_points=points, start=layers[-1]).best == whole.best
     with pytest.raises(ValueError, match="traces no board"):
         solve_dp(problem, board=True, until=3)
+
+
+def test_a_prefix_with_no_board_leaves_its_siblings_none():
+    # White can never stand on an edge row: every state of the band dies in the prefix.
+    from cpmodels.towers.compact import Prefixes, branch_value
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 4, 5)
+    n = problem.codes
+    prices = np.zeros((5, n, n + 1, n), dtype=np.int64)
+    prefixes = Prefixes()
+    for k in range(n):
+        fixing = ((0, 4, 4), (3, 0, k))
+        assert branch_value(problem, 2, 10, prices, fixing, prefixes) == \
+            branch_value(problem, 2, 10, prices, fixing)
+    assert prefixes.reused == 2 * (n - 1)

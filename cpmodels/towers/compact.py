@@ -111,11 +111,17 @@ def branch_value(problem: TowersProblem, cut: int, scale: int, prices: np.ndarra
                 prefixes.reused += 1
             else:
                 layers: list[tuple[np.ndarray, np.ndarray]] = []
+
+                def keep(t: int, keys: np.ndarray, values: np.ndarray, at: int = cells,
+                         into: list[tuple[np.ndarray, np.ndarray]] = layers) -> None:
+                    if t == at:
+                        into.append((keys.copy(), values.copy()))
                 made = solve_dp(band, helpers=helpers, cell_points=points, until=cells,
-                                layer_sink=lambda t, k, v, at=cells, into=layers:
-                                into.append((k.copy(), v.copy())) if t == at else None)
+                                layer_sink=keep)
                 if not made.finished:
                     raise InputError("a band did not finish (out of memory): no bound")
+                if not layers:  # no state got that far: no band board, none in the branch
+                    layers.append((np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)))
                 kept = (said, cells, *layers[-1])
                 prefixes.kept[side] = kept
             start = (cells, kept[2], kept[3])

@@ -177,8 +177,7 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     if (start is not None or until is not None) and (board or incumbent is not None):
         raise ValueError("a programme started from a layer or stopped early traces no board "
                          "and takes no incumbent")
-    began = start
-    start = time.perf_counter()  # type: ignore[assignment]
+    began, clock = start, time.perf_counter()
     rows, cols = problem.rows, problem.cols
     fixed = dict(problem.fixed)
     turned = key_layout(problem).turned
@@ -286,16 +285,16 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
         peak = max(peak, n)
         out_of_time = deadline is not None and time.perf_counter() > deadline
         if out_of_time or keys.nbytes * 2 + kept > memory_limit:
-            return DpResult(None, False, peak, time.perf_counter() - start)
+            return DpResult(None, False, peak, time.perf_counter() - clock)
         if n == 0:
             break
     if layer_sink is not None:
         full = keys != _EMPTY
         layer_sink(t + 1, keys[full], vals[full])
     if len_keys == 0:
-        return DpResult(None, True, peak, time.perf_counter() - start)
+        return DpResult(None, True, peak, time.perf_counter() - clock)
     if began is not None or until is not None:  # no trace-back (neither has a board)
-        return DpResult(_best(keys, vals), True, peak, time.perf_counter() - start)
+        return DpResult(_best(keys, vals), True, peak, time.perf_counter() - clock)
     letters = [c.letter for c in colours] + [problem.empty_letter]
     found: dict[tuple[int, int], str] = {}
     full = keys != _EMPTY
@@ -314,5 +313,5 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     grid = None
     if board:
         grid = ["".join(found[r, c] for c in range(problem.cols)) for r in range(problem.rows)]
-    return DpResult(best_after[total], True, peak, time.perf_counter() - start, grid,
+    return DpResult(best_after[total], True, peak, time.perf_counter() - clock, grid,
                     None if board else found)
