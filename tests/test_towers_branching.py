@@ -331,8 +331,8 @@ def test_the_programme_goes_on_from_a_layer():
     whole = solve_dp(problem, cell_points=points)
     for cells in (0, 4, 9, 15):
         layers = []
-        part = solve_dp(problem, cell_points=points, until=cells,
-                        layer_sink=lambda t, k, v: layers.append((t, k.copy(), v.copy())))
+        part = solve_dp(problem, cell_points=points, until=cells, layer_sink=lambda t, k, v,
+                        into=layers: into.append((t, k.copy(), v.copy())))
         assert part.finished and layers[-1][0] == cells
         assert solve_dp(problem, cell_points=points, start=layers[-1]).best == whole.best
     with pytest.raises(ValueError, match="traces no board"):
