@@ -65,7 +65,9 @@ def main() -> None:
 
     resume = load_state(state_file, problem) if state_file.is_file() else None
     try:
-        lagrangian_bound(problem, cut, steps=args.steps, target=best["score"],
+        # The aim stays the one the pricing began with, whatever board was found since.
+        lagrangian_bound(problem, cut, steps=args.steps,
+                         target=best["score"] if resume is None else resume.target,
                          method="bundle", polyak_share=0.0, scale=scale,
                          stop_at=best["score"], resume=resume,
                          start=None if resume else np.array(stored["prices"]),

@@ -297,3 +297,58 @@ def test_branches_run_on_a_cluster(three, tmp_path, capsys):
     said = json.loads(capsys.readouterr().out)
     assert said["closed"] and said["proof_checked"] and said["bound"] == 120
     assert [level["depth"] for level in said["levels"]] == [0, 1, 2]
+
+
+def test_siblings_go_on_from_their_first_siblings_layer():
+    # The branches of one parent at its prices share the cells before their split column:
+    # each band goes on from the layer the first sibling kept, with the same optimum.
+    from cpmodels.towers.compact import Prefixes, branch_value
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 4, 5)
+    n = problem.codes
+    prices = np.random.default_rng(3).integers(-300, 300, size=(5, n, n + 1, n))
+    prefixes = Prefixes()
+    for parent, column in (((), 3), (((2, 0, 1),), 3), (((2, 2, 2), (3, 1, 0)), 1)):
+        for a in range(n):
+            for k in range(n):
+                fixing = (*parent, (column, a, k))
+                assert branch_value(problem, 2, 10, prices, fixing, prefixes) == \
+                    branch_value(problem, 2, 10, prices, fixing), fixing
+    assert prefixes.reused == 3 * 24 * 2
+    # A sibling of other prices is not solved from the kept layer.
+    other = prices.copy()
+    other[0] += 7
+    fixing = ((1, 4, 4),)
+    assert branch_value(problem, 2, 10, other, fixing, prefixes) == \
+        branch_value(problem, 2, 10, other, fixing) and prefixes.reused == 3 * 24 * 2
+
+
+def test_the_programme_goes_on_from_a_layer():
+    from cpmodels.towers.programme import solve_dp
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 3, 5)
+    points = np.random.default_rng(4).integers(-50, 120, size=(3, 5, 5))
+    whole = solve_dp(problem, cell_points=points)
+    for cells in (0, 4, 9, 15):
+        layers = []
+        part = solve_dp(problem, cell_points=points, until=cells, layer_sink=lambda t, k, v,
+                        into=layers: into.append((t, k.copy(), v.copy())))
+        assert part.finished and layers[-1][0] == cells
+        assert solve_dp(problem, cell_points=points, start=layers[-1]).best == whole.best
+    with pytest.raises(ValueError, match="traces no board"):
+        solve_dp(problem, board=True, until=3)
+
+
+def test_a_prefix_with_no_board_leaves_its_siblings_none():
+    # White can never stand on an edge row: every state of the band dies in the prefix.
+    from cpmodels.towers.compact import Prefixes, branch_value
+
+    problem = towers_problem(load_spec(SPECS / "towers.yaml"), 4, 5)
+    n = problem.codes
+    prices = np.zeros((5, n, n + 1, n), dtype=np.int64)
+    prefixes = Prefixes()
+    for k in range(n):
+        fixing = ((0, 4, 4), (3, 0, k))
+        assert branch_value(problem, 2, 10, prices, fixing, prefixes) == \
+            branch_value(problem, 2, 10, prices, fixing)
+    assert prefixes.reused == 2 * (n - 1)

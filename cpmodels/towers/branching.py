@@ -41,6 +41,7 @@ from cpmodels.files import load_json, read_bounded
 from cpmodels.running import Finished, Here, Place, Plan, ResumableFile, run
 from cpmodels.towers.certificate import Fixing, header_problem
 from cpmodels.towers.compact import (
+    Prefixes,
     branch_value,
     check_branched_bound,
     value_bound,
@@ -91,14 +92,16 @@ class BranchResult:
     cpu: float = 0.0  # seconds of CPU of the thread that bounded it
 
 
-def bound_branch(job: BranchJob) -> BranchResult:
+def bound_branch(job: BranchJob, prefixes: Prefixes | None = None) -> BranchResult:
     """Bound one branch (see the module docstring): both bands solved at its parent's
-    prices, then, when they leave it open, at prices of its own."""
+    prices (from the layers ``prefixes`` keeps of its siblings, when given), then, when
+    they leave it open, at prices of its own."""
     from cpmodels.towers.bounds import lagrangian_bound
 
     began, cpu = time.perf_counter(), time.thread_time()
     problem = job.problem
-    top, bottom = branch_value(problem, job.cut, job.scale, job.prices, job.fixing)
+    top, bottom = branch_value(problem, job.cut, job.scale, job.prices, job.fixing,
+                               prefixes)
     bound = value_bound(problem, job.scale, top, bottom)
     own = None
     if bound is not None and bound > job.goal and job.steps > 1 and job.fixing:
@@ -118,10 +121,14 @@ def bound_branch(job: BranchJob) -> BranchResult:
 
 
 class _Brancher:
-    """The run layer's worker: each branch of a unit bounded in turn."""
+    """The run layer's worker: each branch of a unit bounded in turn, siblings (bounded one
+    after the other) at their parent's prices from one kept layer (``compact.Prefixes``)."""
+
+    def __init__(self) -> None:
+        self.prefixes = Prefixes()
 
     def run(self, unit: tuple[BranchJob, ...]) -> list[BranchResult]:
-        return [bound_branch(job) for job in unit]
+        return [bound_branch(job, self.prefixes) for job in unit]
 
     def stop(self) -> None:
         return None  # a branch stops only when done: the finished ones are kept

@@ -59,15 +59,73 @@ from cpmodels.towers.problem import TowersProblem
 MAX_PRICE_SETS_BYTES = 1 << 29  # the stacked prices: 40,000 sets of 10x10's
 
 
+class Prefixes:
+    """Layers kept between calls of :func:`branch_value`, one a band: the programme's states
+    after the cells before the last fixed column of a branch (the band read down its
+    columns). The branches of one parent, bounded at its prices, differ only from that
+    column on, so each goes on from the layer its first sibling made (the first half of
+    the cells of 10x10's bands at depth 2). A layer is used only for a band whose first
+    cells are the same (the same built cells and scores there: compared, not assumed)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[int, tuple[bytes, int, np.ndarray, np.ndarray]] = {}
+        self.reused = 0  # bands solved from a kept layer
+
+
+def _prefix_of(band: TowersProblem, helper: int, points: np.ndarray,
+               fixing: Fixing) -> tuple[bytes, int] | None:
+    """What decides the programme's first cells of ``band`` before the last fixed column of
+    ``fixing``, and how many cells that is; None when there is none to share."""
+    from cpmodels.towers.programme import key_layout
+
+    if not fixing or not key_layout(band).turned:
+        return None
+    column = fixing[-1][0]
+    if column == 0:
+        return None
+    before = sorted((cell, k) for cell, k in band.fixed if cell[1] < column)
+    said = repr((band.rows, band.cols, band.colours, band.allow_empty, helper,
+                 before, points.shape)).encode()
+    return said + np.ascontiguousarray(points[:, :column]).tobytes(), column * band.rows
+
+
 def branch_value(problem: TowersProblem, cut: int, scale: int, prices: np.ndarray,
-                 fixing: Fixing = ()) -> tuple[int | None, int | None]:
+                 fixing: Fixing = (), prefixes: Prefixes | None = None,
+                 ) -> tuple[int | None, int | None]:
     """Both priced bands' optima (scaled) at ``prices``, restricted to ``fixing``; None for
-    a band with no legal board (then no board is in the branch)."""
+    a band with no legal board (then no board is in the branch). With ``prefixes``, a band
+    whose first cells are those of the last band of its side solved with them goes on from
+    that band's kept layer (the same optimum, less work)."""
     from cpmodels.towers.programme import solve_dp
 
     out: list[int | None] = []
-    for band, helper, points in priced_bands(problem, cut, scale, prices, fixing):
-        found = solve_dp(band, helpers=frozenset([helper]), cell_points=points)
+    for side, (band, helper, points) in enumerate(priced_bands(problem, cut, scale, prices,
+                                                               fixing)):
+        helpers = frozenset([helper])
+        shared = None if prefixes is None else _prefix_of(band, helper, points, fixing)
+        start = None
+        if prefixes is not None and shared is not None:
+            said, cells = shared
+            kept = prefixes.kept.get(side)
+            if kept is not None and kept[0] == said and kept[1] == cells:
+                prefixes.reused += 1
+            else:
+                layers: list[tuple[np.ndarray, np.ndarray]] = []
+
+                def keep(t: int, keys: np.ndarray, values: np.ndarray, at: int = cells,
+                         into: list[tuple[np.ndarray, np.ndarray]] = layers) -> None:
+                    if t == at:
+                        into.append((keys.copy(), values.copy()))
+                made = solve_dp(band, helpers=helpers, cell_points=points, until=cells,
+                                layer_sink=keep)
+                if not made.finished:
+                    raise InputError("a band did not finish (out of memory): no bound")
+                if not layers:  # no state got that far: no band board, none in the branch
+                    layers.append((np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)))
+                kept = (said, cells, *layers[-1])
+                prefixes.kept[side] = kept
+            start = (cells, kept[2], kept[3])
+        found = solve_dp(band, helpers=helpers, cell_points=points, start=start)
         if not found.finished:
             raise InputError("a band did not finish (out of memory): no bound")
         out.append(found.best)
@@ -200,10 +258,15 @@ class _Branch:
 
 
 class _Valuer:
-    """The run layer's worker: each branch's two band optima (:func:`branch_value`)."""
+    """The run layer's worker: each branch's two band optima (:func:`branch_value`), the
+    branches of one parent at its prices from one kept layer."""
+
+    def __init__(self) -> None:
+        self.prefixes = Prefixes()
 
     def run(self, unit: tuple[_Branch, ...]) -> list[tuple[int | None, int | None]]:
-        return [branch_value(b.problem, b.cut, b.scale, b.prices, b.fixing) for b in unit]
+        return [branch_value(b.problem, b.cut, b.scale, b.prices, b.fixing, self.prefixes)
+                for b in unit]
 
     def stop(self) -> None:
         return None  # a band's programme runs to its end

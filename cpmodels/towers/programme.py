@@ -142,6 +142,8 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
              rest_bound: list[int] | None = None,
              layer_sink: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
              cell_points: np.ndarray | None = None,
+             start: tuple[int, np.ndarray, np.ndarray] | None = None,
+             until: int | None = None,
              ) -> DpResult:
     """The optimum, or whether any board beats ``incumbent`` (see the module docstring).
 
@@ -163,8 +165,19 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     ``layer_sink(t, keys, values)`` is handed every layer as it is made, from the start
     state (``t = 0``) to the states after the last cell: the frontier states reached after
     ``t`` cells and their best scores: a certificate (``cpmodels.towers.certificate``).
+
+    ``until`` stops the programme once ``until`` cells are placed (the layer handed to
+    ``layer_sink`` last; ``best`` is that layer's best score). ``start = (t, keys,
+    values)`` goes on from a layer of ``t`` cells so made, of a problem whose first ``t``
+    cells (in reading order) are the same: the same cells built and the same scores there.
+    Boards sharing a prefix are solved from one layer that way (the branches of one parent,
+    ``towers.compact``); the answer is the one of a run from the first cell. Neither goes
+    with ``board`` or an incumbent.
     """
-    start = time.perf_counter()
+    if (start is not None or until is not None) and (board or incumbent is not None):
+        raise ValueError("a programme started from a layer or stopped early traces no board "
+                         "and takes no incumbent")
+    began, clock = start, time.perf_counter()
     rows, cols = problem.rows, problem.cols
     fixed = dict(problem.fixed)
     turned = key_layout(problem).turned
@@ -184,10 +197,24 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     init = np.uint64(0)
     for j in range(cols):
         init |= np.uint64(none) << np.uint64(bits * j)
-    keys = np.full(16, _EMPTY, dtype=np.uint64)
-    vals = np.zeros(16, dtype=np.int64)
-    keys[0] = init
-    len_keys = 1
+    first = 0
+    if began is None:
+        keys = np.full(16, _EMPTY, dtype=np.uint64)
+        vals = np.zeros(16, dtype=np.int64)
+        keys[0] = init
+        len_keys = 1
+    else:  # the layer after ``first`` cells, in a table of its own (it is written over)
+        first, layer_keys, layer_vals = began
+        if not 0 <= first <= rows * cols or len(layer_keys) != len(layer_vals):
+            raise ValueError("a start layer must be the states after 0 to all cells")
+        len_keys = len(layer_keys)
+        cap = 16
+        while cap < 2 * len_keys:
+            cap *= 2
+        keys = np.full(cap, _EMPTY, dtype=np.uint64)
+        vals = np.zeros(cap, dtype=np.int64)
+        _native.towers_rehash(np.ascontiguousarray(layer_keys, dtype=np.uint64),
+                              np.ascontiguousarray(layer_vals, dtype=np.int64), keys, vals)
     buffers = [(keys, vals), (np.empty(16, dtype=np.uint64), np.empty(16, dtype=np.int64))]
     current = 0  # the buffer that holds the layer; the next one goes in the other
     total = rows * cols
@@ -214,8 +241,10 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
         if turned:  # reading down the columns: the cell above is the board's left one
             table = table.transpose(1, 0, 2)
         return np.ascontiguousarray(table), wants
-    peak = 1
-    for t in range(total):
+    peak = max(1, len_keys)
+    last = total if until is None else min(total, max(first, until))
+    t = first - 1  # no cell placed yet in this run
+    for t in range(first, last):
         i, j = divmod(t, cols)
         rest = total - t - 1
         floor = -(1 << 62)
@@ -256,14 +285,16 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
         peak = max(peak, n)
         out_of_time = deadline is not None and time.perf_counter() > deadline
         if out_of_time or keys.nbytes * 2 + kept > memory_limit:
-            return DpResult(None, False, peak, time.perf_counter() - start)
+            return DpResult(None, False, peak, time.perf_counter() - clock)
         if n == 0:
             break
     if layer_sink is not None:
         full = keys != _EMPTY
         layer_sink(t + 1, keys[full], vals[full])
     if len_keys == 0:
-        return DpResult(None, True, peak, time.perf_counter() - start)
+        return DpResult(None, True, peak, time.perf_counter() - clock)
+    if began is not None or until is not None:  # no trace-back (neither has a board)
+        return DpResult(_best(keys, vals), True, peak, time.perf_counter() - clock)
     letters = [c.letter for c in colours] + [problem.empty_letter]
     found: dict[tuple[int, int], str] = {}
     full = keys != _EMPTY
@@ -282,5 +313,5 @@ def solve_dp(problem: TowersProblem, *, incumbent: int | None = None,
     grid = None
     if board:
         grid = ["".join(found[r, c] for c in range(problem.cols)) for r in range(problem.rows)]
-    return DpResult(best_after[total], True, peak, time.perf_counter() - start, grid,
+    return DpResult(best_after[total], True, peak, time.perf_counter() - clock, grid,
                     None if board else found)
