@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "ahead.hpp"
 #include "bindings.hpp"
 #include "checked_arrays.hpp"
 #include "cpcore/entry.h"
@@ -176,7 +175,6 @@ void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle
     int64_t status;
     {
         nb::gil_scoped_release released;
-        PagesAhead ahead(call.t, 3);
         status = cpcore_tally_one_word(&L, &T, prefixes.data(), rows, prefixes.shape(1),
                                        &call.t, use_memo, out.data(), cols, out_mask.data(),
                                        scratch.data(), flag);

@@ -171,10 +171,13 @@ struct Rows {
     // no prefetch (clang drops the builtin): there a load whose value nothing waits for
     // asks the same, the processor going on while it comes.
     inline __attribute__((always_inline)) void fetch(word h) const {
+        const word* r = row(h & (size() - 1));
 #ifdef __wasm__
-        (void)*static_cast<const volatile word*>(row(h & (size() - 1)));
+        (void)*static_cast<const volatile word*>(r);
+        (void)*static_cast<const volatile word*>(r + stride() - 1);
 #else
-        __builtin_prefetch(row(h & (size() - 1)), 0, 3);
+        __builtin_prefetch(r, 0, 3);
+        __builtin_prefetch(r + stride() - 1, 0, 3);
 #endif
     }
 

@@ -33,9 +33,9 @@ Progress = Callable[[int, int], None]  # (branches done, branches in all)
 # Seconds of CPU a count spends on branches here before the rest go to workers: CPU time, not
 # the clock's, so a small count on a busy machine does not start workers it does not need.
 COUNT_FORK_AFTER = 0.5
-# Seconds of CPU (this thread's: the clock's would count the other programs' turns on a
-# busy machine, and the time the caller takes between tasks) a sweep's first task must take
-# before the rest go to workers ...
+# Seconds of CPU (this process's, its search threads' included: the clock's would count the
+# other programs' turns on a busy machine, and the time the caller takes between tasks) a
+# sweep's first task must take before the rest go to workers ...
 TALLY_FORK_AFTER = 1.0
 # ... and the seconds the tasks left would take here, at the last one's pace: below this,
 # the table warm here (most sub-boards are shared by every task) beats two processes that
@@ -248,15 +248,15 @@ def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | No
     if workers_for(jobs) == 1 or len(tasks) < 3:
         yield from map(here, tasks)
         return
-    start = time.thread_time()
+    start = time.process_time()
     tally = here(tasks[0])
-    first, last, done = time.thread_time() - start, None, 1
+    first, last, done = time.process_time() - start, None, 1
     yield tally
     while done < len(tasks) and tasks_stay_here(first, last, len(tasks) - done):
-        start = time.thread_time()
+        start = time.process_time()
         tally = here(tasks[done])
         done += 1
-        last = time.thread_time() - start
+        last = time.process_time() - start
         yield tally
     rest = tasks[done:]
     if len(rest) < 2:
