@@ -167,9 +167,11 @@ struct Rows {
         return slot(key.hash(), [&key](const word* r) { return key.same(r); });
     }
 
-    // Ask the processor's caches for the first row of a probe from ``h``. WebAssembly has
-    // no prefetch (clang drops the builtin): there a load whose value nothing waits for
-    // asks the same, the processor going on while it comes.
+    // Ask the processor's caches for the first row of a probe from ``h``: the lines of its
+    // first and last words (a row of three words crosses a line one time in four, and a
+    // probe reads the value, the last, first). WebAssembly has no prefetch (clang drops
+    // the builtin): there a load whose value nothing waits for asks the same, the
+    // processor going on while it comes.
     inline __attribute__((always_inline)) void fetch(word h) const {
         const word* r = row(h & (size() - 1));
 #ifdef __wasm__
