@@ -33,7 +33,10 @@ Progress = Callable[[int, int], None]  # (branches done, branches in all)
 # Seconds of CPU a count spends on branches here before the rest go to workers: CPU time, not
 # the clock's, so a small count on a busy machine does not start workers it does not need.
 COUNT_FORK_AFTER = 0.5
-TALLY_FORK_AFTER = 1.0  # seconds a sweep's first task must take before the rest go to workers
+# Seconds of CPU (this process's, its search threads' included: the clock's would count the
+# other programs' turns on a busy machine, and the time the caller takes between tasks) a
+# sweep's first task must take before the rest go to workers ...
+TALLY_FORK_AFTER = 1.0
 # ... and the seconds the tasks left would take here, at the last one's pace: below this,
 # the table warm here (most sub-boards are shared by every task) beats two processes that
 # each fill their own (calendar_week: 7.4 s of CPU in one process, 13.3 s forked).
@@ -245,14 +248,16 @@ def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | No
     if workers_for(jobs) == 1 or len(tasks) < 3:
         yield from map(here, tasks)
         return
-    start = time.perf_counter()
-    yield here(tasks[0])
-    first, last, done = time.perf_counter() - start, None, 1
+    start = time.process_time()
+    tally = here(tasks[0])
+    first, last, done = time.process_time() - start, None, 1
+    yield tally
     while done < len(tasks) and tasks_stay_here(first, last, len(tasks) - done):
-        start = time.perf_counter()
-        yield here(tasks[done])
+        start = time.process_time()
+        tally = here(tasks[done])
         done += 1
-        last = time.perf_counter() - start
+        last = time.process_time() - start
+        yield tally
     rest = tasks[done:]
     if len(rest) < 2:
         yield from map(here, rest)
@@ -271,7 +276,7 @@ def tasks_stay_here(first: float, last: float | None, left: int, *,
                     cold: bool = False) -> bool:
     """Whether a sweep's next task runs on the worker that ran the ones before it (its
     table warm) rather than the tasks ``left`` being shared out: always when the first task
-    took less than :data:`TALLY_FORK_AFTER` seconds (so will the rest), and the second
+    took less than :data:`TALLY_FORK_AFTER` seconds of CPU (so will the rest), and the second
     (``last`` None); then as long as those left would take less than
     :data:`TALLY_FORK_REST` seconds at the pace of the last one. With ``cold`` (the others
     start on empty tables, not forked warm), a worker sharing the rest pays about the first
