@@ -15,7 +15,6 @@ from cpmodels.errors import InputError
 from cpmodels.instance import packing_instance
 from cpmodels.pools import POOLS, free_polyominoes, pool
 from cpmodels.query import Query
-from cpmodels.running import Processes
 from cpmodels.spec.loading import load_design
 
 SMALL = f"""\
@@ -490,19 +489,3 @@ def test_a_resumed_design_decides_again_the_lines_that_do_not_fit(tmp_path, run_
     assert code == 0, err
     assert sorted(out.read_text().splitlines()) == sorted(fresh)
     assert [w["min"] for w in json.loads(printed)["working"]] == [19, 10, 7, 2, 1]
-
-
-def test_the_order_learnt_with_worker_processes_is_the_one_learnt_alone():
-    """Which learning sets pass is decided in worker processes, the failing ones alone
-    then in turn here: the order, its front, the late failures and the sets kept as
-    passing are those of learning every set in one process."""
-    path = SPECS / "designs" / "apad_rectangle_pentominoes.yaml"
-    spec = load_design(path)
-    alone, shared = (Design(spec, load_board(spec, path), with_counts=False) for _ in "ab")
-    alone.learn_order(48)
-    shared.learn_order(48, place=Processes(2))
-    assert alone._learnt.front.sum() > 0 and 0 < len(alone._passed) < 48
-    for a, b in zip((alone._learnt.order, alone._learnt.front, alone._learnt.late),
-                    (shared._learnt.order, shared._learnt.front, shared._learnt.late)):
-        assert (a == b).all()
-    assert shared._passed == alone._passed

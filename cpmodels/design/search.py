@@ -35,7 +35,7 @@ from cpmodels.geometry import (
     render_shape,
 )
 from cpmodels.pools import canonical_shape
-from cpmodels.running import Here, Memory, Place, Plan, Processes, place_for, run
+from cpmodels.running import Here, Memory, Plan, place_for, run
 from cpmodels.spec import CalendarSpec, Piece
 from cpmodels.spec.design import DesignSpec
 from cpmodels.sweep import TallyPlan
@@ -300,28 +300,15 @@ class Design:
         large design."""
         return max(LEARN_FROM, min(LEARN_MOST, self.count_candidates() // LEARN_SHARE))
 
-    def learn_order(self, sets: int | None = None, place: Place | None = None) -> None:
+    def learn_order(self, sets: int | None = None) -> None:
         """Settle the order in which combinations are tried: the ones that reject the first
         ``sets`` candidates (by default :meth:`learning_sets`) go first, then the order is
         frozen. Every set's first failure is then the first in that order, whatever sets
         were decided before it, in whichever process (so ``--jobs`` and ``--resume`` give
-        the same verdicts).
-
-        Only a failing set moves the order (a passing set changes nothing of it), and
-        whether a set passes does not hang on the order: with worker processes
-        (``place``), which of the sets pass is decided there first, each worker learning
-        an order of its own as it goes, and then the failing ones alone are decided here in
-        turn, so the order is the one learnt from them all in one process."""
+        the same verdicts)."""
         sets = self.learning_sets() if sets is None else sets
         self._learnt = LearntOrder.of(len(self.required))
         first = list(itertools.islice(self.candidates(), sets))
-        passed: set[tuple[int, ...]] = set()
-        if isinstance(place, Processes) and not self.spec.face_up and len(first) > 1:
-            self._cover(False)  # compiled here: the workers fork from it
-            found = Memory()
-            run(Plan(first, lambda: _Existence(self)), place, found)
-            passed = {tuple(c) for c, works in zip(first, found.in_order()) if works}
-            first = [c for c in first if tuple(c) not in passed]
         self._learning = True
         try:
             for face_up in (False, True) if self.spec.face_up else (False,):
@@ -333,19 +320,7 @@ class Design:
                     # Passing every combination does not hang on their order: kept, so
                     # the set is not searched again. (A failure is found again: which
                     # combination fails first depends on the final order.)
-                    self._passed = passed | {tuple(c) for c, f in zip(first, failures)
-                                             if f is None}
-        finally:
-            self._learning = False
-
-    def passes(self, unit: Sequence[tuple[int, ...]]) -> list[bool]:
-        """Whether each set solves every required combination (pieces turned over freely),
-        learning this process's order as it goes (a worker's copy of the design: the order
-        it learns is its own)."""
-        sets = [tuple(chosen) for chosen in unit]
-        self._learning = True
-        try:
-            return [f is None for f in self._first_failures(self._cover(False), sets, sets)]
+                    self._passed = {tuple(c) for c, f in zip(first, failures) if f is None}
         finally:
             self._learning = False
 
@@ -477,19 +452,6 @@ class Design:
 PARALLEL_LIMIT = 2_000_000  # candidate sets beyond which a design runs in one process
 
 
-@dataclass
-class _Existence:
-    """A worker process's part of learning the order: which sets of a unit pass."""
-
-    design: Design
-
-    def run(self, unit: Sequence[tuple[int, ...]]) -> list[bool]:
-        return self.design.passes(unit)
-
-    def stop(self) -> None:
-        self.design.stop()
-
-
 def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = None,
                on_verdict: Callable[[Verdict], None] | None = None,
                time_limit: float | None = None, jobs: int | None = 1,
@@ -510,13 +472,11 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
     done = done or {}
     jobs = workers_for(jobs)  # refused before anything is worked out
     start = time.perf_counter()
+    design.learn_order()  # compiles the shared covers: forked workers start from them
     many = design.count_candidates() > PARALLEL_LIMIT
-    place = Here() if many else place_for(jobs, cluster)
-    # The order learnt (which of its sets pass decided at ``place``), the shared covers
-    # compiled: forked workers start from them.
-    design.learn_order(place=place)
     pending = (c for c in itertools.islice(design.candidates(), first)
                if tuple(design.names(c)) not in done)
+    place = Here() if many else place_for(jobs, cluster)
     decided = Memory(on_verdict)
     try:
         # Here the sets are taken one by one as they are made; elsewhere they are cut up.
