@@ -489,3 +489,12 @@ def test_a_resumed_design_decides_again_the_lines_that_do_not_fit(tmp_path, run_
     assert code == 0, err
     assert sorted(out.read_text().splitlines()) == sorted(fresh)
     assert [w["min"] for w in json.loads(printed)["working"]] == [19, 10, 7, 2, 1]
+
+
+def test_the_first_sets_alone_get_the_whole_designs_verdicts(small):
+    """``first=N`` decides the first N candidates, after the order learnt as for the
+    whole design: their verdicts are the whole run's."""
+    whole = run_design(small, jobs=1)
+    spec, board = small.spec, small.board
+    few = run_design(Design(spec, board), jobs=1, first=3)
+    assert len(whole) > 3 and [v.as_dict() for v in few] == [v.as_dict() for v in whole[:3]]

@@ -455,7 +455,7 @@ PARALLEL_LIMIT = 2_000_000  # candidate sets beyond which a design runs in one p
 def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = None,
                on_verdict: Callable[[Verdict], None] | None = None,
                time_limit: float | None = None, jobs: int | None = 1,
-               cluster: Cluster | None = None) -> list[Verdict]:
+               cluster: Cluster | None = None, first: int | None = None) -> list[Verdict]:
     """Decide every candidate (those in ``done`` are taken as decided); each new verdict
     goes to ``on_verdict`` as it is made (in candidate order within a unit of work; the
     verdicts returned are in candidate order). After ``time_limit`` seconds it raises
@@ -464,7 +464,9 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
     combinations learnt first), run where ``jobs`` and ``cluster`` say
     (``running.place_for``: worker processes share the sets in contiguous runs, each
     starting from this process's sessions, warm where processes fork; a cluster's workers
-    take them as units); a design of more than :data:`PARALLEL_LIMIT` sets runs here."""
+    take them as units); a design of more than :data:`PARALLEL_LIMIT` sets runs here. With
+    ``first``, only the first ``first`` candidates are decided (after the order learnt as for
+    the whole design, so their verdicts are the whole design's)."""
     design.check_size()
     design.check_area()
     done = done or {}
@@ -472,7 +474,8 @@ def run_design(design: Design, *, done: dict[tuple[str, ...], Verdict] | None = 
     start = time.perf_counter()
     design.learn_order()  # compiles the shared covers: forked workers start from them
     many = design.count_candidates() > PARALLEL_LIMIT
-    pending = (c for c in design.candidates() if tuple(design.names(c)) not in done)
+    pending = (c for c in itertools.islice(design.candidates(), first)
+               if tuple(design.names(c)) not in done)
     place = Here() if many else place_for(jobs, cluster)
     decided = Memory(on_verdict)
     try:
