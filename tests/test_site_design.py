@@ -169,6 +169,38 @@ def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
     _only_site_files(asked, out)
 
 
+def test_a_design_question_that_fails_ends_its_other_questions(
+        browser, site, static_host):  # noqa: F811
+    """One of a design question's questions failing (a worker's engine failed) ends the
+    others, waiting or running, with it: none is left to hold the workers untimed, out of
+    reach of Stop (the question is over) and of the page's other questions."""
+    out, _ = site
+    context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
+    try:
+        _candidates(page)
+        left = page.evaluate("""async () => {
+          const {designBoard, openPool} = await import('./static/counts.js');
+          const {spec, state} = await import('./static/edit.js');
+          const pool = await openPool();
+          let sets = 0;
+          const failing = {ask(kind, op, ...rest) {
+            if (op === 'design' && ++sets === 3) return Promise.reject(new Error('failed'));
+            return pool.ask(kind, op, ...rest); }};
+          let said = null;
+          try {
+            await designBoard(failing, {board: spec(state.candidates), always: ['O6'],
+                                        choose: 7, require: 'real-dates'},
+                              () => {}, new AbortController().signal);
+          } catch (err) { said = err.message; }
+          return {said, waiting: pool.waiting.length,
+                  running: pool.slots.filter((s) => s && s.question).length}; }""")
+        assert left == {"said": "failed", "waiting": 0, "running": 0}
+        assert errors == []
+    finally:
+        context.close()
+    _only_site_files(asked, out)
+
+
 def _refusal(page, candidates: list[dict] | str, choose: int) -> str:
     """What the editor says when Try them is asked of the month/day calendar with these
     candidates (the pieces' fields, ``always`` among them; or the 2x3 rectangle always and

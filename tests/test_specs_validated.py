@@ -61,6 +61,27 @@ def test_an_edited_spec_a_copy_elsewhere_or_new_models_are_validated_in_full(
     assert validated.known_valid(bundled_copy / "calendar_week.yaml") is None
 
 
+def test_a_bundled_spec_grown_huge_is_not_read_whole_to_be_known(bundled_copy, run_cli):
+    """A bundled spec's file grown past a spec's size (here 4 GB, sparse) is read no further
+    than a spec's size to be looked up (not held in memory whole), and is refused as any
+    spec that large is."""
+    import tracemalloc
+
+    huge = bundled_copy / "calendar_day.yaml"
+    with huge.open("r+b") as handle:
+        handle.truncate(4 << 30)
+    tracemalloc.start()
+    try:
+        assert validated.known_valid(huge) is None
+        assert validated.known_spec(huge, records=True) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * bundled.MAX_SPEC_BYTES
+    code, out, err = run_cli("count", huge, "--date", "2024-03-05")
+    assert code == 2 and out == "" and err.startswith(f"error: {huge}: it is 4,294,967,296")
+
+
 def test_a_catalogue_that_does_not_read_is_no_catalogue(bundled_copy):
     (bundled_copy / validated.CATALOGUE).write_text("{not json")
     assert validated.known_valid(bundled_copy / "calendar_week.yaml") is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 PACKAGED = "bundled_specs"  # the folder inside the installed package
+MAX_SPEC_BYTES = 1_000_000  # a spec or design file's size at most
 
 
 def bundled_dir() -> Path | None:

@@ -16,11 +16,10 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from cpmodels.errors import SpecError
 from cpmodels.files import FileRefused, lone_surrogate, open_input, read_bounded
 from cpmodels.interrupt import ctrl_c_held
-from cpmodels.spec.bundled import spec_path
+from cpmodels.spec.bundled import MAX_SPEC_BYTES, spec_path
 from cpmodels.spec.design import DesignSpec
 from cpmodels.spec.models import CalendarSpec, PackingSpec, Spec, SpecFieldError, TowersSpec
 
-MAX_SPEC_BYTES = 1_000_000
 MAX_DEPTH = 20
 MAX_INT = 2**63 - 1  # an integer in a spec is a 64-bit number at most
 MAX_NUMBER_CHARS = 64  # a number's text longer than this is refused before it is read

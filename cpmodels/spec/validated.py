@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from cpmodels.spec.bundled import bundled_dir, bundled_specs, spec_path
+from cpmodels.spec.bundled import MAX_SPEC_BYTES, bundled_dir, bundled_specs, spec_path
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -72,7 +72,8 @@ class Catalogue:
             entry = self.entries.get(resolved.relative_to(self.folder).as_posix())
             if not isinstance(entry, dict) or not resolved.is_file():
                 return None
-            data = resolved.read_bytes()
+            with resolved.open("rb") as handle:  # (a spec's size at most, and one byte:
+                data = handle.read(MAX_SPEC_BYTES + 1)  # a larger file hashes as no spec)
         except (OSError, ValueError):  # (ValueError: a file outside the bundled folder)
             return None
         return entry if entry.get("sha256") == hashlib.sha256(data).hexdigest() else None

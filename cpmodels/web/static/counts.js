@@ -235,6 +235,24 @@ export function designInput({board, always, choose, require}) {
 // hardest date, then the most in all), seconds}. An aborted signal ends its workers'
 // searches (AbortError).
 export async function designBoard(pool, question, onLine, signal) {
+  // Its questions end with the caller's signal, and all of them once one fails: the rest
+  // (thousands of untimed sets) would hold the workers with no one to stop them.
+  const ending = new AbortController();
+  const end = () => ending.abort();
+  if (signal.aborted) end();
+  else signal.addEventListener("abort", end, {once: true});
+  try {
+    await decideSets(pool, question, onLine, ending.signal);
+  } catch (err) {
+    end();
+    throw err;
+  } finally {
+    signal.removeEventListener("abort", end);
+  }
+}
+
+// designBoard's work, its questions asked with ``signal``.
+async function decideSets(pool, question, onLine, signal) {
   const start = performance.now();
   const input = designInput(question);
   const text = JSON.stringify(input);
