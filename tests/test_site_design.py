@@ -123,8 +123,9 @@ def test_try_them_on_the_site_answers_as_cpmodels_design(browser, site, static_h
 
 def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
         browser, site, static_host):  # noqa: F811
-    """Stop ends the deciding ("(stopped)"); a question the editor does not take is refused
-    before any work in the server's sentence (web/designing.py)."""
+    """Stop ends the deciding ("(stopped)"), as a change of the sets asked for does; a
+    question the editor does not take is refused before any work in the server's sentence
+    (web/designing.py)."""
     out, _ = site
     context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
     try:
@@ -136,6 +137,20 @@ def test_try_them_on_the_site_stops_and_refuses_in_the_servers_words(
         page.wait_for_function("document.querySelector('#designsummary').textContent"
                                ".endsWith('(stopped)')", timeout=WAIT)
         assert page.locator("#designstop").is_disabled()
+        # the size of a set changed while the question runs: it ends, and nothing of the
+        # question asked comes under the new one
+        page.click("#design")
+        page.wait_for_function("document.querySelector('#designprogress').value > 0",
+                               timeout=WAIT)
+        page.fill("#choose", "6")
+        page.wait_for_function("document.querySelector('#designstop').disabled", timeout=WAIT)
+        changed = "the board, the candidates or the sets asked for changed: ask again"
+        page.wait_for_timeout(500)  # an answer of the question ended would show by now
+        assert page.evaluate("document.querySelector('#designsummary').textContent"
+                             ).startswith(changed)
+        assert page.evaluate("[document.querySelector('#designprogress').value, "
+                             "document.querySelector('#sets').children.length]") == [0, 0]
+        page.fill("#choose", "7")
         # twenty to choose from, seven at a time: 77,520 sets asked, more than the served
         # editor's 5,000, of which the 792 of seven pentominoes fill the board; the engine
         # here takes them, with the progress and the stop

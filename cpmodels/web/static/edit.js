@@ -575,6 +575,18 @@ function questionKey() {
                          state.candidates, $("choose").value, $("require").value]);
 }
 
+// The ranked sets hold while only the board's pieces change (choosing a set is such an
+// edit); a change of the cells, groups, turning over, candidates, the size of a set or the
+// piece every set keeps makes them stale, and a question still running is ended.
+function questionEdited() {
+  if (askedAbout === null || askedAbout === questionKey()) return;
+  if (designing) designing.abort();
+  askedAbout = null;
+  $("sets").replaceChildren(); $("designprogress").value = 0;
+  delete $("designsummary").dataset.done;
+  $("designsummary").textContent = "the board, the candidates or the sets asked for changed: ask again";
+}
+
 function edited() {
   generation += 1;
   revealNext = false; notify("");
@@ -585,15 +597,7 @@ function edited() {
   $("unsolvable").replaceChildren(); $("progress").value = 0;
   draw(); drawGroups(); requireChoices();
   if (stream) { stream.abort(); stream = null; }
-  // The ranked sets hold while only the board's pieces change (choosing a set is such an
-  // edit); a change of the cells, groups, turning over or candidates makes them stale.
-  if (askedAbout !== null && askedAbout !== questionKey()) {
-    if (designing) designing.abort();
-    askedAbout = null;
-    $("sets").replaceChildren(); $("designprogress").value = 0;
-    delete $("designsummary").dataset.done;
-    $("designsummary").textContent = "the board or the candidates changed: ask again";
-  }
+  questionEdited();
   markChosenSet();
   clearTimeout(pending);
   pending = setTimeout(check, 120);
@@ -940,7 +944,10 @@ async function init() {
   $("play").addEventListener("click", playIt);
   $("make").addEventListener("click", makeFiles);
   $("design").addEventListener("click", runDesign);
-  $("require").addEventListener("change", () => { $("require").dataset.chosen = "1"; });
+  $("require").addEventListener("change", () => {
+    $("require").dataset.chosen = "1"; questionEdited();
+  });
+  $("choose").addEventListener("input", questionEdited);
   $("savequestion").addEventListener("click", saveQuestion);
   $("designstop").addEventListener("click", () => { if (designing) designing.abort(); });
   $("rows").addEventListener("change", resize);
