@@ -105,24 +105,35 @@ def test_a_command_that_asks_of_many_specs_reads_the_catalogue_once(monkeypatch,
     assert len(digests) == 1
 
 
-def _same(built, validated_):
-    """The same value, model for model: class, fields the file gave, every field's value
-    (and its type: a list stays a list, a mapping keeps its order)."""
+def _alike(built, validated_, same_class) -> None:
+    """``built`` holds ``validated_``'s value, model for model: ``same_class`` checks each
+    model's counterpart, then every field by the model's names, dicts in their order, lists
+    item for item, and every other value equal and of its type."""
     if isinstance(validated_, BaseModel):
-        assert type(built) is type(validated_)
-        assert built.model_fields_set == validated_.model_fields_set
+        same_class(built, validated_)
         for name in type(validated_).model_fields:
-            _same(getattr(built, name), getattr(validated_, name))
+            _alike(getattr(built, name), getattr(validated_, name), same_class)
     elif isinstance(validated_, dict):
         assert type(built) is dict and list(built) == list(validated_)
         for key, value in validated_.items():
-            _same(built[key], value)
+            _alike(built[key], value, same_class)
     elif isinstance(validated_, list):
         assert type(built) is list and len(built) == len(validated_)
         for a, b in zip(built, validated_):
-            _same(a, b)
+            _alike(a, b, same_class)
     else:
         assert type(built) is type(validated_) and built == validated_
+
+
+def _same_model(built, validated_) -> None:
+    assert type(built) is type(validated_)
+    assert built.model_fields_set == validated_.model_fields_set
+
+
+def _same(built, validated_):
+    """The same value, model for model: class, fields the file gave, every field's value
+    (and its type: a list stays a list, a mapping keeps its order)."""
+    _alike(built, validated_, _same_model)
 
 
 @pytest.mark.parametrize("name", [name for name, path in bundled.bundled_specs().items()
@@ -155,24 +166,15 @@ def test_every_recorded_model_has_its_record():
     assert record.area == 2 and record.cells == frozenset({(0, 0), (0, 1)})
 
 
+def _record_of(record, validated_) -> None:
+    assert type(record) is kinds.KNOWN[type(validated_).__name__]
+    assert isinstance(validated_, type(record).__mro__[2])  # (the kind both are)
+
+
 def _same_record(record, validated_):
     """A record is the model's value as :func:`_same` says, its class the record of the
     model's kind (``cpmodels.spec.kinds``): every field, by the model's names."""
-    if isinstance(validated_, BaseModel):
-        assert type(record) is kinds.KNOWN[type(validated_).__name__]
-        assert isinstance(validated_, type(record).__mro__[2])  # (the kind both are)
-        for name in type(validated_).model_fields:
-            _same_record(getattr(record, name), getattr(validated_, name))
-    elif isinstance(validated_, dict):
-        assert type(record) is dict and list(record) == list(validated_)
-        for key, value in validated_.items():
-            _same_record(record[key], value)
-    elif isinstance(validated_, list):
-        assert type(record) is list and len(record) == len(validated_)
-        for a, b in zip(record, validated_):
-            _same_record(a, b)
-    else:
-        assert type(record) is type(validated_) and record == validated_
+    _alike(record, validated_, _record_of)
 
 
 @pytest.mark.parametrize("name", [name for name, path in bundled.bundled_specs().items()
