@@ -143,6 +143,31 @@ def test_a_large_table_grows_and_keeps_what_a_whole_one_keeps(name):
     assert np.count_nonzero(table.keys[:live, 2]) == table.stats[0]
 
 
+@pytest.mark.parametrize("row,whole", [(5, False), (3, True)])
+def test_a_count_table_keeps_its_first_quarter_until_that_fills(row, whole):
+    """A table of 65,536 to 1,048,576 slots (the count's) probes its first quarter until
+    five eighths of that is full, then all of it (``cpcore/table.hpp``): a count that keeps
+    few states touches a quarter of the rows, and the counts and statistics are those of a
+    table that grows from its first slots (and of one searched whole, the recorded ones)."""
+    cover = COVERS["8x8 centre"]()
+    layout = one_word_layout(cover)
+    prefix = _prefixes(cover, "8x8 centre")[row:row + 1]
+    tables = []
+    for slots in (1 << 18, 1 << 21):
+        table = Memo(2, slots)
+        out = np.zeros(1, dtype=np.int64)
+        one_word.count_one_word(prefix, layout, table.kernel, True, out, table.stop_flag)
+        assert out[0] == COUNTS["8x8 centre"][0][row]
+        tables.append(table)
+    quarter, grown = tables
+    assert quarter.stats.tolist() == grown.stats.tolist()
+    used = int(quarter.stats[0])
+    assert (used * 8 >= (1 << 16) * 5) == whole  # (five eighths full: full_to_grow)
+    live = 1 << 18 if whole else 1 << 16
+    assert not quarter.keys[live:].any()
+    assert np.count_nonzero(quarter.keys[:live, 2]) == used
+
+
 def test_a_board_of_65_cells_has_no_one_word_layout():
     cover = _pentominoes_and(frozenset({(0, 0), (0, 1), (0, 2), (0, 3), (0, 4)}), 5, 13)
     assert one_word_layout(cover) is None

@@ -28,19 +28,21 @@
 // needed, so a long search keeps the recent states rather than running on with a full
 // table; a run that could never fit the arena is not kept.
 //
-// A growing table (the one-word count and tally's of more than GROWS_ABOVE slots:
-// grown()) probes only its first ``live`` slots, a power of two from FIRST_LIVE up to
-// n_slots; a store that makes it five eighths full (full_to_grow), short of n_slots,
-// doubles it in place (grow;
-// its probes stay short), so the same states are kept as in a table of n_slots from the
-// start (and the same nodes searched). live is a function
-// of USED alone (grown_size), so a table handed from call to call needs no other record of
-// it; every slot at or past live is empty. A search that keeps few states so touches
-// (faults in, and caches) few rows: a sweep's table of 8 million slots spread the 280,000
-// states of calendar_day over 200 MB of rows, which cost twice the search's own time. A
-// table of at most GROWS_ABOVE slots (24 MB of one-word rows, what the caches may hold) is
-// probed whole: there the moves cost more than the rows they save (the 6x10 count, 6 MB:
-// 10% more instructions and, in a simulated 2 MB cache, twice the misses).
+// A growing table (the one-word count and tally's of QUARTER_FROM slots or more: grown())
+// probes only its first ``live`` slots: a table of more than GROWS_ABOVE slots from
+// FIRST_LIVE, a power of two up to n_slots, doubled in place (grow) by a store that makes
+// it five eighths full (full_to_grow); a smaller one (the count's) a quarter of its slots,
+// then all of them once that quarter is five eighths full. Its probes stay short and the
+// same states are kept as in a table of n_slots from the start (and the same nodes
+// searched). live is a function of USED alone (grown_size), so a table handed from call
+// to call needs no other record of it; every slot at or past live is empty. A search that
+// keeps few states so touches (faults in, zeroed by the system, and caches) few rows: a
+// sweep's table of 8 million slots spread the 280,000 states of calendar_day over 200 MB
+// of rows, which cost twice the search's own time; the count of the 8x8 board with the
+// centre hole keeps 21,176 states, which a count's table of 262,144 slots (6 MB) spread
+// over all its rows, faulted in and zeroed (2.5 ms of CPU a count more than its quarter's
+// 1.5 MB). A small table grows at most once: doubled from FIRST_LIVE, the 6x10
+// count (119,210 states) took 6.7% more instructions in its moves, grown once 2.0%.
 //
 // A search reaches rows through its key, a type with
 //   word hash() const                  -- where its probe starts (before masking),
@@ -75,7 +77,11 @@ const uint64_t FIRST_LIVE = CPCORE_FIRST_LIVE;  // a growing table's first live 
 #ifndef CPCORE_GROWS_ABOVE
 #define CPCORE_GROWS_ABOVE ((uint64_t)1 << 20)
 #endif
-const uint64_t GROWS_ABOVE = CPCORE_GROWS_ABOVE;  // the slots of the largest table kept whole
+const uint64_t GROWS_ABOVE = CPCORE_GROWS_ABOVE;  // the slots of the largest table grown once
+#ifndef CPCORE_QUARTER_FROM
+#define CPCORE_QUARTER_FROM ((uint64_t)1 << 16)
+#endif
+const uint64_t QUARTER_FROM = CPCORE_QUARTER_FROM;  // the slots of the smallest table grown
 
 // Packed runs (the one-word tally's vectors): a header word (first index, and the length
 // times 2**32), then the counts, each 2**width bytes (little-endian), as few words as hold
@@ -230,9 +236,14 @@ struct Rows {
         put(key, v, [](const word*) { return (word)0; });
     }
 
-    // The live slots of a growing table of ``n_slots`` that holds ``used`` states: from
-    // FIRST_LIVE, doubled while full_to_grow, at most n_slots.
+    // The live slots of a growing table of ``n_slots`` that holds ``used`` states: a large
+    // one's (more than GROWS_ABOVE slots) from FIRST_LIVE, doubled while full_to_grow; a
+    // smaller one's a quarter of its slots (QUARTER_FROM of them at least), then all of
+    // them once that is full_to_grow; at most n_slots.
     static uint64_t grown_size(uint64_t used, uint64_t n_slots) {
+        if (n_slots <= GROWS_ABOVE)
+            return n_slots >= QUARTER_FROM && !full_to_grow(used, n_slots / 4) ? n_slots / 4
+                                                                               : n_slots;
         uint64_t live = FIRST_LIVE < n_slots ? FIRST_LIVE : n_slots;
         while (live < n_slots && full_to_grow(used, live)) live *= 2;
         return live;
@@ -240,23 +251,24 @@ struct Rows {
 
     // Make this a growing table, its live slots those of the states it holds.
     void grown() {
-        grows = n_slots > GROWS_ABOVE;
+        grows = n_slots > GROWS_ABOVE || n_slots >= QUARTER_FROM;
         live = grows ? grown_size((uint64_t)stats[USED], n_slots) : n_slots;
     }
 
-    // Double the live slots (see above), in place: the old slots walked once in turn from
-    // an empty one, each state taken out and put back from its hash. A state whose first
-    // slot stays in the old half lands at or before where it was, its probe over slots
-    // already walked (or on into the new half, never emptied); one whose first slot moves
-    // to the new half probes there. Only a probe that runs past the end of the doubled
-    // table into the old half can cross a slot not yet walked: then every state left
-    // where its probe cannot reach it is put back again until none is.
+    // Double the live slots (see above; a quarter of a small table's grows four times),
+    // in place: the old slots walked once in turn from an empty one, each state taken out
+    // and put back from its hash. A state whose first slot stays in the old part lands at
+    // or before where it was, its probe over slots already walked (or on into the new
+    // part, never emptied); one whose first slot moves to the new part probes there. Only
+    // a probe that runs past the end of the grown table into the old part can cross a
+    // slot not yet walked: then every state left where its probe cannot reach it is put
+    // back again until none is.
     template <class Rehash>
     void grow(Rehash rehash) {
         const uint64_t old = live;
         uint64_t empty = 0;
         while (value(empty) != 0) ++empty;  // (a table five eighths full has one)
-        live = 2 * old;
+        live = n_slots <= GROWS_ABOVE ? n_slots : 2 * old;
         bool wrapped = false;
         for (uint64_t k = 1; k < old; ++k) {
             const uint64_t s = (empty + k) & (old - 1);
