@@ -31,8 +31,9 @@
 // A growing table (the one-word count and tally's of QUARTER_FROM slots or more: grown())
 // probes only its first ``live`` slots: a table of more than GROWS_ABOVE slots from
 // FIRST_LIVE, a power of two up to n_slots, doubled in place (grow) by a store that makes
-// it five eighths full (full_to_grow); a smaller one (the count's) a quarter of its slots,
-// then all of them once that quarter is five eighths full. Its probes stay short and the
+// it five eighths full (full_to_grow); a smaller one (a count's; the page's tables of at
+// most 1,048,576 slots) a quarter of its slots, then all of them once that quarter is five
+// eighths full. Its probes stay short and the
 // same states are kept as in a table of n_slots from the start (and the same nodes
 // searched). live is a function of USED alone (grown_size), so a table handed from call
 // to call needs no other record of it; every slot at or past live is empty. A search that
