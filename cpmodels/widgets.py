@@ -20,7 +20,7 @@ design's ``sets`` (the working sets) and ``chosen`` (the set shown).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from importlib.abc import Traversable
 from typing import Any
@@ -77,7 +77,8 @@ class PuzzleWidget(anywidget.AnyWidget):
     def __init__(self, spec: CalendarSpec, labels: Sequence[str] = (), *,
                  date: dt.date | str | None = None, face_up: bool = False,
                  placements: Sequence[dict[str, Any]] = (),
-                 picture: Callable[[], str] | None = None, **more: Any) -> None:
+                 picture: Callable[[], Mapping[str, Any]] | None = None,
+                 **more: Any) -> None:
         if not isinstance(spec, CalendarSpec):
             raise InputError(f"the widget plays calendar puzzles; {spec.name} is a "
                              f"{spec.kind} spec (its picture shows it)")
@@ -135,12 +136,14 @@ class PuzzleWidget(anywidget.AnyWidget):
         return labels
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """The widget where the front end shows widgets; its picture and text elsewhere."""
+        """The widget where the front end shows widgets; elsewhere (an export, a page made
+        of the notebook) its result's picture (``picture``: the result's mime data, its
+        text aside) and the widget's line of text."""
         bundle = super()._repr_mimebundle_(**kwargs)
         given, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         data: dict[str, Any] = dict(given or {})
         if self._picture is not None:
-            data["image/svg+xml"] = self._picture()
+            data.update({k: v for k, v in self._picture().items() if k != "text/plain"})
         data["text/plain"] = repr(self)
         return data, metadata
 
