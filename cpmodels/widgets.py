@@ -85,14 +85,14 @@ class PuzzleWidget(anywidget.AnyWidget):
         self._spec = spec
         self._picture = picture
         super().__init__(_modules=_modules(), _wasm=_wasm(), **self._puzzle(spec),
-                         face_up=bool(face_up and spec.can_flip),
-                         placements=[_placement(p) for p in placements], **more)
+                         face_up=bool(face_up and spec.can_flip), **more)
         if date is not None:
             self.date = str(date)
         elif labels:
             self.labels = list(labels)
         else:
             self.date = dt.date.today().isoformat()
+        self.placements = [_placement(p) for p in placements]  # on the puzzle chosen
 
     @staticmethod
     def _puzzle(spec: CalendarSpec) -> dict[str, Any]:
@@ -119,10 +119,13 @@ class PuzzleWidget(anywidget.AnyWidget):
 
     @traitlets.observe("labels")
     def _labels_chosen(self, change: dict[str, Any]) -> None:
-        """Labels that are not the date's: the date is forgotten ("")."""
+        """Labels that are not the date's: the date is forgotten (""). Another puzzle
+        starts with an empty board (pieces laid for one date are no position of another)."""
         if self.date and list(self._spec.date_labels(
                 dt.date.fromisoformat(self.date))) != list(change["new"]):
             self.date = ""
+        if list(change["old"] or []) != list(change["new"]) and self.placements:
+            self.placements = []
 
     @traitlets.validate("labels")
     def _known_labels(self, proposal: dict[str, Any]) -> list[str]:

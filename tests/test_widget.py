@@ -327,6 +327,22 @@ def test_the_widget_refuses_in_words():
     assert board.date == ""
 
 
+def test_another_date_starts_an_empty_board():
+    """The pieces laid stay while the puzzle does; a date or labels set from Python (or a
+    heatmap's click) start the new puzzle with an empty board."""
+    solved = api.solve("calendar_day", labels=["Oct", "6"], backend="engine")
+    board = solved.widget(solved=True)
+    assert board.labels == ["Oct", "6"] and len(board.placements) == len(solved.to_dict()[
+        "placements"])
+    board.face_up = False
+    assert len(board.placements) == 8
+    board.date = "2026-12-25"
+    assert board.labels == ["Dec", "25"] and board.placements == []
+    board.placements = solved.to_dict()["placements"][:1]
+    board.labels = ["Dec", "25"]  # the same labels: the board stays
+    assert len(board.placements) == 1
+
+
 def test_the_core_loads_no_notebook_package():
     import subprocess
     import sys
