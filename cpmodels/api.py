@@ -33,8 +33,15 @@ from cpmodels.files import read_bounded
 from cpmodels.instance import PackingInstance, packing_instance
 from cpmodels.query import Query
 from cpmodels.questions import check_question, sweep_question
-from cpmodels.render import packing_payload, packing_text, towers_payload, towers_text
-from cpmodels.render.pictures import packing_picture, towers_picture
+from cpmodels.render import (
+    count_payload,
+    count_text,
+    packing_payload,
+    packing_text,
+    towers_payload,
+    towers_text,
+)
+from cpmodels.render.pictures import packing_picture, placements_picture, towers_picture
 from cpmodels.render.scene import Scene
 from cpmodels.spec import CalendarSpec, Spec, TowersSpec, load_spec
 from cpmodels.spec.bundled import bundled_specs
@@ -58,6 +65,7 @@ __all__ = [
     "CoverResult",
     "DesignResult",
     "PackingSolution",
+    "PuzzleCount",
     "Query",
     "SpecLike",
     "SweepResult",
@@ -155,7 +163,39 @@ class PackingSolution(_Picture):
                              f"{self.instance.name} is not one (its picture shows it)")
         placements = self.to_dict()["placements"] if solved else []
         return PuzzleWidget(spec, self.instance.labels, face_up=self.instance.query.face_up,
-                            placements=placements, picture=self.svg)
+                            placements=placements, picture=self._repr_mimebundle_)
+
+
+@dataclass(repr=False, kw_only=True)
+class PuzzleCount(CountResult, _Picture):
+    """A :class:`CountResult` that knows its puzzle: drawn as the board with the labels
+    left open, titled with the count; printed as the ``count`` command's line."""
+
+    instance: PackingInstance
+
+    def to_dict(self) -> dict[str, Any]:
+        """The CLI's JSON contract (``count --format json``)."""
+        return count_payload(self.instance, self)
+
+    def scene(self) -> Scene:
+        """The puzzle counted: its board, the labels left open, the count as its title."""
+        return placements_picture(self.instance, [], f"{self._puzzle()}: {self._what()}")
+
+    def _puzzle(self) -> str:
+        inst = self.instance
+        shown = " ".join(inst.labels) or (inst.target if inst.target != inst.name else "")
+        return f"{inst.name} {shown}".rstrip()
+
+    def _what(self) -> str:
+        if self.count is None:
+            return "unknown (stopped at the time limit)"
+        return f"{self.count:,} {'distinct ' if self.distinct else ''}solutions"
+
+    def __str__(self) -> str:
+        return count_text(self.instance, self)
+
+    def __repr__(self) -> str:
+        return f"<PuzzleCount {self._puzzle()}: {self._what()}>"
 
 
 @dataclass(repr=False)
@@ -231,7 +271,7 @@ def solutions(spec: SpecLike | Query, *, backend: str = "engine",
 
 
 def count(spec: SpecLike | Query, *, distinct: bool = False, backend: str = "engine",
-          time_limit: float | None = None, cluster: Any = None, **which: Any) -> CountResult:
+          time_limit: float | None = None, cluster: Any = None, **which: Any) -> PuzzleCount:
     """Count every solution of one packing instance (``distinct``: up to symmetry;
     ``which`` as for :func:`query`). ``cluster``: a Dask cluster to count on (an address
     such as ``"local:2"`` or ``"tcp://HOST:8786"``, or a ``distributed.Client``)."""
@@ -240,8 +280,9 @@ def count(spec: SpecLike | Query, *, distinct: bool = False, backend: str = "eng
 
     inst = instance(spec, **which)
     with using(cluster) as on:
-        return count_instance(inst, distinct=distinct, time_limit=time_limit,
-                              backend=backend, cluster=on)
+        found = count_instance(inst, distinct=distinct, time_limit=time_limit,
+                               backend=backend, cluster=on)
+    return PuzzleCount(**vars(found), instance=inst)
 
 
 def towers(spec: SpecLike = "towers", size: tuple[int, int] | None = None, *,
@@ -355,7 +396,7 @@ class SweepResult:
         from cpmodels.widgets import SweepWidget
 
         rows = [(labels, row.count, row.real_date) for labels, row in self.rows.items()]
-        return SweepWidget(self.spec, rows, face_up=face_up)
+        return SweepWidget(self.spec, rows, face_up=face_up, picture=self._repr_mimebundle_)
 
     def __repr__(self) -> str:
         return f"<SweepResult {self}>"
@@ -452,7 +493,7 @@ class DesignResult:
                                                 or self.design.required[0])}
                 for v in working]
         return DesignWidget(sets, lambda k: self.design.set_spec(
-            by_names[tuple(working[k].pieces)]))
+            by_names[tuple(working[k].pieces)]), picture=self._repr_mimebundle_)
 
     def _tables(self) -> list[tuple[str, list[str], list[list[str]]]]:
         """The ranked tables: a title, the column heads, the rows."""

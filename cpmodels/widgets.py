@@ -20,7 +20,7 @@ design's ``sets`` (the working sets) and ``chosen`` (the set shown).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from importlib.abc import Traversable
 from typing import Any
@@ -77,21 +77,22 @@ class PuzzleWidget(anywidget.AnyWidget):
     def __init__(self, spec: CalendarSpec, labels: Sequence[str] = (), *,
                  date: dt.date | str | None = None, face_up: bool = False,
                  placements: Sequence[dict[str, Any]] = (),
-                 picture: Callable[[], str] | None = None, **more: Any) -> None:
+                 picture: Callable[[], Mapping[str, Any]] | None = None,
+                 **more: Any) -> None:
         if not isinstance(spec, CalendarSpec):
             raise InputError(f"the widget plays calendar puzzles; {spec.name} is a "
                              f"{spec.kind} spec (its picture shows it)")
         self._spec = spec
         self._picture = picture
         super().__init__(_modules=_modules(), _wasm=_wasm(), **self._puzzle(spec),
-                         face_up=bool(face_up and spec.can_flip),
-                         placements=[_placement(p) for p in placements], **more)
+                         face_up=bool(face_up and spec.can_flip), **more)
         if date is not None:
             self.date = str(date)
         elif labels:
             self.labels = list(labels)
         else:
             self.date = dt.date.today().isoformat()
+        self.placements = [_placement(p) for p in placements]  # on the puzzle chosen
 
     @staticmethod
     def _puzzle(spec: CalendarSpec) -> dict[str, Any]:
@@ -118,10 +119,13 @@ class PuzzleWidget(anywidget.AnyWidget):
 
     @traitlets.observe("labels")
     def _labels_chosen(self, change: dict[str, Any]) -> None:
-        """Labels that are not the date's: the date is forgotten ("")."""
+        """Labels that are not the date's: the date is forgotten (""). Another puzzle
+        starts with an empty board (pieces laid for one date are no position of another)."""
         if self.date and list(self._spec.date_labels(
                 dt.date.fromisoformat(self.date))) != list(change["new"]):
             self.date = ""
+        if list(change["old"] or []) != list(change["new"]) and self.placements:
+            self.placements = []
 
     @traitlets.validate("labels")
     def _known_labels(self, proposal: dict[str, Any]) -> list[str]:
@@ -135,12 +139,14 @@ class PuzzleWidget(anywidget.AnyWidget):
         return labels
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """The widget where the front end shows widgets; its picture and text elsewhere."""
+        """The widget where the front end shows widgets; elsewhere (an export, a page made
+        of the notebook) its result's picture (``picture``: the result's mime data, its
+        text aside) and the widget's line of text."""
         bundle = super()._repr_mimebundle_(**kwargs)
         given, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         data: dict[str, Any] = dict(given or {})
         if self._picture is not None:
-            data["image/svg+xml"] = self._picture()
+            data.update({k: v for k, v in self._picture().items() if k != "text/plain"})
         data["text/plain"] = repr(self)
         return data, metadata
 

@@ -507,3 +507,14 @@ def test_every_size_of_the_library_is_bounded(tmp_path, sizes, message):
 
     with pytest.raises(InputError, match=re.escape(message)):
         MakeOptions(**sizes).check()
+
+
+def test_the_report_shows_its_previews_in_a_notebook(tmp_path):
+    """What make wrote displays itself: its previews (each sheet's and the tray's PNG) as
+    pictures, and a line of text saying what was made where."""
+    report = make("calendar_day", tmp_path / "out")
+    assert [p.name for p in report.previews()] == ["sheet-1.png", "tray.png"]
+    data = report._repr_mimebundle_()
+    assert data["text/plain"] == (f"calendar_day made in {tmp_path / 'out'}: 1 cut sheet "
+                                  "(SVG, DXF), 10 solids to print, manifest.json")
+    assert data["text/html"].count('src="data:image/png;base64,iVBORw0KGgo') == 2

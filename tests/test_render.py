@@ -182,6 +182,30 @@ def test_heatmap_marks_impossible_dates_and_leaves_missing_rows_blank(tmp_path):
     assert np.isnan(counts).sum() == 12 * 31 - 2
 
 
+def test_every_result_shows_a_picture_and_a_text(tmp_path):
+    """Each result the API returns displays itself in Jupyter: a picture (SVG, PNG, or a
+    table with the best set drawn) and a text for front ends that show text only."""
+    day = SPECS / "calendar_day.yaml"
+    results = [api.solve(day, labels=["Oct", "6"]), api.towers(SPECS / "towers.yaml", (3, 3)),
+               api.count(day, labels=["Oct", "6"]), api.count(SPECS / "soma.yaml", distinct=True),
+               api.sweep(day, tmp_path / "d.csv", jobs=1),
+               api.design(SPECS / "designs" / "apad_rectangle_pentominoes.yaml", best=1,
+                          jobs=1)]
+    for result in results:
+        data = result._repr_mimebundle_()
+        assert data["text/plain"].strip(), type(result).__name__
+        picture = (data.get("image/svg+xml", "") + data.get("text/html", "")
+                   + ("<png>" if data.get("image/png", b"")[:4] == b"\x89PNG" else ""))
+        assert "<svg" in picture or picture == "<png>", type(result).__name__
+    count = results[2]
+    assert isinstance(count, api.CountResult) and count.count == 7
+    assert repr(count) == "<PuzzleCount calendar_day Oct 6: 7 solutions>"
+    assert str(count).startswith("calendar_day Oct 6: 7 solutions in ")
+    assert ">calendar_day Oct 6: 7 solutions<" in count.svg()
+    assert count.to_dict()["count"] == 7 and count.to_dict()["labels"] == ["Oct", "6"]
+    assert repr(results[3]) == "<PuzzleCount soma: 240 distinct solutions>"
+
+
 def test_rich_display_and_dataframe(tmp_path):
     solution = api.solve(SPECS / "calendar_day.yaml", labels=["Oct", "6"])
     assert solution._repr_svg_().startswith("<svg")

@@ -104,6 +104,29 @@ def keys_to(layout_piece: dict, target: int) -> str:
     return paths[target]
 
 
+def drag_onto(page, layout: dict, placement: dict) -> None:
+    """A piece dragged from the tray, turned on the way (R, F) and dropped where
+    ``placement`` lies, as a person does it with the mouse."""
+    info = next(p for p in layout["pieces"] if p["name"] == placement["piece"])
+    want = {tuple(c) for c in placement["cells"]}
+    o, k = next((o, k) for o, shape in enumerate(info["orientations"])
+                for k, (dr, dc, _, _) in enumerate(shape["places"])
+                if {(a + dr, b + dc) for a, b in shape["cells"]} == want)
+    shape = info["orientations"][o]
+    x, y = (shape["places"][k][2] + shape["mark"][0], shape["places"][k][3] + shape["mark"][1])
+    settled(page)
+    tile = page.locator(f".cpm-tray svg[data-piece='{placement['piece']}']").bounding_box()
+    board = page.locator(".cpm-board").bounding_box()
+    page.mouse.move(tile["x"] + tile["width"] / 2, tile["y"] + tile["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(board["x"] + 10, board["y"] + 10, steps=3)
+    for key in keys_to(info, o):
+        page.keyboard.press(key)
+    origin = layout["origin"]
+    page.mouse.move(board["x"] + x - origin[0] + 4, board["y"] + y - origin[1] + 4, steps=3)
+    page.mouse.up()
+
+
 def test_a_piece_dragged_onto_the_board_is_counted_and_synced_to_python(browser):
     solved = api.solve("calendar_day", date=DATE, backend="engine")
     widget = solved.widget()
@@ -114,26 +137,12 @@ def test_a_piece_dragged_onto_the_board_is_counted_and_synced_to_python(browser)
     with opened(browser, widget) as page:
         assert wait_status(page, "still possible") == (
             f"{total:,} solutions still possible from here.")
+        assert page.text_content(".cpm-goal").startswith(
+            "Cover every cell but Dec 1 with the 8 pieces: drag one from the tray")
         # the first solution's first piece, turned and dropped where it lies in it
         first = every[0][0]
-        info = next(p for p in layout["pieces"] if p["name"] == first["piece"])
         want = {tuple(c) for c in first["cells"]}
-        o, k = next((o, k) for o, shape in enumerate(info["orientations"])
-                    for k, (dr, dc, _, _) in enumerate(shape["places"])
-                    if {(a + dr, b + dc) for a, b in shape["cells"]} == want)
-        shape = info["orientations"][o]
-        x, y = (shape["places"][k][2] + shape["mark"][0], shape["places"][k][3] + shape["mark"][1])
-        settled(page)
-        tile = page.locator(f".cpm-tray svg[data-piece='{first['piece']}']").bounding_box()
-        board = page.locator(".cpm-board").bounding_box()
-        page.mouse.move(tile["x"] + tile["width"] / 2, tile["y"] + tile["height"] / 2)
-        page.mouse.down()
-        page.mouse.move(board["x"] + 10, board["y"] + 10, steps=3)
-        for key in keys_to(info, o):
-            page.keyboard.press(key)
-        origin = layout["origin"]
-        page.mouse.move(board["x"] + x - origin[0] + 4, board["y"] + y - origin[1] + 4, steps=3)
-        page.mouse.up()
+        drag_onto(page, layout, first)
         expected = sum(any(p["piece"] == first["piece"] and {tuple(c) for c in p["cells"]} == want
                            for p in solution) for solution in every)
         text = wait_status(page, f"{expected:,} solution")
@@ -145,6 +154,26 @@ def test_a_piece_dragged_onto_the_board_is_counted_and_synced_to_python(browser)
         assert [p["piece"] for p in widget.placements] == [first["piece"]]
         assert {tuple(c) for c in widget.placements[0]["cells"]} == want
         assert widget.count == expected and widget.status == "open"
+
+        # the rest of that solution dragged on, piece by piece: each move's count is the
+        # solutions that keep the pieces laid, and the time it took is measured
+        spent_ms = []
+        for n in range(2, len(every[0]) + 1):
+            laid = [(p["piece"], frozenset(map(tuple, p["cells"]))) for p in every[0][:n]]
+            drag_onto(page, layout, every[0][n - 1])
+            left = sum(all(any(p["piece"] == name and frozenset(map(tuple, p["cells"])) == cells
+                               for p in solution) for name, cells in laid)
+                       for solution in every)
+            wait_status(page, "solved" if n == len(every[0]) else f"{left:,} solution")
+            spent_ms.append(float(page.evaluate(
+                "document.querySelector('.cpm-widget').dataset.countMs")))
+        spent_ms.sort()
+        print(f"count after each of {len(spent_ms)} moves: median "
+              f"{spent_ms[len(spent_ms) // 2]:.1f} ms, most {spent_ms[-1]:.1f} ms")
+        sync_back(page, widget)
+        assert widget.status == "solved" and len(widget.placements) == len(every[0])
+        page.click(".cpm-clear")
+        wait_status(page, f"{total:,} solutions")
 
         # Python sets another date: the page opens its cells and counts it
         widget.date = "2026-10-06"
@@ -233,6 +262,10 @@ def test_choosing_a_design_set_shows_its_board(browser):
     widget = result.widget()
     with opened(browser, widget) as page:
         assert page.locator(".cpm-sets tbody tr").count() == len(result.working)
+        hardest = page.eval_on_selector_all(".cpm-sets tbody tr td:nth-child(3)",
+                                            "s => s.map(x => x.textContent)")
+        assert hardest[:2] == [" ".join(v.argmin) for v in result.working[:2]]
+        assert set(hardest[2:]) == {""}  # only the best two were counted
         first = sorted(page.eval_on_selector_all(".cpm-tray svg", "s => s.map(x => x.dataset"
                                                  ".piece)"))
         assert first == sorted(result.working[0].pieces)
@@ -254,11 +287,25 @@ def test_choosing_a_design_set_shows_its_board(browser):
 
 
 def test_the_widget_keeps_the_picture_for_front_ends_without_widgets():
+    """Each widget's display carries its result's picture, for an export or a page made of
+    the notebook (where no widget runs): the board, the heatmap, the ranked sets."""
+    view = "application/vnd.jupyter.widget-view+json"
     solved = api.solve("calendar_day", labels=["Oct", "6"], backend="engine")
     data, _ = solved.widget()._repr_mimebundle_()
-    assert {"application/vnd.jupyter.widget-view+json", "image/svg+xml", "text/plain"} <= set(data)
+    assert {view, "image/svg+xml", "text/plain"} <= set(data)
     assert data["image/svg+xml"] == solved.svg()
     assert data["text/plain"] == "<PuzzleWidget calendar_day Oct 6: 0 pieces placed>"
+    days = api.sweep("calendar_day", jobs=1)
+    data, _ = days.widget()._repr_mimebundle_()
+    assert {view, "image/png", "text/plain"} <= set(data)
+    assert data["image/png"][:4] == b"\x89PNG"
+    assert data["text/plain"] == "<SweepWidget calendar_day Oct 6: 0 pieces placed>"
+    designed = api.design(ROOT / "specs" / "designs" / "apad_rectangle_pentominoes.yaml",
+                          best=1, jobs=1)
+    data, _ = designed.widget()._repr_mimebundle_()
+    assert {view, "text/html", "text/plain"} <= set(data)
+    assert data["text/html"] == designed._repr_html_() and "<svg" in data["text/html"]
+    assert data["text/plain"] == "<DesignWidget calendar_day Apr 6: 0 pieces placed>"
 
 
 def test_the_widget_refuses_in_words():
@@ -278,6 +325,22 @@ def test_the_widget_refuses_in_words():
     assert board.labels == ["Dec", "25"] and board.date == "2026-12-25"
     board.labels = ["Dec", "24"]  # no longer that date
     assert board.date == ""
+
+
+def test_another_date_starts_an_empty_board():
+    """The pieces laid stay while the puzzle does; a date or labels set from Python (or a
+    heatmap's click) start the new puzzle with an empty board."""
+    solved = api.solve("calendar_day", labels=["Oct", "6"], backend="engine")
+    board = solved.widget(solved=True)
+    assert board.labels == ["Oct", "6"] and len(board.placements) == len(solved.to_dict()[
+        "placements"])
+    board.face_up = False
+    assert len(board.placements) == 8
+    board.date = "2026-12-25"
+    assert board.labels == ["Dec", "25"] and board.placements == []
+    board.placements = solved.to_dict()["placements"][:1]
+    board.labels = ["Dec", "25"]  # the same labels: the board stays
+    assert len(board.placements) == 1
 
 
 def test_the_core_loads_no_notebook_package():

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 def cmd_count(args: argparse.Namespace) -> int:
     from cpmodels.counting import count_instance
     from cpmodels.progress import progress_bar
-    from cpmodels.render import count_payload
+    from cpmodels.render import count_payload, count_text
 
     instance = packing_instance_of(args)
     with cluster_from(args) as cluster, progress_bar(total=None, desc="count", unit="unit",
@@ -54,13 +54,7 @@ def cmd_count(args: argparse.Namespace) -> int:
                                 progress=lambda done, in_all: advance(bar, done, in_all))
         on = cluster.describe() if cluster is not None else {}
     payload = {**count_payload(instance, result), **on}
-    what = (f"{result.count:,} distinct solutions (up to {result.symmetries} symmetries)"
-            if args.distinct else f"{result.count:,} solutions") if result.count is not None \
-        else "unknown: stopped at the time limit"
-    name = instance.name + (f" / {instance.target}" if instance.target != instance.name else "")
-    labels = f" {' '.join(instance.labels)}" if instance.labels else ""
-    emit(payload, f"{name}{labels}: {what} in {result.seconds:.2f} s ({result.backend})",
-          args.format)
+    emit(payload, count_text(instance, result), args.format)
     if result.count is None:
         return EXIT_UNKNOWN
     return EXIT_OK if result.count else EXIT_UNSOLVABLE

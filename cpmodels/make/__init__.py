@@ -107,6 +107,30 @@ class MakeReport:
     sheets: list[str] = field(default_factory=list)
     solids: list[str] = field(default_factory=list)
 
+    def previews(self) -> list[Path]:
+        """The preview pictures written: each sheet's and the tray's PNG."""
+        return [self.directory / name for f in self.manifest.get("files", [])
+                for name in (f["file"], *f.get("also", ())) if name.endswith(".png")]
+
+    def __str__(self) -> str:
+        sheets = sum(name.endswith(".svg") for name in self.sheets)
+        return (f"{self.manifest.get('puzzle', '')} made in {self.directory}: {sheets} cut "
+                f"sheet{'s' * (sheets != 1)} (SVG, DXF), {len(self.solids)} solids to print, "
+                "manifest.json")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        """The previews side by side (as a notebook shows them), and the line of text."""
+        import base64
+        from html import escape
+
+        shown = "".join(
+            f'<figure style="display:inline-block;margin:4px;vertical-align:top">'
+            f'<img style="max-width:420px" alt="{escape(path.name)}" src="data:image/png;'
+            f'base64,{base64.b64encode(path.read_bytes()).decode()}">'
+            f"<figcaption>{escape(path.name)}</figcaption></figure>"
+            for path in self.previews() if path.exists())
+        return {"text/html": f"<p>{escape(str(self))}</p>{shown}", "text/plain": str(self)}
+
 
 def _board(spec: PackingLike, target: str | None) -> tuple[frozenset[Cell], dict[Cell, str]]:
     """The cells of the cavity and the labels on them."""

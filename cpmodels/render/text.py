@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (types only: a packing answer loads nothing of the towers)
     from cpmodels.backends.result import CoverResult
+    from cpmodels.counting import CountResult
     from cpmodels.geometry import Cell, Placement
     from cpmodels.instance import PackingInstance
     from cpmodels.towers.problem import TowersProblem
@@ -92,6 +93,16 @@ def _layers_side_by_side(every: Set[Cell], token: Callable[[Cell], str]) -> list
 def _visible(text: str) -> str:
     """Text without its colour codes."""
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def count_text(instance: PackingInstance, result: CountResult) -> str:
+    """The count's line as ``count`` prints it: the puzzle, how many solutions, the time."""
+    what = ((f"{result.count:,} distinct solutions (up to {result.symmetries} symmetries)"
+             if result.distinct else f"{result.count:,} solutions")
+            if result.count is not None else "unknown: stopped at the time limit")
+    name = instance.name + (f" / {instance.target}" if instance.target != instance.name else "")
+    labels = f" {' '.join(instance.labels)}" if instance.labels else ""
+    return f"{name}{labels}: {what} in {result.seconds:.2f} s ({result.backend})"
 
 
 def packing_text(instance: PackingInstance, result: CoverResult, colour: bool = False) -> str:

@@ -77,7 +77,8 @@ const STYLE = `
 .cpm-tray svg.chosen{border-color:#1f77b4;box-shadow:0 0 0 2px #1f77b466}
 .cpm-tools button{margin:0 4px 4px 0}
 .cpm-status{min-height:1.4em;margin:6px 0}
-.cpm-title{font-weight:600;margin-bottom:4px}
+.cpm-title{font-weight:600;margin-bottom:2px}
+.cpm-goal,.cpm-legend{color:#555;margin-bottom:4px;max-width:420px}
 .cpm-heat rect.none{fill:#222}
 .cpm-heat rect.unreal{fill:#eee}
 .cpm-heat rect.on{stroke:#d62728;stroke-width:2}
@@ -103,6 +104,7 @@ class View {
     this.sets = el("div", {class: "cpm-sets"}, this.left);
     const right = el("div", {class: "cpm-right"}, root);
     this.title = el("div", {class: "cpm-title"}, right);
+    this.goal = el("div", {class: "cpm-goal"}, right);
     this.board = svg("svg", {class: "cpm-board", role: "img"}, right);
     this.status = el("div", {class: "cpm-status", role: "status"}, right);
     const tools = el("div", {class: "cpm-tools"}, right);
@@ -256,6 +258,9 @@ class View {
     this.title.textContent = `${this.name}: ${[...open].join(" ")}` +
       (this.model.get("face_up") ? ", pieces face up" : "");
     b.setAttribute("aria-label", `board, ${[...open].join(" ")} left open`);
+    const pieces = this.layout.pieces.reduce((n, p) => n + p.count, 0);
+    this.goal.textContent = `Cover every cell but ${[...open].join(" ")} with the ${pieces} ` +
+      "pieces: drag one from the tray onto the board (R rotates it, F flips it).";
     for (const c of cells) {
       svg("polygon", {class: `cell${open.has(c.label) ? " open" : ""}`,
                       points: c.points.map((p) => p.join(",")).join(" ")}, b);
@@ -468,6 +473,8 @@ class View {
       rect.addEventListener("pointerenter", () => { readout.textContent = text; });
       rect.addEventListener("click", () => this.showSolution(labels));
     }
+    el("div", {class: "cpm-legend"}, this.heat).textContent = "Deeper blue: more " +
+      "solutions (log scale); black: none; grey: not a real date.";
   }
 
   async showSolution(labels) {
@@ -499,8 +506,10 @@ class View {
     const body = el("tbody", {}, table);
     this.model.get("sets").forEach((set, k) => {
       const row = el("tr", {class: k === this.model.get("chosen") ? "chosen" : ""}, body);
-      for (const v of [k + 1, set.pieces.join(" "), set.labels.join(" "), set.min, set.max,
-                       set.total]) {
+      // the hardest date of a set counted (or measured); a set only decided has none
+      const hardest = set.argmin || set.difficulty_argmax;
+      for (const v of [k + 1, set.pieces.join(" "), hardest ? hardest.join(" ") : "",
+                       set.min, set.max, set.total]) {
         el("td", {}, row).textContent = v === null || v === undefined ? "" :
           typeof v === "number" ? v.toLocaleString("en-US") : v;
       }
