@@ -144,9 +144,11 @@ def summary(cell: nbformat.NotebookNode) -> list[tuple[str, str]]:
 def differences(stored: nbformat.NotebookNode, fresh: nbformat.NotebookNode) -> list[str]:
     """Where a fresh run shows something else than the stored notebook, cell by cell."""
     found = []
-    pairs = zip([c for c in stored.cells if c.cell_type == "code"],
-                [c for c in fresh.cells if c.cell_type == "code"])
-    for n, (old, new) in enumerate(pairs, 1):
+    olds = [c for c in stored.cells if c.cell_type == "code"]
+    news = [c for c in fresh.cells if c.cell_type == "code"]
+    if len(olds) != len(news):
+        found.append(f"{len(olds)} code cells stored, {len(news)} in a fresh run")
+    for n, (old, new) in enumerate(zip(olds, news), 1):
         before, after = summary(old), summary(new)
         if before != after:
             first = next((k for k, (a, b) in enumerate(zip(before, after)) if a != b),

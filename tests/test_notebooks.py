@@ -81,7 +81,8 @@ def test_notebook_outputs_are_as_stored(path, early):
 
 
 def test_the_check_sees_a_count_changed(tmp_path):
-    """The comparison is not blind: a stored count changed by one is a difference."""
+    """The comparison is not blind: a stored count changed by one, or a cell gone, is a
+    difference."""
     run = _runner()
     stored = nbformat.read(NOTEBOOKS[0], as_version=4)
     changed = nbformat.read(NOTEBOOKS[0], as_version=4)
@@ -91,3 +92,7 @@ def test_the_check_sees_a_count_changed(tmp_path):
     out["text"] = re.sub(r"\d", lambda m: str((int(m.group()) + 1) % 10), out["text"], count=1)
     assert run.differences(stored, stored) == []
     assert len(run.differences(stored, changed)) == 1
+    shorter = nbformat.read(NOTEBOOKS[0], as_version=4)
+    last = max(k for k, c in enumerate(shorter.cells) if c.cell_type == "code")
+    del shorter.cells[last]
+    assert any("code cells stored" in line for line in run.differences(stored, shorter))
