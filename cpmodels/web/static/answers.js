@@ -134,14 +134,15 @@ class Pool {
   // ``untimed`` asks without a limit (a question the page shows the progress of and can
   // stop, such as a design's sets). ``run``: an object the questions of a run share (a
   // sweep's tasks): each goes to the worker that took the run's last one when that worker
-  // is free (its table holds what they share), and run.slot is the worker that takes it.
+  // is free (its table holds what they share), or with ``waits`` waits for it, and
+  // run.slot is the worker that takes it.
   ask(kind, op, key, plan, args, signal, late = `no answer within ${this.timeLimit} s; try again`,
-      {untimed = false, run = null} = {}) {
+      {untimed = false, run = null, waits = false} = {}) {
     return new Promise((resolve, reject) => {
       this.cancel(kind);
       const question = {kind, message: {id: ++this.serial, op, key, plan, args,
                                         delay: this.delay}, resolve, reject, late, untimed,
-                        signal, run};
+                        signal, run, waits};
       if (signal) {
         if (signal.aborted) { reject(new Cancelled()); return; }
         signal.addEventListener("abort", () => this.drop(question), {once: true});
@@ -192,13 +193,14 @@ class Pool {
         this.waiting.shift().reject(new Cancelled());
         continue;
       }
-      // the run's last worker when it is free, else a free worker that has made the
-      // question's plan, else any free one, else a new one; a question for the plan alone
-      // waits for a busy worker that has met it rather than start one that would fetch the
-      // engine's script and make the plan again
-      const {key, op} = this.waiting[0].message;
+      // the run's last worker when it is free (a question that waits for it: when it is
+      // there), else a free worker that has made the question's plan, else any free one,
+      // else a new one; a question for the plan alone waits for a busy worker that has met
+      // it rather than start one that would fetch the engine's script and make the plan again
+      const {message: {key, op}, run, waits} = this.waiting[0];
       const met = (s) => s && key !== null && s.keys.has(key);
-      const last = this.waiting[0].run && this.waiting[0].run.slot;
+      const last = run && run.slot && this.slots.includes(run.slot) ? run.slot : null;
+      if (last && last.question && waits) return;
       let k = last && !last.question ? this.slots.indexOf(last) : -1;
       if (k < 0) k = this.slots.findIndex((s) => met(s) && !s.question);
       if (k < 0 && op === "plan" && this.slots.some(met)) return;
