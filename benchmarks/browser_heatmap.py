@@ -13,7 +13,8 @@ the rest (messaging, decoding and drawing). ``--against SITE`` times a second si
 earlier version's, written by its ``cpmodels site``) in the same rounds, before this one,
 for figures paired at one load. ``--native`` first tallies each board's tasks here, in
 order on one table as the sweep's session does, with each task's time, CPU time and nodes:
-the same tasks as the browser's, to compare a node's cost.
+the same tasks as the browser's, to compare a node's cost. ``--workers N`` tells the page
+it has N cores (the size of its pool of workers: 1 counts every task on one table).
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ RECORD_WORKERS = """
   };
 })();
 """
+
+# The cores the page is told the device has (the pool's size: answers.js's poolSize).
+CORES = ('Object.defineProperty(Navigator.prototype, "hardwareConcurrency", '
+         '{get: () => %d, configurable: true});')
 
 # Choose a board to start from and wait for its first row and its last: the page's clock.
 CHOOSE_AND_WAIT = """
@@ -145,13 +150,17 @@ def split(log: list[dict[str, Any]], began: float, ended: float) -> dict[str, An
     return {"tasks": tasks, "built": max(built, default=0.0), "idle": idle}
 
 
-def browser_runs(url: str, boards: list[str], playwright: Any) -> dict[str, dict[str, Any]]:
-    """Each board counted on a fresh page of the editor: its times and their split."""
+def browser_runs(url: str, boards: list[str], playwright: Any,
+                 workers: int | None = None) -> dict[str, dict[str, Any]]:
+    """Each board counted on a fresh page of the editor: its times and their split; with
+    ``workers``, the page told it has that many cores (its pool's size)."""
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
     found = {}
     try:
         for board in boards:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
+            if workers is not None:
+                page.add_init_script(CORES % workers)
             page.add_init_script(RECORD_WORKERS)
             page.goto(f"{url}edit.html")
             page.wait_for_function(ENGINE_READY, timeout=60_000)
@@ -186,6 +195,8 @@ def main() -> None:
     parser.add_argument("--boards", default="calendar_week,calendar_day")
     parser.add_argument("--tasks", action="store_true", help="print each task's figures")
     parser.add_argument("--against", type=Path, help="a second site to time in turns")
+    parser.add_argument("--workers", type=int,
+                        help="the cores the page is told it has (its pool's size)")
     parser.add_argument("--native", action="store_true",
                         help="tally each board's tasks natively first, task by task")
     args = parser.parse_args()
@@ -206,7 +217,7 @@ def main() -> None:
             (name, b): {"first": [], "all": [], "sweep": []} for name in sites for b in boards}
         try:
             for round_ in range(args.rounds):
-                runs = {name: browser_runs(url, boards, playwright)
+                runs = {name: browser_runs(url, boards, playwright, args.workers)
                         for name, (_, url) in hosts.items()}
                 for board in boards:
                     swept = sweep_seconds(ROOT / "specs" / f"{board}.yaml")

@@ -192,3 +192,73 @@ def test_a_workers_weekday_tasks_search_the_native_sweeps_tree(browser):
     assert [g["nodes"] for g in got["found"]] == [w["nodes"] for w in want]
     assert got["found"] == want
     assert got["first"] == first and first[0][0] == ["Jan", "1", "Mon"] and first[0][1] > 0
+
+
+# A pool of two stand-in workers (each answers a sweep's questions at once, saying the
+# nodes each task is given here, in millions, and which worker it is), and counts.js's
+# count of a board of one group of a label a task over it: which worker ran each task.
+DEALT = """async (nodes) => {
+  const {Pool} = await import("./static/answers.js");
+  const {countBoard} = await import("./static/counts.js");
+  const script = URL.createObjectURL(new Blob([`
+    const me = Math.random();
+    self.onmessage = ({data}) => {
+      if (data.module !== undefined) { self.postMessage({ready: true}); return; }
+      const {id, args: {task}} = data;
+      if (task === null) { self.postMessage({id, answer: {fixed: [0]}}); return; }
+      self.postMessage({id, answer: {rows: [{labels: [String(task[0])], count: me}],
+                                     spent: {nodes: 1e6 * ${JSON.stringify(nodes)}[task[0]]}}});
+    };`], {type: "text/javascript"}));
+  const pool = new Pool("stand-in", 2, 0, 20, script);
+  await pool.start(Promise.resolve("stand-in"));
+  const labels = nodes.map((_, k) => `L${k}`);
+  const fields = {grid: "square", board: [labels.join(" ")], groups: {g: labels}, pieces: []};
+  const ran = {};
+  await countBoard(pool, fields, (rows) => {
+    for (const {labels: [task], count} of rows) ran[task] = count;
+  }, new AbortController().signal);
+  pool.slots.forEach((slot) => slot && slot.worker.terminate());
+  const workers = [...new Set(Object.values(ran))];
+  return nodes.map((_, task) => workers.indexOf(ran[task]));
+}"""
+TASKS_STAY_HERE = """(cases) => import("./static/counts.js").then(
+  ({tasksStayHere}) => cases.map(([first, last, left]) => tasksStayHere(first, last, left)))"""
+
+
+def test_a_sweeps_tasks_stay_on_one_workers_table_as_the_native_sweeps_do(browser):
+    """The editor deals a board's tasks as the native sweep's threads do (``running.Threads``
+    by ``tasks_stay_here``, cold): the first two on one worker, the next ones there while the
+    rule says so, then the rest shared; so the weekday calendar's tasks (a first task of
+    2 million nodes, the next ones quick on its table) run on one table, as natively. A
+    task's seconds are its nodes at a microsecond each. The rule is the native one on
+    every case tried."""
+    from cpmodels.backends.engine import tasks_stay_here
+
+    plan = sweep_plan(load_spec(SPECS / "calendar_week.yaml"))
+    session = plan.session(table_slots=1 << 23, arena=1 << 26)
+    weekday = []  # each month's nodes, on the one table of the months before it
+    for task in plan.tasks():
+        before = session.stats["nodes"]
+        session.tally(plan.task_holes(task))
+        weekday.append(session.stats["nodes"] - before)
+    assert weekday[0] > 1_000_000 and len(weekday) == 12
+    cases = [(first, last, left) for first in (0.2, 0.99, 1.0, 2.5, 6.0)
+             for last in (None, 0.1, 0.9, 2.0, 5.0) for left in (2, 5, 10, 30)]
+    with running_server(create_app([DAY]), browser_engine=True) as url:
+        page = browser.new_page(viewport=LAPTOP)
+        try:
+            page.goto(f"{url}/edit.html")
+            page.wait_for_function(ENGINE_COUNTS, timeout=WAIT)
+            said = page.evaluate(TASKS_STAY_HERE, cases)
+            # a quick first task: every task on its worker
+            quick = page.evaluate(DEALT, [0.5, 3.0, 3.0, 3.0, 3.0, 3.0])
+            # a long first task, the next ones quick (the weekday calendar's): all there too
+            week = page.evaluate(DEALT, [n / 1e6 for n in weekday])
+            # a long first task and long ones after it: from the third on, shared out
+            long = page.evaluate(DEALT, [2.0, 5.0, 5.0, 5.0, 5.0, 5.0])
+        finally:
+            page.close()
+    assert said == [tasks_stay_here(*case, cold=True) for case in cases]
+    assert quick == [0] * 6 and week == [0] * 12
+    # (the third goes to the warm worker, free then; the fourth, asked with it, to the other)
+    assert long[:4] == [0, 0, 0, 1] and set(long) == {0, 1}

@@ -132,14 +132,17 @@ class Pool {
   // Ask a worker; a question of the same kind asked before is cancelled. One still
   // unanswered after the time limit ends its worker and is refused (504) with ``late``;
   // ``untimed`` asks without a limit (a question the page shows the progress of and can
-  // stop, such as a design's sets).
+  // stop, such as a design's sets). ``run``: an object the questions of a run share (a
+  // sweep's tasks): each goes to the worker that took the run's last one when that worker
+  // is free (its table holds what they share), or with ``waits`` waits for it, and
+  // run.slot is the worker that takes it.
   ask(kind, op, key, plan, args, signal, late = `no answer within ${this.timeLimit} s; try again`,
-      {untimed = false} = {}) {
+      {untimed = false, run = null, waits = false} = {}) {
     return new Promise((resolve, reject) => {
       this.cancel(kind);
       const question = {kind, message: {id: ++this.serial, op, key, plan, args,
                                         delay: this.delay}, resolve, reject, late, untimed,
-                        signal};
+                        signal, run, waits};
       if (signal) {
         if (signal.aborted) { reject(new Cancelled()); return; }
         signal.addEventListener("abort", () => this.drop(question), {once: true});
@@ -190,12 +193,16 @@ class Pool {
         this.waiting.shift().reject(new Cancelled());
         continue;
       }
-      // a free worker that has made the question's plan, else any free one, else a new one;
-      // a question for the plan alone waits for a busy worker that has met it rather than
-      // start one that would fetch the engine's script and make the plan again
-      const {key, op} = this.waiting[0].message;
+      // the run's last worker when it is free (a question that waits for it: when it is
+      // there), else a free worker that has made the question's plan, else any free one,
+      // else a new one; a question for the plan alone waits for a busy worker that has met
+      // it rather than start one that would fetch the engine's script and make the plan again
+      const {message: {key, op}, run, waits} = this.waiting[0];
       const met = (s) => s && key !== null && s.keys.has(key);
-      let k = this.slots.findIndex((s) => met(s) && !s.question);
+      const last = run && run.slot && this.slots.includes(run.slot) ? run.slot : null;
+      if (last && last.question && waits) return;
+      let k = last && !last.question ? this.slots.indexOf(last) : -1;
+      if (k < 0) k = this.slots.findIndex((s) => met(s) && !s.question);
       if (k < 0 && op === "plan" && this.slots.some(met)) return;
       if (k < 0) k = this.slots.findIndex((s) => s && !s.question);
       if (k < 0) k = this.slots.indexOf(null);
@@ -203,6 +210,7 @@ class Pool {
       const slot = this.slots[k] || this.spawn(k);
       const question = this.waiting.shift();
       if (key !== null) slot.keys.add(key);
+      if (question.run) question.run.slot = slot;
       slot.question = question;
       slot.timer = question.untimed ? null
         : setTimeout(() => this.late(question), this.timeLimit * 1000);

@@ -129,9 +129,33 @@ export function arithmetic(fields) {
 
 let counted = 0;  // the counts asked: each count's questions are a kind of their own
 
+// Where a sweep's tasks run, by the native sweep's rule (scheduling.py's tasks_stay_here,
+// cold: a worker other than the first starts on an empty table, and meets the sub-boards
+// the first one has kept again): the first task on one worker, the second there too, then
+// the next ones there as long as those left would take less than TALLY_FORK_REST seconds
+// and twice the first task's at the pace of the last one (the table warmed by the first
+// makes them quick), or always when the first took less than TALLY_FORK_AFTER; then the
+// rest shared among the workers. A task's seconds are its search's nodes at NODE_SECONDS
+// each, not the clock's (the native rule counts CPU seconds: on a busy machine the clock
+// runs on while the worker waits for a core, and would share the tasks out the more, the
+// busier the machine), so a board's tasks are dealt the same way at any load.
+const TALLY_FORK_AFTER = 1.0;  // as scheduling.TALLY_FORK_AFTER
+const TALLY_FORK_REST = 8.0;   // as scheduling.TALLY_FORK_REST
+// The WebAssembly build's CPU seconds a node on the weekday board: 0.7 to 1.3 millionths
+// (the same JavaScript engine outside the browser, and the browser's workers, on the
+// 2-core machine).
+const NODE_SECONDS = 1e-6;
+export function tasksStayHere(first, last, left) {
+  return first < TALLY_FORK_AFTER || last === null ||
+    left * last < TALLY_FORK_REST + 2 * first;
+}
+
 // Every label combination's count of the board, from the pool's workers: onRows(rows)
 // with each task's rows ({labels, count}, labels in group order) as the task ends. Ends
-// when all are counted; an aborted signal ends its workers' searches (AbortError).
+// when all are counted; an aborted signal ends its workers' searches (AbortError). The
+// tasks run as tasksStayHere says: on the weekday calendar all on one worker's table, as
+// the native sweep runs them in one process (two workers' tables would each meet the
+// sub-boards below the months: 7 million nodes against 4.3 million).
 export async function countBoard(pool, fields, onRows, signal) {
   const text = JSON.stringify(boardInput(fields));
   const serial = ++counted;
@@ -151,12 +175,31 @@ export async function countBoard(pool, fields, onRows, signal) {
     for (const {labels} of fresh) shown.add(labels.join("\n"));
     if (fresh.length) onRows(fresh);
   };
+  // The first task waits for the preview's worker (its engine loaded, its plan made and
+  // its search compiled): a worker started for it would take longer to begin.
+  const run = {};  // the worker the tasks run on, its table warm
   const preview = fixed.length < labels.length
     ? [pool.ask(`board:${serial}:preview`, "sweep", text, text,
-                {task: tasks[0], preview: true}, signal).then(hand)]
+                {task: tasks[0], preview: true}, signal, undefined, {run}).then(hand)]
     : [];
-  await Promise.all([...preview, ...tasks.map((task, k) =>
-    pool.ask(`board:${serial}:${k}`, "sweep", text, text, {task}, signal).then(hand))]);
+  preview.forEach((asked) => asked.catch(() => {}));  // (awaited below)
+  const task = (k) => pool.ask(`board:${serial}:${k}`, "sweep", text, text, {task: tasks[k]},
+                               signal, undefined, {run, waits: k === 0});
+  // each next task asked before the rows of the one before are shown (the worker does not
+  // wait for the drawing)
+  let k = 0, first = null, next = task(0);
+  while (next) {
+    const answer = await next;
+    const took = answer.spent.nodes * NODE_SECONDS;
+    const left = tasks.length - ++k;
+    let stays = left > 0;
+    if (first === null) first = took;
+    else if (left >= 2 && !tasksStayHere(first, took, left)) stays = false;
+    next = stays ? task(k) : null;
+    hand(answer);
+  }
+  const rest = tasks.slice(k).map((_, j) => task(k + j).then(hand));
+  await Promise.all([...preview, ...rest]);
 }
 
 // --- the design question: which sets of the candidates work --------------------------
