@@ -241,3 +241,36 @@ def test_options_whose_cells_fall_apart_do_not_suit(design):
     with pytest.raises(ValueError, match="3, 3, 64 and 64 words"):
         _native.reach_groups(one, np.zeros(2, np.uint64), np.zeros(3, np.uint64),
                              np.zeros(64, np.uint64), np.zeros(64, np.uint64))
+
+
+def _fills_in_python(groups: int, total: int, areas: list[int]) -> tuple[np.ndarray, int]:
+    """The region sizes a set fills with 0 .. groups holes as the Python side made them
+    before the core did (the oracle of ``cpcore_reach_fills``)."""
+    from cpmodels.backends.engine.layouts.regions import region_sizes
+
+    fill = np.zeros((groups + 1, total + 1), dtype=np.bool_)
+    limit = 0
+    for k in range(groups + 1):
+        fill[k], found = region_sizes(list(areas) + [1] * k, total)
+        limit = max(limit, found)
+    return fill, limit
+
+
+def test_the_cores_region_sizes_with_holes_are_the_python_ones():
+    """``cpcore_reach_fills`` (each row the pieces' sizes with k holes more, the largest
+    limit) against the rows made one by one from the pieces and k areas of 1."""
+    rng = np.random.default_rng(7)
+    cases = [(3, 50, [5] * 7 + [4] * 3), (2, 43, [6] + [5] * 7), (3, 10, []), (0, 12, [3, 4]),
+             (1, 0, [2])]
+    for _ in range(200):
+        cases.append((int(rng.integers(0, 4)), int(rng.integers(0, 70)),
+                      [int(a) for a in rng.integers(1, 9, size=rng.integers(0, 12))]))
+    for groups, total, areas in cases:
+        fill = np.zeros((groups + 1, total + 1), dtype=np.bool_)
+        limit = _native.reach_fills(np.array(areas, dtype=np.int64), groups, fill)
+        want, want_limit = _fills_in_python(groups, total, areas)
+        assert (fill == want).all() and limit == want_limit, (groups, total, areas)
+    with pytest.raises(ValueError, match="area must be positive"):
+        _native.reach_fills(np.array([3, 0]), 1, np.zeros((2, 8), dtype=np.bool_))
+    with pytest.raises(ValueError, match="a row of total"):
+        _native.reach_fills(np.array([3]), 2, np.zeros((2, 8), dtype=np.bool_))

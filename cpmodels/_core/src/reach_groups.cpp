@@ -7,6 +7,7 @@
 
 #include "cpcore/bits.hpp"
 #include "cpcore/check.hpp"
+#include "cpcore/cover_layout.hpp"
 #include "cpcore/entry.h"
 
 namespace cpcore {
@@ -94,4 +95,28 @@ extern "C" void cpcore_reach_groups_of(const cpcore_one_word* layout,
     out->rank = 2 * (int64_t)sizes[last] + ((L.covered & 1) ? 0 : 1);
     out->suits = joined(L) ? 1 : 0;
     CPCORE_ASSERT(out->n_index >= 1 && out->n_index <= 64 * 64);
+}
+
+// Row k is row k - 1 with one more piece of one cell (a hole): its sizes and those one more.
+// Its limit is cpcore_region_sizes', the largest piece at least 1 once a hole is added.
+extern "C" uint64_t cpcore_reach_fills(const int64_t* areas, uint64_t n, uint64_t n_groups,
+                                       uint64_t total, uint8_t* fill) {
+    CPCORE_ASSERT(n_groups <= MAX_GROUPS);
+    uint64_t limit = (uint64_t)layout::region_sizes(areas, nullptr, n, total, fill);
+    int64_t largest = 1;
+    for (uint64_t p = 0; p < n; ++p)
+        if (areas[p] > largest) largest = areas[p];
+    const uint64_t cap = 2 * (uint64_t)largest + 2;
+    for (uint64_t k = 1; k <= n_groups; ++k) {
+        uint8_t* row = fill + k * (total + 1);
+        const uint8_t* prev = row - (total + 1);
+        row[0] = prev[0];
+        for (uint64_t s = 1; s <= total; ++s) row[s] = prev[s] | prev[s - 1];
+        for (uint64_t s = (total < cap - 1 ? total : cap - 1); s >= 1; --s)
+            if (!row[s]) {
+                if (s + 1 > limit) limit = s + 1;
+                break;
+            }
+    }
+    return limit;
 }

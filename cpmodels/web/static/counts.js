@@ -170,6 +170,11 @@ const SETS_A_QUESTION = 4;  // sets a worker decides in one question
 // full takes half a minute), so that the progress moves set by set
 const LARGE_DESIGN = 48;
 let designed = 0;  // the design questions asked: each one's questions are a kind of their own
+// The sets the order of required combinations is learnt from (Design.learning_sets): a few
+// dozen, one in LEARN_SHARE of a larger design, at most LEARN_MOST.
+const LEARN_FROM = 64;
+const LEARN_SHARE = 25;
+const LEARN_MOST = 320;
 
 const choices = (n, k) => {
   let ways = 1;
@@ -256,7 +261,8 @@ async function decideSets(pool, question, onLine, signal) {
   const start = performance.now();
   const input = designInput(question);
   const text = JSON.stringify(input);
-  const each = input.cells.length >= LARGE_DESIGN ? 1 : SETS_A_QUESTION;
+  const {counts = true, first = null} = question;
+  const each = counts && input.cells.length >= LARGE_DESIGN ? 1 : SETS_A_QUESTION;
   const serial = ++designed;
   // (no time limit on the design question's answers: a weekday calendar's board takes
   // longer to make and a set of it to count than any one question of the heatmap; the
@@ -265,11 +271,24 @@ async function decideSets(pool, question, onLine, signal) {
   const {sets, skipped} = await pool.ask(`design:${serial}`, "sets", text, text, {}, signal,
                                          undefined, untimed);
   onLine({candidates: sets.length, skipped_as_equal: skipped});
+  // The order of required combinations learnt first, by one worker, from the first sets
+  // (as `cpmodels design` learns it, so every verdict names the same first failure); the
+  // sets that passed while it was learnt are not decided again.
+  const asked_for = choices(input.pieces.length - input.nFixed, input.choose);
+  const learning = Math.min(sets.length,
+                            Math.max(LEARN_FROM, Math.min(LEARN_MOST,
+                                                          Math.floor(asked_for / LEARN_SHARE))));
+  const {learnt, passed} = learning
+    ? await pool.ask(`design:${serial}:learn`, "design", text, text,
+                     {sets: sets.slice(0, learning), learn: true}, signal, undefined, untimed)
+    : {learnt: null, passed: []};
+  const deciding = first === null ? sets : sets.slice(0, first);
   const verdicts = [];
   const asked = [];
-  for (let k = 0; k < sets.length; k += each) {
+  for (let k = 0; k < deciding.length; k += each) {
     asked.push(pool.ask(`design:${serial}:${k}`, "design", text, text,
-                        {sets: sets.slice(k, k + each)}, signal, undefined, untimed)
+                        {sets: deciding.slice(k, k + each), learnt, counts,
+                         passed: passed.slice(k, k + each)}, signal, undefined, untimed)
       .then((found) => {
         if (signal.aborted) return;
         for (const verdict of found) { verdicts.push(verdict); onLine(verdict); }

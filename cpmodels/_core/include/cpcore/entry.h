@@ -156,6 +156,14 @@ typedef struct cpcore_reach_groups {
 /* ``out``'s numbers and arrays for ``layout`` (its arrays zeroed past the groups). */
 void cpcore_reach_groups_of(const cpcore_one_word* layout, cpcore_reach_groups* out);
 
+/* The region sizes a set's pieces fill on the reach search's board (reach.py's
+ * ReachRegions, src/reach_groups.cpp): row k of fill (k = 0 .. n_groups, total + 1 sizes a
+ * row) the sizes pieces of ``areas`` (each once, positive) and k holes of one cell fill
+ * (cpcore_region_sizes of the areas and k areas of 1); returns the largest of the rows'
+ * limits (regions smaller than it are checked; 0: none). */
+uint64_t cpcore_reach_fills(const int64_t* areas, uint64_t n, uint64_t n_groups, uint64_t total,
+                            uint8_t* fill);
+
 /* One reach search per row of tasks (reach.py's reach_kernel): found[n] 1, 0, or -1 when
  * not searched. table: rows of four words marked ``mark + t`` by task t; settled: rows of
  * four words for good; need: n_index words of scratch. */

@@ -14,7 +14,6 @@ import numpy as np
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.cover import OneWord, one_word_layout
-from cpmodels.backends.engine.layouts.regions import region_sizes
 from cpmodels.cover import ExactCover, ItemKind
 
 #: What the reach kernel reads (see :func:`reach_layout`).
@@ -96,14 +95,12 @@ def left_open_holes(cover: ExactCover, layout: ReachLayout | bool | None) -> fro
 
 
 def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
-    """The region sizes pieces of ``areas`` fill with 0 .. groups holes of one cell."""
+    """The region sizes pieces of ``areas`` fill with 0 .. groups holes of one cell, made
+    by the core (``cpcore_reach_fills``)."""
     groups = len(layout.group_cells)
-    total = int(layout.n_cells)
-    fill = np.zeros((groups + 1, total + 1), dtype=np.bool_)
-    limit = 0
-    for k in range(groups + 1):
-        fill[k], found = region_sizes(list(areas) + [1] * k, total)
-        limit = max(limit, found)
+    fill = np.zeros((groups + 1, int(layout.n_cells) + 1), dtype=np.bool_)
+    limit = _native.reach_fills(np.asarray(list(areas), dtype=np.int64).reshape(-1), groups,
+                                fill)
     return ReachRegions(fill, np.uint64(limit))
 
 

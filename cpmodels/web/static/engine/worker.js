@@ -166,7 +166,7 @@ class Answerer {
     made.optionKind.forEach((kind, o) => { if (kind === 1) slack[made.optionOwner[o]].push(o); });
     const leftOut = new Map();  // an optional piece -> its left-out option
     made.optionKind.forEach((kind, o) => { if (kind === 2) leftOut.set(made.optionOwner[o], o); });
-    const {plan} = boardPlan(engine, board, made, free.map((g) => slackItems[g]));
+    const {plan, described} = boardPlan(engine, board, made, free.map((g) => slackItems[g]));
     const large = Number(cells.length >= LARGE_BOARD);
     const oneWordLarge = large && plan.tally.kernel === "tally_one_word";
     const slots = design ? Math.max(DESIGN_TABLE_SLOTS, BOARD_TABLE_SLOTS[large])
@@ -177,7 +177,8 @@ class Answerer {
     // holes are forced from the start): on such a board it runs on a small table of its
     // own, so as not to wait for the large one's memory.
     const single = oneWordLarge ? engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS}) : cover;
-    return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies};
+    return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies,
+            described: design ? described : null};
   }
 
   sweep(key, plan, task, preview = false) {
@@ -316,11 +317,11 @@ function boardPlan(engine, {grid, cells, neighbours}, made, tally = undefined) {
     ([da, db]) => at.get(`${a + da},${b + db}`) ?? -1));
   const {start, items} = made.options;
   const options = made.optionKind.map((_, o) => items.slice(start[o], start[o + 1]));
-  const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
-                                 cell: made.items.cell, neighbours: near, options, tally,
-                                 grid, xy: cells, kinds: made.items.kind,
-                                 optionKinds: made.optionKind});
-  return {plan, options};
+  const described = {low: made.items.low, high: made.items.high, cell: made.items.cell,
+                     neighbours: near, options, tally, grid, xy: cells, kinds: made.items.kind,
+                     optionKinds: made.optionKind};
+  const plan = engine.coverPlan(described);
+  return {plan, options, described};
 }
 
 // A puzzle's plan made from its parts (api/puzzle/NAME, or a drawn board's), the pieces
