@@ -278,10 +278,14 @@ async function decideSets(pool, question, onLine, signal) {
   const learning = Math.min(sets.length,
                             Math.max(LEARN_FROM, Math.min(LEARN_MOST,
                                                           Math.floor(asked_for / LEARN_SHARE))));
-  const {learnt, passed} = learning
-    ? await pool.ask(`design:${serial}:learn`, "design", text, text,
-                     {sets: sets.slice(0, learning), learn: true}, signal, undefined, untimed)
-    : {learnt: null, passed: []};
+  const learnt_by = learning
+    ? pool.ask(`design:${serial}:learn`, "design", text, text,
+               {sets: sets.slice(0, learning), learn: true}, signal, undefined, untimed)
+    : Promise.resolve({learnt: null, passed: []});
+  // (meanwhile another worker makes the board, so that it starts deciding at once)
+  const warm = pool.ask(`design:${serial}:warm`, "design", text, text, {sets: []}, signal,
+                        undefined, untimed);
+  const {learnt, passed} = await learnt_by;
   const deciding = first === null ? sets : sets.slice(0, first);
   const verdicts = [];
   const asked = [];
@@ -294,7 +298,7 @@ async function decideSets(pool, question, onLine, signal) {
         for (const verdict of found) { verdicts.push(verdict); onLine(verdict); }
       }));
   }
-  await Promise.all(asked);
+  await Promise.all([...asked, warm]);
   const working = verdicts.filter((v) => v.works).sort((a, b) =>
     (b.min - a.min) || (b.total - a.total) || earlierNames(a.pieces, b.pieces))
     .map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => k !== "first_failure")));

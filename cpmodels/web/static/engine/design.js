@@ -172,19 +172,20 @@ export function decide(answerer, key, text, {sets, learn = false, learnt = null,
   });
 }
 // A set's count of each required combination (its left-out options ``left`` forced),
-// tallied task by task as a sweep tallies them.
+// tallied task by task as a sweep tallies them, in one call.
 function setCounts(design, left, taskRows) {
   const {question, fixed, slack, labels} = design;
   const count = new Map();
   let tasks = [[]];
   for (const g of fixed) tasks = tasks.flatMap((task) => labels[g].map((_, i) => [...task, i]));
-  for (const task of tasks) {
-    const prefix = [...left, ...fixed.map((g, k) => slack[g][task[k]])];
-    const {rows, masks} = design.cover.tally([prefix]);
-    for (const row of taskRows(design, task, rows[0], masks[0])) {
+  // (one call of the kernel for every task, as Design.counts asks them)
+  const {rows, masks} = design.cover.tally(tasks.map((task) =>
+    [...left, ...fixed.map((g, k) => slack[g][task[k]])]));
+  tasks.forEach((task, t) => {
+    for (const row of taskRows(design, task, rows[t], masks[t])) {
       count.set(row.labels.join("\n"), row.count);
     }
-  }
+  });
   return question.required.map((combo) =>
     count.get(combo.map((i, g) => labels[g][i]).join("\n")) ?? 0);
 }
