@@ -274,3 +274,64 @@ def test_the_cores_region_sizes_with_holes_are_the_python_ones():
         _native.reach_fills(np.array([3, 0]), 1, np.zeros((2, 8), dtype=np.bool_))
     with pytest.raises(ValueError, match="a row of total"):
         _native.reach_fills(np.array([3]), 2, np.zeros((2, 8), dtype=np.bool_))
+
+
+def test_the_cores_verdict_of_a_working_set_is_the_python_one():
+    """``cpcore_design_summary`` (the date of the fewest, the first such, the fewest, the
+    most, the total) against the summary the Python side made before the core did."""
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        counts = [int(c) for c in rng.integers(0, 6, size=rng.integers(1, 30))]
+        dates = list(range(len(counts)))
+        low = min(dates, key=lambda d: counts[d])
+        high = max(dates, key=lambda d: counts[d])
+        assert _native.design_summary(np.array(counts, dtype=np.int64)) == \
+            (low, counts[low], counts[high], sum(counts))
+    for bad in ([], [3, -1], [1 << 62, 1 << 62]):
+        with pytest.raises(ValueError, match="out of range"):
+            _native.design_summary(np.array(bad, dtype=np.int64))
+
+
+def _corner_in_python(cover: Any) -> int:
+    """The corner the Python side chose before the core did (the oracle of
+    ``cpcore_reach_corner``): of the corners whose one-word layout suits, the first of the
+    highest ranked; -1 when none suits or one's groups do not."""
+    from cpmodels.backends.engine.layouts.cover import one_word_layout
+
+    best: tuple[int, int] | None = None
+    for flips in range(4):
+        one = one_word_layout(cover, flips)
+        if one is None:
+            continue
+        suits, *_, rank = _groups(one)[:10]
+        if not suits:
+            return -1
+        if best is None or rank > best[0]:
+            best = rank, flips
+    return -1 if best is None else best[1]
+
+
+@pytest.mark.parametrize("name", ["calendar_day", "calendar_week", "calendar_week_11",
+                                  "pentominoes_6x10"])
+def test_the_cores_corner_is_the_python_one(design, name):
+    """``cpcore_reach_corner`` chooses the corner the Python loop over the four chose, on
+    the bundled calendars' sweep covers (with and without pieces that may be left out), a
+    design's, and a box with no label group (none suits)."""
+    from cpmodels.api import instance
+    from cpmodels.backends.engine.layouts.cover import one_word_input
+    from cpmodels.backends.engine.layouts.reach import reach_layout
+    from cpmodels.spec.loading import load_spec
+    from cpmodels.sweep import TallyPlan
+
+    covers = [design._cover(False).plan.cover]
+    spec = load_spec(SPECS / f"{name}.yaml")
+    if name.startswith("calendar"):
+        covers += [TallyPlan.of(spec).cover,
+                   TallyPlan.of(spec, left_out=range(len(spec.pieces))).cover]
+    else:
+        covers.append(instance(name).cover)
+    for cover in covers:
+        given = one_word_input(cover)
+        flips = -1 if given is None else _native.reach_corner(*given)
+        assert flips == _corner_in_python(cover)
+        assert (reach_layout(cover) is None) == (flips < 0)

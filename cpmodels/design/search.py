@@ -394,12 +394,13 @@ class Design:
 
     def add_counts(self, verdict: Verdict, counts: dict[tuple[str, ...], int]) -> None:
         """A working set's verdict with its counts: the fewest solutions of a required
-        combination (the first such in the required order), the most, the total."""
-        low = min(self.required, key=lambda c: counts.get(c, 0))
-        high = max(self.required, key=lambda c: counts.get(c, 0))
-        verdict.min, verdict.argmin = counts.get(low, 0), low
-        verdict.max = counts.get(high, 0)
-        verdict.total = sum(counts.get(c, 0) for c in self.required)
+        combination (the first such in the required order), the most, the total (the
+        core's ``cpcore_design_summary``, as the page's)."""
+        import cpmodels._native as native
+
+        low, verdict.min, verdict.max, verdict.total = native.design_summary(
+            np.array([counts.get(c, 0) for c in self.required], dtype=np.int64))
+        verdict.argmin = self.required[low]
 
     def count_date(self, chosen: Sequence[int], combo: tuple[str, ...]) -> int:
         """The solutions of one label combination for a set (every hole forced)."""

@@ -476,6 +476,16 @@ void bind_one_word(nb::module_& m) {
         nb::arg("bound").noconvert(), nb::arg("leaders").noconvert(),
         nb::arg("dates").noconvert(), nb::arg("set"), nb::arg("fewest"), nb::arg("total"),
         nb::arg("date"), "A set counted in full, for design --best's ranking.");
+    m.def(
+        "design_summary",
+        [](Array<const int64_t> counts) {
+            int64_t summary[4] = {0, 0, 0, 0};
+            require(counts.ndim() == 1, "the counts are one a date");
+            best_said(cpcore_design_summary(counts.data(), counts.size(), summary));
+            return nb::make_tuple(summary[0], summary[1], summary[2], summary[3]);
+        },
+        nb::arg("counts"),
+        "A working set's (date of the fewest, fewest, most, total) from its dates' counts.");
     m.def("count_one_word", &count_one_word, nb::arg("prefixes"), nb::arg("layout"),
           nb::arg("table"), nb::arg("use_memo"), nb::arg("out"), nb::arg("stop").noconvert(),
           "The one-word count of each row of forced options (see one_word.py).");

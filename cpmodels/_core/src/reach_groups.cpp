@@ -120,3 +120,35 @@ extern "C" uint64_t cpcore_reach_fills(const int64_t* areas, uint64_t n, uint64_
     }
     return limit;
 }
+
+// Each corner laid out in turn into the caller's arrays and its groups ranked.
+extern "C" int64_t cpcore_reach_corner(const cpcore_one_word_input* in, int64_t* work,
+                                       const cpcore_one_word_sizes* sizes,
+                                       const cpcore_one_word_layout* out,
+                                       cpcore_reach_groups* groups) {
+    if (sizes->error != CPCORE_LAYOUT_OK || !sizes->suits) return -1;
+    cpcore_one_word_input at = *in;
+    int64_t best = -1, best_rank = 0;
+    for (uint64_t flips = 0; flips < 4; ++flips) {
+        at.flips = flips;
+        cpcore_one_word_sizes s{};
+        cpcore_one_word_layout_measure(&at, work, &s);
+        if (s.error != CPCORE_LAYOUT_OK || !s.suits) continue;
+        if (s.n_pieces != sizes->n_pieces || s.n_flat != sizes->n_flat ||
+            s.n_board_cells != sizes->n_board_cells)
+            return -1;  // (the caller's arrays are of other sizes: never so for a cover)
+        cpcore_one_word_layout_fill(&at, work, &s, out);
+        const cpcore_one_word L{out->start, out->masks, out->opts, out->avail, out->opt_cells,
+                                out->opt_piece, at.cover->n_options, (uint64_t)s.n_pieces,
+                                s.all_pieces, s.optional, s.covered, s.inner, s.first, s.last,
+                                s.slack, out->fillable, (uint64_t)s.n_board_cells + 1,
+                                s.region_limit, (int)s.isolated_dead, out->slack_cells};
+        cpcore_reach_groups_of(&L, groups);
+        if (!groups->suits) return -1;  // the groups and the cells do not hang on the corner
+        if (best < 0 || groups->rank > best_rank) {
+            best = (int64_t)flips;
+            best_rank = groups->rank;
+        }
+    }
+    return best;
+}

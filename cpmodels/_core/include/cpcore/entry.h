@@ -289,6 +289,12 @@ int64_t cpcore_design_best_known(cpcore_best_state* state, int64_t set, int64_t 
 int64_t cpcore_design_best_counted(cpcore_best_state* state, int64_t set, int64_t fewest,
                                    int64_t total, int64_t date);
 
+/* A working set's verdict from its count of each required date (src/design_best.cpp;
+ * Design.add_counts, the page's design.js): summary[0] the date of the fewest (the first such
+ * in the dates' order), summary[1] that count, summary[2] the most, summary[3] the total.
+ * Returns 0, or CPCORE_BEST_INPUT for no dates, a count below 0, or a total past int64. */
+int64_t cpcore_design_summary(const int64_t* counts, uint64_t n_dates, int64_t* summary);
+
 /* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
  * options (their indices) and the nodes in *nodes; CPCORE_STOPPED, or CPCORE_TOO_DEEP when
  * the search needed more than rows levels. live: 2 * rows * n_options words; frame:
@@ -950,6 +956,18 @@ void cpcore_one_word_layout_measure(const cpcore_one_word_input* in, int64_t* wo
 void cpcore_one_word_layout_fill(const cpcore_one_word_input* in, int64_t* work,
                                  cpcore_one_word_sizes* sizes,
                                  const cpcore_one_word_layout* out);
+
+/* The corner a design's reach search scans from (src/reach_groups.cpp; reach.py's
+ * reach_layout): of the four a cover's one-word layout may start from (its flips), the one
+ * cpcore_reach_groups_of ranks highest, the first of equals. ``in``'s flips are not read;
+ * work: [cpcore_one_word_layout_work(in)]; sizes: cpcore_one_word_layout_measure's of ``in``
+ * (the same for every corner); layout: arrays of those sizes, filled with each corner in turn;
+ * groups: its arrays as cpcore_reach_groups_of's (the last corner's). Returns the corner's
+ * flips, or -1 when the reach search does not suit the cover (no corner's layout suits, or
+ * a corner's groups do not). */
+int64_t cpcore_reach_corner(const cpcore_one_word_input* in, int64_t* work,
+                            const cpcore_one_word_sizes* sizes,
+                            const cpcore_one_word_layout* layout, cpcore_reach_groups* groups);
 
 /* --- play mode's layout of a board and its pieces (cpcore/play_layout.hpp; web/play.py) - */
 

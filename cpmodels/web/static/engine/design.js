@@ -159,16 +159,10 @@ export function decide(answerer, key, text, {sets, learn = false, learnt = null,
               total: null};
     }
     const left = [...leftOut].filter(([p]) => !set.includes(p)).map(([, o]) => o);
-    const tallied = setCounts(design, left, taskRows);
-    // the fewest (the first such in the required order), the most, the total
-    let low = 0, high = 0, total = 0;
-    tallied.forEach((n, d) => {
-      if (n < tallied[low]) low = d;
-      if (n > tallied[high]) high = d;
-      total += n;
-    });
-    return {pieces, works: true, first_failure: null, min: tallied[low], argmin: named(low),
-            max: tallied[high], total};
+    // the fewest (the first such in the required order), the most, the total: the core's
+    const {low, min, max, total} = answerer.engine.designSummary(setCounts(design, left,
+                                                                           taskRows));
+    return {pieces, works: true, first_failure: null, min, argmin: named(low), max, total};
   });
 }
 // A set's count of each required combination (its left-out options ``left`` forced),

@@ -565,10 +565,10 @@ class Engine {
     return { input, n };
   }
 
-  // The one-word layout of a cover coverPlan takes (with grid "square", xy and kinds),
-  // scanned from the corner ``flips`` names, filled in the engine's memory: {struct: its
-  // cpcore_one_word, nOptions, areas}, or null when it does not suit.
-  oneWordAt(cover, flips) {
+  // What the one-word layout reads of a cover coverPlan takes (with grid "square", xy and
+  // kinds), copied into the engine's memory: its cpcore_one_word_input (flips as given), its
+  // work, its sizes measured and n; null off the square grid.
+  oneWordInput(cover, flips) {
     const { grid = null, xy = null, kinds = null, optionKinds = [] } = cover;
     if (grid !== "square" || xy === null || kinds === null) return null;
     const { input, n } = this.coverInput(cover);
@@ -578,18 +578,31 @@ class Engine {
     const nKinds = listLength(optionKinds, "optionKinds", MAX_COVER_OPTIONS);
     check(nKinds === 0 || nKinds === n.options, "optionKinds: one an option, or none");
     const cells = flatRuns(xy, "xy", 2 * MAX_COVER_ITEMS);
+    const most = BigInt(this.constants.CPCORE_MAX_COORDINATE);
+    for (const v of cells.flat)
+      check(v >= -most && v <= most, "xy: a coordinate is too large");
     const x = this.exports;
-    const input1 = this.struct("one_word_input", { cover: input, cell_xy: this.copy(cells.flat),
+    const at = this.struct("one_word_input", { cover: input, cell_xy: this.copy(cells.flat),
       item_kind: this.copy(whole(kinds, "kinds")),
       option_kind: nKinds ? this.copy(whole(optionKinds, "optionKinds")) : 0, flips });
-    const work = this.alloc(Number(x.cpcore_one_word_layout_work(input1)) * 8);
+    const work = this.alloc(Number(x.cpcore_one_word_layout_work(at)) * 8);
     const sizes = this.alloc(this.structs.one_word_sizes.size);
-    x.cpcore_one_word_layout_measure(input1, work, sizes);
+    x.cpcore_one_word_layout_measure(at, work, sizes);
     const measured = this.sizesAt(sizes, "one_word_sizes");
     this.refuse(measured.error);
-    if (!measured.suits) return null;
+    return { at, work, sizes, measured, n };
+  }
+
+  // The one-word layout of a cover coverPlan takes, scanned from the corner ``flips`` names,
+  // filled in the engine's memory: {struct: its cpcore_one_word, at: its arrays, words: its
+  // sizes filled, nOptions, nPieces}, or null when it does not suit.
+  oneWordAt(cover, flips) {
+    const given = this.oneWordInput(cover, flips);
+    if (given === null || !given.measured.suits) return null;
+    const { at, work, sizes, measured, n } = given;
     const L = this.arraysFor("one_word_layout", n, measured);
-    x.cpcore_one_word_layout_fill(input1, work, sizes, this.struct("one_word_layout", L.at));
+    this.exports.cpcore_one_word_layout_fill(at, work, sizes,
+      this.struct("one_word_layout", L.at));
     const w = this.sizesAt(sizes, "one_word_sizes");
     this.refuse(w.error);
     const struct = this.struct("one_word", {
@@ -602,36 +615,52 @@ class Engine {
     return { struct, at: L.at, words: w, nOptions: n.options, nPieces: measured.n_pieces };
   }
 
-  // The reach search's view (cpcore_reach_groups_of) of a one-word layout oneWordAt made:
-  // the groups' numbers and the addresses of their arrays.
-  reachGroups(one) {
-    const out = this.struct("reach_groups", { group_cells: this.alloc(3 * 8),
-      group_unit: this.alloc(3 * 8), a_label: this.alloc(64 * 8), b_label: this.alloc(64 * 8) },
-    { rest: true });
+  // The reach search's view (cpcore_reach_groups_of) of a one-word layout oneWordAt made, in
+  // arrays of its own (or those of ``out``, a cpcore_reach_groups): its numbers and address.
+  reachGroups(one, out = this.emptyGroups()) {
     this.exports.cpcore_reach_groups_of(one.struct, out);
     return { at: out, ...this.sizesAt(out, "reach_groups") };
+  }
+
+  // A cpcore_reach_groups with room for its arrays.
+  emptyGroups() {
+    return this.struct("reach_groups", { group_cells: this.alloc(3 * 8),
+      group_unit: this.alloc(3 * 8), a_label: this.alloc(64 * 8), b_label: this.alloc(64 * 8) },
+    { rest: true });
   }
 
   // A design's board for the core's design decision (cpcore_design, on the reach search)
   // of a cover coverPlan takes (with grid, xy and kinds: a design's sweep cover), its
   // required dates each a row of holes (slack options): a ReachDesign, kept in the engine's
   // memory until what was loaded before it is released; null when the reach search does not
-  // suit the cover. Of the four corners the scan may start from it takes the one the core
-  // ranks highest, the first of equals (reach.py's reach_layout).
+  // suit the cover. The scan starts from the corner the core chooses (cpcore_reach_corner,
+  // as reach.py's reach_layout asks it).
   reachDesign(cover, holes) {
-    let best = null;
-    const refused = this.scoped(() => {
-      for (let flips = 0; flips < 4; ++flips) {
-        const one = this.oneWordAt(cover, flips);
-        if (one === null) continue;
-        const groups = this.reachGroups(one);
-        if (!groups.suits) return true;
-        if (best === null || groups.rank > best.rank) best = { flips, rank: groups.rank };
-      }
-      return false;
+    const flips = this.scoped(() => {
+      const given = this.oneWordInput(cover, 0);
+      if (given === null || !given.measured.suits) return -1;
+      const { at, work, sizes, measured, n } = given;
+      const L = this.arraysFor("one_word_layout", n, measured);
+      return Number(this.exports.cpcore_reach_corner(at, work, sizes,
+        this.struct("one_word_layout", L.at), this.emptyGroups()));
     });
-    if (refused || best === null) return null;
-    return new ReachDesign(this, cover, best.flips, holes);
+    return flips < 0 ? null : new ReachDesign(this, cover, flips, holes);
+  }
+
+  // A working set's verdict from its count of each required date, as `cpmodels design`
+  // makes it (cpcore_design_summary): {low: the date of the fewest (the first such), min,
+  // max, total}.
+  designSummary(counts) {
+    check(Array.isArray(counts) && counts.length >= 1 &&
+      counts.every((n) => Number.isSafeInteger(n) && n >= 0), "a set's counts: whole numbers");
+    return this.scoped(() => {
+      const out = this.alloc(4 * 8);
+      const status = this.exports.cpcore_design_summary(
+        this.copy(BigInt64Array.from(counts, BigInt)), counts.length, out);
+      check(Number(status) === 0, "a set's counts are out of range");
+      const [low, min, max, total] = Array.from(this.view(BigInt64Array, out, 4), Number);
+      return { low, min, max, total };
+    });
   }
 
   // The search the core chooses (cpcore_choose_search) for ``question`` (a key of
