@@ -322,7 +322,7 @@ def test_try_them_on_a_tablet_and_a_phone_turned_with_slowed_answers(
     way but down), Stop ends a question while its answers are held back, and the question
     asked again ranks the sets as the server's editor does (``BoardDesign``); a set chosen
     is put on the board."""
-    from cpmodels.web import designing
+    from cpmodels.web.designing import BoardDesign
 
     out, _ = site
     context, page, asked, errors = _editor(browser, static_host, viewport, out)

@@ -24,16 +24,17 @@
 //        its name and copies, the optional ones leftOut, nFixed, choose and the required
 //        label combinations): its candidate sets, made by the core (engine.designSets):
 //        {sets: piece indices each, skipped};
-//   "design" {sets} on the same plan: each set's verdict as `cpmodels design` writes it
-//        ({pieces, works, first_failure, min, argmin, max, total}), on the board's sweep
-//        cover whose optional pieces each have a left-out option (made once per key): a
-//        set forces the left-out options of the pieces it does not hold. Its required
-//        combinations are tried in an order that this worker learns as it goes (a
-//        combination that fails a set is tried first for the next ones), so its
-//        first_failure is a combination it fails, the first in that order; a set that
-//        passes the first few is counted task by task as "sweep" counts, and works when
-//        every required combination has a solution (then the fewest on one of them, the
-//        first such in the required order, the most and the total).
+//   "design" {sets, learn, learnt, passed, counts} on the same plan: each set's verdict as
+//        `cpmodels design` writes it ({pieces, works, first_failure, min, argmin, max,
+//        total}), on the board's sweep cover whose optional pieces each have a left-out
+//        option (made once per key): a set forces the left-out options of the pieces it
+//        does not hold, and the core's design decision (cpcore_design) names its first
+//        failing combination in the order learnt; with learn, the sets are those the order
+//        is learnt from, and the answer is {learnt: the order, passed: whether each set
+//        passed}; else learnt is that order (the same for every worker) and passed says
+//        which sets are known to pass. A set that works is counted task by task as "sweep"
+//        counts (unless counts is false): the fewest on a combination, the first such in
+//        the required order, the most and the total (design.js's decide).
 //   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
 //        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
 //   "layout" {} on a puzzle's parts (plan: api/puzzle/NAME's JSON, or drawn.js's board):
