@@ -285,6 +285,7 @@ async function decideSets(pool, question, onLine, signal) {
   // (meanwhile another worker makes the board, so that it starts deciding at once)
   const warm = pool.ask(`design:${serial}:warm`, "design", text, text, {sets: []}, signal,
                         undefined, untimed);
+  warm.catch(() => {});  // (its failure is met below, after the learning's, if that passes)
   const {learnt, passed} = await learnt_by;
   const deciding = first === null ? sets : sets.slice(0, first);
   const verdicts = [];
