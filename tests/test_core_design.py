@@ -335,3 +335,10 @@ def test_the_cores_corner_is_the_python_one(design, name):
         flips = -1 if given is None else _native.reach_corner(*given)
         assert flips == _corner_in_python(cover)
         assert (reach_layout(cover) is None) == (flips < 0)
+
+
+def test_the_cores_learning_sets_are_the_python_rule():
+    """``cpcore_design_learning_sets`` against the rule the Python side kept before the
+    core did: 64, or one in 25 of the sets asked when that is more, at most 320."""
+    for asked in [0, 1, 63, 64, 1599, 1600, 1625, 7920, 8000, 8024, 19_448, 1 << 40, 1 << 63]:
+        assert _native.design_learning_sets(asked) == max(64, min(320, asked // 25))

@@ -45,9 +45,6 @@ if TYPE_CHECKING:
 
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
 DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share
-LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
-LEARN_SHARE = 25  # ... or one in this many candidates, when that is more
-LEARN_MOST = 320  # ... but never more than this many
 
 
 @dataclass
@@ -298,7 +295,9 @@ class Design:
     def learning_sets(self) -> int:
         """How many candidates :meth:`learn_order` learns from: a few dozen, more for a
         large design."""
-        return max(LEARN_FROM, min(LEARN_MOST, self.count_candidates() // LEARN_SHARE))
+        import cpmodels._native as native
+
+        return int(native.design_learning_sets(min(self.count_candidates(), 1 << 63)))
 
     def learn_order(self, sets: int | None = None) -> None:
         """Settle the order in which combinations are tried: the ones that reject the first

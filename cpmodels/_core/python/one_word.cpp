@@ -476,6 +476,8 @@ void bind_one_word(nb::module_& m) {
         nb::arg("bound").noconvert(), nb::arg("leaders").noconvert(),
         nb::arg("dates").noconvert(), nb::arg("set"), nb::arg("fewest"), nb::arg("total"),
         nb::arg("date"), "A set counted in full, for design --best's ranking.");
+    m.def("design_learning_sets", &cpcore_design_learning_sets, nb::arg("asked"),
+          "How many of a design's first sets its order of dates is learnt from.");
     m.def(
         "design_summary",
         [](Array<const int64_t> counts) {

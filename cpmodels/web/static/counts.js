@@ -170,11 +170,6 @@ const SETS_A_QUESTION = 4;  // sets a worker decides in one question
 // full takes half a minute), so that the progress moves set by set
 const LARGE_DESIGN = 48;
 let designed = 0;  // the design questions asked: each one's questions are a kind of their own
-// The sets the order of required combinations is learnt from (Design.learning_sets): a few
-// dozen, one in LEARN_SHARE of a larger design, at most LEARN_MOST.
-const LEARN_FROM = 64;
-const LEARN_SHARE = 25;
-const LEARN_MOST = 320;
 
 const choices = (n, k) => {
   let ways = 1;
@@ -268,16 +263,16 @@ async function decideSets(pool, question, onLine, signal) {
   // longer to make and a set of it to count than any one question of the heatmap; the
   // progress is shown and Stop ends it)
   const untimed = {untimed: true};
-  const {sets, skipped} = await pool.ask(`design:${serial}`, "sets", text, text, {}, signal,
-                                         undefined, untimed);
+  // (and how many of the first sets the order of dates is learnt from: the core's rule)
+  const asked_for = choices(input.pieces.length - input.nFixed, input.choose);
+  const {sets, skipped, learnFrom} = await pool.ask(`design:${serial}`, "sets", text, text,
+                                                    {asked: asked_for}, signal, undefined,
+                                                    untimed);
   onLine({candidates: sets.length, skipped_as_equal: skipped});
   // The order of required combinations learnt first, by one worker, from the first sets
   // (as `cpmodels design` learns it, so every verdict names the same first failure); the
   // sets that passed while it was learnt are not decided again.
-  const asked_for = choices(input.pieces.length - input.nFixed, input.choose);
-  const learning = Math.min(sets.length,
-                            Math.max(LEARN_FROM, Math.min(LEARN_MOST,
-                                                          Math.floor(asked_for / LEARN_SHARE))));
+  const learning = Math.min(sets.length, learnFrom);
   const learnt_by = learning
     ? pool.ask(`design:${serial}:learn`, "design", text, text,
                {sets: sets.slice(0, learning), learn: true}, signal, undefined, untimed)

@@ -214,6 +214,11 @@ typedef struct cpcore_design_input {
     const int64_t* stop;
 } cpcore_design_input;
 
+/* How many of a design's first candidate sets its order of dates is learnt from
+ * (src/design.cpp; Design.learning_sets, the page's counts.js): 64, or one in 25 of the
+ * ``asked`` sets its draws allow (before the area check) when that is more, at most 320. */
+uint64_t cpcore_design_learning_sets(uint64_t asked);
+
 /* The words of cpcore_design's work buffer. */
 uint64_t cpcore_design_work_words(uint64_t n_dates, uint64_t hole_cols);
 /* Every set of the input decided in turn (``failure``); returns the sets decided, or

@@ -79,16 +79,20 @@ function designBoard(answerer, key, text) {
   }, text);
 }
 
-// The sets a design question tries, made by the core.
-export function designSets(answerer, key, text) {
+// The sets a design question tries, made by the core, and how many of the first the order
+// of dates is learnt from (learnFrom: cpcore_design_learning_sets of the ``asked`` sets the
+// draws allow, as Design.learning_sets).
+export function designSets(answerer, key, text, {asked = 0} = {}) {
   const {question} = designBoard(answerer, key, text);
   const {cells, groups, pieces, nFixed, choose, required} = question;
   const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
-  return candidateSets(answerer.engine, {
+  check(Number.isSafeInteger(asked) && asked >= 0, "asked: a whole number of sets");
+  const learnFrom = Number(answerer.engine.exports.cpcore_design_learning_sets(asked));
+  return {learnFrom, ...candidateSets(answerer.engine, {
     pieces: pieces.map((p) => ({cells: p.cells, flip: p.flip, copies: p.count, name: p.name})),
     nFixed, area: cells.length - groups.length, board: cells,
     draws: [{pieces: pieces.map((_, k) => k).slice(nFixed), low: choose, high: choose}],
-    holes: required.map((combo) => combo.map((i, g) => at.get(groups[g][i].join(","))))});
+    holes: required.map((combo) => combo.map((i, g) => at.get(groups[g][i].join(","))))})};
 }
 
 // Each set's first failing required combination (its index), or null, decided by the core

@@ -19,11 +19,12 @@
 //   "cut" {glyphs} on a board drawn in the editor (plan: the JSON of {grid, cells, pieces,
 //        labels, sizes}): its laser cut file (engine.cutSheets), engraved in the glyph
 //        table glyphs (an ArrayBuffer; null: nothing engraved);
-//   "sets" {} on a design question about a board (both answered by design.js) (plan: the JSON of counts.js's
+//   "sets" {asked} on a design question about a board (both answered by design.js) (plan: the JSON of counts.js's
 //        designInput: the board's fields as "sweep" reads them, each candidate piece with
 //        its name and copies, the optional ones leftOut, nFixed, choose and the required
 //        label combinations): its candidate sets, made by the core (engine.designSets):
-//        {sets: piece indices each, skipped};
+//        {sets: piece indices each, skipped, learnFrom: how many of the first the order of
+//        dates is learnt from, the core's rule for ``asked`` sets allowed};
 //   "design" {sets, learn, learnt, passed, counts} on the same plan: each set's verdict as
 //        `cpmodels design` writes it ({pieces, works, first_failure, min, argmin, max,
 //        total}), on the board's sweep cover whose optional pieces each have a left-out
@@ -231,7 +232,7 @@ class Answerer {
 
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
-    if (op === "sets") return this.designing.designSets(this, key, plan);
+    if (op === "sets") return this.designing.designSets(this, key, plan, args);
     if (op === "design") return this.designing.decide(this, key, plan, args, taskRows);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
     if (op === "cut") return this.engine.cutSheets({...JSON.parse(plan), glyphs: args.glyphs ?? null});
