@@ -481,6 +481,7 @@ def _region_sizes(args: tuple[Any, ...]) -> bytes:
     w.count(0)
     w.numbers([1] * len(areas))
     w.count(int(total))
+    w.count(len(areas) % 4)  # the holes cpcore_reach_fills adds
     return w.bytes()
 
 

@@ -241,3 +241,104 @@ def test_options_whose_cells_fall_apart_do_not_suit(design):
     with pytest.raises(ValueError, match="3, 3, 64 and 64 words"):
         _native.reach_groups(one, np.zeros(2, np.uint64), np.zeros(3, np.uint64),
                              np.zeros(64, np.uint64), np.zeros(64, np.uint64))
+
+
+def _fills_in_python(groups: int, total: int, areas: list[int]) -> tuple[np.ndarray, int]:
+    """The region sizes a set fills with 0 .. groups holes as the Python side made them
+    before the core did (the oracle of ``cpcore_reach_fills``)."""
+    from cpmodels.backends.engine.layouts.regions import region_sizes
+
+    fill = np.zeros((groups + 1, total + 1), dtype=np.bool_)
+    limit = 0
+    for k in range(groups + 1):
+        fill[k], found = region_sizes(list(areas) + [1] * k, total)
+        limit = max(limit, found)
+    return fill, limit
+
+
+def test_the_cores_region_sizes_with_holes_are_the_python_ones():
+    """``cpcore_reach_fills`` (each row the pieces' sizes with k holes more, the largest
+    limit) against the rows made one by one from the pieces and k areas of 1."""
+    rng = np.random.default_rng(7)
+    cases = [(3, 50, [5] * 7 + [4] * 3), (2, 43, [6] + [5] * 7), (3, 10, []), (0, 12, [3, 4]),
+             (1, 0, [2])]
+    for _ in range(200):
+        cases.append((int(rng.integers(0, 4)), int(rng.integers(0, 70)),
+                      [int(a) for a in rng.integers(1, 9, size=rng.integers(0, 12))]))
+    for groups, total, areas in cases:
+        fill = np.zeros((groups + 1, total + 1), dtype=np.bool_)
+        limit = _native.reach_fills(np.array(areas, dtype=np.int64), groups, fill)
+        want, want_limit = _fills_in_python(groups, total, areas)
+        assert (fill == want).all() and limit == want_limit, (groups, total, areas)
+    with pytest.raises(ValueError, match="area must be positive"):
+        _native.reach_fills(np.array([3, 0]), 1, np.zeros((2, 8), dtype=np.bool_))
+    with pytest.raises(ValueError, match="a row of total"):
+        _native.reach_fills(np.array([3]), 2, np.zeros((2, 8), dtype=np.bool_))
+
+
+def test_the_cores_verdict_of_a_working_set_is_the_python_one():
+    """``cpcore_design_summary`` (the date of the fewest, the first such, the fewest, the
+    most, the total) against the summary the Python side made before the core did."""
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        counts = [int(c) for c in rng.integers(0, 6, size=rng.integers(1, 30))]
+        dates = list(range(len(counts)))
+        low = min(dates, key=lambda d: counts[d])
+        high = max(dates, key=lambda d: counts[d])
+        assert _native.design_summary(np.array(counts, dtype=np.int64)) == \
+            (low, counts[low], counts[high], sum(counts))
+    for bad in ([], [3, -1], [1 << 62, 1 << 62]):
+        with pytest.raises(ValueError, match="out of range"):
+            _native.design_summary(np.array(bad, dtype=np.int64))
+
+
+def _corner_in_python(cover: Any) -> int:
+    """The corner the Python side chose before the core did (the oracle of
+    ``cpcore_reach_corner``): of the corners whose one-word layout suits, the first of the
+    highest ranked; -1 when none suits or one's groups do not."""
+    from cpmodels.backends.engine.layouts.cover import one_word_layout
+
+    best: tuple[int, int] | None = None
+    for flips in range(4):
+        one = one_word_layout(cover, flips)
+        if one is None:
+            continue
+        suits, *_, rank = _groups(one)[:10]
+        if not suits:
+            return -1
+        if best is None or rank > best[0]:
+            best = rank, flips
+    return -1 if best is None else best[1]
+
+
+@pytest.mark.parametrize("name", ["calendar_day", "calendar_week", "calendar_week_11",
+                                  "pentominoes_6x10"])
+def test_the_cores_corner_is_the_python_one(design, name):
+    """``cpcore_reach_corner`` chooses the corner the Python loop over the four chose, on
+    the bundled calendars' sweep covers (with and without pieces that may be left out), a
+    design's, and a box with no label group (none suits)."""
+    from cpmodels.api import instance
+    from cpmodels.backends.engine.layouts.cover import one_word_input
+    from cpmodels.backends.engine.layouts.reach import reach_layout
+    from cpmodels.spec.loading import load_spec
+    from cpmodels.sweep import TallyPlan
+
+    covers = [design._cover(False).plan.cover]
+    spec = load_spec(SPECS / f"{name}.yaml")
+    if name.startswith("calendar"):
+        covers += [TallyPlan.of(spec).cover,
+                   TallyPlan.of(spec, left_out=range(len(spec.pieces))).cover]
+    else:
+        covers.append(instance(name).cover)
+    for cover in covers:
+        given = one_word_input(cover)
+        flips = -1 if given is None else _native.reach_corner(*given)
+        assert flips == _corner_in_python(cover)
+        assert (reach_layout(cover) is None) == (flips < 0)
+
+
+def test_the_cores_learning_sets_are_the_python_rule():
+    """``cpcore_design_learning_sets`` against the rule the Python side kept before the
+    core did: 64, or one in 25 of the sets asked when that is more, at most 320."""
+    for asked in [0, 1, 63, 64, 1599, 1600, 1625, 7920, 8000, 8024, 19_448, 1 << 40, 1 << 63]:
+        assert _native.design_learning_sets(asked) == max(64, min(320, asked // 25))

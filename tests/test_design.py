@@ -332,7 +332,7 @@ def _question_line(path, **options):
 
 
 def test_the_order_of_dates_is_learnt_from_more_sets_in_a_large_design(small):
-    from cpmodels.design.search import LEARN_FROM, LEARN_MOST
+    LEARN_FROM, LEARN_MOST = 64, 320  # (the core's cpcore_design_learning_sets)
 
     assert small.learning_sets() == LEARN_FROM  # 12 candidates: the floor
     weekday = SPECS / "designs" / "weekday_pentominoes_tetrominoes.yaml"

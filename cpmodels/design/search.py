@@ -45,9 +45,6 @@ if TYPE_CHECKING:
 
 MAX_CANDIDATES = 10_000_000  # sets a design may ask for before it is refused
 DEAD_STATES = 1 << 22  # slots of the table of dead states the existence searches share
-LEARN_FROM = 64  # candidates whose rejecting combinations set the order combinations are tried
-LEARN_SHARE = 25  # ... or one in this many candidates, when that is more
-LEARN_MOST = 320  # ... but never more than this many
 
 
 @dataclass
@@ -298,7 +295,9 @@ class Design:
     def learning_sets(self) -> int:
         """How many candidates :meth:`learn_order` learns from: a few dozen, more for a
         large design."""
-        return max(LEARN_FROM, min(LEARN_MOST, self.count_candidates() // LEARN_SHARE))
+        import cpmodels._native as native
+
+        return int(native.design_learning_sets(min(self.count_candidates(), 1 << 63)))
 
     def learn_order(self, sets: int | None = None) -> None:
         """Settle the order in which combinations are tried: the ones that reject the first
@@ -394,12 +393,13 @@ class Design:
 
     def add_counts(self, verdict: Verdict, counts: dict[tuple[str, ...], int]) -> None:
         """A working set's verdict with its counts: the fewest solutions of a required
-        combination (the first such in the required order), the most, the total."""
-        low = min(self.required, key=lambda c: counts.get(c, 0))
-        high = max(self.required, key=lambda c: counts.get(c, 0))
-        verdict.min, verdict.argmin = counts.get(low, 0), low
-        verdict.max = counts.get(high, 0)
-        verdict.total = sum(counts.get(c, 0) for c in self.required)
+        combination (the first such in the required order), the most, the total (the
+        core's ``cpcore_design_summary``, as the page's)."""
+        import cpmodels._native as native
+
+        low, verdict.min, verdict.max, verdict.total = native.design_summary(
+            np.array([counts.get(c, 0) for c in self.required], dtype=np.int64))
+        verdict.argmin = self.required[low]
 
     def count_date(self, chosen: Sequence[int], combo: tuple[str, ...]) -> int:
         """The solutions of one label combination for a set (every hole forced)."""

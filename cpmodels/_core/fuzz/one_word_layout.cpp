@@ -1,7 +1,9 @@
 // Fuzz target: the one-word kernel's layout of a cover (cpcore_one_word_layout_measure/fill)
 // and its tally bits (cpcore_one_word_tally_bits), over any cover, cell coordinates, item and
 // option kinds the bytes make: a cover that suits is filled into arrays of exactly the
-// measured sizes, and the runs by anchor and piece must hold each option once.
+// measured sizes, and the runs by anchor and piece must hold each option once. The corner a
+// design's reach search scans from (cpcore_reach_corner) is laid out in the same arrays: a
+// corner, or none; the layout of the corner chosen suits, and so do its groups.
 #include "bytes.hpp"
 #include "cover.hpp"
 #include "cpcore/entry.h"
@@ -14,6 +16,13 @@ int64_t tally_bits(const std::vector<int64_t>& kinds, const std::vector<int64_t>
                    uint64_t optional, uint64_t* bits) {
     return cpcore_one_word_tally_bits(kinds.data(), kinds.size(), items.data(), items.size(),
                                       optional, bits);
+}
+
+// The adapter of cpcore_reach_corner.
+int64_t reach_corner(const cpcore_one_word_input& in, int64_t* work,
+                     const cpcore_one_word_sizes& sizes, const OneWordLayout& l,
+                     cpcore_reach_groups* groups) {
+    return cpcore_reach_corner(&in, work, &sizes, &l.out, groups);
 }
 
 }  // namespace
@@ -63,6 +72,19 @@ FUZZ_TARGET(in) {
         Buffer<uint64_t> again(n_tally);
         FUZZ_REQUIRE(tally_bits(item_kind, items, f.optional, again.data()) == !left_out);
         for (uint64_t k = 0; k < n_tally && !left_out; ++k) FUZZ_REQUIRE(again[k] == bits[k]);
+    }
+    Buffer<uint64_t> cells(3), units(3), a_label(64), b_label(64);
+    cpcore_reach_groups g{};
+    g.group_cells = cells.data();
+    g.group_unit = units.data();
+    g.a_label = a_label.data();
+    g.b_label = b_label.data();
+    const int64_t corner = reach_corner(input, work.data(), m, l, &g);
+    FUZZ_REQUIRE(corner >= -1 && corner <= 3);
+    if (corner >= 0) {
+        cpcore_one_word_input at = input;
+        at.flips = (uint64_t)corner;
+        FUZZ_REQUIRE(lay_out(at, work.data()).suits);
     }
     return 0;
 }

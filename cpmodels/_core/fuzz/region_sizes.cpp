@@ -1,6 +1,7 @@
 // Fuzz target: which region sizes pieces fill (cpcore_region_sizes), for any positive areas,
 // copies (or none) and board size: the sizes marked must be exactly the sums of pieces, and
-// the limit a size that is not one.
+// the limit a size that is not one. Then the same pieces, once each, with 0 .. 3 holes of one
+// cell more (cpcore_reach_fills): row k the sums with k pieces of 1 more.
 #include "bytes.hpp"
 #include "cpcore/entry.h"
 
@@ -12,6 +13,11 @@ int64_t region_sizes(const std::vector<int64_t>& areas, const std::vector<int64_
                      uint64_t total, uint8_t* fillable) {
     return cpcore_region_sizes(areas.data(), copies ? copies->data() : nullptr, areas.size(),
                                total, fillable);
+}
+
+uint64_t reach_fills(const std::vector<int64_t>& areas, uint64_t groups, uint64_t total,
+                     uint8_t* fill) {
+    return cpcore_reach_fills(areas.data(), areas.size(), groups, total, fill);
 }
 
 }  // namespace
@@ -48,5 +54,23 @@ FUZZ_TARGET(in) {
     for (uint64_t k = 0; k <= total; ++k) FUZZ_REQUIRE(fillable[k] == sums[k]);
     FUZZ_REQUIRE(limit >= 0 && (uint64_t)limit <= total + 1);
     if (limit > 0) FUZZ_REQUIRE(!sums[limit - 1]);
+    const uint64_t groups = in.count(3);
+    Buffer<uint8_t> fill((groups + 1) * (total + 1), 7);
+    const uint64_t most = reach_fills(areas, groups, total, fill.data());
+    std::vector<uint8_t> once(total + 1, 0);
+    once[0] = 1;
+    for (uint64_t p = 0; p < n; ++p)
+        if ((uint64_t)areas[p] <= total)
+            for (uint64_t k = total; k >= (uint64_t)areas[p]; --k)
+                if (once[k - (uint64_t)areas[p]]) once[k] = 1;
+    bool limit_seen = most == 0;
+    for (uint64_t k = 0; k <= groups; ++k)
+        for (uint64_t s = 0; s <= total; ++s) {
+            uint8_t want = 0;
+            for (uint64_t j = 0; j <= k && j <= s; ++j) want |= once[s - j];
+            FUZZ_REQUIRE(fill[k * (total + 1) + s] == want);
+            if (most > 0 && s + 1 == most && !want) limit_seen = true;
+        }
+    FUZZ_REQUIRE(most <= total + 1 && limit_seen);
     return 0;
 }

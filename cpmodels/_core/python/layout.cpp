@@ -204,6 +204,35 @@ nb::bytes one_word_layout(nb::dict cover, Array<const int64_t> cell_xy,
                     cpcore_one_word_layout_fill, out, arrays);
 }
 
+// The corner a design's reach search scans from (entry.h's cpcore_reach_corner): its flips,
+// or -1 when the reach search does not suit the cover; a refused cover is a ValueError.
+int64_t reach_corner(nb::dict cover, Array<const int64_t> cell_xy,
+                     Array<const int64_t> item_kind, Array<const int64_t> option_kind) {
+    OneWordInput o(cover, cell_xy, item_kind, option_kind, 0);
+    std::vector<int64_t> work(cpcore_one_word_layout_work(&o.in));
+    cpcore_one_word_sizes s{};
+    unlocked([&] { cpcore_one_word_layout_measure(&o.in, work.data(), &s); });
+    if (s.error != CPCORE_LAYOUT_OK) throw nb::value_error(cpcore_layout_error(s.error));
+    if (!s.suits) return -1;
+    const size_t n_opts = o.cover.in.n_options;
+    std::vector<uint64_t> start(64 * s.n_pieces + 1), masks(s.n_flat), avail(64),
+        opt_cells(n_opts), opt_piece(n_opts), slack_cells(64), group_cells(3), group_unit(3),
+        a_label(64), b_label(64);
+    std::vector<int64_t> opts(s.n_flat), areas(s.n_pieces);
+    std::vector<uint8_t> fillable(s.n_board_cells + 1);
+    const cpcore_one_word_layout L{start.data(), masks.data(), opts.data(), avail.data(),
+                                   opt_cells.data(), opt_piece.data(), slack_cells.data(),
+                                   areas.data(), fillable.data()};
+    cpcore_reach_groups g{};
+    g.group_cells = group_cells.data();
+    g.group_unit = group_unit.data();
+    g.a_label = a_label.data();
+    g.b_label = b_label.data();
+    int64_t flips = -1;
+    unlocked([&] { flips = cpcore_reach_corner(&o.in, work.data(), &s, &L, &g); });
+    return flips;
+}
+
 // The piece-word bits of the tally items into ``bits``; 1, 0 (does not suit) or -code.
 int64_t one_word_tally_bits(Array<const int64_t> item_kind, Array<const int64_t> items,
                             uint64_t optional, Array<uint64_t> bits) {
@@ -256,6 +285,10 @@ void bind_layout(nb::module_& m) {
     m.def("one_word_layout_fill", &one_word_layout, nb::arg("cover"), nb::arg("cell_xy"),
           nb::arg("item_kind"), nb::arg("option_kind"), nb::arg("flips"), nb::arg("out"),
           "Fill the one-word layout's arrays of ``out`` (of the sizes measured).");
+    m.def("reach_corner", &reach_corner, nb::arg("cover"), nb::arg("cell_xy"),
+          nb::arg("item_kind"), nb::arg("option_kind"),
+          "The flips of the corner a design's reach search scans from, or -1 when it does "
+          "not suit the cover.");
     m.def("one_word_tally_bits", &one_word_tally_bits, nb::arg("item_kind"),
           nb::arg("items"), nb::arg("optional"), nb::arg("bits").noconvert(),
           "Fill the tally items' piece-word bits: 1, 0 when one is a cell or an optional "

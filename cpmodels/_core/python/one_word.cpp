@@ -369,6 +369,18 @@ nb::tuple reach_groups(nb::handle layout, Array<uint64_t> group_cells, Array<uin
                           out.last_group, out.a_stride, out.n_index, out.n_cells, out.rank);
 }
 
+// The region sizes a set's pieces fill with 0 .. n_groups holes (entry.h's
+// cpcore_reach_fills) into ``fill`` (n_groups + 1 rows of total + 1); returns the limit.
+uint64_t reach_fills(Array<const int64_t> areas, uint64_t n_groups, Array<bool> fill) {
+    require(areas.ndim() == 1 && fill.ndim() == 2 && n_groups <= 3 &&
+                fill.shape(0) == n_groups + 1 && fill.shape(1) >= 1,
+            "fill needs a row of total + 1 sizes for 0 .. n_groups holes (at most 3)");
+    for (size_t k = 0; k < areas.size(); ++k)
+        require(areas.data()[k] > 0, "a piece's area must be positive");
+    return cpcore_reach_fills(areas.data(), areas.size(), n_groups, fill.shape(1) - 1,
+                              reinterpret_cast<uint8_t*>(fill.data()));
+}
+
 // A design's dates made for its decision (entry.h's cpcore_design_dates): the holes checked
 // against the layout, the outputs against the holes; a refused date is a ValueError.
 void design_dates(nb::handle layout, int64_t left_open, Array<const int64_t> holes,
@@ -464,6 +476,18 @@ void bind_one_word(nb::module_& m) {
         nb::arg("bound").noconvert(), nb::arg("leaders").noconvert(),
         nb::arg("dates").noconvert(), nb::arg("set"), nb::arg("fewest"), nb::arg("total"),
         nb::arg("date"), "A set counted in full, for design --best's ranking.");
+    m.def("design_learning_sets", &cpcore_design_learning_sets, nb::arg("asked"),
+          "How many of a design's first sets its order of dates is learnt from.");
+    m.def(
+        "design_summary",
+        [](Array<const int64_t> counts) {
+            int64_t summary[4] = {0, 0, 0, 0};
+            require(counts.ndim() == 1, "the counts are one a date");
+            best_said(cpcore_design_summary(counts.data(), counts.size(), summary));
+            return nb::make_tuple(summary[0], summary[1], summary[2], summary[3]);
+        },
+        nb::arg("counts"),
+        "A working set's (date of the fewest, fewest, most, total) from its dates' counts.");
     m.def("count_one_word", &count_one_word, nb::arg("prefixes"), nb::arg("layout"),
           nb::arg("table"), nb::arg("use_memo"), nb::arg("out"), nb::arg("stop").noconvert(),
           "The one-word count of each row of forced options (see one_word.py).");
@@ -488,6 +512,9 @@ void bind_one_word(nb::module_& m) {
           nb::arg("group_unit").noconvert(), nb::arg("a_label").noconvert(),
           nb::arg("b_label").noconvert(),
           "The reach search's view of a one-word layout's label groups (see layouts/reach.py).");
+    m.def("reach_fills", &reach_fills, nb::arg("areas"), nb::arg("n_groups"),
+          nb::arg("fill").noconvert(),
+          "The region sizes pieces fill with 0 .. n_groups holes (see layouts/reach.py).");
     m.def("design_dates", &design_dates, nb::arg("layout"), nb::arg("left_open"),
           nb::arg("holes"), nb::arg("held").noconvert(), nb::arg("group").noconvert(),
           nb::arg("index").noconvert(), nb::arg("bit").noconvert(),

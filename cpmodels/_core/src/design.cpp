@@ -216,6 +216,11 @@ void move_to_front(const cpcore_design_input& in, int64_t d) {
 
 using namespace cpcore;
 
+extern "C" uint64_t cpcore_design_learning_sets(uint64_t asked) {
+    const uint64_t share = asked / 25;
+    return share < 64 ? 64 : share > 320 ? 320 : share;
+}
+
 extern "C" uint64_t cpcore_design_work_words(uint64_t n_dates, uint64_t hole_cols) {
     return n_dates * hole_cols + 9 * n_dates + 1;
 }

@@ -100,3 +100,21 @@ extern "C" int64_t cpcore_design_best_counted(cpcore_best_state* s, int64_t set,
     CPCORE_ASSERT(leaders(*s) <= s->best);
     return 0;
 }
+
+extern "C" int64_t cpcore_design_summary(const int64_t* counts, uint64_t n_dates,
+                                         int64_t* summary) {
+    if (n_dates == 0) return CPCORE_BEST_INPUT;
+    uint64_t low = 0, high = 0;
+    int64_t total = 0;
+    for (uint64_t d = 0; d < n_dates; ++d) {
+        if (counts[d] < 0 || counts[d] > INT64_MAX - total) return CPCORE_BEST_INPUT;
+        if (counts[d] < counts[low]) low = d;
+        if (counts[d] > counts[high]) high = d;
+        total += counts[d];
+    }
+    summary[0] = (int64_t)low;
+    summary[1] = counts[low];
+    summary[2] = counts[high];
+    summary[3] = total;
+    return 0;
+}

@@ -7,6 +7,7 @@
 
 #include "cpcore/bits.hpp"
 #include "cpcore/check.hpp"
+#include "cpcore/cover_layout.hpp"
 #include "cpcore/entry.h"
 
 namespace cpcore {
@@ -94,4 +95,60 @@ extern "C" void cpcore_reach_groups_of(const cpcore_one_word* layout,
     out->rank = 2 * (int64_t)sizes[last] + ((L.covered & 1) ? 0 : 1);
     out->suits = joined(L) ? 1 : 0;
     CPCORE_ASSERT(out->n_index >= 1 && out->n_index <= 64 * 64);
+}
+
+// Row k is row k - 1 with one more piece of one cell (a hole): its sizes and those one more.
+// Its limit is cpcore_region_sizes', the largest piece at least 1 once a hole is added.
+extern "C" uint64_t cpcore_reach_fills(const int64_t* areas, uint64_t n, uint64_t n_groups,
+                                       uint64_t total, uint8_t* fill) {
+    CPCORE_ASSERT(n_groups <= MAX_GROUPS);
+    uint64_t limit = (uint64_t)layout::region_sizes(areas, nullptr, n, total, fill);
+    int64_t largest = 1;
+    for (uint64_t p = 0; p < n; ++p)
+        if (areas[p] > largest) largest = areas[p];
+    const uint64_t cap = 2 * (uint64_t)largest + 2;
+    for (uint64_t k = 1; k <= n_groups; ++k) {
+        uint8_t* row = fill + k * (total + 1);
+        const uint8_t* prev = row - (total + 1);
+        row[0] = prev[0];
+        for (uint64_t s = 1; s <= total; ++s) row[s] = prev[s] | prev[s - 1];
+        for (uint64_t s = (total < cap - 1 ? total : cap - 1); s >= 1; --s)
+            if (!row[s]) {
+                if (s + 1 > limit) limit = s + 1;
+                break;
+            }
+    }
+    return limit;
+}
+
+// Each corner laid out in turn into the caller's arrays and its groups ranked.
+extern "C" int64_t cpcore_reach_corner(const cpcore_one_word_input* in, int64_t* work,
+                                       const cpcore_one_word_sizes* sizes,
+                                       const cpcore_one_word_layout* out,
+                                       cpcore_reach_groups* groups) {
+    if (sizes->error != CPCORE_LAYOUT_OK || !sizes->suits) return -1;
+    cpcore_one_word_input at = *in;
+    int64_t best = -1, best_rank = 0;
+    for (uint64_t flips = 0; flips < 4; ++flips) {
+        at.flips = flips;
+        cpcore_one_word_sizes s{};
+        cpcore_one_word_layout_measure(&at, work, &s);
+        if (s.error != CPCORE_LAYOUT_OK || !s.suits) continue;
+        if (s.n_pieces != sizes->n_pieces || s.n_flat != sizes->n_flat ||
+            s.n_board_cells != sizes->n_board_cells)
+            return -1;  // (the caller's arrays are of other sizes: never so for a cover)
+        cpcore_one_word_layout_fill(&at, work, &s, out);
+        const cpcore_one_word L{out->start, out->masks, out->opts, out->avail, out->opt_cells,
+                                out->opt_piece, at.cover->n_options, (uint64_t)s.n_pieces,
+                                s.all_pieces, s.optional, s.covered, s.inner, s.first, s.last,
+                                s.slack, out->fillable, (uint64_t)s.n_board_cells + 1,
+                                s.region_limit, (int)s.isolated_dead, out->slack_cells};
+        cpcore_reach_groups_of(&L, groups);
+        if (!groups->suits) return -1;  // the groups and the cells do not hang on the corner
+        if (best < 0 || groups->rank > best_rank) {
+            best = (int64_t)flips;
+            best_rank = groups->rank;
+        }
+    }
+    return best;
 }

@@ -299,26 +299,45 @@ async function decideSets(pool, question, onLine, signal) {
   const start = performance.now();
   const input = designInput(question);
   const text = JSON.stringify(input);
-  const each = input.cells.length >= LARGE_DESIGN ? 1 : SETS_A_QUESTION;
+  const {counts = true, first = null} = question;
+  const each = counts && input.cells.length >= LARGE_DESIGN ? 1 : SETS_A_QUESTION;
   const serial = ++designed;
   // (no time limit on the design question's answers: a weekday calendar's board takes
   // longer to make and a set of it to count than any one question of the heatmap; the
   // progress is shown and Stop ends it)
   const untimed = {untimed: true};
-  const {sets, skipped} = await pool.ask(`design:${serial}`, "sets", text, text, {}, signal,
-                                         undefined, untimed);
+  // (and how many of the first sets the order of dates is learnt from: the core's rule)
+  const asked_for = choices(input.pieces.length - input.nFixed, input.choose);
+  const {sets, skipped, learnFrom} = await pool.ask(`design:${serial}`, "sets", text, text,
+                                                    {asked: asked_for}, signal, undefined,
+                                                    untimed);
   onLine({candidates: sets.length, skipped_as_equal: skipped});
+  // The order of required combinations learnt first, by one worker, from the first sets
+  // (as `cpmodels design` learns it, so every verdict names the same first failure); the
+  // sets that passed while it was learnt are not decided again.
+  const learning = Math.min(sets.length, learnFrom);
+  const learnt_by = learning
+    ? pool.ask(`design:${serial}:learn`, "design", text, text,
+               {sets: sets.slice(0, learning), learn: true}, signal, undefined, untimed)
+    : Promise.resolve({learnt: null, passed: []});
+  // (meanwhile another worker makes the board, so that it starts deciding at once)
+  const warm = pool.ask(`design:${serial}:warm`, "design", text, text, {sets: []}, signal,
+                        undefined, untimed);
+  warm.catch(() => {});  // (its failure is met below, after the learning's, if that passes)
+  const {learnt, passed} = await learnt_by;
+  const deciding = first === null ? sets : sets.slice(0, first);
   const verdicts = [];
   const asked = [];
-  for (let k = 0; k < sets.length; k += each) {
+  for (let k = 0; k < deciding.length; k += each) {
     asked.push(pool.ask(`design:${serial}:${k}`, "design", text, text,
-                        {sets: sets.slice(k, k + each)}, signal, undefined, untimed)
+                        {sets: deciding.slice(k, k + each), learnt, counts,
+                         passed: passed.slice(k, k + each)}, signal, undefined, untimed)
       .then((found) => {
         if (signal.aborted) return;
         for (const verdict of found) { verdicts.push(verdict); onLine(verdict); }
       }));
   }
-  await Promise.all(asked);
+  await Promise.all([...asked, warm]);
   const working = verdicts.filter((v) => v.works).sort((a, b) =>
     (b.min - a.min) || (b.total - a.total) || earlierNames(a.pieces, b.pieces))
     .map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => k !== "first_failure")));

@@ -156,6 +156,14 @@ typedef struct cpcore_reach_groups {
 /* ``out``'s numbers and arrays for ``layout`` (its arrays zeroed past the groups). */
 void cpcore_reach_groups_of(const cpcore_one_word* layout, cpcore_reach_groups* out);
 
+/* The region sizes a set's pieces fill on the reach search's board (reach.py's
+ * ReachRegions, src/reach_groups.cpp): row k of fill (k = 0 .. n_groups, total + 1 sizes a
+ * row) the sizes pieces of ``areas`` (each once, positive) and k holes of one cell fill
+ * (cpcore_region_sizes of the areas and k areas of 1); returns the largest of the rows'
+ * limits (regions smaller than it are checked; 0: none). */
+uint64_t cpcore_reach_fills(const int64_t* areas, uint64_t n, uint64_t n_groups, uint64_t total,
+                            uint8_t* fill);
+
 /* One reach search per row of tasks (reach.py's reach_kernel): found[n] 1, 0, or -1 when
  * not searched. table: rows of four words marked ``mark + t`` by task t; settled: rows of
  * four words for good; need: n_index words of scratch. */
@@ -205,6 +213,11 @@ typedef struct cpcore_design_input {
     uint64_t* need;             /* [n_index] */
     const int64_t* stop;
 } cpcore_design_input;
+
+/* How many of a design's first candidate sets its order of dates is learnt from
+ * (src/design.cpp; Design.learning_sets, the page's counts.js): 64, or one in 25 of the
+ * ``asked`` sets its draws allow (before the area check) when that is more, at most 320. */
+uint64_t cpcore_design_learning_sets(uint64_t asked);
 
 /* The words of cpcore_design's work buffer. */
 uint64_t cpcore_design_work_words(uint64_t n_dates, uint64_t hole_cols);
@@ -280,6 +293,12 @@ int64_t cpcore_design_best_known(cpcore_best_state* state, int64_t set, int64_t 
  * CPCORE_BEST_INPUT. */
 int64_t cpcore_design_best_counted(cpcore_best_state* state, int64_t set, int64_t fewest,
                                    int64_t total, int64_t date);
+
+/* A working set's verdict from its count of each required date (src/design_best.cpp;
+ * Design.add_counts, the page's design.js): summary[0] the date of the fewest (the first such
+ * in the dates' order), summary[1] that count, summary[2] the most, summary[3] the total.
+ * Returns 0, or CPCORE_BEST_INPUT for no dates, a count below 0, or a total past int64. */
+int64_t cpcore_design_summary(const int64_t* counts, uint64_t n_dates, int64_t* summary);
 
 /* Solids on bits (cpmodels/backends/engine/kernels/bit_cover.py): the solutions with the forced
  * options (their indices) and the nodes in *nodes; CPCORE_STOPPED, or CPCORE_TOO_DEEP when
@@ -942,6 +961,18 @@ void cpcore_one_word_layout_measure(const cpcore_one_word_input* in, int64_t* wo
 void cpcore_one_word_layout_fill(const cpcore_one_word_input* in, int64_t* work,
                                  cpcore_one_word_sizes* sizes,
                                  const cpcore_one_word_layout* out);
+
+/* The corner a design's reach search scans from (src/reach_groups.cpp; reach.py's
+ * reach_layout): of the four a cover's one-word layout may start from (its flips), the one
+ * cpcore_reach_groups_of ranks highest, the first of equals. ``in``'s flips are not read;
+ * work: [cpcore_one_word_layout_work(in)]; sizes: cpcore_one_word_layout_measure's of ``in``
+ * (the same for every corner); layout: arrays of those sizes, filled with each corner in turn;
+ * groups: its arrays as cpcore_reach_groups_of's (the last corner's). Returns the corner's
+ * flips, or -1 when the reach search does not suit the cover (no corner's layout suits, or
+ * a corner's groups do not). */
+int64_t cpcore_reach_corner(const cpcore_one_word_input* in, int64_t* work,
+                            const cpcore_one_word_sizes* sizes,
+                            const cpcore_one_word_layout* layout, cpcore_reach_groups* groups);
 
 /* --- play mode's layout of a board and its pieces (cpcore/play_layout.hpp; web/play.py) - */
 

@@ -139,6 +139,26 @@ and the slack items (a state's items covered so far). Options are numbered as in
   piece that has only its left-out option: 0).
 """
 
+def one_word_input(cover: ExactCover) -> tuple[dict, np.ndarray, np.ndarray,
+                                                np.ndarray] | None:
+    """What the core's one-word layout reads of ``cover`` (its arrays, the cells'
+    coordinates, the items' and the options' kinds), or None off the square grid."""
+    if cover.grid != "square" or any(it.cell is not None and len(it.cell) != 2
+                                     for it in cover.items):
+        return None
+    cells: dict = {}
+    for it in cover.items:
+        if it.cell is not None:
+            cells.setdefault(it.cell, len(cells))
+    cell_xy = np.array(list(cells), dtype=np.int64).reshape(len(cells), 2)
+    item_kind = np.fromiter((it.kind for it in cover.items), dtype=np.int64,
+                            count=len(cover.items))
+    typed = len(cover.placements) == len(cover.options)
+    option_kind = np.fromiter((p.kind for p in cover.placements) if typed else (),
+                              dtype=np.int64)
+    return cover_arrays(cover), cell_xy, item_kind, option_kind
+
+
 def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
     """The one-word kernel's view of an exact cover (read from the cover itself: no
     compiled layout needed), or None when it does not suit. Its cells are numbered line by
@@ -157,20 +177,10 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
     The compiled core makes the layout (``cpcore/one_word_layout.hpp``) in arrays of the
     sizes it measures first; it answers whether the kernel suits.
     """
-    if cover.grid != "square" or any(it.cell is not None and len(it.cell) != 2
-                                     for it in cover.items):
+    given = one_word_input(cover)
+    if given is None:
         return None
-    arrays = cover_arrays(cover)
-    cells: dict = {}
-    for it in cover.items:
-        if it.cell is not None:
-            cells.setdefault(it.cell, len(cells))
-    cell_xy = np.array(list(cells), dtype=np.int64).reshape(len(cells), 2)
-    item_kind = np.fromiter((it.kind for it in cover.items), dtype=np.int64,
-                            count=len(cover.items))
-    typed = len(cover.placements) == len(cover.options)
-    option_kind = np.fromiter((p.kind for p in cover.placements) if typed else (),
-                              dtype=np.int64)
+    arrays, cell_xy, item_kind, option_kind = given
     described = structs()
     sizes = struct_of("cpcore_one_word_sizes", _native.one_word_layout_sizes(
         arrays, cell_xy, item_kind, option_kind, flips), described)

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import cpmodels._native as _native
-from cpmodels.backends.engine.layouts.cover import OneWord, one_word_layout
-from cpmodels.backends.engine.layouts.regions import region_sizes
+from cpmodels.backends.engine.layouts.cover import OneWord, one_word_input, one_word_layout
 from cpmodels.cover import ExactCover, ItemKind
 
 #: What the reach kernel reads (see :func:`reach_layout`).
@@ -44,22 +43,16 @@ def reach_layout(cover: ExactCover) -> ReachLayout | None:
     labels.
 
     Of the four corners the scan may start from, it takes the one the core ranks highest
-    (the first of equals): the one whose scan meets last the group with the most labels
-    (the group a design's searches leave open, see ``design/reaching.py``: the fewer the
-    searches), then one that is a board cell (the scan starts where the board does). On the
-    weekday calendar that is the corner of Saturday, months last: 0.5 of the time of the
-    scan from January (``docs/design.md``)."""
-    best: tuple[int, ReachLayout] | None = None
-    for flips in range(4):
-        one = one_word_layout(cover, flips)
-        if one is None:
-            continue
-        rank, layout = _read(one)
-        if layout is None:
-            return None  # the groups and the options' cells do not hang on the corner
-        if best is None or rank > best[0]:
-            best = rank, layout
-    return None if best is None else best[1]
+    (``cpcore_reach_corner``, the first of equals): the one whose scan meets last the group
+    with the most labels (the group a design's searches leave open, see
+    ``design/reaching.py``: the fewer the searches), then one that is a board cell (the
+    scan starts where the board does). On the weekday calendar that is the corner of
+    Saturday, months last: 0.5 of the time of the scan from January (``docs/design.md``)."""
+    given = one_word_input(cover)
+    if given is None:
+        return None
+    flips = _native.reach_corner(*given)
+    return None if flips < 0 else _reach_layout(cover, flips)
 
 
 def _reach_layout(cover: ExactCover, flips: int) -> ReachLayout | None:
@@ -96,14 +89,12 @@ def left_open_holes(cover: ExactCover, layout: ReachLayout | bool | None) -> fro
 
 
 def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
-    """The region sizes pieces of ``areas`` fill with 0 .. groups holes of one cell."""
+    """The region sizes pieces of ``areas`` fill with 0 .. groups holes of one cell, made
+    by the core (``cpcore_reach_fills``)."""
     groups = len(layout.group_cells)
-    total = int(layout.n_cells)
-    fill = np.zeros((groups + 1, total + 1), dtype=np.bool_)
-    limit = 0
-    for k in range(groups + 1):
-        fill[k], found = region_sizes(list(areas) + [1] * k, total)
-        limit = max(limit, found)
+    fill = np.zeros((groups + 1, int(layout.n_cells) + 1), dtype=np.bool_)
+    limit = _native.reach_fills(np.asarray(list(areas), dtype=np.int64).reshape(-1), groups,
+                                fill)
     return ReachRegions(fill, np.uint64(limit))
 
 

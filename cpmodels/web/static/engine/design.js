@@ -4,10 +4,6 @@
 // the board's sweep cover with its left-out options (engine.sweepCover), and the engine's
 // searches answer for each set.
 
-// A set's required combinations searched one by one before its counts decide the rest
-// (most sets that fail, fail at one of the first few of the order learnt).
-const FIRST_TRIED = 24;
-
 function check(ok, message) {
   if (!ok) throw new RangeError(message);
 }
@@ -70,82 +66,124 @@ export function candidateSets(engine, {pieces, nFixed, draws, area, board, holes
 
 // A design question's board on ``answerer`` (worker.js's: its plan, counts.js's
 // designInput): its sweep cover with the optional pieces' left-out options, each required
-// combination's holes (its labels' slack options), and the order they are tried in (see
-// decide), made once per key.
+// combination's holes (its labels' slack options) and the core's design decision on it
+// (engine.reachDesign: null where the reach search does not suit the cover), made once per
+// key.
 function designBoard(answerer, key, text) {
   return answerer.cover(key, (made) => {
     const board = answerer.board(made, {design: true});
     const question = JSON.parse(made);
     const holes = question.required.map((combo) => combo.map((i, g) => board.slack[g][i]));
-    return {...board, question, holes, order: holes.map((_, d) => d)};
+    const reach = answerer.engine.reachDesign(board.described, holes);
+    return {...board, question, holes, reach, order: holes.map((_, d) => d)};
   }, text);
 }
 
-// The sets a design question tries, made by the core.
-export function designSets(answerer, key, text) {
+// The sets a design question tries, made by the core, and how many of the first the order
+// of dates is learnt from (learnFrom: cpcore_design_learning_sets of the ``asked`` sets the
+// draws allow, as Design.learning_sets).
+export function designSets(answerer, key, text, {asked = 0} = {}) {
   const {question} = designBoard(answerer, key, text);
   const {cells, groups, pieces, nFixed, choose, required} = question;
   const at = new Map(cells.map((cell, k) => [cell.join(","), k]));
-  return candidateSets(answerer.engine, {
+  check(Number.isSafeInteger(asked) && asked >= 0, "asked: a whole number of sets");
+  const learnFrom = Number(answerer.engine.exports.cpcore_design_learning_sets(asked));
+  return {learnFrom, ...candidateSets(answerer.engine, {
     pieces: pieces.map((p) => ({cells: p.cells, flip: p.flip, copies: p.count, name: p.name})),
     nFixed, area: cells.length - groups.length, board: cells,
     draws: [{pieces: pieces.map((_, k) => k).slice(nFixed), low: choose, high: choose}],
-    holes: required.map((combo) => combo.map((i, g) => at.get(groups[g][i].join(","))))});
+    holes: required.map((combo) => combo.map((i, g) => at.get(groups[g][i].join(","))))})};
 }
 
-// Each set's verdict (worker.js's "design" question): the first FIRST_TRIED required
-// combinations of the order searched one by one (stopping at the first that fails), then,
-// when they all pass, the set's counts (task by task, each task's rows read by
-// ``taskRows``) decide the rest. A combination that fails a set goes to the front of the
-// order, for the sets after it on this worker.
-export function decide(answerer, key, text, {sets}, taskRows) {
-  const design = designBoard(answerer, key, text);
-  const {question, holes, order, leftOut, labels} = design;
-  return sets.map((set) => {
-    const left = [...leftOut].filter(([p]) => !set.includes(p)).map(([, o]) => o);
-    const first = order.slice(0, FIRST_TRIED);
-    const found = design.cover.exists(first.map((d) => [...left, ...holes[d]]),
+// Each set's first failing required combination (its index), or null, decided by the core
+// (cpcore_design, on the reach search) as `cpmodels design` decides it: with ``learning``,
+// a failure moves its combination to the front of the order, for the sets after it. A
+// board the reach search does not suit searches each set's combinations in the order, one
+// existence search a set stopping at its first failure, as natively.
+function failures(design, sets, learning) {
+  const {question, leftOut, holes, reach} = design;
+  const lefts = sets.map((set) => [...leftOut].filter(([p]) => !set.includes(p))
+    .map(([, o]) => o));
+  if (reach !== null) {
+    const areas = sets.map((set) => set.flatMap((p) => {
+      const piece = question.pieces[p];
+      return new Array(piece.count).fill(piece.cells.length);
+    }));
+    return reach.decide(lefts, areas, {learning});
+  }
+  const order = design.order;
+  return lefts.map((left) => {
+    const found = design.cover.exists(order.map((d) => [...left, ...holes[d]]),
                                       {firstFailure: true});
-    let failed = found.includes(false) ? first[found.indexOf(false)] : -1;
-    let counts = null;
-    if (failed < 0) {
-      counts = setCounts(design, left, taskRows);
-      failed = order.find((d) => !counts[d]) ?? -1;
-    }
-    const pieces = set.map((p) => question.pieces[p].name);
-    const named = (d) => question.required[d].map((i, g) => labels[g][i]);
-    if (failed >= 0) {
-      order.splice(order.indexOf(failed), 1);
+    const k = found.indexOf(false);
+    if (k < 0) return null;
+    const failed = order[k];
+    if (learning) {
+      order.splice(k, 1);
       order.unshift(failed);
-      return {pieces, works: false, first_failure: named(failed), min: null, argmin: null,
-              max: null, total: null};
     }
-    // the fewest (the first such in the required order), the most, the total
-    let low = 0, high = 0, total = 0;
-    counts.forEach((n, d) => {
-      if (n < counts[low]) low = d;
-      if (n > counts[high]) high = d;
-      total += n;
-    });
-    return {pieces, works: true, first_failure: null, min: counts[low], argmin: named(low),
-            max: counts[high], total};
+    return failed;
   });
 }
 
+// Each set's verdict (worker.js's "design" question) as `cpmodels design` writes it.
+// With ``learn``, the sets are those the order of required combinations is learnt from
+// (Design.learn_order): the answer is {learnt: the order learnt, passed: whether each set
+// solves every combination}. Else ``learnt`` is that order (the same for every worker, so
+// that a set's first failure is the first in it, whichever worker decides it), and
+// ``passed`` (optional) says which sets are known to pass: their existence is not decided
+// again. A set that works is counted task by task as "sweep" counts (each task's rows read
+// by ``taskRows``), unless ``counts`` is false (`cpmodels design --no-counts`).
+export function decide(answerer, key, text, {sets, learn = false, learnt = null, passed = [],
+                                             counts = true}, taskRows) {
+  const design = designBoard(answerer, key, text);
+  const {question, leftOut, labels} = design;
+  if (learn) {
+    const found = failures(design, sets, true);
+    const order = design.reach !== null ? design.reach.learntOrder : {order: [...design.order]};
+    return {learnt: order, passed: found.map((d) => d === null)};
+  }
+  if (learnt !== null) {
+    if (design.reach !== null) design.reach.setLearnt(learnt);
+    else design.order = [...learnt.order];
+  }
+  const asked = sets.filter((_, k) => !passed[k]);
+  const found = failures(design, asked, false);
+  let next = 0;
+  return sets.map((set, k) => {
+    const failed = passed[k] ? null : found[next++];
+    const pieces = set.map((p) => question.pieces[p].name);
+    const named = (d) => question.required[d].map((i, g) => labels[g][i]);
+    if (failed !== null) {
+      return {pieces, works: false, first_failure: named(failed), min: null, argmin: null,
+              max: null, total: null};
+    }
+    if (!counts) {
+      return {pieces, works: true, first_failure: null, min: null, argmin: null, max: null,
+              total: null};
+    }
+    const left = [...leftOut].filter(([p]) => !set.includes(p)).map(([, o]) => o);
+    // the fewest (the first such in the required order), the most, the total: the core's
+    const {low, min, max, total} = answerer.engine.designSummary(setCounts(design, left,
+                                                                           taskRows));
+    return {pieces, works: true, first_failure: null, min, argmin: named(low), max, total};
+  });
+}
 // A set's count of each required combination (its left-out options ``left`` forced),
-// tallied task by task as a sweep tallies them.
+// tallied task by task as a sweep tallies them, in one call.
 function setCounts(design, left, taskRows) {
   const {question, fixed, slack, labels} = design;
   const count = new Map();
   let tasks = [[]];
   for (const g of fixed) tasks = tasks.flatMap((task) => labels[g].map((_, i) => [...task, i]));
-  for (const task of tasks) {
-    const prefix = [...left, ...fixed.map((g, k) => slack[g][task[k]])];
-    const {rows, masks} = design.cover.tally([prefix]);
-    for (const row of taskRows(design, task, rows[0], masks[0])) {
+  // (one call of the kernel for every task, as Design.counts asks them)
+  const {rows, masks} = design.cover.tally(tasks.map((task) =>
+    [...left, ...fixed.map((g, k) => slack[g][task[k]])]));
+  tasks.forEach((task, t) => {
+    for (const row of taskRows(design, task, rows[t], masks[t])) {
       count.set(row.labels.join("\n"), row.count);
     }
-  }
+  });
   return question.required.map((combo) =>
     count.get(combo.map((i, g) => labels[g][i]).join("\n")) ?? 0);
 }

@@ -479,26 +479,12 @@ class Engine {
   // a list of items, its tag (the piece) last; tally: the exact-one items to tally by.
   coverPlan(cover) {
     check(cover && typeof cover === "object", "the cover: expected an object");
-    const { low, high, cell, neighbours, options, tally = [] } = cover;
-    const nItems = listLength(low, "low", MAX_COVER_ITEMS);
-    for (const [list, name] of [[high, "high"], [cell, "cell"]])
-      check(listLength(list, name, MAX_COVER_ITEMS) === nItems,
-        "low, high and cell: one entry an item each");
-    const nCells = listLength(neighbours, "neighbours", MAX_COVER_ITEMS);
-    const nOptions = listLength(options, "options", MAX_COVER_OPTIONS);
+    const { tally = [] } = cover;
     listLength(tally, "tally", MAX_TALLY_ITEMS + 1);
-    const cellNbs = flatRuns(neighbours, "neighbours", MAX_OPTION_ITEMS);
-    const optItems = flatRuns(options, "options", MAX_OPTION_ITEMS);
-    const n = { items: nItems, options: nOptions, tally: tally.length, cells: nCells };
     const mark = this.top;
     try {
-      const input = this.struct("cover_input", {
-        n_items: nItems, low: this.copy(whole(low, "low")), high: this.copy(whole(high, "high")),
-        item_cell: this.copy(whole(cell, "cell")), n_cells: nCells,
-        cell_nb_start: this.copy(cellNbs.start), cell_nbs: this.copy(cellNbs.flat),
-        n_cell_nbs: cellNbs.flat.length, n_options: nOptions,
-        opt_start: this.copy(optItems.start), opt_items: this.copy(optItems.flat),
-        n_opt_items: optItems.flat.length });
+      const { input, n } = this.coverInput(cover);
+      const nOptions = n.options;
       const x = this.exports;
       const work = this.alloc(Number(x.cpcore_cover_layout_work(input)) * 8);
       const sizes = this.alloc(this.structs.cover_sizes.size);
@@ -554,6 +540,127 @@ class Engine {
     } finally {
       this.release(mark);
     }
+  }
+
+  // A cover as coverPlan takes it copied into the engine's memory: its cpcore_cover_input
+  // and its sizes n (items, options, tally items, cells).
+  coverInput(cover) {
+    const { low, high, cell, neighbours, options, tally = [] } = cover;
+    const nItems = listLength(low, "low", MAX_COVER_ITEMS);
+    for (const [list, name] of [[high, "high"], [cell, "cell"]])
+      check(listLength(list, name, MAX_COVER_ITEMS) === nItems,
+        "low, high and cell: one entry an item each");
+    const nCells = listLength(neighbours, "neighbours", MAX_COVER_ITEMS);
+    const nOptions = listLength(options, "options", MAX_COVER_OPTIONS);
+    const cellNbs = flatRuns(neighbours, "neighbours", MAX_OPTION_ITEMS);
+    const optItems = flatRuns(options, "options", MAX_OPTION_ITEMS);
+    const n = { items: nItems, options: nOptions, tally: tally.length, cells: nCells };
+    const input = this.struct("cover_input", {
+      n_items: nItems, low: this.copy(whole(low, "low")), high: this.copy(whole(high, "high")),
+      item_cell: this.copy(whole(cell, "cell")), n_cells: nCells,
+      cell_nb_start: this.copy(cellNbs.start), cell_nbs: this.copy(cellNbs.flat),
+      n_cell_nbs: cellNbs.flat.length, n_options: nOptions,
+      opt_start: this.copy(optItems.start), opt_items: this.copy(optItems.flat),
+      n_opt_items: optItems.flat.length });
+    return { input, n };
+  }
+
+  // What the one-word layout reads of a cover coverPlan takes (with grid "square", xy and
+  // kinds), copied into the engine's memory: its cpcore_one_word_input (flips as given), its
+  // work, its sizes measured and n; null off the square grid.
+  oneWordInput(cover, flips) {
+    const { grid = null, xy = null, kinds = null, optionKinds = [] } = cover;
+    if (grid !== "square" || xy === null || kinds === null) return null;
+    const { input, n } = this.coverInput(cover);
+    check(listLength(xy, "xy", MAX_COVER_ITEMS) === Number(n.cells),
+      "xy: two coordinates a cell each");
+    check(listLength(kinds, "kinds", MAX_COVER_ITEMS) === n.items, "kinds: one an item");
+    const nKinds = listLength(optionKinds, "optionKinds", MAX_COVER_OPTIONS);
+    check(nKinds === 0 || nKinds === n.options, "optionKinds: one an option, or none");
+    const cells = flatRuns(xy, "xy", 2 * MAX_COVER_ITEMS);
+    const most = BigInt(this.constants.CPCORE_MAX_COORDINATE);
+    for (const v of cells.flat)
+      check(v >= -most && v <= most, "xy: a coordinate is too large");
+    const x = this.exports;
+    const at = this.struct("one_word_input", { cover: input, cell_xy: this.copy(cells.flat),
+      item_kind: this.copy(whole(kinds, "kinds")),
+      option_kind: nKinds ? this.copy(whole(optionKinds, "optionKinds")) : 0, flips });
+    const work = this.alloc(Number(x.cpcore_one_word_layout_work(at)) * 8);
+    const sizes = this.alloc(this.structs.one_word_sizes.size);
+    x.cpcore_one_word_layout_measure(at, work, sizes);
+    const measured = this.sizesAt(sizes, "one_word_sizes");
+    this.refuse(measured.error);
+    return { at, work, sizes, measured, n };
+  }
+
+  // The one-word layout of a cover coverPlan takes, scanned from the corner ``flips`` names,
+  // filled in the engine's memory: {struct: its cpcore_one_word, at: its arrays, words: its
+  // sizes filled, nOptions, nPieces}, or null when it does not suit.
+  oneWordAt(cover, flips) {
+    const given = this.oneWordInput(cover, flips);
+    if (given === null || !given.measured.suits) return null;
+    const { at, work, sizes, measured, n } = given;
+    const L = this.arraysFor("one_word_layout", n, measured);
+    this.exports.cpcore_one_word_layout_fill(at, work, sizes,
+      this.struct("one_word_layout", L.at));
+    const w = this.sizesAt(sizes, "one_word_sizes");
+    this.refuse(w.error);
+    const struct = this.struct("one_word", {
+      start: L.at.start, masks: L.at.masks, opts: L.at.opts, avail: L.at.avail,
+      opt_cells: L.at.opt_cells, opt_piece: L.at.opt_piece, n_options: n.options,
+      n_pieces: measured.n_pieces, all_pieces: w.all_pieces, optional: w.optional,
+      covered: w.covered, inner: w.inner, first: w.first, last: w.last, slack: w.slack,
+      fillable: L.at.fillable, n_fillable: L.shapes.fillable[0], region_limit: w.region_limit,
+      isolated_dead: w.isolated_dead ? 1 : 0, slack_cells: L.at.slack_cells });
+    return { struct, at: L.at, words: w, nOptions: n.options, nPieces: measured.n_pieces };
+  }
+
+  // The reach search's view (cpcore_reach_groups_of) of a one-word layout oneWordAt made, in
+  // arrays of its own (or those of ``out``, a cpcore_reach_groups): its numbers and address.
+  reachGroups(one, out = this.emptyGroups()) {
+    this.exports.cpcore_reach_groups_of(one.struct, out);
+    return { at: out, ...this.sizesAt(out, "reach_groups") };
+  }
+
+  // A cpcore_reach_groups with room for its arrays.
+  emptyGroups() {
+    return this.struct("reach_groups", { group_cells: this.alloc(3 * 8),
+      group_unit: this.alloc(3 * 8), a_label: this.alloc(64 * 8), b_label: this.alloc(64 * 8) },
+    { rest: true });
+  }
+
+  // A design's board for the core's design decision (cpcore_design, on the reach search)
+  // of a cover coverPlan takes (with grid, xy and kinds: a design's sweep cover), its
+  // required dates each a row of holes (slack options): a ReachDesign, kept in the engine's
+  // memory until what was loaded before it is released; null when the reach search does not
+  // suit the cover. The scan starts from the corner the core chooses (cpcore_reach_corner,
+  // as reach.py's reach_layout asks it).
+  reachDesign(cover, holes) {
+    const flips = this.scoped(() => {
+      const given = this.oneWordInput(cover, 0);
+      if (given === null || !given.measured.suits) return -1;
+      const { at, work, sizes, measured, n } = given;
+      const L = this.arraysFor("one_word_layout", n, measured);
+      return Number(this.exports.cpcore_reach_corner(at, work, sizes,
+        this.struct("one_word_layout", L.at), this.emptyGroups()));
+    });
+    return flips < 0 ? null : new ReachDesign(this, cover, flips, holes);
+  }
+
+  // A working set's verdict from its count of each required date, as `cpmodels design`
+  // makes it (cpcore_design_summary): {low: the date of the fewest (the first such), min,
+  // max, total}.
+  designSummary(counts) {
+    check(Array.isArray(counts) && counts.length >= 1 &&
+      counts.every((n) => Number.isSafeInteger(n) && n >= 0), "a set's counts: whole numbers");
+    return this.scoped(() => {
+      const out = this.alloc(4 * 8);
+      const status = this.exports.cpcore_design_summary(
+        this.copy(BigInt64Array.from(counts, BigInt)), counts.length, out);
+      check(Number(status) === 0, "a set's counts are out of range");
+      const [low, min, max, total] = Array.from(this.view(BigInt64Array, out, 4), Number);
+      return { low, min, max, total };
+    });
   }
 
   // The search the core chooses (cpcore_choose_search) for ``question`` (a key of
@@ -1501,6 +1608,161 @@ class Cover {
 
 // A plan as EngineSession.browser_plan() writes it in JSON ({dtype, shape, base64} for
 // each array) turned into the typed arrays Engine.load takes.
+const REACH_SLOTS = 1 << 16;  // the reach search's states searched to the end (searches.py)
+const SETTLED_SLOTS = 1 << 20;  // its settled states, kept for good (docs/design.md)
+
+// A design's board for the core's design decision (Engine.reachDesign): the reach layout
+// from the corner ``flips``, its tables, the required dates made by the core
+// (cpcore_design_dates: their holes held, groups and combinations) and the learnt order,
+// all in the engine's memory; the sets asked of it decided by cpcore_design
+// (EngineSession.design natively).
+class ReachDesign {
+  constructor(engine, cover, flips, holes) {
+    this.engine = engine;
+    const x = engine.exports;
+    const one = engine.oneWordAt(cover, flips);
+    const g = engine.reachGroups(one);
+    this.nGroups = Number(g.n_groups);
+    this.nCells = Number(g.n_cells);
+    this.nOptions = one.nOptions;
+    this.nIndex = Number(g.n_index);
+    const groupsAt = engine.sizesAt(g.at, "reach_groups");
+    const ptr = (field) => Number(new DataView(engine.memory.buffer).getUint32(
+      g.at + engine.structs.reach_groups.offsets[field][0], true));
+    this.layout = engine.struct("reach_layout", {
+      start: one.at.start, masks: one.at.masks, avail: one.at.avail,
+      opt_cells: one.at.opt_cells, opt_unit: one.at.opt_piece, n_options: one.nOptions,
+      n_units: one.nPieces, slack_units: one.words.slack, optional: one.words.optional,
+      covered: one.words.covered, inner: one.words.inner, first: one.words.first,
+      last: one.words.last, group_cells: ptr("group_cells"), group_unit: ptr("group_unit"),
+      n_groups: groupsAt.n_groups, bit_group: groupsAt.bit_group, a_group: groupsAt.a_group,
+      b_group: groupsAt.b_group, a_label: ptr("a_label"), b_label: ptr("b_label"),
+      a_stride: groupsAt.a_stride, n_index: groupsAt.n_index, fill: 0, fill_cols: 0,
+      limit: 0 });
+    const table = (slots) => {
+      const t = engine.table(4, slots, true, 16);
+      return engine.struct("one_word_table", { keys: t.keys, n_slots: slots, arena: t.arena,
+        arena_size: t.arenaSize, stats: t.stats });
+    };
+    this.reached = table(REACH_SLOTS);
+    this.settled = table(SETTLED_SLOTS);
+    this.calls = engine.copy(new BigUint64Array([1n]));
+    // The dates, as the core reads them.
+    check(Array.isArray(holes) && holes.length >= 1, "a design has required dates");
+    const n = holes.length;
+    const cols = Math.max(1, ...holes.map((row) => row.length));
+    const rows = new BigInt64Array(n * cols).fill(-1n);
+    holes.forEach((row, d) => row.forEach((o, c) => {
+      check(Number.isSafeInteger(o) && o >= 0 && o < this.nOptions, "a hole is no option");
+      rows[d * cols + c] = BigInt(o);
+    }));
+    this.nDates = n;
+    this.holeCols = cols;
+    const words = (k) => engine.alloc(k * 8);
+    this.holes = engine.copy(rows);
+    this.held = words(n * cols);
+    this.group = words(n);
+    this.index = words(n);
+    this.bit = words(n);
+    const status = engine.scoped(() => x.cpcore_design_dates(engine.struct("dates_input", {
+      layout: this.layout, left_open: groupsAt.last_group, n_dates: n, hole_cols: cols,
+      holes: this.holes, held: this.held, group: this.group, index: this.index, bit: this.bit,
+      work: words(Number(x.cpcore_design_dates_work_words(BigInt(n)))) })));
+    check(Number(status) === 0, "a required date does not leave one hole in each label group");
+    this.order = engine.copy(BigInt64Array.from({ length: n }, (_, d) => BigInt(d)));
+    this.front = engine.alloc(n);
+    this.late = words(n);
+    this.work = words(Number(x.cpcore_design_work_words(BigInt(n), BigInt(cols))));
+    this.need = words(this.nIndex);
+    this.learnt = null;  // the learnt order last set (setLearnt)
+  }
+
+  // The learnt order: {order: every date once, the first tried first; front: the dates
+  // searched alone; late: how often each failed first past the front}.
+  get learntOrder() {
+    const e = this.engine;
+    const n = this.nDates;
+    const front = [];
+    const flags = e.view(Uint8Array, this.front, n);
+    flags.forEach((f, d) => { if (f) front.push(d); });
+    return { order: Array.from(e.view(BigInt64Array, this.order, n), Number), front,
+      late: Array.from(e.view(BigInt64Array, this.late, n), Number) };
+  }
+
+  // The order another design board learnt (learntOrder), taken when it is not the one held.
+  setLearnt(learnt) {
+    const key = learnt.order.join(",") + "/" + learnt.front.join(",");
+    if (this.learnt === key) return;
+    const n = this.nDates;
+    const { order, front, late = [] } = learnt;
+    check(Array.isArray(order) && order.length === n &&
+      new Set(order).size === n && order.every((d) => Number.isSafeInteger(d) && d >= 0 &&
+        d < n), "the learnt order is not every date once");
+    const e = this.engine;
+    e.view(BigInt64Array, this.order, n).set(order.map(BigInt));
+    const flags = e.view(Uint8Array, this.front, n);
+    flags.fill(0);
+    for (const d of front) {
+      check(Number.isSafeInteger(d) && d >= 0 && d < n, "a date of the front is out of range");
+      flags[d] = 1;
+    }
+    if (late.length === n) e.view(BigInt64Array, this.late, n).set(late.map((k) => BigInt(k)));
+    this.learnt = key;
+  }
+
+  // Each set's first failing date in the order (its index in the dates), or null: sets[s]
+  // the options it forces (its pieces left out), areas[s] its pieces' areas (a piece once
+  // a copy). With learning, each failure moves its date to the front of the order.
+  decide(sets, areas, { learning = false } = {}) {
+    const e = this.engine;
+    const x = e.exports;
+    check(Array.isArray(sets) && Array.isArray(areas) && sets.length === areas.length,
+      "the sets and their areas: one a set");
+    if (!sets.length) return [];
+    if (learning) this.learnt = null;
+    return e.scoped(() => {
+      const cols = Math.max(1, ...sets.map((row) => row.length));
+      const forced = new BigInt64Array(sets.length * cols).fill(-1n);
+      sets.forEach((row, s) => row.forEach((o, c) => {
+        check(Number.isSafeInteger(o) && o >= 0 && o < this.nOptions,
+          "a set forces an option the cover does not have");
+        forced[s * cols + c] = BigInt(o);
+      }));
+      // Each shape of areas once: its rows of region sizes made by the core.
+      const shapes = new Map();
+      const shape = areas.map((list) => {
+        const key = list.join(",");
+        if (!shapes.has(key)) shapes.set(key, shapes.size);
+        return shapes.get(key);
+      });
+      const fillCols = this.nCells + 1;
+      const rowWords = (this.nGroups + 1) * fillCols;
+      const fills = e.alloc(shapes.size * rowWords);
+      const limits = new BigUint64Array(shapes.size);
+      for (const [key, k] of shapes) {
+        const list = key ? key.split(",").map((a) => BigInt(a)) : [];
+        check(list.every((a) => a > 0n && a <= 64n), "a piece's area is out of range");
+        limits[k] = x.cpcore_reach_fills(e.copy(BigInt64Array.from(list.length ? list : [0n])),
+          BigInt(list.length), BigInt(this.nGroups), BigInt(this.nCells), fills + k * rowWords);
+      }
+      const failure = e.alloc(sets.length * 8);
+      const stop = e.alloc(8);
+      const got = x.cpcore_design(e.struct("design_input", {
+        layout: this.layout, reached: this.reached, settled: this.settled, calls: this.calls,
+        n_dates: this.nDates, hole_cols: this.holeCols, holes: this.holes, held: this.held,
+        group: this.group, index: this.index, bit: this.bit, order: this.order,
+        front: this.front, late: this.late, n_sets: sets.length, forced_cols: cols,
+        forced: e.copy(forced), shape: e.copy(BigInt64Array.from(shape, BigInt)),
+        n_shapes: shapes.size, fill_cols: fillCols, fills, limits: e.copy(limits),
+        learning: learning ? 1 : 0, failure, decided: e.alloc(8), work: this.work,
+        need: this.need, stop }));
+      check(Number(got) === sets.length, "the design decision stopped");
+      return Array.from(e.view(BigInt64Array, failure, sets.length),
+        (d) => (Number(d) === this.nDates ? null : Number(d)));
+    });
+  }
+}
+
 export function decodePlan(json) {
   const decode = (value) => {
     if (value && typeof value === "object" && "base64" in value) {

@@ -19,21 +19,23 @@
 //   "cut" {glyphs} on a board drawn in the editor (plan: the JSON of {grid, cells, pieces,
 //        labels, sizes}): its laser cut file (engine.cutSheets), engraved in the glyph
 //        table glyphs (an ArrayBuffer; null: nothing engraved);
-//   "sets" {} on a design question about a board (both answered by design.js) (plan: the JSON of counts.js's
+//   "sets" {asked} on a design question about a board (both answered by design.js) (plan: the JSON of counts.js's
 //        designInput: the board's fields as "sweep" reads them, each candidate piece with
 //        its name and copies, the optional ones leftOut, nFixed, choose and the required
 //        label combinations): its candidate sets, made by the core (engine.designSets):
-//        {sets: piece indices each, skipped};
-//   "design" {sets} on the same plan: each set's verdict as `cpmodels design` writes it
-//        ({pieces, works, first_failure, min, argmin, max, total}), on the board's sweep
-//        cover whose optional pieces each have a left-out option (made once per key): a
-//        set forces the left-out options of the pieces it does not hold. Its required
-//        combinations are tried in an order that this worker learns as it goes (a
-//        combination that fails a set is tried first for the next ones), so its
-//        first_failure is a combination it fails, the first in that order; a set that
-//        passes the first few is counted task by task as "sweep" counts, and works when
-//        every required combination has a solution (then the fewest on one of them, the
-//        first such in the required order, the most and the total).
+//        {sets: piece indices each, skipped, learnFrom: how many of the first the order of
+//        dates is learnt from, the core's rule for ``asked`` sets allowed};
+//   "design" {sets, learn, learnt, passed, counts} on the same plan: each set's verdict as
+//        `cpmodels design` writes it ({pieces, works, first_failure, min, argmin, max,
+//        total}), on the board's sweep cover whose optional pieces each have a left-out
+//        option (made once per key): a set forces the left-out options of the pieces it
+//        does not hold, and the core's design decision (cpcore_design) names its first
+//        failing combination in the order learnt; with learn, the sets are those the order
+//        is learnt from, and the answer is {learnt: the order, passed: whether each set
+//        passed}; else learnt is that order (the same for every worker) and passed says
+//        which sets are known to pass. A set that works is counted task by task as "sweep"
+//        counts (unless counts is false): the fewest on a combination, the first such in
+//        the required order, the most and the total (design.js's decide).
 //   "fits" {} on a board drawn in the editor (plan: the JSON of drawn.js's board):
 //        {nowhere: the first piece that fits nowhere on it ({index, size}), or null};
 //   "layout" {} on a puzzle's parts (plan: api/puzzle/NAME's JSON, or drawn.js's board):
@@ -166,7 +168,7 @@ class Answerer {
     made.optionKind.forEach((kind, o) => { if (kind === 1) slack[made.optionOwner[o]].push(o); });
     const leftOut = new Map();  // an optional piece -> its left-out option
     made.optionKind.forEach((kind, o) => { if (kind === 2) leftOut.set(made.optionOwner[o], o); });
-    const {plan} = boardPlan(engine, board, made, free.map((g) => slackItems[g]));
+    const {plan, described} = boardPlan(engine, board, made, free.map((g) => slackItems[g]));
     const large = Number(cells.length >= LARGE_BOARD);
     const oneWordLarge = large && plan.tally.kernel === "tally_one_word";
     const slots = design ? Math.max(DESIGN_TABLE_SLOTS, BOARD_TABLE_SLOTS[large])
@@ -177,7 +179,8 @@ class Answerer {
     // holes are forced from the start): on such a board it runs on a small table of its
     // own, so as not to wait for the large one's memory.
     const single = oneWordLarge ? engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS}) : cover;
-    return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies};
+    return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies,
+            described: design ? described : null};
   }
 
   sweep(key, plan, task, preview = false) {
@@ -229,7 +232,7 @@ class Answerer {
 
   answer({op, key, plan, args}) {
     if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
-    if (op === "sets") return this.designing.designSets(this, key, plan);
+    if (op === "sets") return this.designing.designSets(this, key, plan, args);
     if (op === "design") return this.designing.decide(this, key, plan, args, taskRows);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
     if (op === "cut") return this.engine.cutSheets({...JSON.parse(plan), glyphs: args.glyphs ?? null});
@@ -316,11 +319,11 @@ function boardPlan(engine, {grid, cells, neighbours}, made, tally = undefined) {
     ([da, db]) => at.get(`${a + da},${b + db}`) ?? -1));
   const {start, items} = made.options;
   const options = made.optionKind.map((_, o) => items.slice(start[o], start[o + 1]));
-  const plan = engine.coverPlan({low: made.items.low, high: made.items.high,
-                                 cell: made.items.cell, neighbours: near, options, tally,
-                                 grid, xy: cells, kinds: made.items.kind,
-                                 optionKinds: made.optionKind});
-  return {plan, options};
+  const described = {low: made.items.low, high: made.items.high, cell: made.items.cell,
+                     neighbours: near, options, tally, grid, xy: cells, kinds: made.items.kind,
+                     optionKinds: made.optionKind};
+  const plan = engine.coverPlan(described);
+  return {plan, options, described};
 }
 
 // A puzzle's plan made from its parts (api/puzzle/NAME, or a drawn board's), the pieces
