@@ -564,6 +564,6 @@ class Searches:
             self._reach_regions[shape] = reach_regions(layout, shape)
         if self._reached is None or self._settled is None:
             self._reached = Memo(3, slots=REACH_SLOTS)
-            self._settled = Memo(3, slots=SETTLED_SLOTS, arena=1)
+            self._settled = Memo(3, slots=SETTLED_SLOTS, arena=SETTLED_SLOTS // 8)
         encoded = self._wanted.encoded(layout, wanted)
         return (layout, self._reach_regions[shape], *encoded, self._reached, self._settled)
