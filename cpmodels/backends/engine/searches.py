@@ -91,7 +91,9 @@ ONE_WORD_SLOTS = 1 << 18
 # keeps 6.8 million states, which 8 million slots flushed once (5 million nodes more).
 ONE_WORD_TALLY_SLOTS = 1 << 24
 REACH_SLOTS = 1 << 16  # the reach search's states searched to the end (2 MB)
-SETTLED_SLOTS = 1 << 20  # its settled states, kept for good (32 MB; docs/design.md)
+# Its settled states, kept for good: 32 MB of rows, and in the arena a byte a slot, the
+# slots' tags (1 MB; docs/design.md).
+SETTLED_SLOTS = 1 << 20
 
 
 @dataclass(frozen=True)
