@@ -310,3 +310,29 @@ def test_a_design_decision_stopped_decides_nothing_more():
     with pytest.raises(OutOfTime):
         design.run(list(itertools.islice(design.candidates(), 50)))
     assert design._learnt.order.tolist() == before.tolist()
+
+
+def _settled_with(arena: int) -> tuple[list, list[int]]:
+    """A sample of apad's sets decided on a small settled table (flushed many times) whose
+    arena holds ``arena`` words: the first failures and the table's figures."""
+    from cpmodels.backends.engine.kernels.memo import Memo
+    from cpmodels.backends.engine.searches import REACH_SLOTS
+
+    design = _design("apad_rectangle_pentominoes", with_counts=False)
+    searches = design._cover(False).session.searches
+    searches._reached = Memo(3, slots=REACH_SLOTS)
+    searches._settled = Memo(3, slots=1 << 10, arena=arena)
+    design.learn_order(8)
+    sample = list(itertools.islice(design.candidates(), 0, None, 9))
+    failures = design._first_failures(design._cover(False), sample, sample)
+    return failures, searches._settled.stats.tolist()
+
+
+def test_the_settled_tables_tags_change_no_answer_and_no_figure():
+    """The settled states' table with its tags (an arena of a byte a slot) and without
+    (the rows alone say which slots are in use): the same first failures, and the same
+    slots used, hits, misses, nodes and flushes, flushes included."""
+    tagged, rows_alone = _settled_with((1 << 10) // 8), _settled_with(1)
+    assert tagged == rows_alone
+    assert tagged[1][6] > 0  # flushed
+    assert None in tagged[0] and any(f is not None for f in tagged[0])

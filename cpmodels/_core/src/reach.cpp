@@ -52,28 +52,107 @@ struct ReachTable {
 };
 
 // The reach search's settled states: rows (cells, units used, labels found, labels
-// decided) of the one table; nothing decided is an empty slot.
+// decided) of the one table; nothing decided is an empty slot. Where the table's arena
+// holds a byte a slot (the caller's choice: cpmodels/backends/engine/searches.py), the
+// bytes are the slots' tags: 0 an empty slot, else a byte of its state's hash (never 0).
+// A lookup then reads the tags (1 MB for 2^20 slots, which the caches keep) and a row only
+// where the tag matches, so a state not kept (most of the states a search enters) costs
+// no read of the rows (32 MB, out of the caches), and a new row is written whole, never
+// read. With tags the tags alone say which slots are in use (a flush clears them, not the
+// rows); without (a smaller arena) the rows' last word says, as in every other table.
 struct SettledTable {
     Rows<4> rows;
+    unsigned char* tags;  // (or null)
 
-    inline __attribute__((always_inline)) const word* row(word cells, word used) const {
-        return rows.row(rows.slot(CellsKey{cells, used, state_hash(cells, used, MIX2, 29)}));
+    static inline __attribute__((always_inline)) unsigned char tag_of(word h) {
+        const unsigned char t = (unsigned char)(h >> 56);
+        return t != 0 ? t : 1;
+    }
+    static inline __attribute__((always_inline)) word hash(word cells, word used) {
+        return state_hash(cells, used, MIX2, 29);
     }
 
-    // Add what a search decided of a state to its entry.
+    // The slot of a state from its hash: the one that holds it, else the empty one where
+    // it would go.
+    inline __attribute__((always_inline)) uint64_t find(word cells, word used, word h) const {
+        if (tags == nullptr) return rows.slot(CellsKey{cells, used, h});
+        const uint64_t mask = rows.size() - 1;
+        const unsigned char t = tag_of(h);
+        uint64_t s = h & mask;
+        for (; tags[s] != 0; s = (s + 1) & mask) {
+            if (tags[s] != t) continue;
+            const word* r = rows.row(s);
+            if (r[0] == cells && r[1] == used) break;
+        }
+        return s;
+    }
+    inline __attribute__((always_inline)) bool holds(uint64_t s) const {
+        return tags != nullptr ? tags[s] != 0 : rows.value(s) != 0;
+    }
+
+    // What is decided of a state: the labels found (yes) among those decided (done);
+    // both 0 when it is not kept.
+    inline __attribute__((always_inline)) void look(word cells, word used, word& yes,
+                                                    word& done) const {
+        const uint64_t s = find(cells, used, hash(cells, used));
+        if (!holds(s)) {
+            yes = done = 0;
+            return;
+        }
+        const word* r = rows.row(s);
+        yes = r[2];
+        done = r[3];
+        CPCORE_ASSERT(done != 0);
+    }
+
+    // Ask the caches for a state's row when its first slot's tag is the state's (most
+    // states a search meets are not kept: their rows are not asked for).
+    inline __attribute__((always_inline)) void fetch(word cells, word used) const {
+        if (tags == nullptr) return;
+        const word h = hash(cells, used);
+        if (tags[h & (rows.size() - 1)] == tag_of(h)) rows.fetch(h);
+    }
+
+    // The one flush rule (table.hpp), the tags cleared with the slots.
+    inline void make_room() {
+        if (tags == nullptr) {
+            rows.make_room(0);
+            return;
+        }
+        if ((uint64_t)rows.stats[USED] * 4 < rows.size() * 3) return;
+        for (uint64_t s = 0; s < rows.size(); ++s) tags[s] = 0;
+        rows.stats[USED] = 0;
+        rows.stats[ARENA_USED] = 0;
+        rows.stats[FLUSHES] += 1;
+    }
+
+    // Add what a search decided of a state (``done`` not 0) to its entry.
     inline void keep(word cells, word used, word yes, word done) {
-        rows.make_room(0);
-        word* r = const_cast<word*>(row(cells, used));
-        if (r[3] == 0) {
+        CPCORE_ASSERT(done != 0);
+        make_room();
+        const word h = hash(cells, used);
+        const uint64_t s = find(cells, used, h);
+        word* r = rows.row(s);
+        if (!holds(s)) {
             rows.stats[USED] += 1;
             r[0] = cells;
             r[1] = used;
-            r[2] = 0;
+            r[2] = yes;
+            r[3] = done;
+            if (tags != nullptr) tags[s] = tag_of(h);
+            return;
         }
         r[2] |= yes;
         r[3] |= done;
     }
 };
+
+// The tags of a settled table: its arena, when that holds a byte a slot.
+inline unsigned char* tags_of(const cpcore_one_word_table& t) {
+    return t.arena != nullptr && t.arena_size * 8 >= t.n_slots
+               ? reinterpret_cast<unsigned char*>(t.arena)
+               : nullptr;
+}
 
 inline Rows<4> rows_of(const cpcore_one_word_table& t) {
     return Rows<4>{t.keys, nullptr, t.arena, t.stats, t.n_slots, 4, 4, t.arena_size, t.n_slots};
@@ -249,10 +328,9 @@ struct Settle {
             if ((child_used | R.L.optional) == R.all_units) at.found |= hole ? at.om : child_ask;
             return Step::skip;
         }
+        table.fetch(child_cells, child_used);  // (its row comes while the region check runs)
         if (R.L.limit > 0 && R.dead_end(at.om, child_cells, child_used)) return Step::skip;
-        const word* row = table.row(child_cells, child_used);
-        child_known = row[3] != 0 ? row[2] : 0;
-        child_done = row[3];
+        table.look(child_cells, child_used, child_known, child_done);
         if ((child_ask & ~child_done) == 0) {
             table.rows.stats[HITS] += 1;
             if ((child_known & child_ask) != 0) at.found |= hole ? at.om : child_known & child_ask;
@@ -281,8 +359,8 @@ struct Settle {
 // all); nothing found at a stop (the flag says so).
 word settle(const Reach& R, word cells, word used, word ask, SettledTable& table,
             int64_t* stats, const int64_t* stop, bool& dead) {
-    const word* row = table.row(cells, used);
-    const word known_yes = row[3] != 0 ? row[2] : 0, known_done = row[3];
+    word known_yes, known_done;
+    table.look(cells, used, known_yes, known_done);
     dead = false;
     if ((ask & ~known_done) == 0) {
         table.rows.stats[HITS] += 1;
@@ -296,8 +374,9 @@ word settle(const Reach& R, word cells, word used, word ask, SettledTable& table
     stats[NODES] += nodes;
     if (ended == Ended::stopped) return 0;
     table.rows.stats[NODES] += nodes;
-    row = table.row(cells, used);
-    dead = row[3] != 0 && row[2] == 0 && (R.universe(cells, used) & ~row[3]) == 0;
+    word yes, done;
+    table.look(cells, used, yes, done);
+    dead = done != 0 && yes == 0 && (R.universe(cells, used) & ~done) == 0;
     return s.answer;
 }
 
@@ -432,7 +511,7 @@ extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* f
     const cpcore_reach_layout& L = *layout;
     const Reach R(L);
     ReachTable table{rows_of(*reached), 0};
-    SettledTable settled{rows_of(*kept)};
+    SettledTable settled{rows_of(*kept), tags_of(*kept)};
     for (uint64_t n = 0; n < n_found; ++n) found[n] = -1;
     for (uint64_t n = 0; n < L.n_index; ++n) need[n] = 0;
     word cells0 = L.covered, used0 = 0, holes0 = 0;

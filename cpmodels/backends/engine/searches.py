@@ -94,7 +94,9 @@ ONE_WORD_SLOTS = 1 << 18
 # keeps 6.8 million states, which 8 million slots flushed once (5 million nodes more).
 ONE_WORD_TALLY_SLOTS = 1 << 24
 REACH_SLOTS = 1 << 16  # the reach search's states searched to the end (2 MB)
-SETTLED_SLOTS = 1 << 20  # its settled states, kept for good (32 MB; docs/design.md)
+# Its settled states, kept for good: 32 MB of rows, and in the arena a byte a slot, the
+# slots' tags (1 MB; docs/design.md).
+SETTLED_SLOTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -567,6 +569,6 @@ class Searches:
             self._reach_regions[shape] = reach_regions(layout, shape)
         if self._reached is None or self._settled is None:
             self._reached = Memo(3, slots=REACH_SLOTS)
-            self._settled = Memo(3, slots=SETTLED_SLOTS, arena=1)
+            self._settled = Memo(3, slots=SETTLED_SLOTS, arena=SETTLED_SLOTS // 8)
         encoded = self._wanted.encoded(layout, wanted)
         return (layout, self._reach_regions[shape], *encoded, self._reached, self._settled)

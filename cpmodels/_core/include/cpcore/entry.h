@@ -166,7 +166,8 @@ uint64_t cpcore_reach_fills(const int64_t* areas, uint64_t n, uint64_t n_groups,
 
 /* One reach search per row of tasks (reach.py's reach_kernel): found[n] 1, 0, or -1 when
  * not searched. table: rows of four words marked ``mark + t`` by task t; settled: rows of
- * four words for good; need: n_index words of scratch. */
+ * four words for good, and when its arena holds a byte a slot (arena_size * 8 >= n_slots)
+ * the slots' tags there (zeros at first; src/reach.cpp); need: n_index words of scratch. */
 void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced, uint64_t n_forced,
                   const int64_t* tasks, uint64_t rows, uint64_t cols,
                   const int64_t* wanted_start, cpcore_one_word_table* table,
