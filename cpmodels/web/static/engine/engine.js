@@ -1639,13 +1639,15 @@ class ReachDesign {
       b_group: groupsAt.b_group, a_label: ptr("a_label"), b_label: ptr("b_label"),
       a_stride: groupsAt.a_stride, n_index: groupsAt.n_index, fill: 0, fill_cols: 0,
       limit: 0 });
-    const table = (slots) => {
-      const t = engine.table(4, slots, true, 16);
+    // the settled table's arena holds a byte a slot (its tags: a state not kept is found
+    // absent without reading its rows), as the native design's does
+    const table = (slots, arena) => {
+      const t = engine.table(4, slots, true, arena);
       return engine.struct("one_word_table", { keys: t.keys, n_slots: slots, arena: t.arena,
         arena_size: t.arenaSize, stats: t.stats });
     };
-    this.reached = table(REACH_SLOTS);
-    this.settled = table(SETTLED_SLOTS);
+    this.reached = table(REACH_SLOTS, 16);
+    this.settled = table(SETTLED_SLOTS, SETTLED_SLOTS / 8);
     this.calls = engine.copy(new BigUint64Array([1n]));
     // The dates, as the core reads them.
     check(Array.isArray(holes) && holes.length >= 1, "a design has required dates");
