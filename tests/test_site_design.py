@@ -489,3 +489,69 @@ def test_the_weekday_design_on_the_site_answers_its_first_sets_as_cpmodels_desig
     print(f"\nthe weekday design's first {WEEKDAY_FIRST} sets: the site {browser_seconds:.1f} s"
           f" (2 workers), run_design {native_seconds:.1f} s (2 processes), "
           f"{sum(v['works'] for v in found)} work")
+
+
+# A board of its own (a wall inside, two label groups), its pieces turned as each says: one
+# in two copies marked always, two face up (no mirror image), one that may not turn.
+TURNED = {"name": "turned", "board": ["A1 A2 A3 .  #", ".  .  .  .  .", ".  #  .  B1 .",
+                                      ".  .  .  .  B2", ".  .  .  .  ."],
+          "groups": {"a": ["A1", "A2", "A3"], "b": ["B1", "B2"]},
+          "pieces": [{"name": "D", "shape": ["##"], "count": 2},
+                     {"name": "L", "shape": SHAPES["L"], "flip": False},
+                     {"name": "P", "shape": SHAPES["P"]}, {"name": "U", "shape": SHAPES["U"]},
+                     {"name": "T4", "shape": ["###", ".#."], "rotate": False},
+                     {"name": "S4", "shape": ["##.", ".##"], "flip": False},
+                     {"name": "L4", "shape": ["#..", "###"]}, {"name": "V3", "shape": ["#.", "##"]},
+                     {"name": "I3", "shape": ["###"]}]}
+
+
+def test_the_sites_answers_turn_each_piece_as_it_says(browser, site, static_host,  # noqa: F811
+                                                      run_cli, tmp_path):
+    """A piece's own ``flip`` and ``rotate`` hold on the site as in the spec: Try them on a
+    board of its own with face-up pieces gives ``run_design``'s verdicts, set for set (21
+    sets, 9 working), and its heatmap ``cpmodels sweep``'s rows."""
+    import yaml
+
+    from cpmodels.design.search import run_design
+    from cpmodels.web import designing
+
+    question = {"board": TURNED, "always": ["D"], "choose": 4, "require": "all-combinations"}
+    out, _ = site
+    context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
+    try:
+        found = page.evaluate("""async (question) => {
+          const {countBoard, designBoard, openPool} = await import('./static/counts.js');
+          const pool = await openPool();
+          const lines = [], rows = [];
+          const signal = new AbortController().signal;
+          await designBoard(pool, question, (line) => lines.push(line), signal);
+          const board = {...question.board, pieces: question.board.pieces.filter((p) =>
+            ['D', 'L', 'P', 'T4', 'V3'].includes(p.name))};
+          await countBoard(pool, board, (found) => rows.push(...found), signal);
+          return {lines, rows}; }""", question)
+        assert errors == []
+    finally:
+        context.close()
+    _only_site_files(asked, out)
+    asked_as = designing.BoardDesign(question)
+    native = {tuple(v.pieces): v.as_dict()
+              for v in run_design(designing.Design(asked_as._design, asked_as._board))}
+    verdicts = [line for line in found["lines"] if "pieces" in line]
+    assert len(verdicts) == len(native) == 21
+    assert sum(v["works"] for v in verdicts) == 9
+    for verdict in verdicts:
+        assert {k: verdict[k] for k in native[tuple(verdict["pieces"])]} == \
+            native[tuple(verdict["pieces"])], verdict
+    # the heatmap: the board with the face-up pieces and the one that may not turn
+    spec = {**TURNED, "kind": "calendar",
+            "pieces": [p for p in TURNED["pieces"] if p["name"] in ("D", "L", "P", "T4", "V3")]}
+    path = tmp_path / "turned.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    rows = tmp_path / "rows.csv"
+    code, _, err = run_cli("sweep", path, "--out", rows, "--quiet")
+    assert code == 0, err
+    lines = [line.split(",") for line in rows.read_text().splitlines()
+             if not line.startswith("#")][1:]
+    want = {tuple(line[:2]): int(line[-1]) for line in lines}
+    assert {tuple(r["labels"]): r["count"] for r in found["rows"]} == want
+    assert sum(want.values()) > 0

@@ -94,7 +94,9 @@ export function boardInput(fields) {
                                        cell.every((n) => Number.isSafeInteger(n)))) {
       throw new Error(`The cells of ${piece.name} are not pairs of whole numbers.`);
     }
-    return {cells, low, count: high, flip: fields.flip !== false};
+    // (a piece's own turns, else the board's: as the spec reads them)
+    return {cells, low, count: high, rotate: (piece.rotate ?? fields.rotate) !== false,
+            flip: (piece.flip ?? fields.flip) !== false};
   });
   return {grid, cells, pieces, groups, faceUp: false,
           labels: names.map(([, labels]) => labels.map(String)),
