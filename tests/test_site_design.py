@@ -555,3 +555,34 @@ def test_the_sites_answers_turn_each_piece_as_it_says(browser, site, static_host
     want = {tuple(line[:2]): int(line[-1]) for line in lines}
     assert {tuple(r["labels"]): r["count"] for r in found["rows"]} == want
     assert sum(want.values()) > 0
+
+
+def test_a_board_opened_in_the_editor_keeps_its_pieces_turns(browser, site,  # noqa: F811
+                                                              static_host):
+    """A board opened by its link keeps the board's ``rotate`` and each piece's own
+    ``rotate`` and ``flip`` in the fields the editor counts, saves and asks about, and
+    through an undo: none is turned as the spec does not let it."""
+    import base64
+
+    out, _ = site
+    fields = {**TURNED, "rotate": False, "kind": "calendar",
+              "pieces": [p for p in TURNED["pieces"] if p["name"] in ("D", "L", "T4")]}
+    link = base64.urlsafe_b64encode(json.dumps(fields).encode()).decode().rstrip("=")
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    try:
+        page.goto(f"{static_host}edit.html#board={link}")
+        page.wait_for_function("document.querySelector('#name').value === 'turned'",
+                               timeout=WAIT)
+        read = "import('./static/edit.js').then((m) => m.spec())"
+        kept = page.evaluate(read)
+        assert kept["rotate"] is False
+        assert [(p["name"], p.get("rotate"), p.get("flip")) for p in kept["pieces"]] == \
+            [("D", None, None), ("L", None, False), ("T4", False, None)]
+        page.fill("#name", "turned2")
+        page.dispatch_event("#name", "input")
+        page.keyboard.press("Control+z")
+        assert page.evaluate(read)["pieces"] == kept["pieces"]
+        assert page.evaluate(read)["rotate"] is False
+    finally:
+        context.close()

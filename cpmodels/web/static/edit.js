@@ -502,7 +502,13 @@ function drawPool() {
 
 function pieceFields(p) {
   return { name: p.name, ...(p.shape ? { shape: p.shape } : { cells: p.cells }),
-           ...(countText(p.count) === "1" ? {} : { count: p.count }) };
+           ...(countText(p.count) === "1" ? {} : { count: p.count }), ...turns(p) };
+}
+
+// A piece's own rotate and flip, where it gives them (a board opened keeps its pieces' turns).
+function turns(p) {
+  return Object.fromEntries(["rotate", "flip"].filter((k) => typeof p[k] === "boolean")
+    .map((k) => [k, p[k]]));
 }
 
 // The board as a calendar spec's fields; with pieces given, those pieces instead of its own.
@@ -511,6 +517,7 @@ export function spec(pieces = state.pieces) {
                 board: state.tokens.map((row) => row.join(" ")), groups: state.groups,
                 pieces: pieces.map(pieceFields) };
   if (!$("flip").checked) out.flip = false;
+  if (state.rotate === false) out.rotate = false;
   return out;
 }
 
@@ -526,7 +533,7 @@ function hasDates() {
 function snapshot() {
   return JSON.stringify({ grid: state.grid, rows: state.rows, cols: state.cols, tokens: state.tokens,
                           groups: state.groups, pieces: state.pieces, candidates: state.candidates,
-                          name: $("name").value, flip: $("flip").checked });
+                          name: $("name").value, flip: $("flip").checked, rotate: state.rotate !== false });
 }
 
 const HISTORY_STEPS = 200;
@@ -554,7 +561,7 @@ function travel(from, to) {
   const s = JSON.parse(edits.shown);
   const pooled = s.grid !== state.grid;
   Object.assign(state, { grid: s.grid, rows: s.rows, cols: s.cols, tokens: s.tokens, groups: s.groups,
-                         pieces: s.pieces, candidates: s.candidates });
+                         pieces: s.pieces, candidates: s.candidates, rotate: s.rotate });
   showSize();
   $("name").value = s.name; $("flip").checked = s.flip;
   drawPieces();
@@ -571,7 +578,7 @@ let askedAbout = null;  // the questionKey() of the sets listed, or null
 
 // What the design question's answer depends on: everything but the board's own pieces.
 function questionKey() {
-  return JSON.stringify([state.grid, state.tokens, state.groups, $("flip").checked,
+  return JSON.stringify([state.grid, state.tokens, state.groups, $("flip").checked, state.rotate,
                          state.candidates, $("choose").value, $("require").value]);
 }
 
@@ -853,7 +860,9 @@ function load(fields) {
   state.groups = {};
   for (const [g, labels] of Object.entries(fields.groups || {})) state.groups[g] = labels.map(String);
   state.pieces = (fields.pieces || []).map((p) => ({ name: p.name, count: p.count ?? 1,
-    ...(p.cells ? { cells: p.cells } : { shape: typeof p.shape === "string" ? p.shape.split("/") : p.shape }) }));
+    ...(p.cells ? { cells: p.cells } : { shape: typeof p.shape === "string" ? p.shape.split("/") : p.shape }),
+    ...turns(p) }));
+  state.rotate = fields.rotate !== false;
   state.candidates = [];
   $("flip").checked = fields.flip !== false;
   showSize();
