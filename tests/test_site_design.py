@@ -557,8 +557,8 @@ def test_the_sites_answers_turn_each_piece_as_it_says(browser, site, static_host
     assert sum(want.values()) > 0
 
 
-def test_a_board_opened_in_the_editor_keeps_its_pieces_turns(browser, site,  # noqa: F811
-                                                              static_host):
+def test_a_board_opened_in_the_editor_keeps_its_pieces_turns(
+        browser, site, static_host):  # noqa: F811
     """A board opened by its link keeps the board's ``rotate`` and each piece's own
     ``rotate`` and ``flip`` in the fields the editor counts, saves and asks about, and
     through an undo: none is turned as the spec does not let it."""
