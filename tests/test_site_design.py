@@ -564,7 +564,6 @@ def test_a_board_opened_in_the_editor_keeps_its_pieces_turns(
     through an undo: none is turned as the spec does not let it."""
     import base64
 
-    out, _ = site
     fields = {**TURNED, "rotate": False, "kind": "calendar",
               "pieces": [p for p in TURNED["pieces"] if p["name"] in ("D", "L", "T4")]}
     link = base64.urlsafe_b64encode(json.dumps(fields).encode()).decode().rstrip("=")
