@@ -379,12 +379,14 @@ class SweepResult:
 
         return figure_bytes(self.figure())
 
-    def _repr_png_(self) -> bytes:
-        return self.png()
+    def _repr_png_(self) -> bytes | None:
+        return self.png() if len(self.spec.groups) >= 2 else None
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        """The heatmap, and the summary line for front ends that show text only."""
-        return {"image/png": self.png(), "text/plain": repr(self)}
+        """The heatmap (where there is one: two label groups or more), and the summary
+        line for front ends that show text only."""
+        shown = self._repr_png_()
+        return {"text/plain": repr(self), **({} if shown is None else {"image/png": shown})}
 
     def widget(self, face_up: bool = False) -> SweepWidget:
         """The heatmap in a notebook (needs ``cpmodels[notebooks]``): hovering a

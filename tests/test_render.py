@@ -206,6 +206,31 @@ def test_every_result_shows_a_picture_and_a_text(tmp_path):
     assert repr(results[3]) == "<PuzzleCount soma: 240 distinct solutions>"
 
 
+ONE_GROUP = """\
+kind: calendar
+name: one_group
+board: ["A B . .", ". . . .", ". . . #"]
+groups: {g: [A, B]}
+pieces:
+  - {name: O, shape: "##/##"}
+  - {name: I, shape: "####"}
+  - {name: T, shape: "##"}
+"""
+
+
+def test_a_result_with_no_picture_to_draw_shows_its_text(tmp_path):
+    """A sweep of one label group (no heatmap to draw; 2 combinations, 0 solutions) shows
+    its line of text, in a notebook and in its widget's picture, and raises nothing."""
+    spec = tmp_path / "one_group.yaml"
+    spec.write_text(ONE_GROUP)
+    result = api.sweep(spec, tmp_path / "one.csv", jobs=1)
+    assert result._repr_png_() is None
+    assert result._repr_mimebundle_() == {
+        "text/plain": "<SweepResult one_group: 2 combinations, 0 solutions, 2 unsolvable>"}
+    count = api.count(spec, labels=["A"])
+    assert count.count == 0 and "<svg" in count._repr_mimebundle_()["image/svg+xml"]
+
+
 def test_rich_display_and_dataframe(tmp_path):
     solution = api.solve(SPECS / "calendar_day.yaml", labels=["Oct", "6"])
     assert solution._repr_svg_().startswith("<svg")
