@@ -1386,7 +1386,10 @@ async function runDesign() {
     }
     await readLines(response, take);
   } catch (e) {
-    if (e.name === "AbortError") $("designsummary").textContent += " (stopped)";
+    if (e.name === "AbortError") {
+      // (stopped, not ended by an edit, whose sentence stands, nor by a question asked anew)
+      if (designing === controller && askedAbout !== null) $("designsummary").textContent += " (stopped)";
+    }
     else if (pool && !controller.signal.aborted) {  // in the words the server's refusal gets
       sayError(setsMissArea(body.choose) ? noSetSentence() : sentence(e.message),
                $("designsummary"));
