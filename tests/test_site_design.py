@@ -269,6 +269,8 @@ ODD_QUESTIONS = {  # the candidates and how many to choose: 7 pentominoes fill t
     "one name twice": (_pentominoes(*"PLXTUVIN", L={"name": "P"}), 7),
     # a candidate with no name
     "no name": (_pentominoes(*"PLXTUVIN", X={"name": ""}), 7),
+    # a piece marked always with a range of copies: a design's pieces have one count
+    "always a range": ([{**RECTANGLE, "count": [1, 2]}, *_pentominoes(*"PLXTUVIN")[1:]], 7),
     # too many sets (6,545), and none of them has the area: the area is said
     "area before count": ("hexominoes", 3),
 }

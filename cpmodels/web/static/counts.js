@@ -238,6 +238,12 @@ export function designInput({board, always, choose, require}) {
   const given = board.pieces || [];
   const fixed = given.filter((p) => always.includes(p.name));
   const others = given.filter((p) => !always.includes(p.name));
+  for (const {name, count = 1} of fixed) {  // (as the design spec says it)
+    if (Array.isArray(count)) {
+      throw new Error(`piece '${name}' has a count range; in a design every ` +
+                      "piece has one count (draw optional pieces with a pool's count range)");
+    }
+  }
   for (const {name, count = 1} of others) {  // (as web/designing.py says it)
     if (count === 1) continue;
     const copies = Array.isArray(count) ? `${count[0]} to ${count[1]}` : count;
