@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from importlib import resources
 from pathlib import Path
 
@@ -58,6 +59,17 @@ def _page(browser, viewport, errors):
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     return context, page
+
+
+def _wait_for_console(page, errors: list[str], text: str, count: int,
+                      seconds: float = 60.0) -> None:
+    """Wait (bounded) until `count` of the page's console errors contain `text`: the
+    browser reports some failures (a service worker's script not found) when it gets to
+    them, not in step with what the page shows."""
+    deadline = time.monotonic() + seconds
+    while sum(text in e for e in errors) < count:
+        assert time.monotonic() < deadline, errors
+        page.wait_for_timeout(50)  # console events are delivered while Playwright waits
 
 
 def _sorted(placement: Placement) -> dict:
@@ -363,6 +375,7 @@ def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
     try:
         page.goto(f"{server}/edit.html")
         page.wait_for_function("document.querySelector('footer').textContent.length > 0")
+        _wait_for_console(page, errors, "when fetching the script", 1)  # its service worker
         assert page.locator("footer").inner_text() == (
             "A copy of the editor on a static site: drawing, saving and opening work here; "
             "checking, counting, designing and the cut and print files need the cpmodels "
@@ -394,6 +407,10 @@ def test_on_a_static_site_what_needs_the_server_says_so(browser, server):
             "This link's board is played by the puzzle engine in the browser, which did not "
             "load here (WebAssembly or workers may be blocked, or a file of the site is "
             "missing), and this site has no server to play it. Here is ")
+        # the browser reports a failed registration when it has fetched the script, which
+        # may be after the page has said everything else: wait for each page's report
+        _wait_for_console(page, errors, "when fetching the script", 2)
+        _wait_for_console(page, errors, "status of 404", 2)
     finally:
         context.close()
     # each page asked for the site's service worker (this server has none to give), which

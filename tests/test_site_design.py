@@ -379,45 +379,6 @@ def test_try_them_on_a_tablet_and_a_phone_turned_with_slowed_answers(
     _only_site_files(asked, out)
 
 
-def test_the_weekday_design_is_tried_on_the_site_with_progress_and_stop(
-        browser, site, static_host):  # noqa: F811
-    """The weekday calendar with the twelve pentominoes and the five tetrominoes as
-    candidates, ten to choose (19,448 sets asked, 7,920 of them fill the board; the served
-    editor takes at most 5,000): the engine here decides them set by set, the progress
-    moves, and Stop ends the question at once."""
-    out, _ = site
-    context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
-    try:
-        page.select_option("#start", "calendar_week")
-        page.wait_for_function("document.querySelector('#name').value === 'calendar_week'",
-                               timeout=WAIT)
-        page.select_option("#addto", "candidates")
-        for pool in ("pentominoes", "tetrominoes"):
-            page.select_option("#pool", pool)
-            page.wait_for_function(
-                "(p) => document.querySelector('#pool').value === p && [...document"
-                ".querySelectorAll('#poolpieces .add-piece')].length > 0", arg=pool,
-                timeout=WAIT)
-            for name in page.eval_on_selector_all("#poolpieces .add-piece",
-                                                  "bs => bs.map(b => b.dataset.piece)"):
-                page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
-        page.fill("#choose", "10")
-        page.select_option("#require", "real-dates")
-        page.click("#design")
-        page.wait_for_function("/^[1-9][0-9,]* of 7,920 sets decided/.test(document"
-                               ".querySelector('#designsummary').textContent)",
-                               timeout=300_000)
-        assert page.evaluate("document.querySelector('#designprogress').max") == 7920
-        page.click("#designstop", timeout=WAIT)
-        page.wait_for_function("document.querySelector('#designsummary').textContent"
-                               ".endsWith('(stopped)')", timeout=WAIT)
-        assert page.locator("#designstop").is_disabled()
-        assert errors == []
-    finally:
-        context.close()
-    _only_site_files(asked, out)
-
-
 WEEKDAY_FIRST = 400  # of the weekday design's 7,920 sets, after the order learnt from 320
 
 
@@ -439,6 +400,31 @@ def _weekday_candidates(page) -> None:
             page.click(f'#poolpieces .add-piece[data-piece="{name}"]')
     page.fill("#choose", "10")
     page.select_option("#require", "real-dates")
+
+
+def test_the_weekday_design_is_tried_on_the_site_with_progress_and_stop(
+        browser, site, static_host):  # noqa: F811
+    """The weekday calendar with the twelve pentominoes and the five tetrominoes as
+    candidates, ten to choose (19,448 sets asked, 7,920 of them fill the board; the served
+    editor takes at most 5,000): the engine here decides them set by set, the progress
+    moves, and Stop ends the question at once."""
+    out, _ = site
+    context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
+    try:
+        _weekday_candidates(page)
+        page.click("#design")
+        page.wait_for_function("/^[1-9][0-9,]* of 7,920 sets decided/.test(document"
+                               ".querySelector('#designsummary').textContent)",
+                               timeout=300_000)
+        assert page.evaluate("document.querySelector('#designprogress').max") == 7920
+        page.click("#designstop", timeout=WAIT)
+        page.wait_for_function("document.querySelector('#designsummary').textContent"
+                               ".endsWith('(stopped)')", timeout=WAIT)
+        assert page.locator("#designstop").is_disabled()
+        assert errors == []
+    finally:
+        context.close()
+    _only_site_files(asked, out)
 
 
 def test_the_weekday_design_on_the_site_answers_its_first_sets_as_cpmodels_design(
