@@ -59,6 +59,30 @@ def test_the_sets_that_work_are_those_whose_sweeps_solve_every_date(client, tmp_
                for w in done["working"])
 
 
+def test_the_editor_answers_a_design_as_cpmodels_design(client):
+    """The month/day board with the rectangle and any 7 of the 12 pentominoes (792 sets)
+    asked of the editor: every set's verdict, first failure, fewest, most and total, and
+    the ranking, are ``run_design``'s on the same question (the order of dates learnt from
+    the same first sets by the core's rule, on each of the editor's threads)."""
+    from cpmodels.design import Design, ranked, run_design
+    from cpmodels.web.designing import BoardDesign
+
+    board = spec_fields("calendar_day")
+    board["pieces"] = [board["pieces"][0], *({"name": p["name"], "shape": p["shape"]}
+                                             for p in pools("square")["pentominoes"])]
+    request = {"board": board, "always": ["O6"], "choose": 7, "require": "real-dates"}
+    lines = ndjson_lines(client.post("/api/board/design", json=request))
+    served, done = lines[1:-1], lines[-1]
+    asked = BoardDesign(request)
+    native = run_design(Design(asked._design, asked._board), jobs=1)
+    assert len(served) == len(native) == 792
+    by_set = {tuple(v["pieces"]): v for v in served}
+    assert {tuple(v.as_dict()["pieces"]): v.as_dict() for v in native} == by_set
+    assert sum(v["first_failure"] is not None for v in served) == 792 - len(done["working"])
+    assert [w["pieces"] for w in done["working"]] == [
+        w.as_dict()["pieces"] for w in ranked(native)]
+
+
 @pytest.mark.parametrize(("change", "words"), [
     (lambda r: r.update(board={"grid": "hex", "board": ["A B .", "1 2 ."],
                                "groups": {"letter": ["A", "B"], "number": ["1", "2"]},

@@ -139,6 +139,9 @@ class Design:
     def _can_flip(self, piece: Piece) -> bool:
         return self.board.flip if piece.flip is None else piece.flip
 
+    def _can_rotate(self, piece: Piece) -> bool:
+        return self.board.rotate if piece.rotate is None else piece.rotate
+
     def candidates(self) -> Iterator[tuple[int, ...]]:
         """Every set of distinct pieces the design allows whose area fills the board: the
         fixed pieces, then each draw's pieces (sorted by name within the draw). A set that
@@ -158,7 +161,7 @@ class Design:
             import cpmodels._native as native
 
             counts: dict[tuple[int, ...], int] = {}  # a piece's copies -> their id
-            pieces = [(sorted(p.cells), self._can_flip(p),
+            pieces = [(sorted(p.cells), self._can_flip(p), self._can_rotate(p),
                        counts.setdefault((p.count,) if isinstance(p.count, int)
                                          else (-1, *p.count), len(counts)),
                        p.area, p.high, p.name.encode()) for p in self.pieces]

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from cpmodels.make import MakeOptions
 
 MAX_SETS = 5_000  # candidate sets the editor decides (a design file on the CLI: millions)
-LEARNING_SETS = 16  # sets the order of dates is learnt from before the sets are streamed
 # Imported once by the process makes are forked from, so a make starts at once.
 MAKE_MODULES = ["cpmodels.web.designing", "cpmodels.make", "cpmodels.make.laser",
                 "cpmodels.make.printing", "cpmodels.make.sheets", "cpmodels.make.preview",
@@ -101,11 +100,11 @@ class BoardDesign:
         start = time.perf_counter()
         sets = list(self.design.candidates())
         yield {"candidates": len(sets), "skipped_as_equal": self.design.skipped()}
-        learning = min(LEARNING_SETS, len(sets))
-        # Each thread's design learns the same order from the same first sets, so a set's
-        # verdict does not hang on the thread deciding it.
+        # Each thread's design learns the same order from the same first sets as
+        # ``cpmodels design`` and the static site (the core's rule), so a set's verdict and
+        # first failure are theirs, whichever thread decides it.
         work = Plan(sets, lambda: Design(self._design, self._board),
-                    prepare=lambda design: design.learn_order(learning))
+                    prepare=lambda design: design.learn_order())
         self.run = Run(work, Threads(self.threads))
         if self.stopped:
             return

@@ -50,6 +50,8 @@ FUZZ_TARGET(in) {
     g.board = in.numbers_within(2 * n_board, -6, 6);
     const uint64_t n_dates = in.count(12), hole_cols = 1 + in.count(3);
     std::vector<int64_t> holes = in.numbers_within(n_dates * hole_cols, -1, (int64_t)n_board);
+    g.rotate.resize(n_pieces);  // (read last: a piece may rotate unless told)
+    for (auto& r : g.rotate) r = (uint8_t)(1 - in.count(1));
     cpcore_design_sets_input d =
         g.input(n_fixed, in.count(20), set_cols, holes.data(), n_dates, hole_cols);
     cpcore_buffers b{};

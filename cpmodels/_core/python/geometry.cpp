@@ -380,8 +380,8 @@ void bind_cut_sheets(nb::module_& m) {
 }
 
 
-// A design's candidate sets (cpcore_design_sets): pieces are (cells, flip, count id, area,
-// high, name as UTF-8 bytes), draws (piece indices, k_low, k_high), holes each required
+// A design's candidate sets (cpcore_design_sets): pieces are (cells, flip, rotate, count id,
+// area, high, name as UTF-8 bytes), draws (piece indices, k_low, k_high), holes each required
 // date's label cells as board cell indices (-1 pads). Returns (the sets kept, one row of
 // piece indices each, -1 padded, as a list of tuples, and how many were skipped as equal).
 void bind_design_sets(nb::module_& m) {
@@ -391,23 +391,24 @@ void bind_design_sets(nb::module_& m) {
            nb::handle board, Array<const int64_t> holes) {
             cpcore::DesignSetsArrays<std::vector<int64_t>, std::vector<uint8_t>, std::string> given;
             given.cell_start = given.name_start = given.draw_start = {0};
-            const char* what = "a piece is (its cells, flip, count id, area, high, name)";
+            const char* what = "a piece is (its cells, flip, rotate, count id, area, high, name)";
             Py_ssize_t n_pieces = 0;
             const nb::object seq = fast_sequence(pieces, 1 << 15, "the pieces are not a sequence",
                                                  "too many pieces", n_pieces);
             for (Py_ssize_t i = 0; i < n_pieces; ++i) {
                 nb::tuple piece;
                 require(nb::try_cast(nb::handle(PySequence_Fast_GET_ITEM(seq.ptr(), i)), piece) &&
-                            piece.size() == 6, what);
-                bool f = false;
+                            piece.size() == 7, what);
+                bool f = false, r = false;
                 int64_t c = 0, a = 0, h = 0;
                 nb::bytes name;
-                require(nb::try_cast(piece[1], f) && nb::try_cast(piece[2], c) &&
-                            nb::try_cast(piece[3], a) && nb::try_cast(piece[4], h) &&
-                            nb::try_cast(piece[5], name), what);
+                require(nb::try_cast(piece[1], f) && nb::try_cast(piece[2], r) &&
+                            nb::try_cast(piece[3], c) && nb::try_cast(piece[4], a) &&
+                            nb::try_cast(piece[5], h) && nb::try_cast(piece[6], name), what);
                 read_cells(piece[0], 2, given.cells, "a piece");
                 given.cell_start.push_back((int64_t)(given.cells.size() / 2));
                 given.flip.push_back(f ? 1 : 0);
+                given.rotate.push_back(r ? 1 : 0);
                 given.count_id.push_back(c);
                 given.area.push_back(a);
                 given.high.push_back(h);

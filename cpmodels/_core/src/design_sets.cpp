@@ -93,11 +93,12 @@ bool form_less(const int64_t* a, const int64_t* b, uint64_t n) {
 }
 
 // The shape's canonical form into out (n cells): the least, as sorted settled cells, of its
-// rotations, and of its mirror images too with ``flip``; ``mirrored`` turns it over first
-// (column -c). temp: 2 * n words.
-void canonical(const int64_t* cells, uint64_t n, bool flip, bool mirrored, int64_t* temp,
-               int64_t* out) {
+// turns: its rotations with ``rotate`` (else as drawn), and their mirror images too with
+// ``flip``; ``mirrored`` turns it over first (column -c). temp: 2 * n words.
+void canonical(const int64_t* cells, uint64_t n, bool flip, bool rotate, bool mirrored,
+               int64_t* temp, int64_t* out) {
     for (int t = 0; t < (flip ? 8 : 4); ++t) {
+        if (!rotate && t % 4 != 0) continue;  // as drawn, or turned over (move 4: column -c)
         for (uint64_t i = 0; i < n; ++i)
             move(cells[2 * i], mirrored ? -cells[2 * i + 1] : cells[2 * i + 1], t,
                  temp + 2 * i);
@@ -127,6 +128,12 @@ struct Sets {
             if (a[k] != b[k]) return false;
         return true;
     }
+    // Whether pieces i and j may turn alike (a piece that may turn another way than an equal
+    // form has other placements, so a set holding it is not the same set).
+    bool same_turns(uint64_t i, uint64_t j) const {
+        return (in.flip[i] != 0) == (in.flip[j] != 0) &&
+               (in.rotate[i] != 0) == (in.rotate[j] != 0);
+    }
     int64_t& own(uint64_t i) { return work[p.classes + i]; }
     int64_t& mirror(uint64_t i) { return work[p.classes + in.n_pieces + i]; }
     int64_t& shape(uint64_t i) { return work[p.classes + 2 * in.n_pieces + i]; }
@@ -136,13 +143,14 @@ struct Sets {
     void classify(bool mirrors) {
         const uint64_t n = in.n_pieces;
         for (uint64_t i = 0; i < n; ++i) {
-            const bool flip = in.flip[i] != 0;
+            const bool flip = in.flip[i] != 0, rotate = in.rotate[i] != 0;
             const int64_t* cells = in.cells + 2 * (uint64_t)in.cell_start[i];
-            canonical(cells, size(i), flip, false, work + p.temp, form(i, false));
-            canonical(cells, size(i), flip, mirrors && !flip, work + p.temp, form(i, true));
+            canonical(cells, size(i), flip, rotate, false, work + p.temp, form(i, false));
+            canonical(cells, size(i), flip, rotate, mirrors && !flip, work + p.temp,
+                      form(i, true));
         }
-        // A class is the first of the 2n forms (own forms first) with the same form and
-        // copies: class c < n is piece c's own form, n + k piece k's mirror form (so a
+        // A class is the first of the 2n forms (own forms first) with the same form, copies
+        // and turns: class c < n is piece c's own form, n + k piece k's mirror form (so a
         // mirror form equal to an own form takes the own form's class).
         for (uint64_t i = 0; i < n; ++i) {
             shape(i) = (int64_t)i;
@@ -158,7 +166,8 @@ struct Sets {
             int64_t found = (int64_t)e;
             for (uint64_t f = 0; f < e; ++f) {
                 const uint64_t j = f % n;
-                if (in.count_id[i] == in.count_id[j] && same_form(i, mi, j, f >= n)) {
+                if (in.count_id[i] == in.count_id[j] && same_turns(i, j) &&
+                    same_form(i, mi, j, f >= n)) {
                     found = (int64_t)f;
                     break;
                 }
@@ -420,9 +429,14 @@ extern "C" int64_t cpcore_design_sets(cpcore_design_sets_input* in, cpcore_buffe
     buffers->need_out = 0;
     if (buffers->n_scratch < p.total) return CPCORE_GEOMETRY_SMALL_BUFFER;
     Sets sets{*in, buffers->scratch, p, nullptr};
-    bool may_flip_all = true;
-    for (uint64_t i = 0; i < in->n_pieces; ++i) may_flip_all &= in->flip[i] != 0;
-    const bool mirrors = !may_flip_all && sets.board_mirrors();
+    // A board's mirror image makes a set's twin of pieces turned over; it is the same set
+    // again only when its pieces may rotate (the mirror may be any of the grid's four).
+    bool may_flip_all = true, may_rotate_all = true;
+    for (uint64_t i = 0; i < in->n_pieces; ++i) {
+        may_flip_all &= in->flip[i] != 0;
+        may_rotate_all &= in->rotate[i] != 0;
+    }
+    const bool mirrors = !may_flip_all && may_rotate_all && sets.board_mirrors();
     sets.classify(mirrors);
     // Sets are equal only when two pieces are (or mirror), or when a piece can be picked
     // in more than one place (two draws, twice in one, or fixed and drawn).

@@ -16,9 +16,10 @@ namespace cpcore {
 template <class Words, class Flags, class Text>
 struct DesignSetsArrays {
     // The pieces: piece i's cells (row, column) from cell_start[i], whether it may be
-    // turned over, its count id, area, copies at most and name (UTF-8, from name_start[i]).
+    // turned over, whether it may be rotated, its count id, area, copies at most and name
+    // (UTF-8, from name_start[i]).
     Words cells, cell_start, count_id, area, high, name_start;
-    Flags flip;
+    Flags flip, rotate;
     Text names;
     // The draws: draw g's piece indices from draw_start[g], and its k_low and k_high.
     Words drawn, draw_start, k_low, k_high;
@@ -31,7 +32,8 @@ struct DesignSetsArrays {
                                    const int64_t* holes, uint64_t n_dates,
                                    uint64_t hole_cols) const {
         CPCORE_ASSERT(count_id.size() == flip.size() && area.size() == flip.size() &&
-                      high.size() == flip.size() && k_high.size() == k_low.size());
+                      high.size() == flip.size() && rotate.size() == flip.size() &&
+                      k_high.size() == k_low.size());
         cpcore_design_sets_input in{};
         in.n_pieces = flip.size();
         in.n_fixed = n_fixed;
@@ -39,6 +41,7 @@ struct DesignSetsArrays {
         in.cells = cells.data();
         in.cell_start = cell_start.data();
         in.flip = flip.data();
+        in.rotate = rotate.data();
         in.count_id = count_id.data();
         in.area = area.data();
         in.high = high.data();

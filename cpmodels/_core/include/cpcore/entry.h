@@ -718,6 +718,7 @@ typedef struct cpcore_design_sets_input {
     const int64_t* cells;       /* [n_cells, 2] the pieces' cells, row and column */
     const int64_t* cell_start;  /* [n_pieces + 1] piece i's cells from cell_start[i] */
     const uint8_t* flip;        /* [n_pieces] 1: it may be turned over */
+    const uint8_t* rotate;      /* [n_pieces] 1: it may be rotated */
     const int64_t* count_id;    /* [n_pieces] equal for pieces with the same copies */
     const int64_t* area;        /* [n_pieces] */
     const int64_t* high;        /* [n_pieces] its copies at most */

@@ -9,7 +9,8 @@ function check(ok, message) {
 }
 
 // A design's candidate sets (cpcore_design_sets, as Design.candidates asks them) on
-// ``engine``: ``pieces`` [{cells (square grid), flip, copies, name}], the fixed ones first
+// ``engine``: ``pieces`` [{cells (square grid), flip, rotate, copies, name}] (rotate true
+// unless told), the fixed ones first
 // (``nFixed``), ``draws`` [{pieces: indices, low, high}] (k from low to high of each),
 // ``area`` the cells a set covers, ``board`` its cells and ``holes`` each required date's
 // label cells (indices in board). Returns {sets: each an array of piece indices, skipped:
@@ -39,6 +40,7 @@ export function candidateSets(engine, {pieces, nFixed, draws, area, board, holes
       n_pieces: pieces.length, n_fixed: nFixed, n_cells: cells.length / 2,
       cells: words(cells), cell_start: words(cellStart),
       flip: engine.copy(Uint8Array.from(pieces, (piece) => (piece.flip ? 1 : 0))),
+      rotate: engine.copy(Uint8Array.from(pieces, (piece) => (piece.rotate === false ? 0 : 1))),
       count_id: words(pieces.map((piece) => copies.get(piece.copies))),
       area: words(pieces.map((piece) => piece.cells.length)),
       high: words(pieces.map((piece) => piece.copies)),
@@ -89,7 +91,8 @@ export function designSets(answerer, key, text, {asked = 0} = {}) {
   check(Number.isSafeInteger(asked) && asked >= 0, "asked: a whole number of sets");
   const learnFrom = Number(answerer.engine.exports.cpcore_design_learning_sets(asked));
   return {learnFrom, ...candidateSets(answerer.engine, {
-    pieces: pieces.map((p) => ({cells: p.cells, flip: p.flip, copies: p.count, name: p.name})),
+    pieces: pieces.map((p) => ({cells: p.cells, flip: p.flip, rotate: p.rotate, copies: p.count,
+                                name: p.name})),
     nFixed, area: cells.length - groups.length, board: cells,
     draws: [{pieces: pieces.map((_, k) => k).slice(nFixed), low: choose, high: choose}],
     holes: required.map((combo) => combo.map((i, g) => at.get(groups[g][i].join(","))))})};
