@@ -275,7 +275,7 @@ def _design_sets(draws):
     two of them a set), drawn as ``draws`` (indices, fewest, most)."""
     shapes = {"L": [(0, 0), (1, 0), (2, 0), (2, 1)], "T": [(0, 0), (0, 1), (0, 2), (1, 1)],
               "I": [(0, 0), (0, 1), (0, 2), (0, 3)]}
-    pieces = [(cells, True, 0, 4, 1, name.encode()) for name, cells in shapes.items()]
+    pieces = [(cells, True, True, 0, 4, 1, name.encode()) for name, cells in shapes.items()]
     board = [(r, c) for r in range(2) for c in range(4)]
     return _native.design_sets(pieces, 0, draws, 8, board, np.zeros((0, 1), np.int64))
 
