@@ -100,12 +100,15 @@ struct Runs {
     const word* unit_at = nullptr;
 };
 
-// The unit bit of each of the layout's masks (``unit_at[k]``: masks[k]'s), which AnchorWalk
-// tests with the masks.
+// The unit bit of each of the layout's masks (``unit_at[k]``: masks[k]'s, for the
+// r.start[64 * r.n_units] masks in runs), which AnchorWalk tests with the masks.
 inline void unit_bits(const Runs& r, word* unit_at) {
+    const uint64_t all = r.start[64 * r.n_units];
+    for (uint64_t k = 0; k < all; ++k) unit_at[k] = 0;
     for (uint64_t x = 0; x < 64; ++x)
         for (uint64_t u = 0; u < r.n_units; ++u)
-            for (uint64_t k = r.start[x * r.n_units + u]; k < r.start[x * r.n_units + u + 1]; ++k)
+            for (uint64_t k = r.start[x * r.n_units + u];
+                 k < r.start[x * r.n_units + u + 1] && k < all; ++k)
                 unit_at[k] = (word)1 << u;
 }
 
@@ -198,10 +201,12 @@ struct AnchorWalk {
 
     // The options of the block (from ``block``) that fit beside ``cells`` and ``used``.
     inline __attribute__((always_inline)) word block_fits(word cells, const Runs& r) const {
-        const int64_t left = (int64_t)(end - block);
-        const uint64_t n = left < 64 ? (uint64_t)left : 64, all = r.start[64 * r.n_units];
-        const uint64_t k = (uint64_t)(block - r.masks);
-        return disjoint_bits(block, r.unit_at + k, n, all - k, cells, used);
+        const uint64_t all = r.start[64 * r.n_units], k = (uint64_t)(block - r.masks);
+        const int64_t left = (int64_t)(end - block), room = (int64_t)all - (int64_t)k;
+        const int64_t n = left < room ? left : room;  // (within the masks in runs)
+        if (n <= 0) return 0;
+        return disjoint_bits(block, r.unit_at + k, n < 64 ? (uint64_t)n : 64, all - k, cells,
+                             used);
     }
     inline __attribute__((always_inline)) void begin(word cells, word used_by, const word*,
                                                      const Runs& r) {
