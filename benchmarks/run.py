@@ -1,5 +1,7 @@
 """Print each reference figure with the time and peak memory it took (and, for counts, the
-engine's search nodes and the time a node: seconds / nodes).
+search's own seconds -- the count call with its instance built, so that it compares with
+other solvers' search figures --, the engine's search nodes and the time a node: seconds /
+nodes, the whole figure's).
 
 ``python benchmarks/run.py [NAME ...]`` runs each named benchmark in a fresh process.
 
@@ -46,11 +48,13 @@ SPECS = Path(__file__).resolve().parents[1] / "specs"
 
 
 def _count(spec: str, distinct: bool = False, backend: str = "engine",
-           **kw: object) -> Callable[[], tuple[str, int | None]]:
-    def run() -> tuple[str, int | None]:
+           **kw: object) -> Callable[[], tuple[str, int | None, float]]:
+    def run() -> tuple[str, int | None, float]:
         instance = packing_instance(Query.of(load_spec(SPECS / spec), **kw))
+        start = time.perf_counter()
         result = count_instance(instance, distinct=distinct, backend=backend)
-        return f"{result.count:,}", result.nodes
+        search = time.perf_counter() - start
+        return f"{result.count:,}", result.nodes, search
     return run
 
 
@@ -706,7 +710,11 @@ def _board_design() -> str:
             f"{first:.2f} s, all after {total:.2f} s")
 
 
-BENCHMARKS: dict[str, tuple[str, Callable[[], str | tuple[str, int | None]]]] = {
+# A benchmark's figure: its text, or with the search's nodes, or with the nodes and the
+# search's own seconds (a count: the count call with its instance built).
+Figure = str | tuple[str, int | None] | tuple[str, int | None, float]
+
+BENCHMARKS: dict[str, tuple[str, Callable[[], Figure]]] = {
     "calendar_day_sweep": ("calendar_day sweep of 372 (oracle 25,061)",
                            _sweep("calendar_day.yaml")),
     "calendar_week_sweep": ("calendar_week sweep of 2604 (oracle 4,937,780)",
@@ -828,21 +836,25 @@ def _peak_mb() -> float:
 
 
 def run_one(name: str) -> None:
-    """Run one benchmark here and print its line: time, peak memory, the engine's search
-    nodes and time a node (counts; "-" where the figure does not say), and the figure."""
+    """Run one benchmark here and print its line: time, peak memory, the search's own
+    seconds, the engine's search nodes and time a node (counts; "-" where the figure does
+    not say), and the figure."""
     title, run = BENCHMARKS[name]
     # Warm the compiled engine so the figure does not pay for loading it.
     _count("calendar_day.yaml", labels=["Oct", "6"])()
     start = time.perf_counter()
     figure = run()
     seconds = time.perf_counter() - start
-    nodes = None
+    nodes: int | None = None
+    search: float | None = None
     if isinstance(figure, tuple):
-        figure, nodes = figure
+        figure, nodes, *rest = figure
+        search = rest[0] if rest else None
     searched = (f"{nodes:13,d} {seconds / nodes * 1e9:7,.0f}" if nodes
                 else f"{'-':>13s} {'-':>7s}")
-    print(f"{name:22s} {seconds:8.2f} s {_peak_mb():8,.0f} MB {searched}  {title}: {figure}",
-          flush=True)
+    alone = f"{search:8.3f} s" if search is not None else f"{'-':>10s}"
+    print(f"{name:22s} {seconds:8.2f} s {alone} {_peak_mb():8,.0f} MB {searched}  {title}: "
+          f"{figure}", flush=True)
 
 
 def main(names: list[str]) -> int:
@@ -853,8 +865,8 @@ def main(names: list[str]) -> int:
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}")
         return 2
-    print(f"{'benchmark':22s} {'seconds':>10s} {'peak':>11s} {'nodes':>13s} {'ns/node':>7s}"
-          "  figure", flush=True)
+    print(f"{'benchmark':22s} {'seconds':>10s} {'search':>10s} {'peak':>11s} {'nodes':>13s} "
+          f"{'ns/node':>7s}  figure", flush=True)
     for name in names or list(BENCHMARKS):
         # Each in a fresh process, so its peak memory is its own.
         done = subprocess.run([sys.executable, __file__, "--one", name], check=False)

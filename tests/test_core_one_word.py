@@ -128,6 +128,23 @@ def test_a_count_keeps_only_the_states_with_pieces_left(name):
     assert min(left) == keeps_from
 
 
+def test_the_boxes_counts_walk_their_options_by_vectors_in_the_native_module():
+    """The core's rule (``cpcore/choice.hpp``): the native module's count tests a node's
+    options by vectors (AnchorWalk) when its layout has at most COUNT_VECTOR_OPTIONS options
+    (their unit bits are held on the count's stack), and WebAssembly walks them by runs. The
+    boxes it was measured on fit, so their counts and node figures (recorded from the runs
+    walk: test_counts_are_the_recorded_ones, tests/test_search_oracle.py) are the vector
+    walk's."""
+    header = (ROOT / "cpmodels" / "_core" / "include" / "cpcore" / "choice.hpp").read_text()
+    found = re.search(r"COUNT_VECTOR_OPTIONS = (\d+);", header)
+    assert found is not None
+    assert re.search(r"#if defined\(__wasm__\)\nconst bool COUNT_WALKS_BY_VECTORS = false;",
+                     header)
+    for make in [*COVERS.values(), lambda: _spec_cover("pentominoes_8x8_square.yaml")]:
+        layout = one_word_layout(make())
+        assert layout is not None and 0 < len(layout.masks) <= int(found.group(1))
+
+
 @pytest.mark.parametrize("name", ["6x10", "8x8 centre"])
 def test_a_large_table_grows_and_keeps_what_a_whole_one_keeps(name):
     """A table of 2 million slots grows from its first ones (``cpcore/table.hpp``): the

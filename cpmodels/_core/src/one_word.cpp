@@ -163,12 +163,15 @@ void each_row(const cpcore_one_word& L, const int64_t* prefixes, uint64_t rows, 
 // (the policy) adds up what its nodes find. With a table, only the states with at least
 // ``keeps_from`` pieces left to place are kept and looked up (cpcore/choice.hpp), their rows
 // asked of the caches ahead, unless the policy keeps every state (Acc::KEEPS_EVERY_STATE).
+// A node's placements are walked as the policy says (Acc::Walk: Walk, or AnchorWalk where
+// the core's rule has the count test them by vectors); the tree is the same either way.
 template <class Acc>
 struct Subboards {
     struct Words {
         word cells, used, hash;
     };
-    typedef cpcore::Frame<Words> Frame;
+    typedef typename Acc::Walk Walk;
+    typedef cpcore::Frame<Words, Walk> Frame;
     const cpcore_one_word& L;
     CountTable& table;
     bool use_memo;
@@ -182,9 +185,9 @@ struct Subboards {
     Frame* stack;  // [MAX_DEPTH] (apart, so that the node's words may live in registers)
 
     Subboards(word c, word u, const cpcore_one_word& layout, CountTable& t, bool memo,
-              uint64_t keeps, Acc& a, Frame* frames)
+              uint64_t keeps, Acc& a, Frame* frames, const word* unit_at)
         : L(layout), table(t), use_memo(memo), keeps_from(keeps), acc(a),
-          runs{L.start, L.masks, L.n_pieces},
+          runs{L.start, L.masks, L.n_pieces, unit_at},
           at{c, u, count_hash(c, u)}, stack(frames) {
         w.bit = 0;
         begin();
@@ -201,7 +204,7 @@ struct Subboards {
     // their rows are asked of the caches at once (their fetches overlap), before any is
     // looked up.
     void begin() {
-        w.begin(at.cells, at.used, L.avail);
+        w.begin(at.cells, at.used, L.avail, runs);
         if (!use_memo || (!Acc::KEEPS_EVERY_STATE && left(at.used) < keeps_from + 1)) return;
         Walk ahead = w;
         word placed;
@@ -243,23 +246,27 @@ struct Subboards {
     }
 };
 
-// Search below the state with ``acc``; false when the stop flag was seen. (Flattened: the
-// helpers' calls inlined into the loop.)
+// Search below the state with ``acc``; false when the stop flag was seen (``unit_at``: the
+// masks' unit bits, for AnchorWalk). (Flattened: the helpers' calls inlined into the loop.)
 template <class Acc>
 __attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_word& L,
                                         CountTable& table, bool use_memo, uint64_t keeps_from,
-                                        Acc& acc, const int64_t* stop) {
+                                        Acc& acc, const int64_t* stop,
+                                        const word* unit_at = nullptr) {
     typename Subboards<Acc>::Frame frames[MAX_DEPTH];
-    Subboards<Acc> s(cells, used, L, table, use_memo, keeps_from, acc, frames);
+    Subboards<Acc> s(cells, used, L, table, use_memo, keeps_from, acc, frames, unit_at);
     int64_t nodes;
     const Ended ended = depth_first(s, stop, nodes);
     table.stats[NODES] += nodes;
     return ended != Ended::stopped;
 }
 
-// Counting: a node adds up its children's counts; the table holds count + 1.
+// Counting: a node adds up its children's counts; the table holds count + 1. Its nodes'
+// placements are walked by W (Walk, or AnchorWalk: count_walk's choice).
+template <class W>
 struct Counting {
     static const bool KEEPS_EVERY_STATE = false;  // (the states with keeps_from pieces left)
+    typedef W Walk;
     const cpcore_one_word& L;
     CountTable& table;
     int64_t acc = 0, child = 0;
@@ -289,9 +296,11 @@ struct Counting {
 };
 
 // The completions of a state, -1 at a stop; the table keeps the states with at least
-// ``keeps_from`` pieces left to place.
+// ``keeps_from`` pieces left to place. ``unit_at`` (the masks' unit bits, or null): the
+// count's nodes are walked by AnchorWalk (count_walk).
 int64_t count_state(word cells, word used, const cpcore_one_word& layout, CountTable& table,
-                    bool use_memo, uint64_t keeps_from, const int64_t* stop) {
+                    bool use_memo, uint64_t keeps_from, const int64_t* stop,
+                    const word* unit_at) {
     const cpcore_one_word L = layout;  // a local copy: nothing the search writes can alias it
     if (cells == FULL) return (used | L.optional) == L.all_pieces ? 1 : 0;
     if (use_memo && popcount(L.all_pieces & ~used) >= keeps_from) {
@@ -299,7 +308,15 @@ int64_t count_state(word cells, word used, const cpcore_one_word& layout, CountT
         if (v != 0) return (int64_t)v - 1;
     }
     int64_t frames[MAX_DEPTH];
-    Counting acc(L, table, frames);
+    if constexpr (COUNT_WALKS_BY_VECTORS) {
+        if (unit_at != nullptr) {
+            Counting<AnchorWalk> acc(L, table, frames);
+            if (!walk_tree(cells, used, L, table, use_memo, keeps_from, acc, stop, unit_at))
+                return -1;
+            return acc.acc;
+        }
+    }
+    Counting<Walk> acc(L, table, frames);
     if (!walk_tree(cells, used, L, table, use_memo, keeps_from, acc, stop)) return -1;
     return acc.acc;
 }
@@ -309,6 +326,7 @@ int64_t count_state(word cells, word used, const cpcore_one_word& layout, CountT
 // added to, and is zeroed again once added to its parent.
 struct Tallying {
     static const bool KEEPS_EVERY_STATE = true;  // (a sweep's tasks share their sub-boards)
+    typedef cpcore::Walk Walk;
     const cpcore_one_word& L;
     const cpcore_one_tallies& T;
     CountTable& table;
@@ -508,9 +526,14 @@ extern "C" void cpcore_count_one_word(const cpcore_one_word* layout, const int64
     const cpcore_one_word& L = *layout;
     CountTable table = count_table(*t);
     for (uint64_t p = 0; p < rows; ++p) out[p] = -1;
+    // The walk by vectors, where the core's rule has it: the masks' unit bits beside them.
+    word unit_at[COUNT_WALKS_BY_VECTORS ? COUNT_VECTOR_OPTIONS : 1];
+    const bool by_vectors = count_walks_by_vectors(L.start[64 * L.n_pieces]);
+    if (by_vectors) unit_bits(Runs{L.start, L.masks, L.n_pieces}, unit_at);
     each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
-        const int64_t n =
-            ok ? count_state(cells, used, L, table, use_memo != 0, COUNT_KEEPS_FROM, stop) : 0;
+        const int64_t n = ok ? count_state(cells, used, L, table, use_memo != 0,
+                                           COUNT_KEEPS_FROM, stop, by_vectors ? unit_at : nullptr)
+                             : 0;
         if (n >= 0) out[p] = n;
         return n >= 0;
     });

@@ -92,11 +92,25 @@ inline __attribute__((always_inline)) bool small_region_dead(word om, word empty
 
 // The options of a unit anchored at a cell: ``masks[start[x * n_units + p]:start[x *
 // n_units + p + 1]]`` are the cell masks of unit p's options anchored at cell bit x.
+// (``unit_at``, the unit bit of each mask, only for AnchorWalk.)
 struct Runs {
     const uint64_t* start;
     const word* masks;
     uint64_t n_units;
+    const word* unit_at = nullptr;
 };
+
+// The unit bit of each of the layout's masks (``unit_at[k]``: masks[k]'s, for the
+// r.start[64 * r.n_units] masks in runs), which AnchorWalk tests with the masks.
+inline void unit_bits(const Runs& r, word* unit_at) {
+    const uint64_t all = r.start[64 * r.n_units];
+    for (uint64_t k = 0; k < all; ++k) unit_at[k] = 0;
+    for (uint64_t x = 0; x < 64; ++x)
+        for (uint64_t u = 0; u < r.n_units; ++u)
+            for (uint64_t k = r.start[x * r.n_units + u];
+                 k < r.start[x * r.n_units + u + 1] && k < all; ++k)
+                unit_at[k] = (word)1 << u;
+}
 
 // The cell word as first_open's policy (search.hpp): one word, its zero bits open.
 struct CellWord {
@@ -121,6 +135,10 @@ struct Walk {
         CPCORE_ASSERT(x < 64);  // a full board is a leaf, never a node walked
         m = avail[x] & ~used;
         at = end = nullptr;
+    }
+    inline __attribute__((always_inline)) void begin(word cells, word used, const word* avail,
+                                                     const Runs&) {
+        begin(cells, used, avail);
     }
 
     // The layout's runs as the branching choice walks them (search.hpp's next_option):
@@ -163,6 +181,64 @@ struct Walk {
     }
 };
 
+// The walk of a node's placements tested by vectors (a policy of the same walk as Walk's:
+// the same options in the same order, so the same tree): the options anchored at the first
+// empty cell ``x`` are one stretch of the layout's masks (every unit's run at x, in unit
+// order), taken in blocks of 64; a block's options that miss the cells and whose unit is
+// not used are found at once (disjoint_bits of the masks and of their units, WORD_LANES
+// words a test), and the walk takes the bits of ``fits`` lowest first, with no test and no
+// branch an option, nor a run a unit. ``at`` is the option found last, ``bit`` its unit's
+// bit. Which counts walk this way is the core's rule (cpcore/choice.hpp's
+// COUNT_WALKS_BY_VECTORS).
+struct AnchorWalk {
+    word fits;          // the block's options not yet taken that fit
+    const word* block;  // the block's first mask
+    const word* end;    // the end of x's options
+    const word* at;     // the option found last
+    word used;          // the node's units
+    word bit;
+    uint64_t x;
+
+    // The options of the block (from ``block``) that fit beside ``cells`` and ``used``.
+    inline __attribute__((always_inline)) word block_fits(word cells, const Runs& r) const {
+        const uint64_t all = r.start[64 * r.n_units], k = (uint64_t)(block - r.masks);
+        const int64_t left = (int64_t)(end - block), room = (int64_t)all - (int64_t)k;
+        const int64_t n = left < room ? left : room;  // (within the masks in runs)
+        if (n <= 0) return 0;
+        return disjoint_bits(block, r.unit_at + k, n < 64 ? (uint64_t)n : 64, all - k, cells,
+                             used);
+    }
+    inline __attribute__((always_inline)) void begin(word cells, word used_by, const word*,
+                                                     const Runs& r) {
+        x = first_open(CellWord{cells}, 0, 64);
+        CPCORE_ASSERT(x < 64);  // a full board is a leaf, never a node walked
+        used = used_by;
+        block = r.masks + r.start[x * r.n_units];
+        end = r.masks + r.start[(x + 1) * r.n_units];
+        at = nullptr;
+        fits = block_fits(cells, r);
+    }
+    // The next placement that fits beside ``cells`` (its cells in ``om``), or false when
+    // every one was tried.
+    inline __attribute__((always_inline)) bool next(word cells, const Runs& r, word& om) {
+        while (fits == 0) {
+            if (end - block <= 64) return false;
+            block += 64;
+            fits = block_fits(cells, r);
+        }
+        at = block + lowest(fits);
+        fits &= fits - 1;
+        om = *at;
+        bit = r.unit_at[at - r.masks];
+        CPCORE_ASSERT(((om >> x) & 1) && (om & cells) == 0 && (bit & used) == 0);
+        return true;
+    }
+    // The index of the placement ``next`` found last (in the layout's runs).
+    inline __attribute__((always_inline)) uint64_t placed(const Runs& r) const {
+        return (uint64_t)(at - r.masks);
+    }
+};
+
 // The options of ``row`` (``n`` of them; -1 pads) forced on the state (``cells``,
 // ``used``: force_options); whether they fit. ``placed(o)`` hears of each option placed.
 template <class Placed>
@@ -182,22 +258,22 @@ const unsigned MAX_DEPTH = 65;  // a frame a unit, and the root (depth_first's f
 // A frame of a search on the one-word layout (one a unit placed, at most MAX_DEPTH with the
 // root): its node's words (Words: the cells, the units used, and what the search adds) and
 // the walk of the node's placements. A search keeps its node as ``at`` and ``w``.
-template <class Words>
+template <class Words, class W = Walk>
 struct Frame {
     Words at;
-    Walk walk;
+    W walk;
 };
 
 // Keep the node (``at``, ``w``) in frame d of ``stack``, and take it back.
-template <class Words>
-inline __attribute__((always_inline)) void keep_frame(Frame<Words>* stack, unsigned d,
-                                                      const Words& at, const Walk& w) {
+template <class Words, class W>
+inline __attribute__((always_inline)) void keep_frame(Frame<Words, W>* stack, unsigned d,
+                                                      const Words& at, const W& w) {
     CPCORE_ASSERT(d + 1 < MAX_DEPTH);  // a frame a unit: the stack holds them all
-    stack[d] = Frame<Words>{at, w};
+    stack[d] = Frame<Words, W>{at, w};
 }
-template <class Words>
-inline __attribute__((always_inline)) void take_frame(const Frame<Words>* stack, unsigned d,
-                                                      Words& at, Walk& w) {
+template <class Words, class W>
+inline __attribute__((always_inline)) void take_frame(const Frame<Words, W>* stack, unsigned d,
+                                                      Words& at, W& w) {
     at = stack[d].at;
     w = stack[d].walk;
 }
