@@ -22,7 +22,7 @@ inline Grid grid_of(const cpcore_one_word& L) { return Grid{L.inner, L.first, L.
 
 // The table of sub-board counts: rows (cells, units used, value), the value 0 in an empty
 // slot, count + 1 for a count, and for a tally vector either a single entry (even: 2 *
-// (count * SINGLE + index) + 2) or a packed arena run (odd: 8 * offset + 2 * width + 1,
+// (count * SINGLE + index) + 2) or a packed arena run (odd: 16 * offset + 2 * width + 1,
 // table.hpp's packed runs).
 typedef Rows<3> CountTable;
 
@@ -409,7 +409,7 @@ struct Tallying {
                 widen(y, y + 1);
             }
         } else {
-            add_packed(row(depth), (int64_t)(v >> 3), (unsigned)(v >> 1) & 3, o, mask);
+            add_packed(row(depth), (int64_t)(v >> 4), (unsigned)(v >> 1) & 7, o, mask);
         }
         return true;
     }
@@ -422,7 +422,7 @@ struct Tallying {
         if (single)
             table.put(key, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2), row_hash);
         else
-            table.put(key, (word)(8 * table.keep_packed(vec, a, n, width) + 2 * width + 1),
+            table.put(key, (word)(16 * table.keep_packed(vec, a, n, width) + 2 * width + 1),
                       row_hash);
     }
     void close(word cells, word used, word hash, unsigned depth, bool keep) {
@@ -481,7 +481,7 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
                 const int64_t w = (int64_t)(v >> 1) - 1;
                 out[w % SINGLE] = w / SINGLE;
             } else {
-                table.copy_packed((int64_t)(v >> 3), (unsigned)(v >> 1) & 3, out);
+                table.copy_packed((int64_t)(v >> 4), (unsigned)(v >> 1) & 7, out);
             }
             return true;
         }
