@@ -208,6 +208,33 @@ def test_tallies_are_the_recorded_ones(slots, arena):
     assert table.stats.tolist() == TALLIES[(slots, arena)]
 
 
+def test_a_tally_of_few_units_keeps_rows_of_two_words():
+    """A tally whose units (pieces and label groups) fit in 24 bits keeps rows of two words
+    (cpcore's NarrowRows): the cells covered, then the value above the units used; it
+    touches only the first two thirds of the table's words, and keeps what a table of rows
+    of three kept (the recorded statistics above)."""
+    plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
+    tasks = [plan.task_holes(task) for task in plan.tasks()[::7][:4]]
+    layout, tally, _ = plan.session().searches._one_word_tally(None)
+    units = int(layout.all_pieces) | int(layout.slack) | int(np.bitwise_or.reduce(layout.opt_piece))
+    bits = units.bit_length()
+    assert bits <= 24
+    slots = 1 << 16
+    table = Memo(2, slots)
+    out = np.zeros((len(tasks), int(tally.length[-1])), dtype=np.int64)
+    masks = np.zeros(len(tasks), dtype=np.int64)
+    one_word.tally_one_word(searches.task_array(tasks), layout, tally, table.kernel, True, out,
+                            masks, table.stop_flag)
+    words = table.keys.reshape(-1)
+    assert not words[2 * slots:].any()
+    rows = words[:2 * slots].reshape(-1, 2)
+    kept = rows[rows[:, 1] != 0]
+    assert len(kept) == table.stats[0] > 0
+    used = kept[:, 1] & np.uint64((1 << bits) - 1)
+    assert not (used & ~np.uint64(units)).any()
+    assert ((kept[:, 1] >> np.uint64(bits)) != 0).all()  # (a value is never 0)
+
+
 def _design(name: str) -> Design:
     path = SPECS / "designs" / f"{name}.yaml"
     spec = load_design(path)
