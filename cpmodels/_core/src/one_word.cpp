@@ -22,7 +22,7 @@ inline Grid grid_of(const cpcore_one_word& L) { return Grid{L.inner, L.first, L.
 
 // The table of sub-board counts: rows (cells, units used, value), the value 0 in an empty
 // slot, count + 1 for a count, and for a tally vector either a single entry (even: 2 *
-// (count * SINGLE + index) + 2) or a packed arena run (odd: 16 * offset + 2 * width + 1,
+// (count * SINGLE + index) + 2) or a packed arena run (odd: 8 * offset + 2 * width + 1,
 // table.hpp's packed runs). A tally whose units fit in NARROW_UNITS bits keeps rows of two
 // words instead (NarrowRows: the units used in the second word, under the value).
 typedef Rows<3> CountTable;
@@ -46,28 +46,23 @@ inline __attribute__((always_inline)) word find(const CountTable& table, word h,
                                                 word used) {
     return table.value(table.slot(CellsKey{cells, used, h}));
 }
+// A state's value kept (after make_room), and the largest value a row holds.
+inline __attribute__((always_inline)) void keep(CountTable& table, word h, word cells,
+                                                word used, word v) {
+    table.put(CellsKey{cells, used, h}, v, row_hash);
+}
+inline word most_kept(const CountTable&) { return ~(word)0; }
 
-// Where the tally keeps its values: rows of three words (the cells, the units used, the
-// value), as the count's ...
-struct WideRows {
-    CountTable rows;
-    word most;  // the largest value a row holds
+// When the units fit in the low ``shift`` bits of a word and a value in the rest (a sweep's:
+// calendar_week's 13 units), the tally keeps rows of two words: the cells, then the value
+// shifted above the units used. Every row then lies in one cache line, and a table of 8
+// million slots takes 128 MB where rows of three took 192 MB (the pages the system zeroes).
+// The caller's table is the same (rows of three words): these use its first two thirds.
+#ifndef CPCORE_NARROW_UNITS
+#define CPCORE_NARROW_UNITS 24
+#endif
+const unsigned NARROW_UNITS = CPCORE_NARROW_UNITS;  // the most units rows of two hold
 
-    explicit WideRows(const cpcore_one_word_table& t) : rows(count_table(t)), most(~(word)0) {}
-    inline __attribute__((always_inline)) void fetch(word h) const { rows.fetch(h); }
-    inline __attribute__((always_inline)) word lookup(word h, word cells, word used) const {
-        return find(rows, h, cells, used);
-    }
-    inline __attribute__((always_inline)) void put(word h, word cells, word used, word v) {
-        rows.put(CellsKey{cells, used, h}, v, row_hash);
-    }
-};
-
-// ... or, when the units fit in the low ``shift`` bits of a word and the value in the rest
-// (a sweep's: calendar_week's 13 units), rows of two: the cells, then the value shifted
-// above the units used. Every row then lies in one cache line, and a table of 8 million
-// slots takes 128 MB where rows of three took 192 MB (the pages the system zeroes). The
-// caller's table is the same (rows of three words): these use its first two thirds.
 struct NarrowKey {
     word cells, used, h, units;
 
@@ -75,33 +70,30 @@ struct NarrowKey {
     bool same(const word* row) const { return row[0] == cells && (row[1] & units) == used; }
     void write(word* row) const { row[0] = cells; }  // (row[1], the value, is put's)
 };
-const unsigned NARROW_UNITS = 24;  // the most units rows of two hold
 
-struct NarrowRows {
-    Rows<2> rows;
+struct NarrowRows : Rows<2> {
     unsigned shift;  // the units' bits
     word units;      // their mask
-    word most;
-
-    NarrowRows(const cpcore_one_word_table& t, unsigned bits)
-        : rows{t.keys, nullptr, t.arena, t.stats, t.n_slots, 2, 2, t.arena_size, t.n_slots},
-          shift(bits), units(((word)1 << bits) - 1), most(~(word)0 >> bits) {
-        rows.grown();
-    }
-    inline __attribute__((always_inline)) void fetch(word h) const { rows.fetch(h); }
-    inline __attribute__((always_inline)) word lookup(word h, word cells, word used) const {
-        const word u = units;
-        return rows.value(rows.slot(h, [cells, used, u](const word* r) {
-                   return r[0] == cells && (r[1] & u) == used;
-               })) >> shift;
-    }
-    inline __attribute__((always_inline)) void put(word h, word cells, word used, word v) {
-        CPCORE_ASSERT(v != 0 && v <= most && (used & ~units) == 0);
-        const word u = units;
-        rows.put(NarrowKey{cells, used, h, u}, (v << shift) | used,
-                 [u](const word* r) { return count_hash(r[0], r[1] & u); });
-    }
 };
+
+inline NarrowRows narrow_table(const cpcore_one_word_table& t, unsigned bits) {
+    NarrowRows table{{t.keys, nullptr, t.arena, t.stats, t.n_slots, 2, 2, t.arena_size,
+                      t.n_slots}, bits, ((word)1 << bits) - 1};
+    table.grown();
+    return table;
+}
+inline __attribute__((always_inline)) word find(const NarrowRows& table, word h, word cells,
+                                                word used) {
+    return table.value(table.slot(NarrowKey{cells, used, h, table.units})) >> table.shift;
+}
+inline __attribute__((always_inline)) void keep(NarrowRows& table, word h, word cells,
+                                                word used, word v) {
+    CPCORE_ASSERT(v != 0 && (v >> (64 - table.shift)) == 0 && (used & ~table.units) == 0);
+    const word u = table.units;
+    table.put(NarrowKey{cells, used, h, u}, (v << table.shift) | used,
+              [u](const word* r) { return count_hash(r[0], r[1] & u); });
+}
+inline word most_kept(const NarrowRows& table) { return ~(word)0 >> table.shift; }
 
 // A single empty cell no piece fills, or a region next to ``om`` whose size no pieces add
 // up to.
@@ -227,6 +219,7 @@ struct Subboards {
     };
     typedef cpcore::Frame<Words> Frame;
     const cpcore_one_word& L;
+    typename Acc::Table& table;
     bool use_memo;
     uint64_t keeps_from;
     Acc& acc;
@@ -237,9 +230,9 @@ struct Subboards {
     unsigned depth = 0;
     Frame* stack;  // [MAX_DEPTH] (apart, so that the node's words may live in registers)
 
-    Subboards(word c, word u, const cpcore_one_word& layout, bool memo, uint64_t keeps, Acc& a,
-              Frame* frames)
-        : L(layout), use_memo(memo), keeps_from(keeps), acc(a),
+    Subboards(word c, word u, const cpcore_one_word& layout, typename Acc::Table& t, bool memo,
+              uint64_t keeps, Acc& a, Frame* frames)
+        : L(layout), table(t), use_memo(memo), keeps_from(keeps), acc(a),
           runs{L.start, L.masks, L.n_pieces},
           at{c, u, count_hash(c, u)}, stack(frames) {
         w.bit = 0;
@@ -262,7 +255,7 @@ struct Subboards {
         Walk ahead = w;
         word placed;
         while (ahead.next(at.cells, runs, placed))
-            acc.fetch(count_hash(at.cells | placed, at.used | ahead.bit));
+            table.fetch(count_hash(at.cells | placed, at.used | ahead.bit));
     }
 
     bool next() { return w.next(at.cells, runs, om); }
@@ -277,14 +270,14 @@ struct Subboards {
         if (acc.dead_end(om, child_at.cells, child_at.used)) return Step::skip;
         if (!kept(child_at.used)) return Step::enter;
         child_at.hash = count_hash(child_at.cells, child_at.used);  // (its row fetched already)
-        const word value = acc.lookup(child_at.hash, child_at.cells, child_at.used);
+        const word value = find(table, child_at.hash, child_at.cells, child_at.used);
         return acc.found(value, depth) ? Step::skip : Step::enter;
     }
     void close() { acc.close(at.cells, at.used, at.hash, depth, kept(at.used)); }
     void pop(unsigned d) {
         depth = d;
         take_frame(stack, d, at, w);
-        if (kept(at.used)) acc.fetch(at.hash);  // for the node's own row, kept when it closes
+        if (kept(at.used)) table.fetch(at.hash);  // for the node's own row, kept when it closes
         acc.pop(d);
     }
     void push(unsigned d) {
@@ -303,18 +296,20 @@ struct Subboards {
 // helpers' calls inlined into the loop.)
 template <class Acc>
 __attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_word& L,
-                                        int64_t* stats, bool use_memo, uint64_t keeps_from,
+                                        typename Acc::Table& table, bool use_memo,
+                                        uint64_t keeps_from,
                                         Acc& acc, const int64_t* stop) {
     typename Subboards<Acc>::Frame frames[MAX_DEPTH];
-    Subboards<Acc> s(cells, used, L, use_memo, keeps_from, acc, frames);
+    Subboards<Acc> s(cells, used, L, table, use_memo, keeps_from, acc, frames);
     int64_t nodes;
     const Ended ended = depth_first(s, stop, nodes);
-    stats[NODES] += nodes;
+    table.stats[NODES] += nodes;
     return ended != Ended::stopped;
 }
 
 // Counting: a node adds up its children's counts; the table holds count + 1.
 struct Counting {
+    typedef CountTable Table;
     static const bool KEEPS_EVERY_STATE = false;  // (the states with keeps_from pieces left)
     const cpcore_one_word& L;
     CountTable& table;
@@ -324,8 +319,6 @@ struct Counting {
     Counting(const cpcore_one_word& layout, CountTable& t, int64_t* frames)
         : L(layout), table(t), st_acc(frames) {}
 
-    void fetch(word h) const { table.fetch(h); }
-    word lookup(word h, word cells, word used) const { return find(table, h, cells, used); }
     void choose(uint64_t) {}
     void leaf(unsigned) { acc += 1; }
     bool dead_end(word om, word cells, word) const {
@@ -358,20 +351,21 @@ int64_t count_state(word cells, word used, const cpcore_one_word& layout, CountT
     }
     int64_t frames[MAX_DEPTH];
     Counting acc(L, table, frames);
-    if (!walk_tree(cells, used, L, table.stats, use_memo, keeps_from, acc, stop)) return -1;
+    if (!walk_tree(cells, used, L, table, use_memo, keeps_from, acc, stop)) return -1;
     return acc.acc;
 }
 
 // Tallying: a node adds its children's vectors (a child's index maps to the parent's by
 // the option it placed); each depth's row is zero outside the range lo:hi its node has
-// added to, and is zeroed again once added to its parent. ``Store``: WideRows or NarrowRows.
-template <class Store>
+// added to, and is zeroed again once added to its parent. ``Rows``: CountTable, or
+// NarrowRows.
+template <class Rows>
 struct Tallying {
+    typedef Rows Table;
     static const bool KEEPS_EVERY_STATE = true;  // (a sweep's tasks share their sub-boards)
     const cpcore_one_word& L;
     const cpcore_one_tallies& T;
-    Store& kept;
-    decltype(Store::rows)& table;
+    Table& table;
     int64_t* rows;  // [MAX_DEPTH, n_root]
     int64_t n_root;
     word mask;  // the node's uncovered tally items
@@ -386,9 +380,9 @@ struct Tallying {
     const Left& left;
     const Runs runs;
 
-    Tallying(const cpcore_one_word& layout, const cpcore_one_tallies& tallies, Store& t,
+    Tallying(const cpcore_one_word& layout, const cpcore_one_tallies& tallies, Table& t,
              int64_t* scratch, int64_t n, word root_mask, Frame* frames, const Left& pieces)
-        : L(layout), T(tallies), kept(t), table(t.rows), rows(scratch), n_root(n),
+        : L(layout), T(tallies), table(t), rows(scratch), n_root(n),
           mask(root_mask), lo(n), hi(0), stack(frames), left(pieces),
           runs{L.start, L.masks, L.n_pieces} {}
 
@@ -430,8 +424,6 @@ struct Tallying {
         widen(a, b);
     }
 
-    void fetch(word h) const { kept.fetch(h); }
-    word lookup(word h, word cells, word used) const { return kept.lookup(h, cells, used); }
     void choose(uint64_t k) {
         o = L.opts[k];
         t = T.opt_tally[o];
@@ -471,22 +463,22 @@ struct Tallying {
                 widen(y, y + 1);
             }
         } else {
-            add_packed(row(depth), (int64_t)(v >> 4), (unsigned)(v >> 1) & 7, o, mask);
+            add_packed(row(depth), (int64_t)(v >> 3), (unsigned)(v >> 1) & 3, o, mask);
         }
         return true;
     }
     void store(word hash, word cells, word used, const int64_t* vec, int64_t a, int64_t b) {
         const int64_t n = b - a;
-        const word most_single = kept.most >> 18 < (word)SINGLE_MOST ? kept.most >> 18
-                                                                     : (word)SINGLE_MOST;
-        const bool single = n <= 1 && a < SINGLE && (n == 0 || (word)vec[a] < most_single);
+        const word most = most_kept(table) >> 18;  // (a single count's, below SINGLE_MOST)
+        const bool single = n <= 1 && a < SINGLE &&
+                            (n == 0 || ((word)vec[a] < (word)SINGLE_MOST && (word)vec[a] < most));
         const unsigned width = single ? 0 : packed_width(vec, a, n);
         if (!table.make_room(single ? 0 : packed_words(n, width))) return;
         if (single)
-            kept.put(hash, cells, used, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
+            keep(table, hash, cells, used, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
         else
-            kept.put(hash, cells, used,
-                     (word)(16 * table.keep_packed(vec, a, n, width) + 2 * width + 1));
+            keep(table, hash, cells, used,
+                 (word)(8 * table.keep_packed(vec, a, n, width) + 2 * width + 1));
     }
     void close(word cells, word used, word hash, unsigned depth, bool keep) {
         const int64_t* r = row(depth);
@@ -526,9 +518,9 @@ inline word open_tallies(word used, const cpcore_one_tallies& T) {
 }
 
 // The tally of a state into ``out``; false at a stop.
-template <class Store>
+template <class Rows>
 bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_one_tallies& T,
-                 Store& table, bool use_memo, int64_t* out, int64_t* scratch,
+                 Rows& table, bool use_memo, int64_t* out, int64_t* scratch,
                  const int64_t* stop) {
     const word root_mask = open_tallies(used, T);
     const int64_t n_root = T.length[root_mask];
@@ -539,21 +531,21 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
     }
     if (L.slack != 0 && slack_dead_end(0, cells, used, L)) return true;
     if (use_memo) {
-        const word v = table.lookup(count_hash(cells, used), cells, used);
+        const word v = find(table, count_hash(cells, used), cells, used);
         if (v != 0) {
             if ((v & 1) == 0) {
                 const int64_t w = (int64_t)(v >> 1) - 1;
                 out[w % SINGLE] = w / SINGLE;
             } else {
-                table.rows.copy_packed((int64_t)(v >> 4), (unsigned)(v >> 1) & 7, out);
+                table.copy_packed((int64_t)(v >> 3), (unsigned)(v >> 1) & 3, out);
             }
             return true;
         }
     }
-    typename Tallying<Store>::Frame frames[MAX_DEPTH];
+    typename Tallying<Rows>::Frame frames[MAX_DEPTH];
     const Left left(L);
-    Tallying<Store> acc(L, T, table, scratch, n_root, root_mask, frames, left);
-    if (!walk_tree(cells, used, L, table.rows.stats, use_memo, 0, acc, stop)) return false;
+    Tallying<Rows> acc(L, T, table, scratch, n_root, root_mask, frames, left);
+    if (!walk_tree(cells, used, L, table, use_memo, 0, acc, stop)) return false;
     int64_t* root = acc.row(0);
     for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];
     for (int64_t y = acc.used_lo; y < acc.used_hi; ++y) root[y] = 0;
@@ -571,8 +563,8 @@ inline unsigned unit_bits(const cpcore_one_word& L) {
 
 // Each row of prefixes tallied into ``out`` (cpcore_tally_one_word), its states kept in
 // ``table``.
-template <class Store>
-void tally_rows(const cpcore_one_word& L, const cpcore_one_tallies& T, Store& table,
+template <class Rows>
+void tally_rows(const cpcore_one_word& L, const cpcore_one_tallies& T, Rows& table,
                 const int64_t* prefixes, uint64_t rows, uint64_t cols, int use_memo,
                 int64_t* out, uint64_t out_cols, int64_t* out_mask, int64_t* scratch,
                 const int64_t* stop) {
@@ -617,11 +609,11 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
         if (tallies->bit[k] & L.optional) return CPCORE_LEFT_OUT_TALLY;
     const unsigned bits = unit_bits(L);
     if (bits <= NARROW_UNITS && t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS))) {
-        NarrowRows table(*t, bits);
+        NarrowRows table = narrow_table(*t, bits);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
                    scratch, stop);
     } else {
-        WideRows table(*t);
+        CountTable table = count_table(*t);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
                    scratch, stop);
     }
