@@ -22,7 +22,7 @@ inline Grid grid_of(const cpcore_one_word& L) { return Grid{L.inner, L.first, L.
 
 // The table of sub-board counts: rows (cells, units used, value), the value 0 in an empty
 // slot, count + 1 for a count, and for a tally vector either a single entry (even: 2 *
-// (count * SINGLE + index) + 2) or a packed arena run (odd: 8 * offset + 2 * width + 1,
+// (count * SINGLE + index) + 2) or a packed arena run (odd: 16 * offset + 2 * width + 1,
 // table.hpp's packed runs). A tally whose units fit in NARROW_UNITS bits keeps rows of two
 // words instead (NarrowRows: the units used in the second word, under the value).
 typedef Rows<3> CountTable;
@@ -463,7 +463,7 @@ struct Tallying {
                 widen(y, y + 1);
             }
         } else {
-            add_packed(row(depth), (int64_t)(v >> 3), (unsigned)(v >> 1) & 3, o, mask);
+            add_packed(row(depth), (int64_t)(v >> 4), (unsigned)(v >> 1) & 7, o, mask);
         }
         return true;
     }
@@ -478,7 +478,7 @@ struct Tallying {
             keep(table, hash, cells, used, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
         else
             keep(table, hash, cells, used,
-                 (word)(8 * table.keep_packed(vec, a, n, width) + 2 * width + 1));
+                 (word)(16 * table.keep_packed(vec, a, n, width) + 2 * width + 1));
     }
     void close(word cells, word used, word hash, unsigned depth, bool keep) {
         const int64_t* r = row(depth);
@@ -537,7 +537,7 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
                 const int64_t w = (int64_t)(v >> 1) - 1;
                 out[w % SINGLE] = w / SINGLE;
             } else {
-                table.copy_packed((int64_t)(v >> 3), (unsigned)(v >> 1) & 3, out);
+                table.copy_packed((int64_t)(v >> 4), (unsigned)(v >> 1) & 7, out);
             }
             return true;
         }
