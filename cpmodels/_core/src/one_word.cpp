@@ -86,14 +86,14 @@ inline __attribute__((always_inline)) word find(const NarrowRows& table, word h,
                                                 word used) {
     return table.value(table.slot(NarrowKey{cells, used, h, table.units})) >> table.shift;
 }
+inline word most_kept(const NarrowRows& table) { return ~(word)0 >> table.shift; }
 inline __attribute__((always_inline)) void keep(NarrowRows& table, word h, word cells,
                                                 word used, word v) {
-    CPCORE_ASSERT(v != 0 && (v >> (64 - table.shift)) == 0 && (used & ~table.units) == 0);
+    CPCORE_ASSERT(v != 0 && v <= most_kept(table) && (used & ~table.units) == 0);
     const word u = table.units;
     table.put(NarrowKey{cells, used, h, u}, (v << table.shift) | used,
               [u](const word* r) { return count_hash(r[0], r[1] & u); });
 }
-inline word most_kept(const NarrowRows& table) { return ~(word)0 >> table.shift; }
 
 // A single empty cell no piece fills, or a region next to ``om`` whose size no pieces add
 // up to.
