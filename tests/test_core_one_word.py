@@ -193,12 +193,13 @@ def test_a_board_of_65_cells_has_no_one_word_layout():
 # Recorded from the numba kernel on calendar_day's tasks: each row's total, sum of index x
 # count, nonzero entries and open tally items. The table's statistics are the core's since
 # the tally's dead-end check asks what the pieces left fill and its arena keeps packed runs
-# (the numba kernel's: 368,763 nodes with no table; 1,366 flushes, 324,612 nodes in the
-# small table; 185,749 nodes and 12,468 arena entries in the roomy one).
+# of 2 to 64 bits a count (the numba kernel's: 368,763 nodes with no table; 1,366 flushes,
+# 324,612 nodes in the small table; 185,749 nodes and 12,468 arena entries in the roomy one;
+# runs of bytes at least: 688 flushes, 263,764 nodes; 1,369 arena entries).
 TALLIES = {
     (0, None): [0, 0, 0, 298297, 0, 0, 0],
-    (1 << 9, 64): [324, 21736, 263762, 263764, 41, 0, 688],
-    (1 << 16, None): [19277, 56975, 166731, 166733, 1369, 0, 3],
+    (1 << 9, 64): [311, 21787, 263733, 263735, 26, 0, 686],
+    (1 << 16, None): [19277, 56975, 166731, 166733, 905, 0, 3],
 }
 
 
@@ -222,6 +223,33 @@ def test_tallies_are_the_recorded_ones(slots, arena):
     assert (out != 0).sum(axis=1).tolist() == [31, 31, 0]
     assert masks.tolist() == [1, 1, 1]
     assert table.stats.tolist() == TALLIES[(slots, arena)]
+
+
+def test_a_tally_of_few_units_keeps_rows_of_two_words():
+    """A tally whose units (pieces and label groups) fit in 24 bits keeps rows of two words
+    (cpcore's NarrowRows): the cells covered, then the value above the units used; it
+    touches only the first two thirds of the table's words, and keeps what a table of rows
+    of three kept (the recorded statistics above)."""
+    plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
+    tasks = [plan.task_holes(task) for task in plan.tasks()[::7][:4]]
+    layout, tally, _ = plan.session().searches._one_word_tally(None)
+    units = int(layout.all_pieces) | int(layout.slack) | int(np.bitwise_or.reduce(layout.opt_piece))
+    bits = units.bit_length()
+    assert bits <= 24
+    slots = 1 << 16
+    table = Memo(2, slots)
+    out = np.zeros((len(tasks), int(tally.length[-1])), dtype=np.int64)
+    masks = np.zeros(len(tasks), dtype=np.int64)
+    one_word.tally_one_word(searches.task_array(tasks), layout, tally, table.kernel, True, out,
+                            masks, table.stop_flag)
+    words = table.keys.reshape(-1)
+    assert not words[2 * slots:].any()
+    rows = words[:2 * slots].reshape(-1, 2)
+    kept = rows[rows[:, 1] != 0]
+    assert len(kept) == table.stats[0] > 0
+    used = kept[:, 1] & np.uint64((1 << bits) - 1)
+    assert not (used & ~np.uint64(units)).any()
+    assert ((kept[:, 1] >> np.uint64(bits)) != 0).all()  # (a value is never 0)
 
 
 def _design(name: str) -> Design:

@@ -114,7 +114,8 @@ void check_prefixes(const Array<const int64_t>& prefixes, uint64_t n_options,
     }
 }
 
-// What the one-word count and tally read: the layout, the table (rows of three words) and
+// What the one-word count and tally read: the layout, the table (rows of three words; a
+// tally of few units uses two, one_word.cpp's NarrowRows) and
 // the rows of forced options, checked against the layout; the arrays kept alive.
 struct OneWordCall {
     Kept kept;

@@ -22,8 +22,9 @@ inline Grid grid_of(const cpcore_one_word& L) { return Grid{L.inner, L.first, L.
 
 // The table of sub-board counts: rows (cells, units used, value), the value 0 in an empty
 // slot, count + 1 for a count, and for a tally vector either a single entry (even: 2 *
-// (count * SINGLE + index) + 2) or a packed arena run (odd: 8 * offset + 2 * width + 1,
-// table.hpp's packed runs).
+// (count * SINGLE + index) + 2) or a packed arena run (odd: 16 * offset + 2 * width + 1,
+// table.hpp's packed runs). A tally whose units fit in NARROW_UNITS bits keeps rows of two
+// words instead (NarrowRows: the units used in the second word, under the value).
 typedef Rows<3> CountTable;
 
 inline __attribute__((always_inline)) word count_hash(word cells, word used) {
@@ -44,6 +45,54 @@ inline CountTable count_table(const cpcore_one_word_table& t) {
 inline __attribute__((always_inline)) word find(const CountTable& table, word h, word cells,
                                                 word used) {
     return table.value(table.slot(CellsKey{cells, used, h}));
+}
+// A state's value kept (after make_room), and the largest value a row holds.
+inline __attribute__((always_inline)) void keep(CountTable& table, word h, word cells,
+                                                word used, word v) {
+    table.put(CellsKey{cells, used, h}, v, row_hash);
+}
+inline word most_kept(const CountTable&) { return ~(word)0; }
+
+// When the units fit in the low ``shift`` bits of a word and a value in the rest (a sweep's:
+// calendar_week's 13 units), the tally keeps rows of two words: the cells, then the value
+// shifted above the units used. Every row then lies in one cache line, and a table of 8
+// million slots takes 128 MB where rows of three took 192 MB (the pages the system zeroes).
+// The caller's table is the same (rows of three words): these use its first two thirds.
+#ifndef CPCORE_NARROW_UNITS
+#define CPCORE_NARROW_UNITS 24
+#endif
+const unsigned NARROW_UNITS = CPCORE_NARROW_UNITS;  // the most units rows of two hold
+
+struct NarrowKey {
+    word cells, used, h, units;
+
+    word hash() const { return h; }
+    bool same(const word* row) const { return row[0] == cells && (row[1] & units) == used; }
+    void write(word* row) const { row[0] = cells; }  // (row[1], the value, is put's)
+};
+
+struct NarrowRows : Rows<2> {
+    unsigned shift;  // the units' bits
+    word units;      // their mask
+};
+
+inline NarrowRows narrow_table(const cpcore_one_word_table& t, unsigned bits) {
+    NarrowRows table{{t.keys, nullptr, t.arena, t.stats, t.n_slots, 2, 2, t.arena_size,
+                      t.n_slots}, bits, ((word)1 << bits) - 1};
+    table.grown();
+    return table;
+}
+inline __attribute__((always_inline)) word find(const NarrowRows& table, word h, word cells,
+                                                word used) {
+    return table.value(table.slot(NarrowKey{cells, used, h, table.units})) >> table.shift;
+}
+inline word most_kept(const NarrowRows& table) { return ~(word)0 >> table.shift; }
+inline __attribute__((always_inline)) void keep(NarrowRows& table, word h, word cells,
+                                                word used, word v) {
+    CPCORE_ASSERT(v != 0 && v <= most_kept(table) && (used & ~table.units) == 0);
+    const word u = table.units;
+    table.put(NarrowKey{cells, used, h, u}, (v << table.shift) | used,
+              [u](const word* r) { return count_hash(r[0], r[1] & u); });
 }
 
 // A single empty cell no piece fills, or a region next to ``om`` whose size no pieces add
@@ -173,7 +222,7 @@ struct Subboards {
     typedef typename Acc::Walk Walk;
     typedef cpcore::Frame<Words, Walk> Frame;
     const cpcore_one_word& L;
-    CountTable& table;
+    typename Acc::Table& table;
     bool use_memo;
     uint64_t keeps_from;
     Acc& acc;
@@ -184,7 +233,7 @@ struct Subboards {
     unsigned depth = 0;
     Frame* stack;  // [MAX_DEPTH] (apart, so that the node's words may live in registers)
 
-    Subboards(word c, word u, const cpcore_one_word& layout, CountTable& t, bool memo,
+    Subboards(word c, word u, const cpcore_one_word& layout, typename Acc::Table& t, bool memo,
               uint64_t keeps, Acc& a, Frame* frames, const word* unit_at)
         : L(layout), table(t), use_memo(memo), keeps_from(keeps), acc(a),
           runs{L.start, L.masks, L.n_pieces, unit_at},
@@ -250,8 +299,8 @@ struct Subboards {
 // masks' unit bits, for AnchorWalk). (Flattened: the helpers' calls inlined into the loop.)
 template <class Acc>
 __attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_word& L,
-                                        CountTable& table, bool use_memo, uint64_t keeps_from,
-                                        Acc& acc, const int64_t* stop,
+                                        typename Acc::Table& table, bool use_memo,
+                                        uint64_t keeps_from, Acc& acc, const int64_t* stop,
                                         const word* unit_at = nullptr) {
     typename Subboards<Acc>::Frame frames[MAX_DEPTH];
     Subboards<Acc> s(cells, used, L, table, use_memo, keeps_from, acc, frames, unit_at);
@@ -265,6 +314,7 @@ __attribute__((flatten)) bool walk_tree(word cells, word used, const cpcore_one_
 // placements are walked by W (Walk, or AnchorWalk: count_walk's choice).
 template <class W>
 struct Counting {
+    typedef CountTable Table;
     static const bool KEEPS_EVERY_STATE = false;  // (the states with keeps_from pieces left)
     typedef W Walk;
     const cpcore_one_word& L;
@@ -323,13 +373,16 @@ int64_t count_state(word cells, word used, const cpcore_one_word& layout, CountT
 
 // Tallying: a node adds its children's vectors (a child's index maps to the parent's by
 // the option it placed); each depth's row is zero outside the range lo:hi its node has
-// added to, and is zeroed again once added to its parent.
+// added to, and is zeroed again once added to its parent. ``Rows``: CountTable, or
+// NarrowRows.
+template <class Rows>
 struct Tallying {
+    typedef Rows Table;
     static const bool KEEPS_EVERY_STATE = true;  // (a sweep's tasks share their sub-boards)
     typedef cpcore::Walk Walk;
     const cpcore_one_word& L;
     const cpcore_one_tallies& T;
-    CountTable& table;
+    Table& table;
     int64_t* rows;  // [MAX_DEPTH, n_root]
     int64_t n_root;
     word mask;  // the node's uncovered tally items
@@ -344,7 +397,7 @@ struct Tallying {
     const Left& left;
     const Runs runs;
 
-    Tallying(const cpcore_one_word& layout, const cpcore_one_tallies& tallies, CountTable& t,
+    Tallying(const cpcore_one_word& layout, const cpcore_one_tallies& tallies, Table& t,
              int64_t* scratch, int64_t n, word root_mask, Frame* frames, const Left& pieces)
         : L(layout), T(tallies), table(t), rows(scratch), n_root(n),
           mask(root_mask), lo(n), hi(0), stack(frames), left(pieces),
@@ -427,21 +480,22 @@ struct Tallying {
                 widen(y, y + 1);
             }
         } else {
-            add_packed(row(depth), (int64_t)(v >> 3), (unsigned)(v >> 1) & 3, o, mask);
+            add_packed(row(depth), (int64_t)(v >> 4), (unsigned)(v >> 1) & 7, o, mask);
         }
         return true;
     }
     void store(word hash, word cells, word used, const int64_t* vec, int64_t a, int64_t b) {
         const int64_t n = b - a;
-        const bool single = n <= 1 && a < SINGLE && (n == 0 || vec[a] < SINGLE_MOST);
+        const word most = most_kept(table) >> 18;  // (a single count's, below SINGLE_MOST)
+        const bool single = n <= 1 && a < SINGLE &&
+                            (n == 0 || ((word)vec[a] < (word)SINGLE_MOST && (word)vec[a] < most));
         const unsigned width = single ? 0 : packed_width(vec, a, n);
         if (!table.make_room(single ? 0 : packed_words(n, width))) return;
-        const CellsKey key{cells, used, hash};
         if (single)
-            table.put(key, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2), row_hash);
+            keep(table, hash, cells, used, (word)(2 * ((n == 1 ? vec[a] : 0) * SINGLE + a) + 2));
         else
-            table.put(key, (word)(8 * table.keep_packed(vec, a, n, width) + 2 * width + 1),
-                      row_hash);
+            keep(table, hash, cells, used,
+                 (word)(16 * table.keep_packed(vec, a, n, width) + 2 * width + 1));
     }
     void close(word cells, word used, word hash, unsigned depth, bool keep) {
         const int64_t* r = row(depth);
@@ -481,8 +535,9 @@ inline word open_tallies(word used, const cpcore_one_tallies& T) {
 }
 
 // The tally of a state into ``out``; false at a stop.
+template <class Rows>
 bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_one_tallies& T,
-                 CountTable& table, bool use_memo, int64_t* out, int64_t* scratch,
+                 Rows& table, bool use_memo, int64_t* out, int64_t* scratch,
                  const int64_t* stop) {
     const word root_mask = open_tallies(used, T);
     const int64_t n_root = T.length[root_mask];
@@ -499,19 +554,44 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
                 const int64_t w = (int64_t)(v >> 1) - 1;
                 out[w % SINGLE] = w / SINGLE;
             } else {
-                table.copy_packed((int64_t)(v >> 3), (unsigned)(v >> 1) & 3, out);
+                table.copy_packed((int64_t)(v >> 4), (unsigned)(v >> 1) & 7, out);
             }
             return true;
         }
     }
-    Tallying::Frame frames[MAX_DEPTH];
+    typename Tallying<Rows>::Frame frames[MAX_DEPTH];
     const Left left(L);
-    Tallying acc(L, T, table, scratch, n_root, root_mask, frames, left);
+    Tallying<Rows> acc(L, T, table, scratch, n_root, root_mask, frames, left);
     if (!walk_tree(cells, used, L, table, use_memo, 0, acc, stop)) return false;
     int64_t* root = acc.row(0);
     for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];
     for (int64_t y = acc.used_lo; y < acc.used_hi; ++y) root[y] = 0;
     return true;
+}
+
+// The bits of the units a state may use (every option's pieces and slack items).
+inline unsigned unit_bits(const cpcore_one_word& L) {
+    word units = L.all_pieces | L.optional | L.slack;
+    for (uint64_t o = 0; o < L.n_options; ++o) units |= L.opt_piece[o];
+    unsigned bits = 0;
+    while (bits < 64 && (units >> bits) != 0) ++bits;
+    return bits;
+}
+
+// Each row of prefixes tallied into ``out`` (cpcore_tally_one_word), its states kept in
+// ``table``.
+template <class Rows>
+void tally_rows(const cpcore_one_word& L, const cpcore_one_tallies& T, Rows& table,
+                const int64_t* prefixes, uint64_t rows, uint64_t cols, int use_memo,
+                int64_t* out, uint64_t out_cols, int64_t* out_mask, int64_t* scratch,
+                const int64_t* stop) {
+    each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
+        out_mask[p] = (int64_t)open_tallies(used, T);
+        int64_t* row = out + p * out_cols;
+        if (ok) return tally_state(cells, used, L, T, table, use_memo != 0, row, scratch, stop);
+        for (uint64_t y = 0; y < out_cols; ++y) row[y] = 0;
+        return true;
+    });
 }
 
 }  // namespace
@@ -549,14 +629,15 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
     const cpcore_one_word& L = *layout;
     for (uint64_t k = 0; k < tallies->n_tally; ++k)
         if (tallies->bit[k] & L.optional) return CPCORE_LEFT_OUT_TALLY;
-    CountTable table = count_table(*t);
-    each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
-        out_mask[p] = (int64_t)open_tallies(used, *tallies);
-        int64_t* row = out + p * out_cols;
-        if (ok) return tally_state(cells, used, L, *tallies, table, use_memo != 0, row, scratch,
-                                   stop);
-        for (uint64_t y = 0; y < out_cols; ++y) row[y] = 0;
-        return true;
-    });
+    const unsigned bits = unit_bits(L);
+    if (bits <= NARROW_UNITS && t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS))) {
+        NarrowRows table = narrow_table(*t, bits);
+        tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
+                   scratch, stop);
+    } else {
+        CountTable table = count_table(*t);
+        tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
+                   scratch, stop);
+    }
     return 0;
 }

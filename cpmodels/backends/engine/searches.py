@@ -88,7 +88,8 @@ DEAD_SLOTS = 1 << 16  # the table of dead states, by default
 # 1,048,576 slots: 13% fewer nodes, 2% less CPU; 4,194,304: 27% fewer nodes, the same CPU
 # and 90 MB more).
 ONE_WORD_SLOTS = 1 << 18
-# Its table for tallies (a sweep's, a design's): keys of 24 bytes, vectors in the arena;
+# Its table for tallies (a sweep's, a design's): keys of 24 bytes (16 used where the units
+# fit in 24 bits: cpcore's NarrowRows), vectors in the arena;
 # the core grows a table this large from its first rows (cpcore/table.hpp), so a search
 # that keeps few states touches few pages of it. 16 million slots: calendar_week_11's sweep
 # keeps 6.8 million states, which 8 million slots flushed once (5 million nodes more).
