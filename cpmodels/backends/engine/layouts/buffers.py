@@ -37,7 +37,9 @@ def zeros(shape: int | Sequence[int], fmt: str = "q") -> Any:
         raw = memoryview(bytearray(size))
     else:
         try:
-            mapped = mmap.mmap(-1, size)
+            # Private: a forked worker gets its own copy, as of memory from malloc (a
+            # shared map would be one table and one stop flag for every worker).
+            mapped = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
         except OSError as error:  # ENOMEM: past an address-space limit
             raise MemoryError(str(error)) from None
         if size >= HUGE and hasattr(mmap, "MADV_HUGEPAGE"):
