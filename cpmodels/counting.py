@@ -7,8 +7,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from cpmodels.backends import Capability, count_cover, iter_cover_solutions, require
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
@@ -17,6 +15,7 @@ from cpmodels.symmetry import (
     IDENTITY,
     HeldOrbit,
     HeldPiece,
+    Permutations,
     Symmetry,
     count_classes,
     fixed_cover,
@@ -122,11 +121,11 @@ def _count_held(cover: ExactCover, held: HeldPiece, symmetries: Sequence[Symmetr
         else:  # a symmetry's fixed solutions are no exact cover: canonical forms
             solutions = iter_cover_solutions(backend, cover, time_limit=left(),
                                              forced=(orbit.option,))
-            total += count_classes(solutions, permutations[[0, *orbit.fixers]])
+            total += count_classes(solutions, [permutations[g] for g in (0, *orbit.fixers)])
     return total
 
 
-def _fixed_counts(cover: ExactCover, orbits: Sequence[HeldOrbit], permutations: np.ndarray,
+def _fixed_counts(cover: ExactCover, orbits: Sequence[HeldOrbit], permutations: Permutations,
                   backend: str, left: Callable[[], float | None],
                   stats: dict[str, int]) -> dict[tuple[int, int], int]:
     """``{(representative, symmetry): the solutions that hold the representative and that

@@ -21,11 +21,12 @@ import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from cpmodels.cover import ExactCover
 from cpmodels.geometry import OptionKind, Placement, board_symmetries
 from cpmodels.grids import Cell, grid
+
+#: ``perm[g][j]``: the option that symmetry ``g`` maps option ``j`` to.
+Permutations = Sequence[Sequence[int]]
 
 
 @dataclass(frozen=True)
@@ -49,22 +50,23 @@ def problem_symmetries(cover: ExactCover, board: frozenset[Cell],
     """Board symmetries (identity first) that map the cover's placements onto themselves,
     each with the piece permutation that goes with it."""
     footprints = _Footprints(cover.placements)
-    rows: dict[str, list[int]] = {}
+    by_piece: dict[str, list[int]] = {}
     for j, p in enumerate(cover.placements):
-        rows.setdefault(p.piece, []).append(j)
-    by_piece = {piece: np.array(js, dtype=np.int64) for piece, js in rows.items()}
+        by_piece.setdefault(p.piece, []).append(j)
     bounds = {it.name: (it.low, it.high) for it in cover.items if it.cell is None}
-    # Each piece's cell sets, as the bytes of their numbers in order (a piece's placements
-    # cover different cells, and so do their images).
-    by_footprint: dict[bytes, list[str]] = {}
+    # Each piece's cell sets, as their numbers in order (a piece's placements cover
+    # different cells, and so do their images).
+    by_footprint: dict[tuple[int, ...], list[str]] = {}
     for piece, js in by_piece.items():
-        by_footprint.setdefault(np.sort(footprints.number[js]).tobytes(), []).append(piece)
+        by_footprint.setdefault(tuple(sorted(footprints.number[j] for j in js)),
+                                []).append(piece)
     found = []
     for cell_map in board_symmetries(board, labels, grid(cover.grid)):
         image = footprints.images(cell_map)
-        images = {piece: [] if image[js].min() < 0
-                  else by_footprint.get(np.sort(image[js]).tobytes(), [])
-                  for piece, js in by_piece.items()}
+        images = {}
+        for piece, js in by_piece.items():
+            numbers = sorted(image[j] for j in js)
+            images[piece] = [] if numbers[0] < 0 else by_footprint.get(tuple(numbers), [])
         pieces = _piece_map(images, bounds)
         if pieces is not None:
             found.append(Symmetry(cell_map, {a: b for a, b in pieces.items() if a != b}))
@@ -89,81 +91,39 @@ def _piece_map(images: dict[str, list[str]],
     return mapped
 
 
-def _spread(values: np.ndarray) -> np.ndarray:
-    """Well-spread 64-bit keys of distinct numbers (splitmix64, one to one)."""
-    z = values.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return (z ^ (z >> np.uint64(31))).view(np.int64)
-
-
 class _Footprints:
     """The placements' cell sets numbered, and found again for the images of all of them
-    under a map of cells at once.
+    under a map of cells.
 
     ``number[j]`` is the number of placement ``j``'s cell set (placements covering the same
-    cells share one). The cells are numbered in sorted order, so each placement's run of
-    ``flat`` is ascending. An image is looked up by a well-spread 64-bit key per cell (a
-    cell set's key is the XOR of its cells' keys; the keys are drawn again until the cell
-    sets' keys are all different) and then checked cell by cell, so a match is exact.
+    cells share one). The cells are numbered in sorted order, and a cell set is looked up by
+    the set of its cells' numbers, so a match is exact.
     """
 
     def __init__(self, placements: Sequence[Placement]) -> None:
         self.cells = sorted({rc for p in placements for rc in p.cells})
         self.cell_number = {rc: k for k, rc in enumerate(self.cells)}
-        n = len(placements)
-        cell_sets = [p.cells for p in placements]
-        self.lengths = np.fromiter(map(len, cell_sets), np.int64, n)
-        self.starts = np.cumsum(self.lengths) - self.lengths
-        self.row = np.repeat(np.arange(n, dtype=np.int64), self.lengths)
-        self.flat = np.fromiter(map(self.cell_number.__getitem__,
-                                    itertools.chain.from_iterable(cell_sets)),
-                                np.int64, int(self.lengths.sum()))
         numbers: dict[tuple[Cell, ...], int] = {}
-        self.number = np.fromiter((numbers.setdefault(cells, len(numbers))
-                                   for cells in cell_sets), np.int64, n)
-        self.first = np.zeros(len(numbers), dtype=np.int64)  # a placement of each cell set
-        self.first[self.number] = np.arange(n)
-        for seed in itertools.count():  # new keys in the unlikely case two sets share one
-            # one key more: for a cell no placement covers
-            width = len(self.cells) + 1
-            self.cell_keys = _spread(np.arange(width) + seed * width)
-            set_keys = self._set_keys(self.flat)[self.first]
-            self.by_key = np.argsort(set_keys)
-            self.sorted_keys = set_keys[self.by_key]
-            if not np.any(self.sorted_keys[1:] == self.sorted_keys[:-1]):
-                break
+        self.sets: list[tuple[int, ...]] = []  # each cell set's cell numbers
+        self.number: list[int] = []
+        for p in placements:
+            n = numbers.get(p.cells)
+            if n is None:
+                n = numbers[p.cells] = len(self.sets)
+                self.sets.append(tuple(map(self.cell_number.__getitem__, p.cells)))
+            self.number.append(n)
+        self.by_cells = {frozenset(cells): n for n, cells in enumerate(self.sets)}
 
-    def _set_keys(self, flat: np.ndarray) -> np.ndarray:
-        """The key of each placement's cells, ``flat`` standing for its cell numbers."""
-        keys = np.zeros(len(self.lengths), dtype=np.int64)
-        np.bitwise_xor.at(keys, self.row, self.cell_keys[flat])
-        return keys
-
-    def images(self, cell_map: Mapping[Cell, Cell]) -> np.ndarray:
+    def images(self, cell_map: Mapping[Cell, Cell]) -> list[int]:
         """For each placement, the number of the cell set its image under ``cell_map``
         covers (cells the map leaves out stay where they are), or -1 when no placement
         covers those cells."""
-        if not len(self.first):
-            return np.full(len(self.lengths), -1, dtype=np.int64)
+        # A cell no placement covers is ``outside``, which no cell set has.
         outside = len(self.cells)
-        to = np.fromiter((self.cell_number.get(cell_map.get(rc, rc), outside)
-                          for rc in self.cells), np.int64, len(self.cells))
-        image = to[self.flat]
-        keys = self._set_keys(image)
-        at = np.minimum(np.searchsorted(self.sorted_keys, keys), len(self.sorted_keys) - 1)
-        found = self.by_key[at]
-        other = self.first[found]
-        maybe = (self.sorted_keys[at] == keys) & (self.lengths[other] == self.lengths)
-        # Cell by cell: the image's cells sorted against the other placement's.
-        width = len(self.cells) + 1
-        image = np.sort(self.row * width + image) - self.row * width
-        checked = maybe[self.row]
-        at_other = np.where(checked, np.arange(len(self.flat)) + np.repeat(
-            self.starts[other] - self.starts, self.lengths), 0)
-        wrong = checked & (self.flat[at_other] != image)
-        maybe[self.row[wrong]] = False
-        return np.where(maybe, found, -1)
+        to = [self.cell_number.get(cell_map.get(rc, rc), outside) for rc in self.cells]
+        find, at = self.by_cells.get, to.__getitem__
+        image = [find(frozenset(map(at, cells)), -1) for cells in self.sets]
+        return [image[n] for n in self.number]
 
 
 @dataclass(frozen=True)
@@ -254,7 +214,7 @@ def canonical_solution(placements: Sequence[Placement], symmetries: Sequence[Sym
     return min(tuple(sorted(sym.image(p) for p in placements)) for sym in symmetries)
 
 
-def fixed_cover(cover: ExactCover, permutation: np.ndarray) -> ExactCover | None:
+def fixed_cover(cover: ExactCover, permutation: Sequence[int]) -> ExactCover | None:
     """The exact cover whose solutions are the solutions of ``cover`` that a symmetry (as
     ``permutation`` of the options) leaves as they are; None when that cannot be written as
     an exact cover (an orbit that uses a piece of several copies more than once).
@@ -263,7 +223,7 @@ def fixed_cover(cover: ExactCover, permutation: np.ndarray) -> ExactCover | None
     are the orbits whose members are disjoint, each covering the items of all its members.
     """
     fixed = ExactCover(items=list(cover.items), grid=cover.grid)
-    seen = np.zeros(len(cover.options), dtype=bool)
+    seen = [False] * len(cover.options)
     for j in range(len(cover.options)):
         if seen[j]:
             continue
@@ -272,7 +232,8 @@ def fixed_cover(cover: ExactCover, permutation: np.ndarray) -> ExactCover | None
         while k != j:
             orbit.append(k)
             k = int(permutation[k])
-        seen[orbit] = True
+        for o in orbit:
+            seen[o] = True
         items = [i for o in orbit for i in cover.options[o]]
         if len(set(items)) == len(items):
             fixed.options.append(tuple(items))
@@ -286,32 +247,28 @@ def fixed_cover(cover: ExactCover, permutation: np.ndarray) -> ExactCover | None
     return fixed
 
 
-def option_permutations(cover: ExactCover, symmetries: Sequence[Symmetry]) -> np.ndarray:
-    """``perm[g, j]``: the option that symmetry ``g`` maps option ``j`` to."""
+def option_permutations(cover: ExactCover, symmetries: Sequence[Symmetry]) -> list[list[int]]:
+    """``perm[g][j]``: the option that symmetry ``g`` maps option ``j`` to."""
     footprints = _Footprints(cover.placements)
     names = sorted({p.piece for p in cover.placements}
                    | {q for sym in symmetries for q in sym.pieces.values()})
     name_number = {name: k for k, name in enumerate(names)}
-    piece = np.array([name_number[p.piece] for p in cover.placements], dtype=np.int64)
+    piece = [name_number[p.piece] for p in cover.placements]
     # The option of each (cell set, piece): an image is a piece's placement (its kind).
-    option_of = np.full(len(footprints.first) * len(names), -1, dtype=np.int64)
-    for j, p in enumerate(cover.placements):
-        if p.kind is OptionKind.PIECE:
-            option_of[footprints.number[j] * len(names) + piece[j]] = j
-    perm = np.zeros((len(symmetries), len(cover.placements)), dtype=np.int64)
-    for g, sym in enumerate(symmetries):
-        to = np.array([name_number[sym.pieces.get(name, name)] for name in names],
-                      dtype=np.int64)
+    option_of = {(footprints.number[j], piece[j]): j for j, p in enumerate(cover.placements)
+                 if p.kind is OptionKind.PIECE}
+    perm = []
+    for sym in symmetries:
+        to = [name_number[sym.pieces.get(name, name)] for name in names]
         image = footprints.images(sym.cells)
-        perm[g] = np.where(image >= 0, option_of[np.maximum(image, 0) * len(names)
-                                                 + to[piece]], -1)
-        if np.any(perm[g] < 0):
-            j = int(np.flatnonzero(perm[g] < 0)[0])
-            raise KeyError(f"the image of {cover.placements[j]} is no option")
+        row = [option_of.get((n, to[q]), -1) if n >= 0 else -1 for n, q in zip(image, piece)]
+        if -1 in row:
+            raise KeyError(f"the image of {cover.placements[row.index(-1)]} is no option")
+        perm.append(row)
     return perm
 
 
-def count_classes(solutions: Iterable[Sequence[int]], permutations: np.ndarray,
+def count_classes(solutions: Iterable[Sequence[int]], permutations: Permutations,
                   batch: int = 1 << 15) -> int:
     """How many classes of equivalent solutions there are among ``solutions`` (each a set of
     option indices; every member of a class must be among them).
@@ -320,6 +277,9 @@ def count_classes(solutions: Iterable[Sequence[int]], permutations: np.ndarray,
     those of any of its images: one member of each class is. Solutions are taken in
     batches, compared with their images as arrays.
     """
+    import numpy as np
+
+    permutations = np.asarray(permutations, dtype=np.int64).reshape(len(permutations), -1)
     n_options = permutations.shape[1]
     # A solution with fewer options (a piece left out) is padded past every option index.
     extended = np.concatenate([permutations, np.full((len(permutations), 1), n_options,

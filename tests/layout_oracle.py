@@ -374,6 +374,7 @@ def one_word_tallies(cover: ExactCover, items: Sequence[int],
 def forced_state(cc: CompiledCover, options: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """The N-word state with ``options`` placed (clashing or not): the items they fill, a
     bit each, and each counter's count of them."""
+    cc = cc.numpy()  # the core's layout is buffers (layouts/buffers.py)
     filled = np.zeros(cc.n_words, dtype=np.uint64)
     counters = np.zeros(len(cc.counter_low), dtype=np.int64)
     for o in options:

@@ -69,13 +69,20 @@ ON_CP_SAT = [(SOLVE, ("numpy",)),
              (["count", "{tiny}", "--backend", "cpsat"], ()),
              (["enumerate", "{tiny}", "--backend", "cpsat", "--out", "{tiny}.jsonl"], ())]
 # What ``count`` and ``solve`` of a bundled spec do not load besides (their record is
-# searched: no model, no YAML, no validation): ``count`` (the engine) no solver,
-# ``solve`` (CP-SAT) no engine and no numpy.
+# searched: no model, no YAML, no validation): ``count`` (the engine, its layouts, tables
+# and answers buffers of the standard library) no solver and no numpy, raw or distinct (the
+# symmetries, and the counts of the solutions a symmetry fixes: 8x8_centre), a solid's too;
+# ``solve`` (CP-SAT) no engine and no numpy, ``solve`` on the engine (its solution stream)
+# no solver and no numpy.
+ON_THE_ENGINE = ("cpmodels.files", "numpy", *SOLVERS)
 FROM_THE_RECORD = [
-    (["count", "pentominoes_6x10", "--distinct"], ("cpmodels.files", *SOLVERS)),
-    (["count", "specs/pentominoes_6x10.yaml", "--distinct"], ("cpmodels.files", *SOLVERS)),
-    (["count", "specs/calendar_week.yaml", "--labels", "Jun", "7", "Tue"],
-     ("cpmodels.files", *SOLVERS)),
+    (["count", "pentominoes_6x10", "--distinct"], ON_THE_ENGINE),
+    (["count", "specs/pentominoes_6x10.yaml", "--distinct"], ON_THE_ENGINE),
+    (["count", "pentominoes_8x8_centre"], ON_THE_ENGINE),
+    (["count", "pentominoes_8x8_centre", "--distinct"], ON_THE_ENGINE),
+    (["count", "soma", "--distinct"], ON_THE_ENGINE),
+    (["count", "specs/calendar_week.yaml", "--labels", "Jun", "7", "Tue"], ON_THE_ENGINE),
+    (["solve", "calendar_week", "--backend", "engine"], ON_THE_ENGINE),
     (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", "pysat", *ENGINE)),
     (["solve", "pentominoes_6x10"], ("cpmodels.files", "numpy", "pysat", *ENGINE)),
     (["solve", "towers", "--time-limit", "5"], ENGINE)]
@@ -179,7 +186,8 @@ def test_a_bundled_spec_known_valid_is_searched_without_reading_it_again(argv, u
     """``count`` and ``solve`` of a bundled spec the catalogue knows valid search its
     record (``cpmodels.spec.kinds``): no YAML, no validation, no pydantic, not even the
     spec models; a local count loads neither the cluster's side of the engine nor worker
-    processes, and a packing ``solve`` (CP-SAT) no numpy."""
+    processes, nor numpy (nor does ``solve`` on the engine), and a packing ``solve``
+    (CP-SAT) no numpy."""
     code, modules = _listed(early, argv)
     assert code == 0
     assert "cpmodels.spec.kinds" in modules

@@ -87,7 +87,7 @@ def _set(name: str, value: Callable[[Any], Any]) -> Callable[[dict[str, Any]], N
 
 def _poke(name: str, at: int, value: int) -> Callable[[dict[str, Any]], None]:
     def change(args: dict[str, Any]) -> None:
-        args[name].reshape(-1)[at] = value
+        np.asarray(args[name]).reshape(-1)[at] = value  # a buffer: written in place
     return change
 
 
@@ -235,7 +235,7 @@ def test_options_whose_cells_fall_apart_do_not_suit(design):
 
     one = one_word_layout(design._cover(False).plan.cover)
     assert _groups(one)[0]
-    masks = one.masks.copy()
+    masks = np.array(one.masks)
     masks[0] = np.uint64(1 | 1 << 40)  # two cells far apart
     assert not _groups(one._replace(masks=masks))[0]
     with pytest.raises(ValueError, match="3, 3, 64 and 64 words"):

@@ -47,7 +47,7 @@ def _same(native: object, python: object, skip: tuple[str, ...]) -> None:
 
 def _check(cover: ExactCover, tallies: list[list[int]] = ()) -> CompiledCover:
     """The core's layout of ``cover`` and of each list of tally items is the oracle's."""
-    native, python = compile_cover(cover), oracle.compile_cover(cover)
+    native, python = compile_cover(cover).numpy(), oracle.compile_cover(cover)
     _same(native, python, skip=("cover", "arrays"))
     for items in tallies:
         _same(tally_layout(native, items), oracle.tally_layout(python, items), skip=())
@@ -184,7 +184,8 @@ def test_the_core_refuses_a_cover_it_cannot_read():
     assert bad(high=[1, 1, 2**31]) == 1
     assert bad(low=[1, 2, 2]) == 1  # low above high
     assert bad(item_cell=[0, 2, -1]) == 2  # no cell 2
-    assert bad(cell_nbs=np.where(good["cell_nbs"] == 1, 5, good["cell_nbs"])) == 2
+    nbs = np.asarray(good["cell_nbs"])
+    assert bad(cell_nbs=np.where(nbs == 1, 5, nbs)) == 2
     with pytest.raises(TypeError):
         _native.cover_layout_sizes(good | {"low": np.zeros(3, dtype=np.int32)})
     with pytest.raises(ValueError, match="wrong size"):
@@ -202,7 +203,7 @@ def test_the_core_refuses_a_cover_it_cannot_read():
 def test_a_fill_takes_arrays_of_the_measured_sizes_alone():
     cover = ExactCover([Item("a", cell=(0, 0)), Item("b", cell=(0, 1))], [(0, 1)])
     arrays = cover_arrays(cover)
-    cc = compile_cover(cover)
+    cc = compile_cover(cover).numpy()
     out = {name: getattr(cc, name).copy() for name in (
         "bit_of_item", "counter_of_item", "opt_mask", "opt_counter", "opt_tag_word",
         "opt_tag_bit", "anchor_start", "anchor_opts", "group_end", "counter_low",

@@ -35,10 +35,13 @@ def _same(native: OneWord | None, python: OneWord | None) -> None:
     if native is None or python is None:
         return
     for name, a, b in zip(OneWord._fields, native, python, strict=True):
-        if isinstance(b, np.ndarray):
-            assert isinstance(a, np.ndarray), name
+        if isinstance(b, np.ndarray):  # the core's: a buffer (layouts/buffers.py)
+            assert isinstance(a, memoryview), name
+            a = np.asarray(a)
             assert (a.dtype, a.shape) == (b.dtype, b.shape), name
             assert np.array_equal(a, b), name
+        elif isinstance(b, np.integer):  # a word: a whole number
+            assert type(a) is int and a == int(b), name
         else:
             assert type(a) is type(b) and a == b, name
 
@@ -49,6 +52,7 @@ def _same_tallies(native: OneTallies | None, python: OneTallies | None) -> None:
         return
     for name, a, b in zip(OneTallies._fields, native, python, strict=True):
         if isinstance(b, np.ndarray):
+            a = np.asarray(a)
             assert (a.dtype, a.shape) == (b.dtype, b.shape), name
             assert np.array_equal(a, b), name
         else:
@@ -171,7 +175,8 @@ def _input(cover: ExactCover) -> tuple:
     xy = np.array(list(dict.fromkeys(it.cell for it in cover.items if it.cell)),
                   dtype=np.int64).reshape(-1, 2)
     kinds = np.array([it.kind for it in cover.items], dtype=np.int64)
-    return cover_arrays(cover), xy, kinds, np.zeros(0, dtype=np.int64)
+    arrays = {name: np.asarray(a) for name, a in cover_arrays(cover).items()}
+    return arrays, xy, kinds, np.zeros(0, dtype=np.int64)
 
 
 def _sizes(raw: bytes) -> dict[str, int]:

@@ -58,7 +58,7 @@ def _array(tasks) -> np.ndarray:
 
 
 def _table(memo: Memo) -> tuple:
-    return (memo.keys.copy(), memo.values.copy(), memo.arena.copy(), memo.stats.copy())
+    return tuple(np.array(a) for a in (memo.keys, memo.values, memo.arena, memo.stats))
 
 
 def _same(a: tuple, b: tuple) -> None:

@@ -132,9 +132,12 @@ def test_distinct_without_an_asymmetric_piece_uses_canonical_forms():
 @pytest.mark.parametrize("name", ["pentominoes_6x10", "pentominoes_8x8_centre", "soma",
                                   "hexiamonds_rhombus", "polyhexes", "sixpack"])
 def test_symmetries_map_each_placement_as_its_image_says(name):
-    """The symmetries and option permutations (found for all placements at once, from
-    arrays) agree with each placement's image taken one by one: every symmetry found maps
-    each placement onto a placement, and a board map that is left out does not."""
+    """The symmetries and option permutations (found for all placements at once, by their
+    cell sets) agree with each placement's image taken one by one and with numpy's arrays
+    as they were found before (``symmetry_oracle.py``): every symmetry found maps each
+    placement onto a placement, and a board map that is left out does not."""
+    import symmetry_oracle
+
     from cpmodels.geometry import board_symmetries
     from cpmodels.grids import grid
     from cpmodels.symmetry import Symmetry, option_permutations, problem_symmetries
@@ -142,9 +145,11 @@ def test_symmetries_map_each_placement_as_its_image_says(name):
     instance = packing_instance(Query.of(load_spec(SPECS / f"{name}.yaml")))
     cover = instance.cover
     symmetries = problem_symmetries(cover, instance.cells)
+    assert symmetries == symmetry_oracle.problem_symmetries(cover, instance.cells)
     index = {p: j for j, p in enumerate(cover.placements)}
     expected = [[index[sym.image(p)] for p in cover.placements] for sym in symmetries]
-    assert option_permutations(cover, symmetries).tolist() == expected
+    assert option_permutations(cover, symmetries) == expected
+    assert symmetry_oracle.option_permutations(cover, symmetries).tolist() == expected
     found = [sym.cells for sym in symmetries]
     for cell_map in board_symmetries(instance.cells, None, grid(cover.grid)):
         if cell_map in found:

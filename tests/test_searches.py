@@ -40,7 +40,8 @@ def test_a_count_takes_the_narrowest_kernel_that_suits(cover, kw, kernel):
     call = searches.tally_call([()], None)
     assert call.kernel is kernel
     call.kernel(*call.args)
-    assert int(call.out[0].sum()) == 7 == EngineSession(cover, **kw).count()
+    first = call.out[0] if call.masks is None else call.out[0].sum()  # a count's, a tally's
+    assert int(first) == 7 == EngineSession(cover, **kw).count()
     assert call.table in searches.tables()
 
 
@@ -82,7 +83,7 @@ def test_the_session_keeps_its_questions_and_hands_the_choice_on(cover):
     assert all(table.stopped for table in again.searches.tables())
     with pytest.raises(OutOfTime):
         again.count()
-    assert np.all(again.searches.count_stats() >= 0)
+    assert np.all(np.asarray(again.searches.count_stats()) >= 0)
 
 
 @pytest.mark.parametrize("question", ["tally", "exists"])
@@ -166,7 +167,7 @@ def test_the_core_chooses_the_search_as_the_python_side_did():
 def _python_split(session: EngineSession, task: tuple[int, ...]) -> list[tuple[int, ...]]:
     """The branching step as the Python side took it before the core did (the oracle):
     the first item ``task`` leaves open, and each of its options that fits."""
-    cc = session.compiled
+    cc = session.compiled.numpy()
     filled, counters = forced_state(cc, task)
     pos = next((b for b in range(cc.n_branch)
                 if not int(filled[b >> 6]) >> (b & 63) & 1), None)
@@ -199,7 +200,7 @@ def test_the_cores_branching_step_cuts_tasks_as_the_python_loop_did(name):
         tasks += [part, *session.split(part)[:3]]
     n = len(cover.options)
     tasks += [tuple(rng.sample(range(n), rng.randint(1, min(n, 6)))) for _ in range(20)]
-    cc = session.compiled
+    cc = session.compiled.numpy()
     for task in tasks:
         assert session.split(task) == _python_split(session, task), task
         filled = np.zeros(cc.n_words, dtype=np.uint64)

@@ -5,11 +5,13 @@ in full. The counting itself is the caller's (``EngineSession`` tallies)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as native
 from cpmodels.backends.engine.layouts.described import constants
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class BestRanking:
@@ -17,6 +19,8 @@ class BestRanking:
     break ties), ``n_dates`` required dates and the ``best`` sets wanted."""
 
     def __init__(self, names: Sequence[Sequence[str]], n_dates: int, best: int) -> None:
+        import numpy as np
+
         n = len(names)
         kinds = constants("CPCORE_BEST_")
         self.PROBE, self.COUNT = kinds["probe"], kinds["count"]

@@ -28,9 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine.kernels import bit_cover, links
 from cpmodels.backends.engine.kernels.choice import EXISTS, SOLUTIONS, TALLY, Offers, choose
@@ -54,6 +52,7 @@ from cpmodels.backends.engine.kernels.words import (
     tally_prefixes_words,
     word_layout,
 )
+from cpmodels.backends.engine.layouts.buffers import of, zeros
 from cpmodels.backends.engine.layouts.cover import (
     CompiledCover,
     Layout,
@@ -80,7 +79,11 @@ from cpmodels.backends.engine.layouts.tally import (
 )
 from cpmodels.cover import ExactCover, ItemKind
 
-Regions = tuple[np.ndarray, int]  # fillable region sizes and the limit they are checked to
+if TYPE_CHECKING:
+    import numpy as np
+
+# Fillable region sizes and the limit they are checked to.
+Regions = tuple["np.ndarray | memoryview", int]
 DEAD_SLOTS = 1 << 16  # the table of dead states, by default
 # The one-word kernel's table: 6 MB, of which the core probes a quarter until that fills
 # (cpcore/table.hpp). On 6x10, the 8x8 boxes and single calendar dates, a bigger one saves
@@ -104,12 +107,13 @@ SETTLED_SLOTS = 1 << 20
 class Call:
     """A search ready to run: ``kernel(*args)`` fills ``out`` (and ``masks``) using
     ``table``, which the caller stops at its time limit. ``tallies`` decodes a tally's
-    rows (None: each row holds one count, in its first column)."""
+    rows (None: each row holds one count, in its first column; without ``masks``, ``out``
+    is a plain count's, one count a task)."""
 
     kernel: Callable[..., Any]
     args: tuple[Any, ...]
     table: Memo
-    out: np.ndarray
+    out: np.ndarray | memoryview
     masks: np.ndarray | None = None
     tallies: TallyLayout | None = None
 
@@ -119,16 +123,16 @@ class Stream:
     search's stacks, the rows it writes, and a small table for its stop flag (the session
     stops a stream's call as it stops any other)."""
 
-    def __init__(self, compiled: CompiledCover, filled: np.ndarray,
-                 counters: np.ndarray, forced: Sequence[int], batch: int) -> None:
+    def __init__(self, compiled: CompiledCover, filled: memoryview,
+                 counters: memoryview, forced: Sequence[int], batch: int) -> None:
         depth_max = compiled.n_branch + 1
         self.layout = compiled.kernel
         self.filled, self.counters = filled, counters
-        self.chosen = np.zeros(depth_max, dtype=np.int64)
-        self.stack_pos = np.zeros(depth_max, dtype=np.int64)
-        self.stack_k = np.zeros(depth_max, dtype=np.int64)
-        self.out = np.zeros((batch, depth_max), dtype=np.int64)
-        self.state = np.array([-1, 0], dtype=np.int64)
+        self.chosen = zeros(depth_max)
+        self.stack_pos = zeros(depth_max)
+        self.stack_k = zeros(depth_max)
+        self.out = zeros((batch, depth_max))
+        self.state = of([-1, 0])
         self.table = Memo(1, slots=16)
         self.forced = [int(o) for o in forced]
 
@@ -137,10 +141,9 @@ class Stream:
            ) -> Stream | None:
         """The stream of the solutions with the ``forced`` options (placed by the core's
         forced step), or None when they do not fit together."""
-        filled = np.zeros(compiled.n_words, dtype=np.uint64)
-        counters = np.zeros(len(compiled.counter_low), dtype=np.int64)
-        if not force_kernel(compiled.kernel, np.array(list(forced), dtype=np.int64), filled,
-                            counters):
+        filled = zeros(compiled.n_words, "Q")
+        counters = zeros(len(compiled.counter_low))
+        if not force_kernel(compiled.kernel, of(forced), filled, counters):
             return None
         return cls(compiled, filled, counters, forced, batch)
 
@@ -157,20 +160,24 @@ class Stream:
 
     def found(self) -> list[list[int]]:
         """The solutions the last call wrote (the forced options first)."""
+        out, width = self.out, self.out.shape[1]
         rows = []
-        for r in range(int(self.state[1])):
-            row = self.out[r]
-            n = int(np.argmax(row < 0)) if np.any(row < 0) else len(row)
-            rows.append(self.forced + [int(o) for o in row[:n]])
+        for r in range(self.state[1]):
+            row = list(self.forced)
+            for c in range(width):  # its options, then -1 (unless it fills the row)
+                if out[r, c] < 0:
+                    break
+                row.append(out[r, c])
+            rows.append(row)
         return rows
 
 
-def task_array(tasks: Sequence[Sequence[int]]) -> np.ndarray:
-    """Tasks as the kernels take them: one row each, padded with -1."""
-    arr = np.full((len(tasks), max([len(t) for t in tasks] + [1])), -1, dtype=np.int64)
-    for r, task in enumerate(tasks):
-        arr[r, :len(task)] = task
-    return arr
+def task_array(tasks: Sequence[Sequence[int]]) -> np.ndarray | memoryview:
+    """Tasks as the kernels take them: one row each, padded with -1 (an int64 buffer,
+    ``layouts/buffers.py``)."""
+    width = max([len(t) for t in tasks] + [1])
+    return of((o for task in tasks for o in (*task, *[-1] * (width - len(task)))),
+              shape=(len(tasks), width))
 
 
 class Searches:
@@ -207,7 +214,7 @@ class Searches:
         self._reached: Memo | None = None
         self._settled: Memo | None = None  # the reach search's states settled for good
         # Each reach search marks its table entries with a number of its own, from this.
-        self._reach_calls = np.ones(1, dtype=np.uint64)
+        self._reach_calls = of([1], "Q")
         self._reach_regions: dict[tuple[int, ...], ReachRegions] = {}
         self._wanted = WantedLists()  # the last few lists the reach search was asked
 
@@ -223,9 +230,9 @@ class Searches:
         return [t for t in (self._table, self._dead, self._reached, self._settled)
                 if t is not None]
 
-    def count_stats(self) -> np.ndarray:
+    def count_stats(self) -> memoryview:
         """The table of sub-board counts' figures (zeros before the first count)."""
-        return self._table.stats if self._table is not None else np.zeros(STATS, np.int64)
+        return self._table.stats if self._table is not None else zeros(STATS)
 
     # -- the calls ----------------------------------------------------------------------
 
@@ -261,10 +268,13 @@ class Searches:
 
     def tally_call(self, tasks: Sequence[Sequence[int]], regions: Regions | None) -> Call:
         """The call that tallies each task (``regions``: the sizes the pieces left fill,
-        without the slack items' holes)."""
+        without the slack items' holes). A plain count's answers are a buffer of one
+        count a task (``layouts/buffers.py``: no numpy)."""
         arr = task_array(tasks)
         search = self.chosen(TALLY)
         if search == "tally_one_word":
+            import numpy as np
+
             layout_one, tallies, decode = self._one_word_tally(regions)
             table = self._one_word_table(True)
             out = np.zeros((len(tasks), int(tallies.length[-1])), dtype=np.int64)
@@ -274,18 +284,20 @@ class Searches:
                         table, out, masks, decode)
         if search in ("bit_cover_count", "links_count"):
             table = self._solid_table()
-            counts = np.zeros((len(tasks), 1), dtype=np.int64)
+            counts = zeros(len(tasks))
             on_bits = search == "bit_cover_count"
             return Call(links.count_tasks, (arr, None if on_bits else self._links(),
-                                            self._bits() if on_bits else None, counts[:, 0],
+                                            self._bits() if on_bits else None, counts,
                                             table.stats), table, counts)
         regions = self._slack_regions(regions, tasks)
         if search == "count_one_word":
             one = self._one_word(regions)
             table = self._one_word_table(False)
-            counts = np.zeros((len(tasks), 1), dtype=np.int64)
+            counts = zeros(len(tasks))
             return Call(count_one_word, (arr, one, table.kernel, self.table_slots > 0,
-                                         counts[:, 0], table.stop_flag), table, counts)
+                                         counts, table.stop_flag), table, counts)
+        import numpy as np
+
         layout, table = self._count_table()
         out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
         masks = np.zeros(len(tasks), dtype=np.int64)
@@ -301,6 +313,8 @@ class Searches:
                     first_failure: bool, remember: bool) -> Call:
         """The call that decides, for each task, whether some solution contains it (``out``:
         1, 0, or -1 when not searched); ``remember`` keeps the dead states found."""
+        import numpy as np
+
         arr = task_array(tasks)
         out = np.full(len(tasks), -1, dtype=np.int64)
         regions = self._slack_regions(regions, tasks)
@@ -328,14 +342,14 @@ class Searches:
         counting search would try next below it (the most constrained item's for a solid,
         the first item left open's for the others). A task that cannot be cut (nothing
         left open, or no option fits) stays whole."""
+
         search = self.chosen(TALLY)
         if search == "bit_cover_count":
             parts = bit_cover.root_tasks(self.cover, task)
         elif search == "links_count":
             parts = links.root_tasks(self._links(), task)
         else:
-            parts = [(*task, o) for o in split_kernel(self.compiled.kernel,
-                                                      np.array(task, dtype=np.int64))]
+            parts = [(*task, o) for o in split_kernel(self.compiled.kernel, of(task))]
         return parts or [task]
 
     @property
@@ -359,11 +373,13 @@ class Searches:
         ``wanted[starts[t]:starts[t + 1]]``); ``out``: for each wanted combination 1, 0, or
         -1 when not searched. Each call made marks its table entries with a number of its
         own."""
+        import numpy as np
+
         layout, regions, index, bit, table, settled = self._reach_parts(wanted, areas)
         found = np.full(len(wanted), -1, dtype=np.int64)
         mark = np.uint64(self._reach_calls[0] + 1)
         self._reach_calls[0] += len(held) + 1
-        return Call(reach_kernel, (task_array([forced]).reshape(-1),
+        return Call(reach_kernel, (np.asarray(task_array([forced])).reshape(-1),
                                    task_array(list(held) or [()]), starts, layout, regions,
                                    table.kernel, settled.kernel, mark, index, bit, found,
                                    first_failure, table.stop_flag), table, found)
@@ -381,6 +397,8 @@ class Searches:
         """The call that decides each set (``sets[s]``: its forced options, ``areas[s]``
         its pieces' areas) date by date (``design_kernel``); ``out[s]``: the first date of
         ``order`` it fails, ``len(order)`` when none."""
+        import numpy as np
+
         shapes: dict[tuple[int, ...], int] = {}
         shape = np.array([shapes.setdefault(tuple(sorted(int(a) for a in set_areas)),
                                              len(shapes)) for set_areas in areas],
@@ -498,7 +516,7 @@ class Searches:
         if regions is None:
             areas = [int(a) for p, a in enumerate(one.areas)
                      if a and not int(one.slack) >> p & 1]
-            regions = region_sizes(areas, int(np.sum(one.areas)))
+            regions = region_sizes(areas, sum(one.areas))
         L = one._replace(fillable=regions[0], region_limit=regions[1],
                          isolated_dead=bool(regions[1] > 1 and not regions[0][1]))
         return L, tallies, self._one_tally_layout
@@ -543,6 +561,8 @@ class Searches:
         fillable, limit = regions
         if ones == 0 or limit == 0:
             return regions
+        import numpy as np
+
         more = np.zeros(len(fillable) + ones, dtype=np.bool_)
         for k in range(ones + 1):
             more[k:k + len(fillable)] |= fillable

@@ -36,9 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from cpmodels.backends.engine.kernels.memo import (
     ARENA_USED,
@@ -66,6 +64,9 @@ from cpmodels.backends.engine.searches import (
 from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
 from cpmodels.interrupt import interruptible, stop_after
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Task = tuple[int, ...]  # option ids forced before the search
 Unit = tuple[Task, ...]  # tasks run in turn by one worker, sharing its table
@@ -231,7 +232,9 @@ class EngineSession:
         """:meth:`tally` of each task in one call of the kernel (sharing the table)."""
         call = self._run(lambda: self.searches.tally_call(tasks, regions), time_limit,
                          "counting")
-        if call.masks is None or call.tallies is None:
+        if call.masks is None:  # a plain count's answers: one count a task
+            return [{(): int(n)} if n else {} for n in call.out]
+        if call.tallies is None:
             return [{(): int(row[0])} if row[0] else {} for row in call.out]
         return [_decode_tally(call.tallies, task, call.out[r], int(call.masks[r]))
                 for r, task in enumerate(tasks)]
@@ -283,6 +286,8 @@ class EngineSession:
         With ``first_failure``, the tasks after the first with a combination not found are
         not searched (None). Dead and settled states are kept for later calls. Only when
         :attr:`reaches`."""
+        import numpy as np
+
         if not tasks:
             return []
         flat = [combo for _, wanted in tasks for combo in wanted]
@@ -406,6 +411,8 @@ class EngineSession:
 def _decode_tally(layout: TallyLayout, task: Sequence[int], row: np.ndarray,
                   mask: int) -> Tally:
     """One task's count vector as ``{options covering the tally items: count}``."""
+    import numpy as np
+
     n_t = len(layout.items)
     fixed = {int(layout.opt_tally[o]): int(o) for o in task if layout.opt_tally[o] >= 0}
     counts: Tally = {}

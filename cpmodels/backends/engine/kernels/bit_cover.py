@@ -23,14 +23,19 @@ list stays as it was while its children are searched. The search is compiled
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
+from cpmodels.backends.engine.layouts.buffers import of
 from cpmodels.cover import ExactCover
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_ITEMS = 128
 # What masks() gives: the options' low and high words, the items to cover's, the depth.
-Masks = tuple[np.ndarray, np.ndarray, np.uint64, np.uint64, int]
+Masks = tuple[memoryview, memoryview, int, int, int]
+WORD = (1 << 64) - 1
 
 
 def fits(cover: ExactCover) -> bool:
@@ -42,20 +47,17 @@ def masks(cover: ExactCover) -> Masks:
     """The options as masks (``low``, ``high``: items ``0..63`` and ``64..127``), the items to
     cover exactly once as a mask (``need_low``, ``need_high``; the others are covered at
     most once), and how deep a search can go (one more than the most options that can be
-    disjoint: each covers at least one item to cover)."""
-    low = np.zeros(len(cover.options), np.uint64)
-    high = np.zeros(len(cover.options), np.uint64)
+    disjoint: each covers at least one item to cover). The masks are buffers
+    (``layouts/buffers.py``: a solid's count loads no numpy), the words whole numbers."""
     need = [i for i, item in enumerate(cover.items) if item.low == 1]
     need_bits = sum(1 << i for i in need)
-    for j, option in enumerate(cover.options):
-        bits = sum(1 << i for i in option)
-        low[j] = bits & 0xFFFF_FFFF_FFFF_FFFF
-        high[j] = bits >> 64
+    option_bits = [sum(1 << i for i in option) for option in cover.options]
+    low = of((bits & WORD for bits in option_bits), "Q")
+    high = of((bits >> 64 for bits in option_bits), "Q")
     least_need = min((sum(1 for i in o if cover.items[i].low == 1) for o in cover.options),
                      default=1)
     depth = len(need) // max(1, least_need) + 2
-    return (low, high, np.uint64(need_bits & 0xFFFF_FFFF_FFFF_FFFF), np.uint64(need_bits >> 64),
-            depth)
+    return low, high, need_bits & WORD, need_bits >> 64, depth
 
 
 def root_tasks(cover: ExactCover, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
@@ -88,7 +90,16 @@ def count_kernel(opt_low: np.ndarray, opt_high: np.ndarray, need_low: int | np.u
     search took; the count is the core's ``STOPPED`` (-1) when ``stop[0]`` was set before
     it finished. Compiled (``cpmodels/_core/src/bit_cover.cpp``); it releases the GIL while
     it searches."""
-    return _native.bit_cover_count(
-        np.ascontiguousarray(opt_low, np.uint64), np.ascontiguousarray(opt_high, np.uint64),
-        int(need_low), int(need_high), int(depth), np.ascontiguousarray(forced, np.int64),
-        stop)
+    return _native.bit_cover_count(_buffer(opt_low, "Q"), _buffer(opt_high, "Q"),
+                                   int(need_low), int(need_high), int(depth),
+                                   _buffer(forced, "q"), stop)
+
+
+def _buffer(a: np.ndarray | memoryview, fmt: str) -> np.ndarray | memoryview:
+    """``a`` as the core reads it: a buffer of format ``fmt`` as it is, anything else a
+    C-contiguous array of that type."""
+    if isinstance(a, memoryview) and a.format == fmt:
+        return a
+    import numpy as np
+
+    return np.ascontiguousarray(a, np.uint64 if fmt == "Q" else np.int64)

@@ -22,12 +22,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
 from cpmodels.cover import ExactCover, scan_order
 from cpmodels.errors import OutOfTime
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ORDERS = 16  # piece orders a difficulty is taken over
 SEED = 20240601  # the orders' seed: the same orders for every date and every run
@@ -72,6 +74,8 @@ class Backtracker:
     @classmethod
     def of(cls, cover: ExactCover, orders: int = ORDERS, seed: int = SEED) -> Backtracker:
         """Lay ``cover`` out for ``orders`` seeded piece orders (the same for every call)."""
+        import numpy as np
+
         if orders < 1:
             raise ValueError("a difficulty needs at least one piece order")
         cells = [it.cell for it in cover.items if it.cell is not None]
@@ -119,6 +123,8 @@ class Backtracker:
         piece order (an order past ``max_nodes`` counts as that many); None when there is no
         solution (the first order then searched the whole tree, so no other is run).
         ``stop``: a flag another thread may set (OutOfTime once a search sees it)."""
+        import numpy as np
+
         flag = np.zeros(1, np.int64) if stop is None else stop
         filled = np.zeros(self.n_cells, np.uint8)
         used = np.zeros(len(self.capacity), np.int64)
@@ -152,6 +158,8 @@ class Backtracker:
 def _piece_order(names: Sequence[str], seed: int, k: int) -> np.ndarray:
     """Order ``k``: a rank per counter, drawn from the pieces' names, so a piece set's
     order is the same in every cover that holds it (a design's, a sweep's, one date's)."""
+    import numpy as np
+
     keys = [(hashlib.blake2b(f"{seed}/{k}/{name}".encode(), digest_size=8).digest(), i)
             for i, name in enumerate(names)]
     rank = np.empty(len(names), np.int64)
@@ -161,6 +169,8 @@ def _piece_order(names: Sequence[str], seed: int, k: int) -> np.ndarray:
 
 
 def _flatten(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np
+
     start = np.zeros(len(arrays) + 1, np.int64)
     start[1:] = np.cumsum([len(a) for a in arrays])
     flat = np.concatenate(arrays) if arrays else np.zeros(0, np.int64)

@@ -12,9 +12,12 @@ searches write by ``memo.py``'s names); the core releases the GIL while it searc
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def tally_prefixes_kernel(prefixes: np.ndarray, lay: tuple, tal: tuple, table: tuple,
@@ -55,17 +58,27 @@ def force_kernel(lay: tuple, task: np.ndarray, filled: np.ndarray,
     """Place the options of ``task`` on an empty state: ``filled`` (the words) and
     ``counters`` are written; whether the options fit together (the search's own forced
     step, ``cpcore/packing_search.hpp``)."""
-    return bool(_native.force_n_words(lay, np.ascontiguousarray(task, dtype=np.int64),
-                                      filled, counters))
+    return bool(_native.force_n_words(lay, _ints(task), filled, counters))
 
 
 def split_kernel(lay: tuple, task: np.ndarray) -> list[int]:
     """The options that can cover the first item ``task`` leaves open, in the search's
     order: its next branching step (none when nothing is left open or nothing fits)."""
-    return [int(o) for o in _native.split_n_words(
-        lay, np.ascontiguousarray(task, dtype=np.int64))]
+    return [int(o) for o in _native.split_n_words(lay, _ints(task))]
+
+
+def _ints(task: np.ndarray | memoryview) -> np.ndarray | memoryview:
+    """Option ids as the core reads them: a buffer as it is (``layouts/buffers.py``'s,
+    int64), anything else made a C-contiguous int64 array."""
+    if isinstance(task, memoryview):
+        return task
+    import numpy as np
+
+    return np.ascontiguousarray(task, dtype=np.int64)
 
 
 def _rows(prefixes: np.ndarray) -> np.ndarray:
     """Prefixes as the core reads them: a C-contiguous 2-d array of int64."""
+    import numpy as np
+
     return np.ascontiguousarray(prefixes, dtype=np.int64).reshape(len(prefixes), -1)

@@ -27,13 +27,16 @@ fifth of the time).
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.kernels import bit_cover
 from cpmodels.backends.engine.kernels.memo import NODES, STOP
+from cpmodels.backends.engine.layouts.buffers import of
 from cpmodels.cover import ExactCover
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ def suits(cover: ExactCover) -> bool:
 
 def links(cover: ExactCover) -> Links:
     """Lay the cover out as dancing links."""
+    import numpy as np
+
     n = len(cover.items)
     n_nodes = n + 1 + sum(len(o) for o in cover.options) + len(cover.options) + 1
     top = np.zeros(n_nodes, np.int64)
@@ -97,6 +102,8 @@ def take_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.nd
                 prev: np.ndarray, nxt: np.ndarray, forced: np.ndarray) -> bool:
     """Take the options whose first nodes are ``forced``: cover each of their items. False
     when two of them share an item. The link arrays are changed in place."""
+    import numpy as np
+
     return _native.links_take(top, up, down, length, prev, nxt,
                               np.ascontiguousarray(forced, np.int64))
 
@@ -112,6 +119,8 @@ def count_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.n
     """Solutions that contain the options whose first nodes are ``forced`` (-1 when
     ``stop[0]`` was set before the search finished), and the nodes the search took.
     Compiled (``cpmodels/_core/src/links.cpp``); it releases the GIL while it searches."""
+    import numpy as np
+
     return _native.links_count(top, up, down, length, prev, nxt,
                                np.ascontiguousarray(forced, np.int64), stop)
 
@@ -119,6 +128,8 @@ def count_kernel(top: np.ndarray, up: np.ndarray, down: np.ndarray, length: np.n
 def root_tasks(lk: Links, forced: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
     """The options of the most constrained item (once ``forced`` is taken), each with
     ``forced``: the top-level branches of a count."""
+    import numpy as np
+
     arrays = lk.copy()
     top, _, down, length, _, nxt = arrays
     first = np.array([lk.first_node[j] for j in forced], np.int64)
@@ -147,13 +158,15 @@ def count_tasks(tasks: np.ndarray, lk: Links | None, bits: bit_cover.Masks | Non
     the nodes are added to ``stats[NODES]``, and once ``stats[STOP]`` is set the search
     returns at its next check, the rows left as they were."""
     stop = stats[STOP:STOP + 1]
-    for r, row in enumerate(tasks):
+    for r, row in enumerate(tasks.tolist()):
         if stop[0]:
             return
-        task = np.ascontiguousarray(row[row >= 0], np.int64)
+        task = of(o for o in row if o >= 0)
         if bits is not None:
             found, nodes = bit_cover.count_kernel(*bits, task, stop)
         else:
+            import numpy as np
+
             assert lk is not None
             first = np.array([lk.first_node[j] for j in task], np.int64)
             found, nodes = count_kernel(*lk.copy(), first, stop)  # type: ignore[call-arg]

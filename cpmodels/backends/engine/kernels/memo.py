@@ -11,8 +11,7 @@ from collections import namedtuple
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from cpmodels.backends.engine.layouts.buffers import zeros
 from cpmodels.errors import TooLargeError
 
 DEFAULT_MEMO_SLOTS = 1 << 22
@@ -52,9 +51,10 @@ def _room_to_map() -> int | None:
     return max(0, min(caps) - mapped)
 
 
-def _zeros(*arrays: tuple[Any, Any]) -> list[np.ndarray]:
-    """Zero-filled arrays of these shapes and types, all or none (MemoryError)."""
-    return [np.zeros(shape, dtype=dtype) for shape, dtype in arrays]
+def _zeros(*arrays: tuple[Any, str]) -> list[memoryview]:
+    """Zero-filled buffers of these shapes and formats (``layouts/buffers.py``), all or
+    none (MemoryError)."""
+    return [zeros(shape, fmt) for shape, fmt in arrays]
 
 
 class Memo:
@@ -84,7 +84,7 @@ class Memo:
                 # Zero-filled arrays are committed page by page as they are touched. The
                 # values: 1 + count or an arena offset; 0 marks an empty slot.
                 self.keys, self.values, self.arena = _zeros(
-                    ((size, n_words + 1), np.uint64), (size, np.int64), (room, np.int64))
+                    ((size, n_words + 1), "Q"), (size, "q"), (room, "q"))
                 break
             except MemoryError:
                 if size <= MIN_MEMO_SLOTS and room <= MIN_ARENA:
@@ -97,7 +97,7 @@ class Memo:
         # Indexed by USED .. FLUSHES above. STOP is this table's stop flag: the searches
         # are handed it (:attr:`stop_flag`) and return at their next look at it, storing
         # nothing partial.
-        self.stats = np.zeros(STATS, dtype=np.int64)
+        self.stats = zeros(STATS)
         self.owner: tuple | None = None  # the cover and tally layout the counts belong to
 
     def stop(self) -> None:
@@ -116,7 +116,7 @@ class Memo:
         self.stats[STOP] = 0
 
     @property
-    def stop_flag(self) -> np.ndarray:
+    def stop_flag(self) -> memoryview:
         """The stop flag as a search is handed it: a view of ``stats[STOP]``, read in place."""
         return self.stats[STOP:STOP + 1]
 

@@ -38,7 +38,7 @@ arrays and run it with the GIL released, so several threads count at once.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.kernels.memo import Table
@@ -46,14 +46,17 @@ from cpmodels.backends.engine.layouts.cover import OneWord as OneWord  # the lay
 from cpmodels.backends.engine.layouts.cover import one_word_layout as one_word_layout
 from cpmodels.backends.engine.layouts.tally import OneTallies
 
+if TYPE_CHECKING:
+    import numpy as np
 
-def count_one_word(prefixes: np.ndarray, L: OneWord, table: Table, use_memo: bool,
-                   out: np.ndarray, stop: np.ndarray) -> None:
+
+def count_one_word(prefixes: np.ndarray | memoryview, L: OneWord, table: Table,
+                   use_memo: bool, out: np.ndarray | memoryview,
+                   stop: np.ndarray | memoryview) -> None:
     """``out[p]``: the completions of row ``p`` of ``prefixes`` (option ids forced first;
     -1 pads), 0 when they overlap; rows a stop (``stop[0]`` set) left uncounted are -1 (the
     core's search, run with the GIL released)."""
-    _native.count_one_word(np.ascontiguousarray(prefixes, dtype=np.int64), L, table,
-                           bool(use_memo), out, stop)
+    _native.count_one_word(_rows(prefixes), L, table, bool(use_memo), out, stop)
 
 
 def tally_one_word(prefixes: np.ndarray, L: OneWord, T: OneTallies, table: Table,
@@ -63,5 +66,15 @@ def tally_one_word(prefixes: np.ndarray, L: OneWord, T: OneTallies, table: Table
     tallied into ``out[p]`` (zeros when they overlap), its uncovered tally items in
     ``out_mask[p]``; a stop (``stop[0]`` set) leaves the rows from the one it met
     uncounted (the core's search, run with the GIL released)."""
-    _native.tally_one_word(np.ascontiguousarray(prefixes, dtype=np.int64), L, T, table,
-                           bool(use_memo), out, out_mask, stop)
+    _native.tally_one_word(_rows(prefixes), L, T, table, bool(use_memo), out, out_mask,
+                           stop)
+
+
+def _rows(prefixes: np.ndarray | memoryview) -> np.ndarray | memoryview:
+    """The rows of forced options as the core reads them: a buffer as it is (``task_array``'s,
+    int64 in C order), anything else made a C-ordered int64 array."""
+    if isinstance(prefixes, memoryview):
+        return prefixes
+    import numpy as np
+
+    return np.ascontiguousarray(prefixes, dtype=np.int64)

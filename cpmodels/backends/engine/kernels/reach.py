@@ -42,11 +42,14 @@ found reachable and the labels decided.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.kernels.memo import Table
 from cpmodels.backends.engine.layouts.reach import ReachDates, ReachLayout, ReachRegions
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray,
@@ -60,6 +63,8 @@ def reach_kernel(forced: np.ndarray, tasks: np.ndarray, wanted_start: np.ndarray
     ``first_failure``, the tasks after the first with a combination not found, or after a
     stop (``stop[0]`` set). Task ``t`` marks its table entries ``mark + t`` (the core's
     search, run with the GIL released)."""
+    import numpy as np
+
     def ints(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.int64)
     _native.reach(ints(forced), ints(tasks), ints(wanted_start), L, R, table, settled,

@@ -22,11 +22,13 @@ skeleton as ``general.py``'s); this module lays the cover out for it.
 from __future__ import annotations
 
 from collections import namedtuple
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.kernels.general import _rows
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: What the word kernel reads of a compiled cover (see :func:`word_layout`).
 WordLayout = namedtuple("WordLayout", [
@@ -41,9 +43,12 @@ MEMO_BELOW = 1000  # states with fewer uncovered exact-one items than this are k
 
 def word_layout(cc: object) -> WordLayout | None:
     """The word kernel's view of a compiled cover, or None when its bits do not fit."""
+    import numpy as np
+
     n_words = cc.n_words  # type: ignore[attr-defined]
     if n_words > 2:
         return None
+    cc = cc.numpy()  # type: ignore[attr-defined]
     mask = cc.opt_mask  # type: ignore[attr-defined]
     opt_a = np.ascontiguousarray(mask[:, 0])
     opt_b = (np.ascontiguousarray(mask[:, 1]) if n_words == 2

@@ -11,10 +11,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-import numpy as np
-
-DTYPES = {np.dtype(np.uint64): "uint64", np.dtype(np.int64): "int64",
-          np.dtype(np.bool_): "bool"}
+DTYPES = {"uint64": "uint64", "int64": "int64", "bool": "bool"}  # numpy's names: the page's
 SAFE = 2**53  # whole numbers JSON carries exactly to JavaScript
 
 
@@ -24,8 +21,12 @@ def plain(layout: Any) -> dict[str, Any]:
 
 
 def _value(name: str, value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, memoryview):  # a buffer of the standard library (buffers.py)
+        value = np.asarray(value)
     if isinstance(value, np.ndarray):
-        kind = DTYPES.get(value.dtype)
+        kind = DTYPES.get(value.dtype.name)
         if kind is None:
             raise ValueError(f"{name}: the browser's engine takes no {value.dtype} arrays")
         data = np.ascontiguousarray(value, dtype=value.dtype.newbyteorder("<"))

@@ -7,12 +7,11 @@ See the package's introduction for what each array means.
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import dataclass
-
-import numpy as np
+from dataclasses import dataclass, fields, replace
 
 import cpmodels._native as _native
-from cpmodels.backends.engine.layouts.described import layout_arrays, struct_of, structs
+from cpmodels.backends.engine.layouts.buffers import of
+from cpmodels.backends.engine.layouts.described import layout_buffers, struct_of, structs
 from cpmodels.backends.engine.layouts.flat import cover_arrays
 from cpmodels.cover import ExactCover
 from cpmodels.errors import TooLargeError
@@ -29,31 +28,41 @@ Layout = namedtuple("Layout", [
 
 @dataclass
 class CompiledCover:
-    """An exact cover laid out as arrays for the compiled search."""
+    """An exact cover laid out as arrays for the compiled search (buffers of the standard
+    library, ``layouts/buffers.py``; :meth:`numpy` views them as numpy's arrays)."""
 
     cover: ExactCover
     n_words: int
     n_branch: int  # exact-one items: bits 0 .. n_branch - 1, in branching order
-    bit_of_item: np.ndarray  # item -> bit, or -1 for counter items
-    counter_of_item: np.ndarray  # item -> counter, or -1
-    opt_mask: np.ndarray  # [options, words] uint64
-    opt_counter: np.ndarray  # [options] int64, -1 when the option touches no counter
-    opt_tag_word: np.ndarray  # [options] word of the option's tag bit (-1: tag is a counter)
-    opt_tag_bit: np.ndarray  # [options] uint64 mask of that bit
-    anchor_start: np.ndarray  # [n_branch + 1] into anchor_opts
-    anchor_opts: np.ndarray  # option ids grouped by anchor, then by tag
-    group_end: np.ndarray  # [len(anchor_opts)] end of the run of options with the same tag
-    counter_low: np.ndarray
-    counter_high: np.ndarray
-    radix: np.ndarray  # counter state code = sum(counter * radix)
+    bit_of_item: memoryview  # item -> bit, or -1 for counter items
+    counter_of_item: memoryview  # item -> counter, or -1
+    opt_mask: memoryview  # [options, words] uint64
+    opt_counter: memoryview  # [options] int64, -1 when the option touches no counter
+    opt_tag_word: memoryview  # [options] word of the option's tag bit (-1: tag is a counter)
+    opt_tag_bit: memoryview  # [options] uint64 mask of that bit
+    anchor_start: memoryview  # [n_branch + 1] into anchor_opts
+    anchor_opts: memoryview  # option ids grouped by anchor, then by tag
+    group_end: memoryview  # [len(anchor_opts)] end of the run of options with the same tag
+    counter_low: memoryview
+    counter_high: memoryview
+    radix: memoryview  # counter state code = sum(counter * radix)
     memo_ok: bool
-    cell_nb: np.ndarray  # [n_branch, degree] neighbouring board-cell bits, -1 padded
-    opt_nb_start: np.ndarray  # [options + 1] into opt_nb
-    opt_nb: np.ndarray  # board-cell bits next to each option (outside it)
-    fillable: np.ndarray  # fillable[k]: k cells can be filled by some of the pieces
+    cell_nb: memoryview  # [n_branch, degree] neighbouring board-cell bits, -1 padded
+    opt_nb_start: memoryview  # [options + 1] into opt_nb
+    opt_nb: memoryview  # board-cell bits next to each option (outside it)
+    fillable: memoryview  # fillable[k]: k cells can be filled by some of the pieces
     region_limit: int  # regions of fewer cells than this are checked (0: no pruning)
-    arrays: dict[str, np.ndarray]  # the cover as the core reads it (layouts/flat.py)
+    arrays: dict[str, memoryview]  # the cover as the core reads it (layouts/flat.py)
 
+
+    def numpy(self) -> CompiledCover:
+        """The same layout, its arrays viewed as numpy's (no copy), for the code that
+        computes on them."""
+        import numpy as np
+
+        return replace(self, **{f.name: np.asarray(getattr(self, f.name))
+                                for f in fields(self)
+                                if isinstance(getattr(self, f.name), memoryview)})
 
     @property
     def kernel(self) -> Layout:
@@ -70,7 +79,9 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
 
     Options that touch no exact-one item can never be chosen by Algorithm X and are dropped
     (as in Knuth's formulation, every option needs a primary item). The compiled core makes
-    the layout (``cpcore/cover_layout.hpp``) in arrays of the sizes it measures first.
+    the layout (``cpcore/cover_layout.hpp``) in arrays of the sizes it measures first,
+    buffers of the standard library (``layouts/buffers.py``: a count or a solution stream
+    loads no numpy; :meth:`CompiledCover.numpy` views them as numpy's arrays).
     """
     arrays = cover_arrays(cover)
     described = structs()
@@ -83,8 +94,8 @@ def compile_cover(cover: ExactCover) -> CompiledCover:
             f"the limit is {MAX_MASK_BYTES / 2**30:.0f} GB. Try --backend cpsat or sat")
     refuse_layout(sizes["error"])
     n_branch = sizes["n_branch"]
-    out = layout_arrays("cpcore_cover_layout",
-                        {**sizes, "n_items": len(cover.items), "n_options": n_opts}, described)
+    out = layout_buffers("cpcore_cover_layout",
+                         {**sizes, "n_items": len(cover.items), "n_options": n_opts}, described)
     filled = struct_of("cpcore_cover_sizes", _native.cover_layout_fill(arrays, out), described)
     refuse_layout(filled["error"])
     return CompiledCover(
@@ -139,10 +150,11 @@ and the slack items (a state's items covered so far). Options are numbered as in
   piece that has only its left-out option: 0).
 """
 
-def one_word_input(cover: ExactCover) -> tuple[dict, np.ndarray, np.ndarray,
-                                                np.ndarray] | None:
+def one_word_input(cover: ExactCover) -> tuple[dict, memoryview, memoryview,
+                                                memoryview] | None:
     """What the core's one-word layout reads of ``cover`` (its arrays, the cells'
-    coordinates, the items' and the options' kinds), or None off the square grid."""
+    coordinates, the items' and the options' kinds, as buffers: ``layouts/buffers.py``), or
+    None off the square grid."""
     if cover.grid != "square" or any(it.cell is not None and len(it.cell) != 2
                                      for it in cover.items):
         return None
@@ -150,12 +162,10 @@ def one_word_input(cover: ExactCover) -> tuple[dict, np.ndarray, np.ndarray,
     for it in cover.items:
         if it.cell is not None:
             cells.setdefault(it.cell, len(cells))
-    cell_xy = np.array(list(cells), dtype=np.int64).reshape(len(cells), 2)
-    item_kind = np.fromiter((it.kind for it in cover.items), dtype=np.int64,
-                            count=len(cover.items))
+    cell_xy = of((v for cell in cells for v in cell), shape=(len(cells), 2))
+    item_kind = of(it.kind for it in cover.items)
     typed = len(cover.placements) == len(cover.options)
-    option_kind = np.fromiter((p.kind for p in cover.placements) if typed else (),
-                              dtype=np.int64)
+    option_kind = of(p.kind for p in cover.placements) if typed else of(())
     return cover_arrays(cover), cell_xy, item_kind, option_kind
 
 
@@ -175,7 +185,9 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
     * a left-out option: one piece item and no cell (at most one a piece).
 
     The compiled core makes the layout (``cpcore/one_word_layout.hpp``) in arrays of the
-    sizes it measures first; it answers whether the kernel suits.
+    sizes it measures first; it answers whether the kernel suits. Its arrays are buffers of
+    the standard library (``layouts/buffers.py``: a count loads no numpy), its words
+    whole numbers.
     """
     given = one_word_input(cover)
     if given is None:
@@ -187,15 +199,13 @@ def one_word_layout(cover: ExactCover, flips: int = 0) -> OneWord | None:
     refuse_layout(sizes["error"])
     if not sizes["suits"]:
         return None
-    n_pieces, words = sizes["n_pieces"], np.uint64
-    out = layout_arrays("cpcore_one_word_layout", {**sizes, "n_options": len(cover.options)},
-                        described)
+    out = layout_buffers("cpcore_one_word_layout",
+                         {**sizes, "n_options": len(cover.options)}, described)
     got = struct_of("cpcore_one_word_sizes", _native.one_word_layout_fill(
         arrays, cell_xy, item_kind, option_kind, flips, out), described)
     refuse_layout(got["error"])
-    return OneWord(out["start"], out["masks"], out["opts"], out["avail"], words(n_pieces),
-                   words(got["all_pieces"]), out["opt_cells"], out["opt_piece"],
-                   words(got["covered"]), words(got["inner"]), words(got["first"]),
-                   words(got["last"]), out["fillable"], int(got["region_limit"]),
-                   bool(got["isolated_dead"]), words(got["slack"]), words(got["optional"]),
-                   out["slack_cells"], out["areas"])
+    return OneWord(out["start"], out["masks"], out["opts"], out["avail"], sizes["n_pieces"],
+                   got["all_pieces"], out["opt_cells"], out["opt_piece"], got["covered"],
+                   got["inner"], got["first"], got["last"], out["fillable"],
+                   int(got["region_limit"]), bool(got["isolated_dead"]), got["slack"],
+                   got["optional"], out["slack_cells"], out["areas"])

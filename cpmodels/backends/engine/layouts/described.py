@@ -15,13 +15,17 @@ import json
 import operator
 import sys
 from collections.abc import Mapping
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 import cpmodels._native as _native
+from cpmodels.backends.engine.layouts.buffers import zeros
 
-DTYPES = {"uint64_t": np.uint64, "int64_t": np.int64, "uint8_t": np.bool_}
+if TYPE_CHECKING:
+    import numpy as np
+
+# Each pointee's numpy type, and its buffer format (layouts/buffers.py).
+DTYPES = {"uint64_t": "uint64", "int64_t": "int64", "uint8_t": "bool"}
+FORMATS = {"uint64_t": "Q", "int64_t": "q", "uint8_t": "?"}
 WIDTHS = {"u64": 8, "i64": 8, "u32": 4, "i32": 4}
 OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
               ast.Pow: operator.pow}
@@ -38,12 +42,29 @@ def layout_arrays(struct: str, sizes: Mapping[str, int],
     """Room for each array the entry.h struct ``struct`` points to, by field name, each of
     the type and shape entry.h gives it (its extents' names read from ``sizes``); the
     structs as :func:`structs` read them."""
+    import numpy as np
+
+    return {name: np.empty(dims, dtype=DTYPES[pointee])
+            for name, pointee, dims in _fields(struct, sizes, described)}
+
+
+def layout_buffers(struct: str, sizes: Mapping[str, int],
+                   described: Mapping[str, Any] | None = None) -> dict[str, memoryview]:
+    """:func:`layout_arrays` as zero-filled buffers of the standard library
+    (``layouts/buffers.py``), for the calls that load no numpy."""
+    return {name: zeros(dims, FORMATS[pointee])
+            for name, pointee, dims in _fields(struct, sizes, described)}
+
+
+def _fields(struct: str, sizes: Mapping[str, int], described: Mapping[str, Any] | None,
+            ) -> list[tuple[str, str, tuple[int, ...]]]:
+    """Each array of ``struct``: its field's name, its pointee and its extents."""
     described = (described or structs())[struct]
-    out: dict[str, np.ndarray] = {}
+    out = []
     for name, kind, _, pointee, shape in described["fields"]:
         if kind != "p" or pointee not in DTYPES or not shape:
             raise ValueError(f"{struct}.{name}: entry.h gives no array type and shape")
-        out[name] = np.empty(tuple(extent(e, sizes) for e in shape), dtype=DTYPES[pointee])
+        out.append((name, pointee, tuple(extent(e, sizes) for e in shape)))
     return out
 
 

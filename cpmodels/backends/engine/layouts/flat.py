@@ -10,38 +10,29 @@ the core's ``entry.h``; ``engine.js`` takes the same from the browser).
 
 from __future__ import annotations
 
-import numpy as np
+from itertools import accumulate
 
+from cpmodels.backends.engine.layouts.buffers import of
 from cpmodels.cover import ExactCover
 from cpmodels.grids import grid
 
 
-def cover_arrays(cover: ExactCover) -> dict[str, np.ndarray]:
-    """The cover's items, cells and options as flat int64 arrays (see the module)."""
+def cover_arrays(cover: ExactCover) -> dict[str, memoryview]:
+    """The cover's items, cells and options as flat int64 buffers (see the module; made
+    without numpy, ``layouts/buffers.py``)."""
     items = cover.items
     cell_index: dict = {}
-    item_cell = np.fromiter(
-        (-1 if it.cell is None else cell_index.setdefault(it.cell, len(cell_index))
-         for it in items), dtype=np.int64, count=len(items))
+    item_cell = [-1 if it.cell is None else cell_index.setdefault(it.cell, len(cell_index))
+                 for it in items]
     neighbours = grid(cover.grid).neighbours if cell_index else None
     rows = [[cell_index.get(nb, -1) for nb in neighbours(cell)]
             for cell in cell_index] if neighbours else []
-    lengths = np.fromiter((len(option) for option in cover.options), dtype=np.int64,
-                          count=len(cover.options))
     return {
-        "low": np.fromiter((it.low for it in items), dtype=np.int64, count=len(items)),
-        "high": np.fromiter((it.high for it in items), dtype=np.int64, count=len(items)),
-        "item_cell": item_cell,
-        "cell_nb_start": _starts(np.fromiter((len(r) for r in rows), dtype=np.int64,
-                                             count=len(rows))),
-        "cell_nbs": np.fromiter((nb for r in rows for nb in r), dtype=np.int64),
-        "opt_start": _starts(lengths),
-        "opt_items": np.fromiter((i for option in cover.options for i in option),
-                                 dtype=np.int64, count=int(lengths.sum())),
+        "low": of(it.low for it in items),
+        "high": of(it.high for it in items),
+        "item_cell": of(item_cell),
+        "cell_nb_start": of(accumulate((len(r) for r in rows), initial=0)),
+        "cell_nbs": of(nb for r in rows for nb in r),
+        "opt_start": of(accumulate((len(option) for option in cover.options), initial=0)),
+        "opt_items": of(i for option in cover.options for i in option),
     }
-
-
-def _starts(lengths: np.ndarray) -> np.ndarray:
-    starts = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=starts[1:])
-    return starts

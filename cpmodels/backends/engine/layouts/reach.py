@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.cover import OneWord, one_word_input, one_word_layout
 from cpmodels.cover import ExactCover, ItemKind
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: What the reach kernel reads (see :func:`reach_layout`).
 ReachLayout = namedtuple("ReachLayout", [
@@ -64,6 +66,8 @@ def _reach_layout(cover: ExactCover, flips: int) -> ReachLayout | None:
 def _read(one: OneWord) -> tuple[int, ReachLayout | None]:
     """The rank of ``one``'s corner and the reach layout read from it (None when the reach
     search does not suit it)."""
+    import numpy as np
+
     group_cells, group_unit = np.zeros(MAX_GROUPS, np.uint64), np.zeros(MAX_GROUPS, np.uint64)
     a_label, b_label = np.zeros(64, np.uint64), np.zeros(64, np.uint64)
     (suits, n_groups, bit_group, a_group, b_group, last_group, a_stride, n_index, n_cells,
@@ -91,6 +95,8 @@ def left_open_holes(cover: ExactCover, layout: ReachLayout | bool | None) -> fro
 def reach_regions(layout: ReachLayout, areas: Sequence[int]) -> ReachRegions:
     """The region sizes pieces of ``areas`` fill with 0 .. groups holes of one cell, made
     by the core (``cpcore_reach_fills``)."""
+    import numpy as np
+
     groups = len(layout.group_cells)
     fill = np.zeros((groups + 1, int(layout.n_cells) + 1), dtype=np.bool_)
     limit = _native.reach_fills(np.asarray(list(areas), dtype=np.int64).reshape(-1), groups,
@@ -105,6 +111,8 @@ def reach_dates(layout: ReachLayout, holes: Sequence[Sequence[int]],
     those not of group ``left_open`` (-1: every hole held); dates holding the same ones
     share a group, numbered as first met; each combination encoded as the reach search
     reads it. A row that does not leave one hole in each group is a ValueError."""
+    import numpy as np
+
     cols = max([len(h) for h in holes] + [1])
     rows = np.full((len(holes), cols), -1, dtype=np.int64)
     for d, combo in enumerate(holes):

@@ -9,9 +9,12 @@ its grid and which region sizes the pieces can fill; the packing searches
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def region_sizes(areas: list[int], total: int) -> tuple[np.ndarray, int]:
@@ -19,6 +22,8 @@ def region_sizes(areas: list[int], total: int) -> tuple[np.ndarray, int]:
     once), and the size below which regions are checked (0: none; also when ``areas`` is
     empty, for a cover without a consistent area per piece). Only regions smaller than two
     of the largest pieces are checked (flood fills cost time)."""
+    import numpy as np
+
     fillable = np.zeros(total + 1, dtype=np.bool_)
     limit = _native.region_sizes(np.asarray(areas, dtype=np.int64).reshape(-1), total, fillable)
     return fillable, int(limit)

@@ -8,13 +8,16 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
+from cpmodels.backends.engine.layouts.buffers import of, zeros
 from cpmodels.backends.engine.layouts.cover import CompiledCover, refuse_layout
 from cpmodels.backends.engine.layouts.described import layout_arrays, struct_of, structs
 from cpmodels.cover import ExactCover
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NOT_EXACT_ONE = 8  # the core's refusal of a tally item (CPCORE_LAYOUT_NOT_EXACT_ONE)
 
@@ -55,6 +58,8 @@ class TallyLayout:
 def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
     """The layout of counts split by the options covering ``items`` (exact-one items), made
     by the compiled core (``cpcore/cover_layout.hpp``) in arrays of the sizes it measures."""
+    import numpy as np
+
     chosen = np.array(list(items), dtype=np.int64).reshape(-1)
     compiled = {"bit_of_item": cc.bit_of_item, "anchor_start": cc.anchor_start,
                 "anchor_opts": cc.anchor_opts}
@@ -89,11 +94,12 @@ def one_word_tallies(cover: ExactCover, items: Sequence[int], tallies: Tallies |
     tally them: a tally item is a cell (the kernel reads the tally items in the piece word)
     or a piece of ``optional`` (the one-word layout's pieces that may be left out). The core
     gives the items' bits (``cpcore/one_word_layout.hpp``)."""
-    if not items or tallies is None:
-        none = np.full(len(cover.options), -1, dtype=np.int64)
-        return OneTallies(0, np.zeros(1, np.uint64), none, none, np.ones(1, np.int64),
-                          np.zeros((1, 1), np.int64), np.zeros(2, np.int64),
-                          np.zeros(1, np.int64))
+    if not items or tallies is None:  # buffers (layouts/buffers.py): a count loads no numpy
+        none = of([-1] * len(cover.options))
+        return OneTallies(0, zeros(1, "Q"), none, none, of([1]), zeros((1, 1)), zeros(2),
+                          zeros(1))
+    import numpy as np
+
     kinds = np.fromiter((it.kind for it in cover.items), dtype=np.int64,
                         count=len(cover.items))
     bits = np.empty(len(items), dtype=np.uint64)
