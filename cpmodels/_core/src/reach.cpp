@@ -202,6 +202,18 @@ struct Reach {
         });
     }
 
+    // The same for a state with at most one group open whose hole is asked for only at
+    // ``may`` (0: none open): a completion that leaves one of them open puts no hole in a
+    // region without one, and fills an isolated cell only with the hole.
+    bool dead_end_asked(word om, word cells, word may) const {
+        const word empty = ~cells;
+        const word alone = isolated(empty, grid);
+        if (alone != 0 && ((alone & ~may) != 0 || (alone & (alone - 1)) != 0)) return true;
+        return small_region_dead(om, empty, grid, L.limit, [&](word region, uint64_t size) {
+            return L.fill[((region & may) != 0 ? 1 : 0) * L.fill_cols + size] != 0;
+        });
+    }
+
     // The cells of group g's labels it may still leave open (a dummy bit for no group).
     word reach(int64_t g, word cells, word used, word holes) const {
         if (g < 0) return 1;
@@ -329,7 +341,9 @@ struct Settle {
             return Step::skip;
         }
         table.fetch(child_cells, child_used);  // (its row comes while the region check runs)
-        if (R.L.limit > 0 && R.dead_end(at.om, child_cells, child_used)) return Step::skip;
+        // Only the labels asked: the others' completions are not this search's to find.
+        const word may = hole || at.hole_unit == 0 ? 0 : child_ask;
+        if (R.L.limit > 0 && R.dead_end_asked(at.om, child_cells, may)) return Step::skip;
         table.look(child_cells, child_used, child_known, child_done);
         if ((child_ask & ~child_done) == 0) {
             table.rows.stats[HITS] += 1;
