@@ -315,3 +315,45 @@ def test_the_best_ranking_refuses_what_is_out_of_range():
             native.design_best_known(*arrays, *args)
     with pytest.raises(ValueError, match="out of range"):
         native.design_best_counted(*arrays, 0, 5, 4, 0)  # a total below the fewest
+
+
+def test_a_designs_verdicts_with_one_sided_and_fixed_pieces_are_their_sweeps(tmp_path):
+    """The month/day calendar with six pieces fixed and two drawn from forms that may not
+    turn over or may not rotate (beside the same shapes that may): each set's verdict, and a
+    working set's fewest and total, are what sweeping its pieces says."""
+    from cpmodels.api import sweep
+
+    def drawn_piece(name, drawing, flip, rotate):
+        turn = "" if flip is None else f", flip: {str(flip).lower()}"
+        turn += "" if rotate is None else f", rotate: {str(rotate).lower()}"
+        return f'{{name: "{name}", shape: "{drawing}"{turn}}}'
+
+    board = (SPECS / "calendar_day.yaml").read_text()
+    fixed = [("O6", "###/###", None, None), ("L", "####/#...", None, None),
+             ("P", "##./###", None, None), ("U", "#.#/###", None, None),
+             ("V", "###/#../#..", None, None), ("Y", "####/..#.", None, None)]
+    drawn = [("N", ".###/##..", False, None), ("Nm", "##../.###", False, None),
+             ("Z", "##./.#./.##", False, None), ("Zr", "##./.#./.##", None, False),
+             ("Nr", ".###/##..", None, False)]
+    (tmp_path / "board.yaml").write_text(board)
+    (tmp_path / "d.yaml").write_text(
+        "kind: design\nname: sides\nboard: board.yaml\nfixed:\n"
+        + "".join(f"  - {drawn_piece(*p)}\n" for p in fixed) + "choose:\n  - count: 2\n    pool:\n"
+        + "".join(f"      - {drawn_piece(*p)}\n" for p in drawn) + "require: real-dates\n")
+    spec = load_design(tmp_path / "d.yaml")
+    verdicts = run_design(Design(spec, load_board(spec, tmp_path / "d.yaml")), jobs=1)
+    assert len(verdicts) == 8  # not N with Nr, nor Z with Zr: a set's shapes are distinct
+    pieces = {name: drawn_piece(name, shape, flip, rotate)
+              for name, shape, flip, rotate in fixed + drawn}
+    head = board[:board.index("pieces:")]
+    works = 0
+    for verdict in verdicts:
+        path = tmp_path / ("-".join(verdict.pieces) + ".yaml")
+        path.write_text(head + "pieces:\n" + "".join(f"  - {pieces[n]}\n"
+                                                     for n in verdict.pieces))
+        real = [row.count for row in sweep(path).rows.values() if row.real_date]
+        assert verdict.works == (min(real) > 0), verdict.pieces
+        if verdict.works:
+            works += 1
+            assert (verdict.min, verdict.total) == (min(real), sum(real))
+    assert 0 < works < len(verdicts)
