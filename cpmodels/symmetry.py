@@ -279,10 +279,10 @@ def count_classes(solutions: Iterable[Sequence[int]], permutations: Permutations
     """
     import numpy as np
 
-    permutations = np.asarray(permutations, dtype=np.int64).reshape(len(permutations), -1)
-    n_options = permutations.shape[1]
+    perms = np.asarray(permutations, dtype=np.int64).reshape(len(permutations), -1)
+    n_options = perms.shape[1]
     # A solution with fewer options (a piece left out) is padded past every option index.
-    extended = np.concatenate([permutations, np.full((len(permutations), 1), n_options,
+    extended = np.concatenate([perms, np.full((len(perms), 1), n_options,
                                                      dtype=np.int64)], axis=1)
     total = 0
     solutions = iter(solutions)

@@ -245,7 +245,7 @@ def test_a_tally_of_few_units_keeps_rows_of_two_words():
     masks = np.zeros(len(tasks), dtype=np.int64)
     one_word.tally_one_word(searches.task_array(tasks), layout, tally, table.kernel, True, out,
                             masks, table.stop_flag)
-    words = table.keys.reshape(-1)
+    words = np.asarray(table.keys).reshape(-1)
     assert not words[2 * slots:].any()
     rows = words[:2 * slots].reshape(-1, 2)
     kept = rows[rows[:, 1] != 0]

@@ -630,7 +630,7 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
     for (uint64_t k = 0; k < tallies->n_tally; ++k)
         if (tallies->bit[k] & L.optional) return CPCORE_LEFT_OUT_TALLY;
     const unsigned bits = unit_bits(L);
-    if (bits <= NARROW_UNITS && t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS))) {
+    if (TALLY_NARROW_ROWS && bits <= NARROW_UNITS && t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS))) {
         NarrowRows table = narrow_table(*t, bits);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
                    scratch, stop);

@@ -564,8 +564,9 @@ class Searches:
         import numpy as np
 
         more = np.zeros(len(fillable) + ones, dtype=np.bool_)
+        fill = np.asarray(fillable, dtype=np.bool_)
         for k in range(ones + 1):
-            more[k:k + len(fillable)] |= fillable
+            more[k:k + len(fill)] |= fill
         gaps = [k for k in range(1, limit) if not more[k]]
         return more, (max(gaps) + 1 if gaps else 0)
 

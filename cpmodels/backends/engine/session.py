@@ -234,9 +234,10 @@ class EngineSession:
                          "counting")
         if call.masks is None:  # a plain count's answers: one count a task
             return [{(): int(n)} if n else {} for n in call.out]
+        rows: Any = call.out  # (a tally's: an array of rows)
         if call.tallies is None:
-            return [{(): int(row[0])} if row[0] else {} for row in call.out]
-        return [_decode_tally(call.tallies, task, call.out[r], int(call.masks[r]))
+            return [{(): int(row[0])} if row[0] else {} for row in rows]
+        return [_decode_tally(call.tallies, task, rows[r], int(call.masks[r]))
                 for r, task in enumerate(tasks)]
 
     def count(self, forced: Sequence[int] = (), *, time_limit: float | None = None) -> int:

@@ -47,6 +47,16 @@ const bool COUNT_WALKS_BY_VECTORS = true;
 const uint64_t COUNT_VECTOR_OPTIONS = 4096;  // ... for a layout of at most so many options
                                              // (their unit bits on the count's stack, 32 KB)
 
+// Whether a tally keeps rows of two words where its units fit (one_word.cpp's NarrowRows:
+// calendar_week's sweep 248 MB peak against 330, the same CPU): natively. WebAssembly keeps
+// rows of three: the narrow rows' search is a second copy of the tally's code, 13 KB more
+// of engine.wasm, which a first visit fetches.
+#if defined(__wasm__)
+const bool TALLY_NARROW_ROWS = false;
+#else
+const bool TALLY_NARROW_ROWS = true;
+#endif
+
 // Whether the one-word count of a layout of ``n_options`` options (in its runs) walks its
 // nodes by vectors (AnchorWalk), else by runs (Walk).
 inline bool count_walks_by_vectors(uint64_t n_options) {

@@ -83,9 +83,10 @@ def root_tasks(cover: ExactCover, forced: tuple[int, ...] = ()) -> list[tuple[in
     return [(*forced, j) for j in live if best in cover.options[j]]
 
 
-def count_kernel(opt_low: np.ndarray, opt_high: np.ndarray, need_low: int | np.uint64,
-                 need_high: int | np.uint64, depth: int, forced: np.ndarray,
-                 stop: np.ndarray) -> tuple[int, int]:
+def count_kernel(opt_low: np.ndarray | memoryview, opt_high: np.ndarray | memoryview,
+                 need_low: int | np.uint64, need_high: int | np.uint64, depth: int,
+                 forced: np.ndarray | memoryview, stop: np.ndarray | memoryview
+                 ) -> tuple[int, int]:
     """The solutions that contain the ``forced`` options (their indices), and the nodes the
     search took; the count is the core's ``STOPPED`` (-1) when ``stop[0]`` was set before
     it finished. Compiled (``cpmodels/_core/src/bit_cover.cpp``); it releases the GIL while

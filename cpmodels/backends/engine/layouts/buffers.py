@@ -62,8 +62,8 @@ def of(values: Iterable[int], fmt: str = "q", shape: Sequence[int] | None = None
 
 def _shaped(raw: memoryview, fmt: str, dims: list[int]) -> memoryview:
     """``raw``'s bytes read as ``fmt`` in ``dims``."""
-    typed = raw.cast("B").cast(fmt)
-    return typed if len(dims) == 1 else typed.cast("B").cast(fmt, dims)
+    typed: memoryview = raw.cast("B").cast(fmt)  # type: ignore[call-overload]
+    return typed if len(dims) == 1 else typed.cast("B").cast(fmt, dims)  # type: ignore[call-overload]
 
 
 def _empty(dims: list[int], fmt: str) -> Any:

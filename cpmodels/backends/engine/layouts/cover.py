@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.buffers import of
@@ -60,9 +61,10 @@ class CompiledCover:
         computes on them."""
         import numpy as np
 
-        return replace(self, **{f.name: np.asarray(getattr(self, f.name))
-                                for f in fields(self)
-                                if isinstance(getattr(self, f.name), memoryview)})
+        views: dict[str, Any] = {f.name: np.asarray(getattr(self, f.name))
+                                 for f in fields(self)
+                                 if isinstance(getattr(self, f.name), memoryview)}
+        return replace(self, **views)
 
     @property
     def kernel(self) -> Layout:
