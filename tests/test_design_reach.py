@@ -336,3 +336,22 @@ def test_the_settled_tables_tags_change_no_answer_and_no_figure():
     assert tagged == rows_alone
     assert tagged[1][6] > 0  # flushed
     assert None in tagged[0] and any(f is not None for f in tagged[0])
+
+
+def test_the_reach_searchs_tree_is_the_runs_walks_whatever_the_walk():
+    """The reach search walks a node's placements by vectors in the native module (the core's
+    rule, ``cpcore/choice.hpp``'s REACH_WALKS_BY_VECTORS; WebAssembly keeps the runs), asks
+    the caches for its children's entries ahead, and looks a child up in the settled table
+    before it grows its regions: the same tree as the runs walk with the regions grown
+    first, whose figures these are (slots used, misses, nodes and flushes; a hit is now
+    also a child the regions would have cut, so the hits are not the old ones). The
+    layouts of the designs fit the vectors' bound."""
+    header = (Path(__file__).parent.parent / "cpmodels" / "_core" / "include" / "cpcore"
+              / "choice.hpp").read_text()
+    assert "const bool REACH_WALKS_BY_VECTORS = COUNT_WALKS_BY_VECTORS;" in header
+    _, stats = _settled_with((1 << 10) // 8)
+    assert [stats[0], *stats[2:]] == [467, 453, 1_581_046, 0, 0, 2058]
+    for name in ("apad_rectangle_pentominoes", "weekday_pentominoes_tetrominoes"):
+        searches = _design(name, with_counts=False)._cover(False).session.searches
+        assert searches.reaches
+        assert 0 < int(searches._reach.start[-1]) <= 4096

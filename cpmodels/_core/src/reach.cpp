@@ -5,6 +5,7 @@
 
 #include "cpcore/bits.hpp"
 #include "cpcore/check.hpp"
+#include "cpcore/choice.hpp"
 #include "cpcore/entry.h"
 #include "cpcore/one_word.hpp"
 #include "cpcore/table.hpp"
@@ -94,7 +95,13 @@ struct SettledTable {
     // both 0 when it is not kept.
     inline __attribute__((always_inline)) void look(word cells, word used, word& yes,
                                                     word& done) const {
-        const uint64_t s = find(cells, used, hash(cells, used));
+        look(cells, used, hash(cells, used), yes, done);
+    }
+    // (the same, its hash ``h`` known)
+    inline __attribute__((always_inline)) void look(word cells, word used, word h, word& yes,
+                                                    word& done) const {
+        CPCORE_ASSERT(h == hash(cells, used));
+        const uint64_t s = find(cells, used, h);
         if (!holds(s)) {
             yes = done = 0;
             return;
@@ -107,10 +114,17 @@ struct SettledTable {
 
     // Ask the caches for a state's row when its first slot's tag is the state's (most
     // states a search meets are not kept: their rows are not asked for).
-    inline __attribute__((always_inline)) void fetch(word cells, word used) const {
+    inline __attribute__((always_inline)) void fetch(word h) const {
         if (tags == nullptr) return;
-        const word h = hash(cells, used);
         if (tags[h & (rows.size() - 1)] == tag_of(h)) rows.fetch(h);
+    }
+
+    // Ask the caches for a state's tag and its first slot's row, whatever the tag (a
+    // node's children asked at once, before any is looked up: their fetches overlap).
+    inline __attribute__((always_inline)) void fetch_ahead(word h) const {
+        if (tags == nullptr) return;
+        __builtin_prefetch(tags + (h & (rows.size() - 1)), 0, 3);
+        rows.fetch(h);
     }
 
     // The one flush rule (table.hpp), the tags cleared with the slots.
@@ -127,7 +141,7 @@ struct SettledTable {
     }
 
     // Add what a search decided of a state (``done`` not 0) to its entry.
-    inline void keep(word cells, word used, word yes, word done) {
+    CPCORE_STEP void keep(word cells, word used, word yes, word done) {
         CPCORE_ASSERT(done != 0);
         make_room();
         const word h = hash(cells, used);
@@ -165,8 +179,9 @@ struct Reach {
     Runs runs;
     word all_units;
 
-    explicit Reach(const cpcore_reach_layout& layout)
-        : L(layout), grid{L.inner, L.first, L.last}, runs{L.start, L.masks, L.n_units},
+    // (``unit_at``: the masks' unit bits, for AnchorWalk; else null.)
+    Reach(const cpcore_reach_layout& layout, const word* unit_at)
+        : L(layout), grid{L.inner, L.first, L.last}, runs{L.start, L.masks, L.n_units, unit_at},
           all_units(L.n_units < 64 ? ((word)1 << L.n_units) - 1 : FULL) {}
 
     bool open(uint64_t g, word used) const { return (used & L.group_unit[g]) == 0; }
@@ -204,14 +219,22 @@ struct Reach {
 
     // The same for a state with at most one group open whose hole is asked for only at
     // ``may`` (0: none open): a completion that leaves one of them open puts no hole in a
-    // region without one, and fills an isolated cell only with the hole.
-    bool dead_end_asked(word om, word cells, word may) const {
-        const word empty = ~cells;
-        const word alone = isolated(empty, grid);
-        if (alone != 0 && ((alone & ~may) != 0 || (alone & (alone - 1)) != 0)) return true;
-        return small_region_dead(om, empty, grid, L.limit, [&](word region, uint64_t size) {
+    // region without one, and fills an isolated cell only with the hole. In two parts: the
+    // cheap one (a few operations on the cell word: whether an isolated cell is dead,
+    // dead_alone_asked), which Settle asks before the settled table, and the costly one
+    // (the regions next to ``om`` grown by dilations: dead_region_asked), which it asks
+    // only of a child the table leaves undecided; dead_end_asked is the two.
+    CPCORE_STEP bool dead_alone_asked(word cells, word may) const {
+        const word alone = isolated(~cells, grid);
+        return alone != 0 && ((alone & ~may) != 0 || (alone & (alone - 1)) != 0);
+    }
+    CPCORE_STEP bool dead_region_asked(word om, word cells, word may) const {
+        return small_region_dead(om, ~cells, grid, L.limit, [&](word region, uint64_t size) {
             return L.fill[((region & may) != 0 ? 1 : 0) * L.fill_cols + size] != 0;
         });
+    }
+    CPCORE_STEP bool dead_end_asked(word om, word cells, word may) const {
+        return dead_alone_asked(cells, may) || dead_region_asked(om, cells, may);
     }
 
     // The cells of group g's labels it may still leave open (a dummy bit for no group).
@@ -304,26 +327,60 @@ struct Reach {
     }
 };
 
+// The words of a settling's node (Settle's).
+struct SettleWords {
+    word cells, used, om, goal, found, ask, known_yes, hole_unit;
+};
+
+// The words of a search's node (Search's).
+struct SearchWords {
+    word cells, used, holes;
+    bool clean;  // no solution below, no branch cut for having nothing left to find
+};
+
+// The node stacks of one call's searches (MAX_DEPTH frames each), the caller's: a search
+// and the settlings it starts each walk their own. Apart from the searches' policies, so
+// that a node's words may live in registers (as the count's, one_word.cpp).
+template <class W>
+struct Stacks {
+    Frame<SettleWords, W>* settle;
+    Frame<SearchWords, W>* search;
+};
+
 // Settling a state with at most one open group: which of the labels asked it reaches,
-// searching only for those its entry has not decided (see depth_first).
+// searching only for those its entry has not decided (see depth_first). W walks a node's
+// placements (Walk, or AnchorWalk: reach_walks_by_vectors); the tree is the same.
+template <class W>
 struct Settle {
-    struct Words {
-        word cells, used, om, goal, found, ask, known_yes, hole_unit;
-    };
+    typedef SettleWords Words;
     const Reach& R;
     SettledTable& table;
     Words at;
     word answer = 0, child_cells = 0, child_used = 0, child_ask = 0, child_known = 0,
          child_done = 0;
-    Walk w;
-    Frame<Words> stack[MAX_DEPTH];
+    W w;
+    Frame<Words, W>* stack;  // [MAX_DEPTH], the caller's
 
-    Settle(const Reach& r, SettledTable& t, word c, word u, word a, word known, word done)
-        : R(r), table(t), at{c, u, 0, a & ~done, 0, a, known, 0} {
+    Settle(const Reach& r, SettledTable& t, Frame<Words, W>* frames, word c, word u, word a,
+           word known, word done)
+        : R(r), table(t), at{c, u, 0, a & ~done, 0, a, known, 0}, stack(frames) {
         const int64_t g = R.open_group(at.used);
         at.hole_unit = g >= 0 ? R.L.group_unit[g] : 0;
         w.bit = 0;
-        w.begin(at.cells, at.used, R.L.avail);
+        begin();
+    }
+
+    // The node's walk begun; by vectors, its children (the options of the first block
+    // that fit) have their entries asked of the caches at once (see fetch_ahead).
+    CPCORE_STEP void begin() {
+        w.begin(at.cells, at.used, R.L.avail, R.runs);
+        if constexpr (W::FITS_AHEAD) {
+            for (word f = w.fits; f != 0; f &= f - 1) {
+                const uint64_t k = (uint64_t)(w.block - R.runs.masks) + lowest(f);
+                table.fetch_ahead(SettledTable::hash(at.cells | R.runs.masks[k],
+                                                     at.used | R.runs.unit_at[k]));
+            }
+        }
     }
 
     bool next() { return (at.goal & ~at.found) != 0 && w.next(at.cells, R.runs, at.om); }
@@ -340,16 +397,26 @@ struct Settle {
             if ((child_used | R.L.optional) == R.all_units) at.found |= hole ? at.om : child_ask;
             return Step::skip;
         }
-        table.fetch(child_cells, child_used);  // (its row comes while the region check runs)
+        const word h = SettledTable::hash(child_cells, child_used);
+        table.fetch(h);  // (its row comes while the check runs)
         // Only the labels asked: the others' completions are not this search's to find.
         const word may = hole || at.hole_unit == 0 ? 0 : child_ask;
-        if (R.L.limit > 0 && R.dead_end_asked(at.om, child_cells, may)) return Step::skip;
-        table.look(child_cells, child_used, child_known, child_done);
+        // The dead-end check's cheap part, then the table, then its costly part: a child
+        // the table decides needs no region grown (either way a child is entered only when
+        // neither says it is decided, so the tree is the same).
+        const bool regions = R.L.limit > 0;
+        if (regions && R.dead_alone_asked(child_cells, may)) return Step::skip;
+        table.look(child_cells, child_used, h, child_known, child_done);
         if ((child_ask & ~child_done) == 0) {
             table.rows.stats[HITS] += 1;
+            // (a dead end the table decides reaches none of the labels asked)
+            CPCORE_ASSERT(!regions || (child_known & child_ask) == 0 ||
+                          !R.dead_region_asked(at.om, child_cells, may));
             if ((child_known & child_ask) != 0) at.found |= hole ? at.om : child_known & child_ask;
             return Step::skip;
         }
+        if (regions && R.dead_region_asked(at.om, child_cells, may)) return Step::skip;
+        CPCORE_ASSERT(!regions || !R.dead_end_asked(at.om, child_cells, may));
         return Step::enter;
     }
     void close() {
@@ -365,14 +432,15 @@ struct Settle {
         const word hole_unit = (w.bit & at.hole_unit) != 0 ? 0 : at.hole_unit;
         at = Words{child_cells, child_used, at.om, child_ask & ~child_done, 0, child_ask,
                    child_known, hole_unit};
-        w.begin(at.cells, at.used, R.L.avail);
+        begin();
     }
 };
 
 // Which of the labels ``ask`` the state reaches, and whether it is dead (no completion at
 // all); nothing found at a stop (the flag says so).
+template <class W>
 word settle(const Reach& R, word cells, word used, word ask, SettledTable& table,
-            int64_t* stats, const int64_t* stop, bool& dead) {
+            Frame<SettleWords, W>* frames, int64_t* stats, const int64_t* stop, bool& dead) {
     word known_yes, known_done;
     table.look(cells, used, known_yes, known_done);
     dead = false;
@@ -382,7 +450,7 @@ word settle(const Reach& R, word cells, word used, word ask, SettledTable& table
         return known_yes & ask;
     }
     table.rows.stats[MISSES] += 1;
-    Settle s(R, table, cells, used, ask, known_yes, known_done);
+    Settle<W> s(R, table, frames, cells, used, ask, known_yes, known_done);
     int64_t nodes;
     const Ended ended = depth_first(s, stop, nodes);
     stats[NODES] += nodes;
@@ -396,11 +464,9 @@ word settle(const Reach& R, word cells, word used, word ask, SettledTable& table
 
 // The search from a state, crossing each solution's combination off ``need`` (see
 // depth_first); ``left``: the wanted combinations left.
+template <class W>
 struct Search {
-    struct Words {
-        word cells, used, holes;
-        bool clean;  // no solution below, no branch cut for having nothing left to find
-    };
+    typedef SearchWords Words;
     const Reach& R;
     ReachTable& table;
     SettledTable& settled;
@@ -409,14 +475,15 @@ struct Search {
     int64_t left;
     Words at, child_at{0, 0, 0, true};
     word om = 0;
-    Walk w;
-    Frame<Words> stack[MAX_DEPTH];
+    W w;
+    Stacks<W> stacks;  // (stacks.search: this search's frames, [MAX_DEPTH])
 
-    Search(const Reach& r, ReachTable& t, SettledTable& s, word* n, const int64_t* halt,
-           int64_t l, word c, word u, word h)
-        : R(r), table(t), settled(s), need(n), stop(halt), left(l), at{c, u, h, true} {
+    Search(const Reach& r, ReachTable& t, SettledTable& s, Stacks<W> frames, word* n,
+           const int64_t* halt, int64_t l, word c, word u, word h)
+        : R(r), table(t), settled(s), need(n), stop(halt), left(l), at{c, u, h, true},
+          stacks(frames) {
         w.bit = 0;
-        w.begin(at.cells, at.used, R.L.avail);
+        w.begin(at.cells, at.used, R.L.avail, R.runs);
     }
 
     bool next() { return w.next(at.cells, R.runs, om); }
@@ -446,7 +513,7 @@ struct Search {
             }
             bool dead;
             const word yes = settle(R, child_at.cells, child_at.used, labels, settled,
-                                    table.rows.stats, stop, dead);
+                                    stacks.settle, table.rows.stats, stop, dead);
             if (stopped(stop)) {
                 left = -1;
                 return Step::end;
@@ -470,31 +537,34 @@ struct Search {
     void close() { table.keep(at.cells, at.used, at.holes, at.clean); }
     void pop(unsigned d) {
         const bool below = at.clean;
-        take_frame(stack, d, at, w);
+        take_frame(stacks.search, d, at, w);
         at.clean = at.clean && below;
     }
-    void push(unsigned d) { keep_frame(stack, d, at, w); }
+    void push(unsigned d) { keep_frame(stacks.search, d, at, w); }
     void enter() {
         at = child_at;
-        w.begin(at.cells, at.used, R.L.avail);
+        w.begin(at.cells, at.used, R.L.avail, R.runs);
     }
 };
 
 // The wanted combinations left after searching from the state (0: all found), -1 at a
 // stop. A state with at most one group open is settled.
+template <class W>
 int64_t search(const Reach& R, word cells, word used, word holes, ReachTable& table,
-               SettledTable& settled, word* need, int64_t left, const int64_t* stop) {
+               SettledTable& settled, Stacks<W> stacks, word* need, int64_t left,
+               const int64_t* stop) {
     int64_t* stats = table.rows.stats;
     if (R.open_group(used) != SEVERAL_OPEN) {
         const word labels = R.wanted_labels(cells, used, holes, need);
         if (labels == 0) return left;
         bool dead;
-        const word yes = settle(R, cells, used, labels, settled, stats, stop, dead);
+        const word yes = settle(R, cells, used, labels, settled, stacks.settle, stats, stop,
+                                dead);
         if (stopped(stop)) return -1;
         return left - R.cross_off(yes, used, holes, need);
     }
     if (!R.wanted_reachable(cells, used, holes, need)) return left;
-    Search s(R, table, settled, need, stop, left, cells, used, holes);
+    Search<W> s(R, table, settled, stacks, need, stop, left, cells, used, holes);
     int64_t nodes;
     const Ended ended = depth_first(s, stop, nodes);
     stats[NODES] += nodes;
@@ -510,24 +580,20 @@ bool apply(const cpcore_reach_layout& L, const int64_t* row, uint64_t n, word& c
     });
 }
 
-}  // namespace
-}  // namespace cpcore
-
-using namespace cpcore;
-
-extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced,
-                             uint64_t n_forced, const int64_t* tasks, uint64_t rows,
-                             uint64_t cols, const int64_t* wanted_start,
-                             cpcore_one_word_table* reached, cpcore_one_word_table* kept,
-                             uint64_t mark, const int64_t* index, const uint64_t* bit,
-                             int64_t* found, uint64_t n_found, int first_failure,
-                             uint64_t* need, const int64_t* stop) {
-    const cpcore_reach_layout& L = *layout;
-    const Reach R(L);
+// The tasks of a call (cpcore_reach), each node's placements walked by W.
+template <class W>
+void reach_tasks(const cpcore_reach_layout& L, const word* unit_at, const int64_t* forced,
+                 uint64_t n_forced, const int64_t* tasks, uint64_t rows, uint64_t cols,
+                 const int64_t* wanted_start, cpcore_one_word_table* reached,
+                 cpcore_one_word_table* kept, uint64_t mark, const int64_t* index,
+                 const uint64_t* bit, int64_t* found, int first_failure, uint64_t* need,
+                 const int64_t* stop) {
+    const Reach R(L, unit_at);
     ReachTable table{rows_of(*reached), 0};
     SettledTable settled{rows_of(*kept), tags_of(*kept)};
-    for (uint64_t n = 0; n < n_found; ++n) found[n] = -1;
-    for (uint64_t n = 0; n < L.n_index; ++n) need[n] = 0;
+    Frame<SettleWords, W> settle_frames[MAX_DEPTH];
+    Frame<SearchWords, W> search_frames[MAX_DEPTH];
+    const Stacks<W> stacks{settle_frames, search_frames};
     word cells0 = L.covered, used0 = 0, holes0 = 0;
     const bool ok0 = apply(L, forced, n_forced, cells0, used0, holes0);
     word cells, used, holes;
@@ -550,7 +616,7 @@ extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* f
         }
         if (left > 0) {
             table.mark = mark + t;
-            left = search(R, cells, used, holes, table, settled, need, left, stop);
+            left = search(R, cells, used, holes, table, settled, stacks, need, left, stop);
             if (left < 0) return false;
         }
         bool failed = false;
@@ -565,4 +631,34 @@ extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* f
         for (int64_t n = first; n < last; ++n) need[index[n]] = 0;
         return !(first_failure && failed);
     });
+}
+
+}  // namespace
+}  // namespace cpcore
+
+using namespace cpcore;
+
+extern "C" void cpcore_reach(const cpcore_reach_layout* layout, const int64_t* forced,
+                             uint64_t n_forced, const int64_t* tasks, uint64_t rows,
+                             uint64_t cols, const int64_t* wanted_start,
+                             cpcore_one_word_table* reached, cpcore_one_word_table* kept,
+                             uint64_t mark, const int64_t* index, const uint64_t* bit,
+                             int64_t* found, uint64_t n_found, int first_failure,
+                             uint64_t* need, const int64_t* stop) {
+    const cpcore_reach_layout& L = *layout;
+    for (uint64_t n = 0; n < n_found; ++n) found[n] = -1;
+    for (uint64_t n = 0; n < L.n_index; ++n) need[n] = 0;
+    // The walk by vectors, where the core's rule has it: the masks' unit bits beside them.
+    if constexpr (REACH_WALKS_BY_VECTORS) {
+        if (reach_walks_by_vectors(L.start[64 * L.n_units])) {
+            word unit_at[COUNT_VECTOR_OPTIONS];
+            unit_bits(Runs{L.start, L.masks, L.n_units}, unit_at);
+            reach_tasks<AnchorWalk>(L, unit_at, forced, n_forced, tasks, rows, cols,
+                                    wanted_start, reached, kept, mark, index, bit, found,
+                                    first_failure, need, stop);
+            return;
+        }
+    }
+    reach_tasks<Walk>(L, nullptr, forced, n_forced, tasks, rows, cols, wanted_start, reached,
+                      kept, mark, index, bit, found, first_failure, need, stop);
 }

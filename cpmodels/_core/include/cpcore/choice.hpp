@@ -47,6 +47,13 @@ const bool COUNT_WALKS_BY_VECTORS = true;
 const uint64_t COUNT_VECTOR_OPTIONS = 4096;  // ... for a layout of at most so many options
                                              // (their unit bits on the count's stack, 32 KB)
 
+// How the reach search walks a node's placements (REACH_WALKS_BY_VECTORS): as the count does,
+// by vectors (AnchorWalk) in the native module, by runs (Walk) in WebAssembly, whose
+// engine.wasm keeps one copy of the search; a layout of more than COUNT_VECTOR_OPTIONS
+// options keeps the runs (the masks' unit bits are held on the call's stack). The same tree
+// either way; the figures are docs/design.md's.
+const bool REACH_WALKS_BY_VECTORS = COUNT_WALKS_BY_VECTORS;
+
 // Whether a tally keeps rows of two words where its units fit (one_word.cpp's NarrowRows:
 // calendar_week's sweep 248 MB peak against 330, the same CPU): natively. WebAssembly keeps
 // rows of three: the narrow rows' search is a second copy of the tally's code, 13 KB more
@@ -61,6 +68,12 @@ const bool TALLY_NARROW_ROWS = true;
 // nodes by vectors (AnchorWalk), else by runs (Walk).
 inline bool count_walks_by_vectors(uint64_t n_options) {
     return COUNT_WALKS_BY_VECTORS && n_options <= COUNT_VECTOR_OPTIONS;
+}
+
+// Whether the reach search of a layout of ``n_options`` options (in its runs) walks its
+// nodes by vectors (AnchorWalk), else by runs (Walk).
+inline bool reach_walks_by_vectors(uint64_t n_options) {
+    return REACH_WALKS_BY_VECTORS && n_options <= COUNT_VECTOR_OPTIONS;
 }
 
 }  // namespace cpcore

@@ -122,6 +122,7 @@ struct CellWord {
 // Where the walk of one node's placements is: the anchor ``x``, the units not begun
 // ``m``, the rest ``at`` to ``end`` of the run of masks of the unit ``bit``.
 struct Walk {
+    static constexpr bool FITS_AHEAD = false;  // (AnchorWalk's fits: a block's, at once)
     word m;
     const word* at;
     const word* end;
@@ -191,6 +192,7 @@ struct Walk {
 // bit. Which counts walk this way is the core's rule (cpcore/choice.hpp's
 // COUNT_WALKS_BY_VECTORS).
 struct AnchorWalk {
+    static constexpr bool FITS_AHEAD = true;  // the block's options that fit, at begin
     word fits;          // the block's options not yet taken that fit
     const word* block;  // the block's first mask
     const word* end;    // the end of x's options
