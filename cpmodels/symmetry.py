@@ -134,6 +134,9 @@ def _given(cover: ExactCover, symmetries: Sequence[Symmetry]) -> ProblemSymmetry
     return found
 
 
+_PLACED = OptionKind.PIECE
+
+
 def _core_symmetry(cover: ExactCover, maps: Sequence[dict[Cell, Cell]]) -> ProblemSymmetry:
     """The core's answer (``cpcore_option_symmetries``) for the cover and these maps of its
     cells: the maps kept, with what they do, and the held piece."""
@@ -145,9 +148,12 @@ def _core_symmetry(cover: ExactCover, maps: Sequence[dict[Cell, Cell]]) -> Probl
     cells = sorted({it.cell for it in items if it.cell is not None}.union(
         *(m.keys() | m.values() for m in maps)))
     rank = {rc: k for k, rc in enumerate(cells)}
-    names: dict[str, int] = {}  # each piece's number, in the order of its first option
-    opt_piece = array("q", [names.setdefault(p.piece, len(names)) for p in cover.placements])
-    placed = bytes([p.kind is OptionKind.PIECE for p in cover.placements])
+    placements = cover.placements
+    pieces = [p.piece for p in placements]
+    # each piece's number, in the order of its first option
+    names = {name: k for k, name in enumerate(dict.fromkeys(pieces))}
+    opt_piece = array("q", map(names.__getitem__, pieces))
+    placed = bytes(map(_PLACED.__eq__, [p.kind for p in placements]))
     bounds: dict[tuple[int, int] | None, int] = {}
     by_name = {it.name: (it.low, it.high) for it in items if it.cell is None}
     once = {it.name for it in items if it.low == it.high == 1}
@@ -159,10 +165,8 @@ def _core_symmetry(cover: ExactCover, maps: Sequence[dict[Cell, Cell]]) -> Probl
     options = cover.options
     words = memoryview(native.option_symmetries(
         len(cells), len(maps),
-        array("q", [-1 if it.cell is None else at(it.cell) for it in items]),
-        array("q", itertools.accumulate(map(len, options), initial=0)),
-        array("q", itertools.chain.from_iterable(options)), opt_piece, placed, piece_bounds,
-        piece_once, flat)).cast("q")
+        array("q", [-1 if it.cell is None else at(it.cell) for it in items]), options,
+        opt_piece, placed, piece_bounds, piece_once, flat)).cast("q")
     n_kept, held, n_orbits = words[0], words[1], words[2]
     piece_names = list(names)
     n_pieces, n_options = len(piece_names), len(options)
@@ -199,26 +203,36 @@ def fixed_cover(cover: ExactCover, permutation: Sequence[int]) -> ExactCover | N
     are the orbits whose members are disjoint, each covering the items of all its members.
     """
     fixed = ExactCover(items=list(cover.items), grid=cover.grid)
-    seen = [False] * len(cover.options)
-    for j in range(len(cover.options)):
+    options, placements, items_of = cover.options, cover.placements, cover.items
+    perm = list(map(int, permutation))
+    seen = bytearray(len(options))
+    add_option, add_placement = fixed.options.append, fixed.placements.append
+    for j in range(len(options)):
         if seen[j]:
             continue
-        orbit = [j]
-        k = int(permutation[j])
-        while k != j:
-            orbit.append(k)
-            k = int(permutation[k])
+        k = perm[j]
+        if k == j:  # (most options of a reflection: alone, or with one other)
+            orbit: Sequence[int] = (j,)
+            items = tuple(options[j])
+        elif perm[k] == j:
+            orbit = (j, k)
+            items = (*options[j], *options[k])
+        else:
+            orbit = [j]
+            while k != j:
+                orbit.append(k)
+                k = perm[k]
+            items = tuple(i for o in orbit for i in options[o])
         for o in orbit:
-            seen[o] = True
-        items = [i for o in orbit for i in cover.options[o]]
+            seen[o] = 1
         if len(set(items)) == len(items):
-            fixed.options.append(tuple(items))
-            fixed.placements.append(cover.placements[j])
+            add_option(items)
+            add_placement(placements[j])
             continue
-        cells = [i for i in items if cover.items[i].cell is not None]
-        pieces = [i for i in items if cover.items[i].cell is None]
+        cells = [i for i in items if items_of[i].cell is not None]
+        pieces = [i for i in items if items_of[i].cell is None]
         if len(set(cells)) == len(cells) and any(
-                cover.items[i].high > 1 for i in pieces if pieces.count(i) > 1):
+                items_of[i].high > 1 for i in pieces if pieces.count(i) > 1):
             return None  # a piece of several copies used twice by one orbit
     return fixed
 

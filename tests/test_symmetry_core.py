@@ -8,6 +8,7 @@ random boards."""
 from __future__ import annotations
 
 import random
+from array import array
 
 import cpmodels._native as native
 import pytest
@@ -126,20 +127,31 @@ def test_the_core_agrees_with_the_oracle_on_random_boards():
 
 def test_the_core_refuses_inputs_that_do_not_read():
     def call(**change):
-        args = dict(n_cells=2, n_maps=1, item_cell=[0, 1, -1], opt_start=[0, 3],
-                    opt_items=[0, 1, 2], opt_piece=[0], opt_placed=b"\1", piece_bounds=[0],
-                    piece_once=b"\1", maps=[1, 0])
+        args = dict(n_cells=2, n_maps=1, item_cell=[0, 1, -1], options=[(0, 1, 2)],
+                    opt_piece=[0], opt_placed=b"\1", piece_bounds=[0], piece_once=b"\1",
+                    maps=[1, 0])
         args.update(change)
-        from array import array
-
-        return native.option_symmetries(*[array("q", v) if isinstance(v, list) else v
-                                          for v in args.values()])
+        return native.option_symmetries(*[array("q", v) if isinstance(v, list)
+                                          and k not in ("options",) else v
+                                          for k, v in args.items()])
 
     words = memoryview(call()).cast("q").tolist()
     assert words == [1, -1, 0, 0, 0, 0]  # one map kept (the swap), no held piece
-    for change in ({"maps": [0, 0]}, {"opt_items": [0, 0, 2]}, {"opt_start": [1, 3]},
-                   {"opt_piece": [1]}, {"item_cell": [0, 2, -1]}, {"opt_items": [0, 1, 3]}):
+    for change in ({"maps": [0, 0]}, {"options": [(0, 0, 2)]}, {"opt_piece": [1]},
+                   {"item_cell": [0, 2, -1]}, {"options": [(0, 1, 3)]}):
         with pytest.raises(ValueError, match="do not read"):
             call(**change)
     with pytest.raises(ValueError, match="differ in length"):
         call(opt_placed=b"")
+    with pytest.raises(ValueError, match="differ in length"):
+        call(options=[])
+    with pytest.raises(ValueError, match="not a sequence"):
+        call(options=[3])
+
+
+def test_runs_are_read_flat():
+    starts, items = native.flat_runs([(3, 1), (), [2**40, -5, 0]])
+    assert array("q", starts).tolist() == [0, 2, 2, 5]
+    assert array("q", items).tolist() == [3, 1, 2**40, -5, 0]
+    with pytest.raises(ValueError, match="whole number"):
+        native.flat_runs([(1.5,)])

@@ -181,11 +181,13 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
     pr.tail = out.take(n_pieces);
     pr.group_table = out.take(pr.group_slots);
     pr.mark = out.take(n_cells + 1);
+    word* cell_key = out.take<word>(n_cells);
     pr.tally = out.take(n_options + 1);
     int64_t* image = out.take(n_options);        // each footprint's image under a map
     int64_t* goes = out.take(n_pieces);          // each piece's group under a map
     int64_t* taken = out.take(n_pieces);         // pieces taken by the map at hand
-    int64_t* option_table = out.take(pr.fp_slots);  // (footprint, piece) -> placement
+    int64_t* fp_opts_start = out.take(n_options + 1);  // each footprint's placements
+    int64_t* fp_opts = out.take(n_options);
     int64_t* kept = out.take(n_maps);            // the maps kept
     int64_t* piece_maps = out.take(n_maps * n_pieces);
     int64_t* perms = out.take(n_maps * n_options);
@@ -196,6 +198,7 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
     if (!out.fits()) return CPCORE_GEOMETRY_SMALL_BUFFER;
     if (!reads(in, pr.mark)) return CPCORE_SYMMETRY_INPUT;
     for (uint64_t c = 0; c <= n_cells; ++c) pr.mark[c] = 0;
+    for (uint64_t c = 0; c < n_cells; ++c) cell_key[c] = key((int64_t)c);
 
     // Each option's cells, sorted (insertion sort: an option has few).
     pr.cell_start[0] = 0;
@@ -219,7 +222,7 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
     for (uint64_t j = 0; j < n_options; ++j) {
         word sum = 0;
         const int64_t* cs = pr.cells_at((int64_t)j);
-        for (uint64_t k = 0; k < pr.cells_of((int64_t)j); ++k) sum += key(cs[k]);
+        for (uint64_t k = 0; k < pr.cells_of((int64_t)j); ++k) sum += cell_key[cs[k]];
         const word h = set_hash(sum, pr.cells_of((int64_t)j));
         int64_t f = pr.find_fp(nullptr, cs, pr.cells_of((int64_t)j), h);
         if (f < 0) {
@@ -255,19 +258,21 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
             pr.tail[q] = (int64_t)p;
         }
     }
-    // The placement of each (footprint, piece): the last option of it.
-    for (uint64_t s = 0; s < pr.fp_slots; ++s) option_table[s] = -1;
-    auto option_slot = [&](int64_t f, int64_t p) {
-        const word h = cpcore::mix(key(f), (word)p);
-        return cpcore::probe(
-            h, pr.fp_slots, [&](uint64_t s) { return option_table[s] >= 0; },
-            [&](uint64_t s) {
-                const int64_t j = option_table[s];
-                return pr.fp[j] == f && in->opt_piece[j] == p;
-            });
-    };
+    // Each footprint's placements (in option order): the image of an option is the last of
+    // its image's footprint whose piece is where its piece goes.
+    for (uint64_t f = 0; f <= pr.n_fp; ++f) fp_opts_start[f] = 0;
     for (uint64_t j = 0; j < n_options; ++j)
-        if (in->opt_placed[j]) option_table[option_slot(pr.fp[j], in->opt_piece[j])] = (int64_t)j;
+        if (in->opt_placed[j]) ++fp_opts_start[pr.fp[j] + 1];
+    for (uint64_t f = 0; f < pr.n_fp; ++f) fp_opts_start[f + 1] += fp_opts_start[f];
+    for (uint64_t f = 0; f < pr.n_fp; ++f) image[f] = fp_opts_start[f];
+    for (uint64_t j = 0; j < n_options; ++j)
+        if (in->opt_placed[j]) fp_opts[image[pr.fp[j]]++] = (int64_t)j;
+    auto placement = [&](int64_t f, int64_t p) {
+        int64_t found = -1;
+        for (int64_t k = fp_opts_start[f]; k < fp_opts_start[f + 1]; ++k)
+            if (in->opt_piece[fp_opts[k]] == p) found = fp_opts[k];
+        return found;
+    };
 
     // Each map: the images of the footprints, then of the pieces, then where each piece goes.
     uint64_t n_kept = 0;
@@ -277,7 +282,7 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
             const int64_t j = pr.fp_first[f];
             const int64_t* cs = pr.cells_at(j);
             word sum = 0;
-            for (uint64_t k = 0; k < pr.cells_of(j); ++k) sum += key(map[cs[k]]);
+            for (uint64_t k = 0; k < pr.cells_of(j); ++k) sum += cell_key[map[cs[k]]];
             const int64_t found = pr.find_fp(map, cs, pr.cells_of(j),
                                              set_hash(sum, pr.cells_of(j)));
             image[f] = found >= 0 ? found : -1;
@@ -326,7 +331,7 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
         int64_t* perm = perms + n_kept * n_options;
         for (uint64_t j = 0; j < n_options; ++j) {
             const int64_t f = image[pr.fp[j]];
-            perm[j] = f < 0 ? -1 : option_table[option_slot(f, to[in->opt_piece[j]])];
+            perm[j] = f < 0 ? -1 : placement(f, to[in->opt_piece[j]]);
         }
         kept[n_kept++] = (int64_t)g;
     }
