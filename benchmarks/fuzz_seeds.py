@@ -13,6 +13,7 @@ out of order) are added. ``seed_folders(folder, names)`` writes each target's se
 from __future__ import annotations
 
 import hashlib
+import itertools
 import shutil
 import struct
 from collections.abc import Callable, Iterator, Sequence
@@ -76,7 +77,7 @@ def _flat(cells: Sequence[Sequence[int]]) -> list[int]:
 
 RECORDED = ("sweep_cover", "orientations", "placements", "play_layout", "cover_layout_sizes",
             "one_word_layout_sizes", "tally_layout_sizes", "region_sizes", "drup_check",
-            "CnfIncidence")
+            "CnfIncidence", "option_symmetries")
 
 
 @contextmanager
@@ -131,6 +132,7 @@ def _run_package(calls: dict[str, list[tuple[Any, ...]]]) -> None:
     from cpmodels.query import Query
     from cpmodels.spec import CalendarSpec, load_spec
     from cpmodels.sweep import sweep_cover
+    from cpmodels.symmetry import problem_symmetry
     from cpmodels.web.play import board_layout
 
     def covers(spec: Any) -> list[Any]:
@@ -149,12 +151,16 @@ def _run_package(calls: dict[str, list[tuple[Any, ...]]]) -> None:
                 tally_layout(cc, items)
             one_word_layout(cover)
 
+    def symmetries(spec: Any) -> None:
+        instance = packing_instance(Query.of(spec))
+        problem_symmetry(instance.cover, instance.cells, instance.cell_labels())
+
     for path in sorted(SPECS.glob("*.yaml")) + sorted(BAD_SPECS.glob("*.yaml")):
         try:
             spec = load_spec(path)
         except Exception:
             continue
-        for step in (lay_out, board_layout):
+        for step in (lay_out, board_layout, symmetries):
             with suppress(Exception):
                 step(spec)
     # Small covers counted whole (the packing target's seeds): dominoes and trominoes.
@@ -485,6 +491,53 @@ def _region_sizes(args: tuple[Any, ...]) -> bytes:
     return w.bytes()
 
 
+def _option_symmetries(args: tuple[Any, ...]) -> bytes | None:
+    """A call of cpcore_option_symmetries in the target's words (well formed: the maps as
+    the swaps that make them), or None when it is past the target's bounds."""
+    n_cells, n_maps, item_cell, options, opt_piece, placed, bounds, once, maps = \
+        [list(a) if not isinstance(a, int) else a for a in args]
+    opt_start = list(itertools.accumulate(map(len, options), initial=0))
+    opt_items = [i for option in options for i in option]
+    n_items, n_options, n_pieces = len(item_cell), len(opt_piece), len(bounds)
+    if (n_cells > 128 or n_items > 256 or n_options > 4096 or len(opt_items) > 1 << 15
+            or n_pieces > 40 or n_maps > 48
+            or any(b - a > 8 for a, b in itertools.pairwise(opt_start))):
+        return None
+    w = Words()
+    w.number(0)
+    w.count(n_cells)
+    w.count(n_items)
+    for c in item_cell:
+        w.within(c, -1)
+    w.count(n_options)
+    for a, b in itertools.pairwise(opt_start):
+        w.count(b - a)
+    for i in opt_items:
+        w.within(i, 0)
+    w.count(n_pieces)
+    for p in opt_piece:
+        w.within(p, 0)
+    for flag in placed:
+        w.count(flag)
+    for b in bounds:
+        w.within(min(b, 2), 0)
+    for flag in once:
+        w.count(flag)
+    w.count(n_maps)
+    for g in range(1, n_maps):
+        target = maps[g * n_cells:(g + 1) * n_cells]
+        w.count(1)
+        current = list(range(n_cells))
+        where = list(range(n_cells))
+        for c in range(n_cells - 1, 0, -1):
+            j = where[target[c]]
+            w.count(j)
+            current[c], current[j] = current[j], current[c]
+            where[current[c]], where[current[j]] = c, j
+    w.count(1)
+    return w.bytes()
+
+
 def _drup(args: tuple[Any, ...]) -> bytes:
     n_vars, n_formula, lits, start, length, kind, clause, units, n_units_formula = args[:9]
     w = Words()
@@ -624,6 +677,8 @@ def seeds() -> dict[str, list[bytes]]:
         "packing": [_packing(a) for a in calls["cover_layout_sizes"]
                     if len(a[0]["low"]) <= 20 and len(a[0]["opt_start"]) <= 41],
         "region_sizes": [_region_sizes(a) for a in calls["region_sizes"]],
+        "option_symmetries": [w for w in map(_option_symmetries, calls["option_symmetries"])
+                              if w is not None],
         "drup": [_drup(a) for a in calls["drup_check"]],
         "cnf": [_cnf(made, lits) for made, lits in calls["step"]],
         "towers": _towers(),

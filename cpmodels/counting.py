@@ -16,12 +16,10 @@ from cpmodels.symmetry import (
     HeldOrbit,
     HeldPiece,
     Permutations,
-    Symmetry,
+    ProblemSymmetry,
     count_classes,
     fixed_cover,
-    held_piece,
-    option_permutations,
-    problem_symmetries,
+    problem_symmetry,
 )
 
 if TYPE_CHECKING:
@@ -63,9 +61,10 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
     if cluster is not None:
         require(backend, Capability.CLUSTER, "a cluster")
     cover = instance.cover
-    symmetries = [IDENTITY]
+    found = ProblemSymmetry([IDENTITY], [list(range(len(cover.options)))], None)
     if distinct or backend == "engine":
-        symmetries = problem_symmetries(cover, instance.cells, instance.cell_labels())
+        found = problem_symmetry(cover, instance.cells, instance.cell_labels())
+    symmetries = found.symmetries
     reported = len(symmetries) if distinct else 1
 
     def left() -> float | None:
@@ -78,15 +77,15 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
         return CountResult(total, distinct, reported, backend, time.perf_counter() - start,
                            stats.get("nodes"))
 
-    held = held_piece(cover, symmetries)
+    held = found.held
     try:
         if held is not None:
-            return result(_count_held(cover, held, symmetries, distinct, backend, left,
+            return result(_count_held(cover, held, found, distinct, backend, left,
                                       progress, cluster, stats))
         if not distinct or len(symmetries) == 1:
             return result(_count_each(cover, [()], backend, left(), progress, cluster,
                                       stats)[0])
-        permutations = option_permutations(cover, symmetries)
+        permutations = _permutations(cover, found)
         maybe = [fixed_cover(cover, perm) for perm in permutations[1:]]
         fixed = [f for f in maybe if f is not None]
         if len(fixed) == len(maybe):  # Burnside over the whole problem
@@ -97,7 +96,16 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
         return result(None)
 
 
-def _count_held(cover: ExactCover, held: HeldPiece, symmetries: Sequence[Symmetry],
+def _permutations(cover: ExactCover, found: ProblemSymmetry) -> Permutations:
+    """What each symmetry does to the options (a KeyError naming an option whose image is
+    no option)."""
+    for row in found.permutations:
+        if -1 in row:
+            raise KeyError(f"the image of {cover.placements[row.index(-1)]} is no option")
+    return found.permutations
+
+
+def _count_held(cover: ExactCover, held: HeldPiece, found: ProblemSymmetry,
                 distinct: bool, backend: str, left: Callable[[], float | None],
                 progress: Progress | None, cluster: Cluster | None,
                 stats: dict[str, int]) -> int:
@@ -110,7 +118,7 @@ def _count_held(cover: ExactCover, held: HeldPiece, symmetries: Sequence[Symmetr
     fixed = [orbit for orbit in held.orbits if orbit.fixers]
     if not fixed:  # every class with a representative has one member holding it
         return sum(counts)
-    permutations = option_permutations(cover, symmetries)
+    permutations = _permutations(cover, found)
     fixing = _fixed_counts(cover, fixed, permutations, backend, left, stats)
     total = 0
     for orbit, n in zip(held.orbits, counts):

@@ -221,11 +221,16 @@ def _symmetries(cells: Iterable[Cell], labels: Mapping[Cell, str] | None,
     for t in transforms:
         image = [t(rc) for rc in cell_list]
         shift = tuple(h - o for h, o in zip(home, grid.origin(image)))
-        mapping = {rc: tuple(x + d for x, d in zip(im, shift))
-                   for rc, im in zip(cell_list, image)}
+        mapping: dict[Cell, Cell]
+        if len(shift) == 2:  # (the plane grids' cells, moved without a loop a cell)
+            dr, dc = shift
+            mapping = {rc: (r + dr, c + dc) for rc, (r, c) in zip(cell_list, image)}
+        else:
+            mapping = {rc: tuple(x + d for x, d in zip(im, shift))
+                       for rc, im in zip(cell_list, image)}
         if frozenset(mapping.values()) != cell_set:
             continue
-        if any(labels.get(mapping[rc]) != labels.get(rc) for rc in cell_list):
+        if labels and any(labels.get(mapping[rc]) != labels.get(rc) for rc in cell_list):
             continue
         found.append(mapping)
     return found

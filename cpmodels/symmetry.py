@@ -18,7 +18,7 @@ one leaves as they are (:func:`fixed_cover` turns those into an exact cover of t
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cpmodels.cover import ExactCover
@@ -43,87 +43,6 @@ class Symmetry:
 
 
 IDENTITY = Symmetry()
-
-
-def problem_symmetries(cover: ExactCover, board: frozenset[Cell],
-                       labels: dict[Cell, str] | None = None) -> list[Symmetry]:
-    """Board symmetries (identity first) that map the cover's placements onto themselves,
-    each with the piece permutation that goes with it."""
-    footprints = _Footprints(cover.placements)
-    by_piece: dict[str, list[int]] = {}
-    for j, p in enumerate(cover.placements):
-        by_piece.setdefault(p.piece, []).append(j)
-    bounds = {it.name: (it.low, it.high) for it in cover.items if it.cell is None}
-    # Each piece's cell sets, as their numbers in order (a piece's placements cover
-    # different cells, and so do their images).
-    by_footprint: dict[tuple[int, ...], list[str]] = {}
-    for piece, js in by_piece.items():
-        by_footprint.setdefault(tuple(sorted(footprints.number[j] for j in js)),
-                                []).append(piece)
-    found = []
-    for cell_map in board_symmetries(board, labels, grid(cover.grid)):
-        image = footprints.images(cell_map)
-        images = {}
-        for piece, js in by_piece.items():
-            numbers = sorted(image[j] for j in js)
-            images[piece] = [] if numbers[0] < 0 else by_footprint.get(tuple(numbers), [])
-        pieces = _piece_map(images, bounds)
-        if pieces is not None:
-            found.append(Symmetry(cell_map, {a: b for a, b in pieces.items() if a != b}))
-    return found
-
-
-def _piece_map(images: dict[str, list[str]],
-               bounds: dict[str, tuple[int, int]]) -> dict[str, str] | None:
-    """The piece each piece's placements go to (itself when it can), given the pieces whose
-    placements are the images of each piece's, or None when some piece has no such piece."""
-    mapped = {piece: piece for piece, candidates in images.items() if piece in candidates}
-    taken = set(mapped)
-    for piece, candidates in images.items():
-        if piece in mapped:
-            continue
-        target = next((q for q in candidates if q not in taken
-                       and bounds.get(q) == bounds.get(piece)), None)
-        if target is None:
-            return None
-        mapped[piece] = target
-        taken.add(target)
-    return mapped
-
-
-class _Footprints:
-    """The placements' cell sets numbered, and found again for the images of all of them
-    under a map of cells.
-
-    ``number[j]`` is the number of placement ``j``'s cell set (placements covering the same
-    cells share one). The cells are numbered in sorted order, and a cell set is looked up by
-    the set of its cells' numbers, so a match is exact.
-    """
-
-    def __init__(self, placements: Sequence[Placement]) -> None:
-        self.cells = sorted({rc for p in placements for rc in p.cells})
-        self.cell_number = {rc: k for k, rc in enumerate(self.cells)}
-        numbers: dict[tuple[Cell, ...], int] = {}
-        self.sets: list[tuple[int, ...]] = []  # each cell set's cell numbers
-        self.number: list[int] = []
-        for p in placements:
-            n = numbers.get(p.cells)
-            if n is None:
-                n = numbers[p.cells] = len(self.sets)
-                self.sets.append(tuple(map(self.cell_number.__getitem__, p.cells)))
-            self.number.append(n)
-        self.by_cells = {frozenset(cells): n for n, cells in enumerate(self.sets)}
-
-    def images(self, cell_map: Mapping[Cell, Cell]) -> list[int]:
-        """For each placement, the number of the cell set its image under ``cell_map``
-        covers (cells the map leaves out stay where they are), or -1 when no placement
-        covers those cells."""
-        # A cell no placement covers is ``outside``, which no cell set has.
-        outside = len(self.cells)
-        to = [self.cell_number.get(cell_map.get(rc, rc), outside) for rc in self.cells]
-        find, at = self.by_cells.get, to.__getitem__
-        image = [find(frozenset(map(at, cells)), -1) for cells in self.sets]
-        return [image[n] for n in self.number]
 
 
 @dataclass(frozen=True)
@@ -151,12 +70,41 @@ class HeldPiece:
         return [(orbit.option,) for orbit in self.orbits]
 
 
+@dataclass(frozen=True)
+class ProblemSymmetry:
+    """A problem's symmetries (identity first), what each does to the options
+    (``permutations[g][j]``: the option symmetry ``g`` maps option ``j`` to, -1 when the
+    image is no option), and the piece to place first (:func:`held_piece`)."""
+
+    symmetries: list[Symmetry]
+    permutations: list[list[int]]
+    held: HeldPiece | None
+
+
+def problem_symmetry(cover: ExactCover, board: frozenset[Cell],
+                     labels: dict[Cell, str] | None = None) -> ProblemSymmetry:
+    """The board symmetries (:func:`~cpmodels.geometry.board_symmetries`) that are
+    symmetries of the problem, with what they do to the options and the held piece, found
+    by the engine core (``cpcore_option_symmetries``)."""
+    return _core_symmetry(cover, board_symmetries(board, labels, grid(cover.grid)))
+
+
+def problem_symmetries(cover: ExactCover, board: frozenset[Cell],
+                       labels: dict[Cell, str] | None = None) -> list[Symmetry]:
+    """Board symmetries (identity first) that map the cover's placements onto themselves,
+    each with the piece permutation that goes with it: a board symmetry is one when it maps
+    the placements of each piece onto the placements of one piece, the piece itself when it
+    can, else the first other piece of its copies not yet taken."""
+    return problem_symmetry(cover, board, labels).symmetries
+
+
 def held_piece(cover: ExactCover, symmetries: Sequence[Symmetry]) -> HeldPiece | None:
-    """The piece to place first, one placement per orbit of the symmetries: of the pieces
-    used exactly once that every symmetry maps onto itself, the one with the fewest orbits
-    (the most constrained piece: fewest first branches, and the smallest tree below them),
-    or None when no piece qualifies (each has copies, may be left out, or has a mirror
-    twin) or the board has no symmetry.
+    """The piece to place first, one placement per orbit of the symmetries (of the
+    problem's, :func:`problem_symmetries`): of the pieces used exactly once that every
+    symmetry maps onto itself, the one with the fewest orbits (the most constrained piece:
+    fewest first branches, and the smallest tree below them), then the fewest orbits a
+    symmetry fixes, then the most cells; or None when no piece qualifies (each has copies,
+    may be left out, or has a mirror twin) or the board has no symmetry.
 
     Every solution holds exactly one placement of that piece, so the solutions split by its
     orbit: the raw count is the sum over orbits of the orbit's size times the count with its
@@ -164,49 +112,81 @@ def held_piece(cover: ExactCover, symmetries: Sequence[Symmetry]) -> HeldPiece |
     ``r`` are the orbits of ``r``'s stabiliser on the solutions that hold ``r`` (one each when
     no symmetry fixes ``r``). A representative is the least placement of its orbit.
     """
-    if len(symmetries) == 1:
+    if len(symmetries) <= 1:
         return None
-    by_piece: dict[str, list[int]] = {}
-    for j, p in enumerate(cover.placements):
-        by_piece.setdefault(p.piece, []).append(j)
-    # Only a piece in every solution, once, splits every solution: one that may be left
-    # out would leave the solutions without it uncounted.
-    once = {it.name for it in cover.items if it.low == it.high == 1}
-    moved = {piece for sym in symmetries for piece in sym.pieces}
-    best: tuple[tuple[int, int, int], HeldPiece] | None = None
-    # A piece has at least placements / symmetries orbits: the pieces with the fewest
-    # placements come first, and the rest need not be split once that bound passes the best.
-    for piece, option_ids in sorted(by_piece.items(), key=lambda kv: len(kv[1])):
-        if piece not in once or piece in moved:
-            continue
-        if best is not None and -(-len(option_ids) // len(symmetries)) > best[0][0]:
-            break
-        orbits = _orbits(cover, symmetries, option_ids)
-        fixed = sum(1 for orbit in orbits if orbit.fixers)
-        key = (len(orbits), fixed, -len(cover.placements[option_ids[0]].cells))
-        if best is None or key < best[0]:
-            best = (key, HeldPiece(piece, tuple(orbits)))
-    return None if best is None else best[1]
+    return _given(cover, symmetries).held
 
 
-def _orbits(cover: ExactCover, symmetries: Sequence[Symmetry],
-            option_ids: list[int]) -> list[HeldOrbit]:
-    """The orbits of these placements (of one piece every symmetry keeps), in option order."""
-    index = {cover.placements[j]: j for j in option_ids}
-    seen: set[Placement] = set()
+def option_permutations(cover: ExactCover, symmetries: Sequence[Symmetry]) -> list[list[int]]:
+    """``perm[g][j]``: the option that symmetry ``g`` (of the problem's) maps option ``j`` to."""
+    permutations = _given(cover, symmetries).permutations
+    for row in permutations:
+        if -1 in row:
+            raise KeyError(f"the image of {cover.placements[row.index(-1)]} is no option")
+    return permutations
+
+
+def _given(cover: ExactCover, symmetries: Sequence[Symmetry]) -> ProblemSymmetry:
+    """The core's answer for these symmetries' cell maps (each must be the problem's)."""
+    found = _core_symmetry(cover, [sym.cells for sym in symmetries])
+    if found.symmetries != list(symmetries):
+        raise ValueError("the symmetries are not the problem's")
+    return found
+
+
+_PLACED = OptionKind.PIECE
+
+
+def _core_symmetry(cover: ExactCover, maps: Sequence[dict[Cell, Cell]]) -> ProblemSymmetry:
+    """The core's answer (``cpcore_option_symmetries``) for the cover and these maps of its
+    cells: the maps kept, with what they do, and the held piece."""
+    from array import array
+
+    import cpmodels._native as native
+
+    items = cover.items
+    cells = sorted({it.cell for it in items if it.cell is not None}.union(
+        *(m.keys() | m.values() for m in maps)))
+    rank = {rc: k for k, rc in enumerate(cells)}
+    placements = cover.placements
+    pieces = [p.piece for p in placements]
+    # each piece's number, in the order of its first option
+    names = {name: k for k, name in enumerate(dict.fromkeys(pieces))}
+    opt_piece = array("q", map(names.__getitem__, pieces))
+    placed = bytes(map(_PLACED.__eq__, [p.kind for p in placements]))
+    bounds: dict[tuple[int, int] | None, int] = {}
+    by_name = {it.name: (it.low, it.high) for it in items if it.cell is None}
+    once = {it.name for it in items if it.low == it.high == 1}
+    piece_bounds = array("q", [bounds.setdefault(by_name.get(name), len(bounds))
+                               for name in names])
+    piece_once = bytes([name in once for name in names])
+    at = rank.__getitem__
+    flat = array("q", [at(m.get(rc, rc)) for m in maps for rc in cells])
+    options = cover.options
+    words = memoryview(native.option_symmetries(
+        len(cells), len(maps),
+        array("q", [-1 if it.cell is None else at(it.cell) for it in items]), options,
+        opt_piece, placed, piece_bounds, piece_once, flat)).cast("q")
+    n_kept, held, n_orbits = words[0], words[1], words[2]
+    piece_names = list(names)
+    n_pieces, n_options = len(piece_names), len(options)
+    symmetries, permutations, at_word = [], [], 3
+    for _ in range(n_kept):
+        g = words[at_word]
+        to = words[at_word + 1:at_word + 1 + n_pieces]
+        symmetries.append(Symmetry(maps[g], {
+            piece_names[a]: piece_names[b] for a, b in enumerate(to) if a != b}))
+        at_word += 1 + n_pieces
+        permutations.append(words[at_word:at_word + n_options].tolist())
+        at_word += n_options
     orbits = []
-    for j in option_ids:
-        p = cover.placements[j]
-        if p in seen:
-            continue
-        images = [sym.image(p) for sym in symmetries]
-        members = set(images)
-        seen.update(members)
-        rep = min(members)
-        rep_images = [sym.image(rep) for sym in symmetries]
-        fixers = tuple(g for g, q in enumerate(rep_images) if g > 0 and q == rep)
-        orbits.append(HeldOrbit(index[rep], len(members), fixers))
-    return orbits
+    for _ in range(n_orbits):
+        option, size, n_fixers = words[at_word:at_word + 3]
+        orbits.append(HeldOrbit(option, size,
+                                tuple(words[at_word + 3:at_word + 3 + n_fixers].tolist())))
+        at_word += 3 + n_fixers
+    return ProblemSymmetry(symmetries, permutations,
+                           None if held < 0 else HeldPiece(piece_names[held], tuple(orbits)))
 
 
 def canonical_solution(placements: Sequence[Placement], symmetries: Sequence[Symmetry]) -> tuple:
@@ -223,49 +203,38 @@ def fixed_cover(cover: ExactCover, permutation: Sequence[int]) -> ExactCover | N
     are the orbits whose members are disjoint, each covering the items of all its members.
     """
     fixed = ExactCover(items=list(cover.items), grid=cover.grid)
-    seen = [False] * len(cover.options)
-    for j in range(len(cover.options)):
+    options, placements, items_of = cover.options, cover.placements, cover.items
+    perm = list(map(int, permutation))
+    seen = bytearray(len(options))
+    add_option, add_placement = fixed.options.append, fixed.placements.append
+    for j in range(len(options)):
         if seen[j]:
             continue
-        orbit = [j]
-        k = int(permutation[j])
-        while k != j:
-            orbit.append(k)
-            k = int(permutation[k])
+        k = perm[j]
+        if k == j:  # (most options of a reflection: alone, or with one other)
+            orbit: Sequence[int] = (j,)
+            items = tuple(options[j])
+        elif perm[k] == j:
+            orbit = (j, k)
+            items = (*options[j], *options[k])
+        else:
+            orbit = [j]
+            while k != j:
+                orbit.append(k)
+                k = perm[k]
+            items = tuple(i for o in orbit for i in options[o])
         for o in orbit:
-            seen[o] = True
-        items = [i for o in orbit for i in cover.options[o]]
+            seen[o] = 1
         if len(set(items)) == len(items):
-            fixed.options.append(tuple(items))
-            fixed.placements.append(cover.placements[j])
+            add_option(items)
+            add_placement(placements[j])
             continue
-        cells = [i for i in items if cover.items[i].cell is not None]
-        pieces = [i for i in items if cover.items[i].cell is None]
+        cells = [i for i in items if items_of[i].cell is not None]
+        pieces = [i for i in items if items_of[i].cell is None]
         if len(set(cells)) == len(cells) and any(
-                cover.items[i].high > 1 for i in pieces if pieces.count(i) > 1):
+                items_of[i].high > 1 for i in pieces if pieces.count(i) > 1):
             return None  # a piece of several copies used twice by one orbit
     return fixed
-
-
-def option_permutations(cover: ExactCover, symmetries: Sequence[Symmetry]) -> list[list[int]]:
-    """``perm[g][j]``: the option that symmetry ``g`` maps option ``j`` to."""
-    footprints = _Footprints(cover.placements)
-    names = sorted({p.piece for p in cover.placements}
-                   | {q for sym in symmetries for q in sym.pieces.values()})
-    name_number = {name: k for k, name in enumerate(names)}
-    piece = [name_number[p.piece] for p in cover.placements]
-    # The option of each (cell set, piece): an image is a piece's placement (its kind).
-    option_of = {(footprints.number[j], piece[j]): j for j, p in enumerate(cover.placements)
-                 if p.kind is OptionKind.PIECE}
-    perm = []
-    for sym in symmetries:
-        to = [name_number[sym.pieces.get(name, name)] for name in names]
-        image = footprints.images(sym.cells)
-        row = [option_of.get((n, to[q]), -1) if n >= 0 else -1 for n, q in zip(image, piece)]
-        if -1 in row:
-            raise KeyError(f"the image of {cover.placements[row.index(-1)]} is no option")
-        perm.append(row)
-    return perm
 
 
 def count_classes(solutions: Iterable[Sequence[int]], permutations: Permutations,

@@ -133,8 +133,8 @@ def test_distinct_without_an_asymmetric_piece_uses_canonical_forms():
                                   "hexiamonds_rhombus", "polyhexes", "sixpack"])
 def test_symmetries_map_each_placement_as_its_image_says(name):
     """The symmetries and option permutations (found for all placements at once, by their
-    cell sets) agree with each placement's image taken one by one and with numpy's arrays
-    as they were found before (``symmetry_oracle.py``): every symmetry found maps each
+    cell sets, by the engine core) agree with each placement's image taken one by one and
+    with Python's as they were found before (``symmetry_oracle.py``): every symmetry found maps each
     placement onto a placement, and a board map that is left out does not."""
     import symmetry_oracle
 
@@ -149,7 +149,7 @@ def test_symmetries_map_each_placement_as_its_image_says(name):
     index = {p: j for j, p in enumerate(cover.placements)}
     expected = [[index[sym.image(p)] for p in cover.placements] for sym in symmetries]
     assert option_permutations(cover, symmetries) == expected
-    assert symmetry_oracle.option_permutations(cover, symmetries).tolist() == expected
+    assert symmetry_oracle.option_permutations(cover, symmetries) == expected
     found = [sym.cells for sym in symmetries]
     for cell_map in board_symmetries(instance.cells, None, grid(cover.grid)):
         if cell_map in found:

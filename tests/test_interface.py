@@ -105,6 +105,33 @@ int cpcore_f(cpcore_ask ask, const int64_t* at);
     assert [p.kind for p in read.functions["cpcore_f"].params] == ["i32", "p"]
 
 
+def test_what_is_inside_ifndef_wasm_is_the_native_modules_alone():
+    """A declaration inside ``#ifndef __wasm__`` is described, marked native: engine.wasm
+    neither builds nor describes it (its generated table leaves it out)."""
+    text = """#ifdef __wasm__
+#pragma GCC visibility push(default)
+#endif
+int cpcore_both(void);
+#ifndef __wasm__
+#define CPCORE_NATIVE_ONLY 3
+typedef struct cpcore_here { int64_t x; } cpcore_here;
+int64_t cpcore_native(const cpcore_here* in);
+#endif
+#define CPCORE_BOTH 1
+"""
+    read = interface.parse(text)
+    assert list(read.functions) == ["cpcore_both", "cpcore_native"]
+    assert read.native == {"CPCORE_NATIVE_ONLY", "cpcore_here", "cpcore_native"}
+    wasm = read.for_wasm()
+    assert (list(wasm.functions), list(wasm.structs), wasm.constants) == \
+        (["cpcore_both"], [], ("CPCORE_BOTH",))
+    made = interface.source(read)
+    assert made.count("#ifdef __wasm__") == 1 and "cpcore_native" in made
+    wasm_part = made.split("#ifdef __wasm__")[1].split("#else")[0]
+    assert "cpcore_native" not in wasm_part and "cpcore_both" in wasm_part
+    assert {"cpcore_option_symmetries", "cpcore_symmetry_input"} <= ENTRY.native
+
+
 @pytest.mark.parametrize("text, says", [
     ("typedef struct cpcore_a { uint64_t x[4]; } cpcore_a;", "arrays are not read"),
     ("typedef struct cpcore_a { float x; } cpcore_a;", "float: not a type"),
@@ -116,6 +143,8 @@ int cpcore_f(cpcore_ask ask, const int64_t* at);
     ("double cpcore_f(void);", "double: not a type"),
     ("int cpcore_f(int x);\nint cpcore_f(int y);", "line 2: cpcore_f is declared twice"),
     ("#if X\nint cpcore_f(void);", "line 1: #if X: not a directive"),
+    ("#ifndef __wasm__\n#else\n#endif", "line 2: #else in #ifndef __wasm__"),
+    ("#endif", "line 1: #endif without its #if"),
     ("int cpcore_f(int x", "ends inside a declaration"),
     ("enum other { CPCORE_A };", "an enum's name starts with cpcore_"),
     ("enum cpcore_e { A };", "A: an enumerator's name starts with CPCORE_"),
@@ -128,9 +157,11 @@ def test_the_reader_refuses_what_it_does_not_read(text, says):
 
 def _same_interface(described: dict, pointer: int) -> None:
     """``described`` (cpcore_interface's JSON from a build) is entry.h's, laid out by C's
-    rules for pointers of ``pointer`` bytes."""
-    assert list(described["structs"]) == list(ENTRY.structs)
-    for name, fields in ENTRY.structs.items():
+    rules for pointers of ``pointer`` bytes; engine.wasm's (4-byte pointers) without what is
+    the native module's alone (``#ifndef __wasm__``)."""
+    entry = ENTRY.for_wasm() if pointer == 4 else ENTRY
+    assert list(described["structs"]) == list(entry.structs)
+    for name, fields in entry.structs.items():
         got = described["structs"][name]
         assert [(f.name, f.kind, f.pointee, list(f.shape)) for f in fields] == \
             [(n, k, pointee, shape) for n, k, _, pointee, shape in got["fields"]], name
@@ -142,8 +173,8 @@ def _same_interface(described: dict, pointer: int) -> None:
             at, widest = at + size, max(widest, size)
         assert got["size"] == -(-at // widest) * widest, name
     assert {name: [fn.returns, [p.kind for p in fn.params]]
-            for name, fn in ENTRY.functions.items()} == described["functions"]
-    assert list(described["constants"]) == list(ENTRY.constants)
+            for name, fn in entry.functions.items()} == described["functions"]
+    assert list(described["constants"]) == list(entry.constants)
     assert described["constants"]["CPCORE_MAX_COORDINATE"] == 2**30
     assert described["constants"]["CPCORE_CAPPED"] == -3  # the statuses: STOPPED is -1
 

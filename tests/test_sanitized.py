@@ -34,7 +34,7 @@ CORE = ROOT / "cpmodels" / "_core"
 # time, takes half.
 CORE_TESTS = [["test_words.py", "test_core_cover.py", "test_core_towers.py",
                "test_core_packing.py", "test_core_findings.py", "test_core_layouts.py",
-               "test_cut_core.py", "test_design_sets.py"],
+               "test_cut_core.py", "test_design_sets.py", "test_symmetry_core.py"],
               ["test_one_word_tally.py", "test_engrave.py", "test_geometry_core.py",
                "test_play_layout_core.py", "test_core_one_word.py",
                "test_core_one_word_layout.py", "test_sweep_cover_core.py",

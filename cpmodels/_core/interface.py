@@ -71,6 +71,15 @@ class Interface:
     structs: dict[str, tuple[Field, ...]]
     functions: dict[str, Function]
     constants: tuple[str, ...]
+    #: What is declared inside ``#ifndef __wasm__``: the native module's alone (engine.wasm
+    #: neither builds nor describes it).
+    native: frozenset[str] = frozenset()
+
+    def for_wasm(self) -> Interface:
+        """The interface engine.wasm carries: without what is the native module's alone."""
+        return Interface({k: v for k, v in self.structs.items() if k not in self.native},
+                         {k: v for k, v in self.functions.items() if k not in self.native},
+                         tuple(c for c in self.constants if c not in self.native))
 
 
 class InterfaceError(ValueError):
@@ -83,6 +92,9 @@ def parse(text: str) -> Interface:
     tokens: list[tuple[str, int]] = []
     constants: list[str] = []
     shapes: dict[int, tuple[str, ...]] = {}
+    native: set[str] = set()
+    native_lines: list[tuple[int, int]] = []  # the lines of each #ifndef __wasm__ block
+    blocks: list[int] = []  # the open conditionals: the line of each #ifndef __wasm__, or 0
     for match in _TOKEN.finditer(text):
         token, line = match.group(), text.count("\n", 0, match.start()) + 1
         if token.startswith(("/*", "//")):
@@ -94,7 +106,19 @@ def parse(text: str) -> Interface:
             define = re.match(r"#define\s+(CPCORE_\w+)\s+\S", token)
             if define:
                 constants.append(define.group(1))
-            elif not re.match(r"#(pragma|include|ifdef|ifndef|endif|else|define)\b", token):
+                if any(blocks):
+                    native.add(define.group(1))
+            elif re.match(r"#(ifdef|ifndef)\b", token):
+                blocks.append(line if re.fullmatch(r"#ifndef\s+__wasm__\s*", token) else 0)
+            elif re.match(r"#endif\b", token):
+                if not blocks:
+                    raise InterfaceError(f"line {line}: #endif without its #if")
+                opened = blocks.pop()
+                if opened:
+                    native_lines.append((opened, line))
+            elif re.match(r"#else\b", token) and blocks and blocks[-1]:
+                raise InterfaceError(f"line {line}: #else in #ifndef __wasm__: not read")
+            elif not re.match(r"#(pragma|include|else|define)\b", token):
                 raise InterfaceError(f"line {line}: {token}: not a directive entry.h may use")
             continue
         tokens.append((token, line))
@@ -102,22 +126,34 @@ def parse(text: str) -> Interface:
     structs: dict[str, tuple[Field, ...]] = {}
     functions: dict[str, Function] = {}
     while not reader.done():
-        if reader.take_if("extern"):
-            reader.expect('"C"')
-            reader.expect("{")
-        elif reader.take_if("}"):
-            continue
-        elif reader.peek() == "enum" or reader.peek(1) == "enum":
-            constants += _enum(reader)
-        elif reader.take_if("typedef"):
-            name, fields = _struct(reader, structs)
-            structs[name] = fields
+        first = reader.tokens[reader.at][1]
+        if any(start < first < end for start, end in native_lines):
+            known = {*structs, *functions, *constants}
+            _declaration(reader, structs, functions, constants)
+            native.update({*structs, *functions, *constants} - known)
         else:
-            function = _function(reader, structs)
-            if function.name in functions:
-                raise reader.error(f"{function.name} is declared twice")
-            functions[function.name] = function
-    return Interface(structs, functions, tuple(constants))
+            _declaration(reader, structs, functions, constants)
+    return Interface(structs, functions, tuple(constants), frozenset(native))
+
+
+def _declaration(reader: _Reader, structs: dict[str, tuple[Field, ...]],
+                 functions: dict[str, Function], constants: list[str]) -> None:
+    """One declaration of entry.h (or the brackets of ``extern "C"``), added to its kind."""
+    if reader.take_if("extern"):
+        reader.expect('"C"')
+        reader.expect("{")
+    elif reader.take_if("}"):
+        return
+    elif reader.peek() == "enum" or reader.peek(1) == "enum":
+        constants += _enum(reader)
+    elif reader.take_if("typedef"):
+        name, fields = _struct(reader, structs)
+        structs[name] = fields
+    else:
+        function = _function(reader, structs)
+        if function.name in functions:
+            raise reader.error(f"{function.name} is declared twice")
+        functions[function.name] = function
 
 
 def read(path: Path) -> Interface:
@@ -318,7 +354,54 @@ def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
     ``{"structs": {name: {"size": bytes, "fields": [[name, kind, offset, pointee, shape],
     ...]}}, "functions": {name: [return kind, [parameter kinds]]}, "constants": {name:
     value}}``, offsets and sizes as the compiler lays the structs out. The text is one table
-    of pieces, each a literal and the number after it (a compile-time constant)."""
+    of pieces, each a literal and the number after it (a compile-time constant). What is
+    the native module's alone (``Interface.native``) is left out of engine.wasm's table."""
+    lines = [
+        f"// Generated from {header} by cpmodels/_core/interface.py: do not edit.",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        f'#include "{header}"',
+        "",
+    ]
+    if interface.native:
+        lines += ["#ifdef __wasm__", *_tables(interface.for_wasm()), "#else",
+                  *_tables(interface), "#endif"]
+    else:
+        lines += _tables(interface)
+    lines += [
+        "",
+        'extern "C" uint64_t cpcore_interface(char* out, uint64_t capacity) {',
+        "    if (!out) capacity = 0;",
+        "    uint64_t length = 0;",
+        "    const uint64_t n = sizeof NUMBERS / sizeof NUMBERS[0] + 1;  // the pieces",
+        "    const char* s = TEXT;",
+        "    for (uint64_t k = 0; k < n; ++k, ++s) {",
+        "        for (; *s; ++s, ++length)",
+        "            if (length < capacity) out[length] = *s;",
+        "        if (k + 1 == n) break;",
+        "        char digits[24];",
+        "        int count = 0;",
+        "        const int64_t v = NUMBERS[k];",
+        "        uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;",
+        "        do digits[count++] = (char)('0' + u % 10); while (u /= 10);",
+        "        if (v < 0) digits[count++] = '-';",
+        "        while (count--) {",
+        "            if (length < capacity) out[length] = digits[count];",
+        "            ++length;",
+        "        }",
+        "    }",
+        "    if (length < capacity) out[length] = 0;",
+        "    return length;",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _tables(interface: Interface) -> list[str]:
+    """The checks of the structs' fields and the table of pieces (TEXT, NUMBERS) of
+    :func:`source`."""
     pieces: list[tuple[str, str]] = []  # (text, C expression of the number after it, or "")
     text: list[str] = []
 
@@ -347,19 +430,13 @@ def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
     put("}}")
     pieces.append(("".join(text), ""))
     sizes = {"p": "sizeof(void*)", "u64": "8", "i64": "8", "u32": "4", "i32": "4"}
-    lines = [
-        f"// Generated from {header} by cpmodels/_core/interface.py: do not edit.",
-        "#include <stddef.h>",
-        "#include <stdint.h>",
-        "",
-        f'#include "{header}"',
-        "",
-    ]
+    lines = []
     for name, fields in interface.structs.items():
         for f in fields:
             lines.append(f"static_assert(sizeof({name}::{f.name}) == {sizes[f.kind]}, "
                          f'"{name}.{f.name}: not a {f.kind}");')
-    lines += [
+    return [
+        *lines,
         "",
         "namespace {",
         "",
@@ -376,33 +453,7 @@ def source(interface: Interface, header: str = "cpcore/entry.h") -> str:
           f'"{_c_literal(number)}: past 32 bits");' for _, number in pieces if number),
         "",
         "}  // namespace",
-        "",
-        'extern "C" uint64_t cpcore_interface(char* out, uint64_t capacity) {',
-        "    if (!out) capacity = 0;",
-        "    uint64_t length = 0;",
-        "    const uint64_t n = sizeof NUMBERS / sizeof NUMBERS[0] + 1;  // the pieces",
-        "    const char* s = TEXT;",
-        "    for (uint64_t k = 0; k < n; ++k, ++s) {",
-        "        for (; *s; ++s, ++length)",
-        "            if (length < capacity) out[length] = *s;",
-        "        if (k + 1 == n) break;",
-        "        char digits[24];",
-        "        int count = 0;",
-        "        const int64_t v = NUMBERS[k];",
-        "        uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;",
-        "        do digits[count++] = (char)('0' + u % 10); while (u /= 10);",
-        "        if (v < 0) digits[count++] = '-';",
-        "        while (count--) {",
-        "            if (length < capacity) out[length] = digits[count];",
-        "            ++length;",
-        "        }",
-        "    }",
-        "    if (length < capacity) out[length] = 0;",
-        "    return length;",
-        "}",
-        "",
     ]
-    return "\n".join(lines)
 
 
 _CTYPES = {"p": ctypes.c_void_p, "u64": ctypes.c_uint64, "i64": ctypes.c_int64,

@@ -27,5 +27,6 @@ void bind_cnf(nanobind::module_& m);
 void bind_packing(nanobind::module_& m);
 void bind_geometry(nanobind::module_& m);
 void bind_layout(nanobind::module_& m);
+void bind_symmetry(nanobind::module_& m);
 
 }  // namespace cpbind

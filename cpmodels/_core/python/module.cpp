@@ -39,6 +39,7 @@ NB_MODULE(_native, m) {
     cpbind::bind_packing(m);
     cpbind::bind_geometry(m);
     cpbind::bind_layout(m);
+    cpbind::bind_symmetry(m);
     m.def(
         "interface",
         [] {

@@ -784,6 +784,57 @@ typedef struct cpcore_sweep_input {
  * group; its number of items m; its m items); the groups a sweep's tasks fix (sweep.py's
  * scan_fixed_groups). */
 int64_t cpcore_sweep_cover(const cpcore_sweep_input* in, cpcore_buffers* buffers);
+/* --- a problem's symmetries on its options (src/symmetry.cpp; cpmodels/symmetry.py) ----- */
+/* Python's alone: engine.wasm leaves it out (no page counts up to symmetry). */
+#ifndef __wasm__
+
+#define CPCORE_SYMMETRY_INPUT (-19)  /* runs, indices or maps out of range, a cell twice */
+#define CPCORE_MAX_SYMMETRY_OPTIONS (((uint64_t)1) << 22)
+#define CPCORE_MAX_SYMMETRY_MAPS 64
+
+/* An exact cover's options and the board's symmetries as maps of its cells. The cells are
+ * numbered 0 .. n_cells - 1 in sorted order (Python's order of cell tuples); item i stands
+ * for cell item_cell[i], or for none (-1); option j covers the items opt_items[opt_start[j]
+ * .. opt_start[j + 1] - 1], of which the cell items are its cells (each once). opt_piece[j]
+ * is the piece (for a slack option its label group, for a left-out option its piece) of
+ * option j, pieces numbered in the order of their first option; opt_placed[j] is 1 for a
+ * piece's placement (OptionKind.PIECE). Pieces of equal piece_bounds may stand for each
+ * other; piece_once[p] is 1 for a piece used exactly once. Map g takes cell c to
+ * maps[g * n_cells + c], each a permutation of the cells. */
+typedef struct cpcore_symmetry_input {
+    uint64_t n_items, n_cells, n_options, n_opt_items, n_pieces, n_maps;
+    const int64_t* item_cell;     /* [n_items] */
+    const int64_t* opt_start;     /* [n_options + 1] into opt_items */
+    const int64_t* opt_items;     /* [n_opt_items] */
+    const int64_t* opt_piece;     /* [n_options] */
+    const uint8_t* opt_placed;    /* [n_options] */
+    const int64_t* piece_bounds;  /* [n_pieces] */
+    const uint8_t* piece_once;    /* [n_pieces] */
+    const int64_t* maps;          /* [n_maps, n_cells] */
+} cpcore_symmetry_input;
+
+/* The maps that are symmetries of the problem, what they do to its options, and the piece
+ * counted up to symmetry placed first (cpmodels/symmetry.py). A map is kept when it takes
+ * the cell sets of each piece's options onto those of a piece: the piece itself when it can,
+ * else the first piece (in piece order) not yet taken, of the same bounds, whose options'
+ * cell sets those are. A kept map takes option j to the placement (opt_placed) of the piece
+ * its piece goes to that covers the image of j's cells (the last such option), -1 for none.
+ * The held piece, when more than one map is kept: of the pieces used once that no kept map
+ * moves and whose options all have images, the one with the fewest orbits of its options
+ * under the kept maps, then the fewest orbits a map other than the first fixes, then the
+ * most cells, pieces taken by their number of options (ties in piece order), stopping once
+ * that number over the kept maps passes the best orbits found; an orbit's representative is
+ * its option of the least cells (as sorted sequences), its fixers the kept maps but the
+ * first that take it to itself. The stream: the number of maps kept, the held piece (-1
+ * for none) and its number of orbits; each kept map: its index in maps, where it takes each
+ * piece [n_pieces] and each option [n_options]; each orbit (in the order of its first
+ * option): its representative, its size, its number of fixers and the fixers (indices of
+ * kept maps). A buffers call as the geometry calls' (three calls: none, the scratch, both).
+ * Returns the words written, CPCORE_GEOMETRY_SMALL_BUFFER or CPCORE_SYMMETRY_INPUT. */
+int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in, cpcore_buffers* buffers);
+
+#endif
+
 /* --- a cover's layout for the general kernels (cpcore/cover_layout.hpp) ---------------- */
 
 /* An exact cover as flat arrays: each item's bounds and its board cell (an index into the

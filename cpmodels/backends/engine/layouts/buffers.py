@@ -51,10 +51,20 @@ def zeros(shape: int | Sequence[int], fmt: str = "q") -> Any:
 
 def of(values: Iterable[int], fmt: str = "q", shape: Sequence[int] | None = None) -> Any:
     """A buffer of ``values`` (whole numbers, or truth values for ``"?"``), one-dimensional
-    or of ``shape`` (C order)."""
-    raw = memoryview(bytearray(bytes(bool(v) for v in values)) if fmt == "?"
-                     else bytearray(array(fmt, values)))
-    dims = [len(raw) // FORMATS[fmt]] if shape is None else [int(e) for e in shape]
+    or of ``shape`` (C order). Values that are already such a buffer (an ``array`` of the
+    format's type code, a C-contiguous writable memoryview of the format, a bytearray for
+    ``"?"``) are read in place, not copied: the buffer is theirs."""
+    if isinstance(values, array) and values.typecode == fmt:
+        raw = memoryview(values)
+    elif (isinstance(values, memoryview) and values.format == fmt and values.c_contiguous
+          and not values.readonly):
+        raw = values
+    elif fmt == "?" and isinstance(values, bytearray):
+        raw = memoryview(values)
+    else:
+        raw = memoryview(bytearray(bytes(bool(v) for v in values)) if fmt == "?"
+                         else array(fmt, values))
+    dims = [raw.nbytes // FORMATS[fmt]] if shape is None else [int(e) for e in shape]
     if len(dims) > 1 and 0 in dims:
         return _empty(dims, fmt)
     return _shaped(raw, fmt, dims)

@@ -6,8 +6,10 @@ See the package's introduction for what each array means.
 
 from __future__ import annotations
 
+from array import array
 from collections import namedtuple
 from dataclasses import dataclass, fields, replace
+from itertools import chain
 from typing import Any
 
 import cpmodels._native as _native
@@ -164,10 +166,10 @@ def one_word_input(cover: ExactCover) -> tuple[dict, memoryview, memoryview,
     for it in cover.items:
         if it.cell is not None:
             cells.setdefault(it.cell, len(cells))
-    cell_xy = of((v for cell in cells for v in cell), shape=(len(cells), 2))
-    item_kind = of(it.kind for it in cover.items)
+    cell_xy = of(array("q", chain.from_iterable(cells)), shape=(len(cells), 2))
+    item_kind = of(array("q", [it.kind for it in cover.items]))
     typed = len(cover.placements) == len(cover.options)
-    option_kind = of(p.kind for p in cover.placements) if typed else of(())
+    option_kind = of(array("q", [p.kind for p in cover.placements]) if typed else ())
     return cover_arrays(cover), cell_xy, item_kind, option_kind
 
 

@@ -14,7 +14,7 @@ import ast
 import json
 import operator
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import cpmodels._native as _native
@@ -31,10 +31,45 @@ OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.Pow: operator.pow}
 
 
-def structs() -> dict[str, Any]:
-    """The structs of the module's description, read once for the calls that follow (each
-    of the functions below reads it again without one)."""
-    return dict(json.loads(_native.interface())["structs"])
+def structs() -> Mapping[str, Any]:
+    """The structs of the module's description, for the calls that follow (each of the
+    functions below reads it again without one): each struct's description is read from
+    the module's text when it is first asked for."""
+    return _Described(_native.interface())
+
+
+class _Described(Mapping[str, Any]):
+    """The structs of the module's description (its JSON text), each read from the text
+    when first asked for (the whole text only to list them)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.read: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self.read:
+            at = self.text.find(json.dumps(name) + ':{"size":')
+            end = self.text.find('},"functions":{')
+            if at < 0 or at > end:
+                raise KeyError(name)
+            start = at + len(json.dumps(name)) + 1
+            self.read[name] = _DECODER.raw_decode(self.text, start)[0]
+        return self.read[name]
+
+    def _all(self) -> dict[str, Any]:
+        return dict(json.loads(self.text)["structs"])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __bool__(self) -> bool:
+        return True  # (without reading the whole text)
+
+
+_DECODER = json.JSONDecoder()
 
 
 def layout_arrays(struct: str, sizes: Mapping[str, int],
@@ -59,7 +94,7 @@ def layout_buffers(struct: str, sizes: Mapping[str, int],
 def _fields(struct: str, sizes: Mapping[str, int], described: Mapping[str, Any] | None,
             ) -> list[tuple[str, str, tuple[int, ...]]]:
     """Each array of ``struct``: its field's name, its pointee and its extents."""
-    described = (described or structs())[struct]
+    described = (structs() if described is None else described)[struct]
     out = []
     for name, kind, _, pointee, shape in described["fields"]:
         if kind != "p" or pointee not in DTYPES or not shape:
@@ -69,16 +104,32 @@ def _fields(struct: str, sizes: Mapping[str, int], described: Mapping[str, Any] 
 
 
 def struct_of(struct: str, raw: bytes,
-              described: Mapping[str, Any] | None = None) -> dict[str, int]:
+              described: Mapping[str, Any] | None = None) -> Mapping[str, int]:
     """The fields of the entry.h struct ``struct`` (whole numbers only, such as the layouts'
-    sizes the bindings hand back) read from its bytes as this build lays it out, by name;
-    the structs as :func:`structs` read them."""
-    described = (described or structs())[struct]
+    sizes the bindings hand back) read from its bytes as this build lays it out, by name
+    (each decoded when it is read); the structs as :func:`structs` read them."""
+    described = (structs() if described is None else described)[struct]
     if len(raw) != described["size"]:
         raise ValueError(f"{struct}: {len(raw)} bytes, not {described['size']}")
-    return {name: int.from_bytes(raw[at:at + WIDTHS[kind]], sys.byteorder,
-                                 signed=kind.startswith("i"))
-            for name, kind, at, *_ in described["fields"]}
+    return _Fields(raw, {name: (at, kind) for name, kind, at, *_ in described["fields"]})
+
+
+class _Fields(Mapping[str, int]):
+    """A struct's whole-number fields, each decoded from its bytes when read."""
+
+    def __init__(self, raw: bytes, fields: dict[str, tuple[int, str]]) -> None:
+        self.raw, self.fields = raw, fields
+
+    def __getitem__(self, name: str) -> int:
+        at, kind = self.fields[name]
+        return int.from_bytes(self.raw[at:at + WIDTHS[kind]], sys.byteorder,
+                              signed=kind.startswith("i"))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
+    def __len__(self) -> int:
+        return len(self.fields)
 
 
 def constants(prefix: str) -> dict[str, int]:

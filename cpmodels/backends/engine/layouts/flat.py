@@ -10,8 +10,10 @@ the core's ``entry.h``; ``engine.js`` takes the same from the browser).
 
 from __future__ import annotations
 
-from itertools import accumulate
+from array import array
+from itertools import accumulate, chain
 
+import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.buffers import of
 from cpmodels.cover import ExactCover
 from cpmodels.grids import grid
@@ -19,7 +21,7 @@ from cpmodels.grids import grid
 
 def cover_arrays(cover: ExactCover) -> dict[str, memoryview]:
     """The cover's items, cells and options as flat int64 buffers (see the module; made
-    without numpy, ``layouts/buffers.py``)."""
+    without numpy, ``layouts/buffers.py``: arrays of the standard library, read in place)."""
     items = cover.items
     cell_index: dict = {}
     item_cell = [-1 if it.cell is None else cell_index.setdefault(it.cell, len(cell_index))
@@ -27,12 +29,13 @@ def cover_arrays(cover: ExactCover) -> dict[str, memoryview]:
     neighbours = grid(cover.grid).neighbours if cell_index else None
     rows = [[cell_index.get(nb, -1) for nb in neighbours(cell)]
             for cell in cell_index] if neighbours else []
+    opt_start, opt_items = _native.flat_runs(cover.options)
     return {
-        "low": of(it.low for it in items),
-        "high": of(it.high for it in items),
-        "item_cell": of(item_cell),
-        "cell_nb_start": of(accumulate((len(r) for r in rows), initial=0)),
-        "cell_nbs": of(nb for r in rows for nb in r),
-        "opt_start": of(accumulate((len(option) for option in cover.options), initial=0)),
-        "opt_items": of(i for option in cover.options for i in option),
+        "low": of(array("q", [it.low for it in items])),
+        "high": of(array("q", [it.high for it in items])),
+        "item_cell": of(array("q", item_cell)),
+        "cell_nb_start": of(array("q", accumulate(map(len, rows), initial=0))),
+        "cell_nbs": of(array("q", chain.from_iterable(rows))),
+        "opt_start": of(array("q", opt_start)),
+        "opt_items": of(array("q", opt_items)),
     }
