@@ -38,17 +38,18 @@ Progress = Callable[[int, int], None]  # (branches done, branches in all)
 COUNT_FORK_AFTER = 0.5
 # The threads a count shares its parts among (this one and a second, on a twin session) ...
 COUNT_THREADS = 2
-# ... once it has taken this many seconds of CPU here (a count smaller than that stays on
-# one thread: a second costs its own table's first misses and a thread's start) ...
+# ... once it has taken this many seconds here, on parts counted one a call (a count smaller
+# than that stays on one thread: a second costs its own table's first misses and a thread's
+# start; the part this cuts short is taken again, by a thread) ...
 COUNT_THREADS_AFTER = 0.001
 # ... and a part taken when fewer than this many are left is cut first, at most this many
 # steps below the first cut (the last parts small, so the two threads end together).
 COUNT_CUT_BELOW = 4
 COUNT_CUT_DEEPER = 2
-# While more are left, a thread takes 1 / (COUNT_SHARE * COUNT_THREADS) of them in one call
-# of the kernel (one part at least): fewer calls, and the last ones small.
+# While more are left, the thread at the queue's front takes one part a call of the kernel
+# (the first parts are the large ones, seldom two of them in one call), the one at the back
+# 1 / (COUNT_SHARE * COUNT_THREADS) of those left (one at least): few calls, and small last.
 COUNT_SHARE = 2
-COUNT_SHARE_FRONT = 8
 # Seconds of CPU (this process's, its search threads' included: the clock's would count the
 # other programs' turns on a busy machine, and the time the caller takes between tasks) a
 # sweep's first task must take before the rest go to workers ...
@@ -200,13 +201,14 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
         threads = 1 if cluster is not None else min(COUNT_THREADS, workers)
         forks = cluster is None and parallel_here(jobs) and workers > threads
         cpu_start = time.process_time()
-        batch = 1  # parts counted here in one call of the kernel: 1, 2, 4, ...
-        while pending and cluster is None:
-            busy = time.process_time() - cpu_start
-            if threads > 1 and busy >= COUNT_THREADS_AFTER:
+        if threads > 1:
+            _count_here_first(session, pending, shared, left)
+            if pending:
                 _count_on_threads(session, pending, shared, left, forks, cpu_start)
-                break
-            if forks and busy >= COUNT_FORK_AFTER and len(pending) >= 2:
+        batch = 1  # one worker: parts counted here in one call of the kernel: 1, 2, 4, ...
+        while pending and cluster is None and threads == 1:
+            if (forks and time.process_time() - cpu_start >= COUNT_FORK_AFTER
+                    and len(pending) >= 2):
                 break
             taken = [pending.popleft() for _ in range(min(batch, len(pending)))]
             before = session.stats["nodes"]
@@ -273,6 +275,31 @@ class _Shared:
             self.progress(*now)
 
 
+def _count_here_first(session: EngineSession, queue: deque[Part], shared: _Shared,
+                      left: Callable[[], float | None]) -> None:
+    """Count the parts of ``queue`` here, one a call from its front, until
+    :data:`COUNT_THREADS_AFTER` seconds have passed: a count that ends by then starts no
+    thread. The part the deadline cuts short goes back to the front (the sub-boards it
+    finished stay in the session's table, so the thread that takes it again gains them)."""
+    end = time.perf_counter() + COUNT_THREADS_AFTER
+    while queue and (budget := end - time.perf_counter()) > 0:
+        limit = left()
+        ours = limit is None or budget < limit  # else the caller's limit comes first
+        t, part, depth = queue.popleft()
+        before = session.stats["nodes"]
+        try:
+            (tally,) = session.tally_many([part], time_limit=budget if ours else limit)
+        except OutOfTime:
+            if not ours:
+                raise
+            queue.appendleft((t, part, depth))
+            return
+        finally:
+            shared.add_nodes(session.stats["nodes"] - before)
+        shared.counted(t, sum(tally.values()))
+        shared.tell()
+
+
 def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Shared,
                       left: Callable[[], float | None], forks: bool, cpu_start: float) -> None:
     """Count the parts of ``queue`` on :data:`COUNT_THREADS` threads of their own (the
@@ -297,11 +324,12 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
             if (forks and len(queue) >= 2
                     and time.process_time() - cpu_start >= COUNT_FORK_AFTER):
                 return []
-            if len(queue) >= COUNT_CUT_BELOW:  # a share of what is left, one part at least
-                n = max(1, len(queue) // ((COUNT_SHARE_FRONT if front else COUNT_SHARE)
-                                          * COUNT_THREADS))
-                return [(t, part) for t, part, _ in
-                        (queue.popleft() if front else queue.pop() for _ in range(n))]
+            if len(queue) >= COUNT_CUT_BELOW:
+                if front:
+                    t, part, _ = queue.popleft()
+                    return [(t, part)]
+                n = max(1, len(queue) // (COUNT_SHARE * COUNT_THREADS))
+                return [(t, part) for t, part, _ in (queue.pop() for _ in range(n))]
             t, part, depth = queue.popleft() if front else queue.pop()
             if depth < COUNT_CUT_DEEPER:
                 pieces = own.split(part)
