@@ -161,6 +161,7 @@ def test_a_worker_that_dies_has_its_unit_run_again(monkeypatch, tmp_path):
 
     monkeypatch.setattr(engine.EngineSession, "run", die_once)
     monkeypatch.setattr(engine.placement.scheduling, "COUNT_FORK_AFTER", 0.0)
+    monkeypatch.setattr(engine.placement.scheduling, "COUNT_THREADS", 1)  # workers, not threads
     cover = _cover("calendar_week.yaml", ["Jun", "7", "Tue"])
     assert engine.count(cover, jobs=2) == 10374
     assert marker.exists()
@@ -175,6 +176,7 @@ def test_a_unit_that_fails_in_a_worker_is_reported(monkeypatch):
 
     monkeypatch.setattr(engine.EngineSession, "run", fail)
     monkeypatch.setattr(engine.placement.scheduling, "COUNT_FORK_AFTER", 0.0)
+    monkeypatch.setattr(engine.placement.scheduling, "COUNT_THREADS", 1)  # workers, not threads
     with pytest.raises(engine.WorkerFailed, match="broken unit"):
         engine.count(_cover("calendar_week.yaml", ["Jun", "7", "Tue"]), jobs=2)
 

@@ -243,6 +243,7 @@ def test_parallel_count_equals_serial_count(monkeypatch):
                              labels=["Jun", "7", "Tue"])).cover
     serial = engine.count(cover, jobs=1)
     monkeypatch.setattr(engine.placement.scheduling, "COUNT_FORK_AFTER", 0.0)
+    monkeypatch.setattr(engine.placement.scheduling, "COUNT_THREADS", 1)  # workers, not threads
     assert engine.count(cover, jobs=2) == serial == 10374
 
 

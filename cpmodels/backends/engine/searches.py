@@ -218,6 +218,23 @@ class Searches:
         self._reach_regions: dict[tuple[int, ...], ReachRegions] = {}
         self._wanted = WantedLists()  # the last few lists the reach search was asked
 
+    def twin(self) -> Searches:
+        """Another :class:`Searches` of the same cover and sizes that shares the read-only
+        layouts made so far (the compiled cover, the word, one-word, tally and solid
+        layouts, the choices) and owns tables of its own, empty: so two threads may run
+        counts at once, one on each (the kernels only read the layouts). What neither
+        had made yet, each makes for itself."""
+        other = Searches(self.cover, tally_items=self.tally_items,
+                         table_slots=self.table_slots, arena=self.arena,
+                         dead_slots=self.dead_slots, word_kernel=self.use_words,
+                         one_word=self.use_one_word, solids=self.use_links)
+        other.use_one_word = self.use_one_word
+        for name in ("_compiled", "_words", "_tallies", "_one", "_one_tallies",
+                     "_one_tally_layout", "_solid", "_solid_links", "_solid_bits"):
+            setattr(other, name, getattr(self, name))
+        other._chosen = dict(self._chosen)
+        return other
+
     @property
     def compiled(self) -> CompiledCover:
         """The cover laid out for the kernels (compiled on first use)."""

@@ -163,6 +163,21 @@ class EngineSession:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__init__(state.pop("cover"), **state)  # type: ignore[misc]
 
+    def twin(self) -> EngineSession:
+        """A second session of the same cover that shares this one's compiled, read-only
+        layouts (:meth:`.Searches.twin`) and owns its own tables, turn and stop flag: a
+        second thread counts on it while this one counts too (the kernels release the
+        GIL). Its tables start empty; stopping one session does not stop the other."""
+        other = EngineSession.__new__(EngineSession)
+        other.cover = self.cover
+        other.searches = self.searches.twin()
+        other._turn = threading.Lock()
+        other._backtracker_made = threading.Lock()
+        other._backtracker = None
+        other._cancelled = False
+        other._running = None
+        return other
+
     @property
     def compiled(self) -> CompiledCover:
         """The cover laid out for the kernels (compiled on first use)."""

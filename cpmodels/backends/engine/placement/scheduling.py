@@ -16,7 +16,9 @@ result as it finishes; everything else here is built on it:
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +34,22 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]  # (branches done, branches in all)
 # Seconds of CPU a count spends on branches here before the rest go to workers: CPU time, not
 # the clock's, so a small count on a busy machine does not start workers it does not need.
+# Worker processes are started only when ``jobs`` asks for more workers than the threads.
 COUNT_FORK_AFTER = 0.5
+# The threads a count shares its parts among (this one and a second, on a twin session) ...
+COUNT_THREADS = 2
+# ... once it has taken this many seconds here, on parts counted one a call (a count smaller
+# than that stays on one thread: a second costs its own table's first misses and a thread's
+# start; the part this cuts short is taken again, by a thread) ...
+COUNT_THREADS_AFTER = 0.001
+# ... and a part taken when fewer than this many are left is cut first, at most this many
+# steps below the first cut (the last parts small, so the two threads end together).
+COUNT_CUT_BELOW = 4
+COUNT_CUT_DEEPER = 2
+# While more are left, the thread at the queue's front takes one part a call of the kernel
+# (the first parts are the large ones, seldom two of them in one call), the one at the back
+# 1 / (COUNT_SHARE * COUNT_THREADS) of those left (one at least): few calls, and small last.
+COUNT_SHARE = 2
 # Seconds of CPU (this process's, its search threads' included: the clock's would count the
 # other programs' turns on a busy machine, and the time the caller takes between tasks) a
 # sweep's first task must take before the rest go to workers ...
@@ -136,82 +153,235 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
                progress: Progress | None = None, jobs: int | None = None,
                cluster: Cluster | None = None,
                stats: dict[str, int] | None = None) -> list[int]:
-    """How many solutions contain each task's options, counted in one session (its table
-    shared by every task), each task cut into its next branching step's parts so it can stop
-    and report ``progress(parts done, parts in all)``.
+    """How many solutions contain each task's options, each task cut into its next
+    branching step's parts so the work can be shared and stop and report
+    ``progress(parts done, parts in all)`` (from the calling thread).
 
-    Parts are counted here, in batches of 1, 2, 4, ... parts a call of the kernel; once
-    that has taken :data:`COUNT_FORK_AFTER` seconds of this process's CPU,
-    the rest are shared among ``jobs`` worker processes (default: every core), which start
-    from this call's session warm, so a count that fits one core starts none. On a
-    ``cluster``, the tasks are cut into units up front and counted there. Raises
-    :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the parts finished) when
-    ``time_limit`` seconds pass first. Safe to call from several threads at once: each call
-    owns its session, and off the main thread it counts in the calling thread. The session
-    chooses the search (a solid's: the most constrained item first, cut there too).
-    ``stats["nodes"]``, when given, is increased by the nodes the search took here and in
-    the workers.
+    When no second worker could share the work (``jobs`` 1, or one core) and no progress
+    is asked, the tasks are one call of the kernel. Else the parts are counted here, in
+    batches of 1, 2, 4, ... parts a call, for :data:`COUNT_THREADS_AFTER` seconds of CPU;
+    the rest are then shared by :data:`COUNT_THREADS` threads, this one's session and a
+    twin of it (:meth:`~.EngineSession.twin`: the compiled cover shared, tables of its
+    own), which take parts from the two ends of one queue (so the large parts and the
+    small ones spread) and cut a part further when the queue runs short (see
+    :func:`_count_on_threads`). Only when ``jobs`` (default: every core) asks for more
+    workers than the threads, and once the count has taken :data:`COUNT_FORK_AFTER`
+    seconds of CPU, are the parts left shared among worker processes instead, forked warm
+    from this call's session. On a ``cluster``, the tasks are cut into units up front and
+    counted there. Raises :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of
+    the parts finished) when ``time_limit`` seconds pass first; no thread of the call is
+    left running when it returns or raises. Safe to call from several threads at once:
+    each call owns its sessions. The session chooses the search (a solid's: the most
+    constrained item first, cut there too). ``stats["nodes"]``, when given, is increased
+    by the nodes the search took in every thread and worker.
     """
-    start, cpu_start = time.perf_counter(), time.process_time()
+    start = time.perf_counter()
     session = EngineSession(cover)
     workers = workers_for(jobs)
-    cut = cluster is not None or len(tasks) < 2 * workers  # too few to share: cut now
-    if cluster is not None:
-        groups = split_tasks(session, tasks, units_wanted(cluster, 1))
-    elif cut:
-        groups = [session.split(task) for task in tasks]
-    else:  # cut only what is left for the workers, if it comes to that
-        groups = [[task] for task in tasks]
-    pending = [(t, part) for t, group in enumerate(groups) for part in group]
-    in_all = len(pending)
-    counts = [0] * len(tasks)
-    done = 0
+    shared = _Shared(len(tasks), progress, stats)
 
     def left() -> float | None:
         return None if time_limit is None else time_limit - (time.perf_counter() - start)
 
-    def nodes(n: int) -> None:
-        if stats is not None:
-            stats["nodes"] = stats.get("nodes", 0) + n
-
-    def counted(t: int, n: int) -> None:
-        nonlocal done
-        counts[t] += n
-        done += 1
-        if progress is not None:
-            progress(done, in_all)
-
     try:
-        parallel = parallel_here(jobs)
-        batch = 1  # parts counted here in one call of the kernel: 1, 2, 4, ...
-        while pending and cluster is None:
-            if parallel and time.process_time() - cpu_start >= COUNT_FORK_AFTER:
-                if not cut:  # the tasks left, cut for the workers
-                    pending = [(t, part) for t, task in pending for part in session.split(task)]
-                    in_all, cut = done + len(pending), True
-                if len(pending) >= 2:
-                    break
-            taken, pending = pending[:batch], pending[batch:]
+        if cluster is None and workers == 1 and progress is None:  # one call, uncut
             before = session.stats["nodes"]
-            tallies = session.tally_many([part for _, part in taken], time_limit=left())
-            nodes(session.stats["nodes"] - before)
-            for (t, _), tally in zip(taken, tallies):
-                counted(t, sum(tally.values()))
+            tallies = session.tally_many(tasks, time_limit=left())
+            shared.add_nodes(session.stats["nodes"] - before)
+            return [sum(tally.values()) for tally in tallies]
+        if cluster is not None:
+            groups = split_tasks(session, tasks, units_wanted(cluster, 1))
+        elif workers > 1 or len(tasks) < 2:
+            groups = [session.split(task) for task in tasks]
+        else:  # one worker: the tasks whole, each a step of progress
+            groups = [[task] for task in tasks]
+        pending: deque[Part] = deque((t, part, 0) for t, group in enumerate(groups)
+                                     for part in group)
+        shared.in_all = len(pending)
+        threads = 1 if cluster is not None else min(COUNT_THREADS, workers)
+        forks = cluster is None and parallel_here(jobs) and workers > threads
+        cpu_start = time.process_time()
+        if threads > 1:
+            _count_here_first(session, pending, shared, left)
+            if pending:
+                _count_on_threads(session, pending, shared, left, forks, cpu_start)
+        batch = 1  # one worker: parts counted here in one call of the kernel: 1, 2, 4, ...
+        while pending and cluster is None and threads == 1:
+            if (forks and time.process_time() - cpu_start >= COUNT_FORK_AFTER
+                    and len(pending) >= 2):
+                break
+            taken = [pending.popleft() for _ in range(min(batch, len(pending)))]
+            before = session.stats["nodes"]
+            tallies = session.tally_many([part for _, part, _ in taken], time_limit=left())
+            shared.add_nodes(session.stats["nodes"] - before)
+            for (t, _, _), tally in zip(taken, tallies):
+                shared.counted(t, sum(tally.values()))
+                shared.tell()
             batch *= 2
-        if not pending:
-            return counts
-        results = run_units(Counting(session), [(part,) for _, part in pending], jobs=jobs,
-                            cluster=cluster, time_limit=left())
-        try:
-            for index, ((tally,), searched) in results:
-                nodes(searched)
-                counted(pending[index][0], sum(tally.values()))
-        finally:
-            results.close()
+        if pending:
+            units = [(part,) for _, part, _ in pending]
+            results = run_units(Counting(session), units, jobs=jobs, cluster=cluster,
+                                time_limit=left())
+            try:
+                for index, ((tally,), searched) in results:
+                    shared.add_nodes(searched)
+                    shared.counted(pending[index][0], sum(tally.values()))
+                    shared.tell()
+            finally:
+                results.close()
     except OutOfTime as stop:
-        raise OutOfTime(f"counted {done} of {in_all} branches before the time limit",
-                        partial=sum(counts)) from stop
-    return counts
+        raise OutOfTime(f"counted {shared.done} of {shared.in_all} branches before the time "
+                        "limit", partial=sum(shared.counts)) from stop
+    shared.tell()
+    return shared.counts
+
+
+Part = tuple[int, Task, int]  # (the task it is a part of, its options, cuts below the first)
+
+
+class _Shared:
+    """What the threads of one :func:`count_each` share, under one lock: each task's count
+    so far, the parts done and in all, the nodes; ``progress`` is told from the calling
+    thread only (:meth:`tell`), woken by :attr:`changed` when a part is counted."""
+
+    def __init__(self, n_tasks: int, progress: Progress | None,
+                 stats: dict[str, int] | None) -> None:
+        self.lock = threading.Lock()
+        self.changed = threading.Event()
+        self.counts = [0] * n_tasks
+        self.done = self.in_all = 0
+        self.told = (0, 0)
+        self.progress, self.stats = progress, stats
+        self.quit = False  # set when a thread failed or was stopped: the others end too
+        self.failures: list[BaseException] = []  # what ended the counting threads
+
+    def add_nodes(self, n: int) -> None:
+        if self.stats is not None:
+            with self.lock:
+                self.stats["nodes"] = self.stats.get("nodes", 0) + n
+
+    def counted(self, t: int, n: int) -> None:
+        with self.lock:
+            self.counts[t] += n
+            self.done += 1
+        self.changed.set()
+
+    def tell(self) -> None:
+        """``progress(done, in all)`` when either has changed since it was last told."""
+        with self.lock:
+            now = (self.done, self.in_all)
+        if self.progress is not None and now != self.told:
+            self.told = now
+            self.progress(*now)
+
+
+def _count_here_first(session: EngineSession, queue: deque[Part], shared: _Shared,
+                      left: Callable[[], float | None]) -> None:
+    """Count the parts of ``queue`` here, one a call from its front, until
+    :data:`COUNT_THREADS_AFTER` seconds have passed: a count that ends by then starts no
+    thread. The part the deadline cuts short goes back to the front (the sub-boards it
+    finished stay in the session's table, so the thread that takes it again gains them)."""
+    end = time.perf_counter() + COUNT_THREADS_AFTER
+    while queue and (budget := end - time.perf_counter()) > 0:
+        limit = left()
+        ours = limit is None or budget < limit  # else the caller's limit comes first
+        t, part, depth = queue.popleft()
+        before = session.stats["nodes"]
+        try:
+            (tally,) = session.tally_many([part], time_limit=budget if ours else limit)
+        except OutOfTime:
+            if not ours:
+                raise
+            queue.appendleft((t, part, depth))
+            return
+        finally:
+            shared.add_nodes(session.stats["nodes"] - before)
+        shared.counted(t, sum(tally.values()))
+        shared.tell()
+
+
+def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Shared,
+                      left: Callable[[], float | None], forks: bool, cpu_start: float) -> None:
+    """Count the parts of ``queue`` on :data:`COUNT_THREADS` threads of their own (the
+    calling thread tells progress meanwhile, and takes Ctrl-C): one on ``session`` from
+    the queue's front, one on a twin of it from the back, each with its own tables. While
+    at least :data:`COUNT_CUT_BELOW` parts are left, a thread takes a share of them in one
+    call of the kernel (1 / (:data:`COUNT_SHARE` x threads) of them from the back, a
+    smaller one, 1 / (:data:`COUNT_SHARE_FRONT` x threads), from the front, where the
+    large parts are); below that it takes one and cuts it first (at most
+    :data:`COUNT_CUT_DEEPER` steps below the first cut), so the last parts are small and
+    the threads end together. With ``forks``, the threads stop taking parts once the count
+    has taken :data:`COUNT_FORK_AFTER` seconds of CPU (the rest stay in ``queue``, for
+    worker processes). When a thread fails (an error, the time limit) or the calling
+    thread is interrupted, every session is stopped; the threads have ended when this
+    returns or raises, and an error of theirs is raised here (before a time limit's)."""
+    sessions = [session, *(session.twin() for _ in range(COUNT_THREADS - 1))]
+
+    def take(own: EngineSession, front: bool) -> list[tuple[int, Task]]:
+        with shared.lock:
+            if shared.quit or not queue:
+                return []
+            if (forks and len(queue) >= 2
+                    and time.process_time() - cpu_start >= COUNT_FORK_AFTER):
+                return []
+            if len(queue) >= COUNT_CUT_BELOW:
+                if front:
+                    t, part, _ = queue.popleft()
+                    return [(t, part)]
+                n = max(1, len(queue) // (COUNT_SHARE * COUNT_THREADS))
+                return [(t, part) for t, part, _ in (queue.pop() for _ in range(n))]
+            t, part, depth = queue.popleft() if front else queue.pop()
+            if depth < COUNT_CUT_DEEPER:
+                pieces = own.split(part)
+                shared.in_all += len(pieces) - 1
+                more = [(t, piece, depth + 1) for piece in pieces]
+                if front:
+                    part = more[0][1]
+                    queue.extendleft(reversed(more[1:]))
+                else:
+                    part = more[-1][1]
+                    queue.extend(more[:-1])
+            return [(t, part)]
+
+    def work(own: EngineSession, front: bool) -> None:
+        try:
+            while taken := take(own, front):
+                before = own.stats["nodes"]
+                tallies = own.tally_many([part for _, part in taken], time_limit=left())
+                shared.add_nodes(own.stats["nodes"] - before)
+                for (t, _), tally in zip(taken, tallies):
+                    shared.counted(t, sum(tally.values()))
+        except BaseException as exc:  # raised in the calling thread
+            with shared.lock:
+                shared.failures.append(exc)
+                shared.quit = True
+            for other in sessions:
+                other.stop()
+        finally:
+            shared.changed.set()
+
+    threads = [threading.Thread(target=work, args=(own, k % 2 == 0), daemon=True,
+                                name="cpmodels-count") for k, own in enumerate(sessions)]
+    try:
+        for thread in threads:
+            thread.start()
+        while any(thread.is_alive() for thread in threads):
+            shared.changed.wait(0.05)
+            shared.changed.clear()
+            shared.tell()
+    except BaseException:  # Ctrl-C, or progress failed: every thread stops
+        with shared.lock:
+            shared.quit = True
+        for own in sessions:
+            own.stop()
+        raise
+    finally:
+        for thread in threads:
+            if thread.ident is not None:
+                thread.join()
+    failures = shared.failures
+    if failures:
+        raise next((exc for exc in failures if not isinstance(exc, OutOfTime)), failures[0])
 
 
 def tally_tasks(session: EngineSession, tasks: Sequence[Task], *, jobs: int | None = None,
