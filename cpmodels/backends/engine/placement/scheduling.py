@@ -277,7 +277,8 @@ class _Shared:
         with self.lock:
             self.counts[t] += n
             self.done += 1
-        self.changed.set()
+        if self.progress is not None:  # else the calling thread sleeps until the end
+            self.changed.set()
 
     def tell(self) -> None:
         """``progress(done, in all)`` when either has changed since it was last told."""
