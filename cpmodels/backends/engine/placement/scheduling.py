@@ -1,4 +1,5 @@
-"""Where the engine's work is split into units and run: here, in worker processes, or on Dask.
+"""Where the engine's work is split into units and run: here, on two threads, in worker
+processes, or on Dask.
 
 Counting and sweeping cut one search into independent *tasks* (tuples of forced option
 ids, see :class:`~cpmodels.backends.engine.session.EngineSession`); a *unit* is a tuple of
@@ -8,8 +9,9 @@ processes (``processes.py``) or on a Dask cluster (``cluster.py``) and hands bac
 result as it finishes; everything else here is built on it:
 
 * :func:`count_each`: the counts of several tasks (and :func:`count`, the engine's count in
-  the backend contract), their first branches here and the rest in workers once that has
-  taken :data:`COUNT_FORK_AFTER` seconds of CPU;
+  the backend contract), their first millisecond here and the rest on two threads (a
+  session and its twin, sharing one queue of parts), or in workers where there are more
+  cores than threads;
 * :func:`tally_tasks`: a sweep's tasks tallied, each task's tally handed back in order;
 * :func:`cluster_solutions`: every solution, enumerated in units on a cluster.
 """
@@ -158,24 +160,24 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     branching step's parts so the work can be shared and stop and report
     ``progress(parts done, parts in all)`` (from the calling thread).
 
-    When no second worker could share the work (``jobs`` 1, or one core) and no progress
-    is asked, the tasks are one call of the kernel (with progress: calls of 1, 2, 4, ...
+    When no second worker could share the work (``jobs`` 1, or one core) and no progress is
+    asked, the tasks are one call of the kernel (with progress: calls of 1, 2, 4, ...
     tasks). Else the tasks are counted here, one a call, for :data:`COUNT_THREADS_AFTER`
     seconds (the one that deadline cuts short is taken again); what is left is then shared
     by :data:`COUNT_THREADS` threads, this one's session and a twin of it
-    (:meth:`~.EngineSession.twin`: the compiled cover shared, tables of its own), which
-    take parts from the two ends of one queue (so the large parts and the small ones
-    spread), cutting each task as they take it and a part further when the queue runs
-    short (see :func:`_count_on_threads`). Only when ``jobs`` (default: every core) asks for more
-    workers than the threads, and once the count has taken :data:`COUNT_FORK_AFTER`
-    seconds of CPU, are the parts left shared among worker processes instead, forked warm
-    from this call's session. On a ``cluster``, the tasks are cut into units up front and
-    counted there. Raises :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of
-    the parts finished) when ``time_limit`` seconds pass first; no thread of the call is
-    left running when it returns or raises. Safe to call from several threads at once:
-    each call owns its sessions. The session chooses the search (a solid's: the most
-    constrained item first, cut there too). ``stats["nodes"]``, when given, is increased
-    by the nodes the search took in every thread and worker.
+    (:meth:`~.EngineSession.twin`: the compiled cover shared, tables of its own), which take
+    parts from the two ends of one queue (so the large parts and the small ones spread),
+    cutting each task as they take it and a part further when the queue runs short (see
+    :func:`_count_on_threads`). Only when ``jobs`` (default: every core) asks for more
+    workers than the threads, and once the count has taken :data:`COUNT_FORK_AFTER` seconds
+    of CPU, are the parts left shared among worker processes instead, forked warm from this
+    call's session. On a ``cluster``, the tasks are cut into units up front and counted
+    there. Raises :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the parts
+    finished) when ``time_limit`` seconds pass first; no thread of the call is left running
+    when it returns or raises. Safe to call from several threads at once: each call owns its
+    sessions. The session chooses the search (a solid's: the most constrained item first,
+    cut there too). ``stats["nodes"]``, when given, is increased by the nodes the search
+    took in every thread and worker.
     """
     start = time.perf_counter()
     session = EngineSession(cover)
