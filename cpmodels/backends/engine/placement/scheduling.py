@@ -1,4 +1,5 @@
-"""Where the engine's work is split into units and run: here, in worker processes, or on Dask.
+"""Where the engine's work is split into units and run: here, on two threads, in worker
+processes, or on Dask.
 
 Counting and sweeping cut one search into independent *tasks* (tuples of forced option
 ids, see :class:`~cpmodels.backends.engine.session.EngineSession`); a *unit* is a tuple of
@@ -8,8 +9,9 @@ processes (``processes.py``) or on a Dask cluster (``cluster.py``) and hands bac
 result as it finishes; everything else here is built on it:
 
 * :func:`count_each`: the counts of several tasks (and :func:`count`, the engine's count in
-  the backend contract), their first branches here and the rest in workers once that has
-  taken :data:`COUNT_FORK_AFTER` seconds of CPU;
+  the backend contract), their first millisecond here and the rest on two threads (a
+  session and its twin, sharing one queue of parts), or in workers where there are more
+  cores than threads;
 * :func:`tally_tasks`: a sweep's tasks tallied, each task's tally handed back in order;
 * :func:`cluster_solutions`: every solution, enumerated in units on a cluster.
 """
@@ -42,10 +44,11 @@ COUNT_THREADS = 2
 # than that stays on one thread: a second costs its own table's first misses and a thread's
 # start; the part this cuts short is taken again, by a thread) ...
 COUNT_THREADS_AFTER = 0.001
-# ... and a part taken when fewer than this many are left is cut first, at most this many
-# steps below the first cut (the last parts small, so the two threads end together).
+# ... a task is cut as a thread takes it, and a part taken when fewer than this many are
+# left is cut too, at most this many steps below its task (the last parts small, so the two
+# threads end together).
 COUNT_CUT_BELOW = 4
-COUNT_CUT_DEEPER = 2
+COUNT_CUT_DEEPER = 3
 # While more are left, the thread at the queue's front takes one part a call of the kernel
 # (the first parts are the large ones, seldom two of them in one call), the one at the back
 # 1 / (COUNT_SHARE * COUNT_THREADS) of those left (one at least): few calls, and small last.
@@ -157,23 +160,24 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     branching step's parts so the work can be shared and stop and report
     ``progress(parts done, parts in all)`` (from the calling thread).
 
-    When no second worker could share the work (``jobs`` 1, or one core) and no progress
-    is asked, the tasks are one call of the kernel. Else the parts are counted here, in
-    batches of 1, 2, 4, ... parts a call, for :data:`COUNT_THREADS_AFTER` seconds of CPU;
-    the rest are then shared by :data:`COUNT_THREADS` threads, this one's session and a
-    twin of it (:meth:`~.EngineSession.twin`: the compiled cover shared, tables of its
-    own), which take parts from the two ends of one queue (so the large parts and the
-    small ones spread) and cut a part further when the queue runs short (see
+    When no second worker could share the work (``jobs`` 1, or one core) and no progress is
+    asked, the tasks are one call of the kernel (with progress: calls of 1, 2, 4, ...
+    tasks). Else the tasks are counted here, one a call, for :data:`COUNT_THREADS_AFTER`
+    seconds (the one that deadline cuts short is taken again); what is left is then shared
+    by :data:`COUNT_THREADS` threads, this one's session and a twin of it
+    (:meth:`~.EngineSession.twin`: the compiled cover shared, tables of its own), which take
+    parts from the two ends of one queue (so the large parts and the small ones spread),
+    cutting each task as they take it and a part further when the queue runs short (see
     :func:`_count_on_threads`). Only when ``jobs`` (default: every core) asks for more
-    workers than the threads, and once the count has taken :data:`COUNT_FORK_AFTER`
-    seconds of CPU, are the parts left shared among worker processes instead, forked warm
-    from this call's session. On a ``cluster``, the tasks are cut into units up front and
-    counted there. Raises :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of
-    the parts finished) when ``time_limit`` seconds pass first; no thread of the call is
-    left running when it returns or raises. Safe to call from several threads at once:
-    each call owns its sessions. The session chooses the search (a solid's: the most
-    constrained item first, cut there too). ``stats["nodes"]``, when given, is increased
-    by the nodes the search took in every thread and worker.
+    workers than the threads, and once the count has taken :data:`COUNT_FORK_AFTER` seconds
+    of CPU, are the parts left shared among worker processes instead, forked warm from this
+    call's session. On a ``cluster``, the tasks are cut into units up front and counted
+    there. Raises :class:`~cpmodels.errors.OutOfTime` (``partial``: the count of the parts
+    finished) when ``time_limit`` seconds pass first; no thread of the call is left running
+    when it returns or raises. Safe to call from several threads at once: each call owns its
+    sessions. The session chooses the search (a solid's: the most constrained item first,
+    cut there too). ``stats["nodes"]``, when given, is increased by the nodes the search
+    took in every thread and worker.
     """
     start = time.perf_counter()
     session = EngineSession(cover)
@@ -191,12 +195,12 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
             return [sum(tally.values()) for tally in tallies]
         if cluster is not None:
             groups = split_tasks(session, tasks, units_wanted(cluster, 1))
-        elif workers > 1 or len(tasks) < 2:
+        elif workers == 1 and len(tasks) < 2:  # one worker: one task cut, for progress
             groups = [session.split(task) for task in tasks]
-        else:  # one worker: the tasks whole, each a step of progress
-            groups = [[task] for task in tasks]
-        pending: deque[Part] = deque((t, part, 0) for t, group in enumerate(groups)
-                                     for part in group)
+        else:  # whole: the threads cut each task as they take it (the cut, in parallel
+            groups = [[task] for task in tasks]  # with the other thread's search)
+        pending: deque[Part] = deque((t, part, 0 if len(group) == 1 else 1)
+                                     for t, group in enumerate(groups) for part in group)
         shared.in_all = len(pending)
         threads = 1 if cluster is not None else min(COUNT_THREADS, workers)
         forks = cluster is None and parallel_here(jobs) and workers > threads
@@ -207,9 +211,10 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
                 _count_on_threads(session, pending, shared, left, forks, cpu_start)
         batch = 1  # one worker: parts counted here in one call of the kernel: 1, 2, 4, ...
         while pending and cluster is None and threads == 1:
-            if (forks and time.process_time() - cpu_start >= COUNT_FORK_AFTER
-                    and len(pending) >= 2):
-                break
+            if forks and time.process_time() - cpu_start >= COUNT_FORK_AFTER:
+                pending = _cut_whole(session, pending, shared)  # for the workers
+                if len(pending) >= 2:
+                    break
             taken = [pending.popleft() for _ in range(min(batch, len(pending)))]
             before = session.stats["nodes"]
             tallies = session.tally_many([part for _, part, _ in taken], time_limit=left())
@@ -219,6 +224,8 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
                 shared.tell()
             batch *= 2
         if pending:
+            if cluster is None:  # the tasks left whole, cut for the workers
+                pending = _cut_whole(session, pending, shared)
             units = [(part,) for _, part, _ in pending]
             results = run_units(Counting(session), units, jobs=jobs, cluster=cluster,
                                 time_limit=left())
@@ -236,7 +243,15 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
     return shared.counts
 
 
-Part = tuple[int, Task, int]  # (the task it is a part of, its options, cuts below the first)
+Part = tuple[int, Task, int]  # (the task it is a part of, its options, cuts below the task)
+
+
+def _cut_whole(session: EngineSession, pending: deque[Part], shared: _Shared) -> deque[Part]:
+    """``pending`` with each whole task cut into its parts (the parts in all told)."""
+    cut = deque((t, piece, 1) for t, part, depth in pending
+                for piece in (session.split(part) if depth == 0 else [part]))
+    shared.in_all += len(cut) - len(pending)
+    return cut
 
 
 class _Shared:
@@ -264,7 +279,8 @@ class _Shared:
         with self.lock:
             self.counts[t] += n
             self.done += 1
-        self.changed.set()
+        if self.progress is not None:  # else the calling thread sleeps until the end
+            self.changed.set()
 
     def tell(self) -> None:
         """``progress(done, in all)`` when either has changed since it was last told."""
@@ -304,12 +320,12 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
                       left: Callable[[], float | None], forks: bool, cpu_start: float) -> None:
     """Count the parts of ``queue`` on :data:`COUNT_THREADS` threads of their own (the
     calling thread tells progress meanwhile, and takes Ctrl-C): one on ``session`` from
-    the queue's front, one on a twin of it from the back, each with its own tables. While
-    at least :data:`COUNT_CUT_BELOW` parts are left, a thread takes a share of them in one
-    call of the kernel (1 / (:data:`COUNT_SHARE` x threads) of them from the back, a
-    smaller one, 1 / (:data:`COUNT_SHARE_FRONT` x threads), from the front, where the
-    large parts are); below that it takes one and cuts it first (at most
-    :data:`COUNT_CUT_DEEPER` steps below the first cut), so the last parts are small and
+    the queue's front, one on a twin of it from the back, each with its own tables. A
+    thread cuts each whole task it takes into its parts (with ``session``'s cover, under
+    the queue's lock), and a part too when fewer than :data:`COUNT_CUT_BELOW` are left (at
+    most :data:`COUNT_CUT_DEEPER` steps below its task). The front thread counts one part
+    a call of the kernel (the large parts come first); the back thread adds to its part
+    1 / (:data:`COUNT_SHARE` x threads) of those left behind it, up to a whole task. So
     the threads end together. With ``forks``, the threads stop taking parts once the count
     has taken :data:`COUNT_FORK_AFTER` seconds of CPU (the rest stay in ``queue``, for
     worker processes). When a thread fails (an error, the time limit) or the calling
@@ -317,35 +333,36 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
     returns or raises, and an error of theirs is raised here (before a time limit's)."""
     sessions = [session, *(session.twin() for _ in range(COUNT_THREADS - 1))]
 
-    def take(own: EngineSession, front: bool) -> list[tuple[int, Task]]:
+    def take(front: bool) -> list[tuple[int, Task]]:
         with shared.lock:
             if shared.quit or not queue:
                 return []
             if (forks and len(queue) >= 2
                     and time.process_time() - cpu_start >= COUNT_FORK_AFTER):
                 return []
-            if len(queue) >= COUNT_CUT_BELOW:
+            while True:  # a whole task is cut, a part too when few are left
+                t, part, depth = queue.popleft() if front else queue.pop()
+                if depth > 0 and (len(queue) >= COUNT_CUT_BELOW or depth >= COUNT_CUT_DEEPER):
+                    break
+                # The calling thread's session cuts (its cover compiled once), under the lock.
+                more = [(t, piece, depth + 1) for piece in session.split(part)]
+                shared.in_all += len(more) - 1
                 if front:
-                    t, part, _ = queue.popleft()
-                    return [(t, part)]
-                n = max(1, len(queue) // (COUNT_SHARE * COUNT_THREADS))
-                return [(t, part) for t, part, _ in (queue.pop() for _ in range(n))]
-            t, part, depth = queue.popleft() if front else queue.pop()
-            if depth < COUNT_CUT_DEEPER:
-                pieces = own.split(part)
-                shared.in_all += len(pieces) - 1
-                more = [(t, piece, depth + 1) for piece in pieces]
-                if front:
-                    part = more[0][1]
-                    queue.extendleft(reversed(more[1:]))
+                    queue.extendleft(reversed(more))
                 else:
-                    part = more[-1][1]
-                    queue.extend(more[:-1])
-            return [(t, part)]
+                    queue.extend(more)
+            taken = [(t, part)]
+            if not front:  # a share of the parts at the back (no whole task)
+                for _ in range(len(queue) // (COUNT_SHARE * COUNT_THREADS)):
+                    if queue[-1][2] == 0:
+                        break
+                    t, part, _ = queue.pop()
+                    taken.append((t, part))
+            return taken
 
     def work(own: EngineSession, front: bool) -> None:
         try:
-            while taken := take(own, front):
+            while taken := take(front):
                 before = own.stats["nodes"]
                 tallies = own.tally_many([part for _, part in taken], time_limit=left())
                 shared.add_nodes(own.stats["nodes"] - before)
