@@ -263,7 +263,10 @@ def _design(name: str) -> Design:
 
 def test_reach_searches_are_the_recorded_ones():
     """A design's first failures, set after set in one call of the core (its settled
-    states carried over): the answers and the statistics of both its tables."""
+    states carried over): the answers and the statistics of both its tables. (A settling
+    looks a child up before it grows the child's regions, so a hit is also a child the
+    regions would have cut: 55,745 hits where the regions grown first made 55,713; the
+    slots, misses and nodes are as before.)"""
     design = _design("apad_rectangle_pentominoes")
     compiled = design._cover(False)
     sample = list(itertools.islice(design.candidates(), 0, 792, 40))
@@ -272,7 +275,7 @@ def test_reach_searches_are_the_recorded_ones():
     assert answers == [None, 31, 0, 0, 4, 14, 0, 5, 0, 0, 0, 0, 71, 60, 0, 36, 1, 3, 5, 4]
     session = compiled.session
     assert session.searches._reached.stats.tolist() == [0, 0, 0, 251931, 0, 0, 0]
-    assert session.searches._settled.stats.tolist() == [235302, 55713, 84, 251931, 0, 0, 0]
+    assert session.searches._settled.stats.tolist() == [235302, 55745, 84, 251931, 0, 0, 0]
 
 
 def test_a_count_stopped_before_it_starts_counts_nothing():
