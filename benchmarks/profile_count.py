@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import cpmodels
 import cpmodels.backends.engine as engine
 import cpmodels.backends.engine.session as session_module
 import cpmodels.counting as counting
@@ -40,7 +41,8 @@ from cpmodels.instance import packing_instance
 from cpmodels.query import Query
 from cpmodels.spec import load_spec
 
-SPECS = Path(__file__).resolve().parents[1] / "specs"
+# The bundled specs of the package imported (its catalogue knows them valid).
+SPECS = Path(cpmodels.__file__).resolve().parents[1] / "specs"
 CASES = {"centre": ("pentominoes_8x8_centre", False, 520),
          "centre_distinct": ("pentominoes_8x8_centre", True, 65),
          "rect_distinct": ("pentominoes_6x10", True, 2339)}
