@@ -12,7 +12,6 @@ from cpmodels.cover import ExactCover
 from cpmodels.errors import OutOfTime
 from cpmodels.instance import PackingInstance
 from cpmodels.symmetry import (
-    IDENTITY,
     HeldOrbit,
     HeldPiece,
     Permutations,
@@ -61,9 +60,8 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
     if cluster is not None:
         require(backend, Capability.CLUSTER, "a cluster")
     cover = instance.cover
-    found = ProblemSymmetry([IDENTITY], [list(range(len(cover.options)))], None)
-    if distinct or backend == "engine":
-        found = problem_symmetry(cover, instance.cells, instance.cell_labels())
+    found = (problem_symmetry(cover, instance.cells, instance.cell_labels())
+             if distinct or backend == "engine" else ProblemSymmetry.identity(len(cover.options)))
     symmetries = found.symmetries
     reported = len(symmetries) if distinct else 1
 

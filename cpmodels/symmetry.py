@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from cpmodels.cover import ExactCover
 from cpmodels.geometry import OptionKind, Placement, board_symmetries
@@ -70,15 +71,24 @@ class HeldPiece:
         return [(orbit.option,) for orbit in self.orbits]
 
 
-@dataclass(frozen=True)
 class ProblemSymmetry:
     """A problem's symmetries (identity first), what each does to the options
     (``permutations[g][j]``: the option symmetry ``g`` maps option ``j`` to, -1 when the
-    image is no option), and the piece to place first (:func:`held_piece`)."""
+    image is no option; read from the core's answer when first asked for), and the piece to
+    place first (:func:`held_piece`)."""
 
-    symmetries: list[Symmetry]
-    permutations: list[list[int]]
-    held: HeldPiece | None
+    def __init__(self, symmetries: list[Symmetry], held: HeldPiece | None,
+                 rows: Sequence[Sequence[int]]) -> None:
+        self.symmetries, self.held, self._rows = symmetries, held, rows
+
+    @classmethod
+    def identity(cls, n_options: int) -> ProblemSymmetry:
+        """The identity alone (a count that needs no symmetry)."""
+        return cls([IDENTITY], None, [range(n_options)])
+
+    @cached_property
+    def permutations(self) -> list[list[int]]:
+        return [list(row) for row in self._rows]
 
 
 def problem_symmetry(cover: ExactCover, board: frozenset[Cell],
@@ -152,8 +162,8 @@ def _core_symmetry(cover: ExactCover, maps: Sequence[dict[Cell, Cell]]) -> Probl
     pieces = [p.piece for p in placements]
     # each piece's number, in the order of its first option
     names = {name: k for k, name in enumerate(dict.fromkeys(pieces))}
-    opt_piece = array("q", map(names.__getitem__, pieces))
-    placed = bytes(map(_PLACED.__eq__, [p.kind for p in placements]))
+    opt_piece = array("q", [names[piece] for piece in pieces])
+    placed = bytes([p.kind is _PLACED for p in placements])
     bounds: dict[tuple[int, int] | None, int] = {}
     by_name = {it.name: (it.low, it.high) for it in items if it.cell is None}
     once = {it.name for it in items if it.low == it.high == 1}
@@ -170,14 +180,14 @@ def _core_symmetry(cover: ExactCover, maps: Sequence[dict[Cell, Cell]]) -> Probl
     n_kept, held, n_orbits = words[0], words[1], words[2]
     piece_names = list(names)
     n_pieces, n_options = len(piece_names), len(options)
-    symmetries, permutations, at_word = [], [], 3
+    symmetries, rows, at_word = [], [], 3
     for _ in range(n_kept):
         g = words[at_word]
         to = words[at_word + 1:at_word + 1 + n_pieces]
         symmetries.append(Symmetry(maps[g], {
             piece_names[a]: piece_names[b] for a, b in enumerate(to) if a != b}))
         at_word += 1 + n_pieces
-        permutations.append(words[at_word:at_word + n_options].tolist())
+        rows.append(words[at_word:at_word + n_options])
         at_word += n_options
     orbits = []
     for _ in range(n_orbits):
@@ -185,8 +195,9 @@ def _core_symmetry(cover: ExactCover, maps: Sequence[dict[Cell, Cell]]) -> Probl
         orbits.append(HeldOrbit(option, size,
                                 tuple(words[at_word + 3:at_word + 3 + n_fixers].tolist())))
         at_word += 3 + n_fixers
-    return ProblemSymmetry(symmetries, permutations,
-                           None if held < 0 else HeldPiece(piece_names[held], tuple(orbits)))
+    return ProblemSymmetry(symmetries,
+                           None if held < 0 else HeldPiece(piece_names[held], tuple(orbits)),
+                           rows)
 
 
 def canonical_solution(placements: Sequence[Placement], symmetries: Sequence[Symmetry]) -> tuple:

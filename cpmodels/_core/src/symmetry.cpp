@@ -9,8 +9,9 @@
 // a piece's footprints are a multiset, and pieces with the same multiset form a group (its
 // first piece in piece order leads it; the others follow in a chain). A map's image of a
 // footprint is found by its cells' hash (a sum, so the order of the cells is free) and then
-// checked cell by cell; a piece's image, by its footprints' images' hash (a sum too) and then
-// checked as a multiset. Over the caller's buffers (cpcore/placements.hpp's Buffers):
+// checked cell by cell, or, for a map that is two earlier ones in turn, from theirs; a
+// piece's image, by its footprints' images' hash (a sum too) and then checked as a
+// multiset. Over the caller's buffers (cpcore/placements.hpp's Buffers):
 // nothing allocated, nothing of the standard library.
 #ifndef __wasm__
 
@@ -183,7 +184,8 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
     pr.mark = out.take(n_cells + 1);
     word* cell_key = out.take<word>(n_cells);
     pr.tally = out.take(n_options + 1);
-    int64_t* image = out.take(n_options);        // each footprint's image under a map
+    int64_t* fill = out.take(n_options);         // each footprint's placements placed
+    int64_t* images = out.take(n_maps * n_options);  // each footprint's image under each map
     int64_t* goes = out.take(n_pieces);          // each piece's group under a map
     int64_t* taken = out.take(n_pieces);         // pieces taken by the map at hand
     int64_t* fp_opts_start = out.take(n_options + 1);  // each footprint's placements
@@ -264,9 +266,9 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
     for (uint64_t j = 0; j < n_options; ++j)
         if (in->opt_placed[j]) ++fp_opts_start[pr.fp[j] + 1];
     for (uint64_t f = 0; f < pr.n_fp; ++f) fp_opts_start[f + 1] += fp_opts_start[f];
-    for (uint64_t f = 0; f < pr.n_fp; ++f) image[f] = fp_opts_start[f];
+    for (uint64_t f = 0; f < pr.n_fp; ++f) fill[f] = fp_opts_start[f];
     for (uint64_t j = 0; j < n_options; ++j)
-        if (in->opt_placed[j]) fp_opts[image[pr.fp[j]]++] = (int64_t)j;
+        if (in->opt_placed[j]) fp_opts[fill[pr.fp[j]]++] = (int64_t)j;
     auto placement = [&](int64_t f, int64_t p) {
         int64_t found = -1;
         for (int64_t k = fp_opts_start[f]; k < fp_opts_start[f + 1]; ++k)
@@ -278,7 +280,32 @@ extern "C" int64_t cpcore_option_symmetries(const cpcore_symmetry_input* in,
     uint64_t n_kept = 0;
     for (uint64_t g = 0; g < n_maps; ++g) {
         const int64_t* map = in->maps + g * n_cells;
+        int64_t* const image = images + g * n_options;
+        // A map that is the identity, or two earlier maps one after the other (a board's
+        // symmetries are a group: its rotations and reflections are products of a few),
+        // takes a footprint where they take it, when the first takes it to a footprint.
+        bool identity = true;
+        for (uint64_t c = 0; c < n_cells && identity; ++c) identity = map[c] == (int64_t)c;
+        const int64_t *first = nullptr, *then = nullptr;
+        for (uint64_t a = 0; a < g && !first && !identity; ++a)
+            for (uint64_t b = 0; b < g && !first; ++b) {
+                const int64_t *ma = in->maps + a * n_cells, *mb = in->maps + b * n_cells;
+                uint64_t c = 0;
+                while (c < n_cells && map[c] == ma[mb[c]]) ++c;
+                if (c == n_cells) {
+                    first = images + b * n_options;
+                    then = images + a * n_options;
+                }
+            }
         for (uint64_t f = 0; f < pr.n_fp; ++f) {
+            if (identity) {
+                image[f] = (int64_t)f;
+                continue;
+            }
+            if (first && first[f] >= 0) {
+                image[f] = then[first[f]];
+                continue;
+            }
             const int64_t j = pr.fp_first[f];
             const int64_t* cs = pr.cells_at(j);
             word sum = 0;
