@@ -105,7 +105,7 @@ def instrumented() -> Timer:
         timer.wrap(counting, name, "symmetries")
     timer.wrap(counting, "held_piece", "held")
     timer.wrap(counting, "option_permutations", "permutations")
-    timer.wrap(counting, "_permutations", "permutations")
+    timer.wrap(counting, "checked_permutations", "permutations")
     timer.wrap(engine, "count_each", "engine_total")
     timer.wrap(session_module, "interruptible", "search")
     return timer

@@ -16,6 +16,7 @@ from cpmodels.symmetry import (
     HeldPiece,
     Permutations,
     ProblemSymmetry,
+    checked_permutations,
     count_classes,
     fixed_cover,
     problem_symmetry,
@@ -83,7 +84,7 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
         if not distinct or len(symmetries) == 1:
             return result(_count_each(cover, [()], backend, left(), progress, cluster,
                                       stats)[0])
-        permutations = _permutations(cover, found)
+        permutations = checked_permutations(cover, found)
         maybe = [fixed_cover(cover, perm) for perm in permutations[1:]]
         fixed = [f for f in maybe if f is not None]
         if len(fixed) == len(maybe):  # Burnside over the whole problem
@@ -92,15 +93,6 @@ def count_instance(instance: PackingInstance, *, distinct: bool = False,
             iter_cover_solutions(backend, cover, time_limit=left()), permutations))
     except OutOfTime:
         return result(None)
-
-
-def _permutations(cover: ExactCover, found: ProblemSymmetry) -> Permutations:
-    """What each symmetry does to the options (a KeyError naming an option whose image is
-    no option)."""
-    for row in found.permutations:
-        if -1 in row:
-            raise KeyError(f"the image of {cover.placements[row.index(-1)]} is no option")
-    return found.permutations
 
 
 def _count_held(cover: ExactCover, held: HeldPiece, found: ProblemSymmetry,
@@ -116,7 +108,7 @@ def _count_held(cover: ExactCover, held: HeldPiece, found: ProblemSymmetry,
     fixed = [orbit for orbit in held.orbits if orbit.fixers]
     if not fixed:  # every class with a representative has one member holding it
         return sum(counts)
-    permutations = _permutations(cover, found)
+    permutations = checked_permutations(cover, found)
     fixing = _fixed_counts(cover, fixed, permutations, backend, left, stats)
     total = 0
     for orbit, n in zip(held.orbits, counts):

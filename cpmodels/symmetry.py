@@ -129,11 +129,16 @@ def held_piece(cover: ExactCover, symmetries: Sequence[Symmetry]) -> HeldPiece |
 
 def option_permutations(cover: ExactCover, symmetries: Sequence[Symmetry]) -> list[list[int]]:
     """``perm[g][j]``: the option that symmetry ``g`` (of the problem's) maps option ``j`` to."""
-    permutations = _given(cover, symmetries).permutations
-    for row in permutations:
+    return checked_permutations(cover, _given(cover, symmetries))
+
+
+def checked_permutations(cover: ExactCover, found: ProblemSymmetry) -> list[list[int]]:
+    """What each of the problem's symmetries does to the options (``found.permutations``);
+    a KeyError naming an option whose image is no option (a slack option's, as a rule)."""
+    for row in found.permutations:
         if -1 in row:
             raise KeyError(f"the image of {cover.placements[row.index(-1)]} is no option")
-    return permutations
+    return found.permutations
 
 
 def _given(cover: ExactCover, symmetries: Sequence[Symmetry]) -> ProblemSymmetry:

@@ -10,6 +10,8 @@ parameter kinds and each constant's value. The build compiles that source into t
 module and into engine.wasm, so the browser's loader (``engine.js``) reads the layout of
 every struct from the engine itself, and the Python side the shapes of the layouts' arrays
 (``layouts/described.py``). The tests type their ctypes calls with :func:`ctypes_typed`.
+What entry.h declares inside ``#ifndef __wasm__`` is the native module's alone
+(``Interface.native``): the source leaves it out of engine.wasm's description.
 
     python cpmodels/_core/interface.py cpmodels/_core/include/cpcore/entry.h interface.cpp
 

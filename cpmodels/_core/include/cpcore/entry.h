@@ -21,7 +21,8 @@
  * n_options rows of n_words, row-major. Counts are whole numbers of entries, not bytes;
  * a call that writes into the caller's buffers takes their capacities and reports what it
  * needs in ``sizes`` (a first call with no buffers measures). Calls with many inputs take
- * them as one struct (cpcore_*_input). */
+ * them as one struct (cpcore_*_input). What is declared inside ``#ifndef __wasm__`` is the
+ * native module's alone: engine.wasm neither builds nor describes it. */
 #pragma once
 
 #include <stdint.h>

@@ -53,7 +53,7 @@ class _Described(Mapping[str, Any]):
             if at < 0 or at > end:
                 raise KeyError(name)
             start = at + len(json.dumps(name)) + 1
-            self.read[name] = _DECODER.raw_decode(self.text, start)[0]
+            self.read[name] = json.JSONDecoder().raw_decode(self.text, start)[0]
         return self.read[name]
 
     def _all(self) -> dict[str, Any]:
@@ -68,8 +68,6 @@ class _Described(Mapping[str, Any]):
     def __bool__(self) -> bool:
         return True  # (without reading the whole text)
 
-
-_DECODER = json.JSONDecoder()
 
 
 def layout_arrays(struct: str, sizes: Mapping[str, int],
