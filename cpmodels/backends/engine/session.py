@@ -168,14 +168,8 @@ class EngineSession:
         layouts (:meth:`.Searches.twin`) and owns its own tables, turn and stop flag: a
         second thread counts on it while this one counts too (the kernels release the
         GIL). Its tables start empty; stopping one session does not stop the other."""
-        other = EngineSession.__new__(EngineSession)
-        other.cover = self.cover
+        other = EngineSession(self.cover)  # (its own turn, stop flag and backtracker)
         other.searches = self.searches.twin()
-        other._turn = threading.Lock()
-        other._backtracker_made = threading.Lock()
-        other._backtracker = None
-        other._cancelled = False
-        other._running = None
         return other
 
     @property

@@ -44,13 +44,14 @@ class _Described(Mapping[str, Any]):
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.end = text.find('},"functions":{')  # where the structs end
         self.read: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Any:
         if name not in self.read:
-            at = self.text.find(json.dumps(name) + ':{"size":')
-            end = self.text.find('},"functions":{')
-            if at < 0 or at > end:
+            at = -1 if self.end < 0 else self.text.find(json.dumps(name) + ':{"size":', 0,
+                                                         self.end)
+            if at < 0:
                 raise KeyError(name)
             start = at + len(json.dumps(name)) + 1
             self.read[name] = json.JSONDecoder().raw_decode(self.text, start)[0]
