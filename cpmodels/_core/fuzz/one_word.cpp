@@ -1,4 +1,5 @@
 // Fuzz target: the one-word count and tally (cpcore_count_one_word, cpcore_tally_one_word)
+// and the count's branching step (cpcore_split_one_word)
 // over the one-word layout the core makes of a cover (cpcore_one_word_layout_fill), the way
 // a board drawn in the editor reaches them. The cover is mostly a board of at most 8 by 8
 // cells (any of them missing, anywhere in the plane) with up to 10 pieces whose options are
@@ -356,6 +357,27 @@ FUZZ_TARGET(in) {
     for (uint64_t r = 0; r < rows; ++r) {
         expected[r] = plain.count(prefixes.data() + r * width, width);
         if (expected[r] < 0) return 0;
+    }
+    // The count's branching step (cpcore_split_one_word): a row's parts, in ascending order,
+    // count as many solutions as the row; a row that fills the board is left to the
+    // general step (-1).
+    std::vector<int64_t> parts(c.n_options + 1, -7), part_row(width + 1);
+    for (uint64_t r = 0; r < rows; ++r) {
+        const int64_t* row = prefixes.data() + r * width;
+        const int64_t n = cpcore_split_one_word(&L, row, width, parts.data());
+        FUZZ_REQUIRE(n >= -1 && n <= (int64_t)c.n_options);
+        if (n < 0) continue;
+        int64_t sum = 0;
+        for (int64_t k = 0; k < n; ++k) {
+            FUZZ_REQUIRE(parts[k] >= 0 && parts[k] < (int64_t)c.n_options);
+            FUZZ_REQUIRE(k == 0 || parts[k - 1] < parts[k]);
+            for (uint64_t q = 0; q < width; ++q) part_row[q] = row[q];
+            part_row[width] = parts[k];
+            const int64_t m = plain.count(part_row.data(), width + 1);
+            if (m < 0) return 0;
+            sum += m;
+        }
+        FUZZ_REQUIRE(sum == expected[r]);
     }
     const int memo = in.count(3) != 0;
     OneWordTable count_table(in.count(3), 1 + in.count(64));

@@ -139,6 +139,20 @@ void count_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle
                           use_memo, out.data(), flag);
 }
 
+// The options of the one-word count's next branching step below ``task`` (see
+// cpcore_split_one_word), or None when the cut is the general layout's.
+nb::object split_one_word(Array<const int64_t> task, nb::handle layout) {
+    Kept kept;
+    const cpcore_one_word L = one_word_of(layout, kept);
+    check_prefixes(task, L.n_options, 1);
+    std::vector<int64_t> out(L.n_options + 1);
+    const int64_t n = cpcore_split_one_word(&L, task.data(), task.shape(0), out.data());
+    if (n < 0) return nb::none();
+    nb::list parts;
+    for (int64_t k = 0; k < n; ++k) parts.append(out[(size_t)k]);
+    return std::move(parts);
+}
+
 void tally_one_word(Array<const int64_t> prefixes, nb::handle layout, nb::handle tallies,
                     nb::handle table, bool use_memo, Array<int64_t> out,
                     Array<int64_t> out_mask, Array<const int64_t> stop) {
@@ -492,6 +506,9 @@ void bind_one_word(nb::module_& m) {
     m.def("count_one_word", &count_one_word, nb::arg("prefixes"), nb::arg("layout"),
           nb::arg("table"), nb::arg("use_memo"), nb::arg("out"), nb::arg("stop").noconvert(),
           "The one-word count of each row of forced options (see one_word.py).");
+    m.def("split_one_word", &split_one_word, nb::arg("task"), nb::arg("layout"),
+          "The one-word count's next branching step below a task (None: the general "
+          "layout's).");
     m.def("tally_one_word", &tally_one_word, nb::arg("prefixes"), nb::arg("layout"),
           nb::arg("tallies"), nb::arg("table"), nb::arg("use_memo"), nb::arg("out"),
           nb::arg("out_mask"), nb::arg("stop").noconvert(),

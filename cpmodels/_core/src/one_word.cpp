@@ -641,3 +641,29 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
     }
     return 0;
 }
+
+extern "C" int64_t cpcore_split_one_word(const cpcore_one_word* layout, const int64_t* task,
+                                         uint64_t n_task, int64_t* out) {
+    const cpcore_one_word& L = *layout;
+    word cells = L.covered, used = 0;
+    for (uint64_t q = 0; q < n_task; ++q) {
+        const int64_t o = task[q];
+        if (o < -1 || o >= (int64_t)L.n_options) return -1;
+        if (o >= 0) {  // put down whatever it meets, as the general layout's force does
+            cells |= L.opt_cells[o];
+            used |= L.opt_piece[o];
+        }
+    }
+    if (cells == FULL) return -1;  // (a piece left out is the general layout's step)
+    const uint64_t x = first_open(CellWord{cells}, 0, 64);
+    int64_t written = 0;
+    for (uint64_t k = L.start[x * L.n_pieces]; k < L.start[(x + 1) * L.n_pieces]; ++k) {
+        const int64_t o = L.opts[k];
+        if (o < 0 || o >= (int64_t)L.n_options) return -1;
+        if ((L.masks[k] & cells) != 0 || (L.opt_piece[o] & used) != 0) continue;
+        int64_t at = written++;  // kept in ascending order (the general layout's)
+        for (; at > 0 && out[at - 1] > o; --at) out[at] = out[at - 1];
+        out[at] = o;
+    }
+    return written;
+}

@@ -43,7 +43,11 @@ from cpmodels.backends.engine.kernels.general import (
 )
 from cpmodels.backends.engine.kernels.memo import DEFAULT_MEMO_SLOTS as DEFAULT_MEMO_SLOTS
 from cpmodels.backends.engine.kernels.memo import STATS, Memo
-from cpmodels.backends.engine.kernels.one_word import count_one_word, tally_one_word
+from cpmodels.backends.engine.kernels.one_word import (
+    count_one_word,
+    split_one_word,
+    tally_one_word,
+)
 from cpmodels.backends.engine.kernels.reach import design_kernel, reach_kernel
 from cpmodels.backends.engine.kernels.words import (
     WordLayout,
@@ -229,11 +233,18 @@ class Searches:
                          dead_slots=self.dead_slots, word_kernel=self.use_words,
                          one_word=self.use_one_word, solids=self.use_links)
         other.use_one_word = self.use_one_word
+        other.share(self)
+        return other
+
+    def share(self, other: Searches) -> None:
+        """Take the read-only layouts and choices ``other`` (of the same cover and sizes)
+        has made that this one has not: a twin made before ``other``'s first question
+        catches up before its own."""
         for name in ("_compiled", "_words", "_tallies", "_one", "_one_tallies",
                      "_one_tally_layout", "_solid", "_solid_links", "_solid_bits"):
-            setattr(other, name, getattr(self, name))
-        other._chosen = dict(self._chosen)
-        return other
+            if getattr(self, name) is None:
+                setattr(self, name, getattr(other, name))
+        self._chosen = {**other._chosen, **self._chosen}
 
     @property
     def compiled(self) -> CompiledCover:
@@ -366,7 +377,13 @@ class Searches:
         elif search == "links_count":
             parts = links.root_tasks(self._links(), task)
         else:
-            parts = [(*task, o) for o in split_kernel(self.compiled.kernel, of(task))]
+            # A one-word count is cut on its own layout (the same step: the lowest empty
+            # bit is the first item left open), so it never compiles the general one.
+            options = (split_one_word(task, self._one_word(None))
+                       if search == "count_one_word" else None)
+            if options is None:
+                options = split_kernel(self.compiled.kernel, of(task))
+            parts = [(*task, o) for o in options]
         return parts or [task]
 
     @property

@@ -172,6 +172,20 @@ class EngineSession:
         other.searches = self.searches.twin()
         return other
 
+    def share_layouts(self, other: EngineSession) -> None:
+        """Take the layouts ``other`` (the session this is a twin of) has made since the twin
+        was made, and this one has not (:meth:`.Searches.share`): a twin made before its
+        session's first question, asked its first after that, compiles nothing again."""
+        self.searches.share(other.searches)
+
+    def interrupt(self) -> None:
+        """End the search in progress as :meth:`stop` does (it raises
+        :class:`~cpmodels.errors.OutOfTime`), but not the later ones: from another thread,
+        to cut one call short (a search between calls is not stopped)."""
+        running = self._running
+        if running is not None:
+            running.stop()
+
     @property
     def compiled(self) -> CompiledCover:
         """The cover laid out for the kernels (compiled on first use)."""

@@ -104,6 +104,14 @@ void cpcore_count_one_word(const cpcore_one_word* layout, const int64_t* prefixe
                            uint64_t rows, uint64_t cols, cpcore_one_word_table* table,
                            int use_memo, int64_t* out, const int64_t* stop);
 
+/* The one-word count's next branching step below a task (option ids; -1 pads; options that
+ * clash are put down all the same): the options anchored at the first empty cell it leaves
+ * whose cells and piece are free, in ascending order, written to out (room for n_options).
+ * Returns how many were written (0: none fits), or -1 when the task fills the board or
+ * names an option the layout does not have (the cut is then the general layout's). */
+int64_t cpcore_split_one_word(const cpcore_one_word* layout, const int64_t* task,
+                              uint64_t n_task, int64_t* out);
+
 /* Row p of prefixes tallied into out[p] (out_cols counts a row), its uncovered tally items
  * in out_mask[p]; a stop leaves the rows from the one it met uncounted. scratch: zeros,
  * (n_pieces + 1) * out_cols of them. Returns 0, or CPCORE_LEFT_OUT_TALLY, writing nothing,

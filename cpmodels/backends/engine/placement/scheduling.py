@@ -48,6 +48,9 @@ COUNT_THREADS_AFTER = 0.001
 # left is cut too, at most this many steps below its task (the last parts small, so the two
 # threads end together).
 COUNT_CUT_BELOW = 4
+# (The first thread's call cut short for the second is asked again after this many seconds
+# until it is: an ask that comes as the call begins is lost.)
+COUNT_CUT_RETRY = 0.0002
 COUNT_CUT_DEEPER = 3
 # While more are left, the thread at the queue's front takes one part a call of the kernel
 # (the first parts are the large ones, seldom two of them in one call), the one at the back
@@ -206,9 +209,7 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
         forks = cluster is None and parallel_here(jobs) and workers > threads
         cpu_start = time.process_time()
         if threads > 1:
-            _count_here_first(session, pending, shared, left)
-            if pending:
-                _count_on_threads(session, pending, shared, left, forks, cpu_start)
+            _count_on_threads(session, pending, shared, left, forks, cpu_start)
         batch = 1  # one worker: parts counted here in one call of the kernel: 1, 2, 4, ...
         while pending and cluster is None and threads == 1:
             if forks and time.process_time() - cpu_start >= COUNT_FORK_AFTER:
@@ -291,60 +292,51 @@ class _Shared:
             self.progress(*now)
 
 
-def _count_here_first(session: EngineSession, queue: deque[Part], shared: _Shared,
-                      left: Callable[[], float | None]) -> None:
-    """Count the parts of ``queue`` here, one a call from its front, until
-    :data:`COUNT_THREADS_AFTER` seconds have passed: a count that ends by then starts no
-    thread. The part the deadline cuts short goes back to the front (the sub-boards it
-    finished stay in the session's table, so the thread that takes it again gains them)."""
-    end = time.perf_counter() + COUNT_THREADS_AFTER
-    while queue and (budget := end - time.perf_counter()) > 0:
-        limit = left()
-        ours = limit is None or budget < limit  # else the caller's limit comes first
-        t, part, depth = queue.popleft()
-        before = session.stats["nodes"]
-        try:
-            (tally,) = session.tally_many([part], time_limit=budget if ours else limit)
-        except OutOfTime:
-            if not ours:
-                raise
-            queue.appendleft((t, part, depth))
-            return
-        finally:
-            shared.add_nodes(session.stats["nodes"] - before)
-        shared.counted(t, sum(tally.values()))
-        shared.tell()
-
-
 def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Shared,
                       left: Callable[[], float | None], forks: bool, cpu_start: float) -> None:
-    """Count the parts of ``queue`` on :data:`COUNT_THREADS` threads of their own (the
-    calling thread tells progress meanwhile, and takes Ctrl-C): one on ``session`` from
-    the queue's front, one on a twin of it from the back, each with its own tables. A
-    thread cuts each whole task it takes into its parts (with ``session``'s cover, under
-    the queue's lock), and a part too when fewer than :data:`COUNT_CUT_BELOW` are left (at
-    most :data:`COUNT_CUT_DEEPER` steps below its task). The front thread counts one part
-    a call of the kernel (the large parts come first); the back thread adds to its part
-    1 / (:data:`COUNT_SHARE` x threads) of those left behind it, up to a whole task. So
-    the threads end together. With ``forks``, the threads stop taking parts once the count
-    has taken :data:`COUNT_FORK_AFTER` seconds of CPU (the rest stay in ``queue``, for
-    worker processes). When a thread fails (an error, the time limit) or the calling
-    thread is interrupted, every session is stopped; the threads have ended when this
-    returns or raises, and an error of theirs is raised here (before a time limit's)."""
+    """Count the parts of ``queue`` on threads of their own (the calling thread tells
+    progress meanwhile, and takes Ctrl-C): first one, on ``session``, which counts the
+    parts one a call from the queue's front, whole, for :data:`COUNT_THREADS_AFTER`
+    seconds (a count that ends by then starts no second thread); then a second on a twin
+    of it (its own tables) from the queue's back. When the first thread holds the last
+    whole task then, its call is cut short (:meth:`~.EngineSession.interrupt`) and the
+    task goes back to the queue's front (the sub-boards it finished stay in its table).
+    From then on a thread cuts each whole task it takes into its parts (with ``session``'s
+    layouts, under the queue's lock), and a part too when fewer than
+    :data:`COUNT_CUT_BELOW` are left (at most :data:`COUNT_CUT_DEEPER` steps below its
+    task). The front thread counts one part a call of the kernel (the large parts come
+    first); the back thread adds to its part 1 / (:data:`COUNT_SHARE` x threads) of those
+    left behind it, up to a whole task. So the threads end together. With ``forks``, the
+    threads stop taking parts once the count has taken :data:`COUNT_FORK_AFTER` seconds of
+    CPU (the rest stay in ``queue``, for worker processes). When a thread fails (an error,
+    the time limit) or the calling thread is interrupted, every session is stopped; the
+    threads have ended when this returns or raises, and an error of theirs is raised here
+    (before a time limit's)."""
     sessions = [session, *(session.twin() for _ in range(COUNT_THREADS - 1))]
+    turn = threading.Condition(shared.lock)  # the first thread's part cut short is back
+    state = {"first": True, "cut": False}  # (under the lock) the first phase; a cut asked
+    in_hand: list[Part] = []  # the part the first thread counts in its first phase
 
     def take(front: bool) -> list[tuple[int, Task]]:
         with shared.lock:
+            if front and state["cut"]:  # its call ended before the cut reached it
+                state["cut"] = False
+                turn.notify_all()
+            while state["cut"] and not queue and not shared.quit:
+                turn.wait()
             if shared.quit or not queue:
                 return []
             if (forks and len(queue) >= 2
                     and time.process_time() - cpu_start >= COUNT_FORK_AFTER):
                 return []
+            if state["first"]:  # one thread yet: the front part, whole
+                in_hand[:] = [queue.popleft()]
+                return [in_hand[0][:2]]
             while True:  # a whole task is cut, a part too when few are left
                 t, part, depth = queue.popleft() if front else queue.pop()
                 if depth > 0 and (len(queue) >= COUNT_CUT_BELOW or depth >= COUNT_CUT_DEEPER):
                     break
-                # The calling thread's session cuts (its cover compiled once), under the lock.
+                # The calling thread's session cuts (its layouts made once), under the lock.
                 more = [(t, piece, depth + 1) for piece in session.split(part)]
                 shared.in_all += len(more) - 1
                 if front:
@@ -360,35 +352,85 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
                     taken.append((t, part))
             return taken
 
+    def cut_short() -> bool:
+        """Whether the call just stopped was cut short for the second thread (its part then
+        back at the queue's front), not stopped by the time limit or a failure."""
+        with shared.lock:
+            if not state["cut"] or shared.quit:
+                return False
+            state["cut"] = False
+            queue.appendleft(in_hand[0])
+            turn.notify_all()
+            return True
+
     def work(own: EngineSession, front: bool) -> None:
         try:
             while taken := take(front):
                 before = own.stats["nodes"]
-                tallies = own.tally_many([part for _, part in taken], time_limit=left())
-                shared.add_nodes(own.stats["nodes"] - before)
+                try:
+                    tallies = own.tally_many([part for _, part in taken], time_limit=left())
+                except OutOfTime:
+                    if front and cut_short():
+                        continue
+                    raise
+                finally:
+                    shared.add_nodes(own.stats["nodes"] - before)
                 for (t, _), tally in zip(taken, tallies):
                     shared.counted(t, sum(tally.values()))
         except BaseException as exc:  # raised in the calling thread
             with shared.lock:
                 shared.failures.append(exc)
                 shared.quit = True
+                turn.notify_all()
             for other in sessions:
                 other.stop()
         finally:
             shared.changed.set()
 
+    def second() -> bool:
+        """The first phase ended: whether a second thread has parts to take (the first
+        thread's whole task cut short when it holds the last one)."""
+        with shared.lock:
+            state["first"] = False
+            if shared.quit:
+                return False
+            if not queue and threads[0].is_alive():
+                state["cut"] = True
+            return bool(queue) or state["cut"]
+
+    def cutting() -> bool:
+        """Whether the first thread's call is still to be cut short: it is asked again
+        (an ask that came as the call began, before it could be stopped, is lost)."""
+        with shared.lock:
+            if state["cut"]:
+                session.interrupt()
+            return state["cut"]
+
     threads = [threading.Thread(target=work, args=(own, k % 2 == 0), daemon=True,
                                 name="cpmodels-count") for k, own in enumerate(sessions)]
     try:
-        for thread in threads:
-            thread.start()
+        threads[0].start()
+        switch: float | None = time.perf_counter() + COUNT_THREADS_AFTER
         while any(thread.is_alive() for thread in threads):
-            shared.changed.wait(0.05)
+            wait = 0.05
+            if switch is not None:
+                wait = min(wait, switch - time.perf_counter())
+                if wait <= 0:
+                    switch = None
+                    if second():
+                        for own, thread in zip(sessions[1:], threads[1:]):
+                            own.share_layouts(session)  # (those the first calls made)
+                            thread.start()
+                    continue
+            elif cutting():
+                wait = COUNT_CUT_RETRY
+            shared.changed.wait(wait)
             shared.changed.clear()
             shared.tell()
     except BaseException:  # Ctrl-C, or progress failed: every thread stops
         with shared.lock:
             shared.quit = True
+            turn.notify_all()
         for own in sessions:
             own.stop()
         raise
