@@ -38,11 +38,12 @@ Progress = Callable[[int, int], None]  # (branches done, branches in all)
 # the clock's, so a small count on a busy machine does not start workers it does not need.
 # Worker processes are started only when ``jobs`` asks for more workers than the threads.
 COUNT_FORK_AFTER = 0.5
-# The threads a count shares its parts among (this one and a second, on a twin session) ...
+# The threads a count shares its parts among (a first one and a second, on a twin session) ...
 COUNT_THREADS = 2
-# ... once it has taken this many seconds here, on parts counted one a call (a count smaller
-# than that stays on one thread: a second costs its own table's first misses and a thread's
-# start; the part this cuts short is taken again, by a thread) ...
+# ... once the first has taken this many seconds on parts counted one a call, whole (a count
+# smaller than that stays on one thread: a second costs its own table's first misses and a
+# thread's start; the first thread's task is cut short only when none is left for the
+# second) ...
 COUNT_THREADS_AFTER = 0.001
 # ... a task is cut as a thread takes it, and a part taken when fewer than this many are
 # left is cut too, at most this many steps below its task (the last parts small, so the two
@@ -52,10 +53,15 @@ COUNT_CUT_BELOW = 4
 # until it is: an ask that comes as the call begins is lost.)
 COUNT_CUT_RETRY = 0.0002
 COUNT_CUT_DEEPER = 3
-# While more are left, the thread at the queue's front takes one part a call of the kernel
-# (the first parts are the large ones, seldom two of them in one call), the one at the back
-# 1 / (COUNT_SHARE * COUNT_THREADS) of those left (one at least): few calls, and small last.
+# While more are left, the thread at the queue's back takes 1 / (COUNT_SHARE *
+# COUNT_THREADS) of those left (one at least) a call of the kernel, the one at the front
+# half as many (the first parts are the large ones): few calls, and small last.
 COUNT_SHARE = 2
+# A part is cut at the end only while the thread's last parts took at least this many
+# seconds of its CPU each: smaller ones cost less than a call of the kernel each
+# (the 8x8 board with the centre hole: its last parts, cut three steps down, were a
+# hundred calls and more of a few hundred nodes each).
+COUNT_CUT_SMALL = 0.0003
 # Seconds of CPU (this process's, its search threads' included: the clock's would count the
 # other programs' turns on a busy machine, and the time the caller takes between tasks) a
 # sweep's first task must take before the rest go to workers ...
@@ -165,9 +171,9 @@ def count_each(cover: ExactCover, tasks: Sequence[Task], *, time_limit: float | 
 
     When no second worker could share the work (``jobs`` 1, or one core) and no progress is
     asked, the tasks are one call of the kernel (with progress: calls of 1, 2, 4, ...
-    tasks). Else the tasks are counted here, one a call, for :data:`COUNT_THREADS_AFTER`
-    seconds (the one that deadline cuts short is taken again); what is left is then shared
-    by :data:`COUNT_THREADS` threads, this one's session and a twin of it
+    tasks). Else the tasks are counted one a call, whole, on a thread of their own for
+    :data:`COUNT_THREADS_AFTER` seconds; what is left is then shared by
+    :data:`COUNT_THREADS` threads, that one's session and a twin of it
     (:meth:`~.EngineSession.twin`: the compiled cover shared, tables of its own), which take
     parts from the two ends of one queue (so the large parts and the small ones spread),
     cutting each task as they take it and a part further when the queue runs short (see
@@ -304,9 +310,10 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
     From then on a thread cuts each whole task it takes into its parts (with ``session``'s
     layouts, under the queue's lock), and a part too when fewer than
     :data:`COUNT_CUT_BELOW` are left (at most :data:`COUNT_CUT_DEEPER` steps below its
-    task). The front thread counts one part a call of the kernel (the large parts come
-    first); the back thread adds to its part 1 / (:data:`COUNT_SHARE` x threads) of those
-    left behind it, up to a whole task. So the threads end together. With ``forks``, the
+    task), and while its thread's last parts took at least :data:`COUNT_CUT_SMALL` seconds
+    each. The back thread adds to its part 1 / (:data:`COUNT_SHARE` x threads) of those
+    left behind it, up to a whole task, the front thread half as many (the large parts
+    come first). So the threads end together. With ``forks``, the
     threads stop taking parts once the count has taken :data:`COUNT_FORK_AFTER` seconds of
     CPU (the rest stay in ``queue``, for worker processes). When a thread fails (an error,
     the time limit) or the calling thread is interrupted, every session is stopped; the
@@ -315,6 +322,7 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
     sessions = [session, *(session.twin() for _ in range(COUNT_THREADS - 1))]
     turn = threading.Condition(shared.lock)  # the first thread's part cut short is back
     state = {"first": True, "cut": False}  # (under the lock) the first phase; a cut asked
+    last = {True: float("inf"), False: float("inf")}  # each thread's last CPU a part
     in_hand: list[Part] = []  # the part the first thread counts in its first phase
 
     def take(front: bool) -> list[tuple[int, Task]]:
@@ -334,7 +342,8 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
                 return [in_hand[0][:2]]
             while True:  # a whole task is cut, a part too when few are left
                 t, part, depth = queue.popleft() if front else queue.pop()
-                if depth > 0 and (len(queue) >= COUNT_CUT_BELOW or depth >= COUNT_CUT_DEEPER):
+                if depth > 0 and (len(queue) >= COUNT_CUT_BELOW or depth >= COUNT_CUT_DEEPER
+                                  or last[front] < COUNT_CUT_SMALL):
                     break
                 # The calling thread's session cuts (its layouts made once), under the lock.
                 more = [(t, piece, depth + 1) for piece in session.split(part)]
@@ -344,12 +353,12 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
                 else:
                     queue.extend(more)
             taken = [(t, part)]
-            if not front:  # a share of the parts at the back (no whole task)
-                for _ in range(len(queue) // (COUNT_SHARE * COUNT_THREADS)):
-                    if queue[-1][2] == 0:
-                        break
-                    t, part, _ = queue.pop()
-                    taken.append((t, part))
+            # A share of the parts behind it (no whole task): half as many at the front.
+            for _ in range(len(queue) // (COUNT_SHARE * COUNT_THREADS * (2 if front else 1))):
+                if queue[-1 if not front else 0][2] == 0:
+                    break
+                t, part, _ = queue.popleft() if front else queue.pop()
+                taken.append((t, part))
             return taken
 
     def cut_short() -> bool:
@@ -367,8 +376,10 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
         try:
             while taken := take(front):
                 before = own.stats["nodes"]
+                began = time.thread_time()
                 try:
                     tallies = own.tally_many([part for _, part in taken], time_limit=left())
+                    last[front] = (time.thread_time() - began) / len(taken)
                 except OutOfTime:
                     if front and cut_short():
                         continue
