@@ -389,3 +389,42 @@ def test_bad_tally_and_reach_arguments_are_refused_before_the_search():
     with pytest.raises(ValueError, match="labels"):
         ask(0, reach_layout._replace(n_index=np.int64(1)))
     assert found.tolist() == [7]
+
+
+@pytest.mark.parametrize("name", sorted(COVERS))
+def test_the_counts_branching_step_on_its_own_layout_is_the_general_one(name):
+    """``split_one_word`` (cpcore_split_one_word) cuts a task as the general layout's step
+    does (cpcore_split_n_words, the oracle): the same options in the same order, at the
+    root, two steps down, and on random rows whose options may clash; a task that fills the
+    board is left to the general step (None), and an option the layout does not have is
+    refused."""
+    from cpmodels.backends.engine.kernels.general import split_kernel
+    from cpmodels.backends.engine.layouts.cover import compile_cover
+
+    cover = COVERS[name]()
+    layout = one_word_layout(cover)
+    general = compile_cover(cover).kernel
+    tasks: list[tuple[int, ...]] = [()]
+    for first in split_kernel(general, np.zeros(0, np.int64))[:4]:
+        tasks.append((first,))
+        tasks += [(first, o) for o in split_kernel(general, np.array([first]))[:3]]
+    tasks += [tuple(int(o) for o in row if o >= 0) for row in _prefixes(cover, name)]
+    for task in tasks:
+        got = one_word.split_one_word(np.array(task, dtype=np.int64), layout)
+        assert got == split_kernel(general, np.array(task, dtype=np.int64)), task
+    # A solution fills the board: its step is the general layout's.
+    session = searches.Searches(cover)
+    solution: tuple[int, ...] = ()
+    while (parts := session.split(solution)) != [solution]:
+        solution = next(p for p in parts if _holds_one(session, p))
+    assert one_word.split_one_word(np.array(solution, dtype=np.int64), layout) is None
+    for bad in (len(cover.options), -2):
+        with pytest.raises(ValueError, match="option"):
+            one_word.split_one_word(np.array([bad], dtype=np.int64), layout)
+
+
+def _holds_one(session: searches.Searches, task: tuple[int, ...]) -> bool:
+    """Whether some solution holds ``task``'s options (the count's own call)."""
+    call = session.tally_call([task], None)
+    call.kernel(*call.args)
+    return bool(call.out[0])

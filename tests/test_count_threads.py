@@ -222,3 +222,67 @@ def test_more_cores_than_threads_still_fork_workers(monkeypatch):
     monkeypatch.setattr(scheduling, "run_units", run_units)
     assert engine.count(_instance("pentominoes_6x10").cover) == 9356
     assert ran and ran[0] >= 2 and _no_count_threads()
+
+
+def test_the_first_threads_last_whole_task_is_cut_short_for_the_second(threads_at_once,
+                                                                         monkeypatch):
+    """A count of one task: the first thread holds it whole when the second is to start, so
+    its call is cut short (``EngineSession.interrupt``, asked until it is) and the task goes
+    back to the queue, cut, for both threads; the count is as before."""
+    cover = _instance("pentominoes_6x10").cover
+    interrupted = threading.Event()
+    real_interrupt = engine.EngineSession.interrupt
+    real = engine.EngineSession.tally_many
+    calls: list[tuple[bool, list[tuple[int, ...]]]] = []
+
+    def interrupt(self):
+        interrupted.set()
+        real_interrupt(self)
+
+    def tally_many(self, parts, **kw):
+        calls.append((self in threads_at_once, [tuple(p) for p in parts]))
+        if len(calls) == 1:  # the first thread's whole task, until it is cut short
+            assert interrupted.wait(30)
+            raise OutOfTime("cut short")
+        return real(self, parts, **kw)
+
+    monkeypatch.setattr(engine.EngineSession, "interrupt", interrupt)
+    monkeypatch.setattr(engine.EngineSession, "tally_many", tally_many)
+    assert engine.count(cover) == 9356
+    assert calls[0] == (False, [()])
+    assert all(part != () for _, parts in calls[1:] for part in parts)
+    assert any(twin for twin, _ in calls) and _no_count_threads()
+
+
+def test_an_interrupt_ends_the_call_in_progress_only():
+    """``interrupt`` stops the search running (OutOfTime), not the session: it counts
+    again after."""
+    cover = _instance("pentominoes_8x8_square").cover
+    session = engine.EngineSession(cover)
+    stopped: list[OutOfTime] = []
+
+    def count() -> None:
+        try:
+            session.count()
+        except OutOfTime as stop:
+            stopped.append(stop)
+
+    counting = threading.Thread(target=count)
+    counting.start()
+    while counting.is_alive():
+        session.interrupt()  # (an ask before the search has begun is lost: asked again)
+        counting.join(0.001)
+    assert stopped and not session.stopped
+    task = session.split(session.branches()[0])[0]
+    assert session.count(task) == engine.EngineSession(cover).count(task)
+
+
+def test_a_twin_made_first_takes_the_layouts_made_since():
+    """A twin made before its session's first question takes the layouts the session made
+    since (``share_layouts``), compiling nothing again."""
+    session = engine.EngineSession(_instance("pentominoes_6x10").cover)
+    twin = session.twin()
+    compiled = session.compiled
+    twin.share_layouts(session)
+    assert twin.compiled is compiled
+    assert twin.count() == session.count() == 9356

@@ -379,7 +379,7 @@ class Searches:
         else:
             # A one-word count is cut on its own layout (the same step: the lowest empty
             # bit is the first item left open), so it never compiles the general one.
-            options = (split_one_word(task, self._one_word(None))
+            options = (split_one_word(of(task), self._one_word(None))
                        if search == "count_one_word" else None)
             if options is None:
                 options = split_kernel(self.compiled.kernel, of(task))

@@ -59,14 +59,13 @@ def count_one_word(prefixes: np.ndarray | memoryview, L: OneWord, table: Table,
     _native.count_one_word(_rows(prefixes), L, table, bool(use_memo), out, stop)
 
 
-def split_one_word(task: tuple[int, ...], L: OneWord) -> list[int] | None:
+def split_one_word(task: np.ndarray | memoryview, L: OneWord) -> list[int] | None:
     """The options of the count's next branching step below ``task`` (option ids forced):
     those anchored at the first empty cell it leaves whose cells and piece are free, in
     ascending order (the general layout's step, without the cover's compilation); None
     when the task fills the board (the general layout's step: a piece left out)."""
-    import numpy as np
-
-    return _native.split_one_word(np.array(task, dtype=np.int64), L)
+    found = _native.split_one_word(_rows(task), L)
+    return None if found is None else [int(o) for o in found]
 
 
 def tally_one_word(prefixes: np.ndarray, L: OneWord, T: OneTallies, table: Table,
