@@ -55,12 +55,13 @@ COUNT_CUT_RETRY = 0.0002
 COUNT_CUT_DEEPER = 3
 # While more are left, the thread at the queue's back takes 1 / (COUNT_SHARE *
 # COUNT_THREADS) of those left (one at least) a call of the kernel, the one at the front
-# half as many (the first parts are the large ones): few calls, and small last.
+# one part (the first parts are the large ones): few calls, and small last ...
 COUNT_SHARE = 2
-# A part is cut at the end only while the thread's last parts took at least this many
-# seconds of its CPU each: smaller ones cost less than a call of the kernel each
-# (the 8x8 board with the centre hole: its last parts, cut three steps down, were a
-# hundred calls and more of a few hundred nodes each).
+# ... but parts that took less than this many seconds of a thread's CPU each cost less than
+# a call of the kernel each: while its parts are that small, the front thread takes half
+# the back's share, and a thread cuts no part further at the end (the 8x8 board with the
+# centre hole: its last parts, cut three steps down, were a hundred calls and more of a
+# few hundred nodes each).
 COUNT_CUT_SMALL = 0.0003
 # Seconds of CPU (this process's, its search threads' included: the clock's would count the
 # other programs' turns on a busy machine, and the time the caller takes between tasks) a
@@ -312,8 +313,9 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
     :data:`COUNT_CUT_BELOW` are left (at most :data:`COUNT_CUT_DEEPER` steps below its
     task), and while its thread's last parts took at least :data:`COUNT_CUT_SMALL` seconds
     each. The back thread adds to its part 1 / (:data:`COUNT_SHARE` x threads) of those
-    left behind it, up to a whole task, the front thread half as many (the large parts
-    come first). So the threads end together. With ``forks``, the
+    left behind it, up to a whole task; the front thread one part (the large parts come
+    first), or half as many while its parts took less than :data:`COUNT_CUT_SMALL` each.
+    So the threads end together. With ``forks``, the
     threads stop taking parts once the count has taken :data:`COUNT_FORK_AFTER` seconds of
     CPU (the rest stay in ``queue``, for worker processes). When a thread fails (an error,
     the time limit) or the calling thread is interrupted, every session is stopped; the
@@ -353,8 +355,10 @@ def _count_on_threads(session: EngineSession, queue: deque[Part], shared: _Share
                 else:
                     queue.extend(more)
             taken = [(t, part)]
-            # A share of the parts behind it (no whole task): half as many at the front.
-            for _ in range(len(queue) // (COUNT_SHARE * COUNT_THREADS * (2 if front else 1))):
+            # A share of the parts behind it (no whole task): at the front, half as many and
+            # only while its parts are small (the large ones come first).
+            share = len(queue) // (COUNT_SHARE * COUNT_THREADS * (2 if front else 1))
+            for _ in range(share if not front or last[front] < COUNT_CUT_SMALL else 0):
                 if queue[-1 if not front else 0][2] == 0:
                     break
                 t, part, _ = queue.popleft() if front else queue.pop()
