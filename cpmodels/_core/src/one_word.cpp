@@ -645,15 +645,10 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
 extern "C" int64_t cpcore_split_one_word(const cpcore_one_word* layout, const int64_t* task,
                                          uint64_t n_task, int64_t* out) {
     const cpcore_one_word& L = *layout;
-    word cells = L.covered, used = 0;
-    for (uint64_t q = 0; q < n_task; ++q) {
-        const int64_t o = task[q];
-        if (o < -1 || o >= (int64_t)L.n_options) return -1;
-        if (o >= 0) {  // put down whatever it meets, as the general layout's force does
-            cells |= L.opt_cells[o];
-            used |= L.opt_piece[o];
-        }
-    }
+    for (uint64_t q = 0; q < n_task; ++q)
+        if (task[q] < -1 || task[q] >= (int64_t)L.n_options) return -1;
+    word cells = L.covered, used = 0;  // (options that clash put down all the same)
+    place_options(task, n_task, L.opt_cells, L.opt_piece, cells, used, [](int64_t) {});
     if (cells == FULL) return -1;  // (a piece left out is the general layout's step)
     const uint64_t x = first_open(CellWord{cells}, 0, 64);
     int64_t written = 0;
