@@ -374,12 +374,13 @@ int64_t count_state(word cells, word used, const cpcore_one_word& layout, CountT
 // Tallying: a node adds its children's vectors (a child's index maps to the parent's by
 // the option it placed); each depth's row is zero outside the range lo:hi its node has
 // added to, and is zeroed again once added to its parent. ``Rows``: CountTable, or
-// NarrowRows.
-template <class Rows>
+// NarrowRows; its nodes' placements are walked by W (Walk, or AnchorWalk: the count's rule,
+// count_walks_by_vectors).
+template <class Rows, class W>
 struct Tallying {
     typedef Rows Table;
     static const bool KEEPS_EVERY_STATE = true;  // (a sweep's tasks share their sub-boards)
-    typedef cpcore::Walk Walk;
+    typedef W Walk;
     const cpcore_one_word& L;
     const cpcore_one_tallies& T;
     Table& table;
@@ -534,11 +535,28 @@ inline word open_tallies(word used, const cpcore_one_tallies& T) {
     return mask;
 }
 
-// The tally of a state into ``out``; false at a stop.
+// The search below a state of a tally, its nodes walked by W (``unit_at``: the masks' unit
+// bits, for AnchorWalk): its counts into ``out``; false at a stop.
+template <class Rows, class W>
+bool tally_below(word cells, word used, const cpcore_one_word& L, const cpcore_one_tallies& T,
+                 Rows& table, bool use_memo, int64_t* out, int64_t* scratch,
+                 const int64_t* stop, word root_mask, int64_t n_root, const word* unit_at) {
+    typename Tallying<Rows, W>::Frame frames[MAX_DEPTH];
+    const Left left(L);
+    Tallying<Rows, W> acc(L, T, table, scratch, n_root, root_mask, frames, left);
+    if (!walk_tree(cells, used, L, table, use_memo, 0, acc, stop, unit_at)) return false;
+    int64_t* root = acc.row(0);
+    for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];
+    for (int64_t y = acc.used_lo; y < acc.used_hi; ++y) root[y] = 0;
+    return true;
+}
+
+// The tally of a state into ``out``; false at a stop. ``unit_at`` (the masks' unit bits, or
+// null): its nodes are walked by AnchorWalk.
 template <class Rows>
 bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_one_tallies& T,
                  Rows& table, bool use_memo, int64_t* out, int64_t* scratch,
-                 const int64_t* stop) {
+                 const int64_t* stop, const word* unit_at) {
     const word root_mask = open_tallies(used, T);
     const int64_t n_root = T.length[root_mask];
     for (int64_t y = 0; y < n_root; ++y) out[y] = 0;
@@ -559,14 +577,13 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
             return true;
         }
     }
-    typename Tallying<Rows>::Frame frames[MAX_DEPTH];
-    const Left left(L);
-    Tallying<Rows> acc(L, T, table, scratch, n_root, root_mask, frames, left);
-    if (!walk_tree(cells, used, L, table, use_memo, 0, acc, stop)) return false;
-    int64_t* root = acc.row(0);
-    for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];
-    for (int64_t y = acc.used_lo; y < acc.used_hi; ++y) root[y] = 0;
-    return true;
+    if constexpr (COUNT_WALKS_BY_VECTORS) {
+        if (unit_at != nullptr)
+            return tally_below<Rows, AnchorWalk>(cells, used, L, T, table, use_memo, out, scratch,
+                                                 stop, root_mask, n_root, unit_at);
+    }
+    return tally_below<Rows, Walk>(cells, used, L, T, table, use_memo, out, scratch, stop,
+                                   root_mask, n_root, nullptr);
 }
 
 // The bits of the units a state may use (every option's pieces and slack items).
@@ -584,11 +601,13 @@ template <class Rows>
 void tally_rows(const cpcore_one_word& L, const cpcore_one_tallies& T, Rows& table,
                 const int64_t* prefixes, uint64_t rows, uint64_t cols, int use_memo,
                 int64_t* out, uint64_t out_cols, int64_t* out_mask, int64_t* scratch,
-                const int64_t* stop) {
+                const int64_t* stop, const word* unit_at) {
     each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
         out_mask[p] = (int64_t)open_tallies(used, T);
         int64_t* row = out + p * out_cols;
-        if (ok) return tally_state(cells, used, L, T, table, use_memo != 0, row, scratch, stop);
+        if (ok)
+            return tally_state(cells, used, L, T, table, use_memo != 0, row, scratch, stop,
+                               unit_at);
         for (uint64_t y = 0; y < out_cols; ++y) row[y] = 0;
         return true;
     });
@@ -630,14 +649,19 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
     for (uint64_t k = 0; k < tallies->n_tally; ++k)
         if (tallies->bit[k] & L.optional) return CPCORE_LEFT_OUT_TALLY;
     const unsigned bits = unit_bits(L);
+    // The walk by vectors, as the count's (the same tree): the masks' unit bits beside them.
+    word unit_at[COUNT_WALKS_BY_VECTORS ? COUNT_VECTOR_OPTIONS : 1];
+    const bool by_vectors = count_walks_by_vectors(L.start[64 * L.n_pieces]);
+    if (by_vectors) unit_bits(Runs{L.start, L.masks, L.n_pieces}, unit_at);
+    const word* vectors = by_vectors ? unit_at : nullptr;
     if (TALLY_NARROW_ROWS && bits <= NARROW_UNITS && t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS))) {
         NarrowRows table = narrow_table(*t, bits);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
-                   scratch, stop);
+                   scratch, stop, vectors);
     } else {
         CountTable table = count_table(*t);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
-                   scratch, stop);
+                   scratch, stop, vectors);
     }
     return 0;
 }
