@@ -113,7 +113,8 @@ inline bool dead_end(word om, word cells, const cpcore_one_word& L) {
 // cover those cells exactly (the tally's rule, tiles below; the count's: always), asked of
 // each small region that passes the size rule and has ``least`` cells or more (a smaller
 // one holds holes only, which the size rule has counted), and of the small regions met so
-// far and the isolated cells together (they take their pieces and holes from one stock).
+// far and the isolated cells together while they are fewer than twice region_limit cells
+// (they take their pieces and holes from one stock; a larger union is not searched).
 template <class Fillable, class Tiles>
 inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word& L,
                            Fillable fillable, Tiles tiles, uint64_t least) {
@@ -143,7 +144,7 @@ inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word
             if (size >= least && !tiles(region)) return false;
             const bool more = (joint & ~region) != 0;
             joint |= region;
-            return !more || tiles(joint);
+            return !more || popcount(joint) >= 2 * (uint64_t)L.region_limit || tiles(joint);
         });
 }
 inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word& L) {
@@ -152,7 +153,7 @@ inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word
         [](word) { return true; }, 64);
 }
 
-// Whether ``region`` (small regions: fewer than region_limit cells each) is covered
+// Whether ``region`` (small regions: fewer than twice region_limit cells) is covered
 // exactly by options of the units ``used`` leaves, each unit at most once (pieces, and the
 // slack items' holes): its first cell's options that lie within it, each tried in turn. A
 // region is closed (a piece's cells are joined, which the region check asks of a layout),
@@ -171,6 +172,8 @@ inline bool tiles(const Runs& runs, const word* avail, word region, word used) {
                                         used);
                  f != 0; f &= f - 1) {
                 const uint64_t j = b + lowest(f);
+                CPCORE_ASSERT(((runs.masks[j] >> x) & 1) && (runs.masks[j] & ~region) == 0 &&
+                              (runs.unit_at[j] & used) == 0);
                 if (tiles(runs, avail, region & ~runs.masks[j], used | runs.unit_at[j]))
                     return true;
             }
