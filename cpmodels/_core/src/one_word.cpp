@@ -109,10 +109,15 @@ inline bool dead_end(word om, word cells, const cpcore_one_word& L) {
 // region may also hold one cell of each slack item still open whose cells it meets, and a
 // slack item none of whose cells is open is a dead end. ``fillable(region, k)``: whether
 // k cells may be filled (L.fillable's, or Left's stronger rule), ``region`` those cells when
-// no cell of theirs may stay open (else 0).
-template <class Fillable>
+// no cell of theirs may stay open (else 0). ``tiles(cells)``: whether the units left may
+// cover those cells exactly (the tally's rule, tiles below; the count's: always), asked of
+// each small region that passes the size rule and has ``least`` cells or more (a smaller
+// one holds holes only, which the size rule has counted), and of the small regions met so
+// far and the isolated cells together while they are fewer than twice region_limit cells
+// (they take their pieces and holes from one stock; a larger union is not searched).
+template <class Fillable, class Tiles>
 inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word& L,
-                           Fillable fillable) {
+                           Fillable fillable, Tiles tiles, uint64_t least) {
     const word empty = ~cells;
     const Grid g = grid_of(L);
     word open_slack = 0;
@@ -122,21 +127,67 @@ inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word
         open_slack |= mine;
     }
     if (L.isolated_dead && (isolated(empty, g) & ~open_slack) != 0) return true;
+    word joint = isolated(empty, g);  // the small regions met, to be tiled together
     return small_region_dead(
         om, empty, g, (uint64_t)L.region_limit, [&](word region, uint64_t size) {
-            if ((region & open_slack) == 0) return fillable(region, size);
-            if (fillable(0, size)) return true;
-            uint64_t holes = 0;  // the slack items that may leave a cell of the region open
-            for (word groups = L.slack & ~used; groups != 0; groups &= groups - 1)
-                if ((L.slack_cells[lowest(groups)] & region) != 0) ++holes;
-            for (uint64_t h = 1; h <= holes && h <= size; ++h)
-                if (fillable(0, size - h)) return true;
-            return false;
+            if ((region & open_slack) == 0) {
+                if (!fillable(region, size)) return false;
+            } else if (!fillable(0, size)) {
+                uint64_t holes = 0;  // the slack items that may leave a cell of it open
+                for (word groups = L.slack & ~used; groups != 0; groups &= groups - 1)
+                    if ((L.slack_cells[lowest(groups)] & region) != 0) ++holes;
+                bool any = false;
+                for (uint64_t h = 1; h <= holes && h <= size && !any; ++h)
+                    any = fillable(0, size - h);
+                if (!any) return false;
+            }
+            if (size >= least && !tiles(region)) return false;
+            const bool more = (joint & ~region) != 0;
+            joint |= region;
+            return !more || popcount(joint) >= 2 * (uint64_t)L.region_limit || tiles(joint);
         });
 }
 inline bool slack_dead_end(word om, word cells, word used, const cpcore_one_word& L) {
-    return slack_dead_end(om, cells, used, L,
-                          [&L](word, uint64_t size) { return L.fillable[size] != 0; });
+    return slack_dead_end(
+        om, cells, used, L, [&L](word, uint64_t size) { return L.fillable[size] != 0; },
+        [](word) { return true; }, 64);
+}
+
+// Whether ``region`` (small regions: fewer than twice region_limit cells) is covered
+// exactly by options of the units ``used`` leaves, each unit at most once (pieces, and the
+// slack items' holes): its first cell's options that lie within it, each tried in turn. A
+// region is closed (a piece's cells are joined, which the region check asks of a layout),
+// so in any completion its cells are covered so: none that covers them exactly is a dead
+// end. With the masks' unit bits (runs.unit_at), the options that lie within the region
+// are found by vectors, as AnchorWalk finds a node's options.
+inline bool tiles(const Runs& runs, const word* avail, word region, word used) {
+    if (region == 0) return true;
+    const uint64_t x = lowest(region);
+    if (runs.unit_at != nullptr) {
+        const uint64_t all = runs.start[64 * runs.n_units];
+        const uint64_t end = runs.start[(x + 1) * runs.n_units];
+        for (uint64_t b = runs.start[x * runs.n_units]; b < end; b += 64) {
+            const uint64_t n = end - b < 64 ? end - b : 64;
+            for (word f = disjoint_bits(runs.masks + b, runs.unit_at + b, n, all - b, ~region,
+                                        used);
+                 f != 0; f &= f - 1) {
+                const uint64_t j = b + lowest(f);
+                CPCORE_ASSERT(((runs.masks[j] >> x) & 1) && (runs.masks[j] & ~region) == 0 &&
+                              (runs.unit_at[j] & used) == 0);
+                if (tiles(runs, avail, region & ~runs.masks[j], used | runs.unit_at[j]))
+                    return true;
+            }
+        }
+        return false;
+    }
+    for (word m = avail[x] & ~used; m != 0; m &= m - 1) {
+        const uint64_t u = lowest(m), k = x * runs.n_units + u;
+        for (uint64_t j = runs.start[k]; j < runs.start[k + 1]; ++j)
+            if ((runs.masks[j] & ~region) == 0 &&
+                tiles(runs, avail, region & ~runs.masks[j], used | (word)1 << u))
+                return true;
+    }
+    return false;
 }
 
 // The region sizes the pieces a state has left can fill (the tally's dead-end rule): a
@@ -148,14 +199,18 @@ struct Left {
     uint8_t area[64];  // each piece unit's cells (every placement of a unit has as many;
                        // the option that leaves a piece out, none)
     word pieces;       // the piece units (not the slack items)
+    uint64_t least;    // the fewest cells of a piece (64: none)
 
-    explicit Left(const cpcore_one_word& L) : pieces(L.all_pieces & ~L.slack) {
+    explicit Left(const cpcore_one_word& L) : pieces(L.all_pieces & ~L.slack), least(64) {
         for (uint64_t u = 0; u < 64; ++u) area[u] = 0;
         for (uint64_t o = 0; o < L.n_options; ++o)
             for (word units = L.opt_piece[o] & pieces; units != 0; units &= units - 1) {
                 const uint64_t u = lowest(units), a = popcount(L.opt_cells[o]);
                 if (a > area[u]) area[u] = (uint8_t)a;
             }
+        for (word units = pieces; units != 0; units &= units - 1)
+            if (area[lowest(units)] > 0 && area[lowest(units)] < least)
+                least = area[lowest(units)];
     }
     // Bit k: k < 64 cells are a sum of the areas of some of the pieces ``used`` leaves.
     word sums(word used) const {
@@ -374,12 +429,13 @@ int64_t count_state(word cells, word used, const cpcore_one_word& layout, CountT
 // Tallying: a node adds its children's vectors (a child's index maps to the parent's by
 // the option it placed); each depth's row is zero outside the range lo:hi its node has
 // added to, and is zeroed again once added to its parent. ``Rows``: CountTable, or
-// NarrowRows.
-template <class Rows>
+// NarrowRows; its nodes' placements are walked by W (Walk, or AnchorWalk: the count's rule,
+// count_walks_by_vectors).
+template <class Rows, class W>
 struct Tallying {
     typedef Rows Table;
     static const bool KEEPS_EVERY_STATE = true;  // (a sweep's tasks share their sub-boards)
-    typedef cpcore::Walk Walk;
+    typedef W Walk;
     const cpcore_one_word& L;
     const cpcore_one_tallies& T;
     Table& table;
@@ -398,10 +454,11 @@ struct Tallying {
     const Runs runs;
 
     Tallying(const cpcore_one_word& layout, const cpcore_one_tallies& tallies, Table& t,
-             int64_t* scratch, int64_t n, word root_mask, Frame* frames, const Left& pieces)
+             int64_t* scratch, int64_t n, word root_mask, Frame* frames, const Left& pieces,
+             const word* unit_at)
         : L(layout), T(tallies), table(t), rows(scratch), n_root(n),
           mask(root_mask), lo(n), hi(0), stack(frames), left(pieces),
-          runs{L.start, L.masks, L.n_pieces} {}
+          runs{L.start, L.masks, L.n_pieces, unit_at} {}
 
     int64_t* row(unsigned depth) const { return rows + (int64_t)depth * n_root; }
     int64_t stride(word m, int64_t item) const {
@@ -456,7 +513,10 @@ struct Tallying {
             if (sums == 0) sums = left.sums(used);
             return left.fill(L, runs, used, sums, region, size);
         };
-        if (L.slack != 0) return slack_dead_end(om, cells, used, L, fillable);
+        if (L.slack != 0)
+            return slack_dead_end(
+                om, cells, used, L, fillable,
+                [&](word region) { return tiles(runs, L.avail, region, used); }, left.least);
         if (L.region_limit <= 0) return false;
         const word empty = ~cells;
         const Grid g = grid_of(L);
@@ -534,11 +594,28 @@ inline word open_tallies(word used, const cpcore_one_tallies& T) {
     return mask;
 }
 
-// The tally of a state into ``out``; false at a stop.
+// The search below a state of a tally, its nodes walked by W (``unit_at``: the masks' unit
+// bits, for AnchorWalk): its counts into ``out``; false at a stop.
+template <class Rows, class W>
+bool tally_below(word cells, word used, const cpcore_one_word& L, const cpcore_one_tallies& T,
+                 Rows& table, bool use_memo, int64_t* out, int64_t* scratch,
+                 const int64_t* stop, word root_mask, int64_t n_root, const word* unit_at) {
+    typename Tallying<Rows, W>::Frame frames[MAX_DEPTH];
+    const Left left(L);
+    Tallying<Rows, W> acc(L, T, table, scratch, n_root, root_mask, frames, left, unit_at);
+    if (!walk_tree(cells, used, L, table, use_memo, 0, acc, stop, unit_at)) return false;
+    int64_t* root = acc.row(0);
+    for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];
+    for (int64_t y = acc.used_lo; y < acc.used_hi; ++y) root[y] = 0;
+    return true;
+}
+
+// The tally of a state into ``out``; false at a stop. ``unit_at`` (the masks' unit bits, or
+// null): its nodes are walked by AnchorWalk.
 template <class Rows>
 bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_one_tallies& T,
                  Rows& table, bool use_memo, int64_t* out, int64_t* scratch,
-                 const int64_t* stop) {
+                 const int64_t* stop, const word* unit_at) {
     const word root_mask = open_tallies(used, T);
     const int64_t n_root = T.length[root_mask];
     for (int64_t y = 0; y < n_root; ++y) out[y] = 0;
@@ -559,14 +636,13 @@ bool tally_state(word cells, word used, const cpcore_one_word& L, const cpcore_o
             return true;
         }
     }
-    typename Tallying<Rows>::Frame frames[MAX_DEPTH];
-    const Left left(L);
-    Tallying<Rows> acc(L, T, table, scratch, n_root, root_mask, frames, left);
-    if (!walk_tree(cells, used, L, table, use_memo, 0, acc, stop)) return false;
-    int64_t* root = acc.row(0);
-    for (int64_t y = acc.lo; y < acc.hi; ++y) out[y] = root[y];
-    for (int64_t y = acc.used_lo; y < acc.used_hi; ++y) root[y] = 0;
-    return true;
+    if constexpr (COUNT_WALKS_BY_VECTORS) {
+        if (unit_at != nullptr)
+            return tally_below<Rows, AnchorWalk>(cells, used, L, T, table, use_memo, out, scratch,
+                                                 stop, root_mask, n_root, unit_at);
+    }
+    return tally_below<Rows, Walk>(cells, used, L, T, table, use_memo, out, scratch, stop,
+                                   root_mask, n_root, nullptr);
 }
 
 // The bits of the units a state may use (every option's pieces and slack items).
@@ -584,11 +660,13 @@ template <class Rows>
 void tally_rows(const cpcore_one_word& L, const cpcore_one_tallies& T, Rows& table,
                 const int64_t* prefixes, uint64_t rows, uint64_t cols, int use_memo,
                 int64_t* out, uint64_t out_cols, int64_t* out_mask, int64_t* scratch,
-                const int64_t* stop) {
+                const int64_t* stop, const word* unit_at) {
     each_row(L, prefixes, rows, cols, stop, [&](uint64_t p, bool ok, word cells, word used) {
         out_mask[p] = (int64_t)open_tallies(used, T);
         int64_t* row = out + p * out_cols;
-        if (ok) return tally_state(cells, used, L, T, table, use_memo != 0, row, scratch, stop);
+        if (ok)
+            return tally_state(cells, used, L, T, table, use_memo != 0, row, scratch, stop,
+                               unit_at);
         for (uint64_t y = 0; y < out_cols; ++y) row[y] = 0;
         return true;
     });
@@ -630,14 +708,19 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
     for (uint64_t k = 0; k < tallies->n_tally; ++k)
         if (tallies->bit[k] & L.optional) return CPCORE_LEFT_OUT_TALLY;
     const unsigned bits = unit_bits(L);
+    // The walk by vectors, as the count's (the same tree): the masks' unit bits beside them.
+    word unit_at[COUNT_WALKS_BY_VECTORS ? COUNT_VECTOR_OPTIONS : 1];
+    const bool by_vectors = count_walks_by_vectors(L.start[64 * L.n_pieces]);
+    if (by_vectors) unit_bits(Runs{L.start, L.masks, L.n_pieces}, unit_at);
+    const word* vectors = by_vectors ? unit_at : nullptr;
     if (TALLY_NARROW_ROWS && bits <= NARROW_UNITS && t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS))) {
         NarrowRows table = narrow_table(*t, bits);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
-                   scratch, stop);
+                   scratch, stop, vectors);
     } else {
         CountTable table = count_table(*t);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
-                   scratch, stop);
+                   scratch, stop, vectors);
     }
     return 0;
 }

@@ -10,10 +10,10 @@ pieces used are a second word, one bit a piece. Then:
   run, ``masks[start[x * n_pieces + p]:start[x * n_pieces + p + 1]]``, and ``avail[x]``
   says which pieces have options anchored at ``x``: a node of a count tests every option
   anchored at ``x`` at once, by vectors, against its cells and the pieces used, and takes the
-  fitting ones by their bits (the native module; in WebAssembly, and in a tally, it walks the
-  unused pieces of ``avail[x] & ~used`` by trailing zeros and tests each of their options
-  with one load and one AND: the core's rule, ``cpcore/choice.hpp``); the indices are
-  unsigned;
+  fitting ones by their bits, and so does a node of a tally (the native module; in
+  WebAssembly it walks the unused pieces of ``avail[x] & ~used`` by trailing zeros and tests
+  each of their options with one load and one AND: the core's rule, ``cpcore/choice.hpp``);
+  the indices are unsigned;
 * the frame of a node is held in scalars; only a step down writes it to the stack, and the
   node count is written to the table's statistics once, at the end;
 * regions grow by bit-parallel dilation: a cell's neighbours are the word shifted by one
