@@ -262,3 +262,64 @@ def test_a_sweeps_tasks_stay_on_one_workers_table_as_the_native_sweeps_do(browse
     assert quick == [0] * 6 and week == [0] * 12
     # (the third goes to the warm worker, free then; the fourth, asked with it, to the other)
     assert long[:4] == [0, 0, 0, 1] and set(long) == {0, 1}
+
+
+# The page told it has two cores and the memory for two workers (answers.js's poolSize).
+TWO_WORKERS = """
+Object.defineProperty(Navigator.prototype, "hardwareConcurrency", {get: () => 2});
+Object.defineProperty(Navigator.prototype, "deviceMemory", {get: () => 8});
+"""
+# Each task's part (0 or 1, or none) each worker was asked, by the page's workers.
+PARTS_ASKED = """
+(() => {
+  const Native = window.Worker;
+  const asked = [];
+  Object.defineProperty(window, "partsAsked", {value: asked});
+  window.Worker = class extends Native {
+    constructor(url, options) {
+      super(url, options);
+      const mine = [];
+      asked.push(mine);
+      const post = this.postMessage.bind(this);
+      this.postMessage = (message, ...rest) => {
+        const args = message && message.args;
+        if (message.op === "sweep" && args && args.task && !args.preview) {
+          mine.push(args.part === undefined ? null : args.part);
+        }
+        post(message, ...rest);
+      };
+    }
+  };
+})();
+"""
+
+
+def test_the_weekday_heatmap_on_two_workers_is_the_sweeps(browser, run_cli, tmp_path):
+    """On a device of two cores, the weekday calendar's heatmap is counted in two parts, one
+    a worker (worker.js's splitOf: one piece's early placements forced, or left out), each
+    month's rows the sum of its two parts': every row is ``cpmodels sweep``'s."""
+    if not plans.engine_built():
+        _needs_clang()
+    week = SPECS / "calendar_week.yaml"
+    want = sweep_rows(run_cli, week, tmp_path)
+    assert len(want) == 2604
+    with running_server(create_app([week]), browser_engine=True) as url:
+        page = browser.new_page(viewport=LAPTOP)
+        page.add_init_script(TWO_WORKERS)
+        page.add_init_script(PARTS_ASKED)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(f"{url}/edit.html")
+            page.wait_for_function(ENGINE_COUNTS, timeout=WAIT)
+            page.select_option("#start", "calendar_week")
+            page.wait_for_function("document.querySelector('#name').value === 'calendar_week'")
+            page.wait_for_function(DONE, timeout=4 * WAIT)
+            got = counted(page)
+            asked = page.evaluate("window.partsAsked")
+        finally:
+            page.close()
+    assert errors == []
+    assert got == want
+    # each part's twelve months on a worker of its own
+    assert sorted(parts for parts in asked if parts) == [[0] * 12, [1] * 12]

@@ -161,8 +161,8 @@ export function tasksStayHere(first, last, left) {
 export async function countBoard(pool, fields, onRows, signal) {
   const text = JSON.stringify(boardInput(fields));
   const serial = ++counted;
-  const {fixed} = await pool.ask(`board:${serial}`, "sweep", text, text, {task: null},
-                                 signal);
+  const {fixed, split} = await pool.ask(`board:${serial}`, "sweep", text, text, {task: null},
+                                        signal);
   const labels = JSON.parse(text).labels;
   let tasks = [[]];
   for (const g of fixed) {
@@ -185,6 +185,10 @@ export async function countBoard(pool, fields, onRows, signal) {
                 {task: tasks[0], preview: true}, signal, undefined, {run}).then(hand)]
     : [];
   preview.forEach((asked) => asked.catch(() => {}));  // (awaited below)
+  if (split && pool.size >= 2 && tasks.length > 1) {
+    await Promise.all([...preview, countParts(pool, text, serial, tasks, run, hand, signal)]);
+    return;
+  }
   const task = (k) => pool.ask(`board:${serial}:${k}`, "sweep", text, text, {task: tasks[k]},
                                signal, undefined, {run, waits: k === 0});
   // each next task asked before the rows of the one before are shown (the worker does not
@@ -202,6 +206,33 @@ export async function countBoard(pool, fields, onRows, signal) {
   }
   const rest = tasks.slice(k).map((_, j) => task(k + j).then(hand));
   await Promise.all([...preview, ...rest]);
+}
+
+// A large board's tasks on two workers, each of its two parts (the worker's split: one
+// piece's early placements forced, or left out) on one worker's table, task after task:
+// a task's rows are the sum of its two parts', handed on once both are counted. The first
+// part runs where the preview ran (``run``); the second, asked first, starts the second
+// worker at once.
+async function countParts(pool, text, serial, tasks, run, hand, signal) {
+  const runs = [run, {}];
+  const found = [[], []];
+  let failed = false;  // (the other part asks no more once one fails)
+  const part = async (p) => {
+    for (let k = 0; k < tasks.length && !failed; ++k) {
+      found[p][k] = await pool.ask(`board:${serial}:${p}:${k}`, "sweep", text, text,
+                                   {task: tasks[k], part: p}, signal, undefined,
+                                   {run: runs[p], waits: p === 0 || k > 0});
+      const other = found[1 - p][k];
+      if (other) {
+        hand({rows: other.rows.map(({labels, count}, x) => ({
+          labels, count: count + found[p][k].rows[x].count}))});
+      }
+    }
+  };
+  await Promise.all([part(1), part(0)].map((asked) => asked.catch((err) => {
+    failed = true;
+    throw err;
+  })));
 }
 
 // --- the design question: which sets of the candidates work --------------------------
