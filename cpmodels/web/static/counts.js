@@ -130,6 +130,9 @@ export function arithmetic(fields) {
 }
 
 let counted = 0;  // the counts asked: each count's questions are a kind of their own
+// The cells of a board whose count may be split between two workers (worker.js's
+// LARGE_BOARD, from which its splitOf splits a board).
+const SPLIT_CELLS = 48;
 
 // Where a sweep's tasks run, by the native sweep's rule (scheduling.py's tasks_stay_here,
 // cold: a worker other than the first starts on an empty table, and meets the sub-boards
@@ -159,10 +162,19 @@ export function tasksStayHere(first, last, left) {
 // the native sweep runs them in one process (two workers' tables would each meet the
 // sub-boards below the months: 7 million nodes against 4.3 million).
 export async function countBoard(pool, fields, onRows, signal) {
-  const text = JSON.stringify(boardInput(fields));
+  const input = boardInput(fields);
+  const text = JSON.stringify(input);
   const serial = ++counted;
-  const {fixed, split} = await pool.ask(`board:${serial}`, "sweep", text, text, {task: null},
-                                        signal);
+  const runs = [{}, {}];  // the workers the tasks run on (of each part), their tables warm
+  const made = pool.ask(`board:${serial}`, "sweep", text, text, {task: null}, signal,
+                        undefined, {run: runs[0]});
+  // A large board on two workers or more: a second worker makes the board's second part
+  // (worker.js's splitOf) beside the first, to count it at once if the board is split.
+  if (pool.size >= 2 && input.cells.length >= SPLIT_CELLS) {
+    pool.ask(`board:${serial}:second`, "sweep", text, text, {task: null, part: 1}, signal,
+             undefined, {run: runs[1]}).catch(() => {});
+  }
+  const {fixed, split} = await made;
   const labels = JSON.parse(text).labels;
   let tasks = [[]];
   for (const g of fixed) {
@@ -177,16 +189,18 @@ export async function countBoard(pool, fields, onRows, signal) {
     for (const {labels} of fresh) shown.add(labels.join("\n"));
     if (fresh.length) onRows(fresh);
   };
-  // The first task waits for the preview's worker (its engine loaded, its plan made and
-  // its search compiled): a worker started for it would take longer to begin.
-  const run = {};  // the worker the tasks run on, its table warm
+  // The preview and the first task wait for the worker that made the board (its engine
+  // loaded, its plan made and its search compiled): a worker started for it would take
+  // longer to begin.
+  const run = runs[0];
   const preview = fixed.length < labels.length
     ? [pool.ask(`board:${serial}:preview`, "sweep", text, text,
-                {task: tasks[0], preview: true}, signal, undefined, {run}).then(hand)]
+                {task: tasks[0], preview: true}, signal, undefined, {run, waits: true})
+      .then(hand)]
     : [];
   preview.forEach((asked) => asked.catch(() => {}));  // (awaited below)
-  if (split && pool.size >= 2 && tasks.length > 1) {
-    await Promise.all([...preview, countParts(pool, text, serial, tasks, run, hand, signal)]);
+  if (split && runs[1].slot && tasks.length > 1) {
+    await Promise.all([...preview, countParts(pool, text, serial, tasks, runs, hand, signal)]);
     return;
   }
   const task = (k) => pool.ask(`board:${serial}:${k}`, "sweep", text, text, {task: tasks[k]},
@@ -209,19 +223,17 @@ export async function countBoard(pool, fields, onRows, signal) {
 }
 
 // A large board's tasks on two workers, each of its two parts (the worker's split: one
-// piece's early placements forced, or left out) on one worker's table, task after task:
-// a task's rows are the sum of its two parts', handed on once both are counted. The first
-// part runs where the preview ran (``run``); the second, asked first, starts the second
-// worker at once.
-async function countParts(pool, text, serial, tasks, run, hand, signal) {
-  const runs = [run, {}];
+// piece's early placements forced, or left out) on one worker's table (``runs``: the one
+// that made the board and the one that made its second part), task after task: a task's
+// rows are the sum of its two parts', handed on once both are counted.
+async function countParts(pool, text, serial, tasks, runs, hand, signal) {
   const found = [[], []];
   let failed = false;  // (the other part asks no more once one fails)
   const part = async (p) => {
     for (let k = 0; k < tasks.length && !failed; ++k) {
       found[p][k] = await pool.ask(`board:${serial}:${p}:${k}`, "sweep", text, text,
                                    {task: tasks[k], part: p}, signal, undefined,
-                                   {run: runs[p], waits: p === 0 || k > 0});
+                                   {run: runs[p], waits: true});
       const other = found[1 - p][k];
       if (other) {
         hand({rows: other.rows.map(({labels, count}, x) => ({

@@ -308,7 +308,8 @@ const SECOND_PART = "\n(without the split's placements)";
 
 // The split of a large board's tasks between two workers, or null: the placements of one
 // piece that lie early in the scan (anchored, their first cell, before SPLIT_REACH times
-// the cells up to the fixed groups' last label). Every solution holds that piece once, so
+// the fixed groups' label cells, when those are the first cells of the scan, as the months
+// of calendar_week are its first two rows). Every solution holds that piece once, so
 // each task's count is the sum of two parts, each searched on a table of its own: the
 // first with one of those placements forced (a row each), the second on the board without
 // them (without()). Below the fixed groups' rows the two meet different sub-boards (the
@@ -322,15 +323,18 @@ function splitOf(board, made) {
       made.fixed.length === board.groups.length) return null;
   const {start, items} = made.options;
   const first = (o) => Math.min(...items.slice(start[o], start[o + 1]));
-  let last = -1;  // the fixed groups' last label cell (items: the cells in scan order first)
+  const holes = new Set();  // the fixed groups' label cells (items: the cells in scan order first)
   made.optionKind.forEach((kind, o) => {
     if (kind === 1 && made.fixed.includes(made.optionOwner[o])) {
       for (const item of items.slice(start[o], start[o + 1])) {
-        if (made.items.kind[item] === 0) last = Math.max(last, item);
+        if (made.items.kind[item] === 0) holes.add(item);
       }
     }
   });
-  const reach = Math.floor(SPLIT_REACH * (last + 1));
+  // ... the first cells of the scan, or no split (calendar_week_11's weekdays, in its first
+  // columns, are not: forced there, the placements' rows took 102 million nodes natively)
+  if (Math.max(...holes) + 1 !== holes.size) return null;
+  const reach = Math.floor(SPLIT_REACH * holes.size);
   let best = null;
   board.pieces.forEach((piece, p) => {
     if (piece.low !== 1 || piece.count !== 1) return;
