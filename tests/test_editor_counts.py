@@ -125,13 +125,10 @@ def test_the_editors_counts_come_from_the_engine_and_are_the_sweeps(browser, run
             context.close()
 
 
-# A worker of the editor's pool asked as counts.js asks it: the weekday board's fields made
-# into its sweep cover in the worker, then one task (a month's index) after another on the
-# worker's one table; each answer's rows and the nodes its search took.
-WORKER_TASKS = """async (months) => {
+# A worker started as the pool starts one (its engine loaded), in a page's function:
+# ``worker``, and ``reply()`` its next message; counts.js's ``boardInput``.
+A_WORKER = """
   const {boardInput} = await import("./static/counts.js");
-  const fields = await (await fetch("api/board/start/calendar_week")).json();
-  const text = JSON.stringify(boardInput(fields));
   const bytes = await (await fetch("static/engine/engine.wasm")).arrayBuffer();
   const worker = new Worker("static/engine/worker.js", {type: "module"});
   const replies = [];
@@ -144,6 +141,13 @@ WORKER_TASKS = """async (months) => {
   worker.postMessage({module: await WebAssembly.compile(bytes)});
   const loaded = await reply();
   if (!loaded.ready) throw new Error(loaded.error);
+"""
+# A worker of the editor's pool asked as counts.js asks it: the weekday board's fields made
+# into its sweep cover in the worker, then one task (a month's index) after another on the
+# worker's one table; each answer's rows and the nodes its search took.
+WORKER_TASKS = """async (months) => {""" + A_WORKER + """
+  const fields = await (await fetch("api/board/start/calendar_week")).json();
+  const text = JSON.stringify(boardInput(fields));
   const ask = async (id, args) => {
     worker.postMessage({id, op: "sweep", key: "week", plan: text, args});
     const {answer, error} = await reply();
@@ -323,3 +327,40 @@ def test_the_weekday_heatmap_on_two_workers_is_the_sweeps(browser, run_cli, tmp_
     assert got == want
     # each part's twelve months on a worker of its own
     assert sorted(parts for parts in asked if parts) == [[0] * 12, [1] * 12]
+
+
+# A worker asked, for each board, the groups its tasks fix and whether its count is split.
+SPLIT_SAID = """async (names) => {""" + A_WORKER + """
+  const said = [];
+  for (const [k, name] of names.entries()) {
+    const fields = await (await fetch(`api/board/start/${name}`)).json();
+    const text = JSON.stringify(boardInput(fields));
+    worker.postMessage({id: k, op: "sweep", key: name, plan: text, args: {task: null}});
+    const {answer, error} = await reply();
+    if (error) throw new Error(error);
+    said.push(answer);
+  }
+  worker.terminate();
+  return said;
+}"""
+
+
+def test_a_board_is_split_where_its_fixed_labels_come_first(browser):
+    """The split (worker.js's splitOf) of a large board whose tasks fix the labels of the
+    scan's first cells (calendar_week's months, its first two rows), not of one whose fixed
+    labels lie further (calendar_week_11's weekdays, in its first columns: the forced
+    placements' rows would search far more), nor of a board under 48 cells."""
+    if not plans.engine_built():
+        _needs_clang()
+    names = ["calendar_week", "calendar_week_11", "calendar_day"]
+    with running_server(create_app([SPECS / f"{name}.yaml" for name in names]),
+                        browser_engine=True) as url:
+        page = browser.new_page(viewport=LAPTOP)
+        try:
+            page.goto(f"{url}/edit.html")
+            page.wait_for_function(ENGINE_COUNTS, timeout=WAIT)
+            said = page.evaluate(SPLIT_SAID, names)
+        finally:
+            page.close()
+    assert said == [{"fixed": [0], "split": True}, {"fixed": [2], "split": False},
+                    {"fixed": [0], "split": False}]
