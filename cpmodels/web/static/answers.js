@@ -129,6 +129,13 @@ class Pool {
     }
   }
 
+  // Every worker of the pool made now, each loading the engine, rather than when a
+  // question first finds no free one: for a page whose counts start on them all at once
+  // (the editor's: a large board's two parts, counts.js).
+  fill() {
+    this.slots.forEach((slot, k) => { if (!slot) this.spawn(k); });
+  }
+
   // Ask a worker; a question of the same kind asked before is cancelled. One still
   // unanswered after the time limit ends its worker and is refused (504) with ``late``;
   // ``untimed`` asks without a limit (a question the page shows the progress of and can
