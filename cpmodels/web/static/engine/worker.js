@@ -183,7 +183,8 @@ class Answerer {
     // own, so as not to wait for the large one's memory.
     const single = oneWordLarge ? engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS}) : cover;
     return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies,
-            described: design ? described : null, split: part === 0 ? split : null};
+            described: design ? described : null, split: part === 0 ? split : null,
+            whole: made === whole};
   }
 
   // A task of a board's sweep (see the head of this file); with ``part`` (0 or 1, where
@@ -199,6 +200,8 @@ class Answerer {
     const began = performance.now();
     const board = this.cover(mine, (text) => this.board(text, {part: part ?? 0}), plan);
     const built = performance.now() - began;  // (0 when the board was made before)
+    // (a board with no split is the whole board under both keys: made once here)
+    if (part === 1 && board.whole && !this.covers.has(key)) this.covers.set(key, board);
     if (task === null) return {fixed: board.fixed, split: board.split !== null};
     if (preview) return {rows: [this.firstCombination(board, task)]};
     const prefix = board.fixed.map((g, k) => board.slack[g][task[k]]);
