@@ -13,9 +13,11 @@
 //        as tally items (made once per key), and task (a label index of each fixed group)
 //        tallied: {rows: [{labels, count}], spent} in sweep order, spent = {built, kernel,
 //        nodes}: the milliseconds the board took to make here (0 when made before) and
-//        the search took, and its nodes; task null: {fixed} (the groups the tasks fix)
-//        and no search; with preview, the one combination of the task and the first
-//        label of each free group (TallyPlan.preview_tasks).
+//        the search took, and its nodes; task null: {fixed, split} (the groups the tasks
+//        fix, and whether the board's count splits in two parts: splitOf) and no search;
+//        with preview, the one combination of the task and the first label of each free
+//        group (TallyPlan.preview_tasks); with part (0 or 1, on a board that splits), that
+//        part of the task's count alone, the two adding up to it.
 //   "cut" {glyphs} on a board drawn in the editor (plan: the JSON of {grid, cells, pieces,
 //        labels, sizes}): its laser cut file (engine.cutSheets), engraved in the glyph
 //        table glyphs (an ArrayBuffer; null: nothing engraved);
