@@ -125,13 +125,10 @@ def test_the_editors_counts_come_from_the_engine_and_are_the_sweeps(browser, run
             context.close()
 
 
-# A worker of the editor's pool asked as counts.js asks it: the weekday board's fields made
-# into its sweep cover in the worker, then one task (a month's index) after another on the
-# worker's one table; each answer's rows and the nodes its search took.
-WORKER_TASKS = """async (months) => {
+# A worker started as the pool starts one (its engine loaded), in a page's function:
+# ``worker``, and ``reply()`` its next message; counts.js's ``boardInput``.
+A_WORKER = """
   const {boardInput} = await import("./static/counts.js");
-  const fields = await (await fetch("api/board/start/calendar_week")).json();
-  const text = JSON.stringify(boardInput(fields));
   const bytes = await (await fetch("static/engine/engine.wasm")).arrayBuffer();
   const worker = new Worker("static/engine/worker.js", {type: "module"});
   const replies = [];
@@ -144,6 +141,13 @@ WORKER_TASKS = """async (months) => {
   worker.postMessage({module: await WebAssembly.compile(bytes)});
   const loaded = await reply();
   if (!loaded.ready) throw new Error(loaded.error);
+"""
+# A worker of the editor's pool asked as counts.js asks it: the weekday board's fields made
+# into its sweep cover in the worker, then one task (a month's index) after another on the
+# worker's one table; each answer's rows and the nodes its search took.
+WORKER_TASKS = """async (months) => {""" + A_WORKER + """
+  const fields = await (await fetch("api/board/start/calendar_week")).json();
+  const text = JSON.stringify(boardInput(fields));
   const ask = async (id, args) => {
     worker.postMessage({id, op: "sweep", key: "week", plan: text, args});
     const {answer, error} = await reply();
@@ -263,3 +267,101 @@ def test_a_sweeps_tasks_stay_on_one_workers_table_as_the_native_sweeps_do(browse
     assert quick == [0] * 6 and week == [0] * 12
     # (the third goes to the warm worker, free then; the fourth, asked with it, to the other)
     assert long[:4] == [0, 0, 0, 1] and set(long) == {0, 1}
+
+
+# The page told it has two cores and the memory for two workers (answers.js's poolSize).
+TWO_WORKERS = """
+Object.defineProperty(Navigator.prototype, "hardwareConcurrency", {get: () => 2});
+Object.defineProperty(Navigator.prototype, "deviceMemory", {get: () => 8});
+"""
+# Each task's part (0 or 1, or none) each worker was asked, by the page's workers.
+PARTS_ASKED = """
+(() => {
+  const Native = window.Worker;
+  const asked = [];
+  Object.defineProperty(window, "partsAsked", {value: asked});
+  window.Worker = class extends Native {
+    constructor(url, options) {
+      super(url, options);
+      const mine = [];
+      asked.push(mine);
+      const post = this.postMessage.bind(this);
+      this.postMessage = (message, ...rest) => {
+        const args = message && message.args;
+        if (message.op === "sweep" && args && args.task && !args.preview) {
+          mine.push(args.part === undefined ? null : args.part);
+        }
+        post(message, ...rest);
+      };
+    }
+  };
+})();
+"""
+
+
+def test_the_weekday_heatmap_on_two_workers_is_the_sweeps(browser, run_cli, tmp_path):
+    """On a device of two cores, the weekday calendar's heatmap is counted in two parts, one
+    a worker (worker.js's splitOf: one piece's early placements forced, or left out), each
+    month's rows the sum of its two parts': every row is ``cpmodels sweep``'s."""
+    if not plans.engine_built():
+        _needs_clang()
+    week = SPECS / "calendar_week.yaml"
+    want = sweep_rows(run_cli, week, tmp_path)
+    assert len(want) == 2604
+    with running_server(create_app([week]), browser_engine=True) as url:
+        page = browser.new_page(viewport=LAPTOP)
+        page.add_init_script(TWO_WORKERS)
+        page.add_init_script(PARTS_ASKED)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        try:
+            page.goto(f"{url}/edit.html")
+            page.wait_for_function(ENGINE_COUNTS, timeout=WAIT)
+            page.select_option("#start", "calendar_week")
+            page.wait_for_function("document.querySelector('#name').value === 'calendar_week'")
+            page.wait_for_function(DONE, timeout=4 * WAIT)
+            got = counted(page)
+            asked = page.evaluate("window.partsAsked")
+        finally:
+            page.close()
+    assert errors == []
+    assert got == want
+    # each part's twelve months on a worker of its own
+    assert sorted(parts for parts in asked if parts) == [[0] * 12, [1] * 12]
+
+
+# A worker asked, for each board, the groups its tasks fix and whether its count is split.
+SPLIT_SAID = """async (names) => {""" + A_WORKER + """
+  const said = [];
+  for (const [k, name] of names.entries()) {
+    const fields = await (await fetch(`api/board/start/${name}`)).json();
+    const text = JSON.stringify(boardInput(fields));
+    worker.postMessage({id: k, op: "sweep", key: name, plan: text, args: {task: null}});
+    const {answer, error} = await reply();
+    if (error) throw new Error(error);
+    said.push(answer);
+  }
+  worker.terminate();
+  return said;
+}"""
+
+
+def test_a_board_is_split_where_its_fixed_labels_come_first(browser):
+    """The split (worker.js's splitOf) of a large board whose tasks fix the labels of the
+    scan's first cells (calendar_week's months, its first two rows), not of one whose fixed
+    labels lie further (calendar_week_11's weekdays, in its first columns: the forced
+    placements' rows would search far more), nor of a board under 48 cells."""
+    if not plans.engine_built():
+        _needs_clang()
+    names = ["calendar_week", "calendar_week_11", "calendar_day"]
+    with running_server(create_app([SPECS / f"{name}.yaml" for name in names]),
+                        browser_engine=True) as url:
+        page = browser.new_page(viewport=LAPTOP)
+        try:
+            page.goto(f"{url}/edit.html")
+            page.wait_for_function(ENGINE_COUNTS, timeout=WAIT)
+            said = page.evaluate(SPLIT_SAID, names)
+        finally:
+            page.close()
+    assert said == [{"fixed": [0], "split": True}, {"fixed": [2], "split": False},
+                    {"fixed": [0], "split": False}]

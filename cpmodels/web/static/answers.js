@@ -129,13 +129,20 @@ class Pool {
     }
   }
 
+  // Every worker of the pool made now, each loading the engine, rather than when a
+  // question first finds no free one: for a page whose counts start on them all at once
+  // (the editor's: a large board's two parts, counts.js).
+  fill() {
+    this.slots.forEach((slot, k) => { if (!slot) this.spawn(k); });
+  }
+
   // Ask a worker; a question of the same kind asked before is cancelled. One still
   // unanswered after the time limit ends its worker and is refused (504) with ``late``;
   // ``untimed`` asks without a limit (a question the page shows the progress of and can
   // stop, such as a design's sets). ``run``: an object the questions of a run share (a
   // sweep's tasks): each goes to the worker that took the run's last one when that worker
-  // is free (its table holds what they share), or with ``waits`` waits for it, and
-  // run.slot is the worker that takes it.
+  // is free (its table holds what they share), or with ``waits`` waits for it (the
+  // questions after it may start meanwhile), and run.slot is the worker that takes it.
   ask(kind, op, key, plan, args, signal, late = `no answer within ${this.timeLimit} s; try again`,
       {untimed = false, run = null, waits = false} = {}) {
     return new Promise((resolve, reject) => {
@@ -186,21 +193,27 @@ class Pool {
   }
 
   pump() {
-    while (this.waiting.length) {
+    for (let at = 0; at < this.waiting.length;) {
+      const question = this.waiting[at];
       // a question whose signal ended is not started: a stop that ends thousands of them
       // (a design's sets) ends each running one's worker once, not a new worker each
-      if (this.waiting[0].signal?.aborted) {
-        this.waiting.shift().reject(new Cancelled());
+      if (question.signal?.aborted) {
+        this.waiting.splice(at, 1);
+        question.reject(new Cancelled());
         continue;
       }
       // the run's last worker when it is free (a question that waits for it: when it is
-      // there), else a free worker that has made the question's plan, else any free one,
-      // else a new one; a question for the plan alone waits for a busy worker that has met
-      // it rather than start one that would fetch the engine's script and make the plan again
-      const {message: {key, op}, run, waits} = this.waiting[0];
+      // there, the questions after it going on meanwhile), else a free worker that has
+      // made the question's plan, else any free one, else a new one; a question for the
+      // plan alone waits for a busy worker that has met it rather than start one that
+      // would fetch the engine's script and make the plan again
+      const {message: {key, op}, run, waits} = question;
       const met = (s) => s && key !== null && s.keys.has(key);
       const last = run && run.slot && this.slots.includes(run.slot) ? run.slot : null;
-      if (last && last.question && waits) return;
+      if (last && last.question && waits) {
+        at += 1;
+        continue;
+      }
       let k = last && !last.question ? this.slots.indexOf(last) : -1;
       if (k < 0) k = this.slots.findIndex((s) => met(s) && !s.question);
       if (k < 0 && op === "plan" && this.slots.some(met)) return;
@@ -208,7 +221,7 @@ class Pool {
       if (k < 0) k = this.slots.indexOf(null);
       if (k < 0) return;
       const slot = this.slots[k] || this.spawn(k);
-      const question = this.waiting.shift();
+      this.waiting.splice(at, 1);
       if (key !== null) slot.keys.add(key);
       if (question.run) question.run.slot = slot;
       slot.question = question;

@@ -130,6 +130,9 @@ export function arithmetic(fields) {
 }
 
 let counted = 0;  // the counts asked: each count's questions are a kind of their own
+// The cells of a board whose count may be split between two workers (worker.js's
+// LARGE_BOARD, from which its splitOf splits a board).
+const SPLIT_CELLS = 48;
 
 // Where a sweep's tasks run, by the native sweep's rule (scheduling.py's tasks_stay_here,
 // cold: a worker other than the first starts on an empty table, and meets the sub-boards
@@ -154,15 +157,26 @@ export function tasksStayHere(first, last, left) {
 
 // Every label combination's count of the board, from the pool's workers: onRows(rows)
 // with each task's rows ({labels, count}, labels in group order) as the task ends. Ends
-// when all are counted; an aborted signal ends its workers' searches (AbortError). The
-// tasks run as tasksStayHere says: on the weekday calendar all on one worker's table, as
-// the native sweep runs them in one process (two workers' tables would each meet the
-// sub-boards below the months: 7 million nodes against 4.3 million).
+// when all are counted; an aborted signal ends its workers' searches (AbortError). On
+// two workers, a large board that the worker splits (the weekday calendar) is counted in
+// its two parts, one a worker (countParts: 2.5 million nodes on each table against 4.3
+// million on one); else the tasks run as tasksStayHere says: on the weekday calendar all
+// on one worker's table, as the native sweep runs them in one process (two workers'
+// tables would each meet the sub-boards below the months: 7 million nodes in all).
 export async function countBoard(pool, fields, onRows, signal) {
-  const text = JSON.stringify(boardInput(fields));
+  const input = boardInput(fields);
+  const text = JSON.stringify(input);
   const serial = ++counted;
-  const {fixed} = await pool.ask(`board:${serial}`, "sweep", text, text, {task: null},
-                                 signal);
+  const runs = [{}, {}];  // the workers the tasks run on (of each part), their tables warm
+  const made = pool.ask(`board:${serial}`, "sweep", text, text, {task: null}, signal,
+                        undefined, {run: runs[0]});
+  // A large board on two workers or more: a second worker makes the board's second part
+  // (worker.js's splitOf) beside the first, to count it at once if the board is split.
+  if (pool.size >= 2 && input.cells.length >= SPLIT_CELLS) {
+    pool.ask(`board:${serial}:second`, "sweep", text, text, {task: null, part: 1}, signal,
+             undefined, {run: runs[1]}).catch(() => {});
+  }
+  const {fixed, split} = await made;
   const labels = JSON.parse(text).labels;
   let tasks = [[]];
   for (const g of fixed) {
@@ -177,14 +191,20 @@ export async function countBoard(pool, fields, onRows, signal) {
     for (const {labels} of fresh) shown.add(labels.join("\n"));
     if (fresh.length) onRows(fresh);
   };
-  // The first task waits for the preview's worker (its engine loaded, its plan made and
-  // its search compiled): a worker started for it would take longer to begin.
-  const run = {};  // the worker the tasks run on, its table warm
+  // The preview and the first task wait for the worker that made the board (its engine
+  // loaded, its plan made and its search compiled): a worker started for it would take
+  // longer to begin.
+  const run = runs[0];
   const preview = fixed.length < labels.length
     ? [pool.ask(`board:${serial}:preview`, "sweep", text, text,
-                {task: tasks[0], preview: true}, signal, undefined, {run}).then(hand)]
+                {task: tasks[0], preview: true}, signal, undefined, {run, waits: true})
+      .then(hand)]
     : [];
   preview.forEach((asked) => asked.catch(() => {}));  // (awaited below)
+  if (split && runs[1].slot && tasks.length > 1) {
+    await Promise.all([...preview, countParts(pool, text, serial, tasks, runs, hand, signal)]);
+    return;
+  }
   const task = (k) => pool.ask(`board:${serial}:${k}`, "sweep", text, text, {task: tasks[k]},
                                signal, undefined, {run, waits: k === 0});
   // each next task asked before the rows of the one before are shown (the worker does not
@@ -202,6 +222,31 @@ export async function countBoard(pool, fields, onRows, signal) {
   }
   const rest = tasks.slice(k).map((_, j) => task(k + j).then(hand));
   await Promise.all([...preview, ...rest]);
+}
+
+// A large board's tasks on two workers, each of its two parts (the worker's split: one
+// piece's early placements forced, or left out) on one worker's table (``runs``: the one
+// that made the board and the one that made its second part), task after task: a task's
+// rows are the sum of its two parts', handed on once both are counted.
+async function countParts(pool, text, serial, tasks, runs, hand, signal) {
+  const found = [[], []];
+  let failed = false;  // (the other part asks no more once one fails)
+  const part = async (p) => {
+    for (let k = 0; k < tasks.length && !failed; ++k) {
+      found[p][k] = await pool.ask(`board:${serial}:${p}:${k}`, "sweep", text, text,
+                                   {task: tasks[k], part: p}, signal, undefined,
+                                   {run: runs[p], waits: true});
+      const other = found[1 - p][k];
+      if (other) {
+        hand({rows: other.rows.map(({labels, count}, x) => ({
+          labels, count: count + found[p][k].rows[x].count}))});
+      }
+    }
+  };
+  await Promise.all([part(1), part(0)].map((asked) => asked.catch((err) => {
+    failed = true;
+    throw err;
+  })));
 }
 
 // --- the design question: which sets of the candidates work --------------------------

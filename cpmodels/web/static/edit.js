@@ -908,7 +908,9 @@ async function init() {
   if (onStaticSite()) $("make").textContent = "Laser cut file (SVG)";
   engine = openPool();
   engine.then((pool) => {
-    if (pool) $("answers-by").textContent = footerText(pool.size, onStaticSite());
+    if (!pool) return;
+    $("answers-by").textContent = footerText(pool.size, onStaticSite());
+    pool.fill();  // (a large board's count starts on two workers at once: counts.js)
   });
   const [specs] = await Promise.all([getJson("api/specs"), loadDrawings()]);
   for (const s of specs.specs) {  // by title, as the play page lists them

@@ -13,9 +13,11 @@
 //        as tally items (made once per key), and task (a label index of each fixed group)
 //        tallied: {rows: [{labels, count}], spent} in sweep order, spent = {built, kernel,
 //        nodes}: the milliseconds the board took to make here (0 when made before) and
-//        the search took, and its nodes; task null: {fixed} (the groups the tasks fix)
-//        and no search; with preview, the one combination of the task and the first
-//        label of each free group (TallyPlan.preview_tasks).
+//        the search took, and its nodes; task null: {fixed, split} (the groups the tasks
+//        fix, and whether the board's count splits in two parts: splitOf) and no search;
+//        with preview, the one combination of the task and the first label of each free
+//        group (TallyPlan.preview_tasks); with part (0 or 1, on a board that splits), that
+//        part of the task's count alone, the two adding up to it.
 //   "cut" {glyphs} on a board drawn in the editor (plan: the JSON of {grid, cells, pieces,
 //        labels, sizes}): its laser cut file (engine.cutSheets), engraved in the glyph
 //        table glyphs (an ArrayBuffer; null: nothing engraved);
@@ -155,11 +157,14 @@ class Answerer {
 
   // A board's sweep cover made and laid out by the core, its slack options by group (with
   // ``design``, for a design question's sets: a table for their counts to share).
-  board(text, {design = false} = {}) {
+  board(text, {design = false, part = null} = {}) {
     const board = JSON.parse(text);
     const {cells, groups, labels} = board;
     const engine = this.engine;
-    const made = engine.sweepCover(board);
+    const whole = engine.sweepCover(board);
+    const split = design ? null : splitOf(board, whole);
+    // (the second part's cover: the split piece's early placements left out)
+    const made = part === 1 && split ? without(whole, new Set(split)) : whole;
     const slackItems = [];
     made.items.kind.forEach((kind, i) => { if (kind === 2) slackItems.push(i); });
     const fixed = made.fixed;
@@ -180,19 +185,26 @@ class Answerer {
     // own, so as not to wait for the large one's memory.
     const single = oneWordLarge ? engine.load(plan, {tableSlots: SINGLE_TABLE_SLOTS}) : cover;
     return {cover, single, fixed, free, slack, labels, leftOut, tallies: plan.tally.tallies,
-            described: design ? described : null};
+            described: design ? described : null, split: part === 0 ? split : null,
+            whole: made === whole};
   }
 
-  sweep(key, plan, task, preview = false) {
-    if (!this.covers.has(key) && this.covers.size) {  // a new board: the old ones let go
+  // A task of a board's sweep (see the head of this file); with ``part`` (0 or 1, where
+  // the board has a split: splitOf), that part of its count alone: the two add up to it.
+  sweep(key, plan, task, preview = false, part = null) {
+    const mine = part === 1 ? `${key}${SECOND_PART}` : key;
+    if (!this.covers.has(mine) && ![key, `${key}${SECOND_PART}`].some((k) => this.covers.has(k)) &&
+        this.covers.size) {  // a new board: the old ones let go
       const first = this.covers.values().next().value;
       (first.cover || first).release();
       this.covers.clear();
     }
     const began = performance.now();
-    const board = this.cover(key, (text) => this.board(text), plan);
+    const board = this.cover(mine, (text) => this.board(text, {part: part ?? 0}), plan);
     const built = performance.now() - began;  // (0 when the board was made before)
-    if (task === null) return {fixed: board.fixed};
+    // (a board with no split is the whole board under both keys: made once here)
+    if (part === 1 && board.whole && !this.covers.has(key)) this.covers.set(key, board);
+    if (task === null) return {fixed: board.fixed, split: board.split !== null};
     if (preview) return {rows: [this.firstCombination(board, task)]};
     const prefix = board.fixed.map((g, k) => board.slack[g][task[k]]);
     // The browser runs a search's first call as compiled at once, and a faster build of it
@@ -200,11 +212,16 @@ class Answerer {
     // is led by a small search of its own (its first combination), so that the task's long
     // call runs the faster build.
     if (!this.searched) this.firstCombination(board, task);
+    // the first part: each early placement of the split piece forced in a row of its own
+    const prefixes = part === 0 ? board.split.map((o) => [...prefix, o]) : [prefix];
     const nodes = board.cover.nodes;
     const start = performance.now();
-    const {rows, masks} = board.cover.tally([prefix]);
+    const {rows, masks} = board.cover.tally(prefixes);
     const spent = {built, kernel: performance.now() - start, nodes: board.cover.nodes - nodes};
-    return {rows: taskRows(board, task, rows[0], masks[0]), spent};
+    const found = rows.map((row, r) => taskRows(board, task, row, masks[r]));
+    const sum = found[0].map(({labels}, x) => ({
+      labels, count: found.reduce((n, one) => n + one[x].count, 0)}));
+    return {rows: sum, spent};
   }
 
   // The count of a puzzle's position (forced: its options). The browser runs a long call
@@ -231,7 +248,7 @@ class Answerer {
   }
 
   answer({op, key, plan, args}) {
-    if (op === "sweep") return this.sweep(key, plan, args.task, args.preview);
+    if (op === "sweep") return this.sweep(key, plan, args.task, args.preview, args.part ?? null);
     if (op === "sets") return this.designing.designSets(this, key, plan, args);
     if (op === "design") return this.designing.decide(this, key, plan, args, taskRows);
     if (op === "fits") return {nowhere: nowhere(this.engine, JSON.parse(plan))};
@@ -287,6 +304,70 @@ function taskRows({fixed, free, slack, labels, tallies}, task, row, mask) {
   };
   visit(0);
   return out;
+}
+
+// --- a large board's sweep split between two workers ------------------------------------
+
+// The second part's cover is kept under the board's key and this (a worker keeps both).
+const SECOND_PART = "\n(without the split's placements)";
+
+// The split of a large board's tasks between two workers, or null: the placements of one
+// piece that lie early in the scan (anchored, their first cell, before SPLIT_REACH times
+// the fixed groups' label cells, when those are the first cells of the scan, as the months
+// of calendar_week are its first two rows). Every solution holds that piece once, so
+// each task's count is the sum of two parts, each searched on a table of its own: the
+// first with one of those placements forced (a row each), the second on the board without
+// them (without()). Below the fixed groups' rows the two meet different sub-boards (the
+// piece placed there or not), so the two tables share little: on calendar_week (V5, 54
+// placements) 2.45 and 2.51 million nodes, against 4.30 million on one table and 7.6
+// million for the tasks dealt to two tables. The piece: one placed exactly once (count
+// and low 1), the most cells, then the fewest such placements (the first on a tie).
+const SPLIT_REACH = 1.6;
+function splitOf(board, made) {
+  if (board.cells.length < LARGE_BOARD || !made.fixed.length ||
+      made.fixed.length === board.groups.length) return null;
+  const {start, items} = made.options;
+  const first = (o) => Math.min(...items.slice(start[o], start[o + 1]));
+  const holes = new Set();  // the fixed groups' label cells (items: the cells in scan order first)
+  made.optionKind.forEach((kind, o) => {
+    if (kind === 1 && made.fixed.includes(made.optionOwner[o])) {
+      for (const item of items.slice(start[o], start[o + 1])) {
+        if (made.items.kind[item] === 0) holes.add(item);
+      }
+    }
+  });
+  // ... the first cells of the scan, or no split (calendar_week_11's weekdays, in its first
+  // columns, are not: forced there, the placements' rows took 102 million nodes natively)
+  if (Math.max(...holes) + 1 !== holes.size) return null;
+  const reach = Math.floor(SPLIT_REACH * holes.size);
+  let best = null;
+  board.pieces.forEach((piece, p) => {
+    if (piece.low !== 1 || piece.count !== 1) return;
+    const mine = [];
+    made.optionKind.forEach((kind, o) => { if (kind === 0 && made.optionOwner[o] === p) mine.push(o); });
+    const early = mine.filter((o) => first(o) < reach);
+    if (!early.length || early.length === mine.length) return;
+    const size = piece.cells.length;
+    if (!best || size > best.size || (size === best.size && early.length < best.early.length)) {
+      best = {size, early};
+    }
+  });
+  return best && best.early;
+}
+
+// A board's cover (engine.sweepCover's) without the options ``drop``.
+function without(made, drop) {
+  const {start, items} = made.options;
+  const options = {start: [0], items: []};
+  const optionKind = [], optionOwner = [];
+  made.optionKind.forEach((kind, o) => {
+    if (drop.has(o)) return;
+    options.items.push(...items.slice(start[o], start[o + 1]));
+    options.start.push(options.items.length);
+    optionKind.push(kind);
+    optionOwner.push(made.optionOwner[o]);
+  });
+  return {...made, options, optionKind, optionOwner};
 }
 
 // --- a board drawn in the editor, played from its link -----------------------------------
