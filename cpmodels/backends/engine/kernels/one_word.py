@@ -64,8 +64,8 @@ def split_one_word(task: np.ndarray | memoryview, L: OneWord) -> list[int] | Non
     those anchored at the first empty cell it leaves whose cells and piece are free, in
     ascending order (the general layout's step, without the cover's compilation); None
     when the task fills the board (the general layout's step: a piece left out)."""
-    found = _native.split_one_word(_rows(task), L)
-    return None if found is None else [int(o) for o in found]
+    found: list[int] | None = _native.split_one_word(_rows(task), L)
+    return found
 
 
 def tally_one_word(prefixes: np.ndarray, L: OneWord, T: OneTallies, table: Table,

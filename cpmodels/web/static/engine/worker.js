@@ -193,8 +193,8 @@ class Answerer {
   // the board has a split: splitOf), that part of its count alone: the two add up to it.
   sweep(key, plan, task, preview = false, part = null) {
     const mine = part === 1 ? `${key}${SECOND_PART}` : key;
-    if (!this.covers.has(mine) && ![key, `${key}${SECOND_PART}`].some((k) => this.covers.has(k)) &&
-        this.covers.size) {  // a new board: the old ones let go
+    if (this.covers.size && ![key, `${key}${SECOND_PART}`].some((k) => this.covers.has(k))) {
+      // a new board: the old ones let go
       const first = this.covers.values().next().value;
       (first.cover || first).release();
       this.covers.clear();
