@@ -309,6 +309,29 @@ def test_calendar_week_tallied_by_weekday(page):
              kernels=("tally_one_word", "exists_two_words"))
 
 
+# A one-word board whose tally has 27 units (21 label groups of two, one a column, and 6
+# straight pieces of 1 to 6 cells): too many for rows of two words, so the browser's tally
+# keeps rows of three in its one search of both widths (choice.hpp's TALLY_ONE_SEARCH), as
+# the native tally does in its search of rows of three.
+MANY_UNITS = ("kind: calendar\nname: many_units\nboard:\n"
+              f'  - "{" ".join(f"a{i}" for i in range(21))}"\n'
+              f'  - "{" ".join(f"b{i}" for i in range(21))}"\n'
+              "groups:\n" + "".join(f"  g{i}: [a{i}, b{i}]\n" for i in range(21)) +
+              "pieces:\n" + "".join(f"  - {{name: I{k}, cells: {[[0, j] for j in range(k)]}}}\n"
+                                    for k in range(1, 7)))
+
+
+def test_a_tally_of_too_many_units_for_rows_of_two(page, tmp_path):
+    cover, slack = sweep_cover(_spec(tmp_path, MANY_UNITS))
+    session = EngineSession(cover, tally_items=(slack[-1],))
+    layout, _, _ = session.searches._one_word_tally(None)
+    units = int(layout.all_pieces) | int(layout.slack) | int(np.bitwise_or.reduce(
+        layout.opt_piece))
+    assert units.bit_length() == 27 > 24
+    _compare(page, session, [(), *session.branches()],
+             kernels=("tally_one_word", "exists_two_words"))
+
+
 def test_a_triangle_calendar(page, tmp_path):
     cover, slack = sweep_cover(_spec(tmp_path, TRIANGLE))
     session = EngineSession(cover, tally_items=tuple(slack))

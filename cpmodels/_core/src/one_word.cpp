@@ -71,18 +71,30 @@ inline word most_kept(const CountTable&) { return ~(word)0; }
 #endif
 const unsigned NARROW_UNITS = CPCORE_NARROW_UNITS;  // the most units rows of two hold
 
-struct NarrowKey {
+// The key of a row whose second word holds the units used under the value (``units``
+// their mask), or (``units`` every bit: a row of three words) the units used alone.
+struct UnitsKey {
     word cells, used, h, units;
 
     word hash() const { return h; }
     bool same(const word* row) const { return row[0] == cells && (row[1] & units) == used; }
-    void write(word* row) const { row[0] = cells; }  // (row[1], the value, is put's)
+    void write(word* row) const {  // (in a row of two, row[1] holds the value: put's)
+        row[0] = cells;
+        if (units == ~(word)0) row[1] = used;
+    }
 };
 
-struct NarrowRows : Rows<2> {
-    unsigned shift;  // the units' bits
+// Rows whose value lies ``shift`` bits up, above the units used: NarrowRows (Stride 2),
+// and SizedRows (Stride 0), which TALLY_ONE_SEARCH's one search reads whatever the width
+// (WebAssembly's tally): rows of two words as NarrowRows', or of three as CountTable's
+// (shift 0, units every bit: the second word the units used, the third the value).
+template <uint64_t Stride>
+struct ShiftedRows : Rows<Stride> {
+    unsigned shift;  // the units' bits (0: rows of three)
     word units;      // their mask
 };
+typedef ShiftedRows<2> NarrowRows;
+typedef ShiftedRows<0> SizedRows;
 
 inline NarrowRows narrow_table(const cpcore_one_word_table& t, unsigned bits) {
     NarrowRows table{{t.keys, nullptr, t.arena, t.stats, t.n_slots, 2, 2, t.arena_size,
@@ -90,16 +102,28 @@ inline NarrowRows narrow_table(const cpcore_one_word_table& t, unsigned bits) {
     table.grown();
     return table;
 }
-inline __attribute__((always_inline)) word find(const NarrowRows& table, word h, word cells,
-                                                word used) {
-    return table.value(table.slot(NarrowKey{cells, used, h, table.units})) >> table.shift;
+// ``bits`` the units' (rows of two words), or 0 (rows of three).
+inline SizedRows sized_table(const cpcore_one_word_table& t, unsigned bits) {
+    const uint64_t width = bits != 0 ? 2 : 3;
+    SizedRows table{{t.keys, t.keys + width - 1, t.arena, t.stats, t.n_slots, width, width,
+                     t.arena_size, t.n_slots}, bits,
+                    bits != 0 ? ((word)1 << bits) - 1 : ~(word)0};
+    table.grown();
+    return table;
 }
-inline word most_kept(const NarrowRows& table) { return ~(word)0 >> table.shift; }
-inline __attribute__((always_inline)) void keep(NarrowRows& table, word h, word cells,
+template <uint64_t Stride>
+inline __attribute__((always_inline)) word find(const ShiftedRows<Stride>& table, word h,
+                                                word cells, word used) {
+    return table.value(table.slot(UnitsKey{cells, used, h, table.units})) >> table.shift;
+}
+template <uint64_t Stride>
+inline word most_kept(const ShiftedRows<Stride>& table) { return ~(word)0 >> table.shift; }
+template <uint64_t Stride>
+inline __attribute__((always_inline)) void keep(ShiftedRows<Stride>& table, word h, word cells,
                                                 word used, word v) {
     CPCORE_ASSERT(v != 0 && v <= most_kept(table) && (used & ~table.units) == 0);
     const word u = table.units;
-    table.put(NarrowKey{cells, used, h, u}, (v << table.shift) | used,
+    table.put(UnitsKey{cells, used, h, u}, (v << table.shift) | (table.shift != 0 ? used : 0),
               [u](const word* r) { return count_hash(r[0], r[1] & u); });
 }
 
@@ -723,7 +747,13 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
     const bool by_vectors = count_walks_by_vectors(L.start[64 * L.n_pieces]);
     if (by_vectors) unit_bits(Runs{L.start, L.masks, L.n_pieces}, unit_at);
     const word* vectors = by_vectors ? unit_at : nullptr;
-    if (TALLY_NARROW_ROWS && bits <= NARROW_UNITS && t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS))) {
+    const bool narrow = TALLY_NARROW_ROWS && bits <= NARROW_UNITS &&
+                        t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS));
+    if constexpr (TALLY_ONE_SEARCH) {
+        SizedRows table = sized_table(*t, narrow ? (bits != 0 ? bits : 1) : 0);
+        tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
+                   scratch, stop, vectors);
+    } else if (narrow) {
         NarrowRows table = narrow_table(*t, bits);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
                    scratch, stop, vectors);

@@ -227,15 +227,22 @@ export async function countBoard(pool, fields, onRows, signal) {
 // A large board's tasks on two workers, each of its two parts (the worker's split: one
 // piece's early placements forced, or left out) on one worker's table (``runs``: the one
 // that made the board and the one that made its second part), task after task: a task's
-// rows are the sum of its two parts', handed on once both are counted.
+// rows are the sum of its two parts', handed on once both are counted. Each next task is
+// asked before the rows of the one before are shown (the worker does not wait for the
+// drawing).
 async function countParts(pool, text, serial, tasks, runs, hand, signal) {
   const found = [[], []];
   let failed = false;  // (the other part asks no more once one fails)
   const part = async (p) => {
+    const ask = (k) => pool.ask(`board:${serial}:${p}:${k}`, "sweep", text, text,
+                                {task: tasks[k], part: p}, signal, undefined,
+                                {run: runs[p], waits: true});
+    let next = ask(0);
     for (let k = 0; k < tasks.length && !failed; ++k) {
-      found[p][k] = await pool.ask(`board:${serial}:${p}:${k}`, "sweep", text, text,
-                                   {task: tasks[k], part: p}, signal, undefined,
-                                   {run: runs[p], waits: true});
+      const asked = next;
+      next = k + 1 < tasks.length ? ask(k + 1) : null;
+      next?.catch(() => {});  // (awaited in turn, unless this one fails first)
+      found[p][k] = await asked;
       const other = found[1 - p][k];
       if (other) {
         hand({rows: other.rows.map(({labels, count}, x) => ({

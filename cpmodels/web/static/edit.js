@@ -594,7 +594,9 @@ function questionEdited() {
   $("designsummary").textContent = "the board, the candidates or the sets asked for changed: ask again";
 }
 
-function edited() {
+// The board changed: its counts and checks begin again, 120 ms after the last of a run of
+// drawn changes, or at once (``atOnce``) for a board loaded whole.
+function edited(atOnce = false) {
   generation += 1;
   revealNext = false; notify("");
   if (painting === null) commit();
@@ -607,7 +609,7 @@ function edited() {
   questionEdited();
   markChosenSet();
   clearTimeout(pending);
-  pending = setTimeout(check, 120);
+  pending = setTimeout(check, atOnce ? 0 : 120);
 }
 
 async function check() {
@@ -868,7 +870,7 @@ function load(fields) {
   showSize();
   $("name").value = state.name;
   const had = edits.shown !== null && hadWork(JSON.parse(edits.shown));
-  drawPieces(); loadPools(); edited();
+  drawPieces(); loadPools(); edited(true);
   if (had) notify("The board you had was replaced; Undo (Ctrl+Z) brings it back.");
   revealNext = true;
 }

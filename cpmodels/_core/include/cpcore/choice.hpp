@@ -58,13 +58,18 @@ const uint64_t COUNT_VECTOR_OPTIONS = 4096;  // ... for a layout of at most so m
 const bool REACH_WALKS_BY_VECTORS = COUNT_WALKS_BY_VECTORS;
 
 // Whether a tally keeps rows of two words where its units fit (one_word.cpp's NarrowRows:
-// calendar_week's sweep 248 MB peak against 330, the same CPU): natively. WebAssembly keeps
-// rows of three: the narrow rows' search is a second copy of the tally's code, 13 KB more
-// of engine.wasm, which a first visit fetches.
-#if defined(__wasm__)
-const bool TALLY_NARROW_ROWS = false;
-#else
+// calendar_week's sweep 248 MB peak against 330, the same CPU): always.
+// How (TALLY_ONE_SEARCH): natively a search for each width of row (NarrowRows, CountTable),
+// the widths template constants; in WebAssembly one search whose rows' width is the
+// table's own (SizedRows): a second copy of the tally's code is 13 KB more of engine.wasm,
+// which a first visit fetches. Rows of two words there keep the editor's weekday heatmap
+// in 64 MB of rows a worker where rows of three took 96 MB, pages the browser has the
+// system zero as the table grows (docs/web.md).
 const bool TALLY_NARROW_ROWS = true;
+#if defined(__wasm__) || defined(CPCORE_TALLY_ONE_SEARCH)
+const bool TALLY_ONE_SEARCH = true;
+#else
+const bool TALLY_ONE_SEARCH = false;
 #endif
 
 // Whether the one-word count of a layout of ``n_options`` options (in its runs) walks its
