@@ -566,9 +566,10 @@ def core_struct(name: str, **values) -> ctypes.Structure:
     return made
 
 
-def core_library(tmp_path_factory, source: str) -> ctypes.CDLL:
+def core_library(tmp_path_factory, source: str, defines: tuple[str, ...] = ()) -> ctypes.CDLL:
     """One of the core's sources (``src/SOURCE``) built alone, freestanding, as a shared
-    library, to call its entry points over buffers the test gives, each typed as entry.h
+    library (``defines``: the compiler's -D options too), to call its entry points over
+    buffers the test gives, each typed as entry.h
     declares it (skips with no C++ compiler). Under tests/test_sanitized.py (which sets
     CPMODELS_TEST_SANITIZED=1 in its subprocess, the sanitizer runtimes preloaded) it is built
     with them and its invariants checked, so that a word read or written past a buffer is
@@ -581,7 +582,8 @@ def core_library(tmp_path_factory, source: str) -> ctypes.CDLL:
     checked = (["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g",
                 "-DCPCORE_DEBUG"] if os.environ.get("CPMODELS_TEST_SANITIZED") == "1" else [])
     subprocess.run([compiler, "-std=c++17", "-O1", "-shared", "-fPIC", "-ffreestanding",
-                    "-fno-exceptions", "-fno-rtti", *checked, "-I", str(core_dir / "include"),
+                    "-fno-exceptions", "-fno-rtti", *checked, *defines,
+                    "-I", str(core_dir / "include"),
                     str(core_dir / "src" / source), "-o", str(lib)],
                    check=True, timeout=300)
     return interface.ctypes_typed(ctypes.CDLL(str(lib)), ENTRY)

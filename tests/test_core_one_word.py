@@ -5,6 +5,7 @@ tables; several threads count at once; bad arguments are refused before a search
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import random
 import re
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import ROOT, SPECS
+from conftest import ROOT, SPECS, core_library, core_struct
 
 from cpmodels.backends.engine import searches
 from cpmodels.backends.engine.kernels import one_word, reach
@@ -256,6 +257,66 @@ def test_a_tally_of_few_units_keeps_rows_of_two_words():
     used = kept[:, 1] & np.uint64((1 << bits) - 1)
     assert not (used & ~np.uint64(units)).any()
     assert ((kept[:, 1] >> np.uint64(bits)) != 0).all()  # (a value is never 0)
+
+
+@pytest.fixture(scope="module", params=[(), ("-DCPCORE_NARROW_UNITS=0",)],
+                ids=["rows of two", "rows of three"])
+def one_search(request, tmp_path_factory):
+    """src/one_word.cpp built alone with WebAssembly's tally (TALLY_ONE_SEARCH: one search
+    reads rows of either width, cpcore's SizedRows); with CPCORE_NARROW_UNITS=0 every tally
+    keeps rows of three."""
+    return core_library(tmp_path_factory, "one_word.cpp",
+                        ("-DCPCORE_TALLY_ONE_SEARCH", *request.param))
+
+
+def test_the_browsers_one_search_tallies_as_the_native_searches(one_search):
+    """The browser's tally (its one search of both widths of row, built natively here, and
+    under the sanitizers in tests/test_sanitized.py) writes the native tally's vectors and
+    uncovered tally items, and keeps, finds and misses the same states (its table's
+    statistics are the native one's)."""
+    plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
+    tasks = [plan.task_holes(task) for task in plan.tasks()[::5][:6]]
+    layout, tally, _ = plan.session().searches._one_word_tally(None)
+    prefixes = np.ascontiguousarray(searches.task_array(tasks), dtype=np.int64)
+    width = int(tally.length[-1])
+    made = {}
+    for side in ("native", "one search"):
+        table = Memo(2, 1 << 12)
+        out = np.zeros((len(tasks), width), dtype=np.int64)
+        masks = np.zeros(len(tasks), dtype=np.int64)
+        if side == "native":
+            one_word.tally_one_word(prefixes, layout, tally, table.kernel, True, out, masks,
+                                    table.stop_flag)
+        else:
+            arrays = {f: np.ascontiguousarray(getattr(layout, f)) for f in (
+                "start", "masks", "opts", "avail", "opt_cells", "opt_piece", "fillable",
+                "slack_cells")}
+            L = core_struct("one_word", **arrays, n_options=len(layout.opt_cells),
+                            n_pieces=int(layout.n_pieces), all_pieces=int(layout.all_pieces),
+                            optional=int(layout.optional), covered=int(layout.covered),
+                            inner=int(layout.inner), first=int(layout.first),
+                            last=int(layout.last), slack=int(layout.slack),
+                            n_fillable=len(layout.fillable),
+                            region_limit=int(layout.region_limit),
+                            isolated_dead=int(layout.isolated_dead))
+            stride = np.ascontiguousarray(tally.stride, dtype=np.int64)
+            T = core_struct("one_tallies", n_tally=int(tally.n_tally),
+                            **{f: np.ascontiguousarray(getattr(tally, f)) for f in (
+                                "bit", "opt_tally", "opt_index", "length", "map_start",
+                                "map_flat")}, stride=stride, stride_cols=stride.shape[1])
+            keys, arena, stats = (np.asarray(a) for a in (table.keys, table.arena,
+                                                          table.stats))  # (views)
+            t = core_struct("one_word_table", keys=keys, n_slots=len(keys), arena=arena,
+                            arena_size=len(arena), stats=stats)
+            scratch = np.zeros((int(layout.n_pieces) + 1) * width, dtype=np.int64)
+            status = one_search.cpcore_tally_one_word(
+                ctypes.byref(L), ctypes.byref(T), prefixes.ctypes.data, len(tasks),
+                prefixes.shape[1], ctypes.byref(t), 1, out.ctypes.data, width,
+                masks.ctypes.data, scratch.ctypes.data, stats[5:].ctypes.data)
+            assert status == 0
+        made[side] = (out.tolist(), masks.tolist(), np.asarray(table.stats).tolist())
+    assert made["one search"] == made["native"]
+    assert made["native"][2][0] > 0 and any(map(any, made["native"][0]))
 
 
 def _design(name: str) -> Design:
