@@ -569,8 +569,8 @@ def core_struct(name: str, **values) -> ctypes.Structure:
 def core_library(tmp_path_factory, source: str, defines: tuple[str, ...] = ()) -> ctypes.CDLL:
     """One of the core's sources (``src/SOURCE``) built alone, freestanding, as a shared
     library (``defines``: the compiler's -D options too), to call its entry points over
-    buffers the test gives, each typed as entry.h
-    declares it (skips with no C++ compiler). Under tests/test_sanitized.py (which sets
+    buffers the test gives, each typed as entry.h declares it (skips with no C++
+    compiler). Under tests/test_sanitized.py (which sets
     CPMODELS_TEST_SANITIZED=1 in its subprocess, the sanitizer runtimes preloaded) it is built
     with them and its invariants checked, so that a word read or written past a buffer is
     reported there too."""

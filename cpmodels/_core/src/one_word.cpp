@@ -96,18 +96,15 @@ struct ShiftedRows : Rows<Stride> {
 typedef ShiftedRows<2> NarrowRows;
 typedef ShiftedRows<0> SizedRows;
 
-inline NarrowRows narrow_table(const cpcore_one_word_table& t, unsigned bits) {
-    NarrowRows table{{t.keys, nullptr, t.arena, t.stats, t.n_slots, 2, 2, t.arena_size,
-                      t.n_slots}, bits, ((word)1 << bits) - 1};
-    table.grown();
-    return table;
-}
-// ``bits`` the units' (rows of two words), or 0 (rows of three).
-inline SizedRows sized_table(const cpcore_one_word_table& t, unsigned bits) {
-    const uint64_t width = bits != 0 ? 2 : 3;
-    SizedRows table{{t.keys, t.keys + width - 1, t.arena, t.stats, t.n_slots, width, width,
-                     t.arena_size, t.n_slots}, bits,
-                    bits != 0 ? ((word)1 << bits) - 1 : ~(word)0};
+// The caller's table as rows of two words (``narrow``: the units in the low ``bits`` of the
+// second word, the value above them) or of three (the units used, then the value).
+template <uint64_t Stride>
+inline ShiftedRows<Stride> shifted_table(const cpcore_one_word_table& t, bool narrow,
+                                         unsigned bits) {
+    const uint64_t width = narrow ? 2 : 3;
+    ShiftedRows<Stride> table{{t.keys, t.keys + width - 1, t.arena, t.stats, t.n_slots, width,
+                               width, t.arena_size, t.n_slots},
+                              narrow ? bits : 0, narrow ? ((word)1 << bits) - 1 : ~(word)0};
     table.grown();
     return table;
 }
@@ -750,11 +747,11 @@ extern "C" int64_t cpcore_tally_one_word(const cpcore_one_word* layout,
     const bool narrow = TALLY_NARROW_ROWS && bits <= NARROW_UNITS &&
                         t->arena_size < ((uint64_t)1 << (60 - NARROW_UNITS));
     if constexpr (TALLY_ONE_SEARCH) {
-        SizedRows table = sized_table(*t, narrow ? (bits != 0 ? bits : 1) : 0);
+        SizedRows table = shifted_table<0>(*t, narrow, bits);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
                    scratch, stop, vectors);
     } else if (narrow) {
-        NarrowRows table = narrow_table(*t, bits);
+        NarrowRows table = shifted_table<2>(*t, true, bits);
         tally_rows(L, *tallies, table, prefixes, rows, cols, use_memo, out, out_cols, out_mask,
                    scratch, stop, vectors);
     } else {
