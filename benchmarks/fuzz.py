@@ -33,8 +33,11 @@ CORE = ROOT / "cpmodels" / "_core"
 FUZZ = CORE / "fuzz"
 BUILD = ROOT / "build" / "fuzz"
 SANITIZERS = "address,undefined"
+# A large table's sizes made small (cpcore/table.hpp): the targets' tables of 64 and 128
+# slots grow, from the first live slots their input gives, as a sweep's millions do.
 FLAGS = ["-std=c++17", "-gline-tables-only", "-O1", "-fno-omit-frame-pointer", "-Wno-psabi",
          "-fno-sanitize-recover=all", "-DCPCORE_DEBUG", "-DCPCORE_CHECK_REPORT",
+         "-DCPCORE_FIRST_LIVE=16", "-DCPCORE_GROWS_ABOVE=32", "-DCPCORE_QUARTER_FROM=64",
          "-I", str(CORE / "include")]
 CLANG_NAMES = ["clang++"] + [f"clang++-{v}" for v in range(20, 12, -1)]
 

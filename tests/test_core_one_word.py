@@ -269,6 +269,42 @@ def one_search(request, tmp_path_factory):
                         ("-DCPCORE_TALLY_ONE_SEARCH", *request.param))
 
 
+def _core_tally(lib: ctypes.CDLL, layout, tally, prefixes: np.ndarray, table: Memo,
+                first_live: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The tally of each row of ``prefixes`` by ``lib``'s cpcore_tally_one_word (a core
+    source built alone) on ``table``, its first live slots ``first_live``: the vectors and
+    the uncovered tally items."""
+    width = int(tally.length[-1])
+    out = np.zeros((len(prefixes), width), dtype=np.int64)
+    masks = np.zeros(len(prefixes), dtype=np.int64)
+    arrays = {f: np.ascontiguousarray(getattr(layout, f)) for f in (
+        "start", "masks", "opts", "avail", "opt_cells", "opt_piece", "fillable",
+        "slack_cells")}
+    L = core_struct("one_word", **arrays, n_options=len(layout.opt_cells),
+                    n_pieces=int(layout.n_pieces), all_pieces=int(layout.all_pieces),
+                    optional=int(layout.optional), covered=int(layout.covered),
+                    inner=int(layout.inner), first=int(layout.first), last=int(layout.last),
+                    slack=int(layout.slack), n_fillable=len(layout.fillable),
+                    region_limit=int(layout.region_limit),
+                    isolated_dead=int(layout.isolated_dead))
+    stride = np.ascontiguousarray(tally.stride, dtype=np.int64)
+    T = core_struct("one_tallies", n_tally=int(tally.n_tally),
+                    **{f: np.ascontiguousarray(getattr(tally, f)) for f in (
+                        "bit", "opt_tally", "opt_index", "length", "map_start", "map_flat")},
+                    stride=stride, stride_cols=stride.shape[1])
+    keys, arena, stats = (np.asarray(a) for a in (table.keys, table.arena,
+                                                  table.stats))  # (views)
+    t = core_struct("one_word_table", keys=keys, n_slots=len(keys), arena=arena,
+                    arena_size=len(arena), stats=stats, first_live=first_live)
+    scratch = np.zeros((int(layout.n_pieces) + 1) * width, dtype=np.int64)
+    status = lib.cpcore_tally_one_word(
+        ctypes.byref(L), ctypes.byref(T), prefixes.ctypes.data, len(prefixes),
+        prefixes.shape[1], ctypes.byref(t), 1, out.ctypes.data, width, masks.ctypes.data,
+        scratch.ctypes.data, stats[5:].ctypes.data)
+    assert status == 0
+    return out, masks
+
+
 def test_the_browsers_one_search_tallies_as_the_native_searches(one_search):
     """The browser's tally (its one search of both widths of row, built natively here, and
     under the sanitizers in tests/test_sanitized.py) writes the native tally's vectors and
@@ -282,41 +318,85 @@ def test_the_browsers_one_search_tallies_as_the_native_searches(one_search):
     made = {}
     for side in ("native", "one search"):
         table = Memo(2, 1 << 12)
-        out = np.zeros((len(tasks), width), dtype=np.int64)
-        masks = np.zeros(len(tasks), dtype=np.int64)
         if side == "native":
+            out = np.zeros((len(tasks), width), dtype=np.int64)
+            masks = np.zeros(len(tasks), dtype=np.int64)
             one_word.tally_one_word(prefixes, layout, tally, table.kernel, True, out, masks,
                                     table.stop_flag)
         else:
-            arrays = {f: np.ascontiguousarray(getattr(layout, f)) for f in (
-                "start", "masks", "opts", "avail", "opt_cells", "opt_piece", "fillable",
-                "slack_cells")}
-            L = core_struct("one_word", **arrays, n_options=len(layout.opt_cells),
-                            n_pieces=int(layout.n_pieces), all_pieces=int(layout.all_pieces),
-                            optional=int(layout.optional), covered=int(layout.covered),
-                            inner=int(layout.inner), first=int(layout.first),
-                            last=int(layout.last), slack=int(layout.slack),
-                            n_fillable=len(layout.fillable),
-                            region_limit=int(layout.region_limit),
-                            isolated_dead=int(layout.isolated_dead))
-            stride = np.ascontiguousarray(tally.stride, dtype=np.int64)
-            T = core_struct("one_tallies", n_tally=int(tally.n_tally),
-                            **{f: np.ascontiguousarray(getattr(tally, f)) for f in (
-                                "bit", "opt_tally", "opt_index", "length", "map_start",
-                                "map_flat")}, stride=stride, stride_cols=stride.shape[1])
-            keys, arena, stats = (np.asarray(a) for a in (table.keys, table.arena,
-                                                          table.stats))  # (views)
-            t = core_struct("one_word_table", keys=keys, n_slots=len(keys), arena=arena,
-                            arena_size=len(arena), stats=stats)
-            scratch = np.zeros((int(layout.n_pieces) + 1) * width, dtype=np.int64)
-            status = one_search.cpcore_tally_one_word(
-                ctypes.byref(L), ctypes.byref(T), prefixes.ctypes.data, len(tasks),
-                prefixes.shape[1], ctypes.byref(t), 1, out.ctypes.data, width,
-                masks.ctypes.data, scratch.ctypes.data, stats[5:].ctypes.data)
-            assert status == 0
+            out, masks = _core_tally(one_search, layout, tally, prefixes, table)
         made[side] = (out.tolist(), masks.tolist(), np.asarray(table.stats).tolist())
     assert made["one search"] == made["native"]
     assert made["native"][2][0] > 0 and any(map(any, made["native"][0]))
+
+
+@pytest.fixture(scope="module")
+def small_growth(tmp_path_factory):
+    """src/one_word.cpp built alone with a growing table's sizes made small (a table of
+    more than 64 slots grows from 16), so that a few thousand states grow one many times."""
+    return core_library(tmp_path_factory, "one_word.cpp", (
+        "-DCPCORE_FIRST_LIVE=16", "-DCPCORE_GROWS_ABOVE=64", "-DCPCORE_QUARTER_FROM=32"))
+
+
+def test_a_table_started_from_more_live_slots_keeps_the_same_states(small_growth):
+    """Where the caller has a large table start (first_live, any number: the power of two
+    at or below it, from the core's least to past the table's slots) changes where its
+    states lie, never which: the same vectors, uncovered items and statistics (states kept,
+    found, missed, searched, arena used, flushes), over tasks tallied in turn on one table
+    (held from call to call, its live slots found again from the states it holds), and in
+    a table that fills and is emptied. No state lies past the live slots the states held
+    make (doubled from 16 while five eighths full); a table started from all its slots
+    spreads them past. Under tests/test_sanitized.py the growth's invariants (every state
+    found again from its hash) are checked at each doubling."""
+    plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
+    tasks = [plan.task_holes(task) for task in plan.tasks()[::3][:4]]
+    layout, tally, _ = plan.session().searches._one_word_tally(None)
+    prefixes = np.ascontiguousarray(searches.task_array(tasks), dtype=np.int64)
+    for slots in (1 << 19, 1 << 10):  # (the second fills: emptied on the way)
+        made, last_row = {}, {}
+        for first in (0, 16, 100, 1000, slots, 1 << 40):
+            table = Memo(2, slots, 1 << 22)
+            found = [_core_tally(small_growth, layout, tally, prefixes[k:k + 2], table, first)
+                     for k in range(0, len(prefixes), 2)]
+            made[first] = ([o.tolist() for o, _ in found], [m.tolist() for _, m in found],
+                           np.asarray(table.stats).tolist())
+            rows = np.asarray(table.keys).reshape(slots, -1)
+            last_row[first] = int(np.flatnonzero(rows[:, 1]).max())  # (a value is never 0)
+        assert all(one == made[0] for one in made.values()), "a first live changed a tally"
+        used, flushes = made[0][2][0], made[0][2][6]
+        assert used > 0 and any(map(any, made[0][0][0]))
+        live = 16
+        while live < slots and used * 8 >= live * 5:
+            live *= 2
+        if slots == 1 << 19:
+            assert flushes == 0 and live < slots
+            assert max(last_row[f] for f in (0, 16, 100, 1000)) < live <= last_row[1 << 40]
+        else:
+            assert flushes > 0
+
+
+def test_the_native_tally_starts_a_large_table_where_its_memo_says():
+    """The module hands the core a memo's first live slots (Memo's first_live, which the
+    engine sets for the tallies of a board of 48 cells or more): the same tally, its
+    states spread over the slots asked for from the start."""
+    plan = TallyPlan.of(load_spec(SPECS / "calendar_day.yaml"))
+    tasks = [plan.task_holes(task) for task in plan.tasks()[:2]]
+    layout, tally, _ = plan.session().searches._one_word_tally(None)
+    prefixes = np.ascontiguousarray(searches.task_array(tasks), dtype=np.int64)
+    made, last_row = {}, {}
+    for first in (0, 1 << 21):
+        table = Memo(2, 1 << 21, 1 << 20, first_live=first)  # (a large table: over 2**20)
+        out = np.zeros((len(tasks), int(tally.length[-1])), dtype=np.int64)
+        masks = np.zeros(len(tasks), dtype=np.int64)
+        one_word.tally_one_word(prefixes, layout, tally, table.kernel, True, out, masks,
+                                table.stop_flag)
+        made[first] = (out.tolist(), masks.tolist(), np.asarray(table.stats).tolist())
+        last_row[first] = int(np.flatnonzero(np.asarray(table.keys)[:, 1]).max())
+    assert made[0] == made[1 << 21] and made[0][2][0] > 0
+    assert last_row[0] < 1 << 19 < last_row[1 << 21]
+    large = TallyPlan.of(load_spec(SPECS / "calendar_week.yaml")).session().searches
+    assert large._one_word_table(True).first_live == searches.TALLY_FIRST_LIVE
+    assert plan.session().searches._one_word_table(True).first_live == 0
 
 
 def _design(name: str) -> Design:

@@ -296,7 +296,7 @@ TUPLES = [((Layout,), ("cpcore_packing_cover", "cpcore_n_words")),
           ((OneTallies,), ("cpcore_one_tallies",)),
           ((OneWord,), ("cpcore_one_word",)),
           ((ReachLayout, ReachRegions), ("cpcore_reach_layout",)),
-          ((Table,), ("cpcore_table",))]
+          ((Table,), ("cpcore_table", "cpcore_one_word_table"))]
 # Fields a tuple names otherwise, and those a tuple has that no struct reads.
 RENAMED = {"tag_word": "opt_tag_word", "tag_bit": "opt_tag_bit"}
 TUPLE_ONLY = {"OneWord": {"areas"}, "WordLayout": {"tag_a", "tag_b"},

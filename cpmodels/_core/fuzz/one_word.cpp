@@ -202,14 +202,17 @@ struct Backtrack {
     }
 };
 
-// A one-word memo table of 16 << k slots and an arena of ``arena`` words (zero-filled).
+// A one-word memo table of 16 << k slots and an arena of ``arena`` words (zero-filled),
+// probing ``first_live`` slots first where it grows (benchmarks/fuzz.py builds the core
+// with a large table's sizes made small, so that these grow).
 struct OneWordTable {
     Buffer<uint64_t> keys;
     Buffer<int64_t> arena, stats;
     cpcore_one_word_table view;
-    OneWordTable(uint64_t k, uint64_t n_arena)
+    OneWordTable(uint64_t k, uint64_t n_arena, uint64_t first_live)
         : keys((16 << k) * 3, 0), arena(n_arena, 0), stats(7, 0),
-          view{keys.data(), (uint64_t)16 << k, arena.data(), n_arena, stats.data()} {}
+          view{keys.data(), (uint64_t)16 << k, arena.data(), n_arena, stats.data(),
+               first_live} {}
 };
 
 // The one-word search's view of a filled layout.
@@ -380,12 +383,15 @@ FUZZ_TARGET(in) {
         FUZZ_REQUIRE(sum == expected[r]);
     }
     const int memo = in.count(3) != 0;
-    OneWordTable count_table(in.count(3), 1 + in.count(64));
+    // (each size read in turn: a call's arguments are read in no set order)
+    const uint64_t count_k = in.count(3), count_arena = 1 + in.count(64);
+    OneWordTable count_table(count_k, count_arena, in.count(300));
     Buffer<int64_t> counts(rows, -7);
     const int64_t stop = 0;
     cpcore_count_one_word(&L, prefixes.data(), rows, width, &count_table.view, memo,
                           counts.data(), &stop);
-    OneWordTable tally_table(in.count(3), 1 + in.count(64));
+    const uint64_t tally_k = in.count(3), tally_arena = 1 + in.count(64);
+    OneWordTable tally_table(tally_k, tally_arena, in.count(300));
     Buffer<int64_t> vectors(rows * width_out, -7), masks(rows, -7);
     Buffer<int64_t> scratch((L.n_pieces + 1) * width_out, 0);
     const int64_t status = cpcore_tally_one_word(&L, &T, prefixes.data(), rows, width,

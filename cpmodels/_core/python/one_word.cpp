@@ -88,7 +88,8 @@ cpcore_one_word one_word_of(nb::handle L, Kept& kept) {
     return c;
 }
 
-// The table arrays (keys [slots, width], arena, stats) of a memo's ``kernel``.
+// The table arrays (keys [slots, width], arena, stats) and first live slots of a memo's
+// ``kernel``.
 cpcore_one_word_table table_of(nb::handle table, size_t width, Kept& kept) {
     auto keys = kept.keep(field<uint64_t>(table, "keys"));
     auto arena = kept.keep(field<int64_t>(table, "arena"));
@@ -99,7 +100,9 @@ cpcore_one_word_table table_of(nb::handle table, size_t width, Kept& kept) {
     if (keys.ndim() != 2 || keys.shape(1) != width || slots < 16 || (slots & (slots - 1)))
         throw nb::value_error("the table's keys are not a power of two rows (at least 16) of "
                               "the width this search keys by");
-    return cpcore_one_word_table{keys.data(), slots, arena.data(), arena.size(), stats.data()};
+    const uint64_t first_live = nb::cast<uint64_t>(table.attr("first_live"));
+    return cpcore_one_word_table{keys.data(), slots,        arena.data(),
+                                 arena.size(), stats.data(), first_live};
 }
 
 // The rows of forced options (``ndim``: 2, or 1 for a single row): every id -1 (none) or

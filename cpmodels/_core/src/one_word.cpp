@@ -42,10 +42,11 @@ inline __attribute__((always_inline)) word count_hash(word cells, word used) {
 // The hash of the state a row holds (a growing table's rows are put back by it).
 inline word row_hash(const word* row) { return count_hash(row[0], row[1]); }
 
-// The caller's table, growing (table.hpp): its live slots those of the states it holds.
+// The caller's table, growing (table.hpp) from the first live slots it asks for: its live
+// slots those of the states it holds.
 inline CountTable count_table(const cpcore_one_word_table& t) {
     CountTable table{t.keys, nullptr, t.arena, t.stats, t.n_slots, 3, 3, t.arena_size, t.n_slots};
-    table.grown();
+    table.grown(t.first_live);
     return table;
 }
 
@@ -105,7 +106,7 @@ inline ShiftedRows<Stride> shifted_table(const cpcore_one_word_table& t, bool na
     ShiftedRows<Stride> table{{t.keys, t.keys + width - 1, t.arena, t.stats, t.n_slots, width,
                                width, t.arena_size, t.n_slots},
                               narrow ? bits : 0, narrow ? ((word)1 << bits) - 1 : ~(word)0};
-    table.grown();
+    table.grown(t.first_live);
     return table;
 }
 template <uint64_t Stride>

@@ -101,6 +101,14 @@ ONE_WORD_SLOTS = 1 << 18
 # that keeps few states touches few pages of it. 16 million slots: calendar_week_11's sweep
 # keeps 6.8 million states, which 8 million slots flushed once (5 million nodes more).
 ONE_WORD_TALLY_SLOTS = 1 << 24
+# A board of LARGE_TALLY_CELLS cells or more (the weekday calendar, 50) keeps millions of
+# states in that table (calendar_week's sweep 3.3 million): the core probes
+# TALLY_FIRST_LIVE of its slots from the start, where it would double them from 16,384,
+# each doubling putting back every state held (the sweep 2.03-2.36 s against
+# 1.96-2.02 s). The month/day calendar (43 cells, 168,413 states) grows its table from the
+# start: 4 million live slots would take 56 MB more of rows for nothing.
+LARGE_TALLY_CELLS = 48
+TALLY_FIRST_LIVE = 1 << 22
 REACH_SLOTS = 1 << 16  # the reach search's states searched to the end (2 MB)
 # Its settled states, kept for good: 32 MB of rows, and in the arena a byte a slot, the
 # slots' tags (1 MB; docs/design.md).
@@ -496,8 +504,10 @@ class Searches:
         ``tallies``, vectors in its arena)."""
         if self._table is None:
             most = ONE_WORD_TALLY_SLOTS if tallies else ONE_WORD_SLOTS
+            cells = sum(item.kind is ItemKind.CELL for item in self.cover.items)
+            first = TALLY_FIRST_LIVE if tallies and cells >= LARGE_TALLY_CELLS else 0
             self._table = Memo(2, max(16, min(self.table_slots, most)),
-                               self.arena if tallies else None)
+                               self.arena if tallies else None, first_live=first)
         return self._table
 
     def _table_width(self) -> int:

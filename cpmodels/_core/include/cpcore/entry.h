@@ -96,6 +96,8 @@ typedef struct cpcore_one_word_table {
     int64_t* arena;   /* [arena_size] */
     uint64_t arena_size;
     int64_t* stats;   /* USED, HITS, MISSES, NODES, ARENA_USED, (the caller's), FLUSHES */
+    uint64_t first_live; /* the slots a table of over 2**20 slots probes first (a power of
+                            two at or below it; 0: 2**14), doubled as it fills */
 } cpcore_one_word_table;
 
 /* out[p]: the completions of row p of prefixes (option ids forced first; -1 pads), 0 when

@@ -35,8 +35,13 @@
 // most 1,048,576 slots) a quarter of its slots, then all of them once that quarter is five
 // eighths full. Its probes stay short and the
 // same states are kept as in a table of n_slots from the start (and the same nodes
-// searched). live is a function of USED alone (grown_size), so a table handed from call
-// to call needs no other record of it; every slot at or past live is empty. A search that
+// searched). live is a function of USED and of where the caller has it start (grown_size),
+// so a table handed from call to call needs no other record of it; every slot at or past
+// live is empty. A caller that knows its table will hold millions of states has a large
+// one start from more slots (its ``first``, cpcore_one_word_table's first_live): every
+// doubling puts back each state held, and those below it take their rows' pages all the
+// same (the browser's weekday tasks, 2 million states a worker: a doubling from 2 to 4
+// million slots took 200 to 350 ms, the start from 4 million none of that). A search that
 // keeps few states so touches (faults in, zeroed by the system, and caches) few rows: a
 // sweep's table of 8 million slots spread the 280,000 states of calendar_day over 200 MB
 // of rows, which cost twice the search's own time; the count of the 8x8 board with the
@@ -157,6 +162,7 @@ struct Rows {
     uint64_t n_arena;
     uint64_t live;         // the slots probed: n_slots, or a growing table's live ones
     bool grows = false;    // (grown())
+    uint64_t first = FIRST_LIVE;  // a large growing table's first live slots (grown())
 
     inline __attribute__((always_inline)) uint64_t size() const { return live; }
 
@@ -214,13 +220,13 @@ struct Rows {
     }
 
     // Empty every slot (the keys may stay) and the arena; a growing table starts again
-    // from FIRST_LIVE slots (every slot past its live ones is empty already).
+    // from its first live slots (every slot past its live ones is empty already).
     void flush() {
         for (uint64_t s = 0; s < size(); ++s) value(s) = 0;
         stats[USED] = 0;
         stats[ARENA_USED] = 0;
         stats[FLUSHES] += 1;
-        if (grows) live = grown_size(0, n_slots);
+        if (grows) live = grown_size(0, n_slots, first);
     }
 
     // The one flush rule, before keeping a state with a run of ``run`` arena words (0: its
@@ -244,7 +250,8 @@ struct Rows {
         value(s) = v;
         CPCORE_ASSERT((uint64_t)stats[USED] < size());
         if (grows && live < n_slots && full_to_grow((uint64_t)stats[USED], live)) grow(rehash);
-        CPCORE_ASSERT(live == (grows ? grown_size((uint64_t)stats[USED], n_slots) : n_slots));
+        CPCORE_ASSERT(live ==
+                      (grows ? grown_size((uint64_t)stats[USED], n_slots, first) : n_slots));
     }
     template <class Key>
     inline __attribute__((always_inline)) void put(const Key& key, word v) {
@@ -253,22 +260,33 @@ struct Rows {
     }
 
     // The live slots of a growing table of ``n_slots`` that holds ``used`` states: a large
-    // one's (more than GROWS_ABOVE slots) from FIRST_LIVE, doubled while full_to_grow; a
-    // smaller one's a quarter of its slots (QUARTER_FROM of them at least), then all of
-    // them once that is full_to_grow; at most n_slots.
-    static uint64_t grown_size(uint64_t used, uint64_t n_slots) {
+    // one's (more than GROWS_ABOVE slots) from ``first`` (a power of two, at least
+    // FIRST_LIVE: first_slots), doubled while full_to_grow; a smaller one's a quarter of its
+    // slots (QUARTER_FROM of them at least), then all of them once that is full_to_grow; at
+    // most n_slots.
+    static uint64_t grown_size(uint64_t used, uint64_t n_slots, uint64_t first = FIRST_LIVE) {
         if (n_slots <= GROWS_ABOVE)
             return n_slots >= QUARTER_FROM && !full_to_grow(used, n_slots / 4) ? n_slots / 4
                                                                                : n_slots;
-        uint64_t live = FIRST_LIVE < n_slots ? FIRST_LIVE : n_slots;
+        uint64_t live = first < n_slots ? first : n_slots;
         while (live < n_slots && full_to_grow(used, live)) live *= 2;
         return live;
     }
 
-    // Make this a growing table, its live slots those of the states it holds.
-    void grown() {
+    // The first live slots of a large growing table whose caller asks for ``asked`` (0: the
+    // core's FIRST_LIVE): the power of two at or below it, FIRST_LIVE at least.
+    static uint64_t first_slots(uint64_t asked) {
+        uint64_t first = FIRST_LIVE;
+        while (first <= asked / 2) first *= 2;
+        return first;
+    }
+
+    // Make this a growing table, its live slots those of the states it holds (a large one
+    // from ``asked`` slots: first_slots).
+    void grown(uint64_t asked = 0) {
         grows = n_slots > GROWS_ABOVE || n_slots >= QUARTER_FROM;
-        live = grows ? grown_size((uint64_t)stats[USED], n_slots) : n_slots;
+        first = first_slots(asked);
+        live = grows ? grown_size((uint64_t)stats[USED], n_slots, first) : n_slots;
     }
 
     // Double the live slots (see above; a quarter of a small table's grows four times),

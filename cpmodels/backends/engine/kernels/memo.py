@@ -29,8 +29,9 @@ STOP = 5  # the stop flag another thread may set (handed to each search as its `
 FLUSHES = 6  # times the full table was emptied to make room
 STATS = 7
 
-#: What the search kernels read and write of a table, bundled as one argument.
-Table = namedtuple("Table", ["keys", "values", "arena", "stats"])
+#: What the search kernels read and write of a table, bundled as one argument
+#: (``first_live``: the slots a large one-word table probes first, 0 for the core's).
+Table = namedtuple("Table", ["keys", "values", "arena", "stats", "first_live"])
 
 
 def _room_to_map() -> int | None:
@@ -70,7 +71,7 @@ class Memo:
     """
 
     def __init__(self, n_words: int, slots: int = DEFAULT_MEMO_SLOTS,
-                 arena: int | None = None) -> None:
+                 arena: int | None = None, first_live: int = 0) -> None:
         fit = MAX_MEMO_KEY_BYTES // ((n_words + 1) * 8)  # wide boards get fewer slots
         size = 1 << max(4, (min(slots, fit) - 1).bit_length())
         if size > fit:
@@ -98,6 +99,9 @@ class Memo:
         # are handed it (:attr:`stop_flag`) and return at their next look at it, storing
         # nothing partial.
         self.stats = zeros(STATS)
+        # The slots a one-word table of over a million probes first (cpcore/table.hpp):
+        # 0, the core's 16,384, doubled as the states fill them.
+        self.first_live = first_live
         self.owner: tuple | None = None  # the cover and tally layout the counts belong to
 
     def stop(self) -> None:
@@ -123,4 +127,4 @@ class Memo:
     @property
     def kernel(self) -> Table:
         """The arrays the search kernels read and write, as one argument."""
-        return Table(self.keys, self.values, self.arena, self.stats)
+        return Table(self.keys, self.values, self.arena, self.stats, self.first_live)

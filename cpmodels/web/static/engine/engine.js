@@ -1131,16 +1131,22 @@ class Engine {
   }
 
   // A cover's plan (EngineSession.browser_plan) loaded: its layouts checked and copied in.
-  // ``arena``: the counts the table of sub-board counts keeps (4 a slot unless told).
-  load(plan, { tableSlots = DEFAULT_TABLE_SLOTS, deadSlots = DEAD_SLOTS, arena = null } = {}) {
+  // ``arena``: the counts the table of sub-board counts keeps (4 a slot unless told);
+  // ``firstLive``: the slots a large one-word table probes first (cpcore_one_word_table's
+  // first_live; 0: the core's), for a search known to fill millions of them.
+  load(plan, { tableSlots = DEFAULT_TABLE_SLOTS, deadSlots = DEAD_SLOTS, arena = null,
+               firstLive = 0 } = {}) {
     for (const slots of [tableSlots, deadSlots])
       check(Number.isSafeInteger(slots) && slots >= 16 && slots <= 2 ** 26 &&
         (slots & (slots - 1)) === 0, "table slots: a power of two from 16 to 2**26");
     check(arena === null || (Number.isSafeInteger(arena) && arena >= 16 && arena <= 2 ** 28),
       "arena: a whole number of counts from 16 to 2**28");
+    check(Number.isSafeInteger(firstLive) && firstLive >= 0 && firstLive <= 2 ** 26,
+      "first live slots: a whole number from 0 to 2**26");
     const mark = this.top;
     try {
-      return new Cover(this, plan, mark, tableSlots, deadSlots, arena ?? 4 * tableSlots);
+      const sizes = { tableSlots, deadSlots, arena: arena ?? 4 * tableSlots, firstLive };
+      return new Cover(this, plan, mark, sizes);
     } catch (e) {
       this.release(mark);
       throw e;
@@ -1376,13 +1382,14 @@ function prefixCall(engine, view, table, useTable, at, p, buffers, stop) {
 
 // One cover loaded: the layouts of its plan and its tables, the questions it answers.
 class Cover {
-  constructor(engine, plan, mark, tableSlots, deadSlots, arena) {
+  constructor(engine, plan, mark, { tableSlots, deadSlots, arena, firstLive }) {
     check(plan && typeof plan === "object", "the plan: expected an object");
     this.engine = engine;
     this.mark = mark;
     this.tableSlots = tableSlots;
     this.arena = arena;
     this.deadSlots = deadSlots;
+    this.firstLive = firstLive;
     const { tally, exists, solutions } = plan;
     this.tallyKernel = tally ? tally.kernel : null;
     if (tally) this.tallyLayouts = this.loadTally(tally);
@@ -1461,7 +1468,8 @@ class Cover {
       const x = engine.exports;
       if (oneWord) {
         const t = engine.struct("one_word_table", { keys: table.keys, n_slots: table.slots,
-          arena: table.arena, arena_size: table.arenaSize, stats: table.stats });
+          arena: table.arena, arena_size: table.arenaSize, stats: table.stats,
+          first_live: this.firstLive });
         if (plain) x.cpcore_count_one_word(L.struct, at, rows, cols, t, 1, out, stop);
         else {
           const scratch = engine.alloc((L.nPieces + 1) * width * 8);
@@ -1644,7 +1652,7 @@ class ReachDesign {
     const table = (slots, arena) => {
       const t = engine.table(4, slots, true, arena);
       return engine.struct("one_word_table", { keys: t.keys, n_slots: slots, arena: t.arena,
-        arena_size: t.arenaSize, stats: t.stats });
+        arena_size: t.arenaSize, stats: t.stats, first_live: 0 });
     };
     this.reached = table(REACH_SLOTS, 16);
     this.settled = table(SETTLED_SLOTS, SETTLED_SLOTS / 8);
