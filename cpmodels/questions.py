@@ -31,6 +31,7 @@ from cpmodels.files import MAX_LINE_BYTES, load_json, open_input, read_lines
 if TYPE_CHECKING:
     from cpmodels.cover import ExactCover, PieceKind
     from cpmodels.spec.calendar import CalendarSpec
+    from cpmodels.spec.kinds import CalendarKind
 
 SWEEP_ROWS = "sweep rows"
 DESIGN_VERDICTS = "design verdicts"
@@ -81,7 +82,7 @@ def piece_parts(kinds: Sequence[PieceKind]) -> list[Any]:
             for kind in kinds]
 
 
-def board_parts(spec: CalendarSpec) -> dict[str, Any]:
+def board_parts(spec: CalendarKind) -> dict[str, Any]:
     """A calendar board as compiled: its grid and cells, its label groups in order, each
     label's cell, and which combinations are real dates."""
     return {"grid": spec.grid, "cells": _cells(spec.cells),
@@ -97,7 +98,7 @@ def options_text(name: str, **options: bool) -> str:
     return ", ".join([name, *(word.replace("_", " ") for word, on in options.items() if on)])
 
 
-def sweep_question(spec: CalendarSpec, *, face_up: bool = False, prove: bool = False,
+def sweep_question(spec: CalendarKind, *, face_up: bool = False, prove: bool = False,
                    difficulty: bool = False) -> Question:
     """What a sweep of ``spec`` with these options counts (face up when asked, or when no
     piece of ``spec`` may be turned over: the same question)."""

@@ -40,10 +40,10 @@ from cpmodels.running import (
     place_for,
     run,
 )
-from cpmodels.spec.models import CalendarSpec
 
 if TYPE_CHECKING:
     from cpmodels.backends.engine import Cluster
+    from cpmodels.spec.kinds import CalendarKind
 
 
 
@@ -138,7 +138,7 @@ class SweepSummary:
         return out
 
 
-def sweep_cover(spec: CalendarSpec, *, face_up: bool = False,
+def sweep_cover(spec: CalendarKind, *, face_up: bool = False,
                 left_out: Sequence[int] = ()) -> tuple[ExactCover, list[int]]:
     """The calendar as one exact cover with a slack item per group; returns it and those items.
 
@@ -152,7 +152,7 @@ def sweep_cover(spec: CalendarSpec, *, face_up: bool = False,
     return made.cover, made.slack_items
 
 
-def _group_cells(spec: CalendarSpec) -> dict[str, list[Cell]]:
+def _group_cells(spec: CalendarKind) -> dict[str, list[Cell]]:
     """Each label group's labels' cells, in order."""
     return {group: [spec.label_cells[label] for label in labels]
             for group, labels in spec.groups.items()}
@@ -163,7 +163,7 @@ SWEEP_MEMO_SLOTS = 1 << 24
 SWEEP_ARENA = 1 << 28  # counts kept for memoised states (committed only as it is used)
 
 
-def fixed_group_count(spec: CalendarSpec) -> int:
+def fixed_group_count(spec: CalendarKind) -> int:
     """How many leading groups a task fixes: at least one, and enough that the other groups'
     combinations number at most :data:`MAX_TALLY`."""
     sizes = [len(labels) for labels in spec.groups.values()]
@@ -173,7 +173,7 @@ def fixed_group_count(spec: CalendarSpec) -> int:
     return k
 
 
-def scan_fixed_groups(spec: CalendarSpec) -> tuple[str, ...]:
+def scan_fixed_groups(spec: CalendarKind) -> tuple[str, ...]:
     """The groups a sweep's tasks fix: the one group whose cells the search passes first
     (the earliest last cell in :func:`~cpmodels.cover.scan_order`; the earlier group on a
     tie) among those that leave at most :data:`MAX_TALLY` combinations to tally, else the
@@ -188,7 +188,7 @@ def scan_fixed_groups(spec: CalendarSpec) -> tuple[str, ...]:
     return tuple(groups[k] for k in fixed)
 
 
-def slack_options(cover: ExactCover, spec: CalendarSpec) -> dict[tuple[str, str], int]:
+def slack_options(cover: ExactCover, spec: CalendarKind) -> dict[tuple[str, str], int]:
     """The slack option id of each (group, label)."""
     by_cell = {(p.piece, p.cells[0]): j for j, p in enumerate(cover.placements)
                if p.kind is OptionKind.SLACK}
@@ -206,7 +206,7 @@ class TallyPlan:
     sweep, the editor's counts and a design's counts all run this plan.
     """
 
-    spec: CalendarSpec
+    spec: CalendarKind
     cover: ExactCover
     slack_items: list[int]
     option_of: dict[tuple[str, str], int]  # (group, label) -> its slack option
@@ -214,7 +214,7 @@ class TallyPlan:
     face_up: bool = False
 
     @classmethod
-    def of(cls, spec: CalendarSpec, *, face_up: bool = False,
+    def of(cls, spec: CalendarKind, *, face_up: bool = False,
            fixed: Sequence[str] | None = None, left_out: Sequence[int] = ()) -> TallyPlan:
         """The plan of ``spec``; ``fixed`` names the groups its tasks fix (None: the
         leading groups of :func:`fixed_group_count`); the pieces ``left_out`` names may be
@@ -319,7 +319,7 @@ class TallyPlan:
                     preview_worker=preview_worker)
 
 
-def sweep_plan(spec: CalendarSpec, *, face_up: bool = False) -> TallyPlan:
+def sweep_plan(spec: CalendarKind, *, face_up: bool = False) -> TallyPlan:
     """How a sweep counts ``spec``, from the command line or the editor's stream: its tasks
     fix the group :func:`scan_fixed_groups` picks, so they share their sub-boards."""
     return TallyPlan.of(spec, face_up=face_up, fixed=scan_fixed_groups(spec))
@@ -328,7 +328,7 @@ def sweep_plan(spec: CalendarSpec, *, face_up: bool = False) -> TallyPlan:
 MAX_ROW_CHARS = 100_000  # a sweep's row longer is damaged (and counted again)
 
 
-def read_rows(path: Path, spec: CalendarSpec, question: Question, columns: list[str],
+def read_rows(path: Path, spec: CalendarKind, question: Question, columns: list[str],
               again: str = "give another --out") -> dict[tuple[str, ...], Row]:
     """Finished rows of an earlier run of ``spec`` that asked ``question``, in sweep order
     (its file is refused when it asked another, or names none:
@@ -386,7 +386,7 @@ def _natural(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else None
 
 
-def file_columns(path: Path, spec: CalendarSpec) -> list[str]:
+def file_columns(path: Path, spec: CalendarKind) -> list[str]:
     """The columns of a sweep file of ``spec`` as its column line has them (which options;
     the file's question is checked when its rows are read)."""
     with contextlib.closing(lines_after_question(path, "sweep file")) as lines:
@@ -400,7 +400,7 @@ def _record(row: Row, prove: bool, difficulty: bool) -> list[str]:
             *([hard] if difficulty else []), *([row.proof] if prove else [])]
 
 
-def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
+def _prove_row(spec: CalendarKind, labels: tuple[str, ...], face_up: bool,
                folder: Path) -> str:
     """Prove a combination unsolvable; the proof's file name, or "" when it was rejected."""
     from cpmodels.instance import packing_instance
@@ -416,7 +416,7 @@ def _prove_row(spec: CalendarSpec, labels: tuple[str, ...], face_up: bool,
     return f"{folder.name}/{path.name}"
 
 
-def _proof_kept(spec: CalendarSpec, row: Row, face_up: bool, folder: Path) -> bool:
+def _proof_kept(spec: CalendarKind, row: Row, face_up: bool, folder: Path) -> bool:
     """Whether a kept row's proof column stands: empty (no proof claimed), or for a
     combination with no solution the proof :func:`_prove_row` names, there and checked
     again."""
@@ -433,7 +433,7 @@ def _proof_kept(spec: CalendarSpec, row: Row, face_up: bool, folder: Path) -> bo
     return proof_holds(cover, folder / name)
 
 
-def sweep_columns(spec: CalendarSpec, *, prove: bool = False,
+def sweep_columns(spec: CalendarKind, *, prove: bool = False,
                   difficulty: bool = False) -> list[str]:
     """The CSV header: one column per group, ``real_date``, ``count`` (then ``difficulty``
     and ``proof`` when asked)."""
@@ -526,7 +526,7 @@ class _SweepRows:
                 self.progress(len(self.by_labels) - len(rows) + k + 1, self.in_all)
 
 
-def run_sweep(spec: CalendarSpec, out: Path | None, *, jobs: int | None = None,
+def run_sweep(spec: CalendarKind, out: Path | None, *, jobs: int | None = None,
               resume: bool = False, face_up: bool = False,
               memo_slots: int = SWEEP_MEMO_SLOTS, prove: bool = False,
               progress: Callable[[int, int], None] | None = None,

@@ -88,8 +88,9 @@ FROM_THE_RECORD = [
     (["solve", "towers", "--time-limit", "5"], ENGINE)]
 USERS_COUNT = ["count", "{copy}", "--labels", "Jun", "7", "Tue"]
 COUNT = ["count", "calendar_week", "--labels", "Jun", "7", "Tue"]
+SWEEP = ["sweep", "calendar_day", "--quiet", "--out", "{tiny}.csv"]
 LISTED = [*ARGUMENTS_ONLY, *KNOWN_VALID, *WITH_MODELS, *(argv for argv, _ in ON_CP_SAT),
-          *(argv for argv, _ in FROM_THE_RECORD), USERS_COUNT, COUNT]
+          *(argv for argv, _ in FROM_THE_RECORD), USERS_COUNT, COUNT, SWEEP]
 
 
 def listings(scratch: Path) -> None:
@@ -193,6 +194,19 @@ def test_a_bundled_spec_known_valid_is_searched_without_reading_it_again(argv, u
     assert "cpmodels.spec.kinds" in modules
     assert _among(modules, (*VALIDATES, *READS_SPECS, *ELSEWHERE, "cpmodels.spec.models",
                             "cpmodels.spec.loading", "tqdm", *unused)) == set()
+
+
+@EARLY_LISTINGS
+def test_a_sweep_of_a_bundled_spec_known_valid_reads_its_record(early):
+    """``sweep`` of a bundled calendar the catalogue knows valid sweeps its record, as
+    ``count`` searches it: no YAML, no validation, no pydantic, no spec models (and no
+    cluster, no progress bars' library when no bar can show)."""
+    code, modules = _listed(early, SWEEP)
+    assert code == 0
+    assert "cpmodels.spec.kinds" in modules and "cpmodels.sweep" in modules
+    assert _among(modules, (*VALIDATES, *READS_SPECS, "cpmodels.spec.models",
+                            "cpmodels.spec.loading", "tqdm", "distributed",
+                            "cpmodels.backends.engine.placement.cluster")) == set()
 
 
 @EARLY_LISTINGS

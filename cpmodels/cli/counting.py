@@ -193,11 +193,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     from cpmodels.files import check_output
     from cpmodels.progress import progress_bar
-    from cpmodels.spec import CalendarSpec, load_spec
+    from cpmodels.spec.kinds import CalendarKind
+    from cpmodels.spec.validated import read_spec
     from cpmodels.sweep import run_sweep
 
-    spec = load_spec(args.spec)
-    if not isinstance(spec, CalendarSpec):
+    spec = read_spec(args.spec)  # (a bundled spec known valid: its record, no pydantic)
+    if not isinstance(spec, CalendarKind):
         raise InputError(f"sweep needs a calendar spec; {args.spec} is a {spec.kind} spec")
     if args.plot is not None and args.plot.suffix.lower() not in (".png", ".svg"):
         raise InputError(f"--plot {args.plot}: give a .png or .svg file name")
@@ -231,8 +232,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.plot is not None:
         from cpmodels.api import SweepResult
         from cpmodels.render.raster import figure_bytes
+        from cpmodels.spec import CalendarSpec, load_spec
 
-        figure = SweepResult(spec, summary).figure()
+        model = load_spec(args.spec)  # (the spec's model, which the figure reads)
+        assert isinstance(model, CalendarSpec)  # (a calendar, as read above)
+        figure = SweepResult(model, summary).figure()
         write_file(args.plot, figure_bytes(figure, args.plot.suffix.lower().lstrip(".")))
         lines.append(f"heatmap in {args.plot}")
         payload["plot"] = str(args.plot)
