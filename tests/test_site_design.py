@@ -403,20 +403,23 @@ def _weekday_candidates(page) -> None:
 
 
 def test_the_weekday_design_is_tried_on_the_site_with_progress_and_stop(
-        browser, site, static_host):  # noqa: F811
+        browser, site, static_host, tmp_path):  # noqa: F811
     """The weekday calendar with the twelve pentominoes and the five tetrominoes as
     candidates, ten to choose (19,448 sets asked, 7,920 of them fill the board; the served
-    editor takes at most 5,000): the engine here decides them set by set, the progress
-    moves, and Stop ends the question at once."""
+    editor takes at most 5,000): the engine here learns the order of dates from the first
+    320 (half a minute), the progress of that learning moves turn by turn, and Stop ends
+    the question at once, in the middle of it."""
     out, _ = site
     context, page, asked, errors = _editor(browser, static_host, LAPTOP, out)
     try:
         _weekday_candidates(page)
         page.click("#design")
-        page.wait_for_function("/^[1-9][0-9,]* of 7,920 sets decided/.test(document"
-                               ".querySelector('#designsummary').textContent)",
-                               timeout=300_000)
+        learning = ("/^0 of 7,920 sets decided, 0 work; learning which dates fail most often "
+                    "from the first 320 sets: ([1-9][0-9]*) tried$/.exec(document"
+                    ".querySelector('#designsummary').textContent)?.[1]")
+        page.wait_for_function(f"+{learning} >= 32", timeout=300_000)
         assert page.evaluate("document.querySelector('#designprogress').max") == 7920
+        screenshot(page, tmp_path, "site-design-learning.png", "CPMODELS_SITE_DESIGN_LEARNING")
         page.click("#designstop", timeout=WAIT)
         page.wait_for_function("document.querySelector('#designsummary').textContent"
                                ".endsWith('(stopped)')", timeout=WAIT)

@@ -263,6 +263,9 @@ async function countParts(pool, text, serial, tasks, runs, hand, signal) {
 // with the progress and the stop of any design question.
 const MAX_SETS = 100_000;
 const SETS_A_QUESTION = 4;  // sets a worker decides in one question
+// ... and learns the order of dates from in one turn (a weekday calendar's first sets take
+// a tenth of a second each or more: the progress moves every second or two)
+const LEARNT_A_TURN = 16;
 // ... one on a board this large (the weekday calendar, 50 cells: a working set counted in
 // full takes half a minute), so that the progress moves set by set
 const LARGE_DESIGN = 48;
@@ -332,8 +335,9 @@ export function designInput({board, always, choose, require}) {
 }
 
 // The design question's answer from the pool's workers, in the shape of the server's
-// stream (POST api/board/design): onLine({candidates, skipped_as_equal}), then each set's
-// verdict as a worker decides it (a few sets a question, the questions dealt to the pool),
+// stream (POST api/board/design): onLine({candidates, skipped_as_equal}), then, while the
+// order of dates is learnt from the first sets, {learning, of} (the page's own line: the
+// server learns it before its stream starts), then each set's verdict as a worker decides it (a few sets a question, the questions dealt to the pool),
 // then {done, candidates, working: the working sets ranked (the most solutions on their
 // hardest date, then the most in all), seconds}. An aborted signal ends its workers'
 // searches (AbortError).
@@ -375,11 +379,7 @@ async function decideSets(pool, question, onLine, signal) {
   // The order of required combinations learnt first, by one worker, from the first sets
   // (as `cpmodels design` learns it, so every verdict names the same first failure); the
   // sets that passed while it was learnt are not decided again.
-  const learning = Math.min(sets.length, learnFrom);
-  const learnt_by = learning
-    ? pool.ask(`design:${serial}:learn`, "design", text, text,
-               {sets: sets.slice(0, learning), learn: true}, signal, undefined, untimed)
-    : Promise.resolve({learnt: null, passed: []});
+  const learnt_by = learnOrder(pool, serial, text, sets.slice(0, learnFrom), onLine, signal);
   // (meanwhile another worker makes the board, so that it starts deciding at once)
   const warm = pool.ask(`design:${serial}:warm`, "design", text, text, {sets: []}, signal,
                         undefined, untimed);
@@ -409,6 +409,25 @@ async function decideSets(pool, question, onLine, signal) {
       cells.groups.length} cells the board leaves to cover: none has that area`;
   }
   onLine(line);
+}
+
+// The order of required combinations learnt from ``sets`` (the first candidates), in turns
+// of LEARNT_A_TURN sets on one worker, each going on from the order the turns before it
+// learnt, so that the order is the one a single question would learn; after each turn the
+// progress: {learning: the sets tried, of: all of them}.
+async function learnOrder(pool, serial, text, sets, onLine, signal) {
+  let learnt = null;
+  const passed = [];
+  const run = {};  // (the turns go to the worker that took the last: its tables are warm)
+  for (let k = 0; k < sets.length; k += LEARNT_A_TURN) {
+    const turn = await pool.ask(`design:${serial}:learn:${k}`, "design", text, text,
+                                {sets: sets.slice(k, k + LEARNT_A_TURN), learn: true, learnt},
+                                signal, undefined, {untimed: true, run});
+    learnt = turn.learnt;
+    passed.push(...turn.passed);
+    onLine({learning: passed.length, of: sets.length});
+  }
+  return {learnt, passed};
 }
 
 // -1, 0 or 1 as the names ``a`` come before, with or after ``b`` (as Python orders lists).

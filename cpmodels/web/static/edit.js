@@ -1354,12 +1354,13 @@ async function runDesign() {
   reveal($("design-answer"));
   const body = { board: spec(state.candidates), always: state.candidates.filter((p) => p.always).map((p) => p.name),
                  choose: +$("choose").value, require: $("require").value };
-  let total = 1, seen = 0, working = 0;
+  let total = 1, seen = 0, working = 0, learnt = null;
   // The answer's lines, the server's or the engine's (the same shape): the progress, each
   // working set as it comes, then the ranking.
   const take = (lines) => {
     for (const line of lines) {
       if (line.candidates !== undefined && !line.done) { total = Math.max(1, line.candidates); $("designprogress").max = total; }
+      else if (line.learning !== undefined) { learnt = line; continue; }
       else if (line.pieces) {
         seen += 1;
         if (line.works) { working += 1; showSet(line); }
@@ -1367,7 +1368,11 @@ async function runDesign() {
       else if (line.error) sayError(said(line), $("designsummary"));
     }
     $("designprogress").value = seen;
-    if (!$("designsummary").dataset.done) $("designsummary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} sets decided, ${working} work`;
+    if (!$("designsummary").dataset.done) {
+      // (while the order of dates is learnt, before any set is decided: how far it is)
+      const learning = !seen && learnt ? `; learning which dates fail most often from the first ${learnt.of.toLocaleString()} sets: ${learnt.learning.toLocaleString()} tried` : "";
+      $("designsummary").textContent = `${seen.toLocaleString()} of ${total.toLocaleString()} sets decided, ${working} work${learning}`;
+    }
     return true;
   };
   // On a static site the engine's workers decide the sets (counts.js); a refusal before

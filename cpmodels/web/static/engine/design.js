@@ -131,8 +131,10 @@ function failures(design, sets, learning) {
 
 // Each set's verdict (worker.js's "design" question) as `cpmodels design` writes it.
 // With ``learn``, the sets are those the order of required combinations is learnt from
-// (Design.learn_order): the answer is {learnt: the order learnt, passed: whether each set
-// solves every combination}. Else ``learnt`` is that order (the same for every worker, so
+// (Design.learn_order), or the next of them, ``learnt`` the order learnt from those before
+// (null: none): the answer is {learnt: the order learnt, passed: whether each set solves
+// every combination}, so the learning goes on in turns, as one call would learn it, on
+// whichever worker. Else ``learnt`` is that order (the same for every worker, so
 // that a set's first failure is the first in it, whichever worker decides it), and
 // ``passed`` (optional) says which sets are known to pass: their existence is not decided
 // again. A set that works is counted task by task as "sweep" counts (each task's rows read
@@ -142,14 +144,12 @@ export function decide(answerer, key, text, {sets, learn = false, learnt = null,
   const design = designBoard(answerer, key, text);
   const {question, leftOut, labels} = design;
   if (learn) {
+    if (learnt !== null) takeLearnt(design, learnt);
     const found = failures(design, sets, true);
     const order = design.reach !== null ? design.reach.learntOrder : {order: [...design.order]};
     return {learnt: order, passed: found.map((d) => d === null)};
   }
-  if (learnt !== null) {
-    if (design.reach !== null) design.reach.setLearnt(learnt);
-    else design.order = [...learnt.order];
-  }
+  if (learnt !== null) takeLearnt(design, learnt);
   const asked = sets.filter((_, k) => !passed[k]);
   const found = failures(design, asked, false);
   let next = 0;
@@ -172,6 +172,12 @@ export function decide(answerer, key, text, {sets, learn = false, learnt = null,
     return {pieces, works: true, first_failure: null, min, argmin: named(low), max, total};
   });
 }
+// The order another worker learnt (or this one, in an earlier turn), held for the next sets.
+function takeLearnt(design, learnt) {
+  if (design.reach !== null) design.reach.setLearnt(learnt);
+  else design.order = [...learnt.order];
+}
+
 // A set's count of each required combination (its left-out options ``left`` forced),
 // tallied task by task as a sweep tallies them, in one call.
 function setCounts(design, left, taskRows) {

@@ -33,8 +33,9 @@
 //        option (made once per key): a set forces the left-out options of the pieces it
 //        does not hold, and the core's design decision (cpcore_design) names its first
 //        failing combination in the order learnt; with learn, the sets are those the order
-//        is learnt from, and the answer is {learnt: the order, passed: whether each set
-//        passed}; else learnt is that order (the same for every worker) and passed says
+//        is learnt from (or the next of them, learnt the order learnt from those before),
+//        and the answer is {learnt: the order, passed: whether each set passed}; else
+//        learnt is that order (the same for every worker) and passed says
 //        which sets are known to pass. A set that works is counted task by task as "sweep"
 //        counts (unless counts is false): the fewest on a combination, the first such in
 //        the required order, the most and the total (design.js's decide).
