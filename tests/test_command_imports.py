@@ -211,12 +211,13 @@ def test_a_bundled_spec_known_valid_is_searched_without_reading_it_again(argv, u
 def test_a_sweep_of_a_bundled_spec_known_valid_reads_its_record(early):
     """``sweep`` of a bundled calendar the catalogue knows valid sweeps its record, as
     ``count`` searches it: no YAML, no validation, no pydantic, no spec models (and no
-    cluster, no progress bars' library when no bar can show)."""
+    cluster, no progress bars' library when no bar can show); its tally layout, tables,
+    tasks and rows are buffers of the standard library, as a count's: no numpy."""
     code, modules = _listed(early, SWEEP)
     assert code == 0
     assert "cpmodels.spec.kinds" in modules and "cpmodels.sweep" in modules
     assert _among(modules, (*VALIDATES, *READS_SPECS, "cpmodels.spec.models",
-                            "cpmodels.spec.loading", "tqdm", "distributed",
+                            "cpmodels.spec.loading", "tqdm", "distributed", "numpy",
                             "cpmodels.backends.engine.placement.cluster")) == set()
 
 

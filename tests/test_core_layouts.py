@@ -37,6 +37,8 @@ def _same(native: object, python: object, skip: tuple[str, ...]) -> None:
         if f.name in skip:
             continue
         a, b = getattr(native, f.name), getattr(python, f.name)
+        if isinstance(a, memoryview):  # a buffer of the standard library (buffers.py)
+            a = np.asarray(a)
         if isinstance(b, np.ndarray):
             assert isinstance(a, np.ndarray), f.name
             assert (a.dtype, a.shape) == (b.dtype, b.shape), f.name

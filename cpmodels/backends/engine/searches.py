@@ -87,7 +87,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 # Fillable region sizes and the limit they are checked to.
-Regions = tuple["np.ndarray | memoryview", int]
+Regions = tuple[memoryview, int]
 DEAD_SLOTS = 1 << 16  # the table of dead states, by default
 # The one-word kernel's table: 6 MB, of which the core probes a quarter until that fills
 # (cpcore/table.hpp). On 6x10, the 8x8 boxes and single calendar dates, a bigger one saves
@@ -126,7 +126,7 @@ class Call:
     args: tuple[Any, ...]
     table: Memo
     out: np.ndarray | memoryview
-    masks: np.ndarray | None = None
+    masks: np.ndarray | memoryview | None = None
     tallies: TallyLayout | None = None
 
 
@@ -309,12 +309,10 @@ class Searches:
         arr = task_array(tasks)
         search = self.chosen(TALLY)
         if search == "tally_one_word":
-            import numpy as np
-
             layout_one, tallies, decode = self._one_word_tally(regions)
             table = self._one_word_table(True)
-            out = np.zeros((len(tasks), int(tallies.length[-1])), dtype=np.int64)
-            masks = np.zeros(len(tasks), dtype=np.int64)
+            out = zeros((len(tasks), int(tallies.length[-1])))
+            masks = zeros(len(tasks))
             return Call(tally_one_word, (arr, layout_one, tallies, table.kernel,
                                          self.table_slots > 0, out, masks, table.stop_flag),
                         table, out, masks, decode)
@@ -332,11 +330,9 @@ class Searches:
             counts = zeros(len(tasks))
             return Call(count_one_word, (arr, one, table.kernel, self.table_slots > 0,
                                          counts, table.stop_flag), table, counts)
-        import numpy as np
-
         layout, table = self._count_table()
-        out = np.zeros((len(tasks), int(layout.length[-1])), dtype=np.int64)
-        masks = np.zeros(len(tasks), dtype=np.int64)
+        out = zeros((len(tasks), int(layout.length[-1])))
+        masks = zeros(len(tasks))
         if search == "tally_prefixes_two_words":
             return Call(tally_prefixes_words, (arr, self._word_layout(regions), layout.kernel,
                                                table.kernel, out, masks, table.stop_flag),
@@ -605,14 +601,13 @@ class Searches:
         fillable, limit = regions
         if ones == 0 or limit == 0:
             return regions
-        import numpy as np
-
-        more = np.zeros(len(fillable) + ones, dtype=np.bool_)
-        fill = np.asarray(fillable, dtype=np.bool_)
+        fill = [k for k, f in enumerate(fillable) if f]
+        more = [False] * (len(fillable) + ones)
         for k in range(ones + 1):
-            more[k:k + len(fill)] |= fill
+            for j in fill:
+                more[k + j] = True
         gaps = [k for k in range(1, limit) if not more[k]]
-        return more, (max(gaps) + 1 if gaps else 0)
+        return of(more, "?"), (max(gaps) + 1 if gaps else 0)
 
     def _kernel_layout(self, regions: Regions | None) -> Layout:
         """The kernels' view of the cover, its region sizes replaced by ``regions``."""

@@ -257,7 +257,7 @@ class EngineSession:
                          "counting")
         if call.masks is None:  # a plain count's answers: one count a task
             return [{(): int(n)} if n else {} for n in call.out]
-        rows: Any = call.out  # (a tally's: an array of rows)
+        rows: Any = call.out.tolist()  # (a tally's: one row a task, as lists)
         if call.tallies is None:
             return [{(): int(row[0])} if row[0] else {} for row in rows]
         return [_decode_tally(call.tallies, task, rows[r], int(call.masks[r]))
@@ -432,21 +432,18 @@ class EngineSession:
         return {name: int(stats[k]) for name, k in where.items()}
 
 
-def _decode_tally(layout: TallyLayout, task: Sequence[int], row: np.ndarray,
+def _decode_tally(layout: TallyLayout, task: Sequence[int], row: list[int],
                   mask: int) -> Tally:
     """One task's count vector as ``{options covering the tally items: count}``."""
-    import numpy as np
-
     n_t = len(layout.items)
-    fixed = {int(layout.opt_tally[o]): int(o) for o in task if layout.opt_tally[o] >= 0}
+    opt_tally = layout.opt_tally
+    fixed = {opt_tally[o]: int(o) for o in task if opt_tally[o] >= 0}
+    # each tally item's stride, options and fixed option (-1: none) in this layout
+    items = [(layout.stride[mask, t], layout.options[t]) if mask >> t & 1
+             else (0, [fixed.get(t, -1)]) for t in range(n_t)]
     counts: Tally = {}
-    for x in np.flatnonzero(row[:int(layout.length[mask])]):
-        combo = []
-        for t in range(n_t):
-            if mask >> t & 1:
-                index = (int(x) // int(layout.stride[mask, t])) % len(layout.options[t])
-                combo.append(layout.options[t][index])
-            else:
-                combo.append(fixed.get(t, -1))
-        counts[tuple(combo)] = int(row[x])
+    for x, n in enumerate(row[:layout.length[mask]]):
+        if n:
+            counts[tuple(options[x // stride % len(options)] if stride else options[0]
+                         for stride, options in items)] = n
     return counts

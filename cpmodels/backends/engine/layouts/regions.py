@@ -9,21 +9,16 @@ its grid and which region sizes the pieces can fill; the packing searches
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import cpmodels._native as _native
-
-if TYPE_CHECKING:
-    import numpy as np
+from cpmodels.backends.engine.layouts.buffers import of, zeros
 
 
-def region_sizes(areas: list[int], total: int) -> tuple[np.ndarray, int]:
+def region_sizes(areas: list[int], total: int) -> tuple[memoryview, int]:
     """Which region sizes (0 to ``total``) pieces of these ``areas`` can fill (each piece
     once), and the size below which regions are checked (0: none; also when ``areas`` is
     empty, for a cover without a consistent area per piece). Only regions smaller than two
-    of the largest pieces are checked (flood fills cost time)."""
-    import numpy as np
-
-    fillable = np.zeros(total + 1, dtype=np.bool_)
-    limit = _native.region_sizes(np.asarray(areas, dtype=np.int64).reshape(-1), total, fillable)
+    of the largest pieces are checked (flood fills cost time). A bool buffer
+    (``layouts/buffers.py``)."""
+    fillable = zeros(total + 1, "?")
+    limit = _native.region_sizes(of([int(a) for a in areas]), total, fillable)
     return fillable, int(limit)

@@ -8,16 +8,12 @@ from __future__ import annotations
 from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import cpmodels._native as _native
 from cpmodels.backends.engine.layouts.buffers import of, zeros
 from cpmodels.backends.engine.layouts.cover import CompiledCover, refuse_layout
-from cpmodels.backends.engine.layouts.described import layout_arrays, struct_of, structs
+from cpmodels.backends.engine.layouts.described import layout_buffers, struct_of, structs
 from cpmodels.cover import ExactCover
-
-if TYPE_CHECKING:
-    import numpy as np
 
 NOT_EXACT_ONE = 8  # the core's refusal of a tally item (CPCORE_LAYOUT_NOT_EXACT_ONE)
 
@@ -39,14 +35,14 @@ class TallyLayout:
 
     items: list[int]  # the tally items (cover item indices), in layout order
     options: list[list[int]]  # per tally item, the option ids that cover it, in index order
-    bit: np.ndarray  # [T] the item's bit
-    last_anchor: np.ndarray  # [T] the last branching position any of its options is tried at
-    opt_tally: np.ndarray  # [options] tally item covered by the option, or -1
-    opt_index: np.ndarray  # [options] the option's index among that item's options
-    length: np.ndarray  # [2**T] vector length of a state whose uncovered tally items are mask
-    stride: np.ndarray  # [2**T, T] stride of each uncovered tally item in that layout
-    map_start: np.ndarray  # [2**T * T + 1] child-to-parent index maps, by (mask, item)
-    map_flat: np.ndarray
+    bit: memoryview  # [T] the item's bit
+    last_anchor: memoryview  # [T] the last branching position any of its options is tried at
+    opt_tally: memoryview  # [options] tally item covered by the option, or -1
+    opt_index: memoryview  # [options] the option's index among that item's options
+    length: memoryview  # [2**T] vector length of a state whose uncovered tally items are mask
+    stride: memoryview  # [2**T, T] stride of each uncovered tally item in that layout
+    map_start: memoryview  # [2**T * T + 1] child-to-parent index maps, by (mask, item)
+    map_flat: memoryview
 
     @property
     def kernel(self) -> Tallies:
@@ -57,10 +53,9 @@ class TallyLayout:
 
 def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
     """The layout of counts split by the options covering ``items`` (exact-one items), made
-    by the compiled core (``cpcore/cover_layout.hpp``) in arrays of the sizes it measures."""
-    import numpy as np
-
-    chosen = np.array(list(items), dtype=np.int64).reshape(-1)
+    by the compiled core (``cpcore/cover_layout.hpp``) in arrays of the sizes it measures
+    (buffers of the standard library, ``layouts/buffers.py``: a sweep loads no numpy)."""
+    chosen = of([int(i) for i in items])
     compiled = {"bit_of_item": cc.bit_of_item, "anchor_start": cc.anchor_start,
                 "anchor_opts": cc.anchor_opts}
     described = structs()
@@ -70,7 +65,7 @@ def tally_layout(cc: CompiledCover, items: Sequence[int]) -> TallyLayout:
         name = cc.cover.items[int(chosen[sizes["bad_item"]])].name
         raise ValueError(f"tally item {name} is not an exact-one item")
     refuse_layout(sizes["error"])
-    out = layout_arrays("cpcore_tally_layout", {**sizes, "n_options": len(cc.cover.options),
+    out = layout_buffers("cpcore_tally_layout", {**sizes, "n_options": len(cc.cover.options),
                                                 "n_tally": len(chosen)}, described)
     filled = _native.tally_layout_fill(cc.arrays, compiled, chosen, out)
     refuse_layout(struct_of("cpcore_tally_sizes", filled, described)["error"])
@@ -98,13 +93,10 @@ def one_word_tallies(cover: ExactCover, items: Sequence[int], tallies: Tallies |
         none = of([-1] * len(cover.options))
         return OneTallies(0, zeros(1, "Q"), none, none, of([1]), zeros((1, 1)), zeros(2),
                           zeros(1))
-    import numpy as np
-
-    kinds = np.fromiter((it.kind for it in cover.items), dtype=np.int64,
-                        count=len(cover.items))
-    bits = np.empty(len(items), dtype=np.uint64)
-    status = _native.one_word_tally_bits(kinds, np.array(list(items), dtype=np.int64),
-                                         int(optional), bits)
+    kinds = of([int(it.kind) for it in cover.items])
+    bits = zeros(len(items), "Q")
+    status = _native.one_word_tally_bits(kinds, of([int(i) for i in items]), int(optional),
+                                         bits)
     if status < 0:
         refuse_layout(-status)
     if not status:
