@@ -317,7 +317,7 @@ ON_SCREEN = """(id) => { const r = document.getElementById(id).getBoundingClient
 @pytest.mark.parametrize("viewport", [TABLET, TABLET_LANDSCAPE, PHONE_LANDSCAPE],
                          ids=["tablet", "tablet-landscape", "phone-landscape"])
 def test_try_them_on_a_tablet_and_a_phone_turned_with_slowed_answers(
-        browser, site, static_host, viewport):  # noqa: F811
+        browser, site, static_host, viewport, tmp_path):  # noqa: F811
     """Try them at a tablet's sizes and a phone's turned on its side, the engine's answers
     slowed past a question's time limit (``?engine_delay``, ``?engine_time_limit``), which
     does not bind a design's answers: its controls and answer fit the width (the page scrolls no
@@ -347,8 +347,15 @@ def test_try_them_on_a_tablet_and_a_phone_turned_with_slowed_answers(
         page.click("#design")
         page.wait_for_function("document.querySelector('#designsummary').textContent"
                                ".startsWith('0 of 8 sets decided')", timeout=WAIT)
+        # the order of dates learnt from the 8 sets first, its progress said in the summary
+        page.wait_for_function("document.querySelector('#designsummary').textContent === "
+                               "'0 of 8 sets decided, 0 work; learning which dates fail most "
+                               "often from the first 8 sets: 8 tried'", timeout=WAIT)
         for control in ("design", "designstop", "designprogress", "designsummary"):
             assert page.evaluate(ON_SCREEN, control), control
+        assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        screenshot(page, tmp_path, f"site-design-learning-{viewport['width']}.png",
+                   "CPMODELS_SITE_DESIGN_LEARNING_SLOWED")
         page.click("#designstop")
         page.wait_for_function("document.querySelector('#designsummary').textContent"
                                ".endsWith('(stopped)')", timeout=WAIT)
