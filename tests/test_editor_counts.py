@@ -370,9 +370,10 @@ def test_a_board_is_split_where_its_fixed_labels_come_first(browser):
 
 def test_the_workers_large_board_table_starts_as_the_engines():
     """The browser's worker sizes a large board's table as the native engine does: the
-    same least cells for a large board, and its one-word table probing the engine's first
-    live slots from the start (worker.js's LARGE_BOARD and ONE_WORD_LARGE against
-    searches.py's LARGE_TALLY_CELLS and TALLY_FIRST_LIVE)."""
+    same least cells for a large board, and its one-word table probing from the start half
+    the first live slots of the engine's, whose one table holds every state of a sweep
+    where each of two workers holds one of its two parts (worker.js's LARGE_BOARD and
+    ONE_WORD_LARGE against searches.py's LARGE_TALLY_CELLS and TALLY_FIRST_LIVE)."""
     from cpmodels.backends.engine import searches
 
     worker = (Path(__file__).resolve().parents[1] / "cpmodels" / "web" / "static" / "engine"
@@ -381,4 +382,4 @@ def test_the_workers_large_board_table_starts_as_the_engines():
     large = re.search(r"^const ONE_WORD_LARGE = \{[^}]*firstLive: 1 << (\d+)\}", worker, re.M)
     assert cells and large, "worker.js no longer names its large board's sizes so"
     assert int(cells.group(1)) == searches.LARGE_TALLY_CELLS
-    assert 1 << int(large.group(1)) == searches.TALLY_FIRST_LIVE
+    assert 1 << int(large.group(1)) == searches.TALLY_FIRST_LIVE // 2

@@ -105,10 +105,12 @@ ONE_WORD_TALLY_SLOTS = 1 << 24
 # states in that table (calendar_week's sweep 3.3 million): the core probes
 # TALLY_FIRST_LIVE of its slots from the start, where it would double them from 16,384,
 # each doubling putting back every state held (the sweep 2.03-2.36 s against
-# 1.96-2.02 s). The month/day calendar (43 cells, 168,413 states) grows its table from the
-# start: 4 million live slots would take 56 MB more of rows for nothing.
+# 1.96-2.02 s). 8 million: the sweep's 3.3 million states fill past five eighths of 4
+# million, which doubled once more in its sixth month, putting back 2.6 million states
+# (0.3 s of its 1.9). The month/day calendar (43 cells, 168,413 states) grows its table
+# from the start: 4 million live slots would take 56 MB more of rows for nothing.
 LARGE_TALLY_CELLS = 48
-TALLY_FIRST_LIVE = 1 << 22
+TALLY_FIRST_LIVE = 1 << 23
 REACH_SLOTS = 1 << 16  # the reach search's states searched to the end (2 MB)
 # Its settled states, kept for good: 32 MB of rows, and in the arena a byte a slot, the
 # slots' tags (1 MB; docs/design.md).

@@ -73,7 +73,8 @@ const LARGE_BOARD = 48;
 // states counted again, so it holds them all. Its arena is committed only as it is used.
 // The core probes 4 million of its slots from the start (first live), where it would grow
 // them from 16,384, doubling (each state held put back) up to the 4 million those states
-// fill: the doubling to 4 million alone took 200 to 350 ms of a worker's count.
+// fill: the doubling to 4 million alone took 200 to 350 ms of a worker's count. (Half the
+// native sweep's first live slots: its one table holds both parts' states.)
 const ONE_WORD_LARGE = {tableSlots: 1 << 23, arena: 1 << 26, firstLive: 1 << 22};
 const SINGLE_TABLE_SLOTS = 1 << 18;  // one combination's search (the weekday's: 100,000 nodes)
 // A design question's board on a small calendar: its sets' counts share sub-boards, as
