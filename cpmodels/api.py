@@ -253,7 +253,7 @@ def instance(spec: SpecLike | Query, **which: Any) -> PackingInstance:
     return packing_instance(query(spec, **which))
 
 
-def solve(spec: SpecLike | Query, *, backend: str = "engine", time_limit: float | None = None,
+def solve(spec: SpecLike | Query, *, backend: str = "cpsat", time_limit: float | None = None,
           **which: Any) -> PackingSolution:
     """Solve one packing instance (``which`` as for :func:`query`)."""
     inst = instance(spec, **which)

@@ -65,16 +65,15 @@ KNOWN_VALID = [["specs"], ["specs", "--format", "json"],
 WITH_MODELS = [["validate", "specs/designs/weekday_pentominoes_tetrominoes.yaml"], ["schema"],
                ["validate", "{copy}"]]
 SOLVE = ["solve", "calendar_week", "--date", "2026-12-25"]
-SOLVE_ON_CP_SAT = [*SOLVE, "--backend", "cpsat"]
-ON_CP_SAT = [(SOLVE_ON_CP_SAT, ("numpy",)),
+ON_CP_SAT = [(SOLVE, ("numpy",)),
              (["count", "{tiny}", "--backend", "cpsat"], ()),
              (["enumerate", "{tiny}", "--backend", "cpsat", "--out", "{tiny}.jsonl"], ())]
 # What ``count`` and ``solve`` of a bundled spec do not load besides (their record is
 # searched: no model, no YAML, no validation): ``count`` (the engine, its layouts, tables
 # and answers buffers of the standard library) no solver and no numpy, raw or distinct (the
 # symmetries, and the counts of the solutions a symmetry fixes: 8x8_centre), a solid's too;
-# ``solve`` (the engine's first solution, by default) no solver and no numpy, ``solve`` on
-# CP-SAT no engine and no numpy.
+# ``solve`` (CP-SAT) no engine and no numpy, ``solve`` on the engine (its solution stream)
+# no solver and no numpy.
 ON_THE_ENGINE = ("cpmodels.files", "numpy", *SOLVERS)
 FROM_THE_RECORD = [
     (["count", "pentominoes_6x10", "--distinct"], ON_THE_ENGINE),
@@ -83,11 +82,9 @@ FROM_THE_RECORD = [
     (["count", "pentominoes_8x8_centre", "--distinct"], ON_THE_ENGINE),
     (["count", "soma", "--distinct"], ON_THE_ENGINE),
     (["count", "specs/calendar_week.yaml", "--labels", "Jun", "7", "Tue"], ON_THE_ENGINE),
-    (SOLVE, ON_THE_ENGINE),
-    (["solve", "specs/calendar_week.yaml"], ON_THE_ENGINE),
-    (["solve", "pentominoes_6x10"], ON_THE_ENGINE),
-    (["solve", "calendar_week", "--backend", "cpsat"],
-     ("cpmodels.files", "numpy", "pysat", *ENGINE)),
+    (["solve", "calendar_week", "--backend", "engine"], ON_THE_ENGINE),
+    (["solve", "specs/calendar_week.yaml"], ("cpmodels.files", "numpy", "pysat", *ENGINE)),
+    (["solve", "pentominoes_6x10"], ("cpmodels.files", "numpy", "pysat", *ENGINE)),
     (["solve", "towers", "--time-limit", "5"], ENGINE)]
 USERS_COUNT = ["count", "{copy}", "--labels", "Jun", "7", "Tue"]
 COUNT = ["count", "calendar_week", "--labels", "Jun", "7", "Tue"]
@@ -155,16 +152,8 @@ def test_the_commands_that_read_specs_load_no_solver_and_no_engine(argv, early):
 
 
 @EARLY_LISTINGS
-def test_solve_loads_the_engine_and_no_solver(early):
+def test_solve_loads_cp_sat_and_not_the_engine(early):
     code, modules = _listed(early, SOLVE)
-    assert code == 0
-    assert "cpmodels.backends.engine" in modules
-    assert _among(modules, (*SOLVERS, "numpy")) == set()
-
-
-@EARLY_LISTINGS
-def test_solve_on_cp_sat_loads_cp_sat_and_not_the_engine(early):
-    code, modules = _listed(early, SOLVE_ON_CP_SAT)
     assert code == 0
     assert "ortools" in modules
     assert _among(modules, (*ENGINE, "pysat")) == set()

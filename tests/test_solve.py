@@ -27,19 +27,9 @@ PACKING = [
 
 @pytest.mark.parametrize(("spec", "args"), PACKING)
 def test_reference_specs_solve(solve_json, spec, args):
-    """The compiled engine answers by default; the checker confirms its answer."""
     code, payload = solve_json(SPECS / spec, *args)
     assert code == 0
-    assert payload["backend"] == "engine"
-    check_packing(SPECS / spec, payload)
-
-
-@pytest.mark.parametrize(("spec", "args"), PACKING[::3])
-@pytest.mark.parametrize("backend", ["cpsat", "sat"])
-def test_reference_specs_solve_on_other_backends(solve_json, spec, args, backend):
-    code, payload = solve_json(SPECS / spec, *args, "--backend", backend)
-    assert code == 0
-    assert payload["backend"] == backend
+    assert payload["backend"] == "cpsat"
     check_packing(SPECS / spec, payload)
 
 

@@ -312,7 +312,7 @@ def add_solve(sub: Subparsers) -> None:
     add_cluster_arg(solve)
     solve.add_argument("--quiet", action="store_true",
                        help="towers with --proof: no line on the pricing's progress on stderr")
-    add_backend_arg(solve, "engine")
+    add_backend_arg(solve, "cpsat")
     solve.set_defaults(handler=cmd_solve)
 
 
