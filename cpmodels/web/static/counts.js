@@ -337,9 +337,10 @@ export function designInput({board, always, choose, require}) {
 // The design question's answer from the pool's workers, in the shape of the server's
 // stream (POST api/board/design): onLine({candidates, skipped_as_equal}), then, while the
 // order of dates is learnt from the first sets, {learning, of} (the page's own line: the
-// server learns it before its stream starts), then each set's verdict as a worker decides it (a few sets a question, the questions dealt to the pool),
-// then {done, candidates, working: the working sets ranked (the most solutions on their
-// hardest date, then the most in all), seconds}. An aborted signal ends its workers'
+// server learns it before its stream starts), then each set's verdict as a worker decides
+// it (a few sets a question, the questions dealt to the pool), then {done, candidates,
+// working: the working sets ranked (the most solutions on their hardest date, then the
+// most in all), seconds}. An aborted signal ends its workers'
 // searches (AbortError).
 export async function designBoard(pool, question, onLine, signal) {
   // Its questions end with the caller's signal, and all of them once one fails: the rest

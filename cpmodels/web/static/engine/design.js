@@ -143,13 +143,12 @@ export function decide(answerer, key, text, {sets, learn = false, learnt = null,
                                              counts = true}, taskRows) {
   const design = designBoard(answerer, key, text);
   const {question, leftOut, labels} = design;
+  if (learnt !== null) takeLearnt(design, learnt);
   if (learn) {
-    if (learnt !== null) takeLearnt(design, learnt);
     const found = failures(design, sets, true);
     const order = design.reach !== null ? design.reach.learntOrder : {order: [...design.order]};
     return {learnt: order, passed: found.map((d) => d === null)};
   }
-  if (learnt !== null) takeLearnt(design, learnt);
   const asked = sets.filter((_, k) => !passed[k]);
   const found = failures(design, asked, false);
   let next = 0;
